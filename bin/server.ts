@@ -1,0 +1,20 @@
+/**
+ * The service's entry point. With no settings: every service in one process on the embedded
+ * store under DATA_DIR. `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
+ */
+import { loadConfig } from "../lib/config";
+import { startNode } from "../lib/node";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const services = process.env.SERVICES ? process.env.SERVICES.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+  const node = await startNode(config, { services });
+  if (node.port !== undefined) node.broker.logger.info(`Listening on http://${config.host}:${node.port}/api/v1 (data in ${config.dataDir})`);
+  if (process.argv.includes("--repl")) await node.broker.repl();
+}
+
+main().catch((err: Error) => {
+  // The message only: a failed start must not print settings or secrets.
+  console.error(`Failed to start: ${err.message}`);
+  process.exit(1);
+});

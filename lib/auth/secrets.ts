@@ -1,0 +1,26 @@
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+/**
+ * The server's signing secret: configured (`JWT_SECRET`, base64), or created on first start and
+ * kept under DATA_DIR (mode 0600), so issued tokens survive a restart.
+ */
+export function loadOrCreateSecret(configured: string | undefined, dataDir: string): Buffer {
+  if (configured) {
+    const secret = Buffer.from(configured, "base64");
+    if (secret.length < 32) throw new Error("Setting JWT_SECRET must be base64 of at least 32 bytes");
+    return secret;
+  }
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, "jwt-secret");
+  try {
+    // 'wx': of several processes starting at once on one DATA_DIR, one writes and all read that.
+    fs.writeFileSync(file, randomBytes(32).toString("base64") + "\n", { flag: "wx", mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  const secret = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
+  if (secret.length < 32) throw new Error(`${file} does not hold a secret of at least 32 bytes`);
+  return secret;
+}

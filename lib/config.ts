@@ -1,0 +1,94 @@
+/**
+ * Every setting of the service, its default and its meaning, in one place.
+ * Settings come from the environment; each default works on a fresh machine.
+ */
+import path from "node:path";
+import { parseDuration } from "./domain/duration";
+
+export type RegistrationMode = "invite" | "open" | "disabled";
+
+export interface Config {
+  /** HTTP port of the gateway. */
+  port: number;
+  /** Interface the gateway listens on. */
+  host: string;
+  /** Where the embedded store and the generated JWT signing key live. */
+  dataDir: string;
+  /** `invite` (default): new users need an invite, except the very first one. */
+  registrationMode: RegistrationMode;
+  /** Default lifetime of an invite, in ms (`INVITE_TTL`, e.g. `72h`). */
+  inviteTtlMs: number;
+  /** Access-token lifetime in seconds (`ACCESS_TOKEN_TTL`, e.g. `15m`). */
+  accessTokenTtlSec: number;
+  /** Refresh-token lifetime in ms (`REFRESH_TOKEN_TTL`, e.g. `30d`). */
+  refreshTokenTtlMs: number;
+  /** HS256 secret for access tokens (`JWT_SECRET`, base64, >= 32 bytes). Generated under DATA_DIR when unset. */
+  jwtSecret: string | undefined;
+  /** Failed logins for one email allowed in the window before 429 (`LOGIN_MAX_FAILURES`). */
+  loginMaxFailures: number;
+  /** Window of the failed-login counter, ms (`LOGIN_FAILURE_WINDOW`, e.g. `15m`). */
+  loginFailureWindowMs: number;
+  /** Redeem requests allowed per client address per minute (`REDEEM_RATE_LIMIT`). */
+  redeemRateLimit: number;
+  /** Trust X-Forwarded-For from a proxy in front (`TRUST_PROXY=1`). Off: the socket address counts. */
+  trustProxy: boolean;
+  /** JSON body limit of every route but rekey, in bytes. */
+  bodyLimitBytes: number;
+  /** JSON body limit of the rekey route (`REKEY_BODY_LIMIT`, bytes), large enough for 10,000 items of 2 KiB. */
+  rekeyBodyLimitBytes: number;
+  /** Per-call timeout between services, ms (`REQUEST_TIMEOUT`). */
+  requestTimeoutMs: number;
+  /** Moleculer log level (`LOG_LEVEL`). */
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace";
+  /** scrypt cost N for stored auth hashes (`SCRYPT_COST`, power of two >= 16384). */
+  scryptCost: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`Setting ${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function duration(env: Env, name: string, def: string): number {
+  const raw = env[name] || def;
+  const ms = parseDuration(raw);
+  if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${raw}"`);
+  return ms;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const mode = (env.REGISTRATION_MODE || "invite") as RegistrationMode;
+  if (!["invite", "open", "disabled"].includes(mode)) {
+    throw new Error(`Setting REGISTRATION_MODE must be invite, open or disabled, got "${mode}"`);
+  }
+  const logLevel = (env.LOG_LEVEL || "info") as Config["logLevel"];
+  if (!["fatal", "error", "warn", "info", "debug", "trace"].includes(logLevel)) {
+    throw new Error(`Setting LOG_LEVEL is not a log level: "${logLevel}"`);
+  }
+  const scryptCost = int(env, "SCRYPT_COST", 16384, 16384);
+  if ((scryptCost & (scryptCost - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
+  return {
+    port: int(env, "PORT", 3000, 0),
+    host: env.HOST || "127.0.0.1",
+    dataDir: path.resolve(env.DATA_DIR || "./data"),
+    registrationMode: mode,
+    inviteTtlMs: duration(env, "INVITE_TTL", "72h"),
+    accessTokenTtlSec: Math.floor(duration(env, "ACCESS_TOKEN_TTL", "15m") / 1000),
+    refreshTokenTtlMs: duration(env, "REFRESH_TOKEN_TTL", "30d"),
+    jwtSecret: env.JWT_SECRET || undefined,
+    loginMaxFailures: int(env, "LOGIN_MAX_FAILURES", 10, 1),
+    loginFailureWindowMs: duration(env, "LOGIN_FAILURE_WINDOW", "15m"),
+    redeemRateLimit: int(env, "REDEEM_RATE_LIMIT", 60, 1),
+    trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    bodyLimitBytes: 1024 * 1024,
+    rekeyBodyLimitBytes: int(env, "REKEY_BODY_LIMIT", 64 * 1024 * 1024, 1024 * 1024),
+    requestTimeoutMs: int(env, "REQUEST_TIMEOUT", 30_000, 1000),
+    logLevel,
+    scryptCost,
+  };
+}

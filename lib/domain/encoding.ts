@@ -1,0 +1,35 @@
+import { randomUUID } from "node:crypto";
+
+/**
+ * Standard base64 with padding in its one canonical form (RFC 4648 §4): a string that decodes,
+ * re-encodes and compares equal. The last group's unused bits must be zero, hence the narrow
+ * character classes before the padding.
+ */
+export const CANONICAL_BASE64 =
+  /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/;
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+export function newId(): string {
+  return randomUUID();
+}
+
+/** Decoded size of a canonical base64 string, without decoding it. */
+export function base64Bytes(b64: string): number {
+  const padding = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+  return (b64.length / 4) * 3 - padding;
+}
+
+/** Largest canonical base64 length whose decoded size can be at most `bytes`. */
+export function base64MaxChars(bytes: number): number {
+  return Math.ceil(bytes / 3) * 4;
+}
+
+/** Timestamps are ISO 8601 UTC with milliseconds. */
+export function timestamp(date: Date = new Date()): string {
+  return date.toISOString();
+}

@@ -1,0 +1,23 @@
+/** Invite tokens and states (contract section 6). */
+import type { GrantableRole } from "./types";
+
+export type InviteStatus = "pending" | "used" | "revoked";
+
+export interface Invite {
+  inviteId: string;
+  orgId: string;
+  email: string;
+  role: GrantableRole;
+  inviterId: string;
+  status: InviteStatus;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** `expiresIn` ranges from 1s to 30d. */
+export const MAX_INVITE_TTL_MS = 30 * 86_400_000;
+
+/** A pending invite not yet expired can be redeemed; anything else is INVITE_NOT_REDEEMABLE. */
+export function isRedeemable(invite: Pick<Invite, "status" | "expiresAt">, now: string): boolean {
+  return invite.status === "pending" && invite.expiresAt > now;
+}

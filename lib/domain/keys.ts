@@ -1,0 +1,120 @@
+/**
+ * The user's key bundle and the wraps made with it: the server checks sizes and signatures,
+ * never holds a private key.
+ */
+import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { invalid } from "../errors";
+import type { Kdf, VaultType } from "./types";
+
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const MAX_PRIVATE_BLOB = 16 * 1024;
+/** AES-256-KW (RFC 3394) of a 32-byte key is the key plus one 8-byte block. */
+export const PERSONAL_WRAP_BYTES = 40;
+
+// Parsed keys by their base64 text: keys never change, and parsing costs more than verifying.
+const keyCache = new Map<string, KeyObject>();
+function cachedKey(cacheKey: string, parse: () => KeyObject): KeyObject {
+  let key = keyCache.get(cacheKey);
+  if (!key) {
+    key = parse();
+    if (keyCache.size >= 10_000) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(cacheKey, key);
+  }
+  return key;
+}
+
+function signingKey(signingPublicKeyB64: string): KeyObject {
+  return cachedKey(`ed:${signingPublicKeyB64}`, () =>
+    createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(signingPublicKeyB64, "base64")]), format: "der", type: "spki" }));
+}
+
+/** Modulus length in bytes of an RSA public key (SPKI DER, base64) that passed `checkKeyBundle`. */
+export function rsaModulusBytes(publicKeyB64: string): number {
+  const key = cachedKey(`rsa:${publicKeyB64}`, () => createPublicKey({ key: Buffer.from(publicKeyB64, "base64"), format: "der", type: "spki" }));
+  return Math.ceil(key.asymmetricKeyDetails!.modulusLength! / 8);
+}
+
+/** Ed25519 verification of `signature` over exactly `data` by the holder of `signingPublicKeyB64`. */
+export function signatureVerifies(data: Buffer, signature: Buffer, signingPublicKeyB64: string): boolean {
+  if (signature.length !== 64) return false;
+  return verify(null, data, signingKey(signingPublicKeyB64), signature);
+}
+
+export interface KeyBundle {
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+}
+
+/** Registration's key checks: RSA 2048..4096 with e=65537 in SPKI DER, a raw Ed25519 key, a self-signature that verifies. */
+export function checkKeyBundle(bundle: KeyBundle): void {
+  const der = Buffer.from(bundle.publicKey, "base64");
+  let rsa: KeyObject;
+  try {
+    rsa = createPublicKey({ key: der, format: "der", type: "spki" });
+  } catch {
+    throw invalid("publicKey is not an SPKI DER public key", "publicKey");
+  }
+  const details = rsa.asymmetricKeyDetails;
+  if (rsa.asymmetricKeyType !== "rsa" || !details?.modulusLength || details.modulusLength < 2048 ||
+      details.modulusLength > 4096 || details.publicExponent !== 65537n) {
+    throw invalid("publicKey must be an RSA key of 2048 to 4096 bits with exponent 65537", "publicKey");
+  }
+  if (!rsa.export({ format: "der", type: "spki" }).equals(der)) {
+    throw invalid("publicKey is not in canonical SPKI DER form", "publicKey");
+  }
+  if (Buffer.from(bundle.signingPublicKey, "base64").length !== 32) {
+    throw invalid("signingPublicKey must be 32 raw Ed25519 bytes", "signingPublicKey");
+  }
+  try {
+    signingKey(bundle.signingPublicKey);
+  } catch {
+    throw invalid("signingPublicKey is not an Ed25519 public key", "signingPublicKey");
+  }
+  if (!signatureVerifies(der, Buffer.from(bundle.publicKeySignature, "base64"), bundle.signingPublicKey)) {
+    throw invalid("publicKeySignature does not verify over publicKey", "publicKeySignature");
+  }
+  for (const field of ["encryptedPrivateKey", "encryptedSigningPrivateKey"] as const) {
+    const size = Buffer.from(bundle[field], "base64").length;
+    if (size === 0 || size > MAX_PRIVATE_BLOB) throw invalid(`${field} must be 1 byte to 16 KiB`, field);
+  }
+}
+
+/** No KDF downgrade: parameters below the contract's floor are refused. */
+export function checkKdf(kdf: Kdf): void {
+  const salt = Buffer.from(kdf.salt, "base64");
+  if (salt.length < 16) throw invalid("kdf.salt must be at least 16 bytes", "salt");
+  if (kdf.algorithm === "argon2id") {
+    if (kdf.iterations < 2) throw invalid("argon2id iterations must be at least 2", "iterations");
+    if (kdf.memoryKiB < 19456) throw invalid("argon2id memoryKiB must be at least 19456", "memoryKiB");
+    if (kdf.parallelism < 1 || kdf.parallelism > 16) throw invalid("argon2id parallelism must be 1 to 16", "parallelism");
+  } else if (kdf.iterations < 600_000) {
+    throw invalid("pbkdf2-sha256 iterations must be at least 600000", "iterations");
+  }
+}
+
+/** What a wrap is checked against: the vault's type, the holder's RSA key and the sender's signing key. */
+export interface WrapCheck {
+  vaultType: VaultType;
+  encryptedVaultKey: string;
+  wrapSignature: string;
+  holderPublicKey: string;
+  senderSigningPublicKey: string;
+}
+
+/**
+ * A wrapped vault key: exactly 40 bytes for a personal vault (AES-256-KW), exactly the holder's
+ * RSA modulus length for a shared one (RSA-OAEP), signed by the sender over exactly those bytes.
+ */
+export function checkWrap(w: WrapCheck): void {
+  const wrapped = Buffer.from(w.encryptedVaultKey, "base64");
+  const expected = w.vaultType === "personal" ? PERSONAL_WRAP_BYTES : rsaModulusBytes(w.holderPublicKey);
+  if (wrapped.length !== expected) {
+    throw invalid(`encryptedVaultKey must be exactly ${expected} bytes for this ${w.vaultType} vault and holder`, "encryptedVaultKey");
+  }
+  if (!signatureVerifies(wrapped, Buffer.from(w.wrapSignature, "base64"), w.senderSigningPublicKey)) {
+    throw invalid("wrapSignature does not verify over encryptedVaultKey with the sender's signing key", "wrapSignature");
+  }
+}

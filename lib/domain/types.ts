@@ -1,0 +1,25 @@
+/** The values the contract names, as types. */
+
+export const VAULT_ROLES = ["owner", "admin", "member"] as const;
+export type VaultRole = (typeof VAULT_ROLES)[number];
+
+export const VAULT_TYPES = ["personal", "shared"] as const;
+export type VaultType = (typeof VAULT_TYPES)[number];
+
+export const ORG_ROLES = ["owner", "admin", "member"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/** Roles an invite may grant, and a member may be given when added to a vault. */
+export const GRANTABLE_ROLES = ["admin", "member"] as const;
+export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
+
+export type Kdf =
+  | { algorithm: "argon2id"; salt: string; iterations: number; memoryKiB: number; parallelism: number }
+  | { algorithm: "pbkdf2-sha256"; salt: string; iterations: number };
+
+/** The identity an access token carries, as the services see it. */
+export interface Caller {
+  userId: string;
+  orgId: string;
+  role: OrgRole;
+}

@@ -1,0 +1,49 @@
+/**
+ * Fixed-window counters for rate limits (failed logins per email, redeems per client address).
+ * In-process here; a Redis implementation shares them between gateways.
+ */
+export interface WindowCount {
+  count: number;
+  /** When the current window ends (epoch ms). */
+  resetAtMs: number;
+}
+
+export interface Counters {
+  /** Adds `by` (0 only reads) to `key`'s counter in a window of `windowMs` and returns the result. */
+  add(key: string, by: number, windowMs: number): Promise<WindowCount>;
+  close(): Promise<void>;
+}
+
+const SWEEP_EVERY = 1024;
+
+export class MemoryCounters implements Counters {
+  private readonly windows = new Map<string, WindowCount>();
+  private writes = 0;
+
+  async add(key: string, by: number, windowMs: number): Promise<WindowCount> {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAtMs <= now) {
+      if (by === 0) return { count: 0, resetAtMs: now + windowMs };
+      w = { count: 0, resetAtMs: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count += by;
+    if (by > 0 && ++this.writes % SWEEP_EVERY === 0) this.sweep(now);
+    return { ...w };
+  }
+
+  /** Keeps memory bounded by dropping windows that have ended. */
+  private sweep(now: number): void {
+    for (const [key, w] of this.windows) if (w.resetAtMs <= now) this.windows.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.windows.clear();
+  }
+}
+
+/** Seconds a client should wait, for `Retry-After` (at least 1). */
+export function retryAfterSec(w: WindowCount): number {
+  return Math.max(1, Math.ceil((w.resetAtMs - Date.now()) / 1000));
+}

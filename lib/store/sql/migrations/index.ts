@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from "kysely/migration";
+import * as m001 from "./001_initial";
+
+/** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
+const MIGRATIONS: Record<string, Migration> = {
+  "001_initial": m001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

@@ -1,0 +1,90 @@
+/**
+ * Every table's row type, once. Portable types only, so the same queries run on SQLite and
+ * PostgreSQL: ids, timestamps (ISO 8601 UTC), base64 values and JSON as text; counters and flags
+ * as integers.
+ */
+export interface OrgsTable {
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  user_id: string;
+  org_id: string;
+  email: string;
+  org_role: string;
+  auth_hash: string;
+  kdf: string;
+  public_key: string;
+  signing_public_key: string;
+  public_key_signature: string;
+  encrypted_private_key: string;
+  encrypted_signing_private_key: string;
+  created_at: string;
+}
+
+export interface VaultsTable {
+  vault_id: string;
+  org_id: string;
+  name: string;
+  type: string;
+  key_version: number;
+  rekey_required: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VaultMembersTable {
+  vault_id: string;
+  user_id: string;
+  role: string;
+  encrypted_vault_key: string;
+  sender_id: string;
+  wrap_signature: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ItemsTable {
+  item_id: string;
+  vault_id: string;
+  encrypted_data: string;
+  encrypted_name: string;
+  revision: number;
+  key_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InvitesTable {
+  invite_id: string;
+  org_id: string;
+  email: string;
+  role: string;
+  inviter_id: string;
+  token_hash: string;
+  status: string;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  family_id: string;
+  user_id: string;
+  status: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  users: UsersTable;
+  vaults: VaultsTable;
+  vault_members: VaultMembersTable;
+  items: ItemsTable;
+  invites: InvitesTable;
+  refresh_tokens: RefreshTokensTable;
+}

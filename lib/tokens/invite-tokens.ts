@@ -1,0 +1,43 @@
+/**
+ * Invite-token lookup by hash and the one-shot lock taken while a token is being consumed.
+ * The lock spares the database from a stampede of redemptions of one token; the database update
+ * that marks the invite used stays conditional and is the source of truth.
+ * In-process here; a Redis implementation serves several gateways.
+ */
+import type { Invite } from "../domain/invites";
+import type { Store } from "../store/port";
+
+export interface InviteTokens {
+  /** The invite whose token hashes to `tokenHash`, or null. */
+  find(tokenHash: string): Promise<Invite | null>;
+  /** True for exactly one caller until `release` or `ttlMs` passes. */
+  lockOnce(tokenHash: string, ttlMs: number): Promise<boolean>;
+  release(tokenHash: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryInviteTokens implements InviteTokens {
+  private readonly locks = new Map<string, number>();
+
+  constructor(private readonly store: Store) {}
+
+  find(tokenHash: string): Promise<Invite | null> {
+    return this.store.findInviteByTokenHash(tokenHash);
+  }
+
+  async lockOnce(tokenHash: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const until = this.locks.get(tokenHash);
+    if (until !== undefined && until > now) return false;
+    this.locks.set(tokenHash, now + ttlMs);
+    return true;
+  }
+
+  async release(tokenHash: string): Promise<void> {
+    this.locks.delete(tokenHash);
+  }
+
+  async close(): Promise<void> {
+    this.locks.clear();
+  }
+}

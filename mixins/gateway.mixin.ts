@@ -1,0 +1,121 @@
+/**
+ * The gateway's behaviour, shared by the product's `api` service and the benchmark's baseline:
+ * explicit aliases only, access-token authentication, parameters assembled in one place, and every
+ * error turned into the contract's body. Nothing else is exposed: no `~node`, no alias listing.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import ApiGateway from "moleculer-web";
+import type { Context, ServiceSchema } from "moleculer";
+import type { Config } from "../lib/config";
+import type { AccessTokens } from "../lib/auth/access-tokens";
+import { AppError, invalid, toHttpError, unauthorized } from "../lib/errors";
+import { isUuid } from "../lib/domain/encoding";
+import type { RequestMeta } from "../lib/http/context";
+import { API_PREFIX, type RouteDef } from "../lib/http/routes";
+
+type Req = IncomingMessage & {
+  $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
+  $alias?: { action?: string };
+  $bodyError?: unknown;
+  body?: unknown;
+};
+type Res = ServerResponse;
+type Next = (err?: unknown) => void;
+
+const bodyParser = (ApiGateway as unknown as { bodyParser: { json(opts: object): (req: Req, res: Res, next: Next) => void } }).bodyParser;
+
+/** Parses JSON bodies but keeps a parse or size error until the token has been checked (401 first). */
+function deferredJsonBody(limit: number) {
+  const parse = bodyParser.json({ limit, strict: true, type: ["application/json", "application/*+json"] });
+  return (req: Req, res: Res, next: Next) => parse(req, res, (err) => {
+    if (err) req.$bodyError = err;
+    next();
+  });
+}
+
+function aliasesOf(routes: readonly RouteDef[]): Record<string, string> {
+  return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.action]));
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[]): ServiceSchema {
+  const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
+  const route = (name: string, defs: readonly RouteDef[], limit: number) => ({
+    name,
+    path: API_PREFIX,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    aliases: aliasesOf(defs),
+    bodyParsers: false,
+    use: [deferredJsonBody(limit)],
+    mergeParams: false,
+    authentication: true,
+    authorization: true,
+    logging: false,
+    callOptions: { timeout: config.requestTimeoutMs, retries: 0 },
+  });
+
+  return {
+    mixins: [ApiGateway as unknown as ServiceSchema],
+    settings: {
+      port: config.port,
+      ip: config.host,
+      path: "/",
+      routes: [
+        route("api", routes.filter((r) => !r.largeBody), config.bodyLimitBytes),
+        route("api-large", routes.filter((r) => r.largeBody), config.rekeyBodyLimitBytes),
+      ],
+      log4XXResponses: false,
+      logRequest: null,
+      logRequestParams: null,
+      logResponse: null,
+      logResponseData: null,
+      logRouteRegistration: "debug",
+      onError(this: { logger: { error(...a: unknown[]): void } }, req: Req, res: Res, err: unknown) {
+        const { status, body, retryAfterSec } = toHttpError(err);
+        if (status >= 500) {
+          // Name and message only: no request body, token or driver data reaches the log.
+          const e = err as { name?: string; message?: string };
+          this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed: ${e?.name ?? "Error"}: ${e?.message ?? ""}`);
+        }
+        if (res.headersSent) return void res.end();
+        res.setHeader("Content-Type", "application/json; charset=utf-8");
+        if (retryAfterSec !== undefined) res.setHeader("Retry-After", String(retryAfterSec));
+        res.writeHead(status);
+        res.end(JSON.stringify(body));
+      },
+    },
+    methods: {
+      // moleculer-web's default logs stacks and error data; our onError logs 5xx without either.
+      errorHandler(this: { sendError(req: Req, res: Res, err: unknown): void }, req: Req, res: Res, err: unknown) {
+        this.sendError(req, res, err);
+      },
+
+      async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+        const socketIp = req.socket.remoteAddress ?? "";
+        const forwarded = config.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
+        ctx.meta.clientIp = forwarded || socketIp;
+        if (publicActions.has(req.$alias?.action ?? "")) return null;
+        const header = req.headers.authorization;
+        const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;
+        if (!match) throw unauthorized();
+        return accessTokens.verify(match[1]!);
+      },
+
+      /** After the token: body errors (400/413), malformed path ids (404), then the flat params the actions validate. */
+      async authorize(_ctx: Context, _route: unknown, req: Req) {
+        if (req.$bodyError) throw req.$bodyError;
+        const { body, query, params } = req.$params;
+        for (const value of Object.values(params ?? {})) {
+          if (!isUuid(value)) throw new AppError("NOT_FOUND", "Not found");
+        }
+        if (body !== undefined && !isPlainObject(body)) throw invalid("The request body must be a JSON object");
+        // Body fields win over query fields; path parameters win over both.
+        req.$params = { ...(query ?? {}), ...(body ?? {}), ...(params ?? {}) };
+      },
+    },
+  } as unknown as ServiceSchema;
+}

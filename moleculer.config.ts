@@ -1,0 +1,26 @@
+/**
+ * Broker options for every node of the service. One process runs every service on the embedded
+ * store by default; connection settings (issue "Scale out for real") split them across processes.
+ */
+import os from "node:os";
+import type { BrokerOptions } from "moleculer";
+import type { Config } from "./lib/config";
+
+export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+  return {
+    namespace: "vault-service",
+    nodeID: `${os.hostname()}-${process.pid}`,
+    logger: { type: "Console", options: { level: config.logLevel, formatter: "short", colors: false, moduleColors: false } },
+    logLevel: config.logLevel,
+    transporter: null,
+    // Every call has a deadline; none is retried, so a mutation never runs twice.
+    requestTimeout: config.requestTimeoutMs,
+    retryPolicy: { enabled: false },
+    // Stopping lets in-flight requests finish first.
+    tracking: { enabled: true, shutdownTimeout: 10_000 },
+    validator: true,
+    metrics: { enabled: false },
+    tracing: { enabled: false },
+    ...overrides,
+  };
+}

@@ -1,0 +1,205 @@
+/** Registration, prelogin, login, refresh and logout (contract section 2). */
+import type { Context, ServiceSchema } from "moleculer";
+import { AppError, forbidden, invalid, notFound, unauthorized } from "../lib/errors";
+import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
+import { newId, timestamp } from "../lib/domain/encoding";
+import { normalizeEmail } from "../lib/domain/email";
+import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
+import { isRedeemable } from "../lib/domain/invites";
+import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
+import type { Caller, Kdf } from "../lib/domain/types";
+import { emitDomainEvent } from "../lib/events";
+import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { base64, email, name, STRICT } from "../lib/http/params";
+import { retryAfterSec } from "../lib/limits/counters";
+import type { UserRecord } from "../lib/store/port";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+interface RegisterParams extends KeyBundle {
+  email: string;
+  authHash: string;
+  kdf: { algorithm: Kdf["algorithm"]; salt: string; iterations: number; memoryKiB?: number; parallelism?: number };
+  inviteToken?: string;
+  orgName?: string;
+}
+
+const AUTH_HASH = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const; // 32 bytes
+const INVITE_LOCK_MS = 30_000;
+
+/** Only the fields of the chosen algorithm are kept. */
+function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
+  if (k.algorithm === "pbkdf2-sha256") return { algorithm: k.algorithm, salt: k.salt, iterations: k.iterations };
+  if (k.memoryKiB === undefined) throw invalid("argon2id needs memoryKiB", "memoryKiB");
+  if (k.parallelism === undefined) throw invalid("argon2id needs parallelism", "parallelism");
+  return { algorithm: "argon2id", salt: k.salt, iterations: k.iterations, memoryKiB: k.memoryKiB, parallelism: k.parallelism };
+}
+
+export function authService(rt: Runtime): ServiceSchema {
+  const { store, config, accessTokens, counters, inviteTokens } = rt;
+  // Compared against for unknown emails, so they cost what a wrong hash costs.
+  const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
+
+  function newRefreshToken() {
+    const token = newOpaqueToken();
+    const now = Date.now();
+    return { token, tokenHash: hashToken(token), createdAt: timestamp(new Date(now)), expiresAt: timestamp(new Date(now + config.refreshTokenTtlMs)) };
+  }
+
+  async function tokenPair(user: Pick<UserRecord, "userId" | "orgId" | "role">, refreshToken: string) {
+    const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role };
+    return { accessToken: await accessTokens.issue(caller), refreshToken, tokenType: "Bearer" as const, expiresIn: accessTokens.lifetimeSec };
+  }
+
+  return {
+    name: "auth",
+    actions: {
+      prelogin: {
+        params: { ...STRICT, email },
+        async handler(ctx: Ctx<{ email: string }>) {
+          const address = normalizeEmail(ctx.params.email);
+          const user = await store.findUserByEmail(address);
+          if (user) return { kdf: user.kdf };
+          // Stable, plausible parameters for an unknown address: the answer does not reveal who exists.
+          const salt = rt.serverHmac("prelogin-salt", address).subarray(0, 16).toString("base64");
+          return { kdf: { algorithm: "argon2id", salt, iterations: 3, memoryKiB: 65536, parallelism: 1 } };
+        },
+      },
+
+      register: {
+        params: {
+          ...STRICT,
+          email,
+          authHash: AUTH_HASH,
+          kdf: {
+            type: "object",
+            strict: "remove",
+            props: {
+              algorithm: { type: "enum", values: ["argon2id", "pbkdf2-sha256"] },
+              salt: base64(1024),
+              iterations: { type: "number", integer: true, positive: true, max: 100_000_000 },
+              memoryKiB: { type: "number", integer: true, positive: true, max: 64 * 1024 * 1024, optional: true },
+              parallelism: { type: "number", integer: true, positive: true, max: 1024, optional: true },
+            },
+          },
+          publicKey: base64(4096),
+          signingPublicKey: base64(64),
+          publicKeySignature: base64(128),
+          encryptedPrivateKey: base64(16 * 1024),
+          encryptedSigningPrivateKey: base64(16 * 1024),
+          inviteToken: { type: "string", min: 1, max: 512, optional: true },
+          orgName: { ...name, optional: true },
+        },
+        async handler(ctx: Ctx<RegisterParams>) {
+          const p = ctx.params;
+          if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
+          const address = normalizeEmail(p.email);
+          const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
+          const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;
+          if (tokenHash && !invite) throw notFound("Invite token");
+          if (!invite && config.registrationMode === "invite" && (await store.hasUsers())) {
+            throw forbidden("Registration needs an invite");
+          }
+          const now = timestamp();
+          if (invite) {
+            if (!isRedeemable(invite, now)) throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+            if (invite.email !== address) throw invalid("The email is not the invited one", "email");
+          }
+          const orgName = (p.orgName ?? "My organization").trim();
+          if (!orgName) throw invalid("orgName must not be blank", "orgName");
+          checkKeyBundle(p);
+          const kdf = normalizeKdf(p.kdf);
+          checkKdf(kdf);
+
+          const newUser = {
+            userId: newId(),
+            email: address,
+            authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
+            kdf,
+            publicKey: p.publicKey,
+            signingPublicKey: p.signingPublicKey,
+            publicKeySignature: p.publicKeySignature,
+            encryptedPrivateKey: p.encryptedPrivateKey,
+            encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
+            createdAt: now,
+          };
+          let user: UserRecord;
+          if (invite && tokenHash) {
+            // One redemption at a time per token; the store's conditional update decides for real.
+            if (!(await inviteTokens.lockOnce(tokenHash, INVITE_LOCK_MS))) {
+              throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is being redeemed");
+            }
+            try {
+              user = await store.registerWithInvite(newUser, invite.inviteId, timestamp());
+            } finally {
+              await inviteTokens.release(tokenHash);
+            }
+            emitDomainEvent(ctx, "invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
+          } else {
+            user = await store.registerOwnerOfNewOrg(newUser, { orgId: newId(), name: orgName, createdAt: now }, {
+              onlyIfFirstUser: config.registrationMode === "invite",
+            });
+          }
+          emitDomainEvent(ctx, "user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
+          created(ctx, "/users/me");
+          return { userId: user.userId, orgId: user.orgId, role: user.role };
+        },
+      },
+
+      login: {
+        params: { ...STRICT, email, authHash: AUTH_HASH },
+        async handler(ctx: Ctx<{ email: string; authHash: string }>) {
+          const address = normalizeEmail(ctx.params.email);
+          const key = `login-failures:${address}`;
+          const failures = await counters.add(key, 0, config.loginFailureWindowMs);
+          if (failures.count >= config.loginMaxFailures) {
+            throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(failures) });
+          }
+          const user = await store.findUserByEmail(address);
+          const presented = Buffer.from(ctx.params.authHash, "base64");
+          const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
+          if (!user || !ok) {
+            await counters.add(key, 1, config.loginFailureWindowMs);
+            throw unauthorized("Wrong email or password");
+          }
+          const refresh = newRefreshToken();
+          await store.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });
+          return {
+            ...(await tokenPair(user, refresh.token)),
+            userId: user.userId,
+            orgId: user.orgId,
+            role: user.role,
+            kdf: user.kdf,
+            publicKey: user.publicKey,
+            signingPublicKey: user.signingPublicKey,
+            publicKeySignature: user.publicKeySignature,
+            encryptedPrivateKey: user.encryptedPrivateKey,
+            encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
+          };
+        },
+      },
+
+      refresh: {
+        params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
+        async handler(ctx: Ctx<{ refreshToken: string }>) {
+          const next = newRefreshToken();
+          const outcome = await store.rotateRefreshToken(hashToken(ctx.params.refreshToken), next, timestamp());
+          if (!outcome.ok) throw unauthorized(outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token");
+          const user = await store.findUserById(outcome.userId);
+          if (!user) throw unauthorized("Invalid refresh token");
+          return tokenPair(user, next.token);
+        },
+      },
+
+      logout: {
+        params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
+        async handler(ctx: Ctx<{ refreshToken: string }>) {
+          const caller = callerOf(ctx);
+          await store.revokeRefreshFamily(hashToken(ctx.params.refreshToken), caller.userId);
+          return noContent(ctx);
+        },
+      },
+    },
+  };
+}

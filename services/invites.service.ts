@@ -1,0 +1,92 @@
+/** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
+import type { Context, ServiceSchema } from "moleculer";
+import { AppError, forbidden, invalid, notFound } from "../lib/errors";
+import { newId, timestamp } from "../lib/domain/encoding";
+import { normalizeEmail } from "../lib/domain/email";
+import { parseDuration } from "../lib/domain/duration";
+import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";
+import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
+import { GRANTABLE_ROLES, type Caller, type GrantableRole } from "../lib/domain/types";
+import { emitDomainEvent } from "../lib/events";
+import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { email, pathId, STRICT } from "../lib/http/params";
+import { retryAfterSec } from "../lib/limits/counters";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+/** Invites are managed by the organization's owners and admins (organization role, from the token). */
+function assertInviteManager(caller: Caller, orgId: string = caller.orgId): void {
+  if (caller.orgId !== orgId || (caller.role !== "owner" && caller.role !== "admin")) {
+    throw forbidden("Only the organization's owners and admins manage invites");
+  }
+}
+
+function toListEntry(i: Invite) {
+  return { id: i.inviteId, email: i.email, role: i.role, inviterId: i.inviterId, expiresAt: i.expiresAt, createdAt: i.createdAt };
+}
+
+export function invitesService({ store, config, counters, inviteTokens }: Runtime): ServiceSchema {
+  return {
+    name: "invites",
+    actions: {
+      create: {
+        params: { ...STRICT, email, role: { type: "enum", values: [...GRANTABLE_ROLES] }, expiresIn: { type: "string", min: 1, max: 16, optional: true } },
+        async handler(ctx: Ctx<{ email: string; role: GrantableRole; expiresIn?: string }>) {
+          const caller = callerOf(ctx);
+          assertInviteManager(caller);
+          const address = normalizeEmail(ctx.params.email);
+          const ttlMs = ctx.params.expiresIn === undefined ? config.inviteTtlMs : parseDuration(ctx.params.expiresIn);
+          if (ttlMs === null || ttlMs > MAX_INVITE_TTL_MS) throw invalid("expiresIn must be like 24h or 72h, from 1s to 30d", "expiresIn");
+          const token = newOpaqueToken();
+          const now = new Date();
+          const invite: Invite = {
+            inviteId: newId(), orgId: caller.orgId, email: address, role: ctx.params.role, inviterId: caller.userId,
+            status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
+          };
+          await store.createInvite(invite, hashToken(token));
+          emitDomainEvent(ctx, "invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
+          created(ctx, `/invites?orgId=${caller.orgId}`);
+          return { inviteId: invite.inviteId, token, expiresAt: invite.expiresAt };
+        },
+      },
+
+      list: {
+        params: { orgId: { type: "string", min: 1, max: 64 } },
+        async handler(ctx: Ctx<{ orgId: string }>) {
+          assertInviteManager(callerOf(ctx), ctx.params.orgId);
+          return (await store.listPendingInvites(ctx.params.orgId, timestamp())).map(toListEntry);
+        },
+      },
+
+      revoke: {
+        params: { inviteId: pathId },
+        async handler(ctx: Ctx<{ inviteId: string }>) {
+          const caller = callerOf(ctx);
+          const invite = await store.getInvite(ctx.params.inviteId);
+          if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
+          assertInviteManager(caller);
+          await store.revokeInvite(invite.inviteId, caller.orgId, timestamp());
+          if (invite.status === "pending") {
+            emitDomainEvent(ctx, "invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
+          }
+          return noContent(ctx);
+        },
+      },
+
+      redeem: {
+        params: { ...STRICT, token: { type: "string", min: 1, max: 512 } },
+        async handler(ctx: Ctx<{ token: string }>) {
+          const window = await counters.add(`redeem:${ctx.meta.clientIp ?? "unknown"}`, 1, 60_000);
+          if (window.count > config.redeemRateLimit) {
+            throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
+          }
+          const invite = await inviteTokens.find(hashToken(ctx.params.token));
+          if (!invite) throw notFound("Invite token");
+          if (!isRedeemable(invite, timestamp())) throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+          return { orgId: invite.orgId, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
+        },
+      },
+    },
+  };
+}

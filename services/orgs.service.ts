@@ -1,0 +1,46 @@
+/** Organizations and their members' public key bundles (contract section 2). */
+import type { Context, ServiceSchema } from "moleculer";
+import { forbidden, notFound } from "../lib/errors";
+import { callerOf, type RequestMeta } from "../lib/http/context";
+import { pathId } from "../lib/http/params";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+export function orgsService({ store }: Runtime): ServiceSchema {
+  function assertInOrg(ctx: Ctx<{ orgId: string }>): void {
+    if (callerOf(ctx).orgId !== ctx.params.orgId) throw forbidden("Not a member of this organization");
+  }
+  return {
+    name: "orgs",
+    actions: {
+      get: {
+        params: { orgId: pathId },
+        async handler(ctx: Ctx<{ orgId: string }>) {
+          assertInOrg(ctx);
+          const org = await store.getOrg(ctx.params.orgId);
+          if (!org) throw notFound("Organization");
+          return { orgId: org.orgId, name: org.name, createdAt: org.createdAt };
+        },
+      },
+      members: {
+        params: { orgId: pathId },
+        async handler(ctx: Ctx<{ orgId: string }>) {
+          assertInOrg(ctx);
+          const users = await store.listOrgMembers(ctx.params.orgId);
+          return {
+            members: users.map((u) => ({
+              userId: u.userId,
+              email: u.email,
+              role: u.role,
+              publicKey: u.publicKey,
+              signingPublicKey: u.signingPublicKey,
+              publicKeySignature: u.publicKeySignature,
+              createdAt: u.createdAt,
+            })),
+          };
+        },
+      },
+    },
+  };
+}

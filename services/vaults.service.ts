@@ -1,0 +1,91 @@
+/** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
+import type { Context, ServiceSchema } from "moleculer";
+import { invalid, notFound, unauthorized } from "../lib/errors";
+import { newId, timestamp } from "../lib/domain/encoding";
+import { checkWrap } from "../lib/domain/keys";
+import { VAULT_TYPES, type VaultType } from "../lib/domain/types";
+import { emitDomainEvent } from "../lib/events";
+import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { name, pathId, signature, STRICT, wrappedKey } from "../lib/http/params";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P = unknown> = Context<P, RequestMeta>;
+
+interface CreateParams {
+  name: string;
+  type: VaultType;
+  encryptedVaultKey: string;
+  wrapSignature: string;
+}
+
+function vaultName(raw: string): string {
+  if (raw.trim() === "") throw invalid("name must not be blank", "name");
+  return raw;
+}
+
+export function vaultsService({ store }: Runtime): ServiceSchema {
+  return {
+    name: "vaults",
+    actions: {
+      list: {
+        async handler(ctx: Ctx) {
+          return { vaults: await store.listVaults(callerOf(ctx).userId) };
+        },
+      },
+
+      create: {
+        params: { ...STRICT, name, type: { type: "enum", values: [...VAULT_TYPES] }, encryptedVaultKey: wrappedKey, wrapSignature: signature },
+        async handler(ctx: Ctx<CreateParams>) {
+          const caller = callerOf(ctx);
+          const p = ctx.params;
+          const user = await store.findUserById(caller.userId);
+          if (!user) throw unauthorized("The token's user no longer exists");
+          checkWrap({
+            vaultType: p.type,
+            encryptedVaultKey: p.encryptedVaultKey,
+            wrapSignature: p.wrapSignature,
+            holderPublicKey: user.publicKey,
+            senderSigningPublicKey: user.signingPublicKey,
+          });
+          const vault = await store.createVault({
+            vaultId: newId(), orgId: user.orgId, name: vaultName(p.name), type: p.type, ownerId: user.userId,
+            encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature,
+          }, timestamp());
+          emitDomainEvent(ctx, "vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          created(ctx, `/vaults/${vault.vaultId}`);
+          return vault;
+        },
+      },
+
+      get: {
+        params: { vaultId: pathId },
+        async handler(ctx: Ctx<{ vaultId: string }>) {
+          const vault = await store.getVault(ctx.params.vaultId, callerOf(ctx).userId);
+          if (!vault) throw notFound("Vault");
+          return vault;
+        },
+      },
+
+      rename: {
+        params: { ...STRICT, vaultId: pathId, name },
+        async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
+          const caller = callerOf(ctx);
+          const vault = await store.renameVault(ctx.params.vaultId, caller.userId, vaultName(ctx.params.name), timestamp());
+          emitDomainEvent(ctx, "vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          return vault;
+        },
+      },
+
+      remove: {
+        params: { vaultId: pathId },
+        async handler(ctx: Ctx<{ vaultId: string }>) {
+          const caller = callerOf(ctx);
+          const vault = await store.getVault(ctx.params.vaultId, caller.userId);
+          await store.deleteVault(ctx.params.vaultId, caller.userId);
+          emitDomainEvent(ctx, "vault.deleted", { actorId: caller.userId, orgId: vault?.orgId ?? caller.orgId, vaultId: ctx.params.vaultId });
+          return noContent(ctx);
+        },
+      },
+    },
+  };
+}

@@ -3,8 +3,13 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  testTimeout: 60_000,
   transform: {
-    "^.+\\.[tj]s$": ["ts-jest", { tsconfig: { allowJs: true, module: "commonjs", moduleResolution: "node10", isolatedModules: true, esModuleInterop: true, target: "es2022", ignoreDeprecations: "5.0" }, diagnostics: false }],
+    // ts-jest transpiles our TypeScript, and the ESM-only jose and kysely, to CommonJS for jest.
+    "^.+\\.[tj]s$": ["ts-jest", {
+      tsconfig: { allowJs: true, module: "commonjs", moduleResolution: "node10", isolatedModules: true, esModuleInterop: true, target: "es2022", ignoreDeprecations: "5.0" },
+      diagnostics: false,
+    }],
   },
-  transformIgnorePatterns: ["/node_modules/(?!jose/)"],
+  transformIgnorePatterns: ["/node_modules/(?!(jose|kysely)/)"],
 };

@@ -1,0 +1,32 @@
+/** A real node of the service, started in-process on a fresh DATA_DIR and a free port. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadConfig } from "../../lib/config";
+import { startNode, type RunningNode } from "../../lib/node";
+
+export interface TestServer {
+  url: string;
+  node: RunningNode;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = "vault-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.DATA_DIR ?? tempDir();
+  const config = loadConfig({ PORT: "0", LOG_LEVEL: "error", DATA_DIR: dataDir, ...env });
+  const node = await startNode(config);
+  return {
+    url: `http://127.0.0.1:${node.port}/api/v1`,
+    node,
+    dataDir,
+    async stop() {
+      await node.stop();
+      if (!env.DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

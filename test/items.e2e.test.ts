@@ -1,0 +1,91 @@
+/** Items: opaque AES-GCM ciphertext with revisions. */
+import { randomUUID } from "node:crypto";
+import { Api, newOrg, registerUser, sharedVault, type TestUser } from "./helpers/client";
+import { b64, decryptItem, encryptItem } from "./helpers/crypto";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+describe("items", () => {
+  let server: TestServer;
+  let api: Api;
+  let owner: TestUser, member: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ REGISTRATION_MODE: "open" });
+    api = new Api(server.url);
+    ({ owner, users: [member] = [] } = await newOrg(api, ["member"]) as any);
+  });
+  afterAll(() => server.stop());
+
+  test("create, list, read, update with revisions, delete", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
+    const items = `/vaults/${vaultId}/items`;
+    const clientId = randomUUID();
+    const a = await api.post(items, { token: member.token, body: encryptItem(vaultKey, vaultId, clientId, "pw1", "site1") });
+    expect(a.status).toBe(201);
+    expect(a.headers.get("location")).toBe(`/api/v1${items}/${clientId}`);
+    expect(a.body).toEqual({
+      itemId: clientId, vaultId, encryptedData: expect.any(String), encryptedName: expect.any(String),
+      revision: 1, keyVersion: 1, createdAt: expect.any(String), updatedAt: expect.any(String),
+    });
+    // Without an itemId the server picks one; the client binds the ciphertext to it on its next write.
+    const b = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.from("opaque")), encryptedName: b64(Buffer.from("n")) } });
+    expect(b.status).toBe(201);
+    expect(b.body.itemId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const taken = await api.post(items, { token: owner.token, body: encryptItem(vaultKey, vaultId, clientId, "x", "y") });
+    expect([taken.status, taken.body.error.code]).toEqual([409, "CONFLICT"]);
+
+    const list = await api.get(items, { token: owner.token });
+    expect(list.body.items.map((i: any) => i.itemId)).toEqual([clientId, b.body.itemId]);
+    const one = await api.get(`${items}/${clientId}`, { token: owner.token });
+    expect(decryptItem(vaultKey, one.body)).toEqual({ data: "pw1", name: "site1" });
+
+    const updated = await api.put(`${items}/${clientId}`, { token: owner.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw2", "site1"), revision: 1 } });
+    expect([updated.status, updated.body.revision]).toEqual([200, 2]);
+    expect(decryptItem(vaultKey, updated.body).data).toBe("pw2");
+    const stale = await api.put(`${items}/${clientId}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw3", "site1"), revision: 1 } });
+    expect([stale.status, stale.body.error.code]).toEqual([409, "CONFLICT"]);
+    const blind = await api.put(`${items}/${clientId}`, { token: member.token, body: encryptItem(vaultKey, vaultId, clientId, "pw3", "site1") });
+    expect([blind.status, blind.body.revision]).toEqual([200, 3]);
+    const wrongVersion = await api.put(`${items}/${clientId}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw4", "site1"), keyVersion: 2 } });
+    expect(wrongVersion.status).toBe(409);
+
+    expect((await api.delete(`${items}/${clientId}`, { token: member.token })).status).toBe(204);
+    expect((await api.get(`${items}/${clientId}`, { token: owner.token })).status).toBe(404);
+    expect((await api.delete(`${items}/${clientId}`, { token: owner.token })).status).toBe(404);
+  });
+
+  test("an item is reachable through its own vault only", async () => {
+    const v1 = await sharedVault(api, owner);
+    const v2 = await sharedVault(api, owner);
+    const itemId = randomUUID();
+    expect((await api.post(`/vaults/${v1.vaultId}/items`, { token: owner.token, body: encryptItem(v1.vaultKey, v1.vaultId, itemId, "a", "b") })).status).toBe(201);
+    const through2 = `/vaults/${v2.vaultId}/items/${itemId}`;
+    expect((await api.get(through2, { token: owner.token })).status).toBe(404);
+    expect((await api.put(through2, { token: owner.token, body: encryptItem(v2.vaultKey, v2.vaultId, itemId, "c", "d") })).status).toBe(404);
+    expect((await api.delete(through2, { token: owner.token })).status).toBe(404);
+    expect((await api.get(`/vaults/${v1.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
+  });
+
+  test("size limits: 256 KiB of data and 4 KiB of name, decoded", async () => {
+    const { vaultId } = await sharedVault(api, owner);
+    const items = `/vaults/${vaultId}/items`;
+    const ok = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.alloc(256 * 1024, 1)), encryptedName: b64(Buffer.alloc(4096, 2)) } });
+    expect(ok.status).toBe(201);
+    const bigData = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.alloc(256 * 1024 + 1)), encryptedName: "AAAA" } });
+    expect([bigData.status, bigData.body.error.field]).toEqual([400, "encryptedData"]);
+    const bigName = await api.post(items, { token: owner.token, body: { encryptedData: "AAAA", encryptedName: b64(Buffer.alloc(4097)) } });
+    expect([bigName.status, bigName.body.error.field]).toEqual([400, "encryptedName"]);
+    const notB64 = await api.post(items, { token: owner.token, body: { encryptedData: "AAA", encryptedName: "AAAA" } });
+    expect([notB64.status, notB64.body.error.field]).toEqual([400, "encryptedData"]);
+    expect((await api.get(items, { token: owner.token })).body.items).toHaveLength(1);
+  });
+
+  test("a user outside the vault cannot read or write its items", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    const stranger = await registerUser(api);
+    const res = await api.post(`/vaults/${vaultId}/items`, { token: stranger.token, body: encryptItem(vaultKey, vaultId, randomUUID(), "a", "b") });
+    expect(res.status).toBe(404);
+    expect((await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items).toHaveLength(0);
+  });
+});

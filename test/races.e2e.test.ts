@@ -1,0 +1,132 @@
+/** Races, with real concurrent HTTP requests against one server. */
+import { randomUUID } from "node:crypto";
+import { Api, invite, newOrg, rekeyBody, sharedVault, shareBody, type TestUser } from "./helpers/client";
+import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+const jitter = () => Math.floor(Math.random() * 4) + 1;
+const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
+
+describe("races", () => {
+  let server: TestServer;
+  let api: Api;
+  let owner: TestUser, admin: TestUser, member: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    api = new Api(server.url);
+    ({ owner, users: [admin, member] = [] } = await newOrg(api, ["admin", "member"]) as any);
+  });
+  afterAll(() => server.stop());
+
+  test("20 registrations with one invite token: exactly one succeeds", async () => {
+    const inv = await invite(api, owner, "member");
+    const bundles = await Promise.all(Array.from({ length: 20 }, async () => registrationBundle(await newUserKeys())));
+    const replies = await Promise.all(bundles.map((b) => api.post("/auth/register", { body: { email: inv.email, ...b, inviteToken: inv.token } })));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    for (const r of replies.filter((x) => x.status !== 201)) {
+      expect([r.status, r.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
+    }
+    const members = (await api.get(`/orgs/${owner.orgId}/members`, { token: owner.token })).body.members;
+    expect(members.filter((m: any) => m.email === inv.email)).toHaveLength(1);
+  });
+
+  test("two owners leaving one vault at once: one stays, every time", async () => {
+    for (let round = 0; round < 25; round++) {
+      const { vaultId } = await sharedVault(api, owner, [[admin, "admin"]]);
+      const promoted = await api.patch(`/vaults/${vaultId}/members/${admin.userId}`, { token: owner.token, body: { role: "owner" } });
+      expect(promoted.status).toBe(200);
+      const [a, b] = await Promise.all([
+        api.delete(`/vaults/${vaultId}/members/${owner.userId}`, { token: owner.token }),
+        api.delete(`/vaults/${vaultId}/members/${admin.userId}`, { token: admin.token }),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([200, 400]);
+      const loser = a.status === 400 ? a : b;
+      expect(loser.body.error.code).toBe("INVALID");
+      const stayer = a.status === 400 ? owner : admin;
+      const members = await api.get(`/vaults/${vaultId}/members`, { token: stayer.token });
+      expect(members.body.members.map((m: any) => [m.userId, m.role])).toEqual([[stayer.userId, "owner"]]);
+    }
+  });
+
+  test("two owners removing each other at once: one stays, every time", async () => {
+    for (let round = 0; round < 25; round++) {
+      const { vaultId } = await sharedVault(api, owner, [[admin, "admin"]]);
+      await api.patch(`/vaults/${vaultId}/members/${admin.userId}`, { token: owner.token, body: { role: "owner" } });
+      const [a, b] = await Promise.all([
+        api.delete(`/vaults/${vaultId}/members/${admin.userId}`, { token: owner.token }),
+        api.delete(`/vaults/${vaultId}/members/${owner.userId}`, { token: admin.token }),
+      ]);
+      // The winner removes the other; the loser, no longer a member, gets 404.
+      expect([a.status, b.status].sort()).toEqual([200, 404]);
+      const owners = [owner, admin];
+      const remaining = await Promise.all(owners.map((u) => api.get(`/vaults/${vaultId}/members`, { token: u.token })));
+      const visible = remaining.filter((r) => r.status === 200);
+      expect(visible).toHaveLength(1);
+      expect(visible[0]!.body.members.filter((m: any) => m.role === "owner")).toHaveLength(1);
+    }
+  });
+
+  test("a rekey racing an item create: the rekey is refused or the item is refused, never an item under the old key", async () => {
+    let rekeyWon = 0, createWon = 0;
+    for (let round = 0; round < 20; round++) {
+      const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
+      for (let i = 0; i < 3; i++) {
+        const id = randomUUID();
+        await api.post(`/vaults/${vaultId}/items`, { token: member.token, body: encryptItem(vaultKey, vaultId, id, `s${i}`, `n${i}`) });
+      }
+      // The rekeying client read the items before the new one appeared.
+      const current = (await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items;
+      const newKey = newVaultKey();
+      const reencrypted = current.map((it: any) => {
+        const p = decryptItem(vaultKey, it);
+        return encryptItem(newKey, vaultId, it.itemId, p.data, p.name);
+      });
+      const newId = randomUUID();
+      // The writing client states the key version it encrypted under. Either request may start first.
+      const [rekey, create] = await Promise.all([
+        later(round % 2 === 0 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, member], reencrypted) })),
+        later(round % 2 === 1 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/items`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, newId, "late", "late"), keyVersion: 1 } })),
+      ]);
+      if (rekey.status === 204) {
+        rekeyWon++;
+        expect([create.status, create.body.error.code]).toEqual([409, "CONFLICT"]);
+      } else {
+        createWon++;
+        expect([rekey.status, rekey.body.error.code, rekey.body.error.field]).toEqual([400, "INVALID", "items"]);
+        expect(create.status).toBe(201);
+      }
+      // Whatever won, every item opens with the vault's current key.
+      const vault = (await api.get(`/vaults/${vaultId}`, { token: owner.token })).body;
+      const key = vault.keyVersion === 2 ? newKey : vaultKey;
+      for (const it of (await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items) {
+        expect(() => decryptItem(key, it)).not.toThrow();
+        expect(it.keyVersion).toBe(vault.keyVersion);
+      }
+    }
+    expect(rekeyWon + createWon).toBe(20);
+    // Both orders happened: the test saw each side win.
+    expect(rekeyWon).toBeGreaterThan(0);
+    expect(createWon).toBeGreaterThan(0);
+  });
+
+  test("a rekey racing a new share: the rekey is refused or the share is, never a member without the new key", async () => {
+    const outcomes = new Set<number>();
+    for (let round = 0; round < 15; round++) {
+      const { vaultId, vaultKey } = await sharedVault(api, owner, [[admin, "admin"]]);
+      const newKey = newVaultKey();
+      const [rekey, share] = await Promise.all([
+        later(round % 2 === 0 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, admin], []) })),
+        later(round % 2 === 1 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/members`, { token: admin.token, body: { ...shareBody(vaultKey, admin, member), keyVersion: 1 } })),
+      ]);
+      outcomes.add(rekey.status);
+      expect([rekey.status, share.status].sort()).toEqual(rekey.status === 204 ? [204, 409] : [204, 400]);
+      const members = (await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members;
+      const vault = (await api.get(`/vaults/${vaultId}`, { token: owner.token })).body;
+      expect(members).toHaveLength(rekey.status === 204 ? 2 : 3);
+      expect(vault.keyVersion).toBe(rekey.status === 204 ? 2 : 1);
+    }
+    expect([...outcomes].sort()).toEqual([204, 400]);
+  });
+});

@@ -1,0 +1,49 @@
+/** The embedded store and the signing key survive a restart, and a crash (SIGKILL) loses no acknowledged write. */
+import fs from "node:fs";
+import { randomUUID } from "node:crypto";
+import { Api, invite, newOrg, sharedVault } from "./helpers/client";
+import { decryptItem, encryptItem, unb64, unwrapShared } from "./helpers/crypto";
+import { spawnServer } from "./helpers/process";
+import { tempDir } from "./helpers/server";
+
+describe("restart on the same DATA_DIR", () => {
+  const dataDir = tempDir();
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  test("users, vaults, items, invites and issued access tokens all still work after SIGKILL and after a clean stop", async () => {
+    let server = await spawnServer({ DATA_DIR: dataDir });
+    let api = new Api(server.url);
+    const { owner, users: [member] } = await newOrg(api, ["member"]);
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [[member!, "member"]]);
+    const itemId = randomUUID();
+    expect((await api.post(`/vaults/${vaultId}/items`, { token: member!.token, body: encryptItem(vaultKey, vaultId, itemId, "kept", "name") })).status).toBe(201);
+    const pending = await invite(api, owner, "admin");
+    expect(fs.statSync(`${dataDir}/jwt-secret`).mode & 0o777).toBe(0o600);
+
+    // A crash: no graceful shutdown, no chance to flush anything after the responses.
+    expect(await server.kill("SIGKILL")).toBeNull();
+    server = await spawnServer({ DATA_DIR: dataDir });
+    api = new Api(server.url);
+
+    // The access token issued before the crash still works: the signing key is kept under DATA_DIR.
+    const vault = (await api.get(`/vaults/${vaultId}`, { token: member!.token })).body;
+    expect(unwrapShared(unb64(vault.encryptedVaultKey), member!.keys.rsaPrivate)).toEqual(vaultKey);
+    const item = (await api.get(`/vaults/${vaultId}/items/${itemId}`, { token: owner.token })).body;
+    expect(decryptItem(vaultKey, item)).toEqual({ data: "kept", name: "name" });
+    expect((await api.post("/invites/redeem", { body: { token: pending.token } })).body.role).toBe("admin");
+    const login = await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } });
+    expect(login.status).toBe(200);
+    const refreshed = await api.post("/auth/refresh", { body: { refreshToken: owner.refreshToken } });
+    expect(refreshed.status).toBe(200);
+
+    // A clean stop (SIGTERM) ends the process with 0 and keeps everything too.
+    expect(await server.kill("SIGTERM")).toBe(0);
+    server = await spawnServer({ DATA_DIR: dataDir });
+    api = new Api(server.url);
+    expect((await api.get("/vaults", { token: refreshed.body.accessToken })).body.vaults.map((v: any) => v.vaultId)).toEqual([vaultId]);
+    // Bootstrap is over: the server has users, so registration without an invite is refused.
+    expect((await api.post("/auth/register", { body: { email: "late@example.test", ...owner.bundle } })).status).toBe(403);
+    await server.kill("SIGTERM");
+    expect(server.output()).not.toContain(owner.token);
+  });
+});

@@ -5,6 +5,7 @@
 import os from "node:os";
 import type { BrokerOptions } from "moleculer";
 import type { Config } from "./lib/config";
+import { SafeValidator } from "./lib/http/validator";
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
@@ -18,7 +19,7 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     retryPolicy: { enabled: false },
     // Stopping lets in-flight requests finish first.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
-    validator: true,
+    validator: new SafeValidator(),
     metrics: { enabled: false },
     tracing: { enabled: false },
     ...overrides,

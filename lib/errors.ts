@@ -60,6 +60,16 @@ function leafField(path: unknown): string | undefined {
 }
 
 /**
+ * A body that could not be read as JSON (body-parser's error), as the contract's error. The
+ * original carries the raw body: it must never be thrown or logged.
+ */
+export function bodyError(err: unknown): AppError {
+  const type = (err as { type?: unknown })?.type;
+  if (type === "entity.too.large") return new AppError("PAYLOAD_TOO_LARGE", "Request body too large");
+  return new AppError("INVALID", "Request body is not valid JSON");
+}
+
+/**
  * Any error, from any layer, to the response the client sees. 5xx bodies never carry internals.
  */
 export function toHttpError(err: unknown): HttpError {
@@ -81,15 +91,6 @@ export function toHttpError(err: unknown): HttpError {
     const field = leafField(first?.field);
     const message = typeof first?.message === "string" ? first.message : "Validation failed";
     return { status: 400, body: { error: { code: "INVALID", message, ...(field ? { field } : {}) } } };
-  }
-  // body-parser (http-errors): bad JSON, oversized body, unsupported charset/encoding
-  const bodyType = typeof e?.type === "string" ? e.type : "";
-  if (bodyType === "entity.too.large") {
-    return { status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } } };
-  }
-  if (bodyType.startsWith("entity.") || bodyType === "encoding.unsupported" || bodyType === "charset.unsupported" ||
-      bodyType === "request.aborted" || bodyType === "request.size.invalid" || bodyType === "stream.encoding.set") {
-    return { status: 400, body: { error: { code: "INVALID", message: "Request body is not valid JSON" } } };
   }
   // moleculer-web's own errors
   const name = typeof e?.name === "string" ? e.name : "";

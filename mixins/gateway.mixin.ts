@@ -8,7 +8,7 @@ import ApiGateway from "moleculer-web";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
 import type { AccessTokens } from "../lib/auth/access-tokens";
-import { AppError, invalid, toHttpError, unauthorized } from "../lib/errors";
+import { AppError, bodyError, invalid, toHttpError, unauthorized } from "../lib/errors";
 import { isUuid } from "../lib/domain/encoding";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, type RouteDef } from "../lib/http/routes";
@@ -24,11 +24,14 @@ type Next = (err?: unknown) => void;
 
 const bodyParser = (ApiGateway as unknown as { bodyParser: { json(opts: object): (req: Req, res: Res, next: Next) => void } }).bodyParser;
 
-/** Parses JSON bodies but keeps a parse or size error until the token has been checked (401 first). */
+/**
+ * Parses JSON bodies but keeps a parse or size error until the token has been checked (401 first),
+ * as a sanitized error: body-parser's own carries the raw body.
+ */
 function deferredJsonBody(limit: number) {
   const parse = bodyParser.json({ limit, strict: true, type: ["application/json", "application/*+json"] });
   return (req: Req, res: Res, next: Next) => parse(req, res, (err) => {
-    if (err) req.$bodyError = err;
+    if (err) req.$bodyError = bodyError(err);
     next();
   });
 }

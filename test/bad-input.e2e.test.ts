@@ -44,7 +44,9 @@ describe("bad input on every route", () => {
   beforeAll(async () => {
     server = await startTestServer({ REDEEM_RATE_LIMIT: "100000" });
     api = new Api(server.url);
-    ({ owner, users: [member] = [] } = await newOrg(api, ["member"]) as any);
+    const org = await newOrg(api, ["member"]);
+    owner = org.owner;
+    [member] = org.users as [TestUser];
     const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
     const itemId = randomUUID();
     await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "a", "b") });
@@ -119,7 +121,7 @@ describe("bad input on every route", () => {
 
   test("every route that needs a token answers 401 without one, or with a bad one, before looking at the body", async () => {
     for (const r of ROUTES.filter((x) => !x.public)) {
-      for (const headers of [{}, { authorization: "Bearer" }, { authorization: "Bearer a.b.c" }, { authorization: `Bearer ${owner.token}x` }, { authorization: "Token abc" }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: "Bearer" }, { authorization: "Bearer a.b.c" }, { authorization: `Bearer ${owner.token}x` }, { authorization: "Token abc" }]) {
         const res = await api.call(r.method, pathOf(r), { headers, raw: r.method === "GET" || r.method === "DELETE" ? undefined : "{bad" });
         expect([`${r.method} ${r.path}`, res.status, res.body.error.code]).toEqual([`${r.method} ${r.path}`, 401, "UNAUTHORIZED"]);
       }

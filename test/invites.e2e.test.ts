@@ -12,7 +12,9 @@ describe("invites", () => {
   beforeAll(async () => {
     server = await startTestServer({ REGISTRATION_MODE: "open", REDEEM_RATE_LIMIT: "1000" });
     api = new Api(server.url);
-    ({ owner, users: [admin, member] = [] } = await newOrg(api, ["admin", "member"]) as any);
+    const org = await newOrg(api, ["admin", "member"]);
+    owner = org.owner;
+    [admin, member] = org.users as [TestUser, TestUser];
     otherOwner = await registerUser(api);
   });
   afterAll(() => server.stop());

@@ -12,7 +12,9 @@ describe("items", () => {
   beforeAll(async () => {
     server = await startTestServer({ REGISTRATION_MODE: "open" });
     api = new Api(server.url);
-    ({ owner, users: [member] = [] } = await newOrg(api, ["member"]) as any);
+    const org = await newOrg(api, ["member"]);
+    owner = org.owner;
+    [member] = org.users as [TestUser];
   });
   afterAll(() => server.stop());
 

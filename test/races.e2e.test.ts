@@ -15,7 +15,9 @@ describe("races", () => {
   beforeAll(async () => {
     server = await startTestServer();
     api = new Api(server.url);
-    ({ owner, users: [admin, member] = [] } = await newOrg(api, ["admin", "member"]) as any);
+    const org = await newOrg(api, ["admin", "member"]);
+    owner = org.owner;
+    [admin, member] = org.users as [TestUser, TestUser];
   });
   afterAll(() => server.stop());
 

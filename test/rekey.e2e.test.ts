@@ -12,7 +12,9 @@ describe("rekey", () => {
   beforeAll(async () => {
     server = await startTestServer();
     api = new Api(server.url);
-    ({ owner, users: [admin, member, leaver] = [] } = await newOrg(api, ["admin", "member", "member"]) as any);
+    const org = await newOrg(api, ["admin", "member", "member"]);
+    owner = org.owner;
+    [admin, member, leaver] = org.users as [TestUser, TestUser, TestUser];
   });
   afterAll(() => server.stop());
 

@@ -16,7 +16,9 @@ describe("vaults and members", () => {
   beforeAll(async () => {
     server = await startTestServer({ REGISTRATION_MODE: "open" });
     api = new Api(server.url);
-    ({ owner, users: [admin, member, member2] = [] } = await newOrg(api, ["admin", "member", "member"]) as any);
+    const org = await newOrg(api, ["admin", "member", "member"]);
+    owner = org.owner;
+    [admin, member, member2] = org.users as [TestUser, TestUser, TestUser];
     outsider = await registerUser(api);
   });
   afterAll(() => server.stop());

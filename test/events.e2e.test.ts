@@ -4,8 +4,10 @@ import fs from "node:fs";
 import type { ServiceSchema } from "moleculer";
 import { Api, invite, newOrg, registerUser, rekeyBody, sharedVault, shareBody } from "./helpers/client";
 import { encryptItem, newVaultKey } from "./helpers/crypto";
-import { spawnServer } from "./helpers/process";
+import { killAllServers, spawnServer } from "./helpers/process";
 import { startTestServer, tempDir } from "./helpers/server";
+
+afterAll(killAllServers);
 
 const EVENT_KEYS = ["type", "at", "actorId", "orgId", "vaultId", "itemId", "targetUserId", "inviteId"];
 

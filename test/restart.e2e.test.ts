@@ -3,12 +3,15 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Api, invite, newOrg, sharedVault } from "./helpers/client";
 import { decryptItem, encryptItem, unb64, unwrapShared } from "./helpers/crypto";
-import { spawnServer } from "./helpers/process";
+import { killAllServers, spawnServer } from "./helpers/process";
 import { tempDir } from "./helpers/server";
 
 describe("restart on the same DATA_DIR", () => {
   const dataDir = tempDir();
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => {
+    killAllServers();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   test("users, vaults, items, invites and issued access tokens all still work after SIGKILL and after a clean stop", async () => {
     let server = await spawnServer({ DATA_DIR: dataDir });
@@ -35,6 +38,10 @@ describe("restart on the same DATA_DIR", () => {
     expect(login.status).toBe(200);
     const refreshed = await api.post("/auth/refresh", { body: { refreshToken: owner.refreshToken } });
     expect(refreshed.status).toBe(200);
+
+    // One process owns the embedded store: a second one on the same DATA_DIR refuses to start.
+    await expect(spawnServer({ DATA_DIR: dataDir }, 20_000)).rejects.toThrow(/in use by another process/);
+    expect((await api.get("/health")).status).toBe(200);
 
     // A clean stop (SIGTERM) ends the process with 0 and keeps everything too.
     expect(await server.kill("SIGTERM")).toBe(0);

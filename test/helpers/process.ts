@@ -24,9 +24,19 @@ export interface ServerProcess {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
+const running = new Set<ChildProcess>();
+
+/** For afterAll: a failed test must not leave a server behind (jest would wait for it forever). */
+export function killAllServers(): void {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+}
+
 export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [SERVER], { env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: port }, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));

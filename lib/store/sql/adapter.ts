@@ -2,7 +2,7 @@
  * The store port on SQL, one query layer (Kysely) over two engines: SQLite (embedded) and
  * PostgreSQL. Engine differences live in `EngineOps` and nowhere else.
  */
-import { sql, type Kysely, type Transaction } from "kysely";
+import { sql, type CompiledQuery, type Kysely, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { AppError, conflict, forbidden, invalid, notFound } from "../../errors";
 import { isRedeemable, type Invite, type InviteStatus } from "../../domain/invites";
@@ -133,6 +133,22 @@ function userRow(user: NewUser, orgId: string, role: OrgRole): UsersTable {
   };
 }
 
+/**
+ * A hot read compiled once, then run with new values: building and compiling a Kysely query
+ * costs more than SQLite's answer for a handful of rows. The values are bound in the order of the
+ * placeholders the query was built with; Kysely and its driver still execute it.
+ */
+class PreparedRead<R> {
+  constructor(private readonly db: Kysely<Database>, private readonly compiled: CompiledQuery<R>, private readonly arity: number) {
+    if (compiled.parameters.length !== arity) throw new Error(`PreparedRead: ${compiled.parameters.length} placeholders, ${arity} expected`);
+  }
+
+  async rows(...values: unknown[]): Promise<R[]> {
+    if (values.length !== this.arity) throw new Error("PreparedRead: wrong number of values");
+    return (await this.db.executeQuery<R>({ ...this.compiled, parameters: values })).rows;
+  }
+}
+
 function chunks<T>(rows: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
@@ -140,7 +156,15 @@ function chunks<T>(rows: readonly T[], size: number): T[][] {
 }
 
 export class SqlStore implements Store {
-  private constructor(private readonly db: Kysely<Database>, private readonly engine: EngineOps) {}
+  private readonly vaultsOfUser: PreparedRead<VaultViewRow>;
+  private readonly vaultOfUser: PreparedRead<VaultViewRow>;
+
+  private constructor(private readonly db: Kysely<Database>, private readonly engine: EngineOps) {
+    // Every authenticated vault request reads one of these two.
+    this.vaultsOfUser = new PreparedRead(db, this.vaultViews(db).where("m.user_id", "=", "$userId")
+      .orderBy("v.created_at").orderBy("v.vault_id").compile(), 1);
+    this.vaultOfUser = new PreparedRead(db, this.vaultViews(db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(), 2);
+  }
 
   /** Applies pending migrations, then serves. */
   static async open(db: Kysely<Database>, engine: EngineOps): Promise<SqlStore> {
@@ -273,13 +297,11 @@ export class SqlStore implements Store {
   }
 
   async listVaults(userId: string): Promise<VaultView[]> {
-    const rows = await this.vaultViews(this.db).where("m.user_id", "=", userId)
-      .orderBy("v.created_at").orderBy("v.vault_id").execute();
-    return rows.map(toVaultView);
+    return (await this.vaultsOfUser.rows(userId)).map(toVaultView);
   }
 
   async getVault(vaultId: string, userId: string): Promise<VaultView | null> {
-    const row = await this.vaultViews(this.db).where("m.vault_id", "=", vaultId).where("m.user_id", "=", userId).executeTakeFirst();
+    const [row] = await this.vaultOfUser.rows(vaultId, userId);
     return row ? toVaultView(row) : null;
   }
 

@@ -5,7 +5,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from "kysely";
+import {
+  Kysely, SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase,
+  type SqliteStatement, type TransactionSettings,
+} from "kysely";
 import type { Database } from "./schema";
 
 const STATEMENT_CACHE = 256;
@@ -37,13 +40,86 @@ class NodeSqlite implements SqliteDatabase {
   }
 }
 
+/**
+ * The one connection, handed to one query or transaction at a time in arrival order. Kysely's
+ * own mutex for single-connection dialects wakes every waiter on each release (a thundering herd:
+ * with 50 requests in flight, 50 wake-ups per query); this queue wakes exactly the next one.
+ */
+class QueuedSqliteDriver implements Driver {
+  private readonly waiting: Array<() => void> = [];
+  private busy = false;
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.busy = true;
+    return this.inner.acquireConnection();
+  }
+
+  async releaseConnection(): Promise<void> {
+    const next = this.waiting.shift();
+    if (next) next(); // stays busy: the connection passes straight to the next in line
+    else this.busy = false;
+  }
+
+  beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(c, settings);
+  }
+
+  commitTransaction(c: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(c);
+  }
+
+  rollbackTransaction(c: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(c);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/** SQLite through our queue: the adapter declares that the driver serializes its own connection. */
+class QueuedSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return new QueuedSqliteDriver(super.createDriver());
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsMultipleConnections(): boolean {
+        return true;
+      }
+    })();
+  }
+}
+
 export function openSqlite(dataDir: string): Kysely<Database> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, "vault.sqlite");
   const db = new DatabaseSync(file);
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = FULL");
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 5000");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: new NodeSqlite(db) }) });
+  try {
+    // Wait for a process that is stopping rather than fail at once.
+    db.exec("PRAGMA busy_timeout = 5000");
+    // One process owns the embedded store: exclusive locking keeps a second one out, and spares
+    // every read the shared-memory lock calls of WAL mode.
+    db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+    db.exec("PRAGMA foreign_keys = ON");
+    // Take the lock now, not at the first request.
+    db.exec("BEGIN IMMEDIATE; COMMIT");
+  } catch (err) {
+    db.close();
+    if (/locked|busy/i.test((err as Error).message)) {
+      throw new Error(`The embedded store in ${dataDir} is in use by another process; one process owns it (split deployments need DATABASE_URL)`);
+    }
+    throw err;
+  }
+  return new Kysely<Database>({ dialect: new QueuedSqliteDialect({ database: new NodeSqlite(db) }) });
 }

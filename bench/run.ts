@@ -4,7 +4,7 @@
  *   1. authenticated GET /vaults (a user with 5 vaults), 50 connections, 10 s, against the baseline
  *   2. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -32,10 +32,26 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * With taskset and two or more cores, the servers run on core 0 and this load generator on core 1,
+ * so the ratio compares server work rather than how the scheduler shares two cores.
+ */
+function pinning(): { server: string[]; label: string } {
+  if (os.cpus().length < 2) return { server: [], label: "not pinned (one core)" };
+  try {
+    execFileSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" });
+    return { server: ["taskset", "-c", "0"], label: "servers pinned to core 0, load generator to core 1" };
+  } catch {
+    return { server: [], label: "not pinned (no taskset)" };
+  }
+}
+const PIN = pinning();
+
 /** Starts a server script on a free port and waits until it answers HTTP. */
 async function start(script: string, env: Record<string, string>): Promise<Child> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(__dirname, script)], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const [cmd, ...args] = [...PIN.server, process.execPath, path.join(__dirname, script)];
+  const proc = spawn(cmd!, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
   const base = `http://127.0.0.1:${port}/api/v1`;
   for (let i = 0; i < 200; i++) {
     if (proc.exitCode !== null) throw new Error(`${script} exited with ${proc.exitCode}`);
@@ -50,9 +66,10 @@ async function start(script: string, env: Record<string, string>): Promise<Child
   throw new Error(`${script} did not start`);
 }
 
-/** Peak resident set size of a process so far, from /proc (VmHWM), in MiB. */
-function peakRssMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+/** Peak resident set size of the server so far, from /proc (VmHWM), in MiB. */
+function peakRssMiB(child: ChildProcess): number {
+  // Under taskset the child is taskset's exec of node: the same pid.
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, "utf8");
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
@@ -84,7 +101,7 @@ async function main(): Promise<void> {
   const product = await start("../bin/server.js", env);
   let baseline: Child | undefined;
   try {
-    console.log(`node ${process.version}, ${os.cpus().length} cores, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
+    console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);
 
     // A user with 5 shared vaults.
     const keys = await newUserKeys();
@@ -132,7 +149,7 @@ async function main(): Promise<void> {
       const res = await fetch(`${product.base}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
       const ms = performance.now() - t0;
       if (res.status !== 204) throw new Error(`rekey of ${n}: ${res.status} ${await res.text()}`);
-      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.proc.pid!).toFixed(0)} |`);
+      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.proc).toFixed(0)} |`);
     }
   } finally {
     product.proc.kill("SIGTERM");

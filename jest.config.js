@@ -4,6 +4,7 @@ module.exports = {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   testTimeout: 60_000,
+  reporters: ["default", "<rootDir>/test/plain-summary-reporter.js"],
   transform: {
     // ts-jest transpiles our TypeScript, and the ESM-only jose and kysely, to CommonJS for jest.
     "^.+\\.[tj]s$": ["ts-jest", {

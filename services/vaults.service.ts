@@ -80,9 +80,9 @@ export function vaultsService({ store }: Runtime): ServiceSchema {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const caller = callerOf(ctx);
-          const vault = await store.getVault(ctx.params.vaultId, caller.userId);
           await store.deleteVault(ctx.params.vaultId, caller.userId);
-          emitDomainEvent(ctx, "vault.deleted", { actorId: caller.userId, orgId: vault?.orgId ?? caller.orgId, vaultId: ctx.params.vaultId });
+          // A vault's members are all of its organization, so the caller's is the vault's.
+          emitDomainEvent(ctx, "vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId });
           return noContent(ctx);
         },
       },

@@ -40,6 +40,7 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const forbidden = (message: string) => new AppError("FORBIDDEN", message);
 export const conflict = (message: string, field?: string) => new AppError("CONFLICT", message, field ? { field } : {});
 export const unauthorized = (message = "Authentication required") => new AppError("UNAUTHORIZED", message);
+export const notRedeemable = (message = "The invite is expired, already used or revoked") => new AppError("INVITE_NOT_REDEEMABLE", message);
 
 export interface HttpError {
   status: number;

@@ -1,6 +1,6 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, forbidden, invalid, notFound, unauthorized } from "../lib/errors";
+import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
@@ -103,7 +103,7 @@ export function authService(rt: Runtime): ServiceSchema {
           }
           const now = timestamp();
           if (invite) {
-            if (!isRedeemable(invite, now)) throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+            if (!isRedeemable(invite, now)) throw notRedeemable();
             if (invite.email !== address) throw invalid("The email is not the invited one", "email");
           }
           const orgName = (p.orgName ?? "My organization").trim();
@@ -128,7 +128,7 @@ export function authService(rt: Runtime): ServiceSchema {
           if (invite && tokenHash) {
             // One redemption at a time per token; the store's conditional update decides for real.
             if (!(await inviteTokens.lockOnce(tokenHash, INVITE_LOCK_MS))) {
-              throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is being redeemed");
+              throw notRedeemable("The invite is being redeemed");
             }
             try {
               user = await store.registerWithInvite(newUser, invite.inviteId, timestamp());

@@ -1,6 +1,6 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, forbidden, invalid, notFound } from "../lib/errors";
+import { AppError, forbidden, invalid, notFound, notRedeemable } from "../lib/errors";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { parseDuration } from "../lib/domain/duration";
@@ -83,7 +83,7 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
           }
           const invite = await inviteTokens.find(hashToken(ctx.params.token));
           if (!invite) throw notFound("Invite token");
-          if (!isRedeemable(invite, timestamp())) throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+          if (!isRedeemable(invite, timestamp())) throw notRedeemable();
           return { orgId: invite.orgId, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
         },
       },

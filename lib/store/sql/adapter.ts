@@ -4,7 +4,7 @@
  */
 import { sql, type CompiledQuery, type Kysely, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
-import { AppError, conflict, forbidden, invalid, notFound } from "../../errors";
+import { AppError, conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type Invite, type InviteStatus } from "../../domain/invites";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import {
@@ -192,10 +192,7 @@ export class SqlStore implements Store {
   async registerOwnerOfNewOrg(user: NewUser, org: OrgRecord, opts: { onlyIfFirstUser: boolean }): Promise<UserRecord> {
     return this.tx(async (trx) => {
       await this.engine.lockRegistrations(trx);
-      if (opts.onlyIfFirstUser) {
-        const any = await trx.selectFrom("users").select("user_id").limit(1).executeTakeFirst();
-        if (any) throw forbidden("Registration needs an invite");
-      }
+      if (opts.onlyIfFirstUser && (await this.anyUser(trx))) throw forbidden("Registration needs an invite");
       await this.assertEmailFree(trx, user.email);
       await trx.insertInto("orgs").values({ org_id: org.orgId, name: org.name, created_at: org.createdAt }).execute();
       const row = userRow(user, org.orgId, "owner");
@@ -210,14 +207,14 @@ export class SqlStore implements Store {
       const invite = await trx.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
       if (!invite) throw notFound("Invite");
       if (!isRedeemable({ status: invite.status as InviteStatus, expiresAt: invite.expires_at }, now)) {
-        throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+        throw notRedeemable();
       }
       if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
       await this.assertEmailFree(trx, user.email);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await trx.updateTable("invites").set({ status: "used", updated_at: now })
         .where("invite_id", "=", inviteId).where("status", "=", "pending").executeTakeFirst();
-      if (Number(used.numUpdatedRows) !== 1) throw new AppError("INVITE_NOT_REDEEMABLE", "The invite is expired, already used or revoked");
+      if (Number(used.numUpdatedRows) !== 1) throw notRedeemable();
       const row = userRow(user, invite.org_id, invite.role as OrgRole);
       await trx.insertInto("users").values(row).execute();
       return toUser(row);
@@ -230,7 +227,11 @@ export class SqlStore implements Store {
   }
 
   async hasUsers(): Promise<boolean> {
-    return !!(await this.db.selectFrom("users").select("user_id").limit(1).executeTakeFirst());
+    return this.anyUser(this.db);
+  }
+
+  private async anyUser(db: Db): Promise<boolean> {
+    return !!(await db.selectFrom("users").select("user_id").limit(1).executeTakeFirst());
   }
 
   async findUserByEmail(email: string): Promise<UserRecord | null> {

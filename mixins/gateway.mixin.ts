@@ -112,12 +112,14 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       async authorize(_ctx: Context, _route: unknown, req: Req) {
         if (req.$bodyError) throw req.$bodyError;
         const { body, query, params } = req.$params;
-        for (const value of Object.values(params ?? {})) {
+        const ids: Record<string, string> = {};
+        for (const [name, value] of Object.entries(params ?? {})) {
           if (!isUuid(value)) throw new AppError("NOT_FOUND", "Not found");
+          ids[name] = value.toLowerCase(); // case-insensitive on input, stored lower-case
         }
         if (body !== undefined && !isPlainObject(body)) throw invalid("The request body must be a JSON object");
         // Body fields win over query fields; path parameters win over both.
-        req.$params = { ...(query ?? {}), ...(body ?? {}), ...(params ?? {}) };
+        req.$params = { ...(query ?? {}), ...(body ?? {}), ...ids };
       },
     },
   } as unknown as ServiceSchema;

@@ -52,7 +52,7 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
       },
 
       list: {
-        params: { orgId: { type: "string", min: 1, max: 64 } },
+        params: { orgId: { type: "string", min: 1, max: 64, lowercase: true } },
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInviteManager(callerOf(ctx), ctx.params.orgId);
           return (await store.listPendingInvites(ctx.params.orgId, timestamp())).map(toListEntry);

@@ -34,7 +34,7 @@ describe("invites", () => {
     // Redeeming only checks: it can be repeated until registration consumes the invite.
     expect((await api.post("/invites/redeem", { body: { token: res.body.token } })).status).toBe(200);
 
-    const listed = await api.get(`/invites?orgId=${owner.orgId}`, { token: owner.token });
+    const listed = await api.get(`/invites?orgId=${owner.orgId.toUpperCase()}`, { token: owner.token });
     const entry = listed.body.find((i: any) => i.id === res.body.inviteId);
     expect(entry).toEqual({ id: res.body.inviteId, email: email.toLowerCase(), role: "member", inviterId: admin.userId, expiresAt: res.body.expiresAt, createdAt: expect.any(String) });
     expect(JSON.stringify(listed.body)).not.toContain(res.body.token);

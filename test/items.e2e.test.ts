@@ -57,6 +57,17 @@ describe("items", () => {
     expect((await api.delete(`${items}/${clientId}`, { token: owner.token })).status).toBe(404);
   });
 
+  test("ids are case-insensitive on input and answered in lower case", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
+    const itemId = randomUUID();
+    const created = await api.post(`/vaults/${vaultId.toUpperCase()}/items`, { token: owner.token, body: { ...encryptItem(vaultKey, vaultId, itemId, "a", "b"), itemId: itemId.toUpperCase() } });
+    expect([created.status, created.body.itemId, created.body.vaultId]).toEqual([201, itemId, vaultId]);
+    expect((await api.get(`/vaults/${vaultId}/items/${itemId.toUpperCase()}`, { token: member.token })).body.itemId).toBe(itemId);
+    expect((await api.get(`/vaults/${vaultId.toUpperCase()}`, { token: member.token })).body.vaultId).toBe(vaultId);
+    const removed = await api.delete(`/vaults/${vaultId}/members/${member.userId.toUpperCase()}`, { token: owner.token });
+    expect([removed.status, removed.body.remainingMembers.map((m: any) => m.userId)]).toEqual([200, [owner.userId]]);
+  });
+
   test("an item is reachable through its own vault only", async () => {
     const v1 = await sharedVault(api, owner);
     const v2 = await sharedVault(api, owner);

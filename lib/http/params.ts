@@ -6,7 +6,8 @@ export function base64(maxBytes: number) {
   return { type: "string", min: 1, max: base64MaxChars(maxBytes), pattern: CANONICAL_BASE64 } as const;
 }
 
-export const uuid = { type: "string", pattern: UUID } as const;
+/** UUIDs are case-insensitive on input (RFC 4122) and stored lower-case. */
+export const uuid = { type: "string", pattern: UUID, lowercase: true } as const;
 export const optionalUuid = { ...uuid, optional: true } as const;
 export const email = { type: "string", min: 1, max: 320 } as const;
 export const name = { type: "string", min: 1, max: 256 } as const;

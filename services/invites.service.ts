@@ -75,13 +75,17 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
       },
 
       redeem: {
-        params: { ...STRICT, token: { type: "string", min: 1, max: 512 } },
-        async handler(ctx: Ctx<{ token: string }>) {
+        // Every request counts against the limit, malformed ones too: the token's shape is
+        // checked in the handler, after counting, not by the validator before it.
+        params: { ...STRICT, token: { type: "any", optional: true } },
+        async handler(ctx: Ctx<{ token?: unknown }>) {
           const window = await counters.add(`redeem:${ctx.meta.clientIp ?? "unknown"}`, 1, 60_000);
           if (window.count > config.redeemRateLimit) {
             throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
           }
-          const invite = await inviteTokens.find(hashToken(ctx.params.token));
+          const { token } = ctx.params;
+          if (typeof token !== "string" || token.length < 1 || token.length > 512) throw invalid("token must be a string of 1 to 512 characters", "token");
+          const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, timestamp())) throw notRedeemable();
           return { orgId: invite.orgId, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };

@@ -129,8 +129,13 @@ describe("redeem rate limit", () => {
     try {
       const api = new Api(server.url);
       const statuses: number[] = [];
-      for (let i = 0; i < 61; i++) statuses.push((await api.post("/invites/redeem", { body: { token: `t${i}` } })).status);
-      expect(statuses.slice(0, 60).every((s) => s === 404)).toBe(true);
+      for (let i = 0; i < 50; i++) statuses.push((await api.post("/invites/redeem", { body: { token: `t${i}` } })).status);
+      // Malformed requests count too (unparseable JSON is refused at the gateway, before any service).
+      for (const body of [{}, { token: 5 }, { token: "" }, { token: null }, { token: ["x"] }, { token: {} }, { token: true }, { token: "x".repeat(513) }, { tok: "x" }, { token: 1.5 }]) {
+        statuses.push((await api.post("/invites/redeem", { body })).status);
+      }
+      expect(statuses.slice(0, 50).every((s) => s === 404)).toBe(true);
+      expect(statuses.slice(50).every((s) => s === 400)).toBe(true);
       const limited = await api.post("/invites/redeem", { body: { token: "again" } });
       expect([limited.status, limited.body.error.code]).toEqual([429, "RATE_LIMITED"]);
       const retry = Number(limited.headers.get("retry-after"));

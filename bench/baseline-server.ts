@@ -19,7 +19,11 @@ async function main(): Promise<void> {
   const broker = new ServiceBroker(brokerOptions(config, { nodeID: `baseline-${os.hostname()}-${process.pid}` }));
   broker.createService({
     name: "api",
-    mixins: [gatewayMixin(config, tokens, [{ method: "GET", path: "/bench/constant", action: "bench.constant" }])],
+    mixins: [gatewayMixin(config, tokens, [
+      { method: "GET", path: "/health", action: "api.health", public: true },
+      { method: "GET", path: "/bench/constant", action: "bench.constant" },
+    ])],
+    actions: { health: { handler: () => ({ status: "ok" }) } },
   } as ServiceSchema);
   broker.createService({
     name: "bench",

@@ -4,33 +4,18 @@
  *   1. authenticated GET /vaults (a user with 5 vaults), 50 connections, 10 s, against the baseline
  *   2. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
+import { spawnServer, type ServerProcess } from "../test/helpers/process";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const REKEY_SIZES = (process.env.BENCH_REKEY_SIZES ?? "1000,10000").split(",").map(Number);
-
-interface Child {
-  proc: ChildProcess;
-  base: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
 /**
  * With taskset and two or more cores, the servers run on core 0 and this load generator on core 1,
@@ -47,23 +32,9 @@ function pinning(): { server: string[]; label: string } {
 }
 const PIN = pinning();
 
-/** Starts a server script on a free port and waits until it answers HTTP. */
-async function start(script: string, env: Record<string, string>): Promise<Child> {
-  const port = await freePort();
-  const [cmd, ...args] = [...PIN.server, process.execPath, path.join(__dirname, script)];
-  const proc = spawn(cmd!, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
-  const base = `http://127.0.0.1:${port}/api/v1`;
-  for (let i = 0; i < 200; i++) {
-    if (proc.exitCode !== null) throw new Error(`${script} exited with ${proc.exitCode}`);
-    try {
-      await fetch(`${base}/health`);
-      return { proc, base };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  proc.kill("SIGKILL");
-  throw new Error(`${script} did not start`);
+/** A server script of dist/, on a free port, pinned as above. */
+function start(script: string, env: Record<string, string>): Promise<ServerProcess> {
+  return spawnServer(env, { script: path.join(__dirname, script), prefix: PIN.server });
 }
 
 /** Peak resident set size of the server so far, from /proc (VmHWM), in MiB. */
@@ -99,7 +70,7 @@ async function main(): Promise<void> {
     JWT_SECRET: randomBytes(32).toString("base64"), // one secret: a token of the product works on the baseline
   };
   const product = await start("../bin/server.js", env);
-  let baseline: Child | undefined;
+  let baseline: ServerProcess | undefined;
   try {
     console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);
 
@@ -107,20 +78,20 @@ async function main(): Promise<void> {
     const keys = await newUserKeys();
     const bundle = registrationBundle(keys);
     const email = `bench-${randomUUID().slice(0, 8)}@example.test`;
-    await call("POST", `${product.base}/auth/register`, undefined, { email, ...bundle });
-    const login = await call("POST", `${product.base}/auth/login`, undefined, { email, authHash: bundle.authHash });
+    await call("POST", `${product.url}/auth/register`, undefined, { email, ...bundle });
+    const login = await call("POST", `${product.url}/auth/login`, undefined, { email, authHash: bundle.authHash });
     const token: string = login.accessToken;
     const vaultKey = randomBytes(32);
     const wrapped = wrapShared(vaultKey, bundle.publicKey);
     const vaultBody = { type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
-    for (let i = 0; i < 5; i++) await call("POST", `${product.base}/vaults`, token, { ...vaultBody, name: `vault ${i}` });
+    for (let i = 0; i < 5; i++) await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `vault ${i}` });
 
     // The baseline answers, as a constant, exactly what GET /vaults answers.
-    const constant = JSON.stringify(await call("GET", `${product.base}/vaults`, token));
+    const constant = JSON.stringify(await call("GET", `${product.url}/vaults`, token));
     baseline = await start("baseline-server.js", { ...env, DATA_DIR: path.join(dataDir, "baseline"), BENCH_CONSTANT: constant });
     console.log(`response: ${constant.length} bytes of JSON\n`);
-    const base = await load(`${baseline.base}/bench/constant`, token);
-    const vaults = await load(`${product.base}/vaults`, token);
+    const base = await load(`${baseline.url}/bench/constant`, token);
+    const vaults = await load(`${product.url}/vaults`, token);
     const ratio = vaults.rps / base.rps;
     console.log("| case | req/s | p50 ms | p99 ms | ÷ baseline |");
     console.log("|---|---|---|---|---|");
@@ -131,12 +102,12 @@ async function main(): Promise<void> {
     console.log("| rekey | items | body MiB | time ms | server peak RSS MiB |");
     console.log("|---|---|---|---|---|");
     for (const n of REKEY_SIZES) {
-      const created = await call("POST", `${product.base}/vaults`, token, { ...vaultBody, name: `rekey ${n}` });
+      const created = await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `rekey ${n}` });
       const vaultId: string = created.vaultId;
       const ids = Array.from({ length: n }, () => randomUUID());
       const payload = () => randomBytes(2048 - 28).toString("hex").slice(0, 2048 - 28); // ~2 KiB of ciphertext with IV and tag
       for (let i = 0; i < n; i += 50) {
-        await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${product.base}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
+        await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${product.url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
       }
       const newKey = randomBytes(32);
       const newWrap = wrapShared(newKey, bundle.publicKey);
@@ -146,15 +117,13 @@ async function main(): Promise<void> {
         keyVersion: 1,
       });
       const t0 = performance.now();
-      const res = await fetch(`${product.base}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+      const res = await fetch(`${product.url}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
       const ms = performance.now() - t0;
       if (res.status !== 204) throw new Error(`rekey of ${n}: ${res.status} ${await res.text()}`);
-      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.proc).toFixed(0)} |`);
+      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.child).toFixed(0)} |`);
     }
   } finally {
-    product.proc.kill("SIGTERM");
-    baseline?.proc.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 500));
+    await Promise.all([product.kill("SIGTERM"), baseline?.kill("SIGTERM")]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -40,7 +40,7 @@ describe("restart on the same DATA_DIR", () => {
     expect(refreshed.status).toBe(200);
 
     // One process owns the embedded store: a second one on the same DATA_DIR refuses to start.
-    await expect(spawnServer({ DATA_DIR: dataDir }, 20_000)).rejects.toThrow(/in use by another process/);
+    await expect(spawnServer({ DATA_DIR: dataDir }, { timeoutMs: 20_000 })).rejects.toThrow(/in use by another process/);
     expect((await api.get("/health")).status).toBe(200);
 
     // A clean stop (SIGTERM) ends the process with 0 and keeps everything too.

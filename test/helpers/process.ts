@@ -1,4 +1,4 @@
-/** The built server (dist/bin/server.js) as a real OS process. */
+/** A built server (by default dist/bin/server.js) as a real OS process, for the tests and the benchmark. */
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
@@ -32,9 +32,20 @@ export function killAllServers(): void {
   running.clear();
 }
 
-export async function spawnServer(env: Record<string, string>, timeoutMs = 15_000): Promise<ServerProcess> {
+export interface SpawnOptions {
+  /** The server script; the product's by default. */
+  script?: string;
+  /** A command to run node under, e.g. ["taskset", "-c", "0"]. */
+  prefix?: string[];
+  timeoutMs?: number;
+}
+
+/** Starts a server on a free port and waits until GET /api/v1/health answers 200. */
+export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ServerProcess> {
+  const { script = SERVER, prefix = [], timeoutMs = 15_000 } = opts;
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: port }, stdio: ["ignore", "pipe", "pipe"] });
+  const [cmd, ...args] = [...prefix, process.execPath, script];
+  const child = spawn(cmd!, args, { env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: port }, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.once("exit", () => running.delete(child));
   let out = "";

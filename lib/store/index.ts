@@ -2,9 +2,23 @@ import type { Config } from "../config";
 import type { Store } from "./port";
 import { SqlStore, sqliteOps } from "./sql/adapter";
 import { openSqlite } from "./sql/sqlite";
+import { isPostgresUnavailable, openPostgres, postgresOps } from "./sql/postgres";
+import { withUnavailableErrors } from "./unavailable";
 
-/** The store the settings ask for: the embedded SQLite store under DATA_DIR by default. */
-export async function openStore(config: Config): Promise<Store> {
+/**
+ * The store the settings ask for: PostgreSQL when DATABASE_URL is set, else the embedded SQLite
+ * store under DATA_DIR. `warn` hears about lost connections (never a URL or a secret).
+ */
+export async function openStore(config: Config, warn: (message: string) => void = () => undefined): Promise<Store> {
+  if (config.databaseUrl) {
+    const db = openPostgres(config.databaseUrl, { poolSize: config.pgPoolSize, onIdleError: warn });
+    try {
+      return withUnavailableErrors(await SqlStore.open(db, postgresOps), isPostgresUnavailable);
+    } catch (err) {
+      await db.destroy().catch(() => undefined);
+      throw err;
+    }
+  }
   return SqlStore.open(openSqlite(config.dataDir), sqliteOps);
 }
 

@@ -1,0 +1,61 @@
+/**
+ * The server engine: PostgreSQL through `pg`, behind Kysely's PostgresDialect, with a pool of
+ * connections. Row locks (`FOR UPDATE` / `FOR SHARE`) and an advisory lock hold across every
+ * process that shares the database.
+ */
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import type { EngineOps } from "./adapter";
+import type { Database } from "./schema";
+
+export interface PostgresOptions {
+  poolSize: number;
+  /** Told once per failure of an idle pooled connection (the pool replaces it). Never the URL. */
+  onIdleError?: (message: string) => void;
+}
+
+export function openPostgres(url: string, opts: PostgresOptions): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize,
+    // A request waits at most this long for a connection, then fails (503) instead of hanging.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    // Bounds a statement that would otherwise wait forever (a lost lock holder, a stuck server).
+    statement_timeout: 60_000,
+    application_name: "vault-service",
+  });
+  // Without a listener, an idle connection dropped by a server restart would crash the process.
+  pool.on("error", (err) => opts.onIdleError?.(`PostgreSQL connection lost: ${err.message}`));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** The advisory lock key that serializes registrations (any constant the schema owns). */
+const REGISTRATION_LOCK = 0x7661756c; // "vaul"
+
+export const postgresOps: EngineOps = {
+  name: "postgres",
+  async lockVault(trx, vaultId, mode) {
+    const q = trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId);
+    return (mode === "update" ? q.forUpdate() : q.forShare()).executeTakeFirst();
+  },
+  async lockRegistrations(trx) {
+    await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx);
+  },
+  isUniqueViolation(err) {
+    return (err as { code?: unknown })?.code === "23505";
+  },
+  // 3 parameters a row, far below PostgreSQL's 65,535 per statement.
+  batchRows: 500,
+};
+
+/** SQLSTATE classes and socket errors that mean "the database is not reachable right now". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/;
+const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+
+export function isPostgresUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e?.code === "string" && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_SOCKET.has(e.code))) return true;
+  const message = typeof e?.message === "string" ? e.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(message);
+}

@@ -1,0 +1,27 @@
+/**
+ * One rule for every adapter: when the database cannot be reached, a store call fails with
+ * AppError UNAVAILABLE (503, a generic body) instead of a driver error (500). The caller may retry.
+ */
+import { AppError } from "../errors";
+import type { Store } from "./port";
+
+export function withUnavailableErrors(store: Store, isUnavailable: (err: unknown) => boolean): Store {
+  const wrap = (err: unknown): never => {
+    if (!(err instanceof AppError) && isUnavailable(err)) throw new AppError("UNAVAILABLE", "The database is unavailable");
+    throw err;
+  };
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        try {
+          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return out instanceof Promise ? out.catch(wrap) : out;
+        } catch (err) {
+          return wrap(err);
+        }
+      };
+    },
+  });
+}

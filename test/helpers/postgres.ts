@@ -1,0 +1,37 @@
+/**
+ * Throwaway databases on the machine's PostgreSQL server (PG_ADMIN_URL, default the local server
+ * with trust auth): each test gets its own, dropped afterwards.
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `vault_test_${randomBytes(6).toString("hex")}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    // WITH (FORCE) ends sessions a killed test process may have left behind.
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}

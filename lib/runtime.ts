@@ -1,14 +1,18 @@
 /**
  * What the services of one process share: settings, the store, and the ports for tokens and
  * counters. Built once per process from the settings and handed to every service.
+ * Embedded by default; DATABASE_URL and REDIS_URL switch on PostgreSQL and Redis.
  */
 import { createHmac } from "node:crypto";
 import type { Config } from "./config";
 import { AccessTokens } from "./auth/access-tokens";
 import { loadOrCreateSecret } from "./auth/secrets";
 import { MemoryCounters, type Counters } from "./limits/counters";
+import { RedisCounters } from "./limits/redis-counters";
+import { connectRedis, type RedisLog } from "./redis";
 import { openStore, type Store } from "./store";
 import { MemoryInviteTokens, type InviteTokens } from "./tokens/invite-tokens";
+import { RedisInviteTokens } from "./tokens/redis-invite-tokens";
 
 export interface Runtime {
   config: Config;
@@ -21,11 +25,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config): Promise<Runtime> {
+export async function createRuntime(config: Config, log: RedisLog): Promise<Runtime> {
   const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir);
-  const store = await openStore(config);
-  const counters = new MemoryCounters();
-  const inviteTokens = new MemoryInviteTokens(store);
+  const store = await openStore(config, (m) => log.warn(m));
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
+  const counters = redis ? new RedisCounters(redis) : new MemoryCounters();
+  const inviteTokens = redis ? new RedisInviteTokens(store, redis) : new MemoryInviteTokens(store);
   const hmacKey = createHmac("sha256", secret).update("server-hmac-key").digest();
   return {
     config,
@@ -37,6 +42,7 @@ export async function createRuntime(config: Config): Promise<Runtime> {
     async close() {
       await inviteTokens.close();
       await counters.close();
+      await redis?.close();
       await store.close();
     },
   };

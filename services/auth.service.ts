@@ -132,6 +132,7 @@ export function authService(rt: Runtime): ServiceSchema {
             }
             try {
               user = await store.registerWithInvite(newUser, invite.inviteId, timestamp());
+              await inviteTokens.forget(invite.inviteId);
             } finally {
               await inviteTokens.release(tokenHash);
             }

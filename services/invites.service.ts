@@ -67,6 +67,7 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
           assertInviteManager(caller);
           await store.revokeInvite(invite.inviteId, caller.orgId, timestamp());
+          await inviteTokens.forget(invite.inviteId);
           if (invite.status === "pending") {
             emitDomainEvent(ctx, "invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           }

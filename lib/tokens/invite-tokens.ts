@@ -2,7 +2,7 @@
  * Invite-token lookup by hash and the one-shot lock taken while a token is being consumed.
  * The lock spares the database from a stampede of redemptions of one token; the database update
  * that marks the invite used stays conditional and is the source of truth.
- * In-process here; a Redis implementation serves several gateways.
+ * In-process here; `RedisInviteTokens` serves several nodes.
  */
 import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";
@@ -13,6 +13,8 @@ export interface InviteTokens {
   /** True for exactly one caller until `release` or `ttlMs` passes. */
   lockOnce(tokenHash: string, ttlMs: number): Promise<boolean>;
   release(tokenHash: string): Promise<void>;
+  /** Drops what is cached of an invite whose status changed (used, revoked). */
+  forget(inviteId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,10 @@ export class MemoryInviteTokens implements InviteTokens {
 
   async release(tokenHash: string): Promise<void> {
     this.locks.delete(tokenHash);
+  }
+
+  async forget(): Promise<void> {
+    // Nothing cached: every lookup reads the store.
   }
 
   async close(): Promise<void> {

@@ -13,7 +13,11 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     nodeID: `${os.hostname()}-${process.pid}`,
     logger: { type: "Console", options: { level: config.logLevel, formatter: "short", colors: false, moduleColors: false } },
     logLevel: config.logLevel,
-    transporter: null,
+    // One process by default; with TRANSPORTER each node talks to the others over NATS. NATS
+    // reconnects forever: while it is away calls fail (503) and succeed again once it is back.
+    transporter: config.transporter
+      ? { type: "NATS", options: { url: config.transporter, maxReconnectAttempts: -1, reconnectTimeWait: 500 } }
+      : null,
     // Every call has a deadline; none is retried, so a mutation never runs twice.
     requestTimeout: config.requestTimeoutMs,
     retryPolicy: { enabled: false },

@@ -42,6 +42,14 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace";
   /** scrypt cost N for stored auth hashes (`SCRYPT_COST`, power of two >= 16384). */
   scryptCost: number;
+  /** PostgreSQL connection URL (`DATABASE_URL`). Unset: the embedded SQLite store under DATA_DIR. */
+  databaseUrl: string | undefined;
+  /** Connections in this process's PostgreSQL pool (`PG_POOL_SIZE`). */
+  pgPoolSize: number;
+  /** Redis URL (`REDIS_URL`) for the invite-token lookup, one-shot locks and shared rate limits. Unset: in-process. */
+  redisUrl: string | undefined;
+  /** NATS URL (`TRANSPORTER`, e.g. nats://127.0.0.1:4222). Set: this process is one node of a split deployment. */
+  transporter: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -90,5 +98,27 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT", 30_000, 1000),
     logLevel,
     scryptCost,
+    databaseUrl: env.DATABASE_URL || undefined,
+    pgPoolSize: int(env, "PG_POOL_SIZE", 10, 1),
+    redisUrl: env.REDIS_URL || undefined,
+    transporter: env.TRANSPORTER || undefined,
   };
+}
+
+/**
+ * What a node of a split deployment (TRANSPORTER set) needs and the embedded default does not: a
+ * server database every node shares, and one signing key for all of them.
+ */
+export function checkSplitDeployment(config: Config): void {
+  if (!config.transporter) return;
+  if (!/^nats:\/\//.test(config.transporter)) {
+    throw new Error(`Setting TRANSPORTER must be a NATS URL like nats://127.0.0.1:4222, got "${config.transporter}"`);
+  }
+  if (!config.databaseUrl) {
+    throw new Error("A split deployment (TRANSPORTER is set) needs a server database shared by every node: set DATABASE_URL " +
+      "to a PostgreSQL URL. The embedded SQLite store serves one process only.");
+  }
+  if (!config.jwtSecret) {
+    throw new Error("A split deployment (TRANSPORTER is set) needs JWT_SECRET, the same on every node (base64 of >= 32 random bytes).");
+  }
 }

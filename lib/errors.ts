@@ -40,6 +40,7 @@ export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not
 export const forbidden = (message: string) => new AppError("FORBIDDEN", message);
 export const conflict = (message: string, field?: string) => new AppError("CONFLICT", message, field ? { field } : {});
 export const unauthorized = (message = "Authentication required") => new AppError("UNAUTHORIZED", message);
+export const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", "Request body too large");
 export const notRedeemable = (message = "The invite is expired, already used or revoked") => new AppError("INVITE_NOT_REDEEMABLE", message);
 
 export interface HttpError {
@@ -66,7 +67,7 @@ function leafField(path: unknown): string | undefined {
  */
 export function bodyError(err: unknown): AppError {
   const type = (err as { type?: unknown })?.type;
-  if (type === "entity.too.large") return new AppError("PAYLOAD_TOO_LARGE", "Request body too large");
+  if (type === "entity.too.large") return tooLarge();
   return new AppError("INVALID", "Request body is not valid JSON");
 }
 

@@ -6,7 +6,7 @@ import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { brokerOptions } from "../moleculer.config";
-import type { Config } from "./config";
+import { checkSplitDeployment, type Config } from "./config";
 import { createRuntime, type Runtime } from "./runtime";
 import { apiService } from "../services/api.service";
 import { authService } from "../services/auth.service";
@@ -43,11 +43,14 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   const unknown = names.filter((n) => !(n in SERVICES));
   if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
 
-  const runtime = await createRuntime(config);
+  checkSplitDeployment(config);
+  let runtime: Runtime | undefined;
   const broker = new ServiceBroker(brokerOptions(config, {
     ...opts.broker,
-    stopped: async () => runtime.close(),
+    stopped: async () => runtime?.close(),
   }));
+  const log = broker.getLogger("runtime");
+  runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) });
   for (const name of names) broker.createService(SERVICES[name]!(runtime));
   try {
     await broker.start();

@@ -8,14 +8,14 @@ import ApiGateway from "moleculer-web";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
 import type { AccessTokens } from "../lib/auth/access-tokens";
-import { AppError, bodyError, invalid, toHttpError, unauthorized } from "../lib/errors";
-import { isUuid } from "../lib/domain/encoding";
+import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
+import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, type RouteDef } from "../lib/http/routes";
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
-  $alias?: { action?: string };
+  $alias?: { action?: string; type?: string };
   $bodyError?: unknown;
   body?: unknown;
 };
@@ -37,23 +37,20 @@ function deferredJsonBody(limit: number) {
 }
 
 function aliasesOf(routes: readonly RouteDef[]): Record<string, string> {
-  return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.action]));
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.streamBody ? `stream:${r.action}` : r.action]));
 }
 
 export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[]): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
-  const route = (name: string, defs: readonly RouteDef[], limit: number) => ({
+  const route = (name: string, defs: readonly RouteDef[], parseJson: boolean) => ({
     name,
     path: API_PREFIX,
     mappingPolicy: "restrict",
     autoAliases: false,
     aliases: aliasesOf(defs),
     bodyParsers: false,
-    use: [deferredJsonBody(limit)],
+    // Streamed routes leave the body to their action; the others parse JSON here.
+    use: parseJson ? [deferredJsonBody(config.bodyLimitBytes)] : [],
     mergeParams: false,
     authentication: true,
     authorization: true,
@@ -68,8 +65,8 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       ip: config.host,
       path: "/",
       routes: [
-        route("api", routes.filter((r) => !r.largeBody), config.bodyLimitBytes),
-        route("api-large", routes.filter((r) => r.largeBody), config.rekeyBodyLimitBytes),
+        route("api", routes.filter((r) => !r.streamBody), true),
+        route("api-stream", routes.filter((r) => r.streamBody), false),
       ],
       log4XXResponses: false,
       logRequest: null,
@@ -108,18 +105,23 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
         return accessTokens.verify(match[1]!);
       },
 
-      /** After the token: body errors (400/413), malformed path ids (404), then the flat params the actions validate. */
-      async authorize(_ctx: Context, _route: unknown, req: Req) {
-        if (req.$bodyError) throw req.$bodyError;
+      /**
+       * After the token: body errors (400/413), malformed path ids (404), then the flat params the
+       * actions validate. A streamed body is the action's to read and check, in the same order.
+       */
+      async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
         const { body, query, params } = req.$params;
-        const ids: Record<string, string> = {};
-        for (const [name, value] of Object.entries(params ?? {})) {
-          if (!isUuid(value)) throw new AppError("NOT_FOUND", "Not found");
-          ids[name] = value.toLowerCase(); // case-insensitive on input, stored lower-case
+        if (req.$alias?.type === "stream") {
+          if (Number(req.headers["content-length"] ?? 0) > config.rekeyBodyLimitBytes) throw tooLarge();
+          ctx.meta.jsonBody = isJsonContentType(req.headers["content-type"]);
+          req.$params = { ...(params ?? {}) };
+          return;
         }
-        if (body !== undefined && !isPlainObject(body)) throw invalid("The request body must be a JSON object");
+        if (req.$bodyError) throw req.$bodyError;
+        const ids = checkPathIds(params);
+        const fields = bodyFields(body);
         // Body fields win over query fields; path parameters win over both.
-        req.$params = { ...(query ?? {}), ...(body ?? {}), ...ids };
+        req.$params = { ...(query ?? {}), ...fields, ...ids };
       },
     },
   } as unknown as ServiceSchema;

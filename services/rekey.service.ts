@@ -1,39 +1,56 @@
-/** The atomic, checked rekey (interface; contract section 5). */
-import type { Context, ServiceSchema } from "moleculer";
+/**
+ * The atomic, checked rekey (interface; contract section 5).
+ * Its body is streamed from the gateway (up to REKEY_BODY_LIMIT): a 10,000-item rekey is tens of
+ * MB, beyond one NATS message. The body is read here, then checked in the gateway's order.
+ */
+import { Errors, type Context, type ServiceSchema } from "moleculer";
+import type { Readable } from "node:stream";
 import { timestamp } from "../lib/domain/encoding";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
 import { emitDomainEvent } from "../lib/events";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { base64, pathId, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { base64, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { bodyFields, checkPathIds, readJsonStream } from "../lib/http/request-body";
+import { SafeValidator } from "../lib/http/validator";
 import type { RekeyInput } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
-export function rekeyService({ store }: Runtime): ServiceSchema {
+const REKEY_BODY = {
+  ...STRICT,
+  newKeys: {
+    type: "array",
+    min: 1,
+    items: { type: "object", strict: "remove", props: { userId: uuid, encryptedVaultKey: wrappedKey, wrapSignature: signature } },
+  },
+  items: {
+    type: "array",
+    items: {
+      type: "object",
+      strict: "remove",
+      props: { itemId: uuid, encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES), encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES) },
+    },
+  },
+  keyVersion: { type: "number", integer: true, positive: true, optional: true },
+};
+
+type Check = (value: unknown) => true | unknown[];
+
+export function rekeyService({ store, config }: Runtime): ServiceSchema {
+  const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
   return {
     name: "rekey",
     actions: {
       rekey: {
-        params: {
-          ...STRICT,
-          vaultId: pathId,
-          newKeys: {
-            type: "array",
-            min: 1,
-            items: { type: "object", strict: "remove", props: { userId: uuid, encryptedVaultKey: wrappedKey, wrapSignature: signature } },
-          },
-          items: {
-            type: "array",
-            items: {
-              type: "object",
-              strict: "remove",
-              props: { itemId: uuid, encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES), encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES) },
-            },
-          },
-          keyVersion: { type: "number", integer: true, positive: true, optional: true },
-        },
-        async handler(ctx: Context<RekeyInput & { vaultId: string }, RequestMeta>) {
+        params: { vaultId: { type: "string" } },
+        async handler(ctx: Context<{ vaultId: string }, RequestMeta>) {
           const caller = callerOf(ctx);
-          const { vaultId, newKeys, items, keyVersion } = ctx.params;
+          const stream = ctx.stream as Readable | null;
+          const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
+          const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
+          const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId!;
+          const verdict = checkBody(fields);
+          if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
+          const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
           items.forEach(assertItemSizes);
           await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion }, timestamp());
           emitDomainEvent(ctx, "vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });

@@ -9,6 +9,8 @@ export interface RequestMeta {
   user?: Caller | null;
   /** The client's address (the socket's, or the proxy's X-Forwarded-For when trusted). */
   clientIp?: string;
+  /** On streamed-body routes: whether the body is JSON by its content type (else it counts as no body). */
+  jsonBody?: boolean;
   $statusCode?: number;
   $location?: string;
 }

@@ -9,8 +9,11 @@ export interface RouteDef {
   path: string;
   action: string;
   public?: boolean;
-  /** Takes the large rekey body limit instead of the default 1 MiB. */
-  largeBody?: boolean;
+  /**
+   * The JSON body is streamed to the action, which reads it (up to the rekey body limit): it can be
+   * far larger than the 1 MiB of other routes and than one NATS message.
+   */
+  streamBody?: boolean;
 }
 
 export const API_PREFIX = "/api/v1";
@@ -40,7 +43,7 @@ export const ROUTES: readonly RouteDef[] = [
   { method: "PATCH", path: "/vaults/:vaultId/members/:userId", action: "members.changeRole" },
   { method: "DELETE", path: "/vaults/:vaultId/members/:userId", action: "members.remove" },
 
-  { method: "POST", path: "/vaults/:vaultId/rekey", action: "rekey.rekey", largeBody: true },
+  { method: "POST", path: "/vaults/:vaultId/rekey", action: "rekey.rekey", streamBody: true },
 
   { method: "GET", path: "/vaults/:vaultId/items", action: "items.list" },
   { method: "POST", path: "/vaults/:vaultId/items", action: "items.create" },

@@ -1,0 +1,61 @@
+/**
+ * Request parts the gateway and the streamed rekey route both check, in the contract's order:
+ * the body (400 not JSON, 413 too large), then path ids (404), then the fields (400).
+ */
+import type { Readable } from "node:stream";
+import { AppError, invalid, tooLarge } from "../errors";
+import { isUuid } from "../domain/encoding";
+
+/** JSON bodies are read for these content types, as body-parser's `json()` does; others count as no body. */
+export function isJsonContentType(contentType: unknown): boolean {
+  if (typeof contentType !== "string") return false;
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[^/]+\+json$/.test(type);
+}
+
+/** Path ids are UUIDs in any case, stored lower-case; a malformed one is a resource that does not exist. */
+export function checkPathIds(params: Record<string, unknown> | undefined): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (typeof value !== "string" || !isUuid(value)) throw new AppError("NOT_FOUND", "Not found");
+    ids[name] = value.toLowerCase();
+  }
+  return ids;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The body's fields: a JSON object, or nothing. */
+export function bodyFields(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (!isPlainObject(body)) throw invalid("The request body must be a JSON object");
+  return body;
+}
+
+/**
+ * Reads a streamed JSON body of at most `limit` bytes. Past the limit it stops reading and fails
+ * with 413; unreadable JSON is 400. The body's text is never part of an error.
+ */
+export async function readJsonStream(stream: Readable, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += buf.length;
+    if (size > limit) {
+      stream.destroy();
+      throw tooLarge();
+    }
+    chunks.push(buf);
+  }
+  if (size === 0) return undefined;
+  const text = Buffer.concat(chunks, size).toString("utf8");
+  if (!/^[\s\uFEFF]*[{[]/.test(text)) throw invalid("Request body is not valid JSON"); // strict, as body-parser's
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid("Request body is not valid JSON");
+  }
+}

@@ -6,10 +6,11 @@ import os from "node:os";
 import type { BrokerOptions } from "moleculer";
 import type { Config } from "./lib/config";
 import { SafeValidator } from "./lib/http/validator";
+import { largeResultsAsStreams } from "./lib/http/large-results";
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
-    namespace: "vault-service",
+    namespace: config.namespace,
     nodeID: `${os.hostname()}-${process.pid}`,
     logger: { type: "Console", options: { level: config.logLevel, formatter: "short", colors: false, moduleColors: false } },
     logLevel: config.logLevel,
@@ -24,6 +25,7 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // Stopping lets in-flight requests finish first.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
     validator: new SafeValidator(),
+    middlewares: [largeResultsAsStreams()],
     metrics: { enabled: false },
     tracing: { enabled: false },
     ...overrides,

@@ -48,6 +48,8 @@ export interface Config {
   pgPoolSize: number;
   /** Redis URL (`REDIS_URL`) for the invite-token lookup, one-shot locks and shared rate limits. Unset: in-process. */
   redisUrl: string | undefined;
+  /** Moleculer namespace (`NAMESPACE`): nodes meet only nodes of their namespace; also prefixes Redis keys. */
+  namespace: string;
   /** NATS URL (`TRANSPORTER`, e.g. nats://127.0.0.1:4222). Set: this process is one node of a split deployment. */
   transporter: string | undefined;
 }
@@ -67,6 +69,12 @@ function duration(env: Env, name: string, def: string): number {
   const ms = parseDuration(raw);
   if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${raw}"`);
   return ms;
+}
+
+function namespace(raw: string | undefined): string {
+  const ns = raw || "vault-service";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ns)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${ns}"`);
+  return ns;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -99,8 +107,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     scryptCost,
     databaseUrl: env.DATABASE_URL || undefined,
-    pgPoolSize: int(env, "PG_POOL_SIZE", 10, 1),
+    pgPoolSize: int(env, "PG_POOL_SIZE", 10, 2),
     redisUrl: env.REDIS_URL || undefined,
+    namespace: namespace(env.NAMESPACE),
     transporter: env.TRANSPORTER || undefined,
   };
 }

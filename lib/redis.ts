@@ -20,7 +20,7 @@ export interface RedisLog {
   info(message: string): void;
 }
 
-export async function connectRedis(url: string, log: RedisLog, prefix = "vault:"): Promise<RedisLink> {
+export async function connectRedis(url: string, log: RedisLog, prefix: string): Promise<RedisLink> {
   const client = new Redis(url, {
     keyPrefix: prefix,
     enableOfflineQueue: false,

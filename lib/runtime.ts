@@ -28,7 +28,7 @@ export interface Runtime {
 export async function createRuntime(config: Config, log: RedisLog): Promise<Runtime> {
   const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir);
   const store = await openStore(config, (m) => log.warn(m));
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
   const counters = redis ? new RedisCounters(redis) : new MemoryCounters();
   const inviteTokens = redis ? new RedisInviteTokens(store, redis) : new MemoryInviteTokens(store);
   const hmacKey = createHmac("sha256", secret).update("server-hmac-key").digest();

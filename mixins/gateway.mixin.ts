@@ -74,12 +74,15 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       logResponse: null,
       logResponseData: null,
       logRouteRegistration: "debug",
-      onError(this: { logger: { error(...a: unknown[]): void } }, req: Req, res: Res, err: unknown) {
+      onError(this: { logger: { error(...a: unknown[]): void; warn(...a: unknown[]): void } }, req: Req, res: Res, err: unknown) {
         const { status, body, retryAfterSec } = toHttpError(err);
         if (status >= 500) {
-          // Name and message only: no request body, token or driver data reaches the log.
+          // Name and message only: no request body, token or driver data reaches the log. A 503
+          // (a node, NATS or the database away for a while) is expected to pass: a warning.
           const e = err as { name?: string; message?: string };
-          this.logger.error(`${req.method} ${(req.url ?? "").split("?")[0]} failed: ${e?.name ?? "Error"}: ${e?.message ?? ""}`);
+          const line = `${req.method} ${(req.url ?? "").split("?")[0]} failed: ${e?.name ?? "Error"}: ${e?.message ?? ""}`;
+          if (status === 503) this.logger.warn(line);
+          else this.logger.error(line);
         }
         if (res.headersSent) return void res.end();
         res.setHeader("Content-Type", "application/json; charset=utf-8");

@@ -1,8 +1,18 @@
 /** The HTTP gateway under /api/v1: the routes of lib/http/routes.ts and nothing else. */
-import type { ServiceSchema } from "moleculer";
+import type { ServiceSchema, ServiceBroker } from "moleculer";
+import { AppError } from "../lib/errors";
 import { ROUTES } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { gatewayMixin } from "../mixins/gateway.mixin";
+
+/** Every action a route calls, but this gateway's own. */
+const ROUTED_ACTIONS = [...new Set(ROUTES.map((r) => r.action).filter((a) => !a.startsWith("api.")))];
+
+/** True when every routed action has a node to serve it (in a split deployment, some may not yet). */
+function canServe(broker: ServiceBroker): boolean {
+  const actions = (broker.registry as unknown as { actions: { isAvailable(name: string): boolean } }).actions;
+  return ROUTED_ACTIONS.every((name) => actions.isAvailable(name));
+}
 
 export function apiService({ config, accessTokens }: Runtime): ServiceSchema {
   return {
@@ -10,7 +20,8 @@ export function apiService({ config, accessTokens }: Runtime): ServiceSchema {
     mixins: [gatewayMixin(config, accessTokens, ROUTES)],
     actions: {
       health: {
-        handler() {
+        handler(this: { broker: ServiceBroker }) {
+          if (!canServe(this.broker)) throw new AppError("UNAVAILABLE", "Not every service is reachable yet");
           return { status: "ok" };
         },
       },

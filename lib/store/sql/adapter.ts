@@ -31,6 +31,8 @@ export interface EngineOps {
   isUniqueViolation(err: unknown): boolean;
   /** Rows per batched statement; bounded by the engine's parameter limit. */
   batchRows: number;
+  /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
+  whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
 }
 
 const VAULT_VIEW_COLUMNS = [
@@ -168,7 +170,7 @@ export class SqlStore implements Store {
 
   /** Applies pending migrations, then serves. */
   static async open(db: Kysely<Database>, engine: EngineOps): Promise<SqlStore> {
-    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+    const { error } = await engine.whileMigrating(db, () => new Migrator({ db, provider: migrationProvider }).migrateToLatest());
     if (error) throw error;
     return new SqlStore(db, engine);
   }
@@ -557,4 +559,6 @@ export const sqliteOps: EngineOps = {
     return err instanceof Error && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(err.message);
   },
   batchRows: 500,
+  // The file is opened in exclusive mode: no other process can be migrating it.
+  whileMigrating: (_db, migrate) => migrate(),
 };

@@ -15,6 +15,7 @@ export interface PostgresOptions {
 }
 
 export function openPostgres(url: string, opts: PostgresOptions): Kysely<Database> {
+  if (opts.poolSize < 2) throw new Error("Setting PG_POOL_SIZE must be at least 2");
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize,
@@ -30,8 +31,9 @@ export function openPostgres(url: string, opts: PostgresOptions): Kysely<Databas
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** The advisory lock key that serializes registrations (any constant the schema owns). */
+/** Advisory lock keys (any constants the schema owns). */
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
+const MIGRATION_LOCK = 0x7661756d;
 
 export const postgresOps: EngineOps = {
   name: "postgres",
@@ -47,6 +49,19 @@ export const postgresOps: EngineOps = {
   },
   // 3 parameters a row, far below PostgreSQL's 65,535 per statement.
   batchRows: 500,
+  async whileMigrating(db, migrate) {
+    // One pooled connection holds a session lock while the migrator works on others: nodes of a
+    // split deployment starting together migrate one after the other (the later ones find nothing
+    // to do) instead of racing to create the same tables.
+    return db.connection().execute(async (conn) => {
+      await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+      try {
+        return await migrate();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+      }
+    });
+  },
 };
 
 /** SQLSTATE classes and socket errors that mean "the database is not reachable right now". */

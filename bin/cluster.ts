@@ -1,0 +1,126 @@
+/**
+ * A local split deployment on the machine's PostgreSQL, Redis and NATS: one process per service
+ * and two gateways on two ports (PORT and PORT+1), behind nothing. `npm run cluster`.
+ *
+ * It creates the database if it is missing, shares one signing key (JWT_SECRET, else the one
+ * under DATA_DIR) with every node, restarts a node that dies, and on Ctrl-C or SIGTERM stops every
+ * node gracefully (in-flight requests finish) before it exits.
+ *
+ * Settings (defaults for this machine): TRANSPORTER=nats://127.0.0.1:4222,
+ * DATABASE_URL=postgres://postgres@127.0.0.1:5432/vault, REDIS_URL=redis://127.0.0.1:6379,
+ * PORT=3000, GATEWAYS=2, and every setting of the service (lib/config.ts), passed to each node.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import pg from "pg";
+import { loadConfig } from "../lib/config";
+import { loadOrCreateSecret } from "../lib/auth/secrets";
+import { SERVICES } from "../lib/node";
+
+const SERVER = path.join(__dirname, "server.js");
+const RESTART_DELAY_MS = 500;
+const STOP_TIMEOUT_MS = 15_000;
+
+interface Node {
+  name: string;
+  env: Record<string, string>;
+  child?: ChildProcess;
+}
+
+function log(message: string): void {
+  process.stdout.write(`[cluster] ${message}\n`);
+}
+
+/** Creates the database named in `url` when it does not exist (the server's own `postgres` database is used to ask). */
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return; // an unusual name: the operator creates it
+  const adminUrl = new URL(url);
+  adminUrl.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: adminUrl.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE "${name}"`);
+      log(`created database ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const env: Record<string, string | undefined> = {
+    TRANSPORTER: "nats://127.0.0.1:4222",
+    DATABASE_URL: "postgres://postgres@127.0.0.1:5432/vault",
+    REDIS_URL: "redis://127.0.0.1:6379",
+    ...process.env,
+  };
+  const config = loadConfig(env);
+  const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir).toString("base64");
+  await ensureDatabase(config.databaseUrl!);
+
+  const gateways = Number(env.GATEWAYS ?? 2);
+  const basePort = config.port || 3000;
+  const shared = { ...env, JWT_SECRET: secret } as Record<string, string>;
+  const nodes: Node[] = [
+    ...Object.keys(SERVICES).filter((s) => s !== "api").map((s) => ({ name: s, env: { ...shared, SERVICES: s } })),
+    ...Array.from({ length: gateways }, (_, i) => ({
+      name: `api-${basePort + i}`,
+      env: { ...shared, SERVICES: "api", PORT: String(basePort + i) },
+    })),
+  ];
+
+  let stopping = false;
+  const start = (node: Node): void => {
+    const child = spawn(process.execPath, [SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
+    node.child = child;
+    const prefix = (chunk: Buffer) => chunk.toString().split("\n").filter(Boolean).map((l) => `[${node.name}] ${l}\n`).join("");
+    child.stdout!.on("data", (d: Buffer) => process.stdout.write(prefix(d)));
+    child.stderr!.on("data", (d: Buffer) => process.stderr.write(prefix(d)));
+    log(`${node.name} started, pid ${child.pid}`);
+    child.once("exit", (code, signal) => {
+      if (stopping) return;
+      log(`${node.name} (pid ${child.pid}) exited (${signal ?? code}); restarting`);
+      setTimeout(() => !stopping && start(node), RESTART_DELAY_MS);
+    });
+  };
+  nodes.forEach(start);
+
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping ${nodes.length} nodes`);
+    await Promise.all(nodes.map((node) => new Promise<void>((resolve) => {
+      const child = node.child;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      child.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    })));
+    log("stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+
+  // Ready when every gateway says every service is reachable.
+  const urls = nodes.filter((n) => n.env.PORT).map((n) => `http://${config.host}:${n.env.PORT}/api/v1`);
+  for (;;) {
+    const ok = await Promise.all(urls.map((u) => fetch(`${u}/health`).then((r) => r.status === 200, () => false)));
+    if (ok.every(Boolean)) break;
+    if (stopping) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  log(`ready: ${urls.join(" ")}`);
+}
+
+main().catch((err: Error) => {
+  console.error(`Cluster failed to start: ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,177 @@
+/**
+ * The split deployment for real: every service its own OS process, two gateways, over the
+ * machine's NATS, on PostgreSQL and Redis. Requests alternate between the two gateways.
+ */
+import { randomUUID } from "node:crypto";
+import { ROUTES } from "../lib/http/routes";
+import { Api, invite, registerUser, rekeyBody, shareBody, sharedVault, sharedVaultBody, uniqueEmail, type TestUser } from "./helpers/client";
+import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
+import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
+
+jest.setTimeout(180_000);
+
+let cluster: Cluster;
+let gw: [Api, Api];
+let owner: TestUser;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  gw = [new Api(cluster.urls[0]!), new Api(cluster.urls[1]!)];
+  owner = await registerUser(gw[0]);
+});
+afterAll(async () => {
+  await cluster?.stop();
+  killAllClusters();
+});
+
+/** Runs `n` tasks at most `width` at a time. */
+async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out = new Array<T>(n);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) {
+      const i = next++;
+      out[i] = await task(i);
+    }
+  }));
+  return out;
+}
+
+test("every route of the interface works through both gateways", async () => {
+  const seen = new Set<string>();
+  // Each call names its route, and goes to the gateway after the previous one's.
+  let turn = 0;
+  const call = async (route: string, path: string, opts: Parameters<Api["call"]>[2] = {}) => {
+    seen.add(route);
+    const [method] = route.split(" ");
+    return gw[turn++ % 2]!.call(method!, path, opts);
+  };
+  const t = { token: owner.token };
+
+  expect((await call("GET /health", "/health")).body).toEqual({ status: "ok" });
+  const inv = (await call("POST /invites", "/invites", { ...t, body: { email: uniqueEmail("admin"), role: "admin" } })).body;
+  expect((await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.map((i: any) => i.id)).toContain(inv.inviteId);
+  const email = (await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.find((i: any) => i.id === inv.inviteId).email;
+  expect((await call("POST /invites/redeem", "/invites/redeem", { body: { token: inv.token } })).body).toMatchObject({ orgId: owner.orgId, role: "admin" });
+  expect((await call("GET /auth/prelogin", `/auth/prelogin?email=${encodeURIComponent(email)}`)).status).toBe(200);
+  const keys = await newUserKeys();
+  const bundle = registrationBundle(keys);
+  const reg = await call("POST /auth/register", "/auth/register", { body: { email, ...bundle, inviteToken: inv.token } });
+  expect(reg.status).toBe(201);
+  const login = await call("POST /auth/login", "/auth/login", { body: { email, authHash: bundle.authHash } });
+  expect(login.status).toBe(200);
+  const admin: TestUser = { ...reg.body, email, keys, bundle, token: login.body.accessToken, refreshToken: login.body.refreshToken };
+  const refreshed = await call("POST /auth/refresh", "/auth/refresh", { body: { refreshToken: admin.refreshToken } });
+  expect(refreshed.status).toBe(200);
+  expect((await call("POST /auth/logout", "/auth/logout", { token: admin.token, body: { refreshToken: refreshed.body.refreshToken } })).status).toBe(204);
+
+  expect((await call("GET /users/me", "/users/me", t)).body.userId).toBe(owner.userId);
+  expect((await call("GET /users/:userId/keys", `/users/${admin.userId}/keys`, t)).body.publicKey).toBe(bundle.publicKey);
+  expect((await call("GET /orgs/:orgId", `/orgs/${owner.orgId}`, t)).status).toBe(200);
+  expect((await call("GET /orgs/:orgId/members", `/orgs/${owner.orgId}/members`, t)).status).toBe(200);
+
+  const vaultKey = newVaultKey();
+  const created = await call("POST /vaults", "/vaults", { ...t, body: sharedVaultBody(vaultKey, owner) });
+  expect(created.status).toBe(201);
+  const v = `/vaults/${created.body.vaultId}`;
+  expect((await call("GET /vaults", "/vaults", t)).body.vaults.map((x: any) => x.vaultId)).toContain(created.body.vaultId);
+  expect((await call("GET /vaults/:vaultId", v, t)).body.keyVersion).toBe(1);
+  expect((await call("PATCH /vaults/:vaultId", v, { ...t, body: { name: "Renamed" } })).status).toBe(200);
+  expect((await call("POST /vaults/:vaultId/members", `${v}/members`, { ...t, body: shareBody(vaultKey, owner, admin, "member") })).status).toBe(204);
+  expect((await call("GET /vaults/:vaultId/members", `${v}/members`, t)).body.members).toHaveLength(2);
+  expect((await call("PATCH /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, { ...t, body: { role: "admin" } })).status).toBe(200);
+
+  const itemId = randomUUID();
+  expect((await call("POST /vaults/:vaultId/items", `${v}/items`, { ...t, body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw", "site") })).status).toBe(201);
+  expect((await call("GET /vaults/:vaultId/items", `${v}/items`, t)).body.items).toHaveLength(1);
+  expect(decryptItem(vaultKey, (await call("GET /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).body).data).toBe("pw");
+  expect((await call("PUT /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, { ...t, body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw2", "site") })).status).toBe(200);
+  expect((await call("DELETE /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, t)).body.rekeyRequired).toBe(true);
+  const newKey = newVaultKey();
+  const items = [encryptItem(newKey, created.body.vaultId, itemId, "pw2", "site")];
+  expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: rekeyBody(newKey, owner, [owner], items) })).status).toBe(204);
+  expect(decryptItem(newKey, (await gw[0].get(`${v}/items/${itemId}`, t)).body).data).toBe("pw2");
+  expect((await call("DELETE /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).status).toBe(204);
+  expect((await call("DELETE /vaults/:vaultId", v, t)).status).toBe(204);
+
+  const revocable = await invite(gw[1], owner);
+  expect((await call("DELETE /invites/:inviteId", `/invites/${revocable.inviteId}`, t)).status).toBe(204);
+  // The revoked invite is refused at once through either gateway (the cached lookup was dropped).
+  for (const api of gw) {
+    const res = await api.post("/invites/redeem", { body: { token: revocable.token } });
+    expect([res.status, res.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
+  }
+  expect([...seen].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+});
+
+test("a 10,000-item rekey crosses from the gateway to the rekey node, and every item opens with the new key", async () => {
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const v = `/vaults/${vaultId}`;
+  const pad = "x".repeat(2048);
+  await pool(10_000, 32, async (i) => {
+    const res = await gw[i % 2]!.post(`${v}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, randomUUID(), `${pad}${i}`, `item ${i}`) });
+    if (res.status !== 201) throw new Error(`item ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+  });
+  // About 30 MB of items: the list comes back from the items node as a stream.
+  const listed = await gw[1].get(`${v}/items`, { token: owner.token });
+  expect(listed.status).toBe(200);
+  expect(listed.body.items).toHaveLength(10_000);
+
+  const newKey = newVaultKey();
+  const items = listed.body.items.map((it: any) => {
+    const plain = decryptItem(vaultKey, it);
+    return encryptItem(newKey, vaultId, it.itemId, plain.data, plain.name);
+  });
+  const body = rekeyBody(newKey, owner, [owner], items);
+  expect(JSON.stringify(body).length).toBeGreaterThan(20 * 1024 * 1024);
+  const res = await gw[0].post(`${v}/rekey`, { token: owner.token, body });
+  expect(res.status).toBe(204);
+
+  const after = (await gw[1].get(`${v}/items`, { token: owner.token })).body.items;
+  expect(after).toHaveLength(10_000);
+  const texts = new Set(after.map((it: any) => decryptItem(newKey, it).data));
+  expect(texts.size).toBe(10_000);
+  expect((await gw[0].get(v, { token: owner.token })).body.keyVersion).toBe(2);
+});
+
+test("one invite token, twenty registrations spread over both gateways: exactly one account is created", async () => {
+  const inv = await invite(gw[0], owner);
+  const keys = await newUserKeys();
+  const bundle = registrationBundle(keys);
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    gw[i % 2]!.post("/auth/register", { body: { email: inv.email, ...bundle, inviteToken: inv.token } })));
+  const statuses = results.map((r) => r.status);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+  expect(statuses.every((s) => s === 201 || s === 400 || s === 409)).toBe(true);
+  const members = (await gw[1].get(`/orgs/${owner.orgId}/members`, { token: owner.token })).body.members;
+  expect(members.filter((m: any) => m.email === inv.email)).toHaveLength(1);
+  const again = await gw[1].post("/invites/redeem", { body: { token: inv.token } });
+  expect([again.status, again.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
+});
+
+test("two owners leaving at once through different gateways: one owner always stays", async () => {
+  const inv = await invite(gw[0], owner, "admin");
+  const second = await registerUser(gw[1], { inviteToken: inv.token, email: inv.email });
+  for (let round = 0; round < 10; round++) {
+    const { vaultId, vaultKey } = await sharedVault(gw[round % 2]!, owner);
+    const share = await gw[0].post(`/vaults/${vaultId}/members`, { token: owner.token, body: shareBody(vaultKey, owner, second, "member") });
+    expect(share.status).toBe(204);
+    expect((await gw[1].patch(`/vaults/${vaultId}/members/${second.userId}`, { token: owner.token, body: { role: "owner" } })).status).toBe(200);
+    const [a, b] = await Promise.all([
+      gw[0].delete(`/vaults/${vaultId}/members/${owner.userId}`, { token: owner.token }),
+      gw[1].delete(`/vaults/${vaultId}/members/${second.userId}`, { token: second.token }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 400]);
+    const stayer = a.status === 200 ? second : owner;
+    const members = (await gw[round % 2]!.get(`/vaults/${vaultId}/members`, { token: stayer.token })).body.members;
+    expect(members.map((m: any) => [m.userId, m.role])).toEqual([[stayer.userId, "owner"]]);
+  }
+});
+
+test("the gateways answer with generic bodies and nothing else: no ~node, no alias listing", async () => {
+  for (const path of ["/~node/options", "/~node/health", "/list-aliases", "/api/list-aliases"]) {
+    const res = await gw[0].get(path, { token: owner.token });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+  }
+});

@@ -1,0 +1,135 @@
+/**
+ * The local split deployment (dist/bin/cluster.js) as the tests' subject: one process per service
+ * and two gateways over the machine's NATS, on a throwaway PostgreSQL database and the machine's
+ * Redis, in a namespace of its own so that runs never meet.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { createTestDatabase, type TestDatabase } from "./postgres";
+import { tempDir } from "./server";
+
+const CLUSTER = path.resolve(__dirname, "../../dist/bin/cluster.js");
+export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface Cluster {
+  /** The gateways' API roots. */
+  urls: string[];
+  namespace: string;
+  database: TestDatabase;
+  /** The current pid of a node ("rekey", "api-<port>", ...); it changes when the node is restarted. */
+  pid(node: string): number;
+  output(): string;
+  /** Resolves when the cluster's output matches `re` (after `from`, an offset into the output). */
+  waitFor(re: RegExp, timeoutMs?: number, from?: number): Promise<RegExpMatchArray>;
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+export function killAllClusters(): void {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A port p with p and p+1 free, for the two gateways. */
+async function twoFreePorts(): Promise<number> {
+  for (;;) {
+    const p = 20_000 + Math.floor(Math.random() * 30_000);
+    if ((await portIsFree(p)) && (await portIsFree(p + 1))) return p;
+  }
+}
+
+export async function startCluster(env: Record<string, string> = {}, timeoutMs = 40_000): Promise<Cluster> {
+  const database = await createTestDatabase();
+  const port = await twoFreePorts();
+  const namespace = `test-${randomBytes(4).toString("hex")}`;
+  const dataDir = tempDir("vault-cluster-");
+  const child = spawn(process.execPath, [CLUSTER], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      ...env,
+      TRANSPORTER: NATS_URL,
+      DATABASE_URL: database.url,
+      REDIS_URL: REDIS_URL,
+      NAMESPACE: namespace,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let out = "";
+  const pids = new Map<string, number>();
+  const waiters = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const m of d.toString().matchAll(/\[cluster\] (\S+) started, pid (\d+)/g)) pids.set(m[1]!, Number(m[2]));
+    for (const w of waiters) w();
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => {
+    running.delete(child);
+    for (const w of waiters) w();
+    resolve();
+  }));
+
+  const waitFor = (re: RegExp, ms = 30_000, from = 0) => new Promise<RegExpMatchArray>((resolve, reject) => {
+    const check = () => {
+      const m = out.slice(from).match(re);
+      if (m) {
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(m);
+      } else if (child.exitCode !== null || child.signalCode !== null) {
+        waiters.delete(check);
+        clearTimeout(timer);
+        reject(new Error(`cluster exited before ${re}: ${out.slice(-4000)}`));
+      }
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`timed out waiting for ${re}: ${out.slice(-4000)}`));
+    }, ms);
+    waiters.add(check);
+    check();
+  });
+
+  try {
+    await waitFor(/\[cluster\] ready:/, timeoutMs);
+  } catch (err) {
+    child.kill("SIGKILL");
+    await exited;
+    await database.drop();
+    throw err;
+  }
+  return {
+    urls: [`http://127.0.0.1:${port}/api/v1`, `http://127.0.0.1:${port + 1}/api/v1`],
+    namespace,
+    database,
+    pid: (node) => pids.get(node) ?? 0,
+    output: () => out,
+    waitFor,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { largeResultsAsStreams } from "./lib/http/large-results";
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
     namespace: config.namespace,
-    nodeID: `${os.hostname()}-${process.pid}`,
+    nodeID: config.nodeId ?? `${os.hostname()}-${process.pid}`,
     logger: { type: "Console", options: { level: config.logLevel, formatter: "short", colors: false, moduleColors: false } },
     logLevel: config.logLevel,
     // One process by default; with TRANSPORTER each node talks to the others over NATS. NATS
@@ -19,6 +19,9 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     transporter: config.transporter
       ? { type: "NATS", options: { url: config.transporter, maxReconnectAttempts: -1, reconnectTimeWait: 500 } }
       : null,
+    // A node that vanished without saying goodbye (SIGKILL, a lost host) is dropped after 15 s.
+    heartbeatInterval: 5,
+    heartbeatTimeout: 15,
     // Every call has a deadline; none is retried, so a mutation never runs twice.
     requestTimeout: config.requestTimeoutMs,
     retryPolicy: { enabled: false },

@@ -11,6 +11,7 @@
  * PORT=3000, GATEWAYS=2, and every setting of the service (lib/config.ts), passed to each node.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { loadConfig } from "../lib/config";
@@ -71,7 +72,11 @@ async function main(): Promise<void> {
       name: `api-${basePort + i}`,
       env: { ...shared, SERVICES: "api", PORT: String(basePort + i) },
     })),
-  ];
+  ].map((node) => ({
+    ...node,
+    // Stable ids: a node restarted after a crash takes its place in the others' registries at once.
+    env: { ...node.env, NODE_ID: `${os.hostname()}-${config.namespace}-${node.name}` },
+  }));
 
   let stopping = false;
   const start = (node: Node): void => {

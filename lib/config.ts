@@ -50,6 +50,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Moleculer namespace (`NAMESPACE`): nodes meet only nodes of their namespace; also prefixes Redis keys. */
   namespace: string;
+  /** Moleculer node id (`NODE_ID`), default host-pid. A stable id lets a restarted node take its place at once. */
+  nodeId: string | undefined;
   /** NATS URL (`TRANSPORTER`, e.g. nats://127.0.0.1:4222). Set: this process is one node of a split deployment. */
   transporter: string | undefined;
 }
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgPoolSize: int(env, "PG_POOL_SIZE", 10, 2),
     redisUrl: env.REDIS_URL || undefined,
     namespace: namespace(env.NAMESPACE),
+    nodeId: env.NODE_ID || undefined,
     transporter: env.TRANSPORTER || undefined,
   };
 }

@@ -5,6 +5,9 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+    requests?: Array<{ setupRequest?: (req: { body?: string; [k: string]: unknown }) => unknown }>;
   }
   interface Histogram {
     average: number;

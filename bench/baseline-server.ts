@@ -2,7 +2,10 @@
  * The benchmark's baseline: the product's gateway configuration and authentication (the same
  * mixin, the same token verification) in front of one action that answers a constant (the
  * product's response, given by bench/run.ts in BENCH_CONSTANT).
- * Not a route of the product; started only by bench/run.ts.
+ * Not a route of the product; started only by the benchmark.
+ *
+ * BENCH_ROLE=gateway or constant runs one half, for the split baseline: the two processes meet
+ * over NATS (TRANSPORTER) like the product's gateway and services. Unset: both in one process.
  */
 import os from "node:os";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
@@ -14,23 +17,38 @@ import { gatewayMixin } from "../mixins/gateway.mixin";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const constant: unknown = JSON.parse(process.env.BENCH_CONSTANT ?? "{}");
+  const role = process.env.BENCH_ROLE ?? "both";
+  const read: unknown = JSON.parse(process.env.BENCH_CONSTANT ?? "{}");
+  const write: unknown = JSON.parse(process.env.BENCH_CONSTANT_WRITE ?? "{}");
   const tokens = new AccessTokens(loadOrCreateSecret(config.jwtSecret, config.dataDir), config.accessTokenTtlSec);
-  const broker = new ServiceBroker(brokerOptions(config, { nodeID: `baseline-${os.hostname()}-${process.pid}` }));
-  broker.createService({
-    name: "api",
-    mixins: [gatewayMixin(config, tokens, [
-      { method: "GET", path: "/health", action: "api.health", public: true },
-      { method: "GET", path: "/bench/constant", action: "bench.constant" },
-    ])],
-    actions: { health: { handler: () => ({ status: "ok" }) } },
-  } as ServiceSchema);
-  broker.createService({
-    name: "bench",
-    // The constant is the product's own GET /vaults answer (bench/run.ts passes it), so both
-    // servers send the same bytes and the ratio measures the work behind the gateway.
-    actions: { constant: { handler: () => constant } },
-  });
+  const broker = new ServiceBroker(brokerOptions(config, { nodeID: `baseline-${role}-${os.hostname()}-${process.pid}` }));
+  if (role !== "constant") {
+    broker.createService({
+      name: "api",
+      mixins: [gatewayMixin(config, tokens, [
+        { method: "GET", path: "/health", action: "api.health", public: true },
+        { method: "GET", path: "/bench/constant", action: "bench.constant" },
+        { method: "POST", path: "/bench/constant", action: "bench.constantWrite" },
+      ])],
+      actions: { health: { handler: () => ({ status: "ok" }) } },
+    } as ServiceSchema);
+  }
+  if (role !== "gateway") {
+    broker.createService({
+      name: "bench",
+      // The constants are the product's own answers (GET /vaults, an item create), so both
+      // servers send the same bytes and the ratio measures the work behind the gateway.
+      actions: {
+        constant: { handler: () => read },
+        constantWrite: {
+          handler(ctx) {
+            ctx.meta.$statusCode = 201;
+            return write;
+          },
+        },
+      },
+    });
+  }
   await broker.start();
 }
 

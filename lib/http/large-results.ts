@@ -2,8 +2,9 @@
  * Results that cross between nodes as streams when they are large. NATS caps one message at 1 MB
  * and Moleculer sends an ordinary result as one message; a vault's item list can be tens of MB.
  * A result for a caller on another node whose JSON exceeds `STREAM_RESULTS_OVER` bytes is sent as
- * a stream of that JSON (in 256 KiB chunks), which the gateway pipes to the client with the same
- * bytes and content type. Results for a caller in the same process are left alone: no limit
+ * a stream of that JSON in text chunks of 128 Ki characters (at most 384 KiB once escaped and
+ * encoded: Moleculer's JSON serializer would send a Buffer chunk as an array of numbers), which
+ * the gateway pipes to the client with the same bytes and content type. Results for a caller in the same process are left alone: no limit
  * applies there, and no extra serialization is paid.
  */
 import { Readable } from "node:stream";
@@ -19,15 +20,15 @@ export function largeResultsAsStreams(): Middleware {
         const result = await next(ctx);
         if (ctx.nodeID === ctx.broker.nodeID || ctx.nodeID == null) return result;
         if (result === null || typeof result !== "object" || result instanceof Readable || Buffer.isBuffer(result)) return result;
-        const json = Buffer.from(JSON.stringify(result));
+        const json = JSON.stringify(result);
         if (json.length <= STREAM_RESULTS_OVER) return result;
         (ctx.meta as { $responseType?: string }).$responseType = "application/json; charset=utf-8";
-        return Readable.from(chunks(json, 256 * 1024));
+        return Readable.from(chunks(json, 128 * 1024), { objectMode: false, encoding: "utf8" });
       };
     },
   } as unknown as Middleware;
 }
 
-function* chunks(buf: Buffer, size: number): Generator<Buffer> {
-  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+function* chunks(text: string, size: number): Generator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }

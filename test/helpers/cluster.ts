@@ -11,7 +11,8 @@ import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "./postgres";
 import { tempDir } from "./server";
 
-const CLUSTER = path.resolve(__dirname, "../../dist/bin/cluster.js");
+// From test/helpers (jest) or from dist/test/helpers (the compiled benchmark).
+const CLUSTER = [path.resolve(__dirname, "../../bin/cluster.js"), path.resolve(__dirname, "../../dist/bin/cluster.js")].find((f) => fs.existsSync(f))!;
 export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -51,12 +52,20 @@ async function twoFreePorts(): Promise<number> {
   }
 }
 
-export async function startCluster(env: Record<string, string> = {}, timeoutMs = 40_000): Promise<Cluster> {
+export interface ClusterOptions {
+  timeoutMs?: number;
+  /** A command to run the cluster under, e.g. ["taskset", "-c", "0"] (its nodes inherit it). */
+  prefix?: string[];
+}
+
+export async function startCluster(env: Record<string, string> = {}, opts: ClusterOptions = {}): Promise<Cluster> {
+  const { timeoutMs = 40_000, prefix = [] } = opts;
   const database = await createTestDatabase();
   const port = await twoFreePorts();
   const namespace = `test-${randomBytes(4).toString("hex")}`;
   const dataDir = tempDir("vault-cluster-");
-  const child = spawn(process.execPath, [CLUSTER], {
+  const [cmd, ...args] = [...prefix, process.execPath, CLUSTER];
+  const child = spawn(cmd!, args, {
     env: {
       ...process.env,
       LOG_LEVEL: "warn",

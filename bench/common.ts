@@ -1,0 +1,51 @@
+/** What both parts of the benchmark share: pinning, load generation, HTTP calls, peak RSS. */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import autocannon from "autocannon";
+
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+export const REKEY_SIZES = (process.env.BENCH_REKEY_SIZES ?? "1000,10000").split(",").map(Number);
+
+/**
+ * With taskset and two or more cores, the servers run on core 0 and this load generator on core 1,
+ * so the ratio compares server work rather than how the scheduler shares two cores.
+ */
+function pinning(): { server: string[]; label: string } {
+  if (os.cpus().length < 2) return { server: [], label: "not pinned (one core)" };
+  try {
+    execFileSync("taskset", ["-cp", "1", String(process.pid)], { stdio: "ignore" });
+    return { server: ["taskset", "-c", "0"], label: "servers pinned to core 0, load generator to core 1" };
+  } catch {
+    return { server: [], label: "not pinned (no taskset)" };
+  }
+}
+export const PIN = pinning();
+
+/** Peak resident set size of the server so far, from /proc (VmHWM), in MiB. */
+export function peakRssMiB(pid: number): number {
+  // Under taskset the child is taskset's exec of node: the same pid.
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+export async function call(method: string, url: string, token: string | undefined, body?: unknown): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function load(url: string, token: string, extra: Partial<Parameters<typeof autocannon>[0]> = {}) {
+  const headers = { authorization: `Bearer ${token}` };
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers, ...extra }); // warm-up
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers, ...extra });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+

@@ -1,0 +1,83 @@
+/**
+ * The product on its embedded default (one process, SQLite) against a baseline in another process:
+ *   1. authenticated GET /vaults (a user with 5 vaults) against the baseline
+ *   2. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
+import { spawnServer, type ServerProcess } from "../test/helpers/process";
+import { call, load, peakRssMiB, PIN, REKEY_SIZES } from "./common";
+
+/** A server script of dist/, on a free port, pinned. */
+function start(script: string, env: Record<string, string>): Promise<ServerProcess> {
+  return spawnServer(env, { script: path.join(__dirname, script), prefix: PIN.server });
+}
+
+export async function singleProcess(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vault-bench-"));
+  const env = {
+    DATA_DIR: dataDir, LOG_LEVEL: "warn", REGISTRATION_MODE: "open",
+    JWT_SECRET: randomBytes(32).toString("base64"), // one secret: a token of the product works on the baseline
+  };
+  const product = await start("../bin/server.js", env);
+  let baseline: ServerProcess | undefined;
+  try {
+    console.log("## Single process, embedded store (SQLite)\n");
+
+    // A user with 5 shared vaults.
+    const keys = await newUserKeys();
+    const bundle = registrationBundle(keys);
+    const email = `bench-${randomUUID().slice(0, 8)}@example.test`;
+    await call("POST", `${product.url}/auth/register`, undefined, { email, ...bundle });
+    const login = await call("POST", `${product.url}/auth/login`, undefined, { email, authHash: bundle.authHash });
+    const token: string = login.accessToken;
+    const vaultKey = randomBytes(32);
+    const wrapped = wrapShared(vaultKey, bundle.publicKey);
+    const vaultBody = { type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
+    for (let i = 0; i < 5; i++) await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `vault ${i}` });
+
+    // The baseline answers, as a constant, exactly what GET /vaults answers.
+    const constant = JSON.stringify(await call("GET", `${product.url}/vaults`, token));
+    baseline = await start("baseline-server.js", { ...env, DATA_DIR: path.join(dataDir, "baseline"), BENCH_CONSTANT: constant });
+    console.log(`response: ${constant.length} bytes of JSON\n`);
+    const base = await load(`${baseline.url}/bench/constant`, token);
+    const vaults = await load(`${product.url}/vaults`, token);
+    const ratio = vaults.rps / base.rps;
+    console.log("| case | req/s | p50 ms | p99 ms | ÷ baseline |");
+    console.log("|---|---|---|---|---|");
+    console.log(`| baseline: gateway + JWT + constant action, same response | ${base.rps.toFixed(0)} | ${base.p50} | ${base.p99} | 1.00 |`);
+    console.log(`| GET /vaults (5 vaults) | ${vaults.rps.toFixed(0)} | ${vaults.p50} | ${vaults.p99} | ${ratio.toFixed(2)} |`);
+    console.log(`\ntarget: GET /vaults >= 0.50 of baseline -> ${ratio >= 0.5 ? "met" : "MISSED"}; p99 <= 15 ms -> ${vaults.p99 <= 15 ? "met" : "MISSED"}\n`);
+
+    console.log("| rekey | items | body MiB | time ms | server peak RSS MiB |");
+    console.log("|---|---|---|---|---|");
+    for (const n of REKEY_SIZES) {
+      const created = await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `rekey ${n}` });
+      const vaultId: string = created.vaultId;
+      const ids = Array.from({ length: n }, () => randomUUID());
+      const payload = () => randomBytes(2048 - 28).toString("hex").slice(0, 2048 - 28); // ~2 KiB of ciphertext with IV and tag
+      for (let i = 0; i < n; i += 50) {
+        await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${product.url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
+      }
+      const newKey = randomBytes(32);
+      const newWrap = wrapShared(newKey, bundle.publicKey);
+      const body = JSON.stringify({
+        newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
+        items: ids.map((id) => encryptItem(newKey, vaultId, id, payload(), "site")),
+        keyVersion: 1,
+      });
+      const t0 = performance.now();
+      const res = await fetch(`${product.url}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+      const ms = performance.now() - t0;
+      if (res.status !== 204) throw new Error(`rekey of ${n}: ${res.status} ${await res.text()}`);
+      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.child.pid!).toFixed(0)} |`);
+    }
+  } finally {
+    await Promise.all([product.kill("SIGTERM"), baseline?.kill("SIGTERM")]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+

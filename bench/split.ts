@@ -1,0 +1,109 @@
+/**
+ * The split deployment (dist/bin/cluster.js: one process per service and a gateway, over NATS, on
+ * PostgreSQL and Redis) against a baseline split the same way: the product's gateway mixin and
+ * token check in one process, an action answering a constant in another, over the same NATS.
+ *   1. authenticated GET /vaults (a user with 5 vaults) and item create, each against the baseline
+ *   2. rekey of 10,000 items of about 2 KiB across nodes: time and peak RSS of every process
+ * PostgreSQL, Redis and NATS are the machine's, not pinned; the benchmark's processes are.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import path from "node:path";
+import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
+import { NATS_URL, startCluster } from "../test/helpers/cluster";
+import { spawnServer, type ServerProcess } from "../test/helpers/process";
+import { call, load, peakRssMiB, PIN } from "./common";
+
+const BASELINE = path.join(__dirname, "baseline-server.js");
+const REKEY_ITEMS = Number(process.env.BENCH_SPLIT_REKEY_ITEMS ?? 10_000);
+
+async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fn().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function splitDeployment(): Promise<void> {
+  console.log("## Split deployment: a process per service over NATS, PostgreSQL, Redis\n");
+  const jwtSecret = randomBytes(32).toString("base64");
+  const cluster = await startCluster({ REGISTRATION_MODE: "open", GATEWAYS: "1", JWT_SECRET: jwtSecret, LOG_LEVEL: "warn" }, { prefix: PIN.server });
+  let constantNode: ChildProcess | undefined;
+  let gateway: ServerProcess | undefined;
+  try {
+    const url = cluster.urls[0]!;
+    const keys = await newUserKeys();
+    const bundle = registrationBundle(keys);
+    const email = `bench-${randomUUID().slice(0, 8)}@example.test`;
+    await call("POST", `${url}/auth/register`, undefined, { email, ...bundle });
+    const login = await call("POST", `${url}/auth/login`, undefined, { email, authHash: bundle.authHash });
+    const token: string = login.accessToken;
+    const vaultKey = randomBytes(32);
+    const wrapped = wrapShared(vaultKey, bundle.publicKey);
+    const vaultBody = { type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
+    const vaults: string[] = [];
+    for (let i = 0; i < 5; i++) vaults.push((await call("POST", `${url}/vaults`, token, { ...vaultBody, name: `vault ${i}` })).vaultId);
+    const read = JSON.stringify(await call("GET", `${url}/vaults`, token));
+    const itemBody = (itemId: string) => JSON.stringify(encryptItem(vaultKey, vaults[0]!, itemId, "correct horse battery staple", "example.com"));
+    const write = JSON.stringify(await call("POST", `${url}/vaults/${vaults[0]}/items`, token, JSON.parse(itemBody(randomUUID()))));
+
+    // The baseline: gateway and constant in two processes, in a namespace of their own.
+    const env = {
+      LOG_LEVEL: "warn", TRANSPORTER: NATS_URL, NAMESPACE: `bench-${randomBytes(4).toString("hex")}`, JWT_SECRET: jwtSecret,
+      BENCH_CONSTANT: read, BENCH_CONSTANT_WRITE: write,
+    };
+    const [cmd, ...args] = [...PIN.server, process.execPath, BASELINE];
+    constantNode = spawn(cmd!, args, { env: { ...process.env, ...env, BENCH_ROLE: "constant" }, stdio: "ignore" });
+    gateway = await spawnServer({ ...env, BENCH_ROLE: "gateway" }, { script: BASELINE, prefix: PIN.server });
+    const base = gateway.url;
+    await until("the baseline's constant node", async () => (await fetch(`${base}/bench/constant`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+
+    console.log(`responses: GET ${read.length} bytes, item create ${write.length} bytes\n`);
+    const newItem = { setupRequest: (req: { body?: string }) => ({ ...req, body: itemBody(randomUUID()) }) };
+    const post = { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, requests: [newItem] };
+    const baseRead = await load(`${base}/bench/constant`, token);
+    const vaultsRead = await load(`${url}/vaults`, token);
+    const baseWrite = await load(`${base}/bench/constant`, token, post);
+    const itemWrite = await load(`${url}/vaults/${vaults[1]}/items`, token, post);
+    const row = (name: string, r: { rps: number; p50: number; p99: number }, b: { rps: number }) =>
+      console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / b.rps).toFixed(2)} |`);
+    console.log("| case | req/s | p50 ms | p99 ms | ÷ its baseline |");
+    console.log("|---|---|---|---|---|");
+    row("baseline: gateway + JWT, constant action in another process over NATS (GET)", baseRead, baseRead);
+    row("GET /vaults (5 vaults)", vaultsRead, baseRead);
+    row("baseline: the same, POST with an item body", baseWrite, baseWrite);
+    row("POST /vaults/:id/items", itemWrite, baseWrite);
+    const ratio = vaultsRead.rps / baseRead.rps;
+    console.log(`\ntarget: GET /vaults >= 0.50 of the cross-process baseline -> ${ratio >= 0.5 ? "met" : "MISSED"} (${ratio.toFixed(2)})\n`);
+
+    // Rekey across nodes: the gateway streams the body to the rekey node.
+    const vaultId: string = (await call("POST", `${url}/vaults`, token, { ...vaultBody, name: "rekey" })).vaultId;
+    const ids = Array.from({ length: REKEY_ITEMS }, () => randomUUID());
+    const payload = () => randomBytes(2048 - 28).toString("hex").slice(0, 2048 - 28);
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
+    }
+    const newWrap = wrapShared(randomBytes(32), bundle.publicKey);
+    const body = JSON.stringify({
+      newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
+      items: ids.map((id) => encryptItem(randomBytes(32), vaultId, id, payload(), "site")),
+      keyVersion: 1,
+    });
+    const t0 = performance.now();
+    const res = await fetch(`${url}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+    const ms = performance.now() - t0;
+    if (res.status !== 204) throw new Error(`rekey: ${res.status} ${await res.text()}`);
+    console.log(`rekey of ${REKEY_ITEMS} items (${(body.length / 1048576).toFixed(1)} MiB) across nodes: ${ms.toFixed(0)} ms; target <= 4000 ms -> ${ms <= 4000 ? "met" : "MISSED"}\n`);
+    console.log("| process | peak RSS MiB |");
+    console.log("|---|---|");
+    for (const node of ["api-" + new URL(url).port, "auth", "users", "orgs", "vaults", "members", "rekey", "items", "invites"]) {
+      console.log(`| ${node} | ${peakRssMiB(cluster.pid(node)).toFixed(0)} |`);
+    }
+    console.log("");
+  } finally {
+    constantNode?.kill("SIGTERM");
+    await gateway?.kill("SIGTERM");
+    await cluster.stop();
+  }
+}

@@ -85,6 +85,12 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
           else this.logger.error(line);
         }
         if (res.headersSent) return void res.end();
+        if (!req.complete) {
+          // Refused before its body was read (413 on the announced size, 401 first): discard the
+          // rest and close afterwards, so that the client reads this answer rather than a reset.
+          res.setHeader("Connection", "close");
+          req.resume();
+        }
         res.setHeader("Content-Type", "application/json; charset=utf-8");
         if (retryAfterSec !== undefined) res.setHeader("Retry-After", String(retryAfterSec));
         res.writeHead(status);

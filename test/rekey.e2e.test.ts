@@ -135,3 +135,52 @@ describe("rekey", () => {
     expect(ok.status).toBe(204);
   });
 });
+
+describe("the rekey's streamed body", () => {
+  let server: TestServer;
+  let api: Api;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ REKEY_BODY_LIMIT: String(1024 * 1024) });
+    api = new Api(server.url);
+    owner = (await newOrg(api)).owner;
+  });
+  afterAll(() => server.stop());
+
+  const post = (vaultId: string, body: string | ReadableStream, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> =>
+    fetch(`${server.url}/vaults/${vaultId}/rekey`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json", ...headers },
+      body,
+      duplex: "half",
+    } as RequestInit).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  test("over REKEY_BODY_LIMIT is 413, whether the size is announced or the body is chunked", async () => {
+    const { vaultId } = await sharedVault(api, owner);
+    const big = JSON.stringify({ newKeys: [], items: [], pad: "x".repeat(1024 * 1024 + 10) });
+    expect(await post(vaultId, big)).toEqual({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } } });
+    // No Content-Length: the action stops reading at the limit.
+    const chunked = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode(i === 0 ? '{"pad":"' : "y".repeat(64 * 1024)));
+        c.close();
+      },
+    });
+    expect(await post(vaultId, chunked)).toEqual({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } } });
+    // The vault is untouched and the server still serves.
+    expect((await api.get(`/vaults/${vaultId}`, { token: owner.token })).body.keyVersion).toBe(1);
+  });
+
+  test("in the contract's order: bad JSON 400, then a malformed path id 404, then fields 400", async () => {
+    const { vaultId } = await sharedVault(api, owner);
+    expect((await post("not-a-uuid", "{bad")).body.error.code).toBe("INVALID");
+    expect((await post("not-a-uuid", "{}")).status).toBe(404);
+    const missing = await post(vaultId, "{}");
+    expect([missing.status, missing.body.error.code, missing.body.error.field]).toEqual([400, "INVALID", "newKeys"]);
+    const notJson = await post(vaultId, JSON.stringify(rekeyBody(newVaultKey(), owner, [owner], [])), { "content-type": "text/plain" });
+    expect([notJson.status, notJson.body.error.code]).toEqual([400, "INVALID"]);
+    const array = await post(vaultId, "[]");
+    expect([array.status, array.body.error.code]).toEqual([400, "INVALID"]);
+  });
+});

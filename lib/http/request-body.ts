@@ -35,23 +35,41 @@ export function bodyFields(body: unknown): Record<string, unknown> {
 }
 
 /**
- * Reads a streamed JSON body of at most `limit` bytes. Past the limit it stops reading and fails
- * with 413; unreadable JSON is 400. The body's text is never part of an error.
+ * Reads a streamed JSON body of at most `limit` bytes. Past the limit it fails with 413 at once and
+ * discards the rest (so the client still gets the answer, not a reset); unreadable JSON is 400.
+ * The body's text is never part of an error.
  */
-export async function readJsonStream(stream: Readable, limit: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buf.length;
-    if (size > limit) {
-      stream.destroy();
-      throw tooLarge();
-    }
-    chunks.push(buf);
-  }
-  if (size === 0) return undefined;
-  const text = Buffer.concat(chunks, size).toString("utf8");
+export function readJsonStream(stream: Readable, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    stream.on("data", (chunk: Buffer | string) => {
+      if (over) return;
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buf.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(buf);
+    });
+    stream.once("error", (err) => reject(over ? tooLarge() : err));
+    stream.once("end", () => {
+      if (over) return;
+      try {
+        resolve(parseJson(Buffer.concat(chunks, size).toString("utf8")));
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
   if (!/^[\s\uFEFF]*[{[]/.test(text)) throw invalid("Request body is not valid JSON"); // strict, as body-parser's
   try {
     return JSON.parse(text) as unknown;

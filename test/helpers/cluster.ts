@@ -44,10 +44,14 @@ async function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port p with p and p+1 free, for the two gateways. */
+/**
+ * A port p with p and p+1 free, for the two gateways. Below Linux's ephemeral range (32768 and
+ * up), where outgoing connections to PostgreSQL, Redis and NATS could take it between the check
+ * and the gateway's listen.
+ */
 async function twoFreePorts(): Promise<number> {
   for (;;) {
-    const p = 20_000 + Math.floor(Math.random() * 30_000);
+    const p = 20_000 + Math.floor(Math.random() * 12_000);
     if ((await portIsFree(p)) && (await portIsFree(p + 1))) return p;
   }
 }

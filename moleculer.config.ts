@@ -28,7 +28,8 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // Stopping lets in-flight requests finish first.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
     validator: new SafeValidator(),
-    middlewares: [largeResultsAsStreams()],
+    // Only between nodes: NATS's 1 MB message cap does not apply to calls inside one process.
+    middlewares: config.transporter ? [largeResultsAsStreams()] : [],
     metrics: { enabled: false },
     tracing: { enabled: false },
     ...overrides,

@@ -43,9 +43,16 @@ export async function call(method: string, url: string, token: string | undefine
 
 export async function load(url: string, token: string, extra: Partial<Parameters<typeof autocannon>[0]> = {}) {
   const headers = { authorization: `Bearer ${token}` };
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers, ...extra }); // warm-up
+  const warm = await autocannon({ url, connections: CONNECTIONS, duration: 2, headers, ...extra });
   const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers, ...extra });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: warm.requests.total + r.requests.total };
 }
 
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}

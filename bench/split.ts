@@ -12,7 +12,7 @@ import path from "node:path";
 import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
 import { NATS_URL, startCluster } from "../test/helpers/cluster";
 import { spawnServer, type ServerProcess } from "../test/helpers/process";
-import { call, load, peakRssMiB, PIN } from "./common";
+import { call, cpuMs, load, peakRssMiB, PIN } from "./common";
 
 const BASELINE = path.join(__dirname, "baseline-server.js");
 const REKEY_ITEMS = Number(process.env.BENCH_SPLIT_REKEY_ITEMS ?? 10_000);
@@ -62,8 +62,16 @@ export async function splitDeployment(): Promise<void> {
     console.log(`responses: GET ${read.length} bytes, item create ${write.length} bytes\n`);
     const newItem = { setupRequest: (req: { body?: string }) => ({ ...req, body: itemBody(randomUUID()) }) };
     const post = { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, requests: [newItem] };
-    const baseRead = await load(`${base}/bench/constant`, token);
-    const vaultsRead = await load(`${url}/vaults`, token);
+    // CPU per request of each process that serves a load: where the time goes.
+    const gatewayNode = "api-" + new URL(url).port;
+    const measured = async <T extends { requests: number }>(pids: Record<string, number>, run: () => Promise<T>) => {
+      const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+      const r = await run();
+      const perRequest = Object.entries(pids).map(([k, pid]) => `${k} ${((cpuMs(pid) - before[k]!) * 1000 / r.requests).toFixed(0)} µs`);
+      return { ...r, cpu: perRequest.join(", ") };
+    };
+    const baseRead = await measured({ gateway: gateway.child.pid!, constant: constantNode.pid! }, () => load(`${base}/bench/constant`, token));
+    const vaultsRead = await measured({ gateway: cluster.pid(gatewayNode), vaults: cluster.pid("vaults") }, () => load(`${url}/vaults`, token));
     const baseWrite = await load(`${base}/bench/constant`, token, post);
     const itemWrite = await load(`${url}/vaults/${vaults[1]}/items`, token, post);
     const row = (name: string, r: { rps: number; p50: number; p99: number }, b: { rps: number }) =>
@@ -74,6 +82,7 @@ export async function splitDeployment(): Promise<void> {
     row("GET /vaults (5 vaults)", vaultsRead, baseRead);
     row("baseline: the same, POST with an item body", baseWrite, baseWrite);
     row("POST /vaults/:id/items", itemWrite, baseWrite);
+    console.log(`\nCPU per request (warm-up and run): baseline ${baseRead.cpu}; GET /vaults ${vaultsRead.cpu}`);
     const ratio = vaultsRead.rps / baseRead.rps;
     console.log(`\ntarget: GET /vaults >= 0.50 of the cross-process baseline -> ${ratio >= 0.5 ? "met" : "MISSED"} (${ratio.toFixed(2)})\n`);
 
@@ -97,7 +106,7 @@ export async function splitDeployment(): Promise<void> {
     console.log(`rekey of ${REKEY_ITEMS} items (${(body.length / 1048576).toFixed(1)} MiB) across nodes: ${ms.toFixed(0)} ms; target <= 4000 ms -> ${ms <= 4000 ? "met" : "MISSED"}\n`);
     console.log("| process | peak RSS MiB |");
     console.log("|---|---|");
-    for (const node of ["api-" + new URL(url).port, "auth", "users", "orgs", "vaults", "members", "rekey", "items", "invites"]) {
+    for (const node of [gatewayNode, "auth", "users", "orgs", "vaults", "members", "rekey", "items", "invites"]) {
       console.log(`| ${node} | ${peakRssMiB(cluster.pid(node)).toFixed(0)} |`);
     }
     console.log("");

@@ -63,6 +63,32 @@ function traffic(token: string, vaultId: string, vaultKey: Buffer) {
   };
 }
 
+const ok = (status: number) => status === 200 || status === 201;
+
+/**
+ * Stops a machine service for `downMs` under steady traffic, starts it again, and waits until the
+ * traffic succeeds again on both gateways: every status seen, and when the service went down.
+ */
+async function outageUnderTraffic(service: { stop(): Promise<void>; start(): Promise<void> }, downMs: number, vaultId: string, vaultKey: Buffer) {
+  const load = traffic(owner.token, vaultId, vaultKey);
+  await sleep(1_000);
+  let downAt = 0, upAt = 0;
+  try {
+    await service.stop();
+    downAt = Date.now();
+    await sleep(downMs);
+  } finally {
+    await service.start();
+    upAt = Date.now();
+  }
+  await eventually("traffic succeeding again", async () => {
+    const recent = load.seen.filter((s) => s.at > upAt + 500);
+    return recent.length >= 20 && recent.slice(-20).every((s) => ok(s.status)) ? true : undefined;
+  }, 60_000);
+  await load.stop();
+  return { seen: load.seen, downAt };
+}
+
 test("SIGKILL of the rekey node in the middle of a large rekey: the vault is wholly old, and the node comes back", async () => {
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
   const v = `/vaults/${vaultId}`;
@@ -121,28 +147,11 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
 
 test("NATS restarted under traffic: requests fail cleanly (503) while it is down and succeed again after", async () => {
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
-  const load = traffic(owner.token, vaultId, vaultKey);
-  await sleep(1_000);
-  let downAt = 0, upAt = 0;
-  try {
-    await nats.stop();
-    downAt = Date.now();
-    await sleep(3_000);
-  } finally {
-    await nats.start();
-    upAt = Date.now();
-  }
-  // Back to normal: a run of successes on both gateways.
-  await eventually("traffic succeeding again", async () => {
-    const recent = load.seen.filter((s) => s.at > upAt + 1_000);
-    return recent.length >= 20 && recent.slice(-20).every((s) => s.status === 200 || s.status === 201) ? true : undefined;
-  }, 60_000);
-  await load.stop();
-  const statuses = new Set(load.seen.map((s) => s.status));
+  const { seen, downAt } = await outageUnderTraffic(nats, 3_000, vaultId, vaultKey);
   // Never a 500, a dropped connection or a hang: only successes and 503.
-  expect([...statuses].every((s) => s === 200 || s === 201 || s === 503)).toBe(true);
-  expect(load.seen.some((s) => s.status === 503 && s.at >= downAt - 100)).toBe(true);
-  expect(load.seen.filter((s) => s.at < downAt - 500).every((s) => s.status === 200 || s.status === 201)).toBe(true);
+  expect(seen.every((s) => ok(s.status) || s.status === 503)).toBe(true);
+  expect(seen.some((s) => s.status === 503 && s.at >= downAt - 100)).toBe(true);
+  expect(seen.filter((s) => s.at < downAt - 500).every((s) => ok(s.status))).toBe(true);
 });
 
 test("Redis stopped: logins, previews and registrations go on; a token is still consumed once; limits still hold", async () => {
@@ -179,27 +188,12 @@ test("Redis stopped: logins, previews and registrations go on; a token is still 
 
 test("PostgreSQL restarted: requests fail with 503 while it is down, and the pools recover", async () => {
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
-  const load = traffic(owner.token, vaultId, vaultKey);
-  await sleep(1_000);
-  let downAt = 0, upAt = 0;
-  try {
-    await postgres.stop();
-    downAt = Date.now();
-    await sleep(2_000);
-  } finally {
-    await postgres.start();
-    upAt = Date.now();
-  }
-  await eventually("traffic succeeding again", async () => {
-    const recent = load.seen.filter((s) => s.at > upAt + 500);
-    return recent.length >= 20 && recent.slice(-20).every((s) => s.status === 200 || s.status === 201) ? true : undefined;
-  }, 60_000);
-  await load.stop();
-  expect(load.seen.every((s) => s.status === 200 || s.status === 201 || s.status === 503)).toBe(true);
-  expect(load.seen.some((s) => s.status === 503 && s.at >= downAt - 100)).toBe(true);
+  const { seen, downAt } = await outageUnderTraffic(postgres, 2_000, vaultId, vaultKey);
+  expect(seen.every((s) => ok(s.status) || s.status === 503)).toBe(true);
+  expect(seen.some((s) => s.status === 503 && s.at >= downAt - 100)).toBe(true);
   // Nothing half-written: every item the traffic was told about is there and opens.
   const items = (await gw[1].get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items;
-  const created = load.seen.filter((s) => s.status === 201).length;
+  const created = seen.filter((s) => s.status === 201).length;
   expect(items.length).toBeGreaterThanOrEqual(created);
   for (const item of items) expect(decryptItem(vaultKey, item).data).toBe("t");
 });

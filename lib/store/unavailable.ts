@@ -10,18 +10,25 @@ export function withUnavailableErrors(store: Store, isUnavailable: (err: unknown
     if (!(err instanceof AppError) && isUnavailable(err)) throw new AppError("UNAVAILABLE", "The database is unavailable");
     throw err;
   };
+  // Each method is wrapped once, on first use, not on every call.
+  const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        try {
-          const out = (value as (...a: unknown[]) => unknown).apply(target, args);
-          return out instanceof Promise ? out.catch(wrap) : out;
-        } catch (err) {
-          return wrap(err);
-        }
-      };
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        fn = (...args: unknown[]) => {
+          try {
+            const out = (value as (...a: unknown[]) => unknown).apply(target, args);
+            return out instanceof Promise ? out.catch(wrap) : out;
+          } catch (err) {
+            return wrap(err);
+          }
+        };
+        wrapped.set(prop, fn);
+      }
+      return fn;
     },
   });
 }

@@ -23,7 +23,7 @@ export function checkPathIds(params: Record<string, unknown> | undefined): Recor
   return ids;
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
+function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -1,0 +1,564 @@
+/**
+ * `VaultClient`: the whole client flow over the service's HTTP interface. The server stores only
+ * what this class seals, wraps and signs; everything it hands back is checked here before use.
+ */
+import { fromBase64, toBase64, type Bytes } from "./encoding";
+import { ApiError, SecurityError } from "./errors";
+import { Transport, type Tokens } from "./http";
+import { openItem, sealItem, type ItemContent, type SealedItem } from "./items";
+import {
+  bundleFingerprint, bundleSelfSignatureVerifies, createAccountKeys, deriveAccountSecrets, newKdfParams, openAccountKeys,
+  type AccountKeys, type KdfChoice, type PublicKeyBundle, type StoredAccountKeys,
+} from "./keys";
+import { MemoryPinStore, type PinStore } from "./pins";
+import {
+  AES_KEY_BYTES, aesKwUnwrap, aesKwWrap, ed25519Sign, ed25519Verify, randomBytes, rsaModulusBytes,
+  rsaOaepUnwrap, rsaOaepWrap, type KdfParams,
+} from "./primitives";
+
+export type VaultRole = "owner" | "admin" | "member";
+export type OrgRole = "owner" | "admin" | "member";
+
+/** A vault as the server shows it to the caller (contract section 3). */
+export interface Vault {
+  vaultId: string;
+  vaultName: string;
+  vaultType: "personal" | "shared";
+  encryptedVaultKey: string;
+  senderId: string;
+  wrapSignature: string;
+  role: VaultRole;
+  orgId: string;
+  keyVersion: number;
+  rekeyRequired: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MemberEntry {
+  userId: string;
+  vaultId: string;
+  vaultName: string;
+  vaultType: "personal" | "shared";
+  encryptedVaultKey: string;
+  senderId: string;
+  wrapSignature: string;
+  role: VaultRole;
+}
+
+export interface StoredItem extends SealedItem {
+  vaultId: string;
+  revision: number;
+  keyVersion?: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An item opened: its content beside the server's bookkeeping. */
+export interface Item extends ItemContent {
+  itemId: string;
+  vaultId: string;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Invite {
+  id: string;
+  email: string;
+  role: "admin" | "member";
+  inviterId: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** Who is logged in, and their keys as the server keeps them (public, or sealed under the stretched key). */
+export interface Account extends StoredAccountKeys {
+  userId: string;
+  orgId: string;
+  role: OrgRole;
+  email: string;
+  kdf: KdfParams;
+}
+
+export interface RekeyProgress {
+  phase: "items" | "wraps" | "upload";
+  done: number;
+  total: number;
+}
+
+export interface RekeyResult {
+  keyVersion: number;
+  items: number;
+  members: number;
+  attempts: number;
+}
+
+export interface WrapCheck {
+  userId: string;
+  email?: string;
+  role: VaultRole;
+  senderId: string;
+  ok: boolean;
+  problems: string[];
+}
+
+export interface VaultVerification {
+  vaultId: string;
+  vaultName: string;
+  vaultType: "personal" | "shared";
+  keyVersion: number;
+  ok: boolean;
+  /** Problems with the vault as a whole (member set, the caller's own key). */
+  problems: string[];
+  /** Not failures, but worth knowing (a pending rekey). */
+  warnings: string[];
+  members: WrapCheck[];
+}
+
+export interface VaultClientOptions {
+  baseUrl: string;
+  /** A saved login, to resume without logging in again. */
+  tokens?: Tokens;
+  account?: Account;
+  onTokens?: (tokens: Tokens | undefined) => void | Promise<void>;
+  /** Where first-seen key fingerprints are kept; in memory by default. */
+  pins?: PinStore;
+  fetch?: typeof fetch;
+}
+
+const MAX_REKEY_ATTEMPTS = 5;
+
+export class VaultClient {
+  readonly http: Transport;
+  private accountInfo?: Account;
+  private keys?: AccountKeys;
+  private readonly pins: PinStore;
+  /** Vault keys opened in this session, by vault and key version. */
+  private readonly vaultKeys = new Map<string, { keyVersion: number; key: Bytes }>();
+
+  constructor(opts: VaultClientOptions) {
+    this.http = new Transport(opts);
+    this.accountInfo = opts.account;
+    this.pins = opts.pins ?? new MemoryPinStore();
+  }
+
+  get account(): Account {
+    if (!this.accountInfo) throw new ApiError(401, "UNAUTHORIZED", "not logged in");
+    return this.accountInfo;
+  }
+
+  get unlocked(): boolean {
+    return this.keys !== undefined;
+  }
+
+  // ---- Account -------------------------------------------------------------------------------
+
+  /**
+   * Generates the account's keys, registers them (with an invite token, or as the first user /
+   * in open registration) and logs in. The password never leaves this function.
+   */
+  async register(opts: { email: string; password: string; inviteToken?: string; orgName?: string; kdf?: KdfChoice; rsaBits?: number }): Promise<Account> {
+    const { registration, keys } = await createAccountKeys(opts.password, { kdf: opts.kdf && newKdfParams(opts.kdf), rsaBits: opts.rsaBits });
+    await this.http.request("POST", "/auth/register", {
+      auth: false,
+      body: { email: opts.email, ...registration, inviteToken: opts.inviteToken, orgName: opts.orgName },
+    });
+    return this.finishLogin(opts.email, registration.authHash, keys.stretchedKey);
+  }
+
+  /** Prelogin (for the KDF parameters), derive, log in, open the private keys. */
+  async login(email: string, password: string): Promise<Account> {
+    const { kdf } = await this.http.request<{ kdf: KdfParams }>("GET", "/auth/prelogin", { auth: false, query: { email } });
+    const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf);
+    return this.finishLogin(email, toBase64(authHash), stretchedKey);
+  }
+
+  private async finishLogin(email: string, authHash: string, stretchedKey: Bytes): Promise<Account> {
+    const res = await this.http.request<Account & Tokens>("POST", "/auth/login", { auth: false, body: { email, authHash } });
+    this.accountInfo = {
+      userId: res.userId, orgId: res.orgId, role: res.role, email: email.trim().toLowerCase(), kdf: res.kdf,
+      publicKey: res.publicKey, signingPublicKey: res.signingPublicKey,
+      encryptedPrivateKey: res.encryptedPrivateKey, encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
+    };
+    await this.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
+    await this.unlockWithStretchedKey(stretchedKey);
+    return this.accountInfo;
+  }
+
+  /** Opens the private keys of a resumed login with the password. */
+  async unlock(password: string): Promise<void> {
+    const { stretchedKey } = await deriveAccountSecrets(password, this.account.kdf);
+    await this.unlockWithStretchedKey(stretchedKey);
+  }
+
+  /**
+   * Opens the private keys with an already derived stretched key (a CLI session), checks they
+   * match the public keys the server holds for this account, and pins them.
+   */
+  async unlockWithStretchedKey(stretchedKey: Bytes): Promise<void> {
+    const keys = await openAccountKeys(stretchedKey, this.account);
+    const own = { userId: this.account.userId, publicKey: this.account.publicKey, signingPublicKey: this.account.signingPublicKey };
+    await this.checkPin(own.userId, await bundleFingerprint(own));
+    this.keys = keys;
+  }
+
+  /** The stretched key of an unlocked client, for a caller that seals it into a session. */
+  exportStretchedKey(): Bytes {
+    return this.requireKeys().stretchedKey.slice();
+  }
+
+  lock(): void {
+    this.keys = undefined;
+    this.vaultKeys.clear();
+  }
+
+  async logout(): Promise<void> {
+    const refreshToken = this.http.refreshToken;
+    try {
+      if (refreshToken) await this.http.request("POST", "/auth/logout", { body: { refreshToken } });
+    } finally {
+      await this.http.setTokens(undefined);
+      this.lock();
+    }
+  }
+
+  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string }> {
+    return this.http.request("GET", "/users/me");
+  }
+
+  private requireKeys(): AccountKeys {
+    if (!this.keys) throw new ApiError(0, "LOCKED", "the account is locked: unlock it with the master password first");
+    return this.keys;
+  }
+
+  // ---- Other users' keys ------------------------------------------------------------------------
+
+  /**
+   * A user's public keys, checked: the bundle's self-signature verifies, and its fingerprint is
+   * the one pinned on first use (else `SecurityError("KEY_CHANGED")` until `trustUser`).
+   */
+  async userKeys(userId: string): Promise<PublicKeyBundle> {
+    const bundle = await this.http.request<PublicKeyBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
+    if (bundle.userId?.toLowerCase() !== userId.toLowerCase()) throw new SecurityError("INCONSISTENT", `asked for the keys of ${userId}, got another user's`, userId);
+    if (!(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
+    await this.checkPin(bundle.userId, await bundleFingerprint(bundle));
+    return bundle;
+  }
+
+  private async checkPin(userId: string, fingerprint: string): Promise<void> {
+    const pinned = await this.pins.get(userId);
+    if (pinned === undefined) await this.pins.set(userId, fingerprint);
+    else if (pinned !== fingerprint) {
+      throw new SecurityError("KEY_CHANGED", `the keys of user ${userId} changed since first seen (pinned ${pinned}, now ${fingerprint}); check the new fingerprint with them, then trust it`, userId);
+    }
+  }
+
+  /** The fingerprint the server currently shows for a user, and the pinned one. */
+  async fingerprint(userId: string): Promise<{ current: string; pinned?: string }> {
+    const bundle = await this.http.request<PublicKeyBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
+    if (!(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${userId} is not signed by its own signing key`, userId);
+    return { current: await bundleFingerprint(bundle), pinned: await this.pins.get(bundle.userId) };
+  }
+
+  /** Accepts a user's changed keys: call only after comparing the fingerprint out of band. */
+  async trustUser(userId: string, fingerprint: string): Promise<void> {
+    const { current } = await this.fingerprint(userId);
+    if (current !== fingerprint) throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, userId);
+    await this.pins.set(userId.toLowerCase(), current);
+  }
+
+  async orgMembers(): Promise<Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }>> {
+    return (await this.http.request<{ members: any[] }>("GET", `/orgs/${this.account.orgId}/members`)).members;
+  }
+
+  /** A user of the caller's organization by email or id. */
+  async findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole }> {
+    const wanted = emailOrId.trim().toLowerCase();
+    const found = (await this.orgMembers()).find((m) => m.userId === wanted || m.email === wanted);
+    if (!found) throw new ApiError(404, "NOT_FOUND", `no user ${emailOrId} in your organization`);
+    return { userId: found.userId, email: found.email, role: found.role };
+  }
+
+  // ---- Vaults -----------------------------------------------------------------------------------
+
+  async listVaults(): Promise<Vault[]> {
+    return (await this.http.request<{ vaults: Vault[] }>("GET", "/vaults")).vaults;
+  }
+
+  getVault(vaultId: string): Promise<Vault> {
+    return this.http.request("GET", `/vaults/${encodeURIComponent(vaultId)}`);
+  }
+
+  async members(vaultId: string): Promise<MemberEntry[]> {
+    return (await this.http.request<{ members: MemberEntry[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/members`)).members;
+  }
+
+  /** A new vault: a random 256-bit key, wrapped for the creator and signed. */
+  async createVault(name: string, type: "personal" | "shared" = "shared"): Promise<Vault> {
+    const keys = this.requireKeys();
+    const vaultKey = randomBytes(AES_KEY_BYTES);
+    const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
+    const vault = await this.http.request<Vault>("POST", "/vaults", {
+      body: { name, type, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) },
+    });
+    this.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key: vaultKey });
+    return vault;
+  }
+
+  renameVault(vaultId: string, name: string): Promise<Vault> {
+    return this.http.request("PATCH", `/vaults/${encodeURIComponent(vaultId)}`, { body: { name } });
+  }
+
+  async deleteVault(vaultId: string): Promise<void> {
+    await this.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}`);
+    this.vaultKeys.delete(vaultId);
+  }
+
+  /**
+   * The vault key from the caller's wrap, after checking the wrap's Ed25519 signature against the
+   * sender's pinned signing key. A wrap that does not verify is refused: the server (or anyone
+   * between) could otherwise hand the caller a key of its own choosing.
+   */
+  async openVault(vault: Vault): Promise<Bytes> {
+    const cached = this.vaultKeys.get(vault.vaultId);
+    if (cached && cached.keyVersion === vault.keyVersion) return cached.key;
+    const keys = this.requireKeys();
+    const wrapped = fromBase64(vault.encryptedVaultKey);
+    const personal = vault.vaultType === "personal";
+    if (personal && vault.senderId !== this.account.userId) {
+      throw new SecurityError("INCONSISTENT", `personal vault ${vault.vaultId} claims to be wrapped by another user`, vault.senderId);
+    }
+    const signingKey = vault.senderId === this.account.userId ? keys.signingPublicKeyRaw : fromBase64((await this.userKeys(vault.senderId)).signingPublicKey);
+    if (!(await ed25519Verify(signingKey, wrapped, fromBase64(vault.wrapSignature)))) {
+      throw new SecurityError("BAD_SIGNATURE", `the key of vault "${vault.vaultName}" is not signed by its sender ${vault.senderId}: refusing it`, vault.senderId);
+    }
+    let key: Bytes;
+    try {
+      key = personal ? await aesKwUnwrap(keys.stretchedKey, wrapped) : await rsaOaepUnwrap(keys.rsaPrivateKey, wrapped);
+    } catch {
+      throw new SecurityError("TAMPERED", `the key of vault "${vault.vaultName}" does not unwrap with your keys`);
+    }
+    if (key.length !== AES_KEY_BYTES) throw new SecurityError("TAMPERED", `the key of vault "${vault.vaultName}" is not a 256-bit key`);
+    this.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key });
+    return key;
+  }
+
+  /** Wraps the vault key for a user of the organization (keys checked and pinned) and adds them. */
+  async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
+    const keys = this.requireKeys();
+    const vault = await this.getVault(vaultId);
+    const vaultKey = await this.openVault(vault);
+    const recipient = await this.userKeys(userId);
+    const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
+    await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
+      body: {
+        recipientUserId: recipient.userId, role, keyVersion: vault.keyVersion,
+        encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+      },
+    });
+  }
+
+  /** Removes a member (or leaves, with one's own id). When `rekeyRequired` comes back, call `rekey`. */
+  removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
+    return this.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`);
+  }
+
+  changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
+    return this.http.request("PATCH", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: { role } });
+  }
+
+  /**
+   * A new vault key: every item opened under the old key and sealed under the new one, the new
+   * key wrapped for every remaining member (their keys checked and pinned) and signed, all sent
+   * in one call. When the vault changed meanwhile (409, or 400 for a member or item set that no
+   * longer matches), it starts again from the beginning.
+   */
+  async rekey(vaultId: string, opts: { onProgress?: (p: RekeyProgress) => void; maxAttempts?: number } = {}): Promise<RekeyResult> {
+    const keys = this.requireKeys();
+    const maxAttempts = opts.maxAttempts ?? MAX_REKEY_ATTEMPTS;
+    const progress = opts.onProgress ?? (() => {});
+    for (let attempt = 1; ; attempt++) {
+      const vault = await this.getVault(vaultId);
+      const oldKey = await this.openVault(vault);
+      const [members, stored] = await Promise.all([this.members(vaultId), this.listStoredItems(vaultId)]);
+      const newKey = randomBytes(AES_KEY_BYTES);
+
+      const items: SealedItem[] = [];
+      progress({ phase: "items", done: 0, total: stored.length });
+      for (const item of stored) {
+        items.push(await sealItem(newKey, vaultId, item.itemId, await openItem(oldKey, vaultId, item)));
+        progress({ phase: "items", done: items.length, total: stored.length });
+      }
+
+      const newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }> = [];
+      progress({ phase: "wraps", done: 0, total: members.length });
+      for (const member of members) {
+        const wrapped = vault.vaultType === "personal"
+          ? await aesKwWrap(keys.stretchedKey, newKey)
+          : await rsaOaepWrap(member.userId === this.account.userId ? keys.publicKeyDer : fromBase64((await this.userKeys(member.userId)).publicKey), newKey);
+        newKeys.push({ userId: member.userId, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) });
+        progress({ phase: "wraps", done: newKeys.length, total: members.length });
+      }
+
+      progress({ phase: "upload", done: 0, total: 1 });
+      try {
+        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, { body: { newKeys, items, keyVersion: vault.keyVersion } });
+      } catch (err) {
+        const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && (err.field === "newKeys" || err.field === "items")));
+        if (raced && attempt < maxAttempts) continue;
+        throw err;
+      }
+      progress({ phase: "upload", done: 1, total: 1 });
+      this.vaultKeys.set(vaultId, { keyVersion: vault.keyVersion + 1, key: newKey });
+      return { keyVersion: vault.keyVersion + 1, items: items.length, members: newKeys.length, attempts: attempt };
+    }
+  }
+
+  /**
+   * Checks every member's wrap as far as a member can: its signature verifies against the
+   * sender's pinned key, the sender is an owner or admin of the vault, the wrap has the size
+   * its recipient's key gives, the wraps are exactly one per member, and the caller's own wrap
+   * opens. (Other members' wraps cannot be opened here: that is the point.)
+   */
+  async verifyVault(vaultId: string): Promise<VaultVerification> {
+    const vault = await this.getVault(vaultId);
+    const [members, org] = await Promise.all([this.members(vaultId), this.orgMembers()]);
+    const emails = new Map(org.map((m) => [m.userId, m.email]));
+    const roles = new Map(members.map((m) => [m.userId, m.role]));
+    const problems: string[] = [];
+    const warnings: string[] = [];
+    const name = (id: string) => emails.get(id) ?? id;
+
+    if (roles.size !== members.length) problems.push("the member list holds the same user more than once");
+    if (!roles.has(this.account.userId)) problems.push("you are not in the member list the server returned");
+    if (vault.vaultType === "personal" && members.length !== 1) problems.push("a personal vault has more than one member");
+    if (![...roles.values()].includes("owner")) problems.push("the vault has no owner");
+    if (vault.rekeyRequired) warnings.push("a member left and the vault has not been rekeyed: the key they held still opens its items");
+    try {
+      await this.openVault(vault);
+    } catch (err) {
+      problems.push(`your own wrap does not open: ${(err as Error).message}`);
+    }
+
+    const checks: WrapCheck[] = [];
+    for (const m of members) {
+      const check: WrapCheck = { userId: m.userId, email: emails.get(m.userId), role: m.role, senderId: m.senderId, ok: true, problems: [] };
+      checks.push(check);
+      try {
+        const wrapped = fromBase64(m.encryptedVaultKey);
+        if (m.vaultId !== vault.vaultId) check.problems.push(`the wrap belongs to vault ${m.vaultId}`);
+        const expectedSize = vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.keysOf(m.userId)).publicKey));
+        if (wrapped.length !== expectedSize) check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
+        const sender = await this.keysOf(m.senderId);
+        if (!(await ed25519Verify(fromBase64(sender.signingPublicKey), wrapped, fromBase64(m.wrapSignature)))) {
+          check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
+        }
+        const senderRole = roles.get(m.senderId);
+        if (senderRole !== "owner" && senderRole !== "admin") {
+          check.problems.push(`signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`);
+        }
+      } catch (err) {
+        check.problems.push((err as Error).message);
+      }
+      check.ok = check.problems.length === 0;
+    }
+    return {
+      vaultId: vault.vaultId, vaultName: vault.vaultName, vaultType: vault.vaultType, keyVersion: vault.keyVersion,
+      ok: problems.length === 0 && checks.every((c) => c.ok), problems, warnings, members: checks,
+    };
+  }
+
+  /** One's own bundle comes from the unlocked keys; anyone else's through the pinned lookup. */
+  private async keysOf(userId: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
+    if (userId === this.account.userId) return { publicKey: toBase64(this.requireKeys().publicKeyDer), signingPublicKey: toBase64(this.requireKeys().signingPublicKeyRaw) };
+    return this.userKeys(userId);
+  }
+
+  // ---- Items ------------------------------------------------------------------------------------
+
+  private async listStoredItems(vaultId: string): Promise<StoredItem[]> {
+    return (await this.http.request<{ items: StoredItem[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/items`)).items;
+  }
+
+  /** Every item of the vault, opened (each checked against its vault and item id). */
+  async listItems(vaultId: string): Promise<Item[]> {
+    const vaultKey = await this.openVault(await this.getVault(vaultId));
+    const stored = await this.listStoredItems(vaultId);
+    return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
+  }
+
+  async getItem(vaultId: string, itemId: string): Promise<Item> {
+    const vaultKey = await this.openVault(await this.getVault(vaultId));
+    const stored = await this.http.request<StoredItem>("GET", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
+    return toItem(stored, await openItem(vaultKey, vaultId, stored));
+  }
+
+  /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
+  addItem(vaultId: string, content: ItemContent): Promise<Item> {
+    const itemId = globalThis.crypto.randomUUID();
+    return this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+      const sealed = await sealItem(vaultKey, vaultId, itemId, content);
+      const stored = await this.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, { body: { ...sealed, keyVersion } });
+      return toItem(stored, content);
+    });
+  }
+
+  /** Replaces an item's content; with `revision`, only if nobody changed it since (else 409). */
+  editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
+    return this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+      const sealed = await sealItem(vaultKey, vaultId, itemId, content);
+      const stored = await this.http.request<StoredItem>("PUT", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`, {
+        body: { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, revision: opts.revision, keyVersion },
+      });
+      return toItem(stored, content);
+    });
+  }
+
+  async deleteItem(vaultId: string, itemId: string): Promise<void> {
+    await this.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
+  }
+
+  /**
+   * Runs a write under the vault's current key, sending its `keyVersion` so the server refuses a
+   * write racing a rekey (409); then once more under the new key. A 409 with the key unchanged is
+   * another conflict (a stale revision) and goes to the caller.
+   */
+  private async withCurrentKey<T>(vaultId: string, write: (vaultKey: Bytes, keyVersion: number) => Promise<T>): Promise<T> {
+    const vault = await this.getVault(vaultId);
+    try {
+      return await write(await this.openVault(vault), vault.keyVersion);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      const now = await this.getVault(vaultId);
+      if (now.keyVersion === vault.keyVersion) throw err;
+      return write(await this.openVault(now), now.keyVersion);
+    }
+  }
+
+  // ---- Invites ----------------------------------------------------------------------------------
+
+  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<{ inviteId: string; token: string; expiresAt: string }> {
+    return this.http.request("POST", "/invites", { body: { email, role, expiresIn } });
+  }
+
+  listInvites(orgId = this.account.orgId): Promise<Invite[]> {
+    return this.http.request("GET", "/invites", { query: { orgId } });
+  }
+
+  async revokeInvite(inviteId: string): Promise<void> {
+    await this.http.request("DELETE", `/invites/${encodeURIComponent(inviteId)}`);
+  }
+
+  /** Checks a token and tells what it is for; registering with it is what uses it up. */
+  redeemInvite(token: string): Promise<{ orgId: string; email: string; role: "admin" | "member"; expiresAt?: string }> {
+    return this.http.request("POST", "/invites/redeem", { auth: false, body: { token } });
+  }
+}
+
+function toItem(stored: StoredItem, content: ItemContent): Item {
+  return {
+    itemId: stored.itemId, vaultId: stored.vaultId, name: content.name, fields: content.fields,
+    revision: stored.revision, createdAt: stored.createdAt, updatedAt: stored.updatedAt,
+  };
+}

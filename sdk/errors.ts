@@ -1,0 +1,46 @@
+/**
+ * What the SDK throws. `ApiError` is the server saying no; `SecurityError` is the SDK refusing
+ * something the server handed it (a wrap whose signature fails, a changed key, a tampered item).
+ */
+
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+    /** Seconds, from `Retry-After` on 429. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+export type SecurityProblem =
+  /** An Ed25519 signature over a wrap or over a public key does not verify. */
+  | "BAD_SIGNATURE"
+  /** A user's key bundle differs from the one pinned on first use. */
+  | "KEY_CHANGED"
+  /** A ciphertext does not open under its key and its vault and item ids. */
+  | "TAMPERED"
+  /** The server's answer contradicts what the client knows (e.g. its own keys). */
+  | "INCONSISTENT";
+
+export class SecurityError extends Error {
+  override readonly name = "SecurityError";
+  constructor(
+    readonly code: SecurityProblem,
+    message: string,
+    /** The user whose key or signature is at fault, where there is one. */
+    readonly userId?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Wrong password, or a key bundle the password does not open. */
+export class UnlockError extends Error {
+  override readonly name = "UnlockError";
+  readonly code = "WRONG_PASSWORD";
+}

@@ -1,0 +1,139 @@
+/**
+ * The wire: JSON over fetch, the server's error body turned into `ApiError`, and the access token
+ * refreshed before it expires (or once after a 401), with one refresh in flight at a time:
+ * refresh tokens rotate on use, and presenting a used one ends the whole login.
+ */
+import { fromBase64Url, fromUtf8 } from "./encoding";
+import { ApiError } from "./errors";
+
+export interface Tokens {
+  accessToken: string;
+  refreshToken: string;
+}
+
+export interface TransportOptions {
+  /** e.g. `http://127.0.0.1:3000/api/v1`. */
+  baseUrl: string;
+  tokens?: Tokens;
+  /** Called with every new token pair (after login and each refresh), and `undefined` when the login ended. */
+  onTokens?: (tokens: Tokens | undefined) => void | Promise<void>;
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  /** Public routes send no token. */
+  auth?: boolean;
+}
+
+/** Refresh this long before the access token expires, so a request never races its expiry. */
+const REFRESH_MARGIN_MS = 30_000;
+
+export class Transport {
+  readonly baseUrl: string;
+  private tokens?: Tokens;
+  private refreshing?: Promise<void>;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.tokens = opts.tokens;
+    this.fetchImpl = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  get loggedIn(): boolean {
+    return this.tokens !== undefined;
+  }
+
+  get refreshToken(): string | undefined {
+    return this.tokens?.refreshToken;
+  }
+
+  async setTokens(tokens: Tokens | undefined): Promise<void> {
+    this.tokens = tokens;
+    await this.opts.onTokens?.(tokens);
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const auth = opts.auth ?? true;
+    if (auth) {
+      if (!this.tokens) throw new ApiError(401, "UNAUTHORIZED", "not logged in");
+      if (expiresWithin(this.tokens.accessToken, REFRESH_MARGIN_MS)) await this.refresh();
+    }
+    const sentWith = this.tokens?.accessToken;
+    const res = await this.send(method, path, opts, auth);
+    if (res.status === 401 && auth && this.tokens) {
+      // Another request may have refreshed meanwhile; otherwise this token was refused early.
+      if (this.tokens.accessToken === sentWith) await this.refresh();
+      return this.parse<T>(await this.send(method, path, opts, auth));
+    }
+    return this.parse<T>(res);
+  }
+
+  /** Rotates the token pair; concurrent callers share one refresh. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.doRefresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<void> {
+    const refreshToken = this.tokens?.refreshToken;
+    if (!refreshToken) throw new ApiError(401, "UNAUTHORIZED", "not logged in");
+    const res = await this.send("POST", "/auth/refresh", { body: { refreshToken } }, false);
+    if (res.status === 401) {
+      await this.setTokens(undefined);
+      throw new ApiError(401, "UNAUTHORIZED", "the login has ended: log in again");
+    }
+    const pair = await this.parse<Tokens>(res);
+    await this.setTokens({ accessToken: pair.accessToken, refreshToken: pair.refreshToken });
+  }
+
+  private async send(method: string, path: string, opts: RequestOptions, auth: boolean): Promise<Response> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (auth && this.tokens) headers.authorization = `Bearer ${this.tokens.accessToken}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(opts.body);
+    }
+    let url = this.baseUrl + path;
+    const query = Object.entries(opts.query ?? {}).filter((e): e is [string, string | number] => e[1] !== undefined);
+    if (query.length > 0) url += "?" + new URLSearchParams(query.map(([k, v]): [string, string] => [k, String(v)])).toString();
+    try {
+      return await this.fetchImpl(url, { method, headers, body });
+    } catch (err) {
+      throw new ApiError(0, "UNREACHABLE", `cannot reach ${this.baseUrl}: ${(err as Error).message}`);
+    }
+  }
+
+  private async parse<T>(res: Response): Promise<T> {
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text.length > 0 ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.ok) return json as T;
+    const err = json?.error;
+    const retryAfter = res.headers.get("retry-after");
+    throw new ApiError(
+      res.status,
+      typeof err?.code === "string" ? err.code : `HTTP_${res.status}`,
+      typeof err?.message === "string" ? err.message : res.statusText || `HTTP ${res.status}`,
+      typeof err?.field === "string" ? err.field : undefined,
+      retryAfter ? Number(retryAfter) : undefined,
+    );
+  }
+}
+
+/** True when the JWT's `exp` is within `marginMs` (or unreadable: then let the server decide). */
+function expiresWithin(jwt: string, marginMs: number): boolean {
+  try {
+    const payload = JSON.parse(fromUtf8(fromBase64Url(jwt.split(".")[1] ?? "")));
+    return typeof payload.exp === "number" && payload.exp * 1000 - Date.now() < marginMs;
+  } catch {
+    return false;
+  }
+}

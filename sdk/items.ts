@@ -1,0 +1,51 @@
+/**
+ * Items as the client sees them: a name and a set of fields, each part sealed with AES-256-GCM
+ * under the vault key. The associated data names the vault, the item and the part, so a
+ * ciphertext that the server moves to another item or vault, or swaps between name and data,
+ * fails to open.
+ */
+import { fromBase64, fromUtf8, toBase64, utf8, type Bytes } from "./encoding";
+import { SecurityError } from "./errors";
+import { gcmDecrypt, gcmEncrypt } from "./primitives";
+
+export interface ItemContent {
+  name: string;
+  /** e.g. username, password, url, notes. */
+  fields: Record<string, string>;
+}
+
+export interface SealedItem {
+  itemId: string;
+  encryptedData: string;
+  encryptedName: string;
+}
+
+type Part = "name" | "data";
+
+/** `vault-item/v1/<vaultId>/<itemId>/<part>`, ids in lower case as the server stores them. */
+export function itemAssociatedData(vaultId: string, itemId: string, part: Part): Bytes {
+  return utf8(`vault-item/v1/${vaultId.toLowerCase()}/${itemId.toLowerCase()}/${part}`);
+}
+
+export async function sealItem(vaultKey: Bytes, vaultId: string, itemId: string, content: ItemContent): Promise<SealedItem> {
+  const [encryptedName, encryptedData] = await Promise.all([
+    gcmEncrypt(vaultKey, utf8(content.name), itemAssociatedData(vaultId, itemId, "name")),
+    gcmEncrypt(vaultKey, utf8(JSON.stringify(content.fields)), itemAssociatedData(vaultId, itemId, "data")),
+  ]);
+  return { itemId, encryptedName: toBase64(encryptedName), encryptedData: toBase64(encryptedData) };
+}
+
+/** Throws `SecurityError("TAMPERED")` for a ciphertext that is not this item's under this key. */
+export async function openItem(vaultKey: Bytes, vaultId: string, item: SealedItem): Promise<ItemContent> {
+  try {
+    const [name, data] = await Promise.all([
+      gcmDecrypt(vaultKey, fromBase64(item.encryptedName), itemAssociatedData(vaultId, item.itemId, "name")),
+      gcmDecrypt(vaultKey, fromBase64(item.encryptedData), itemAssociatedData(vaultId, item.itemId, "data")),
+    ]);
+    const fields: unknown = JSON.parse(fromUtf8(data));
+    if (typeof fields !== "object" || fields === null || Array.isArray(fields)) throw new Error("fields are not an object");
+    return { name: fromUtf8(name), fields: fields as Record<string, string> };
+  } catch {
+    throw new SecurityError("TAMPERED", `item ${item.itemId} does not open under this vault's key: it was altered, moved or encrypted under another key`);
+  }
+}

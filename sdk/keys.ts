@@ -1,0 +1,143 @@
+/**
+ * A user's keys: the master key from the password, the account's key bundle (RSA-OAEP for
+ * receiving vault keys, Ed25519 for signing wraps), and the checks a client makes on anyone's
+ * bundle before trusting it.
+ */
+import { concatBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
+import { SecurityError, UnlockError } from "./errors";
+import {
+  deriveMasterKey, ed25519Sign, ed25519Verify, gcmDecrypt, gcmEncrypt, generateEd25519KeyPair, generateRsaKeyPair,
+  importEd25519PrivateKey, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, sha256, splitMasterKey,
+  type CryptoKey, type KdfParams,
+} from "./primitives";
+
+/** Argon2id as Bitwarden sets it by default: 3 passes over 64 MiB in 4 lanes. */
+export const DEFAULT_ARGON2ID = { algorithm: "argon2id", iterations: 3, memoryKiB: 65536, parallelism: 4 } as const;
+/** The WebCrypto-only fallback, at the contract's floor (OWASP's figure for PBKDF2-SHA256). */
+export const DEFAULT_PBKDF2 = { algorithm: "pbkdf2-sha256", iterations: 600_000 } as const;
+
+export type KdfChoice = Omit<KdfParams, "salt">;
+
+/** New KDF parameters with a fresh 16-byte salt. */
+export function newKdfParams(choice: KdfChoice = DEFAULT_ARGON2ID): KdfParams {
+  return { ...choice, salt: toBase64(randomBytes(16)) } as KdfParams;
+}
+
+/** A user's public keys as the server hands them out (`GET /users/:id/keys`, org member lists). */
+export interface PublicKeyBundle {
+  userId: string;
+  email?: string;
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+}
+
+/** The body of `POST /auth/register`, less the email and the invite. */
+export interface RegistrationKeys {
+  authHash: string;
+  kdf: KdfParams;
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+}
+
+/** The unlocked account: what signs, unwraps and wraps. Lives in memory only. */
+export interface AccountKeys {
+  stretchedKey: Bytes;
+  rsaPrivateKey: CryptoKey;
+  signingPrivateKey: CryptoKey;
+  publicKeyDer: Bytes;
+  signingPublicKeyRaw: Bytes;
+}
+
+export async function deriveAccountSecrets(password: string, kdf: KdfParams): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
+  return splitMasterKey(await deriveMasterKey(password, kdf));
+}
+
+/** Everything registration needs, generated here: the server receives public keys and ciphertext. */
+export async function createAccountKeys(password: string, opts: { kdf?: KdfParams; rsaBits?: number } = {}): Promise<{ registration: RegistrationKeys; keys: AccountKeys }> {
+  const kdf = opts.kdf ?? newKdfParams();
+  const [{ authHash, stretchedKey }, rsa, ed] = await Promise.all([
+    deriveAccountSecrets(password, kdf),
+    generateRsaKeyPair(opts.rsaBits),
+    generateEd25519KeyPair(),
+  ]);
+  const registration: RegistrationKeys = {
+    authHash: toBase64(authHash),
+    kdf,
+    publicKey: toBase64(rsa.publicKeyDer),
+    signingPublicKey: toBase64(ed.publicKeyRaw),
+    publicKeySignature: toBase64(await ed25519Sign(ed.privateKey, rsa.publicKeyDer)),
+    encryptedPrivateKey: toBase64(await gcmEncrypt(stretchedKey, rsa.privateKeyPkcs8)),
+    encryptedSigningPrivateKey: toBase64(await gcmEncrypt(stretchedKey, ed.privateKeyPkcs8)),
+  };
+  const keys: AccountKeys = {
+    stretchedKey,
+    rsaPrivateKey: await importRsaPrivateKey(rsa.privateKeyPkcs8),
+    signingPrivateKey: await importEd25519PrivateKey(ed.privateKeyPkcs8),
+    publicKeyDer: rsa.publicKeyDer,
+    signingPublicKeyRaw: ed.publicKeyRaw,
+  };
+  return { registration, keys };
+}
+
+export interface StoredAccountKeys {
+  publicKey: string;
+  signingPublicKey: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+}
+
+/**
+ * Opens the private keys that login returned. A wrong stretched key fails the AES-GCM tag
+ * (`UnlockError`). Private keys that do not match the public keys the server holds for us are a
+ * substitution (`SecurityError`): the client would otherwise sign with one key while others
+ * verify with another.
+ */
+export async function openAccountKeys(stretchedKey: Bytes, stored: StoredAccountKeys): Promise<AccountKeys> {
+  let rsaPkcs8: Bytes, edPkcs8: Bytes;
+  try {
+    rsaPkcs8 = await gcmDecrypt(stretchedKey, fromBase64(stored.encryptedPrivateKey));
+    edPkcs8 = await gcmDecrypt(stretchedKey, fromBase64(stored.encryptedSigningPrivateKey));
+  } catch {
+    throw new UnlockError("wrong password: the private keys do not open");
+  }
+  const keys: AccountKeys = {
+    stretchedKey,
+    rsaPrivateKey: await importRsaPrivateKey(rsaPkcs8),
+    signingPrivateKey: await importEd25519PrivateKey(edPkcs8),
+    publicKeyDer: fromBase64(stored.publicKey),
+    signingPublicKeyRaw: fromBase64(stored.signingPublicKey),
+  };
+  const probe = randomBytes(32);
+  const signed = await ed25519Verify(keys.signingPublicKeyRaw, probe, await ed25519Sign(keys.signingPrivateKey, probe));
+  let unwrapped = false;
+  try {
+    const back = await rsaOaepUnwrap(keys.rsaPrivateKey, await rsaOaepWrap(keys.publicKeyDer, probe));
+    unwrapped = toHex(back) === toHex(probe);
+  } catch {
+    unwrapped = false;
+  }
+  if (!signed || !unwrapped) throw new SecurityError("INCONSISTENT", "the server's copy of your public keys does not match your private keys");
+  return keys;
+}
+
+/** The bundle's self-signature: its Ed25519 key signed its RSA key (SPKI DER bytes). */
+export async function bundleSelfSignatureVerifies(bundle: PublicKeyBundle): Promise<boolean> {
+  try {
+    return await ed25519Verify(fromBase64(bundle.signingPublicKey), fromBase64(bundle.publicKey), fromBase64(bundle.publicKeySignature));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SHA-256 over both public keys, in groups of four hex digits: what two people compare out of
+ * band to be sure the server did not hand either of them a substitute.
+ */
+export async function bundleFingerprint(bundle: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">): Promise<string> {
+  const digest = await sha256(concatBytes(fromBase64(bundle.publicKey), fromBase64(bundle.signingPublicKey)));
+  return toHex(digest).match(/.{4}/g)!.join(" ");
+}

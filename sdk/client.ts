@@ -214,7 +214,7 @@ export class VaultClient {
   }
 
   async logout(): Promise<void> {
-    const refreshToken = this.http.refreshToken;
+    const refreshToken = this.http.currentTokens?.refreshToken;
     try {
       if (refreshToken) await this.http.request("POST", "/auth/logout", { body: { refreshToken } });
     } finally {

@@ -45,12 +45,9 @@ export class Transport {
     this.fetchImpl = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  get loggedIn(): boolean {
-    return this.tokens !== undefined;
-  }
-
-  get refreshToken(): string | undefined {
-    return this.tokens?.refreshToken;
+  /** The current pair, to save a login and resume it later. */
+  get currentTokens(): Tokens | undefined {
+    return this.tokens;
   }
 
   async setTokens(tokens: Tokens | undefined): Promise<void> {

@@ -8,7 +8,7 @@ import { SecurityError, UnlockError } from "./errors";
 import {
   deriveMasterKey, ed25519Sign, ed25519Verify, gcmDecrypt, gcmEncrypt, generateEd25519KeyPair, generateRsaKeyPair,
   importEd25519PrivateKey, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, sha256, splitMasterKey,
-  type CryptoKey, type KdfParams,
+  type Argon2idParams, type CryptoKey, type KdfParams, type Pbkdf2Params,
 } from "./primitives";
 
 /** Argon2id as Bitwarden sets it by default: 3 passes over 64 MiB in 4 lanes. */
@@ -16,7 +16,7 @@ export const DEFAULT_ARGON2ID = { algorithm: "argon2id", iterations: 3, memoryKi
 /** The WebCrypto-only fallback, at the contract's floor (OWASP's figure for PBKDF2-SHA256). */
 export const DEFAULT_PBKDF2 = { algorithm: "pbkdf2-sha256", iterations: 600_000 } as const;
 
-export type KdfChoice = Omit<KdfParams, "salt">;
+export type KdfChoice = Omit<Argon2idParams, "salt"> | Omit<Pbkdf2Params, "salt">;
 
 /** New KDF parameters with a fresh 16-byte salt. */
 export function newKdfParams(choice: KdfChoice = DEFAULT_ARGON2ID): KdfParams {

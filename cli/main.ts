@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+/**
+ * `vaultctl`: the command line client of the vault service, on the SDK in `sdk/`. Everything is
+ * encrypted, wrapped and signed here; the server sees ciphertext. `vaultctl --help` lists the
+ * commands, `vaultctl <command> --help` explains one.
+ */
+import { parseArgs } from "node:util";
+import { commands, type Command, type OptionSpec } from "./commands";
+import { Context, DEFAULT_SERVER } from "./context";
+import { EXIT, printOutput, reportError, UsageError } from "./output";
+import { CliState, cliHome } from "./state";
+
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  server: { type: "string", value: "URL", description: `the service's base URL (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})` },
+  json: { type: "boolean", description: "machine-readable output on stdout (errors as JSON on stderr)" },
+  "password-file": { type: "string", value: "FILE", description: "read the master password from the first line of FILE" },
+  "password-env": { type: "string", value: "NAME", description: "read the master password from environment variable NAME" },
+  session: { type: "string", value: "VALUE", description: "a session value from `vaultctl unlock` (env VAULT_SESSION)" },
+  progress: { type: "boolean", description: "show progress on stderr even when it is not a terminal" },
+  help: { type: "boolean", description: "show help" },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const jsonWanted = argv.includes("--json");
+  try {
+    const { command, rest } = findCommand(argv);
+    if (!command) {
+      if (rest.length === 0 || argv.includes("--help") || argv.includes("-h") || rest[0] === "help") {
+        process.stdout.write(overview());
+        return EXIT.ok;
+      }
+      throw new UsageError(`unknown command: ${rest.join(" ")} (see vaultctl --help)`);
+    }
+    const options = { ...GLOBAL_OPTIONS, ...command.options };
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }])),
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help) {
+      process.stdout.write(commandHelp(command));
+      return EXIT.ok;
+    }
+    const required = command.args.filter((a) => !a.endsWith("?>")).length;
+    if (positionals.length < required || positionals.length > command.args.length) {
+      throw new UsageError(`usage: vaultctl ${command.path.join(" ")} ${command.args.join(" ")} (see --help)`);
+    }
+    const ctx = new Context(
+      new CliState(cliHome()),
+      (values.server as string | undefined) ?? process.env.VAULT_SERVER,
+      values.json === true,
+      values.progress === true || (process.stderr.isTTY === true && values.json !== true),
+      { passwordFile: values["password-file"] as string | undefined, passwordEnv: values["password-env"] as string | undefined },
+      (values.session as string | undefined) ?? process.env.VAULT_SESSION,
+    );
+    const out = await command.run(ctx, positionals, values);
+    printOutput(out, ctx.json);
+    return out.exitCode ?? EXIT.ok;
+  } catch (err) {
+    // parseArgs reports unknown options and missing values as TypeErrors with a code.
+    const usageError = (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? new UsageError((err as Error).message) : err;
+    return reportError(usageError, jsonWanted);
+  }
+}
+
+/** The longest command path spelled by the leading words (global options may come first). */
+function findCommand(argv: string[]): { command?: Command; rest: string[] } {
+  const words: number[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("-")) {
+      const name = arg.replace(/^--?/, "");
+      if (GLOBAL_OPTIONS[name]?.type === "string") i++;
+      continue;
+    }
+    words.push(i);
+  }
+  const spelled = words.map((i) => argv[i]!);
+  const command = commands
+    .filter((c) => c.path.every((p, i) => spelled[i] === p))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (!command) return { rest: spelled };
+  const used = new Set(words.slice(0, command.path.length));
+  return { command, rest: argv.filter((_, i) => !used.has(i)) };
+}
+
+function formatOptions(options: Record<string, OptionSpec>): string {
+  const rows = Object.entries(options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ""}`, o.description]);
+  const width = Math.max(...rows.map((r) => r[0]!.length));
+  return rows.map(([flag, text]) => `  ${flag!.padEnd(width)}  ${text}`).join("\n");
+}
+
+function commandHelp(c: Command): string {
+  const parts = [`usage: vaultctl ${[...c.path, ...c.args].join(" ")} [options]`, "", c.summary, ""];
+  if (c.options) parts.push("Options:", formatOptions(c.options), "");
+  parts.push("Global options:", formatOptions(GLOBAL_OPTIONS), "");
+  return parts.join("\n");
+}
+
+function overview(): string {
+  const rows = commands.map((c) => [`${[...c.path, ...c.args].join(" ")}`, c.summary]);
+  const width = Math.max(...rows.map((r) => r[0]!.length));
+  return [
+    "vaultctl: the command line client of the zero-knowledge vault service.",
+    "Keys are generated, wrapped and signed on this machine; the server stores ciphertext.",
+    "",
+    "Commands:",
+    ...rows.map(([usage, summary]) => `  ${usage!.padEnd(width)}  ${summary}`),
+    "",
+    "Global options:",
+    formatOptions(GLOBAL_OPTIONS),
+    "",
+    "Exit codes: 0 done, 1 refused or failed, 2 wrong usage, 3 a security check failed.",
+    "State (login, pins, session) lives in VAULTCTL_HOME, else ~/.config/vaultctl, files mode 0600.",
+    "",
+  ].join("\n");
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,71 @@
+/**
+ * The master password, from (first match): `--password-file`, `--password-env NAME`, standard
+ * input when it is not a terminal (first line), or a prompt on the terminal with echo off.
+ * It is used to derive keys and then dropped; nothing writes it anywhere.
+ */
+import fs from "node:fs";
+import { UsageError } from "./output";
+
+export interface PasswordSources {
+  passwordFile?: string;
+  passwordEnv?: string;
+}
+
+let stdinLine: Promise<string> | undefined;
+
+export async function readPassword(sources: PasswordSources, prompt: string, opts: { confirm?: boolean } = {}): Promise<string> {
+  let password: string;
+  if (sources.passwordFile) password = firstLine(fs.readFileSync(sources.passwordFile, "utf8"));
+  else if (sources.passwordEnv) {
+    const value = process.env[sources.passwordEnv];
+    if (value === undefined) throw new UsageError(`--password-env: ${sources.passwordEnv} is not set`);
+    password = value;
+  } else if (!process.stdin.isTTY) {
+    stdinLine ??= readAll(process.stdin).then(firstLine);
+    password = await stdinLine;
+  } else {
+    password = await promptHidden(prompt);
+    if (opts.confirm && (await promptHidden("Repeat it: ")) !== password) throw new UsageError("the two passwords differ");
+  }
+  if (password.length === 0) throw new UsageError("the master password is empty");
+  return password;
+}
+
+function firstLine(text: string): string {
+  return text.split(/\r?\n/, 1)[0] ?? "";
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += chunk;
+  return text;
+}
+
+/** Reads a line from the terminal in raw mode, echoing nothing. Ctrl-C aborts. */
+function promptHidden(prompt: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const stdin = process.stdin;
+    process.stderr.write(prompt);
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.setEncoding("utf8");
+    let value = "";
+    const done = (err?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off("data", onData);
+      process.stderr.write("\n");
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === "\r" || ch === "\n") return done();
+        if (ch === "\u0003") return done(new UsageError("cancelled"));
+        if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
+        else value += ch;
+      }
+    };
+    stdin.on("data", onData);
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * What the CLI keeps on disk, in one directory (`VAULTCTL_HOME`, else
+ * `$XDG_CONFIG_HOME/vaultctl`, else `~/.config/vaultctl`), mode 0700, every file 0600:
+ * - `login.json`: the server, the account (public keys, KDF parameters, private keys still
+ *   sealed under the stretched key) and the token pair;
+ * - `pins.json`: the key fingerprints pinned on first use, per server;
+ * - `unlocked.json`: after `unlock`, the stretched key sealed under a random session key that
+ *   exists only in the printed `VAULT_SESSION` value. The password is never written anywhere.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Account, PinStore, Tokens } from "../sdk";
+
+export interface SavedLogin {
+  server: string;
+  account: Account;
+  tokens: Tokens;
+}
+
+export function cliHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.VAULTCTL_HOME) return path.resolve(env.VAULTCTL_HOME);
+  const base = env.XDG_CONFIG_HOME ? path.resolve(env.XDG_CONFIG_HOME) : path.join(os.homedir(), ".config");
+  return path.join(base, "vaultctl");
+}
+
+export class CliState {
+  constructor(readonly dir: string) {}
+
+  private file(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  private read<T>(name: string): T | undefined {
+    try {
+      return JSON.parse(fs.readFileSync(this.file(name), "utf8")) as T;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw new Error(`${this.file(name)} is unreadable: ${(err as Error).message}`);
+    }
+  }
+
+  /** Written whole or not at all (temp file, then rename), readable by the owner only. */
+  private write(name: string, value: unknown): void {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const target = this.file(name);
+    const temp = `${target}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
+    fs.chmodSync(temp, 0o600);
+    fs.renameSync(temp, target);
+  }
+
+  private remove(name: string): void {
+    fs.rmSync(this.file(name), { force: true });
+  }
+
+  get login(): SavedLogin | undefined {
+    return this.read<SavedLogin>("login.json");
+  }
+
+  saveLogin(login: SavedLogin): void {
+    this.write("login.json", login);
+  }
+
+  /** A rotated token pair; `undefined` when the login ended. */
+  saveTokens(tokens: Tokens | undefined): void {
+    const login = this.login;
+    if (!login) return;
+    if (tokens) this.saveLogin({ ...login, tokens });
+    else this.forgetLogin();
+  }
+
+  forgetLogin(): void {
+    this.remove("login.json");
+    this.remove("unlocked.json");
+  }
+
+  get unlocked(): { userId: string; sealed: string } | undefined {
+    return this.read("unlocked.json");
+  }
+
+  saveUnlocked(value: { userId: string; sealed: string }): void {
+    this.write("unlocked.json", value);
+  }
+
+  forgetUnlocked(): void {
+    this.remove("unlocked.json");
+  }
+
+  /** Pins of one server: user ids are only unique per server. */
+  pins(server: string): PinStore {
+    const all = () => this.read<Record<string, Record<string, string>>>("pins.json") ?? {};
+    return {
+      get: async (userId) => all()[server]?.[userId],
+      set: async (userId, fingerprint) => {
+        const pins = all();
+        pins[server] = { ...pins[server], [userId]: fingerprint };
+        this.write("pins.json", pins);
+      },
+    };
+  }
+}

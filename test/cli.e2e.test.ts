@@ -1,0 +1,223 @@
+/**
+ * The real `vaultctl` binary (dist/cli/main.js, spawned as a process) against the real server:
+ * output, exit codes and the state it leaves on disk are what a user and a script see.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { commands } from "../cli/commands";
+import { VaultClient } from "../sdk";
+import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+
+const CLI = path.resolve(__dirname, "../dist/cli/main.js");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+describe("vaultctl", () => {
+  let server: TestServer;
+  const homes = { alice: tempDir("vaultctl-alice-"), bob: tempDir("vaultctl-bob-"), carol: tempDir("vaultctl-carol-") };
+  const sessions: Partial<Record<keyof typeof homes, string>> = {};
+
+  /** Runs the binary as `who`, with their home and session; `input` goes to stdin. */
+  function vaultctl(who: keyof typeof homes | undefined, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const env: Record<string, string | undefined> = {
+        ...process.env, VAULT_SERVER: server.url, VAULTCTL_HOME: who ? homes[who] : tempDir("vaultctl-nobody-"),
+        VAULT_SESSION: who ? sessions[who] : undefined, ...opts.env,
+      };
+      const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "", stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        let json: any;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      });
+      child.stdin.end(opts.input ?? "");
+    });
+  }
+
+  /** A command that must succeed. */
+  async function ok(who: keyof typeof homes | undefined, args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<Run> {
+    const run = await vaultctl(who, args, opts);
+    if (run.code !== 0) throw new Error(`vaultctl ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+    return run;
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer({ ACCESS_TOKEN_TTL: "3s" });
+  });
+  afterAll(async () => {
+    await server.stop();
+    for (const dir of Object.values(homes)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("--help works for the whole tool and for every command, without a server or a login", async () => {
+    const overview = await ok(undefined, ["--help"]);
+    for (const c of commands) expect(overview.stdout).toContain(`${c.path.join(" ")}`);
+    const helps = await Promise.all(commands.map((c) => vaultctl(undefined, [...c.path, "--help"], { env: { VAULT_SERVER: "http://127.0.0.1:1/api/v1" } })));
+    helps.forEach((run, i) => {
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`usage: vaultctl ${commands[i]!.path.join(" ")}`);
+      expect(run.stdout).toContain("--json");
+    });
+  });
+
+  test("wrong usage exits 2 with a message on stderr, nothing on stdout", async () => {
+    for (const args of [["frobnicate"], ["vault", "create"], ["item", "add", "v", "n", "--no-such-option"], ["vault", "share", "v", "u", "--role", "owner"]]) {
+      const run = await vaultctl("alice", args);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/^error: /);
+    }
+    const notLoggedIn = await vaultctl(undefined, ["vault", "list", "--json"]);
+    expect(notLoggedIn.code).toBe(2);
+    expect(JSON.parse(notLoggedIn.stderr)).toEqual({ error: { code: "USAGE", message: expect.stringMatching(/not logged in/) } });
+  });
+
+  test("the walkthrough: register, invite, unlock, share, items, remove, rekey, verify", async () => {
+    // Alice is the server's first user: her own organization. The password comes on stdin.
+    const reg = await ok("alice", ["register", "alice@example.test", "--org-name", "Acme", "--json"], { input: "alice-pw\n" });
+    expect(reg.json).toMatchObject({ email: "alice@example.test", role: "owner" });
+
+    // Login state is the owner's only, and holds neither the password nor any key in the clear.
+    expect(fs.statSync(homes.alice).mode & 0o777).toBe(0o700);
+    for (const f of fs.readdirSync(homes.alice)) {
+      expect(fs.statSync(path.join(homes.alice, f)).mode & 0o777).toBe(0o600);
+      expect(fs.readFileSync(path.join(homes.alice, f), "utf8")).not.toContain("alice-pw");
+    }
+
+    const bobInvite = (await ok("alice", ["invite", "create", "bob@example.test", "--json"])).json;
+    const carolInvite = (await ok("alice", ["invite", "create", "carol@example.test", "--role", "admin", "--expires", "1h", "--json"])).json;
+    const list = await ok("alice", ["invite", "list"]);
+    expect(list.stdout).toMatch(/bob@example\.test\s+member/);
+    expect(list.stdout).toMatch(/carol@example\.test\s+admin/);
+    expect((await ok(undefined, ["invite", "check", bobInvite.token])).stdout).toContain("Invite for bob@example.test as member");
+
+    const pwFile = path.join(homes.bob, "..", `bob-pw-${process.pid}`);
+    fs.writeFileSync(pwFile, "bob-pw\n", { mode: 0o600 });
+    await ok("bob", ["register", "bob@example.test", "--invite", bobInvite.token, "--password-file", pwFile]);
+    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], { env: { CAROL_PW: "carol-pw" } });
+    // A used token is refused, readably.
+    const reused = await vaultctl(undefined, ["invite", "check", bobInvite.token, "--json"]);
+    expect(reused.code).toBe(1);
+    expect(JSON.parse(reused.stderr).error.code).toBe("INVITE_NOT_REDEEMABLE");
+
+    // unlock checks the password once and prints a session value; a wrong one exits 1.
+    expect((await vaultctl("alice", ["unlock"], { input: "wrong\n" })).code).toBe(1);
+    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "alice-pw\n" })).stdout.trim();
+    sessions.bob = (await ok("bob", ["unlock", "--raw", "--password-file", pwFile])).stdout.trim();
+    sessions.carol = (await ok("carol", ["unlock", "--json"], { input: "carol-pw\n" })).json.session;
+    expect(sessions.alice).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+
+    const vault = (await ok("alice", ["vault", "create", "Team", "--json"])).json;
+    await ok("alice", ["vault", "share", "Team", "bob@example.test"]);
+    await ok("alice", ["vault", "share", vault.vaultId, "carol@example.test", "--role", "admin"]);
+    await ok("bob", ["item", "add", "Team", "GitHub", "--field", "username=bob", "--generate"]);
+    await ok("carol", ["item", "add", "Team", "Wifi", "--field", "password=hunter2", "--field", "ssid=office"]);
+
+    const password = (await ok("alice", ["item", "get", "Team", "GitHub", "--field", "password"])).stdout.trim();
+    expect(password).toHaveLength(24);
+    await ok("alice", ["item", "edit", "Team", "Wifi", "--field", "password=rotated", "--remove-field", "ssid"]);
+    expect((await ok("bob", ["item", "get", "Team", "Wifi", "--json"])).json).toMatchObject({ name: "Wifi", fields: { password: "rotated" }, revision: 2 });
+    expect((await ok("carol", ["item", "list", "Team", "--json"])).json.map((i: any) => i.name)).toEqual(["GitHub", "Wifi"]);
+    expect((await ok("alice", ["vault", "members", "Team"])).stdout).toMatch(/bob@example\.test\s+member\s+alice@example\.test/);
+    expect((await ok("bob", ["verify", "Team"])).stdout).toContain(`Vault "Team" (shared, key version 1): OK`);
+
+    // Bob leaves the team: the server asks for a rekey, carol (admin) does it.
+    const removed = await ok("alice", ["vault", "remove", "Team", "bob@example.test"]);
+    expect(removed.stdout).toContain(`Rekey required: bob@example.test still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
+    const verifyBefore = await ok("alice", ["verify", "Team", "--json"]);
+    expect(verifyBefore.json.warnings.join()).toMatch(/not been rekeyed/);
+    const rekey = await ok("carol", ["rekey", "Team", "--progress"]);
+    expect(rekey.stdout).toContain(`Rekeyed "Team": key version 2, 2 items re-encrypted, wrapped for 2 members.`);
+    expect(rekey.stderr).toContain("re-encrypting items: 2/2 (100%)");
+    expect(rekey.stderr).toContain("sending: 1/1 (100%)");
+
+    const verify = await ok("alice", ["verify", "Team"]);
+    expect(verify.stdout).toContain(`Vault "Team" (shared, key version 2): OK`);
+    expect(verify.stdout).toContain("ok    alice@example.test (owner), wrapped by carol@example.test");
+    expect((await ok("alice", ["vault", "list", "--json"])).json[0]).toMatchObject({ keyVersion: 2, rekeyRequired: false });
+
+    // Bob's login still works, but the vault is gone for him.
+    const gone = await vaultctl("bob", ["item", "list", vault.vaultId, "--json"]);
+    expect(gone.code).not.toBe(0);
+    expect((await ok("bob", ["vault", "list", "--json"])).json).toEqual([]);
+    fs.rmSync(pwFile);
+  });
+
+  test("a changed key is refused (exit 3) until the new fingerprint is trusted", async () => {
+    const pinsFile = path.join(homes.alice, "pins.json");
+    const pins = JSON.parse(fs.readFileSync(pinsFile, "utf8"));
+    const carolId = (await ok("carol", ["whoami", "--json"])).json.userId;
+    const real = pins[server.url][carolId];
+    // As if the server now handed out another key for carol: the pin no longer matches.
+    pins[server.url][carolId] = "0000 ".repeat(15) + "0000";
+    fs.writeFileSync(pinsFile, JSON.stringify(pins));
+
+    const refused = await vaultctl("alice", ["item", "list", "Team", "--json"]);
+    expect(refused.code).toBe(3);
+    expect(JSON.parse(refused.stderr).error.code).toBe("KEY_CHANGED");
+    const verify = await vaultctl("alice", ["verify", "Team"]);
+    expect(verify.code).toBe(3);
+    expect(verify.stdout).toContain("PROBLEMS FOUND");
+    expect((await ok("alice", ["keys", "carol@example.test"])).stdout).toContain("CHANGED");
+
+    expect((await ok("carol", ["keys", "--json"])).json.fingerprint).toBe(real);
+    await ok("alice", ["trust", "carol@example.test", real.replace(/ /g, "")]);
+    expect((await ok("alice", ["keys", "carol@example.test"])).stdout).toContain("matches the pinned key");
+    await ok("alice", ["item", "list", "Team"]);
+  });
+
+  test("a large vault: rekey reports progress by tenths and every item opens after", async () => {
+    // 300 items added through the SDK (the same code the binary runs), then one rekey through the binary.
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login("carol@example.test", "carol-pw");
+    const vault = await sdk.createVault("Big", "shared");
+    for (let i = 0; i < 300; i++) await sdk.addItem(vault.vaultId, { name: `entry ${i}`, fields: { password: `pw-${i}` } });
+    const run = await ok("carol", ["rekey", "Big", "--progress"]);
+    const lines = run.stderr.split("\n").filter((l) => l.startsWith("re-encrypting items"));
+    expect(lines).toEqual(Array.from({ length: 11 }, (_, t) => `re-encrypting items: ${t * 30}/300 (${t * 10}%)`));
+    const items = (await ok("carol", ["item", "list", "Big", "--json"])).json;
+    expect(items).toHaveLength(300);
+    expect((await ok("carol", ["item", "get", "Big", "entry 299", "--field", "password"])).stdout.trim()).toBe("pw-299");
+  });
+
+  test("an expired access token is refreshed and the new pair saved; logout ends the login", async () => {
+    const before = JSON.parse(fs.readFileSync(path.join(homes.bob, "login.json"), "utf8")).tokens.refreshToken;
+    await new Promise((r) => setTimeout(r, 3200));
+    await ok("bob", ["whoami"]);
+    const after = JSON.parse(fs.readFileSync(path.join(homes.bob, "login.json"), "utf8")).tokens.refreshToken;
+    expect(after).not.toBe(before);
+    await ok("bob", ["vault", "list"]);
+
+    await ok("bob", ["logout"]);
+    expect(fs.existsSync(path.join(homes.bob, "login.json"))).toBe(false);
+    expect(fs.existsSync(path.join(homes.bob, "unlocked.json"))).toBe(false);
+    expect((await vaultctl("bob", ["whoami"])).code).toBe(2);
+    // The refresh token that was saved is dead on the server too.
+    const res = await fetch(`${server.url}/auth/refresh`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ refreshToken: after }) });
+    expect(res.status).toBe(401);
+  });
+
+  test("lock makes every session value useless", async () => {
+    await ok("alice", ["lock"]);
+    const run = await vaultctl("alice", ["item", "list", "Team"], { input: "" });
+    expect(run.code).not.toBe(0);
+    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "alice-pw\n" })).stdout.trim();
+    await ok("alice", ["item", "list", "Team"]);
+  });
+});

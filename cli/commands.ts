@@ -180,7 +180,7 @@ export const commands: Command[] = [
       let rekey;
       if (result.rekeyRequired && opts.rekey) {
         rekey = await runRekey(ctx, await ctx.unlocked(), vault.vaultId);
-        lines.push(`Rekeyed: key version ${rekey.keyVersion}, ${rekey.items} items, ${rekey.members} members.`);
+        lines.push(`Rekeyed: key version ${rekey.keyVersion}, ${plural(rekey.items, "item")} re-encrypted, wrapped for ${plural(rekey.members, "member")}.`);
       } else if (result.rekeyRequired) {
         lines.push(`Rekey required: ${user.email} still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
       }
@@ -195,7 +195,7 @@ export const commands: Command[] = [
       const result = await runRekey(ctx, client, vault.vaultId);
       return {
         json: { vaultId: vault.vaultId, ...result },
-        text: `Rekeyed "${vault.vaultName}": key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
+        text: `Rekeyed "${vault.vaultName}": key version ${result.keyVersion}, ${plural(result.items, "item")} re-encrypted, wrapped for ${plural(result.members, "member")}${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
       };
     },
   },
@@ -343,6 +343,8 @@ export const commands: Command[] = [
     },
   },
 ];
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function usage(message: string): never {
   throw new UsageError(message);

@@ -213,6 +213,31 @@ describe("vaultctl", () => {
     expect(res.status).toBe(401);
   });
 
+  test("rename, delete, revoke; a refusal by the server exits 1 with its error code", async () => {
+    const vault = (await ok("alice", ["vault", "create", "Scratch", "--json"])).json;
+    await ok("alice", ["vault", "share", "Scratch", "carol@example.test"]);
+    const denied = await vaultctl("carol", ["vault", "rename", "Scratch", "Mine now", "--json"]);
+    expect(denied.code).toBe(1);
+    expect(JSON.parse(denied.stderr).error.code).toBe("FORBIDDEN");
+    expect((await ok("alice", ["vault", "rename", vault.vaultId, "Renamed", "--json"])).json.vaultName).toBe("Renamed");
+
+    const item = (await ok("carol", ["item", "add", "Renamed", "temp", "--json"])).json;
+    expect((await ok("alice", ["item", "delete", "Renamed", "temp"])).stdout).toContain(`Deleted "temp".`);
+    const missing = await vaultctl("alice", ["item", "get", "Renamed", item.itemId]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`no item "${item.itemId}"`);
+
+    await ok("alice", ["vault", "delete", "Renamed"]);
+    expect((await ok("carol", ["vault", "list", "--json"])).json.map((v: any) => v.vaultName)).not.toContain("Renamed");
+
+    const invite = (await ok("alice", ["invite", "create", "dora@example.test", "--json"])).json;
+    expect((await ok("alice", ["invite", "revoke", invite.inviteId])).stdout).toContain(`Revoked invite ${invite.inviteId}.`);
+    expect((await ok("alice", ["invite", "list", "--json"])).json.map((i: any) => i.id)).not.toContain(invite.inviteId);
+    const revoked = await vaultctl(undefined, ["register", "dora@example.test", "--invite", invite.token, "--json"], { input: "dora-pw\n" });
+    expect(revoked.code).toBe(1);
+    expect(JSON.parse(revoked.stderr).error.code).toBe("INVITE_NOT_REDEEMABLE");
+  });
+
   test("lock makes every session value useless", async () => {
     await ok("alice", ["lock"]);
     const run = await vaultctl("alice", ["item", "list", "Team"], { input: "" });

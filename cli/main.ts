@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const options = { ...GLOBAL_OPTIONS, ...command.options };
     const { values, positionals } = parseArgs({
-      args: rest,
+      args: normalizeArgs(rest, options),
       options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }])),
       allowPositionals: true,
       strict: true,
@@ -62,6 +62,32 @@ async function main(argv: string[]): Promise<number> {
     const usageError = (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? new UsageError((err as Error).message) : err;
     return reportError(usageError, jsonWanted);
   }
+}
+
+/**
+ * Invite tokens and other values are base64url and may begin with "-". Known options take the
+ * next word as their value whatever it starts with; a word that is not an option's name is a
+ * positional. Only `--lowercase-words` are taken for (possibly unknown) options, and `-h` for help.
+ */
+function normalizeArgs(args: string[], options: Record<string, OptionSpec>): string[] {
+  const flags: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg === "-h") {
+      flags.push("--help");
+      continue;
+    }
+    const name = /^--([a-z][a-z-]*)(=|$)/.exec(arg)?.[1];
+    if (name === undefined) positionals.push(arg);
+    else if (name !== undefined && options[name]?.type === "string" && !arg.includes("=") && i + 1 < args.length) flags.push(`${arg}=${args[++i]}`);
+    else flags.push(arg);
+  }
+  return [...flags, "--", ...positionals];
 }
 
 /** The longest command path spelled by the leading words (global options may come first). */

@@ -83,6 +83,12 @@ describe("vaultctl", () => {
       expect(run.stdout).toBe("");
       expect(run.stderr).toMatch(/^error: /);
     }
+    // Invite tokens are base64url and may start with "-": still a value, not an option.
+    for (const args of [["invite", "check", "-AbC_dEf-123"], ["register", "x@example.test", "--invite", "-AbC_dEf-123"]]) {
+      const run = await vaultctl(undefined, [...args, "--json"], { input: "pw\n" });
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stderr).error.code).toBe("NOT_FOUND");
+    }
     const notLoggedIn = await vaultctl(undefined, ["vault", "list", "--json"]);
     expect(notLoggedIn.code).toBe(2);
     expect(JSON.parse(notLoggedIn.stderr)).toEqual({ error: { code: "USAGE", message: expect.stringMatching(/not logged in/) } });

@@ -344,18 +344,21 @@ export class VaultClient {
     return key;
   }
 
-  /** Wraps the vault key for a user of the organization (keys checked and pinned) and adds them. */
+  /**
+   * Wraps the vault key for a user of the organization (keys checked and pinned) and adds them;
+   * a rekey in between (409) wraps the new key instead.
+   */
   async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
     const keys = this.requireKeys();
-    const vault = await this.getVault(vaultId);
-    const vaultKey = await this.openVault(vault);
     const recipient = await this.userKeys(userId);
-    const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
-    await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
-      body: {
-        recipientUserId: recipient.userId, role, keyVersion: vault.keyVersion,
-        encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
-      },
+    await this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+      const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
+      await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
+        body: {
+          recipientUserId: recipient.userId, role, keyVersion,
+          encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+        },
+      });
     });
   }
 
@@ -522,7 +525,7 @@ export class VaultClient {
   /**
    * Runs a write under the vault's current key, sending its `keyVersion` so the server refuses a
    * write racing a rekey (409); then once more under the new key. A 409 with the key unchanged is
-   * another conflict (a stale revision) and goes to the caller.
+   * another conflict (a stale revision, an existing member) and goes to the caller.
    */
   private async withCurrentKey<T>(vaultId: string, write: (vaultKey: Bytes, keyVersion: number) => Promise<T>): Promise<T> {
     const vault = await this.getVault(vaultId);

@@ -8,6 +8,8 @@ COPY bin bin
 COPY lib lib
 COPY services services
 COPY mixins mixins
+COPY sdk sdk
+COPY cli cli
 COPY bench bench
 COPY test/helpers test/helpers
 RUN npm run build

@@ -46,6 +46,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Connections in this process's PostgreSQL pool (`PG_POOL_SIZE`). */
   pgPoolSize: number;
+  /** MongoDB URL (`MONGO_URL`), a replica set (transactions). Set instead of DATABASE_URL, never with it. */
+  mongoUrl: string | undefined;
   /** Redis URL (`REDIS_URL`) for the invite-token lookup, one-shot locks and shared rate limits. Unset: in-process. */
   redisUrl: string | undefined;
   /** Moleculer namespace (`NAMESPACE`): nodes meet only nodes of their namespace; also prefixes Redis keys. */
@@ -110,11 +112,19 @@ export function loadConfig(env: Env = process.env): Config {
     scryptCost,
     databaseUrl: env.DATABASE_URL || undefined,
     pgPoolSize: int(env, "PG_POOL_SIZE", 10, 2),
+    mongoUrl: serverStore(env),
     redisUrl: env.REDIS_URL || undefined,
     namespace: namespace(env.NAMESPACE),
     nodeId: env.NODE_ID || undefined,
     transporter: env.TRANSPORTER || undefined,
   };
+}
+
+/** MONGO_URL, refused beside DATABASE_URL: one store holds the data, and the settings must say which. */
+function serverStore(env: Env): string | undefined {
+  if (env.MONGO_URL && env.DATABASE_URL) throw new Error("Set DATABASE_URL (PostgreSQL) or MONGO_URL (MongoDB), not both");
+  if (env.MONGO_URL && !/^mongodb(\+srv)?:\/\//.test(env.MONGO_URL)) throw new Error("Setting MONGO_URL must be a mongodb:// or mongodb+srv:// URL");
+  return env.MONGO_URL || undefined;
 }
 
 /**
@@ -126,9 +136,9 @@ export function checkSplitDeployment(config: Config): void {
   if (!/^nats:\/\//.test(config.transporter)) {
     throw new Error(`Setting TRANSPORTER must be a NATS URL like nats://127.0.0.1:4222, got "${config.transporter}"`);
   }
-  if (!config.databaseUrl) {
+  if (!config.databaseUrl && !config.mongoUrl) {
     throw new Error("A split deployment (TRANSPORTER is set) needs a server database shared by every node: set DATABASE_URL " +
-      "to a PostgreSQL URL. The embedded SQLite store serves one process only.");
+      "to a PostgreSQL URL, or MONGO_URL to a MongoDB replica set. The embedded SQLite store serves one process only.");
   }
   if (!config.jwtSecret) {
     throw new Error("A split deployment (TRANSPORTER is set) needs JWT_SECRET, the same on every node (base64 of >= 32 random bytes).");

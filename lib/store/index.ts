@@ -6,8 +6,8 @@ import { isPostgresUnavailable, openPostgres, postgresOps } from "./sql/postgres
 import { withUnavailableErrors } from "./unavailable";
 
 /**
- * The store the settings ask for: PostgreSQL when DATABASE_URL is set, else the embedded SQLite
- * store under DATA_DIR. `warn` hears about lost connections (never a URL or a secret).
+ * The store the settings ask for: PostgreSQL when DATABASE_URL is set, MongoDB when MONGO_URL is,
+ * else the embedded SQLite store under DATA_DIR. `warn` hears about lost connections (never a URL or a secret).
  */
 export async function openStore(config: Config, warn: (message: string) => void = () => undefined): Promise<Store> {
   if (config.databaseUrl) {
@@ -18,6 +18,11 @@ export async function openStore(config: Config, warn: (message: string) => void 
       await db.destroy().catch(() => undefined);
       throw err;
     }
+  }
+  if (config.mongoUrl) {
+    // Loaded only when asked for: the driver adds about 100 ms to every start.
+    const [{ MongoStore }, { isMongoUnavailable }] = await Promise.all([import("./mongo/adapter.js"), import("./mongo/errors.js")]);
+    return withUnavailableErrors(await MongoStore.open(config.mongoUrl), isMongoUnavailable);
   }
   return SqlStore.open(openSqlite(config.dataDir), sqliteOps);
 }

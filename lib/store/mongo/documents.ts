@@ -1,0 +1,227 @@
+/**
+ * The MongoDB adapter's documents: one interface per collection (the counterpart of
+ * `sql/schema.ts`) and the mappings between documents and the port's records (the counterpart
+ * of the `to*` functions in `sql/adapter.ts`). Pure: unit-tested without a server.
+ */
+import type { Invite, InviteStatus } from "../../domain/invites";
+import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
+import type { ItemRecord, MemberEntry, NewUser, OrgRecord, UserRecord, VaultView } from "../port";
+
+/** Collection names, mirroring the SQL tables. */
+export const COLLECTIONS = {
+  orgs: "orgs",
+  users: "users",
+  vaults: "vaults",
+  members: "vault_members",
+  items: "items",
+  invites: "invites",
+  refreshTokens: "refresh_tokens",
+  locks: "locks",
+} as const;
+
+export interface OrgDoc {
+  _id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface UserDoc {
+  _id: string;
+  orgId: string;
+  /** Unique. */
+  email: string;
+  role: OrgRole;
+  authHash: string;
+  kdf: Kdf;
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+  createdAt: string;
+}
+
+export interface VaultDoc {
+  _id: string;
+  orgId: string;
+  name: string;
+  type: VaultType;
+  keyVersion: number;
+  rekeyRequired: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /**
+   * Bumped by every transaction that changes the vault, its members or its items. Two such
+   * transactions write the same document, so MongoDB lets one commit and makes the other retry
+   * on the new state: the counterpart of the SQL adapter's lock on the vault row.
+   */
+  writeSeq?: number;
+}
+
+/** One per member and vault (unique on vaultId + userId). */
+export interface MemberDoc {
+  vaultId: string;
+  userId: string;
+  role: VaultRole;
+  encryptedVaultKey: string;
+  senderId: string;
+  wrapSignature: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ItemDoc {
+  /** The item id: unique across vaults, as in SQL. */
+  _id: string;
+  vaultId: string;
+  encryptedData: string;
+  encryptedName: string;
+  revision: number;
+  keyVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface InviteDoc {
+  _id: string;
+  orgId: string;
+  email: string;
+  role: GrantableRole;
+  inviterId: string;
+  /** Unique; the raw token is never stored. */
+  tokenHash: string;
+  status: InviteStatus;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RefreshTokenDoc {
+  /** The token's hash. */
+  _id: string;
+  familyId: string;
+  userId: string;
+  status: "active" | "used" | "revoked";
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** A document whose only job is to be written by transactions that must not overlap. */
+export interface LockDoc {
+  _id: string;
+  seq: number;
+}
+
+export function toUser(d: UserDoc): UserRecord {
+  return {
+    userId: d._id,
+    orgId: d.orgId,
+    email: d.email,
+    role: d.role,
+    authHash: d.authHash,
+    kdf: d.kdf,
+    publicKey: d.publicKey,
+    signingPublicKey: d.signingPublicKey,
+    publicKeySignature: d.publicKeySignature,
+    encryptedPrivateKey: d.encryptedPrivateKey,
+    encryptedSigningPrivateKey: d.encryptedSigningPrivateKey,
+    createdAt: d.createdAt,
+  };
+}
+
+export function userDoc(user: NewUser, orgId: string, role: OrgRole): UserDoc {
+  return {
+    _id: user.userId,
+    orgId,
+    email: user.email,
+    role,
+    authHash: user.authHash,
+    kdf: user.kdf,
+    publicKey: user.publicKey,
+    signingPublicKey: user.signingPublicKey,
+    publicKeySignature: user.publicKeySignature,
+    encryptedPrivateKey: user.encryptedPrivateKey,
+    encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
+    createdAt: user.createdAt,
+  };
+}
+
+export function toOrg(d: OrgDoc): OrgRecord {
+  return { orgId: d._id, name: d.name, createdAt: d.createdAt };
+}
+
+export function toVaultView(v: VaultDoc, m: MemberDoc): VaultView {
+  return {
+    vaultId: v._id,
+    vaultName: v.name,
+    vaultType: v.type,
+    orgId: v.orgId,
+    encryptedVaultKey: m.encryptedVaultKey,
+    senderId: m.senderId,
+    wrapSignature: m.wrapSignature,
+    role: m.role,
+    keyVersion: v.keyVersion,
+    rekeyRequired: v.rekeyRequired,
+    createdAt: v.createdAt,
+    updatedAt: v.updatedAt,
+  };
+}
+
+export function toMemberEntry(v: VaultDoc, m: MemberDoc): MemberEntry {
+  return {
+    userId: m.userId,
+    vaultId: v._id,
+    vaultName: v.name,
+    vaultType: v.type,
+    encryptedVaultKey: m.encryptedVaultKey,
+    senderId: m.senderId,
+    wrapSignature: m.wrapSignature,
+    role: m.role,
+  };
+}
+
+export function toItem(d: ItemDoc): ItemRecord {
+  return {
+    itemId: d._id,
+    vaultId: d.vaultId,
+    encryptedData: d.encryptedData,
+    encryptedName: d.encryptedName,
+    revision: d.revision,
+    keyVersion: d.keyVersion,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export function toInvite(d: InviteDoc): Invite {
+  return {
+    inviteId: d._id,
+    orgId: d.orgId,
+    email: d.email,
+    role: d.role,
+    inviterId: d.inviterId,
+    status: d.status,
+    expiresAt: d.expiresAt,
+    createdAt: d.createdAt,
+  };
+}
+
+export function inviteDoc(invite: Invite, tokenHash: string): InviteDoc {
+  return {
+    _id: invite.inviteId,
+    orgId: invite.orgId,
+    email: invite.email,
+    role: invite.role,
+    inviterId: invite.inviterId,
+    tokenHash,
+    status: invite.status,
+    expiresAt: invite.expiresAt,
+    createdAt: invite.createdAt,
+    updatedAt: invite.createdAt,
+  };
+}
+
+/** Vault rows ordered as the contract lists them: by createdAt, then id. */
+export function byCreatedThenId<T>(createdAt: (x: T) => string, id: (x: T) => string) {
+  return (a: T, b: T) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0);
+}

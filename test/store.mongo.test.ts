@@ -1,0 +1,21 @@
+/**
+ * The store contract on MongoDB. It needs a replica set (transactions) at MONGO_URL, e.g. the
+ * docker-compose `mongo` service: `MONGO_URL=mongodb://127.0.0.1:27017/?replicaSet=rs0 npm test`.
+ * No MongoDB server can be installed on the machines this was written on, so jest.config.js
+ * leaves this file out when MONGO_URL is unset, and the summary line says it was not run.
+ */
+import { randomUUID } from "node:crypto";
+import { MongoStore } from "../lib/store/mongo/adapter";
+import type { Store } from "../lib/store/port";
+import { describeStoreContract } from "./store.contract";
+
+const url = process.env.MONGO_URL;
+if (!url) throw new Error("store.mongo.test.ts needs MONGO_URL (jest.config.js runs it only when it is set)");
+
+describeStoreContract("MongoDB (replica set at MONGO_URL)", async () => {
+  // A database per run: the contract starts from an empty store (its first user is the first of the server).
+  return MongoStore.open(url, { dbName: `vault_test_${randomUUID().replace(/-/g, "").slice(0, 12)}` });
+}, async (store: Store) => {
+  await (store as MongoStore).db.dropDatabase();
+  await store.close();
+});

@@ -1,0 +1,112 @@
+/**
+ * The MongoDB adapter's parts that need no server: documents mapped to the port's records, the
+ * driver's errors in the contract's terms, the refusal of a standalone server, and an unreachable
+ * server reported as unavailable. The adapter's behaviour against a real replica set is
+ * test/store.mongo.test.ts, which runs where MONGO_URL is set.
+ */
+import { randomUUID } from "node:crypto";
+import { MongoNetworkError, MongoServerError } from "mongodb";
+import { AppError } from "../lib/errors";
+import type { Invite } from "../lib/domain/invites";
+import { MongoStore } from "../lib/store/mongo/adapter";
+import {
+  byCreatedThenId, inviteDoc, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
+} from "../lib/store/mongo/documents";
+import { assertTransactionsSupported, isMongoUnavailable, translateMongoError } from "../lib/store/mongo/errors";
+import type { NewUser } from "../lib/store/port";
+import { loadConfig, checkSplitDeployment } from "../lib/config";
+import { openStore } from "../lib/store";
+
+const now = "2026-11-21T05:50:00.000Z";
+
+describe("documents", () => {
+  test("a user survives the trip to a document and back, with its organization and role", () => {
+    const user: NewUser = {
+      userId: randomUUID(), email: "ana@example.test", authHash: "scrypt$abc", createdAt: now,
+      kdf: { algorithm: "argon2id", salt: "c2FsdHNhbHRzYWx0c2FsdA==", iterations: 3, memoryKiB: 65536, parallelism: 4 },
+      publicKey: "UEs=", signingPublicKey: "U1BL", publicKeySignature: "U0lH", encryptedPrivateKey: "RVBL", encryptedSigningPrivateKey: "RVNQSw==",
+    };
+    const orgId = randomUUID();
+    const doc = userDoc(user, orgId, "admin");
+    expect(doc._id).toBe(user.userId);
+    const { userId, ...rest } = user;
+    expect(toUser(doc)).toEqual({ userId, orgId, role: "admin", ...rest });
+  });
+
+  test("a vault and a membership give the port's vault view and member entry, field for field", () => {
+    const vault: VaultDoc = { _id: randomUUID(), orgId: randomUUID(), name: "Team", type: "shared", keyVersion: 3, rekeyRequired: true, createdAt: now, updatedAt: now, writeSeq: 9 };
+    const member: MemberDoc = { vaultId: vault._id, userId: randomUUID(), role: "admin", encryptedVaultKey: "V1JBUA==", senderId: randomUUID(), wrapSignature: "U0lH", createdAt: now, updatedAt: now };
+    expect(toVaultView(vault, member)).toEqual({
+      vaultId: vault._id, vaultName: "Team", vaultType: "shared", orgId: vault.orgId, encryptedVaultKey: "V1JBUA==",
+      senderId: member.senderId, wrapSignature: "U0lH", role: "admin", keyVersion: 3, rekeyRequired: true, createdAt: now, updatedAt: now,
+    });
+    expect(toMemberEntry(vault, member)).toEqual({
+      userId: member.userId, vaultId: vault._id, vaultName: "Team", vaultType: "shared",
+      encryptedVaultKey: "V1JBUA==", senderId: member.senderId, wrapSignature: "U0lH", role: "admin",
+    });
+  });
+
+  test("items and invites map back unchanged; the token hash never leaves the document", () => {
+    const item: ItemDoc = { _id: randomUUID(), vaultId: randomUUID(), encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now };
+    expect(toItem(item)).toEqual({ itemId: item._id, vaultId: item.vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now });
+    const invite: Invite = { inviteId: randomUUID(), orgId: randomUUID(), email: "bo@example.test", role: "member", inviterId: randomUUID(), status: "pending", expiresAt: now, createdAt: now };
+    const doc = inviteDoc(invite, "hash-of-token");
+    expect(doc).toMatchObject({ _id: invite.inviteId, tokenHash: "hash-of-token" });
+    expect(toInvite(doc)).toEqual(invite);
+    expect(JSON.stringify(toInvite(doc))).not.toContain("hash-of-token");
+  });
+
+  test("lists are ordered by createdAt, then id, as the contract says", () => {
+    const rows = [{ c: "2026-01-02", id: "a" }, { c: "2026-01-01", id: "b" }, { c: "2026-01-01", id: "a" }];
+    expect(rows.sort(byCreatedThenId((r) => r.c, (r) => r.id))).toEqual([{ c: "2026-01-01", id: "a" }, { c: "2026-01-01", id: "b" }, { c: "2026-01-02", id: "a" }]);
+  });
+});
+
+describe("errors", () => {
+  test("a duplicate key is 409 CONFLICT; a write conflict that outlived the driver's retries too", () => {
+    const dup = translateMongoError(new MongoServerError({ message: "E11000 duplicate key error collection: users index: email_1", code: 11000 }));
+    expect(dup).toBeInstanceOf(AppError);
+    expect(dup).toMatchObject({ type: "CONFLICT", code: 409 });
+    const lost = translateMongoError(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }));
+    expect(lost).toMatchObject({ type: "CONFLICT", message: expect.stringMatching(/changed meanwhile/) });
+  });
+
+  test("refusals pass unchanged; network errors stay unavailable (503 through the store wrapper); others are not disguised", () => {
+    const refusal = new AppError("INVALID", "no", { field: "newKeys" });
+    expect(translateMongoError(refusal)).toBe(refusal);
+    const down = new MongoNetworkError("connection refused");
+    expect(translateMongoError(down)).toBe(down);
+    expect(isMongoUnavailable(down)).toBe(true);
+    const other = new MongoServerError({ message: "Unauthorized", code: 13 });
+    expect(translateMongoError(other)).toBe(other);
+    expect(isMongoUnavailable(other)).toBe(false);
+  });
+
+  test("a standalone server is refused with a message that says what to do; a replica set or mongos is accepted", () => {
+    expect(() => assertTransactionsSupported({ isWritablePrimary: true } as never)).toThrow(/standalone MongoDB server, which cannot run transactions.*--replSet rs0.*rs\.initiate\(\)/);
+    expect(() => assertTransactionsSupported({ setName: "rs0" })).not.toThrow();
+    expect(() => assertTransactionsSupported({ msg: "isdbgrid" })).not.toThrow();
+  });
+
+  test("no server at the URL: opening fails as unavailable, in the time asked for", async () => {
+    const started = Date.now();
+    const err = await MongoStore.open("mongodb://127.0.0.1:1/vault", { serverSelectionTimeoutMS: 300 }).then(() => null, (e: unknown) => e);
+    expect(isMongoUnavailable(err)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe("settings", () => {
+  test("MONGO_URL selects MongoDB; with DATABASE_URL too, or not a mongodb URL, the start is refused", () => {
+    expect(loadConfig({ MONGO_URL: "mongodb://mongo:27017/vault?replicaSet=rs0" }).mongoUrl).toBe("mongodb://mongo:27017/vault?replicaSet=rs0");
+    expect(() => loadConfig({ MONGO_URL: "mongodb://m/v", DATABASE_URL: "postgres://p/v" })).toThrow(/not both/);
+    expect(() => loadConfig({ MONGO_URL: "postgres://p/v" })).toThrow(/mongodb:\/\//);
+    const split = loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", MONGO_URL: "mongodb://m/v", JWT_SECRET: Buffer.alloc(32, 1).toString("base64") });
+    expect(() => checkSplitDeployment(split)).not.toThrow();
+  });
+
+  test("the server's store opener goes to MongoDB for MONGO_URL (here: nobody listening, so it fails as unavailable)", async () => {
+    const err = await openStore(loadConfig({ MONGO_URL: "mongodb://127.0.0.1:1/vault" })).then(() => null, (e: unknown) => e);
+    expect(isMongoUnavailable(err)).toBe(true);
+  }, 30_000);
+});

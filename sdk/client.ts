@@ -35,15 +35,9 @@ export interface Vault {
   updatedAt: string;
 }
 
-export interface MemberEntry {
+/** One member's wrap of the vault key, as the member list and the remove-member answer show it. */
+export interface MemberEntry extends Pick<Vault, "vaultId" | "vaultName" | "vaultType" | "encryptedVaultKey" | "senderId" | "wrapSignature" | "role"> {
   userId: string;
-  vaultId: string;
-  vaultName: string;
-  vaultType: "personal" | "shared";
-  encryptedVaultKey: string;
-  senderId: string;
-  wrapSignature: string;
-  role: VaultRole;
 }
 
 export interface StoredItem extends SealedItem {
@@ -239,10 +233,16 @@ export class VaultClient {
    * the one pinned on first use (else `SecurityError("KEY_CHANGED")` until `trustUser`).
    */
   async userKeys(userId: string): Promise<PublicKeyBundle> {
+    const bundle = await this.selfSignedBundle(userId);
+    await this.checkPin(bundle.userId, await bundleFingerprint(bundle));
+    return bundle;
+  }
+
+  /** The bundle the server shows for a user, refused unless it is theirs and signed by its own signing key. */
+  private async selfSignedBundle(userId: string): Promise<PublicKeyBundle> {
     const bundle = await this.http.request<PublicKeyBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
     if (bundle.userId?.toLowerCase() !== userId.toLowerCase()) throw new SecurityError("INCONSISTENT", `asked for the keys of ${userId}, got another user's`, userId);
     if (!(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
-    await this.checkPin(bundle.userId, await bundleFingerprint(bundle));
     return bundle;
   }
 
@@ -256,8 +256,7 @@ export class VaultClient {
 
   /** The fingerprint the server currently shows for a user, and the pinned one. */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string }> {
-    const bundle = await this.http.request<PublicKeyBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
-    if (!(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${userId} is not signed by its own signing key`, userId);
+    const bundle = await this.selfSignedBundle(userId);
     return { current: await bundleFingerprint(bundle), pinned: await this.pins.get(bundle.userId) };
   }
 

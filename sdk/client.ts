@@ -328,7 +328,7 @@ export class VaultClient {
     if (personal && vault.senderId !== this.account.userId) {
       throw new SecurityError("INCONSISTENT", `personal vault ${vault.vaultId} claims to be wrapped by another user`, vault.senderId);
     }
-    const signingKey = vault.senderId === this.account.userId ? keys.signingPublicKeyRaw : fromBase64((await this.userKeys(vault.senderId)).signingPublicKey);
+    const signingKey = fromBase64((await this.keysOf(vault.senderId)).signingPublicKey);
     if (!(await ed25519Verify(signingKey, wrapped, fromBase64(vault.wrapSignature)))) {
       throw new SecurityError("BAD_SIGNATURE", `the key of vault "${vault.vaultName}" is not signed by its sender ${vault.senderId}: refusing it`, vault.senderId);
     }
@@ -398,7 +398,7 @@ export class VaultClient {
       for (const member of members) {
         const wrapped = vault.vaultType === "personal"
           ? await aesKwWrap(keys.stretchedKey, newKey)
-          : await rsaOaepWrap(member.userId === this.account.userId ? keys.publicKeyDer : fromBase64((await this.userKeys(member.userId)).publicKey), newKey);
+          : await rsaOaepWrap(fromBase64((await this.keysOf(member.userId)).publicKey), newKey);
         newKeys.push({ userId: member.userId, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) });
         progress({ phase: "wraps", done: newKeys.length, total: members.length });
       }

@@ -3,7 +3,7 @@
  * receiving vault keys, Ed25519 for signing wraps), and the checks a client makes on anyone's
  * bundle before trusting it.
  */
-import { concatBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
+import { concatBytes, equalBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
 import { SecurityError, UnlockError } from "./errors";
 import {
   deriveMasterKey, ed25519Sign, ed25519Verify, gcmDecrypt, gcmEncrypt, generateEd25519KeyPair, generateRsaKeyPair,
@@ -115,8 +115,7 @@ export async function openAccountKeys(stretchedKey: Bytes, stored: StoredAccount
   const signed = await ed25519Verify(keys.signingPublicKeyRaw, probe, await ed25519Sign(keys.signingPrivateKey, probe));
   let unwrapped = false;
   try {
-    const back = await rsaOaepUnwrap(keys.rsaPrivateKey, await rsaOaepWrap(keys.publicKeyDer, probe));
-    unwrapped = toHex(back) === toHex(probe);
+    unwrapped = equalBytes(await rsaOaepUnwrap(keys.rsaPrivateKey, await rsaOaepWrap(keys.publicKeyDer, probe)), probe);
   } catch {
     unwrapped = false;
   }

@@ -93,9 +93,7 @@ export class MongoStore implements Store {
     await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }]);
     // Collections a transaction writes must exist beforehand; the lock document too, so that
     // two first registrations never race to insert it.
-    for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults]) {
-      if ((await this.db.listCollections({ name }).toArray()).length === 0) await this.db.createCollection(name).catch(ignoreExists);
-    }
+    for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults]) await this.db.createCollection(name).catch(ignoreExists);
     await this.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);
   }
 
@@ -457,7 +455,7 @@ export class MongoStore implements Store {
   }
 }
 
-/** Another node created it first: fine. */
+/** It exists already (an earlier start, or another node): fine. */
 function ignoreExists(err: unknown): void {
   if ((err as { codeName?: string }).codeName !== "NamespaceExists") throw err;
 }

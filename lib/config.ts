@@ -56,6 +56,16 @@ export interface Config {
   nodeId: string | undefined;
   /** NATS URL (`TRANSPORTER`, e.g. nats://127.0.0.1:4222). Set: this process is one node of a split deployment. */
   transporter: string | undefined;
+  /** Delay before a failed event is delivered again, ms (`EVENT_RETRY_DELAY`); it doubles per retry, up to 30 s. */
+  eventRetryDelayMs: number;
+  /** Deliveries of an event before a worker that keeps failing on it dead-letters it (`EVENT_MAX_DELIVERIES`). */
+  eventMaxDeliveries: number;
+  /** JetStream: a delivery not acknowledged within this time goes to the next worker, ms (`EVENT_ACK_WAIT`). */
+  eventAckWaitMs: number;
+  /** JetStream: how long events stay in the stream, ms (`EVENT_RETENTION`). */
+  eventRetentionMs: number;
+  /** How often the sweeper purges expired invites and refresh tokens, ms (`SWEEP_INTERVAL`). */
+  sweepIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -117,6 +127,11 @@ export function loadConfig(env: Env = process.env): Config {
     namespace: namespace(env.NAMESPACE),
     nodeId: env.NODE_ID || undefined,
     transporter: env.TRANSPORTER || undefined,
+    eventRetryDelayMs: duration(env, "EVENT_RETRY_DELAY", "1s"),
+    eventMaxDeliveries: int(env, "EVENT_MAX_DELIVERIES", 5, 1),
+    eventAckWaitMs: duration(env, "EVENT_ACK_WAIT", "30s"),
+    eventRetentionMs: duration(env, "EVENT_RETENTION", "7d"),
+    sweepIntervalMs: duration(env, "SWEEP_INTERVAL", "10m"),
   };
 }
 

@@ -17,6 +17,9 @@ import { membersService } from "../services/members.service";
 import { rekeyService } from "../services/rekey.service";
 import { itemsService } from "../services/items.service";
 import { invitesService } from "../services/invites.service";
+import { auditService } from "../services/audit.service";
+import { auditWorkerService } from "../services/audit-worker.service";
+import { sweeperService } from "../services/sweeper.service";
 
 export const SERVICES: Record<string, (rt: Runtime) => ServiceSchema> = {
   api: apiService,
@@ -28,6 +31,9 @@ export const SERVICES: Record<string, (rt: Runtime) => ServiceSchema> = {
   rekey: rekeyService,
   items: itemsService,
   invites: invitesService,
+  audit: auditService,
+  "audit-worker": auditWorkerService,
+  sweeper: sweeperService,
 };
 
 export interface RunningNode {

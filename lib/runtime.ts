@@ -1,7 +1,8 @@
 /**
- * What the services of one process share: settings, the store, and the ports for tokens and
- * counters. Built once per process from the settings and handed to every service.
- * Embedded by default; DATABASE_URL and REDIS_URL switch on PostgreSQL and Redis.
+ * What the services of one process share: settings, the store, the event queue and the ports for
+ * tokens, counters and locks. Built once per process from the settings and handed to every
+ * service. Embedded by default; DATABASE_URL, REDIS_URL and TRANSPORTER switch on PostgreSQL,
+ * Redis and NATS (JetStream for the events).
  */
 import { createHmac } from "node:crypto";
 import type { Config } from "./config";
@@ -9,6 +10,11 @@ import { AccessTokens } from "./auth/access-tokens";
 import { loadOrCreateSecret } from "./auth/secrets";
 import { MemoryCounters, type Counters } from "./limits/counters";
 import { RedisCounters } from "./limits/redis-counters";
+import { DomainEvents } from "./events";
+import { MemoryLocks, RedisLocks, type Locks } from "./locks";
+import { JetStreamQueue } from "./queue/jetstream-queue";
+import { MemoryQueue } from "./queue/memory-queue";
+import type { DeliveryPolicy, EventQueue } from "./queue/port";
 import { connectRedis, type RedisLog } from "./redis";
 import { openStore, type Store } from "./store";
 import { MemoryInviteTokens, type InviteTokens } from "./tokens/invite-tokens";
@@ -20,6 +26,11 @@ export interface Runtime {
   accessTokens: AccessTokens;
   counters: Counters;
   inviteTokens: InviteTokens;
+  /** Where domain events go to the workers. */
+  queue: EventQueue;
+  /** What services emit their domain events through. */
+  events: DomainEvents;
+  locks: Locks;
   /** Keyed HMAC for values that must be stable but unguessable (prelogin's fake salts). */
   serverHmac(purpose: string, value: string): Buffer;
   close(): Promise<void>;
@@ -31,6 +42,12 @@ export async function createRuntime(config: Config, log: RedisLog): Promise<Runt
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
   const counters = redis ? new RedisCounters(redis) : new MemoryCounters();
   const inviteTokens = redis ? new RedisInviteTokens(store, redis) : new MemoryInviteTokens(store);
+  const queue = await openQueue(config, log).catch(async (err: unknown) => {
+    await redis?.close();
+    await store.close();
+    throw err;
+  });
+  const events = new DomainEvents(queue, log);
   const hmacKey = createHmac("sha256", secret).update("server-hmac-key").digest();
   return {
     config,
@@ -38,12 +55,34 @@ export async function createRuntime(config: Config, log: RedisLog): Promise<Runt
     accessTokens: new AccessTokens(secret, config.accessTokenTtlSec),
     counters,
     inviteTokens,
+    queue,
+    events,
+    locks: redis ? new RedisLocks(redis) : new MemoryLocks(),
     serverHmac: (purpose, value) => createHmac("sha256", hmacKey).update(`${purpose}\0${value}`).digest(),
     async close() {
+      await events.close();
+      await queue.close();
       await inviteTokens.close();
       await counters.close();
       await redis?.close();
       await store.close();
     },
   };
+}
+
+/** Events per handler call of a worker. */
+const EVENT_BATCH = 200;
+
+/** JetStream on a deployment over NATS; in-process on the embedded default. */
+async function openQueue(config: Config, log: RedisLog): Promise<EventQueue> {
+  const policy: DeliveryPolicy = { maxDeliveries: config.eventMaxDeliveries, retryDelayMs: config.eventRetryDelayMs, batchSize: EVENT_BATCH };
+  if (!config.transporter) return new MemoryQueue(policy, log);
+  return JetStreamQueue.open({
+    url: config.transporter,
+    namespace: config.namespace,
+    policy,
+    retentionMs: config.eventRetentionMs,
+    ackWaitMs: config.eventAckWaitMs,
+    log,
+  });
 }

@@ -8,7 +8,6 @@ import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { isRedeemable } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, Kdf } from "../lib/domain/types";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { base64, email, name, STRICT } from "../lib/http/params";
 import { retryAfterSec } from "../lib/limits/counters";
@@ -37,7 +36,7 @@ function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
 }
 
 export function authService(rt: Runtime): ServiceSchema {
-  const { store, config, accessTokens, counters, inviteTokens } = rt;
+  const { store, config, accessTokens, counters, inviteTokens, events } = rt;
   // Compared against for unknown emails, so they cost what a wrong hash costs.
   const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
 
@@ -136,13 +135,13 @@ export function authService(rt: Runtime): ServiceSchema {
             } finally {
               await inviteTokens.release(tokenHash);
             }
-            emitDomainEvent(ctx, "invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
+            await events.emit("invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
           } else {
             user = await store.registerOwnerOfNewOrg(newUser, { orgId: newId(), name: orgName, createdAt: now }, {
               onlyIfFirstUser: config.registrationMode === "invite",
             });
           }
-          emitDomainEvent(ctx, "user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
+          await events.emit("user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
           created(ctx, "/users/me");
           return { userId: user.userId, orgId: user.orgId, role: user.role };
         },

@@ -1,13 +1,13 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, forbidden, invalid, notFound, notRedeemable } from "../lib/errors";
+import { AppError, invalid, notFound, notRedeemable } from "../lib/errors";
+import { assertOrgManager } from "../lib/domain/org-roles";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { parseDuration } from "../lib/domain/duration";
 import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import { GRANTABLE_ROLES, type Caller, type GrantableRole } from "../lib/domain/types";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { email, pathId, STRICT } from "../lib/http/params";
 import { retryAfterSec } from "../lib/limits/counters";
@@ -17,16 +17,14 @@ type Ctx<P> = Context<P, RequestMeta>;
 
 /** Invites are managed by the organization's owners and admins (organization role, from the token). */
 function assertInviteManager(caller: Caller, orgId: string = caller.orgId): void {
-  if (caller.orgId !== orgId || (caller.role !== "owner" && caller.role !== "admin")) {
-    throw forbidden("Only the organization's owners and admins manage invites");
-  }
+  assertOrgManager(caller, orgId, "manage invites");
 }
 
 function toListEntry(i: Invite) {
   return { id: i.inviteId, email: i.email, role: i.role, inviterId: i.inviterId, expiresAt: i.expiresAt, createdAt: i.createdAt };
 }
 
-export function invitesService({ store, config, counters, inviteTokens }: Runtime): ServiceSchema {
+export function invitesService({ store, config, counters, inviteTokens, events }: Runtime): ServiceSchema {
   return {
     name: "invites",
     actions: {
@@ -45,7 +43,7 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
             status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
           };
           await store.createInvite(invite, hashToken(token));
-          emitDomainEvent(ctx, "invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
+          await events.emit("invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           created(ctx, `/invites?orgId=${caller.orgId}`);
           return { inviteId: invite.inviteId, token, expiresAt: invite.expiresAt };
         },
@@ -66,10 +64,10 @@ export function invitesService({ store, config, counters, inviteTokens }: Runtim
           const invite = await store.getInvite(ctx.params.inviteId);
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
           assertInviteManager(caller);
-          await store.revokeInvite(invite.inviteId, caller.orgId, timestamp());
+          const outcome = await store.revokeInvite(invite.inviteId, caller.orgId, timestamp());
           await inviteTokens.forget(invite.inviteId);
-          if (invite.status === "pending") {
-            emitDomainEvent(ctx, "invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
+          if (outcome === "revoked") {
+            await events.emit("invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           }
           return noContent(ctx);
         },

@@ -3,7 +3,6 @@ import type { Context, ServiceSchema } from "moleculer";
 import { notFound } from "../lib/errors";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { base64, optionalUuid, pathId, STRICT } from "../lib/http/params";
 import type { Runtime } from "../lib/runtime";
@@ -23,7 +22,7 @@ const content = {
   keyVersion: { type: "number", integer: true, positive: true, optional: true },
 } as const;
 
-export function itemsService({ store }: Runtime): ServiceSchema {
+export function itemsService({ store, events }: Runtime): ServiceSchema {
   return {
     name: "items",
     actions: {
@@ -50,7 +49,7 @@ export function itemsService({ store }: Runtime): ServiceSchema {
           const p = ctx.params;
           assertItemSizes(p);
           const item = await store.createItem(p.vaultId, caller.userId, p.itemId ?? newId(), p, timestamp());
-          emitDomainEvent(ctx, "item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
+          await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
           created(ctx, `/vaults/${p.vaultId}/items/${item.itemId}`);
           return item;
         },
@@ -63,7 +62,7 @@ export function itemsService({ store }: Runtime): ServiceSchema {
           const p = ctx.params;
           assertItemSizes(p);
           const item = await store.updateItem(p.vaultId, caller.userId, p.itemId, p, timestamp());
-          emitDomainEvent(ctx, "item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
+          await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
           return item;
         },
       },
@@ -73,7 +72,7 @@ export function itemsService({ store }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
           const caller = callerOf(ctx);
           await store.deleteItem(ctx.params.vaultId, caller.userId, ctx.params.itemId);
-          emitDomainEvent(ctx, "item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId, itemId: ctx.params.itemId });
+          await events.emit("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId, itemId: ctx.params.itemId });
           return noContent(ctx);
         },
       },

@@ -3,7 +3,6 @@ import type { Context, ServiceSchema } from "moleculer";
 import { notFound } from "../lib/errors";
 import { timestamp } from "../lib/domain/encoding";
 import { GRANTABLE_ROLES, VAULT_ROLES, type GrantableRole, type VaultRole } from "../lib/domain/types";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { pathId, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
 import type { Runtime } from "../lib/runtime";
@@ -21,7 +20,7 @@ interface AddParams {
 
 const keyVersion = { type: "number", integer: true, positive: true, optional: true } as const;
 
-export function membersService({ store }: Runtime): ServiceSchema {
+export function membersService({ store, events }: Runtime): ServiceSchema {
   return {
     name: "members",
     actions: {
@@ -45,7 +44,7 @@ export function membersService({ store }: Runtime): ServiceSchema {
           await store.addMember(p.vaultId, caller.userId, {
             userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
           }, timestamp());
-          emitDomainEvent(ctx, "vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
+          await events.emit("vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
           return noContent(ctx);
         },
       },
@@ -56,7 +55,7 @@ export function membersService({ store }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
           const entry = await store.changeMemberRole(vaultId, caller.userId, userId, role, timestamp());
-          emitDomainEvent(ctx, "vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
+          await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return entry;
         },
       },
@@ -67,7 +66,7 @@ export function membersService({ store }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
           const result = await store.removeMember(vaultId, caller.userId, userId, timestamp());
-          emitDomainEvent(ctx, "vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
+          await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return result;
         },
       },

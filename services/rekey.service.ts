@@ -7,7 +7,6 @@ import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
 import { timestamp } from "../lib/domain/encoding";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { base64, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
 import { bodyFields, checkPathIds, readJsonStream } from "../lib/http/request-body";
@@ -35,7 +34,7 @@ const REKEY_BODY = {
 
 type Check = (value: unknown) => true | unknown[];
 
-export function rekeyService({ store, config }: Runtime): ServiceSchema {
+export function rekeyService({ store, config, events }: Runtime): ServiceSchema {
   const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
   return {
     name: "rekey",
@@ -53,7 +52,7 @@ export function rekeyService({ store, config }: Runtime): ServiceSchema {
           const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
           items.forEach(assertItemSizes);
           await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion }, timestamp());
-          emitDomainEvent(ctx, "vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
+          await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
           return noContent(ctx);
         },
       },

@@ -4,7 +4,6 @@ import { invalid, notFound, unauthorized } from "../lib/errors";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
 import { VAULT_TYPES, type VaultType } from "../lib/domain/types";
-import { emitDomainEvent } from "../lib/events";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { name, pathId, signature, STRICT, wrappedKey } from "../lib/http/params";
 import type { Runtime } from "../lib/runtime";
@@ -23,7 +22,7 @@ function vaultName(raw: string): string {
   return raw;
 }
 
-export function vaultsService({ store }: Runtime): ServiceSchema {
+export function vaultsService({ store, events }: Runtime): ServiceSchema {
   return {
     name: "vaults",
     actions: {
@@ -51,7 +50,7 @@ export function vaultsService({ store }: Runtime): ServiceSchema {
             vaultId: newId(), orgId: user.orgId, name: vaultName(p.name), type: p.type, ownerId: user.userId,
             encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature,
           }, timestamp());
-          emitDomainEvent(ctx, "vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          await events.emit("vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           created(ctx, `/vaults/${vault.vaultId}`);
           return vault;
         },
@@ -71,7 +70,7 @@ export function vaultsService({ store }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
           const caller = callerOf(ctx);
           const vault = await store.renameVault(ctx.params.vaultId, caller.userId, vaultName(ctx.params.name), timestamp());
-          emitDomainEvent(ctx, "vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           return vault;
         },
       },
@@ -82,7 +81,7 @@ export function vaultsService({ store }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           await store.deleteVault(ctx.params.vaultId, caller.userId);
           // A vault's members are all of its organization, so the caller's is the vault's.
-          emitDomainEvent(ctx, "vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId });
+          await events.emit("vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId });
           return noContent(ctx);
         },
       },

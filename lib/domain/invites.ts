@@ -17,6 +17,12 @@ export interface Invite {
 /** `expiresIn` ranges from 1s to 30d. */
 export const MAX_INVITE_TTL_MS = 30 * 86_400_000;
 
+/**
+ * Past its expiry, an invite that was never used (pending, or revoked) is only clutter: the sweeper
+ * purges it. A used one stays, the record of how its user joined.
+ */
+export const PURGEABLE_INVITE_STATUSES: readonly InviteStatus[] = ["pending", "revoked"];
+
 /** A pending invite not yet expired can be redeemed; anything else is INVITE_NOT_REDEEMABLE. */
 export function isRedeemable(invite: Pick<Invite, "status" | "expiresAt">, now: string): boolean {
   return invite.status === "pending" && invite.expiresAt > now;

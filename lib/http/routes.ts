@@ -55,4 +55,7 @@ export const ROUTES: readonly RouteDef[] = [
   { method: "GET", path: "/invites", action: "invites.list" },
   { method: "POST", path: "/invites/redeem", action: "invites.redeem", public: true },
   { method: "DELETE", path: "/invites/:inviteId", action: "invites.revoke" },
+
+  { method: "GET", path: "/audit", action: "audit.list" },
+  { method: "GET", path: "/audit/verify", action: "audit.verify" },
 ];

@@ -7,6 +7,8 @@
  * let the domain decide (lib/domain/vault-decisions.ts) and write, so concurrent callers are safe.
  * They throw AppError for every refusal.
  */
+import type { AuditHead, AuditRecord } from "../domain/audit";
+import type { DomainEvent } from "../domain/events";
 import type { Invite } from "../domain/invites";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../domain/types";
 
@@ -117,6 +119,15 @@ export type RefreshOutcome =
   | { ok: true; userId: string }
   | { ok: false; reason: "unknown" | "expired" | "reused" };
 
+/** What a revoke did: pending became revoked, it was already used or revoked, or there is no such invite. */
+export type RevokeOutcome = "revoked" | "not-pending" | "not-found";
+
+/** What a sweep removed. */
+export interface PurgeCounts {
+  invites: number;
+  refreshTokens: number;
+}
+
 export interface Store {
   close(): Promise<void>;
 
@@ -168,6 +179,28 @@ export interface Store {
   listPendingInvites(orgId: string, now: string): Promise<Invite[]>;
   findInviteByTokenHash(tokenHash: string): Promise<Invite | null>;
   getInvite(inviteId: string): Promise<Invite | null>;
-  /** Pending becomes revoked; false when there is no such invite in the organization. */
-  revokeInvite(inviteId: string, orgId: string, now: string): Promise<boolean>;
+  /** Pending becomes revoked; `not-found` when there is no such invite in the organization. */
+  revokeInvite(inviteId: string, orgId: string, now: string): Promise<RevokeOutcome>;
+
+  // --- audit log (lib/domain/audit.ts): append-only, one hash chain per organization
+  /**
+   * Appends each event whose id is not recorded yet to its organization's chain, in one
+   * transaction that holds the organization's head; returns how many were new. Safe to call
+   * again with the same events and from several workers at once.
+   */
+  appendAuditEvents(events: DomainEvent[]): Promise<number>;
+  /** An organization's records, newest first, those with seq < `before` when it is given. */
+  listAuditRecords(orgId: string, limit: number, before?: number): Promise<AuditRecord[]>;
+  /** Records in seq order with afterSeq < seq <= upToSeq, at most `limit` (verification reads pages). */
+  readAuditChain(orgId: string, afterSeq: number, upToSeq: number, limit: number): Promise<AuditRecord[]>;
+  /** The organization's last seq and hash (EMPTY_HEAD before its first record). */
+  auditHead(orgId: string): Promise<AuditHead>;
+
+  // --- housekeeping (the sweeper)
+  /**
+   * Deletes invites past their expiry that were never used (pending or revoked), and refresh
+   * tokens that are expired or revoked. Used invites, unexpired invites, active tokens and used
+   * tokens not yet expired (they detect the reuse of a stolen token) stay.
+   */
+  purgeExpired(now: string): Promise<PurgeCounts>;
 }

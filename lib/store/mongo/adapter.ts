@@ -11,7 +11,9 @@
  */
 import { MongoClient, type ClientSession, type Collection, type Db, type TransactionOptions } from "mongodb";
 import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
-import { isRedeemable, type Invite } from "../../domain/invites";
+import { isRedeemable, PURGEABLE_INVITE_STATUSES, type Invite } from "../../domain/invites";
+import { EMPTY_HEAD, nextAuditRecord, type AuditHead, type AuditRecord } from "../../domain/audit";
+import type { DomainEvent } from "../../domain/events";
 import type { VaultRole } from "../../domain/types";
 import {
   decideAddMember, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
@@ -19,12 +21,12 @@ import {
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
 import type {
-  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, RefreshOutcome,
-  RefreshTokenRecord, RekeyInput, Store, UserRecord, VaultView,
+  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
+  RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import {
-  byCreatedThenId, COLLECTIONS, inviteDoc, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
-  type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type UserDoc, type VaultDoc,
+  auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
+  type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type UserDoc, type VaultDoc,
 } from "./documents";
 import { assertTransactionsSupported, translateMongoError } from "./errors";
 
@@ -51,6 +53,8 @@ export class MongoStore implements Store {
   private readonly invites: Collection<InviteDoc>;
   private readonly refreshTokens: Collection<RefreshTokenDoc>;
   private readonly locks: Collection<LockDoc>;
+  private readonly auditEvents: Collection<AuditEventDoc>;
+  private readonly auditHeads: Collection<AuditHeadDoc>;
 
   private constructor(private readonly client: MongoClient, readonly db: Db) {
     this.orgs = db.collection(COLLECTIONS.orgs);
@@ -61,6 +65,8 @@ export class MongoStore implements Store {
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.locks = db.collection(COLLECTIONS.locks);
+    this.auditEvents = db.collection(COLLECTIONS.auditEvents);
+    this.auditHeads = db.collection(COLLECTIONS.auditHeads);
   }
 
   /** Connects, refuses a server that cannot run transactions, creates collections and indexes. */
@@ -89,11 +95,12 @@ export class MongoStore implements Store {
     await this.users.createIndexes([{ key: { email: 1 }, unique: true }, { key: { orgId: 1, createdAt: 1 } }]);
     await this.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
     await this.items.createIndexes([{ key: { vaultId: 1, createdAt: 1 } }]);
-    await this.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }]);
-    await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }]);
+    await this.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }, { key: { expiresAt: 1 } }]);
+    await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } }]);
+    await this.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
     // Collections a transaction writes must exist beforehand; the lock document too, so that
     // two first registrations never race to insert it.
-    for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults]) await this.db.createCollection(name).catch(ignoreExists);
+    for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads]) await this.db.createCollection(name).catch(ignoreExists);
     await this.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);
   }
 
@@ -443,15 +450,74 @@ export class MongoStore implements Store {
     return doc ? toInvite(doc) : null;
   }
 
-  async revokeInvite(inviteId: string, orgId: string, now: string): Promise<boolean> {
-    return this.tx(async (session) => {
+  async revokeInvite(inviteId: string, orgId: string, now: string): Promise<RevokeOutcome> {
+    return this.tx(async (session): Promise<RevokeOutcome> => {
       const doc = await this.invites.findOne({ _id: inviteId, orgId }, { session, projection: { status: 1 } });
-      if (!doc) return false;
-      if (doc.status === "pending") {
-        await this.invites.updateOne({ _id: inviteId, status: "pending" }, { $set: { status: "revoked", updatedAt: now } }, { session });
-      }
-      return true;
+      if (!doc) return "not-found";
+      const res = await this.invites.updateOne({ _id: inviteId, status: "pending" }, { $set: { status: "revoked", updatedAt: now } }, { session });
+      return res.modifiedCount === 1 ? "revoked" : "not-pending";
     });
+  }
+
+  // ---------------------------------------------------------------- audit log
+
+  async appendAuditEvents(events: DomainEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const byOrg = new Map<string, DomainEvent[]>();
+    for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
+    return this.tx(async (session) => {
+      // Each head is written first (the lock: a concurrent append retries on the new state), in a
+      // fixed order; then, on this snapshot, the check for events already recorded.
+      const heads = new Map<string, AuditHead>();
+      for (const orgId of [...byOrg.keys()].sort()) {
+        const head = await this.auditHeads.findOneAndUpdate({ _id: orgId },
+          { $inc: { writes: 1 }, $setOnInsert: { seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash } },
+          { upsert: true, returnDocument: "after", session });
+        heads.set(orgId, { seq: head!.seq, hash: head!.hash });
+      }
+      const ids = events.map((e) => e.eventId);
+      const recorded = new Set((await this.auditEvents.find({ _id: { $in: ids } }, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      let appended = 0;
+      for (const [orgId, orgEvents] of byOrg) {
+        let head = heads.get(orgId)!;
+        const docs: AuditEventDoc[] = [];
+        for (const event of orgEvents) {
+          if (recorded.has(event.eventId)) continue;
+          recorded.add(event.eventId);
+          const record = nextAuditRecord(head, event);
+          docs.push(auditDoc(record));
+          head = record;
+        }
+        if (docs.length === 0) continue;
+        await this.auditEvents.insertMany(docs, { session });
+        await this.auditHeads.updateOne({ _id: orgId }, { $set: { seq: head.seq, hash: head.hash } }, { session });
+        appended += docs.length;
+      }
+      return appended;
+    });
+  }
+
+  async listAuditRecords(orgId: string, limit: number, before?: number): Promise<AuditRecord[]> {
+    const filter = before === undefined ? { orgId } : { orgId, seq: { $lt: before } };
+    return (await this.auditEvents.find(filter).sort({ seq: -1 }).limit(limit).toArray()).map(toAuditRecord);
+  }
+
+  async readAuditChain(orgId: string, afterSeq: number, upToSeq: number, limit: number): Promise<AuditRecord[]> {
+    const docs = await this.auditEvents.find({ orgId, seq: { $gt: afterSeq, $lte: upToSeq } }).sort({ seq: 1 }).limit(limit).toArray();
+    return docs.map(toAuditRecord);
+  }
+
+  async auditHead(orgId: string): Promise<AuditHead> {
+    const doc = await this.auditHeads.findOne({ _id: orgId });
+    return doc ? { seq: doc.seq, hash: doc.hash } : EMPTY_HEAD;
+  }
+
+  // ---------------------------------------------------------------- housekeeping
+
+  async purgeExpired(now: string): Promise<PurgeCounts> {
+    const invites = await this.invites.deleteMany({ expiresAt: { $lte: now }, status: { $in: [...PURGEABLE_INVITE_STATUSES] } });
+    const tokens = await this.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
+    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount };
   }
 }
 

@@ -3,6 +3,8 @@
  * `sql/schema.ts`) and the mappings between documents and the port's records (the counterpart
  * of the `to*` functions in `sql/adapter.ts`). Pure: unit-tested without a server.
  */
+import { auditRecord, type AuditRecord } from "../../domain/audit";
+import { EVENT_SUBJECTS, type DomainEventType } from "../../domain/events";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import type { ItemRecord, MemberEntry, NewUser, OrgRecord, UserRecord, VaultView } from "../port";
@@ -17,6 +19,8 @@ export const COLLECTIONS = {
   invites: "invites",
   refreshTokens: "refresh_tokens",
   locks: "locks",
+  auditEvents: "audit_events",
+  auditHeads: "audit_heads",
 } as const;
 
 export interface OrgDoc {
@@ -224,4 +228,41 @@ export function inviteDoc(invite: Invite, tokenHash: string): InviteDoc {
 /** Vault rows ordered as the contract lists them: by createdAt, then id. */
 export function byCreatedThenId<T>(createdAt: (x: T) => string, id: (x: T) => string) {
   return (a: T, b: T) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0);
+}
+
+/** One audit record; `_id` is the event id (recorded once). Unique on (orgId, seq). */
+export interface AuditEventDoc {
+  _id: string;
+  orgId: string;
+  seq: number;
+  type: DomainEventType;
+  at: string;
+  actorId: string;
+  vaultId?: string;
+  itemId?: string;
+  targetUserId?: string;
+  inviteId?: string;
+  prevHash: string;
+  hash: string;
+}
+
+/** An organization's chain head; `_id` is the organization id. `writes` is bumped by every append (the lock). */
+export interface AuditHeadDoc {
+  _id: string;
+  seq: number;
+  hash: string;
+  writes?: number;
+}
+
+export function auditDoc(r: AuditRecord): AuditEventDoc {
+  const doc: AuditEventDoc = {
+    _id: r.eventId, orgId: r.orgId, seq: r.seq, type: r.type, at: r.at, actorId: r.actorId, prevHash: r.prevHash, hash: r.hash,
+  };
+  for (const key of EVENT_SUBJECTS) if (r[key] !== undefined) doc[key] = r[key];
+  return doc;
+}
+
+export function toAuditRecord(d: AuditEventDoc): AuditRecord {
+  const { _id, ...rest } = d;
+  return auditRecord({ ...rest, eventId: _id });
 }

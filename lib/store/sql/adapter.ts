@@ -5,7 +5,9 @@
 import { sql, type CompiledQuery, type Kysely, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { AppError, conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
-import { isRedeemable, type Invite, type InviteStatus } from "../../domain/invites";
+import { isRedeemable, PURGEABLE_INVITE_STATUSES, type Invite, type InviteStatus } from "../../domain/invites";
+import { auditRecord, EMPTY_HEAD, nextAuditRecord, type AuditHead, type AuditRecord } from "../../domain/audit";
+import type { DomainEvent, DomainEventType } from "../../domain/events";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
@@ -13,11 +15,11 @@ import {
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
 import type {
-  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, RefreshOutcome,
-  RefreshTokenRecord, RekeyInput, Store, UserRecord, VaultView,
+  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
+  RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import { migrationProvider } from "./migrations";
-import type { Database, InvitesTable, ItemsTable, UsersTable } from "./schema";
+import type { AuditEventsTable, Database, InvitesTable, ItemsTable, UsersTable } from "./schema";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -26,6 +28,8 @@ export interface EngineOps {
   name: "sqlite" | "postgres";
   /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
   lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<{ org_id: string; type: string; key_version: number } | undefined>;
+  /** Takes the organization's audit head row's lock (the row exists) and reads it. */
+  lockAuditHead(trx: Db, orgId: string): Promise<AuditHead>;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
   isUniqueViolation(err: unknown): boolean;
@@ -117,6 +121,25 @@ function toInvite(r: InvitesTable): Invite {
     createdAt: r.created_at,
   };
 }
+
+function toAuditRecord(r: AuditEventsTable): AuditRecord {
+  return auditRecord({
+    eventId: r.event_id, seq: Number(r.seq), type: r.type as DomainEventType, at: r.at, actorId: r.actor_id, orgId: r.org_id,
+    vaultId: r.vault_id ?? undefined, itemId: r.item_id ?? undefined, targetUserId: r.target_user_id ?? undefined, inviteId: r.invite_id ?? undefined,
+    prevHash: r.prev_hash, hash: r.hash,
+  });
+}
+
+function auditRow(r: AuditRecord): AuditEventsTable {
+  return {
+    org_id: r.orgId, seq: r.seq, event_id: r.eventId, type: r.type, at: r.at, actor_id: r.actorId,
+    vault_id: r.vaultId ?? null, item_id: r.itemId ?? null, target_user_id: r.targetUserId ?? null, invite_id: r.inviteId ?? null,
+    prev_hash: r.prevHash, hash: r.hash,
+  };
+}
+
+/** Rows a purge deletes per statement: short transactions, whatever the backlog. */
+const PURGE_BATCH = 1_000;
 
 function userRow(user: NewUser, orgId: string, role: OrgRole): UsersTable {
   return {
@@ -533,16 +556,94 @@ export class SqlStore implements Store {
     return row ? toInvite(row) : null;
   }
 
-  async revokeInvite(inviteId: string, orgId: string, now: string): Promise<boolean> {
+  async revokeInvite(inviteId: string, orgId: string, now: string): Promise<RevokeOutcome> {
     return this.tx(async (trx) => {
       const row = await trx.selectFrom("invites").select("status").where("invite_id", "=", inviteId).where("org_id", "=", orgId).executeTakeFirst();
-      if (!row) return false;
-      if (row.status === "pending") {
-        await trx.updateTable("invites").set({ status: "revoked", updated_at: now })
-          .where("invite_id", "=", inviteId).where("status", "=", "pending").execute();
-      }
-      return true;
+      if (!row) return "not-found";
+      // Conditional: of concurrent revokes, exactly one sees the change.
+      const res = await trx.updateTable("invites").set({ status: "revoked", updated_at: now })
+        .where("invite_id", "=", inviteId).where("status", "=", "pending").executeTakeFirst();
+      return Number(res.numUpdatedRows) === 1 ? "revoked" : "not-pending";
     });
+  }
+
+  // ---------------------------------------------------------------- audit log
+
+  async appendAuditEvents(events: DomainEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const byOrg = new Map<string, DomainEvent[]>();
+    for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
+    return this.tx(async (trx) => {
+      // Heads first, in a fixed order (no deadlock between workers); then, under their locks, the
+      // check for events already recorded: a worker racing on the same event waits, then skips it.
+      const heads = new Map<string, AuditHead>();
+      for (const orgId of [...byOrg.keys()].sort()) {
+        await trx.insertInto("audit_heads").values({ org_id: orgId, seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash })
+          .onConflict((oc) => oc.column("org_id").doNothing()).execute();
+        heads.set(orgId, await this.engine.lockAuditHead(trx, orgId));
+      }
+      const recorded = new Set<string>();
+      for (const chunk of chunks(events.map((e) => e.eventId), this.engine.batchRows)) {
+        const rows = await trx.selectFrom("audit_events").select("event_id").where("event_id", "in", chunk).execute();
+        for (const r of rows) recorded.add(r.event_id);
+      }
+      let appended = 0;
+      for (const [orgId, orgEvents] of byOrg) {
+        let head = heads.get(orgId)!;
+        const rows: AuditEventsTable[] = [];
+        for (const event of orgEvents) {
+          if (recorded.has(event.eventId)) continue;
+          recorded.add(event.eventId); // the same event twice in one batch
+          const record = nextAuditRecord(head, event);
+          rows.push(auditRow(record));
+          head = record;
+        }
+        if (rows.length === 0) continue;
+        for (const chunk of chunks(rows, 100)) await trx.insertInto("audit_events").values(chunk).execute();
+        await trx.updateTable("audit_heads").set({ seq: head.seq, hash: head.hash }).where("org_id", "=", orgId).execute();
+        appended += rows.length;
+      }
+      return appended;
+    });
+  }
+
+  async listAuditRecords(orgId: string, limit: number, before?: number): Promise<AuditRecord[]> {
+    let q = this.db.selectFrom("audit_events").selectAll().where("org_id", "=", orgId);
+    if (before !== undefined) q = q.where("seq", "<", before);
+    return (await q.orderBy("seq", "desc").limit(limit).execute()).map(toAuditRecord);
+  }
+
+  async readAuditChain(orgId: string, afterSeq: number, upToSeq: number, limit: number): Promise<AuditRecord[]> {
+    const rows = await this.db.selectFrom("audit_events").selectAll()
+      .where("org_id", "=", orgId).where("seq", ">", afterSeq).where("seq", "<=", upToSeq)
+      .orderBy("seq").limit(limit).execute();
+    return rows.map(toAuditRecord);
+  }
+
+  async auditHead(orgId: string): Promise<AuditHead> {
+    const row = await this.db.selectFrom("audit_heads").select(["seq", "hash"]).where("org_id", "=", orgId).executeTakeFirst();
+    return row ? { seq: Number(row.seq), hash: row.hash } : EMPTY_HEAD;
+  }
+
+  // ---------------------------------------------------------------- housekeeping
+
+  async purgeExpired(now: string): Promise<PurgeCounts> {
+    const invites = await this.purgeInBatches(() => this.db.deleteFrom("invites").where("invite_id", "in",
+      this.db.selectFrom("invites").select("invite_id")
+        .where("expires_at", "<=", now).where("status", "in", [...PURGEABLE_INVITE_STATUSES]).limit(PURGE_BATCH)).executeTakeFirst());
+    const refreshTokens = await this.purgeInBatches(() => this.db.deleteFrom("refresh_tokens").where("token_hash", "in",
+      this.db.selectFrom("refresh_tokens").select("token_hash")
+        .where((eb) => eb.or([eb("status", "=", "revoked"), eb("expires_at", "<=", now)])).limit(PURGE_BATCH)).executeTakeFirst());
+    return { invites, refreshTokens };
+  }
+
+  private async purgeInBatches(batch: () => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = Number((await batch()).numDeletedRows);
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
   }
 }
 
@@ -551,6 +652,10 @@ export const sqliteOps: EngineOps = {
   name: "sqlite",
   async lockVault(trx, vaultId) {
     return trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId).executeTakeFirst();
+  },
+  async lockAuditHead(trx, orgId) {
+    const row = await trx.selectFrom("audit_heads").select(["seq", "hash"]).where("org_id", "=", orgId).executeTakeFirstOrThrow();
+    return { seq: Number(row.seq), hash: row.hash };
   },
   async lockRegistrations() {
     // Transactions on the single connection never overlap.

@@ -79,6 +79,27 @@ export interface RefreshTokensTable {
   created_at: string;
 }
 
+export interface AuditEventsTable {
+  org_id: string;
+  seq: number;
+  event_id: string;
+  type: string;
+  at: string;
+  actor_id: string;
+  vault_id: string | null;
+  item_id: string | null;
+  target_user_id: string | null;
+  invite_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditHeadsTable {
+  org_id: string;
+  seq: number;
+  hash: string;
+}
+
 export interface Database {
   orgs: OrgsTable;
   users: UsersTable;
@@ -87,4 +108,6 @@ export interface Database {
   items: ItemsTable;
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
+  audit_events: AuditEventsTable;
+  audit_heads: AuditHeadsTable;
 }

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m001 from "./001_initial";
+import * as m002 from "./002_audit";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
+  "002_audit": m002,
 };
 
 export const migrationProvider: MigrationProvider = {

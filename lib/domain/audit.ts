@@ -1,0 +1,116 @@
+/**
+ * The audit log: per organization, an append-only chain of records, one per domain event.
+ *
+ * Each record carries `seq` (1, 2, 3, ... per organization), the previous record's hash
+ * (`prevHash`; GENESIS_HASH for seq 1) and its own `hash`:
+ *
+ *   hash = hex(SHA-256(UTF-8(JSON.stringify([prevHash, eventId, seq, type, at, actorId, orgId,
+ *                                            vaultId, itemId, targetUserId, inviteId]))))
+ *
+ * with `null` for an absent subject. Editing, removing or reordering a record breaks the chain at
+ * that record (or at the next one, if its own hash was recomputed too); the organization's head
+ * (last seq and hash, kept beside the records) also catches records cut off the end.
+ */
+import { createHash } from "node:crypto";
+import { EVENT_SUBJECTS, type DomainEvent } from "./events";
+
+export const GENESIS_HASH = "0".repeat(64);
+
+export interface AuditRecord extends DomainEvent {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
+/** The last record of an organization's chain, or the genesis head when there is none. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+export const EMPTY_HEAD: AuditHead = { seq: 0, hash: GENESIS_HASH };
+
+/** A record with its fields in the contract's order (what clients see), absent subjects left out. */
+export function auditRecord(r: AuditRecord): AuditRecord {
+  const out: Record<string, unknown> = { eventId: r.eventId, seq: r.seq, type: r.type, at: r.at, actorId: r.actorId, orgId: r.orgId };
+  for (const key of EVENT_SUBJECTS) if (r[key] !== undefined && r[key] !== null) out[key] = r[key];
+  out.prevHash = r.prevHash;
+  out.hash = r.hash;
+  return out as unknown as AuditRecord;
+}
+
+/** The hash of a record over its fields in the fixed canonical order (see above). */
+export function auditHash(record: Omit<AuditRecord, "hash">): string {
+  const canonical = [
+    record.prevHash, record.eventId, record.seq, record.type, record.at, record.actorId, record.orgId,
+    ...EVENT_SUBJECTS.map((key) => record[key] ?? null),
+  ];
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+/** The record that appends `event` after `head`. */
+export function nextAuditRecord(head: AuditHead, event: DomainEvent): AuditRecord {
+  const unhashed: Omit<AuditRecord, "hash"> = { ...event, seq: head.seq + 1, prevHash: head.hash };
+  return { ...unhashed, hash: auditHash(unhashed) };
+}
+
+export type ChainVerdict =
+  | { ok: true; count: number; head: string }
+  | { ok: false; count: number; brokenAt: number };
+
+/**
+ * Walks a chain in seq order, one record at a time (a long chain is read in pages), counts every
+ * record and names the first seq that does not follow from the ones before it.
+ */
+export class ChainVerifier {
+  private head: AuditHead = EMPTY_HEAD;
+  private count = 0;
+  private brokenAt: number | undefined;
+
+  push(record: AuditRecord): void {
+    this.count++;
+    if (this.brokenAt !== undefined) return;
+    const expectedSeq = this.head.seq + 1;
+    if (record.seq !== expectedSeq || record.prevHash !== this.head.hash || auditHash(record) !== record.hash) {
+      this.brokenAt = expectedSeq;
+      return;
+    }
+    this.head = { seq: record.seq, hash: record.hash };
+  }
+
+  /**
+   * The verdict, given the head the store keeps for the organization: a chain that verifies but
+   * stops short of it has lost its newest records, and is broken at the first one missing.
+   */
+  verdict(storedHead: AuditHead): ChainVerdict {
+    if (this.brokenAt !== undefined) return { ok: false, count: this.count, brokenAt: this.brokenAt };
+    if (storedHead.seq !== this.head.seq || storedHead.hash !== this.head.hash) {
+      // Same length, other hash: the last record was rewritten; shorter: records were cut off.
+      const brokenAt = storedHead.seq === this.head.seq ? this.head.seq : Math.min(this.head.seq, storedHead.seq) + 1;
+      return { ok: false, count: this.count, brokenAt };
+    }
+    return { ok: true, count: this.count, head: this.head.hash };
+  }
+}
+
+/** Records read per page when a chain is verified. */
+const VERIFY_PAGE = 1_000;
+
+/**
+ * Verifies an organization's chain up to `head` (read before the records, so appends that land
+ * meanwhile are not mistaken for a break), reading it page by page through `readPage`.
+ */
+export async function verifyAuditChain(
+  head: AuditHead,
+  readPage: (afterSeq: number, upToSeq: number, limit: number) => Promise<AuditRecord[]>,
+): Promise<ChainVerdict> {
+  const verifier = new ChainVerifier();
+  let after = 0;
+  for (;;) {
+    const page = await readPage(after, head.seq, VERIFY_PAGE);
+    for (const record of page) verifier.push(record);
+    if (page.length < VERIFY_PAGE) break;
+    after = page[page.length - 1]!.seq;
+  }
+  return verifier.verdict(head);
+}

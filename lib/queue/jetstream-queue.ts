@@ -1,0 +1,232 @@
+/**
+ * The event queue on NATS JetStream, through the `nats` client's JetStream API.
+ *
+ * Topology, per namespace (NAMESPACE), created or brought up to date at every start:
+ * - stream `<ns>-events` on subjects `<ns>.events.<type>`, on disk, kept EVENT_RETENTION; a
+ *   publish carries the event id as its message id, so a publish retried within two minutes is
+ *   stored once;
+ * - one durable pull consumer per worker (CONSUMERS), explicit acks, redelivered after
+ *   EVENT_ACK_WAIT when a worker died holding it; it exists from the first start of any node,
+ *   so events published before a worker ever ran wait for it;
+ * - stream `<ns>-dead-letters` on `<ns>.dead.<consumer>`: what a worker gave up on, with the
+ *   reason in headers, for an operator to read (`nats stream view`) and replay.
+ */
+import {
+  AckPolicy, connect, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType, StringCodec,
+  type ConsumerConfig, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
+  type StreamConfig,
+} from "nats";
+import type { DomainEvent } from "../domain/events";
+import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
+import { settleBatch, type Delivery, type SettleLog } from "./settle";
+
+export interface JetStreamOptions {
+  url: string;
+  namespace: string;
+  policy: DeliveryPolicy;
+  /** How long an event stays in the stream. */
+  retentionMs: number;
+  /** A delivery not acknowledged within this time goes to the next worker. */
+  ackWaitMs: number;
+  /** How long a publish waits for the server's acknowledgement. */
+  publishTimeoutMs?: number;
+  log: SettleLog & { info(message: string): void };
+}
+
+const sc = StringCodec();
+const DUPLICATE_WINDOW_MS = 120_000;
+const RESTART_DELAY_MS = 1_000;
+
+/** Creates the stream or consumer, or updates it when it exists with an older configuration. */
+async function upsert(exists: () => Promise<unknown>, create: () => Promise<unknown>, update: () => Promise<unknown>): Promise<void> {
+  const found = await exists().then(() => true, () => false);
+  if (!found) {
+    try {
+      await create();
+      return;
+    } catch {
+      // Another node created it meanwhile: bring it up to date below.
+    }
+  }
+  await update();
+}
+
+export class JetStreamQueue implements EventQueue {
+  readonly kind = "jetstream" as const;
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly js: JetStreamClient,
+    private readonly opts: JetStreamOptions,
+  ) {}
+
+  get eventsStream(): string {
+    return `${this.opts.namespace}-events`;
+  }
+
+  get deadLetterStream(): string {
+    return `${this.opts.namespace}-dead-letters`;
+  }
+
+  static async open(opts: JetStreamOptions): Promise<JetStreamQueue> {
+    const nc = await connect({
+      servers: opts.url,
+      name: `${opts.namespace}-events`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+    });
+    try {
+      const jsm = await nc.jetstreamManager();
+      const queue = new JetStreamQueue(nc, jsm, nc.jetstream(), opts);
+      await queue.ensureTopology();
+      return queue;
+    } catch (err) {
+      await nc.close();
+      throw new Error(`NATS JetStream is not usable (${(err as Error).message}); the NATS server needs JetStream on (nats-server -js)`);
+    }
+  }
+
+  private async ensureTopology(): Promise<void> {
+    const ns = this.opts.namespace;
+    const streams: StreamConfig[] = [
+      this.streamConfig(this.eventsStream, `${ns}.events.>`),
+      this.streamConfig(this.deadLetterStream, `${ns}.dead.>`),
+    ];
+    for (const cfg of streams) {
+      await upsert(() => this.jsm.streams.info(cfg.name), () => this.jsm.streams.add(cfg), () => this.jsm.streams.update(cfg.name, cfg));
+    }
+    for (const name of CONSUMERS) {
+      const cfg: Partial<ConsumerConfig> = {
+        durable_name: name,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos(this.opts.ackWaitMs),
+        // Redelivery limits are the worker's (lib/queue/settle.ts): the server never drops an event.
+        max_deliver: -1,
+        max_ack_pending: 10 * this.opts.policy.batchSize,
+      };
+      await upsert(() => this.jsm.consumers.info(this.eventsStream, name), () => this.jsm.consumers.add(this.eventsStream, cfg),
+        () => this.jsm.consumers.update(this.eventsStream, name, cfg));
+    }
+  }
+
+  private streamConfig(name: string, subject: string): StreamConfig {
+    return {
+      name,
+      subjects: [subject],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      discard: DiscardPolicy.Old,
+      max_age: nanos(this.opts.retentionMs),
+      duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, this.opts.retentionMs)),
+      num_replicas: 1,
+    } as StreamConfig;
+  }
+
+  async publish(event: DomainEvent): Promise<void> {
+    await this.js.publish(`${this.opts.namespace}.events.${event.type}`, sc.encode(JSON.stringify(event)), {
+      msgID: event.eventId,
+      timeout: this.opts.publishTimeoutMs ?? 2_000,
+    });
+  }
+
+  async consume(consumer: ConsumerName, handler: BatchHandler): Promise<Subscription> {
+    const { policy, log } = this.opts;
+    const pull = await this.js.consumers.get(this.eventsStream, consumer);
+    let stopped = false;
+    let messages: ConsumerMessages | undefined;
+    let buffer: JsMsg[] = [];
+    let flushing: Promise<void> | undefined;
+
+    const flush = async (): Promise<void> => {
+      while (buffer.length > 0) {
+        const batch = buffer.splice(0, policy.batchSize);
+        await settleBatch(batch.map((m) => this.delivery(consumer, m)), handler, policy, log);
+      }
+    };
+    const kick = (): void => {
+      if (flushing) return;
+      // Messages arriving in the same turn of the event loop share a batch.
+      flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(flush).finally(() => {
+        flushing = undefined;
+        if (buffer.length > 0 && !stopped) kick();
+      });
+    };
+    const loop = async (): Promise<void> => {
+      while (!stopped) {
+        try {
+          messages = await pull.consume({ max_messages: 2 * policy.batchSize });
+          for await (const m of messages) {
+            buffer.push(m);
+            kick();
+          }
+        } catch (err) {
+          if (!stopped) log.warn(`event consumer ${consumer} interrupted (${(err as Error).message}); resuming`);
+        }
+        if (!stopped) await new Promise((r) => setTimeout(r, RESTART_DELAY_MS));
+      }
+    };
+    const running = loop();
+    const subscription: Subscription = {
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        this.subscriptions.delete(subscription);
+        messages?.stop();
+        await flushing;
+        // Not handled here: the next worker gets them at once, not after the ack wait.
+        for (const m of buffer) m.nak();
+        buffer = [];
+        await running;
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  private delivery(consumer: ConsumerName, m: JsMsg): Delivery {
+    return {
+      payload: sc.decode(m.data),
+      deliveryCount: m.info.deliveryCount,
+      ack: () => m.ack(),
+      retry: (delayMs) => m.nak(delayMs),
+      deadLetter: async (reason) => {
+        const h = headers();
+        h.set("Dead-Reason", reason.replace(/[\r\n]/g, " "));
+        h.set("Dead-Deliveries", String(m.info.deliveryCount));
+        h.set("Dead-Stream-Seq", String(m.info.streamSequence));
+        await this.js.publish(`${this.opts.namespace}.dead.${consumer}`, m.data, {
+          headers: h,
+          msgID: `${consumer}-${m.info.streamSequence}`,
+          timeout: this.opts.publishTimeoutMs ?? 2_000,
+        });
+        m.term();
+      },
+    };
+  }
+
+  async deadLetters(consumer: ConsumerName, limit: number): Promise<DeadLetter[]> {
+    const subject = `${this.opts.namespace}.dead.${consumer}`;
+    const { state } = await this.jsm.streams.info(this.deadLetterStream);
+    const out: DeadLetter[] = [];
+    for (let seq = state.last_seq; seq >= state.first_seq && seq > 0 && out.length < limit; seq--) {
+      const msg = await this.jsm.streams.getMessage(this.deadLetterStream, { seq }).catch(() => null);
+      if (!msg || msg.subject !== subject) continue;
+      out.push({
+        payload: sc.decode(msg.data),
+        reason: msg.header.get("Dead-Reason"),
+        deliveries: Number(msg.header.get("Dead-Deliveries")),
+        at: msg.time.toISOString(),
+      });
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}

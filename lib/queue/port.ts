@@ -1,0 +1,52 @@
+/**
+ * The event queue port: domain events delivered durably to worker services, at least once.
+ *
+ * - NATS JetStream when the deployment runs on NATS (lib/queue/jetstream-queue.ts): a stream holds
+ *   the events; each worker reads through a durable consumer that exists from the first start on,
+ *   so nothing published while a worker is down is missed.
+ * - In-process on the embedded default (lib/queue/memory-queue.ts).
+ *
+ * Both settle every delivery by the same rules (lib/queue/settle.ts): acknowledged once handled;
+ * retried after a short, growing delay when the handler fails; dead-lettered when it is not a
+ * domain event at all, or after MAX deliveries that failed for a reason other than an unavailable
+ * store. Handlers must be idempotent by `eventId`: a delivery can repeat.
+ */
+import type { DomainEvent } from "../domain/events";
+
+/** The durable consumers: created with the queue, before any worker first starts. */
+export const CONSUMERS = ["audit"] as const;
+export type ConsumerName = (typeof CONSUMERS)[number];
+
+export type BatchHandler = (events: DomainEvent[]) => Promise<void>;
+
+export interface DeliveryPolicy {
+  /** Deliveries of one event before it is dead-lettered (failures of an unavailable store do not count). */
+  maxDeliveries: number;
+  /** Delay before the first retry; it doubles on each further one, up to MAX_RETRY_DELAY_MS. */
+  retryDelayMs: number;
+  /** At most this many events per handler call. */
+  batchSize: number;
+}
+
+export interface DeadLetter {
+  /** The message as it was published (text), so that nothing is lost when it is not an event. */
+  payload: string;
+  reason: string;
+  deliveries: number;
+  at: string;
+}
+
+export interface Subscription {
+  /** Stops taking deliveries; resolves once the batch in hand is settled. */
+  stop(): Promise<void>;
+}
+
+export interface EventQueue {
+  readonly kind: "jetstream" | "memory";
+  /** Resolves once the event is stored by the queue (JetStream: acknowledged by the server). */
+  publish(event: DomainEvent): Promise<void>;
+  consume(consumer: ConsumerName, handler: BatchHandler): Promise<Subscription>;
+  /** The newest dead letters of a consumer, newest first. */
+  deadLetters(consumer: ConsumerName, limit: number): Promise<DeadLetter[]>;
+  close(): Promise<void>;
+}

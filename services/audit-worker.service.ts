@@ -1,0 +1,32 @@
+/**
+ * The audit worker: takes the domain events off the queue (durable consumer `audit`) and appends
+ * them to their organizations' hash chains in the store. Idempotent by event id, so a redelivery
+ * (after a crash, a timeout) records nothing twice.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import type { Subscription } from "../lib/queue/port";
+import type { Runtime } from "../lib/runtime";
+
+export function auditWorkerService({ store, queue }: Runtime): ServiceSchema {
+  let subscription: Subscription | undefined;
+  return {
+    name: "audit-worker",
+    actions: {
+      /** For operators (REPL: `call audit-worker.deadLetters --limit 20`): what the worker gave up on. */
+      deadLetters: {
+        params: { limit: { type: "number", integer: true, convert: true, min: 1, max: 1000, optional: true } },
+        async handler(ctx: Context<{ limit?: number }>) {
+          return queue.deadLetters("audit", ctx.params.limit ?? 100);
+        },
+      },
+    },
+    async started() {
+      subscription = await queue.consume("audit", async (events) => {
+        await store.appendAuditEvents(events);
+      });
+    },
+    async stopped() {
+      await subscription?.stop();
+    },
+  };
+}

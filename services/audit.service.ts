@@ -1,0 +1,42 @@
+/** The organization's audit log, for its owners and admins (contract section 8). */
+import type { Context, ServiceSchema } from "moleculer";
+import { verifyAuditChain } from "../lib/domain/audit";
+import { assertOrgManager } from "../lib/domain/org-roles";
+import { callerOf, type RequestMeta } from "../lib/http/context";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+const orgId = { type: "string", min: 1, max: 64, lowercase: true } as const;
+/** Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. */
+const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+
+export const DEFAULT_AUDIT_PAGE = 100;
+export const MAX_AUDIT_PAGE = 500;
+
+export function auditService({ store }: Runtime): ServiceSchema {
+  return {
+    name: "audit",
+    actions: {
+      list: {
+        params: { orgId, limit: { ...seqNumber, max: MAX_AUDIT_PAGE, optional: true }, before: { ...seqNumber, optional: true } },
+        async handler(ctx: Ctx<{ orgId: string; limit?: number; before?: number }>) {
+          assertOrgManager(callerOf(ctx), ctx.params.orgId, "read the audit log");
+          const events = await store.listAuditRecords(ctx.params.orgId, ctx.params.limit ?? DEFAULT_AUDIT_PAGE, ctx.params.before);
+          const last = events[events.length - 1];
+          // Seqs have no gaps: older records exist exactly when the last one shown is not the first.
+          return { events, nextBefore: last && last.seq > 1 ? last.seq : null };
+        },
+      },
+
+      verify: {
+        params: { orgId },
+        async handler(ctx: Ctx<{ orgId: string }>) {
+          assertOrgManager(callerOf(ctx), ctx.params.orgId, "verify the audit log");
+          const head = await store.auditHead(ctx.params.orgId);
+          return verifyAuditChain(head, (after, upTo, limit) => store.readAuditChain(ctx.params.orgId, after, upTo, limit));
+        },
+      },
+    },
+  };
+}

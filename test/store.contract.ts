@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import type { NewUser, Store } from "../lib/store/port";
 import type { Invite } from "../lib/domain/invites";
+import type { DomainEvent } from "../lib/domain/events";
+import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../lib/domain/audit";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "./helpers/crypto";
 
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
@@ -28,6 +30,10 @@ async function newPerson(email = `${randomUUID()}@example.test`): Promise<{ user
 function wrapFor(vaultKey: Buffer, holder: Person, sender: Person) {
   const wrapped = wrapShared(vaultKey, holder.user.publicKey);
   return { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, sender.keys.edPrivate)) };
+}
+
+function event(orgId: string, type: DomainEvent["type"] = "item.created", extra: Partial<DomainEvent> = {}): DomainEvent {
+  return { eventId: randomUUID(), type, at: at(), actorId: randomUUID(), orgId, vaultId: randomUUID(), itemId: randomUUID(), ...extra };
 }
 
 function pendingInvite(orgId: string, inviterId: string, email: string, expiresAt = at(3600_000)): Invite {
@@ -92,8 +98,9 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const hash = randomUUID();
       await store.createInvite(revoked, hash);
       expect((await store.findInviteByTokenHash(hash))!.inviteId).toBe(revoked.inviteId);
-      expect(await store.revokeInvite(revoked.inviteId, owner.orgId, at())).toBe(true);
-      expect(await store.revokeInvite(revoked.inviteId, randomUUID(), at())).toBe(false);
+      expect(await store.revokeInvite(revoked.inviteId, owner.orgId, at())).toBe("revoked");
+      expect(await store.revokeInvite(revoked.inviteId, owner.orgId, at())).toBe("not-pending");
+      expect(await store.revokeInvite(revoked.inviteId, randomUUID(), at())).toBe("not-found");
       await expect(store.registerWithInvite((await newPerson(revoked.email)).user, revoked.inviteId, at())).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
       const ids = (await store.listPendingInvites(owner.orgId, at())).map((i) => i.inviteId);
       expect(ids).not.toContain(expired.inviteId);
@@ -174,6 +181,93 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.deleteVault(vaultId, owner.userId);
       expect(await store.getVault(vaultId, owner.userId)).toBeNull();
       expect(await store.listItems(vaultId, owner.userId)).toBeNull();
+    });
+
+    test("audit: events append to their organization's chain once each, in order, hashed", async () => {
+      const org = randomUUID();
+      const other = randomUUID();
+      const first = [event(org, "vault.created", { itemId: undefined }), event(other), event(org), event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: randomUUID() })];
+      expect(await store.appendAuditEvents(first)).toBe(4);
+      // Delivered again (at least once), with one new event: only the new one is recorded.
+      const late = event(org, "item.deleted");
+      expect(await store.appendAuditEvents([first[2]!, late, first[0]!, late])).toBe(1);
+      expect(await store.appendAuditEvents([])).toBe(0);
+
+      const records = await store.listAuditRecords(org, 100);
+      expect(records.map((r) => r.seq)).toEqual([4, 3, 2, 1]);
+      expect(records.map((r) => r.eventId)).toEqual([late, first[3]!, first[2]!, first[0]!].map((e) => e.eventId));
+      expect(records[3]).toEqual({ ...first[0], seq: 1, prevHash: EMPTY_HEAD.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(Object.keys(records[0]!)).toEqual(["eventId", "seq", "type", "at", "actorId", "orgId", "vaultId", "itemId", "prevHash", "hash"]);
+      for (const r of records) expect(r.hash).toBe(auditHash(r));
+      for (let i = 0; i < 3; i++) expect(records[i]!.prevHash).toBe(records[i + 1]!.hash);
+      expect(await store.auditHead(org)).toEqual({ seq: 4, hash: records[0]!.hash });
+      expect((await store.listAuditRecords(other, 100)).map((r) => r.seq)).toEqual([1]);
+      expect(await store.auditHead(randomUUID())).toEqual(EMPTY_HEAD);
+
+      expect((await store.listAuditRecords(org, 2)).map((r) => r.seq)).toEqual([4, 3]);
+      expect((await store.listAuditRecords(org, 2, 3)).map((r) => r.seq)).toEqual([2, 1]);
+      expect(await store.listAuditRecords(org, 2, 1)).toEqual([]);
+      expect((await store.readAuditChain(org, 1, 3, 100)).map((r) => r.seq)).toEqual([2, 3]);
+      expect(await verifyAuditChain(await store.auditHead(org), (a, u, l) => store.readAuditChain(org, a, u, l)))
+        .toEqual({ ok: true, count: 4, head: records[0]!.hash });
+    });
+
+    test("audit: concurrent appenders (redeliveries racing) leave one gapless chain, each event once", async () => {
+      const org = randomUUID();
+      const events = Array.from({ length: 60 }, () => event(org));
+      // Six workers, each handed overlapping slices, all at once.
+      const slices = Array.from({ length: 6 }, (_, w) => events.filter((_, i) => i % 3 === w % 3 || i % 5 === w));
+      // They wait for each other on the organization's head: none fails, none records an event twice.
+      const appended = await Promise.all(slices.map((slice) => store.appendAuditEvents(slice)));
+      expect(appended.reduce((a, b) => a + b, 0)).toBe(60);
+      const chain = await store.readAuditChain(org, 0, 1_000, 1_000);
+      expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      expect(new Set(chain.map((r) => r.eventId)).size).toBe(60);
+      expect(await verifyAuditChain(await store.auditHead(org), (a, u, l) => store.readAuditChain(org, a, u, l))).toMatchObject({ ok: true, count: 60 });
+    });
+
+    test("purge: expired invites and expired or revoked refresh tokens go; live ones and used invites stay", async () => {
+      const invites = {
+        expiredPending: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1_000)),
+        expiredRevoked: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1_000)),
+        live: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(3_600_000)),
+        liveRevoked: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(3_600_000)),
+        used: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(1_500)),
+      };
+      for (const inv of Object.values(invites)) await store.createInvite(inv, randomUUID());
+      await store.revokeInvite(invites.expiredRevoked.inviteId, owner.orgId, at());
+      await store.revokeInvite(invites.liveRevoked.inviteId, owner.orgId, at());
+      await store.registerWithInvite((await newPerson(invites.used.email)).user, invites.used.inviteId, at());
+
+      const family = randomUUID();
+      const revokedFamily = randomUUID();
+      const token = (tokenHash: string, familyId: string, expiresAt: string) =>
+        store.saveRefreshToken({ tokenHash, familyId, userId: owner.userId, createdAt: at(), expiresAt });
+      const h = (name: string) => `${name}-${family}`;
+      await token(h("expired"), randomUUID(), at(-1_000));
+      await token(h("active"), family, at(60_000));
+      await token(h("rotated"), family, at(60_000));
+      await store.rotateRefreshToken(h("rotated"), { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) }, at());
+      await token(h("revoked"), revokedFamily, at(60_000));
+      await store.revokeRefreshFamily(h("revoked"), owner.userId);
+
+      // Now is 2 s ahead: the used invite has expired too, and stays.
+      const purged = await store.purgeExpired(at(2_000));
+      expect(purged.invites).toBeGreaterThanOrEqual(2);
+      expect(purged.refreshTokens).toBeGreaterThanOrEqual(2);
+      expect(await store.getInvite(invites.expiredPending.inviteId)).toBeNull();
+      expect(await store.getInvite(invites.expiredRevoked.inviteId)).toBeNull();
+      expect(await store.getInvite(invites.live.inviteId)).toMatchObject({ status: "pending" });
+      expect(await store.getInvite(invites.liveRevoked.inviteId)).toMatchObject({ status: "revoked" });
+      expect(await store.getInvite(invites.used.inviteId)).toMatchObject({ status: "used" });
+
+      const next = () => ({ tokenHash: randomUUID(), createdAt: at(), expiresAt: at(60_000) });
+      // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
+      expect(await store.rotateRefreshToken(h("expired"), next(), at())).toEqual({ ok: false, reason: "unknown" });
+      expect(await store.rotateRefreshToken(h("revoked"), next(), at())).toEqual({ ok: false, reason: "unknown" });
+      expect(await store.rotateRefreshToken(h("active"), next(), at())).toEqual({ ok: true, userId: owner.userId });
+      expect(await store.rotateRefreshToken(h("rotated"), next(), at())).toEqual({ ok: false, reason: "reused" });
+      expect(await store.purgeExpired(at(2_000))).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
     });
   });
 }

@@ -1,0 +1,130 @@
+/** The audit chain's rules and the queue's settle rules, as plain functions (no broker, no server). */
+import { createHash, randomUUID } from "node:crypto";
+import { AppError } from "../lib/errors";
+import { auditHash, ChainVerifier, EMPTY_HEAD, GENESIS_HASH, nextAuditRecord, type AuditRecord } from "../lib/domain/audit";
+import { parseDomainEvent, type DomainEvent } from "../lib/domain/events";
+import { retryDelay, settleBatch, type Delivery } from "../lib/queue/settle";
+import type { DeliveryPolicy } from "../lib/queue/port";
+
+const ORG = randomUUID();
+const event = (extra: Partial<DomainEvent> = {}): DomainEvent => ({
+  eventId: randomUUID(), type: "item.created", at: new Date().toISOString(), actorId: randomUUID(), orgId: ORG,
+  vaultId: randomUUID(), itemId: randomUUID(), ...extra,
+});
+
+function chainOf(n: number): AuditRecord[] {
+  const out: AuditRecord[] = [];
+  let head = EMPTY_HEAD;
+  for (let i = 0; i < n; i++) {
+    const r = nextAuditRecord(head, event());
+    out.push(r);
+    head = r;
+  }
+  return out;
+}
+
+function verify(records: AuditRecord[], head = { seq: records.at(-1)?.seq ?? 0, hash: records.at(-1)?.hash ?? GENESIS_HASH }) {
+  const v = new ChainVerifier();
+  for (const r of records) v.push(r);
+  return v.verdict(head);
+}
+
+describe("audit chain", () => {
+  test("the hash is SHA-256 over prevHash and the fields in the documented order, null for absent subjects", () => {
+    const e = event({ itemId: undefined });
+    const r = nextAuditRecord(EMPTY_HEAD, e);
+    const canonical = JSON.stringify([GENESIS_HASH, e.eventId, 1, e.type, e.at, e.actorId, e.orgId, e.vaultId, null, null, null]);
+    expect(r).toMatchObject({ seq: 1, prevHash: GENESIS_HASH, hash: createHash("sha256").update(canonical).digest("hex") });
+    const next = nextAuditRecord(r, event());
+    expect(next).toMatchObject({ seq: 2, prevHash: r.hash });
+    expect(auditHash(next)).toBe(next.hash);
+  });
+
+  test("an intact chain verifies, and reports its count and head", () => {
+    const chain = chainOf(5);
+    expect(verify(chain)).toEqual({ ok: true, count: 5, head: chain[4]!.hash });
+    expect(verify([])).toEqual({ ok: true, count: 0, head: GENESIS_HASH });
+  });
+
+  test("an edited record is named; so is the next one when the edit recomputed the hash", () => {
+    const chain = chainOf(6);
+    const edited = chain.map((r) => (r.seq === 3 ? { ...r, actorId: randomUUID() } : r));
+    expect(verify(edited, chain[5])).toEqual({ ok: false, count: 6, brokenAt: 3 });
+    const rehashed = chain.map((r) => (r.seq === 3 ? { ...r, type: "item.deleted" as const } : r)).map((r) => (r.seq === 3 ? { ...r, hash: auditHash(r) } : r));
+    expect(verify(rehashed, chain[5])).toEqual({ ok: false, count: 6, brokenAt: 4 });
+  });
+
+  test("a removed, reordered or cut-off record is named", () => {
+    const chain = chainOf(5);
+    const head = { seq: 5, hash: chain[4]!.hash };
+    expect(verify(chain.filter((r) => r.seq !== 2), head)).toMatchObject({ ok: false, brokenAt: 2 });
+    expect(verify([chain[0]!, chain[2]!, chain[1]!, chain[3]!, chain[4]!], head)).toMatchObject({ ok: false, brokenAt: 2 });
+    expect(verify(chain.slice(0, 3), head)).toEqual({ ok: false, count: 3, brokenAt: 4 });
+    // The last record rewritten with a fresh hash: only the head kept beside the chain tells.
+    const last = { ...chain[4]!, actorId: randomUUID() };
+    expect(verify([...chain.slice(0, 4), { ...last, hash: auditHash(last) }], head)).toEqual({ ok: false, count: 5, brokenAt: 5 });
+  });
+});
+
+describe("events off the queue", () => {
+  test("a domain event passes, unknown fields dropped; anything else is poison", () => {
+    const e = event();
+    expect(parseDomainEvent({ ...e, token: "secret" })).toEqual(e);
+    for (const bad of [null, "x", 42, { ...e, eventId: "1" }, { ...e, type: "user.deleted" }, { ...e, at: "yesterday" }, { ...e, vaultId: 7 }, { ...e, orgId: undefined }]) {
+      expect(parseDomainEvent(bad)).toBeNull();
+    }
+  });
+});
+
+describe("settling deliveries", () => {
+  const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 1000, batchSize: 100 };
+  const log = { warn: () => undefined };
+
+  interface Outcome { acked: boolean; retriedIn?: number; dead?: string }
+  function deliveries(payloads: string[], deliveryCount = 1): { list: Delivery[]; outcomes: Outcome[] } {
+    const outcomes: Outcome[] = payloads.map(() => ({ acked: false }));
+    const list = payloads.map((payload, i): Delivery => ({
+      payload,
+      deliveryCount,
+      ack: () => void (outcomes[i]!.acked = true),
+      retry: (ms) => void (outcomes[i]!.retriedIn = ms),
+      deadLetter: async (reason) => void (outcomes[i]!.dead = reason),
+    }));
+    return { list, outcomes };
+  }
+
+  test("handled events are acknowledged in one batch; poison is dead-lettered at once and never handled", async () => {
+    const good = [event(), event()];
+    const { list, outcomes } = deliveries([JSON.stringify(good[0]), "{not json", JSON.stringify(good[1]), JSON.stringify({ type: "x" })]);
+    const calls: DomainEvent[][] = [];
+    await settleBatch(list, async (events) => void calls.push(events), policy, log);
+    expect(calls).toEqual([good]);
+    expect(outcomes.map((o) => o.acked)).toEqual([true, false, true, false]);
+    expect(outcomes[1]!.dead).toBe("not a domain event");
+    expect(outcomes[3]!.dead).toBe("not a domain event");
+  });
+
+  test("one failing event does not hold back its batch: it is retried after a growing delay, then dead-lettered", async () => {
+    const bad = event();
+    const ok = event();
+    const handler = async (events: DomainEvent[]) => {
+      if (events.some((e) => e.eventId === bad.eventId)) throw new Error("boom");
+    };
+    const first = deliveries([JSON.stringify(bad), JSON.stringify(ok)], 1);
+    await settleBatch(first.list, handler, policy, log);
+    expect(first.outcomes).toEqual([{ acked: false, retriedIn: 1000 }, { acked: true }]);
+    const second = deliveries([JSON.stringify(bad)], 2);
+    await settleBatch(second.list, handler, policy, log);
+    expect(second.outcomes).toEqual([{ acked: false, retriedIn: 2000 }]);
+    const last = deliveries([JSON.stringify(bad)], 3);
+    await settleBatch(last.list, handler, policy, log);
+    expect(last.outcomes[0]).toMatchObject({ acked: false, dead: expect.stringMatching(/^failed 3 times: Error/) });
+    expect(retryDelay(policy, 10)).toBe(30_000);
+  });
+
+  test("an unavailable store is retried without limit, never dead-lettered", async () => {
+    const { list, outcomes } = deliveries([JSON.stringify(event()), JSON.stringify(event())], 50);
+    await settleBatch(list, async () => { throw new AppError("UNAVAILABLE", "db down"); }, policy, log);
+    expect(outcomes).toEqual([{ acked: false, retriedIn: 30_000 }, { acked: false, retriedIn: 30_000 }]);
+  });
+});

@@ -21,8 +21,11 @@ export function auditWorkerService({ store, queue }: Runtime): ServiceSchema {
       },
     },
     async started() {
+      const log = this.logger;
       subscription = await queue.consume("audit", async (events) => {
-        await store.appendAuditEvents(events);
+        const { alreadyRecorded } = await store.appendAuditEvents(events);
+        // Delivered again after a worker died or timed out before acknowledging: recognised, skipped.
+        if (alreadyRecorded > 0) log.info(`${alreadyRecorded} of ${events.length} events delivered again were already recorded`);
       });
     },
     async stopped() {

@@ -122,6 +122,11 @@ export type RefreshOutcome =
 /** What a revoke did: pending became revoked, it was already used or revoked, or there is no such invite. */
 export type RevokeOutcome = "revoked" | "not-pending" | "not-found";
 
+export interface AppendOutcome {
+  appended: number;
+  alreadyRecorded: number;
+}
+
 /** What a sweep removed. */
 export interface PurgeCounts {
   invites: number;
@@ -185,10 +190,10 @@ export interface Store {
   // --- audit log (lib/domain/audit.ts): append-only, one hash chain per organization
   /**
    * Appends each event whose id is not recorded yet to its organization's chain, in one
-   * transaction that holds the organization's head; returns how many were new. Safe to call
-   * again with the same events and from several workers at once.
+   * transaction that holds the organization's head. Safe to call again with the same events and
+   * from several workers at once: `appended` were new, `alreadyRecorded` were not.
    */
-  appendAuditEvents(events: DomainEvent[]): Promise<number>;
+  appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome>;
   /** An organization's records, newest first, those with seq < `before` when it is given. */
   listAuditRecords(orgId: string, limit: number, before?: number): Promise<AuditRecord[]>;
   /** Records in seq order with afterSeq < seq <= upToSeq, at most `limit` (verification reads pages). */

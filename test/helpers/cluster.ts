@@ -8,12 +8,13 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { deleteStreams, NATS_URL } from "./nats";
 import { createTestDatabase, type TestDatabase } from "./postgres";
 import { tempDir } from "./server";
 
 // From test/helpers (jest) or from dist/test/helpers (the compiled benchmark).
 const CLUSTER = [path.resolve(__dirname, "../../bin/cluster.js"), path.resolve(__dirname, "../../dist/bin/cluster.js")].find((f) => fs.existsSync(f))!;
-export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
+export { NATS_URL };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export interface Cluster {
@@ -127,6 +128,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
     child.kill("SIGKILL");
     await exited;
     await database.drop();
+    await deleteStreams(namespace);
     throw err;
   }
   return {
@@ -142,6 +144,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
         await exited;
       }
       await database.drop();
+      await deleteStreams(namespace);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

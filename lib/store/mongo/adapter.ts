@@ -21,7 +21,7 @@ import {
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
 import type {
-  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
+  AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import {
@@ -461,8 +461,8 @@ export class MongoStore implements Store {
 
   // ---------------------------------------------------------------- audit log
 
-  async appendAuditEvents(events: DomainEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
+  async appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome> {
+    if (events.length === 0) return { appended: 0, alreadyRecorded: 0 };
     const byOrg = new Map<string, DomainEvent[]>();
     for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
     return this.tx(async (session) => {
@@ -493,7 +493,7 @@ export class MongoStore implements Store {
         await this.auditHeads.updateOne({ _id: orgId }, { $set: { seq: head.seq, hash: head.hash } }, { session });
         appended += docs.length;
       }
-      return appended;
+      return { appended, alreadyRecorded: events.length - appended };
     });
   }
 

@@ -15,7 +15,7 @@ import {
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
 import type {
-  ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
+  AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import { migrationProvider } from "./migrations";
@@ -569,8 +569,8 @@ export class SqlStore implements Store {
 
   // ---------------------------------------------------------------- audit log
 
-  async appendAuditEvents(events: DomainEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
+  async appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome> {
+    if (events.length === 0) return { appended: 0, alreadyRecorded: 0 };
     const byOrg = new Map<string, DomainEvent[]>();
     for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
     return this.tx(async (trx) => {
@@ -603,7 +603,7 @@ export class SqlStore implements Store {
         await trx.updateTable("audit_heads").set({ seq: head.seq, hash: head.hash }).where("org_id", "=", orgId).execute();
         appended += rows.length;
       }
-      return appended;
+      return { appended, alreadyRecorded: events.length - appended };
     });
   }
 

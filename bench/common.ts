@@ -1,8 +1,10 @@
 /** What both parts of the benchmark share: pinning, load generation, HTTP calls, peak RSS. */
 import { execFileSync } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import autocannon from "autocannon";
+import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -55,4 +57,30 @@ export function cpuMs(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** A user of a fresh server (open registration) with one shared vault, and a new item's body for it. */
+export async function writer(url: string): Promise<{ token: string; vaultId: string; itemBody(): string }> {
+  const keys = await newUserKeys();
+  const bundle = registrationBundle(keys);
+  const email = `bench-${randomUUID().slice(0, 8)}@example.test`;
+  await call("POST", `${url}/auth/register`, undefined, { email, ...bundle });
+  const login = await call("POST", `${url}/auth/login`, undefined, { email, authHash: bundle.authHash });
+  const vaultKey = randomBytes(32);
+  const wrapped = wrapShared(vaultKey, bundle.publicKey);
+  const vault = await call("POST", `${url}/vaults`, login.accessToken, { name: "writes", type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) });
+  return {
+    token: login.accessToken,
+    vaultId: vault.vaultId,
+    itemBody: () => JSON.stringify(encryptItem(vaultKey, vault.vaultId, randomUUID(), "correct horse battery staple", "example.com")),
+  };
+}
+
+/** Item creates under load: a new item per request. */
+export async function itemCreates(url: string, w: { token: string; vaultId: string; itemBody(): string }) {
+  return load(`${url}/vaults/${w.vaultId}/items`, w.token, {
+    method: "POST",
+    headers: { authorization: `Bearer ${w.token}`, "content-type": "application/json" },
+    requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: w.itemBody() }) }],
+  });
 }

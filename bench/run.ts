@@ -1,18 +1,20 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit):
  * - single: one process on the embedded store (bench/single.ts);
- * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts).
+ * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
+ * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts).
  */
 import os from "node:os";
 import { CONNECTIONS, DURATION, PIN } from "./common";
 import { singleProcess } from "./single";
 import { splitDeployment } from "./split";
+import { auditOverhead } from "./audit";
 
-const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment };
+const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split").split(",").map((p) => p.trim());
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit").split(",").map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);

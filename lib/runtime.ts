@@ -70,12 +70,13 @@ export async function createRuntime(config: Config, log: RedisLog): Promise<Runt
   };
 }
 
-/** Events per handler call of a worker. */
+/** Events per handler call of a worker, and how long it waits for a batch to fill. */
 const EVENT_BATCH = 200;
+const EVENT_LINGER_MS = 100;
 
 /** JetStream on a deployment over NATS; in-process on the embedded default. */
 async function openQueue(config: Config, log: RedisLog): Promise<EventQueue> {
-  const policy: DeliveryPolicy = { maxDeliveries: config.eventMaxDeliveries, retryDelayMs: config.eventRetryDelayMs, batchSize: EVENT_BATCH };
+  const policy: DeliveryPolicy = { maxDeliveries: config.eventMaxDeliveries, retryDelayMs: config.eventRetryDelayMs, batchSize: EVENT_BATCH, lingerMs: EVENT_LINGER_MS };
   if (!config.transporter) return new MemoryQueue(policy, log);
   return JetStreamQueue.open({
     url: config.transporter,

@@ -77,7 +77,7 @@ describe("events off the queue", () => {
 });
 
 describe("settling deliveries", () => {
-  const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 1000, batchSize: 100 };
+  const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 1000, batchSize: 100, lingerMs: 10 };
   const log = { warn: () => undefined };
 
   interface Outcome { acked: boolean; retriedIn?: number; dead?: string }

@@ -101,6 +101,10 @@ test("every route of the interface works through both gateways", async () => {
     const res = await api.post("/invites/redeem", { body: { token: revocable.token } });
     expect([res.status, res.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
   }
+  const audit = await call("GET /audit", `/audit?orgId=${owner.orgId}&limit=500`, t);
+  expect(audit.status).toBe(200);
+  expect(audit.body.events.every((r: any) => r.orgId === owner.orgId)).toBe(true);
+  expect((await call("GET /audit/verify", `/audit/verify?orgId=${owner.orgId}`, t)).body).toMatchObject({ ok: true });
   expect([...seen].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
 });
 

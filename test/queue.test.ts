@@ -10,7 +10,7 @@ import { MemoryQueue } from "../lib/queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "../lib/queue/port";
 import { deleteStreams, NATS_URL, publishRaw, storedEvents } from "./helpers/nats";
 
-const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 300, batchSize: 50 };
+const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 300, batchSize: 50, lingerMs: 10 };
 const log = { warn: () => undefined, info: () => undefined };
 const ORG = randomUUID();
 

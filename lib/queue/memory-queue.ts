@@ -7,7 +7,7 @@
 import { timestamp } from "../domain/encoding";
 import type { DomainEvent } from "../domain/events";
 import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
-import { settleBatch, type Delivery, type SettleLog } from "./settle";
+import { lingered, settleBatch, type Delivery, type SettleLog } from "./settle";
 
 /** Held per lane while no worker takes them; beyond, the oldest are dropped (and said so). */
 const MAX_HELD = 100_000;
@@ -51,8 +51,7 @@ class Lane {
 
   private kick(): void {
     if (this.draining || !this.handler) return;
-    // Let the requests of this turn of the event loop publish first: they share one batch.
-    this.draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain()).finally(() => {
+    this.draining = lingered(this.policy, this.ready.length).then(() => this.drain()).finally(() => {
       this.draining = undefined;
       if (this.ready.length > 0) this.kick();
     });

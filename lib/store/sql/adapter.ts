@@ -28,8 +28,6 @@ export interface EngineOps {
   name: "sqlite" | "postgres";
   /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
   lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<{ org_id: string; type: string; key_version: number } | undefined>;
-  /** Takes the organization's audit head row's lock (the row exists) and reads it. */
-  lockAuditHead(trx: Db, orgId: string): Promise<AuditHead>;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
   isUniqueViolation(err: unknown): boolean;
@@ -578,9 +576,11 @@ export class SqlStore implements Store {
       // check for events already recorded: a worker racing on the same event waits, then skips it.
       const heads = new Map<string, AuditHead>();
       for (const orgId of [...byOrg.keys()].sort()) {
-        await trx.insertInto("audit_heads").values({ org_id: orgId, seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash })
-          .onConflict((oc) => oc.column("org_id").doNothing()).execute();
-        heads.set(orgId, await this.engine.lockAuditHead(trx, orgId));
+        // One statement creates the head or, when it exists, locks its row (a no-op update) and reads it.
+        const head = await trx.insertInto("audit_heads").values({ org_id: orgId, seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash })
+          .onConflict((oc) => oc.column("org_id").doUpdateSet({ seq: (eb) => eb.ref("audit_heads.seq") }))
+          .returning(["seq", "hash"]).executeTakeFirstOrThrow();
+        heads.set(orgId, { seq: Number(head.seq), hash: head.hash });
       }
       const recorded = new Set<string>();
       for (const chunk of chunks(events.map((e) => e.eventId), this.engine.batchRows)) {
@@ -652,10 +652,6 @@ export const sqliteOps: EngineOps = {
   name: "sqlite",
   async lockVault(trx, vaultId) {
     return trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId).executeTakeFirst();
-  },
-  async lockAuditHead(trx, orgId) {
-    const row = await trx.selectFrom("audit_heads").select(["seq", "hash"]).where("org_id", "=", orgId).executeTakeFirstOrThrow();
-    return { seq: Number(row.seq), hash: row.hash };
   },
   async lockRegistrations() {
     // Transactions on the single connection never overlap.

@@ -41,10 +41,6 @@ export const postgresOps: EngineOps = {
     const q = trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId);
     return (mode === "update" ? q.forUpdate() : q.forShare()).executeTakeFirst();
   },
-  async lockAuditHead(trx, orgId) {
-    const row = await trx.selectFrom("audit_heads").select(["seq", "hash"]).where("org_id", "=", orgId).forUpdate().executeTakeFirstOrThrow();
-    return { seq: Number(row.seq), hash: row.hash };
-  },
   async lockRegistrations(trx) {
     await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx);
   },

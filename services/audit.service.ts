@@ -8,8 +8,11 @@ import type { Runtime } from "../lib/runtime";
 type Ctx<P> = Context<P, RequestMeta>;
 
 const orgId = { type: "string", min: 1, max: 64, lowercase: true } as const;
-/** Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. */
-const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+/**
+ * Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. A seq is at most the
+ * largest 32-bit integer (the column's range on PostgreSQL), so a larger `before` is a 400.
+ */
+const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: 2_147_483_647 } as const;
 
 export const DEFAULT_AUDIT_PAGE = 100;
 export const MAX_AUDIT_PAGE = 500;

@@ -40,6 +40,9 @@ test("each route that changes state leaves exactly one audit record, with its ac
   expectRecords(records, expected, owner.orgId);
   for (const secret of secrets) expect(JSON.stringify(records)).not.toContain(secret);
   expect(await verify(api, owner)).toEqual({ ok: true, count: expected.length, head: records.at(-1).hash });
+  // The largest seq PostgreSQL's column holds is a valid `before`; one more is refused, not a 500.
+  expect((await api.get(`/audit?orgId=${owner.orgId}&before=2147483647&limit=1`, { token: owner.token })).body.events[0].seq).toBe(expected.length);
+  expect((await api.get(`/audit?orgId=${owner.orgId}&before=2147483648`, { token: owner.token })).status).toBe(400);
 });
 
 test("SIGKILL of the audit worker while events flow, in the middle of its commit: restarted, it loses none and records none twice", async () => {

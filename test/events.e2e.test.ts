@@ -41,7 +41,7 @@ test("embedded: each route that changes state leaves exactly one audit record, w
     }
     expect(await awaitAudit(api, outsider, 1)).toEqual([expect.objectContaining({ type: "user.registered", actorId: outsider.userId, seq: 1 })]);
     for (const query of ["", "?limit=5", `?orgId=${owner.orgId}&limit=0`, `?orgId=${owner.orgId}&limit=501`, `?orgId=${owner.orgId}&limit=x`,
-      `?orgId=${owner.orgId}&limit=2.5`, `?orgId=${owner.orgId}&before=0`, `?orgId=${owner.orgId}&before=-3`]) {
+      `?orgId=${owner.orgId}&limit=2.5`, `?orgId=${owner.orgId}&before=0`, `?orgId=${owner.orgId}&before=-3`, `?orgId=${owner.orgId}&before=2147483648`]) {
       const res = await api.get(`/audit${query}`, { token: owner.token });
       expect([query, res.status, res.body.error.code]).toEqual([query, 400, "INVALID"]);
     }

@@ -54,6 +54,35 @@ export function nextAuditRecord(head: AuditHead, event: DomainEvent): AuditRecor
   return { ...unhashed, hash: auditHash(unhashed) };
 }
 
+/** Events grouped by organization (each organization has its own chain), in the order they came. */
+export function eventsByOrg(events: DomainEvent[]): Map<string, DomainEvent[]> {
+  const byOrg = new Map<string, DomainEvent[]>();
+  for (const e of events) {
+    const list = byOrg.get(e.orgId);
+    if (list) list.push(e);
+    else byOrg.set(e.orgId, [e]);
+  }
+  return byOrg;
+}
+
+/**
+ * The records that append one organization's `events` after its `head`, skipping every event
+ * whose id is in `recorded` (delivered again) and adding the ids it records (the same event twice
+ * in one batch).
+ */
+export function chainRecords(head: AuditHead, events: DomainEvent[], recorded: Set<string>): AuditRecord[] {
+  const records: AuditRecord[] = [];
+  let last = head;
+  for (const event of events) {
+    if (recorded.has(event.eventId)) continue;
+    recorded.add(event.eventId);
+    const record = nextAuditRecord(last, event);
+    records.push(record);
+    last = record;
+  }
+  return records;
+}
+
 export type ChainVerdict =
   | { ok: true; count: number; head: string }
   | { ok: false; count: number; brokenAt: number };

@@ -12,7 +12,7 @@
 import { MongoClient, type ClientSession, type Collection, type Db, type TransactionOptions } from "mongodb";
 import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, PURGEABLE_INVITE_STATUSES, type Invite } from "../../domain/invites";
-import { EMPTY_HEAD, nextAuditRecord, type AuditHead, type AuditRecord } from "../../domain/audit";
+import { chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent } from "../../domain/events";
 import type { VaultRole } from "../../domain/types";
 import {
@@ -463,8 +463,7 @@ export class MongoStore implements Store {
 
   async appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome> {
     if (events.length === 0) return { appended: 0, alreadyRecorded: 0 };
-    const byOrg = new Map<string, DomainEvent[]>();
-    for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
+    const byOrg = eventsByOrg(events);
     return this.tx(async (session) => {
       // Each head is written first (the lock: a concurrent append retries on the new state), in a
       // fixed order; then, on this snapshot, the check for events already recorded.
@@ -479,19 +478,12 @@ export class MongoStore implements Store {
       const recorded = new Set((await this.auditEvents.find({ _id: { $in: ids } }, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id));
       let appended = 0;
       for (const [orgId, orgEvents] of byOrg) {
-        let head = heads.get(orgId)!;
-        const docs: AuditEventDoc[] = [];
-        for (const event of orgEvents) {
-          if (recorded.has(event.eventId)) continue;
-          recorded.add(event.eventId);
-          const record = nextAuditRecord(head, event);
-          docs.push(auditDoc(record));
-          head = record;
-        }
-        if (docs.length === 0) continue;
-        await this.auditEvents.insertMany(docs, { session });
+        const records = chainRecords(heads.get(orgId)!, orgEvents, recorded);
+        if (records.length === 0) continue;
+        await this.auditEvents.insertMany(records.map(auditDoc), { session });
+        const head = records[records.length - 1]!;
         await this.auditHeads.updateOne({ _id: orgId }, { $set: { seq: head.seq, hash: head.hash } }, { session });
-        appended += docs.length;
+        appended += records.length;
       }
       return { appended, alreadyRecorded: events.length - appended };
     });

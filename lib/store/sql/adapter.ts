@@ -6,7 +6,7 @@ import { sql, type CompiledQuery, type Kysely, type Transaction } from "kysely";
 import { Migrator } from "kysely/migration";
 import { AppError, conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, PURGEABLE_INVITE_STATUSES, type Invite, type InviteStatus } from "../../domain/invites";
-import { auditRecord, EMPTY_HEAD, nextAuditRecord, type AuditHead, type AuditRecord } from "../../domain/audit";
+import { auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent, DomainEventType } from "../../domain/events";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import {
@@ -569,8 +569,7 @@ export class SqlStore implements Store {
 
   async appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome> {
     if (events.length === 0) return { appended: 0, alreadyRecorded: 0 };
-    const byOrg = new Map<string, DomainEvent[]>();
-    for (const e of events) byOrg.set(e.orgId, [...(byOrg.get(e.orgId) ?? []), e]);
+    const byOrg = eventsByOrg(events);
     return this.tx(async (trx) => {
       // Heads first, in a fixed order (no deadlock between workers); then, under their locks, the
       // check for events already recorded: a worker racing on the same event waits, then skips it.
@@ -589,19 +588,12 @@ export class SqlStore implements Store {
       }
       let appended = 0;
       for (const [orgId, orgEvents] of byOrg) {
-        let head = heads.get(orgId)!;
-        const rows: AuditEventsTable[] = [];
-        for (const event of orgEvents) {
-          if (recorded.has(event.eventId)) continue;
-          recorded.add(event.eventId); // the same event twice in one batch
-          const record = nextAuditRecord(head, event);
-          rows.push(auditRow(record));
-          head = record;
-        }
-        if (rows.length === 0) continue;
-        for (const chunk of chunks(rows, 100)) await trx.insertInto("audit_events").values(chunk).execute();
+        const records = chainRecords(heads.get(orgId)!, orgEvents, recorded);
+        if (records.length === 0) continue;
+        for (const chunk of chunks(records, 100)) await trx.insertInto("audit_events").values(chunk.map(auditRow)).execute();
+        const head = records[records.length - 1]!;
         await trx.updateTable("audit_heads").set({ seq: head.seq, hash: head.hash }).where("org_id", "=", orgId).execute();
-        appended += rows.length;
+        appended += records.length;
       }
       return { appended, alreadyRecorded: events.length - appended };
     });

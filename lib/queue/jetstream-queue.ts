@@ -28,7 +28,7 @@ export interface JetStreamOptions {
   retentionMs: number;
   /** A delivery not acknowledged within this time goes to the next worker. */
   ackWaitMs: number;
-  /** How long a publish waits for the server's acknowledgement. */
+  /** How long a publish waits for the server's acknowledgement (default PUBLISH_TIMEOUT_MS). */
   publishTimeoutMs?: number;
   log: SettleLog & { info(message: string): void };
 }
@@ -36,6 +36,7 @@ export interface JetStreamOptions {
 const sc = StringCodec();
 const DUPLICATE_WINDOW_MS = 120_000;
 const RESTART_DELAY_MS = 1_000;
+const PUBLISH_TIMEOUT_MS = 2_000;
 
 /** Creates the stream or consumer, or updates it when it exists with an older configuration. */
 async function upsert(exists: () => Promise<unknown>, create: () => Promise<unknown>, update: () => Promise<unknown>): Promise<void> {
@@ -61,6 +62,10 @@ export class JetStreamQueue implements EventQueue {
     private readonly js: JetStreamClient,
     private readonly opts: JetStreamOptions,
   ) {}
+
+  private get publishTimeoutMs(): number {
+    return this.opts.publishTimeoutMs ?? PUBLISH_TIMEOUT_MS;
+  }
 
   get eventsStream(): string {
     return `${this.opts.namespace}-events`;
@@ -129,7 +134,7 @@ export class JetStreamQueue implements EventQueue {
   async publish(event: DomainEvent): Promise<void> {
     await this.js.publish(`${this.opts.namespace}.events.${event.type}`, sc.encode(JSON.stringify(event)), {
       msgID: event.eventId,
-      timeout: this.opts.publishTimeoutMs ?? 2_000,
+      timeout: this.publishTimeoutMs,
     });
   }
 
@@ -194,7 +199,7 @@ export class JetStreamQueue implements EventQueue {
         await this.js.publish(`${this.opts.namespace}.dead.${consumer}`, m.data, {
           headers: h,
           msgID: `${consumer}-${m.info.streamSequence}`,
-          timeout: this.opts.publishTimeoutMs ?? 2_000,
+          timeout: this.publishTimeoutMs,
         });
         m.term();
       },

@@ -7,7 +7,7 @@
 import { timestamp } from "../domain/encoding";
 import type { DomainEvent } from "../domain/events";
 import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
-import { lingered, settleBatch, type Delivery, type SettleLog } from "./settle";
+import { settleBatch, type Delivery, type SettleLog } from "./settle";
 
 /** Held per lane while no worker takes them; beyond, the oldest are dropped (and said so). */
 const MAX_HELD = 100_000;
@@ -51,7 +51,10 @@ class Lane {
 
   private kick(): void {
     if (this.draining || !this.handler) return;
-    this.draining = lingered(this.policy, this.ready.length).then(() => this.drain()).finally(() => {
+    // A full batch is handled at once; a partial one after the linger, so that more can join it.
+    const full = this.ready.length >= this.policy.batchSize;
+    const lingered = new Promise<void>((resolve) => (full ? setImmediate(resolve) : setTimeout(resolve, this.policy.lingerMs)));
+    this.draining = lingered.then(() => this.drain()).finally(() => {
       this.draining = undefined;
       if (this.ready.length > 0) this.kick();
     });

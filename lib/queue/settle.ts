@@ -25,11 +25,6 @@ export interface SettleLog {
   warn(message: string): void;
 }
 
-/** Resolves when a batch that holds `waiting` events should be handled: at once when full, else after the linger. */
-export function lingered(policy: DeliveryPolicy, waiting: number): Promise<void> {
-  return new Promise((resolve) => (waiting >= policy.batchSize ? setImmediate(resolve) : setTimeout(resolve, policy.lingerMs)));
-}
-
 /** Delay before delivery number `deliveryCount + 1`. */
 export function retryDelay(policy: DeliveryPolicy, deliveryCount: number): number {
   return Math.min(policy.retryDelayMs * 2 ** Math.max(0, deliveryCount - 1), MAX_RETRY_DELAY_MS);

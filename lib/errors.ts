@@ -54,6 +54,9 @@ const GENERIC_MESSAGE: Partial<Record<ErrorCode, string>> = {
   UNAVAILABLE: "Service temporarily unavailable",
 };
 
+const NOT_NOW = new Set(["ServiceUnavailableError", "ServiceNotFoundError", "ServiceNotAvailableError", "RequestTimeoutError", "RequestRejectedError",
+  "QueueIsFullError", "BrokerDisconnectedError"]);
+
 /** Leaf name of a validator path: `newKeys[3].wrapSignature` -> `wrapSignature`, `items` -> `items`. */
 function leafField(path: unknown): string | undefined {
   if (typeof path !== "string" || path === "") return undefined;
@@ -99,8 +102,8 @@ export function toHttpError(err: unknown): HttpError {
   if (name === "NotFoundError") {
     return { status: 404, body: { error: { code: "NOT_FOUND", message: "Not found" } } };
   }
-  if (name === "ServiceUnavailableError" || name === "ServiceNotFoundError" || name === "RequestTimeoutError" || name === "QueueIsFullError" ||
-      name === "BrokerDisconnectedError") {
+  // Moleculer's "not now": no node runs the action (any more), a node or NATS went away, a deadline.
+  if (NOT_NOW.has(name)) {
     return { status: 503, body: { error: { code: "UNAVAILABLE", message: GENERIC_MESSAGE.UNAVAILABLE! } } };
   }
   return { status: 500, body: { error: { code: "INTERNAL", message: GENERIC_MESSAGE.INTERNAL! } } };

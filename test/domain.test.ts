@@ -7,6 +7,7 @@ import { checkKeyBundle, checkWrap } from "../lib/domain/keys";
 import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "../lib/domain/rekey";
 import { assertMayRemoveMember, assertOwnerRemains, mayDo } from "../lib/domain/vault-rules";
 import { isRedeemable } from "../lib/domain/invites";
+import { Errors } from "moleculer";
 import { bodyError, toHttpError, AppError } from "../lib/errors";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapPersonal, wrapShared } from "./helpers/crypto";
 
@@ -141,5 +142,16 @@ describe("invites and errors", () => {
     expect(toHttpError(badJson)).toEqual({ status: 400, body: { error: { code: "INVALID", message: "Request body is not valid JSON" } }, retryAfterSec: undefined });
     expect(JSON.stringify(badJson)).not.toContain("secret");
     expect(toHttpError({ code: 11000, message: "duplicate key" }).status).toBe(500);
+  });
+
+  test("a node or NATS away is 503 UNAVAILABLE, whichever of Moleculer's errors says it, with no internals", () => {
+    const away = [
+      new Errors.ServiceNotAvailableError({ action: "items.create", nodeID: "node-1" }),
+      new Errors.ServiceNotFoundError({ action: "items.create", nodeID: "node-1" }),
+      new Errors.RequestRejectedError({ action: "items.create", nodeID: "node-1" }),
+      new Errors.RequestTimeoutError({ action: "items.create", nodeID: "node-1" }),
+      new Errors.BrokerDisconnectedError(),
+    ];
+    for (const err of away) expect(toHttpError(err)).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } } });
   });
 });

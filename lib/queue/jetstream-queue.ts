@@ -12,13 +12,17 @@
  *   reason in headers, for an operator to read (`nats stream view`) and replay.
  */
 import {
-  AckPolicy, connect, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType, StringCodec,
+  AckPolicy, connect, createInbox, JSONCodec, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType, StringCodec,
   type ConsumerConfig, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
   type StreamConfig,
 } from "nats";
 import type { DomainEvent } from "../domain/events";
 import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
 import { settleBatch, type Delivery, type SettleLog } from "./settle";
+// The client's own `fetch` has no deadline with `no_wait` (a lost pull waits forever) and keeps
+// one subscription per pull that got fewer than a batch (a leak of ten a second when idle): the
+// pull below is written on the documented pull protocol, with the client's message wrapper.
+import { toJsMsg } from "nats/lib/jetstream/jsmsg";
 
 export interface JetStreamOptions {
   url: string;
@@ -37,6 +41,8 @@ const sc = StringCodec();
 const DUPLICATE_WINDOW_MS = 120_000;
 const RESTART_DELAY_MS = 1_000;
 const PUBLISH_TIMEOUT_MS = 2_000;
+/** A `no_wait` pull is answered in milliseconds; one without an answer by then was lost. */
+const PULL_DEADLINE_MS = 2_000;
 
 /** Creates the stream or consumer, or updates it when it exists with an older configuration. */
 async function upsert(exists: () => Promise<unknown>, create: () => Promise<unknown>, update: () => Promise<unknown>): Promise<void> {
@@ -55,6 +61,7 @@ async function upsert(exists: () => Promise<unknown>, create: () => Promise<unkn
 export class JetStreamQueue implements EventQueue {
   readonly kind = "jetstream" as const;
   private readonly subscriptions = new Set<Subscription>();
+  private readonly onConnectionChange = new Set<() => void>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -87,6 +94,7 @@ export class JetStreamQueue implements EventQueue {
       const jsm = await nc.jetstreamManager();
       const queue = new JetStreamQueue(nc, jsm, nc.jetstream(), opts);
       await queue.ensureTopology();
+      queue.watchConnection();
       return queue;
     } catch (err) {
       await nc.close();
@@ -142,13 +150,19 @@ export class JetStreamQueue implements EventQueue {
    * Pulls what is waiting, up to a batch, without waiting on the server (`no_wait`); settles it;
    * pulls again at once after a full batch, else after the linger. Under load, events arrive in
    * bursts of a batch rather than one wake-up and one transaction each; idle, it asks
-   * 1000 / lingerMs times a second. (A pull with `no_wait` is only in the client's older fetch API.)
+   * 1000 / lingerMs times a second.
+   *
+   * A pull that is never answered (sent as NATS went down, or before JetStream was back after a
+   * restart: the server drops it silently) ends at PULL_DEADLINE_MS, and at once when the
+   * connection drops or comes back; after such a pull the consumer is checked and created again if
+   * the server lost it. So the worker resumes by itself after any NATS outage.
    */
   async consume(consumer: ConsumerName, handler: BatchHandler): Promise<Subscription> {
     const { policy, log } = this.opts;
     await this.jsm.consumers.info(this.eventsStream, consumer); // fails now, not in the loop, when it is missing
     let stopped = false;
     let wake: (() => void) | undefined;
+    let current: Pull | undefined;
     const pause = (ms: number) => new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       wake = () => {
@@ -156,33 +170,66 @@ export class JetStreamQueue implements EventQueue {
         resolve();
       };
     });
+    const interrupt = () => {
+      current?.interrupt();
+      wake?.();
+    };
+    let unanswered = 0;
     const loop = async (): Promise<void> => {
       while (!stopped) {
-        const batch: JsMsg[] = [];
-        try {
-          for await (const m of this.js.fetch(this.eventsStream, consumer, { batch: policy.batchSize, no_wait: true })) batch.push(m);
-        } catch (err) {
-          // Not handled yet: redelivered after the ack wait. The connection reconnects by itself.
-          log.warn(`event consumer ${consumer} could not pull (${(err as Error).message}); trying again`);
-          await pause(RESTART_DELAY_MS);
+        current = pullWaiting(this.nc, this.eventsStream, consumer, policy.batchSize, PULL_DEADLINE_MS);
+        const { messages, end } = await current.result;
+        current = undefined;
+        if (messages.length > 0) await settleBatch(messages.map((m) => this.delivery(consumer, m)), handler, policy, log);
+        if (stopped) break;
+        if (end === "deadline" || end === "interrupted") {
+          // Not answered: what it may have delivered is redelivered after the ack wait.
+          if (unanswered++ === 0) log.warn(`event consumer ${consumer}: a pull got no answer (${end === "deadline" ? `${PULL_DEADLINE_MS} ms` : "the NATS connection changed"}); pulling again until NATS answers`);
+          if (end === "deadline") await this.recreateIfLost(consumer);
+          await pause(end === "deadline" ? RESTART_DELAY_MS : 0);
           continue;
         }
-        if (batch.length > 0) await settleBatch(batch.map((m) => this.delivery(consumer, m)), handler, policy, log);
-        if (batch.length < policy.batchSize && !stopped) await pause(policy.lingerMs);
+        if (unanswered > 0) {
+          log.info(`event consumer ${consumer}: NATS answers again after ${unanswered} unanswered pulls; delivering`);
+          unanswered = 0;
+        }
+        if (messages.length < policy.batchSize) await pause(policy.lingerMs);
       }
     };
+    this.onConnectionChange.add(interrupt);
     const running = loop();
     const subscription: Subscription = {
       stop: async () => {
         if (stopped) return;
         stopped = true;
         this.subscriptions.delete(subscription);
-        wake?.();
+        this.onConnectionChange.delete(interrupt);
+        interrupt();
         await running;
       },
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  /** A consumer (or the whole stream) the server no longer has, after it lost its storage: created again. */
+  private async recreateIfLost(consumer: ConsumerName): Promise<void> {
+    try {
+      await this.jsm.consumers.info(this.eventsStream, consumer);
+    } catch (err) {
+      if (!isNotFound(err)) return; // NATS not reachable, or not ready: the next pull tells
+      this.opts.log.warn(`event consumer ${consumer} is missing on the NATS server; creating the streams and consumers again`);
+      await this.ensureTopology().catch(() => undefined);
+    }
+  }
+
+  /** Interrupts every pull when the connection drops or comes back, for as long as it is open. */
+  private watchConnection(): void {
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        if (status.type === "disconnect" || status.type === "reconnect") for (const interrupt of this.onConnectionChange) interrupt();
+      }
+    })().catch(() => undefined);
   }
 
   private delivery(consumer: ConsumerName, m: JsMsg): Delivery {
@@ -227,4 +274,58 @@ export class JetStreamQueue implements EventQueue {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.nc.drain().catch(() => this.nc.close());
   }
+}
+
+/** How a pull ended: the server's end-of-batch status, a full batch, no answer in time, or a connection change. */
+type PullEnd = "answered" | "full" | "deadline" | "interrupted";
+
+interface Pull {
+  result: Promise<{ messages: JsMsg[]; end: PullEnd }>;
+  interrupt(): void;
+}
+
+const jc = JSONCodec();
+
+/**
+ * One pull request (`$JS.API.CONSUMER.MSG.NEXT`) for up to `batch` messages that are waiting
+ * (`no_wait`): the server sends them, then a status (404 none, 408 fewer than asked). Ends at the
+ * status, at `batch` messages, at the deadline or when interrupted, and always unsubscribes.
+ */
+function pullWaiting(nc: NatsConnection, stream: string, consumer: string, batch: number, deadlineMs: number): Pull {
+  const messages: JsMsg[] = [];
+  let finish: (end: PullEnd) => void = () => undefined;
+  const result = new Promise<{ messages: JsMsg[]; end: PullEnd }>((resolve) => {
+    const inbox = createInbox();
+    const timer = setTimeout(() => finish("deadline"), deadlineMs);
+    let done = false;
+    const sub = nc.subscribe(inbox, {
+      callback: (err, msg) => {
+        if (done) return;
+        if (err) return finish("interrupted");
+        // A status (no data, a code in the headers) ends the pull; anything else is a message.
+        if (msg.headers && msg.headers.code > 0 && msg.data.length === 0) return finish("answered");
+        messages.push(toJsMsg(msg));
+        if (messages.length >= batch) finish("full");
+      },
+    });
+    finish = (end) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sub.unsubscribe();
+      resolve({ messages, end });
+    };
+    try {
+      nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`, jc.encode({ batch, no_wait: true }), { reply: inbox });
+    } catch {
+      finish("interrupted"); // the connection is closed
+    }
+  });
+  return { result, interrupt: () => finish("interrupted") };
+}
+
+/** The JetStream API's "stream not found" (10059) and "consumer not found" (10014). */
+function isNotFound(err: unknown): boolean {
+  const api = (err as { api_error?: { err_code?: number } })?.api_error;
+  return api?.err_code === 10014 || api?.err_code === 10059 || /not found/i.test(String((err as Error)?.message));
 }

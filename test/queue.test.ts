@@ -8,7 +8,10 @@ import type { DomainEvent } from "../lib/domain/events";
 import { JetStreamQueue } from "../lib/queue/jetstream-queue";
 import { MemoryQueue } from "../lib/queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "../lib/queue/port";
+import { nats } from "./helpers/machine-services";
 import { deleteStreams, NATS_URL, publishRaw, storedEvents } from "./helpers/nats";
+
+jest.setTimeout(30_000);
 
 const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 300, batchSize: 50, lingerMs: 10 };
 const log = { warn: () => undefined, info: () => undefined };
@@ -168,6 +171,69 @@ describe("event queue: NATS JetStream only", () => {
     } finally {
       await a.close();
       await b.close();
+      await deleteStreams(namespace);
+    }
+  });
+
+  test("NATS restarted: the worker resumes by itself and handles every event published after, once each", async () => {
+    const namespace = `test-${randomBytes(4).toString("hex")}`;
+    const warnings: string[] = [];
+    const watched = { warn: (m: string) => void warnings.push(m), info: () => undefined };
+    const publisher = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
+    const worker = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log: watched });
+    try {
+      const seen: string[] = [];
+      const sub = await worker.consume("audit", async (events) => void seen.push(...events.map((e) => e.eventId)));
+      const first = event();
+      await publisher.publish(first);
+      await until(() => seen.length === 1);
+      try {
+        await nats.stop();
+        await new Promise((r) => setTimeout(r, 1_000));
+      } finally {
+        await nats.start();
+      }
+      const upAt = Date.now();
+      const later = Array.from({ length: 3 }, () => event());
+      for (const e of later) {
+        for (;;) {
+          try {
+            await publisher.publish(e);
+            break;
+          } catch {
+            await new Promise((r) => setTimeout(r, 100)); // JetStream not ready yet
+          }
+        }
+      }
+      await until(() => seen.length >= 4, 10_000);
+      const caughtUp = Date.now() - upAt;
+      await new Promise((r) => setTimeout(r, 300));
+      await sub.stop();
+      expect(seen).toEqual([first, ...later].map((e) => e.eventId));
+      expect(caughtUp).toBeLessThan(10_000);
+      expect(warnings.join("\n")).toMatch(/a pull got no answer/);
+    } finally {
+      await worker.close();
+      await publisher.close();
+      await deleteStreams(namespace);
+    }
+  });
+
+  test("an idle worker's pulls leave no subscription behind on its connection", async () => {
+    const namespace = `test-${randomBytes(4).toString("hex")}`;
+    const queue = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
+    try {
+      // The client's connection internals: the one place that counts its subscriptions.
+      const subscriptions = () => (queue as unknown as { nc: { protocol: { subscriptions: { size(): number } } } }).nc.protocol.subscriptions.size();
+      const before = subscriptions();
+      const sub = await queue.consume("audit", async () => undefined);
+      await queue.publish(event());
+      await new Promise((r) => setTimeout(r, 1_000)); // about 60 pulls at a 10 ms linger, most of them empty
+      expect(subscriptions() - before).toBeLessThanOrEqual(1);
+      await sub.stop();
+      expect(subscriptions()).toBe(before);
+    } finally {
+      await queue.close();
       await deleteStreams(namespace);
     }
   });

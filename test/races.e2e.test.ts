@@ -1,25 +1,46 @@
-/** Races, with real concurrent HTTP requests against one server. */
+/**
+ * Races, with real concurrent HTTP requests against one server, on each SQL engine: SQLite (one
+ * connection: every transaction waits for the one before) and PostgreSQL (a pool of connections
+ * whose transactions do run side by side, so only the row locks keep the rules).
+ */
 import { randomUUID } from "node:crypto";
 import { Api, invite, newOrg, rekeyBody, sharedVault, shareBody, type TestUser } from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
+import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
 import { startTestServer, type TestServer } from "./helpers/server";
+
+jest.setTimeout(120_000);
 
 const jitter = () => Math.floor(Math.random() * 4) + 1;
 const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
 
-describe("races", () => {
+const engines: Array<[string, () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>]> = [
+  ["SQLite", async () => ({ env: {}, drop: async () => undefined })],
+  ["PostgreSQL", async () => {
+    const database: TestDatabase = await createTestDatabase();
+    return { env: { DATABASE_URL: database.url, PG_POOL_SIZE: "10" }, drop: () => database.drop() };
+  }],
+];
+
+describe.each(engines)("races on %s", (_engine, openDatabase) => {
   let server: TestServer;
   let api: Api;
   let owner: TestUser, admin: TestUser, member: TestUser;
+  let dropDatabase: () => Promise<void>;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    const database = await openDatabase();
+    dropDatabase = database.drop;
+    server = await startTestServer(database.env);
     api = new Api(server.url);
     const org = await newOrg(api, ["admin", "member"]);
     owner = org.owner;
     [admin, member] = org.users as [TestUser, TestUser];
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await dropDatabase?.();
+  });
 
   test("20 registrations with one invite token: exactly one succeeds", async () => {
     const inv = await invite(api, owner, "member");
@@ -111,6 +132,77 @@ describe("races", () => {
     // Both orders happened: the test saw each side win.
     expect(rekeyWon).toBeGreaterThan(0);
     expect(createWon).toBeGreaterThan(0);
+  });
+
+  /** A vault with three items, and a rekey of them prepared by a client that read them before the race. */
+  async function vaultReadyForRekey() {
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
+    for (let i = 0; i < 3; i++) {
+      const res = await api.post(`/vaults/${vaultId}/items`, { token: member.token, body: encryptItem(vaultKey, vaultId, randomUUID(), `s${i}`, `n${i}`) });
+      expect(res.status).toBe(201);
+    }
+    const current = (await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items;
+    const newKey = newVaultKey();
+    const reencrypted = current.map((it: any) => {
+      const p = decryptItem(vaultKey, it);
+      return encryptItem(newKey, vaultId, it.itemId, p.data, p.name);
+    });
+    const rekey = () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, member], reencrypted) });
+    return { vaultId, vaultKey, newKey, itemIds: current.map((it: any) => it.itemId as string), rekey };
+  }
+
+  /** Whatever won, every item opens with the vault's current key and carries its version. */
+  async function everyItemOpensWithTheCurrentKey(vaultId: string, oldKey: Buffer, newKey: Buffer) {
+    const vault = (await api.get(`/vaults/${vaultId}`, { token: owner.token })).body;
+    const key = vault.keyVersion === 2 ? newKey : oldKey;
+    const items = (await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items;
+    for (const it of items) {
+      expect(() => decryptItem(key, it)).not.toThrow();
+      expect(it.keyVersion).toBe(vault.keyVersion);
+    }
+    return { keyVersion: vault.keyVersion as number, items };
+  }
+
+  test("a rekey racing an item update under the old key: the update lands before the rekey or is refused after it, never an item under the old key", async () => {
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 20; round++) {
+      const { vaultId, vaultKey, newKey, itemIds, rekey } = await vaultReadyForRekey();
+      const target = itemIds[1]!;
+      const [rk, update] = await Promise.all([
+        later(round % 2 === 0 ? 0 : jitter(), rekey),
+        later(round % 2 === 1 ? 0 : jitter(), () => api.put(`/vaults/${vaultId}/items/${target}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, target, "edited", "edited"), keyVersion: 1 } })),
+      ]);
+      expect(rk.status).toBe(204); // the item set is unchanged by an update: the rekey always goes through
+      expect([200, 409]).toContain(update.status);
+      if (update.status === 409) expect(update.body.error.code).toBe("CONFLICT");
+      outcomes.add(update.status === 200 ? "update first" : "rekey first");
+      const { keyVersion, items } = await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
+      expect(keyVersion).toBe(2);
+      expect(items).toHaveLength(3);
+    }
+    expect([...outcomes].sort()).toEqual(["rekey first", "update first"]);
+  });
+
+  test("a rekey racing an item delete: the rekey is refused (its item set is stale) or the delete follows it, never a mixed state", async () => {
+    const outcomes = new Set<string>();
+    for (let round = 0; round < 20; round++) {
+      const { vaultId, vaultKey, newKey, itemIds, rekey } = await vaultReadyForRekey();
+      const target = itemIds[0]!;
+      const [rk, del] = await Promise.all([
+        later(round % 2 === 0 ? 0 : jitter(), rekey),
+        later(round % 2 === 1 ? 0 : jitter(), () => api.delete(`/vaults/${vaultId}/items/${target}`, { token: member.token })),
+      ]);
+      expect(del.status).toBe(204);
+      if (rk.status === 204) outcomes.add("rekey first");
+      else {
+        outcomes.add("delete first");
+        expect([rk.status, rk.body.error.code, rk.body.error.field]).toEqual([400, "INVALID", "items"]);
+      }
+      const { keyVersion, items } = await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
+      expect(keyVersion).toBe(rk.status === 204 ? 2 : 1);
+      expect(items.map((it: any) => it.itemId).sort()).toEqual(itemIds.filter((id) => id !== target).sort());
+    }
+    expect([...outcomes].sort()).toEqual(["delete first", "rekey first"]);
   });
 
   test("a rekey racing a new share: the rekey is refused or the share is, never a member without the new key", async () => {

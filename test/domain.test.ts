@@ -150,7 +150,6 @@ describe("invites and errors", () => {
       new Errors.ServiceNotFoundError({ action: "items.create", nodeID: "node-1" }),
       new Errors.RequestRejectedError({ action: "items.create", nodeID: "node-1" }),
       new Errors.RequestTimeoutError({ action: "items.create", nodeID: "node-1" }),
-      new Errors.BrokerDisconnectedError(),
     ];
     for (const err of away) expect(toHttpError(err)).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } } });
   });

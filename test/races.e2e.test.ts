@@ -200,7 +200,7 @@ describe.each(engines)("races on %s", (_engine, openDatabase) => {
       }
       const { keyVersion, items } = await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
       expect(keyVersion).toBe(rk.status === 204 ? 2 : 1);
-      expect(items.map((it: any) => it.itemId).sort()).toEqual(itemIds.filter((id) => id !== target).sort());
+      expect(items.map((it: any) => it.itemId).sort()).toEqual(itemIds.filter((id: string) => id !== target).sort());
     }
     expect([...outcomes].sort()).toEqual(["delete first", "rekey first"]);
   });

@@ -1,6 +1,10 @@
 /**
- * The store contract on MongoDB. It needs a replica set (transactions) at MONGO_URL, e.g. the
- * docker-compose `mongo` service: `MONGO_URL=mongodb://127.0.0.1:27017/?replicaSet=rs0 npm test`.
+ * The store contract on MongoDB. It needs a replica set (transactions, snapshot reads: MongoDB 5.0
+ * or newer) at MONGO_URL, e.g. the docker-compose `mongo` service with its port published
+ * (`ports: ["27017:27017"]`): `docker compose up -d mongo`, then
+ * `MONGO_URL='mongodb://127.0.0.1:27017/?directConnection=true' npm test`. A direct connection,
+ * because the set's only member calls itself `mongo:27017`, a name known only inside the compose
+ * network: with `?replicaSet=rs0` the driver would go looking for that host and time out.
  * No MongoDB server can be installed on the machines this was written on, so jest.config.js
  * leaves this file out when MONGO_URL is unset, and the summary line says it was not run.
  */

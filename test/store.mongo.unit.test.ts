@@ -5,14 +5,16 @@
  * test/store.mongo.test.ts, which runs where MONGO_URL is set.
  */
 import { randomUUID } from "node:crypto";
-import { MongoNetworkError, MongoServerError } from "mongodb";
+import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";
 import { MongoStore } from "../lib/store/mongo/adapter";
 import {
   byCreatedThenId, inviteDoc, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
 } from "../lib/store/mongo/documents";
-import { assertTransactionsSupported, isMongoUnavailable, translateMongoError } from "../lib/store/mongo/errors";
+import {
+  assertTransactionsSupported, isMongoUnavailable, isTransientTransactionError, isUnknownCommitResult, translateMongoError,
+} from "../lib/store/mongo/errors";
 import type { NewUser } from "../lib/store/port";
 import { loadConfig, checkSplitDeployment } from "../lib/config";
 import { openStore } from "../lib/store";
@@ -71,15 +73,54 @@ describe("errors", () => {
     expect(lost).toMatchObject({ type: "CONFLICT", message: expect.stringMatching(/changed meanwhile/) });
   });
 
-  test("refusals pass unchanged; network errors stay unavailable (503 through the store wrapper); others are not disguised", () => {
+  test("refusals pass unchanged; anything else that is not a 'not now' is not disguised", () => {
     const refusal = new AppError("INVALID", "no", { field: "newKeys" });
     expect(translateMongoError(refusal)).toBe(refusal);
-    const down = new MongoNetworkError("connection refused");
-    expect(translateMongoError(down)).toBe(down);
-    expect(isMongoUnavailable(down)).toBe(true);
     const other = new MongoServerError({ message: "Unauthorized", code: 13 });
     expect(translateMongoError(other)).toBe(other);
     expect(isMongoUnavailable(other)).toBe(false);
+  });
+
+  test("only a write conflict is a lost race (409); a stepdown, no primary, the lifetime limit, a lost majority or the network are 503", () => {
+    const lostRace = new MongoServerError({ message: "WriteConflict", code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] });
+    expect(translateMongoError(lostRace)).toMatchObject({ type: "CONFLICT", code: 409 });
+    expect(isMongoUnavailable(lostRace)).toBe(false);
+    const notNow = [
+      new MongoServerError({ message: "not primary", code: 10107, codeName: "NotWritablePrimary", errorLabels: ["TransientTransactionError"] }),
+      new MongoServerError({ message: "stepped down", code: 189, codeName: "PrimarySteppedDown" }),
+      new MongoServerError({ message: "interrupted", code: 11602, codeName: "InterruptedDueToReplStateChange" }),
+      new MongoServerError({ message: "Aborted transaction for exceeding lifetime", code: 290, codeName: "TransactionExceededLifetimeLimitSeconds" }),
+      new MongoServerError({ message: "no such transaction", code: 251, codeName: "NoSuchTransaction", errorLabels: ["TransientTransactionError"] }),
+      new MongoServerError({ message: "operation exceeded time limit", code: 50, codeName: "MaxTimeMSExpired" }),
+      new MongoServerError({ message: "shutting down", code: 91, codeName: "ShutdownInProgress" }),
+      new MongoServerError({ message: "commit outcome unknown", code: 6, errorLabels: ["UnknownTransactionCommitResult"] }),
+      new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: "waiting for replication timed out" } } as never),
+      new MongoNetworkError("connection refused"),
+      new MongoServerSelectionError("Server selection timed out", { type: TopologyType.ReplicaSetNoPrimary, servers: new Map() } as never),
+    ];
+    for (const err of notNow) {
+      expect(isMongoUnavailable(err)).toBe(true);
+      expect(translateMongoError(err)).toMatchObject({ type: "UNAVAILABLE", code: 503, message: "The database is unavailable" });
+    }
+  });
+
+  test("a transaction too large for the server's cache (or 16 MiB) is a clear 413, never a 5xx", () => {
+    for (const err of [
+      new MongoServerError({ message: "Transaction is too large and will not fit in the storage engine cache", code: 313, codeName: "TransactionTooLargeForCache" }),
+      new MongoServerError({ message: "Total size of all transaction operations must be less than 16793600", code: 257, codeName: "TransactionTooLarge" }),
+    ]) {
+      expect(translateMongoError(err)).toMatchObject({ type: "PAYLOAD_TOO_LARGE", code: 413, message: "The change is too large for one database transaction" });
+      expect(isMongoUnavailable(err)).toBe(false);
+      expect(isTransientTransactionError(err)).toBe(false);
+    }
+  });
+
+  test("the transaction loop retries what the driver labels transient, and commits again only when the outcome is unknown", () => {
+    expect(isTransientTransactionError(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }))).toBe(true);
+    expect(isTransientTransactionError(new MongoServerError({ message: "dup", code: 11000 }))).toBe(false);
+    expect(isTransientTransactionError(new AppError("CONFLICT", "taken"))).toBe(false);
+    expect(isUnknownCommitResult(new MongoServerError({ message: "timeout", code: 50, errorLabels: ["UnknownTransactionCommitResult"] }))).toBe(true);
+    expect(isUnknownCommitResult(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }))).toBe(false);
   });
 
   test("a standalone server is refused with a message that says what to do; a replica set or mongos is accepted", () => {

@@ -1,10 +1,10 @@
 /**
  * The store port on MongoDB (the official driver), method for method the counterpart of
- * `sql/adapter.ts`. Every operation that changes a vault runs in one transaction
- * (`withTransaction`, snapshot reads, majority writes) that first writes the vault document, so
- * concurrent changes to one vault are serialized like the SQL adapter's row lock. The callback
- * may run more than once (the driver retries on transient errors): it reads everything it needs
- * inside, keeps nothing between attempts, and rethrows every error.
+ * `sql/adapter.ts`. Every operation that changes a vault runs in one transaction (`tx`: snapshot
+ * reads, majority writes, bounded retries) that first writes the vault document, so concurrent
+ * changes to one vault are serialized like the SQL adapter's row lock. The callback may run more
+ * than once: it reads everything it needs inside, keeps nothing between attempts, and rethrows
+ * every error. Reads that must agree with each other share one snapshot (`consistentRead`).
  *
  * Tested only where MONGO_URL points at a replica set (test/store.mongo.test.ts); the mappings
  * and error translation are unit-tested everywhere (test/store.mongo.unit.test.ts).
@@ -28,13 +28,25 @@ import {
   auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
   type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type UserDoc, type VaultDoc,
 } from "./documents";
-import { assertTransactionsSupported, translateMongoError } from "./errors";
+import { assertTransactionsSupported, isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
+
+/** A majority write not acknowledged in this time fails (503) instead of waiting for a lost majority. */
+const WRITE_TIMEOUT_MS = 5_000;
 
 const TRANSACTION: TransactionOptions = {
   readConcern: { level: "snapshot" },
-  writeConcern: { w: "majority" },
+  writeConcern: { w: "majority", wtimeoutMS: WRITE_TIMEOUT_MS },
   readPreference: "primary",
+  maxCommitTimeMS: WRITE_TIMEOUT_MS,
 };
+
+/**
+ * How long one transaction may take, retries included. The driver's `withTransaction` retries
+ * for up to 120 s (its timeout option does nothing in this driver version), far past the
+ * callers' request timeout: `tx` runs its own bounded loop instead.
+ */
+const TRANSACTION_DEADLINE_MS = 10_000;
+const RETRY_BACKOFF_MAX_MS = 200;
 
 const REGISTRATIONS_LOCK = "registrations";
 
@@ -73,7 +85,7 @@ export class MongoStore implements Store {
   static async open(url: string, opts: MongoStoreOptions = {}): Promise<MongoStore> {
     const client = new MongoClient(url, {
       readConcern: { level: "majority" },
-      writeConcern: { w: "majority" },
+      writeConcern: { w: "majority", wtimeoutMS: WRITE_TIMEOUT_MS },
       readPreference: "primary",
       serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 10_000,
     });
@@ -96,7 +108,9 @@ export class MongoStore implements Store {
     await this.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
     await this.items.createIndexes([{ key: { vaultId: 1, createdAt: 1 } }]);
     await this.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }, { key: { expiresAt: 1 } }]);
-    await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } }]);
+    // The sweeper's purge takes expired tokens (by expiresAt) and revoked ones (this partial index: only those).
+    await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } },
+      { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } }]);
     await this.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
     // Collections a transaction writes must exist beforehand; the lock document too, so that
     // two first registrations never race to insert it.
@@ -108,12 +122,69 @@ export class MongoStore implements Store {
     await this.client.close();
   }
 
-  /** Runs `fn` in a transaction; a duplicate key or a lost race becomes `409 CONFLICT`, never a 5xx. */
+  /**
+   * Runs `fn` in a transaction, again from the start while the driver labels a failure transient
+   * (a write conflict, a stepdown) and the deadline allows, and commits it, again while the
+   * outcome of a commit is unknown. `fn` may run more than once: it reads everything it needs
+   * inside and keeps nothing between attempts. Failures become the contract's errors
+   * (`translateMongoError`): a lost race 409, too large 413, "not now" 503, never a hang.
+   */
   private async tx<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + TRANSACTION_DEADLINE_MS;
+    const session = this.client.startSession();
     try {
-      return await this.client.withSession((session) => session.withTransaction(() => fn(session), TRANSACTION));
+      for (let attempt = 1; ; attempt++) {
+        session.startTransaction(TRANSACTION);
+        let result: T;
+        try {
+          result = await fn(session);
+        } catch (err) {
+          if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+          if (isTransientTransactionError(err) && Date.now() < deadline) {
+            await backoff(attempt);
+            continue;
+          }
+          throw err;
+        }
+        const committed = await this.commit(session, deadline);
+        if (committed) return result;
+        await backoff(attempt); // the commit hit a transient error: the whole transaction again
+      }
     } catch (err) {
       throw translateMongoError(err);
+    } finally {
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  /** Commits; false when the whole transaction should run again. */
+  private async commit(session: ClientSession, deadline: number): Promise<boolean> {
+    for (;;) {
+      try {
+        await session.commitTransaction();
+        return true;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+        if (isUnknownCommitResult(err)) continue; // the driver commits again with a majority write concern
+        if (isTransientTransactionError(err)) return false;
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Reads that must agree with each other (a membership and its vault's key version, a list and
+   * the check that the caller may see it) on one snapshot: a rekey committing in between is seen
+   * wholly or not at all, never an old wrap beside a new key version.
+   */
+  private async consistentRead<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.client.startSession({ snapshot: true });
+    try {
+      return await fn(session);
+    } catch (err) {
+      throw translateMongoError(err);
+    } finally {
+      await session.endSession().catch(() => undefined);
     }
   }
 
@@ -214,23 +285,30 @@ export class MongoStore implements Store {
   // ---------------------------------------------------------------- vaults
 
   async listVaults(userId: string): Promise<VaultView[]> {
-    const memberships = await this.members.find({ userId }).toArray();
-    const vaults = await this.vaults.find({ _id: { $in: memberships.map((m) => m.vaultId) } }).toArray();
-    const byId = new Map(vaults.map((v) => [v._id, v]));
-    return memberships
-      .filter((m) => byId.has(m.vaultId))
-      .map((m) => toVaultView(byId.get(m.vaultId)!, m))
-      .sort(byCreatedThenId((v) => v.createdAt, (v) => v.vaultId));
+    return this.consistentRead(async (session) => {
+      const memberships = await this.members.find({ userId }, { session }).toArray();
+      const vaults = await this.vaults.find({ _id: { $in: memberships.map((m) => m.vaultId) } }, { session }).toArray();
+      const byId = new Map(vaults.map((v) => [v._id, v]));
+      return memberships
+        .filter((m) => byId.has(m.vaultId))
+        .map((m) => toVaultView(byId.get(m.vaultId)!, m))
+        .sort(byCreatedThenId((v) => v.createdAt, (v) => v.vaultId));
+    });
   }
 
-  async getVault(vaultId: string, userId: string, session?: ClientSession): Promise<VaultView | null> {
+  async getVault(vaultId: string, userId: string): Promise<VaultView | null> {
+    return this.consistentRead((session) => this.vaultView(session, vaultId, userId));
+  }
+
+  /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */
+  private async vaultView(session: ClientSession, vaultId: string, userId: string): Promise<VaultView | null> {
     const member = await this.members.findOne({ vaultId, userId }, { session });
     const vault = member && (await this.vaults.findOne({ _id: vaultId }, { session }));
     return member && vault ? toVaultView(vault, member) : null;
   }
 
   private async vaultViewOrFail(session: ClientSession, vaultId: string, userId: string): Promise<VaultView> {
-    const view = await this.getVault(vaultId, userId, session);
+    const view = await this.vaultView(session, vaultId, userId);
     if (!view) throw notFound("Vault");
     return view;
   }
@@ -298,7 +376,7 @@ export class MongoStore implements Store {
 
   // ---------------------------------------------------------------- members
 
-  private async memberEntries(vaultId: string, session?: ClientSession): Promise<MemberEntry[]> {
+  private async memberEntries(vaultId: string, session: ClientSession): Promise<MemberEntry[]> {
     const vault = await this.vaults.findOne({ _id: vaultId }, { session });
     if (!vault) return [];
     const members = await this.members.find({ vaultId }, { session }).sort({ createdAt: 1, userId: 1 }).toArray();
@@ -306,7 +384,7 @@ export class MongoStore implements Store {
   }
 
   async listMembers(vaultId: string, actorId: string): Promise<MemberEntry[] | null> {
-    const entries = await this.memberEntries(vaultId);
+    const entries = await this.consistentRead((session) => this.memberEntries(vaultId, session));
     return entries.some((e) => e.userId === actorId) ? entries : null;
   }
 
@@ -375,13 +453,17 @@ export class MongoStore implements Store {
   // ---------------------------------------------------------------- items
 
   async listItems(vaultId: string, actorId: string): Promise<ItemRecord[] | null> {
-    if (!(await this.getVault(vaultId, actorId))) return null;
-    return (await this.items.find({ vaultId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toItem);
+    return this.consistentRead(async (session) => {
+      if (!(await this.vaultView(session, vaultId, actorId))) return null;
+      return (await this.items.find({ vaultId }, { session }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toItem);
+    });
   }
 
   async getItem(vaultId: string, actorId: string, itemId: string): Promise<ItemRecord> {
-    if (!(await this.getVault(vaultId, actorId))) throw notFound("Vault");
-    const doc = await this.items.findOne({ _id: itemId, vaultId });
+    const doc = await this.consistentRead(async (session) => {
+      if (!(await this.vaultView(session, vaultId, actorId))) throw notFound("Vault");
+      return this.items.findOne({ _id: itemId, vaultId }, { session });
+    });
     if (!doc) throw notFound("Item");
     return toItem(doc);
   }
@@ -520,4 +602,9 @@ function ignoreExists(err: unknown): void {
 
 function ignoreDuplicate(err: unknown): void {
   if ((err as { code?: number }).code !== 11000) throw err;
+}
+
+/** A short random pause before another attempt, growing with the attempts. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 1.5 ** attempt, RETRY_BACKOFF_MAX_MS)));
 }

@@ -1,35 +1,85 @@
 /**
  * MongoDB errors in the contract's terms (the counterpart of `EngineOps.isUniqueViolation` and
  * `isPostgresUnavailable`). Pure: unit-tested with the driver's own error classes.
+ *
+ * - a refusal of ours (AppError) passes unchanged;
+ * - a duplicate key is 409;
+ * - a write conflict (112) that outlived the transaction's retries is a lost race: 409, try again;
+ * - a transaction too large for the server (its cache, or 16 MiB) is 413;
+ * - anything that says "not now" (no primary, a stepdown, a lost majority, the transaction's
+ *   lifetime limit, a timeout, the network, a commit whose outcome is unknown) is 503;
+ * - anything else is not disguised (500, generic body).
  */
-import { MongoError, MongoNetworkError, MongoServerSelectionError, MongoTopologyClosedError } from "mongodb";
+import {
+  MongoError, MongoErrorLabel, MongoNetworkError, MongoNotConnectedError, MongoOperationTimeoutError, MongoServerSelectionError,
+  MongoTopologyClosedError, MongoWriteConcernError,
+} from "mongodb";
 import { AppError, conflict } from "../../errors";
 
 const DUPLICATE_KEY = 11000;
 const WRITE_CONFLICT = 112;
 
+/** Too large for one transaction: retrying the same change meets the same wall. */
+const TOO_LARGE = new Map<number, string>([
+  [257, "TransactionTooLarge"],
+  [313, "TransactionTooLargeForCache"],
+  [10334, "BSONObjectTooLarge"],
+]);
+
+/** The server's "not now": no writable primary, a stepdown or shutdown, a deadline, a lock wait. */
+const NOT_NOW = new Map<number, string>([
+  [6, "HostUnreachable"], [7, "HostNotFound"], [24, "LockTimeout"], [50, "MaxTimeMSExpired"], [64, "WriteConcernFailed"],
+  [89, "NetworkTimeout"], [91, "ShutdownInProgress"], [189, "PrimarySteppedDown"], [251, "NoSuchTransaction"],
+  [262, "ExceededTimeLimit"], [290, "TransactionExceededLifetimeLimitSeconds"], [9001, "SocketException"],
+  [10107, "NotWritablePrimary"], [11600, "InterruptedAtShutdown"], [11602, "InterruptedDueToReplStateChange"],
+  [13435, "NotPrimaryNoSecondaryOk"], [13436, "NotPrimaryOrSecondary"],
+]);
+
+function named(err: MongoError, table: Map<number, string>): boolean {
+  const codeName = (err as { codeName?: unknown }).codeName;
+  return (typeof err.code === "number" && table.has(err.code)) || (typeof codeName === "string" && [...table.values()].includes(codeName));
+}
+
 export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoError && err.code === DUPLICATE_KEY;
 }
 
-/**
- * A write conflict that `withTransaction` kept retrying until its time ran out: another
- * transaction kept changing the same vault. The caller may try again: 409, never a 5xx.
- */
+/** Another transaction kept changing the same vault until this one's time ran out: 409, the caller may try again. */
 export function isLostRace(err: unknown): boolean {
-  return err instanceof MongoError && (err.code === WRITE_CONFLICT || err.hasErrorLabel("TransientTransactionError"));
+  return err instanceof MongoError && err.code === WRITE_CONFLICT;
 }
 
-/** The server cannot be reached (or the client is closing): 503 through `withUnavailableErrors`. */
+export function isTooLargeForTransaction(err: unknown): boolean {
+  return err instanceof MongoError && named(err, TOO_LARGE);
+}
+
+/** The database cannot serve now (unreachable, no primary, a lost majority, a deadline): 503. */
 export function isMongoUnavailable(err: unknown): boolean {
-  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError;
+  if (!(err instanceof MongoError) || isLostRace(err) || isDuplicateKey(err) || isTooLargeForTransaction(err)) return false;
+  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError ||
+    err instanceof MongoNotConnectedError || err instanceof MongoOperationTimeoutError || err instanceof MongoWriteConcernError ||
+    named(err, NOT_NOW) ||
+    err.hasErrorLabel(MongoErrorLabel.TransientTransactionError) || err.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult) ||
+    err.hasErrorLabel(MongoErrorLabel.RetryableWriteError);
 }
 
-/** What a transaction's failure means to the caller; refusals (AppError) pass unchanged. */
+/** Worth another attempt of the whole transaction, while its deadline allows (the driver's labels say so). */
+export function isTransientTransactionError(err: unknown): boolean {
+  return err instanceof MongoError && err.hasErrorLabel(MongoErrorLabel.TransientTransactionError) && !isTooLargeForTransaction(err);
+}
+
+/** A commit whose outcome is unknown (its reply was lost): committing again is safe. */
+export function isUnknownCommitResult(err: unknown): boolean {
+  return err instanceof MongoError && err.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult);
+}
+
+/** What a failure means to the caller; refusals (AppError) pass unchanged. */
 export function translateMongoError(err: unknown): unknown {
-  if (err instanceof AppError || isMongoUnavailable(err)) return err;
+  if (err instanceof AppError) return err;
   if (isDuplicateKey(err)) return conflict("Already exists");
   if (isLostRace(err)) return conflict("The vault changed meanwhile; try again");
+  if (isTooLargeForTransaction(err)) return new AppError("PAYLOAD_TOO_LARGE", "The change is too large for one database transaction");
+  if (isMongoUnavailable(err)) return new AppError("UNAVAILABLE", "The database is unavailable");
   return err;
 }
 

@@ -2,6 +2,7 @@
  * The service's entry point. With no settings: every service in one process on the embedded
  * store under DATA_DIR. `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
  */
+import "./compile-cache";
 import { loadConfig } from "../lib/config";
 import { startNode } from "../lib/node";
 

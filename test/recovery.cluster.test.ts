@@ -2,13 +2,15 @@
  * How fast the split deployment comes back from a fault, and what it keeps: NATS restarted under
  * writes (the audit log catches up by itself), the publishing node killed (every acknowledged
  * change is recorded), a service node killed with requests in flight (answered within 3 s, on the
- * default 30 s request timeout) and stopped gracefully (its requests in flight finish).
+ * default 30 s request timeout) and stopped gracefully (refused at once, or drained: a rekey in
+ * progress finishes).
  * Every stop of a machine service is undone in a `finally`.
  */
 import { randomUUID } from "node:crypto";
-import { Api, registerUser, sharedVault, type TestUser } from "./helpers/client";
+import pg from "pg";
+import { Api, registerUser, rekeyBody, sharedVault, type TestUser } from "./helpers/client";
 import { readAudit } from "./helpers/audit";
-import { encryptItem } from "./helpers/crypto";
+import { decryptItem, encryptItem, newVaultKey } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { nats } from "./helpers/machine-services";
 
@@ -120,9 +122,11 @@ test("the publishing node SIGKILLed under writes: every change it acknowledged i
   const from = cluster.output().length;
   process.kill(pid, "SIGKILL");
   await cluster.waitFor(/\[cluster\] items started, pid \d+/, 10_000, from);
+  const restartedAt = Date.now();
   const end = Date.now() + 20_000;
-  while (load.writes.filter((w) => w.status === 201 && w.started > Date.now() - 1_000).length < 20 && Date.now() < end) await sleep(100);
+  while (load.writes.filter((w) => w.status === 201 && w.started > restartedAt).length < 20 && Date.now() < end) await sleep(100);
   await load.stop();
+  expect(load.writes.filter((w) => w.status === 201 && w.started > restartedAt).length).toBeGreaterThanOrEqual(20);
   expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
   await everyAcknowledgedWriteRecorded(owner, load.writes, 10_000);
 });
@@ -132,6 +136,7 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
   const load = writers(owner, vaultId, vaultKey, 8);
   await sleep(1_000);
+  expect(load.writes.filter((w) => w.status === 201).length).toBeGreaterThan(0);
   const pid = cluster.pid("items");
   const from = cluster.output().length;
   const killedAt = Date.now();
@@ -159,7 +164,7 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   expect(cluster.output().slice(from)).toMatch(/node '[^']*items' \(instance \w+\) is gone/);
 });
 
-test("a service node stopped gracefully drains: the requests it holds finish, none waits for the timeout", async () => {
+test("a service node stopped gracefully under writes: requests after the stop are refused at once (503), none waits for the timeout, and it serves again", async () => {
   const owner = await registerUser(gw[0]);
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
   const load = writers(owner, vaultId, vaultKey, 8);
@@ -172,9 +177,50 @@ test("a service node stopped gracefully drains: the requests it holds finish, no
   const end = Date.now() + 20_000;
   while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
   await load.stop();
-  // In flight when the stop began: finished, not failed.
-  const held = load.writes.filter((w) => w.started < stoppedAt - 50 && w.ended > stoppedAt);
-  for (const w of held) expect(w.status).toBe(201);
+  expect(load.writes.some((w) => w.started > restartedAt && w.status === 201)).toBe(true);
+  expect(load.writes.filter((w) => w.started > stoppedAt && w.status === 503).length).toBeGreaterThan(0);
   expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
   expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+});
+
+test("the rekey node stopped gracefully in the middle of a large rekey: the rekey finishes (204) before the node goes", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const v = `/vaults/${vaultId}`;
+  const ids = Array.from({ length: 3_000 }, () => randomUUID());
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < ids.length) {
+      const i = next++;
+      const res = await gw[i % 2]!.post(`${v}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, ids[i]!, `${"p".repeat(1024)}${i}`, `n${i}`) });
+      if (res.status !== 201) throw new Error(`item: ${res.status}`);
+    }
+  }));
+  const newKey = newVaultKey();
+  const items = ids.map((id, i) => encryptItem(newKey, vaultId, id, `${"p".repeat(1024)}${i}`, `n${i}`));
+  const watcher = new pg.Client({ connectionString: cluster.database.url });
+  await watcher.connect();
+  const from = cluster.output().length;
+  const request = gw[0].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
+  try {
+    // Stop it once its transaction is writing items.
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const { rowCount } = await watcher.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'");
+      if (rowCount) break;
+      if (Date.now() > end) throw new Error("the rekey never reached its item updates");
+      await sleep(5);
+    }
+    process.kill(cluster.pid("rekey"), "SIGTERM");
+  } finally {
+    await watcher.end();
+  }
+  const res = await request;
+  expect(res.status).toBe(204);
+  await cluster.waitFor(/\[cluster\] rekey \(pid \d+\) exited \(0\); restarting/, 20_000, from);
+  const after = (await gw[1].get(`${v}/items`, { token: owner.token })).body.items;
+  expect(after).toHaveLength(ids.length);
+  for (const item of after) expect(decryptItem(newKey, item).name).toMatch(/^n\d+$/);
+  expect((await gw[0].get(v, { token: owner.token })).body.keyVersion).toBe(2);
 });

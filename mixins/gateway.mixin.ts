@@ -11,7 +11,7 @@ import type { AccessTokens } from "../lib/auth/access-tokens";
 import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
-import { API_PREFIX, type RouteDef } from "../lib/http/routes";
+import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
@@ -21,6 +21,11 @@ type Req = IncomingMessage & {
 };
 type Res = ServerResponse;
 type Next = (err?: unknown) => void;
+
+const gatewayMethods = (ApiGateway as unknown as { methods: { httpHandler(this: unknown, req: Req, res: Res, next?: Next): Promise<void> } }).methods;
+
+/** A client's request id is echoed back (moleculer-web) and logged: only a short, plain one is kept; otherwise a new one is made. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 const bodyParser = (ApiGateway as unknown as { bodyParser: { json(opts: object): (req: Req, res: Res, next: Next) => void } }).bodyParser;
 
@@ -98,6 +103,33 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       },
     },
     methods: {
+      /**
+       * Every request, before moleculer-web routes it: the headers every answer carries (none of
+       * them may be cached or sniffed: they hold tokens, keys and ciphertext), a request id only
+       * if it is safe to echo, and OPTIONS answered here. moleculer-web would resolve an OPTIONS
+       * request to the route of its Access-Control-Request-Method and run that action: no action
+       * runs on OPTIONS; it gets the methods the path declares (204 with Allow), or 404.
+       */
+      httpHandler(this: unknown, req: Req, res: Res, next?: Next) {
+        res.setHeader("Cache-Control", "no-store");
+        res.setHeader("X-Content-Type-Options", "nosniff");
+        for (const name of ["x-request-id", "x-correlation-id"]) {
+          const value = req.headers[name];
+          if (value !== undefined && (typeof value !== "string" || !SAFE_REQUEST_ID.test(value))) delete req.headers[name];
+        }
+        if (req.method === "OPTIONS") {
+          req.resume();
+          const methods = methodsForPath((req.url ?? "").split("?")[0]!);
+          if (methods.length === 0) {
+            res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
+            return void res.end(JSON.stringify(toHttpError({ name: "NotFoundError" }).body));
+          }
+          res.writeHead(204, { Allow: [...methods, "OPTIONS"].join(", ") });
+          return void res.end();
+        }
+        return gatewayMethods.httpHandler.call(this, req, res, next);
+      },
+
       // moleculer-web's default logs stacks and error data; our onError logs 5xx without either.
       errorHandler(this: { sendError(req: Req, res: Res, err: unknown): void }, req: Req, res: Res, err: unknown) {
         this.sendError(req, res, err);

@@ -59,3 +59,14 @@ export const ROUTES: readonly RouteDef[] = [
   { method: "GET", path: "/audit", action: "audit.list" },
   { method: "GET", path: "/audit/verify", action: "audit.verify" },
 ];
+
+/** The methods declared for a path under API_PREFIX (`/api/v1/vaults/abc` -> GET, PATCH, DELETE), none for an unknown one. */
+export function methodsForPath(pathname: string): Method[] {
+  if (!pathname.startsWith(`${API_PREFIX}/`)) return [];
+  const path = pathname.slice(API_PREFIX.length).replace(/\/+$/, "");
+  const parts = path.split("/");
+  return ROUTES.filter((r) => {
+    const pattern = r.path.split("/");
+    return pattern.length === parts.length && pattern.every((p, i) => p.startsWith(":") ? parts[i] !== "" : p === parts[i]);
+  }).map((r) => r.method);
+}

@@ -1,0 +1,69 @@
+/**
+ * Findings of the security audit (issue "Security hardening"), each probed over HTTP the way an
+ * attacker would, against a real server: real headers, real bodies, real concurrency.
+ */
+import { randomBytes } from "node:crypto";
+import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let api: Api;
+let owner: TestUser;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+  ({ owner } = await newOrg(api));
+});
+afterAll(() => server.stop());
+
+describe("OPTIONS runs no action", () => {
+  test("an OPTIONS request naming POST with a vault body creates nothing; it gets the path's methods", async () => {
+    const before = (await api.get("/vaults", { token: owner.token })).body.vaults.length;
+    const res = await api.call("OPTIONS", "/vaults", {
+      token: owner.token,
+      headers: { "access-control-request-method": "POST", origin: "https://evil.example" },
+      body: sharedVaultBody(randomBytes(32), owner, "smuggled"),
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("allow")).toBe("GET, POST, OPTIONS");
+    expect((await api.get("/vaults", { token: owner.token })).body.vaults).toHaveLength(before);
+  });
+
+  test("an OPTIONS request naming DELETE on a vault leaves the vault; an unknown path is 404", async () => {
+    const created = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "kept") });
+    expect(created.status).toBe(201);
+    const res = await api.call("OPTIONS", `/vaults/${created.body.vaultId}`, { token: owner.token, headers: { "access-control-request-method": "DELETE" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("allow")).toBe("GET, PATCH, DELETE, OPTIONS");
+    expect((await api.get(`/vaults/${created.body.vaultId}`, { token: owner.token })).status).toBe(200);
+    const unknown = await api.call("OPTIONS", "/nothing-here", { headers: { "access-control-request-method": "GET" } });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, "NOT_FOUND"]);
+  });
+});
+
+describe("headers", () => {
+  test("every answer, tokens and keys above all, says no-store and nosniff", async () => {
+    const login = await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } });
+    const keys = await api.get(`/users/${owner.userId}/keys`, { token: owner.token });
+    const missing = await api.get("/no-such-route");
+    const refused = await api.get("/vaults");
+    for (const res of [login, keys, missing, refused]) {
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    expect([login.status, keys.status, missing.status, refused.status]).toEqual([200, 200, 404, 401]);
+  });
+
+  test("a client's request id is echoed only when short and plain; markup gets a new id instead", async () => {
+    const plain = await api.get("/health", { headers: { "x-request-id": "req-42.a_b" } });
+    expect(plain.headers.get("x-request-id")).toBe("req-42.a_b");
+    const markup = `<script>alert(1)</script>${"<b>x</b>".repeat(400)}`;
+    for (const header of ["x-request-id", "x-correlation-id"]) {
+      const res = await api.get("/health", { headers: { [header]: markup } });
+      const echoed = res.headers.get("x-request-id") ?? "";
+      expect(echoed).not.toContain("<");
+      expect(echoed).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});

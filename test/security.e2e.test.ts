@@ -3,8 +3,10 @@
  * attacker would, against a real server: real headers, real bodies, real concurrency.
  */
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
-import { startTestServer, type TestServer } from "./helpers/server";
+import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 
 let server: TestServer;
 let api: Api;
@@ -64,6 +66,28 @@ describe("headers", () => {
       const echoed = res.headers.get("x-request-id") ?? "";
       expect(echoed).not.toContain("<");
       expect(echoed).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+});
+
+describe("files of the embedded store", () => {
+  test("the database, its WAL and the signing key are owner-only even in a folder that others may read", async () => {
+    const dir = tempDir("vault-perm-");
+    fs.chmodSync(dir, 0o755);
+    const oldUmask = process.umask(0o022);
+    const own = await startTestServer({ DATA_DIR: dir });
+    try {
+      const ownApi = new Api(own.url);
+      await newOrg(ownApi); // writes, so the WAL exists
+      const modes = ["vault.sqlite", "vault.sqlite-wal", "jwt-secret"]
+        .filter((f) => fs.existsSync(path.join(dir, f)))
+        .map((f) => [f, (fs.statSync(path.join(dir, f)).mode & 0o777).toString(8)]);
+      expect(modes.map(([f]) => f)).toEqual(expect.arrayContaining(["vault.sqlite", "jwt-secret"]));
+      for (const [, mode] of modes) expect(mode).toBe("600");
+    } finally {
+      process.umask(oldUmask);
+      await own.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

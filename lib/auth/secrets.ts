@@ -20,6 +20,7 @@ export function loadOrCreateSecret(configured: string | undefined, dataDir: stri
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
+  fs.chmodSync(file, 0o600); // also when an older start left it readable by others
   const secret = Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64");
   if (secret.length < 32) throw new Error(`${file} does not hold a secret of at least 32 bytes`);
   return secret;

@@ -102,6 +102,8 @@ class QueuedSqliteDialect extends SqliteDialect {
 export function openSqlite(dataDir: string): Kysely<Database> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, "vault.sqlite");
+  // Owner-only, whatever the folder's mode or the umask: SQLite gives its WAL the database file's mode.
+  ownerOnly(file);
   const db = new DatabaseSync(file);
   try {
     // Wait for a process that is stopping rather than fail at once.
@@ -121,5 +123,12 @@ export function openSqlite(dataDir: string): Kysely<Database> {
     }
     throw err;
   }
+  for (const companion of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(companion)) fs.chmodSync(companion, 0o600);
   return new Kysely<Database>({ dialect: new QueuedSqliteDialect({ database: new NodeSqlite(db) }) });
+}
+
+/** Creates the file if it is missing, and makes it readable and writable by its owner only. */
+export function ownerOnly(file: string): void {
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  fs.chmodSync(file, 0o600);
 }

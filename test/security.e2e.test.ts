@@ -91,3 +91,26 @@ describe("files of the embedded store", () => {
     }
   });
 });
+
+describe("deeply nested JSON", () => {
+  test("400,000 nested arrays in a login or a rekey body: 400 INVALID, never a 500, and no ERROR line", async () => {
+    const errors: string[] = [];
+    const gateway = server.node.broker.getLocalService("api") as unknown as { logger: { error: (...a: unknown[]) => void } };
+    const spy = jest.spyOn(gateway.logger, "error").mockImplementation((...a: unknown[]) => void errors.push(a.join(" ")));
+    try {
+      const deep = `${"[".repeat(400_000)}${"]".repeat(400_000)}`;
+      const login = await api.post("/auth/login", { raw: `{"email": ${deep}, "authHash": "AAAA"}` });
+      expect([login.status, login.body.error.code]).toEqual([400, "INVALID"]);
+      const created = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "deep") });
+      const rekey = await api.post(`/vaults/${created.body.vaultId}/rekey`, { token: owner.token, raw: `{"newKeys": ${deep}, "items": []}` });
+      expect([rekey.status, rekey.body.error.code]).toEqual([400, "INVALID"]);
+      // A body of ordinary depth still goes through to its checks.
+      const shallow = await api.post("/auth/login", { body: { email: [[["x"]]], authHash: "AAAA" } });
+      expect(shallow.status).toBe(400);
+      expect((await api.get("/health")).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual([]);
+  });
+});

@@ -27,10 +27,29 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The body's fields: a JSON object, or nothing. */
+/** Deeper than any body of the contract (the rekey's is 3): refused before validation, which would walk it. */
+export const MAX_JSON_DEPTH = 16;
+
+/**
+ * Refuses a value nested deeper than `max` arrays and objects (400), without recursion: 400,000
+ * nested arrays fit in 800 KB of JSON, and walking them recursively, as a validator's message
+ * building does, ends in a 500.
+ */
+export function assertShallowJson(value: unknown, max = MAX_JSON_DEPTH): void {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= max) throw invalid(`The request body is nested deeper than ${max} levels`);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+}
+
+/** The body's fields: a JSON object of reasonable depth, or nothing. */
 export function bodyFields(body: unknown): Record<string, unknown> {
   if (body === undefined) return {};
   if (!isPlainObject(body)) throw invalid("The request body must be a JSON object");
+  assertShallowJson(body);
   return body;
 }
 
@@ -71,9 +90,12 @@ export function readJsonStream(stream: Readable, limit: number): Promise<unknown
 function parseJson(text: string): unknown {
   if (text.length === 0) return undefined;
   if (!/^[\s\uFEFF]*[{[]/.test(text)) throw invalid("Request body is not valid JSON"); // strict, as body-parser's
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw invalid("Request body is not valid JSON");
   }
+  assertShallowJson(value);
+  return value;
 }

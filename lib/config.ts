@@ -30,8 +30,11 @@ export interface Config {
   loginFailureWindowMs: number;
   /** Redeem requests allowed per client address per minute (`REDEEM_RATE_LIMIT`). */
   redeemRateLimit: number;
-  /** Trust X-Forwarded-For from a proxy in front (`TRUST_PROXY=1`). Off: the socket address counts. */
-  trustProxy: boolean;
+  /**
+   * Proxies in front that append to X-Forwarded-For (`TRUST_PROXY`, a count; `true` is 1): the
+   * client is the entry that many places from the right. 0 (default): the socket address counts.
+   */
+  trustedProxies: number;
   /** JSON body limit of every route but rekey, in bytes. */
   bodyLimitBytes: number;
   /** JSON body limit of the rekey route (`REKEY_BODY_LIMIT`, bytes), large enough for 10,000 items of 2 KiB. */
@@ -114,7 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     loginMaxFailures: int(env, "LOGIN_MAX_FAILURES", 10, 1),
     loginFailureWindowMs: duration(env, "LOGIN_FAILURE_WINDOW", "15m"),
     redeemRateLimit: int(env, "REDEEM_RATE_LIMIT", 60, 1),
-    trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    trustedProxies: env.TRUST_PROXY === "true" ? 1 : env.TRUST_PROXY === "false" ? 0 : int(env, "TRUST_PROXY", 0, 0),
     bodyLimitBytes: 1024 * 1024,
     rekeyBodyLimitBytes: int(env, "REKEY_BODY_LIMIT", 64 * 1024 * 1024, 1024 * 1024),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT", 30_000, 1000),

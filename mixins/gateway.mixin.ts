@@ -12,6 +12,7 @@ import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
+import { clientAddress } from "../lib/http/client-address";
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
@@ -136,9 +137,7 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       },
 
       async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
-        const socketIp = req.socket.remoteAddress ?? "";
-        const forwarded = config.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
-        ctx.meta.clientIp = forwarded || socketIp;
+        ctx.meta.clientIp = clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], config.trustedProxies);
         if (publicActions.has(req.$alias?.action ?? "")) return null;
         const header = req.headers.authorization;
         const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;

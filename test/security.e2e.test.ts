@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { clientAddress } from "../lib/http/client-address";
 import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 
@@ -112,5 +113,32 @@ describe("deeply nested JSON", () => {
       spy.mockRestore();
     }
     expect(errors).toEqual([]);
+  });
+});
+
+describe("X-Forwarded-For behind TRUST_PROXY", () => {
+  test("rotating the entries a client writes does not beat the redeem limit; the address the proxy appended counts", async () => {
+    const proxied = await startTestServer({ TRUST_PROXY: "1", REDEEM_RATE_LIMIT: "3" });
+    try {
+      const p = new Api(proxied.url);
+      const redeem = (forwardedFor: string) => p.post("/invites/redeem", { body: { token: "x".repeat(43) }, headers: { "x-forwarded-for": forwardedFor } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await redeem(`10.9.8.${i}, 203.0.113.7`)).status);
+      expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
+      expect(statuses.slice(3)).toEqual([429, 429, 429]);
+      // Another client, as the proxy saw it, has its own budget.
+      expect((await redeem("10.9.8.1, 198.51.100.4")).status).not.toBe(429);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
+  test("the client address: the entry that many proxies from the right, else the socket's", () => {
+    expect(clientAddress("127.0.0.1", "1.1.1.1, 2.2.2.2, 3.3.3.3", 1)).toBe("3.3.3.3");
+    expect(clientAddress("127.0.0.1", "1.1.1.1, 2.2.2.2, 3.3.3.3", 2)).toBe("2.2.2.2");
+    expect(clientAddress("127.0.0.1", "3.3.3.3", 2)).toBe("127.0.0.1"); // fewer entries than proxies
+    expect(clientAddress("127.0.0.1", "1.1.1.1, <script>", 1)).toBe("127.0.0.1"); // not an address
+    expect(clientAddress("127.0.0.1", "1.1.1.1", 0)).toBe("127.0.0.1"); // no proxy trusted
+    expect(clientAddress("127.0.0.1", ["1.1.1.1", "2001:db8::1"], 1)).toBe("2001:db8::1");
   });
 });

@@ -152,17 +152,17 @@ export function authService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ email: string; authHash: string }>) {
           const address = normalizeEmail(ctx.params.email);
           const key = `login-failures:${address}`;
-          const failures = await counters.add(key, 0, config.loginFailureWindowMs);
-          if (failures.count >= config.loginMaxFailures) {
-            throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(failures) });
+          // Counted before the slow comparison, and given back on success: of a burst of any size,
+          // at most LOGIN_MAX_FAILURES attempts per window are ever compared.
+          const attempts = await counters.add(key, 1, config.loginFailureWindowMs);
+          if (attempts.count > config.loginMaxFailures) {
+            throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(attempts) });
           }
           const user = await store.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
           const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
-          if (!user || !ok) {
-            await counters.add(key, 1, config.loginFailureWindowMs);
-            throw unauthorized("Wrong email or password");
-          }
+          if (!user || !ok) throw unauthorized("Wrong email or password");
+          await counters.add(key, -1, config.loginFailureWindowMs);
           const refresh = newRefreshToken();
           await store.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });
           return {

@@ -142,3 +142,44 @@ describe("X-Forwarded-For behind TRUST_PROXY", () => {
     expect(clientAddress("127.0.0.1", ["1.1.1.1", "2001:db8::1"], 1)).toBe("2001:db8::1");
   });
 });
+
+describe.each([
+  ["in-process counters", {}],
+  ["Redis counters", { REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379" }],
+])("a burst of logins for one email (%s)", (_name, env: Record<string, string>) => {
+  test("40 at once, 39 wrong and 1 right: at most LOGIN_MAX_FAILURES of them are compared, the rest 429", async () => {
+    const limited = await startTestServer({ ...env, NAMESPACE: `sec-${randomBytes(4).toString("hex")}`, LOGIN_MAX_FAILURES: "10" });
+    try {
+      const p = new Api(limited.url);
+      const { owner: victim } = await newOrg(p);
+      const wrong = (i: number) => Buffer.alloc(32, i + 1).toString("base64");
+      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+        p.post("/auth/login", { body: { email: victim.email, authHash: i === 20 ? victim.bundle.authHash : wrong(i) } })));
+      const statuses = replies.map((r) => r.status);
+      const compared = statuses.filter((s) => s !== 429);
+      expect(compared.length).toBeLessThanOrEqual(10);
+      expect(compared.every((s) => s === 401 || s === 200)).toBe(true);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(40 - compared.length);
+      for (const r of replies.filter((x) => x.status === 429)) expect(r.body.error.code).toBe("RATE_LIMITED");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  test("logins one at a time: a success gives its attempt back, so only failures use up the window", async () => {
+    const limited = await startTestServer({ ...env, NAMESPACE: `sec-${randomBytes(4).toString("hex")}`, LOGIN_MAX_FAILURES: "3" });
+    try {
+      const p = new Api(limited.url);
+      const { owner: user } = await newOrg(p);
+      const right = () => p.post("/auth/login", { body: { email: user.email, authHash: user.bundle.authHash } });
+      const wrong = () => p.post("/auth/login", { body: { email: user.email, authHash: Buffer.alloc(32, 7).toString("base64") } });
+      const seq: number[] = [];
+      for (let i = 0; i < 5; i++) seq.push((await right()).status);
+      for (let i = 0; i < 4; i++) seq.push((await wrong()).status);
+      seq.push((await right()).status);
+      expect(seq).toEqual([200, 200, 200, 200, 200, 401, 401, 401, 429, 429]);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -9,7 +9,10 @@ export interface WindowCount {
 }
 
 export interface Counters {
-  /** Adds `by` (0 only reads) to `key`'s counter in a window of `windowMs` and returns the result. */
+  /**
+   * Adds `by` (0 only reads; negative gives back) to `key`'s counter in a window of `windowMs` and
+   * returns the result. Giving back never starts a window: a window that ended stays at 0.
+   */
   add(key: string, by: number, windowMs: number): Promise<WindowCount>;
   close(): Promise<void>;
 }
@@ -24,7 +27,7 @@ export class MemoryCounters implements Counters {
     const now = Date.now();
     let w = this.windows.get(key);
     if (!w || w.resetAtMs <= now) {
-      if (by === 0) return { count: 0, resetAtMs: now + windowMs };
+      if (by <= 0) return { count: 0, resetAtMs: now + windowMs };
       w = { count: 0, resetAtMs: now + windowMs };
       this.windows.set(key, w);
     }

@@ -7,8 +7,12 @@
 import type { RedisLink } from "../redis";
 import { MemoryCounters, type Counters, type WindowCount } from "./counters";
 
-// Atomic: add, then start the window on the first hit. Returns the count and the ms left.
+// Atomic: add, then start the window on the first hit; giving back (a negative add) never starts
+// one. Returns the count and the ms left.
 const ADD = `
+if tonumber(ARGV[1]) <= 0 and redis.call('EXISTS', KEYS[1]) == 0 then
+  return {0, tonumber(ARGV[2])}
+end
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then

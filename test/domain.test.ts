@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { base64Bytes, CANONICAL_BASE64, isUuid } from "../lib/domain/encoding";
 import { parseDuration } from "../lib/domain/duration";
-import { normalizeEmail } from "../lib/domain/email";
+import { isSingleScript, normalizeEmail } from "../lib/domain/email";
 import { checkKeyBundle, checkWrap } from "../lib/domain/keys";
 import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "../lib/domain/rekey";
 import { assertMayRemoveMember, assertOwnerRemains, mayDo } from "../lib/domain/vault-rules";
@@ -59,6 +59,15 @@ describe("durations and emails", () => {
     for (const bad of ["a b@x.org", "a\u0000b@x.org", "a@b", "@x.org", "a@@x.org", "a@x..org", "", "a\tb@x.org"]) {
       expect([bad, code(() => normalizeEmail(bad))]).toEqual([bad, "INVALID"]);
     }
+  });
+
+  test("emails: NFKC, then one script per part; format characters refused", () => {
+    expect(normalizeEmail("\uff21nn@Example.org")).toBe("ann@example.org");
+    expect(isSingleScript("paypal")).toBe(true);
+    expect(isSingleScript("\u0440aypal")).toBe(false);
+    expect(isSingleScript("\u5c71\u7530\u30bf\u30ed\u30a6taro")).toBe(true);
+    expect(isSingleScript("\u03b1\u0430")).toBe(false);
+    expect(code(() => normalizeEmail("a\u00adb@example.org"))).toBe("INVALID");
   });
 });
 

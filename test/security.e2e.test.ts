@@ -183,3 +183,28 @@ describe.each([
     }
   });
 });
+
+describe("emails", () => {
+  test("invisible (format and control) characters and mixed scripts are refused, wherever they are; compatibility forms are one address", async () => {
+    const tag = String(randomBytes(4).readUInt32BE()); // digits: they belong to every script
+    const refused = [
+      `an\u00adn-${tag}@example.test`, `ann-${tag}@exa\u2060mple.test`, `a\u200cnn-${tag}@example.test`, `ann-${tag}\u200d@example.test`,
+      `ann-${tag}@example.test\u202e`, `\u0440ay\u0440al-${tag}@example.test`, `paypal-${tag}@ex\u0430mple.test`, `ann-${tag}@\ue000.test`,
+    ];
+    for (const email of refused) {
+      const invite = await api.post("/invites", { token: owner.token, body: { email, role: "member" } });
+      expect([email, invite.status, invite.body.error?.code, invite.body.error?.field]).toEqual([email, 400, "INVALID", "email"]);
+      const login = await api.post("/auth/login", { body: { email, authHash: owner.bundle.authHash } });
+      expect([email, login.status]).toEqual([email, 400]);
+    }
+    // One script, any script: accepted.
+    for (const email of [`\u043f\u0440\u0438\u043c\u0435\u0440-${tag}@example.test`, `\u03b1\u03b2\u03b3-${tag}@example.test`, `\u5c71\u7530\u3072\u308d-${tag}@example.test`]) {
+      expect([email, (await api.post("/invites", { token: owner.token, body: { email, role: "member" } })).status]).toEqual([email, 201]);
+    }
+    // Full-width letters are the same address as their plain form.
+    const wide = await api.post("/invites", { token: owner.token, body: { email: `\uff57\uff49\uff44\uff45-${tag}@example.test`, role: "member" } });
+    expect(wide.status).toBe(201);
+    const listed = (await api.get(`/invites?orgId=${owner.orgId}`, { token: owner.token })).body.map((i: any) => i.email);
+    expect(listed).toContain(`wide-${tag}@example.test`);
+  });
+});

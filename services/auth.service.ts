@@ -4,6 +4,7 @@ import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } f
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
+import { decoyKdf } from "../lib/domain/kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { isRedeemable } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
@@ -60,9 +61,9 @@ export function authService(rt: Runtime): ServiceSchema {
           const address = normalizeEmail(ctx.params.email);
           const user = await store.findUserByEmail(address);
           if (user) return { kdf: user.kdf };
-          // Stable, plausible parameters for an unknown address: the answer does not reveal who exists.
-          const salt = rt.serverHmac("prelogin-salt", address).subarray(0, 16).toString("base64");
-          return { kdf: { algorithm: "argon2id", salt, iterations: 3, memoryKiB: 65536, parallelism: 1 } };
+          // An unknown address answers what a new user of the SDK registers, with a salt derived
+          // from the address and a server secret: stable, and alike in every field and in form.
+          return { kdf: decoyKdf(rt.serverHmac("prelogin-salt", address)) };
         },
       },
 

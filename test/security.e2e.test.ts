@@ -6,6 +6,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { clientAddress } from "../lib/http/client-address";
+import { SDK_DEFAULT_KDF } from "../lib/domain/kdf";
+import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk/keys";
+import { newUserKeys, registrationBundle } from "./helpers/crypto";
 import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 
@@ -206,5 +209,27 @@ describe("emails", () => {
     expect(wide.status).toBe(201);
     const listed = (await api.get(`/invites?orgId=${owner.orgId}`, { token: owner.token })).body.map((i: any) => i.email);
     expect(listed).toContain(`wide-${tag}@example.test`);
+  });
+});
+
+describe("prelogin", () => {
+  test("an unknown email answers exactly like a user the SDK registered: same fields, order, values and salt form; stable per address", async () => {
+    const keys = await newUserKeys();
+    const sdkKdf = newKdfParams(); // what the SDK registers a new user with
+    const email = `sdk-user-${randomBytes(3).toString("hex")}@example.test`;
+    const inv = await api.post("/invites", { token: owner.token, body: { email, role: "member" } });
+    const reg = await api.post("/auth/register", { body: { email, ...registrationBundle(keys), kdf: sdkKdf, inviteToken: inv.body.token } });
+    expect(reg.status).toBe(201);
+    const real = (await api.get(`/auth/prelogin?email=${encodeURIComponent(email)}`)).body.kdf;
+    const unknownEmail = `nobody-${randomBytes(3).toString("hex")}@example.test`;
+    const fake = (await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body.kdf;
+    expect(real).toEqual(sdkKdf);
+    expect(Object.keys(fake)).toEqual(Object.keys(real));
+    expect({ ...fake, salt: undefined }).toEqual({ ...real, salt: undefined });
+    expect(Buffer.from(fake.salt, "base64")).toHaveLength(16);
+    expect(fake.salt).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(real.salt).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect((await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body.kdf).toEqual(fake);
+    expect(SDK_DEFAULT_KDF).toEqual(DEFAULT_ARGON2ID);
   });
 });

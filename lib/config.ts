@@ -69,6 +69,12 @@ export interface Config {
   eventRetentionMs: number;
   /** How often the sweeper purges expired invites and refresh tokens, ms (`SWEEP_INTERVAL`). */
   sweepIntervalMs: number;
+  /**
+   * How long an invite that was never used (pending or revoked) is kept after its expiry, ms
+   * (`INVITE_RETENTION`, default 90d): until then redeeming its token answers 400
+   * INVITE_NOT_REDEEMABLE; after, the token is unknown (404).
+   */
+  inviteRetentionMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -135,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventAckWaitMs: duration(env, "EVENT_ACK_WAIT", "30s"),
     eventRetentionMs: duration(env, "EVENT_RETENTION", "7d"),
     sweepIntervalMs: duration(env, "SWEEP_INTERVAL", "10m"),
+    inviteRetentionMs: duration(env, "INVITE_RETENTION", "90d"),
   };
 }
 

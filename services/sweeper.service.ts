@@ -1,6 +1,6 @@
 /**
- * The sweeper: every SWEEP_INTERVAL (and shortly after start), purges expired invites and expired
- * or revoked refresh tokens (lib/workers/sweeper.ts); one node at a time across the deployment.
+ * The sweeper: every SWEEP_INTERVAL (and shortly after start), purges invites never used,
+ * INVITE_RETENTION after their expiry, and expired or revoked refresh tokens (lib/workers/sweeper.ts); one node at a time across the deployment.
  */
 import type { ServiceSchema } from "moleculer";
 import type { Runtime } from "../lib/runtime";
@@ -14,13 +14,14 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
+  const policy = { leaseMs: LEASE_MS, inviteRetentionMs: config.inviteRetentionMs };
   return {
     name: "sweeper",
     actions: {
       /** For operators (REPL: `call sweeper.sweep`): one sweep now. */
       sweep: {
         async handler(): Promise<SweepOutcome> {
-          return sweepOnce(store, locks, LEASE_MS);
+          return sweepOnce(store, locks, policy);
         },
       },
     },
@@ -28,7 +29,7 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
       const log = this.logger;
       const tick = () => {
         if (running) return;
-        running = sweepOnce(store, locks, LEASE_MS).then((outcome) => {
+        running = sweepOnce(store, locks, policy).then((outcome) => {
           if (outcome.ran && outcome.invites + outcome.refreshTokens > 0) {
             log.info(`swept ${outcome.invites} expired invites and ${outcome.refreshTokens} expired or revoked refresh tokens`);
           }

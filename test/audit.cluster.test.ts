@@ -20,7 +20,7 @@ let db: pg.Client;
 
 beforeAll(async () => {
   // At info level, the audit worker says when a delivery repeats events it has recorded.
-  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "2s", SWEEP_INTERVAL: "1s", LOG_LEVEL: "info" });
+  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "2s", SWEEP_INTERVAL: "1s", INVITE_RETENTION: "6s", LOG_LEVEL: "info" });
   db = new pg.Client({ connectionString: cluster.database.url });
   await db.connect();
 });
@@ -134,13 +134,18 @@ test("an audit row edited in the database is named by verify, whether or not its
   expect(await verify(api, owner)).toEqual({ ok: false, count: 7, brokenAt: 8 });
 });
 
-test("the sweeper process purges an expired invite on its schedule and leaves a pending one", async () => {
+test("the sweeper process keeps an expired invite for INVITE_RETENTION (redeeming it answers 400), then purges it; a pending one stays", async () => {
   const api = new Api(cluster.urls[0]!);
   const owner = await registerUser(api);
   const expiring = await invite(api, owner, "member", undefined, "1s");
   const pending = await invite(api, owner, "member", undefined, "1h");
   const exists = async (inviteId: string) => (await db.query("SELECT 1 FROM invites WHERE invite_id = $1", [inviteId])).rowCount === 1;
+  // Expired, and swept at least twice (SWEEP_INTERVAL 1s) within its retention (INVITE_RETENTION 6s): still known.
+  await new Promise((r) => setTimeout(r, 3_500));
   expect(await exists(expiring.inviteId)).toBe(true);
+  const expired = await api.post("/invites/redeem", { body: { token: expiring.token } });
+  expect([expired.status, expired.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
+  // Past its retention: purged, and the token is unknown.
   const end = Date.now() + 20_000;
   while ((await exists(expiring.inviteId)) && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
   expect(await exists(expiring.inviteId)).toBe(false);

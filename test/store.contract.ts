@@ -238,6 +238,9 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.revokeInvite(invites.expiredRevoked.inviteId, owner.orgId, at());
       await store.revokeInvite(invites.liveRevoked.inviteId, owner.orgId, at());
       await store.registerWithInvite((await newPerson(invites.used.email)).user, invites.used.inviteId, at());
+      // Kept for a retention period after expiry: a purge that reaches back only to before they expired takes none.
+      expect(await store.purgeExpired(at(2_000), at(-3_600_000))).toMatchObject({ invites: 0 });
+      expect(await store.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
 
       const family = randomUUID();
       const revokedFamily = randomUUID();
@@ -251,8 +254,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await token(h("revoked"), revokedFamily, at(60_000));
       await store.revokeRefreshFamily(h("revoked"), owner.userId);
 
-      // Now is 2 s ahead: the used invite has expired too, and stays.
-      const purged = await store.purgeExpired(at(2_000));
+      // Now is 2 s ahead, and the retention over: the used invite has expired too, and stays.
+      const purged = await store.purgeExpired(at(2_000), at(2_000));
       expect(purged.invites).toBeGreaterThanOrEqual(2);
       expect(purged.refreshTokens).toBeGreaterThanOrEqual(2);
       expect(await store.getInvite(invites.expiredPending.inviteId)).toBeNull();
@@ -267,7 +270,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.rotateRefreshToken(h("revoked"), next(), at())).toEqual({ ok: false, reason: "unknown" });
       expect(await store.rotateRefreshToken(h("active"), next(), at())).toEqual({ ok: true, userId: owner.userId });
       expect(await store.rotateRefreshToken(h("rotated"), next(), at())).toEqual({ ok: false, reason: "reused" });
-      expect(await store.purgeExpired(at(2_000))).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
+      expect(await store.purgeExpired(at(2_000), at(2_000))).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
     });
   });
 }

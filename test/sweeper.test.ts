@@ -58,7 +58,7 @@ test.each<[string, () => Locks[]]>([
   const locks = makeLocks();
   for (let round = 0; round < 10; round++) {
     const ids = await expiredInvites(3);
-    const outcomes = await Promise.all([sweepOnce(stores[0]!, locks[0]!, 60_000), sweepOnce(stores[1]!, locks[1]!, 60_000)]);
+    const outcomes = await Promise.all([sweepOnce(stores[0]!, locks[0]!, { leaseMs: 60_000, inviteRetentionMs: 0 }), sweepOnce(stores[1]!, locks[1]!, { leaseMs: 60_000, inviteRetentionMs: 0 })]);
     expect(outcomes.filter((o) => o.ran)).toHaveLength(1);
     expect(outcomes.find((o) => o.ran)).toMatchObject({ invites: 3 });
     for (const id of ids) expect(await stores[1]!.getInvite(id)).toBeNull();
@@ -70,10 +70,10 @@ test("a sweeper that died holding the lease keeps the others out until the lease
   const dead = await a!.tryAcquire(SWEEP_LOCK, 800);
   expect(dead).not.toBeNull();
   const ids = await expiredInvites(1);
-  expect(await sweepOnce(stores[1]!, b!, 60_000)).toEqual({ ran: false });
+  expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toEqual({ ran: false });
   expect(await stores[1]!.getInvite(ids[0]!)).not.toBeNull();
   await new Promise((r) => setTimeout(r, 1_000));
-  expect(await sweepOnce(stores[1]!, b!, 60_000)).toMatchObject({ ran: true, invites: 1 });
+  expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toMatchObject({ ran: true, invites: 1 });
   // The late release of the dead holder's lease does not free a lease someone else holds now.
   const current = await b!.tryAcquire(SWEEP_LOCK, 60_000);
   await dead!.release();
@@ -85,7 +85,7 @@ test("Redis configured but unreachable: no sweeper runs (the next round will), r
   const down = await connectRedis("redis://127.0.0.1:1", quiet, "x:");
   try {
     await expiredInvites(1);
-    expect(await sweepOnce(stores[0]!, new RedisLocks(down), 60_000)).toEqual({ ran: false });
+    expect(await sweepOnce(stores[0]!, new RedisLocks(down), { leaseMs: 60_000, inviteRetentionMs: 0 })).toEqual({ ran: false });
   } finally {
     await down.close();
   }

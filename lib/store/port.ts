@@ -203,9 +203,11 @@ export interface Store {
 
   // --- housekeeping (the sweeper)
   /**
-   * Deletes invites past their expiry that were never used (pending or revoked), and refresh
-   * tokens that are expired or revoked. Used invites, unexpired invites, active tokens and used
-   * tokens not yet expired (they detect the reuse of a stolen token) stay.
+   * Deletes invites that were never used (pending or revoked) and expired before
+   * `invitesExpiredBefore` (until then an expired token is still known, and answers "not
+   * redeemable" rather than "not found"), and refresh tokens that are expired at `now` or revoked.
+   * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
+   * stolen token) stay.
    */
-  purgeExpired(now: string): Promise<PurgeCounts>;
+  purgeExpired(now: string, invitesExpiredBefore: string): Promise<PurgeCounts>;
 }

@@ -1,9 +1,8 @@
 /**
- * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites past their
- * expiry that were never used, refresh tokens expired or revoked), holding the `sweeper` lease so
- * that of the nodes that schedule it, one sweeps at a time.
+ * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites that were
+ * never used, INVITE_RETENTION after their expiry; refresh tokens expired or revoked), holding the
+ * `sweeper` lease so that of the nodes that schedule it, one sweeps at a time.
  */
-import { timestamp } from "../domain/encoding";
 import type { Locks } from "../locks";
 import type { PurgeCounts, Store } from "../store/port";
 
@@ -11,12 +10,18 @@ export const SWEEP_LOCK = "sweeper";
 
 export type SweepOutcome = ({ ran: true } & PurgeCounts) | { ran: false };
 
-/** `leaseMs` bounds how long a sweeper that dies mid-sweep keeps the others out. */
-export async function sweepOnce(store: Store, locks: Locks, leaseMs: number, now: string = timestamp()): Promise<SweepOutcome> {
-  const lease = await locks.tryAcquire(SWEEP_LOCK, leaseMs);
+export interface SweepPolicy {
+  /** How long a sweeper that dies mid-sweep keeps the others out. */
+  leaseMs: number;
+  /** How long an invite that was never used is kept after its expiry (redeeming it answers 400 until then, 404 after). */
+  inviteRetentionMs: number;
+}
+
+export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy, now: Date = new Date()): Promise<SweepOutcome> {
+  const lease = await locks.tryAcquire(SWEEP_LOCK, policy.leaseMs);
   if (!lease) return { ran: false };
   try {
-    return { ran: true, ...(await store.purgeExpired(now)) };
+    return { ran: true, ...(await store.purgeExpired(now.toISOString(), new Date(now.getTime() - policy.inviteRetentionMs).toISOString())) };
   } finally {
     await lease.release();
   }

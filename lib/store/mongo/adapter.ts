@@ -588,8 +588,8 @@ export class MongoStore implements Store {
 
   // ---------------------------------------------------------------- housekeeping
 
-  async purgeExpired(now: string): Promise<PurgeCounts> {
-    const invites = await this.invites.deleteMany({ expiresAt: { $lte: now }, status: { $in: [...PURGEABLE_INVITE_STATUSES] } });
+  async purgeExpired(now: string, invitesExpiredBefore: string): Promise<PurgeCounts> {
+    const invites = await this.invites.deleteMany({ expiresAt: { $lte: invitesExpiredBefore }, status: { $in: [...PURGEABLE_INVITE_STATUSES] } });
     const tokens = await this.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
     return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount };
   }

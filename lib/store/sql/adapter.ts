@@ -619,10 +619,10 @@ export class SqlStore implements Store {
 
   // ---------------------------------------------------------------- housekeeping
 
-  async purgeExpired(now: string): Promise<PurgeCounts> {
+  async purgeExpired(now: string, invitesExpiredBefore: string): Promise<PurgeCounts> {
     const invites = await this.purgeInBatches(() => this.db.deleteFrom("invites").where("invite_id", "in",
       this.db.selectFrom("invites").select("invite_id")
-        .where("expires_at", "<=", now).where("status", "in", [...PURGEABLE_INVITE_STATUSES]).limit(PURGE_BATCH)).executeTakeFirst());
+        .where("expires_at", "<=", invitesExpiredBefore).where("status", "in", [...PURGEABLE_INVITE_STATUSES]).limit(PURGE_BATCH)).executeTakeFirst());
     const refreshTokens = await this.purgeInBatches(() => this.db.deleteFrom("refresh_tokens").where("token_hash", "in",
       this.db.selectFrom("refresh_tokens").select("token_hash")
         .where((eb) => eb.or([eb("status", "=", "revoked"), eb("expires_at", "<=", now)])).limit(PURGE_BATCH)).executeTakeFirst());

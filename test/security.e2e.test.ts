@@ -2,7 +2,7 @@
  * Findings of the security audit (issue "Security hardening"), each probed over HTTP the way an
  * attacker would, against a real server: real headers, real bodies, real concurrency.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { clientAddress } from "../lib/http/client-address";
@@ -17,7 +17,7 @@ let api: Api;
 let owner: TestUser;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ REGISTRATION_MODE: "open" }); // a second organization for the cross-vault probes
   api = new Api(server.url);
   ({ owner } = await newOrg(api));
 });
@@ -231,5 +231,25 @@ describe("prelogin", () => {
     expect(real.salt).toMatch(/^[A-Za-z0-9+/]{22}==$/);
     expect((await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body.kdf).toEqual(fake);
     expect(SDK_DEFAULT_KDF).toEqual(DEFAULT_ARGON2ID);
+  });
+});
+
+describe("item ids", () => {
+  test("an id taken in a vault the caller cannot see answers like a fresh one (201), and each vault keeps its own item", async () => {
+    const { owner: outsider } = await newOrg(api);
+    const theirs = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "theirs") });
+    const mine = await api.post("/vaults", { token: outsider.token, body: sharedVaultBody(randomBytes(32), outsider, "mine") });
+    const itemId = randomUUID();
+    const item = (data: string) => ({ itemId, encryptedData: Buffer.from(data).toString("base64"), encryptedName: "bmFtZQ==" });
+    expect((await api.post(`/vaults/${theirs.body.vaultId}/items`, { token: owner.token, body: item("theirs") })).status).toBe(201);
+    const probe = await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: item("mine") });
+    const fresh = await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: { ...item("x"), itemId: randomUUID() } });
+    expect([probe.status, fresh.status]).toEqual([201, 201]);
+    // Each vault holds its own item under the id; the same id twice in one vault is still a conflict.
+    expect((await api.get(`/vaults/${theirs.body.vaultId}/items/${itemId}`, { token: owner.token })).body.encryptedData).toBe(Buffer.from("theirs").toString("base64"));
+    expect((await api.get(`/vaults/${mine.body.vaultId}/items/${itemId}`, { token: outsider.token })).body.encryptedData).toBe(Buffer.from("mine").toString("base64"));
+    expect((await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: item("again") })).status).toBe(409);
+    expect((await api.delete(`/vaults/${mine.body.vaultId}/items/${itemId}`, { token: outsider.token })).status).toBe(204);
+    expect((await api.get(`/vaults/${theirs.body.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";
 import { MongoStore } from "../lib/store/mongo/adapter";
 import {
-  byCreatedThenId, inviteDoc, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
+  byCreatedThenId, inviteDoc, itemKey, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
 } from "../lib/store/mongo/documents";
 import {
   assertTransactionsSupported, isMongoUnavailable, isTransientTransactionError, isUnknownCommitResult, translateMongoError,
@@ -49,8 +49,10 @@ describe("documents", () => {
   });
 
   test("items and invites map back unchanged; the token hash never leaves the document", () => {
-    const item: ItemDoc = { _id: randomUUID(), vaultId: randomUUID(), encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now };
-    expect(toItem(item)).toEqual({ itemId: item._id, vaultId: item.vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now });
+    const vaultId = randomUUID();
+    const itemId = randomUUID();
+    const item: ItemDoc = { _id: itemKey(vaultId, itemId), itemId, vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now };
+    expect(toItem(item)).toEqual({ itemId, vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now });
     const invite: Invite = { inviteId: randomUUID(), orgId: randomUUID(), email: "bo@example.test", role: "member", inviterId: randomUUID(), status: "pending", expiresAt: now, createdAt: now };
     const doc = inviteDoc(invite, "hash-of-token");
     expect(doc).toMatchObject({ _id: invite.inviteId, tokenHash: "hash-of-token" });

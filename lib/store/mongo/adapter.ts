@@ -25,7 +25,7 @@ import type {
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import {
-  auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
+  auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, itemKey, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
   type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type UserDoc, type VaultDoc,
 } from "./documents";
 import { assertTransactionsSupported, isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
@@ -106,7 +106,7 @@ export class MongoStore implements Store {
   private async createIndexes(): Promise<void> {
     await this.users.createIndexes([{ key: { email: 1 }, unique: true }, { key: { orgId: 1, createdAt: 1 } }]);
     await this.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
-    await this.items.createIndexes([{ key: { vaultId: 1, createdAt: 1 } }]);
+    await this.items.createIndexes([{ key: { vaultId: 1, createdAt: 1, itemId: 1 } }]);
     await this.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }, { key: { expiresAt: 1 } }]);
     // The sweeper's purge takes expired tokens (by expiresAt) and revoked ones (this partial index: only those).
     await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } },
@@ -425,8 +425,8 @@ export class MongoStore implements Store {
     await this.tx(async (session) => {
       const snap = await this.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const itemIds = await this.items.find({ vaultId }, { session, projection: { _id: 1 } }).toArray();
-      decideRekey(snap, actorId, itemIds.map((i) => i._id), input);
+      const itemIds = await this.items.find({ vaultId }, { session, projection: { itemId: 1 } }).toArray();
+      decideRekey(snap, actorId, itemIds.map((i) => i.itemId), input);
       const keyVersion = snap!.vault.keyVersion + 1;
 
       // One bulk write per collection; the driver splits it into batches the server accepts.
@@ -440,7 +440,7 @@ export class MongoStore implements Store {
       if (input.items.length > 0) {
         const items = await this.items.bulkWrite(input.items.map((i) => ({
           updateOne: {
-            filter: { _id: i.itemId, vaultId },
+            filter: { _id: itemKey(vaultId, i.itemId) },
             update: { $set: { encryptedData: i.encryptedData, encryptedName: i.encryptedName, keyVersion, updatedAt: now }, $inc: { revision: 1 } },
           },
         })), { session, ordered: true });
@@ -455,14 +455,14 @@ export class MongoStore implements Store {
   async listItems(vaultId: string, actorId: string): Promise<ItemRecord[] | null> {
     return this.consistentRead(async (session) => {
       if (!(await this.vaultView(session, vaultId, actorId))) return null;
-      return (await this.items.find({ vaultId }, { session }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toItem);
+      return (await this.items.find({ vaultId }, { session }).sort({ createdAt: 1, itemId: 1 }).toArray()).map(toItem);
     });
   }
 
   async getItem(vaultId: string, actorId: string, itemId: string): Promise<ItemRecord> {
     const doc = await this.consistentRead(async (session) => {
       if (!(await this.vaultView(session, vaultId, actorId))) throw notFound("Vault");
-      return this.items.findOne({ _id: itemId, vaultId }, { session });
+      return this.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
     });
     if (!doc) throw notFound("Item");
     return toItem(doc);
@@ -472,9 +472,9 @@ export class MongoStore implements Store {
     return this.tx(async (session) => {
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
-      if (await this.items.findOne({ _id: itemId }, { session, projection: { _id: 1 } })) throw conflict("An item with this itemId already exists", "itemId");
+      if (await this.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) throw conflict("An item with this itemId already exists", "itemId");
       const doc: ItemDoc = {
-        _id: itemId, vaultId, encryptedData: write.encryptedData, encryptedName: write.encryptedName,
+        _id: itemKey(vaultId, itemId), itemId, vaultId, encryptedData: write.encryptedData, encryptedName: write.encryptedName,
         revision: 1, keyVersion, createdAt: now, updatedAt: now,
       };
       await this.items.insertOne(doc, { session });
@@ -485,14 +485,14 @@ export class MongoStore implements Store {
   async updateItem(vaultId: string, actorId: string, itemId: string, write: ItemWrite & { revision?: number }, now: string): Promise<ItemRecord> {
     return this.tx(async (session) => {
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
-      const doc = await this.items.findOne({ _id: itemId, vaultId }, { session });
+      const doc = await this.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (!doc) throw notFound("Item");
       if (write.revision !== undefined && write.revision !== doc.revision) {
         throw conflict(`The item's revision is ${doc.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
       const updated: ItemDoc = { ...doc, encryptedData: write.encryptedData, encryptedName: write.encryptedName, revision: doc.revision + 1, keyVersion, updatedAt: now };
-      const res = await this.items.updateOne({ _id: itemId, revision: doc.revision }, {
+      const res = await this.items.updateOne({ _id: doc._id, revision: doc.revision }, {
         $set: { encryptedData: updated.encryptedData, encryptedName: updated.encryptedName, revision: updated.revision, keyVersion, updatedAt: now },
       }, { session });
       if (res.matchedCount !== 1) throw conflict("The item changed meanwhile", "revision");
@@ -503,7 +503,7 @@ export class MongoStore implements Store {
   async deleteItem(vaultId: string, actorId: string, itemId: string): Promise<void> {
     await this.tx(async (session) => {
       await this.lockForItems(session, vaultId, actorId);
-      const res = await this.items.deleteOne({ _id: itemId, vaultId }, { session });
+      const res = await this.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw notFound("Item");
     });
   }

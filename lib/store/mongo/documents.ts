@@ -75,8 +75,9 @@ export interface MemberDoc {
 }
 
 export interface ItemDoc {
-  /** The item id: unique across vaults, as in SQL. */
+  /** `itemKey(vaultId, itemId)`: item ids are unique per vault, as in SQL. */
   _id: string;
+  itemId: string;
   vaultId: string;
   encryptedData: string;
   encryptedName: string;
@@ -184,9 +185,14 @@ export function toMemberEntry(v: VaultDoc, m: MemberDoc): MemberEntry {
   };
 }
 
+/** An item's document id: its vault and its id (a client's id may be used in another vault too). */
+export function itemKey(vaultId: string, itemId: string): string {
+  return `${vaultId}:${itemId}`;
+}
+
 export function toItem(d: ItemDoc): ItemRecord {
   return {
-    itemId: d._id,
+    itemId: d.itemId,
     vaultId: d.vaultId,
     encryptedData: d.encryptedData,
     encryptedName: d.encryptedName,

@@ -485,7 +485,7 @@ export class SqlStore implements Store {
     return this.tx(async (trx) => {
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
-      const taken = await trx.selectFrom("items").select("item_id").where("item_id", "=", itemId).executeTakeFirst();
+      const taken = await trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (taken) throw conflict("An item with this itemId already exists", "itemId");
       const row: ItemsTable = {
         item_id: itemId, vault_id: vaultId, encrypted_data: write.encryptedData, encrypted_name: write.encryptedName,
@@ -511,7 +511,7 @@ export class SqlStore implements Store {
       };
       const res = await trx.updateTable("items")
         .set({ encrypted_data: updated.encrypted_data, encrypted_name: updated.encrypted_name, revision: updated.revision, key_version: keyVersion, updated_at: now })
-        .where("item_id", "=", itemId).where("revision", "=", row.revision).executeTakeFirst();
+        .where("vault_id", "=", vaultId).where("item_id", "=", itemId).where("revision", "=", row.revision).executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw conflict("The item changed meanwhile", "revision");
       return toItem(updated);
     });

@@ -1,11 +1,13 @@
 import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m001 from "./001_initial";
 import * as m002 from "./002_audit";
+import * as m003 from "./003_items_per_vault";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
   "002_audit": m002,
+  "003_items_per_vault": m003,
 };
 
 export const migrationProvider: MigrationProvider = {

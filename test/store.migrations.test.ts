@@ -1,0 +1,76 @@
+/**
+ * A store created by an older version opens with the current one: the migrations that change
+ * tables keep every row. Run on each SQL engine.
+ */
+import fs from "node:fs";
+import { randomUUID } from "node:crypto";
+import { sql, type Kysely } from "kysely";
+import { Migrator } from "kysely/migration";
+import { SqlStore, sqliteOps, type EngineOps } from "../lib/store/sql/adapter";
+import { migrationProvider } from "../lib/store/sql/migrations";
+import { openSqlite } from "../lib/store/sql/sqlite";
+import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
+import type { Database } from "../lib/store/sql/schema";
+import { tempDir } from "./helpers/server";
+import { createTestDatabase } from "./helpers/postgres";
+import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "./helpers/crypto";
+
+const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: EngineOps; drop(): Promise<void> }>]> = [
+  ["SQLite", async () => {
+    const dir = tempDir("vault-migrate-");
+    return { open: () => openSqlite(dir), ops: sqliteOps, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }],
+  ["PostgreSQL", async () => {
+    const database = await createTestDatabase();
+    return { open: () => openPostgres(database.url, { poolSize: 2 }), ops: postgresOps, drop: () => database.drop() };
+  }],
+];
+
+test.each(engines)("%s: items written before item ids were scoped to their vault are all there after the upgrade, and ids may now repeat across vaults", async (_name, make) => {
+  const engine = await make();
+  try {
+    // The schema of the version before: migrations up to 002, and a vault with two items.
+    const old = engine.open();
+    const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit");
+    expect(error).toBeUndefined();
+    await old.destroy();
+
+    const keys = await newUserKeys();
+    const bundle = registrationBundle(keys);
+    const now = new Date().toISOString();
+    const wrapped = wrapShared(Buffer.alloc(32, 1), bundle.publicKey);
+    const wrap = { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
+    const userId = randomUUID(), orgId = randomUUID(), vaultId = randomUUID();
+    const itemIds = [randomUUID(), randomUUID()];
+    const db = engine.open();
+    await sql`INSERT INTO orgs (org_id, name, created_at) VALUES (${orgId}, 'o', ${now})`.execute(db);
+    await sql`INSERT INTO users (user_id, org_id, org_role, email, auth_hash, kdf, public_key, signing_public_key, public_key_signature,
+      encrypted_private_key, encrypted_signing_private_key, created_at)
+      VALUES (${userId}, ${orgId}, 'owner', 'o@example.test', 'h', ${JSON.stringify(bundle.kdf)}, ${bundle.publicKey}, ${bundle.signingPublicKey},
+      ${bundle.publicKeySignature}, ${bundle.encryptedPrivateKey}, ${bundle.encryptedSigningPrivateKey}, ${now})`.execute(db);
+    await sql`INSERT INTO vaults (vault_id, org_id, name, type, key_version, rekey_required, created_at, updated_at)
+      VALUES (${vaultId}, ${orgId}, 'v', 'shared', 1, 0, ${now}, ${now})`.execute(db);
+    await sql`INSERT INTO vault_members (vault_id, user_id, role, encrypted_vault_key, sender_id, wrap_signature, created_at, updated_at)
+      VALUES (${vaultId}, ${userId}, 'owner', ${wrap.encryptedVaultKey}, ${userId}, ${wrap.wrapSignature}, ${now}, ${now})`.execute(db);
+    for (const [n, itemId] of itemIds.entries()) {
+      await sql`INSERT INTO items (item_id, vault_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
+        VALUES (${itemId}, ${vaultId}, ${b64(Buffer.from(`data${n}`))}, 'bmFtZQ==', 3, 1, ${now}, ${now})`.execute(db);
+    }
+    await db.destroy();
+
+    // The current version opens it: every item is there, unchanged, and an id may repeat in another vault.
+    const store = await SqlStore.open(engine.open(), engine.ops);
+    try {
+      const items = await store.listItems(vaultId, userId);
+      expect(items!.map((i) => [i.itemId, i.encryptedData, i.revision])).toEqual(
+        itemIds.map((id, n) => [id, b64(Buffer.from(`data${n}`)), 3]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+      const other = await store.createVault({ vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap }, now);
+      await expect(store.createItem(other.vaultId, userId, itemIds[0]!, { encryptedData: "AAAA", encryptedName: "AAAA" }, now)).resolves.toMatchObject({ itemId: itemIds[0] });
+      await expect(store.createItem(vaultId, userId, itemIds[0]!, { encryptedData: "AAAA", encryptedName: "AAAA" }, now)).rejects.toMatchObject({ type: "CONFLICT" });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await engine.drop();
+  }
+}, 60_000);

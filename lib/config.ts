@@ -39,6 +39,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** JSON body limit of the rekey route (`REKEY_BODY_LIMIT`, bytes), large enough for 10,000 items of 2 KiB. */
   rekeyBodyLimitBytes: number;
+  /** Rekey bodies read and held at once per process (`REKEY_CONCURRENCY`); more answer 503 with Retry-After. */
+  rekeyConcurrency: number;
   /** Per-call timeout between services, ms (`REQUEST_TIMEOUT`). */
   requestTimeoutMs: number;
   /** Moleculer log level (`LOG_LEVEL`). */
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxies: env.TRUST_PROXY === "true" ? 1 : env.TRUST_PROXY === "false" ? 0 : int(env, "TRUST_PROXY", 0, 0),
     bodyLimitBytes: 1024 * 1024,
     rekeyBodyLimitBytes: int(env, "REKEY_BODY_LIMIT", 64 * 1024 * 1024, 1024 * 1024),
+    rekeyConcurrency: int(env, "REKEY_CONCURRENCY", 4, 1),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT", 30_000, 1000),
     logLevel,
     scryptCost,

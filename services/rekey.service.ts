@@ -6,6 +6,7 @@
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
 import { timestamp } from "../lib/domain/encoding";
+import { AppError } from "../lib/errors";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { base64, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
@@ -36,26 +37,42 @@ type Check = (value: unknown) => true | unknown[];
 
 export function rekeyService({ store, config, events }: Runtime): ServiceSchema {
   const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
+  // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
+  // membership check as the contract orders): past REKEY_CONCURRENCY, 503 at once, so that any
+  // logged-in user's large bodies cannot grow this process's memory without bound.
+  let held = 0;
   return {
     name: "rekey",
     actions: {
       rekey: {
         params: { vaultId: { type: "string" } },
         async handler(ctx: Context<{ vaultId: string }, RequestMeta>) {
-          const caller = callerOf(ctx);
-          const stream = ctx.stream as Readable | null;
-          const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
-          const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
-          const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId!;
-          const verdict = checkBody(fields);
-          if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
-          const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
-          items.forEach(assertItemSizes);
-          await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion }, timestamp());
-          await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
-          return noContent(ctx);
+          if (held >= config.rekeyConcurrency) {
+            throw new AppError("UNAVAILABLE", "Too many rekeys in progress", { retryAfterSec: 1 });
+          }
+          held++;
+          try {
+            return await rekey(ctx);
+          } finally {
+            held--;
+          }
         },
       },
     },
   };
+
+  async function rekey(ctx: Context<{ vaultId: string }, RequestMeta>) {
+    const caller = callerOf(ctx);
+    const stream = ctx.stream as Readable | null;
+    const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
+    const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
+    const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId!;
+    const verdict = checkBody(fields);
+    if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
+    const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
+    items.forEach(assertItemSizes);
+    await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion }, timestamp());
+    await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
+    return noContent(ctx);
+  }
 }

@@ -253,3 +253,36 @@ describe("item ids", () => {
     expect((await api.get(`/vaults/${theirs.body.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
   });
 });
+
+describe("large bodies held at once", () => {
+  test("past REKEY_CONCURRENCY rekey bodies in reading, another rekey is 503 with Retry-After at once; a slot frees when one ends", async () => {
+    const capped = await startTestServer({ REKEY_CONCURRENCY: "1" });
+    try {
+      const p = new Api(capped.url);
+      const { owner: o } = await newOrg(p);
+      const created = await p.post("/vaults", { token: o.token, body: sharedVaultBody(randomBytes(32), o, "v") });
+      const url = `${capped.url}/vaults/${created.body.vaultId}/rekey`;
+      const headers = { authorization: `Bearer ${o.token}`, "content-type": "application/json" };
+      let finish: () => void = () => undefined;
+      const slow = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"newKeys": [], "items": [], "pad": "'));
+          finish = () => {
+            c.enqueue(new TextEncoder().encode('"}'));
+            c.close();
+          };
+        },
+      });
+      const first = fetch(url, { method: "POST", headers, body: slow, duplex: "half" } as RequestInit);
+      await new Promise((r) => setTimeout(r, 300)); // the first is being read
+      const second = await p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
+      expect([second.status, second.body.error.code, second.headers.get("retry-after")]).toEqual([503, "UNAVAILABLE", "1"]);
+      finish();
+      expect((await first).status).toBe(400); // read to its end, then refused for its fields
+      const third = await p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
+      expect([third.status, third.body.error.code]).toEqual([400, "INVALID"]);
+    } finally {
+      await capped.stop();
+    }
+  });
+});

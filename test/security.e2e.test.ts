@@ -45,6 +45,12 @@ describe("OPTIONS runs no action", () => {
     expect((await api.get(`/vaults/${created.body.vaultId}`, { token: owner.token })).status).toBe(200);
     const unknown = await api.call("OPTIONS", "/nothing-here", { headers: { "access-control-request-method": "GET" } });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, "NOT_FOUND"]);
+    // A method the path does not declare reaches no action either.
+    for (const method of ["PUT", "DELETE", "PATCH", "PROPFIND"]) {
+      expect([method, (await api.call(method, "/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "x") })).status]).toEqual([method, 404]);
+    }
+    expect((await api.call("POST", `/vaults/${created.body.vaultId}`, { token: owner.token, body: {} })).status).toBe(404);
+    expect((await api.get(`/vaults/${created.body.vaultId}`, { token: owner.token })).status).toBe(200);
   });
 });
 

@@ -26,7 +26,7 @@ const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: Eng
   }],
 ];
 
-test.each(engines)("%s: items written before item ids were scoped to their vault are all there after the upgrade, and ids may now repeat across vaults", async (_name, make) => {
+test.each(engines)("%s: items written before item ids were scoped to their vault are all there after the upgrade, ids may then repeat across vaults, and the downgrade keeps one per id", async (_name, make) => {
   const engine = await make();
   try {
     // The schema of the version before: migrations up to 002, and a vault with two items.
@@ -69,6 +69,15 @@ test.each(engines)("%s: items written before item ids were scoped to their vault
       await expect(store.createItem(vaultId, userId, itemIds[0]!, { encryptedData: "AAAA", encryptedName: "AAAA" }, now)).rejects.toMatchObject({ type: "CONFLICT" });
     } finally {
       await store.close();
+    }
+    // And back down: one row per id again (of an id in two vaults, one is kept), nothing else lost.
+    const back = engine.open();
+    try {
+      expect((await new Migrator({ db: back, provider: migrationProvider }).migrateTo("002_audit")).error).toBeUndefined();
+      const rows = await sql<{ item_id: string }>`SELECT item_id FROM items`.execute(back);
+      expect(rows.rows.map((r) => r.item_id).sort()).toEqual([...itemIds].sort());
+    } finally {
+      await back.destroy();
     }
   } finally {
     await engine.drop();

@@ -17,6 +17,9 @@
  *    may be lost with the server. Such a call is answered 503 once it has been in flight for
  *    GRACE_MS and NATS has been back for GRACE_MS (or is still away), so a short blip costs nothing.
  *
+ * A live process whose own NATS connection alone drops for a moment looks gone too: its calls in
+ * flight are answered 503 and it is back in the registry at its next heartbeat (5 s).
+ *
  * Never retried: a mutation may have been committed before its answer was lost, as with any 503.
  * Cost: nothing while calls are answered within PROBE_AFTER_MS; one small request per slow process
  * every CHECK_EVERY_MS otherwise.
@@ -82,7 +85,9 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
       broker.logger.warn(`answering ${lost.length} calls in flight across a NATS outage with 503: their requests or replies may be lost`);
       rejectAll(lost);
     }
-    if (!connected || !nc) return;
+    // Probes wait until NATS has been back a while: just after an outage, a live process whose
+    // own connection is not back yet would look gone.
+    if (!settled || !nc) return;
     const slow = new Map<string, InFlight>();
     for (const call of inFlight) if (now - call.since >= PROBE_AFTER_MS) slow.set(call.subject, call);
     for (const [subject, call] of slow) {

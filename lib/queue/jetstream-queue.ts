@@ -183,7 +183,8 @@ export class JetStreamQueue implements EventQueue {
         if (messages.length > 0) await settleBatch(messages.map((m) => this.delivery(consumer, m)), handler, policy, log);
         if (stopped) break;
         if (end === "deadline" || end === "interrupted") {
-          // Not answered: what it may have delivered is redelivered after the ack wait.
+          // Not (wholly) answered: what arrived was settled above; anything the server sent after
+          // the pull ended reaches no one and is delivered again after the ack wait.
           if (unanswered++ === 0) log.warn(`event consumer ${consumer}: a pull got no answer (${end === "deadline" ? `${PULL_DEADLINE_MS} ms` : "the NATS connection changed"}); pulling again until NATS answers`);
           if (end === "deadline") await this.recreateIfLost(consumer);
           await pause(end === "deadline" ? RESTART_DELAY_MS : 0);

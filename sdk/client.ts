@@ -386,10 +386,12 @@ export class VaultClient {
       const [members, stored] = await Promise.all([this.members(vaultId), this.listStoredItems(vaultId)]);
       const newKey = randomBytes(AES_KEY_BYTES);
 
-      const items: SealedItem[] = [];
+      // Each with the revision it was read at: an item changed since is refused (409) rather than
+      // overwritten with this older copy, and the rekey starts again from a fresh read.
+      const items: Array<SealedItem & { revision: number }> = [];
       progress({ phase: "items", done: 0, total: stored.length });
       for (const item of stored) {
-        items.push(await sealItem(newKey, vaultId, item.itemId, await openItem(oldKey, vaultId, item)));
+        items.push({ ...(await sealItem(newKey, vaultId, item.itemId, await openItem(oldKey, vaultId, item))), revision: item.revision });
         progress({ phase: "items", done: items.length, total: stored.length });
       }
 

@@ -27,7 +27,10 @@ const REKEY_BODY = {
     items: {
       type: "object",
       strict: "remove",
-      props: { itemId: uuid, encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES), encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES) },
+      props: {
+        itemId: uuid, encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES), encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES),
+        revision: { type: "number", integer: true, positive: true, optional: true },
+      },
     },
   },
   keyVersion: { type: "number", integer: true, positive: true, optional: true },

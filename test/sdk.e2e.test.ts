@@ -121,6 +121,29 @@ describe("SDK end to end", () => {
     expect(items.map((i) => i.fields.n)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
   });
 
+  test("an item edited between the rekey's read and its upload is kept: the rekey is refused (409) and starts again from a fresh read", async () => {
+    const vault = await owner.createVault("Edited", "shared");
+    await owner.share(vault.vaultId, carol.account.userId, "admin");
+    const item = await owner.addItem(vault.vaultId, { name: "router", fields: { password: "old" } });
+    let edits = 0;
+    const editing = client({
+      pins: ownerPins,
+      fetch: async (input, init) => {
+        // The first upload of the rekey: just before it, carol edits the item the rekey has read.
+        if ((init?.method ?? "GET") === "POST" && String(input).endsWith("/rekey") && edits++ === 0) {
+          await carol.editItem(vault.vaultId, item.itemId, { name: "router", fields: { password: "new" } });
+        }
+        return fetch(input, init);
+      },
+    });
+    await editing.login(owner.account.email, PASSWORD);
+    const result = await editing.rekey(vault.vaultId);
+    expect(result).toMatchObject({ keyVersion: 2, attempts: 2 });
+    const fresh = client();
+    await fresh.login(carol.account.email, PASSWORD);
+    expect((await fresh.getItem(vault.vaultId, item.itemId)).fields.password).toBe("new");
+  });
+
   test("items written while a rekey runs all end up under the final key", async () => {
     const vault = await owner.createVault("Busy", "shared");
     await owner.share(vault.vaultId, carol.account.userId, "admin");

@@ -22,6 +22,20 @@ export function assertExactItemSet(currentItemIds: Iterable<string>, givenItemId
   assertExactSet(currentItemIds, givenItemIds, "items", "item");
 }
 
+/**
+ * An item the client re-encrypted from an older revision than the stored one would undo the
+ * change made since it read it: `409 CONFLICT` (the SDK reads again and retries). Optional: an
+ * item given without `revision` is not checked.
+ */
+export function assertItemRevisions(current: ReadonlyMap<string, number>, items: ReadonlyArray<{ itemId: string; revision?: number }>): void {
+  for (const item of items) {
+    const stored = current.get(item.itemId);
+    if (item.revision !== undefined && stored !== undefined && stored !== item.revision) {
+      throw conflict(`Item ${item.itemId} changed since it was read (revision ${stored}, not ${item.revision})`, "revision");
+    }
+  }
+}
+
 /** A `keyVersion` the client states must be the vault's current one (`409 CONFLICT`). */
 export function assertKeyVersion(current: number, stated: number | undefined): void {
   if (stated !== undefined && stated !== current) {

@@ -5,7 +5,7 @@
  */
 import { conflict, invalid, notFound } from "../errors";
 import { checkWrap } from "./keys";
-import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "./rekey";
+import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
 import { assertMayDo, assertMayRemoveMember, assertOwnerRemains, assertShareable, rekeyRequiredAfterRemoval, type VaultAction } from "./vault-rules";
 import type { VaultRole, VaultType } from "./types";
 
@@ -98,13 +98,13 @@ export function decideRoleChange(snapshot: VaultSnapshot | null, actorId: string
 export function decideRekey(
   snapshot: VaultSnapshot | null,
   actorId: string,
-  currentItemIds: readonly string[],
-  input: { newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }>; items: Array<{ itemId: string }>; keyVersion?: number },
+  currentItems: ReadonlyMap<string, number>,
+  input: { newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }>; items: Array<{ itemId: string; revision?: number }>; keyVersion?: number },
 ): void {
   const actor = requirePermission(snapshot, actorId, "rekey");
   const { vault, members } = snapshot!;
   assertExactMemberSet(members.map((m) => m.userId), input.newKeys.map((k) => k.userId));
-  assertExactItemSet(currentItemIds, input.items.map((i) => i.itemId));
+  assertExactItemSet(currentItems.keys(), input.items.map((i) => i.itemId));
   const holders = new Map(members.map((m) => [m.userId, m]));
   for (const key of input.newKeys) {
     checkWrap({
@@ -116,4 +116,5 @@ export function decideRekey(
     });
   }
   assertKeyVersion(vault.keyVersion, input.keyVersion);
+  assertItemRevisions(currentItems, input.items);
 }

@@ -96,7 +96,8 @@ export interface NewMember extends WrappedKey {
 
 export interface RekeyInput {
   newKeys: Array<WrappedKey & { userId: string }>;
-  items: Array<{ itemId: string; encryptedData: string; encryptedName: string }>;
+  /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
+  items: Array<{ itemId: string; encryptedData: string; encryptedName: string; revision?: number }>;
   keyVersion?: number;
 }
 

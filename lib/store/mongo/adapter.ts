@@ -425,8 +425,8 @@ export class MongoStore implements Store {
     await this.tx(async (session) => {
       const snap = await this.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const itemIds = await this.items.find({ vaultId }, { session, projection: { itemId: 1 } }).toArray();
-      decideRekey(snap, actorId, itemIds.map((i) => i.itemId), input);
+      const current = await this.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
+      decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
       const keyVersion = snap!.vault.keyVersion + 1;
 
       // One bulk write per collection; the driver splits it into batches the server accepts.

@@ -441,8 +441,8 @@ export class SqlStore implements Store {
     await this.tx(async (trx) => {
       const snap = await this.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const itemIds = await trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).execute();
-      decideRekey(snap, actorId, itemIds.map((r) => r.item_id), input);
+      const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
+      decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), input);
       const keyVersion = snap!.vault.keyVersion + 1;
 
       // Batched: one statement per chunk of rows, not one per row.

@@ -8,8 +8,8 @@ import path from "node:path";
 import { clientAddress } from "../lib/http/client-address";
 import { SDK_DEFAULT_KDF } from "../lib/domain/kdf";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk/keys";
-import { newUserKeys, registrationBundle } from "./helpers/crypto";
-import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
+import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "./helpers/crypto";
+import { Api, newOrg, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -243,20 +243,21 @@ describe("prelogin", () => {
 describe("item ids", () => {
   test("an id taken in a vault the caller cannot see answers like a fresh one (201), and each vault keeps its own item", async () => {
     const { owner: outsider } = await newOrg(api);
-    const theirs = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "theirs") });
-    const mine = await api.post("/vaults", { token: outsider.token, body: sharedVaultBody(randomBytes(32), outsider, "mine") });
+    const theirs = await sharedVault(api, owner, [], "theirs");
+    const mine = await sharedVault(api, outsider, [], "mine");
     const itemId = randomUUID();
-    const item = (data: string) => ({ itemId, encryptedData: Buffer.from(data).toString("base64"), encryptedName: "bmFtZQ==" });
-    expect((await api.post(`/vaults/${theirs.body.vaultId}/items`, { token: owner.token, body: item("theirs") })).status).toBe(201);
-    const probe = await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: item("mine") });
-    const fresh = await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: { ...item("x"), itemId: randomUUID() } });
+    const post = (v: { vaultId: string; vaultKey: Buffer }, who: TestUser, id: string, data: string) =>
+      api.post(`/vaults/${v.vaultId}/items`, { token: who.token, body: encryptItem(v.vaultKey, v.vaultId, id, data, "router") });
+    expect((await post(theirs, owner, itemId, "theirs")).status).toBe(201);
+    const probe = await post(mine, outsider, itemId, "mine");
+    const fresh = await post(mine, outsider, randomUUID(), "x");
     expect([probe.status, fresh.status]).toEqual([201, 201]);
-    // Each vault holds its own item under the id; the same id twice in one vault is still a conflict.
-    expect((await api.get(`/vaults/${theirs.body.vaultId}/items/${itemId}`, { token: owner.token })).body.encryptedData).toBe(Buffer.from("theirs").toString("base64"));
-    expect((await api.get(`/vaults/${mine.body.vaultId}/items/${itemId}`, { token: outsider.token })).body.encryptedData).toBe(Buffer.from("mine").toString("base64"));
-    expect((await api.post(`/vaults/${mine.body.vaultId}/items`, { token: outsider.token, body: item("again") })).status).toBe(409);
-    expect((await api.delete(`/vaults/${mine.body.vaultId}/items/${itemId}`, { token: outsider.token })).status).toBe(204);
-    expect((await api.get(`/vaults/${theirs.body.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
+    // Each vault holds its own item under the id, opened with its own key; the same id twice in one vault is still a conflict.
+    expect(decryptItem(theirs.vaultKey, (await api.get(`/vaults/${theirs.vaultId}/items/${itemId}`, { token: owner.token })).body).data).toBe("theirs");
+    expect(decryptItem(mine.vaultKey, (await api.get(`/vaults/${mine.vaultId}/items/${itemId}`, { token: outsider.token })).body).data).toBe("mine");
+    expect((await post(mine, outsider, itemId, "again")).status).toBe(409);
+    expect((await api.delete(`/vaults/${mine.vaultId}/items/${itemId}`, { token: outsider.token })).status).toBe(204);
+    expect((await api.get(`/vaults/${theirs.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
   });
 });
 

@@ -159,13 +159,18 @@ export class MongoStore implements Store {
 
   /** Commits; false when the whole transaction should run again. */
   private async commit(session: ClientSession, deadline: number): Promise<boolean> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       try {
         await session.commitTransaction();
         return true;
       } catch (err) {
         if (Date.now() >= deadline) throw err;
-        if (isUnknownCommitResult(err)) continue; // the driver commits again with a majority write concern
+        if (isUnknownCommitResult(err)) {
+          // The outcome is unknown (the reply was lost): commit the same transaction again (never
+          // run it again), after a pause, so that a network failing at once is not asked in a tight loop.
+          await backoff(attempt);
+          continue;
+        }
         if (isTransientTransactionError(err)) return false;
         throw err;
       }

@@ -42,18 +42,25 @@ interface Write {
 function writers(owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) {
   const writes: Write[] = [];
   let running = true;
+  const write = async (i: number) => {
+    const itemId = randomUUID();
+    const started = Date.now();
+    const res = await gw[i % 2]!.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "d", "n") })
+      .catch(() => ({ status: 0 }));
+    writes.push({ itemId, started, ended: Date.now(), status: res.status });
+  };
   const loops = Array.from({ length: parallel }, async (_, i) => {
     while (running) {
-      const itemId = randomUUID();
-      const started = Date.now();
-      const res = await gw[i % 2]!.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "d", "n") })
-        .catch(() => ({ status: 0 }));
-      writes.push({ itemId, started, ended: Date.now(), status: res.status });
+      await write(i);
       await sleep(10);
     }
   });
   return {
     writes,
+    /** `n` more creates at once, outside the loops: sent together, so they are in flight together. */
+    burst(n: number): Promise<void[]> {
+      return Promise.all(Array.from({ length: n }, (_, i) => write(i)));
+    },
     async stop() {
       running = false;
       await Promise.all(loops);
@@ -140,6 +147,9 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   expect(load.writes.filter((w) => w.status === 201).length).toBeGreaterThan(0);
   const pid = cluster.pid("items");
   const from = cluster.output().length;
+  // A burst sent just before the kill: the loops alone leave idle gaps, and may have nothing in flight at that instant.
+  const burst = load.burst(32);
+  await sleep(5);
   const killedAt = Date.now();
   process.kill(pid, "SIGKILL");
   const restarted = await cluster.waitFor(/\[cluster\] items started, pid \d+/, 10_000, from);
@@ -150,6 +160,7 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
   await sleep(500);
   await load.stop();
+  await burst;
 
   const caught = load.writes.filter((w) => w.started < killedAt && w.ended > killedAt);
   expect(caught.length).toBeGreaterThan(0);

@@ -3,14 +3,19 @@
  * what this class seals, wraps and signs; everything it hands back is checked here before use.
  */
 import { fromBase64, toBase64, type Bytes } from "./encoding";
-import { ApiError, SecurityError } from "./errors";
+import { ApiError, SecurityError, WeakPasswordError } from "./errors";
+import { checkMasterPassword, emailWords } from "./password-strength";
 import { Transport, type Tokens } from "./http";
 import { openItem, sealItem, type ItemContent, type SealedItem } from "./items";
 import {
-  bundleFingerprint, bundleSelfSignatureVerifies, createAccountKeys, deriveAccountSecrets, newKdfParams, openAccountKeys,
-  type AccountKeys, type KdfChoice, type PublicKeyBundle, type StoredAccountKeys,
+  bundleFingerprint, bundleSelfSignatureVerifies, createAccountKeys, deriveAccountSecrets, keyFingerprint, newKdfParams, openAccountKeys,
+  type AccountKeys, type DeriveMasterKey, type KdfChoice, type PublicKeyBundle, type StoredAccountKeys,
 } from "./keys";
-import { MemoryPinStore, type PinStore } from "./pins";
+import { MemoryPinStore, MemoryRosterHeadStore, type PinStore, type RosterHeadStore } from "./pins";
+import {
+  GENESIS_PREV, linkHash, memberDigest, parseLink, replayRoster, rosterWraps, sha256Hex, signLink,
+  type RosterLink, type RosterState, type UnsignedLink,
+} from "./roster";
 import {
   AES_KEY_BYTES, aesKwUnwrap, aesKwWrap, ed25519Sign, ed25519Verify, randomBytes, rsaModulusBytes,
   rsaOaepUnwrap, rsaOaepWrap, type KdfParams,
@@ -66,6 +71,22 @@ export interface Invite {
   createdAt: string;
 }
 
+/** One record of an organization's audit log (contract section 8). */
+export interface AuditRecord {
+  eventId: string;
+  seq: number;
+  type: string;
+  at: string;
+  actorId: string;
+  orgId: string;
+  vaultId?: string;
+  itemId?: string;
+  targetUserId?: string;
+  inviteId?: string;
+  prevHash: string;
+  hash: string;
+}
+
 /** Who is logged in, and their keys as the server keeps them (public, or sealed under the stretched key). */
 export interface Account extends StoredAccountKeys {
   userId: string;
@@ -108,6 +129,8 @@ export interface VaultVerification {
   /** Not failures, but worth knowing (a pending rekey). */
   warnings: string[];
   members: WrapCheck[];
+  /** The verified head of the vault's signed roster; null for a vault without one. */
+  roster: { seq: number; head: string } | null;
 }
 
 export interface VaultClientOptions {
@@ -118,16 +141,41 @@ export interface VaultClientOptions {
   onTokens?: (tokens: Tokens | undefined) => void | Promise<void>;
   /** Where first-seen key fingerprints are kept; in memory by default. */
   pins?: PinStore;
+  /** Where the highest roster head seen per vault is kept; in memory by default. */
+  rosterHeads?: RosterHeadStore;
+  /** Whether `createVault` makes signed vaults (a roster from a `create` link); default true. */
+  signVaults?: boolean;
+  /** Where the master key is derived (the slow, memory-hard step); in this thread by default. A browser passes one that runs it in a Web Worker. */
+  deriveMasterKey?: DeriveMasterKey;
   fetch?: typeof fetch;
 }
 
 const MAX_REKEY_ATTEMPTS = 5;
+/** How often a membership change is signed again after another change took its place in the roster. */
+const MAX_ROSTER_ATTEMPTS = 5;
+
+/** A vault's roster as this client verified it: the replayed state and the links it came from. */
+export interface VerifiedRoster {
+  state: RosterState;
+  links: RosterLink[];
+}
+
+/** The server's refusal of a link because the chain moved on meanwhile (another change landed first). */
+function rosterRaced(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 400 && /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps)$/.test(err.field ?? "");
+}
+
+/** The vault changed between two reads: the caller reads again. */
+const vaultMoved = () => new ApiError(409, "CONFLICT", "the vault changed while it was being read: read it again");
 
 export class VaultClient {
   readonly http: Transport;
   private accountInfo?: Account;
   private keys?: AccountKeys;
   private readonly pins: PinStore;
+  private readonly rosterHeads: RosterHeadStore;
+  private readonly signVaults: boolean;
+  private readonly derive: DeriveMasterKey | undefined;
   /** Vault keys opened in this session, by vault and key version. */
   private readonly vaultKeys = new Map<string, { keyVersion: number; key: Bytes }>();
 
@@ -135,6 +183,9 @@ export class VaultClient {
     this.http = new Transport(opts);
     this.accountInfo = opts.account;
     this.pins = opts.pins ?? new MemoryPinStore();
+    this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
+    this.signVaults = opts.signVaults ?? true;
+    this.derive = opts.deriveMasterKey;
   }
 
   get account(): Account {
@@ -149,11 +200,13 @@ export class VaultClient {
   // ---- Account -------------------------------------------------------------------------------
 
   /**
-   * Generates the account's keys, registers them (with an invite token, or as the first user /
+   * Refuses a weak master password (`checkMasterPassword`: `WeakPasswordError`), then generates the account's keys, registers them (with an invite token, or as the first user /
    * in open registration) and logs in. The password never leaves this function.
    */
   async register(opts: { email: string; password: string; inviteToken?: string; orgName?: string; kdf?: KdfChoice; rsaBits?: number }): Promise<Account> {
-    const { registration, keys } = await createAccountKeys(opts.password, { kdf: opts.kdf && newKdfParams(opts.kdf), rsaBits: opts.rsaBits });
+    const verdict = await checkMasterPassword(opts.password, emailWords(opts.email));
+    if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
+    const { registration, keys } = await createAccountKeys(opts.password, { kdf: opts.kdf && newKdfParams(opts.kdf), rsaBits: opts.rsaBits, derive: this.derive });
     await this.http.request("POST", "/auth/register", {
       auth: false,
       body: { email: opts.email, ...registration, inviteToken: opts.inviteToken, orgName: opts.orgName },
@@ -164,7 +217,7 @@ export class VaultClient {
   /** Prelogin (for the KDF parameters), derive, log in, open the private keys. */
   async login(email: string, password: string): Promise<Account> {
     const { kdf } = await this.http.request<{ kdf: KdfParams }>("GET", "/auth/prelogin", { auth: false, query: { email } });
-    const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf);
+    const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf, this.derive);
     return this.finishLogin(email, toBase64(authHash), stretchedKey);
   }
 
@@ -182,7 +235,7 @@ export class VaultClient {
 
   /** Opens the private keys of a resumed login with the password. */
   async unlock(password: string): Promise<void> {
-    const { stretchedKey } = await deriveAccountSecrets(password, this.account.kdf);
+    const { stretchedKey } = await deriveAccountSecrets(password, this.account.kdf, this.derive);
     await this.unlockWithStretchedKey(stretchedKey);
   }
 
@@ -289,18 +342,52 @@ export class VaultClient {
     return this.http.request("GET", `/vaults/${encodeURIComponent(vaultId)}`);
   }
 
+  /** The member list as the server shows it, unchecked: `verifiedMembers` is what to show a person. */
   async members(vaultId: string): Promise<MemberEntry[]> {
     return (await this.http.request<{ members: MemberEntry[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/members`)).members;
   }
 
-  /** A new vault: a random 256-bit key, wrapped for the creator and signed. */
-  async createVault(name: string, type: "personal" | "shared" = "shared"): Promise<Vault> {
+  /**
+   * The member list checked against the vault's verified signed roster (who, which role, which
+   * wrap): a list that disagrees is refused (`MEMBER_LIST_MISMATCH`, `WRAP_MISMATCH`). Without a
+   * roster the list is the server's word, and `roster` is null.
+   */
+  async verifiedMembers(vaultId: string): Promise<{ members: MemberEntry[]; roster: VerifiedRoster | null }> {
+    for (let attempt = 1; ; attempt++) {
+      const roster = await this.verifiedRoster(vaultId);
+      const members = await this.members(vaultId);
+      const problems = roster ? await memberListProblems(roster.state, members) : [];
+      if (problems.length === 0) return { members, roster };
+      // A change between the two reads shows as a newer head: read both again.
+      const again = await this.verifiedRoster(vaultId);
+      if (!(again && again.state.head !== roster!.state.head && attempt < 3)) throw problems[0]!;
+    }
+  }
+
+  /**
+   * A new vault: a random 256-bit key, wrapped for the creator and signed. Signed (the default,
+   * `signVaults`), it starts a roster with a `create` link and takes the id named in it.
+   */
+  async createVault(name: string, type: "personal" | "shared" = "shared", opts: { signed?: boolean } = {}): Promise<Vault> {
     const keys = this.requireKeys();
     const vaultKey = randomBytes(AES_KEY_BYTES);
     const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
+    const encryptedVaultKey = toBase64(wrapped);
+    const me = this.account.userId;
+    const rosterLink = (opts.signed ?? this.signVaults)
+      ? await this.signRosterLink({
+        vaultId: globalThis.crypto.randomUUID(), seq: 0, prev: GENESIS_PREV, op: "create", actorId: me, at: new Date().toISOString(), keyVersion: 1,
+        vaultType: type, subjectId: me, role: "owner", subjectKey: await keyFingerprint(await this.keysOf(me)),
+        wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+      })
+      : undefined;
     const vault = await this.http.request<Vault>("POST", "/vaults", {
-      body: { name, type, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) },
+      body: { name, type, encryptedVaultKey, wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink },
     });
+    if (rosterLink) {
+      if (vault.vaultId !== rosterLink.vaultId) throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
+      await this.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
+    }
     this.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key: vaultKey });
     return vault;
   }
@@ -323,6 +410,7 @@ export class VaultClient {
     const cached = this.vaultKeys.get(vault.vaultId);
     if (cached && cached.keyVersion === vault.keyVersion) return cached.key;
     const keys = this.requireKeys();
+    await this.checkOwnWrapAgainstRoster(vault);
     const wrapped = fromBase64(vault.encryptedVaultKey);
     const personal = vault.vaultType === "personal";
     if (personal && vault.senderId !== this.account.userId) {
@@ -350,31 +438,170 @@ export class VaultClient {
   async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
     const keys = this.requireKeys();
     const recipient = await this.userKeys(userId);
-    await this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+    await this.withRosterRetry(() => this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+      const roster = await this.verifiedRoster(vaultId);
+      if (roster && roster.state.keyVersion !== keyVersion) throw vaultMoved();
       const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
+      const encryptedVaultKey = toBase64(wrapped);
+      const rosterLink = roster
+        ? await this.nextRosterLink(roster.state, {
+          op: "add", keyVersion, subjectId: recipient.userId, role, subjectKey: await keyFingerprint(recipient),
+          wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
+        })
+        : undefined;
       await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
         body: {
-          recipientUserId: recipient.userId, role, keyVersion,
-          encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+          recipientUserId: recipient.userId, role, keyVersion, encryptedVaultKey,
+          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink,
         },
       });
+      await this.sawRosterLink(rosterLink);
+    }));
+  }
+
+  /**
+   * Removes a member (or leaves, with one's own id). When `rekeyRequired` comes back, call `rekey`.
+   * On a signed vault the removal is a signed `remove` link, and the members the server says
+   * remain must be the roster's.
+   */
+  removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
+    return this.withRosterRetry(async () => {
+      const roster = await this.verifiedRoster(vaultId);
+      const subject = roster?.state.members.get(userId);
+      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
+      const rosterLink = roster
+        ? await this.nextRosterLink(roster.state, { op: "remove", keyVersion: roster.state.keyVersion, subjectId: userId, subjectKey: subject!.key, wraps: [] })
+        : undefined;
+      const result = await this.http.request<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>(
+        "DELETE", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: rosterLink ? { rosterLink } : undefined },
+      );
+      if (roster) {
+        await this.sawRosterLink(rosterLink);
+        const members = new Map(roster.state.members);
+        const wraps = new Map(roster.state.wraps);
+        members.delete(userId);
+        wraps.delete(userId);
+        const problems = await memberListProblems({ ...roster.state, members, wraps }, result.remainingMembers);
+        if (problems.length > 0) throw problems[0]!;
+      }
+      return result;
     });
   }
 
-  /** Removes a member (or leaves, with one's own id). When `rekeyRequired` comes back, call `rekey`. */
-  removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
-    return this.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`);
+  /** Changes a member's role; on a signed vault, with a signed `role` link. */
+  changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
+    return this.withRosterRetry(async () => {
+      const roster = await this.verifiedRoster(vaultId);
+      const subject = roster?.state.members.get(userId);
+      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
+      const rosterLink = roster
+        ? await this.nextRosterLink(roster.state, { op: "role", keyVersion: roster.state.keyVersion, subjectId: userId, role, subjectKey: subject!.key, wraps: [] })
+        : undefined;
+      const entry = await this.http.request<MemberEntry>("PATCH", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: { role, rosterLink } });
+      await this.sawRosterLink(rosterLink);
+      return entry;
+    });
   }
 
-  changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
-    return this.http.request("PATCH", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: { role } });
+  // ---- Signed roster ----------------------------------------------------------------------------
+
+  /**
+   * The vault's roster, fetched and verified: replayed from its first link, each signer's right
+   * checked under the role rules, each signature checked with the signer's pinned keys, which
+   * must also be the keys the chain recorded for them; and never older than, nor different from,
+   * a head this client saw before (`ROSTER_ROLLBACK`). Null for a vault without a roster.
+   */
+  async verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
+    const { links } = await this.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
+    if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
+    const state = await replayRoster(vaultId, links, (userId) => this.keysOf(userId));
+    const seen = await this.rosterHeads.get(vaultId);
+    if (seen) {
+      if (!state || state.seq < seen.seq) {
+        throw new SecurityError("ROSTER_ROLLBACK", `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`);
+      }
+      if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
+        throw new SecurityError("ROSTER_ROLLBACK", `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`);
+      }
+    }
+    if (!state) return null;
+    if (!seen || state.seq > seen.seq) await this.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
+    return { state, links: links.map((l) => parseLink(l)) };
+  }
+
+  /**
+   * Makes a vault without a roster a signed one: the caller (an owner) vouches, in an `adopt`
+   * link, for the members, roles, keys and wraps it has just verified.
+   */
+  async adoptRoster(vaultId: string): Promise<VerifiedRoster> {
+    const existing = await this.verifiedRoster(vaultId);
+    if (existing) return existing;
+    const [vault, members] = await Promise.all([this.getVault(vaultId), this.members(vaultId)]);
+    const report = await this.verifyVault(vaultId);
+    if (!report.ok) {
+      throw new SecurityError("INCONSISTENT", `not vouching for the members of vault "${vault.vaultName}": ${[...report.problems, ...report.members.flatMap((m) => m.problems)].join("; ")}`);
+    }
+    const checked = new Set(report.members.map((m) => `${m.userId}/${m.role}/${m.senderId}`));
+    if (report.keyVersion !== vault.keyVersion || members.length !== checked.size || members.some((m) => !checked.has(`${m.userId}/${m.role}/${m.senderId}`))) throw vaultMoved();
+    const listed = await Promise.all(members.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.keysOf(m.userId)) })));
+    const rosterLink = await this.signRosterLink({
+      vaultId, seq: 0, prev: GENESIS_PREV, op: "adopt", actorId: this.account.userId, at: new Date().toISOString(), keyVersion: vault.keyVersion,
+      vaultType: vault.vaultType, members: listed.sort((a, b) => (a.userId < b.userId ? -1 : 1)), wraps: await rosterWraps(members),
+    });
+    await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/roster`, { body: { rosterLink } });
+    await this.sawRosterLink(rosterLink);
+    return (await this.verifiedRoster(vaultId))!;
+  }
+
+  private signRosterLink(link: UnsignedLink): Promise<RosterLink> {
+    return signLink(link, this.requireKeys().signingPrivateKey);
+  }
+
+  /** The caller's signed link after `state`. */
+  private nextRosterLink(state: RosterState, fields: Omit<UnsignedLink, "vaultId" | "seq" | "prev" | "actorId" | "at">): Promise<RosterLink> {
+    return this.signRosterLink({ vaultId: state.vaultId, seq: state.seq + 1, prev: state.head, actorId: this.account.userId, at: new Date().toISOString(), ...fields });
+  }
+
+  /** Remembers the head a change of ours made. */
+  private async sawRosterLink(link: RosterLink | undefined): Promise<void> {
+    if (link) await this.rosterHeads.set(link.vaultId, { seq: link.seq, hash: await linkHash(link) });
+  }
+
+  /** Runs a signed change again, from a fresh roster, while another change takes its place in the chain first. */
+  private async withRosterRetry<T>(change: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await change();
+      } catch (err) {
+        if (!(rosterRaced(err) && attempt < MAX_ROSTER_ATTEMPTS)) throw err;
+      }
+    }
+  }
+
+  /**
+   * A signed vault's view, checked against its verified roster: the caller is a member with the
+   * role shown, at the key version shown, holding the very wrap the roster vouches for (a wrap
+   * moved in from another vault, or an old one, is refused), made by the member it names.
+   */
+  private async checkOwnWrapAgainstRoster(vault: Vault): Promise<void> {
+    const roster = await this.verifiedRoster(vault.vaultId);
+    if (!roster) return;
+    if (roster.state.keyVersion !== vault.keyVersion) {
+      // A rekey between reading the vault and its roster, or the server's word against the roster: read the vault again to tell.
+      if ((await this.getVault(vault.vaultId)).keyVersion !== vault.keyVersion) throw vaultMoved();
+      throw new SecurityError("WRAP_MISMATCH", `vault "${vault.vaultName}" is at key version ${vault.keyVersion} for the server, ${roster.state.keyVersion} for its signed roster`);
+    }
+    const problem = await wrapProblem(roster.state, this.account.userId, vault);
+    if (problem) throw problem;
   }
 
   /**
    * A new vault key: every item opened under the old key and sealed under the new one, the new
    * key wrapped for every remaining member (their keys checked and pinned) and signed, all sent
    * in one call. When the vault changed meanwhile (409, or 400 for a member or item set that no
-   * longer matches), it starts again from the beginning.
+   * longer matches), it starts again from the beginning. On a signed vault the new key goes to
+   * exactly the members of the verified roster, each under the keys the roster recorded, and a
+   * member list from the server that differs from the roster is refused before anything is sent.
    */
   async rekey(vaultId: string, opts: { onProgress?: (p: RekeyProgress) => void; maxAttempts?: number } = {}): Promise<RekeyResult> {
     const keys = this.requireKeys();
@@ -382,8 +609,19 @@ export class VaultClient {
     const progress = opts.onProgress ?? (() => {});
     for (let attempt = 1; ; attempt++) {
       const vault = await this.getVault(vaultId);
-      const oldKey = await this.openVault(vault);
-      const [members, stored] = await Promise.all([this.members(vaultId), this.listStoredItems(vaultId)]);
+      let oldKey: Bytes, members: MemberEntry[], roster: VerifiedRoster | null;
+      try {
+        oldKey = await this.openVault(vault);
+        // A member list that disagrees with the signed roster is refused here, before anything is sent.
+        ({ members, roster } = await this.verifiedMembers(vaultId));
+        if (roster && roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 409 && attempt < maxAttempts) continue;
+        throw err;
+      }
+      const stored = await this.listStoredItems(vaultId);
+      // On a signed vault, the new key goes to the roster's members only.
+      const recipients = roster ? [...roster.state.members.keys()] : members.map((m) => m.userId);
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than
@@ -396,23 +634,36 @@ export class VaultClient {
       }
 
       const newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }> = [];
-      progress({ phase: "wraps", done: 0, total: members.length });
-      for (const member of members) {
-        const wrapped = vault.vaultType === "personal"
-          ? await aesKwWrap(keys.stretchedKey, newKey)
-          : await rsaOaepWrap(fromBase64((await this.keysOf(member.userId)).publicKey), newKey);
-        newKeys.push({ userId: member.userId, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) });
-        progress({ phase: "wraps", done: newKeys.length, total: members.length });
+      progress({ phase: "wraps", done: 0, total: recipients.length });
+      for (const userId of recipients) {
+        let wrapped: Bytes;
+        if (vault.vaultType === "personal") wrapped = await aesKwWrap(keys.stretchedKey, newKey);
+        else {
+          const holder = await this.keysOf(userId);
+          const recorded = roster?.state.members.get(userId)?.key;
+          if (recorded && (await keyFingerprint(holder)) !== recorded) {
+            throw new SecurityError("KEY_CHANGED", `the keys the server shows for ${userId} are not the ones the vault's signed roster recorded`, userId);
+          }
+          wrapped = await rsaOaepWrap(fromBase64(holder.publicKey), newKey);
+        }
+        newKeys.push({ userId, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) });
+        progress({ phase: "wraps", done: newKeys.length, total: recipients.length });
       }
+      const rosterLink = roster
+        ? await this.nextRosterLink(roster.state, {
+          op: "rekey", keyVersion: vault.keyVersion + 1, memberDigest: await memberDigest(roster.state.members), wraps: await rosterWraps(newKeys),
+        })
+        : undefined;
 
       progress({ phase: "upload", done: 0, total: 1 });
       try {
-        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, { body: { newKeys, items, keyVersion: vault.keyVersion } });
+        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, { body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink } });
       } catch (err) {
         const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && (err.field === "newKeys" || err.field === "items")));
-        if (raced && attempt < maxAttempts) continue;
+        if ((raced || rosterRaced(err)) && attempt < maxAttempts) continue;
         throw err;
       }
+      await this.sawRosterLink(rosterLink);
       progress({ phase: "upload", done: 1, total: 1 });
       this.vaultKeys.set(vaultId, { keyVersion: vault.keyVersion + 1, key: newKey });
       return { keyVersion: vault.keyVersion + 1, items: items.length, members: newKeys.length, attempts: attempt };
@@ -439,6 +690,18 @@ export class VaultClient {
     if (vault.vaultType === "personal" && members.length !== 1) problems.push("a personal vault has more than one member");
     if (![...roles.values()].includes("owner")) problems.push("the vault has no owner");
     if (vault.rekeyRequired) warnings.push("a member left and the vault has not been rekeyed: the key they held still opens its items");
+    let roster: VerifiedRoster | null = null;
+    try {
+      roster = await this.verifiedRoster(vaultId);
+      if (roster) {
+        if (roster.state.keyVersion !== vault.keyVersion) problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
+        for (const problem of await memberListProblems(roster.state, members)) problems.push(`signed roster: ${problem.message}`);
+      } else {
+        warnings.push("the vault has no signed roster: its member list is the server's word (an owner can adopt one)");
+      }
+    } catch (err) {
+      problems.push(`signed roster: ${(err as Error).message}`);
+    }
     try {
       await this.openVault(vault);
     } catch (err) {
@@ -470,13 +733,20 @@ export class VaultClient {
     return {
       vaultId: vault.vaultId, vaultName: vault.vaultName, vaultType: vault.vaultType, keyVersion: vault.keyVersion,
       ok: problems.length === 0 && checks.every((c) => c.ok), problems, warnings, members: checks,
+      roster: roster && { seq: roster.state.seq, head: roster.state.head },
     };
   }
 
-  /** One's own bundle comes from the unlocked keys; anyone else's through the pinned lookup. */
+  /**
+   * One's own bundle comes from the unlocked keys (or, locked, the login's copy, checked against
+   * its pin); anyone else's through the pinned lookup.
+   */
   private async keysOf(userId: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
-    if (userId === this.account.userId) return { publicKey: toBase64(this.requireKeys().publicKeyDer), signingPublicKey: toBase64(this.requireKeys().signingPublicKeyRaw) };
-    return this.userKeys(userId);
+    if (userId !== this.account.userId) return this.userKeys(userId);
+    if (this.keys) return { publicKey: toBase64(this.keys.publicKeyDer), signingPublicKey: toBase64(this.keys.signingPublicKeyRaw) };
+    const own = { publicKey: this.account.publicKey, signingPublicKey: this.account.signingPublicKey };
+    await this.checkPin(userId, await bundleFingerprint(own));
+    return own;
   }
 
   // ---- Items ------------------------------------------------------------------------------------
@@ -487,15 +757,26 @@ export class VaultClient {
 
   /** Every item of the vault, opened (each checked against its vault and item id). */
   async listItems(vaultId: string): Promise<Item[]> {
-    const vaultKey = await this.openVault(await this.getVault(vaultId));
+    const vaultKey = await this.openCurrentVault(vaultId);
     const stored = await this.listStoredItems(vaultId);
     return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
   }
 
   async getItem(vaultId: string, itemId: string): Promise<Item> {
-    const vaultKey = await this.openVault(await this.getVault(vaultId));
+    const vaultKey = await this.openCurrentVault(vaultId);
     const stored = await this.http.request<StoredItem>("GET", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
     return toItem(stored, await openItem(vaultKey, vaultId, stored));
+  }
+
+  /** The key of the vault as it is now (read again if a rekey lands between reading the vault and its roster). */
+  private async openCurrentVault(vaultId: string): Promise<Bytes> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.openVault(await this.getVault(vaultId));
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 409 && attempt < 3)) throw err;
+      }
+    }
   }
 
   /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
@@ -554,10 +835,60 @@ export class VaultClient {
     await this.http.request("DELETE", `/invites/${encodeURIComponent(inviteId)}`);
   }
 
+  /** The organization's audit log, newest first (owners and admins of the organization). */
+  auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
+    return this.http.request("GET", "/audit", { query: { orgId: opts.orgId ?? this.account.orgId, limit: opts.limit, before: opts.before } });
+  }
+
+  /** The server's check of the organization's audit hash chain. */
+  verifyAuditLog(orgId = this.account.orgId): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
+    return this.http.request("GET", "/audit/verify", { query: { orgId } });
+  }
+
   /** Checks a token and tells what it is for; registering with it is what uses it up. */
-  redeemInvite(token: string): Promise<{ orgId: string; email: string; role: "admin" | "member"; expiresAt?: string }> {
+  redeemInvite(token: string): Promise<{ orgId: string; orgName?: string; email: string; role: "admin" | "member"; expiresAt?: string }> {
     return this.http.request("POST", "/invites/redeem", { auth: false, body: { token } });
   }
+}
+
+/**
+ * Where a wrap the server shows disagrees with the verified roster: the holder is not a member of
+ * it, has another role, or the wrap is not the one the roster vouches for (by its SHA-256) or was
+ * made by someone else.
+ */
+async function wrapProblem(state: RosterState, userId: string, shown: Pick<MemberEntry, "encryptedVaultKey" | "senderId" | "role">): Promise<SecurityError | undefined> {
+  const member = state.members.get(userId);
+  const wrap = state.wraps.get(userId);
+  if (!member || !wrap) return new SecurityError("MEMBER_LIST_MISMATCH", `${userId} is not a member according to the vault's signed roster`, userId);
+  if (member.role !== shown.role) return new SecurityError("MEMBER_LIST_MISMATCH", `the server shows ${userId} as ${shown.role}, the signed roster as ${member.role}`, userId);
+  let digest = "";
+  try {
+    digest = await sha256Hex(fromBase64(shown.encryptedVaultKey));
+  } catch {
+    // not base64: cannot be the vouched wrap
+  }
+  if (digest !== wrap.sha256) {
+    return new SecurityError("WRAP_MISMATCH", `the wrap the server shows for ${userId} is not the one the vault's signed roster vouches for (moved from another vault, or an old one)`, userId);
+  }
+  if (wrap.senderId && wrap.senderId !== shown.senderId) {
+    return new SecurityError("WRAP_MISMATCH", `the wrap for ${userId} was made by ${wrap.senderId} according to the signed roster, not by ${shown.senderId}`, userId);
+  }
+  return undefined;
+}
+
+/** Every way the server's member list disagrees with the verified roster: extra or missing users, roles, wraps. */
+async function memberListProblems(state: RosterState, members: readonly MemberEntry[]): Promise<SecurityError[]> {
+  const problems: SecurityError[] = [];
+  const listed = new Set(members.map((m) => m.userId));
+  if (listed.size !== members.length) problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
+  for (const userId of state.members.keys()) {
+    if (!listed.has(userId)) problems.push(new SecurityError("MEMBER_LIST_MISMATCH", `the server's member list leaves out ${userId}, a member according to the signed roster`, userId));
+  }
+  for (const m of members) {
+    const problem = await wrapProblem(state, m.userId, m);
+    if (problem) problems.push(problem);
+  }
+  return problems;
 }
 
 function toItem(stored: StoredItem, content: ItemContent): Item {

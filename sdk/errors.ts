@@ -25,7 +25,15 @@ export type SecurityProblem =
   /** A ciphertext does not open under its key and its vault and item ids. */
   | "TAMPERED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */
-  | "INCONSISTENT";
+  | "INCONSISTENT"
+  /** A vault's signed roster breaks its rules: a link out of place, by someone without the right, or not whole. */
+  | "ROSTER_BROKEN"
+  /** A vault's roster is older than one this client already saw, or differs from it at a seen link. */
+  | "ROSTER_ROLLBACK"
+  /** The server's member list is not the member set the vault's verified roster gives. */
+  | "MEMBER_LIST_MISMATCH"
+  /** A wrap, or the vault's key version, is not the one the vault's verified roster vouches for. */
+  | "WRAP_MISMATCH";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";
@@ -36,6 +44,15 @@ export class SecurityError extends Error {
     readonly userId?: string,
   ) {
     super(message);
+  }
+}
+
+/** A master password the client refuses to register with (`checkMasterPassword`): `reasons` say why. */
+export class WeakPasswordError extends Error {
+  override readonly name = "WeakPasswordError";
+  readonly code = "WEAK_PASSWORD";
+  constructor(readonly reasons: string[], readonly suggestions: string[] = []) {
+    super(`the master password is too weak: ${reasons.join(" ")}`);
   }
 }
 

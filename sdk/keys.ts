@@ -52,15 +52,20 @@ export interface AccountKeys {
   signingPublicKeyRaw: Bytes;
 }
 
-export async function deriveAccountSecrets(password: string, kdf: KdfParams): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
-  return splitMasterKey(await deriveMasterKey(password, kdf));
+/** How the master key is derived: `deriveMasterKey` here, or the same code elsewhere (a browser's Web Worker). */
+export type DeriveMasterKey = (password: string, kdf: KdfParams) => Promise<Bytes>;
+
+export async function deriveAccountSecrets(password: string, kdf: KdfParams, derive: DeriveMasterKey = deriveMasterKey): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
+  return splitMasterKey(await derive(password, kdf));
 }
 
 /** Everything registration needs, generated here: the server receives public keys and ciphertext. */
-export async function createAccountKeys(password: string, opts: { kdf?: KdfParams; rsaBits?: number } = {}): Promise<{ registration: RegistrationKeys; keys: AccountKeys }> {
+export async function createAccountKeys(
+  password: string, opts: { kdf?: KdfParams; rsaBits?: number; derive?: DeriveMasterKey } = {},
+): Promise<{ registration: RegistrationKeys; keys: AccountKeys }> {
   const kdf = opts.kdf ?? newKdfParams();
   const [{ authHash, stretchedKey }, rsa, ed] = await Promise.all([
-    deriveAccountSecrets(password, kdf),
+    deriveAccountSecrets(password, kdf, opts.derive),
     generateRsaKeyPair(opts.rsaBits),
     generateEd25519KeyPair(),
   ]);
@@ -133,10 +138,19 @@ export async function bundleSelfSignatureVerifies(bundle: PublicKeyBundle): Prom
 }
 
 /**
- * SHA-256 over both public keys, in groups of four hex digits: what two people compare out of
- * band to be sure the server did not hand either of them a substitute.
+ * SHA-256 over both public keys (the RSA key's SPKI DER, then the 32 raw Ed25519 bytes), in
+ * lower-case hex: how a signed roster names a member's keys.
+ */
+export async function keyFingerprint(bundle: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">): Promise<string> {
+  return toHex(await sha256(concatBytes(fromBase64(bundle.publicKey), fromBase64(bundle.signingPublicKey))));
+}
+
+/**
+ * The same fingerprint in groups of four hex digits: what two people compare out of band to be
+ * sure the server did not hand either of them a substitute.
  */
 export async function bundleFingerprint(bundle: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">): Promise<string> {
-  const digest = await sha256(concatBytes(fromBase64(bundle.publicKey), fromBase64(bundle.signingPublicKey)));
-  return toHex(digest).match(/.{4}/g)!.join(" ");
+  return groupedFingerprint(await keyFingerprint(bundle));
 }
+
+export const groupedFingerprint = (hex: string): string => hex.match(/.{4}/g)!.join(" ");

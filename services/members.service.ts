@@ -1,10 +1,11 @@
 /** Sharing: add, list, change the role of and remove vault members (interface and contract section 3). */
 import type { Context, ServiceSchema } from "moleculer";
-import { notFound } from "../lib/errors";
+import { invalid, notFound } from "../lib/errors";
 import { timestamp } from "../lib/domain/encoding";
+import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
 import { GRANTABLE_ROLES, VAULT_ROLES, type GrantableRole, type VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { pathId, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { pathId, rosterLink, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -16,6 +17,7 @@ interface AddParams {
   wrapSignature: string;
   role: GrantableRole;
   keyVersion?: number;
+  rosterLink?: unknown;
 }
 
 const keyVersion = { type: "number", integer: true, positive: true, optional: true } as const;
@@ -36,13 +38,15 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
       add: {
         params: {
           ...STRICT, vaultId: pathId, recipientUserId: uuid, encryptedVaultKey: wrappedKey, wrapSignature: signature,
-          role: { type: "enum", values: [...GRANTABLE_ROLES] }, keyVersion,
+          role: { type: "enum", values: [...GRANTABLE_ROLES] }, keyVersion, rosterLink,
         },
         async handler(ctx: Ctx<AddParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
+          const link = parseRosterLink(p.rosterLink);
           await store.addMember(p.vaultId, caller.userId, {
             userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
+            rosterLink: link,
           }, timestamp());
           await events.emit("vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
           return noContent(ctx);
@@ -50,24 +54,46 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
       },
 
       changeRole: {
-        params: { ...STRICT, vaultId: pathId, userId: pathId, role: { type: "enum", values: [...VAULT_ROLES] } },
-        async handler(ctx: Ctx<{ vaultId: string; userId: string; role: VaultRole }>) {
+        params: { ...STRICT, vaultId: pathId, userId: pathId, role: { type: "enum", values: [...VAULT_ROLES] }, rosterLink },
+        async handler(ctx: Ctx<{ vaultId: string; userId: string; role: VaultRole; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
-          const entry = await store.changeMemberRole(vaultId, caller.userId, userId, role, timestamp());
+          const link = parseRosterLink(ctx.params.rosterLink);
+          const entry = await store.changeMemberRole(vaultId, caller.userId, userId, role, timestamp(), link);
           await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return entry;
         },
       },
 
       remove: {
-        params: { vaultId: pathId, userId: pathId },
-        async handler(ctx: Ctx<{ vaultId: string; userId: string }>) {
+        // The interface's DELETE has no body; a signed vault's `remove` link comes in an optional JSON body.
+        params: { ...STRICT, vaultId: pathId, userId: pathId, rosterLink },
+        async handler(ctx: Ctx<{ vaultId: string; userId: string; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
-          const result = await store.removeMember(vaultId, caller.userId, userId, timestamp());
+          const link = parseRosterLink(ctx.params.rosterLink);
+          const result = await store.removeMember(vaultId, caller.userId, userId, timestamp(), link);
           await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return result;
+        },
+      },
+
+      roster: {
+        params: { vaultId: pathId },
+        async handler(ctx: Ctx<{ vaultId: string }>) {
+          const links = await store.getRoster(ctx.params.vaultId, callerOf(ctx).userId);
+          if (!links) throw notFound("Vault");
+          return { links };
+        },
+      },
+
+      adoptRoster: {
+        params: { ...STRICT, vaultId: pathId, rosterLink },
+        async handler(ctx: Ctx<{ vaultId: string; rosterLink?: unknown }>) {
+          const link = parseRosterLink(ctx.params.rosterLink);
+          if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);
+          await store.adoptRoster(ctx.params.vaultId, callerOf(ctx).userId, link, timestamp());
+          return noContent(ctx);
         },
       },
     },

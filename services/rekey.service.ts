@@ -9,7 +9,8 @@ import { timestamp } from "../lib/domain/encoding";
 import { AppError } from "../lib/errors";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { base64, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { base64, rosterLink, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { parseRosterLink } from "../lib/domain/roster";
 import { bodyFields, checkPathIds, readJsonStream } from "../lib/http/request-body";
 import { SafeValidator } from "../lib/http/validator";
 import type { RekeyInput } from "../lib/store/port";
@@ -34,6 +35,7 @@ const REKEY_BODY = {
     },
   },
   keyVersion: { type: "number", integer: true, positive: true, optional: true },
+  rosterLink,
 };
 
 type Check = (value: unknown) => true | unknown[];
@@ -74,7 +76,8 @@ export function rekeyService({ store, config, events }: Runtime): ServiceSchema 
     if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
     const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
     items.forEach(assertItemSizes);
-    await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion }, timestamp());
+    const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
+    await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion, rosterLink: link }, timestamp());
     await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);
   }

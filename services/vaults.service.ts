@@ -3,9 +3,11 @@ import type { Context, ServiceSchema } from "moleculer";
 import { invalid, notFound, unauthorized } from "../lib/errors";
 import { newId, timestamp } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
+import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
+import { decideCreateRoster } from "../lib/domain/vault-decisions";
 import { VAULT_TYPES, type VaultType } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
-import { name, pathId, signature, STRICT, wrappedKey } from "../lib/http/params";
+import { name, pathId, rosterLink, signature, STRICT, wrappedKey } from "../lib/http/params";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
@@ -15,6 +17,7 @@ interface CreateParams {
   type: VaultType;
   encryptedVaultKey: string;
   wrapSignature: string;
+  rosterLink?: unknown;
 }
 
 function vaultName(raw: string): string {
@@ -33,10 +36,13 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
       },
 
       create: {
-        params: { ...STRICT, name, type: { type: "enum", values: [...VAULT_TYPES] }, encryptedVaultKey: wrappedKey, wrapSignature: signature },
+        params: {
+          ...STRICT, name, type: { type: "enum", values: [...VAULT_TYPES] }, encryptedVaultKey: wrappedKey, wrapSignature: signature, rosterLink,
+        },
         async handler(ctx: Ctx<CreateParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
+          const link: RosterLink | undefined = parseRosterLink(p.rosterLink);
           const user = await store.findUserById(caller.userId);
           if (!user) throw unauthorized("The token's user no longer exists");
           checkWrap({
@@ -46,9 +52,12 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
             holderPublicKey: user.publicKey,
             senderSigningPublicKey: user.signingPublicKey,
           });
+          const displayName = vaultName(p.name);
+          // A signed vault takes the id its creator signed into the `create` link.
+          const roster = link && decideCreateRoster(user, { vaultType: p.type, encryptedVaultKey: p.encryptedVaultKey }, link);
           const vault = await store.createVault({
-            vaultId: newId(), orgId: user.orgId, name: vaultName(p.name), type: p.type, ownerId: user.userId,
-            encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature,
+            vaultId: link?.vaultId ?? newId(), orgId: user.orgId, name: displayName, type: p.type, ownerId: user.userId,
+            encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, roster,
           }, timestamp());
           await events.emit("vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           created(ctx, `/vaults/${vault.vaultId}`);

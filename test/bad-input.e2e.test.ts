@@ -135,8 +135,15 @@ describe("bad input on every route", () => {
         expect([path, res.status, res.body.error.code]).toEqual([path, 404, "NOT_FOUND"]);
       }
     }
-    const root = await fetch(server.url.replace("/api/v1", "/"));
-    expect(root.status).toBe(404);
+    // Outside /api/v1 only the web vault's own files are served (the page at /); any other path is 404.
+    const origin = new URL(server.url).origin;
+    const root = await fetch(`${origin}/`);
+    expect([root.status, root.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    for (const path of ["/nope", "/~node/options", "/assets/", "/assets/../package.json", "/%2e%2e/package.json", "/index.html/", "/api", "/api/v2/health"]) {
+      const res = await fetch(`${origin}${path}`);
+      expect([path, res.status, ((await res.json()) as any).error.code]).toEqual([path, 404, "NOT_FOUND"]);
+    }
+    expect((await fetch(`${origin}/`, { method: "POST" })).status).toBe(404);
     expect((await api.call("PUT", "/vaults", { token: owner.token, body: {} })).status).toBe(404);
   });
 

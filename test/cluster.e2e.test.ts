@@ -7,6 +7,7 @@ import { ROUTES } from "../lib/http/routes";
 import { Api, invite, registerUser, rekeyBody, shareBody, sharedVault, sharedVaultBody, uniqueEmail, type TestUser } from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
+import { Chain, fingerprintOf, wrapHash } from "./helpers/roster";
 
 jest.setTimeout(180_000);
 
@@ -91,6 +92,14 @@ test("every route of the interface works through both gateways", async () => {
   const items = [encryptItem(newKey, created.body.vaultId, itemId, "pw2", "site")];
   expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: rekeyBody(newKey, owner, [owner], items) })).status).toBe(204);
   expect(decryptItem(newKey, (await gw[0].get(`${v}/items/${itemId}`, t)).body).data).toBe("pw2");
+  // The signed roster: the owner, now its only member, adopts one for the vault and reads it back.
+  const mine = (await gw[0].get(v, t)).body;
+  const adopt = new Chain(created.body.vaultId).next(owner, {
+    op: "adopt", keyVersion: 2, vaultType: "shared", members: [{ userId: owner.userId, role: "owner", key: fingerprintOf(owner.bundle) }],
+    wraps: [{ userId: owner.userId, sha256: wrapHash(mine.encryptedVaultKey) }],
+  });
+  expect((await call("POST /vaults/:vaultId/roster", `${v}/roster`, { ...t, body: { rosterLink: adopt } })).status).toBe(204);
+  expect((await call("GET /vaults/:vaultId/roster", `${v}/roster`, t)).body.links).toEqual([adopt]);
   expect((await call("DELETE /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).status).toBe(204);
   expect((await call("DELETE /vaults/:vaultId", v, t)).status).toBe(204);
 
@@ -177,5 +186,15 @@ test("the gateways answer with generic bodies and nothing else: no ~node, no ali
     const res = await gw[0].get(path, { token: owner.token });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("NOT_FOUND");
+  }
+});
+
+test("every gateway serves the web vault under /, with its Content-Security-Policy", async () => {
+  for (const url of cluster.urls) {
+    const page = await fetch(new URL("/", url));
+    expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'wasm-unsafe-eval'");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())![1]!;
+    expect((await fetch(new URL(script, url))).status).toBe(200);
   }
 });

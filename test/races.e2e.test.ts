@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Api, invite, newOrg, rekeyBody, sharedVault, shareBody, type TestUser } from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
-import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
+import { SQL_ENGINES } from "./helpers/postgres";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 jest.setTimeout(120_000);
@@ -14,15 +14,8 @@ jest.setTimeout(120_000);
 const jitter = () => Math.floor(Math.random() * 4) + 1;
 const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
 
-const engines: Array<[string, () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>]> = [
-  ["SQLite", async () => ({ env: {}, drop: async () => undefined })],
-  ["PostgreSQL", async () => {
-    const database: TestDatabase = await createTestDatabase();
-    return { env: { DATABASE_URL: database.url, PG_POOL_SIZE: "10" }, drop: () => database.drop() };
-  }],
-];
 
-describe.each(engines)("races on %s", (_engine, openDatabase) => {
+describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   let server: TestServer;
   let api: Api;
   let owner: TestUser, admin: TestUser, member: TestUser;

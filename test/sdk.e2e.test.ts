@@ -199,7 +199,9 @@ describe("SDK end to end", () => {
       expect(report.members.find((m) => m.userId === carol.account.userId)!.problems.join()).toMatch(/signature does not verify/);
     });
 
-    test("a substituted public key: refused as changed once pinned, and as unsigned-by-the-sender when new", async () => {
+    test("a substituted public key: refused as changed once pinned; when new, as not the roster's key (signed vault) or as unsigned-by-the-sender", async () => {
+      const unsignedVault = (await carol.createVault("Unsigned", "shared", { signed: false })).vaultId;
+      await carol.share(unsignedVault, owner.account.userId, "member");
       const impostor = await createAccountKeys("attacker", { rsaBits: 2048, kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000, salt: Buffer.alloc(16).toString("base64") } });
       const substitute = (method: string, path: string, body: any) =>
         method === "GET" && path === `/users/${carol.account.userId}/keys`
@@ -210,10 +212,12 @@ describe("SDK end to end", () => {
       await pinned.login(owner.account.email, PASSWORD);
       await expect(pinned.share(vaultId, carol.account.userId, "member")).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
       await expect(pinned.listItems(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED" });
-      // A client with no pins accepts the substitute as carol's key, but carol's wrap does not verify under it.
+      // A client with no pins: the signed roster recorded carol's real keys, so the substitute is
+      // refused as hers; on a vault without a roster, carol's wrap does not verify under it.
       const unpinned = client({ fetch: tamperingFetch(substitute) });
       await unpinned.login(owner.account.email, PASSWORD);
-      await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
+      await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", message: expect.stringMatching(/not the ones the roster recorded/) });
+      await expect(unpinned.listItems(unsignedVault)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // Only the publicKey swapped: the bundle's self-signature fails.
       const halfSwapped = client({ fetch: tamperingFetch((m, p, body) => (m === "GET" && p === `/users/${carol.account.userId}/keys` ? { ...body, publicKey: impostor.registration.publicKey } : body)) });
       await halfSwapped.login(owner.account.email, PASSWORD);

@@ -7,7 +7,9 @@ import type { NewUser, Store } from "../lib/store/port";
 import type { Invite } from "../lib/domain/invites";
 import type { DomainEvent } from "../lib/domain/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../lib/domain/audit";
+import { decideCreateRoster } from "../lib/domain/vault-decisions";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "./helpers/crypto";
+import { Chain, createLink, fingerprintOf, wrapHash } from "./helpers/roster";
 
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
@@ -271,6 +273,38 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.rotateRefreshToken(h("active"), next(), at())).toEqual({ ok: true, userId: owner.userId });
       expect(await store.rotateRefreshToken(h("rotated"), next(), at())).toEqual({ ok: false, reason: "reused" });
       expect(await store.purgeExpired(at(2_000), at(2_000))).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
+    });
+
+    test("signed roster: each link is stored with its change, in order; a refused link writes nothing; the chain goes with the vault", async () => {
+      const member = await join();
+      const outsider = await join();
+      const vaultKey = Buffer.alloc(32, 7);
+      const chain = new Chain(randomUUID());
+      const wrap = wrapFor(vaultKey, owner, owner);
+      const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
+      const roster = decideCreateRoster(owner.user, { vaultType: "shared", encryptedVaultKey: wrap.encryptedVaultKey }, create);
+      await store.createVault({ vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster }, at());
+      chain.accept(create);
+
+      const share = wrapFor(vaultKey, member, owner);
+      const add = chain.next(owner, { op: "add", subjectId: member.userId, role: "member", subjectKey: fingerprintOf(member.user), wraps: [{ userId: member.userId, sha256: wrapHash(share.encryptedVaultKey) }] });
+      // Without the link, or with it for another user: refused, nothing written.
+      await expect(store.addMember(chain.vaultId, owner.userId, { userId: member.userId, role: "member", ...share }, at())).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
+      await expect(store.addMember(chain.vaultId, owner.userId, { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add }, at()))
+        .rejects.toMatchObject({ type: "INVALID" });
+      expect(await store.getRoster(chain.vaultId, owner.userId)).toHaveLength(1);
+      expect((await store.listMembers(chain.vaultId, owner.userId))!.map((m) => m.userId)).toEqual([owner.userId]);
+
+      await store.addMember(chain.vaultId, owner.userId, { userId: member.userId, role: "member", ...share, rosterLink: add }, at());
+      chain.accept(add);
+      const remove = chain.next(member, { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.user), wraps: [] });
+      await store.removeMember(chain.vaultId, member.userId, member.userId, at(), remove);
+      expect((await store.getRoster(chain.vaultId, owner.userId))!.map((l) => [l.seq, l.op])).toEqual([[0, "create"], [1, "add"], [2, "remove"]]);
+      expect(await store.getRoster(chain.vaultId, member.userId)).toBeNull();
+      expect(await store.getRoster(chain.vaultId, owner.userId).then((links) => links![1])).toEqual(add);
+
+      await store.deleteVault(chain.vaultId, owner.userId);
+      expect(await store.getRoster(chain.vaultId, owner.userId)).toBeNull();
     });
   });
 }

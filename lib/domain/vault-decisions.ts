@@ -6,6 +6,10 @@
 import { conflict, invalid, notFound } from "../errors";
 import { checkWrap } from "./keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
+import {
+  checkRosterLink, keyFingerprint, ROSTER_LINK_FIELD, type RequestedChange, type RosterEntry, type RosterHead, type RosterLink, type RosterState,
+  type WrapOf,
+} from "./roster";
 import { assertMayDo, assertMayRemoveMember, assertOwnerRemains, assertShareable, rekeyRequiredAfterRemoval, type VaultAction } from "./vault-rules";
 import type { VaultRole, VaultType } from "./types";
 
@@ -14,6 +18,9 @@ export interface VaultState {
   orgId: string;
   type: VaultType;
   keyVersion: number;
+  rekeyRequired: boolean;
+  /** The head of the vault's signed roster; null for a vault without one. */
+  roster: RosterHead | null;
 }
 
 export interface MemberState {
@@ -46,14 +53,69 @@ export interface Recipient {
   userId: string;
   orgId: string;
   publicKey: string;
+  signingPublicKey: string;
+}
+
+/** The roster state a signed vault is in, as the server's rows give it (they change only with their link). */
+function rosterStateOf(snapshot: VaultSnapshot): RosterState | null {
+  const { vault, members } = snapshot;
+  if (!vault.roster) return null;
+  return {
+    vaultId: vault.vaultId, vaultType: vault.type, seq: vault.roster.seq, head: vault.roster.hash, keyVersion: vault.keyVersion,
+    members: new Map(members.map((m) => [m.userId, { role: m.role, key: keyFingerprint(m) }])),
+    wraps: new Map(), rekeyRequired: vault.rekeyRequired,
+  };
+}
+
+/**
+ * The roster step of a membership change or rekey, checked after every other rule: a signed
+ * vault changes only with a valid next link (returned, to be stored in the same transaction); a
+ * vault without a roster takes no link.
+ */
+function rosterStep(snapshot: VaultSnapshot, actor: MemberState, link: RosterLink | undefined, keyVersionAfter: number, change: RequestedChange): RosterEntry | undefined {
+  if (!snapshot.vault.roster) {
+    if (link) throw invalid("This vault has no signed roster: an owner adopts one first (POST /vaults/:vaultId/roster)", ROSTER_LINK_FIELD);
+    return undefined;
+  }
+  if (!link) throw invalid("This vault has a signed roster: the change needs its next link", ROSTER_LINK_FIELD);
+  return checkRosterLink(link, { before: rosterStateOf(snapshot), actor, keyVersionAfter, change });
+}
+
+/** A new vault created with a `create` link: the link checked (its vaultId becomes the vault's). */
+export function decideCreateRoster(
+  creator: { userId: string; publicKey: string; signingPublicKey: string },
+  input: { vaultType: VaultType; encryptedVaultKey: string },
+  link: RosterLink,
+): RosterEntry {
+  return checkRosterLink(link, {
+    before: null, actor: creator, keyVersionAfter: 1,
+    change: { op: "create", vaultType: input.vaultType, wraps: [{ userId: creator.userId, encryptedVaultKey: input.encryptedVaultKey }] },
+  });
+}
+
+/**
+ * An owner turns a vault without a roster into a signed one: the `adopt` link lists exactly the
+ * current members (role and key fingerprint) and the hash of each one's current wrap.
+ */
+export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: string, currentWraps: WrapOf[], link: RosterLink): RosterEntry {
+  const actor = requirePermission(snapshot, actorId, "adoptRoster");
+  const { vault, members } = snapshot!;
+  if (vault.roster) throw invalid("This vault already has a signed roster", `${ROSTER_LINK_FIELD}.seq`);
+  return checkRosterLink(link, {
+    before: null, actor, keyVersionAfter: vault.keyVersion,
+    change: {
+      op: "adopt", vaultType: vault.type, wraps: currentWraps,
+      members: members.map((m) => ({ userId: m.userId, role: m.role, key: keyFingerprint(m) })),
+    },
+  });
 }
 
 export function decideAddMember(
   snapshot: VaultSnapshot | null,
   actorId: string,
   recipient: Recipient | null,
-  input: { role: VaultRole; encryptedVaultKey: string; wrapSignature: string; keyVersion?: number },
-): void {
+  input: { role: VaultRole; encryptedVaultKey: string; wrapSignature: string; keyVersion?: number; rosterLink?: RosterLink },
+): RosterEntry | undefined {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
   if (!recipient || recipient.orgId !== vault.orgId) throw notFound("Recipient");
@@ -69,19 +131,28 @@ export function decideAddMember(
   });
   if (members.some((m) => m.userId === recipient.userId)) throw conflict("The recipient is already a member of this vault", "recipientUserId");
   assertKeyVersion(vault.keyVersion, input.keyVersion);
+  return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion, {
+    op: "add", subjectId: recipient.userId, role: input.role, subjectKey: keyFingerprint({ publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }),
+    wraps: [{ userId: recipient.userId, encryptedVaultKey: input.encryptedVaultKey }],
+  });
 }
 
-export function decideRemoveMember(snapshot: VaultSnapshot | null, actorId: string, targetId: string): { rekeyRequired: boolean } {
+export function decideRemoveMember(
+  snapshot: VaultSnapshot | null, actorId: string, targetId: string, rosterLink?: RosterLink,
+): { rekeyRequired: boolean; roster?: RosterEntry } {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
   const target = members.find((m) => m.userId === targetId);
   if (!target) throw notFound("Member");
   assertMayRemoveMember(actor.role, target.role, actorId === targetId);
   assertOwnerRemains(members.filter((m) => m.role === "owner").length, target.role, null);
-  return { rekeyRequired: rekeyRequiredAfterRemoval(vault.type, members.length - 1) };
+  const roster = rosterStep(snapshot!, actor, rosterLink, vault.keyVersion, { op: "remove", subjectId: targetId });
+  return { rekeyRequired: rekeyRequiredAfterRemoval(vault.type, members.length - 1), roster };
 }
 
-export function decideRoleChange(snapshot: VaultSnapshot | null, actorId: string, targetId: string, role: VaultRole): void {
+export function decideRoleChange(
+  snapshot: VaultSnapshot | null, actorId: string, targetId: string, role: VaultRole, rosterLink?: RosterLink,
+): RosterEntry | undefined {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
   const target = members.find((m) => m.userId === targetId);
@@ -89,6 +160,7 @@ export function decideRoleChange(snapshot: VaultSnapshot | null, actorId: string
   assertMayDo(actor.role, "changeRole");
   if (vault.type === "personal" && role !== "owner") throw invalid("The owner of a personal vault stays its owner", "role");
   assertOwnerRemains(members.filter((m) => m.role === "owner").length, target.role, role);
+  return rosterStep(snapshot!, actor, rosterLink, vault.keyVersion, { op: "role", subjectId: targetId, role });
 }
 
 /**
@@ -99,8 +171,13 @@ export function decideRekey(
   snapshot: VaultSnapshot | null,
   actorId: string,
   currentItems: ReadonlyMap<string, number>,
-  input: { newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }>; items: Array<{ itemId: string; revision?: number }>; keyVersion?: number },
-): void {
+  input: {
+    newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }>;
+    items: Array<{ itemId: string; revision?: number }>;
+    keyVersion?: number;
+    rosterLink?: RosterLink;
+  },
+): RosterEntry | undefined {
   const actor = requirePermission(snapshot, actorId, "rekey");
   const { vault, members } = snapshot!;
   assertExactMemberSet(members.map((m) => m.userId), input.newKeys.map((k) => k.userId));
@@ -117,4 +194,5 @@ export function decideRekey(
   }
   assertKeyVersion(vault.keyVersion, input.keyVersion);
   assertItemRevisions(currentItems, input.items);
+  return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion + 1, { op: "rekey", wraps: input.newKeys });
 }

@@ -1,31 +1,14 @@
 /**
- * Who may do what in a vault (contract section 3), and the last-owner rule.
- * Adapters call these inside their transactions on the state they read there, so every store
- * applies the same rules under the same locks.
+ * Who may do what in a vault (contract section 3), and the last-owner rule, as the contract's
+ * errors. The predicates themselves live in `sdk/vault-roles.ts`, shared with the SDK's roster
+ * replay. Adapters call these inside their transactions on the state they read there, so every
+ * store applies the same rules under the same locks.
  */
 import { forbidden, invalid } from "../errors";
+import { mayDo, mayRemoveMember, ownersAfter, type VaultAction } from "../../sdk/vault-roles";
 import type { VaultRole, VaultType } from "./types";
 
-export type VaultAction =
-  | "read" // read vault, list members, items CRUD
-  | "rename"
-  | "addMember"
-  | "changeRole"
-  | "rekey"
-  | "delete";
-
-const ALLOWED: Record<VaultAction, readonly VaultRole[]> = {
-  read: ["owner", "admin", "member"],
-  rename: ["owner", "admin"],
-  addMember: ["owner", "admin"],
-  changeRole: ["owner"],
-  rekey: ["owner", "admin"],
-  delete: ["owner"],
-};
-
-export function mayDo(role: VaultRole, action: VaultAction): boolean {
-  return ALLOWED[action].includes(role);
-}
+export { mayDo, rekeyRequiredAfterRemoval, type VaultAction } from "../../sdk/vault-roles";
 
 /** `403 FORBIDDEN` when a vault role may not take an action. */
 export function assertMayDo(role: VaultRole, action: VaultAction): void {
@@ -34,19 +17,15 @@ export function assertMayDo(role: VaultRole, action: VaultAction): void {
 
 /** Anyone may leave; owners and admins may remove a `member`; only owners remove an `admin` or `owner`. */
 export function assertMayRemoveMember(actorRole: VaultRole, targetRole: VaultRole, removingSelf: boolean): void {
-  if (removingSelf) return;
-  if (actorRole === "owner") return;
-  if (actorRole === "admin" && targetRole === "member") return;
-  throw forbidden(`A vault ${actorRole} may not remove a vault ${targetRole}`);
+  if (!mayRemoveMember(actorRole, targetRole, removingSelf)) throw forbidden(`A vault ${actorRole} may not remove a vault ${targetRole}`);
 }
 
 /**
  * The last owner of a vault can never be removed or demoted: `400 INVALID` when the change would
- * leave `ownersAfter` at zero.
+ * leave no owner.
  */
 export function assertOwnerRemains(ownersBefore: number, targetRole: VaultRole, newRole: VaultRole | null): void {
-  const ownersAfter = ownersBefore - (targetRole === "owner" ? 1 : 0) + (newRole === "owner" ? 1 : 0);
-  if (ownersAfter < 1) {
+  if (ownersAfter(ownersBefore, targetRole, newRole) < 1) {
     throw invalid(newRole === null ? "The last owner of a vault cannot be removed" : "The last owner of a vault cannot be demoted");
   }
 }
@@ -54,9 +33,4 @@ export function assertOwnerRemains(ownersBefore: number, targetRole: VaultRole, 
 /** Personal vaults are never shared. */
 export function assertShareable(vaultType: VaultType): void {
   if (vaultType === "personal") throw invalid("A personal vault cannot be shared");
-}
-
-/** After a removal, a shared vault with members left must be rekeyed before the removed member's key is useless. */
-export function rekeyRequiredAfterRemoval(vaultType: VaultType, membersLeft: number): boolean {
-  return vaultType === "shared" && membersLeft > 0;
 }

@@ -14,6 +14,9 @@ export const name = { type: "string", min: 1, max: 256 } as const;
 /** Path ids: the gateway answers 404 for a malformed one before any action runs. */
 export const pathId = { type: "string" } as const;
 
+/** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/roster.ts). */
+export const rosterLink = { type: "object", optional: true } as const;
+
 /** Drop body fields the contract does not know. */
 export const STRICT = { $$strict: "remove" } as const;
 

@@ -42,6 +42,8 @@ export const ROUTES: readonly RouteDef[] = [
   { method: "POST", path: "/vaults/:vaultId/members", action: "members.add" },
   { method: "PATCH", path: "/vaults/:vaultId/members/:userId", action: "members.changeRole" },
   { method: "DELETE", path: "/vaults/:vaultId/members/:userId", action: "members.remove" },
+  { method: "GET", path: "/vaults/:vaultId/roster", action: "members.roster" },
+  { method: "POST", path: "/vaults/:vaultId/roster", action: "members.adoptRoster" },
 
   { method: "POST", path: "/vaults/:vaultId/rekey", action: "rekey.rekey", streamBody: true },
 

@@ -10,6 +10,7 @@
 import type { AuditHead, AuditRecord } from "../domain/audit";
 import type { DomainEvent } from "../domain/events";
 import type { Invite } from "../domain/invites";
+import type { RosterEntry, RosterLink } from "../domain/roster";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../domain/types";
 
 export interface UserRecord {
@@ -86,12 +87,16 @@ export interface NewVault extends WrappedKey {
   name: string;
   type: VaultType;
   ownerId: string;
+  /** The checked `create` link of a signed vault (its vaultId is the vault's), stored with it. */
+  roster?: RosterEntry;
 }
 
 export interface NewMember extends WrappedKey {
   userId: string;
   role: GrantableRole;
   keyVersion?: number;
+  /** Required on a signed vault, refused on another (lib/domain/roster.ts). */
+  rosterLink?: RosterLink;
 }
 
 export interface RekeyInput {
@@ -99,6 +104,8 @@ export interface RekeyInput {
   /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
   items: Array<{ itemId: string; encryptedData: string; encryptedName: string; revision?: number }>;
   keyVersion?: number;
+  /** Required on a signed vault, refused on another. */
+  rosterLink?: RosterLink;
 }
 
 export interface ItemWrite {
@@ -165,8 +172,16 @@ export interface Store {
   // --- members
   listMembers(vaultId: string, actorId: string): Promise<MemberEntry[] | null>;
   addMember(vaultId: string, actorId: string, member: NewMember, now: string): Promise<void>;
-  changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string): Promise<MemberEntry>;
-  removeMember(vaultId: string, actorId: string, targetId: string, now: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
+  changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string, rosterLink?: RosterLink): Promise<MemberEntry>;
+  removeMember(
+    vaultId: string, actorId: string, targetId: string, now: string, rosterLink?: RosterLink,
+  ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
+
+  // --- signed roster (sdk/roster.ts): every link is stored in the transaction of the change it describes
+  /** Makes a vault without a roster a signed one, with an owner's `adopt` link. */
+  adoptRoster(vaultId: string, actorId: string, link: RosterLink, now: string): Promise<void>;
+  /** The vault's chain in seq order (empty without a roster); null when the caller is not a member. */
+  getRoster(vaultId: string, actorId: string): Promise<RosterLink[] | null>;
 
   // --- rekey: every wrap and item replaced, or nothing
   rekeyVault(vaultId: string, actorId: string, input: RekeyInput, now: string): Promise<void>;

@@ -35,3 +35,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/** A server's store for a test: its settings, and what to drop afterwards. */
+export interface ServerStore {
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/**
+ * The two SQL engines a server can run on, for `describe.each`: SQLite (the embedded default, one
+ * connection) and PostgreSQL (a throwaway database, a pool whose transactions run side by side).
+ */
+export const SQL_ENGINES: Array<[string, () => Promise<ServerStore>]> = [
+  ["SQLite", async () => ({ env: {}, drop: async () => undefined })],
+  ["PostgreSQL", async () => {
+    const database = await createTestDatabase();
+    return { env: { DATABASE_URL: database.url, PG_POOL_SIZE: "10" }, drop: () => database.drop() };
+  }],
+];

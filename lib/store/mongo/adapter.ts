@@ -16,17 +16,19 @@ import { chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord
 import type { DomainEvent } from "../../domain/events";
 import type { VaultRole } from "../../domain/types";
 import {
-  decideAddMember, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
+  decideAddMember, decideAdoptRoster, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
   type MemberState, type VaultSnapshot,
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
+import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type {
   AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import {
-  auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, itemKey, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
-  type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type UserDoc, type VaultDoc,
+  auditDoc, byCreatedThenId, COLLECTIONS, inviteDoc, itemKey, rosterLinkKey, toAuditRecord, toInvite, toItem, toMemberEntry, toOrg, toUser, toVaultView, userDoc,
+  type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type RosterLinkDoc,
+  type UserDoc, type VaultDoc,
 } from "./documents";
 import { assertTransactionsSupported, isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -67,6 +69,7 @@ export class MongoStore implements Store {
   private readonly locks: Collection<LockDoc>;
   private readonly auditEvents: Collection<AuditEventDoc>;
   private readonly auditHeads: Collection<AuditHeadDoc>;
+  private readonly rosterLinks: Collection<RosterLinkDoc>;
 
   private constructor(private readonly client: MongoClient, readonly db: Db) {
     this.orgs = db.collection(COLLECTIONS.orgs);
@@ -79,6 +82,7 @@ export class MongoStore implements Store {
     this.locks = db.collection(COLLECTIONS.locks);
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);
+    this.rosterLinks = db.collection(COLLECTIONS.rosterLinks);
   }
 
   /** Connects, refuses a server that cannot run transactions, creates collections and indexes. */
@@ -112,6 +116,7 @@ export class MongoStore implements Store {
     await this.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } },
       { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } }]);
     await this.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
+    await this.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
     // Collections a transaction writes must exist beforehand; the lock document too, so that
     // two first registrations never race to insert it.
     for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads]) await this.db.createCollection(name).catch(ignoreExists);
@@ -325,6 +330,7 @@ export class MongoStore implements Store {
         vaultId: v.vaultId, userId: v.ownerId, role: "owner", encryptedVaultKey: v.encryptedVaultKey,
         senderId: v.ownerId, wrapSignature: v.wrapSignature, createdAt: now, updatedAt: now,
       }, { session });
+      if (v.roster) await this.appendRosterLink(session, v.vaultId, v.roster, now);
       return this.vaultViewOrFail(session, v.vaultId, v.ownerId);
     });
   }
@@ -344,7 +350,7 @@ export class MongoStore implements Store {
     const keys = await this.users.find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1 } }).toArray();
     const keysOf = new Map(keys.map((k) => [k._id, k]));
     return {
-      vault: { vaultId, orgId: vault.orgId, type: vault.type, keyVersion: vault.keyVersion },
+      vault: { vaultId, orgId: vault.orgId, type: vault.type, keyVersion: vault.keyVersion, rekeyRequired: vault.rekeyRequired, roster: vault.roster ?? null },
       members: members.map((m): MemberState => ({
         userId: m.userId, role: m.role, publicKey: keysOf.get(m.userId)?.publicKey ?? "", signingPublicKey: keysOf.get(m.userId)?.signingPublicKey ?? "",
       })),
@@ -374,6 +380,7 @@ export class MongoStore implements Store {
     await this.tx(async (session) => {
       requirePermission(await this.snapshot(session, vaultId), actorId, "delete");
       await this.items.deleteMany({ vaultId }, { session });
+      await this.rosterLinks.deleteMany({ vaultId }, { session });
       await this.members.deleteMany({ vaultId }, { session });
       await this.vaults.deleteOne({ _id: vaultId }, { session });
     });
@@ -397,27 +404,32 @@ export class MongoStore implements Store {
     await this.tx(async (session) => {
       const snap = await this.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const recipient = await this.users.findOne({ _id: member.userId }, { session, projection: { orgId: 1, publicKey: 1 } });
-      decideAddMember(snap, actorId, recipient ? { userId: recipient._id, orgId: recipient.orgId, publicKey: recipient.publicKey } : null, member);
+      const recipient = await this.users.findOne({ _id: member.userId }, { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } });
+      const roster = decideAddMember(snap, actorId, recipient
+        ? { userId: recipient._id, orgId: recipient.orgId, publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }
+        : null, member);
       await this.members.insertOne({
         vaultId, userId: member.userId, role: member.role, encryptedVaultKey: member.encryptedVaultKey,
         senderId: actorId, wrapSignature: member.wrapSignature, createdAt: now, updatedAt: now,
       }, { session });
       await this.vaults.updateOne({ _id: vaultId }, { $set: { updatedAt: now } }, { session });
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
     });
   }
 
-  async changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string): Promise<MemberEntry> {
+  async changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string, rosterLink?: RosterLink): Promise<MemberEntry> {
     return this.tx(async (session) => {
-      decideRoleChange(await this.snapshot(session, vaultId), actorId, targetId, role);
+      const roster = decideRoleChange(await this.snapshot(session, vaultId), actorId, targetId, role, rosterLink);
       await this.members.updateOne({ vaultId, userId: targetId }, { $set: { role, updatedAt: now } }, { session });
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       return (await this.memberEntries(vaultId, session)).find((e) => e.userId === targetId)!;
     });
   }
 
-  async removeMember(vaultId: string, actorId: string, targetId: string, now: string) {
+  async removeMember(vaultId: string, actorId: string, targetId: string, now: string, rosterLink?: RosterLink) {
     return this.tx(async (session) => {
-      const { rekeyRequired } = decideRemoveMember(await this.snapshot(session, vaultId), actorId, targetId);
+      const { rekeyRequired, roster } = decideRemoveMember(await this.snapshot(session, vaultId), actorId, targetId, rosterLink);
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       await this.members.deleteOne({ vaultId, userId: targetId }, { session });
       await this.vaults.updateOne({ _id: vaultId }, { $set: rekeyRequired ? { rekeyRequired: true, updatedAt: now } : { updatedAt: now } }, { session });
       return { rekeyRequired, remainingMembers: await this.memberEntries(vaultId, session) };
@@ -431,8 +443,9 @@ export class MongoStore implements Store {
       const snap = await this.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const current = await this.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
-      decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
+      const roster = decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
       const keyVersion = snap!.vault.keyVersion + 1;
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
 
       // One bulk write per collection; the driver splits it into batches the server accepts.
       const wraps = await this.members.bulkWrite(input.newKeys.map((k) => ({
@@ -452,6 +465,32 @@ export class MongoStore implements Store {
         if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
       }
       await this.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });
+    });
+  }
+
+  // ---------------------------------------------------------------- signed roster
+
+  /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
+  private async appendRosterLink(session: ClientSession, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
+    await this.rosterLinks.insertOne({ _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now }, { session });
+    await this.vaults.updateOne({ _id: vaultId }, { $set: { roster: { seq: entry.seq, hash: entry.hash } } }, { session });
+  }
+
+  async adoptRoster(vaultId: string, actorId: string, link: RosterLink, now: string): Promise<void> {
+    await this.tx(async (session) => {
+      const snap = await this.snapshot(session, vaultId);
+      requireMember(snap, actorId);
+      const wraps = await this.members.find({ vaultId }, { session, projection: { userId: 1, encryptedVaultKey: 1 } }).toArray();
+      const entry = decideAdoptRoster(snap, actorId, wraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })), link);
+      await this.appendRosterLink(session, vaultId, entry, now);
+    });
+  }
+
+  async getRoster(vaultId: string, actorId: string): Promise<RosterLink[] | null> {
+    return this.consistentRead(async (session) => {
+      if (!(await this.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) return null;
+      const links = await this.rosterLinks.find({ vaultId }, { session }).sort({ seq: 1 }).toArray();
+      return links.map((l) => JSON.parse(l.link) as RosterLink);
     });
   }
 

@@ -21,6 +21,7 @@ export const COLLECTIONS = {
   locks: "locks",
   auditEvents: "audit_events",
   auditHeads: "audit_heads",
+  rosterLinks: "roster_links",
 } as const;
 
 export interface OrgDoc {
@@ -60,6 +61,24 @@ export interface VaultDoc {
    * on the new state: the counterpart of the SQL adapter's lock on the vault row.
    */
   writeSeq?: number;
+  /** The signed roster's head; absent for a vault without one. */
+  roster?: { seq: number; hash: string };
+}
+
+/** One link of a vault's signed roster (unique on vaultId + seq, as the SQL primary key). */
+export interface RosterLinkDoc {
+  /** `rosterLinkKey(vaultId, seq)`. */
+  _id: string;
+  vaultId: string;
+  seq: number;
+  hash: string;
+  /** The link's canonical JSON, signature included (stored as text: re-serializing a document could reorder it). */
+  link: string;
+  createdAt: string;
+}
+
+export function rosterLinkKey(vaultId: string, seq: number): string {
+  return `${vaultId}:${seq}`;
 }
 
 /** One per member and vault (unique on vaultId + userId). */

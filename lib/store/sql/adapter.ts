@@ -10,24 +10,29 @@ import { auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, typ
 import type { DomainEvent, DomainEventType } from "../../domain/events";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import {
-  decideAddMember, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
+  decideAddMember, decideAdoptRoster, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
   type MemberState, type VaultSnapshot,
 } from "../../domain/vault-decisions";
 import { assertKeyVersion } from "../../domain/rekey";
+import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type {
   AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import { migrationProvider } from "./migrations";
-import type { AuditEventsTable, Database, InvitesTable, ItemsTable, UsersTable } from "./schema";
+import type { AuditEventsTable, Database, InvitesTable, ItemsTable, UsersTable, VaultsTable } from "./schema";
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** The vault row's columns the locking read returns. */
+export const LOCKED_VAULT_COLUMNS = ["org_id", "type", "key_version", "rekey_required", "roster_seq", "roster_hash"] as const;
+type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 
 /** What differs between the engines. */
 export interface EngineOps {
   name: "sqlite" | "postgres";
   /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
-  lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<{ org_id: string; type: string; key_version: number } | undefined>;
+  lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<LockedVault | undefined>;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
   isUniqueViolation(err: unknown): boolean;
@@ -339,7 +344,9 @@ export class SqlStore implements Store {
     return this.tx(async (trx) => {
       await trx.insertInto("vaults").values({
         vault_id: v.vaultId, org_id: v.orgId, name: v.name, type: v.type, key_version: 1, rekey_required: 0, created_at: now, updated_at: now,
+        roster_seq: null, roster_hash: null,
       }).execute();
+      if (v.roster) await this.appendRosterLink(trx, v.vaultId, v.roster, now);
       await trx.insertInto("vault_members").values({
         vault_id: v.vaultId, user_id: v.ownerId, role: "owner", encrypted_vault_key: v.encryptedVaultKey,
         sender_id: v.ownerId, wrap_signature: v.wrapSignature, created_at: now, updated_at: now,
@@ -355,7 +362,10 @@ export class SqlStore implements Store {
     const members = await trx.selectFrom("vault_members as m").innerJoin("users as u", "u.user_id", "m.user_id")
       .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key"]).where("m.vault_id", "=", vaultId).execute();
     return {
-      vault: { vaultId, orgId: vault.org_id, type: vault.type as VaultType, keyVersion: Number(vault.key_version) },
+      vault: {
+        vaultId, orgId: vault.org_id, type: vault.type as VaultType, keyVersion: Number(vault.key_version), rekeyRequired: Number(vault.rekey_required) === 1,
+        roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+      },
       members: members.map((m): MemberState => ({ userId: m.user_id, role: m.role as VaultRole, publicKey: m.public_key, signingPublicKey: m.signing_public_key })),
     };
   }
@@ -381,6 +391,7 @@ export class SqlStore implements Store {
     await this.tx(async (trx) => {
       requirePermission(await this.snapshot(trx, vaultId), actorId, "delete");
       await trx.deleteFrom("items").where("vault_id", "=", vaultId).execute();
+      await trx.deleteFrom("roster_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vaults").where("vault_id", "=", vaultId).execute();
     });
@@ -404,29 +415,34 @@ export class SqlStore implements Store {
     await this.tx(async (trx) => {
       const snap = await this.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const recipient = await trx.selectFrom("users").select(["user_id", "org_id", "public_key"])
+      const recipient = await trx.selectFrom("users").select(["user_id", "org_id", "public_key", "signing_public_key"])
         .where("user_id", "=", member.userId).executeTakeFirst();
-      decideAddMember(snap, actorId, recipient ? { userId: recipient.user_id, orgId: recipient.org_id, publicKey: recipient.public_key } : null, member);
+      const roster = decideAddMember(snap, actorId, recipient
+        ? { userId: recipient.user_id, orgId: recipient.org_id, publicKey: recipient.public_key, signingPublicKey: recipient.signing_public_key }
+        : null, member);
       await trx.insertInto("vault_members").values({
         vault_id: vaultId, user_id: member.userId, role: member.role, encrypted_vault_key: member.encryptedVaultKey,
         sender_id: actorId, wrap_signature: member.wrapSignature, created_at: now, updated_at: now,
       }).execute();
       await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", vaultId).execute();
+      if (roster) await this.appendRosterLink(trx, vaultId, roster, now);
     });
   }
 
-  async changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string): Promise<MemberEntry> {
+  async changeMemberRole(vaultId: string, actorId: string, targetId: string, role: VaultRole, now: string, rosterLink?: RosterLink): Promise<MemberEntry> {
     return this.tx(async (trx) => {
-      decideRoleChange(await this.snapshot(trx, vaultId), actorId, targetId, role);
+      const roster = decideRoleChange(await this.snapshot(trx, vaultId), actorId, targetId, role, rosterLink);
       await trx.updateTable("vault_members").set({ role, updated_at: now })
         .where("vault_id", "=", vaultId).where("user_id", "=", targetId).execute();
+      if (roster) await this.appendRosterLink(trx, vaultId, roster, now);
       return (await this.memberEntries(trx, vaultId)).find((e) => e.userId === targetId)!;
     });
   }
 
-  async removeMember(vaultId: string, actorId: string, targetId: string, now: string) {
+  async removeMember(vaultId: string, actorId: string, targetId: string, now: string, rosterLink?: RosterLink) {
     return this.tx(async (trx) => {
-      const { rekeyRequired } = decideRemoveMember(await this.snapshot(trx, vaultId), actorId, targetId);
+      const { rekeyRequired, roster } = decideRemoveMember(await this.snapshot(trx, vaultId), actorId, targetId, rosterLink);
+      if (roster) await this.appendRosterLink(trx, vaultId, roster, now);
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).where("user_id", "=", targetId).execute();
       await trx.updateTable("vaults")
         .set(rekeyRequired ? { rekey_required: 1, updated_at: now } : { updated_at: now })
@@ -442,8 +458,9 @@ export class SqlStore implements Store {
       const snap = await this.snapshot(trx, vaultId);
       requireMember(snap, actorId);
       const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
-      decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), input);
+      const roster = decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), input);
       const keyVersion = snap!.vault.keyVersion + 1;
+      if (roster) await this.appendRosterLink(trx, vaultId, roster, now);
 
       // Batched: one statement per chunk of rows, not one per row.
       for (const chunk of chunks(input.newKeys, this.engine.batchRows)) {
@@ -462,6 +479,33 @@ export class SqlStore implements Store {
       }
       await trx.updateTable("vaults").set({ key_version: keyVersion, rekey_required: 0, updated_at: now })
         .where("vault_id", "=", vaultId).execute();
+    });
+  }
+
+  // ---------------------------------------------------------------- signed roster
+
+  /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
+  private async appendRosterLink(trx: Db, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
+    await trx.insertInto("roster_links").values({ vault_id: vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, created_at: now }).execute();
+    await trx.updateTable("vaults").set({ roster_seq: entry.seq, roster_hash: entry.hash }).where("vault_id", "=", vaultId).execute();
+  }
+
+  async adoptRoster(vaultId: string, actorId: string, link: RosterLink, now: string): Promise<void> {
+    await this.tx(async (trx) => {
+      const snap = await this.snapshot(trx, vaultId);
+      requireMember(snap, actorId);
+      const wraps = await trx.selectFrom("vault_members").select(["user_id", "encrypted_vault_key"]).where("vault_id", "=", vaultId).execute();
+      const entry = decideAdoptRoster(snap, actorId, wraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })), link);
+      await this.appendRosterLink(trx, vaultId, entry, now);
+    });
+  }
+
+  async getRoster(vaultId: string, actorId: string): Promise<RosterLink[] | null> {
+    return this.tx(async (trx) => {
+      const member = await trx.selectFrom("vault_members").select("role").where("vault_id", "=", vaultId).where("user_id", "=", actorId).executeTakeFirst();
+      if (!member) return null;
+      const rows = await trx.selectFrom("roster_links").select("link").where("vault_id", "=", vaultId).orderBy("seq").execute();
+      return rows.map((r) => JSON.parse(r.link) as RosterLink);
     });
   }
 
@@ -643,13 +687,15 @@ export class SqlStore implements Store {
 export const sqliteOps: EngineOps = {
   name: "sqlite",
   async lockVault(trx, vaultId) {
-    return trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId).executeTakeFirst();
+    return trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId).executeTakeFirst();
   },
   async lockRegistrations() {
     // Transactions on the single connection never overlap.
   },
   isUniqueViolation(err) {
-    return err instanceof Error && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(err.message);
+    // By message, not `instanceof Error`: node:sqlite's errors may come from another realm (a test VM).
+    const message = (err as { message?: unknown })?.message;
+    return typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(message);
   },
   batchRows: 500,
   // The file is opened in exclusive mode: no other process can be migrating it.

@@ -5,7 +5,7 @@
  */
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import type { EngineOps } from "./adapter";
+import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./adapter";
 import type { Database } from "./schema";
 
 export interface PostgresOptions {
@@ -38,7 +38,7 @@ const MIGRATION_LOCK = 0x7661756d;
 export const postgresOps: EngineOps = {
   name: "postgres",
   async lockVault(trx, vaultId, mode) {
-    const q = trx.selectFrom("vaults").select(["org_id", "type", "key_version"]).where("vault_id", "=", vaultId);
+    const q = trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId);
     return (mode === "update" ? q.forUpdate() : q.forShare()).executeTakeFirst();
   },
   async lockRegistrations(trx) {

@@ -33,6 +33,18 @@ export interface VaultsTable {
   rekey_required: number;
   created_at: string;
   updated_at: string;
+  /** The signed roster's head; null for a vault without one. */
+  roster_seq: number | null;
+  roster_hash: string | null;
+}
+
+export interface RosterLinksTable {
+  vault_id: string;
+  seq: number;
+  hash: string;
+  /** The link's canonical JSON, signature included. */
+  link: string;
+  created_at: string;
 }
 
 export interface VaultMembersTable {
@@ -106,6 +118,7 @@ export interface Database {
   vaults: VaultsTable;
   vault_members: VaultMembersTable;
   items: ItemsTable;
+  roster_links: RosterLinksTable;
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;

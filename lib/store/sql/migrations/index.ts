@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m001 from "./001_initial";
 import * as m002 from "./002_audit";
 import * as m003 from "./003_items_per_vault";
+import * as m004 from "./004_vault_roster";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
   "002_audit": m002,
   "003_items_per_vault": m003,
+  "004_vault_roster": m004,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,433 @@
+/**
+ * The signed vault roster: an append-only, hash-chained list of links, one per membership change
+ * and rekey, each signed by the member who made the change. A client that replays the chain from
+ * its first link knows who the members are, with which role and key, and which wrap each holds,
+ * without trusting the server's word for any of it.
+ *
+ * This file is the protocol, once: the link's fields, its canonical bytes, its hash, its signature
+ * and the rules a link must follow given the state before it. The SDK replays chains with it; the
+ * server checks each new link with the same `parseLink` and `applyLink` (lib/domain/roster.ts),
+ * so client and server cannot disagree on what a valid link is. The README gives the wire format
+ * and test vectors (test/fixtures/roster-vectors.json).
+ *
+ * Pure: WebCrypto only for hashing and signatures, no Node API.
+ */
+import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+import { SecurityError } from "./errors";
+import { keyFingerprint } from "./keys";
+import { ed25519Sign, ed25519Verify, sha256, type CryptoKey } from "./primitives";
+import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "./vault-roles";
+
+export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey"] as const;
+export type RosterOp = (typeof ROSTER_OPS)[number];
+
+/** Prepended to a link's canonical bytes before signing: a link signature is never valid as anything else. */
+export const LINK_SIGNING_CONTEXT = "vault-roster-link/v1\n";
+/** The `prev` of a chain's first link. */
+export const GENESIS_PREV = "0".repeat(64);
+/** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
+export const MAX_LINK_MEMBERS = 10_000;
+
+/** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
+export interface RosterWrap {
+  userId: string;
+  sha256: string;
+}
+
+/** A member as an `adopt` link lists them: role and key fingerprint (`keyFingerprint`). */
+export interface RosterMember {
+  userId: string;
+  role: VaultRole;
+  key: string;
+}
+
+/** A link before it is signed. Fields an operation does not use are absent, never null. */
+export interface UnsignedLink {
+  vaultId: string;
+  seq: number;
+  /** SHA-256 (hex) of the previous link's canonical bytes; `GENESIS_PREV` at seq 0. */
+  prev: string;
+  op: RosterOp;
+  actorId: string;
+  /** When the actor signed it (ISO 8601 UTC with milliseconds): the signer's claim, not checked against a clock. */
+  at: string;
+  /** The vault's key version after the change. */
+  keyVersion: number;
+  /** create, adopt */
+  vaultType?: VaultType;
+  /** create (the actor), add, role, remove */
+  subjectId?: string;
+  /** create (owner), add, role (the new role) */
+  role?: VaultRole;
+  /** create, add, role, remove: the subject's key fingerprint (`keyFingerprint`). */
+  subjectKey?: string;
+  /** adopt: every member, sorted by userId. */
+  members?: RosterMember[];
+  /** rekey: `memberDigest` of the member set the new key is wrapped for. */
+  memberDigest?: string;
+  /** The wraps the change adds, sorted by userId: one for create and add, one per member for rekey and adopt, none otherwise. */
+  wraps: RosterWrap[];
+}
+
+export interface RosterLink extends UnsignedLink {
+  /** Ed25519 by the actor over `LINK_SIGNING_CONTEXT` + the canonical bytes, base64. */
+  sig: string;
+}
+
+/** A link that breaks the format or the rules; `field` is the link's field at fault. */
+export class RosterLinkError extends Error {
+  override readonly name = "RosterLinkError";
+  constructor(readonly field: string, message: string) {
+    super(message);
+  }
+}
+
+// ---- Canonical encoding ------------------------------------------------------------------------
+
+/**
+ * JSON Canonicalization Scheme (RFC 8785) on the values a link holds: objects (keys sorted by
+ * UTF-16 code units, undefined members left out), arrays, strings and safe integers. No
+ * whitespace. Anything else (floats, null, booleans) cannot occur in a link and is refused.
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new TypeError("canonicalJson: only safe integers");
+    return String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  throw new TypeError(`canonicalJson: unsupported ${value === null ? "null" : typeof value}`);
+}
+
+function canonicalBody(link: UnsignedLink): string {
+  const { sig: _sig, ...body } = link as RosterLink;
+  return canonicalJson(body);
+}
+
+/** The link without its signature, canonically encoded: its canonical bytes, what its hash covers. */
+export function linkBytes(link: UnsignedLink): Bytes {
+  return utf8(canonicalBody(link));
+}
+
+/** What the actor signs: the context string, then the canonical bytes. */
+export function linkSigningBytes(link: UnsignedLink): Bytes {
+  return utf8(LINK_SIGNING_CONTEXT + canonicalBody(link));
+}
+
+/** The bytes of a member set whose SHA-256 is a rekey link's `memberDigest`: the members sorted by userId. */
+export function memberSetBytes(members: Iterable<RosterMember>): Bytes {
+  const sorted = [...members].map((m) => ({ userId: m.userId, role: m.role, key: m.key })).sort(byUserId);
+  return utf8(canonicalJson(sorted));
+}
+
+const byUserId = (a: { userId: string }, b: { userId: string }) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
+
+export async function sha256Hex(bytes: Bytes): Promise<string> {
+  return toHex(await sha256(bytes));
+}
+
+export const linkHash = (link: UnsignedLink) => sha256Hex(linkBytes(link));
+
+/** A rekey link's `memberDigest` of the members a state holds. */
+export function memberDigest(members: ReadonlyMap<string, { role: VaultRole; key: string }>): Promise<string> {
+  return sha256Hex(memberSetBytes([...members].map(([userId, m]) => ({ userId, role: m.role, key: m.key }))));
+}
+
+export async function signLink(link: UnsignedLink, signingPrivateKey: CryptoKey): Promise<RosterLink> {
+  return { ...link, sig: toBase64(await ed25519Sign(signingPrivateKey, linkSigningBytes(link))) };
+}
+
+export async function linkSignatureVerifies(link: RosterLink, signingPublicKeyRaw: Bytes): Promise<boolean> {
+  try {
+    return await ed25519Verify(signingPublicKeyRaw, linkSigningBytes(link), fromBase64(link.sig));
+  } catch {
+    return false;
+  }
+}
+
+/** The wraps of a change, as a link names them: `{ userId, sha256 }` sorted by userId. */
+export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encryptedVaultKey: string }>): Promise<RosterWrap[]> {
+  const named = await Promise.all(wraps.map(async (w) => ({ userId: w.userId, sha256: await sha256Hex(fromBase64(w.encryptedVaultKey)) })));
+  return named.sort(byUserId);
+}
+
+// ---- Format ------------------------------------------------------------------------------------
+
+const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ROLES: readonly string[] = ["owner", "admin", "member"];
+const TYPES: readonly string[] = ["personal", "shared"];
+
+const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "wraps", "sig"];
+/** The fields each operation carries beside the common ones; every other field is refused. */
+const OP_FIELDS: Record<RosterOp, readonly string[]> = {
+  create: ["vaultType", "subjectId", "role", "subjectKey"],
+  adopt: ["vaultType", "members"],
+  add: ["subjectId", "role", "subjectKey"],
+  role: ["subjectId", "role", "subjectKey"],
+  remove: ["subjectId", "subjectKey"],
+  rekey: ["memberDigest"],
+};
+
+function fail(field: string, message: string): never {
+  throw new RosterLinkError(field, message);
+}
+
+function str(o: Record<string, unknown>, field: string, pattern: RegExp, what: string): string {
+  const v = o[field];
+  if (typeof v !== "string" || !pattern.test(v)) fail(field, `${field} must be ${what}`);
+  return v;
+}
+
+function int(o: Record<string, unknown>, field: string, min: number): number {
+  const v = o[field];
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) fail(field, `${field} must be an integer of at least ${min}`);
+  return v;
+}
+
+function oneOf<T extends string>(o: Record<string, unknown>, field: string, values: readonly string[]): T {
+  const v = o[field];
+  if (typeof v !== "string" || !values.includes(v)) fail(field, `${field} must be one of ${values.join(", ")}`);
+  return v as T;
+}
+
+function sortedEntries<T extends { userId: string }>(o: Record<string, unknown>, field: string, parse: (e: Record<string, unknown>) => T): T[] {
+  const v = o[field];
+  if (!Array.isArray(v) || v.length > MAX_LINK_MEMBERS) fail(field, `${field} must be an array of at most ${MAX_LINK_MEMBERS} entries`);
+  const out = v.map((e) => {
+    if (e === null || typeof e !== "object" || Array.isArray(e)) fail(field, `${field} entries must be objects`);
+    return parse(e as Record<string, unknown>);
+  });
+  for (let i = 1; i < out.length; i++) {
+    if (!(out[i - 1]!.userId < out[i]!.userId)) fail(field, `${field} must be sorted by userId, each user once`);
+  }
+  return out;
+}
+
+function exactKeys(o: Record<string, unknown>, keys: readonly string[], field: string): void {
+  for (const k of Object.keys(o)) if (!keys.includes(k)) fail(field === "" ? k : field, `unknown field ${field === "" ? k : `${field}.${k}`}`);
+}
+
+/**
+ * A link as received (JSON), checked field by field: exactly the fields its operation carries,
+ * each of its type and form. Throws `RosterLinkError` naming the field.
+ */
+export function parseLink(raw: unknown): RosterLink {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail("rosterLink", "a roster link must be an object");
+  const o = raw as Record<string, unknown>;
+  const op = oneOf<RosterOp>(o, "op", ROSTER_OPS);
+  const allowed = [...COMMON_FIELDS, ...OP_FIELDS[op]];
+  exactKeys(o, allowed, "");
+  for (const f of allowed) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
+
+  const link: RosterLink = {
+    vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
+    seq: int(o, "seq", 0),
+    prev: str(o, "prev", HEX64, "64 lower-case hex digits"),
+    op,
+    actorId: str(o, "actorId", UUID_LOWER, "a lower-case UUID"),
+    at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
+    keyVersion: int(o, "keyVersion", 1),
+    wraps: sortedEntries(o, "wraps", (e) => {
+      exactKeys(e, ["userId", "sha256"], "wraps");
+      return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), sha256: str(e, "sha256", HEX64, "64 lower-case hex digits") };
+    }),
+    sig: str(o, "sig", /^[A-Za-z0-9+/]{86}==$/, "a base64 Ed25519 signature (64 bytes)"),
+  };
+  if (Number.isNaN(Date.parse(link.at)) || new Date(link.at).toISOString() !== link.at) fail("at", "at is not a real date");
+  if (fromBase64Safe(link.sig)?.length !== 64) fail("sig", "sig must be a base64 Ed25519 signature (64 bytes)");
+  if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", TYPES);
+  if (o.subjectId !== undefined) link.subjectId = str(o, "subjectId", UUID_LOWER, "a lower-case UUID");
+  if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", ROLES);
+  if (o.subjectKey !== undefined) link.subjectKey = str(o, "subjectKey", HEX64, "64 lower-case hex digits");
+  if (o.memberDigest !== undefined) link.memberDigest = str(o, "memberDigest", HEX64, "64 lower-case hex digits");
+  if (o.members !== undefined) {
+    link.members = sortedEntries(o, "members", (e) => {
+      exactKeys(e, ["userId", "role", "key"], "members");
+      return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), role: oneOf<VaultRole>(e, "role", ROLES), key: str(e, "key", HEX64, "64 lower-case hex digits") };
+    });
+  }
+  return link;
+}
+
+function fromBase64Safe(text: string): Bytes | undefined {
+  try {
+    return fromBase64(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- Rules -------------------------------------------------------------------------------------
+
+/** What a chain says, replayed up to its head. */
+export interface RosterState {
+  vaultId: string;
+  vaultType: VaultType;
+  /** The head: the last link's seq and hash. */
+  seq: number;
+  head: string;
+  keyVersion: number;
+  members: Map<string, { role: VaultRole; key: string }>;
+  /**
+   * Each member's current wrap as the chain vouches for it. `senderId` is the link's actor, or
+   * undefined for wraps an `adopt` link took over as they were.
+   */
+  wraps: Map<string, { sha256: string; keyVersion: number; senderId?: string }>;
+  /** A member was removed from a shared vault since the last rekey. */
+  rekeyRequired: boolean;
+}
+
+function sameUsers(wraps: readonly RosterWrap[], userIds: readonly string[]): boolean {
+  const sorted = [...userIds].sort();
+  return wraps.length === sorted.length && wraps.every((w, i) => w.userId === sorted[i]);
+}
+
+function countOwners(members: ReadonlyMap<string, { role: VaultRole }>): number {
+  return [...members.values()].filter((m) => m.role === "owner").length;
+}
+
+/**
+ * The state after `link`, or `RosterLinkError` when the link does not follow from `before`
+ * (null: the chain is empty). Checks the chain (vault, seq, prev), the actor's right under the
+ * contract's role rules in the state before the link, and that the link is whole (key version,
+ * subject's recorded key, wraps for exactly the right users, the member digest). `hash` is the
+ * link's own hash; `beforeMemberDigest` is `memberDigest(before.members)`, needed for a rekey.
+ * Signatures are the caller's to check: this function has no keys.
+ */
+export function applyLink(before: RosterState | null, link: RosterLink, hash: string, beforeMemberDigest?: string): RosterState {
+  if (before === null) {
+    if (link.seq !== 0) fail("seq", `the chain starts at seq 0, not ${link.seq}`);
+    if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
+    if (link.op === "create") return applyCreate(link, hash);
+    if (link.op === "adopt") return applyAdopt(link, hash);
+    fail("op", `a chain starts with create or adopt, not ${link.op}`);
+  }
+  if (link.vaultId !== before.vaultId) fail("vaultId", `the link names vault ${link.vaultId}, not ${before.vaultId}`);
+  if (link.seq !== before.seq + 1) fail("seq", `the next link's seq is ${before.seq + 1}, not ${link.seq}`);
+  if (link.prev !== before.head) fail("prev", `prev is not the hash of link ${before.seq}`);
+  if (link.op === "create" || link.op === "adopt") fail("op", `${link.op} only starts a chain`);
+  const actor = before.members.get(link.actorId);
+  if (!actor) fail("actorId", `${link.actorId} is not a member of the vault`);
+
+  const members = new Map(before.members);
+  const wraps = new Map(before.wraps);
+  let { keyVersion, rekeyRequired } = before;
+
+  if (link.op === "rekey") {
+    if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);
+    if (link.keyVersion !== before.keyVersion + 1) fail("keyVersion", `a rekey makes key version ${before.keyVersion + 1}, not ${link.keyVersion}`);
+    if (beforeMemberDigest === undefined || link.memberDigest !== beforeMemberDigest) fail("memberDigest", "memberDigest is not the digest of the vault's members");
+    if (!sameUsers(link.wraps, [...members.keys()])) fail("wraps", "a rekey wraps the new key for exactly the vault's members");
+    keyVersion = link.keyVersion;
+    for (const w of link.wraps) wraps.set(w.userId, { sha256: w.sha256, keyVersion, senderId: link.actorId });
+    rekeyRequired = false;
+  } else {
+    if (link.keyVersion !== before.keyVersion) fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    const subjectId = link.subjectId!;
+    const subject = members.get(subjectId);
+    if (link.op === "add") {
+      if (!mayDo(actor.role, "addMember")) fail("actorId", `a vault ${actor.role} may not add members`);
+      if (before.vaultType === "personal") fail("op", "a personal vault cannot be shared");
+      if (subject) fail("subjectId", `${subjectId} is already a member`);
+      if (link.role === "owner") fail("role", "a new member's role is admin or member");
+      if (!sameUsers(link.wraps, [subjectId])) fail("wraps", "an add carries exactly the new member's wrap");
+      members.set(subjectId, { role: link.role!, key: link.subjectKey! });
+      wraps.set(subjectId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
+    } else {
+      if (!subject) fail("subjectId", `${subjectId} is not a member`);
+      if (link.subjectKey !== subject.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
+      if (link.wraps.length !== 0) fail("wraps", `a ${link.op} adds no wrap`);
+      if (link.op === "role") {
+        if (!mayDo(actor.role, "changeRole")) fail("actorId", `a vault ${actor.role} may not change roles`);
+        if (before.vaultType === "personal" && link.role !== "owner") fail("role", "the owner of a personal vault stays its owner");
+        if (ownersAfter(countOwners(members), subject.role, link.role!) < 1) fail("role", "the last owner cannot be demoted");
+        members.set(subjectId, { ...subject, role: link.role! });
+      } else {
+        if (!mayRemoveMember(actor.role, subject.role, subjectId === link.actorId)) fail("actorId", `a vault ${actor.role} may not remove a vault ${subject.role}`);
+        if (ownersAfter(countOwners(members), subject.role, null) < 1) fail("subjectId", "the last owner cannot be removed");
+        members.delete(subjectId);
+        wraps.delete(subjectId);
+        rekeyRequired ||= rekeyRequiredAfterRemoval(before.vaultType, members.size);
+      }
+    }
+  }
+  return { vaultId: before.vaultId, vaultType: before.vaultType, seq: link.seq, head: hash, keyVersion, members, wraps, rekeyRequired };
+}
+
+function applyCreate(link: RosterLink, hash: string): RosterState {
+  if (link.subjectId !== link.actorId) fail("subjectId", "the creator is the subject of a create link");
+  if (link.role !== "owner") fail("role", "the creator is the vault's owner");
+  if (link.keyVersion !== 1) fail("keyVersion", "a new vault's key version is 1");
+  if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a create link carries exactly the creator's wrap");
+  return {
+    vaultId: link.vaultId, vaultType: link.vaultType!, seq: 0, head: hash, keyVersion: 1,
+    members: new Map([[link.actorId, { role: "owner", key: link.subjectKey! }]]),
+    wraps: new Map([[link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: 1, senderId: link.actorId }]]),
+    rekeyRequired: false,
+  };
+}
+
+function applyAdopt(link: RosterLink, hash: string): RosterState {
+  const members = link.members!;
+  const actor = members.find((m) => m.userId === link.actorId);
+  if (!actor || !mayDo(actor.role, "adoptRoster")) fail("actorId", "only an owner of the vault adopts a roster for it");
+  if (link.vaultType === "personal" && members.length !== 1) fail("members", "a personal vault has exactly one member");
+  if (!sameUsers(link.wraps, members.map((m) => m.userId))) fail("wraps", "an adopt link names exactly one wrap per member");
+  return {
+    vaultId: link.vaultId, vaultType: link.vaultType!, seq: 0, head: hash, keyVersion: link.keyVersion,
+    members: new Map(members.map((m) => [m.userId, { role: m.role, key: m.key }])),
+    wraps: new Map(link.wraps.map((w) => [w.userId, { sha256: w.sha256, keyVersion: link.keyVersion }])),
+    rekeyRequired: false,
+  };
+}
+
+// ---- Replay (the client's check of a whole chain) ------------------------------------------------
+
+/** A signer's public keys as the server hands them out (checked by the caller: self-signature, pins). */
+export interface SignerKeys {
+  publicKey: string;
+  signingPublicKey: string;
+}
+
+/**
+ * Replays a chain from its first link: each link's format, its place in the chain, its actor's
+ * right in the state before it, and its signature by the actor's key, which must be the key the
+ * chain itself recorded for them (at create, add or adopt). Throws `SecurityError`
+ * (`ROSTER_BROKEN`, or `BAD_SIGNATURE` for a signature) naming the link. An empty chain is null.
+ */
+export async function replayRoster(vaultId: string, rawLinks: readonly unknown[], signerKeys: (userId: string) => Promise<SignerKeys>): Promise<RosterState | null> {
+  let state: RosterState | null = null;
+  const checkedKeys = new Map<string, SignerKeys>();
+  for (const [index, raw] of rawLinks.entries()) {
+    const where = `roster link ${index} of vault ${vaultId}`;
+    let link: RosterLink, next: RosterState;
+    try {
+      link = parseLink(raw);
+      if (link.vaultId !== vaultId) fail("vaultId", `it names vault ${link.vaultId}`);
+      if (link.seq !== index) fail("seq", `it says seq ${link.seq}`);
+      const digest: string | undefined = link.op === "rekey" && state ? await memberDigest(state.members) : undefined;
+      next = applyLink(state, link, await linkHash(link), digest);
+    } catch (err) {
+      if (err instanceof RosterLinkError) throw new SecurityError("ROSTER_BROKEN", `${where} is invalid (${err.field}): ${err.message}`);
+      throw err;
+    }
+    // The actor's key as the chain knows it: from the state before, or this very link (create, adopt).
+    const recorded = (state?.members.get(link.actorId) ?? next.members.get(link.actorId))!.key;
+    let keys = checkedKeys.get(link.actorId);
+    if (!keys) checkedKeys.set(link.actorId, (keys = await signerKeys(link.actorId)));
+    if ((await keyFingerprint(keys)) !== recorded) {
+      throw new SecurityError("KEY_CHANGED", `${where}: the signer's keys are not the ones the roster recorded for them`, link.actorId);
+    }
+    if (!(await linkSignatureVerifies(link, fromBase64(keys.signingPublicKey)))) {
+      throw new SecurityError("BAD_SIGNATURE", `${where} is not signed by its actor ${link.actorId}`, link.actorId);
+    }
+    state = next;
+  }
+  return state;
+}

@@ -10,6 +10,7 @@ COPY services services
 COPY mixins mixins
 COPY sdk sdk
 COPY cli cli
+COPY web web
 COPY bench bench
 COPY test/helpers test/helpers
 RUN npm run build

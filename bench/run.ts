@@ -1,20 +1,22 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,web):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
- * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts).
+ * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
+ * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts).
  */
 import os from "node:os";
 import { CONNECTIONS, DURATION, PIN } from "./common";
 import { singleProcess } from "./single";
 import { splitDeployment } from "./split";
 import { auditOverhead } from "./audit";
+import { webVault } from "./web";
 
-const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead };
+const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead, web: webVault };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit").split(",").map((p) => p.trim());
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,web").split(",").map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);

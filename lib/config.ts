@@ -2,6 +2,7 @@
  * Every setting of the service, its default and its meaning, in one place.
  * Settings come from the environment; each default works on a fresh machine.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { parseDuration } from "./domain/duration";
 
@@ -14,6 +15,8 @@ export interface Config {
   host: string;
   /** Where the embedded store and the generated JWT signing key live. */
   dataDir: string;
+  /** The built web vault the gateway serves under `/` (`WEB_DIR`; default the project's dist/web). Not built: no web vault. */
+  webDir: string;
   /** `invite` (default): new users need an invite, except the very first one. */
   registrationMode: RegistrationMode;
   /** Default lifetime of an invite, in ms (`INVITE_TTL`, e.g. `72h`). */
@@ -117,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, "PORT", 3000, 0),
     host: env.HOST || "127.0.0.1",
     dataDir: path.resolve(env.DATA_DIR || "./data"),
+    webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : path.join(projectRoot(), "dist", "web"),
     registrationMode: mode,
     inviteTtlMs: duration(env, "INVITE_TTL", "72h"),
     accessTokenTtlSec: Math.floor(duration(env, "ACCESS_TOKEN_TTL", "15m") / 1000),
@@ -146,6 +150,14 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: duration(env, "SWEEP_INTERVAL", "10m"),
     inviteRetentionMs: duration(env, "INVITE_RETENTION", "90d"),
   };
+}
+
+/** The folder holding package.json, from here (lib/ in the sources, dist/lib/ when built). */
+function projectRoot(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
+  }
 }
 
 /** MONGO_URL, refused beside DATABASE_URL: one store holds the data, and the settings must say which. */

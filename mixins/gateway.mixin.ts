@@ -12,6 +12,7 @@ import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
+import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";
 
 type Req = IncomingMessage & {
@@ -48,6 +49,8 @@ function aliasesOf(routes: readonly RouteDef[]): Record<string, string> {
 
 export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[]): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
+  // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
+  const web = WebAssets.load(config.webDir);
   const route = (name: string, defs: readonly RouteDef[], parseJson: boolean) => ({
     name,
     path: API_PREFIX,
@@ -118,6 +121,7 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
           const value = req.headers[name];
           if (value !== undefined && (typeof value !== "string" || !SAFE_REQUEST_ID.test(value))) delete req.headers[name];
         }
+        if (web?.serve(req, res)) return;
         if (req.method === "OPTIONS") {
           req.resume();
           const methods = methodsForPath((req.url ?? "").split("?")[0]!);

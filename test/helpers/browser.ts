@@ -1,0 +1,48 @@
+/**
+ * Debian's Chromium driven by playwright-core (no browser download), headless, for the web vault's
+ * end-to-end tests; and axe-core run inside a page.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export function launchChromium(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}
+
+const AXE_SOURCE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+/**
+ * axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is; the serious and critical
+ * violations. Evaluated through the DevTools protocol, so the page's CSP (no inline script) stays on.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  const violations = await page.evaluate(`${AXE_SOURCE};
+    axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`) as AxeViolation[];
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/**
+ * Where the web tests put their screenshots: the README's (docs/screenshots) with
+ * UPDATE_SCREENSHOTS=1, else a temporary folder, so that a test run leaves the tree clean (dates
+ * and ids change on every run).
+ */
+export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? path.resolve(__dirname, "../../docs/screenshots")
+  : path.join(os.tmpdir(), "vault-web-screenshots");

@@ -1,0 +1,375 @@
+/**
+ * The web vault in a real browser (Debian's Chromium through playwright-core) against the real
+ * service, which serves it: two browser contexts, an owner and an invitee, walk the whole story,
+ * then the adverse cases. axe-core checks every page; the README's screenshots are taken here.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { VaultClient } from "../sdk";
+import { launchChromium, SCREENSHOTS, seriousAxeViolations } from "./helpers/browser";
+import { startTestServer, type TestServer } from "./helpers/server";
+
+jest.setTimeout(120_000);
+
+const ADA = { email: "ada@example.test", password: "correct horse battery staple" };
+const BOB = { email: "bob@example.test", password: "bob's long master password" };
+
+describe("the web vault", () => {
+  let server: TestServer;
+  let origin: string;
+  let browser: Browser;
+  let adaContext: BrowserContext, bobContext: BrowserContext;
+  let ada: Page, bob: Page;
+  const cspViolations: string[] = [];
+  const bobRequests: string[] = [];
+  let bobUserId: string;
+
+  async function accessible(page: Page, name: string): Promise<void> {
+    expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({ page: name, violations: [] });
+  }
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  async function newPage(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage();
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    page.on("dialog", (d) => void d.accept());
+    return page;
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.resolve(__dirname, "../dist/web/index.html"))) throw new Error("the web vault is not built: run npm run build");
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    server = await startTestServer();
+    origin = new URL(server.url).origin;
+    browser = await launchChromium();
+    adaContext = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 800 } });
+    await adaContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+    bobContext = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 800 } });
+    for (const context of [adaContext, bobContext]) context.setDefaultTimeout(10_000);
+    ada = await newPage(adaContext);
+    bob = await newPage(bobContext);
+    bob.on("request", (r) => bobRequests.push(r.url()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop().catch(() => undefined);
+  });
+
+  test("the page is served with a strict CSP; a wrong password reads as a sentence; the first user registers", async () => {
+    const res = await adaContext.request.get("/");
+    const csp = res.headers()["content-security-policy"]!;
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(res.headers()["cache-control"]).toBe("no-store");
+    expect((await adaContext.request.get("/api/v1/health")).status()).toBe(200);
+
+    await ada.goto("/");
+    await ada.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    await accessible(ada, "login");
+    await shot(ada, "login");
+    await ada.getByLabel("Email").fill(ADA.email);
+    await ada.getByLabel("Master password").fill("not the password");
+    // The KDF runs in a Web Worker: the page keeps answering while it works.
+    const worker = ada.waitForEvent("worker");
+    await ada.getByRole("button", { name: "Log in" }).click();
+    expect((await worker).url()).toMatch(new RegExp(`^${origin}/assets/kdf\\.worker-[\\w-]+\\.js$`));
+    await expect(ada.getByRole("alert").textContent()).resolves.toMatch(/Your email or password is not right/);
+
+    await ada.getByRole("link", { name: "Create the first account" }).click();
+    await ada.getByLabel("Email").fill(ADA.email);
+    await ada.getByLabel("Organization name").fill("Acme");
+    await ada.getByLabel("Master password", { exact: true }).fill("acme2026");
+    await ada.getByLabel("Master password, again").fill("acme2026");
+    await ada.getByRole("button", { name: "Create account" }).click();
+    await expect(ada.getByRole("alert").textContent()).resolves.toMatch(/^That master password is too weak. It has 8 characters; a master password needs at least 12. .*It is too easy to guess/);
+    await ada.getByLabel("Master password", { exact: true }).fill(ADA.password);
+    await ada.getByLabel("Master password, again").fill("a different password");
+    await ada.getByRole("button", { name: "Create account" }).click();
+    await expect(ada.getByRole("alert").textContent()).resolves.toBe("The two passwords are not the same: type the same master password twice.");
+    await ada.getByLabel("Master password, again").fill(ADA.password);
+    await accessible(ada, "register");
+    await ada.getByRole("button", { name: "Create account" }).click();
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await accessible(ada, "vaults (empty)");
+  });
+
+  test("an invite link, shown once, opens registration with the organization and role it gives", async () => {
+    await ada.getByRole("link", { name: "Invites" }).click();
+    await ada.getByLabel("Their email").fill(BOB.email);
+    await ada.getByRole("button", { name: "Create invite" }).click();
+    const link = (await ada.getByTestId("invite-link").textContent())!;
+    expect(link).toMatch(new RegExp(`^${origin}/#/invite/[A-Za-z0-9_%-]+$`));
+    await ada.getByRole("cell", { name: BOB.email, exact: true }).waitFor();
+    await accessible(ada, "invites");
+    await shot(ada, "invites");
+
+    await bob.goto(link);
+    await bob.getByRole("heading", { name: "Accept your invitation" }).waitFor();
+    expect(await bob.locator("main").textContent()).toMatch(/You are invited to Acme \(organization [0-9a-f-]{36}\) as member, for bob@example\.test/);
+    expect(await bob.getByLabel("Email").inputValue()).toBe(BOB.email);
+    await accessible(bob, "invite registration");
+    await shot(bob, "invite");
+    await bob.getByLabel("Master password", { exact: true }).fill(BOB.password);
+    await bob.getByLabel("Master password, again").fill(BOB.password);
+    await bob.getByRole("button", { name: "Create account" }).click();
+    await bob.getByRole("heading", { name: "Your vaults" }).waitFor();
+    // The token lived in the fragment: no request line the browser sent carries it.
+    const token = decodeURIComponent(link.split("/invite/")[1]!);
+    expect(bobRequests.filter((u) => u.includes(token) || u.includes(encodeURIComponent(token)))).toEqual([]);
+    expect(bobRequests.length).toBeGreaterThan(3);
+  });
+
+  test("a shared vault with items: a generated password, revealed on demand, copied and cleared from the clipboard", async () => {
+    await ada.evaluate(`localStorage.setItem("vault.clipboardClearSeconds", "1")`);
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByLabel("Name").fill("Team");
+    await ada.getByRole("button", { name: "Create vault" }).click();
+    await ada.getByRole("heading", { name: "Team" }).waitFor();
+
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("GitHub");
+    await ada.getByLabel("Username").fill("ada");
+    await ada.getByRole("button", { name: "Generate a password" }).click();
+    const generated = await ada.getByLabel("Password", { exact: true }).inputValue();
+    expect(generated).toHaveLength(24);
+    await ada.getByRole("button", { name: "Save item" }).click();
+    await ada.getByRole("region", { name: "Item GitHub" }).waitFor();
+    expect(await ada.getByTestId("password").textContent()).not.toContain(generated);
+    await ada.getByRole("button", { name: "Reveal" }).click();
+    expect(await ada.getByTestId("password").textContent()).toBe(generated);
+
+    await ada.getByRole("button", { name: "Copy password" }).click();
+    await ada.getByText("Copied. The clipboard will be cleared in 1 seconds.").waitFor();
+    expect(await ada.evaluate(`navigator.clipboard.readText()`)).toBe(generated);
+    await ada.getByText("The clipboard was cleared.").waitFor();
+    expect(await ada.evaluate(`navigator.clipboard.readText()`)).toBe("");
+
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("Wifi");
+    await ada.getByLabel("Password", { exact: true }).fill("hunter2");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    await ada.getByRole("region", { name: "Item Wifi" }).waitFor();
+    await ada.getByRole("button", { name: "Edit" }).click();
+    await ada.getByLabel("Password", { exact: true }).fill("rotated");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    await ada.getByText("Revision 2").waitFor();
+  });
+
+  test("sharing shows the member's key fingerprint, pins it on first use, and the member opens the items", async () => {
+    await ada.getByLabel("Person").selectOption({ label: BOB.email });
+    const fingerprint = ada.getByTestId("fingerprint");
+    await fingerprint.waitFor();
+    expect(await fingerprint.textContent()).toMatch(/First time you see this key/);
+    const shown = (await fingerprint.locator("code").textContent())!;
+    expect(shown).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){15}$/);
+    await ada.getByRole("button", { name: "Share", exact: true }).click();
+    await ada.getByRole("cell", { name: BOB.email, exact: true }).waitFor();
+    const pins = JSON.parse(await ada.evaluate<string>(`localStorage.getItem("vault.pins")`));
+    bobUserId = Object.keys(pins).find((id) => pins[id] === shown)!;
+    expect(bobUserId).toBeDefined();
+    await ada.getByText(`added ${BOB.email} as member`).waitFor();
+    await accessible(ada, "vault");
+    await shot(ada, "vault");
+
+    await bob.getByRole("link", { name: "Vaults", exact: true }).click();
+    await bob.reload();
+    await bob.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    await bob.getByLabel("Email").fill(BOB.email);
+    await bob.getByLabel("Master password").fill(BOB.password);
+    await bob.getByRole("button", { name: "Log in" }).click();
+    await bob.getByRole("link", { name: "Team" }).click();
+    await bob.getByRole("button", { name: "Wifi" }).click();
+    await bob.getByRole("button", { name: "Reveal" }).click();
+    expect(await bob.getByTestId("password").textContent()).toBe("rotated");
+    await accessible(bob, "vault (member)");
+  });
+
+  test("removal, then a rekey with its progress; the removed member is locked out", async () => {
+    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
+    await ada.getByText(`${BOB.email} was removed. Rekey the vault now`).waitFor();
+    // Every progress line the page shows, as it shows it.
+    // (Page code as text: this file is type-checked without the DOM library.)
+    await ada.evaluate(`{
+      const seen = (window.__progress = []);
+      new MutationObserver(() => {
+        const label = document.querySelector("label[for=rekey-progress]")?.textContent;
+        if (label && seen.at(-1) !== label) seen.push(label);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }`);
+    await ada.getByRole("button", { name: "Rekey now" }).click();
+    await ada.getByText("Rekeyed: key version 2, 2 items re-encrypted, wrapped for 1 members.").waitFor();
+    const progress = await ada.evaluate<string[]>(`window.__progress`);
+    // The phases in order, each with its total (updates within one frame are drawn once).
+    const phases = progress.map((line) => line.replace(/: \d+ of (\d+)$/, " of $1")).filter((p, i, all) => all[i - 1] !== p);
+    expect(phases.filter((p) => !p.endsWith(" of 0"))).toEqual(["Re-encrypting items of 2", "Wrapping the new key for members of 1", "Uploading of 1"]);
+    expect(progress.at(-1)).toBe("Uploading: 1 of 1");
+    await ada.getByText(`removed ${BOB.email}`).waitFor();
+    await ada.getByText("rekeyed: key version 2, wrapped for 1 member").waitFor();
+
+    await bob.reload();
+    await bob.getByLabel("Email").fill(BOB.email);
+    await bob.getByLabel("Master password").fill(BOB.password);
+    await bob.getByRole("button", { name: "Log in" }).click();
+    await bob.getByText("No vaults yet").waitFor();
+    await bob.goto(`/#/vault/${new URL(ada.url()).hash.split("/")[2]}`);
+    await expect(bob.getByRole("alert").textContent()).resolves.toMatch(/That was not found: it may have been deleted, or you no longer have access to it/);
+    await bob.getByRole("button", { name: "Log out" }).click();
+    await bob.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+  });
+
+  test("the audit log, verified", async () => {
+    const verdict = ada.getByTestId("audit-verdict");
+    // The audit worker records events a moment after the changes: read the page again until the rekey is in.
+    for (let round = 0; ; round++) {
+      await ada.getByRole("link", { name: "Audit log" }).click();
+      await verdict.waitFor();
+      if (await ada.getByRole("cell", { name: "vault.rekeyed", exact: true }).count()) break;
+      if (round === 20) throw new Error("the rekey was never recorded");
+      await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+      await ada.waitForTimeout(250);
+    }
+    expect(await verdict.textContent()).toMatch(/^Verified: all \d+ records form an unbroken hash chain/);
+    for (const type of ["user.registered", "invite.created", "invite.consumed", "vault.created", "vault.member.added", "vault.member.removed", "vault.rekeyed"]) {
+      expect(await ada.getByRole("cell", { name: type, exact: true }).count()).toBeGreaterThan(0);
+    }
+    await accessible(ada, "audit");
+    await shot(ada, "audit");
+  });
+
+  test("a changed key: a loud warning, and no share until the new fingerprint is trusted", async () => {
+    const fake = "0000 1111 2222 3333 4444 5555 6666 7777 8888 9999 aaaa bbbb cccc dddd eeee ffff";
+    await ada.evaluate(`localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: ${JSON.stringify(fake)} }))`);
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByLabel("Person").selectOption({ label: BOB.email });
+    const warning = ada.getByRole("alert").filter({ hasText: "changed since you first saw them" });
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain("Before: 0000 1111");
+    expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(true);
+    await accessible(ada, "key changed");
+    await shot(ada, "key-changed");
+    await ada.getByRole("button", { name: "I checked it: trust the new key" }).click();
+    await ada.getByText("It matches the key you saw before.").waitFor();
+    expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(false);
+  });
+
+  test("an expired invite link, and registering without one, say so and what to do", async () => {
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login(ADA.email, ADA.password);
+    const { token } = await sdk.createInvite("late@example.test", "member", "1s");
+    await new Promise((r) => setTimeout(r, 1500));
+    const page = await newPage(bobContext);
+    await page.goto(`/#/invite/${encodeURIComponent(token)}`);
+    await page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
+    expect(await page.getByRole("alert").textContent()).toMatch(/This invite has expired, was already used, or was revoked. Ask the person who invited you for a new one./);
+    await accessible(page, "expired invite");
+    // Without an invite, once the server has its first user: the page says what to do.
+    await page.goto("/#/register");
+    await page.getByLabel("Email").fill("eve@example.test");
+    await page.getByLabel("Master password", { exact: true }).fill("lunar kettle orbit 17");
+    await page.getByLabel("Master password, again").fill("lunar kettle orbit 17");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByRole("alert").textContent()).resolves.toBe("This server only lets people register with an invite: ask an administrator for an invite link.");
+    await page.close();
+  });
+
+  test("lock by hand and when idle; the wrong password does not unlock", async () => {
+    await ada.getByRole("button", { name: "Lock", exact: true }).click();
+    await ada.getByRole("heading", { name: "Your vault is locked" }).waitFor();
+    await accessible(ada, "locked");
+    await shot(ada, "locked");
+    await ada.getByLabel("Master password").fill("wrong");
+    await ada.getByRole("button", { name: "Unlock" }).click();
+    await expect(ada.getByRole("alert").textContent()).resolves.toBe("That master password is not right.");
+    await ada.evaluate(`localStorage.setItem("vault.idleLockSeconds", "1")`);
+    await ada.getByLabel("Master password").fill(ADA.password);
+    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
+    // No input for a second: locked again.
+    await ada.getByRole("heading", { name: "Your vault is locked" }).waitFor({ timeout: 5000 });
+    await ada.evaluate(`localStorage.removeItem("vault.idleLockSeconds")`);
+    await ada.getByLabel("Master password").fill(ADA.password);
+    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
+  });
+
+  test("the rest of the owner's day: a role change, search, a personal vault renamed, an item and the vault deleted, an invite revoked", async () => {
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByLabel("Person").selectOption({ label: BOB.email });
+    await ada.getByText("It matches the key you saw before.").waitFor();
+    await ada.getByRole("button", { name: "Share", exact: true }).click();
+    await ada.getByLabel(`Role of ${BOB.email}`).selectOption("admin");
+    await ada.getByRole("button", { name: "Save role" }).click();
+    await ada.getByText(`${BOB.email} is admin now.`).waitFor();
+    await ada.getByText(`made ${BOB.email} admin`).waitFor();
+
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByLabel("Name").fill("Mine");
+    await ada.getByLabel("Kind").selectOption("personal");
+    await ada.getByRole("button", { name: "Create vault" }).click();
+    await ada.getByText("personal vault · your role: owner").waitFor();
+    expect(await ada.getByRole("heading", { name: "Members" }).count()).toBe(0);
+    await ada.getByLabel("Vault name").fill("Mine, renamed");
+    await ada.getByRole("button", { name: "Rename" }).click();
+    await ada.getByRole("heading", { name: "Mine, renamed" }).waitFor();
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("Bank");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    await ada.getByRole("button", { name: "Delete", exact: true }).click();
+    await ada.getByText("No items yet.").waitFor();
+
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByLabel("Search vaults").fill("renamed");
+    await ada.getByRole("link", { name: "Mine, renamed" }).waitFor();
+    expect(await ada.getByRole("link", { name: "Team" }).count()).toBe(0);
+    await ada.getByLabel("Search vaults").fill("nothing like it");
+    await ada.getByText("No vault matches your search.").waitFor();
+    await ada.getByLabel("Search vaults").fill("");
+    await ada.getByRole("link", { name: "Mine, renamed" }).click();
+    await ada.getByRole("button", { name: "Delete this vault" }).click();
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await ada.getByRole("link", { name: "Team" }).waitFor();
+    expect(await ada.getByRole("link", { name: "Mine, renamed" }).count()).toBe(0);
+
+    await ada.getByRole("link", { name: "Invites" }).click();
+    await ada.getByLabel("Their email").fill("carol@example.test");
+    await ada.getByRole("button", { name: "Create invite" }).click();
+    await ada.getByRole("button", { name: "Revoke invite for carol@example.test" }).click();
+    await ada.getByText("No pending invites.").waitFor();
+  });
+
+  test("a rekey that keeps meeting a changed vault: retried, then a clear 'try again' that works", async () => {
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
+    await ada.getByText(`${BOB.email} was removed. Rekey the vault now`).waitFor();
+    // The vault "changes" under every upload: the server answers 409 as it would to a racing write.
+    let conflicts = 0;
+    await ada.route("**/api/v1/vaults/*/rekey", (route) => {
+      if (conflicts-- <= 0) return route.continue();
+      return route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: { code: "CONFLICT", message: "The vault's key version is 3, not 2", field: "keyVersion" } }) });
+    });
+    conflicts = 5;
+    await ada.getByRole("button", { name: "Rekey now" }).click();
+    await expect(ada.getByRole("alert").filter({ hasText: "Someone changed" }).textContent()).resolves.toBe("Someone changed this at the same time. Reload and try again.");
+    conflicts = 1;
+    await ada.getByRole("button", { name: "Try the rekey again" }).click();
+    await ada.getByText(/^Rekeyed: key version 3, 2 items re-encrypted, wrapped for 1 members \(after 1 retries: the vault changed meanwhile\)\.$/).waitFor();
+    await ada.unroute("**/api/v1/vaults/*/rekey");
+  });
+
+  test("the server stopped mid-action: the page says so instead of failing silently", async () => {
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("Written while the server is down");
+    await server.stop();
+    await ada.getByRole("button", { name: "Save item" }).click();
+    await expect(ada.getByRole("alert").first().textContent()).resolves.toMatch(/The server cannot be reached. Check your connection and that the service is running, then try again./);
+    expect(cspViolations).toEqual([]);
+  });
+});

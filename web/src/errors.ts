@@ -1,0 +1,44 @@
+/** Every error the service or the SDK can give, as a sentence a person understands. */
+import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../../sdk";
+
+const SECURITY: Record<string, string> = {
+  KEY_CHANGED: "Someone's keys are not the ones you saw before. Do not share with them until you have compared fingerprints with them in person or by phone.",
+  BAD_SIGNATURE: "A signature did not check out, so this was refused: the server may have been tampered with.",
+  TAMPERED: "Some stored data does not decrypt as it should: it may have been altered on the server.",
+  INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
+  ROSTER_BROKEN: "This vault's signed member history does not check out: the server may be misreporting who is in it.",
+  ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",
+  MEMBER_LIST_MISMATCH: "The server's member list does not match the vault's signed member history, so nothing was sent.",
+  WRAP_MISMATCH: "The key the server handed over is not the one the vault's signed history vouches for.",
+};
+
+const API: Record<string, string> = {
+  UNAUTHORIZED: "Your email or password is not right, or your session has ended. Log in again.",
+  NOT_FOUND: "That was not found: it may have been deleted, or you no longer have access to it.",
+  CONFLICT: "Someone changed this at the same time. Reload and try again.",
+  INVITE_NOT_REDEEMABLE: "This invite has expired, was already used, or was revoked. Ask the person who invited you for a new one.",
+  PAYLOAD_TOO_LARGE: "That is too large to store.",
+  UNAVAILABLE: "The service is busy or partly down. Wait a moment and try again.",
+  INTERNAL: "Something went wrong on the server. Try again; if it keeps happening, tell your administrator.",
+  UNREACHABLE: "The server cannot be reached. Check your connection and that the service is running, then try again.",
+  LOCKED: "Your vault is locked. Unlock it with your master password.",
+};
+
+/** A mistake the page itself found (two passwords that differ): its message is already the sentence. */
+export class InputError extends Error {}
+
+export function sentence(err: unknown): string {
+  if (err instanceof InputError) return err.message;
+  if (err instanceof UnlockError) return "That master password is not right.";
+  if (err instanceof WeakPasswordError) return ["That master password is too weak.", ...err.reasons, ...err.suggestions].join(" ");
+  if (err instanceof SecurityError) return `${SECURITY[err.code] ?? "A security check failed."} (${err.message})`;
+  if (err instanceof ApiError) {
+    if (err.code === "RATE_LIMITED") return `Too many attempts. Try again in ${err.retryAfter ?? 60} seconds.`;
+    if (err.code === "INVALID") return `That was not accepted: ${err.message.replace(/\.?$/, ".")}`;
+    if (err.code === "CONFLICT" && err.field === "email") return "An account with this email already exists. Log in instead.";
+    if (err.code === "FORBIDDEN" && /needs an invite/i.test(err.message)) return "This server only lets people register with an invite: ask an administrator for an invite link.";
+    if (err.code === "FORBIDDEN") return `You are not allowed to do that (${err.message.replace(/\.$/, "")}).`;
+    return API[err.code] ?? `The server said: ${err.message}`;
+  }
+  return `Something went wrong: ${(err as Error)?.message ?? String(err)}`;
+}

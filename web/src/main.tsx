@@ -1,0 +1,70 @@
+/**
+ * The web vault: the service's client in the browser, on the project's SDK, so every key is made
+ * and every secret opened here. Served by the gateway itself under `/` (the API stays under
+ * /api/v1); routes live in the URL fragment, so an invite token in a link never reaches a server.
+ */
+import { render } from "preact";
+import { useEffect } from "preact/hooks";
+import "./styles.css";
+import { Login, Register, Unlock } from "./pages/account";
+import { Audit, Invites } from "./pages/admin";
+import { VaultPage, Vaults } from "./pages/vaults";
+import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
+
+function App() {
+  const route = useRoute();
+  const session = useSession();
+  const [page, arg] = route;
+  if (!session.client) {
+    if (page === "invite" && arg) return <Register inviteToken={arg} />;
+    if (page === "register") return <Register />;
+    return <Login />;
+  }
+  if (session.locked) return <Unlock />;
+  return <Shell page={page ?? "vaults"} arg={arg} />;
+}
+
+function Shell({ page, arg }: { page: string; arg?: string }) {
+  const client = currentClient();
+  const admin = client.account.role === "owner" || client.account.role === "admin";
+  useIdleLock();
+  useEffect(() => {
+    if (!["vaults", "vault", "invites", "audit"].includes(page)) go("#/vaults");
+  }, [page]);
+  return (
+    <>
+      <header>
+        <nav aria-label="Main">
+          <a href="#/vaults">Vaults</a>
+          {admin && <a href="#/invites">Invites</a>}
+          {admin && <a href="#/audit">Audit log</a>}
+        </nav>
+        <div class="who">
+          <span>{client.account.email}</span>
+          <button type="button" class="secondary" onClick={lock}>Lock</button>
+          <button type="button" class="secondary" onClick={() => void logout()}>Log out</button>
+        </div>
+      </header>
+      {page === "vault" && arg ? <VaultPage vaultId={arg} /> : page === "invites" && admin ? <Invites /> : page === "audit" && admin ? <Audit /> : <Vaults />}
+    </>
+  );
+}
+
+/** Locks after a while without a key press, click or touch. */
+function useIdleLock(): void {
+  useEffect(() => {
+    let timer = setTimeout(lock, idleLockMs());
+    const reset = () => {
+      clearTimeout(timer);
+      timer = setTimeout(lock, idleLockMs());
+    };
+    const events = ["pointerdown", "keydown", "wheel", "touchstart"] as const;
+    for (const e of events) addEventListener(e, reset, { passive: true });
+    return () => {
+      clearTimeout(timer);
+      for (const e of events) removeEventListener(e, reset);
+    };
+  }, []);
+}
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,99 @@
+/**
+ * The web vault's one session: a `VaultClient` (the project's SDK: every key and ciphertext is
+ * made and opened here, in the browser), whether it is locked, and what the browser keeps between
+ * visits: key pins and seen roster heads (localStorage), never a password, key or token.
+ */
+import { VaultClient, type KeptValues, type PinStore, type RosterHeadStore } from "../../sdk";
+import { useEffect, useState } from "preact/hooks";
+import { deriveInWorker } from "./kdf";
+
+export const API_URL = `${location.origin}/api/v1`;
+
+/** Values kept in the browser's storage under `key`, by id. */
+function stored<T>(key: string): KeptValues<T> {
+  const all = (): Record<string, T> => {
+    try {
+      return JSON.parse(localStorage.getItem(key) ?? "{}") as Record<string, T>;
+    } catch {
+      return {};
+    }
+  };
+  return {
+    get: async (id) => all()[id],
+    set: async (id, value) => localStorage.setItem(key, JSON.stringify({ ...all(), [id]: value })),
+  };
+}
+
+export const pins: PinStore = stored("vault.pins");
+export const rosterHeads: RosterHeadStore = stored("vault.rosterHeads");
+
+/** Seconds, from localStorage (a test or an admin shortens them), else the default. */
+function seconds(key: string, fallback: number): number {
+  const value = Number(localStorage.getItem(key));
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+export const idleLockMs = () => seconds("vault.idleLockSeconds", 300) * 1000;
+export const clipboardClearMs = () => seconds("vault.clipboardClearSeconds", 30) * 1000;
+
+export function newClient(): VaultClient {
+  return new VaultClient({ baseUrl: API_URL, pins, rosterHeads, deriveMasterKey: deriveInWorker });
+}
+
+interface Session {
+  client: VaultClient | null;
+  locked: boolean;
+}
+
+let session: Session = { client: null, locked: false };
+const listeners = new Set<() => void>();
+
+function update(next: Session): void {
+  session = next;
+  for (const listener of listeners) listener();
+}
+
+export function useSession(): Session {
+  const [, rerender] = useState(0);
+  useEffect(() => {
+    const listener = () => rerender((n) => n + 1);
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  }, []);
+  return session;
+}
+
+export const signedIn = (client: VaultClient) => update({ client, locked: false });
+
+/** Forgets the keys and every opened vault key; the login stays, the password opens them again. */
+export function lock(): void {
+  session.client?.lock();
+  if (session.client) update({ client: session.client, locked: true });
+}
+
+export const unlocked = () => update({ ...session, locked: false });
+
+export async function logout(): Promise<void> {
+  const client = session.client;
+  update({ client: null, locked: false });
+  location.hash = "#/login";
+  await client?.logout().catch(() => undefined);
+}
+
+export function currentClient(): VaultClient {
+  if (!session.client) throw new Error("not signed in");
+  return session.client;
+}
+
+/** The hash route: `#/vault/<id>` -> ["vault", "<id>"]. */
+export function useRoute(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const onChange = () => setRoute(read());
+    addEventListener("hashchange", onChange);
+    return () => removeEventListener("hashchange", onChange);
+  }, []);
+  return route;
+}
+
+export const go = (hash: string) => void (location.hash = hash);

@@ -1,0 +1,61 @@
+/** Small pieces every page uses: an action with its busy state and its error as a sentence. */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { sentence } from "./errors";
+
+export interface Action {
+  busy: boolean;
+  error: string | null;
+  /** Runs `task`; its error becomes a sentence on the page (nothing fails silently). */
+  run(task: () => Promise<void>): Promise<void>;
+  clear(): void;
+}
+
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return {
+    busy,
+    error,
+    async run(task) {
+      setBusy(true);
+      setError(null);
+      try {
+        await task();
+      } catch (err) {
+        setError(sentence(err));
+      } finally {
+        setBusy(false);
+      }
+    },
+    clear: () => setError(null),
+  };
+}
+
+export function ErrorNote({ error }: { error: string | null }) {
+  return error ? <p class="error" role="alert">{error}</p> : null;
+}
+
+export function Busy({ label }: { label: string }) {
+  return (
+    <p class="busy" role="status">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function Field(props: { id: string; label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint && <small id={`${props.id}-hint`}>{props.hint}</small>}
+    </div>
+  );
+}
+
+/** Lets the browser paint (a status line) before a long synchronous step such as the KDF. */
+export const nextPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+export const inputValue = (e: Event) => (e.currentTarget as HTMLInputElement).value;

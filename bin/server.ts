@@ -5,13 +5,18 @@
 import "./compile-cache";
 import { loadConfig } from "../lib/config";
 import { startNode } from "../lib/node";
+import { replCommands } from "../lib/repl";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const services = process.env.SERVICES ? process.env.SERVICES.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
   const node = await startNode(config, { services });
   if (node.port !== undefined) node.broker.logger.info(`Listening on http://${config.host}:${node.port}/api/v1 (data in ${config.dataDir})`);
-  if (process.argv.includes("--repl")) await node.broker.repl();
+  if (process.argv.includes("--repl")) {
+    // Moleculer's typings say a command gets string[]; moleculer-repl hands it the parsed arguments.
+    node.broker.options.replOptions = { customCommands: replCommands(node.runtime.store) as never };
+    await node.broker.repl();
+  }
 }
 
 main().catch((err: Error) => {

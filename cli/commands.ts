@@ -1,8 +1,11 @@
 /** Every CLI command: what it takes, what it says, and the SDK calls it makes. */
-import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, type Item, type KdfChoice, type Vault, type VaultClient } from "../sdk";
+import fs from "node:fs";
+import { ApiError, DEFAULT_ARGON2ID, DEFAULT_PBKDF2, describeLink, generatePassword, type Item, type KdfChoice, type PublicKeyBundle, type Vault, type VaultClient } from "../sdk";
+import { readSavedRoster, verifySavedRoster, type SavedRoster } from "./roster";
 import type { Context } from "./context";
-import { EXIT, progressBar, table, UsageError, type Output } from "./output";
-import { readPassword } from "./password";
+import { EXIT, NotFoundError, progressBar, table, UsageError, type Output } from "./output";
+import { confirmOrStop, readPassword } from "./password";
+import { didYouMean } from "./suggest";
 
 export interface OptionSpec {
   type: "string" | "boolean";
@@ -22,6 +25,8 @@ export interface Command {
 }
 
 const ROLE_OPTION: OptionSpec = { type: "string", value: "ROLE", description: "member (default) or admin" };
+/** Destructive commands ask first on a terminal; scripts say --yes. */
+const YES_OPTION: OptionSpec = { type: "boolean", description: "do it without asking (needed when standard input is not a terminal)" };
 
 export const commands: Command[] = [
   {
@@ -132,23 +137,28 @@ export const commands: Command[] = [
   },
   {
     path: ["vault", "delete"], args: ["<vault>"], summary: "Delete a vault with all its items (owner)",
-    async run(ctx, [vaultRef]) {
+    options: { yes: YES_OPTION },
+    async run(ctx, [vaultRef], opts) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
+      await confirmOrStop(`Delete vault "${vault.vaultName}" and all its items, for every member?`, opts.yes === true);
       await client.deleteVault(vault.vaultId);
       return { json: { deleted: vault.vaultId }, text: `Deleted vault "${vault.vaultName}".` };
     },
   },
   {
-    path: ["vault", "members"], args: ["<vault>"], summary: "A vault's members and who wrapped each one's key",
+    path: ["vault", "members"], args: ["<vault>"], summary: "A vault's members and who wrapped each one's key, checked against its signed roster",
     async run(ctx, [vaultRef]) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
-      const [members, org] = await Promise.all([client.members(vault.vaultId), client.orgMembers()]);
+      const [{ members, roster }, org] = await Promise.all([client.verifiedMembers(vault.vaultId), client.orgMembers()]);
       const email = new Map(org.map((m) => [m.userId, m.email]));
       return {
         json: members.map((m) => ({ userId: m.userId, email: email.get(m.userId), role: m.role, senderId: m.senderId })),
-        text: table(["USER", "EMAIL", "ROLE", "WRAPPED BY"], members.map((m) => [m.userId, email.get(m.userId) ?? "", m.role, email.get(m.senderId) ?? m.senderId])),
+        text: [
+          table(["USER", "EMAIL", "ROLE", "WRAPPED BY"], members.map((m) => [m.userId, email.get(m.userId) ?? "", m.role, email.get(m.senderId) ?? m.senderId])),
+          roster ? `Verified against the signed roster (link ${roster.state.seq}).` : "No signed roster: this list is the server's word.",
+        ].join("\n"),
       };
     },
   },
@@ -159,7 +169,7 @@ export const commands: Command[] = [
       const role = parseRole(opts.role);
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
-      const user = await client.findUser(userRef!);
+      const user = await findUser(client, userRef!);
       await client.share(vault.vaultId, user.userId, role);
       const { current } = await client.fingerprint(user.userId);
       return {
@@ -170,16 +180,18 @@ export const commands: Command[] = [
   },
   {
     path: ["vault", "remove"], args: ["<vault>", "<user>"], summary: "Remove a member (or yourself); with --rekey, rekey right after",
-    options: { rekey: { type: "boolean", description: "rekey the vault at once when the server asks for it" } },
+    options: { rekey: { type: "boolean", description: "rekey the vault at once when the server asks for it" }, yes: YES_OPTION },
     async run(ctx, [vaultRef, userRef], opts) {
-      const client = ctx.loggedIn();
+      // Unlocked: on a vault with a signed roster, the removal is a link signed with your key.
+      const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
-      const user = await client.findUser(userRef!);
+      const user = await findUser(client, userRef!);
+      await confirmOrStop(user.userId === client.account.userId ? `Leave vault "${vault.vaultName}"?` : `Remove ${user.email} from vault "${vault.vaultName}"?`, opts.yes === true);
       const result = await client.removeMember(vault.vaultId, user.userId);
       const lines = [`Removed ${user.email} from "${vault.vaultName}".`];
       let rekey;
       if (result.rekeyRequired && opts.rekey) {
-        rekey = await runRekey(ctx, await ctx.unlocked(), vault.vaultId);
+        rekey = await runRekey(ctx, client, vault.vaultId);
         lines.push(`Rekeyed: key version ${rekey.keyVersion}, ${plural(rekey.items, "item")} re-encrypted, wrapped for ${plural(rekey.members, "member")}.`);
       } else if (result.rekeyRequired) {
         lines.push(`Rekey required: ${user.email} still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
@@ -200,8 +212,10 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["verify"], args: ["<vault>"], summary: "Check every member's wrap: signature, signer's role, size, one per member",
+    path: ["verify"], args: ["<vault-or-file>"],
+    summary: "Check a vault: its signed roster and every member's wrap; or, given a file from `roster --save`, that roster offline",
     async run(ctx, [vaultRef]) {
+      if (fs.existsSync(vaultRef!)) return verifyOffline(ctx, vaultRef!);
       const client = await ctx.unlocked();
       const report = await client.verifyVault((await findVault(client, vaultRef!)).vaultId);
       const lines = [`Vault "${report.vaultName}" (${report.vaultType}, key version ${report.keyVersion}): ${report.ok ? "OK" : "PROBLEMS FOUND"}`];
@@ -209,9 +223,64 @@ export const commands: Command[] = [
         const who = `${m.email ?? m.userId} (${m.role})`;
         lines.push(m.ok ? `  ok    ${who}, wrapped by ${nameOf(report, m.senderId)}` : `  FAIL  ${who}: ${m.problems.join("; ")}`);
       }
+      if (report.roster) lines.push(`  ok    signed roster: ${report.roster.seq + 1} links verified, head ${report.roster.head.slice(0, 16)}…`);
       for (const p of report.problems) lines.push(`  FAIL  ${p}`);
       for (const w of report.warnings) lines.push(`  note  ${w}`);
       return { json: report, text: lines.join("\n"), exitCode: report.ok ? EXIT.ok : EXIT.security };
+    },
+  },
+
+  {
+    path: ["roster"], args: ["<vault>"], summary: "A vault's signed roster, verified: who changed its membership and key, when",
+    options: { save: { type: "string", value: "FILE", description: "also save it with the signers' public keys, for `vaultctl verify FILE` offline" } },
+    async run(ctx, [vaultRef], opts) {
+      const client = ctx.loggedIn();
+      const vault = await findVault(client, vaultRef!);
+      const roster = await client.verifiedRoster(vault.vaultId);
+      if (!roster) {
+        return {
+          json: { vaultId: vault.vaultId, signed: false, links: [] },
+          text: `Vault "${vault.vaultName}" has no signed roster: its member list is the server's word. An owner can adopt one: vaultctl vault adopt ${vault.vaultId}`,
+        };
+      }
+      const org = await client.orgMembers();
+      const emails = new Map(org.map((m) => [m.userId, m.email]));
+      const name = (id: string) => emails.get(id) ?? id;
+      if (opts.save) {
+        const ids = new Set(roster.links.flatMap((l) => [l.actorId, ...(l.subjectId ? [l.subjectId] : []), ...(l.members ?? []).map((m) => m.userId)]));
+        const keys: Record<string, PublicKeyBundle> = {};
+        for (const id of ids) {
+          const bundle = org.find((m) => m.userId === id);
+          if (bundle) keys[id] = { userId: id, email: bundle.email, publicKey: bundle.publicKey, signingPublicKey: bundle.signingPublicKey, publicKeySignature: bundle.publicKeySignature };
+        }
+        const saved: SavedRoster = { format: "vault-roster/v1", server: ctx.server, vaultId: vault.vaultId, vaultName: vault.vaultName, links: roster.links, keys };
+        fs.writeFileSync(opts.save, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
+      }
+      const { state } = roster;
+      return {
+        json: {
+          vaultId: vault.vaultId, signed: true, seq: state.seq, head: state.head, keyVersion: state.keyVersion, rekeyRequired: state.rekeyRequired,
+          members: [...state.members].map(([userId, m]) => ({ userId, email: emails.get(userId), role: m.role, key: m.key })), links: roster.links,
+        },
+        text: [
+          `Signed roster of "${vault.vaultName}": ${roster.links.length} links, all verified; head ${state.head.slice(0, 16)}… (seq ${state.seq}), key version ${state.keyVersion}`,
+          table(["SEQ", "AT", "BY", "CHANGE"], roster.links.map((l) => [String(l.seq), l.at, name(l.actorId), describeLink(l, name)])),
+          `Members: ${[...state.members].map(([id, m]) => `${name(id)} (${m.role})`).join(", ")}${state.rekeyRequired ? "\nRekey required: a member was removed since the last rekey." : ""}`,
+          ...(opts.save ? [`Saved to ${opts.save}.`] : []),
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["vault", "adopt"], args: ["<vault>"], summary: "Give a vault made without one a signed roster (owner): you vouch for its current, verified members",
+    async run(ctx, [vaultRef]) {
+      const client = await ctx.unlocked();
+      const vault = await findVault(client, vaultRef!);
+      const roster = await client.adoptRoster(vault.vaultId);
+      return {
+        json: { vaultId: vault.vaultId, seq: roster.state.seq, head: roster.state.head, members: roster.state.members.size },
+        text: `Vault "${vault.vaultName}" has a signed roster now (${roster.state.members.size} members); from here on every membership change and rekey is a signed link.`,
+      };
     },
   },
 
@@ -232,6 +301,7 @@ export const commands: Command[] = [
     options: {
       field: { type: "string", multiple: true, value: "KEY=VALUE", description: "a field, e.g. username=ana (repeatable)" },
       generate: { type: "boolean", description: "add a random 24-character `password` field" },
+      show: { type: "boolean", description: "with --generate: print the generated password" },
     },
     async run(ctx, [vaultRef, name], opts) {
       const client = await ctx.unlocked();
@@ -239,7 +309,11 @@ export const commands: Command[] = [
       const fields = parseFields(opts.field);
       if (opts.generate) fields.password = generatePassword(24);
       const item = await client.addItem(vault.vaultId, { name: name!, fields });
-      return { json: itemView(item), text: `Added "${item.name}" to "${vault.vaultName}": ${item.itemId}` };
+      const lines = [`Added "${item.name}" to "${vault.vaultName}": ${item.itemId}`];
+      if (opts.generate && opts.show) lines.push(`Generated password: ${fields.password}`);
+      else if (opts.generate) lines.push(`Generated a 24-character password (not shown; --show prints it, or: vaultctl item get ${vault.vaultId} ${item.itemId} --field password).`);
+      const json = { ...itemView(item), ...(opts.generate ? { generated: "password", ...(opts.show ? { password: fields.password } : {}) } : {}) };
+      return { json, text: lines.join("\n") };
     },
   },
   {
@@ -278,10 +352,13 @@ export const commands: Command[] = [
   },
   {
     path: ["item", "delete"], args: ["<vault>", "<item>"], summary: "Delete an item",
-    async run(ctx, [vaultRef, itemRef]) {
+    options: { yes: YES_OPTION },
+    async run(ctx, [vaultRef, itemRef], opts) {
       const client = await ctx.unlocked();
-      const vaultId = (await findVault(client, vaultRef!)).vaultId;
+      const vault = await findVault(client, vaultRef!);
+      const vaultId = vault.vaultId;
       const item = await findItem(client, vaultId, itemRef!);
+      await confirmOrStop(`Delete item "${item.name}" from vault "${vault.vaultName}"?`, opts.yes === true);
       await client.deleteItem(vaultId, item.itemId);
       return { json: { deleted: item.itemId }, text: `Deleted "${item.name}".` };
     },
@@ -308,7 +385,9 @@ export const commands: Command[] = [
   },
   {
     path: ["invite", "revoke"], args: ["<inviteId>"], summary: "Revoke a pending invite",
-    async run(ctx, [inviteId]) {
+    options: { yes: YES_OPTION },
+    async run(ctx, [inviteId], opts) {
+      await confirmOrStop(`Revoke invite ${inviteId}? Its link stops working.`, opts.yes === true);
       await ctx.loggedIn().revokeInvite(inviteId!);
       return { json: { revoked: inviteId }, text: `Revoked invite ${inviteId}.` };
     },
@@ -317,7 +396,7 @@ export const commands: Command[] = [
     path: ["invite", "check"], args: ["<token>"], summary: "What an invite token is for (no login needed; does not use it up)",
     async run(ctx, [token]) {
       const invite = await ctx.anonymous().redeemInvite(token!);
-      return { json: invite, text: `Invite for ${invite.email} as ${invite.role} of organization ${invite.orgId}${invite.expiresAt ? `, valid until ${invite.expiresAt}` : ""}.` };
+      return { json: invite, text: `Invite for ${invite.email} as ${invite.role} of ${invite.orgName ? `"${invite.orgName}" (organization ${invite.orgId})` : `organization ${invite.orgId}`}${invite.expiresAt ? `, valid until ${invite.expiresAt}` : ""}.` };
     },
   },
 
@@ -326,7 +405,7 @@ export const commands: Command[] = [
     path: ["keys"], args: ["<user?>"], summary: "A user's key fingerprint (yours by default), to compare out of band",
     async run(ctx, [userRef]) {
       const client = ctx.loggedIn();
-      const user = userRef ? await client.findUser(userRef) : { userId: client.account.userId, email: client.account.email };
+      const user = userRef ? await findUser(client, userRef) : { userId: client.account.userId, email: client.account.email };
       const { current, pinned } = await client.fingerprint(user.userId);
       const status = pinned === undefined ? "not pinned yet" : pinned === current ? "matches the pinned key" : `CHANGED: pinned ${pinned}`;
       return { json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null }, text: `${user.email}\n  ${current}\n  ${status}` };
@@ -336,7 +415,7 @@ export const commands: Command[] = [
     path: ["trust"], args: ["<user>", "<fingerprint>"], summary: "Accept a user's changed keys after checking the new fingerprint with them",
     async run(ctx, [userRef, fingerprint]) {
       const client = ctx.loggedIn();
-      const user = await client.findUser(userRef!);
+      const user = await findUser(client, userRef!);
       const normalized = fingerprint!.replace(/\s+/g, "").toLowerCase().match(/.{1,4}/g)?.join(" ") ?? "";
       await client.trustUser(user.userId, normalized);
       return { json: { userId: user.userId, fingerprint: normalized }, text: `Pinned ${user.email}: ${normalized}` };
@@ -382,18 +461,15 @@ function parseFields(pairs: string[] | undefined): Record<string, string> {
   return fields;
 }
 
-const PASSWORD_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789-_.!@#%+=";
-
-/** Uniform over the alphabet: bytes at or above the largest multiple of its size are drawn again. */
-function generatePassword(length: number): string {
-  const limit = 256 - (256 % PASSWORD_ALPHABET.length);
-  let out = "";
-  while (out.length < length) {
-    for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (byte < limit && out.length < length) out += PASSWORD_ALPHABET[byte % PASSWORD_ALPHABET.length];
-    }
+/** A user of your organization by email or id; not found names the closest email. */
+async function findUser(client: VaultClient, ref: string): Promise<{ userId: string; email: string }> {
+  try {
+    return await client.findUser(ref);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+    const emails = (await client.orgMembers()).map((m) => m.email);
+    throw new NotFoundError(`no user ${ref} in your organization${didYouMean(ref.trim().toLowerCase(), emails)}`);
   }
-  return out;
 }
 
 /** A vault by id, or by its exact name when that is unique among the caller's vaults. */
@@ -404,7 +480,7 @@ async function findVault(client: VaultClient, ref: string): Promise<Vault> {
   const byName = vaults.filter((v) => v.vaultName === ref);
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) usage(`${byName.length} vaults are named "${ref}": use an id (${byName.map((v) => v.vaultId).join(", ")})`);
-  return usage(`no vault "${ref}" among yours (\`vaultctl vault list\` shows them)`);
+  throw new NotFoundError(`no vault "${ref}" among yours${didYouMean(ref, vaults.map((v) => v.vaultName))} (\`vaultctl vault list\` shows them)`);
 }
 
 async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {
@@ -414,11 +490,25 @@ async function findItem(client: VaultClient, vaultId: string, ref: string): Prom
   const byName = items.filter((i) => i.name === ref);
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) usage(`${byName.length} items are named "${ref}": use an id (${byName.map((i) => i.itemId).join(", ")})`);
-  return usage(`no item "${ref}" in this vault`);
+  throw new NotFoundError(`no item "${ref}" in this vault${didYouMean(ref, items.map((i) => i.name))}`);
 }
 
 function nameOf(report: { members: Array<{ userId: string; email?: string }> }, userId: string): string {
   return report.members.find((m) => m.userId === userId)?.email ?? userId;
+}
+
+/** `vaultctl verify FILE`: a saved roster checked with no server, against this machine's pins and seen heads. */
+async function verifyOffline(ctx: Context, file: string): Promise<Output> {
+  const saved = readSavedRoster(file);
+  const state = await verifySavedRoster(saved, ctx.state.pins(saved.server), ctx.state.rosterHeads(saved.server));
+  const name = (id: string) => saved.keys[id]?.email ?? id;
+  const members = state ? [...state.members].map(([userId, m]) => ({ userId, email: saved.keys[userId]?.email, role: m.role })) : [];
+  return {
+    json: { ok: true, vaultId: saved.vaultId, seq: state?.seq ?? null, head: state?.head ?? null, members },
+    text: state
+      ? `Saved roster of "${saved.vaultName}": OK, ${saved.links.length} links verified offline; members ${members.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`
+      : `Saved roster of "${saved.vaultName}" is empty.`,
+  };
 }
 
 async function runRekey(ctx: Context, client: VaultClient, vaultId: string) {

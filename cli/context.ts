@@ -25,7 +25,9 @@ export class Context {
 
   /** A client with no login: for register, login and invite checks. */
   anonymous(): VaultClient {
-    return new VaultClient({ baseUrl: this.server, pins: this.state.pins(this.server), onTokens: (t) => this.state.saveTokens(t) });
+    return new VaultClient({
+      baseUrl: this.server, pins: this.state.pins(this.server), rosterHeads: this.state.rosterHeads(this.server), onTokens: (t) => this.state.saveTokens(t),
+    });
   }
 
   /** The saved login, tokens refreshed (and saved) as needed; keys still locked. */
@@ -37,7 +39,7 @@ export class Context {
     }
     return new VaultClient({
       baseUrl: login.server, account: login.account, tokens: login.tokens,
-      pins: this.state.pins(login.server), onTokens: (t) => this.state.saveTokens(t),
+      pins: this.state.pins(login.server), rosterHeads: this.state.rosterHeads(login.server), onTokens: (t) => this.state.saveTokens(t),
     });
   }
 

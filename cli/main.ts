@@ -4,11 +4,14 @@
  * encrypted, wrapped and signed here; the server sees ciphertext. `vaultctl --help` lists the
  * commands, `vaultctl <command> --help` explains one.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { commands, type Command, type OptionSpec } from "./commands";
 import { Context, DEFAULT_SERVER } from "./context";
 import { EXIT, printOutput, reportError, UsageError } from "./output";
 import { CliState, cliHome } from "./state";
+import { didYouMean } from "./suggest";
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   server: { type: "string", value: "URL", description: `the service's base URL (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})` },
@@ -18,18 +21,36 @@ const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   session: { type: "string", value: "VALUE", description: "a session value from `vaultctl unlock` (env VAULT_SESSION)" },
   progress: { type: "boolean", description: "show progress on stderr even when it is not a terminal" },
   help: { type: "boolean", description: "show help" },
+  version: { type: "boolean", description: "show vaultctl's version" },
 };
+
+/** `vaultctl 0.1.0 (node v24.x)`: the version of the package this file belongs to. */
+function version(): string {
+  for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (fs.existsSync(file)) return `vaultctl ${JSON.parse(fs.readFileSync(file, "utf8")).version} (node ${process.version})\n`;
+  }
+  return `vaultctl (node ${process.version})\n`;
+}
 
 async function main(argv: string[]): Promise<number> {
   const jsonWanted = argv.includes("--json");
   try {
     const { command, rest } = findCommand(argv);
     if (!command) {
+      if (argv.includes("--version") || argv.includes("-V") || rest[0] === "version") {
+        process.stdout.write(version());
+        return EXIT.ok;
+      }
       if (rest.length === 0 || argv.includes("--help") || argv.includes("-h") || rest[0] === "help") {
         process.stdout.write(overview());
         return EXIT.ok;
       }
-      throw new UsageError(`unknown command: ${rest.join(" ")} (see vaultctl --help)`);
+      // A mistyped first word ("rekee"), or a known group with a mistyped second ("vault lst").
+      const group = commands.filter((c) => c.path.length > 1 && c.path[0] === rest[0]);
+      const spelled = group.length > 0 ? rest.slice(0, 2).join(" ") : rest[0]!;
+      const known = group.length > 0 ? group.map((c) => c.path.join(" ")) : [...new Set(commands.map((c) => c.path[0]!))];
+      throw new UsageError(`unknown command: ${spelled}${didYouMean(spelled, known, (s) => `vaultctl ${s}`)} (vaultctl --help lists them)`);
     }
     const options = { ...GLOBAL_OPTIONS, ...command.options };
     const { values, positionals } = parseArgs({
@@ -40,6 +61,10 @@ async function main(argv: string[]): Promise<number> {
     });
     if (values.help) {
       process.stdout.write(commandHelp(command));
+      return EXIT.ok;
+    }
+    if (values.version) {
+      process.stdout.write(version());
       return EXIT.ok;
     }
     const required = command.args.filter((a) => !a.endsWith("?>")).length;
@@ -59,9 +84,23 @@ async function main(argv: string[]): Promise<number> {
     return out.exitCode ?? EXIT.ok;
   } catch (err) {
     // parseArgs reports unknown options and missing values as TypeErrors with a code.
-    const usageError = (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? new UsageError((err as Error).message) : err;
+    const usageError = (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") ? optionError(err as Error, argv) : err;
     return reportError(usageError, jsonWanted);
   }
+}
+
+/** parseArgs's own message, in vaultctl's words, with the closest known option. */
+function optionError(err: Error, argv: string[]): UsageError {
+  const { command } = findCommand(argv);
+  const where = command ? `vaultctl ${command.path.join(" ")}` : "vaultctl";
+  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(err.message)?.[1];
+  if (unknown) {
+    const names = Object.keys({ ...GLOBAL_OPTIONS, ...command?.options }).map((n) => `--${n}`);
+    return new UsageError(`unknown option ${unknown} for ${where}${didYouMean(unknown, names, (s) => s)} (${where} --help lists them)`);
+  }
+  const missing = /Option '(-{1,2}[^ ']+)[^']*' argument missing/.exec(err.message)?.[1];
+  if (missing) return new UsageError(`${missing} needs a value (${where} --help)`);
+  return new UsageError(`${err.message} (${where} --help)`);
 }
 
 /**

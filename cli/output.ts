@@ -1,5 +1,5 @@
 /** How the CLI answers: text for people, `--json` for scripts, and exit codes both can rely on. */
-import { ApiError, SecurityError, UnlockError, type RekeyProgress } from "../sdk";
+import { ApiError, SecurityError, UnlockError, WeakPasswordError, type RekeyProgress } from "../sdk";
 
 export const EXIT = {
   ok: 0,
@@ -13,6 +13,16 @@ export const EXIT = {
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
+}
+
+/** Something the command line named does not exist (a vault, an item): like the server's 404, exit 1. */
+export class NotFoundError extends Error {
+  override readonly name = "NotFoundError";
+}
+
+/** The person answered no to "are you sure?": nothing was done, exit 1. */
+export class CancelledError extends Error {
+  override readonly name = "CancelledError";
 }
 
 /** What a command produced: `json` for `--json`, `text` for a person. */
@@ -37,10 +47,16 @@ export function reportError(err: unknown, json: boolean): number {
 
 function describe(err: unknown): { code: string; message: string; field?: string; exit: number } {
   if (err instanceof UsageError) return { code: "USAGE", message: err.message, exit: EXIT.usage };
+  if (err instanceof NotFoundError) return { code: "NOT_FOUND", message: err.message, exit: EXIT.error };
+  if (err instanceof CancelledError) return { code: "CANCELLED", message: err.message, exit: EXIT.error };
+  if (err instanceof WeakPasswordError) return { code: err.code, message: err.message, exit: EXIT.error };
   if (err instanceof SecurityError) return { code: err.code, message: err.message, exit: EXIT.security };
   if (err instanceof UnlockError) return { code: err.code, message: err.message, exit: EXIT.error };
   if (err instanceof ApiError) {
     const hint = err.status === 429 && err.retryAfter ? ` (retry in ${err.retryAfter} s)` : "";
+    if (err.code === "UNREACHABLE") {
+      return { code: err.code, message: `${err.message}; check the server's address: --server or VAULT_SERVER`, exit: EXIT.error };
+    }
     return { code: err.code, message: err.message + hint, field: err.field, exit: EXIT.error };
   }
   return { code: "ERROR", message: (err as Error)?.message ?? String(err), exit: EXIT.error };

@@ -4,7 +4,8 @@
  * It is used to derive keys and then dropped; nothing writes it anywhere.
  */
 import fs from "node:fs";
-import { UsageError } from "./output";
+import { createInterface } from "node:readline/promises";
+import { CancelledError, UsageError } from "./output";
 
 export interface PasswordSources {
   passwordFile?: string;
@@ -68,4 +69,20 @@ function promptHidden(prompt: string): Promise<string> {
     };
     stdin.on("data", onData);
   });
+}
+
+/**
+ * "Are you sure?" before a change others rely on. On a terminal it asks (y/N); elsewhere nobody
+ * can answer, so a script must say `--yes`.
+ */
+export async function confirmOrStop(question: string, yes: boolean): Promise<void> {
+  if (yes) return;
+  if (!process.stdin.isTTY) throw new UsageError(`${question.replace(/\?$/, "")}: standard input is not a terminal, so vaultctl cannot ask; add --yes`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CancelledError("cancelled: nothing was changed");
+  } finally {
+    rl.close();
+  }
 }

@@ -4,13 +4,14 @@
  * - `login.json`: the server, the account (public keys, KDF parameters, private keys still
  *   sealed under the stretched key) and the token pair;
  * - `pins.json`: the key fingerprints pinned on first use, per server;
+ * - `heads.json`: the highest signed-roster head seen per vault, per server;
  * - `unlocked.json`: after `unlock`, the stretched key sealed under a random session key that
  *   exists only in the printed `VAULT_SESSION` value. The password is never written anywhere.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Account, PinStore, Tokens } from "../sdk";
+import type { Account, KeptValues, PinStore, RosterHeadStore, Tokens } from "../sdk";
 
 export interface SavedLogin {
   server: string;
@@ -87,15 +88,25 @@ export class CliState {
     this.remove("unlocked.json");
   }
 
+  /** Roster heads seen on one server: a server that later shows an older or different chain is refused. */
+  rosterHeads(server: string): RosterHeadStore {
+    return this.perServer("heads.json", server);
+  }
+
   /** Pins of one server: user ids are only unique per server. */
   pins(server: string): PinStore {
-    const all = () => this.read<Record<string, Record<string, string>>>("pins.json") ?? {};
+    return this.perServer("pins.json", server);
+  }
+
+  /** Values kept in `file` under each server's address (ids are only unique per server). */
+  private perServer<T>(file: string, server: string): KeptValues<T> {
+    const all = () => this.read<Record<string, Record<string, T>>>(file) ?? {};
     return {
-      get: async (userId) => all()[server]?.[userId],
-      set: async (userId, fingerprint) => {
-        const pins = all();
-        pins[server] = { ...pins[server], [userId]: fingerprint };
-        this.write("pins.json", pins);
+      get: async (id) => all()[server]?.[id],
+      set: async (id, value) => {
+        const values = all();
+        values[server] = { ...values[server], [id]: value };
+        this.write(file, values);
       },
     };
   }

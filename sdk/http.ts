@@ -103,7 +103,7 @@ export class Transport {
     try {
       return await this.fetchImpl(url, { method, headers, body });
     } catch (err) {
-      throw new ApiError(0, "UNREACHABLE", `cannot reach ${this.baseUrl}: ${(err as Error).message}`);
+      throw new ApiError(0, "UNREACHABLE", `cannot reach ${this.baseUrl}: ${fetchFailure(err)}`);
     }
   }
 
@@ -126,6 +126,31 @@ export class Transport {
       retryAfter ? Number(retryAfter) : undefined,
     );
   }
+}
+
+/** Why a request never got an answer, from the cause Node's fetch attaches (a browser gives none). */
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: "connection refused (nothing listens there: is the service running, on that port?)",
+  ENOTFOUND: "host not found (DNS has no such name)",
+  EAI_AGAIN: "the DNS lookup failed (try again, or check the name)",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  CERT_HAS_EXPIRED: "TLS: the server's certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "TLS: the server's certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "TLS: the server's certificate chain is self-signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TLS: the server's certificate cannot be verified",
+  ERR_TLS_CERT_ALTNAME_INVALID: "TLS: the server's certificate is for another name",
+};
+
+function fetchFailure(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown; errors?: Array<{ code?: unknown }> } })?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  const message = typeof cause?.message === "string" && cause.message ? cause.message : undefined;
+  if (typeof code === "string") return CAUSES[code] ?? `${message ?? "failed"} (${code})`;
+  return message ?? (err as Error)?.message ?? String(err);
 }
 
 /** True when the JWT's `exp` is near (an unreadable token is left to the server to judge). */

@@ -87,7 +87,9 @@ export function invitesService({ store, config, counters, inviteTokens, events }
           const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, timestamp())) throw notRedeemable();
-          return { orgId: invite.orgId, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
+          // The organization's name too, so the invitee sees whom they are joining.
+          const org = await store.getOrg(invite.orgId);
+          return { orgId: invite.orgId, orgName: org?.name, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
         },
       },
     },

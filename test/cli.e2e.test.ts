@@ -96,14 +96,14 @@ describe("vaultctl", () => {
 
   test("the walkthrough: register, invite, unlock, share, items, remove, rekey, verify", async () => {
     // Alice is the server's first user: her own organization. The password comes on stdin.
-    const reg = await ok("alice", ["register", "alice@example.test", "--org-name", "Acme", "--json"], { input: "alice-pw\n" });
+    const reg = await ok("alice", ["register", "alice@example.test", "--org-name", "Acme", "--json"], { input: "ivory tiger mango 42\n" });
     expect(reg.json).toMatchObject({ email: "alice@example.test", role: "owner" });
 
     // Login state is the owner's only, and holds neither the password nor any key in the clear.
     expect(fs.statSync(homes.alice).mode & 0o777).toBe(0o700);
     for (const f of fs.readdirSync(homes.alice)) {
       expect(fs.statSync(path.join(homes.alice, f)).mode & 0o777).toBe(0o600);
-      expect(fs.readFileSync(path.join(homes.alice, f), "utf8")).not.toContain("alice-pw");
+      expect(fs.readFileSync(path.join(homes.alice, f), "utf8")).not.toContain("ivory tiger mango 42");
     }
 
     const bobInvite = (await ok("alice", ["invite", "create", "bob@example.test", "--json"])).json;
@@ -114,9 +114,9 @@ describe("vaultctl", () => {
     expect((await ok(undefined, ["invite", "check", bobInvite.token])).stdout).toContain("Invite for bob@example.test as member");
 
     const pwFile = path.join(homes.bob, "..", `bob-pw-${process.pid}`);
-    fs.writeFileSync(pwFile, "bob-pw\n", { mode: 0o600 });
+    fs.writeFileSync(pwFile, "lunar kettle orbit 17\n", { mode: 0o600 });
     await ok("bob", ["register", "bob@example.test", "--invite", bobInvite.token, "--password-file", pwFile]);
-    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], { env: { CAROL_PW: "carol-pw" } });
+    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], { env: { CAROL_PW: "cobalt ferry wander 8" } });
     // A used token is refused, readably.
     const reused = await vaultctl(undefined, ["invite", "check", bobInvite.token, "--json"]);
     expect(reused.code).toBe(1);
@@ -124,9 +124,9 @@ describe("vaultctl", () => {
 
     // unlock checks the password once and prints a session value; a wrong one exits 1.
     expect((await vaultctl("alice", ["unlock"], { input: "wrong\n" })).code).toBe(1);
-    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "alice-pw\n" })).stdout.trim();
+    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
     sessions.bob = (await ok("bob", ["unlock", "--raw", "--password-file", pwFile])).stdout.trim();
-    sessions.carol = (await ok("carol", ["unlock", "--json"], { input: "carol-pw\n" })).json.session;
+    sessions.carol = (await ok("carol", ["unlock", "--json"], { input: "cobalt ferry wander 8\n" })).json.session;
     expect(sessions.alice).toMatch(/^[A-Za-z0-9+/]{43}=$/);
 
     const vault = (await ok("alice", ["vault", "create", "Team", "--json"])).json;
@@ -140,11 +140,13 @@ describe("vaultctl", () => {
     await ok("alice", ["item", "edit", "Team", "Wifi", "--field", "password=rotated", "--remove-field", "ssid"]);
     expect((await ok("bob", ["item", "get", "Team", "Wifi", "--json"])).json).toMatchObject({ name: "Wifi", fields: { password: "rotated" }, revision: 2 });
     expect((await ok("carol", ["item", "list", "Team", "--json"])).json.map((i: any) => i.name)).toEqual(["GitHub", "Wifi"]);
-    expect((await ok("alice", ["vault", "members", "Team"])).stdout).toMatch(/bob@example\.test\s+member\s+alice@example\.test/);
+    const members = (await ok("alice", ["vault", "members", "Team"])).stdout;
+    expect(members).toMatch(/bob@example\.test\s+member\s+alice@example\.test/);
+    expect(members).toContain("Verified against the signed roster (link 2).");
     expect((await ok("bob", ["verify", "Team"])).stdout).toContain(`Vault "Team" (shared, key version 1): OK`);
 
     // Bob leaves the team: the server asks for a rekey, carol (admin) does it.
-    const removed = await ok("alice", ["vault", "remove", "Team", "bob@example.test"]);
+    const removed = await ok("alice", ["vault", "remove", "Team", "bob@example.test", "--yes"]);
     expect(removed.stdout).toContain(`Rekey required: bob@example.test still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
     const verifyBefore = await ok("alice", ["verify", "Team", "--json"]);
     expect(verifyBefore.json.warnings.join()).toMatch(/not been rekeyed/);
@@ -163,6 +165,32 @@ describe("vaultctl", () => {
     expect(gone.code).not.toBe(0);
     expect((await ok("bob", ["vault", "list", "--json"])).json).toEqual([]);
     fs.rmSync(pwFile);
+  });
+
+  test("roster: the vault's signed history, readable; saved, it verifies offline, and a changed or cut copy exits 3", async () => {
+    const shown = await ok("carol", ["roster", "Team"]);
+    expect(shown.stdout).toMatch(/Signed roster of "Team": 5 links, all verified/);
+    for (const line of [/0\s+\S+\s+alice@example\.test\s+created the shared vault, as its owner/, /bob@example\.test\s+as member/, /removed bob@example\.test/,
+      /carol@example\.test\s+rekeyed: key version 2, wrapped for 2 members/, /Members: alice@example\.test \(owner\), carol@example\.test \(admin\)/]) {
+      expect(shown.stdout).toMatch(line);
+    }
+    const file = path.join(homes.alice, "team-roster.json");
+    expect((await ok("alice", ["roster", "Team", "--save", file, "--json"])).json).toMatchObject({ signed: true, seq: 4, keyVersion: 2 });
+
+    // Offline: no server to ask (an unreachable address), the file and this machine's pins only.
+    const offline = { env: { VAULT_SERVER: "http://127.0.0.1:1/api/v1" } };
+    expect((await ok("alice", ["verify", file], offline)).stdout).toContain(`Saved roster of "Team": OK, 5 links verified offline; members alice@example.test (owner), carol@example.test (admin)`);
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    const changed = path.join(homes.alice, "changed.json");
+    fs.writeFileSync(changed, JSON.stringify({ ...saved, links: saved.links.map((l: any) => (l.seq === 1 ? { ...l, role: "admin" } : l)) }));
+    const forged = await vaultctl("alice", ["verify", changed, "--json"], offline);
+    expect([forged.code, JSON.parse(forged.stderr).error.code]).toEqual([3, "BAD_SIGNATURE"]);
+    // Cut before the removal: alice's machine saw link 4.
+    fs.writeFileSync(changed, JSON.stringify({ ...saved, links: saved.links.slice(0, 3) }));
+    const cut = await vaultctl("alice", ["verify", changed, "--json"], offline);
+    expect([cut.code, JSON.parse(cut.stderr).error.code]).toEqual([3, "ROSTER_ROLLBACK"]);
+    fs.rmSync(changed);
+    fs.rmSync(file);
   });
 
   test("a changed key is refused (exit 3) until the new fingerprint is trusted", async () => {
@@ -191,7 +219,7 @@ describe("vaultctl", () => {
   test("a large vault: rekey reports progress by tenths and every item opens after", async () => {
     // 300 items added through the SDK (the same code the binary runs), then one rekey through the binary.
     const sdk = new VaultClient({ baseUrl: server.url });
-    await sdk.login("carol@example.test", "carol-pw");
+    await sdk.login("carol@example.test", "cobalt ferry wander 8");
     const vault = await sdk.createVault("Big", "shared");
     for (let i = 0; i < 300; i++) await sdk.addItem(vault.vaultId, { name: `entry ${i}`, fields: { password: `pw-${i}` } });
     const run = await ok("carol", ["rekey", "Big", "--progress"]);
@@ -228,16 +256,16 @@ describe("vaultctl", () => {
     expect((await ok("alice", ["vault", "rename", vault.vaultId, "Renamed", "--json"])).json.vaultName).toBe("Renamed");
 
     const item = (await ok("carol", ["item", "add", "Renamed", "temp", "--json"])).json;
-    expect((await ok("alice", ["item", "delete", "Renamed", "temp"])).stdout).toContain(`Deleted "temp".`);
+    expect((await ok("alice", ["item", "delete", "Renamed", "temp", "--yes"])).stdout).toContain(`Deleted "temp".`);
     const missing = await vaultctl("alice", ["item", "get", "Renamed", item.itemId]);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`no item "${item.itemId}"`);
 
-    await ok("alice", ["vault", "delete", "Renamed"]);
+    await ok("alice", ["vault", "delete", "Renamed", "--yes"]);
     expect((await ok("carol", ["vault", "list", "--json"])).json.map((v: any) => v.vaultName)).not.toContain("Renamed");
 
     const invite = (await ok("alice", ["invite", "create", "dora@example.test", "--json"])).json;
-    expect((await ok("alice", ["invite", "revoke", invite.inviteId])).stdout).toContain(`Revoked invite ${invite.inviteId}.`);
+    expect((await ok("alice", ["invite", "revoke", invite.inviteId, "--yes"])).stdout).toContain(`Revoked invite ${invite.inviteId}.`);
     expect((await ok("alice", ["invite", "list", "--json"])).json.map((i: any) => i.id)).not.toContain(invite.inviteId);
     const revoked = await vaultctl(undefined, ["register", "dora@example.test", "--invite", invite.token, "--json"], { input: "dora-pw\n" });
     expect(revoked.code).toBe(1);
@@ -248,7 +276,7 @@ describe("vaultctl", () => {
     await ok("alice", ["lock"]);
     const run = await vaultctl("alice", ["item", "list", "Team"], { input: "" });
     expect(run.code).not.toBe(0);
-    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "alice-pw\n" })).stdout.trim();
+    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
     await ok("alice", ["item", "list", "Team"]);
   });
 });

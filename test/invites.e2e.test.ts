@@ -30,7 +30,8 @@ describe("invites", () => {
 
     const redeemed = await api.post("/invites/redeem", { body: { token: res.body.token } });
     expect(redeemed.status).toBe(200);
-    expect(redeemed.body).toMatchObject({ orgId: owner.orgId, email: email.toLowerCase(), role: "member" });
+    expect(redeemed.body).toEqual({ orgId: owner.orgId, orgName: expect.any(String), email: email.toLowerCase(), role: "member", expiresAt: expect.any(String) });
+    expect(redeemed.body.orgName).toBe((await api.get(`/orgs/${owner.orgId}`, { token: owner.token })).body.name);
     // Redeeming only checks: it can be repeated until registration consumes the invite.
     expect((await api.post("/invites/redeem", { body: { token: res.body.token } })).status).toBe(200);
 

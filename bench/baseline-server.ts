@@ -12,7 +12,7 @@ import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { brokerOptions } from "../moleculer.config";
 import { loadConfig } from "../lib/config";
 import { AccessTokens } from "../lib/auth/access-tokens";
-import { loadOrCreateSecret } from "../lib/auth/secrets";
+import { signingKeys } from "../lib/auth/secrets";
 import { gatewayMixin } from "../mixins/gateway.mixin";
 
 async function main(): Promise<void> {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const role = process.env.BENCH_ROLE ?? "both";
   const read: unknown = JSON.parse(process.env.BENCH_CONSTANT ?? "{}");
   const write: unknown = JSON.parse(process.env.BENCH_CONSTANT_WRITE ?? "{}");
-  const tokens = new AccessTokens(loadOrCreateSecret(config.jwtSecret, config.dataDir), config.accessTokenTtlSec);
+  const tokens = new AccessTokens(signingKeys(config), config.accessTokenTtlSec);
   const broker = new ServiceBroker(brokerOptions(config, { nodeID: `baseline-${role}-${os.hostname()}-${process.pid}` }));
   if (role !== "constant") {
     broker.createService({

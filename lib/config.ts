@@ -27,6 +27,10 @@ export interface Config {
   refreshTokenTtlMs: number;
   /** HS256 secret for access tokens (`JWT_SECRET`, base64, >= 32 bytes). Generated under DATA_DIR when unset. */
   jwtSecret: string | undefined;
+  /** The key JWT_SECRET replaced (`JWT_PREVIOUS_SECRET`, base64): its tokens are accepted until `jwtPreviousSecretUntilMs`. */
+  jwtPreviousSecret: string | undefined;
+  /** When the previous key stops being accepted (`JWT_PREVIOUS_SECRET_UNTIL`, an ISO 8601 time; required with it). */
+  jwtPreviousSecretUntilMs: number | undefined;
   /** Failed logins for one email allowed in the window before 429 (`LOGIN_MAX_FAILURES`). */
   loginMaxFailures: number;
   /** Window of the failed-login counter, ms (`LOGIN_FAILURE_WINDOW`, e.g. `15m`). */
@@ -126,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtlSec: Math.floor(duration(env, "ACCESS_TOKEN_TTL", "15m") / 1000),
     refreshTokenTtlMs: duration(env, "REFRESH_TOKEN_TTL", "30d"),
     jwtSecret: env.JWT_SECRET || undefined,
+    ...previousSigningKey(env),
     loginMaxFailures: int(env, "LOGIN_MAX_FAILURES", 10, 1),
     loginFailureWindowMs: duration(env, "LOGIN_FAILURE_WINDOW", "15m"),
     redeemRateLimit: int(env, "REDEEM_RATE_LIMIT", 60, 1),
@@ -158,6 +163,18 @@ function projectRoot(): string {
     if (fs.existsSync(path.join(dir, "package.json"))) return dir;
     if (path.dirname(dir) === dir) return process.cwd();
   }
+}
+
+/** The key a rotation replaced, and until when its tokens are accepted: both or neither. */
+function previousSigningKey(env: Env): Pick<Config, "jwtPreviousSecret" | "jwtPreviousSecretUntilMs"> {
+  const secret = env.JWT_PREVIOUS_SECRET || undefined;
+  const until = env.JWT_PREVIOUS_SECRET_UNTIL || undefined;
+  if (!secret && !until) return { jwtPreviousSecret: undefined, jwtPreviousSecretUntilMs: undefined };
+  if (!secret || !until) throw new Error("Settings JWT_PREVIOUS_SECRET and JWT_PREVIOUS_SECRET_UNTIL go together: the key a rotation replaced, and until when its tokens are accepted");
+  if (!env.JWT_SECRET) throw new Error("Setting JWT_PREVIOUS_SECRET needs JWT_SECRET, the key that replaced it");
+  const untilMs = /^\d{4}-\d{2}-\d{2}T/.test(until) ? Date.parse(until) : NaN;
+  if (!Number.isFinite(untilMs)) throw new Error(`Setting JWT_PREVIOUS_SECRET_UNTIL must be an ISO 8601 time like 2026-01-31T12:00:00Z, got "${until}"`);
+  return { jwtPreviousSecret: secret, jwtPreviousSecretUntilMs: untilMs };
 }
 
 /** MONGO_URL, refused beside DATABASE_URL: one store holds the data, and the settings must say which. */

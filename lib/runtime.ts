@@ -7,7 +7,7 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "./config";
 import { AccessTokens } from "./auth/access-tokens";
-import { loadOrCreateSecret } from "./auth/secrets";
+import { signingKeys } from "./auth/secrets";
 import { MemoryCounters, type Counters } from "./limits/counters";
 import { RedisCounters } from "./limits/redis-counters";
 import { DomainEvents } from "./events";
@@ -37,7 +37,7 @@ export interface Runtime {
 }
 
 export async function createRuntime(config: Config, log: RedisLog): Promise<Runtime> {
-  const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir);
+  const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
   const counters = redis ? new RedisCounters(redis) : new MemoryCounters();
@@ -48,11 +48,11 @@ export async function createRuntime(config: Config, log: RedisLog): Promise<Runt
     throw err;
   });
   const events = new DomainEvents(queue, log);
-  const hmacKey = createHmac("sha256", secret).update("server-hmac-key").digest();
+  const hmacKey = createHmac("sha256", keys.current).update("server-hmac-key").digest();
   return {
     config,
     store,
-    accessTokens: new AccessTokens(secret, config.accessTokenTtlSec),
+    accessTokens: new AccessTokens(keys, config.accessTokenTtlSec),
     counters,
     inviteTokens,
     queue,

@@ -1,6 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import type { Config } from "../config";
+import type { SigningKeys } from "./access-tokens";
+
+/** The access-token keys the settings name: JWT_SECRET (or the generated one), and the key it replaced. */
+export function signingKeys(config: Config): SigningKeys {
+  const current = loadOrCreateSecret(config.jwtSecret, config.dataDir);
+  if (!config.jwtPreviousSecret) return { current };
+  const previous = Buffer.from(config.jwtPreviousSecret, "base64");
+  if (previous.length < 32) throw new Error("Setting JWT_PREVIOUS_SECRET must be base64 of at least 32 bytes");
+  return { current, previous: { secret: previous, untilMs: config.jwtPreviousSecretUntilMs! } };
+}
 
 /**
  * The server's signing secret: configured (`JWT_SECRET`, base64), or created on first start and

@@ -8,12 +8,18 @@ import type { Config } from "./lib/config";
 import { SafeValidator } from "./lib/http/validator";
 import { largeResultsAsStreams } from "./lib/http/large-results";
 import { answerLostCalls } from "./lib/lost-calls";
+import { logFormatter, requestScopes } from "./lib/ops/request-scope";
+import { PrometheusText } from "./lib/ops/ops-server";
+
+/** Metrics are collected only where something reads them: the operations port, with METRICS on. */
+export const metricsOn = (config: Config): boolean => config.opsPort !== undefined && config.metrics;
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
   return {
     namespace: config.namespace,
     nodeID: config.nodeId ?? `${os.hostname()}-${process.pid}`,
-    logger: { type: "Console", options: { level: config.logLevel, formatter: "short", colors: false, moduleColors: false } },
+    // Each line carries the id of the request it was written for (lib/ops/request-scope.ts).
+    logger: { type: "Console", options: { level: config.logLevel, formatter: logFormatter(config.logFormat), colors: false, moduleColors: false } },
     logLevel: config.logLevel,
     // One process by default; with TRANSPORTER each node talks to the others over NATS. NATS
     // reconnects forever: while it is away calls fail (503) and succeed again once it is back.
@@ -32,9 +38,20 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     validator: new SafeValidator(),
     // Only between nodes: NATS's 1 MB message cap does not apply to calls inside one process, and
     // a process cannot die under a call to itself.
-    middlewares: config.transporter ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace })] : [],
-    metrics: { enabled: false },
-    tracing: { enabled: false },
+    middlewares: [
+      requestScopes(),
+      ...(config.transporter ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace })] : []),
+    ],
+    metrics: metricsOn(config) ? { enabled: true, reporter: [new PrometheusText() as never] } : { enabled: false },
+    // Spans name the service, action and timing only: no params, meta or response (they hold
+    // tokens, keys and ciphertext) reaches a collector.
+    tracing: config.tracingZipkinUrl
+      ? {
+        enabled: true,
+        exporter: [{ type: "Zipkin", options: { baseURL: config.tracingZipkinUrl, interval: 1 } }],
+        tags: { action: { params: false, meta: false, response: false }, event: { params: false, meta: false } },
+      }
+      : { enabled: false },
     ...overrides,
   };
 }

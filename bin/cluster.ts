@@ -8,7 +8,8 @@
  *
  * Settings (defaults for this machine): TRANSPORTER=nats://127.0.0.1:4222,
  * DATABASE_URL=postgres://postgres@127.0.0.1:5432/vault, REDIS_URL=redis://127.0.0.1:6379,
- * PORT=3000, GATEWAYS=2, and every setting of the service (lib/config.ts), passed to each node.
+ * PORT=3000, GATEWAYS=2, and every setting of the service (lib/config.ts), passed to each node;
+ * OPS_PORT, when set, is the first of consecutive operations ports, one per node (listed at start).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
@@ -72,11 +73,16 @@ async function main(): Promise<void> {
       name: `api-${basePort + i}`,
       env: { ...shared, SERVICES: "api", PORT: String(basePort + i) },
     })),
-  ].map((node) => ({
+  ].map((node, i) => ({
     ...node,
     // Stable ids: a node restarted after a crash takes its place in the others' registries at once.
-    env: { ...node.env, NODE_ID: `${os.hostname()}-${config.namespace}-${node.name}` },
+    env: {
+      ...node.env,
+      NODE_ID: `${os.hostname()}-${config.namespace}-${node.name}`,
+      ...(config.opsPort !== undefined ? { OPS_PORT: String(config.opsPort + i) } : {}),
+    },
   }));
+  if (config.opsPort !== undefined) log(`ops ports: ${nodes.map((n) => `${n.name}=${n.env.OPS_PORT}`).join(" ")}`);
 
   let stopping = false;
   const start = (node: Node): void => {

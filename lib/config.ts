@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseDuration } from "./domain/duration";
+import type { LogFormat } from "./ops/request-scope";
 
 export type RegistrationMode = "invite" | "open" | "disabled";
 
@@ -13,6 +14,16 @@ export interface Config {
   port: number;
   /** Interface the gateway listens on. */
   host: string;
+  /** The operations port of this node (`OPS_PORT`): probes and metrics, apart from the API. Unset: none. */
+  opsPort: number | undefined;
+  /** Metrics on the operations port (`METRICS`, `on` by default; only with OPS_PORT). */
+  metrics: boolean;
+  /** `text` (default) or `json`, one object a line (`LOG_FORMAT`). */
+  logFormat: LogFormat;
+  /** A Zipkin v2 collector to send traces to (`TRACING_ZIPKIN_URL`, e.g. http://zipkin:9411). Unset: no tracing. */
+  tracingZipkinUrl: string | undefined;
+  /** On SIGTERM, how long the node stays up answering not-ready before it stops (`DRAIN_DELAY`). */
+  drainDelayMs: number;
   /** Where the embedded store and the generated JWT signing key live. */
   dataDir: string;
   /** The built web vault the gateway serves under `/` (`WEB_DIR`; default the project's dist/web). Not built: no web vault. */
@@ -122,6 +133,11 @@ export function loadConfig(env: Env = process.env): Config {
   if ((scryptCost & (scryptCost - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
   return {
     port: int(env, "PORT", 3000, 0),
+    opsPort: env.OPS_PORT ? int(env, "OPS_PORT", 0, 0) : undefined,
+    metrics: onOff(env, "METRICS", true),
+    logFormat: oneOf(env, "LOG_FORMAT", ["text", "json"] as const, "text"),
+    tracingZipkinUrl: httpUrl(env, "TRACING_ZIPKIN_URL"),
+    drainDelayMs: env.DRAIN_DELAY && env.DRAIN_DELAY !== "0" ? duration(env, "DRAIN_DELAY", "0") : 0,
     host: env.HOST || "127.0.0.1",
     dataDir: path.resolve(env.DATA_DIR || "./data"),
     webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : path.join(projectRoot(), "dist", "web"),
@@ -163,6 +179,26 @@ function projectRoot(): string {
     if (fs.existsSync(path.join(dir, "package.json"))) return dir;
     if (path.dirname(dir) === dir) return process.cwd();
   }
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (!raw) return fallback;
+  if (raw !== "on" && raw !== "off") throw new Error(`Setting ${name} must be on or off, got "${raw}"`);
+  return raw === "on";
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name] || fallback;
+  if (!allowed.includes(raw as T)) throw new Error(`Setting ${name} must be ${allowed.join(" or ")}, got "${raw}"`);
+  return raw as T;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^https?:\/\/[^\s]+$/.test(raw)) throw new Error(`Setting ${name} must be an http:// or https:// URL`);
+  return raw.replace(/\/+$/, "");
 }
 
 /** The key a rotation replaced, and until when its tokens are accepted: both or neither. */

@@ -8,6 +8,8 @@ import type { Server } from "node:http";
 import { brokerOptions } from "../moleculer.config";
 import { checkSplitDeployment, type Config } from "./config";
 import { createRuntime, type Runtime } from "./runtime";
+import { ServiceMetrics } from "./ops/metrics";
+import { OpsServer, PrometheusText } from "./ops/ops-server";
 type ServiceFactory = (rt: Runtime) => ServiceSchema;
 
 /**
@@ -34,8 +36,16 @@ export interface RunningNode {
   runtime: Runtime;
   /** The gateway's port, when this node runs the `api` service. */
   port: number | undefined;
+  /** The operations port (probes, metrics), when OPS_PORT is set. */
+  opsPort: number | undefined;
+  /** Stops at once: in-flight requests finish (Moleculer's tracking), new ones go elsewhere. */
   stop(): Promise<void>;
+  /** SIGTERM: not ready from now on, still serving for DRAIN_DELAY (load balancers move away), then stop. */
+  drain(): Promise<void>;
 }
+
+/** How long a readiness probe waits for the store's answer. */
+const STORE_PING_TIMEOUT_MS = 2_000;
 
 export async function startNode(config: Config, opts: { services?: string[]; broker?: Partial<BrokerOptions> } = {}): Promise<RunningNode> {
   const names = opts.services ?? Object.keys(SERVICES);
@@ -44,21 +54,81 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
 
   checkSplitDeployment(config);
   let runtime: Runtime | undefined;
+  let ops: OpsServer | undefined;
+  let phase: "starting" | "serving" | "draining" = "starting";
   const broker = new ServiceBroker(brokerOptions(config, {
     ...opts.broker,
-    stopped: async () => runtime?.close(),
+    stopped: async () => {
+      await runtime?.close();
+      await ops?.close();
+    },
   }));
   const log = broker.getLogger("runtime");
-  runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) });
-  const factories = await Promise.all(names.map((name) => SERVICES[name]!()));
-  for (const factory of factories) broker.createService(factory(runtime));
+  const metrics = ServiceMetrics.of(broker);
+
+  // Probes answer from the very start: "starting" while the store migrates and services load.
+  const notReadyBecause = async (): Promise<string[]> => {
+    if (phase !== "serving" || !runtime) return [phase];
+    const reasons: string[] = [];
+    if (!runtime.queue.reachable()) reasons.push("NATS unreachable");
+    if (!(await answersWithin(runtime.store.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
+    return reasons;
+  };
+  if (config.opsPort !== undefined) {
+    const prometheus = PrometheusText.of(broker.metrics);
+    ops = await OpsServer.start(config.opsPort, config.host, {
+      notReadyBecause,
+      metrics: async () => {
+        if (!prometheus) return undefined;
+        await metrics.collect();
+        return prometheus.text();
+      },
+    });
+  }
+
   try {
+    runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) }, metrics);
+    const rt = runtime;
+    metrics.onScrape(() => {
+      const usage = rt.store.poolUsage();
+      if (usage) metrics.storePool(usage);
+    });
+    const factories = await Promise.all(names.map((name) => SERVICES[name]!()));
+    for (const factory of factories) broker.createService(factory(runtime));
     await broker.start();
   } catch (err) {
     await broker.stop().catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    await ops?.close();
     throw err;
   }
+  phase = "serving";
   const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
   const port = (api?.server?.address() as AddressInfo | null)?.port;
-  return { broker, runtime, port, stop: () => broker.stop() };
+  return {
+    broker,
+    runtime,
+    port,
+    opsPort: ops?.port,
+    stop: () => broker.stop(),
+    async drain() {
+      phase = "draining";
+      if (config.drainDelayMs > 0) {
+        log.info(`Draining: not ready, stopping in ${config.drainDelayMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+      }
+      await broker.stop();
+    },
+  };
+}
+
+/** True when `answer` resolves within `ms`; false when it rejects or takes longer. */
+async function answersWithin(answer: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([answer.then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

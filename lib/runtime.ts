@@ -16,6 +16,7 @@ import { JetStreamQueue } from "./queue/jetstream-queue";
 import { MemoryQueue } from "./queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "./queue/port";
 import { connectRedis, type RedisLog } from "./redis";
+import { ServiceMetrics } from "./ops/metrics";
 import { openStore, type Store } from "./store";
 import { MemoryInviteTokens, type InviteTokens } from "./tokens/invite-tokens";
 import { RedisInviteTokens } from "./tokens/redis-invite-tokens";
@@ -31,12 +32,14 @@ export interface Runtime {
   /** What services emit their domain events through. */
   events: DomainEvents;
   locks: Locks;
+  /** The service's own metrics (lib/ops/metrics.ts); no-ops when metrics are off. */
+  metrics: ServiceMetrics;
   /** Keyed HMAC for values that must be stable but unguessable (prelogin's fake salts). */
   serverHmac(purpose: string, value: string): Buffer;
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config, log: RedisLog): Promise<Runtime> {
+export async function createRuntime(config: Config, log: RedisLog, metrics = ServiceMetrics.off()): Promise<Runtime> {
   const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
@@ -58,6 +61,7 @@ export async function createRuntime(config: Config, log: RedisLog): Promise<Runt
     queue,
     events,
     locks: redis ? new RedisLocks(redis) : new MemoryLocks(),
+    metrics,
     serverHmac: (purpose, value) => createHmac("sha256", hmacKey).update(`${purpose}\0${value}`).digest(),
     async close() {
       await events.close();

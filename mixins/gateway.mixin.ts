@@ -14,10 +14,12 @@ import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
 import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";
+import { inRequest, newRequestId } from "../lib/ops/request-scope";
+import type { ServiceMetrics } from "../lib/ops/metrics";
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
-  $alias?: { action?: string; type?: string };
+  $alias?: { action?: string; type?: string; fullPath?: string };
   $bodyError?: unknown;
   body?: unknown;
 };
@@ -47,7 +49,7 @@ function aliasesOf(routes: readonly RouteDef[]): Record<string, string> {
   return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.streamBody ? `stream:${r.action}` : r.action]));
 }
 
-export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[]): ServiceSchema {
+export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[], metrics?: ServiceMetrics): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
   const web = WebAssets.load(config.webDir);
@@ -114,13 +116,26 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
        * request to the route of its Access-Control-Request-Method and run that action: no action
        * runs on OPTIONS; it gets the methods the path declares (204 with Allow), or 404.
        */
-      httpHandler(this: unknown, req: Req, res: Res, next?: Next) {
+      httpHandler(this: { serveRequest(req: Req, res: Res, next?: Next): unknown }, req: Req, res: Res, next?: Next) {
         res.setHeader("Cache-Control", "no-store");
         res.setHeader("X-Content-Type-Options", "nosniff");
         for (const name of ["x-request-id", "x-correlation-id"]) {
           const value = req.headers[name];
           if (value !== undefined && (typeof value !== "string" || !SAFE_REQUEST_ID.test(value))) delete req.headers[name];
         }
+        // Every request has an id (moleculer-web makes it the request's, and tracing's trace id),
+        // and everything logged while serving it carries it.
+        const requestId = (req.headers["x-correlation-id"] ?? req.headers["x-request-id"]) as string | undefined ?? newRequestId();
+        if (!req.headers["x-correlation-id"]) req.headers["x-request-id"] = requestId;
+        if (metrics?.enabled) {
+          const started = performance.now();
+          res.once("finish", () => metrics.httpRequest(req.$alias?.fullPath ?? "unrouted", req.method ?? "", res.statusCode, performance.now() - started));
+        }
+        return inRequest(requestId, () => this.serveRequest(req, res, next));
+      },
+
+      /** One request, routed: the web vault, OPTIONS, or moleculer-web's routes. */
+      serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
         if (web?.serve(req, res)) return;
         if (req.method === "OPTIONS") {
           req.resume();

@@ -14,10 +14,10 @@ function canServe(broker: ServiceBroker): boolean {
   return ROUTED_ACTIONS.every((name) => actions.isAvailable(name));
 }
 
-export function apiService({ config, accessTokens }: Runtime): ServiceSchema {
+export function apiService({ config, accessTokens, metrics }: Runtime): ServiceSchema {
   return {
     name: "api",
-    mixins: [gatewayMixin(config, accessTokens, ROUTES)],
+    mixins: [gatewayMixin(config, accessTokens, ROUTES, metrics)],
     actions: {
       health: {
         handler(this: { broker: ServiceBroker }) {

@@ -37,7 +37,7 @@ function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
 }
 
 export function authService(rt: Runtime): ServiceSchema {
-  const { store, config, accessTokens, counters, inviteTokens, events } = rt;
+  const { store, config, accessTokens, counters, inviteTokens, events, metrics } = rt;
   // Compared against for unknown emails, so they cost what a wrong hash costs.
   const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
 
@@ -136,6 +136,7 @@ export function authService(rt: Runtime): ServiceSchema {
             } finally {
               await inviteTokens.release(tokenHash);
             }
+            metrics.inviteRedeemed();
             await events.emit("invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
           } else {
             user = await store.registerOwnerOfNewOrg(newUser, { orgId: newId(), name: orgName, createdAt: now }, {
@@ -157,12 +158,16 @@ export function authService(rt: Runtime): ServiceSchema {
           // at most LOGIN_MAX_FAILURES attempts per window are ever compared.
           const attempts = await counters.add(key, 1, config.loginFailureWindowMs);
           if (attempts.count > config.loginMaxFailures) {
+            metrics.rateLimited("login");
             throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(attempts) });
           }
           const user = await store.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
           const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
-          if (!user || !ok) throw unauthorized("Wrong email or password");
+          if (!user || !ok) {
+            metrics.loginFailed();
+            throw unauthorized("Wrong email or password");
+          }
           await counters.add(key, -1, config.loginFailureWindowMs);
           const refresh = newRefreshToken();
           await store.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });

@@ -24,7 +24,7 @@ function toListEntry(i: Invite) {
   return { id: i.inviteId, email: i.email, role: i.role, inviterId: i.inviterId, expiresAt: i.expiresAt, createdAt: i.createdAt };
 }
 
-export function invitesService({ store, config, counters, inviteTokens, events }: Runtime): ServiceSchema {
+export function invitesService({ store, config, counters, inviteTokens, events, metrics }: Runtime): ServiceSchema {
   return {
     name: "invites",
     actions: {
@@ -43,6 +43,7 @@ export function invitesService({ store, config, counters, inviteTokens, events }
             status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
           };
           await store.createInvite(invite, hashToken(token));
+          metrics.inviteCreated();
           await events.emit("invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           created(ctx, `/invites?orgId=${caller.orgId}`);
           return { inviteId: invite.inviteId, token, expiresAt: invite.expiresAt };
@@ -80,6 +81,7 @@ export function invitesService({ store, config, counters, inviteTokens, events }
         async handler(ctx: Ctx<{ token?: unknown }>) {
           const window = await counters.add(`redeem:${ctx.meta.clientIp ?? "unknown"}`, 1, 60_000);
           if (window.count > config.redeemRateLimit) {
+            metrics.rateLimited("redeem");
             throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
           }
           const { token } = ctx.params;

@@ -40,7 +40,7 @@ const REKEY_BODY = {
 
 type Check = (value: unknown) => true | unknown[];
 
-export function rekeyService({ store, config, events }: Runtime): ServiceSchema {
+export function rekeyService({ store, config, events, metrics }: Runtime): ServiceSchema {
   const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
   // membership check as the contract orders): past REKEY_CONCURRENCY, 503 at once, so that any
@@ -68,6 +68,7 @@ export function rekeyService({ store, config, events }: Runtime): ServiceSchema 
 
   async function rekey(ctx: Context<{ vaultId: string }, RequestMeta>) {
     const caller = callerOf(ctx);
+    const started = performance.now();
     const stream = ctx.stream as Readable | null;
     const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
@@ -78,6 +79,7 @@ export function rekeyService({ store, config, events }: Runtime): ServiceSchema 
     items.forEach(assertItemSizes);
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
     await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion, rosterLink: link }, timestamp());
+    metrics.rekey(items.length, performance.now() - started);
     await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);
   }

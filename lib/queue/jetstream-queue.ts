@@ -62,6 +62,8 @@ export class JetStreamQueue implements EventQueue {
   readonly kind = "jetstream" as const;
   private readonly subscriptions = new Set<Subscription>();
   private readonly onConnectionChange = new Set<() => void>();
+  /** Between a disconnect and the reconnect, false. */
+  private connected = true;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -228,7 +230,10 @@ export class JetStreamQueue implements EventQueue {
   private watchConnection(): void {
     void (async () => {
       for await (const status of this.nc.status()) {
-        if (status.type === "disconnect" || status.type === "reconnect") for (const interrupt of this.onConnectionChange) interrupt();
+        if (status.type === "disconnect" || status.type === "reconnect") {
+          this.connected = status.type === "reconnect";
+          for (const interrupt of this.onConnectionChange) interrupt();
+        }
       }
     })().catch(() => undefined);
   }
@@ -269,6 +274,15 @@ export class JetStreamQueue implements EventQueue {
       });
     }
     return out;
+  }
+
+  async pending(consumer: ConsumerName): Promise<number> {
+    const info = await this.jsm.consumers.info(this.eventsStream, consumer);
+    return info.num_pending + info.num_ack_pending;
+  }
+
+  reachable(): boolean {
+    return this.connected && !this.nc.isClosed();
   }
 
   async close(): Promise<void> {

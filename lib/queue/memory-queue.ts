@@ -26,7 +26,14 @@ class Lane {
   private draining: Promise<void> | undefined;
   private dropped = 0;
 
+  /** Events held and not yet settled: waiting, in the batch in hand, or waiting for a retry. */
+  private inHand = 0;
+
   constructor(private readonly policy: DeliveryPolicy, private readonly log: SettleLog) {}
+
+  get pending(): number {
+    return this.ready.length + this.inHand + this.retries.size;
+  }
 
   push(held: Held): void {
     if (this.ready.length >= MAX_HELD) {
@@ -63,7 +70,12 @@ class Lane {
   private async drain(): Promise<void> {
     while (this.handler && this.ready.length > 0) {
       const batch = this.ready.splice(0, this.policy.batchSize);
-      await settleBatch(batch.map((held) => this.delivery(held)), this.handler, this.policy, this.log);
+      this.inHand = batch.length;
+      try {
+        await settleBatch(batch.map((held) => this.delivery(held)), this.handler, this.policy, this.log);
+      } finally {
+        this.inHand = 0;
+      }
     }
   }
 
@@ -114,6 +126,14 @@ export class MemoryQueue implements EventQueue {
 
   async deadLetters(consumer: ConsumerName, limit: number): Promise<DeadLetter[]> {
     return this.lanes.get(consumer)!.dead.slice(0, limit);
+  }
+
+  async pending(consumer: ConsumerName): Promise<number> {
+    return this.lanes.get(consumer)!.pending;
+  }
+
+  reachable(): boolean {
+    return true;
   }
 
   async close(): Promise<void> {

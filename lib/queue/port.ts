@@ -53,5 +53,9 @@ export interface EventQueue {
   consume(consumer: ConsumerName, handler: BatchHandler): Promise<Subscription>;
   /** The newest dead letters of a consumer, newest first. */
   deadLetters(consumer: ConsumerName, limit: number): Promise<DeadLetter[]>;
+  /** Events published and not yet acknowledged by the consumer (waiting or in hand). */
+  pending(consumer: ConsumerName): Promise<number>;
+  /** False while the queue's connection is down (JetStream: NATS away); readiness reads it. */
+  reachable(): boolean;
   close(): Promise<void>;
 }

@@ -135,6 +135,13 @@ export interface AppendOutcome {
   alreadyRecorded: number;
 }
 
+/** A connection pool: open connections, the idle ones, and requests waiting for one. */
+export interface PoolUsage {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /** What a sweep removed. */
 export interface PurgeCounts {
   invites: number;
@@ -143,6 +150,10 @@ export interface PurgeCounts {
 
 export interface Store {
   close(): Promise<void>;
+  /** Resolves once the database answers a trivial query; rejects when it cannot be reached (readiness). */
+  ping(): Promise<void>;
+  /** The connection pool's figures, for a store with a pool (PostgreSQL); else undefined. */
+  poolUsage(): PoolUsage | undefined;
 
   // --- users and organizations
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */

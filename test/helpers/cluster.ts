@@ -22,6 +22,8 @@ export interface Cluster {
   urls: string[];
   namespace: string;
   database: TestDatabase;
+  /** Each node's operations port ("vaults", "api-<port>", ...), when started with `ops: true`. */
+  opsPorts: Record<string, number>;
   /** The current pid of a node ("rekey", "api-<port>", ...); it changes when the node is restarted. */
   pid(node: string): number;
   output(): string;
@@ -46,27 +48,34 @@ async function portIsFree(port: number): Promise<boolean> {
 }
 
 /**
- * A port p with p and p+1 free, for the two gateways. Below Linux's ephemeral range (32768 and
- * up), where outgoing connections to PostgreSQL, Redis and NATS could take it between the check
- * and the gateway's listen.
+ * A port p with p to p+count-1 free: the two gateways, then the operations ports. Below Linux's
+ * ephemeral range (32768 and up), where outgoing connections to PostgreSQL, Redis and NATS could
+ * take one between the check and the listen.
  */
-async function twoFreePorts(): Promise<number> {
+async function freePorts(count: number): Promise<number> {
   for (;;) {
     const p = 20_000 + Math.floor(Math.random() * 12_000);
-    if ((await portIsFree(p)) && (await portIsFree(p + 1))) return p;
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await portIsFree(p + i);
+    if (free) return p;
   }
 }
+
+/** Nodes of the local cluster: one per service but the gateway, and two gateways. */
+const CLUSTER_NODES = 13;
 
 export interface ClusterOptions {
   timeoutMs?: number;
   /** A command to run the cluster under, e.g. ["taskset", "-c", "0"] (its nodes inherit it). */
   prefix?: string[];
+  /** Give every node an operations port (probes, metrics). */
+  ops?: boolean;
 }
 
 export async function startCluster(env: Record<string, string> = {}, opts: ClusterOptions = {}): Promise<Cluster> {
-  const { timeoutMs = 40_000, prefix = [] } = opts;
+  const { timeoutMs = 40_000, prefix = [], ops = false } = opts;
   const database = await createTestDatabase();
-  const port = await twoFreePorts();
+  const port = await freePorts(ops ? 2 + CLUSTER_NODES : 2);
   const namespace = `test-${randomBytes(4).toString("hex")}`;
   const dataDir = tempDir("vault-cluster-");
   const [cmd, ...args] = [...prefix, process.execPath, CLUSTER];
@@ -81,6 +90,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
       NAMESPACE: namespace,
       PORT: String(port),
       DATA_DIR: dataDir,
+      ...(ops ? { OPS_PORT: String(port + 2) } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -135,6 +145,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
     urls: [`http://127.0.0.1:${port}/api/v1`, `http://127.0.0.1:${port + 1}/api/v1`],
     namespace,
     database,
+    opsPorts: Object.fromEntries([...(out.match(/\[cluster\] ops ports: (.*)/)?.[1] ?? "").matchAll(/(\S+)=(\d+)/g)].map((m) => [m[1]!, Number(m[2])])),
     pid: (node) => pids.get(node) ?? 0,
     output: () => out,
     waitFor,

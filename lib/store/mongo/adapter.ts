@@ -127,6 +127,15 @@ export class MongoStore implements Store {
     await this.client.close();
   }
 
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  /** The driver's pool has no public figures (it reports through CMAP events): none. */
+  poolUsage(): undefined {
+    return undefined;
+  }
+
   /**
    * Runs `fn` in a transaction, again from the start while the driver labels a failure transient
    * (a write conflict, a stepdown) and the deadline allows, and commits it, again while the

@@ -16,7 +16,7 @@ import {
 import { assertKeyVersion } from "../../domain/rekey";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type {
-  AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PurgeCounts, RefreshOutcome,
+  AppendOutcome, ItemRecord, ItemWrite, MemberEntry, NewMember, NewUser, NewVault, OrgRecord, PoolUsage, PurgeCounts, RefreshOutcome,
   RefreshTokenRecord, RekeyInput, RevokeOutcome, Store, UserRecord, VaultView,
 } from "../port";
 import { migrationProvider } from "./migrations";
@@ -40,6 +40,8 @@ export interface EngineOps {
   batchRows: number;
   /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
+  /** The pool behind `db`, for an engine with one. */
+  poolUsage(db: Kysely<Database>): PoolUsage | undefined;
 }
 
 const VAULT_VIEW_COLUMNS = [
@@ -203,6 +205,14 @@ export class SqlStore implements Store {
 
   async close(): Promise<void> {
     await this.db.destroy();
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.db);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return this.engine.poolUsage(this.db);
   }
 
   /** Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. */
@@ -700,4 +710,5 @@ export const sqliteOps: EngineOps = {
   batchRows: 500,
   // The file is opened in exclusive mode: no other process can be migrating it.
   whileMigrating: (_db, migrate) => migrate(),
+  poolUsage: () => undefined,
 };

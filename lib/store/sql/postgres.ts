@@ -28,8 +28,13 @@ export function openPostgres(url: string, opts: PostgresOptions): Kysely<Databas
   });
   // Without a listener, an idle connection dropped by a server restart would crash the process.
   pool.on("error", (err) => opts.onIdleError?.(`PostgreSQL connection lost: ${err.message}`));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
 }
+
+/** Each database handle's pool, for its figures (metrics). */
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
 
 /** Advisory lock keys (any constants the schema owns). */
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
@@ -37,6 +42,10 @@ const MIGRATION_LOCK = 0x7661756d;
 
 export const postgresOps: EngineOps = {
   name: "postgres",
+  poolUsage(db) {
+    const pool = pools.get(db);
+    return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  },
   async lockVault(trx, vaultId, mode) {
     const q = trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId);
     return (mode === "update" ? q.forUpdate() : q.forShare()).executeTakeFirst();

@@ -10,6 +10,8 @@ import { checkSplitDeployment, type Config } from "./config";
 import { createRuntime, type Runtime } from "./runtime";
 import { ServiceMetrics } from "./ops/metrics";
 import { OpsServer, PrometheusText } from "./ops/ops-server";
+import { listenAdminSocket } from "./ops/backup";
+import type { Server as NetServer } from "node:net";
 type ServiceFactory = (rt: Runtime) => ServiceSchema;
 
 /**
@@ -55,10 +57,12 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   checkSplitDeployment(config);
   let runtime: Runtime | undefined;
   let ops: OpsServer | undefined;
+  let adminSocket: NetServer | undefined;
   let phase: "starting" | "serving" | "draining" = "starting";
   const broker = new ServiceBroker(brokerOptions(config, {
     ...opts.broker,
     stopped: async () => {
+      adminSocket?.close();
       await runtime?.close();
       await ops?.close();
     },
@@ -96,6 +100,8 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     const factories = await Promise.all(names.map((name) => SERVICES[name]!()));
     for (const factory of factories) broker.createService(factory(runtime));
     await broker.start();
+    // The embedded store's owner takes online backups (lib/ops/backup.ts).
+    if (!config.databaseUrl && !config.mongoUrl) adminSocket = await listenAdminSocket(config.dataDir, runtime.store);
   } catch (err) {
     await broker.stop().catch(() => undefined);
     await runtime?.close().catch(() => undefined);

@@ -154,6 +154,12 @@ export interface Store {
   ping(): Promise<void>;
   /** The connection pool's figures, for a store with a pool (PostgreSQL); else undefined. */
   poolUsage(): PoolUsage | undefined;
+  /**
+   * The embedded store only: a consistent copy of the whole database written to `file` (which must
+   * not exist), while the service goes on serving. Server databases have their own tools
+   * (pg_dump, mongodump): they refuse.
+   */
+  backupTo(file: string): Promise<void>;
 
   // --- users and organizations
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */

@@ -131,6 +131,10 @@ export class MongoStore implements Store {
     await this.db.command({ ping: 1 });
   }
 
+  async backupTo(): Promise<void> {
+    throw new Error("A MongoDB store is backed up with mongodump and restored with mongorestore");
+  }
+
   /** The driver's pool has no public figures (it reports through CMAP events): none. */
   poolUsage(): undefined {
     return undefined;

@@ -42,6 +42,8 @@ export interface EngineOps {
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */
   poolUsage(db: Kysely<Database>): PoolUsage | undefined;
+  /** A consistent copy of the database into `file`, where the engine makes one (SQLite). */
+  backupTo(db: Kysely<Database>, file: string): Promise<void>;
 }
 
 const VAULT_VIEW_COLUMNS = [
@@ -213,6 +215,10 @@ export class SqlStore implements Store {
 
   poolUsage(): PoolUsage | undefined {
     return this.engine.poolUsage(this.db);
+  }
+
+  backupTo(file: string): Promise<void> {
+    return this.engine.backupTo(this.db, file);
   }
 
   /** Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. */
@@ -711,4 +717,9 @@ export const sqliteOps: EngineOps = {
   // The file is opened in exclusive mode: no other process can be migrating it.
   whileMigrating: (_db, migrate) => migrate(),
   poolUsage: () => undefined,
+  // One statement on the one connection: a snapshot of a single point in time; writes queue
+  // behind it and go on once it is done.
+  async backupTo(db, file) {
+    await sql`VACUUM INTO ${file}`.execute(db);
+  },
 };

@@ -42,6 +42,9 @@ const MIGRATION_LOCK = 0x7661756d;
 
 export const postgresOps: EngineOps = {
   name: "postgres",
+  async backupTo() {
+    throw new Error("A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, \"Operating it\")");
+  },
   poolUsage(db) {
     const pool = pools.get(db);
     return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };

@@ -99,9 +99,12 @@ class QueuedSqliteDialect extends SqliteDialect {
   }
 }
 
+/** The embedded store's file under DATA_DIR. */
+export const STORE_FILE = "vault.sqlite";
+
 export function openSqlite(dataDir: string): Kysely<Database> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(dataDir, "vault.sqlite");
+  const file = path.join(dataDir, STORE_FILE);
   // Owner-only, whatever the folder's mode or the umask: SQLite gives its WAL the database file's mode.
   ownerOnly(file);
   const db = new DatabaseSync(file);

@@ -1,0 +1,166 @@
+/**
+ * Backup and restore of the embedded store (SQLite under DATA_DIR).
+ *
+ * - Backup is online: the running server writes a consistent snapshot (`VACUUM INTO`) while it
+ *   goes on serving, asked through its admin socket (`DATA_DIR/admin.sock`, owner-only: whoever
+ *   may read DATA_DIR may ask). With no server running, the admin command opens the store itself.
+ *   The copy is written beside the target, flushed to disk, then linked into place: a backup file
+ *   that exists is complete.
+ * - Restore is offline: the backup is checked (SQLite's integrity check, the migrations table),
+ *   then copied into DATA_DIR, refusing a DATA_DIR whose store is in use or (without `force`) holds
+ *   a database.
+ *
+ * The JWT signing key under DATA_DIR is not part of a backup: after a restore onto another
+ * DATA_DIR, users sign in again (their refresh tokens are in the backup and still work).
+ */
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { DatabaseSync } from "node:sqlite";
+import type { Store } from "../store/port";
+import { STORE_FILE } from "../store/sql/sqlite";
+
+export const adminSocketPath = (dataDir: string): string => path.join(dataDir, "admin.sock");
+
+/** Writes a consistent copy of `store` to `file` (absolute; it must not exist). Resolves with its size in bytes. */
+export async function writeBackup(store: Store, file: string): Promise<number> {
+  if (!path.isAbsolute(file)) throw new Error("The backup file must be an absolute path");
+  if (fs.existsSync(file)) throw new Error(`${file} exists already; a backup never overwrites a file`);
+  const partial = `${file}.partial-${randomBytes(4).toString("hex")}`;
+  try {
+    await store.backupTo(partial);
+    fs.chmodSync(partial, 0o600);
+    fsyncFile(partial);
+    fs.linkSync(partial, file); // fails if the file appeared meanwhile: never overwrites
+    fsyncFile(path.dirname(file));
+    return fs.statSync(file).size;
+  } finally {
+    fs.rmSync(partial, { force: true });
+  }
+}
+
+/** Checks that `file` is a complete store backup: SQLite's integrity check passes and it has the schema's migrations. */
+export function checkBackup(file: string): void {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+  } catch (err) {
+    throw new Error(`${file} is not a readable SQLite database: ${(err as Error).message}`);
+  }
+  try {
+    const integrity = db.prepare("PRAGMA integrity_check").all().map((r) => Object.values(r)[0]);
+    if (integrity.length !== 1 || integrity[0] !== "ok") throw new Error(`${file} fails SQLite's integrity check: ${integrity.slice(0, 3).join("; ")}`);
+    const migrations = db.prepare("SELECT count(*) AS n FROM kysely_migration").get() as { n: number };
+    if (!migrations.n) throw new Error(`${file} holds no migrations: not a backup of this service's store`);
+  } catch (err) {
+    if (/no such table/.test((err as Error).message)) throw new Error(`${file} is not a backup of this service's store`);
+    if (/file is not a database/.test((err as Error).message)) throw new Error(`${file} is not a SQLite database`);
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts the backup `file` in place as DATA_DIR's store. The caller has made sure no server owns
+ * DATA_DIR (`assertStoreFree`).
+ */
+export function restoreBackup(file: string, dataDir: string, opts: { force: boolean }): void {
+  checkBackup(file);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const target = path.join(dataDir, STORE_FILE);
+  if (fs.existsSync(target) && !opts.force) throw new Error(`${dataDir} holds a store already; restore into an empty DATA_DIR, or pass --force to replace it`);
+  const incoming = `${target}.restore-${randomBytes(4).toString("hex")}`;
+  try {
+    fs.copyFileSync(file, incoming, fs.constants.COPYFILE_EXCL);
+    fs.chmodSync(incoming, 0o600);
+    fsyncFile(incoming);
+    // The old store's write-ahead log must not be applied to the restored file.
+    for (const companion of [`${target}-wal`, `${target}-shm`]) fs.rmSync(companion, { force: true });
+    fs.renameSync(incoming, target);
+    fsyncFile(dataDir);
+  } finally {
+    fs.rmSync(incoming, { force: true });
+  }
+}
+
+function fsyncFile(file: string): void {
+  const fd = fs.openSync(file, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+// ------------------------------------------------------------------------------ the admin socket
+
+export type AdminRequest = { command: "ping" } | { command: "backup"; file: string };
+export type AdminReply = { ok: true; bytes?: number } | { ok: false; error: string };
+
+/**
+ * The running server's admin socket: one JSON request a connection, one JSON reply. Created
+ * owner-only; a stale one (from a crash) is replaced, which is safe because the store's lock
+ * already proved no other process owns DATA_DIR.
+ */
+export async function listenAdminSocket(dataDir: string, store: Store): Promise<net.Server | undefined> {
+  const socket = adminSocketPath(dataDir);
+  if (Buffer.byteLength(socket) > 100) return undefined; // past the platform's limit for a socket path
+  fs.rmSync(socket, { force: true });
+  const server = net.createServer((conn) => {
+    let raw = "";
+    conn.setEncoding("utf8");
+    conn.on("data", (chunk) => {
+      raw += chunk;
+      if (raw.length > 8192) conn.destroy();
+      if (!raw.includes("\n")) return;
+      void answerAdmin(raw.slice(0, raw.indexOf("\n")), store).then((reply) => conn.end(`${JSON.stringify(reply)}\n`));
+    });
+    conn.on("error", () => undefined);
+  });
+  const umask = process.umask(0o077);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, () => resolve());
+    });
+  } finally {
+    process.umask(umask);
+  }
+  fs.chmodSync(socket, 0o600);
+  return server;
+}
+
+async function answerAdmin(line: string, store: Store): Promise<AdminReply> {
+  try {
+    const request = JSON.parse(line) as { command?: unknown; file?: unknown };
+    if (request.command === "ping") return { ok: true };
+    if (request.command !== "backup" || typeof request.file !== "string") return { ok: false, error: "Unknown admin request" };
+    return { ok: true, bytes: await writeBackup(store, request.file) };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+/** Asks the server owning DATA_DIR; undefined when no server listens there. */
+export function askServer(dataDir: string, request: AdminRequest): Promise<AdminReply | undefined> {
+  return new Promise((resolve, reject) => {
+    const conn = net.connect(adminSocketPath(dataDir));
+    let raw = "";
+    conn.setEncoding("utf8");
+    conn.on("connect", () => conn.write(`${JSON.stringify(request)}\n`));
+    conn.on("data", (chunk) => (raw += chunk));
+    conn.on("end", () => {
+      try {
+        resolve(JSON.parse(raw) as AdminReply);
+      } catch {
+        reject(new Error("The server's admin socket answered something unexpected"));
+      }
+    });
+    conn.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT" || err.code === "ECONNREFUSED") resolve(undefined);
+      else reject(err);
+    });
+  });
+}

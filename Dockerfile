@@ -12,14 +12,17 @@ COPY sdk sdk
 COPY cli cli
 COPY web web
 COPY bench bench
+COPY deploy deploy
 COPY test/helpers test/helpers
 RUN npm run build
 
 FROM node:24-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+# OPS_PORT: every container answers probes (/livez, /readyz) and metrics there, apart from the API.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 OPS_PORT=9100
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
 USER node
+HEALTHCHECK --interval=5s --timeout=3s --retries=5 CMD ["node", "-e", "fetch('http://127.0.0.1:9100/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/bin/server.js"]

@@ -8,6 +8,8 @@ import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** A/B comparisons run A, B, A, B, ... this many pairs: one pair sits inside the machine's noise. */
+export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 export const REKEY_SIZES = (process.env.BENCH_REKEY_SIZES ?? "1000,10000").split(",").map(Number);
 
 /**
@@ -51,6 +53,28 @@ export async function load(url: string, token: string, extra: Partial<Parameters
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: warm.requests.total + r.requests.total };
 }
 
+export type LoadResult = Awaited<ReturnType<typeof load>>;
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/**
+ * A and B loaded in turn, PAIRS times (A, B, A, B, ...). Each side's median req/s, p50 and p99,
+ * the median of the pairs' ratios B/A, and every pair's ratio (the spread).
+ */
+export async function alternate(a: () => Promise<LoadResult>, b: () => Promise<LoadResult>) {
+  const runs: Array<[LoadResult, LoadResult]> = [];
+  for (let i = 0; i < PAIRS; i++) runs.push([await a(), await b()]);
+  const side = (k: 0 | 1) => ({
+    rps: median(runs.map((r) => r[k].rps)),
+    p50: median(runs.map((r) => r[k].p50)),
+    p99: median(runs.map((r) => r[k].p99)),
+  });
+  const ratios = runs.map(([x, y]) => y.rps / x.rps);
+  return { a: side(0), b: side(1), ratio: median(ratios), ratios };
+}
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
 export function cpuMs(pid: number): number {

@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,web):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
+ * - metrics: GET /vaults with metrics off and on, alternating, medians (bench/metrics.ts);
  * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts).
  */
 import os from "node:os";
@@ -12,11 +13,12 @@ import { singleProcess } from "./single";
 import { splitDeployment } from "./split";
 import { auditOverhead } from "./audit";
 import { webVault } from "./web";
+import { metricsCost } from "./metrics";
 
-const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead, web: webVault };
+const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead, metrics: metricsCost, web: webVault };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,web").split(",").map((p) => p.trim());
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web").split(",").map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);

@@ -10,11 +10,12 @@ import { largeResultsAsStreams } from "./lib/http/large-results";
 import { answerLostCalls } from "./lib/lost-calls";
 import { logFormatter, requestScopes } from "./lib/ops/request-scope";
 import { PrometheusText } from "./lib/ops/ops-server";
+import { ServiceMetrics } from "./lib/ops/metrics";
 
 /** Metrics are collected only where something reads them: the operations port, with METRICS on. */
 export const metricsOn = (config: Config): boolean => config.opsPort !== undefined && config.metrics;
 
-export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}): BrokerOptions {
+export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}, metrics = ServiceMetrics.off()): BrokerOptions {
   return {
     namespace: config.namespace,
     nodeID: config.nodeId ?? `${os.hostname()}-${process.pid}`,
@@ -40,9 +41,11 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // a process cannot die under a call to itself.
     middlewares: [
       requestScopes(),
+      ...(metrics.enabled ? [metrics.actionMetrics()] : []),
       ...(config.transporter ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace })] : []),
     ],
-    metrics: metricsOn(config) ? { enabled: true, reporter: [new PrometheusText() as never] } : { enabled: false },
+    // Process figures whatever NODE_ENV says (Moleculer skips them under "test").
+    metrics: metricsOn(config) ? { enabled: true, collectProcessMetrics: true, reporter: [new PrometheusText() as never] } : { enabled: false },
     // Spans name the service, action and timing only: no params, meta or response (they hold
     // tokens, keys and ciphertext) reaches a collector.
     tracing: config.tracingZipkinUrl

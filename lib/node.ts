@@ -5,7 +5,7 @@
 import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { brokerOptions } from "../moleculer.config";
+import { brokerOptions, metricsOn } from "../moleculer.config";
 import { checkSplitDeployment, type Config } from "./config";
 import { createRuntime, type Runtime } from "./runtime";
 import { ServiceMetrics } from "./ops/metrics";
@@ -59,6 +59,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   let ops: OpsServer | undefined;
   let adminSocket: NetServer | undefined;
   let phase: "starting" | "serving" | "draining" = "starting";
+  const metrics = metricsOn(config) ? ServiceMetrics.on() : ServiceMetrics.off();
   const broker = new ServiceBroker(brokerOptions(config, {
     ...opts.broker,
     stopped: async () => {
@@ -66,9 +67,8 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
       await runtime?.close();
       await ops?.close();
     },
-  }));
+  }, metrics));
   const log = broker.getLogger("runtime");
-  const metrics = ServiceMetrics.of(broker);
 
   // Probes answer from the very start: "starting" while the store migrates and services load.
   const notReadyBecause = async (): Promise<string[]> => {
@@ -85,7 +85,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
       metrics: async () => {
         if (!prometheus) return undefined;
         await metrics.collect();
-        return prometheus.text();
+        return `${prometheus.text()}${metrics.text({ namespace: broker.namespace, nodeID: broker.nodeID })}\n`;
       },
     });
   }

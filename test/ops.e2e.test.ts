@@ -148,6 +148,12 @@ describe("metrics", () => {
       expect(value("vault_audit_lag")).toBeLessThan(5);
       expect(value("moleculer_request_total", { action: "items.create" })).toBe(2);
       expect(value("moleculer_request_time_count", { action: "vaults.create" })).toBe(1);
+      // Each series once: Moleculer's own per-call middleware is replaced, not doubled.
+      expect(text.match(/^# TYPE moleculer_request_total /gm)).toHaveLength(1);
+      expect(text).not.toContain("moleculer_request_levels");
+      // Moleculer's process figures are there.
+      expect(value("process_memory_heap_size_used")).toBeGreaterThan(0);
+      expect(text).not.toContain("process_arguments");
       // No token, hash or email in the labels.
       expect(text).not.toContain(owner.token);
       expect(text).not.toContain(owner.email);

@@ -43,7 +43,8 @@ export class PrometheusText extends MetricReporters.Prometheus {
     const self = this as unknown as Reporter;
     const lines: string[] = [];
     for (const metric of self.registry.store.values()) {
-      if (!self.matchMetricName(metric.name) || metric.name.startsWith("os.datetime")) continue;
+      // Not the clock (a label per second), nor the process's command line (it is nobody's business).
+      if (!self.matchMetricName(metric.name) || metric.name.startsWith("os.datetime") || metric.name === "process.arguments") continue;
       const snapshot = metric.snapshot();
       if (snapshot.length === 0) continue;
       const name = self.formatMetricName(metric.name).replace(/[.-]/g, "_");

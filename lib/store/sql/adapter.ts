@@ -42,6 +42,8 @@ export interface EngineOps {
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */
   poolUsage(db: Kysely<Database>): PoolUsage | undefined;
+  /** Runs a compiled read with new values; `name` identifies it for engines that prepare statements once per connection. */
+  runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]>;
   /** A consistent copy of the database into `file`, where the engine makes one (SQLite). */
   backupTo(db: Kysely<Database>, file: string): Promise<void>;
 }
@@ -168,16 +170,23 @@ function userRow(user: NewUser, orgId: string, role: OrgRole): UsersTable {
 /**
  * A hot read compiled once, then run with new values: building and compiling a Kysely query
  * costs more than SQLite's answer for a handful of rows. The values are bound in the order of the
- * placeholders the query was built with; Kysely and its driver still execute it.
+ * placeholders the query was built with. The engine runs it (`EngineOps.runPrepared`): SQLite
+ * through Kysely and its statement cache, PostgreSQL as a named prepared statement.
  */
 class PreparedRead<R> {
-  constructor(private readonly db: Kysely<Database>, private readonly compiled: CompiledQuery<R>, private readonly arity: number) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: EngineOps,
+    private readonly name: string,
+    private readonly compiled: CompiledQuery<R>,
+    private readonly arity: number,
+  ) {
     if (compiled.parameters.length !== arity) throw new Error(`PreparedRead: ${compiled.parameters.length} placeholders, ${arity} expected`);
   }
 
   async rows(...values: unknown[]): Promise<R[]> {
     if (values.length !== this.arity) throw new Error("PreparedRead: wrong number of values");
-    return (await this.db.executeQuery<R>({ ...this.compiled, parameters: values })).rows;
+    return this.engine.runPrepared<R>(this.db, this.name, this.compiled, values);
   }
 }
 
@@ -193,9 +202,9 @@ export class SqlStore implements Store {
 
   private constructor(private readonly db: Kysely<Database>, private readonly engine: EngineOps) {
     // Every authenticated vault request reads one of these two.
-    this.vaultsOfUser = new PreparedRead(db, this.vaultViews(db).where("m.user_id", "=", "$userId")
+    this.vaultsOfUser = new PreparedRead(db, engine, "vaults_of_user", this.vaultViews(db).where("m.user_id", "=", "$userId")
       .orderBy("v.created_at").orderBy("v.vault_id").compile(), 1);
-    this.vaultOfUser = new PreparedRead(db, this.vaultViews(db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(), 2);
+    this.vaultOfUser = new PreparedRead(db, engine, "vault_of_user", this.vaultViews(db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(), 2);
   }
 
   /** Applies pending migrations, then serves. */
@@ -717,6 +726,9 @@ export const sqliteOps: EngineOps = {
   // The file is opened in exclusive mode: no other process can be migrating it.
   whileMigrating: (_db, migrate) => migrate(),
   poolUsage: () => undefined,
+  async runPrepared<R>(db: Kysely<Database>, _name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
+    return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;
+  },
   // One statement on the one connection: a snapshot of a single point in time; writes queue
   // behind it and go on once it is done.
   async backupTo(db, file) {

@@ -3,7 +3,7 @@
  * connections. Row locks (`FOR UPDATE` / `FOR SHARE`) and an advisory lock hold across every
  * process that shares the database.
  */
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./adapter";
 import type { Database } from "./schema";
@@ -44,6 +44,12 @@ export const postgresOps: EngineOps = {
   name: "postgres",
   async backupTo() {
     throw new Error("A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, \"Operating it\")");
+  },
+  // A named statement: each pooled connection parses and plans it once, then only binds values.
+  async runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
+    const pool = pools.get(db);
+    if (!pool) return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;
+    return (await pool.query<R & pg.QueryResultRow>({ name, text: compiled.sql, values })).rows;
   },
   poolUsage(db) {
     const pool = pools.get(db);

@@ -60,14 +60,14 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   let adminSocket: NetServer | undefined;
   let phase: "starting" | "serving" | "draining" = "starting";
   const metrics = metricsOn(config) ? ServiceMetrics.on() : ServiceMetrics.off();
-  const broker = new ServiceBroker(brokerOptions(config, {
-    ...opts.broker,
-    stopped: async () => {
-      adminSocket?.close();
-      await runtime?.close();
-      await ops?.close();
-    },
-  }, metrics));
+  // Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end.
+  let closing: Promise<void> | undefined;
+  const closeAll = () => (closing ??= (async () => {
+    adminSocket?.close();
+    await runtime?.close();
+    await ops?.close();
+  })());
+  const broker = new ServiceBroker(brokerOptions(config, { ...opts.broker, stopped: closeAll }, metrics));
   const log = broker.getLogger("runtime");
 
   // Probes answer from the very start: "starting" while the store migrates and services load.
@@ -104,8 +104,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     if (!config.databaseUrl && !config.mongoUrl) adminSocket = await listenAdminSocket(config.dataDir, runtime.store);
   } catch (err) {
     await broker.stop().catch(() => undefined);
-    await runtime?.close().catch(() => undefined);
-    await ops?.close();
+    await closeAll().catch(() => undefined);
     throw err;
   }
   phase = "serving";

@@ -10,13 +10,13 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { Api, registerUser, sharedVault, type TestUser } from "./helpers/client";
-import { decryptItem, encryptItem, unb64, unwrapShared } from "./helpers/crypto";
+import { Api, registerUser, sharedVault } from "./helpers/client";
+import { decryptItem, unb64, unwrapShared } from "./helpers/crypto";
 import { createTestDatabase } from "./helpers/postgres";
 import { killAllServers, spawnServer, type ServerProcess } from "./helpers/process";
 import { tempDir } from "./helpers/server";
+import { itemWriters, writtenSecret } from "./helpers/writers";
 
 jest.setTimeout(120_000);
 afterAll(() => killAllServers());
@@ -27,28 +27,6 @@ const admin = (env: Record<string, string>, ...args: string[]) =>
   run(process.execPath, [ADMIN, ...args], { env: { ...process.env, ...env } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Write {
-  itemId: string;
-  started: number;
-  ended: number;
-  status: number;
-}
-
-/** Item creates, `parallel` at a time, until stopped. */
-function writers(api: Api, owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) {
-  const writes: Write[] = [];
-  let running = true;
-  const loops = Array.from({ length: parallel }, async () => {
-    while (running) {
-      const itemId = randomUUID();
-      const started = Date.now();
-      const res = await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, `secret ${itemId}`, "n") });
-      writes.push({ itemId, started, ended: Date.now(), status: res.status });
-    }
-  });
-  return { writes, stop: async () => { running = false; await Promise.all(loops); } };
-}
-
 /**
  * Writes go on while `backup` runs; then `restored()` starts a server on the copy, where every
  * item acknowledged before the backup began must be, and everything must check out.
@@ -57,7 +35,7 @@ async function backupUnderWrites(server: ServerProcess, backup: () => Promise<vo
   const api = new Api(server.url);
   const owner = await registerUser(api);
   const { vaultId, vaultKey } = await sharedVault(api, owner);
-  const load = writers(api, owner, vaultId, vaultKey);
+  const load = itemWriters([api], owner, vaultId, vaultKey);
   await sleep(1_000);
   const backupStarted = Date.now();
   await backup();
@@ -85,7 +63,7 @@ async function backupUnderWrites(server: ServerProcess, backup: () => Promise<vo
   for (const w of before) {
     expect(held.has(w.itemId)).toBe(true);
   }
-  for (const item of items) expect(decryptItem(key, item).data).toBe(`secret ${item.itemId}`);
+  for (const item of items) expect(decryptItem(key, item).data).toBe(writtenSecret(item.itemId));
   // Nothing the clients never sent; nothing written after the backup ended.
   const sent = new Set(load.writes.map((w) => w.itemId));
   expect(items.every((i) => sent.has(i.itemId))).toBe(true);

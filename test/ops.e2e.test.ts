@@ -61,7 +61,7 @@ describe("readiness of a node of the split deployment", () => {
     let node: RunningNode | undefined;
     try {
       const config = loadConfig({
-        PORT: "0", LOG_LEVEL: "error", DATA_DIR: tempDir(), OPS_PORT: String(opsPort),
+        PORT: "0", LOG_LEVEL: "fatal", DATA_DIR: tempDir(), OPS_PORT: String(opsPort),
         TRANSPORTER: NATS_URL, DATABASE_URL: db.url, JWT_SECRET: SECRET, NAMESPACE: namespace,
       });
       const starting = startNode(config, { services: ["vaults"] });

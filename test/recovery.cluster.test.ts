@@ -13,6 +13,7 @@ import { readAudit } from "./helpers/audit";
 import { decryptItem, encryptItem, newVaultKey } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { nats } from "./helpers/machine-services";
+import { itemWriters, type Write } from "./helpers/writers";
 
 jest.setTimeout(240_000);
 
@@ -31,42 +32,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Write {
-  itemId: string;
-  started: number;
-  ended: number;
-  status: number;
-}
-
-/** Item creates on both gateways, `parallel` at a time, until stopped: each with its outcome and timing. */
-function writers(owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) {
-  const writes: Write[] = [];
-  let running = true;
-  const write = async (i: number) => {
-    const itemId = randomUUID();
-    const started = Date.now();
-    const res = await gw[i % 2]!.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "d", "n") })
-      .catch(() => ({ status: 0 }));
-    writes.push({ itemId, started, ended: Date.now(), status: res.status });
-  };
-  const loops = Array.from({ length: parallel }, async (_, i) => {
-    while (running) {
-      await write(i);
-      await sleep(10);
-    }
-  });
-  return {
-    writes,
-    /** `n` more creates at once, outside the loops: sent together, so they are in flight together. */
-    burst(n: number): Promise<void[]> {
-      return Promise.all(Array.from({ length: n }, (_, i) => write(i)));
-    },
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-    },
-  };
-}
+/** Item creates on both gateways, `parallel` at a time, a short pause between a loop's writes. */
+const writers = (owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) => itemWriters(gw, owner, vaultId, vaultKey, { parallel, pauseMs: 10 });
 
 /**
  * Waits until every acknowledged item create of `writes` has its audit record; then checks that no

@@ -22,7 +22,8 @@ abstract class Family<C> {
 
   /** The series of these label values: take it once and keep it where the labels are fixed. */
   cell(labels: LabelValues = {}): C {
-    const key = this.labelNames.length === 1 ? String(labels[this.labelNames[0]!]) : this.labelNames.map((n) => labels[n]).join("\u0000");
+    let key = "";
+    for (const n of this.labelNames) key += `${labels[n]}\u0000`;
     let entry = this.cells.get(key);
     if (!entry) {
       entry = { labels: Object.fromEntries(this.labelNames.map((n) => [n, labels[n] ?? ""])), cell: this.newCell() };

@@ -16,7 +16,7 @@
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
 import type { PoolUsage } from "../store/port";
-import { Counter, Families, Gauge, Histogram } from "./metric-families";
+import { Counter, Families, Gauge, Histogram, type HistogramCell } from "./metric-families";
 
 const COLLECT_TIMEOUT_MS = 1_000;
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
@@ -108,10 +108,20 @@ export class ServiceMetrics {
     return this.figures?.families.text(common) ?? "";
   }
 
+  /** The cells of each route, method and status, found by one string. */
+  private readonly httpCells = new Map<string, { count: { value: number }; time: HistogramCell }>();
+
   httpRequest(route: string, method: string, status: number, ms: number): void {
-    if (!this.figures) return;
-    this.figures.http.inc({ route, method, status });
-    this.figures.httpTime.observe(ms, { route });
+    const f = this.figures;
+    if (!f) return;
+    const key = `${route} ${method} ${status}`;
+    let cells = this.httpCells.get(key);
+    if (!cells) {
+      cells = { count: f.http.cell({ route, method, status }), time: f.httpTime.cell({ route }) };
+      this.httpCells.set(key, cells);
+    }
+    cells.count.value++;
+    f.httpTime.record(cells.time, ms);
   }
 
   rekey(items: number, ms: number): void {

@@ -8,6 +8,7 @@ import type { Config } from "./lib/config";
 import { SafeValidator } from "./lib/http/validator";
 import { largeResultsAsStreams } from "./lib/http/large-results";
 import { answerLostCalls } from "./lib/lost-calls";
+import { NatsTransporter } from "./lib/nats-transporter";
 import { logFormatter, requestScopes } from "./lib/ops/request-scope";
 import { PrometheusText } from "./lib/ops/ops-server";
 import { ServiceMetrics } from "./lib/ops/metrics";
@@ -25,7 +26,7 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // One process by default; with TRANSPORTER each node talks to the others over NATS. NATS
     // reconnects forever: while it is away calls fail (503) and succeed again once it is back.
     transporter: config.transporter
-      ? { type: "NATS", options: { url: config.transporter, maxReconnectAttempts: -1, reconnectTimeWait: 500 } }
+      ? new NatsTransporter({ url: config.transporter, maxReconnectAttempts: -1, reconnectTimeWait: 500 })
       : null,
     // A node that vanished without saying goodbye (a lost host) is dropped after 15 s; a process
     // that died on a live host is noticed within about 1.5 s by its calls in flight (lib/lost-calls.ts).

@@ -101,7 +101,10 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     for (const factory of factories) broker.createService(factory(runtime));
     await broker.start();
     // The embedded store's owner takes online backups (lib/ops/backup.ts).
-    if (!config.databaseUrl && !config.mongoUrl) adminSocket = await listenAdminSocket(config.dataDir, runtime.store);
+    if (!config.databaseUrl && !config.mongoUrl) {
+      adminSocket = await listenAdminSocket(config.dataDir, runtime.store);
+      if (!adminSocket) log.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
+    }
   } catch (err) {
     await broker.stop().catch(() => undefined);
     await closeAll().catch(() => undefined);

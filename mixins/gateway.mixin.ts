@@ -129,7 +129,9 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
         if (!req.headers["x-correlation-id"]) req.headers["x-request-id"] = requestId;
         if (metrics?.enabled) {
           const started = performance.now();
-          res.once("finish", () => metrics.httpRequest(req.$alias?.fullPath ?? "unrouted", req.method ?? "", res.statusCode, performance.now() - started));
+          // The route's template (bounded), not the URL: "web" for the web vault's files, "unrouted" for the rest.
+          const route = () => req.$alias?.fullPath ?? ((req.url ?? "").startsWith(API_PREFIX) ? "unrouted" : "web");
+          res.once("finish", () => metrics.httpRequest(route(), req.method ?? "", res.statusCode, performance.now() - started));
         }
         return inRequest(requestId, () => this.serveRequest(req, res, next));
       },

@@ -21,3 +21,13 @@ test("pool size and namespace are checked at start", () => {
   expect(() => loadConfig({ NAMESPACE: "a b" })).toThrow(/NAMESPACE/);
   expect(loadConfig({}).namespace).toBe("vault-service");
 });
+
+test("the operating settings: a wrong value is refused at start with the setting's name; the defaults switch nothing on", () => {
+  expect(() => loadConfig({ LOG_FORMAT: "xml" })).toThrow(/LOG_FORMAT must be text or json/);
+  expect(() => loadConfig({ METRICS: "yes" })).toThrow(/METRICS must be on or off/);
+  expect(() => loadConfig({ TRACING_ZIPKIN_URL: "zipkin:9411" })).toThrow(/TRACING_ZIPKIN_URL must be an http/);
+  expect(() => loadConfig({ DRAIN_DELAY: "soon" })).toThrow(/DRAIN_DELAY must be a duration/);
+  expect(() => loadConfig({ OPS_PORT: "-1" })).toThrow(/OPS_PORT must be an integer/);
+  expect(loadConfig({})).toMatchObject({ opsPort: undefined, metrics: true, logFormat: "text", tracingZipkinUrl: undefined, drainDelayMs: 0 });
+  expect(loadConfig({ DRAIN_DELAY: "5s", TRACING_ZIPKIN_URL: "http://zipkin:9411/" })).toMatchObject({ drainDelayMs: 5_000, tracingZipkinUrl: "http://zipkin:9411" });
+});

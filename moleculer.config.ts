@@ -10,11 +10,7 @@ import { largeResultsAsStreams } from "./lib/http/large-results";
 import { answerLostCalls } from "./lib/lost-calls";
 import { NatsTransporter } from "./lib/nats-transporter";
 import { logFormatter, requestScopes } from "./lib/ops/request-scope";
-import { PrometheusText } from "./lib/ops/ops-server";
 import { ServiceMetrics } from "./lib/ops/metrics";
-
-/** Metrics are collected only where something reads them: the operations port, with METRICS on. */
-export const metricsOn = (config: Config): boolean => config.opsPort !== undefined && config.metrics;
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}, metrics = ServiceMetrics.off()): BrokerOptions {
   return {
@@ -45,8 +41,7 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
       ...(metrics.enabled ? [metrics.actionMetrics()] : []),
       ...(config.transporter ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace })] : []),
     ],
-    // Process figures whatever NODE_ENV says (Moleculer skips them under "test").
-    metrics: metricsOn(config) ? { enabled: true, collectProcessMetrics: true, reporter: [new PrometheusText() as never] } : { enabled: false },
+    metrics: metrics.brokerOptions(),
     // Spans name the service, action and timing only: no params, meta or response (they hold
     // tokens, keys and ciphertext) reaches a collector.
     tracing: config.tracingZipkinUrl

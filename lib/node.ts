@@ -5,11 +5,12 @@
 import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { brokerOptions, metricsOn } from "../moleculer.config";
+import { brokerOptions } from "../moleculer.config";
 import { checkSplitDeployment, type Config } from "./config";
 import { createRuntime, type Runtime } from "./runtime";
 import { ServiceMetrics } from "./ops/metrics";
-import { OpsServer, PrometheusText } from "./ops/ops-server";
+import { OpsServer } from "./ops/ops-server";
+import { answersWithin } from "./ops/answers-within";
 import { listenAdminSocket } from "./ops/backup";
 import type { Server as NetServer } from "node:net";
 type ServiceFactory = (rt: Runtime) => ServiceSchema;
@@ -59,7 +60,8 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   let ops: OpsServer | undefined;
   let adminSocket: NetServer | undefined;
   let phase: "starting" | "serving" | "draining" = "starting";
-  const metrics = metricsOn(config) ? ServiceMetrics.on() : ServiceMetrics.off();
+  // Collected only where something reads them: the operations port, with METRICS on.
+  const metrics = config.opsPort !== undefined && config.metrics ? ServiceMetrics.on() : ServiceMetrics.off();
   // Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end.
   let closing: Promise<void> | undefined;
   const closeAll = () => (closing ??= (async () => {
@@ -79,14 +81,9 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     return reasons;
   };
   if (config.opsPort !== undefined) {
-    const prometheus = PrometheusText.of(broker.metrics);
     ops = await OpsServer.start(config.opsPort, config.host, {
       notReadyBecause,
-      metrics: async () => {
-        if (!prometheus) return undefined;
-        await metrics.collect();
-        return `${prometheus.text()}${metrics.text({ namespace: broker.namespace, nodeID: broker.nodeID })}\n`;
-      },
+      metrics: () => metrics.text({ namespace: broker.namespace, nodeID: broker.nodeID }),
     });
   }
 
@@ -128,15 +125,4 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
       await broker.stop();
     },
   };
-}
-
-/** True when `answer` resolves within `ms`; false when it rejects or takes longer. */
-async function answersWithin(answer: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([answer.then(() => true, () => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -14,14 +14,18 @@
  * - `vault_audit_events_pending`, `vault_audit_lag` (s, from an event to its audit record)
  * - `vault_store_pool_connections{state}` (PostgreSQL: total, idle, waiting)
  */
-import type { Context, Middleware, ServiceBroker } from "moleculer";
+import type { BrokerOptions, Context, Middleware, ServiceBroker } from "moleculer";
 import type { PoolUsage } from "../store/port";
+import { answersWithin } from "./answers-within";
 import { Counter, Families, Gauge, Histogram, type HistogramCell } from "./metric-families";
+import { PrometheusText } from "./prometheus-text";
 
 const COLLECT_TIMEOUT_MS = 1_000;
 const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
 class Figures {
+  /** Moleculer's own figures, through its registry. */
+  readonly moleculer = new PrometheusText();
   readonly families = new Families();
   readonly requests = this.families.add(new Counter("moleculer_request_total", "Action calls", ["service", "action", "type"]));
   readonly active = this.families.add(new Gauge("moleculer_request_active", "Action calls in progress", ["service", "action", "type"]));
@@ -57,6 +61,12 @@ export class ServiceMetrics {
 
   get enabled(): boolean {
     return this.figures !== undefined;
+  }
+
+  /** The broker's metrics options: its registry on, reporting to this, exactly when this is on. */
+  brokerOptions(): BrokerOptions["metrics"] {
+    // Process figures whatever NODE_ENV says (Moleculer skips them under "test").
+    return this.figures ? { enabled: true, collectProcessMetrics: true, reporter: [this.figures.moleculer as never] } : { enabled: false };
   }
 
   /**
@@ -103,9 +113,15 @@ export class ServiceMetrics {
     } as unknown as Middleware;
   }
 
-  /** The figures in Prometheus's text format, with `common` labels on every series. */
-  text(common: Record<string, string>): string {
-    return this.figures?.families.text(common) ?? "";
+  /**
+   * Everything in Prometheus's text format, `common` labels on this service's own series
+   * (Moleculer's reporter adds the same ones to its): the on-demand figures are collected first.
+   * Undefined when metrics are off.
+   */
+  async text(common: Record<string, string>): Promise<string | undefined> {
+    if (!this.figures) return undefined;
+    await this.collect();
+    return `${this.figures.moleculer.text()}${this.figures.families.text(common)}\n`;
   }
 
   /** The cells of each route, method and status, found by one string. */
@@ -167,16 +183,8 @@ export class ServiceMetrics {
   }
 
   /** Brings the on-demand figures up to date; a collector that fails or takes over a second leaves its last value. */
-  async collect(): Promise<void> {
-    await Promise.all(this.collectors.map(async (fn) => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([fn(), new Promise((resolve) => (timer = setTimeout(resolve, COLLECT_TIMEOUT_MS)))]);
-      } catch {
-        // NATS or the store away: the figure keeps its last value; readiness says why.
-      } finally {
-        clearTimeout(timer);
-      }
-    }));
+  private async collect(): Promise<void> {
+    // NATS or the store away: the figure keeps its last value; readiness says why.
+    await Promise.all(this.collectors.map((fn) => answersWithin(Promise.resolve().then(fn), COLLECT_TIMEOUT_MS)));
   }
 }

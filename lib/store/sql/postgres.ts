@@ -33,8 +33,14 @@ export function openPostgres(url: string, opts: PostgresOptions): Kysely<Databas
   return db;
 }
 
-/** Each database handle's pool, for its figures (metrics). */
+/** Each database handle's pool: for named statements and the pool's figures. */
 const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+function poolOf(db: Kysely<Database>): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error("This PostgreSQL handle was not opened by openPostgres");
+  return pool;
+}
 
 /** Advisory lock keys (any constants the schema owns). */
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
@@ -47,13 +53,11 @@ export const postgresOps: EngineOps = {
   },
   // A named statement: each pooled connection parses and plans it once, then only binds values.
   async runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
-    const pool = pools.get(db);
-    if (!pool) return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;
-    return (await pool.query<R & pg.QueryResultRow>({ name, text: compiled.sql, values })).rows;
+    return (await poolOf(db).query<R & pg.QueryResultRow>({ name, text: compiled.sql, values })).rows;
   },
   poolUsage(db) {
-    const pool = pools.get(db);
-    return pool && { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+    const pool = poolOf(db);
+    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
   },
   async lockVault(trx, vaultId, mode) {
     const q = trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId);

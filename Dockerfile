@@ -3,7 +3,8 @@ FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json moleculer.config.ts ./
+COPY tsconfig.json tsconfig.build.json ./
+COPY app app
 COPY bin bin
 COPY lib lib
 COPY services services

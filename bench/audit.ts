@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { SERVICES } from "../lib/node";
+import { SERVICES } from "../services";
 import { startCluster } from "../test/helpers/cluster";
 import { withNats } from "../test/helpers/nats";
 import { spawnServer } from "../test/helpers/process";

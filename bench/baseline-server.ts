@@ -9,7 +9,7 @@
  */
 import os from "node:os";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
-import { brokerOptions } from "../moleculer.config";
+import { brokerOptions } from "../lib/broker-options";
 import { loadConfig } from "../lib/config";
 import { AccessTokens } from "../lib/auth/access-tokens";
 import { signingKeys } from "../lib/auth/secrets";

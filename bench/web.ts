@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { loadConfig } from "../lib/config";
-import { startNode } from "../lib/node";
+import { startNode } from "../app/node";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk";
 import { deriveMasterKey } from "../sdk/primitives";
 import { launchChromium } from "../test/helpers/browser";

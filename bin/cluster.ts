@@ -17,7 +17,7 @@ import path from "node:path";
 import pg from "pg";
 import { loadConfig } from "../lib/config";
 import { loadOrCreateSecret } from "../lib/auth/secrets";
-import { SERVICES } from "../lib/node";
+import { SERVICES } from "../services";
 
 const SERVER = path.join(__dirname, "server.js");
 const RESTART_DELAY_MS = 500;

@@ -4,7 +4,7 @@
  */
 import "./compile-cache";
 import { loadConfig } from "../lib/config";
-import { startNode } from "../lib/node";
+import { startNode } from "../app/node";
 import { replCommands } from "../lib/repl";
 
 async function main(): Promise<void> {

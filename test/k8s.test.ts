@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { parse, parseAllDocuments } from "yaml";
 import { renderServices } from "../deploy/k8s/generate";
 import { loadConfig } from "../lib/config";
-import { SERVICES } from "../lib/node";
+import { SERVICES } from "../services";
 import { tempDir } from "./helpers/server";
 
 const DIR = path.resolve(__dirname, "../deploy/k8s");

@@ -8,7 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { loadConfig } from "../lib/config";
-import { startNode, type RunningNode } from "../lib/node";
+import { startNode, type RunningNode } from "../app/node";
 import { Api, invite, registerUser, rekeyBody, sharedVault } from "./helpers/client";
 import { encryptItem, newVaultKey } from "./helpers/crypto";
 import { deleteStreams, NATS_URL } from "./helpers/nats";

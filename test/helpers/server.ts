@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../lib/config";
-import { startNode, type RunningNode } from "../../lib/node";
+import { startNode, type RunningNode } from "../../app/node";
 
 export interface TestServer {
   url: string;

@@ -1,38 +1,20 @@
 /**
- * Starts one node of the service: a broker with the chosen services over one shared runtime.
- * `bin/server.ts` uses it with the settings; tests use it with their own.
+ * The composition root: one node of the service, a broker with the chosen services (services/index.ts)
+ * over one shared runtime (lib/runtime.ts). `bin/server.ts` starts it with the settings; `bin/cluster.ts`
+ * starts one process of it per service group; tests start it with their own settings.
  */
-import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
+import { ServiceBroker, type BrokerOptions } from "moleculer";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { brokerOptions } from "../moleculer.config";
-import { checkSplitDeployment, type Config } from "./config";
-import { createRuntime, type Runtime } from "./runtime";
-import { ServiceMetrics } from "./ops/metrics";
-import { OpsServer } from "./ops/ops-server";
-import { answersWithin } from "./ops/answers-within";
-import { listenAdminSocket } from "./ops/backup";
+import { brokerOptions } from "../lib/broker-options";
+import { SERVICES } from "../services";
+import { checkSplitDeployment, type Config } from "../lib/config";
+import { createRuntime, type Runtime } from "../lib/runtime";
+import { ServiceMetrics } from "../lib/ops/metrics";
+import { OpsServer } from "../lib/ops/ops-server";
+import { answersWithin } from "../lib/ops/answers-within";
+import { listenAdminSocket } from "../lib/ops/backup";
 import type { Server as NetServer } from "node:net";
-type ServiceFactory = (rt: Runtime) => ServiceSchema;
-
-/**
- * Every service, loaded only by the nodes that run it: a node of the split deployment restarts
- * faster without the modules of the others (the gateway's HTTP stack, above all).
- */
-export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
-  api: async () => (await import("../services/api.service.js")).apiService,
-  auth: async () => (await import("../services/auth.service.js")).authService,
-  users: async () => (await import("../services/users.service.js")).usersService,
-  orgs: async () => (await import("../services/orgs.service.js")).orgsService,
-  vaults: async () => (await import("../services/vaults.service.js")).vaultsService,
-  members: async () => (await import("../services/members.service.js")).membersService,
-  rekey: async () => (await import("../services/rekey.service.js")).rekeyService,
-  items: async () => (await import("../services/items.service.js")).itemsService,
-  invites: async () => (await import("../services/invites.service.js")).invitesService,
-  audit: async () => (await import("../services/audit.service.js")).auditService,
-  "audit-worker": async () => (await import("../services/audit-worker.service.js")).auditWorkerService,
-  sweeper: async () => (await import("../services/sweeper.service.js")).sweeperService,
-};
 
 export interface RunningNode {
   broker: ServiceBroker;

@@ -1,16 +1,18 @@
 /**
- * Broker options for every node of the service. One process runs every service on the embedded
- * store by default; connection settings (issue "Scale out for real") split them across processes.
+ * Broker options for every node of the service. (Moleculer's runner and its `moleculer.config.ts`
+ * are not used: `app/node.ts` builds each broker from these options and the services it runs.) One
+ * process runs every service on the embedded store by default; connection settings split them
+ * across processes.
  */
 import os from "node:os";
 import type { BrokerOptions } from "moleculer";
-import type { Config } from "./lib/config";
-import { SafeValidator } from "./lib/http/validator";
-import { largeResultsAsStreams } from "./lib/http/large-results";
-import { answerLostCalls } from "./lib/lost-calls";
-import { NatsTransporter } from "./lib/nats-transporter";
-import { logFormatter, requestScopes } from "./lib/ops/request-scope";
-import { ServiceMetrics } from "./lib/ops/metrics";
+import type { Config } from "./config";
+import { SafeValidator } from "./http/validator";
+import { largeResultsAsStreams } from "./http/large-results";
+import { answerLostCalls } from "./lost-calls";
+import { NatsTransporter } from "./nats-transporter";
+import { logFormatter, requestScopes } from "./ops/request-scope";
+import { ServiceMetrics } from "./ops/metrics";
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}, metrics = ServiceMetrics.off()): BrokerOptions {
   return {

@@ -1,0 +1,24 @@
+import type { ServiceSchema } from "moleculer";
+import type { Runtime } from "../lib/runtime";
+
+/** A service is built over the node's runtime (store, queue, limits, metrics): nothing global. */
+export type ServiceFactory = (rt: Runtime) => ServiceSchema;
+
+/**
+ * Every service, loaded only by the nodes that run it: a node of the split deployment restarts
+ * faster without the modules of the others (the gateway's HTTP stack, above all).
+ */
+export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
+  api: async () => (await import("./api.service.js")).apiService,
+  auth: async () => (await import("./auth.service.js")).authService,
+  users: async () => (await import("./users.service.js")).usersService,
+  orgs: async () => (await import("./orgs.service.js")).orgsService,
+  vaults: async () => (await import("./vaults.service.js")).vaultsService,
+  members: async () => (await import("./members.service.js")).membersService,
+  rekey: async () => (await import("./rekey.service.js")).rekeyService,
+  items: async () => (await import("./items.service.js")).itemsService,
+  invites: async () => (await import("./invites.service.js")).invitesService,
+  audit: async () => (await import("./audit.service.js")).auditService,
+  "audit-worker": async () => (await import("./audit-worker.service.js")).auditWorkerService,
+  sweeper: async () => (await import("./sweeper.service.js")).sweeperService,
+};

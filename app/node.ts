@@ -59,7 +59,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     if (phase !== "serving" || !runtime) return [phase];
     const reasons: string[] = [];
     if (!runtime.queue.reachable()) reasons.push("NATS unreachable");
-    if (!(await answersWithin(runtime.store.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
+    if (!(await answersWithin(runtime.store.housekeeping.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
     return reasons;
   };
   if (config.opsPort !== undefined) {
@@ -73,7 +73,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
     runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) }, metrics);
     const rt = runtime;
     metrics.onScrape(() => {
-      const usage = rt.store.poolUsage();
+      const usage = rt.store.housekeeping.poolUsage();
       if (usage) metrics.storePool(usage);
     });
     const factories = await Promise.all(names.map((name) => SERVICES[name]!()));

@@ -13,7 +13,7 @@ import type { Store } from "./store";
 
 /** The caller an action sees for a user, as the gateway builds it from a verified token. */
 export async function callerByEmail(store: Store, email: string): Promise<Caller> {
-  const user = await store.findUserByEmail(normalizeEmail(email));
+  const user = await store.accounts.findUserByEmail(normalizeEmail(email));
   if (!user) throw new Error(`no user with the email ${email}`);
   return { userId: user.userId, orgId: user.orgId, role: user.role };
 }

@@ -24,7 +24,7 @@ export function auditWorkerService({ store, queue, metrics }: Runtime): ServiceS
       const log = this.logger;
       metrics.onScrape(async () => metrics.auditPending(await queue.pending("audit")));
       subscription = await queue.consume("audit", async (events) => {
-        const { alreadyRecorded } = await store.appendAuditEvents(events);
+        const { alreadyRecorded } = await store.audit.appendAuditEvents(events);
         // How far behind the worker is: the batch's oldest event, from when it happened to now.
         if (events.length > 0) metrics.auditRecorded(events.reduce((oldest, e) => (e.at < oldest ? e.at : oldest), events[0]!.at));
         // Delivered again after a worker died or timed out before acknowledging: recognised, skipped.

@@ -59,7 +59,7 @@ export function authService(rt: Runtime): ServiceSchema {
         params: { ...STRICT, email },
         async handler(ctx: Ctx<{ email: string }>) {
           const address = normalizeEmail(ctx.params.email);
-          const user = await store.findUserByEmail(address);
+          const user = await store.accounts.findUserByEmail(address);
           if (user) return { kdf: user.kdf };
           // An unknown address answers what a new user of the SDK registers, with a salt derived
           // from the address and a server secret: stable, and alike in every field and in form.
@@ -98,7 +98,7 @@ export function authService(rt: Runtime): ServiceSchema {
           const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
           const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;
           if (tokenHash && !invite) throw notFound("Invite token");
-          if (!invite && config.registrationMode === "invite" && (await store.hasUsers())) {
+          if (!invite && config.registrationMode === "invite" && (await store.accounts.hasUsers())) {
             throw forbidden("Registration needs an invite");
           }
           const now = timestamp();
@@ -131,7 +131,7 @@ export function authService(rt: Runtime): ServiceSchema {
               throw notRedeemable("The invite is being redeemed");
             }
             try {
-              user = await store.registerWithInvite(newUser, invite.inviteId, timestamp());
+              user = await store.accounts.registerWithInvite({ user: newUser, inviteId: invite.inviteId, now: timestamp() });
               await inviteTokens.forget(invite.inviteId);
             } finally {
               await inviteTokens.release(tokenHash);
@@ -139,8 +139,8 @@ export function authService(rt: Runtime): ServiceSchema {
             metrics.inviteRedeemed();
             await events.emit("invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
           } else {
-            user = await store.registerOwnerOfNewOrg(newUser, { orgId: newId(), name: orgName, createdAt: now }, {
-              onlyIfFirstUser: config.registrationMode === "invite",
+            user = await store.accounts.registerOwnerOfNewOrg({
+              user: newUser, org: { orgId: newId(), name: orgName, createdAt: now }, onlyIfFirstUser: config.registrationMode === "invite",
             });
           }
           await events.emit("user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
@@ -161,7 +161,7 @@ export function authService(rt: Runtime): ServiceSchema {
             metrics.rateLimited("login");
             throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(attempts) });
           }
-          const user = await store.findUserByEmail(address);
+          const user = await store.accounts.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
           const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
           if (!user || !ok) {
@@ -170,7 +170,7 @@ export function authService(rt: Runtime): ServiceSchema {
           }
           await counters.add(key, -1, config.loginFailureWindowMs);
           const refresh = newRefreshToken();
-          await store.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });
+          await store.accounts.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });
           return {
             ...(await tokenPair(user, refresh.token)),
             userId: user.userId,
@@ -190,9 +190,9 @@ export function authService(rt: Runtime): ServiceSchema {
         params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const next = newRefreshToken();
-          const outcome = await store.rotateRefreshToken(hashToken(ctx.params.refreshToken), next, timestamp());
+          const outcome = await store.accounts.rotateRefreshToken({ oldHash: hashToken(ctx.params.refreshToken), next, now: timestamp() });
           if (!outcome.ok) throw unauthorized(outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token");
-          const user = await store.findUserById(outcome.userId);
+          const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw unauthorized("Invalid refresh token");
           return tokenPair(user, next.token);
         },
@@ -202,7 +202,7 @@ export function authService(rt: Runtime): ServiceSchema {
         params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const caller = callerOf(ctx);
-          await store.revokeRefreshFamily(hashToken(ctx.params.refreshToken), caller.userId);
+          await store.accounts.revokeRefreshFamily({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId });
           return noContent(ctx);
         },
       },

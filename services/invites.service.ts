@@ -42,7 +42,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
             inviteId: newId(), orgId: caller.orgId, email: address, role: ctx.params.role, inviterId: caller.userId,
             status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
           };
-          await store.createInvite(invite, hashToken(token));
+          await store.invites.createInvite({ invite, tokenHash: hashToken(token) });
           metrics.inviteCreated();
           await events.emit("invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           created(ctx, `/invites?orgId=${caller.orgId}`);
@@ -54,7 +54,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         params: { orgId: { type: "string", min: 1, max: 64, lowercase: true } },
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInviteManager(callerOf(ctx), ctx.params.orgId);
-          return (await store.listPendingInvites(ctx.params.orgId, timestamp())).map(toListEntry);
+          return (await store.invites.listPendingInvites({ orgId: ctx.params.orgId, now: timestamp() })).map(toListEntry);
         },
       },
 
@@ -62,10 +62,10 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         params: { inviteId: pathId },
         async handler(ctx: Ctx<{ inviteId: string }>) {
           const caller = callerOf(ctx);
-          const invite = await store.getInvite(ctx.params.inviteId);
+          const invite = await store.invites.getInvite(ctx.params.inviteId);
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
           assertInviteManager(caller);
-          const outcome = await store.revokeInvite(invite.inviteId, caller.orgId, timestamp());
+          const outcome = await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId: caller.orgId, now: timestamp() });
           await inviteTokens.forget(invite.inviteId);
           if (outcome === "revoked") {
             await events.emit("invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
@@ -90,7 +90,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, timestamp())) throw notRedeemable();
           // The organization's name too, so the invitee sees whom they are joining.
-          const org = await store.getOrg(invite.orgId);
+          const org = await store.accounts.getOrg(invite.orgId);
           return { orgId: invite.orgId, orgName: org?.name, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
         },
       },

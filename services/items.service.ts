@@ -29,7 +29,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
       list: {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
-          const items = await store.listItems(ctx.params.vaultId, callerOf(ctx).userId);
+          const items = await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!items) throw notFound("Vault");
           return { items };
         },
@@ -38,7 +38,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
       get: {
         params: { vaultId: pathId, itemId: pathId },
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
-          return store.getItem(ctx.params.vaultId, callerOf(ctx).userId, ctx.params.itemId);
+          return store.items.getItem({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, itemId: ctx.params.itemId });
         },
       },
 
@@ -48,7 +48,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.createItem(p.vaultId, caller.userId, p.itemId ?? newId(), p, timestamp());
+          const item = await store.items.createItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId ?? newId(), write: p, now: timestamp() });
           await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
           created(ctx, `/vaults/${p.vaultId}/items/${item.itemId}`);
           return item;
@@ -61,7 +61,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.updateItem(p.vaultId, caller.userId, p.itemId, p, timestamp());
+          const item = await store.items.updateItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId, write: p, now: timestamp() });
           await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
           return item;
         },
@@ -71,7 +71,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
         params: { vaultId: pathId, itemId: pathId },
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
           const caller = callerOf(ctx);
-          await store.deleteItem(ctx.params.vaultId, caller.userId, ctx.params.itemId);
+          await store.items.deleteItem({ vaultId: ctx.params.vaultId, actorId: caller.userId, itemId: ctx.params.itemId });
           await events.emit("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId, itemId: ctx.params.itemId });
           return noContent(ctx);
         },

@@ -29,7 +29,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
       list: {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
-          const members = await store.listMembers(ctx.params.vaultId, callerOf(ctx).userId);
+          const members = await store.vaults.listMembers({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!members) throw notFound("Vault");
           return { members };
         },
@@ -44,10 +44,15 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           const link = parseRosterLink(p.rosterLink);
-          await store.addMember(p.vaultId, caller.userId, {
-            userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
-            rosterLink: link,
-          }, timestamp());
+          await store.vaults.addMember({
+            vaultId: p.vaultId,
+            actorId: caller.userId,
+            member: {
+              userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
+              rosterLink: link,
+            },
+            now: timestamp(),
+          });
           await events.emit("vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
           return noContent(ctx);
         },
@@ -59,7 +64,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const entry = await store.changeMemberRole(vaultId, caller.userId, userId, role, timestamp(), link);
+          const entry = await store.vaults.changeMemberRole({ vaultId, actorId: caller.userId, targetId: userId, role, now: timestamp(), rosterLink: link });
           await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return entry;
         },
@@ -72,7 +77,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const result = await store.removeMember(vaultId, caller.userId, userId, timestamp(), link);
+          const result = await store.vaults.removeMember({ vaultId, actorId: caller.userId, targetId: userId, now: timestamp(), rosterLink: link });
           await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return result;
         },
@@ -81,7 +86,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
       roster: {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
-          const links = await store.getRoster(ctx.params.vaultId, callerOf(ctx).userId);
+          const links = await store.vaults.getRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!links) throw notFound("Vault");
           return { links };
         },
@@ -92,7 +97,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ vaultId: string; rosterLink?: unknown }>) {
           const link = parseRosterLink(ctx.params.rosterLink);
           if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);
-          await store.adoptRoster(ctx.params.vaultId, callerOf(ctx).userId, link, timestamp());
+          await store.vaults.adoptRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, link, now: timestamp() });
           return noContent(ctx);
         },
       },

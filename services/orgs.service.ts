@@ -18,7 +18,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
         params: { orgId: pathId },
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInOrg(ctx);
-          const org = await store.getOrg(ctx.params.orgId);
+          const org = await store.accounts.getOrg(ctx.params.orgId);
           if (!org) throw notFound("Organization");
           return { orgId: org.orgId, name: org.name, createdAt: org.createdAt };
         },
@@ -27,7 +27,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
         params: { orgId: pathId },
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInOrg(ctx);
-          const users = await store.listOrgMembers(ctx.params.orgId);
+          const users = await store.accounts.listOrgMembers(ctx.params.orgId);
           return {
             members: users.map((u) => ({
               userId: u.userId,

@@ -78,7 +78,7 @@ export function rekeyService({ store, config, events, metrics }: Runtime): Servi
     const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
     items.forEach(assertItemSizes);
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
-    await store.rekeyVault(vaultId, caller.userId, { newKeys, items, keyVersion, rosterLink: link }, timestamp());
+    await store.vaults.rekeyVault({ vaultId, actorId: caller.userId, rekey: { newKeys, items, keyVersion, rosterLink: link }, now: timestamp() });
     metrics.rekey(items.length, performance.now() - started);
     await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);

@@ -13,7 +13,7 @@ export function usersService({ store }: Runtime): ServiceSchema {
     actions: {
       me: {
         async handler(ctx: Ctx) {
-          const user = await store.findUserById(callerOf(ctx).userId);
+          const user = await store.accounts.findUserById(callerOf(ctx).userId);
           if (!user) throw unauthorized("The token's user no longer exists");
           return { userId: user.userId, email: user.email, orgId: user.orgId, role: user.role, createdAt: user.createdAt };
         },
@@ -22,7 +22,7 @@ export function usersService({ store }: Runtime): ServiceSchema {
         params: { userId: pathId },
         async handler(ctx: Ctx<{ userId: string }>) {
           const caller = callerOf(ctx);
-          const user = await store.findUserById(ctx.params.userId);
+          const user = await store.accounts.findUserById(ctx.params.userId);
           // Users of other organizations do not exist for the caller.
           if (!user || user.orgId !== caller.orgId) throw notFound("User");
           return {

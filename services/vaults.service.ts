@@ -31,7 +31,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
     actions: {
       list: {
         async handler(ctx: Ctx) {
-          return { vaults: await store.listVaults(callerOf(ctx).userId) };
+          return { vaults: await store.vaults.listVaults(callerOf(ctx).userId) };
         },
       },
 
@@ -43,7 +43,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           const link: RosterLink | undefined = parseRosterLink(p.rosterLink);
-          const user = await store.findUserById(caller.userId);
+          const user = await store.accounts.findUserById(caller.userId);
           if (!user) throw unauthorized("The token's user no longer exists");
           checkWrap({
             vaultType: p.type,
@@ -55,10 +55,13 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
           const displayName = vaultName(p.name);
           // A signed vault takes the id its creator signed into the `create` link.
           const roster = link && decideCreateRoster(user, { vaultType: p.type, encryptedVaultKey: p.encryptedVaultKey }, link);
-          const vault = await store.createVault({
-            vaultId: link?.vaultId ?? newId(), orgId: user.orgId, name: displayName, type: p.type, ownerId: user.userId,
-            encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, roster,
-          }, timestamp());
+          const vault = await store.vaults.createVault({
+            vault: {
+              vaultId: link?.vaultId ?? newId(), orgId: user.orgId, name: displayName, type: p.type, ownerId: user.userId,
+              encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, roster,
+            },
+            now: timestamp(),
+          });
           await events.emit("vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           created(ctx, `/vaults/${vault.vaultId}`);
           return vault;
@@ -68,7 +71,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
       get: {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
-          const vault = await store.getVault(ctx.params.vaultId, callerOf(ctx).userId);
+          const vault = await store.vaults.getVault({ vaultId: ctx.params.vaultId, userId: callerOf(ctx).userId });
           if (!vault) throw notFound("Vault");
           return vault;
         },
@@ -78,7 +81,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
         params: { ...STRICT, vaultId: pathId, name },
         async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
           const caller = callerOf(ctx);
-          const vault = await store.renameVault(ctx.params.vaultId, caller.userId, vaultName(ctx.params.name), timestamp());
+          const vault = await store.vaults.renameVault({ vaultId: ctx.params.vaultId, actorId: caller.userId, name: vaultName(ctx.params.name), now: timestamp() });
           await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           return vault;
         },
@@ -88,7 +91,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
         params: { vaultId: pathId },
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const caller = callerOf(ctx);
-          await store.deleteVault(ctx.params.vaultId, caller.userId);
+          await store.vaults.deleteVault({ vaultId: ctx.params.vaultId, actorId: caller.userId });
           // A vault's members are all of its organization, so the caller's is the vault's.
           await events.emit("vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId });
           return noContent(ctx);

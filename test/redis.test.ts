@@ -7,8 +7,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Invite } from "../lib/domain/invites";
 import { RedisCounters } from "../lib/limits/redis-counters";
 import { connectRedis, type RedisLink } from "../lib/redis";
-import { SqlStore, sqliteOps } from "../lib/store/sql/adapter";
-import { openSqlite } from "../lib/store/sql/sqlite";
+import { openSqlStore } from "../lib/store/sql/store";
+import { openSqlite, sqliteOps } from "../lib/store/sql/sqlite";
 import type { Store } from "../lib/store/port";
 import { RedisInviteTokens } from "../lib/tokens/redis-invite-tokens";
 import { newUserKeys, registrationBundle } from "./helpers/crypto";
@@ -23,12 +23,11 @@ let orgId: string, userId: string;
 
 beforeAll(async () => {
   dir = tempDir("vault-redis-");
-  store = await SqlStore.open(openSqlite(dir), sqliteOps);
+  store = await openSqlStore(openSqlite(dir), sqliteOps);
   const prefix = `test-${randomBytes(4).toString("hex")}:`;
   links = [await connectRedis(REDIS_URL, quiet, prefix), await connectRedis(REDIS_URL, quiet, prefix)];
   const now = new Date().toISOString();
-  const user = await store.registerOwnerOfNewOrg({ ...registrationBundle(await newUserKeys()), userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now } as never,
-    { orgId: randomUUID(), name: "o", createdAt: now }, { onlyIfFirstUser: false });
+  const user = await store.accounts.registerOwnerOfNewOrg({ user: { ...registrationBundle(await newUserKeys()), userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now } as never, org: { orgId: randomUUID(), name: "o", createdAt: now }, onlyIfFirstUser: false });
   orgId = user.orgId;
   userId = user.userId;
 });
@@ -45,7 +44,7 @@ async function newInvite(): Promise<{ invite: Invite; hash: string }> {
     status: "pending", expiresAt: new Date(now + 3_600_000).toISOString(), createdAt: new Date(now).toISOString(),
   };
   const hash = randomBytes(32).toString("hex");
-  await store.createInvite(invite, hash);
+  await store.invites.createInvite({ invite, tokenHash: hash });
   return { invite, hash };
 }
 
@@ -74,7 +73,7 @@ test("lookups are cached until the invite changes; forgetting it on one node dro
   const { invite, hash } = await newInvite();
   expect((await a.find(hash))?.status).toBe("pending");
   // Revoked in the database behind the cache's back: the cached entry still answers ...
-  await store.revokeInvite(invite.inviteId, orgId, new Date().toISOString());
+  await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId, now: new Date().toISOString() });
   expect((await b.find(hash))?.status).toBe("pending");
   // ... until a node forgets it, as the services do after a revoke or a consume.
   await a.forget(invite.inviteId);
@@ -87,14 +86,16 @@ test("a lookup that read the database before the invite changed cannot cache the
   const { invite, hash } = await newInvite();
   // The slow lookup reads "pending"; meanwhile the invite is revoked and forgotten; then the lookup
   // tries to fill the cache with what it read.
-  const realFind = store.findInviteByTokenHash.bind(store);
+  const realFind = store.invites.findInviteByTokenHash.bind(store.invites);
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const slowStore = { ...store, findInviteByTokenHash: async (h: string) => { const v = await realFind(h); await gate; return v; } } as Store;
+  const slowInvites: Store["invites"] = Object.create(store.invites);
+  slowInvites.findInviteByTokenHash = async (h: string) => { const v = await realFind(h); await gate; return v; };
+  const slowStore: Store = { ...store, invites: slowInvites };
   const slow = new RedisInviteTokens(slowStore, links[1]!);
   const stale = slow.find(hash);
   await new Promise((r) => setTimeout(r, 50));
-  await store.revokeInvite(invite.inviteId, orgId, new Date().toISOString());
+  await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId, now: new Date().toISOString() });
   await a.forget(invite.inviteId);
   release();
   expect((await stale)?.status).toBe("pending"); // what it read, for its own caller

@@ -50,89 +50,89 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     async function join(role: "admin" | "member" = "member"): Promise<Person> {
       const p = await newPerson();
       const inv = { ...pendingInvite(owner.orgId, owner.userId, p.user.email), role };
-      await store.createInvite(inv, randomUUID());
-      const rec = await store.registerWithInvite(p.user, inv.inviteId, at());
+      await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
+      const rec = await store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() });
       return { ...p, userId: rec.userId, orgId: rec.orgId };
     }
 
     async function vaultWith(members: Person[]) {
       const vaultKey = Buffer.alloc(32, 9);
-      const vault = await store.createVault({ vaultId: randomUUID(), orgId: owner.orgId, name: "v", type: "shared", ownerId: owner.userId, ...wrapFor(vaultKey, owner, owner) }, at());
-      for (const m of members) await store.addMember(vault.vaultId, owner.userId, { userId: m.userId, role: "member", ...wrapFor(vaultKey, m, owner) }, at());
+      const vault = await store.vaults.createVault({ vault: { vaultId: randomUUID(), orgId: owner.orgId, name: "v", type: "shared", ownerId: owner.userId, ...wrapFor(vaultKey, owner, owner) }, now: at() });
+      for (const m of members) await store.vaults.addMember({ vaultId: vault.vaultId, actorId: owner.userId, member: { userId: m.userId, role: "member", ...wrapFor(vaultKey, m, owner) }, now: at() });
       return { vaultId: vault.vaultId, vaultKey };
     }
 
     beforeAll(async () => {
       store = await open();
       const p = await newPerson();
-      const rec = await store.registerOwnerOfNewOrg(p.user, { orgId: randomUUID(), name: "Org", createdAt: at() }, { onlyIfFirstUser: true });
+      const rec = await store.accounts.registerOwnerOfNewOrg({ user: p.user, org: { orgId: randomUUID(), name: "Org", createdAt: at() }, onlyIfFirstUser: true });
       owner = { ...p, userId: rec.userId, orgId: rec.orgId };
     });
     afterAll(() => close(store));
 
     test("the first user only: a second owner of a new organization needs open mode", async () => {
       const p = await newPerson();
-      await expect(store.registerOwnerOfNewOrg(p.user, { orgId: randomUUID(), name: "x", createdAt: at() }, { onlyIfFirstUser: true }))
+      await expect(store.accounts.registerOwnerOfNewOrg({ user: p.user, org: { orgId: randomUUID(), name: "x", createdAt: at() }, onlyIfFirstUser: true }))
         .rejects.toMatchObject({ type: "FORBIDDEN" });
-      expect(await store.findUserByEmail(p.user.email)).toBeNull();
+      expect(await store.accounts.findUserByEmail(p.user.email)).toBeNull();
       const dup = await newPerson(owner.user.email);
-      await expect(store.registerOwnerOfNewOrg(dup.user, { orgId: randomUUID(), name: "x", createdAt: at() }, { onlyIfFirstUser: false }))
+      await expect(store.accounts.registerOwnerOfNewOrg({ user: dup.user, org: { orgId: randomUUID(), name: "x", createdAt: at() }, onlyIfFirstUser: false }))
         .rejects.toMatchObject({ type: "CONFLICT" });
-      expect(await store.hasUsers()).toBe(true);
+      expect(await store.accounts.hasUsers()).toBe(true);
     });
 
     test("an invite is consumed exactly once by concurrent registrations", async () => {
       const email = `${randomUUID()}@example.test`;
       const inv = pendingInvite(owner.orgId, owner.userId, email);
-      await store.createInvite(inv, randomUUID());
+      await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
       const people = await Promise.all(Array.from({ length: 8 }, () => newPerson(email)));
-      const results = await Promise.allSettled(people.map((p) => store.registerWithInvite(p.user, inv.inviteId, at())));
+      const results = await Promise.allSettled(people.map((p) => store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() })));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect(r.reason.type).toMatch(/INVITE_NOT_REDEEMABLE|CONFLICT/);
-      expect((await store.getInvite(inv.inviteId))!.status).toBe("used");
+      expect((await store.invites.getInvite(inv.inviteId))!.status).toBe("used");
     });
 
     test("expired and revoked invites are not consumed and leave the pending list", async () => {
       const expired = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1000));
-      await store.createInvite(expired, randomUUID());
-      await expect(store.registerWithInvite((await newPerson(expired.email)).user, expired.inviteId, at())).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
+      await store.invites.createInvite({ invite: expired, tokenHash: randomUUID() });
+      await expect(store.accounts.registerWithInvite({ user: (await newPerson(expired.email)).user, inviteId: expired.inviteId, now: at() })).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
       const revoked = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`);
       const hash = randomUUID();
-      await store.createInvite(revoked, hash);
-      expect((await store.findInviteByTokenHash(hash))!.inviteId).toBe(revoked.inviteId);
-      expect(await store.revokeInvite(revoked.inviteId, owner.orgId, at())).toBe("revoked");
-      expect(await store.revokeInvite(revoked.inviteId, owner.orgId, at())).toBe("not-pending");
-      expect(await store.revokeInvite(revoked.inviteId, randomUUID(), at())).toBe("not-found");
-      await expect(store.registerWithInvite((await newPerson(revoked.email)).user, revoked.inviteId, at())).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
-      const ids = (await store.listPendingInvites(owner.orgId, at())).map((i) => i.inviteId);
+      await store.invites.createInvite({ invite: revoked, tokenHash: hash });
+      expect((await store.invites.findInviteByTokenHash(hash))!.inviteId).toBe(revoked.inviteId);
+      expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("revoked");
+      expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("not-pending");
+      expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: randomUUID(), now: at() })).toBe("not-found");
+      await expect(store.accounts.registerWithInvite({ user: (await newPerson(revoked.email)).user, inviteId: revoked.inviteId, now: at() })).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
+      const ids = (await store.invites.listPendingInvites({ orgId: owner.orgId, now: at() })).map((i) => i.inviteId);
       expect(ids).not.toContain(expired.inviteId);
       expect(ids).not.toContain(revoked.inviteId);
-      await expect(store.createInvite(pendingInvite(owner.orgId, owner.userId, owner.user.email), randomUUID())).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.invites.createInvite({ invite: pendingInvite(owner.orgId, owner.userId, owner.user.email), tokenHash: randomUUID() })).rejects.toMatchObject({ type: "CONFLICT" });
     });
 
     test("refresh tokens rotate once; reuse revokes the family", async () => {
       const family = randomUUID();
-      await store.saveRefreshToken({ tokenHash: "h1", familyId: family, userId: owner.userId, createdAt: at(), expiresAt: at(60_000) });
+      await store.accounts.saveRefreshToken({ tokenHash: "h1", familyId: family, userId: owner.userId, createdAt: at(), expiresAt: at(60_000) });
       const next = { tokenHash: "h2", createdAt: at(), expiresAt: at(60_000) };
-      expect(await store.rotateRefreshToken("h1", next, at())).toEqual({ ok: true, userId: owner.userId });
-      expect(await store.rotateRefreshToken("h1", { ...next, tokenHash: "h3" }, at())).toEqual({ ok: false, reason: "reused" });
-      expect(await store.rotateRefreshToken("h2", { ...next, tokenHash: "h4" }, at())).toEqual({ ok: false, reason: "reused" });
-      expect(await store.rotateRefreshToken("nope", next, at())).toEqual({ ok: false, reason: "unknown" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next, now: at() })).toEqual({ ok: true, userId: owner.userId });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next: { ...next, tokenHash: "h3" }, now: at() })).toEqual({ ok: false, reason: "reused" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "h2", next: { ...next, tokenHash: "h4" }, now: at() })).toEqual({ ok: false, reason: "reused" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "nope", next, now: at() })).toEqual({ ok: false, reason: "unknown" });
     });
 
     test("members: the rules hold inside the store, and the last owner always stays under concurrency", async () => {
       const a = await join();
       const { vaultId, vaultKey } = await vaultWith([a]);
-      await expect(store.addMember(vaultId, a.userId, { userId: owner.userId, role: "member", ...wrapFor(vaultKey, owner, a) }, at())).rejects.toMatchObject({ type: "FORBIDDEN" });
-      await expect(store.addMember(vaultId, owner.userId, { userId: a.userId, role: "member", ...wrapFor(vaultKey, a, owner) }, at())).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.addMember(vaultId, owner.userId, { userId: randomUUID(), role: "member", ...wrapFor(vaultKey, a, owner) }, at())).rejects.toMatchObject({ type: "NOT_FOUND" });
-      await store.changeMemberRole(vaultId, owner.userId, a.userId, "owner", at());
+      await expect(store.vaults.addMember({ vaultId, actorId: a.userId, member: { userId: owner.userId, role: "member", ...wrapFor(vaultKey, owner, a) }, now: at() })).rejects.toMatchObject({ type: "FORBIDDEN" });
+      await expect(store.vaults.addMember({ vaultId, actorId: owner.userId, member: { userId: a.userId, role: "member", ...wrapFor(vaultKey, a, owner) }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.vaults.addMember({ vaultId, actorId: owner.userId, member: { userId: randomUUID(), role: "member", ...wrapFor(vaultKey, a, owner) }, now: at() })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await store.vaults.changeMemberRole({ vaultId, actorId: owner.userId, targetId: a.userId, role: "owner", now: at() });
       const results = await Promise.allSettled([
-        store.removeMember(vaultId, owner.userId, owner.userId, at()),
-        store.removeMember(vaultId, a.userId, a.userId, at()),
+        store.vaults.removeMember({ vaultId, actorId: owner.userId, targetId: owner.userId, now: at() }),
+        store.vaults.removeMember({ vaultId, actorId: a.userId, targetId: a.userId, now: at() }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      const stayer = (await store.listMembers(vaultId, owner.userId)) ?? (await store.listMembers(vaultId, a.userId));
+      const stayer = (await store.vaults.listMembers({ vaultId, actorId: owner.userId })) ?? (await store.vaults.listMembers({ vaultId, actorId: a.userId }));
       expect(stayer!.map((m) => m.role)).toEqual(["owner"]);
     });
 
@@ -140,32 +140,32 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const a = await join();
       const { vaultId } = await vaultWith([a]);
       const itemIds = [randomUUID(), randomUUID()];
-      for (const id of itemIds) await store.createItem(vaultId, a.userId, id, { encryptedData: "AAAA", encryptedName: "AAAA" }, at());
-      const before = await store.listItems(vaultId, owner.userId);
+      for (const id of itemIds) await store.items.createItem({ vaultId, actorId: a.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
+      const before = await store.items.listItems({ vaultId, actorId: owner.userId });
       const newKey = Buffer.alloc(32, 7);
       const newKeys = [owner, a].map((p) => ({ userId: p.userId, ...wrapFor(newKey, p, owner) }));
       const items = itemIds.map((itemId) => ({ itemId, encryptedData: "BBBB", encryptedName: "CCCC" }));
 
-      await expect(store.rekeyVault(vaultId, owner.userId, { newKeys: newKeys.slice(1), items }, at())).rejects.toMatchObject({ type: "INVALID", data: { field: "newKeys" } });
-      await expect(store.rekeyVault(vaultId, owner.userId, { newKeys, items: items.slice(1) }, at())).rejects.toMatchObject({ type: "INVALID", data: { field: "items" } });
-      await expect(store.rekeyVault(vaultId, owner.userId, { newKeys, items, keyVersion: 3 }, at())).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.rekeyVault(vaultId, a.userId, { newKeys, items }, at())).rejects.toMatchObject({ type: "FORBIDDEN" });
-      expect(await store.listItems(vaultId, owner.userId)).toEqual(before);
+      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys: newKeys.slice(1), items }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "newKeys" } });
+      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items: items.slice(1) }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "items" } });
+      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items, keyVersion: 3 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.vaults.rekeyVault({ vaultId, actorId: a.userId, rekey: { newKeys, items }, now: at() })).rejects.toMatchObject({ type: "FORBIDDEN" });
+      expect(await store.items.listItems({ vaultId, actorId: owner.userId })).toEqual(before);
 
-      await store.rekeyVault(vaultId, owner.userId, { newKeys, items, keyVersion: 1 }, at());
-      const after = await store.listItems(vaultId, owner.userId);
+      await store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items, keyVersion: 1 }, now: at() });
+      const after = await store.items.listItems({ vaultId, actorId: owner.userId });
       expect(after!.map((i) => [i.encryptedData, i.encryptedName, i.revision, i.keyVersion])).toEqual([["BBBB", "CCCC", 2, 2], ["BBBB", "CCCC", 2, 2]]);
-      const view = await store.getVault(vaultId, a.userId);
+      const view = await store.vaults.getVault({ vaultId, userId: a.userId });
       expect(view).toMatchObject({ keyVersion: 2, rekeyRequired: false, senderId: owner.userId, encryptedVaultKey: newKeys[1]!.encryptedVaultKey });
     });
 
     test("a rekey of 2,000 items is written in batches and in one step", async () => {
       const { vaultId } = await vaultWith([]);
       const ids = Array.from({ length: 2000 }, () => randomUUID());
-      for (const id of ids) await store.createItem(vaultId, owner.userId, id, { encryptedData: "AAAA", encryptedName: "AAAA" }, at());
+      for (const id of ids) await store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
       const newKeys = [{ userId: owner.userId, ...wrapFor(Buffer.alloc(32, 1), owner, owner) }];
-      await store.rekeyVault(vaultId, owner.userId, { newKeys, items: ids.map((itemId, n) => ({ itemId, encryptedData: b64(Buffer.from(`n${n}`)), encryptedName: "AAAA" })) }, at());
-      const items = await store.listItems(vaultId, owner.userId);
+      await store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items: ids.map((itemId, n) => ({ itemId, encryptedData: b64(Buffer.from(`n${n}`)), encryptedName: "AAAA" })) }, now: at() });
+      const items = await store.items.listItems({ vaultId, actorId: owner.userId });
       const byId = new Map(items!.map((i) => [i.itemId, i]));
       ids.forEach((id, n) => expect(byId.get(id)!.encryptedData).toBe(b64(Buffer.from(`n${n}`))));
     });
@@ -173,44 +173,44 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     test("items: revisions, conflicts, key versions, and deletion with the vault", async () => {
       const { vaultId } = await vaultWith([]);
       const id = randomUUID();
-      const created = await store.createItem(vaultId, owner.userId, id, { encryptedData: "AAAA", encryptedName: "AAAA" }, at());
+      const created = await store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
       expect(created.revision).toBe(1);
-      await expect(store.createItem(vaultId, owner.userId, id, { encryptedData: "AAAA", encryptedName: "AAAA" }, at())).rejects.toMatchObject({ type: "CONFLICT" });
-      expect((await store.updateItem(vaultId, owner.userId, id, { encryptedData: "BBBB", encryptedName: "AAAA", revision: 1 }, at())).revision).toBe(2);
-      await expect(store.updateItem(vaultId, owner.userId, id, { encryptedData: "CCCC", encryptedName: "AAAA", revision: 1 }, at())).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.createItem(vaultId, owner.userId, randomUUID(), { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 }, at())).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.getItem(vaultId, randomUUID(), id)).rejects.toMatchObject({ type: "NOT_FOUND" });
-      await store.deleteVault(vaultId, owner.userId);
-      expect(await store.getVault(vaultId, owner.userId)).toBeNull();
-      expect(await store.listItems(vaultId, owner.userId)).toBeNull();
+      await expect(store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      expect((await store.items.updateItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "BBBB", encryptedName: "AAAA", revision: 1 }, now: at() })).revision).toBe(2);
+      await expect(store.items.updateItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "CCCC", encryptedName: "AAAA", revision: 1 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.items.createItem({ vaultId, actorId: owner.userId, itemId: randomUUID(), write: { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.items.getItem({ vaultId, actorId: randomUUID(), itemId: id })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
+      expect(await store.vaults.getVault({ vaultId, userId: owner.userId })).toBeNull();
+      expect(await store.items.listItems({ vaultId, actorId: owner.userId })).toBeNull();
     });
 
     test("audit: events append to their organization's chain once each, in order, hashed", async () => {
       const org = randomUUID();
       const other = randomUUID();
       const first = [event(org, "vault.created", { itemId: undefined }), event(other), event(org), event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: randomUUID() })];
-      expect(await store.appendAuditEvents(first)).toEqual({ appended: 4, alreadyRecorded: 0 });
+      expect(await store.audit.appendAuditEvents(first)).toEqual({ appended: 4, alreadyRecorded: 0 });
       // Delivered again (at least once), with one new event: only the new one is recorded.
       const late = event(org, "item.deleted");
-      expect(await store.appendAuditEvents([first[2]!, late, first[0]!, late])).toEqual({ appended: 1, alreadyRecorded: 3 });
-      expect(await store.appendAuditEvents([])).toEqual({ appended: 0, alreadyRecorded: 0 });
+      expect(await store.audit.appendAuditEvents([first[2]!, late, first[0]!, late])).toEqual({ appended: 1, alreadyRecorded: 3 });
+      expect(await store.audit.appendAuditEvents([])).toEqual({ appended: 0, alreadyRecorded: 0 });
 
-      const records = await store.listAuditRecords(org, 100);
+      const records = await store.audit.listAuditRecords({ orgId: org, limit: 100 });
       expect(records.map((r) => r.seq)).toEqual([4, 3, 2, 1]);
       expect(records.map((r) => r.eventId)).toEqual([late, first[3]!, first[2]!, first[0]!].map((e) => e.eventId));
       expect(records[3]).toEqual({ ...first[0], seq: 1, prevHash: EMPTY_HEAD.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
       expect(Object.keys(records[0]!)).toEqual(["eventId", "seq", "type", "at", "actorId", "orgId", "vaultId", "itemId", "prevHash", "hash"]);
       for (const r of records) expect(r.hash).toBe(auditHash(r));
       for (let i = 0; i < 3; i++) expect(records[i]!.prevHash).toBe(records[i + 1]!.hash);
-      expect(await store.auditHead(org)).toEqual({ seq: 4, hash: records[0]!.hash });
-      expect((await store.listAuditRecords(other, 100)).map((r) => r.seq)).toEqual([1]);
-      expect(await store.auditHead(randomUUID())).toEqual(EMPTY_HEAD);
+      expect(await store.audit.auditHead(org)).toEqual({ seq: 4, hash: records[0]!.hash });
+      expect((await store.audit.listAuditRecords({ orgId: other, limit: 100 })).map((r) => r.seq)).toEqual([1]);
+      expect(await store.audit.auditHead(randomUUID())).toEqual(EMPTY_HEAD);
 
-      expect((await store.listAuditRecords(org, 2)).map((r) => r.seq)).toEqual([4, 3]);
-      expect((await store.listAuditRecords(org, 2, 3)).map((r) => r.seq)).toEqual([2, 1]);
-      expect(await store.listAuditRecords(org, 2, 1)).toEqual([]);
-      expect((await store.readAuditChain(org, 1, 3, 100)).map((r) => r.seq)).toEqual([2, 3]);
-      expect(await verifyAuditChain(await store.auditHead(org), (a, u, l) => store.readAuditChain(org, a, u, l)))
+      expect((await store.audit.listAuditRecords({ orgId: org, limit: 2 })).map((r) => r.seq)).toEqual([4, 3]);
+      expect((await store.audit.listAuditRecords({ orgId: org, limit: 2, before: 3 })).map((r) => r.seq)).toEqual([2, 1]);
+      expect(await store.audit.listAuditRecords({ orgId: org, limit: 2, before: 1 })).toEqual([]);
+      expect((await store.audit.readAuditChain({ orgId: org, afterSeq: 1, upToSeq: 3, limit: 100 })).map((r) => r.seq)).toEqual([2, 3]);
+      expect(await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) => store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l })))
         .toEqual({ ok: true, count: 4, head: records[0]!.hash });
     });
 
@@ -220,12 +220,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       // Six workers, each handed overlapping slices, all at once.
       const slices = Array.from({ length: 6 }, (_, w) => events.filter((_, i) => i % 3 === w % 3 || i % 5 === w));
       // They wait for each other on the organization's head: none fails, none records an event twice.
-      const appended = await Promise.all(slices.map((slice) => store.appendAuditEvents(slice)));
+      const appended = await Promise.all(slices.map((slice) => store.audit.appendAuditEvents(slice)));
       expect(appended.reduce((sum, r) => sum + r.appended, 0)).toBe(60);
-      const chain = await store.readAuditChain(org, 0, 1_000, 1_000);
+      const chain = await store.audit.readAuditChain({ orgId: org, afterSeq: 0, upToSeq: 1_000, limit: 1_000 });
       expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
       expect(new Set(chain.map((r) => r.eventId)).size).toBe(60);
-      expect(await verifyAuditChain(await store.auditHead(org), (a, u, l) => store.readAuditChain(org, a, u, l))).toMatchObject({ ok: true, count: 60 });
+      expect(await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) => store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l }))).toMatchObject({ ok: true, count: 60 });
     });
 
     test("purge: expired invites and expired or revoked refresh tokens go; live ones and used invites stay", async () => {
@@ -236,43 +236,43 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         liveRevoked: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(3_600_000)),
         used: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(1_500)),
       };
-      for (const inv of Object.values(invites)) await store.createInvite(inv, randomUUID());
-      await store.revokeInvite(invites.expiredRevoked.inviteId, owner.orgId, at());
-      await store.revokeInvite(invites.liveRevoked.inviteId, owner.orgId, at());
-      await store.registerWithInvite((await newPerson(invites.used.email)).user, invites.used.inviteId, at());
+      for (const inv of Object.values(invites)) await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
+      await store.invites.revokeInvite({ inviteId: invites.expiredRevoked.inviteId, orgId: owner.orgId, now: at() });
+      await store.invites.revokeInvite({ inviteId: invites.liveRevoked.inviteId, orgId: owner.orgId, now: at() });
+      await store.accounts.registerWithInvite({ user: (await newPerson(invites.used.email)).user, inviteId: invites.used.inviteId, now: at() });
       // Kept for a retention period after expiry: a purge that reaches back only to before they expired takes none.
-      expect(await store.purgeExpired(at(2_000), at(-3_600_000))).toMatchObject({ invites: 0 });
-      expect(await store.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
+      expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(-3_600_000) })).toMatchObject({ invites: 0 });
+      expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
 
       const family = randomUUID();
       const revokedFamily = randomUUID();
       const token = (tokenHash: string, familyId: string, expiresAt: string) =>
-        store.saveRefreshToken({ tokenHash, familyId, userId: owner.userId, createdAt: at(), expiresAt });
+        store.accounts.saveRefreshToken({ tokenHash, familyId, userId: owner.userId, createdAt: at(), expiresAt });
       const h = (name: string) => `${name}-${family}`;
       await token(h("expired"), randomUUID(), at(-1_000));
       await token(h("active"), family, at(60_000));
       await token(h("rotated"), family, at(60_000));
-      await store.rotateRefreshToken(h("rotated"), { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) }, at());
+      await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) }, now: at() });
       await token(h("revoked"), revokedFamily, at(60_000));
-      await store.revokeRefreshFamily(h("revoked"), owner.userId);
+      await store.accounts.revokeRefreshFamily({ tokenHash: h("revoked"), userId: owner.userId });
 
       // Now is 2 s ahead, and the retention over: the used invite has expired too, and stays.
-      const purged = await store.purgeExpired(at(2_000), at(2_000));
+      const purged = await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) });
       expect(purged.invites).toBeGreaterThanOrEqual(2);
       expect(purged.refreshTokens).toBeGreaterThanOrEqual(2);
-      expect(await store.getInvite(invites.expiredPending.inviteId)).toBeNull();
-      expect(await store.getInvite(invites.expiredRevoked.inviteId)).toBeNull();
-      expect(await store.getInvite(invites.live.inviteId)).toMatchObject({ status: "pending" });
-      expect(await store.getInvite(invites.liveRevoked.inviteId)).toMatchObject({ status: "revoked" });
-      expect(await store.getInvite(invites.used.inviteId)).toMatchObject({ status: "used" });
+      expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toBeNull();
+      expect(await store.invites.getInvite(invites.expiredRevoked.inviteId)).toBeNull();
+      expect(await store.invites.getInvite(invites.live.inviteId)).toMatchObject({ status: "pending" });
+      expect(await store.invites.getInvite(invites.liveRevoked.inviteId)).toMatchObject({ status: "revoked" });
+      expect(await store.invites.getInvite(invites.used.inviteId)).toMatchObject({ status: "used" });
 
       const next = () => ({ tokenHash: randomUUID(), createdAt: at(), expiresAt: at(60_000) });
       // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
-      expect(await store.rotateRefreshToken(h("expired"), next(), at())).toEqual({ ok: false, reason: "unknown" });
-      expect(await store.rotateRefreshToken(h("revoked"), next(), at())).toEqual({ ok: false, reason: "unknown" });
-      expect(await store.rotateRefreshToken(h("active"), next(), at())).toEqual({ ok: true, userId: owner.userId });
-      expect(await store.rotateRefreshToken(h("rotated"), next(), at())).toEqual({ ok: false, reason: "reused" });
-      expect(await store.purgeExpired(at(2_000), at(2_000))).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at() })).toEqual({ ok: false, reason: "unknown" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at() })).toEqual({ ok: false, reason: "unknown" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at() })).toEqual({ ok: true, userId: owner.userId });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at() })).toEqual({ ok: false, reason: "reused" });
+      expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) })).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
     });
 
     test("signed roster: each link is stored with its change, in order; a refused link writes nothing; the chain goes with the vault", async () => {
@@ -283,28 +283,28 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const wrap = wrapFor(vaultKey, owner, owner);
       const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
       const roster = decideCreateRoster(owner.user, { vaultType: "shared", encryptedVaultKey: wrap.encryptedVaultKey }, create);
-      await store.createVault({ vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster }, at());
+      await store.vaults.createVault({ vault: { vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster }, now: at() });
       chain.accept(create);
 
       const share = wrapFor(vaultKey, member, owner);
       const add = chain.next(owner, { op: "add", subjectId: member.userId, role: "member", subjectKey: fingerprintOf(member.user), wraps: [{ userId: member.userId, sha256: wrapHash(share.encryptedVaultKey) }] });
       // Without the link, or with it for another user: refused, nothing written.
-      await expect(store.addMember(chain.vaultId, owner.userId, { userId: member.userId, role: "member", ...share }, at())).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
-      await expect(store.addMember(chain.vaultId, owner.userId, { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add }, at()))
+      await expect(store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: member.userId, role: "member", ...share }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
+      await expect(store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add }, now: at() }))
         .rejects.toMatchObject({ type: "INVALID" });
-      expect(await store.getRoster(chain.vaultId, owner.userId)).toHaveLength(1);
-      expect((await store.listMembers(chain.vaultId, owner.userId))!.map((m) => m.userId)).toEqual([owner.userId]);
+      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId })).toHaveLength(1);
+      expect((await store.vaults.listMembers({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((m) => m.userId)).toEqual([owner.userId]);
 
-      await store.addMember(chain.vaultId, owner.userId, { userId: member.userId, role: "member", ...share, rosterLink: add }, at());
+      await store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: member.userId, role: "member", ...share, rosterLink: add }, now: at() });
       chain.accept(add);
       const remove = chain.next(member, { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.user), wraps: [] });
-      await store.removeMember(chain.vaultId, member.userId, member.userId, at(), remove);
-      expect((await store.getRoster(chain.vaultId, owner.userId))!.map((l) => [l.seq, l.op])).toEqual([[0, "create"], [1, "add"], [2, "remove"]]);
-      expect(await store.getRoster(chain.vaultId, member.userId)).toBeNull();
-      expect(await store.getRoster(chain.vaultId, owner.userId).then((links) => links![1])).toEqual(add);
+      await store.vaults.removeMember({ vaultId: chain.vaultId, actorId: member.userId, targetId: member.userId, now: at(), rosterLink: remove });
+      expect((await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((l) => [l.seq, l.op])).toEqual([[0, "create"], [1, "add"], [2, "remove"]]);
+      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: member.userId })).toBeNull();
+      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }).then((links) => links![1])).toEqual(add);
 
-      await store.deleteVault(chain.vaultId, owner.userId);
-      expect(await store.getRoster(chain.vaultId, owner.userId)).toBeNull();
+      await store.vaults.deleteVault({ vaultId: chain.vaultId, actorId: owner.userId });
+      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId })).toBeNull();
     });
   });
 }

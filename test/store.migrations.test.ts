@@ -6,9 +6,10 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
-import { SqlStore, sqliteOps, type EngineOps } from "../lib/store/sql/adapter";
+import { openSqlStore } from "../lib/store/sql/store";
+import type { EngineOps } from "../lib/store/sql/context";
 import { migrationProvider } from "../lib/store/sql/migrations";
-import { openSqlite } from "../lib/store/sql/sqlite";
+import { openSqlite, sqliteOps } from "../lib/store/sql/sqlite";
 import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
 import type { Database } from "../lib/store/sql/schema";
 import { tempDir } from "./helpers/server";
@@ -59,14 +60,14 @@ test.each(engines)("%s: items written before item ids were scoped to their vault
     await db.destroy();
 
     // The current version opens it: every item is there, unchanged, and an id may repeat in another vault.
-    const store = await SqlStore.open(engine.open(), engine.ops);
+    const store = await openSqlStore(engine.open(), engine.ops);
     try {
-      const items = await store.listItems(vaultId, userId);
+      const items = await store.items.listItems({ vaultId, actorId: userId });
       expect(items!.map((i) => [i.itemId, i.encryptedData, i.revision])).toEqual(
         itemIds.map((id, n) => [id, b64(Buffer.from(`data${n}`)), 3]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
-      const other = await store.createVault({ vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap }, now);
-      await expect(store.createItem(other.vaultId, userId, itemIds[0]!, { encryptedData: "AAAA", encryptedName: "AAAA" }, now)).resolves.toMatchObject({ itemId: itemIds[0] });
-      await expect(store.createItem(vaultId, userId, itemIds[0]!, { encryptedData: "AAAA", encryptedName: "AAAA" }, now)).rejects.toMatchObject({ type: "CONFLICT" });
+      const other = await store.vaults.createVault({ vault: { vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap }, now });
+      await expect(store.items.createItem({ vaultId: other.vaultId, actorId: userId, itemId: itemIds[0]!, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now })).resolves.toMatchObject({ itemId: itemIds[0] });
+      await expect(store.items.createItem({ vaultId, actorId: userId, itemId: itemIds[0]!, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now })).rejects.toMatchObject({ type: "CONFLICT" });
     } finally {
       await store.close();
     }

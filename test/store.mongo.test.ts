@@ -9,17 +9,23 @@
  * leaves this file out when MONGO_URL is unset, and the summary line says it was not run.
  */
 import { randomUUID } from "node:crypto";
-import { MongoStore } from "../lib/store/mongo/adapter";
+import { MongoClient } from "mongodb";
+import { openMongoStore } from "../lib/store/mongo/store";
 import type { Store } from "../lib/store/port";
 import { describeStoreContract } from "./store.contract";
 
 const url = process.env.MONGO_URL;
 if (!url) throw new Error("store.mongo.test.ts needs MONGO_URL (jest.config.js runs it only when it is set)");
 
-describeStoreContract("MongoDB (replica set at MONGO_URL)", async () => {
-  // A database per run: the contract starts from an empty store (its first user is the first of the server).
-  return MongoStore.open(url, { dbName: `vault_test_${randomUUID().replace(/-/g, "").slice(0, 12)}` });
-}, async (store: Store) => {
-  await (store as MongoStore).db.dropDatabase();
+// A database per run: the contract starts from an empty store (its first user is the first of the server).
+const dbName = `vault_test_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+
+describeStoreContract("MongoDB (replica set at MONGO_URL)", () => openMongoStore(url, { dbName }), async (store: Store) => {
   await store.close();
+  const client = await new MongoClient(url).connect();
+  try {
+    await client.db(dbName).dropDatabase();
+  } finally {
+    await client.close();
+  }
 });

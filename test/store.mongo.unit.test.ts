@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";
-import { MongoStore } from "../lib/store/mongo/adapter";
+import { openMongoStore } from "../lib/store/mongo/store";
 import {
   byCreatedThenId, inviteDoc, itemKey, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
 } from "../lib/store/mongo/documents";
@@ -133,7 +133,7 @@ describe("errors", () => {
 
   test("no server at the URL: opening fails as unavailable, in the time asked for", async () => {
     const started = Date.now();
-    const err = await MongoStore.open("mongodb://127.0.0.1:1/vault", { serverSelectionTimeoutMS: 300 }).then(() => null, (e: unknown) => e);
+    const err = await openMongoStore("mongodb://127.0.0.1:1/vault", { serverSelectionTimeoutMS: 300 }).then(() => null, (e: unknown) => e);
     expect(isMongoUnavailable(err)).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -1,4 +1,4 @@
-import { SqlStore } from "../lib/store/sql/adapter";
+import { openSqlStore } from "../lib/store/sql/store";
 import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
 import type { Store } from "../lib/store/port";
 import { describeStoreContract } from "./store.contract";
@@ -8,7 +8,7 @@ const databases = new Map<Store, TestDatabase>();
 
 describeStoreContract("SQL on PostgreSQL (pg)", async () => {
   const database = await createTestDatabase();
-  const store = await SqlStore.open(openPostgres(database.url, { poolSize: 10 }), postgresOps);
+  const store = await openSqlStore(openPostgres(database.url, { poolSize: 10 }), postgresOps);
   databases.set(store, database);
   return store;
 }, async (store) => {

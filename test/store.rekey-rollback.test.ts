@@ -5,15 +5,16 @@
 import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
-import { SqlStore, sqliteOps } from "../lib/store/sql/adapter";
-import { openSqlite } from "../lib/store/sql/sqlite";
+import { openSqlStore } from "../lib/store/sql/store";
+import type { Store } from "../lib/store/port";
+import { openSqlite, sqliteOps } from "../lib/store/sql/sqlite";
 import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
 import { tempDir } from "./helpers/server";
 import { createTestDatabase } from "./helpers/postgres";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "./helpers/crypto";
 
 interface Engine {
-  store: SqlStore;
+  store: Store;
   db: Kysely<any>;
   /** Makes any update of this item fail with "injected failure". */
   failUpdatesOf(itemId: string): Promise<void>;
@@ -25,7 +26,7 @@ const engines: Array<[string, () => Promise<Engine>]> = [
   ["SQLite", async () => {
     const dir = tempDir("vault-store-");
     const db = openSqlite(dir);
-    const store = await SqlStore.open(db, sqliteOps);
+    const store = await openSqlStore(db, sqliteOps);
     return {
       store, db,
       failUpdatesOf: async (itemId) => void await sql`CREATE TRIGGER fail_one BEFORE UPDATE ON items WHEN OLD.item_id = ${sql.lit(itemId)}
@@ -40,7 +41,7 @@ const engines: Array<[string, () => Promise<Engine>]> = [
   ["PostgreSQL", async () => {
     const database = await createTestDatabase();
     const db = openPostgres(database.url, { poolSize: 4 });
-    const store = await SqlStore.open(db, postgresOps);
+    const store = await openSqlStore(db, postgresOps);
     return {
       store, db,
       failUpdatesOf: async (itemId) => {
@@ -65,28 +66,27 @@ test.each(engines)("%s: a rekey that fails in the middle of its batched writes c
     const keys = await newUserKeys();
     const bundle = registrationBundle(keys);
     const now = new Date().toISOString();
-    const user = await store.registerOwnerOfNewOrg({ ...bundle, userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now },
-      { orgId: randomUUID(), name: "o", createdAt: now }, { onlyIfFirstUser: false });
+    const user = await store.accounts.registerOwnerOfNewOrg({ user: { ...bundle, userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now }, org: { orgId: randomUUID(), name: "o", createdAt: now }, onlyIfFirstUser: false });
     const wrap = (key: Buffer) => {
       const w = wrapShared(key, bundle.publicKey);
       return { encryptedVaultKey: b64(w), wrapSignature: b64(signWrap(w, keys.edPrivate)) };
     };
-    const vault = await store.createVault({ vaultId: randomUUID(), orgId: user.orgId, name: "v", type: "shared", ownerId: user.userId, ...wrap(Buffer.alloc(32, 1)) }, now);
+    const vault = await store.vaults.createVault({ vault: { vaultId: randomUUID(), orgId: user.orgId, name: "v", type: "shared", ownerId: user.userId, ...wrap(Buffer.alloc(32, 1)) }, now });
     const ids = Array.from({ length: 1000 }, () => randomUUID());
-    for (const id of ids) await store.createItem(vault.vaultId, user.userId, id, { encryptedData: "T0xE", encryptedName: "T0xE" }, now);
-    const before = await store.listItems(vault.vaultId, user.userId);
+    for (const id of ids) await store.items.createItem({ vaultId: vault.vaultId, actorId: user.userId, itemId: id, write: { encryptedData: "T0xE", encryptedName: "T0xE" }, now });
+    const before = await store.items.listItems({ vaultId: vault.vaultId, actorId: user.userId });
 
     // The 700th item's update fails inside the second batch (of 500 rows), after the first batch was written.
     await engine.failUpdatesOf(ids[699]!);
     const input = { newKeys: [{ userId: user.userId, ...wrap(Buffer.alloc(32, 2)) }], items: ids.map((itemId) => ({ itemId, encryptedData: "TkVX", encryptedName: "TkVX" })) };
-    await expect(store.rekeyVault(vault.vaultId, user.userId, input, new Date().toISOString())).rejects.toThrow(/injected failure/);
+    await expect(store.vaults.rekeyVault({ vaultId: vault.vaultId, actorId: user.userId, rekey: input, now: new Date().toISOString() })).rejects.toThrow(/injected failure/);
 
-    expect(await store.listItems(vault.vaultId, user.userId)).toEqual(before);
-    expect(await store.getVault(vault.vaultId, user.userId)).toEqual(vault);
+    expect(await store.items.listItems({ vaultId: vault.vaultId, actorId: user.userId })).toEqual(before);
+    expect(await store.vaults.getVault({ vaultId: vault.vaultId, userId: user.userId })).toEqual(vault);
 
     await engine.heal();
-    await store.rekeyVault(vault.vaultId, user.userId, input, new Date().toISOString());
-    expect((await store.listItems(vault.vaultId, user.userId))!.every((i) => i.encryptedData === "TkVX" && i.keyVersion === 2)).toBe(true);
+    await store.vaults.rekeyVault({ vaultId: vault.vaultId, actorId: user.userId, rekey: input, now: new Date().toISOString() });
+    expect((await store.items.listItems({ vaultId: vault.vaultId, actorId: user.userId }))!.every((i) => i.encryptedData === "TkVX" && i.keyVersion === 2)).toBe(true);
   } finally {
     await engine.close();
   }

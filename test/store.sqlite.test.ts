@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import { SqlStore, sqliteOps } from "../lib/store/sql/adapter";
-import { openSqlite } from "../lib/store/sql/sqlite";
+import { openSqlStore } from "../lib/store/sql/store";
+import { openSqlite, sqliteOps } from "../lib/store/sql/sqlite";
 import { describeStoreContract } from "./store.contract";
 import { tempDir } from "./helpers/server";
 
@@ -8,7 +8,7 @@ const dirs = new Map<object, string>();
 
 describeStoreContract("SQL on SQLite (node:sqlite)", async () => {
   const dir = tempDir("vault-store-");
-  const store = await SqlStore.open(openSqlite(dir), sqliteOps);
+  const store = await openSqlStore(openSqlite(dir), sqliteOps);
   dirs.set(store, dir);
   return store;
 }, async (store) => {

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { MemoryLocks, RedisLocks, type Locks } from "../lib/locks";
 import { connectRedis, type RedisLink } from "../lib/redis";
-import { SqlStore } from "../lib/store/sql/adapter";
+import { openSqlStore } from "../lib/store/sql/store";
 import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
 import type { Store } from "../lib/store/port";
 import { SWEEP_LOCK, sweepOnce } from "../lib/workers/sweeper";
@@ -24,15 +24,15 @@ let ownerId: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   stores = [];
-  for (let i = 0; i < 2; i++) stores.push(await SqlStore.open(openPostgres(database.url, { poolSize: 4 }), postgresOps));
+  for (let i = 0; i < 2; i++) stores.push(await openSqlStore(openPostgres(database.url, { poolSize: 4 }), postgresOps));
   const prefix = `test-${randomBytes(4).toString("hex")}:`;
   links = [await connectRedis(REDIS_URL, quiet, prefix), await connectRedis(REDIS_URL, quiet, prefix)];
   orgId = randomUUID();
   ownerId = randomUUID();
-  await stores[0]!.registerOwnerOfNewOrg({
+  await stores[0]!.accounts.registerOwnerOfNewOrg({ user: {
     userId: ownerId, email: `${ownerId}@example.test`, authHash: "h", createdAt: at(), kdf: { algorithm: "pbkdf2-sha256", salt: "AAAA", iterations: 600000 },
     publicKey: "AAAA", signingPublicKey: "AAAA", publicKeySignature: "AAAA", encryptedPrivateKey: "AAAA", encryptedSigningPrivateKey: "AAAA",
-  }, { orgId, name: "org", createdAt: at() }, { onlyIfFirstUser: false });
+  }, org: { orgId, name: "org", createdAt: at() }, onlyIfFirstUser: false });
 });
 
 afterAll(async () => {
@@ -46,7 +46,7 @@ async function expiredInvites(n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const inviteId = randomUUID();
     ids.push(inviteId);
-    await stores[0]!.createInvite({ inviteId, orgId, email: `${inviteId}@example.test`, role: "member", inviterId: ownerId, status: "pending", expiresAt: at(-1000), createdAt: at(-2000) }, randomUUID());
+    await stores[0]!.invites.createInvite({ invite: { inviteId, orgId, email: `${inviteId}@example.test`, role: "member", inviterId: ownerId, status: "pending", expiresAt: at(-1000), createdAt: at(-2000) }, tokenHash: randomUUID() });
   }
   return ids;
 }
@@ -61,7 +61,7 @@ test.each<[string, () => Locks[]]>([
     const outcomes = await Promise.all([sweepOnce(stores[0]!, locks[0]!, { leaseMs: 60_000, inviteRetentionMs: 0 }), sweepOnce(stores[1]!, locks[1]!, { leaseMs: 60_000, inviteRetentionMs: 0 })]);
     expect(outcomes.filter((o) => o.ran)).toHaveLength(1);
     expect(outcomes.find((o) => o.ran)).toMatchObject({ invites: 3 });
-    for (const id of ids) expect(await stores[1]!.getInvite(id)).toBeNull();
+    for (const id of ids) expect(await stores[1]!.invites.getInvite(id)).toBeNull();
   }
 });
 
@@ -71,7 +71,7 @@ test("a sweeper that died holding the lease keeps the others out until the lease
   expect(dead).not.toBeNull();
   const ids = await expiredInvites(1);
   expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toEqual({ ran: false });
-  expect(await stores[1]!.getInvite(ids[0]!)).not.toBeNull();
+  expect(await stores[1]!.invites.getInvite(ids[0]!)).not.toBeNull();
   await new Promise((r) => setTimeout(r, 1_000));
   expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toMatchObject({ ran: true, invites: 1 });
   // The late release of the dead holder's lease does not free a lease someone else holds now.

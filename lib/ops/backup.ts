@@ -29,7 +29,7 @@ export async function writeBackup(store: Store, file: string): Promise<number> {
   if (fs.existsSync(file)) throw new Error(`${file} exists already; a backup never overwrites a file`);
   const partial = `${file}.partial-${randomBytes(4).toString("hex")}`;
   try {
-    await store.backupTo(partial);
+    await store.housekeeping.backupTo(partial);
     fs.chmodSync(partial, 0o600);
     fsyncFile(partial);
     fs.linkSync(partial, file); // fails if the file appeared meanwhile: never overwrites

@@ -1,7 +1,7 @@
 import type { Config } from "../config";
 import type { Store } from "./port";
-import { SqlStore, sqliteOps } from "./sql/adapter";
-import { openSqlite } from "./sql/sqlite";
+import { openSqlStore } from "./sql/store";
+import { openSqlite, sqliteOps } from "./sql/sqlite";
 import { isPostgresUnavailable, openPostgres, postgresOps } from "./sql/postgres";
 import { withUnavailableErrors } from "./unavailable";
 
@@ -13,7 +13,7 @@ export async function openStore(config: Config, warn: (message: string) => void 
   if (config.databaseUrl) {
     const db = openPostgres(config.databaseUrl, { poolSize: config.pgPoolSize, onIdleError: warn });
     try {
-      return withUnavailableErrors(await SqlStore.open(db, postgresOps), isPostgresUnavailable);
+      return withUnavailableErrors(await openSqlStore(db, postgresOps), isPostgresUnavailable);
     } catch (err) {
       await db.destroy().catch(() => undefined);
       throw err;
@@ -21,10 +21,10 @@ export async function openStore(config: Config, warn: (message: string) => void 
   }
   if (config.mongoUrl) {
     // Loaded only when asked for: the driver adds about 100 ms to every start.
-    const [{ MongoStore }, { isMongoUnavailable }] = await Promise.all([import("./mongo/adapter.js"), import("./mongo/errors.js")]);
-    return withUnavailableErrors(await MongoStore.open(config.mongoUrl), isMongoUnavailable);
+    const [{ openMongoStore }, { isMongoUnavailable }] = await Promise.all([import("./mongo/store.js"), import("./mongo/errors.js")]);
+    return withUnavailableErrors(await openMongoStore(config.mongoUrl), isMongoUnavailable);
   }
-  return SqlStore.open(openSqlite(config.dataDir), sqliteOps);
+  return openSqlStore(openSqlite(config.dataDir), sqliteOps);
 }
 
 export type { Store } from "./port";

@@ -24,7 +24,7 @@ export class MemoryInviteTokens implements InviteTokens {
   constructor(private readonly store: Store) {}
 
   find(tokenHash: string): Promise<Invite | null> {
-    return this.store.findInviteByTokenHash(tokenHash);
+    return this.store.invites.findInviteByTokenHash(tokenHash);
   }
 
   async lockOnce(tokenHash: string, ttlMs: number): Promise<boolean> {

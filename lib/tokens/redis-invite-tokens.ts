@@ -47,7 +47,7 @@ export class RedisInviteTokens implements InviteTokens {
   async find(tokenHash: string): Promise<Invite | null> {
     const cached = await this.redis.client.get(BY_HASH + tokenHash).catch(() => null);
     if (cached) return JSON.parse(cached) as Invite;
-    const invite = await this.store.findInviteByTokenHash(tokenHash);
+    const invite = await this.store.invites.findInviteByTokenHash(tokenHash);
     const ttlMs = invite ? Date.parse(invite.expiresAt) - Date.now() : 0;
     if (invite && ttlMs > 0) {
       await this.redis.client.eval(FILL, 2, BY_HASH + tokenHash, BY_ID + invite.inviteId, JSON.stringify(invite), tokenHash, Math.ceil(ttlMs))

@@ -1,7 +1,7 @@
 /**
  * The MongoDB adapter's documents: one interface per collection (the counterpart of
  * `sql/schema.ts`) and the mappings between documents and the port's records (the counterpart
- * of the `to*` functions in `sql/adapter.ts`). Pure: unit-tested without a server.
+ * of the `to*` functions in the `sql/` aggregate files). Pure: unit-tested without a server.
  */
 import { auditRecord, type AuditRecord } from "../../domain/audit";
 import { EVENT_SUBJECTS, type DomainEventType } from "../../domain/events";

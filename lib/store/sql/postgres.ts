@@ -5,7 +5,7 @@
  */
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
-import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./adapter";
+import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import type { Database } from "./schema";
 
 export interface PostgresOptions {

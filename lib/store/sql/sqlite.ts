@@ -6,9 +6,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
-  Kysely, SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase,
-  type SqliteStatement, type TransactionSettings,
+  Kysely, sql, SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase,
+  type SqliteStatement, type TransactionSettings, type CompiledQuery,
 } from "kysely";
+import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import type { Database } from "./schema";
 
 const STATEMENT_CACHE = 256;
@@ -135,3 +136,31 @@ export function ownerOnly(file: string): void {
   fs.closeSync(fs.openSync(file, "a", 0o600));
   fs.chmodSync(file, 0o600);
 }
+
+/** SQLite: one connection, every transaction serialized by Kysely's connection mutex. */
+export const sqliteOps: EngineOps = {
+  name: "sqlite",
+  async lockVault(trx, vaultId) {
+    return trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId).executeTakeFirst();
+  },
+  async lockRegistrations() {
+    // Transactions on the single connection never overlap.
+  },
+  isUniqueViolation(err) {
+    // By message, not `instanceof Error`: node:sqlite's errors may come from another realm (a test VM).
+    const message = (err as { message?: unknown })?.message;
+    return typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(message);
+  },
+  batchRows: 500,
+  // The file is opened in exclusive mode: no other process can be migrating it.
+  whileMigrating: (_db, migrate) => migrate(),
+  poolUsage: () => undefined,
+  async runPrepared<R>(db: Kysely<Database>, _name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
+    return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;
+  },
+  // One statement on the one connection: a snapshot of a single point in time; writes queue
+  // behind it and go on once it is done.
+  async backupTo(db, file) {
+    await sql`VACUUM INTO ${file}`.execute(db);
+  },
+};

@@ -1,0 +1,182 @@
+/**
+ * What every MongoDB aggregate file shares: the client and its collections, transactions (`tx`:
+ * snapshot reads, majority writes, bounded retries), snapshot reads (`consistentRead`), and the
+ * vault lock with the snapshot the domain decides on.
+ *
+ * Every operation that changes a vault runs in one transaction that first writes the vault
+ * document, so concurrent changes to one vault are serialized like the SQL adapter's row lock. The
+ * callback may run more than once: it reads everything it needs inside, keeps nothing between
+ * attempts, and rethrows every error.
+ */
+import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
+import { conflict } from "../../errors";
+import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
+import type { VaultView } from "../port";
+import {
+  COLLECTIONS, toVaultView,
+  type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type RosterLinkDoc,
+  type UserDoc, type VaultDoc,
+} from "./documents";
+import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
+
+/** A majority write not acknowledged in this time fails (503) instead of waiting for a lost majority. */
+export const WRITE_TIMEOUT_MS = 5_000;
+
+const TRANSACTION: TransactionOptions = {
+  readConcern: { level: "snapshot" },
+  writeConcern: { w: "majority", wtimeoutMS: WRITE_TIMEOUT_MS },
+  readPreference: "primary",
+  maxCommitTimeMS: WRITE_TIMEOUT_MS,
+};
+
+/**
+ * How long one transaction may take, retries included. The driver's `withTransaction` retries
+ * for up to 120 s (its timeout option does nothing in this driver version), far past the
+ * callers' request timeout: `tx` runs its own bounded loop instead.
+ */
+const TRANSACTION_DEADLINE_MS = 10_000;
+const RETRY_BACKOFF_MAX_MS = 200;
+
+export const REGISTRATIONS_LOCK = "registrations";
+
+export class MongoContext {
+  readonly orgs: Collection<OrgDoc>;
+  readonly users: Collection<UserDoc>;
+  readonly vaults: Collection<VaultDoc>;
+  readonly members: Collection<MemberDoc>;
+  readonly items: Collection<ItemDoc>;
+  readonly invites: Collection<InviteDoc>;
+  readonly refreshTokens: Collection<RefreshTokenDoc>;
+  readonly locks: Collection<LockDoc>;
+  readonly auditEvents: Collection<AuditEventDoc>;
+  readonly auditHeads: Collection<AuditHeadDoc>;
+  readonly rosterLinks: Collection<RosterLinkDoc>;
+
+  constructor(readonly client: MongoClient, readonly db: Db) {
+    this.orgs = db.collection(COLLECTIONS.orgs);
+    this.users = db.collection(COLLECTIONS.users);
+    this.vaults = db.collection(COLLECTIONS.vaults);
+    this.members = db.collection(COLLECTIONS.members);
+    this.items = db.collection(COLLECTIONS.items);
+    this.invites = db.collection(COLLECTIONS.invites);
+    this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
+    this.locks = db.collection(COLLECTIONS.locks);
+    this.auditEvents = db.collection(COLLECTIONS.auditEvents);
+    this.auditHeads = db.collection(COLLECTIONS.auditHeads);
+    this.rosterLinks = db.collection(COLLECTIONS.rosterLinks);
+  }
+
+  /**
+   * Runs `fn` in a transaction, again from the start while the driver labels a failure transient
+   * (a write conflict, a stepdown) and the deadline allows, and commits it, again while the
+   * outcome of a commit is unknown. `fn` may run more than once: it reads everything it needs
+   * inside and keeps nothing between attempts. Failures become the contract's errors
+   * (`translateMongoError`): a lost race 409, too large 413, "not now" 503, never a hang.
+   */
+  async tx<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + TRANSACTION_DEADLINE_MS;
+    const session = this.client.startSession();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        session.startTransaction(TRANSACTION);
+        let result: T;
+        try {
+          result = await fn(session);
+        } catch (err) {
+          if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+          if (isTransientTransactionError(err) && Date.now() < deadline) {
+            await backoff(attempt);
+            continue;
+          }
+          throw err;
+        }
+        const committed = await this.commit(session, deadline);
+        if (committed) return result;
+        await backoff(attempt); // the commit hit a transient error: the whole transaction again
+      }
+    } catch (err) {
+      throw translateMongoError(err);
+    } finally {
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  /** Commits; false when the whole transaction should run again. */
+  private async commit(session: ClientSession, deadline: number): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await session.commitTransaction();
+        return true;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+        if (isUnknownCommitResult(err)) {
+          // The outcome is unknown (the reply was lost): commit the same transaction again (never
+          // run it again), after a pause, so that a network failing at once is not asked in a tight loop.
+          await backoff(attempt);
+          continue;
+        }
+        if (isTransientTransactionError(err)) return false;
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * Reads that must agree with each other (a membership and its vault's key version, a list and
+   * the check that the caller may see it) on one snapshot: a rekey committing in between is seen
+   * wholly or not at all, never an old wrap beside a new key version.
+   */
+  async consistentRead<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.client.startSession({ snapshot: true });
+    try {
+      return await fn(session);
+    } catch (err) {
+      throw translateMongoError(err);
+    } finally {
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  /** Serializes registrations, so "the first user of the server" has one winner. */
+  async lockRegistrations(session: ClientSession): Promise<void> {
+    await this.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $inc: { seq: 1 } }, { session });
+  }
+
+  async assertEmailFree(session: ClientSession, email: string): Promise<void> {
+    if (await this.users.findOne({ email }, { session, projection: { _id: 1 } })) throw conflict("A user with this email already exists", "email");
+  }
+
+  /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */
+  async vaultView(session: ClientSession, vaultId: string, userId: string): Promise<VaultView | null> {
+    const member = await this.members.findOne({ vaultId, userId }, { session });
+    const vault = member && (await this.vaults.findOne({ _id: vaultId }, { session }));
+    return member && vault ? toVaultView(vault, member) : null;
+  }
+
+  /**
+   * Writes the vault document first (the lock: a concurrent transaction on this vault conflicts
+   * and is retried on the new state), then reads what the decisions need.
+   */
+  async lockVault(session: ClientSession, vaultId: string): Promise<VaultDoc | null> {
+    return this.vaults.findOneAndUpdate({ _id: vaultId }, { $inc: { writeSeq: 1 } }, { session, returnDocument: "after" });
+  }
+
+  async snapshot(session: ClientSession, vaultId: string): Promise<VaultSnapshot | null> {
+    const vault = await this.lockVault(session, vaultId);
+    if (!vault) return null;
+    const members = await this.members.find({ vaultId }, { session }).toArray();
+    const keys = await this.users.find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1 } }).toArray();
+    const keysOf = new Map(keys.map((k) => [k._id, k]));
+    return {
+      vault: { vaultId, orgId: vault.orgId, type: vault.type, keyVersion: vault.keyVersion, rekeyRequired: vault.rekeyRequired, roster: vault.roster ?? null },
+      members: members.map((m): MemberState => ({
+        userId: m.userId, role: m.role, publicKey: keysOf.get(m.userId)?.publicKey ?? "", signingPublicKey: keysOf.get(m.userId)?.signingPublicKey ?? "",
+      })),
+    };
+  }
+}
+
+/** A short random pause before another attempt, growing with the attempts. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 1.5 ** attempt, RETRY_BACKOFF_MAX_MS)));
+}

@@ -1,0 +1,40 @@
+/** Invites on MongoDB (the port: ../port/invites.ts; SQL: ../sql/invites.ts). */
+import type { Invite } from "../../domain/invites";
+import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
+import type { MongoContext } from "./context";
+import { inviteDoc, toInvite } from "./documents";
+
+export class MongoInvites implements InviteStore {
+  constructor(private readonly c: MongoContext) {}
+
+  async createInvite({ invite, tokenHash }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await this.c.assertEmailFree(session, invite.email);
+      await this.c.invites.insertOne(inviteDoc(invite, tokenHash), { session });
+    });
+  }
+
+  async listPendingInvites({ orgId, now }: ArgsOf<InviteStore["listPendingInvites"]>): Promise<Invite[]> {
+    const docs = await this.c.invites.find({ orgId, status: "pending", expiresAt: { $gt: now } }).sort({ createdAt: -1, _id: -1 }).toArray();
+    return docs.map(toInvite);
+  }
+
+  async findInviteByTokenHash(tokenHash: string): Promise<Invite | null> {
+    const doc = await this.c.invites.findOne({ tokenHash });
+    return doc ? toInvite(doc) : null;
+  }
+
+  async getInvite(inviteId: string): Promise<Invite | null> {
+    const doc = await this.c.invites.findOne({ _id: inviteId });
+    return doc ? toInvite(doc) : null;
+  }
+
+  async revokeInvite({ inviteId, orgId, now }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
+    return this.c.tx(async (session): Promise<RevokeOutcome> => {
+      const doc = await this.c.invites.findOne({ _id: inviteId, orgId }, { session, projection: { status: 1 } });
+      if (!doc) return "not-found";
+      const res = await this.c.invites.updateOne({ _id: inviteId, status: "pending" }, { $set: { status: "revoked", updatedAt: now } }, { session });
+      return res.modifiedCount === 1 ? "revoked" : "not-pending";
+    });
+  }
+}

@@ -1,0 +1,78 @@
+/** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
+import type { ClientSession } from "mongodb";
+import { conflict, notFound } from "../../errors";
+import { assertKeyVersion } from "../../domain/rekey";
+import type { ArgsOf, ItemRecord, ItemStore } from "../port";
+import type { MongoContext } from "./context";
+import { itemKey, toItem, type ItemDoc } from "./documents";
+
+export class MongoItems implements ItemStore {
+  constructor(private readonly c: MongoContext) {}
+
+  /**
+   * Locks the vault for an item write and checks the caller's membership. MongoDB has no shared
+   * lock, so item writes to one vault are serialized (the SQL adapter lets them run side by side).
+   */
+  private async lockForItems(session: ClientSession, vaultId: string, actorId: string): Promise<{ keyVersion: number }> {
+    const vault = await this.c.lockVault(session, vaultId);
+    const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
+    if (!vault || !member) throw notFound("Vault");
+    return { keyVersion: vault.keyVersion };
+  }
+
+  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[] | null> {
+    return this.c.consistentRead(async (session) => {
+      if (!(await this.c.vaultView(session, vaultId, actorId))) return null;
+      return (await this.c.items.find({ vaultId }, { session }).sort({ createdAt: 1, itemId: 1 }).toArray()).map(toItem);
+    });
+  }
+
+  async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
+    const doc = await this.c.consistentRead(async (session) => {
+      if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
+      return this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
+    });
+    if (!doc) throw notFound("Item");
+    return toItem(doc);
+  }
+
+  async createItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+    return this.c.tx(async (session) => {
+      const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
+      assertKeyVersion(keyVersion, write.keyVersion);
+      if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) throw conflict("An item with this itemId already exists", "itemId");
+      const doc: ItemDoc = {
+        _id: itemKey(vaultId, itemId), itemId, vaultId, encryptedData: write.encryptedData, encryptedName: write.encryptedName,
+        revision: 1, keyVersion, createdAt: now, updatedAt: now,
+      };
+      await this.c.items.insertOne(doc, { session });
+      return toItem(doc);
+    });
+  }
+
+  async updateItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+    return this.c.tx(async (session) => {
+      const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
+      const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
+      if (!doc) throw notFound("Item");
+      if (write.revision !== undefined && write.revision !== doc.revision) {
+        throw conflict(`The item's revision is ${doc.revision}, not ${write.revision}`, "revision");
+      }
+      assertKeyVersion(keyVersion, write.keyVersion);
+      const updated: ItemDoc = { ...doc, encryptedData: write.encryptedData, encryptedName: write.encryptedName, revision: doc.revision + 1, keyVersion, updatedAt: now };
+      const res = await this.c.items.updateOne({ _id: doc._id, revision: doc.revision }, {
+        $set: { encryptedData: updated.encryptedData, encryptedName: updated.encryptedName, revision: updated.revision, keyVersion, updatedAt: now },
+      }, { session });
+      if (res.matchedCount !== 1) throw conflict("The item changed meanwhile", "revision");
+      return toItem(updated);
+    });
+  }
+
+  async deleteItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await this.lockForItems(session, vaultId, actorId);
+      const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
+      if (res.deletedCount !== 1) throw notFound("Item");
+    });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The store port on MongoDB (the official driver): one file per aggregate, each read beside its
+ * SQL counterpart (`../sql/vaults.ts` beside `./vaults.ts`); what they share is in context.ts.
+ *
+ * Tested only where MONGO_URL points at a replica set (test/store.mongo.test.ts); the mappings
+ * and error translation are unit-tested everywhere (test/store.mongo.unit.test.ts).
+ */
+import { MongoClient } from "mongodb";
+import type { Store } from "../port";
+import { MongoAccounts } from "./accounts";
+import { MongoAudit } from "./audit";
+import { MongoContext, REGISTRATIONS_LOCK, WRITE_TIMEOUT_MS } from "./context";
+import { COLLECTIONS } from "./documents";
+import { assertTransactionsSupported } from "./errors";
+import { MongoHousekeeping } from "./housekeeping";
+import { MongoInvites } from "./invites";
+import { MongoItems } from "./items";
+import { MongoVaults } from "./vaults";
+
+export interface MongoStoreOptions {
+  /** The database; default: the one named in the URL (the driver's default, `test`, otherwise). */
+  dbName?: string;
+  serverSelectionTimeoutMS?: number;
+}
+
+/** Connects, refuses a server that cannot run transactions, creates collections and indexes. */
+export async function openMongoStore(url: string, opts: MongoStoreOptions = {}): Promise<Store> {
+  const client = new MongoClient(url, {
+    readConcern: { level: "majority" },
+    writeConcern: { w: "majority", wtimeoutMS: WRITE_TIMEOUT_MS },
+    readPreference: "primary",
+    serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 10_000,
+  });
+  try {
+    await client.connect();
+    const db = client.db(opts.dbName);
+    assertTransactionsSupported(await db.admin().command({ hello: 1 }));
+    const c = new MongoContext(client, db);
+    await createIndexes(c);
+    return {
+      accounts: new MongoAccounts(c),
+      vaults: new MongoVaults(c),
+      items: new MongoItems(c),
+      invites: new MongoInvites(c),
+      audit: new MongoAudit(c),
+      housekeeping: new MongoHousekeeping(c),
+      close: () => client.close(),
+    };
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Idempotent: creating an index that exists is a no-op, so every node may run it at start. */
+async function createIndexes(c: MongoContext): Promise<void> {
+  await c.users.createIndexes([{ key: { email: 1 }, unique: true }, { key: { orgId: 1, createdAt: 1 } }]);
+  await c.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
+  await c.items.createIndexes([{ key: { vaultId: 1, createdAt: 1, itemId: 1 } }]);
+  await c.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }, { key: { expiresAt: 1 } }]);
+  // The sweeper's purge takes expired tokens (by expiresAt) and revoked ones (this partial index: only those).
+  await c.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } },
+    { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } }]);
+  await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
+  await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
+  // Collections a transaction writes must exist beforehand; the lock document too, so that
+  // two first registrations never race to insert it.
+  for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads]) await c.db.createCollection(name).catch(ignoreExists);
+  await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);
+}
+
+/** It exists already (an earlier start, or another node): fine. */
+function ignoreExists(err: unknown): void {
+  if ((err as { codeName?: string }).codeName !== "NamespaceExists") throw err;
+}
+
+function ignoreDuplicate(err: unknown): void {
+  if ((err as { code?: number }).code !== 11000) throw err;
+}

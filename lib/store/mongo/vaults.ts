@@ -1,0 +1,169 @@
+/** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
+import type { ClientSession } from "mongodb";
+import { notFound } from "../../errors";
+import {
+  decideAddMember, decideAdoptRoster, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
+} from "../../domain/vault-decisions";
+import type { RosterEntry, RosterLink } from "../../domain/roster";
+import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
+import type { MongoContext } from "./context";
+import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } from "./documents";
+
+export class MongoVaults implements VaultStore {
+  constructor(private readonly c: MongoContext) {}
+
+  async listVaults(userId: string): Promise<VaultView[]> {
+    return this.c.consistentRead(async (session) => {
+      const memberships = await this.c.members.find({ userId }, { session }).toArray();
+      const vaults = await this.c.vaults.find({ _id: { $in: memberships.map((m) => m.vaultId) } }, { session }).toArray();
+      const byId = new Map(vaults.map((v) => [v._id, v]));
+      return memberships
+        .filter((m) => byId.has(m.vaultId))
+        .map((m) => toVaultView(byId.get(m.vaultId)!, m))
+        .sort(byCreatedThenId((v) => v.createdAt, (v) => v.vaultId));
+    });
+  }
+
+  async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView | null> {
+    return this.c.consistentRead((session) => this.c.vaultView(session, vaultId, userId));
+  }
+
+  private async vaultViewOrFail(session: ClientSession, vaultId: string, userId: string): Promise<VaultView> {
+    const view = await this.c.vaultView(session, vaultId, userId);
+    if (!view) throw notFound("Vault");
+    return view;
+  }
+
+  async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
+    return this.c.tx(async (session) => {
+      await this.c.vaults.insertOne({ _id: v.vaultId, orgId: v.orgId, name: v.name, type: v.type, keyVersion: 1, rekeyRequired: false, createdAt: now, updatedAt: now, writeSeq: 0 }, { session });
+      await this.c.members.insertOne({
+        vaultId: v.vaultId, userId: v.ownerId, role: "owner", encryptedVaultKey: v.encryptedVaultKey,
+        senderId: v.ownerId, wrapSignature: v.wrapSignature, createdAt: now, updatedAt: now,
+      }, { session });
+      if (v.roster) await this.appendRosterLink(session, v.vaultId, v.roster, now);
+      return this.vaultViewOrFail(session, v.vaultId, v.ownerId);
+    });
+  }
+
+
+  async renameVault({ vaultId, actorId, name, now }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
+    return this.c.tx(async (session) => {
+      requirePermission(await this.c.snapshot(session, vaultId), actorId, "rename");
+      await this.c.vaults.updateOne({ _id: vaultId }, { $set: { name, updatedAt: now } }, { session });
+      return this.vaultViewOrFail(session, vaultId, actorId);
+    });
+  }
+
+  async deleteVault({ vaultId, actorId }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      requirePermission(await this.c.snapshot(session, vaultId), actorId, "delete");
+      await this.c.items.deleteMany({ vaultId }, { session });
+      await this.c.rosterLinks.deleteMany({ vaultId }, { session });
+      await this.c.members.deleteMany({ vaultId }, { session });
+      await this.c.vaults.deleteOne({ _id: vaultId }, { session });
+    });
+  }
+
+  private async memberEntries(vaultId: string, session: ClientSession): Promise<MemberEntry[]> {
+    const vault = await this.c.vaults.findOne({ _id: vaultId }, { session });
+    if (!vault) return [];
+    const members = await this.c.members.find({ vaultId }, { session }).sort({ createdAt: 1, userId: 1 }).toArray();
+    return members.map((m) => toMemberEntry(vault, m));
+  }
+
+  async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[] | null> {
+    const entries = await this.c.consistentRead((session) => this.memberEntries(vaultId, session));
+    return entries.some((e) => e.userId === actorId) ? entries : null;
+  }
+
+  async addMember({ vaultId, actorId, member, now }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      const snap = await this.c.snapshot(session, vaultId);
+      requireMember(snap, actorId);
+      const recipient = await this.c.users.findOne({ _id: member.userId }, { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } });
+      const roster = decideAddMember(snap, actorId, recipient
+        ? { userId: recipient._id, orgId: recipient.orgId, publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }
+        : null, member);
+      await this.c.members.insertOne({
+        vaultId, userId: member.userId, role: member.role, encryptedVaultKey: member.encryptedVaultKey,
+        senderId: actorId, wrapSignature: member.wrapSignature, createdAt: now, updatedAt: now,
+      }, { session });
+      await this.c.vaults.updateOne({ _id: vaultId }, { $set: { updatedAt: now } }, { session });
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
+    });
+  }
+
+  async changeMemberRole({ vaultId, actorId, targetId, role, now, rosterLink }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
+    return this.c.tx(async (session) => {
+      const roster = decideRoleChange(await this.c.snapshot(session, vaultId), actorId, targetId, role, rosterLink);
+      await this.c.members.updateOne({ vaultId, userId: targetId }, { $set: { role, updatedAt: now } }, { session });
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
+      return (await this.memberEntries(vaultId, session)).find((e) => e.userId === targetId)!;
+    });
+  }
+
+  async removeMember({ vaultId, actorId, targetId, now, rosterLink }: ArgsOf<VaultStore["removeMember"]>) {
+    return this.c.tx(async (session) => {
+      const { rekeyRequired, roster } = decideRemoveMember(await this.c.snapshot(session, vaultId), actorId, targetId, rosterLink);
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
+      await this.c.members.deleteOne({ vaultId, userId: targetId }, { session });
+      await this.c.vaults.updateOne({ _id: vaultId }, { $set: rekeyRequired ? { rekeyRequired: true, updatedAt: now } : { updatedAt: now } }, { session });
+      return { rekeyRequired, remainingMembers: await this.memberEntries(vaultId, session) };
+    });
+  }
+
+  async rekeyVault({ vaultId, actorId, rekey: input, now }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      const snap = await this.c.snapshot(session, vaultId);
+      requireMember(snap, actorId);
+      const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
+      const roster = decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
+      const keyVersion = snap!.vault.keyVersion + 1;
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
+
+      // One bulk write per collection; the driver splits it into batches the server accepts.
+      const wraps = await this.c.members.bulkWrite(input.newKeys.map((k) => ({
+        updateOne: {
+          filter: { vaultId, userId: k.userId },
+          update: { $set: { encryptedVaultKey: k.encryptedVaultKey, wrapSignature: k.wrapSignature, senderId: actorId, updatedAt: now } },
+        },
+      })), { session, ordered: true });
+      if (wraps.matchedCount !== input.newKeys.length) throw new Error("rekey: member documents changed inside the transaction");
+      if (input.items.length > 0) {
+        const items = await this.c.items.bulkWrite(input.items.map((i) => ({
+          updateOne: {
+            filter: { _id: itemKey(vaultId, i.itemId) },
+            update: { $set: { encryptedData: i.encryptedData, encryptedName: i.encryptedName, keyVersion, updatedAt: now }, $inc: { revision: 1 } },
+          },
+        })), { session, ordered: true });
+        if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
+      }
+      await this.c.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });
+    });
+  }
+
+  /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
+  private async appendRosterLink(session: ClientSession, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
+    await this.c.rosterLinks.insertOne({ _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now }, { session });
+    await this.c.vaults.updateOne({ _id: vaultId }, { $set: { roster: { seq: entry.seq, hash: entry.hash } } }, { session });
+  }
+
+  async adoptRoster({ vaultId, actorId, link, now }: ArgsOf<VaultStore["adoptRoster"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      const snap = await this.c.snapshot(session, vaultId);
+      requireMember(snap, actorId);
+      const wraps = await this.c.members.find({ vaultId }, { session, projection: { userId: 1, encryptedVaultKey: 1 } }).toArray();
+      const entry = decideAdoptRoster(snap, actorId, wraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })), link);
+      await this.appendRosterLink(session, vaultId, entry, now);
+    });
+  }
+
+  async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[] | null> {
+    return this.c.consistentRead(async (session) => {
+      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) return null;
+      const links = await this.c.rosterLinks.find({ vaultId }, { session }).sort({ seq: 1 }).toArray();
+      return links.map((l) => JSON.parse(l.link) as RosterLink);
+    });
+  }
+}

@@ -1,0 +1,57 @@
+/** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
+import type { Kdf, OrgRole } from "../../domain/types";
+
+export interface UserRecord {
+  userId: string;
+  orgId: string;
+  email: string;
+  role: OrgRole;
+  authHash: string;
+  kdf: Kdf;
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+  createdAt: string;
+}
+
+/** A new user, before it has an organization and a role. */
+export type NewUser = Omit<UserRecord, "orgId" | "role">;
+
+export interface OrgRecord {
+  orgId: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface RefreshTokenRecord {
+  tokenHash: string;
+  familyId: string;
+  userId: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export type RefreshOutcome =
+  | { ok: true; userId: string }
+  | { ok: false; reason: "unknown" | "expired" | "reused" };
+
+export interface AccountStore {
+  /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
+  registerOwnerOfNewOrg(args: { user: NewUser; org: OrgRecord; onlyIfFirstUser: boolean }): Promise<UserRecord>;
+  /** Creates the user in the invite's organization and marks the invite used, in one step: exactly one caller wins. */
+  registerWithInvite(args: { user: NewUser; inviteId: string; now: string }): Promise<UserRecord>;
+  /** Whether the server has any user yet (registration without an invite is for the first one). */
+  hasUsers(): Promise<boolean>;
+  findUserByEmail(email: string): Promise<UserRecord | null>;
+  findUserById(userId: string): Promise<UserRecord | null>;
+  getOrg(orgId: string): Promise<OrgRecord | null>;
+  listOrgMembers(orgId: string): Promise<UserRecord[]>;
+
+  // Refresh tokens rotate on use; a reused one revokes its whole family.
+  saveRefreshToken(token: RefreshTokenRecord): Promise<void>;
+  /** The next token joins the old one's user and family. */
+  rotateRefreshToken(args: { oldHash: string; next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">; now: string }): Promise<RefreshOutcome>;
+  revokeRefreshFamily(args: { tokenHash: string; userId: string }): Promise<void>;
+}

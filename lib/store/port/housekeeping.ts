@@ -1,0 +1,35 @@
+/** Housekeeping: the sweeper's purge, and what operators ask of the database (readiness, pool, backup). */
+
+/** What a sweep removed. */
+export interface PurgeCounts {
+  invites: number;
+  refreshTokens: number;
+}
+
+/** A connection pool: open connections, the idle ones, and requests waiting for one. */
+export interface PoolUsage {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface Housekeeping {
+  /**
+   * Deletes invites that were never used (pending or revoked) and expired before
+   * `invitesExpiredBefore` (until then an expired token is still known, and answers "not
+   * redeemable" rather than "not found"), and refresh tokens that are expired at `now` or revoked.
+   * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
+   * stolen token) stay.
+   */
+  purgeExpired(args: { now: string; invitesExpiredBefore: string }): Promise<PurgeCounts>;
+  /** Resolves once the database answers a trivial query; rejects when it cannot be reached (readiness). */
+  ping(): Promise<void>;
+  /** The connection pool's figures, for a store with a pool (PostgreSQL); else undefined. */
+  poolUsage(): PoolUsage | undefined;
+  /**
+   * The embedded store only: a consistent copy of the whole database written to `file` (which must
+   * not exist), while the service goes on serving. Server databases have their own tools
+   * (pg_dump, mongodump): they refuse.
+   */
+  backupTo(file: string): Promise<void>;
+}

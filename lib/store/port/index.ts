@@ -1,0 +1,38 @@
+/**
+ * The store port: the domain-level operations the services need, and nothing of a driver, one
+ * interface per aggregate (the file of the same name in this folder). Every adapter (sql/ on
+ * SQLite or PostgreSQL, mongo/) implements each in its file of the same name, and passes the same
+ * contract suite (test/store.contract.ts).
+ *
+ * Arguments are named (`removeMember({ vaultId, actorId, targetId, now })`), never two ids side by
+ * side. Every refusal is an AppError (lib/errors.ts).
+ */
+import type { AccountStore } from "./accounts";
+import type { AuditStore } from "./audit";
+import type { Housekeeping } from "./housekeeping";
+import type { InviteStore } from "./invites";
+import type { ItemStore } from "./items";
+import type { VaultStore } from "./vaults";
+
+export interface Store {
+  accounts: AccountStore;
+  vaults: VaultStore;
+  items: ItemStore;
+  invites: InviteStore;
+  audit: AuditStore;
+  housekeeping: Housekeeping;
+  close(): Promise<void>;
+}
+
+/** The named arguments of a port method, for its implementations: `ArgsOf<VaultStore["removeMember"]>`. */
+export type ArgsOf<F> = F extends (args: infer A) => unknown ? A : never;
+
+/** The aggregates, in the order the adapters build them. */
+export const AGGREGATES = ["accounts", "vaults", "items", "invites", "audit", "housekeeping"] as const satisfies ReadonlyArray<keyof Store>;
+
+export type * from "./accounts";
+export type * from "./audit";
+export type * from "./housekeeping";
+export type * from "./invites";
+export type * from "./items";
+export type * from "./vaults";

@@ -1,0 +1,16 @@
+/** Invites: one-time, expiring, looked up by the hash of their token. */
+import type { Invite } from "../../domain/invites";
+
+/** What a revoke did: pending became revoked, it was already used or revoked, or there is no such invite. */
+export type RevokeOutcome = "revoked" | "not-pending" | "not-found";
+
+export interface InviteStore {
+  /** 409 when a user with the email already exists. */
+  createInvite(args: { invite: Invite; tokenHash: string }): Promise<void>;
+  /** Pending, unexpired invites of an organization, newest first. */
+  listPendingInvites(args: { orgId: string; now: string }): Promise<Invite[]>;
+  findInviteByTokenHash(tokenHash: string): Promise<Invite | null>;
+  getInvite(inviteId: string): Promise<Invite | null>;
+  /** Pending becomes revoked; `not-found` when there is no such invite in the organization. */
+  revokeInvite(args: { inviteId: string; orgId: string; now: string }): Promise<RevokeOutcome>;
+}

@@ -1,0 +1,141 @@
+/** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
+import { forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import { isRedeemable, type InviteStatus } from "../../domain/invites";
+import type { Kdf, OrgRole } from "../../domain/types";
+import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, UserRecord } from "../port";
+import type { Db, SqlContext } from "./context";
+import type { UsersTable } from "./schema";
+
+export function toUser(r: UsersTable): UserRecord {
+  return {
+    userId: r.user_id,
+    orgId: r.org_id,
+    email: r.email,
+    role: r.org_role as OrgRole,
+    authHash: r.auth_hash,
+    kdf: JSON.parse(r.kdf) as Kdf,
+    publicKey: r.public_key,
+    signingPublicKey: r.signing_public_key,
+    publicKeySignature: r.public_key_signature,
+    encryptedPrivateKey: r.encrypted_private_key,
+    encryptedSigningPrivateKey: r.encrypted_signing_private_key,
+    createdAt: r.created_at,
+  };
+}
+
+function userRow(user: NewUser, orgId: string, role: OrgRole): UsersTable {
+  return {
+    user_id: user.userId,
+    org_id: orgId,
+    email: user.email,
+    org_role: role,
+    auth_hash: user.authHash,
+    kdf: JSON.stringify(user.kdf),
+    public_key: user.publicKey,
+    signing_public_key: user.signingPublicKey,
+    public_key_signature: user.publicKeySignature,
+    encrypted_private_key: user.encryptedPrivateKey,
+    encrypted_signing_private_key: user.encryptedSigningPrivateKey,
+    created_at: user.createdAt,
+  };
+}
+
+export class SqlAccounts implements AccountStore {
+  constructor(private readonly c: SqlContext) {}
+
+  async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
+    return this.c.tx(async (trx) => {
+      await this.c.engine.lockRegistrations(trx);
+      if (onlyIfFirstUser && (await anyUser(trx))) throw forbidden("Registration needs an invite");
+      await this.c.assertEmailFree(trx, user.email);
+      await trx.insertInto("orgs").values({ org_id: org.orgId, name: org.name, created_at: org.createdAt }).execute();
+      const row = userRow(user, org.orgId, "owner");
+      await trx.insertInto("users").values(row).execute();
+      return toUser(row);
+    });
+  }
+
+  async registerWithInvite({ user, inviteId, now }: ArgsOf<AccountStore["registerWithInvite"]>): Promise<UserRecord> {
+    return this.c.tx(async (trx) => {
+      await this.c.engine.lockRegistrations(trx);
+      const invite = await trx.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
+      if (!invite) throw notFound("Invite");
+      if (!isRedeemable({ status: invite.status as InviteStatus, expiresAt: invite.expires_at }, now)) {
+        throw notRedeemable();
+      }
+      if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
+      await this.c.assertEmailFree(trx, user.email);
+      // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
+      const used = await trx.updateTable("invites").set({ status: "used", updated_at: now })
+        .where("invite_id", "=", inviteId).where("status", "=", "pending").executeTakeFirst();
+      if (Number(used.numUpdatedRows) !== 1) throw notRedeemable();
+      const row = userRow(user, invite.org_id, invite.role as OrgRole);
+      await trx.insertInto("users").values(row).execute();
+      return toUser(row);
+    });
+  }
+
+  async hasUsers(): Promise<boolean> {
+    return anyUser(this.c.db);
+  }
+
+  async findUserByEmail(email: string): Promise<UserRecord | null> {
+    const row = await this.c.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async findUserById(userId: string): Promise<UserRecord | null> {
+    const row = await this.c.db.selectFrom("users").selectAll().where("user_id", "=", userId).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async getOrg(orgId: string): Promise<OrgRecord | null> {
+    const row = await this.c.db.selectFrom("orgs").selectAll().where("org_id", "=", orgId).executeTakeFirst();
+    return row ? { orgId: row.org_id, name: row.name, createdAt: row.created_at } : null;
+  }
+
+  async listOrgMembers(orgId: string): Promise<UserRecord[]> {
+    const rows = await this.c.db.selectFrom("users").selectAll().where("org_id", "=", orgId)
+      .orderBy("created_at").orderBy("user_id").execute();
+    return rows.map(toUser);
+  }
+
+  async saveRefreshToken(t: ArgsOf<AccountStore["saveRefreshToken"]>): Promise<void> {
+    await this.c.db.insertInto("refresh_tokens").values({
+      token_hash: t.tokenHash, family_id: t.familyId, user_id: t.userId, status: "active", expires_at: t.expiresAt, created_at: t.createdAt,
+    }).execute();
+  }
+
+  async rotateRefreshToken({ oldHash, next, now }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
+    return this.c.tx(async (trx): Promise<RefreshOutcome> => {
+      const old = await trx.selectFrom("refresh_tokens").selectAll().where("token_hash", "=", oldHash).executeTakeFirst();
+      if (!old) return { ok: false, reason: "unknown" };
+      const rotated = old.status === "active"
+        ? await trx.updateTable("refresh_tokens").set({ status: "used" })
+          .where("token_hash", "=", oldHash).where("status", "=", "active").executeTakeFirst()
+        : undefined;
+      if (!rotated || Number(rotated.numUpdatedRows) !== 1) {
+        // A used (or revoked) token presented again: whoever holds it, that login is over.
+        await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", old.family_id).execute();
+        return { ok: false, reason: "reused" };
+      }
+      if (old.expires_at <= now) return { ok: false, reason: "expired" };
+      await trx.insertInto("refresh_tokens").values({
+        token_hash: next.tokenHash, family_id: old.family_id, user_id: old.user_id, status: "active",
+        expires_at: next.expiresAt, created_at: next.createdAt,
+      }).execute();
+      return { ok: true, userId: old.user_id };
+    });
+  }
+
+  async revokeRefreshFamily({ tokenHash, userId }: ArgsOf<AccountStore["revokeRefreshFamily"]>): Promise<void> {
+    const db = this.c.db;
+    const token = await db.selectFrom("refresh_tokens").select("family_id")
+      .where("token_hash", "=", tokenHash).where("user_id", "=", userId).executeTakeFirst();
+    if (token) await db.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", token.family_id).execute();
+  }
+}
+
+async function anyUser(db: Db): Promise<boolean> {
+  return !!(await db.selectFrom("users").select("user_id").limit(1).executeTakeFirst());
+}

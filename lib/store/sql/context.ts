@@ -1,0 +1,78 @@
+/**
+ * What every SQL aggregate file shares: the database handle, the engine's differences
+ * (`EngineOps`, implemented in sqlite.ts and postgres.ts and nowhere else), transactions, and the
+ * vault lock with the snapshot the domain decides on.
+ */
+import type { CompiledQuery, Kysely, Transaction } from "kysely";
+import { AppError, conflict } from "../../errors";
+import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
+import type { VaultRole, VaultType } from "../../domain/types";
+import type { PoolUsage } from "../port";
+import type { Database, VaultsTable } from "./schema";
+
+export type Db = Kysely<Database> | Transaction<Database>;
+
+/** The vault row's columns the locking read returns. */
+export const LOCKED_VAULT_COLUMNS = ["org_id", "type", "key_version", "rekey_required", "roster_seq", "roster_hash"] as const;
+export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
+
+/** What differs between the engines. */
+export interface EngineOps {
+  name: "sqlite" | "postgres";
+  /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
+  lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<LockedVault | undefined>;
+  /** Serializes registrations, so "the first user of the server" has one winner. */
+  lockRegistrations(trx: Db): Promise<void>;
+  isUniqueViolation(err: unknown): boolean;
+  /** Rows per batched statement; bounded by the engine's parameter limit. */
+  batchRows: number;
+  /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
+  whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
+  /** The pool behind `db`, for an engine with one. */
+  poolUsage(db: Kysely<Database>): PoolUsage | undefined;
+  /** Runs a compiled read with new values; `name` identifies it for engines that prepare statements once per connection. */
+  runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]>;
+  /** A consistent copy of the database into `file`, where the engine makes one (SQLite). */
+  backupTo(db: Kysely<Database>, file: string): Promise<void>;
+}
+
+export class SqlContext {
+  constructor(readonly db: Kysely<Database>, readonly engine: EngineOps) {}
+
+  /** Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. */
+  async tx<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction().execute(fn);
+    } catch (err) {
+      if (!(err instanceof AppError) && this.engine.isUniqueViolation(err)) throw conflict("Already exists");
+      throw err;
+    }
+  }
+
+  /** Locks the vault and reads what the decisions need: the vault and its members with their keys. */
+  async snapshot(trx: Db, vaultId: string, mode: "update" | "share" = "update"): Promise<VaultSnapshot | null> {
+    const vault = await this.engine.lockVault(trx, vaultId, mode);
+    if (!vault) return null;
+    const members = await trx.selectFrom("vault_members as m").innerJoin("users as u", "u.user_id", "m.user_id")
+      .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key"]).where("m.vault_id", "=", vaultId).execute();
+    return {
+      vault: {
+        vaultId, orgId: vault.org_id, type: vault.type as VaultType, keyVersion: Number(vault.key_version), rekeyRequired: Number(vault.rekey_required) === 1,
+        roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+      },
+      members: members.map((m): MemberState => ({ userId: m.user_id, role: m.role as VaultRole, publicKey: m.public_key, signingPublicKey: m.signing_public_key })),
+    };
+  }
+
+  /** 409 when a user with the email exists (registration, and an invite to a taken address). */
+  async assertEmailFree(db: Db, email: string): Promise<void> {
+    const taken = await db.selectFrom("users").select("user_id").where("email", "=", email).executeTakeFirst();
+    if (taken) throw conflict("A user with this email already exists", "email");
+  }
+}
+
+export function chunks<T>(rows: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}

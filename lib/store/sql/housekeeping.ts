@@ -1,0 +1,45 @@
+/** Housekeeping on SQL (the port: ../port/housekeeping.ts; MongoDB: ../mongo/housekeeping.ts). */
+import { sql } from "kysely";
+import { PURGEABLE_INVITE_STATUSES } from "../../domain/invites";
+import type { ArgsOf, Housekeeping, PoolUsage, PurgeCounts } from "../port";
+import type { SqlContext } from "./context";
+
+/** Rows a purge deletes per statement: short transactions, whatever the backlog. */
+const PURGE_BATCH = 1_000;
+
+export class SqlHousekeeping implements Housekeeping {
+  constructor(private readonly c: SqlContext) {}
+
+  async purgeExpired({ now, invitesExpiredBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+    const db = this.c.db;
+    const invites = await purgeInBatches(() => db.deleteFrom("invites").where("invite_id", "in",
+      db.selectFrom("invites").select("invite_id")
+        .where("expires_at", "<=", invitesExpiredBefore).where("status", "in", [...PURGEABLE_INVITE_STATUSES]).limit(PURGE_BATCH)).executeTakeFirst());
+    const refreshTokens = await purgeInBatches(() => db.deleteFrom("refresh_tokens").where("token_hash", "in",
+      db.selectFrom("refresh_tokens").select("token_hash")
+        .where((eb) => eb.or([eb("status", "=", "revoked"), eb("expires_at", "<=", now)])).limit(PURGE_BATCH)).executeTakeFirst());
+    return { invites, refreshTokens };
+  }
+
+  async ping(): Promise<void> {
+    await sql`SELECT 1`.execute(this.c.db);
+  }
+
+  poolUsage(): PoolUsage | undefined {
+    return this.c.engine.poolUsage(this.c.db);
+  }
+
+  backupTo(file: string): Promise<void> {
+    return this.c.engine.backupTo(this.c.db, file);
+  }
+}
+
+/** Deletes batch after batch until one comes back short. */
+async function purgeInBatches(batch: () => Promise<{ numDeletedRows: bigint }>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = Number((await batch()).numDeletedRows);
+    total += n;
+    if (n < PURGE_BATCH) return total;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The store port on SQL: one query layer (Kysely) over two engines, SQLite (embedded, sqlite.ts)
+ * and PostgreSQL (postgres.ts). One file per aggregate, read beside its MongoDB counterpart.
+ */
+import type { Kysely } from "kysely";
+import { Migrator } from "kysely/migration";
+import type { Store } from "../port";
+import { SqlAccounts } from "./accounts";
+import { SqlAudit } from "./audit";
+import { SqlContext, type EngineOps } from "./context";
+import { SqlHousekeeping } from "./housekeeping";
+import { SqlInvites } from "./invites";
+import { SqlItems } from "./items";
+import { migrationProvider } from "./migrations";
+import type { Database } from "./schema";
+import { SqlVaults } from "./vaults";
+
+/** Applies pending migrations (under the engine's lock), then serves. */
+export async function openSqlStore(db: Kysely<Database>, engine: EngineOps): Promise<Store> {
+  const { error } = await engine.whileMigrating(db, () => new Migrator({ db, provider: migrationProvider }).migrateToLatest());
+  if (error) throw error;
+  const c = new SqlContext(db, engine);
+  const vaults = new SqlVaults(c);
+  return {
+    accounts: new SqlAccounts(c),
+    vaults,
+    items: new SqlItems(c, vaults),
+    invites: new SqlInvites(c),
+    audit: new SqlAudit(c),
+    housekeeping: new SqlHousekeeping(c),
+    close: () => db.destroy(),
+  };
+}

@@ -9,9 +9,8 @@ import { replCommands } from "../lib/repl";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const services = process.env.SERVICES ? process.env.SERVICES.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
   // Signals are ours, not Moleculer's: SIGTERM drains first (readiness 503 for DRAIN_DELAY), then stops.
-  const node = await startNode(config, { services, broker: { skipProcessEventRegistration: true } });
+  const node = await startNode(config, { services: config.services, broker: { skipProcessEventRegistration: true } });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

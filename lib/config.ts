@@ -1,5 +1,7 @@
 /**
- * Every setting of the service, its default and its meaning, in one place.
+ * Every setting of the service in one table (`SETTINGS`): its name, default, parser and meaning in
+ * one row. The config is parsed from it, and the README's settings table and `.env.template` are
+ * written from it (`npm run settings`; test/config.test.ts fails when they are stale).
  * Settings come from the environment; each default works on a fresh machine.
  */
 import fs from "node:fs";
@@ -8,169 +10,210 @@ import { parseDuration } from "./domain/duration";
 import type { LogFormat } from "./ops/request-scope";
 
 export type RegistrationMode = "invite" | "open" | "disabled";
-
-export interface Config {
-  /** HTTP port of the gateway. */
-  port: number;
-  /** Interface the gateway listens on. */
-  host: string;
-  /** The operations port of this node (`OPS_PORT`): probes and metrics, apart from the API. Unset: none. */
-  opsPort: number | undefined;
-  /** Metrics on the operations port (`METRICS`, `on` by default; only with OPS_PORT). */
-  metrics: boolean;
-  /** `text` (default) or `json`, one object a line (`LOG_FORMAT`). */
-  logFormat: LogFormat;
-  /** A Zipkin v2 collector to send traces to (`TRACING_ZIPKIN_URL`, e.g. http://zipkin:9411). Unset: no tracing. */
-  tracingZipkinUrl: string | undefined;
-  /** On SIGTERM, how long the node stays up answering not-ready before it stops (`DRAIN_DELAY`). */
-  drainDelayMs: number;
-  /** Where the embedded store and the generated JWT signing key live. */
-  dataDir: string;
-  /** The built web vault the gateway serves under `/` (`WEB_DIR`; default the project's dist/web). Not built: no web vault. */
-  webDir: string;
-  /** `invite` (default): new users need an invite, except the very first one. */
-  registrationMode: RegistrationMode;
-  /** Default lifetime of an invite, in ms (`INVITE_TTL`, e.g. `72h`). */
-  inviteTtlMs: number;
-  /** Access-token lifetime in seconds (`ACCESS_TOKEN_TTL`, e.g. `15m`). */
-  accessTokenTtlSec: number;
-  /** Refresh-token lifetime in ms (`REFRESH_TOKEN_TTL`, e.g. `30d`). */
-  refreshTokenTtlMs: number;
-  /** HS256 secret for access tokens (`JWT_SECRET`, base64, >= 32 bytes). Generated under DATA_DIR when unset. */
-  jwtSecret: string | undefined;
-  /** The key JWT_SECRET replaced (`JWT_PREVIOUS_SECRET`, base64): its tokens are accepted until `jwtPreviousSecretUntilMs`. */
-  jwtPreviousSecret: string | undefined;
-  /** When the previous key stops being accepted (`JWT_PREVIOUS_SECRET_UNTIL`, an ISO 8601 time; required with it). */
-  jwtPreviousSecretUntilMs: number | undefined;
-  /** Failed logins for one email allowed in the window before 429 (`LOGIN_MAX_FAILURES`). */
-  loginMaxFailures: number;
-  /** Window of the failed-login counter, ms (`LOGIN_FAILURE_WINDOW`, e.g. `15m`). */
-  loginFailureWindowMs: number;
-  /** Redeem requests allowed per client address per minute (`REDEEM_RATE_LIMIT`). */
-  redeemRateLimit: number;
-  /**
-   * Proxies in front that append to X-Forwarded-For (`TRUST_PROXY`, a count; `true` is 1): the
-   * client is the entry that many places from the right. 0 (default): the socket address counts.
-   */
-  trustedProxies: number;
-  /** JSON body limit of every route but rekey, in bytes. */
-  bodyLimitBytes: number;
-  /** JSON body limit of the rekey route (`REKEY_BODY_LIMIT`, bytes), large enough for 10,000 items of 2 KiB. */
-  rekeyBodyLimitBytes: number;
-  /** Rekey bodies read and held at once per process (`REKEY_CONCURRENCY`); more answer 503 with Retry-After. */
-  rekeyConcurrency: number;
-  /** Per-call timeout between services, ms (`REQUEST_TIMEOUT`). */
-  requestTimeoutMs: number;
-  /** Moleculer log level (`LOG_LEVEL`). */
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace";
-  /** scrypt cost N for stored auth hashes (`SCRYPT_COST`, power of two >= 16384). */
-  scryptCost: number;
-  /** PostgreSQL connection URL (`DATABASE_URL`). Unset: the embedded SQLite store under DATA_DIR. */
-  databaseUrl: string | undefined;
-  /** Connections in this process's PostgreSQL pool (`PG_POOL_SIZE`). */
-  pgPoolSize: number;
-  /** MongoDB URL (`MONGO_URL`), a replica set (transactions). Set instead of DATABASE_URL, never with it. */
-  mongoUrl: string | undefined;
-  /** Redis URL (`REDIS_URL`) for the invite-token lookup, one-shot locks and shared rate limits. Unset: in-process. */
-  redisUrl: string | undefined;
-  /** Moleculer namespace (`NAMESPACE`): nodes meet only nodes of their namespace; also prefixes Redis keys. */
-  namespace: string;
-  /** Moleculer node id (`NODE_ID`), default host-pid. A stable id lets a restarted node take its place at once. */
-  nodeId: string | undefined;
-  /** NATS URL (`TRANSPORTER`, e.g. nats://127.0.0.1:4222). Set: this process is one node of a split deployment. */
-  transporter: string | undefined;
-  /** Delay before a failed event is delivered again, ms (`EVENT_RETRY_DELAY`); it doubles per retry, up to 30 s. */
-  eventRetryDelayMs: number;
-  /** Deliveries of an event before a worker that keeps failing on it dead-letters it (`EVENT_MAX_DELIVERIES`). */
-  eventMaxDeliveries: number;
-  /** JetStream: a delivery not acknowledged within this time goes to the next worker, ms (`EVENT_ACK_WAIT`). */
-  eventAckWaitMs: number;
-  /** JetStream: how long events stay in the stream, ms (`EVENT_RETENTION`). */
-  eventRetentionMs: number;
-  /** How often the sweeper purges expired invites and refresh tokens, ms (`SWEEP_INTERVAL`). */
-  sweepIntervalMs: number;
-  /**
-   * How long an invite that was never used (pending or revoked) is kept after its expiry, ms
-   * (`INVITE_RETENTION`, default 90d): until then redeeming its token answers 400
-   * INVITE_NOT_REDEEMABLE; after, the token is unknown (404).
-   */
-  inviteRetentionMs: number;
-}
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 
 type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, def: number, min: number): number {
-  const raw = env[name];
+export interface Setting<T> {
+  /** The environment variable. */
+  env: string;
+  /** The default as the README shows it. */
+  shown: string;
+  /** What `.env.template` writes: the value, or undefined for a commented-out example. */
+  template?: string;
+  /** An example for a setting without a default (`.env.template` writes it commented out). */
+  example?: string;
+  /** One line of Markdown: what it does. */
+  meaning: string;
+  /** The section of `.env.template` it belongs to. */
+  group: SettingGroup;
+  /** The value, from the raw text (undefined or "" when unset); throws a sentence naming the setting. */
+  parse(raw: string | undefined, env: Env): T;
+}
+
+export type SettingGroup = "basics" | "operating" | "split" | "events";
+export const SETTING_GROUPS: Record<SettingGroup, string> = {
+  basics: "The service",
+  operating: "Operating it (README, \"Operating it\")",
+  split: "The split deployment (README, \"The split deployment\")",
+  events: "Domain events, the audit worker and the sweeper (README, \"The audit log\")",
+};
+
+const setting = <T>(row: Setting<T>): Setting<T> => row;
+
+/** Every setting, in the order the README and `.env.template` list them. */
+export const SETTINGS = {
+  port: setting({ env: "PORT", shown: "3000", template: "3000", group: "basics", meaning: "HTTP port of the gateway", parse: (raw) => int("PORT", raw, 3000, 0) }),
+  host: setting({ env: "HOST", shown: "127.0.0.1", template: "127.0.0.1", group: "basics", meaning: "interface the gateway listens on", parse: (raw) => raw || "127.0.0.1" }),
+  dataDir: setting({
+    env: "DATA_DIR", shown: "`./data`", template: "./data", group: "basics",
+    meaning: "the embedded store and the generated JWT signing key (`jwt-secret`, mode 0600)",
+    parse: (raw) => path.resolve(raw || "./data"),
+  }),
+  webDir: setting({
+    env: "WEB_DIR", shown: "`dist/web`", group: "basics",
+    meaning: "the built web vault, served under `/` (`npm run build` makes it; absent: the API alone)",
+    parse: (raw) => (raw ? path.resolve(raw) : path.join(projectRoot(), "dist", "web")),
+  }),
+  registrationMode: setting({
+    env: "REGISTRATION_MODE", shown: "`invite`", template: "invite", group: "basics",
+    meaning: "`invite`: new users need an invite, except the very first one; `open`: anyone may register and gets a new organization; `disabled`: nobody may",
+    parse: (raw): RegistrationMode => oneOf("REGISTRATION_MODE", raw, ["invite", "open", "disabled"] as const, "invite"),
+  }),
+  inviteTtlMs: setting({ env: "INVITE_TTL", shown: "`72h`", template: "72h", group: "basics", meaning: "default invite lifetime (`<n><s|m|h|d>`, 1s to 30d)", parse: (raw) => duration("INVITE_TTL", raw, "72h") }),
+  accessTokenTtlSec: setting({
+    env: "ACCESS_TOKEN_TTL", shown: "`15m`", template: "15m", group: "basics", meaning: "access-token (JWT) lifetime",
+    parse: (raw) => Math.floor(duration("ACCESS_TOKEN_TTL", raw, "15m") / 1000),
+  }),
+  refreshTokenTtlMs: setting({ env: "REFRESH_TOKEN_TTL", shown: "`30d`", template: "30d", group: "basics", meaning: "refresh-token lifetime", parse: (raw) => duration("REFRESH_TOKEN_TTL", raw, "30d") }),
+  jwtSecret: setting({
+    env: "JWT_SECRET", shown: "generated", group: "basics",
+    meaning: "HS256 key, base64 of at least 32 bytes; tokens name it by a key id (`kid`); unset: generated under `DATA_DIR` (one process only)",
+    parse: (raw) => raw || undefined,
+  }),
+  jwtPreviousSecret: setting({
+    env: "JWT_PREVIOUS_SECRET", shown: "unset", group: "basics",
+    meaning: "after a rotation: the key `JWT_SECRET` replaced; its tokens are accepted until `JWT_PREVIOUS_SECRET_UNTIL` (see \"Operating it\")",
+    parse: (raw, env) => previousSigningKey(env, raw).secret,
+  }),
+  jwtPreviousSecretUntilMs: setting({
+    env: "JWT_PREVIOUS_SECRET_UNTIL", shown: "unset", example: "2026-01-31T12:00:00Z", group: "basics",
+    meaning: "the ISO 8601 time until which the previous key's tokens are accepted (required with `JWT_PREVIOUS_SECRET`, and only with it)",
+    parse: (_raw, env) => previousSigningKey(env, env.JWT_PREVIOUS_SECRET).untilMs,
+  }),
+  loginMaxFailures: setting({ env: "LOGIN_MAX_FAILURES", shown: "10", template: "10", group: "basics", meaning: "failed logins for one email within the window before `429`", parse: (raw) => int("LOGIN_MAX_FAILURES", raw, 10, 1) }),
+  loginFailureWindowMs: setting({ env: "LOGIN_FAILURE_WINDOW", shown: "`15m`", template: "15m", group: "basics", meaning: "the window of the failed-login counter", parse: (raw) => duration("LOGIN_FAILURE_WINDOW", raw, "15m") }),
+  redeemRateLimit: setting({ env: "REDEEM_RATE_LIMIT", shown: "60", template: "60", group: "basics", meaning: "`POST /invites/redeem` per client address per minute", parse: (raw) => int("REDEEM_RATE_LIMIT", raw, 60, 1) }),
+  trustedProxies: setting({
+    env: "TRUST_PROXY", shown: "`0`", template: "0", group: "basics",
+    meaning: "proxies in front that append to `X-Forwarded-For`: the client address for rate limits is the entry that many places from the right (`1`: the rightmost, written by your proxy); `0`: the socket address. Entries further left are the client's own writing and are ignored",
+    parse: (raw) => (raw === "true" ? 1 : raw === "false" ? 0 : int("TRUST_PROXY", raw, 0, 0)),
+  }),
+  rekeyBodyLimitBytes: setting({
+    env: "REKEY_BODY_LIMIT", shown: "64 MiB", template: "67108864", group: "basics", meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
+    parse: (raw) => int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024),
+  }),
+  rekeyConcurrency: setting({
+    env: "REKEY_CONCURRENCY", shown: "4", template: "4", group: "basics", meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
+    parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1),
+  }),
+  requestTimeoutMs: setting({ env: "REQUEST_TIMEOUT", shown: "30000", template: "30000", group: "basics", meaning: "ms, for every call between services", parse: (raw) => int("REQUEST_TIMEOUT", raw, 30_000, 1000) }),
+  logLevel: setting({
+    env: "LOG_LEVEL", shown: "`info`", template: "info", group: "basics", meaning: "Moleculer log level",
+    parse: (raw): LogLevel => oneOf("LOG_LEVEL", raw, ["fatal", "error", "warn", "info", "debug", "trace"] as const, "info"),
+  }),
+  logFormat: setting({
+    env: "LOG_FORMAT", shown: "`text`", template: "text", group: "operating",
+    meaning: "`text`: one readable line (`[time] LEVEL MODULE trace=<id>: message`); `json`: one JSON object a line",
+    parse: (raw): LogFormat => oneOf("LOG_FORMAT", raw, ["text", "json"] as const, "text"),
+  }),
+  opsPort: setting({
+    env: "OPS_PORT", shown: "unset", example: "9100", group: "operating",
+    meaning: "this node's operations port: `/livez`, `/readyz`, `/metrics` (see \"Operating it\"); unset: none",
+    parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 0) : undefined),
+  }),
+  metrics: setting({ env: "METRICS", shown: "`on`", template: "on", group: "operating", meaning: "`off`: no metrics collected or served (only with `OPS_PORT`)", parse: (raw) => onOff("METRICS", raw, true) }),
+  tracingZipkinUrl: setting({
+    env: "TRACING_ZIPKIN_URL", shown: "unset", example: "http://127.0.0.1:9411", group: "operating",
+    meaning: "a Zipkin v2 collector (`http://host:9411`; Jaeger and the OpenTelemetry Collector take Zipkin too) the node sends its spans to; unset: no tracing",
+    parse: (raw) => httpUrl("TRACING_ZIPKIN_URL", raw),
+  }),
+  drainDelayMs: setting({
+    env: "DRAIN_DELAY", shown: "`0`", template: "0", group: "operating",
+    meaning: "on SIGTERM, how long the node answers not-ready while still serving, before it stops (`5s` behind a load balancer)",
+    parse: (raw) => (raw && raw !== "0" ? duration("DRAIN_DELAY", raw, "0") : 0),
+  }),
+  scryptCost: setting({
+    env: "SCRYPT_COST", shown: "16384", template: "16384", group: "operating", meaning: "scrypt N for stored auth hashes (a power of two, at least 16384)",
+    parse: (raw) => {
+      const n = int("SCRYPT_COST", raw, 16384, 16384);
+      if ((n & (n - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
+      return n;
+    },
+  }),
+  services: setting({
+    env: "SERVICES", shown: "all", example: "api,vaults", group: "split", meaning: "comma-separated subset of services for this process",
+    parse: (raw) => (raw ? raw.split(",").map((s) => s.trim()).filter(Boolean) : undefined),
+  }),
+  databaseUrl: setting({
+    env: "DATABASE_URL", shown: "unset", example: "postgres://postgres@127.0.0.1:5432/vault", group: "split", meaning: "PostgreSQL URL; unset: the embedded SQLite store",
+    parse: (raw) => raw || undefined,
+  }),
+  pgPoolSize: setting({ env: "PG_POOL_SIZE", shown: "10", template: "10", group: "split", meaning: "connections in each process's PostgreSQL pool (at least 2)", parse: (raw) => int("PG_POOL_SIZE", raw, 10, 2) }),
+  mongoUrl: setting({
+    env: "MONGO_URL", shown: "unset", example: "mongodb://127.0.0.1:27017/vault?replicaSet=rs0", group: "split",
+    meaning: "MongoDB URL of a replica set (transactions), instead of `DATABASE_URL`, never with it",
+    parse: (raw, env) => serverStore(env, raw),
+  }),
+  redisUrl: setting({
+    env: "REDIS_URL", shown: "unset", example: "redis://127.0.0.1:6379", group: "split", meaning: "Redis for invite tokens, one-shot locks, shared rate limits; unset: in-process",
+    parse: (raw) => raw || undefined,
+  }),
+  transporter: setting({
+    env: "TRANSPORTER", shown: "unset", example: "nats://127.0.0.1:4222", group: "split",
+    meaning: "NATS URL; set: this process is one node of a split deployment (which needs `DATABASE_URL` or `MONGO_URL`, and `JWT_SECRET`)",
+    parse: (raw) => raw || undefined,
+  }),
+  namespace: setting({
+    env: "NAMESPACE", shown: "`vault-service`", template: "vault-service", group: "split", meaning: "nodes meet only nodes of their namespace; also prefixes Redis keys",
+    parse: (raw) => {
+      const ns = raw || "vault-service";
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(ns)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${ns}"`);
+      return ns;
+    },
+  }),
+  nodeId: setting({ env: "NODE_ID", shown: "host-pid", group: "split", meaning: "Moleculer node id; a stable one lets a restarted node take its place at once", parse: (raw) => raw || undefined }),
+  eventRetryDelayMs: setting({
+    env: "EVENT_RETRY_DELAY", shown: "`1s`", template: "1s", group: "events", meaning: "delay before a failed event is delivered again; doubles per retry, up to 30 s",
+    parse: (raw) => duration("EVENT_RETRY_DELAY", raw, "1s"),
+  }),
+  eventMaxDeliveries: setting({
+    env: "EVENT_MAX_DELIVERIES", shown: "5", template: "5", group: "events",
+    meaning: "deliveries before an event a worker keeps failing on is dead-lettered (an unavailable store never counts)",
+    parse: (raw) => int("EVENT_MAX_DELIVERIES", raw, 5, 1),
+  }),
+  eventAckWaitMs: setting({
+    env: "EVENT_ACK_WAIT", shown: "`30s`", template: "30s", group: "events", meaning: "JetStream: an unacknowledged delivery goes to the next worker after this long",
+    parse: (raw) => duration("EVENT_ACK_WAIT", raw, "30s"),
+  }),
+  eventRetentionMs: setting({ env: "EVENT_RETENTION", shown: "`7d`", template: "7d", group: "events", meaning: "JetStream: how long events stay in the stream", parse: (raw) => duration("EVENT_RETENTION", raw, "7d") }),
+  sweepIntervalMs: setting({
+    env: "SWEEP_INTERVAL", shown: "`10m`", template: "10m", group: "events", meaning: "how often the sweeper purges expired invites and expired or revoked refresh tokens",
+    parse: (raw) => duration("SWEEP_INTERVAL", raw, "10m"),
+  }),
+  inviteRetentionMs: setting({
+    env: "INVITE_RETENTION", shown: "`90d`", template: "90d", group: "events",
+    meaning: "how long an invite never used is kept after its expiry: redeeming its token answers 400 `INVITE_NOT_REDEEMABLE` until then, 404 after",
+    parse: (raw) => duration("INVITE_RETENTION", raw, "90d"),
+  }),
+};
+
+/** The JSON body limit of every route but rekey, in bytes: not a setting. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export type Config = { [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS)[K]["parse"]> } & {
+  /** JSON body limit of every route but rekey (BODY_LIMIT_BYTES). */
+  bodyLimitBytes: number;
+};
+
+export function loadConfig(env: Env = process.env): Config {
+  const config: Record<string, unknown> = { bodyLimitBytes: BODY_LIMIT_BYTES };
+  for (const [key, row] of Object.entries(SETTINGS)) config[key] = row.parse(env[row.env], env);
+  return config as Config;
+}
+
+function int(name: string, raw: string | undefined, def: number, min: number): number {
   if (raw === undefined || raw === "") return def;
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < min) throw new Error(`Setting ${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
 }
 
-function duration(env: Env, name: string, def: string): number {
-  const raw = env[name] || def;
-  const ms = parseDuration(raw);
-  if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${raw}"`);
+function duration(name: string, raw: string | undefined, def: string): number {
+  const text = raw || def;
+  const ms = parseDuration(text);
+  if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${text}"`);
   return ms;
-}
-
-function namespace(raw: string | undefined): string {
-  const ns = raw || "vault-service";
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ns)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${ns}"`);
-  return ns;
-}
-
-export function loadConfig(env: Env = process.env): Config {
-  const mode = (env.REGISTRATION_MODE || "invite") as RegistrationMode;
-  if (!["invite", "open", "disabled"].includes(mode)) {
-    throw new Error(`Setting REGISTRATION_MODE must be invite, open or disabled, got "${mode}"`);
-  }
-  const logLevel = (env.LOG_LEVEL || "info") as Config["logLevel"];
-  if (!["fatal", "error", "warn", "info", "debug", "trace"].includes(logLevel)) {
-    throw new Error(`Setting LOG_LEVEL is not a log level: "${logLevel}"`);
-  }
-  const scryptCost = int(env, "SCRYPT_COST", 16384, 16384);
-  if ((scryptCost & (scryptCost - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
-  return {
-    port: int(env, "PORT", 3000, 0),
-    opsPort: env.OPS_PORT ? int(env, "OPS_PORT", 0, 0) : undefined,
-    metrics: onOff(env, "METRICS", true),
-    logFormat: oneOf(env, "LOG_FORMAT", ["text", "json"] as const, "text"),
-    tracingZipkinUrl: httpUrl(env, "TRACING_ZIPKIN_URL"),
-    drainDelayMs: env.DRAIN_DELAY && env.DRAIN_DELAY !== "0" ? duration(env, "DRAIN_DELAY", "0") : 0,
-    host: env.HOST || "127.0.0.1",
-    dataDir: path.resolve(env.DATA_DIR || "./data"),
-    webDir: env.WEB_DIR ? path.resolve(env.WEB_DIR) : path.join(projectRoot(), "dist", "web"),
-    registrationMode: mode,
-    inviteTtlMs: duration(env, "INVITE_TTL", "72h"),
-    accessTokenTtlSec: Math.floor(duration(env, "ACCESS_TOKEN_TTL", "15m") / 1000),
-    refreshTokenTtlMs: duration(env, "REFRESH_TOKEN_TTL", "30d"),
-    jwtSecret: env.JWT_SECRET || undefined,
-    ...previousSigningKey(env),
-    loginMaxFailures: int(env, "LOGIN_MAX_FAILURES", 10, 1),
-    loginFailureWindowMs: duration(env, "LOGIN_FAILURE_WINDOW", "15m"),
-    redeemRateLimit: int(env, "REDEEM_RATE_LIMIT", 60, 1),
-    trustedProxies: env.TRUST_PROXY === "true" ? 1 : env.TRUST_PROXY === "false" ? 0 : int(env, "TRUST_PROXY", 0, 0),
-    bodyLimitBytes: 1024 * 1024,
-    rekeyBodyLimitBytes: int(env, "REKEY_BODY_LIMIT", 64 * 1024 * 1024, 1024 * 1024),
-    rekeyConcurrency: int(env, "REKEY_CONCURRENCY", 4, 1),
-    requestTimeoutMs: int(env, "REQUEST_TIMEOUT", 30_000, 1000),
-    logLevel,
-    scryptCost,
-    databaseUrl: env.DATABASE_URL || undefined,
-    pgPoolSize: int(env, "PG_POOL_SIZE", 10, 2),
-    mongoUrl: serverStore(env),
-    redisUrl: env.REDIS_URL || undefined,
-    namespace: namespace(env.NAMESPACE),
-    nodeId: env.NODE_ID || undefined,
-    transporter: env.TRANSPORTER || undefined,
-    eventRetryDelayMs: duration(env, "EVENT_RETRY_DELAY", "1s"),
-    eventMaxDeliveries: int(env, "EVENT_MAX_DELIVERIES", 5, 1),
-    eventAckWaitMs: duration(env, "EVENT_ACK_WAIT", "30s"),
-    eventRetentionMs: duration(env, "EVENT_RETENTION", "7d"),
-    sweepIntervalMs: duration(env, "SWEEP_INTERVAL", "10m"),
-    inviteRetentionMs: duration(env, "INVITE_RETENTION", "90d"),
-  };
 }
 
 /** The folder holding package.json, from here (lib/ in the sources, dist/lib/ when built). */
@@ -181,43 +224,41 @@ function projectRoot(): string {
   }
 }
 
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
+function onOff(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (!raw) return fallback;
   if (raw !== "on" && raw !== "off") throw new Error(`Setting ${name} must be on or off, got "${raw}"`);
   return raw === "on";
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name] || fallback;
-  if (!allowed.includes(raw as T)) throw new Error(`Setting ${name} must be ${allowed.join(" or ")}, got "${raw}"`);
-  return raw as T;
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  const value = raw || fallback;
+  if (!allowed.includes(value as T)) throw new Error(`Setting ${name} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got "${value}"`);
+  return value as T;
 }
 
-function httpUrl(env: Env, name: string): string | undefined {
-  const raw = env[name];
+function httpUrl(name: string, raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   if (!/^https?:\/\/[^\s]+$/.test(raw)) throw new Error(`Setting ${name} must be an http:// or https:// URL`);
   return raw.replace(/\/+$/, "");
 }
 
 /** The key a rotation replaced, and until when its tokens are accepted: both or neither. */
-function previousSigningKey(env: Env): Pick<Config, "jwtPreviousSecret" | "jwtPreviousSecretUntilMs"> {
-  const secret = env.JWT_PREVIOUS_SECRET || undefined;
+function previousSigningKey(env: Env, previous: string | undefined): { secret: string | undefined; untilMs: number | undefined } {
+  const secret = previous || undefined;
   const until = env.JWT_PREVIOUS_SECRET_UNTIL || undefined;
-  if (!secret && !until) return { jwtPreviousSecret: undefined, jwtPreviousSecretUntilMs: undefined };
+  if (!secret && !until) return { secret: undefined, untilMs: undefined };
   if (!secret || !until) throw new Error("Settings JWT_PREVIOUS_SECRET and JWT_PREVIOUS_SECRET_UNTIL go together: the key a rotation replaced, and until when its tokens are accepted");
   if (!env.JWT_SECRET) throw new Error("Setting JWT_PREVIOUS_SECRET needs JWT_SECRET, the key that replaced it");
   const untilMs = /^\d{4}-\d{2}-\d{2}T/.test(until) ? Date.parse(until) : NaN;
   if (!Number.isFinite(untilMs)) throw new Error(`Setting JWT_PREVIOUS_SECRET_UNTIL must be an ISO 8601 time like 2026-01-31T12:00:00Z, got "${until}"`);
-  return { jwtPreviousSecret: secret, jwtPreviousSecretUntilMs: untilMs };
+  return { secret, untilMs };
 }
 
 /** MONGO_URL, refused beside DATABASE_URL: one store holds the data, and the settings must say which. */
-function serverStore(env: Env): string | undefined {
-  if (env.MONGO_URL && env.DATABASE_URL) throw new Error("Set DATABASE_URL (PostgreSQL) or MONGO_URL (MongoDB), not both");
-  if (env.MONGO_URL && !/^mongodb(\+srv)?:\/\//.test(env.MONGO_URL)) throw new Error("Setting MONGO_URL must be a mongodb:// or mongodb+srv:// URL");
-  return env.MONGO_URL || undefined;
+function serverStore(env: Env, raw: string | undefined): string | undefined {
+  if (raw && env.DATABASE_URL) throw new Error("Set DATABASE_URL (PostgreSQL) or MONGO_URL (MongoDB), not both");
+  if (raw && !/^mongodb(\+srv)?:\/\//.test(raw)) throw new Error("Setting MONGO_URL must be a mongodb:// or mongodb+srv:// URL");
+  return raw || undefined;
 }
 
 /**

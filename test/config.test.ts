@@ -1,5 +1,8 @@
 /** Settings that decide the deployment: the split one needs what the embedded default does not. */
-import { checkSplitDeployment, loadConfig } from "../lib/config";
+import fs from "node:fs";
+import path from "node:path";
+import { checkSplitDeployment, loadConfig, SETTINGS } from "../lib/config";
+import { envTemplate, readmeWithSettings } from "../lib/config-docs";
 
 const SECRET = Buffer.alloc(32, 7).toString("base64");
 
@@ -30,4 +33,31 @@ test("the operating settings: a wrong value is refused at start with the setting
   expect(() => loadConfig({ OPS_PORT: "-1" })).toThrow(/OPS_PORT must be an integer/);
   expect(loadConfig({})).toMatchObject({ opsPort: undefined, metrics: true, logFormat: "text", tracingZipkinUrl: undefined, drainDelayMs: 0 });
   expect(loadConfig({ DRAIN_DELAY: "5s", TRACING_ZIPKIN_URL: "http://zipkin:9411/" })).toMatchObject({ drainDelayMs: 5_000, tracingZipkinUrl: "http://zipkin:9411" });
+});
+
+describe("the settings table is the one source of the settings' documentation", () => {
+  const root = path.join(__dirname, "..");
+
+  test("the README's settings table and .env.template are the ones lib/config.ts writes (npm run settings)", () => {
+    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+    expect(readmeWithSettings(readme)).toBe(readme);
+    expect(fs.readFileSync(path.join(root, ".env.template"), "utf8")).toBe(envTemplate());
+  });
+
+  test("every setting's default parses, and .env.template's values load as the defaults do", () => {
+    const template = Object.fromEntries(envTemplate().split("\n").filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split("=", 2) as [string, string]));
+    expect(Object.keys(template).length).toBeGreaterThan(20);
+    const { dataDir: _a, ...fromTemplate } = loadConfig(template);
+    const { dataDir: _b, ...fromNothing } = loadConfig({});
+    expect(fromTemplate).toEqual(fromNothing);
+    // Every documented variable is one the config reads: unknown names would be silently ignored.
+    for (const name of Object.keys(template)) expect(Object.values(SETTINGS).map((s) => s.env)).toContain(name);
+  });
+
+  test("a refused value names its setting and what it takes", () => {
+    expect(() => loadConfig({ REGISTRATION_MODE: "closed" })).toThrow(/REGISTRATION_MODE must be invite, open or disabled, got "closed"/);
+    expect(() => loadConfig({ LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL must be fatal, error, warn, info, debug or trace/);
+    expect(() => loadConfig({ SCRYPT_COST: "20000" })).toThrow(/SCRYPT_COST must be a power of two/);
+    expect(loadConfig({ SERVICES: "api, vaults," }).services).toEqual(["api", "vaults"]);
+  });
 });

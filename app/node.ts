@@ -10,6 +10,7 @@ import { brokerOptions } from "../lib/broker-options";
 import { SERVICES } from "../services";
 import { checkSplitDeployment, type Config } from "../lib/config";
 import { createRuntime, type Runtime } from "../lib/runtime";
+import type { Clock } from "../lib/clock";
 import { ServiceMetrics } from "../lib/ops/metrics";
 import { OpsServer } from "../lib/ops/ops-server";
 import { answersWithin } from "../lib/ops/answers-within";
@@ -32,7 +33,7 @@ export interface RunningNode {
 /** How long a readiness probe waits for the store's answer. */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
-export async function startNode(config: Config, opts: { services?: string[]; broker?: Partial<BrokerOptions> } = {}): Promise<RunningNode> {
+export async function startNode(config: Config, opts: { services?: string[]; broker?: Partial<BrokerOptions>; clock?: Clock } = {}): Promise<RunningNode> {
   const names = opts.services ?? Object.keys(SERVICES);
   const unknown = names.filter((n) => !(n in SERVICES));
   if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
@@ -70,7 +71,7 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   }
 
   try {
-    runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) }, metrics);
+    runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) }, metrics, opts.clock);
     const rt = runtime;
     metrics.onScrape(() => {
       const usage = rt.store.housekeeping.poolUsage();

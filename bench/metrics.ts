@@ -8,7 +8,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
-import { freePort, spawnServer, type ServerProcess } from "../test/helpers/process";
+import { spawnServer, type ServerProcess } from "../test/helpers/process";
+import { freePort } from "../test/helpers/ports";
 import { alternate, call, load, PAIRS, PIN } from "./common";
 
 /** A server with a user owning 5 vaults: its URL and the user's token. */

@@ -13,17 +13,10 @@ import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared
 import { NATS_URL, startCluster } from "../test/helpers/cluster";
 import { spawnServer, type ServerProcess } from "../test/helpers/process";
 import { alternate, call, cpuMs, load, PAIRS, peakRssMiB, PIN } from "./common";
+import { eventually } from "../test/helpers/wait";
 
 const BASELINE = path.join(__dirname, "baseline-server.js");
 const REKEY_ITEMS = Number(process.env.BENCH_SPLIT_REKEY_ITEMS ?? 10_000);
-
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 export async function splitDeployment(): Promise<void> {
   console.log("## Split deployment: a process per service over NATS, PostgreSQL, Redis\n");
@@ -57,7 +50,7 @@ export async function splitDeployment(): Promise<void> {
     constantNode = spawn(cmd!, args, { env: { ...process.env, ...env, BENCH_ROLE: "constant" }, stdio: "ignore" });
     gateway = await spawnServer({ ...env, BENCH_ROLE: "gateway" }, { script: BASELINE, prefix: PIN.server });
     const base = gateway.url;
-    await until("the baseline's constant node", async () => (await fetch(`${base}/bench/constant`, { headers: { authorization: `Bearer ${token}` } })).status === 200);
+    await eventually("the baseline's constant node", async () => (await fetch(`${base}/bench/constant`, { headers: { authorization: `Bearer ${token}` } })).status === 200, { timeoutMs: 30_000 });
 
     console.log(`responses: GET ${constantRead.length} bytes, item create ${write.length} bytes\n`);
     const newItem = { setupRequest: (req: { body?: string }) => ({ ...req, body: itemBody(randomUUID()) }) };

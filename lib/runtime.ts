@@ -17,12 +17,15 @@ import { MemoryQueue } from "./queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "./queue/port";
 import { connectRedis, type RedisLog } from "./redis";
 import { ServiceMetrics } from "./ops/metrics";
+import { systemClock, type Clock } from "./clock";
 import { openStore, type Store } from "./store";
 import { MemoryInviteTokens, type InviteTokens } from "./tokens/invite-tokens";
 import { RedisInviteTokens } from "./tokens/redis-invite-tokens";
 
 export interface Runtime {
   config: Config;
+  /** The time expiries are decided by (lib/clock.ts). */
+  clock: Clock;
   store: Store;
   accessTokens: AccessTokens;
   counters: Counters;
@@ -39,7 +42,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config, log: RedisLog, metrics = ServiceMetrics.off()): Promise<Runtime> {
+export async function createRuntime(config: Config, log: RedisLog, metrics = ServiceMetrics.off(), clock: Clock = systemClock): Promise<Runtime> {
   const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
@@ -54,8 +57,9 @@ export async function createRuntime(config: Config, log: RedisLog, metrics = Ser
   const hmacKey = createHmac("sha256", keys.current).update("server-hmac-key").digest();
   return {
     config,
+    clock,
     store,
-    accessTokens: new AccessTokens(keys, config.accessTokenTtlSec),
+    accessTokens: new AccessTokens(keys, config.accessTokenTtlSec, () => clock.nowMs()),
     counters,
     inviteTokens,
     queue,

@@ -37,13 +37,13 @@ function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
 }
 
 export function authService(rt: Runtime): ServiceSchema {
-  const { store, config, accessTokens, counters, inviteTokens, events, metrics } = rt;
+  const { store, config, accessTokens, counters, inviteTokens, events, metrics, clock } = rt;
   // Compared against for unknown emails, so they cost what a wrong hash costs.
   const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
 
   function newRefreshToken() {
     const token = newOpaqueToken();
-    const now = Date.now();
+    const now = clock.nowMs();
     return { token, tokenHash: hashToken(token), createdAt: timestamp(new Date(now)), expiresAt: timestamp(new Date(now + config.refreshTokenTtlMs)) };
   }
 
@@ -101,7 +101,7 @@ export function authService(rt: Runtime): ServiceSchema {
           if (!invite && config.registrationMode === "invite" && (await store.accounts.hasUsers())) {
             throw forbidden("Registration needs an invite");
           }
-          const now = timestamp();
+          const now = clock.timestamp();
           if (invite) {
             if (!isRedeemable(invite, now)) throw notRedeemable();
             if (invite.email !== address) throw invalid("The email is not the invited one", "email");
@@ -131,7 +131,7 @@ export function authService(rt: Runtime): ServiceSchema {
               throw notRedeemable("The invite is being redeemed");
             }
             try {
-              user = await store.accounts.registerWithInvite({ user: newUser, inviteId: invite.inviteId, now: timestamp() });
+              user = await store.accounts.registerWithInvite({ user: newUser, inviteId: invite.inviteId, now: clock.timestamp() });
               await inviteTokens.forget(invite.inviteId);
             } finally {
               await inviteTokens.release(tokenHash);
@@ -190,7 +190,7 @@ export function authService(rt: Runtime): ServiceSchema {
         params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const next = newRefreshToken();
-          const outcome = await store.accounts.rotateRefreshToken({ oldHash: hashToken(ctx.params.refreshToken), next, now: timestamp() });
+          const outcome = await store.accounts.rotateRefreshToken({ oldHash: hashToken(ctx.params.refreshToken), next, now: clock.timestamp() });
           if (!outcome.ok) throw unauthorized(outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token");
           const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw unauthorized("Invalid refresh token");

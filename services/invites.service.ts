@@ -24,7 +24,7 @@ function toListEntry(i: Invite) {
   return { id: i.inviteId, email: i.email, role: i.role, inviterId: i.inviterId, expiresAt: i.expiresAt, createdAt: i.createdAt };
 }
 
-export function invitesService({ store, config, counters, inviteTokens, events, metrics }: Runtime): ServiceSchema {
+export function invitesService({ store, config, counters, inviteTokens, events, metrics, clock }: Runtime): ServiceSchema {
   return {
     name: "invites",
     actions: {
@@ -37,7 +37,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const ttlMs = ctx.params.expiresIn === undefined ? config.inviteTtlMs : parseDuration(ctx.params.expiresIn);
           if (ttlMs === null || ttlMs > MAX_INVITE_TTL_MS) throw invalid("expiresIn must be like 24h or 72h, from 1s to 30d", "expiresIn");
           const token = newOpaqueToken();
-          const now = new Date();
+          const now = new Date(clock.nowMs());
           const invite: Invite = {
             inviteId: newId(), orgId: caller.orgId, email: address, role: ctx.params.role, inviterId: caller.userId,
             status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
@@ -54,7 +54,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         params: { orgId: { type: "string", min: 1, max: 64, lowercase: true } },
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInviteManager(callerOf(ctx), ctx.params.orgId);
-          return (await store.invites.listPendingInvites({ orgId: ctx.params.orgId, now: timestamp() })).map(toListEntry);
+          return (await store.invites.listPendingInvites({ orgId: ctx.params.orgId, now: clock.timestamp() })).map(toListEntry);
         },
       },
 
@@ -65,7 +65,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const invite = await store.invites.getInvite(ctx.params.inviteId);
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
           assertInviteManager(caller);
-          const outcome = await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId: caller.orgId, now: timestamp() });
+          const outcome = await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId: caller.orgId, now: clock.timestamp() });
           await inviteTokens.forget(invite.inviteId);
           if (outcome === "revoked") {
             await events.emit("invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
@@ -88,7 +88,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           if (typeof token !== "string" || token.length < 1 || token.length > 512) throw invalid("token must be a string of 1 to 512 characters", "token");
           const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
-          if (!isRedeemable(invite, timestamp())) throw notRedeemable();
+          if (!isRedeemable(invite, clock.timestamp())) throw notRedeemable();
           // The organization's name too, so the invitee sees whom they are joining.
           const org = await store.accounts.getOrg(invite.orgId);
           return { orgId: invite.orgId, orgName: org?.name, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };

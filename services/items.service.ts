@@ -1,7 +1,7 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
 import type { Context, ServiceSchema } from "moleculer";
 import { notFound } from "../lib/errors";
-import { newId, timestamp } from "../lib/domain/encoding";
+import { newId } from "../lib/domain/encoding";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { base64, optionalUuid, pathId, STRICT } from "../lib/http/params";
@@ -22,7 +22,7 @@ const content = {
   keyVersion: { type: "number", integer: true, positive: true, optional: true },
 } as const;
 
-export function itemsService({ store, events }: Runtime): ServiceSchema {
+export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
   return {
     name: "items",
     actions: {
@@ -48,7 +48,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.items.createItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId ?? newId(), write: p, now: timestamp() });
+          const item = await store.items.createItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId ?? newId(), write: p, now: clock.timestamp() });
           await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
           created(ctx, `/vaults/${p.vaultId}/items/${item.itemId}`);
           return item;
@@ -61,7 +61,7 @@ export function itemsService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.items.updateItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId, write: p, now: timestamp() });
+          const item = await store.items.updateItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId, write: p, now: clock.timestamp() });
           await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
           return item;
         },

@@ -1,7 +1,6 @@
 /** Sharing: add, list, change the role of and remove vault members (interface and contract section 3). */
 import type { Context, ServiceSchema } from "moleculer";
 import { invalid, notFound } from "../lib/errors";
-import { timestamp } from "../lib/domain/encoding";
 import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
 import { GRANTABLE_ROLES, VAULT_ROLES, type GrantableRole, type VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
@@ -22,7 +21,7 @@ interface AddParams {
 
 const keyVersion = { type: "number", integer: true, positive: true, optional: true } as const;
 
-export function membersService({ store, events }: Runtime): ServiceSchema {
+export function membersService({ store, events, clock }: Runtime): ServiceSchema {
   return {
     name: "members",
     actions: {
@@ -51,7 +50,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
               userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
               rosterLink: link,
             },
-            now: timestamp(),
+            now: clock.timestamp(),
           });
           await events.emit("vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
           return noContent(ctx);
@@ -64,7 +63,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const entry = await store.vaults.changeMemberRole({ vaultId, actorId: caller.userId, targetId: userId, role, now: timestamp(), rosterLink: link });
+          const entry = await store.vaults.changeMemberRole({ vaultId, actorId: caller.userId, targetId: userId, role, now: clock.timestamp(), rosterLink: link });
           await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return entry;
         },
@@ -77,7 +76,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const result = await store.vaults.removeMember({ vaultId, actorId: caller.userId, targetId: userId, now: timestamp(), rosterLink: link });
+          const result = await store.vaults.removeMember({ vaultId, actorId: caller.userId, targetId: userId, now: clock.timestamp(), rosterLink: link });
           await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return result;
         },
@@ -97,7 +96,7 @@ export function membersService({ store, events }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ vaultId: string; rosterLink?: unknown }>) {
           const link = parseRosterLink(ctx.params.rosterLink);
           if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);
-          await store.vaults.adoptRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, link, now: timestamp() });
+          await store.vaults.adoptRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, link, now: clock.timestamp() });
           return noContent(ctx);
         },
       },

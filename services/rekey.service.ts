@@ -5,7 +5,6 @@
  */
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
-import { timestamp } from "../lib/domain/encoding";
 import { AppError } from "../lib/errors";
 import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
@@ -40,7 +39,7 @@ const REKEY_BODY = {
 
 type Check = (value: unknown) => true | unknown[];
 
-export function rekeyService({ store, config, events, metrics }: Runtime): ServiceSchema {
+export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
   const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
   // membership check as the contract orders): past REKEY_CONCURRENCY, 503 at once, so that any
@@ -78,7 +77,7 @@ export function rekeyService({ store, config, events, metrics }: Runtime): Servi
     const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
     items.forEach(assertItemSizes);
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
-    await store.vaults.rekeyVault({ vaultId, actorId: caller.userId, rekey: { newKeys, items, keyVersion, rosterLink: link }, now: timestamp() });
+    await store.vaults.rekeyVault({ vaultId, actorId: caller.userId, rekey: { newKeys, items, keyVersion, rosterLink: link }, now: clock.timestamp() });
     metrics.rekey(items.length, performance.now() - started);
     await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);

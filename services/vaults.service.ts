@@ -1,7 +1,7 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
 import type { Context, ServiceSchema } from "moleculer";
 import { invalid, notFound, unauthorized } from "../lib/errors";
-import { newId, timestamp } from "../lib/domain/encoding";
+import { newId } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
@@ -25,7 +25,7 @@ function vaultName(raw: string): string {
   return raw;
 }
 
-export function vaultsService({ store, events }: Runtime): ServiceSchema {
+export function vaultsService({ store, events, clock }: Runtime): ServiceSchema {
   return {
     name: "vaults",
     actions: {
@@ -60,7 +60,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
               vaultId: link?.vaultId ?? newId(), orgId: user.orgId, name: displayName, type: p.type, ownerId: user.userId,
               encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, roster,
             },
-            now: timestamp(),
+            now: clock.timestamp(),
           });
           await events.emit("vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           created(ctx, `/vaults/${vault.vaultId}`);
@@ -81,7 +81,7 @@ export function vaultsService({ store, events }: Runtime): ServiceSchema {
         params: { ...STRICT, vaultId: pathId, name },
         async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
           const caller = callerOf(ctx);
-          const vault = await store.vaults.renameVault({ vaultId: ctx.params.vaultId, actorId: caller.userId, name: vaultName(ctx.params.name), now: timestamp() });
+          const vault = await store.vaults.renameVault({ vaultId: ctx.params.vaultId, actorId: caller.userId, name: vaultName(ctx.params.name), now: clock.timestamp() });
           await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           return vault;
         },

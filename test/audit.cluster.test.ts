@@ -9,6 +9,7 @@ import { awaitAudit, everyStateChange, expectRecords } from "./helpers/audit";
 import { encryptItem } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { withNats } from "./helpers/nats";
+import { sleep } from "./helpers/wait";
 
 const deadLetterCount = (namespace: string) =>
   withNats(async (nc) => (await (await nc.jetstreamManager()).streams.info(`${namespace}-dead-letters`)).state.messages);
@@ -68,17 +69,17 @@ test("SIGKILL of the audit worker while events flow, in the middle of its commit
       expect(res.status).toBe(201);
       created++;
       lastWriteAt = Date.now();
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
   };
   const killer = async () => {
-    while (created < 100) await new Promise((r) => setTimeout(r, 10));
+    while (created < 100) await sleep(10);
     expect((await api.patch(`/vaults/${marked.vaultId}`, { token: owner.token, body: { name: "renamed" } })).status).toBe(200);
     const sleeping = async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'")).rowCount! > 0;
     const end = Date.now() + 10_000;
     while (!(await sleeping())) {
       if (Date.now() > end) throw new Error("the worker never reached the slow commit");
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const from = cluster.output().length;
     process.kill(workerPid, "SIGKILL");
@@ -141,13 +142,13 @@ test("the sweeper process keeps an expired invite for INVITE_RETENTION (redeemin
   const pending = await invite(api, owner, "member", undefined, "1h");
   const exists = async (inviteId: string) => (await db.query("SELECT 1 FROM invites WHERE invite_id = $1", [inviteId])).rowCount === 1;
   // Expired, and swept at least twice (SWEEP_INTERVAL 1s) within its retention (INVITE_RETENTION 6s): still known.
-  await new Promise((r) => setTimeout(r, 3_500));
+  await sleep(3_500);
   expect(await exists(expiring.inviteId)).toBe(true);
   const expired = await api.post("/invites/redeem", { body: { token: expiring.token } });
   expect([expired.status, expired.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
   // Past its retention: purged, and the token is unknown.
   const end = Date.now() + 20_000;
-  while ((await exists(expiring.inviteId)) && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+  while ((await exists(expiring.inviteId)) && Date.now() < end) await sleep(200);
   expect(await exists(expiring.inviteId)).toBe(false);
   expect(await exists(pending.inviteId)).toBe(true);
   expect((await api.post("/invites/redeem", { body: { token: pending.token } })).status).toBe(200);

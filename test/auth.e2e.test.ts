@@ -192,7 +192,7 @@ describe("auth settings", () => {
       const api = new Api(server.url);
       const user = await registerUser(api);
       expect((await api.get("/users/me", { token: user.token })).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 2100));
+      server.clock.advance(1_000);
       const res = await api.get("/users/me", { token: user.token });
       expect([res.status, res.body.error.code]).toEqual([401, "UNAUTHORIZED"]);
     } finally {

@@ -17,6 +17,7 @@ import { createTestDatabase } from "./helpers/postgres";
 import { killAllServers, spawnServer, type ServerProcess } from "./helpers/process";
 import { tempDir } from "./helpers/server";
 import { itemWriters, writtenSecret } from "./helpers/writers";
+import { sleep } from "./helpers/wait";
 
 jest.setTimeout(120_000);
 afterAll(() => killAllServers());
@@ -25,7 +26,6 @@ const run = promisify(execFile);
 const ADMIN = path.resolve(__dirname, "../dist/bin/admin.js");
 const admin = (env: Record<string, string>, ...args: string[]) =>
   run(process.execPath, [ADMIN, ...args], { env: { ...process.env, ...env } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Writes go on while `backup` runs; then `restored()` starts a server on the copy, where every

@@ -8,6 +8,7 @@ import path from "node:path";
 import { commands } from "../cli/commands";
 import { VaultClient } from "../sdk";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+import { sleep } from "./helpers/wait";
 
 const CLI = path.resolve(__dirname, "../dist/cli/main.js");
 
@@ -232,7 +233,7 @@ describe("vaultctl", () => {
 
   test("an expired access token is refreshed and the new pair saved; logout ends the login", async () => {
     const before = JSON.parse(fs.readFileSync(path.join(homes.bob, "login.json"), "utf8")).tokens.refreshToken;
-    await new Promise((r) => setTimeout(r, 3200));
+    await sleep(3200);
     await ok("bob", ["whoami"]);
     const after = JSON.parse(fs.readFileSync(path.join(homes.bob, "login.json"), "utf8")).tokens.refreshToken;
     expect(after).not.toBe(before);

@@ -8,6 +8,7 @@ import { Api, invite, registerUser, rekeyBody, sharedVault, type TestUser } from
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle, unb64, unwrapShared } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { nats, postgres, redis } from "./helpers/machine-services";
+import { eventually, sleep } from "./helpers/wait";
 
 jest.setTimeout(240_000);
 
@@ -26,17 +27,6 @@ afterAll(async () => {
   killAllClusters();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(200);
-  }
-}
 
 /** Steady traffic on both gateways until stopped: every status seen, and when. */
 function traffic(token: string, vaultId: string, vaultKey: Buffer) {
@@ -84,7 +74,7 @@ async function outageUnderTraffic(service: { stop(): Promise<void>; start(): Pro
   await eventually("traffic succeeding again", async () => {
     const recent = load.seen.filter((s) => s.at > upAt + 500);
     return recent.length >= 20 && recent.slice(-20).every((s) => ok(s.status)) ? true : undefined;
-  }, 60_000);
+  }, { timeoutMs: 60_000, everyMs: 200 });
   await load.stop();
   return { seen: load.seen, downAt };
 }
@@ -116,7 +106,7 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
       const { rowCount } = await watcher.query(
         "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'");
       return rowCount ? true : undefined;
-    }, 20_000);
+    }, { timeoutMs: 20_000, everyMs: 200 });
     process.kill(rekeyPid, "SIGKILL");
   } finally {
     await watcher.end();
@@ -139,7 +129,7 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
   const retried = await eventually("the rekey after the restart", async () => {
     const r = await gw[1].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
     return r.status === 204 ? r : undefined;
-  });
+  }, { timeoutMs: 60_000, everyMs: 200 });
   expect(retried.status).toBe(204);
   const rekeyed = (await gw[0].get(`${v}/items`, { token: owner.token })).body.items;
   for (const item of rekeyed) expect(() => decryptItem(newKey, item)).not.toThrow();

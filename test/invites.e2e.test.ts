@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { Api, invite, newOrg, registerUser, uniqueEmail, type TestUser } from "./helpers/client";
 import { newUserKeys, registrationBundle } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
+import { sleep } from "./helpers/wait";
 
 describe("invites", () => {
   let server: TestServer;
@@ -94,7 +95,7 @@ describe("invites", () => {
     await registerUser(api, { inviteToken: used.token, email: used.email });
 
     const expired = await invite(api, owner, "member", uniqueEmail(), "1s");
-    await new Promise((r) => setTimeout(r, 1100));
+    server.clock.advance(1_000);
 
     for (const inv of [revoked, used, expired]) {
       const res = await api.post("/invites/redeem", { body: { token: inv.token } });
@@ -111,7 +112,7 @@ describe("invites", () => {
 
   test("the list holds pending invites only, newest first", async () => {
     const fresh = await registerUser(api);
-    const pause = () => new Promise((r) => setTimeout(r, 5)); // distinct createdAt values
+    const pause = () => sleep(5); // distinct createdAt values
     const a = await invite(api, fresh);
     await pause();
     const b = await invite(api, fresh);

@@ -14,14 +14,15 @@ import { encryptItem, newVaultKey } from "./helpers/crypto";
 import { deleteStreams, NATS_URL } from "./helpers/nats";
 import { createTestDatabase } from "./helpers/postgres";
 import { nats, postgres } from "./helpers/machine-services";
-import { freePort, killAllServers, spawnServer } from "./helpers/process";
+import { killAllServers, spawnServer } from "./helpers/process";
+import { freePort } from "./helpers/ports";
 import { startTestServer, tempDir } from "./helpers/server";
 import { randomBytes, randomUUID } from "node:crypto";
+import { eventually, sleep } from "./helpers/wait";
 
 jest.setTimeout(120_000);
 afterAll(() => killAllServers());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET = randomBytes(32).toString("base64");
 
 async function probe(port: number, path: string): Promise<{ status: number; body: any; text: string }> {
@@ -37,15 +38,11 @@ async function probe(port: number, path: string): Promise<{ status: number; body
 }
 
 /** Polls until `ok` holds for a probe's answer; fails with the last answer after `ms`. */
-async function until(port: number, path: string, ok: (r: { status: number; body: any }) => boolean, ms = 15_000) {
-  const end = Date.now() + ms;
-  let last: { status: number; body: any } | undefined;
-  for (;;) {
-    last = await probe(port, path).catch(() => undefined);
-    if (last && ok(last)) return last;
-    if (Date.now() > end) throw new Error(`${path} never matched; last ${JSON.stringify(last)}`);
-    await sleep(100);
-  }
+async function until(port: number, path: string, ok: (r: { status: number; body: any }) => boolean, timeoutMs = 15_000) {
+  return eventually(`${path} to match`, async () => {
+    const answer = await probe(port, path);
+    return ok(answer) ? answer : undefined;
+  }, { timeoutMs });
 }
 
 describe("readiness of a node of the split deployment", () => {

@@ -13,12 +13,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { Api, registerUser, sharedVault, sharedVaultBody } from "./helpers/client";
 import { encryptItem } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
-import { freePort } from "./helpers/process";
+import { freePort } from "./helpers/ports";
 import { tempDir } from "./helpers/server";
+import { eventually, sleep } from "./helpers/wait";
 
 jest.setTimeout(180_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let cluster: Cluster;
 let prometheus: ChildProcess | undefined;
@@ -85,19 +85,12 @@ async function query(expr: string): Promise<Array<{ metric: Record<string, strin
 }
 
 /** Polls a query until `ok` holds for its result. */
-async function eventually<T>(expr: string, ok: (r: Awaited<ReturnType<typeof query>>) => T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const result = await query(expr);
-    const out = ok(result);
-    if (out !== undefined && out !== false) return out;
-    if (Date.now() > end) throw new Error(`${expr}: ${JSON.stringify(result)}`);
-    await sleep(500);
-  }
+function queryUntil<T>(expr: string, ok: (r: Awaited<ReturnType<typeof query>>) => T | undefined): Promise<T> {
+  return eventually(`Prometheus: ${expr}`, async () => ok(await query(expr)), { timeoutMs: 30_000, everyMs: 500 });
 }
 
 test("Prometheus scrapes all 13 nodes, and shows per-service request rates and the audit lag after traffic", async () => {
-  await eventually(`count(up{job="vault"} == 1)`, (r) => r[0] && Number(r[0].value[1]) === 13 ? true : undefined);
+  await queryUntil(`count(up{job="vault"} == 1)`, (r) => r[0] && Number(r[0].value[1]) === 13 ? true : undefined);
 
   const gw = cluster.urls.map((u) => new Api(u));
   const owner = await registerUser(gw[0]!);
@@ -117,20 +110,20 @@ test("Prometheus scrapes all 13 nodes, and shows per-service request rates and t
 
   // Per-service request rates, from the services' own nodes.
   const ns = cluster.namespace;
-  const rates = await eventually(`sum by (service) (rate(moleculer_request_total{namespace="${ns}"}[15s]))`, (r) => {
+  const rates = await queryUntil(`sum by (service) (rate(moleculer_request_total{namespace="${ns}"}[15s]))`, (r) => {
     const by = Object.fromEntries(r.map((s) => [s.metric.service, Number(s.value[1])]));
     return by.items! > 0 && by.vaults! > 0 && by.api! > 0 ? by : undefined;
   });
   expect(rates.items).toBeGreaterThan(0.5);
   // Requests by route and status at the gateways.
-  const created = await eventually(`sum(vault_http_requests_total{namespace="${ns}",route="/api/v1/vaults/:vaultId/items",status="201"})`,
+  const created = await queryUntil(`sum(vault_http_requests_total{namespace="${ns}",route="/api/v1/vaults/:vaultId/items",status="201"})`,
     (r) => r[0] && Number(r[0].value[1]) >= written ? Number(r[0].value[1]) : undefined);
   expect(created).toBe(written);
   // The audit worker's lag and backlog, once it has caught up.
-  const lag = await eventually(`vault_audit_lag{namespace="${ns}"}`, (r) => r.length === 1 ? Number(r[0]!.value[1]) : undefined);
+  const lag = await queryUntil(`vault_audit_lag{namespace="${ns}"}`, (r) => r.length === 1 ? Number(r[0]!.value[1]) : undefined);
   expect(lag).toBeGreaterThanOrEqual(0);
   expect(lag).toBeLessThan(10);
-  await eventually(`vault_audit_events_pending{namespace="${ns}"}`, (r) => r.length === 1 && Number(r[0]!.value[1]) === 0 ? true : undefined);
+  await queryUntil(`vault_audit_events_pending{namespace="${ns}"}`, (r) => r.length === 1 && Number(r[0]!.value[1]) === 0 ? true : undefined);
   // The PostgreSQL pool of each node that has opened one.
   const pools = await query(`vault_store_pool_connections{namespace="${ns}",state="total"}`);
   expect(pools.length).toBeGreaterThan(0);

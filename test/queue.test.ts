@@ -10,6 +10,8 @@ import { MemoryQueue } from "../lib/queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "../lib/queue/port";
 import { nats } from "./helpers/machine-services";
 import { deleteStreams, NATS_URL, publishRaw, storedEvents } from "./helpers/nats";
+import { eventually } from "./helpers/wait";
+import { sleep } from "./helpers/wait";
 
 jest.setTimeout(30_000);
 
@@ -21,13 +23,7 @@ const event = (type: DomainEvent["type"] = "item.created"): DomainEvent => ({
   eventId: randomUUID(), type, at: new Date().toISOString(), actorId: randomUUID(), orgId: ORG, vaultId: randomUUID(),
 });
 
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => eventually("the queue to deliver", check, { timeoutMs, everyMs: 25 });
 
 interface Subject {
   queue: EventQueue;
@@ -64,7 +60,7 @@ describe.each(queues)("event queue: %s", (_name, open) => {
       seen.push(...events);
     });
     await until(() => seen.length >= sent.length);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await sub.stop();
     expect(seen.map((e) => e.eventId)).toEqual(sent.map((e) => e.eventId));
     expect(seen[0]).toEqual(sent[0]);
@@ -121,7 +117,7 @@ describe.each(queues)("event queue: %s", (_name, open) => {
     await until(() => handled.has(after.eventId));
     await subject.queue.publish(poison);
     await until(async () => (await subject.queue.deadLetters("audit", 10)).length === 1);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     await sub.stop();
     expect(poisonDeliveries).toBe(policy.maxDeliveries);
     expect(handled.has(after.eventId)).toBe(true);
@@ -164,7 +160,7 @@ describe("event queue: NATS JetStream only", () => {
       const sent = Array.from({ length: 200 }, () => event());
       await Promise.all(sent.map((e) => (sent.indexOf(e) % 2 ? a : b).publish(e)));
       await until(() => seen.length >= 200);
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       await Promise.all(subs.map((s) => s.stop()));
       expect(seen).toHaveLength(200);
       expect(new Set(seen)).toEqual(new Set(sent.map((e) => e.eventId)));
@@ -189,7 +185,7 @@ describe("event queue: NATS JetStream only", () => {
       await until(() => seen.length === 1);
       try {
         await nats.stop();
-        await new Promise((r) => setTimeout(r, 1_000));
+        await sleep(1_000);
       } finally {
         await nats.start();
       }
@@ -201,13 +197,13 @@ describe("event queue: NATS JetStream only", () => {
             await publisher.publish(e);
             break;
           } catch {
-            await new Promise((r) => setTimeout(r, 100)); // JetStream not ready yet
+            await sleep(100); // JetStream not ready yet
           }
         }
       }
       await until(() => seen.length >= 4, 10_000);
       const caughtUp = Date.now() - upAt;
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       await sub.stop();
       expect(seen).toEqual([first, ...later].map((e) => e.eventId));
       expect(caughtUp).toBeLessThan(10_000);
@@ -228,7 +224,7 @@ describe("event queue: NATS JetStream only", () => {
       const before = subscriptions();
       const sub = await queue.consume("audit", async () => undefined);
       await queue.publish(event());
-      await new Promise((r) => setTimeout(r, 1_000)); // about 60 pulls at a 10 ms linger, most of them empty
+      await sleep(1_000); // about 60 pulls at a 10 ms linger, most of them empty
       expect(subscriptions() - before).toBeLessThanOrEqual(1);
       await sub.stop();
       expect(subscriptions()).toBe(before);

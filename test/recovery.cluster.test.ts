@@ -14,6 +14,7 @@ import { decryptItem, encryptItem, newVaultKey } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { nats } from "./helpers/machine-services";
 import { itemWriters, type Write } from "./helpers/writers";
+import { sleep } from "./helpers/wait";
 
 jest.setTimeout(240_000);
 
@@ -30,7 +31,6 @@ afterAll(async () => {
   killAllClusters();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Item creates on both gateways, `parallel` at a time, a short pause between a loop's writes. */
 const writers = (owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) => itemWriters(gw, owner, vaultId, vaultKey, { parallel, pauseMs: 10 });

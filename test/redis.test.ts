@@ -14,6 +14,7 @@ import { RedisInviteTokens } from "../lib/tokens/redis-invite-tokens";
 import { newUserKeys, registrationBundle } from "./helpers/crypto";
 import { REDIS_URL } from "./helpers/cluster";
 import { tempDir } from "./helpers/server";
+import { sleep } from "./helpers/wait";
 
 const quiet = { warn: () => undefined, info: () => undefined };
 let dir: string;
@@ -94,7 +95,7 @@ test("a lookup that read the database before the invite changed cannot cache the
   const slowStore: Store = { ...store, invites: slowInvites };
   const slow = new RedisInviteTokens(slowStore, links[1]!);
   const stale = slow.find(hash);
-  await new Promise((r) => setTimeout(r, 50));
+  await sleep(50);
   await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId, now: new Date().toISOString() });
   await a.forget(invite.inviteId);
   release();

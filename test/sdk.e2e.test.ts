@@ -9,6 +9,7 @@ import {
   ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, VaultClient, type KdfChoice, type Tokens,
 } from "../sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
+import { sleep } from "./helpers/wait";
 
 /** Argon2id at the contract's floor, so the suite stays fast; production defaults are higher. */
 const FAST_KDF: KdfChoice = { algorithm: "argon2id", iterations: 2, memoryKiB: 19456, parallelism: 1 };
@@ -244,12 +245,12 @@ describe("SDK end to end", () => {
     const c = client({ onTokens: (t) => void seen.push(t) });
     await c.login(carol.account.email, PASSWORD);
     expect(seen).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 3200));
+    await sleep(3200);
     await expect(c.listVaults()).resolves.toBeInstanceOf(Array);
     expect(seen).toHaveLength(2);
     expect(seen[1]!.refreshToken).not.toBe(seen[0]!.refreshToken);
     // Concurrent requests after expiry share one refresh (a second would present a used token and end the login).
-    await new Promise((r) => setTimeout(r, 3200));
+    await sleep(3200);
     await Promise.all(Array.from({ length: 5 }, () => c.listVaults()));
     expect(seen).toHaveLength(3);
     await c.logout();

@@ -11,6 +11,7 @@ import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk/keys";
 import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "./helpers/crypto";
 import { Api, newOrg, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+import { sleep } from "./helpers/wait";
 
 let server: TestServer;
 let api: Api;
@@ -281,7 +282,7 @@ describe("large bodies held at once", () => {
         },
       });
       const first = fetch(url, { method: "POST", headers, body: slow, duplex: "half" } as RequestInit);
-      await new Promise((r) => setTimeout(r, 300)); // the first is being read
+      await sleep(300); // the first is being read
       const second = await p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
       expect([second.status, second.body.error.code, second.headers.get("retry-after")]).toEqual([503, "UNAVAILABLE", "1"]);
       finish();

@@ -10,6 +10,7 @@ import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
 import type { Store } from "../lib/store/port";
 import { SWEEP_LOCK, sweepOnce } from "../lib/workers/sweeper";
 import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
+import { sleep } from "./helpers/wait";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const quiet = { warn: () => undefined, info: () => undefined };
@@ -72,7 +73,7 @@ test("a sweeper that died holding the lease keeps the others out until the lease
   const ids = await expiredInvites(1);
   expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toEqual({ ran: false });
   expect(await stores[1]!.invites.getInvite(ids[0]!)).not.toBeNull();
-  await new Promise((r) => setTimeout(r, 1_000));
+  await sleep(1_000);
   expect(await sweepOnce(stores[1]!, b!, { leaseMs: 60_000, inviteRetentionMs: 0 })).toMatchObject({ ran: true, invites: 1 });
   // The late release of the dead holder's lease does not free a lease someone else holds now.
   const current = await b!.tryAcquire(SWEEP_LOCK, 60_000);

@@ -260,7 +260,7 @@ describe("the web vault", () => {
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login(ADA.email, ADA.password);
     const { token } = await sdk.createInvite("late@example.test", "member", "1s");
-    await new Promise((r) => setTimeout(r, 1500));
+    server.clock.advance(1_000);
     const page = await newPage(bobContext);
     await page.goto(`/#/invite/${encodeURIComponent(token)}`);
     await page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();

@@ -47,13 +47,14 @@ export class AccessTokens {
   }
 
   async issue(caller: Caller): Promise<string> {
+    const issuedAt = Math.floor(this.now() / 1000);
     return new SignJWT({ org: caller.orgId, role: caller.role })
       .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: this.currentKid })
       .setSubject(caller.userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(`${this.ttlSec}s`)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + this.ttlSec)
       .setJti(randomUUID())
       .sign(this.keys.current);
   }

@@ -5,6 +5,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Api, invite, registerUser, rekeyBody, sharedVault, shareBody, type TestUser } from "./client";
 import { encryptItem } from "./crypto";
+import { sleep } from "./wait";
 
 export interface ExpectedRecord {
   type: string;
@@ -93,11 +94,11 @@ export async function awaitAudit(api: Api, user: TestUser, count: number, timeou
   for (;;) {
     const records = await readAudit(api, user);
     if (records.length >= count) {
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       return readAudit(api, user);
     }
     if (Date.now() > end) throw new Error(`the audit log holds ${records.length} records after ${timeoutMs} ms, not ${count}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { deleteStreams, NATS_URL } from "./nats";
 import { createTestDatabase, type TestDatabase } from "./postgres";
 import { tempDir } from "./server";
+import { freePorts } from "./ports";
 
 // From test/helpers (jest) or from dist/test/helpers (the compiled benchmark).
 const CLUSTER = [path.resolve(__dirname, "../../bin/cluster.js"), path.resolve(__dirname, "../../dist/bin/cluster.js")].find((f) => fs.existsSync(f))!;
@@ -37,28 +37,6 @@ const running = new Set<ChildProcess>();
 export function killAllClusters(): void {
   for (const child of running) child.kill("SIGKILL");
   running.clear();
-}
-
-async function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port p with p to p+count-1 free: the two gateways, then the operations ports. Below Linux's
- * ephemeral range (32768 and up), where outgoing connections to PostgreSQL, Redis and NATS could
- * take one between the check and the listen.
- */
-async function freePorts(count: number): Promise<number> {
-  for (;;) {
-    const p = 20_000 + Math.floor(Math.random() * 12_000);
-    let free = true;
-    for (let i = 0; i < count && free; i++) free = await portIsFree(p + i);
-    if (free) return p;
-  }
 }
 
 /** Nodes of the local cluster: one per service but the gateway, and two gateways. */

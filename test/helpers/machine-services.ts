@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import { sleep } from "./wait";
 
 function run(cmd: string, args: string[]): void {
   execFileSync(cmd, args, { stdio: "ignore", timeout: 60_000 });
@@ -22,7 +23,7 @@ async function waitPort(port: number, open: boolean, timeoutMs = 30_000): Promis
   const deadline = Date.now() + timeoutMs;
   while ((await portOpen(port)) !== open) {
     if (Date.now() > deadline) throw new Error(`port ${port} did not become ${open ? "open" : "closed"}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

@@ -1,20 +1,11 @@
 /** A built server (by default dist/bin/server.js) as a real OS process, for the tests and the benchmark. */
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "./ports";
+import { sleep } from "./wait";
 
 const SERVER = path.resolve(__dirname, "../../dist/bin/server.js");
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
 export interface ServerProcess {
   url: string;
@@ -64,7 +55,7 @@ export async function spawnServer(env: Record<string, string>, opts: SpawnOption
       child.kill("SIGKILL");
       throw new Error(`server did not start: ${out}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return {
     url,

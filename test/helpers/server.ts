@@ -4,11 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../lib/config";
 import { startNode, type RunningNode } from "../../app/node";
+import { AdjustableClock } from "../../lib/clock";
 
 export interface TestServer {
   url: string;
   node: RunningNode;
   dataDir: string;
+  /** The node's clock: `clock.advance(ms)` makes tokens and invites expire without waiting. */
+  clock: AdjustableClock;
   stop(): Promise<void>;
 }
 
@@ -19,11 +22,13 @@ export function tempDir(prefix = "vault-test-"): string {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const config = loadConfig({ PORT: "0", LOG_LEVEL: "error", DATA_DIR: dataDir, ...env });
-  const node = await startNode(config);
+  const clock = new AdjustableClock();
+  const node = await startNode(config, { clock });
   return {
     url: `http://127.0.0.1:${node.port}/api/v1`,
     node,
     dataDir,
+    clock,
     async stop() {
       await node.stop();
       if (!env.DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { Api, TestUser } from "./client";
 import { encryptItem } from "./crypto";
+import { sleep } from "./wait";
 
 export interface Write {
   itemId: string;
@@ -36,7 +37,7 @@ export function itemWriters(apis: Api[], owner: TestUser, vaultId: string, vault
   const loops = Array.from({ length: parallel }, async (_, i) => {
     while (running) {
       await write(i);
-      if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      if (pauseMs > 0) await sleep(pauseMs);
     }
   });
   return {

@@ -21,6 +21,7 @@ export interface Command {
   args: string[];
   summary: string;
   options?: Record<string, OptionSpec>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command reads the options its own spec declares
   run(ctx: Context, args: string[], opts: Record<string, any>): Promise<Output>;
 }
 

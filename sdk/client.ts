@@ -321,7 +321,7 @@ export class VaultClient {
   }
 
   async orgMembers(): Promise<Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }>> {
-    return (await this.http.request<{ members: any[] }>("GET", `/orgs/${this.account.orgId}/members`)).members;
+    return (await this.http.request<{ members: Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }> }>("GET", `/orgs/${this.account.orgId}/members`)).members;
   }
 
   /** A user of the caller's organization by email or id. */

@@ -109,14 +109,14 @@ export class Transport {
 
   private async parse<T>(res: Response): Promise<T> {
     const text = await res.text();
-    let json: any;
+    let json: unknown;
     try {
       json = text.length > 0 ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
     if (res.ok) return json as T;
-    const err = json?.error;
+    const err = (json as { error?: { code?: unknown; message?: unknown; field?: unknown } } | undefined)?.error;
     const retryAfter = res.headers.get("retry-after");
     throw new ApiError(
       res.status,

@@ -37,6 +37,7 @@ function driveRepl(dataDir: string, lines: string[]): Promise<string> {
     child.on("error", reject);
     child.on("close", () => {
       clearTimeout(timer);
+      // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
       resolve(output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, ""));
     });
   });

@@ -1,0 +1,46 @@
+// ESLint: the recommended rules of ESLint and typescript-eslint (as the Moleculer TypeScript
+// template starts from), formatting left to Prettier, and the project's one layering rule.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import prettier from "eslint-config-prettier";
+
+export default tseslint.config(
+  { ignores: ["dist/", "node_modules/", "web/dist/", "coverage/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: "module" },
+    rules: {
+      // `_name` marks a parameter a signature needs and the body does not.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  {
+    // One direction of imports: lib/ is what services are built from, never the other way round.
+    files: ["lib/**/*.ts", "sdk/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"], message: "lib/ and sdk/ never import services, the composition root, entry points or mixins." }],
+      }],
+    },
+  },
+  {
+    // Tests read response bodies as the JSON they are; production code may not.
+    files: ["test/**/*.ts"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+  {
+    files: ["**/*.js", "**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly", process: "readonly", __dirname: "readonly", console: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+  },
+  {
+    files: ["web/**/*.{ts,tsx}"],
+    languageOptions: { globals: { window: "readonly", document: "readonly", navigator: "readonly" } },
+  },
+);

@@ -20,9 +20,17 @@ export default tseslint.config(
     // One direction of imports: lib/ is what services are built from, never the other way round.
     files: ["lib/**/*.ts", "sdk/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{ group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"], message: "lib/ and sdk/ never import services, the composition root, entry points or mixins." }],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"],
+              message: "lib/ and sdk/ never import services, the composition root, entry points or mixins.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -32,7 +40,10 @@ export default tseslint.config(
   },
   {
     files: ["**/*.js", "**/*.cjs"],
-    languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly", process: "readonly", __dirname: "readonly", console: "readonly" } },
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { module: "writable", require: "readonly", process: "readonly", __dirname: "readonly", console: "readonly" },
+    },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {

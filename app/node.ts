@@ -33,7 +33,10 @@ export interface RunningNode {
 /** How long a readiness probe waits for the store's answer. */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
-export async function startNode(config: Config, opts: { services?: string[]; broker?: Partial<BrokerOptions>; clock?: Clock } = {}): Promise<RunningNode> {
+export async function startNode(
+  config: Config,
+  opts: { services?: string[]; broker?: Partial<BrokerOptions>; clock?: Clock } = {},
+): Promise<RunningNode> {
   const names = opts.services ?? Object.keys(SERVICES);
   const unknown = names.filter((n) => !(n in SERVICES));
   if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
@@ -47,11 +50,12 @@ export async function startNode(config: Config, opts: { services?: string[]; bro
   const metrics = config.opsPort !== undefined && config.metrics ? ServiceMetrics.on() : ServiceMetrics.off();
   // Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end.
   let closing: Promise<void> | undefined;
-  const closeAll = () => (closing ??= (async () => {
-    adminSocket?.close();
-    await runtime?.close();
-    await ops?.close();
-  })());
+  const closeAll = () =>
+    (closing ??= (async () => {
+      adminSocket?.close();
+      await runtime?.close();
+      await ops?.close();
+    })());
   const broker = new ServiceBroker(brokerOptions(config, { ...opts.broker, stopped: closeAll }, metrics));
   const log = broker.getLogger("runtime");
 

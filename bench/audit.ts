@@ -41,8 +41,12 @@ type Result = Awaited<ReturnType<typeof itemCreates>>;
 function report(title: string, without: Result, withWorker: Result, note = ""): void {
   const slower = 1 - withWorker.rps / without.rps;
   console.log(`| ${title}: without the audit worker | ${without.rps.toFixed(0)} | ${without.p50} | ${without.p99} | 1.00 |`);
-  console.log(`| ${title}: with the audit worker | ${withWorker.rps.toFixed(0)} | ${withWorker.p50} | ${withWorker.p99} | ${(withWorker.rps / without.rps).toFixed(2)} |`);
-  console.log(`\n${title}: ${(slower * 100).toFixed(1)} % slower with the worker; target <= 10 % -> ${slower <= 0.1 ? "met" : "MISSED"}${note}\n`);
+  console.log(
+    `| ${title}: with the audit worker | ${withWorker.rps.toFixed(0)} | ${withWorker.p50} | ${withWorker.p99} | ${(withWorker.rps / without.rps).toFixed(2)} |`,
+  );
+  console.log(
+    `\n${title}: ${(slower * 100).toFixed(1)} % slower with the worker; target <= 10 % -> ${slower <= 0.1 ? "met" : "MISSED"}${note}\n`,
+  );
 }
 
 async function single(): Promise<void> {
@@ -64,14 +68,18 @@ async function single(): Promise<void> {
 }
 
 async function split(): Promise<void> {
-  const cluster = await startCluster({ REGISTRATION_MODE: "open", GATEWAYS: "1", JWT_SECRET: randomBytes(32).toString("base64"), LOG_LEVEL: "warn" }, { prefix: PIN.server });
+  const cluster = await startCluster(
+    { REGISTRATION_MODE: "open", GATEWAYS: "1", JWT_SECRET: randomBytes(32).toString("base64"), LOG_LEVEL: "warn" },
+    { prefix: PIN.server },
+  );
   try {
     const url = cluster.urls[0]!;
     const w = await writer(url);
-    const pending = () => withNats(async (nc) => {
-      const info = await (await nc.jetstreamManager()).consumers.info(`${cluster.namespace}-events`, "audit");
-      return info.num_pending + info.num_ack_pending;
-    });
+    const pending = () =>
+      withNats(async (nc) => {
+        const info = await (await nc.jetstreamManager()).consumers.info(`${cluster.namespace}-events`, "audit");
+        return info.num_pending + info.num_ack_pending;
+      });
     const caughtUp = async () => {
       const t0 = performance.now();
       while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 100));
@@ -80,10 +88,19 @@ async function split(): Promise<void> {
     const worker = cluster.pid("audit-worker");
     // CPU per request of what the worker adds work to: itself, PostgreSQL, NATS (JetStream).
     const measured = async (run: () => Promise<Result>) => {
-      const programs = { worker: () => cpuMs(worker), postgres: () => programCpuMs("postgres"), "nats-server": () => programCpuMs("nats-server") };
+      const programs = {
+        worker: () => cpuMs(worker),
+        postgres: () => programCpuMs("postgres"),
+        "nats-server": () => programCpuMs("nats-server"),
+      };
       const before = Object.fromEntries(Object.entries(programs).map(([k, f]) => [k, f()]));
       const r = await run();
-      return { ...r, cpu: Object.entries(programs).map(([k, f]) => `${k} ${((f() - before[k]!) * 1000 / r.requests).toFixed(0)} µs`).join(", ") };
+      return {
+        ...r,
+        cpu: Object.entries(programs)
+          .map(([k, f]) => `${k} ${(((f() - before[k]!) * 1000) / r.requests).toFixed(0)} µs`)
+          .join(", "),
+      };
     };
     await caughtUp();
     const withWorker = await measured(() => itemCreates(url, w));
@@ -97,9 +114,13 @@ async function split(): Promise<void> {
     }
     const backlog = await pending();
     const drain = await caughtUp();
-    report("split deployment", without, withWorker,
+    report(
+      "split deployment",
+      without,
+      withWorker,
       `\n(with the worker, it was ${lag.toFixed(0)} ms behind at the end; the ${backlog} events held while it was stopped took it ${drain.toFixed(0)} ms to record)` +
-      `\nCPU per request with the worker: ${withWorker.cpu}; without: ${without.cpu}`);
+        `\nCPU per request with the worker: ${withWorker.cpu}; without: ${without.cpu}`,
+    );
   } finally {
     await cluster.stop();
   }

@@ -25,11 +25,13 @@ async function main(): Promise<void> {
   if (role !== "constant") {
     broker.createService({
       name: "api",
-      mixins: [gatewayMixin(config, tokens, [
-        { method: "GET", path: "/health", action: "api.health", public: true },
-        { method: "GET", path: "/bench/constant", action: "bench.constant" },
-        { method: "POST", path: "/bench/constant", action: "bench.constantWrite" },
-      ])],
+      mixins: [
+        gatewayMixin(config, tokens, [
+          { method: "GET", path: "/health", action: "api.health", public: true },
+          { method: "GET", path: "/bench/constant", action: "bench.constant" },
+          { method: "POST", path: "/bench/constant", action: "bench.constantWrite" },
+        ]),
+      ],
       actions: { health: { handler: () => ({ status: "ok" }) } },
     } as ServiceSchema);
   }

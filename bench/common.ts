@@ -34,7 +34,8 @@ export function peakRssMiB(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
-export async function call(method: string, url: string, token: string | undefined, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- a benchmark reads whatever JSON it asked for
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a benchmark reads whatever JSON it asked for
+export async function call(method: string, url: string, token: string | undefined, body?: unknown): Promise<any> {
   const res = await fetch(url, {
     method,
     headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -92,7 +93,12 @@ export async function writer(url: string): Promise<{ token: string; vaultId: str
   const login = await call("POST", `${url}/auth/login`, undefined, { email, authHash: bundle.authHash });
   const vaultKey = randomBytes(32);
   const wrapped = wrapShared(vaultKey, bundle.publicKey);
-  const vault = await call("POST", `${url}/vaults`, login.accessToken, { name: "writes", type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) });
+  const vault = await call("POST", `${url}/vaults`, login.accessToken, {
+    name: "writes",
+    type: "shared",
+    encryptedVaultKey: b64(wrapped),
+    wrapSignature: b64(signWrap(wrapped, keys.edPrivate)),
+  });
   return {
     token: login.accessToken,
     vaultId: vault.vaultId,

@@ -22,7 +22,12 @@ async function serverWithVaults(env: Record<string, string>): Promise<{ server: 
   const { accessToken } = await call("POST", `${server.url}/auth/login`, undefined, { email, authHash: bundle.authHash });
   const wrapped = wrapShared(randomBytes(32), bundle.publicKey);
   for (let i = 0; i < 5; i++) {
-    await call("POST", `${server.url}/vaults`, accessToken, { name: `vault ${i}`, type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) });
+    await call("POST", `${server.url}/vaults`, accessToken, {
+      name: `vault ${i}`,
+      type: "shared",
+      encryptedVaultKey: b64(wrapped),
+      wrapSignature: b64(signWrap(wrapped, keys.edPrivate)),
+    });
   }
   return { server, token: accessToken };
 }
@@ -45,7 +50,10 @@ export async function metricsCost(): Promise<void> {
     }
   })();
   try {
-    const r = await alternate(() => load(`${off.server.url}/vaults`, off.token), () => load(`${on.server.url}/vaults`, on.token));
+    const r = await alternate(
+      () => load(`${off.server.url}/vaults`, off.token),
+      () => load(`${on.server.url}/vaults`, on.token),
+    );
     console.log(`${PAIRS} pairs, off then on; medians. Scraped ${scrapes} times.\n`);
     console.log("| case | req/s | p50 ms | p99 ms | ÷ metrics off |");
     console.log("|---|---|---|---|---|");

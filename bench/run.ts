@@ -15,7 +15,13 @@ import { auditOverhead } from "./audit";
 import { webVault } from "./web";
 import { metricsCost } from "./metrics";
 
-const PARTS: Record<string, () => Promise<void>> = { single: singleProcess, split: splitDeployment, audit: auditOverhead, metrics: metricsCost, web: webVault };
+const PARTS: Record<string, () => Promise<void>> = {
+  single: singleProcess,
+  split: splitDeployment,
+  audit: auditOverhead,
+  metrics: metricsCost,
+  web: webVault,
+};
 
 async function main(): Promise<void> {
   const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web").split(",").map((p) => p.trim());

@@ -19,7 +19,9 @@ function start(script: string, env: Record<string, string>): Promise<ServerProce
 export async function singleProcess(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vault-bench-"));
   const env = {
-    DATA_DIR: dataDir, LOG_LEVEL: "warn", REGISTRATION_MODE: "open",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    REGISTRATION_MODE: "open",
     JWT_SECRET: randomBytes(32).toString("base64"), // one secret: a token of the product works on the baseline
   };
   const product = await start("../bin/server.js", env);
@@ -50,7 +52,9 @@ export async function singleProcess(): Promise<void> {
     console.log("|---|---|---|---|---|");
     console.log(`| baseline: gateway + JWT + constant action, same response | ${base.rps.toFixed(0)} | ${base.p50} | ${base.p99} | 1.00 |`);
     console.log(`| GET /vaults (5 vaults) | ${vaults.rps.toFixed(0)} | ${vaults.p50} | ${vaults.p99} | ${ratio.toFixed(2)} |`);
-    console.log(`\ntarget: GET /vaults >= 0.50 of baseline -> ${ratio >= 0.5 ? "met" : "MISSED"}; p99 <= 15 ms -> ${vaults.p99 <= 15 ? "met" : "MISSED"}\n`);
+    console.log(
+      `\ntarget: GET /vaults >= 0.50 of baseline -> ${ratio >= 0.5 ? "met" : "MISSED"}; p99 <= 15 ms -> ${vaults.p99 <= 15 ? "met" : "MISSED"}\n`,
+    );
 
     console.log("| rekey | items | body MiB | time ms | server peak RSS MiB |");
     console.log("|---|---|---|---|---|");
@@ -58,9 +62,18 @@ export async function singleProcess(): Promise<void> {
       const created = await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `rekey ${n}` });
       const vaultId: string = created.vaultId;
       const ids = Array.from({ length: n }, () => randomUUID());
-      const payload = () => randomBytes(2048 - 28).toString("hex").slice(0, 2048 - 28); // ~2 KiB of ciphertext with IV and tag
+      const payload = () =>
+        randomBytes(2048 - 28)
+          .toString("hex")
+          .slice(0, 2048 - 28); // ~2 KiB of ciphertext with IV and tag
       for (let i = 0; i < n; i += 50) {
-        await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${product.url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
+        await Promise.all(
+          ids
+            .slice(i, i + 50)
+            .map((id) =>
+              call("POST", `${product.url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site")),
+            ),
+        );
       }
       const newKey = randomBytes(32);
       const newWrap = wrapShared(newKey, bundle.publicKey);
@@ -70,14 +83,19 @@ export async function singleProcess(): Promise<void> {
         keyVersion: 1,
       });
       const t0 = performance.now();
-      const res = await fetch(`${product.url}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+      const res = await fetch(`${product.url}/vaults/${vaultId}/rekey`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body,
+      });
       const ms = performance.now() - t0;
       if (res.status !== 204) throw new Error(`rekey of ${n}: ${res.status} ${await res.text()}`);
-      console.log(`| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.child.pid!).toFixed(0)} |`);
+      console.log(
+        `| ${n === 10000 ? "target <= 2000 ms, RSS <= 1024 MiB" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${peakRssMiB(product.child.pid!).toFixed(0)} |`,
+      );
     }
   } finally {
     await Promise.all([product.kill("SIGTERM"), baseline?.kill("SIGTERM")]);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
-

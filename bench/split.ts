@@ -21,7 +21,10 @@ const REKEY_ITEMS = Number(process.env.BENCH_SPLIT_REKEY_ITEMS ?? 10_000);
 export async function splitDeployment(): Promise<void> {
   console.log("## Split deployment: a process per service over NATS, PostgreSQL, Redis\n");
   const jwtSecret = randomBytes(32).toString("base64");
-  const cluster = await startCluster({ REGISTRATION_MODE: "open", GATEWAYS: "1", JWT_SECRET: jwtSecret, LOG_LEVEL: "warn" }, { prefix: PIN.server });
+  const cluster = await startCluster(
+    { REGISTRATION_MODE: "open", GATEWAYS: "1", JWT_SECRET: jwtSecret, LOG_LEVEL: "warn" },
+    { prefix: PIN.server },
+  );
   let constantNode: ChildProcess | undefined;
   let gateway: ServerProcess | undefined;
   try {
@@ -38,19 +41,28 @@ export async function splitDeployment(): Promise<void> {
     const vaults: string[] = [];
     for (let i = 0; i < 5; i++) vaults.push((await call("POST", `${url}/vaults`, token, { ...vaultBody, name: `vault ${i}` })).vaultId);
     const constantRead = JSON.stringify(await call("GET", `${url}/vaults`, token));
-    const itemBody = (itemId: string) => JSON.stringify(encryptItem(vaultKey, vaults[0]!, itemId, "correct horse battery staple", "example.com"));
+    const itemBody = (itemId: string) =>
+      JSON.stringify(encryptItem(vaultKey, vaults[0]!, itemId, "correct horse battery staple", "example.com"));
     const write = JSON.stringify(await call("POST", `${url}/vaults/${vaults[0]}/items`, token, JSON.parse(itemBody(randomUUID()))));
 
     // The baseline: gateway and constant in two processes, in a namespace of their own.
     const env = {
-      LOG_LEVEL: "warn", TRANSPORTER: NATS_URL, NAMESPACE: `bench-${randomBytes(4).toString("hex")}`, JWT_SECRET: jwtSecret,
-      BENCH_CONSTANT: constantRead, BENCH_CONSTANT_WRITE: write,
+      LOG_LEVEL: "warn",
+      TRANSPORTER: NATS_URL,
+      NAMESPACE: `bench-${randomBytes(4).toString("hex")}`,
+      JWT_SECRET: jwtSecret,
+      BENCH_CONSTANT: constantRead,
+      BENCH_CONSTANT_WRITE: write,
     };
     const [cmd, ...args] = [...PIN.server, process.execPath, BASELINE];
     constantNode = spawn(cmd!, args, { env: { ...process.env, ...env, BENCH_ROLE: "constant" }, stdio: "ignore" });
     gateway = await spawnServer({ ...env, BENCH_ROLE: "gateway" }, { script: BASELINE, prefix: PIN.server });
     const base = gateway.url;
-    await eventually("the baseline's constant node", async () => (await fetch(`${base}/bench/constant`, { headers: { authorization: `Bearer ${token}` } })).status === 200, { timeoutMs: 30_000 });
+    await eventually(
+      "the baseline's constant node",
+      async () => (await fetch(`${base}/bench/constant`, { headers: { authorization: `Bearer ${token}` } })).status === 200,
+      { timeoutMs: 30_000 },
+    );
 
     console.log(`responses: GET ${constantRead.length} bytes, item create ${write.length} bytes\n`);
     const newItem = { setupRequest: (req: { body?: string }) => ({ ...req, body: itemBody(randomUUID()) }) };
@@ -60,16 +72,25 @@ export async function splitDeployment(): Promise<void> {
     const measured = async <T extends { requests: number }>(pids: Record<string, number>, run: () => Promise<T>) => {
       const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
       const r = await run();
-      const perRequest = Object.entries(pids).map(([k, pid]) => `${k} ${((cpuMs(pid) - before[k]!) * 1000 / r.requests).toFixed(0)} µs`);
+      const perRequest = Object.entries(pids).map(([k, pid]) => `${k} ${(((cpuMs(pid) - before[k]!) * 1000) / r.requests).toFixed(0)} µs`);
       return { ...r, cpu: perRequest.join(", ") };
     };
     // Baseline and product in turn (A, B, A, B, ...), medians: one pair sits inside the noise.
     const cpu = { base: "", vaults: "" };
     const read = await alternate(
-      async () => measured({ gateway: gateway!.child.pid!, constant: constantNode!.pid! }, () => load(`${base}/bench/constant`, token)).then((r) => (cpu.base = r.cpu, r)),
-      async () => measured({ gateway: cluster.pid(gatewayNode), vaults: cluster.pid("vaults") }, () => load(`${url}/vaults`, token)).then((r) => (cpu.vaults = r.cpu, r)),
+      async () =>
+        measured({ gateway: gateway!.child.pid!, constant: constantNode!.pid! }, () => load(`${base}/bench/constant`, token)).then(
+          (r) => ((cpu.base = r.cpu), r),
+        ),
+      async () =>
+        measured({ gateway: cluster.pid(gatewayNode), vaults: cluster.pid("vaults") }, () => load(`${url}/vaults`, token)).then(
+          (r) => ((cpu.vaults = r.cpu), r),
+        ),
     );
-    const writes = await alternate(() => load(`${base}/bench/constant`, token, post), () => load(`${url}/vaults/${vaults[1]}/items`, token, post));
+    const writes = await alternate(
+      () => load(`${base}/bench/constant`, token, post),
+      () => load(`${url}/vaults/${vaults[1]}/items`, token, post),
+    );
     const row = (name: string, r: { rps: number; p50: number; p99: number }, ratio: number) =>
       console.log(`| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${ratio.toFixed(2)} |`);
     console.log(`${PAIRS} pairs (baseline, product), medians\n`);
@@ -79,16 +100,27 @@ export async function splitDeployment(): Promise<void> {
     row("GET /vaults (5 vaults)", read.b, read.ratio);
     row("baseline: the same, POST with an item body", writes.a, 1);
     row("POST /vaults/:id/items", writes.b, writes.ratio);
-    console.log(`\npairs' ratios: GET ${read.ratios.map((x) => x.toFixed(2)).join(", ")}; POST ${writes.ratios.map((x) => x.toFixed(2)).join(", ")}`);
+    console.log(
+      `\npairs' ratios: GET ${read.ratios.map((x) => x.toFixed(2)).join(", ")}; POST ${writes.ratios.map((x) => x.toFixed(2)).join(", ")}`,
+    );
     console.log(`CPU per request (last pair, warm-up and run): baseline ${cpu.base}; GET /vaults ${cpu.vaults}`);
-    console.log(`\ntarget: GET /vaults >= 0.50 of the cross-process baseline -> ${read.ratio >= 0.5 ? "met" : "MISSED"} (${read.ratio.toFixed(2)})\n`);
+    console.log(
+      `\ntarget: GET /vaults >= 0.50 of the cross-process baseline -> ${read.ratio >= 0.5 ? "met" : "MISSED"} (${read.ratio.toFixed(2)})\n`,
+    );
 
     // Rekey across nodes: the gateway streams the body to the rekey node.
     const vaultId: string = (await call("POST", `${url}/vaults`, token, { ...vaultBody, name: "rekey" })).vaultId;
     const ids = Array.from({ length: REKEY_ITEMS }, () => randomUUID());
-    const payload = () => randomBytes(2048 - 28).toString("hex").slice(0, 2048 - 28);
+    const payload = () =>
+      randomBytes(2048 - 28)
+        .toString("hex")
+        .slice(0, 2048 - 28);
     for (let i = 0; i < ids.length; i += 50) {
-      await Promise.all(ids.slice(i, i + 50).map((id) => call("POST", `${url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))));
+      await Promise.all(
+        ids
+          .slice(i, i + 50)
+          .map((id) => call("POST", `${url}/vaults/${vaultId}/items`, token, encryptItem(vaultKey, vaultId, id, payload(), "site"))),
+      );
     }
     const newWrap = wrapShared(randomBytes(32), bundle.publicKey);
     const body = JSON.stringify({
@@ -97,10 +129,16 @@ export async function splitDeployment(): Promise<void> {
       keyVersion: 1,
     });
     const t0 = performance.now();
-    const res = await fetch(`${url}/vaults/${vaultId}/rekey`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+    const res = await fetch(`${url}/vaults/${vaultId}/rekey`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body,
+    });
     const ms = performance.now() - t0;
     if (res.status !== 204) throw new Error(`rekey: ${res.status} ${await res.text()}`);
-    console.log(`rekey of ${REKEY_ITEMS} items (${(body.length / 1048576).toFixed(1)} MiB) across nodes: ${ms.toFixed(0)} ms; target <= 4000 ms -> ${ms <= 4000 ? "met" : "MISSED"}\n`);
+    console.log(
+      `rekey of ${REKEY_ITEMS} items (${(body.length / 1048576).toFixed(1)} MiB) across nodes: ${ms.toFixed(0)} ms; target <= 4000 ms -> ${ms <= 4000 ? "met" : "MISSED"}\n`,
+    );
     console.log("| process | peak RSS MiB |");
     console.log("|---|---|");
     for (const node of [gatewayNode, "auth", "users", "orgs", "vaults", "members", "rekey", "items", "invites"]) {

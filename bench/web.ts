@@ -29,14 +29,17 @@ export async function webVault(): Promise<void> {
   try {
     console.log("## Web vault");
     const html = await (await fetch(`${origin}/`)).text();
-    let js = 0, css = 0;
+    let js = 0,
+      css = 0;
     for (const [, asset] of html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
       const res = await fetch(`${origin}${asset}`, { headers: { "accept-encoding": "gzip" } });
       const bytes = Number(res.headers.get("content-length"));
       if (asset!.endsWith(".js")) js += bytes;
       else css += bytes;
     }
-    console.log(`first page, gzipped: JavaScript ${(js / 1024).toFixed(1)} KB (${((js / 1024 / BUDGET_KB) * 100).toFixed(0)}% of the ${BUDGET_KB} KB budget), CSS ${(css / 1024).toFixed(1)} KB`);
+    console.log(
+      `first page, gzipped: JavaScript ${(js / 1024).toFixed(1)} KB (${((js / 1024 / BUDGET_KB) * 100).toFixed(0)}% of the ${BUDGET_KB} KB budget), CSS ${(css / 1024).toFixed(1)} KB`,
+    );
 
     const page = await browser.newPage({ baseURL: origin });
     await page.goto("/#/register");
@@ -52,14 +55,16 @@ export async function webVault(): Promise<void> {
       await page.getByLabel("Master password").fill(PASSWORD);
       // Timed in the page, from the click to the unlocked page drawn: Playwright's own waiting
       // polls with growing pauses and would add to the figure while the KDF runs off the main thread.
-      browserMs.push(await page.evaluate<number>(`new Promise((resolve) => {
+      browserMs.push(
+        await page.evaluate<number>(`new Promise((resolve) => {
         const lockButton = () => [...document.querySelectorAll("button")].some((b) => b.textContent === "Lock");
         const t0 = performance.now();
         new MutationObserver((_, observer) => {
           if (lockButton()) { observer.disconnect(); resolve(performance.now() - t0); }
         }).observe(document.body, { childList: true, subtree: true });
         [...document.querySelectorAll("button")].find((b) => b.textContent === "Unlock").click();
-      })`));
+      })`),
+      );
       await page.getByRole("button", { name: "Lock", exact: true }).waitFor();
     }
     const nodeMs: number[] = [];

@@ -25,9 +25,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   if (config.databaseUrl || config.mongoUrl) {
-    console.error(config.databaseUrl
-      ? "DATABASE_URL is set: back up PostgreSQL with pg_dump and restore with pg_restore (README, \"Operating it\")."
-      : "MONGO_URL is set: back up MongoDB with mongodump and restore with mongorestore.");
+    console.error(
+      config.databaseUrl
+        ? 'DATABASE_URL is set: back up PostgreSQL with pg_dump and restore with pg_restore (README, "Operating it").'
+        : "MONGO_URL is set: back up MongoDB with mongodump and restore with mongorestore.",
+    );
     return 2;
   }
   const file = path.resolve(target);
@@ -61,7 +63,10 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err: Error) => {
-  console.error(`admin: ${err.message}`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: Error) => {
+    console.error(`admin: ${err.message}`);
+    process.exit(1);
+  },
+);

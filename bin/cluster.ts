@@ -68,7 +68,9 @@ async function main(): Promise<void> {
   const basePort = config.port || 3000;
   const shared = { ...env, JWT_SECRET: secret } as Record<string, string>;
   const nodes: Node[] = [
-    ...Object.keys(SERVICES).filter((s) => s !== "api").map((s) => ({ name: s, env: { ...shared, SERVICES: s } })),
+    ...Object.keys(SERVICES)
+      .filter((s) => s !== "api")
+      .map((s) => ({ name: s, env: { ...shared, SERVICES: s } })),
     ...Array.from({ length: gateways }, (_, i) => ({
       name: `api-${basePort + i}`,
       env: { ...shared, SERVICES: "api", PORT: String(basePort + i) },
@@ -88,7 +90,13 @@ async function main(): Promise<void> {
   const start = (node: Node): void => {
     const child = spawn(process.execPath, [SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
     node.child = child;
-    const prefix = (chunk: Buffer) => chunk.toString().split("\n").filter(Boolean).map((l) => `[${node.name}] ${l}\n`).join("");
+    const prefix = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => `[${node.name}] ${l}\n`)
+        .join("");
     child.stdout!.on("data", (d: Buffer) => process.stdout.write(prefix(d)));
     child.stderr!.on("data", (d: Buffer) => process.stderr.write(prefix(d)));
     log(`${node.name} started, pid ${child.pid}`);
@@ -104,16 +112,21 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping ${nodes.length} nodes`);
-    await Promise.all(nodes.map((node) => new Promise<void>((resolve) => {
-      const child = node.child;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-      child.once("exit", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill("SIGTERM");
-    })));
+    await Promise.all(
+      nodes.map(
+        (node) =>
+          new Promise<void>((resolve) => {
+            const child = node.child;
+            if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+            const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+            child.once("exit", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            child.kill("SIGTERM");
+          }),
+      ),
+    );
     log("stopped");
     process.exit(0);
   };
@@ -123,7 +136,14 @@ async function main(): Promise<void> {
   // Ready when every gateway says every service is reachable.
   const urls = nodes.filter((n) => n.env.PORT).map((n) => `http://${config.host}:${n.env.PORT}/api/v1`);
   for (;;) {
-    const ok = await Promise.all(urls.map((u) => fetch(`${u}/health`).then((r) => r.status === 200, () => false)));
+    const ok = await Promise.all(
+      urls.map((u) =>
+        fetch(`${u}/health`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      ),
+    );
     if (ok.every(Boolean)) break;
     if (stopping) return;
     await new Promise((r) => setTimeout(r, 200));

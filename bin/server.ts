@@ -16,15 +16,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     node.broker.logger.info(`${signal}: stopping`);
-    node.drain().then(() => process.exit(0), (err: Error) => {
-      console.error(`Stop failed: ${err.message}`);
-      process.exit(1);
-    });
+    node.drain().then(
+      () => process.exit(0),
+      (err: Error) => {
+        console.error(`Stop failed: ${err.message}`);
+        process.exit(1);
+      },
+    );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  if (node.port !== undefined) node.broker.logger.info(`Listening on http://${config.host}:${node.port}/api/v1 (data in ${config.dataDir})`);
-  if (node.opsPort !== undefined) node.broker.logger.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
+  if (node.port !== undefined)
+    node.broker.logger.info(`Listening on http://${config.host}:${node.port}/api/v1 (data in ${config.dataDir})`);
+  if (node.opsPort !== undefined)
+    node.broker.logger.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
   if (process.argv.includes("--repl")) {
     // Moleculer's typings say a command gets string[]; moleculer-repl hands it the parsed arguments.
     node.broker.options.replOptions = { customCommands: replCommands(node.runtime.store) as never };

@@ -1,6 +1,17 @@
 /** Every CLI command: what it takes, what it says, and the SDK calls it makes. */
 import fs from "node:fs";
-import { ApiError, DEFAULT_ARGON2ID, DEFAULT_PBKDF2, describeLink, generatePassword, type Item, type KdfChoice, type PublicKeyBundle, type Vault, type VaultClient } from "../sdk";
+import {
+  ApiError,
+  DEFAULT_ARGON2ID,
+  DEFAULT_PBKDF2,
+  describeLink,
+  generatePassword,
+  type Item,
+  type KdfChoice,
+  type PublicKeyBundle,
+  type Vault,
+  type VaultClient,
+} from "../sdk";
 import { readSavedRoster, verifySavedRoster, type SavedRoster } from "./roster";
 import type { Context } from "./context";
 import { EXIT, NotFoundError, progressBar, table, UsageError, type Output } from "./output";
@@ -31,7 +42,8 @@ const YES_OPTION: OptionSpec = { type: "boolean", description: "do it without as
 
 export const commands: Command[] = [
   {
-    path: ["register"], args: ["<email>"],
+    path: ["register"],
+    args: ["<email>"],
     summary: "Create an account (with an invite token, or as the server's first user) and log in",
     options: {
       invite: { type: "string", value: "TOKEN", description: "the invite token an admin gave you" },
@@ -39,8 +51,12 @@ export const commands: Command[] = [
       kdf: { type: "string", value: "KDF", description: "argon2id (default: 3 passes, 64 MiB, 4 lanes) or pbkdf2 (600,000 iterations)" },
     },
     async run(ctx, [email], opts) {
-      const kdf: KdfChoice = opts.kdf === undefined || opts.kdf === "argon2id" ? DEFAULT_ARGON2ID
-        : opts.kdf === "pbkdf2" ? DEFAULT_PBKDF2 : usage(`--kdf must be argon2id or pbkdf2, not ${opts.kdf}`);
+      const kdf: KdfChoice =
+        opts.kdf === undefined || opts.kdf === "argon2id"
+          ? DEFAULT_ARGON2ID
+          : opts.kdf === "pbkdf2"
+            ? DEFAULT_PBKDF2
+            : usage(`--kdf must be argon2id or pbkdf2, not ${opts.kdf}`);
       const client = ctx.anonymous();
       if (opts.invite) {
         const invite = await client.redeemInvite(opts.invite);
@@ -56,7 +72,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["login"], args: ["<email>"], summary: "Log in; the tokens are saved (0600), the password is not",
+    path: ["login"],
+    args: ["<email>"],
+    summary: "Log in; the tokens are saved (0600), the password is not",
     async run(ctx, [email]) {
       const client = ctx.anonymous();
       const password = await readPassword(ctx.passwords, `Master password for ${email}: `);
@@ -70,7 +88,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["logout"], args: [], summary: "End the login on the server and forget it here",
+    path: ["logout"],
+    args: [],
+    summary: "End the login on the server and forget it here",
     async run(ctx) {
       const client = ctx.loggedIn();
       try {
@@ -82,7 +102,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["unlock"], args: [], summary: "Check the password once and print a VAULT_SESSION value for scripts",
+    path: ["unlock"],
+    args: [],
+    summary: "Check the password once and print a VAULT_SESSION value for scripts",
     options: { raw: { type: "boolean", description: "print the session value only" } },
     async run(ctx, _args, opts) {
       const client = ctx.loggedIn();
@@ -90,46 +112,66 @@ export const commands: Command[] = [
       const session = await ctx.createSession(client);
       return {
         json: { session },
-        text: opts.raw ? session : `Unlocked. To use it in this shell:\nexport VAULT_SESSION="${session}"\n\`vaultctl lock\` ends every session.`,
+        text: opts.raw
+          ? session
+          : `Unlocked. To use it in this shell:\nexport VAULT_SESSION="${session}"\n\`vaultctl lock\` ends every session.`,
       };
     },
   },
   {
-    path: ["lock"], args: [], summary: "Forget the unlocked key: every VAULT_SESSION value stops working",
+    path: ["lock"],
+    args: [],
+    summary: "Forget the unlocked key: every VAULT_SESSION value stops working",
     async run(ctx) {
       ctx.state.forgetUnlocked();
       return { json: { locked: true }, text: "Locked." };
     },
   },
   {
-    path: ["whoami"], args: [], summary: "Who is logged in, where",
+    path: ["whoami"],
+    args: [],
+    summary: "Who is logged in, where",
     async run(ctx) {
       const me = await ctx.loggedIn().me();
-      return { json: { ...me, server: ctx.server }, text: `${me.email} (${me.role} of organization ${me.orgId}) on ${ctx.server}\nuser id ${me.userId}` };
+      return {
+        json: { ...me, server: ctx.server },
+        text: `${me.email} (${me.role} of organization ${me.orgId}) on ${ctx.server}\nuser id ${me.userId}`,
+      };
     },
   },
 
   // ---- Vaults ----
   {
-    path: ["vault", "list"], args: [], summary: "The vaults you can open",
+    path: ["vault", "list"],
+    args: [],
+    summary: "The vaults you can open",
     async run(ctx) {
       const vaults = await ctx.loggedIn().listVaults();
       return {
         json: vaults.map(vaultSummary),
-        text: table(["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"], vaults.map((v) => [v.vaultId, v.vaultName, v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""])),
+        text: table(
+          ["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"],
+          vaults.map((v) => [v.vaultId, v.vaultName, v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""]),
+        ),
       };
     },
   },
   {
-    path: ["vault", "create"], args: ["<name>"], summary: "Create a vault (shared unless --personal) with a new random key",
-    options: { personal: { type: "boolean", description: "a personal vault: its key wrapped with AES-KW under your stretched key, never shared" } },
+    path: ["vault", "create"],
+    args: ["<name>"],
+    summary: "Create a vault (shared unless --personal) with a new random key",
+    options: {
+      personal: { type: "boolean", description: "a personal vault: its key wrapped with AES-KW under your stretched key, never shared" },
+    },
     async run(ctx, [name], opts) {
       const vault = await (await ctx.unlocked()).createVault(name!, opts.personal ? "personal" : "shared");
       return { json: vaultSummary(vault), text: `Created ${vault.vaultType} vault "${vault.vaultName}": ${vault.vaultId}` };
     },
   },
   {
-    path: ["vault", "rename"], args: ["<vault>", "<name>"], summary: "Rename a vault (owner or admin)",
+    path: ["vault", "rename"],
+    args: ["<vault>", "<name>"],
+    summary: "Rename a vault (owner or admin)",
     async run(ctx, [vaultRef, name]) {
       const client = ctx.loggedIn();
       const vault = await client.renameVault((await findVault(client, vaultRef!)).vaultId, name!);
@@ -137,7 +179,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["vault", "delete"], args: ["<vault>"], summary: "Delete a vault with all its items (owner)",
+    path: ["vault", "delete"],
+    args: ["<vault>"],
+    summary: "Delete a vault with all its items (owner)",
     options: { yes: YES_OPTION },
     async run(ctx, [vaultRef], opts) {
       const client = ctx.loggedIn();
@@ -148,7 +192,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["vault", "members"], args: ["<vault>"], summary: "A vault's members and who wrapped each one's key, checked against its signed roster",
+    path: ["vault", "members"],
+    args: ["<vault>"],
+    summary: "A vault's members and who wrapped each one's key, checked against its signed roster",
     async run(ctx, [vaultRef]) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
@@ -157,14 +203,19 @@ export const commands: Command[] = [
       return {
         json: members.map((m) => ({ userId: m.userId, email: email.get(m.userId), role: m.role, senderId: m.senderId })),
         text: [
-          table(["USER", "EMAIL", "ROLE", "WRAPPED BY"], members.map((m) => [m.userId, email.get(m.userId) ?? "", m.role, email.get(m.senderId) ?? m.senderId])),
+          table(
+            ["USER", "EMAIL", "ROLE", "WRAPPED BY"],
+            members.map((m) => [m.userId, email.get(m.userId) ?? "", m.role, email.get(m.senderId) ?? m.senderId]),
+          ),
           roster ? `Verified against the signed roster (link ${roster.state.seq}).` : "No signed roster: this list is the server's word.",
         ].join("\n"),
       };
     },
   },
   {
-    path: ["vault", "share"], args: ["<vault>", "<user>"], summary: "Wrap the vault key for a user of your organization (email or id) and add them",
+    path: ["vault", "share"],
+    args: ["<vault>", "<user>"],
+    summary: "Wrap the vault key for a user of your organization (email or id) and add them",
     options: { role: ROLE_OPTION },
     async run(ctx, [vaultRef, userRef], opts) {
       const role = parseRole(opts.role);
@@ -180,28 +231,42 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["vault", "remove"], args: ["<vault>", "<user>"], summary: "Remove a member (or yourself); with --rekey, rekey right after",
+    path: ["vault", "remove"],
+    args: ["<vault>", "<user>"],
+    summary: "Remove a member (or yourself); with --rekey, rekey right after",
     options: { rekey: { type: "boolean", description: "rekey the vault at once when the server asks for it" }, yes: YES_OPTION },
     async run(ctx, [vaultRef, userRef], opts) {
       // Unlocked: on a vault with a signed roster, the removal is a link signed with your key.
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
       const user = await findUser(client, userRef!);
-      await confirmOrStop(user.userId === client.account.userId ? `Leave vault "${vault.vaultName}"?` : `Remove ${user.email} from vault "${vault.vaultName}"?`, opts.yes === true);
+      await confirmOrStop(
+        user.userId === client.account.userId
+          ? `Leave vault "${vault.vaultName}"?`
+          : `Remove ${user.email} from vault "${vault.vaultName}"?`,
+        opts.yes === true,
+      );
       const result = await client.removeMember(vault.vaultId, user.userId);
       const lines = [`Removed ${user.email} from "${vault.vaultName}".`];
       let rekey;
       if (result.rekeyRequired && opts.rekey) {
         rekey = await runRekey(ctx, client, vault.vaultId);
-        lines.push(`Rekeyed: key version ${rekey.keyVersion}, ${plural(rekey.items, "item")} re-encrypted, wrapped for ${plural(rekey.members, "member")}.`);
+        lines.push(
+          `Rekeyed: key version ${rekey.keyVersion}, ${plural(rekey.items, "item")} re-encrypted, wrapped for ${plural(rekey.members, "member")}.`,
+        );
       } else if (result.rekeyRequired) {
         lines.push(`Rekey required: ${user.email} still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
       }
-      return { json: { vaultId: vault.vaultId, removed: user.userId, rekeyRequired: result.rekeyRequired && !rekey, rekey }, text: lines.join("\n") };
+      return {
+        json: { vaultId: vault.vaultId, removed: user.userId, rekeyRequired: result.rekeyRequired && !rekey, rekey },
+        text: lines.join("\n"),
+      };
     },
   },
   {
-    path: ["rekey"], args: ["<vault>"], summary: "New vault key: every item re-encrypted, the key re-wrapped for every member, in one call",
+    path: ["rekey"],
+    args: ["<vault>"],
+    summary: "New vault key: every item re-encrypted, the key re-wrapped for every member, in one call",
     async run(ctx, [vaultRef]) {
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
@@ -213,18 +278,22 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["verify"], args: ["<vault-or-file>"],
+    path: ["verify"],
+    args: ["<vault-or-file>"],
     summary: "Check a vault: its signed roster and every member's wrap; or, given a file from `roster --save`, that roster offline",
     async run(ctx, [vaultRef]) {
       if (fs.existsSync(vaultRef!)) return verifyOffline(ctx, vaultRef!);
       const client = await ctx.unlocked();
       const report = await client.verifyVault((await findVault(client, vaultRef!)).vaultId);
-      const lines = [`Vault "${report.vaultName}" (${report.vaultType}, key version ${report.keyVersion}): ${report.ok ? "OK" : "PROBLEMS FOUND"}`];
+      const lines = [
+        `Vault "${report.vaultName}" (${report.vaultType}, key version ${report.keyVersion}): ${report.ok ? "OK" : "PROBLEMS FOUND"}`,
+      ];
       for (const m of report.members) {
         const who = `${m.email ?? m.userId} (${m.role})`;
         lines.push(m.ok ? `  ok    ${who}, wrapped by ${nameOf(report, m.senderId)}` : `  FAIL  ${who}: ${m.problems.join("; ")}`);
       }
-      if (report.roster) lines.push(`  ok    signed roster: ${report.roster.seq + 1} links verified, head ${report.roster.head.slice(0, 16)}…`);
+      if (report.roster)
+        lines.push(`  ok    signed roster: ${report.roster.seq + 1} links verified, head ${report.roster.head.slice(0, 16)}…`);
       for (const p of report.problems) lines.push(`  FAIL  ${p}`);
       for (const w of report.warnings) lines.push(`  note  ${w}`);
       return { json: report, text: lines.join("\n"), exitCode: report.ok ? EXIT.ok : EXIT.security };
@@ -232,8 +301,16 @@ export const commands: Command[] = [
   },
 
   {
-    path: ["roster"], args: ["<vault>"], summary: "A vault's signed roster, verified: who changed its membership and key, when",
-    options: { save: { type: "string", value: "FILE", description: "also save it with the signers' public keys, for `vaultctl verify FILE` offline" } },
+    path: ["roster"],
+    args: ["<vault>"],
+    summary: "A vault's signed roster, verified: who changed its membership and key, when",
+    options: {
+      save: {
+        type: "string",
+        value: "FILE",
+        description: "also save it with the signers' public keys, for `vaultctl verify FILE` offline",
+      },
+    },
     async run(ctx, [vaultRef], opts) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
@@ -248,24 +325,49 @@ export const commands: Command[] = [
       const emails = new Map(org.map((m) => [m.userId, m.email]));
       const name = (id: string) => emails.get(id) ?? id;
       if (opts.save) {
-        const ids = new Set(roster.links.flatMap((l) => [l.actorId, ...(l.subjectId ? [l.subjectId] : []), ...(l.members ?? []).map((m) => m.userId)]));
+        const ids = new Set(
+          roster.links.flatMap((l) => [l.actorId, ...(l.subjectId ? [l.subjectId] : []), ...(l.members ?? []).map((m) => m.userId)]),
+        );
         const keys: Record<string, PublicKeyBundle> = {};
         for (const id of ids) {
           const bundle = org.find((m) => m.userId === id);
-          if (bundle) keys[id] = { userId: id, email: bundle.email, publicKey: bundle.publicKey, signingPublicKey: bundle.signingPublicKey, publicKeySignature: bundle.publicKeySignature };
+          if (bundle)
+            keys[id] = {
+              userId: id,
+              email: bundle.email,
+              publicKey: bundle.publicKey,
+              signingPublicKey: bundle.signingPublicKey,
+              publicKeySignature: bundle.publicKeySignature,
+            };
         }
-        const saved: SavedRoster = { format: "vault-roster/v1", server: ctx.server, vaultId: vault.vaultId, vaultName: vault.vaultName, links: roster.links, keys };
+        const saved: SavedRoster = {
+          format: "vault-roster/v1",
+          server: ctx.server,
+          vaultId: vault.vaultId,
+          vaultName: vault.vaultName,
+          links: roster.links,
+          keys,
+        };
         fs.writeFileSync(opts.save, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
       }
       const { state } = roster;
       return {
         json: {
-          vaultId: vault.vaultId, signed: true, seq: state.seq, head: state.head, keyVersion: state.keyVersion, rekeyRequired: state.rekeyRequired,
-          members: [...state.members].map(([userId, m]) => ({ userId, email: emails.get(userId), role: m.role, key: m.key })), links: roster.links,
+          vaultId: vault.vaultId,
+          signed: true,
+          seq: state.seq,
+          head: state.head,
+          keyVersion: state.keyVersion,
+          rekeyRequired: state.rekeyRequired,
+          members: [...state.members].map(([userId, m]) => ({ userId, email: emails.get(userId), role: m.role, key: m.key })),
+          links: roster.links,
         },
         text: [
           `Signed roster of "${vault.vaultName}": ${roster.links.length} links, all verified; head ${state.head.slice(0, 16)}… (seq ${state.seq}), key version ${state.keyVersion}`,
-          table(["SEQ", "AT", "BY", "CHANGE"], roster.links.map((l) => [String(l.seq), l.at, name(l.actorId), describeLink(l, name)])),
+          table(
+            ["SEQ", "AT", "BY", "CHANGE"],
+            roster.links.map((l) => [String(l.seq), l.at, name(l.actorId), describeLink(l, name)]),
+          ),
           `Members: ${[...state.members].map(([id, m]) => `${name(id)} (${m.role})`).join(", ")}${state.rekeyRequired ? "\nRekey required: a member was removed since the last rekey." : ""}`,
           ...(opts.save ? [`Saved to ${opts.save}.`] : []),
         ].join("\n"),
@@ -273,7 +375,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["vault", "adopt"], args: ["<vault>"], summary: "Give a vault made without one a signed roster (owner): you vouch for its current, verified members",
+    path: ["vault", "adopt"],
+    args: ["<vault>"],
+    summary: "Give a vault made without one a signed roster (owner): you vouch for its current, verified members",
     async run(ctx, [vaultRef]) {
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
@@ -287,18 +391,25 @@ export const commands: Command[] = [
 
   // ---- Items ----
   {
-    path: ["item", "list"], args: ["<vault>"], summary: "The vault's items, decrypted (names only)",
+    path: ["item", "list"],
+    args: ["<vault>"],
+    summary: "The vault's items, decrypted (names only)",
     async run(ctx, [vaultRef]) {
       const client = await ctx.unlocked();
       const items = await client.listItems((await findVault(client, vaultRef!)).vaultId);
       return {
         json: items.map((i) => ({ itemId: i.itemId, name: i.name, revision: i.revision, updatedAt: i.updatedAt })),
-        text: table(["ID", "NAME", "REV", "UPDATED"], items.map((i) => [i.itemId, i.name, String(i.revision), i.updatedAt])),
+        text: table(
+          ["ID", "NAME", "REV", "UPDATED"],
+          items.map((i) => [i.itemId, i.name, String(i.revision), i.updatedAt]),
+        ),
       };
     },
   },
   {
-    path: ["item", "add"], args: ["<vault>", "<name>"], summary: "Add an item, encrypted on this machine",
+    path: ["item", "add"],
+    args: ["<vault>", "<name>"],
+    summary: "Add an item, encrypted on this machine",
     options: {
       field: { type: "string", multiple: true, value: "KEY=VALUE", description: "a field, e.g. username=ana (repeatable)" },
       generate: { type: "boolean", description: "add a random 24-character `password` field" },
@@ -312,13 +423,21 @@ export const commands: Command[] = [
       const item = await client.addItem(vault.vaultId, { name: name!, fields });
       const lines = [`Added "${item.name}" to "${vault.vaultName}": ${item.itemId}`];
       if (opts.generate && opts.show) lines.push(`Generated password: ${fields.password}`);
-      else if (opts.generate) lines.push(`Generated a 24-character password (not shown; --show prints it, or: vaultctl item get ${vault.vaultId} ${item.itemId} --field password).`);
-      const json = { ...itemView(item), ...(opts.generate ? { generated: "password", ...(opts.show ? { password: fields.password } : {}) } : {}) };
+      else if (opts.generate)
+        lines.push(
+          `Generated a 24-character password (not shown; --show prints it, or: vaultctl item get ${vault.vaultId} ${item.itemId} --field password).`,
+        );
+      const json = {
+        ...itemView(item),
+        ...(opts.generate ? { generated: "password", ...(opts.show ? { password: fields.password } : {}) } : {}),
+      };
       return { json, text: lines.join("\n") };
     },
   },
   {
-    path: ["item", "get"], args: ["<vault>", "<item>"], summary: "Show an item (by id or name); --field prints one value only",
+    path: ["item", "get"],
+    args: ["<vault>", "<item>"],
+    summary: "Show an item (by id or name); --field prints one value only",
     options: { field: { type: "string", value: "KEY", description: "print only this field's value" } },
     async run(ctx, [vaultRef, itemRef], opts) {
       const client = await ctx.unlocked();
@@ -328,12 +447,17 @@ export const commands: Command[] = [
         if (value === undefined) throw new UsageError(`item "${item.name}" has no field ${opts.field}`);
         return { json: { [opts.field]: value }, text: value };
       }
-      const lines = [`${item.name}  (${item.itemId}, revision ${item.revision})`, ...Object.entries(item.fields).map(([k, v]) => `  ${k}: ${v}`)];
+      const lines = [
+        `${item.name}  (${item.itemId}, revision ${item.revision})`,
+        ...Object.entries(item.fields).map(([k, v]) => `  ${k}: ${v}`),
+      ];
       return { json: itemView(item), text: lines.join("\n") };
     },
   },
   {
-    path: ["item", "edit"], args: ["<vault>", "<item>"], summary: "Change an item's name or fields; refused if someone changed it meanwhile",
+    path: ["item", "edit"],
+    args: ["<vault>", "<item>"],
+    summary: "Change an item's name or fields; refused if someone changed it meanwhile",
     options: {
       name: { type: "string", value: "NAME", description: "the new name" },
       field: { type: "string", multiple: true, value: "KEY=VALUE", description: "set a field (repeatable)" },
@@ -352,7 +476,9 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["item", "delete"], args: ["<vault>", "<item>"], summary: "Delete an item",
+    path: ["item", "delete"],
+    args: ["<vault>", "<item>"],
+    summary: "Delete an item",
     options: { yes: YES_OPTION },
     async run(ctx, [vaultRef, itemRef], opts) {
       const client = await ctx.unlocked();
@@ -367,8 +493,13 @@ export const commands: Command[] = [
 
   // ---- Invites ----
   {
-    path: ["invite", "create"], args: ["<email>"], summary: "Invite someone to your organization (owners and admins); prints the one-time token",
-    options: { role: ROLE_OPTION, expires: { type: "string", value: "DURATION", description: "e.g. 24h or 7d (default: the server's, 72h)" } },
+    path: ["invite", "create"],
+    args: ["<email>"],
+    summary: "Invite someone to your organization (owners and admins); prints the one-time token",
+    options: {
+      role: ROLE_OPTION,
+      expires: { type: "string", value: "DURATION", description: "e.g. 24h or 7d (default: the server's, 72h)" },
+    },
     async run(ctx, [email], opts) {
       const invite = await ctx.loggedIn().createInvite(email!, parseRole(opts.role), opts.expires);
       return {
@@ -378,14 +509,24 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["invite", "list"], args: [], summary: "Pending invites of your organization, newest first",
+    path: ["invite", "list"],
+    args: [],
+    summary: "Pending invites of your organization, newest first",
     async run(ctx) {
       const invites = await ctx.loggedIn().listInvites();
-      return { json: invites, text: table(["ID", "EMAIL", "ROLE", "EXPIRES"], invites.map((i) => [i.id, i.email, i.role, i.expiresAt])) };
+      return {
+        json: invites,
+        text: table(
+          ["ID", "EMAIL", "ROLE", "EXPIRES"],
+          invites.map((i) => [i.id, i.email, i.role, i.expiresAt]),
+        ),
+      };
     },
   },
   {
-    path: ["invite", "revoke"], args: ["<inviteId>"], summary: "Revoke a pending invite",
+    path: ["invite", "revoke"],
+    args: ["<inviteId>"],
+    summary: "Revoke a pending invite",
     options: { yes: YES_OPTION },
     async run(ctx, [inviteId], opts) {
       await confirmOrStop(`Revoke invite ${inviteId}? Its link stops working.`, opts.yes === true);
@@ -394,30 +535,47 @@ export const commands: Command[] = [
     },
   },
   {
-    path: ["invite", "check"], args: ["<token>"], summary: "What an invite token is for (no login needed; does not use it up)",
+    path: ["invite", "check"],
+    args: ["<token>"],
+    summary: "What an invite token is for (no login needed; does not use it up)",
     async run(ctx, [token]) {
       const invite = await ctx.anonymous().redeemInvite(token!);
-      return { json: invite, text: `Invite for ${invite.email} as ${invite.role} of ${invite.orgName ? `"${invite.orgName}" (organization ${invite.orgId})` : `organization ${invite.orgId}`}${invite.expiresAt ? `, valid until ${invite.expiresAt}` : ""}.` };
+      return {
+        json: invite,
+        text: `Invite for ${invite.email} as ${invite.role} of ${invite.orgName ? `"${invite.orgName}" (organization ${invite.orgId})` : `organization ${invite.orgId}`}${invite.expiresAt ? `, valid until ${invite.expiresAt}` : ""}.`,
+      };
     },
   },
 
   // ---- Keys ----
   {
-    path: ["keys"], args: ["<user?>"], summary: "A user's key fingerprint (yours by default), to compare out of band",
+    path: ["keys"],
+    args: ["<user?>"],
+    summary: "A user's key fingerprint (yours by default), to compare out of band",
     async run(ctx, [userRef]) {
       const client = ctx.loggedIn();
       const user = userRef ? await findUser(client, userRef) : { userId: client.account.userId, email: client.account.email };
       const { current, pinned } = await client.fingerprint(user.userId);
       const status = pinned === undefined ? "not pinned yet" : pinned === current ? "matches the pinned key" : `CHANGED: pinned ${pinned}`;
-      return { json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null }, text: `${user.email}\n  ${current}\n  ${status}` };
+      return {
+        json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null },
+        text: `${user.email}\n  ${current}\n  ${status}`,
+      };
     },
   },
   {
-    path: ["trust"], args: ["<user>", "<fingerprint>"], summary: "Accept a user's changed keys after checking the new fingerprint with them",
+    path: ["trust"],
+    args: ["<user>", "<fingerprint>"],
+    summary: "Accept a user's changed keys after checking the new fingerprint with them",
     async run(ctx, [userRef, fingerprint]) {
       const client = ctx.loggedIn();
       const user = await findUser(client, userRef!);
-      const normalized = fingerprint!.replace(/\s+/g, "").toLowerCase().match(/.{1,4}/g)?.join(" ") ?? "";
+      const normalized =
+        fingerprint!
+          .replace(/\s+/g, "")
+          .toLowerCase()
+          .match(/.{1,4}/g)
+          ?.join(" ") ?? "";
       await client.trustUser(user.userId, normalized);
       return { json: { userId: user.userId, fingerprint: normalized }, text: `Pinned ${user.email}: ${normalized}` };
     },
@@ -481,7 +639,12 @@ async function findVault(client: VaultClient, ref: string): Promise<Vault> {
   const byName = vaults.filter((v) => v.vaultName === ref);
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) usage(`${byName.length} vaults are named "${ref}": use an id (${byName.map((v) => v.vaultId).join(", ")})`);
-  throw new NotFoundError(`no vault "${ref}" among yours${didYouMean(ref, vaults.map((v) => v.vaultName))} (\`vaultctl vault list\` shows them)`);
+  throw new NotFoundError(
+    `no vault "${ref}" among yours${didYouMean(
+      ref,
+      vaults.map((v) => v.vaultName),
+    )} (\`vaultctl vault list\` shows them)`,
+  );
 }
 
 async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {
@@ -491,7 +654,12 @@ async function findItem(client: VaultClient, vaultId: string, ref: string): Prom
   const byName = items.filter((i) => i.name === ref);
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) usage(`${byName.length} items are named "${ref}": use an id (${byName.map((i) => i.itemId).join(", ")})`);
-  throw new NotFoundError(`no item "${ref}" in this vault${didYouMean(ref, items.map((i) => i.name))}`);
+  throw new NotFoundError(
+    `no item "${ref}" in this vault${didYouMean(
+      ref,
+      items.map((i) => i.name),
+    )}`,
+  );
 }
 
 function nameOf(report: { members: Array<{ userId: string; email?: string }> }, userId: string): string {

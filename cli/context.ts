@@ -26,7 +26,10 @@ export class Context {
   /** A client with no login: for register, login and invite checks. */
   anonymous(): VaultClient {
     return new VaultClient({
-      baseUrl: this.server, pins: this.state.pins(this.server), rosterHeads: this.state.rosterHeads(this.server), onTokens: (t) => this.state.saveTokens(t),
+      baseUrl: this.server,
+      pins: this.state.pins(this.server),
+      rosterHeads: this.state.rosterHeads(this.server),
+      onTokens: (t) => this.state.saveTokens(t),
     });
   }
 
@@ -38,8 +41,12 @@ export class Context {
       throw new UsageError(`logged in to ${login.server}, not ${this.serverOption}: log in there first`);
     }
     return new VaultClient({
-      baseUrl: login.server, account: login.account, tokens: login.tokens,
-      pins: this.state.pins(login.server), rosterHeads: this.state.rosterHeads(login.server), onTokens: (t) => this.state.saveTokens(t),
+      baseUrl: login.server,
+      account: login.account,
+      tokens: login.tokens,
+      pins: this.state.pins(login.server),
+      rosterHeads: this.state.rosterHeads(login.server),
+      onTokens: (t) => this.state.saveTokens(t),
     });
   }
 
@@ -57,16 +64,26 @@ export class Context {
     const saved = this.state.unlocked;
     if (!this.session || !saved || saved.userId !== account.userId) return undefined;
     try {
-      return await primitives.gcmDecrypt(encoding.fromBase64(this.session), encoding.fromBase64(saved.sealed), encoding.utf8(`${SESSION_AD}/${account.userId}`));
+      return await primitives.gcmDecrypt(
+        encoding.fromBase64(this.session),
+        encoding.fromBase64(saved.sealed),
+        encoding.utf8(`${SESSION_AD}/${account.userId}`),
+      );
     } catch {
-      throw new UsageError("VAULT_SESSION does not open the saved session (it was locked, or belongs to another unlock): run `vaultctl unlock` again");
+      throw new UsageError(
+        "VAULT_SESSION does not open the saved session (it was locked, or belongs to another unlock): run `vaultctl unlock` again",
+      );
     }
   }
 
   /** Seals the stretched key under a new random session key and returns that key, base64. */
   async createSession(client: VaultClient): Promise<string> {
     const sessionKey = primitives.randomBytes(32);
-    const sealed = await primitives.gcmEncrypt(sessionKey, client.exportStretchedKey(), encoding.utf8(`${SESSION_AD}/${client.account.userId}`));
+    const sealed = await primitives.gcmEncrypt(
+      sessionKey,
+      client.exportStretchedKey(),
+      encoding.utf8(`${SESSION_AD}/${client.account.userId}`),
+    );
     this.state.saveUnlocked({ userId: client.account.userId, sealed: encoding.toBase64(sealed) });
     return encoding.toBase64(sessionKey);
   }

@@ -14,7 +14,11 @@ import { CliState, cliHome } from "./state";
 import { didYouMean } from "./suggest";
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  server: { type: "string", value: "URL", description: `the service's base URL (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})` },
+  server: {
+    type: "string",
+    value: "URL",
+    description: `the service's base URL (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})`,
+  },
   json: { type: "boolean", description: "machine-readable output on stdout (errors as JSON on stderr)" },
   "password-file": { type: "string", value: "FILE", description: "read the master password from the first line of FILE" },
   "password-env": { type: "string", value: "NAME", description: "read the master password from environment variable NAME" },
@@ -123,7 +127,8 @@ function normalizeArgs(args: string[], options: Record<string, OptionSpec>): str
     }
     const name = /^--([a-z][a-z-]*)(=|$)/.exec(arg)?.[1];
     if (name === undefined) positionals.push(arg);
-    else if (name !== undefined && options[name]?.type === "string" && !arg.includes("=") && i + 1 < args.length) flags.push(`${arg}=${args[++i]}`);
+    else if (name !== undefined && options[name]?.type === "string" && !arg.includes("=") && i + 1 < args.length)
+      flags.push(`${arg}=${args[++i]}`);
     else flags.push(arg);
   }
   return [...flags, "--", ...positionals];
@@ -142,9 +147,7 @@ function findCommand(argv: string[]): { command?: Command; rest: string[] } {
     words.push(i);
   }
   const spelled = words.map((i) => argv[i]!);
-  const command = commands
-    .filter((c) => c.path.every((p, i) => spelled[i] === p))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+  const command = commands.filter((c) => c.path.every((p, i) => spelled[i] === p)).sort((a, b) => b.path.length - a.path.length)[0];
   if (!command) return { rest: spelled };
   const used = new Set(words.slice(0, command.path.length));
   return { command, rest: argv.filter((_, i) => !used.has(i)) };

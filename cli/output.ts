@@ -34,14 +34,19 @@ export interface Output {
 }
 
 export function printOutput(out: Output, json: boolean): void {
-  process.stdout.write(json ? JSON.stringify(out.json, null, 2) + "\n" : out.text.endsWith("\n") || out.text === "" ? out.text : out.text + "\n");
+  process.stdout.write(
+    json ? JSON.stringify(out.json, null, 2) + "\n" : out.text.endsWith("\n") || out.text === "" ? out.text : out.text + "\n",
+  );
 }
 
 /** Prints the error to stderr and returns the exit code. */
 export function reportError(err: unknown, json: boolean): number {
   const { code, message, field, exit } = describe(err);
   if (json) process.stderr.write(JSON.stringify({ error: { code, message, ...(field ? { field } : {}) } }) + "\n");
-  else process.stderr.write(`error: ${message}${field ? ` (field ${field})` : ""}${code !== "ERROR" && code !== "USAGE" ? ` [${code}]` : ""}\n`);
+  else
+    process.stderr.write(
+      `error: ${message}${field ? ` (field ${field})` : ""}${code !== "ERROR" && code !== "USAGE" ? ` [${code}]` : ""}\n`,
+    );
   return exit;
 }
 

@@ -77,7 +77,8 @@ function promptHidden(prompt: string): Promise<string> {
  */
 export async function confirmOrStop(question: string, yes: boolean): Promise<void> {
   if (yes) return;
-  if (!process.stdin.isTTY) throw new UsageError(`${question.replace(/\?$/, "")}: standard input is not a terminal, so vaultctl cannot ask; add --yes`);
+  if (!process.stdin.isTTY)
+    throw new UsageError(`${question.replace(/\?$/, "")}: standard input is not a terminal, so vaultctl cannot ask; add --yes`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`${question} [y/N] `);

@@ -4,8 +4,15 @@
  */
 import fs from "node:fs";
 import {
-  bundleFingerprint, bundleSelfSignatureVerifies, SecurityError, roster as protocol,
-  type PinStore, type PublicKeyBundle, type RosterHeadStore, type RosterLink, type RosterState,
+  bundleFingerprint,
+  bundleSelfSignatureVerifies,
+  SecurityError,
+  roster as protocol,
+  type PinStore,
+  type PublicKeyBundle,
+  type RosterHeadStore,
+  type RosterLink,
+  type RosterState,
 } from "../sdk";
 
 /** What `vaultctl roster <vault> --save FILE` writes. */
@@ -35,16 +42,21 @@ export function readSavedRoster(file: string): SavedRoster {
 export async function verifySavedRoster(saved: SavedRoster, pins: PinStore, heads: RosterHeadStore): Promise<RosterState | null> {
   const keysOf = async (userId: string) => {
     const bundle = saved.keys[userId];
-    if (!bundle || !(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the saved keys of ${userId} are missing or not self-signed`, userId);
+    if (!bundle || !(await bundleSelfSignatureVerifies(bundle)))
+      throw new SecurityError("BAD_SIGNATURE", `the saved keys of ${userId} are missing or not self-signed`, userId);
     const pinned = await pins.get(userId);
     const current = await bundleFingerprint(bundle);
-    if (pinned !== undefined && pinned !== current) throw new SecurityError("KEY_CHANGED", `the saved keys of ${userId} are not the ones pinned here (${pinned})`, userId);
+    if (pinned !== undefined && pinned !== current)
+      throw new SecurityError("KEY_CHANGED", `the saved keys of ${userId} are not the ones pinned here (${pinned})`, userId);
     return bundle;
   };
   const state = await protocol.replayRoster(saved.vaultId, saved.links, keysOf);
   const seen = await heads.get(saved.vaultId);
   if (seen && (!state || state.seq < seen.seq || (await protocol.linkHash(saved.links[seen.seq]!)) !== seen.hash)) {
-    throw new SecurityError("ROSTER_ROLLBACK", `this machine saw link ${seen.seq} of the vault's roster, and the saved roster ${state && state.seq >= seen.seq ? "differs there" : "ends before it"}`);
+    throw new SecurityError(
+      "ROSTER_ROLLBACK",
+      `this machine saw link ${seen.seq} of the vault's roster, and the saved roster ${state && state.seq >= seen.seq ? "differs there" : "ends before it"}`,
+    );
   }
   return state;
 }

@@ -19,7 +19,10 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     namespace: config.namespace,
     nodeID: config.nodeId ?? `${os.hostname()}-${process.pid}`,
     // Each line carries the id of the request it was written for (lib/ops/request-scope.ts).
-    logger: { type: "Console", options: { level: config.logLevel, formatter: logFormatter(config.logFormat), colors: false, moduleColors: false } },
+    logger: {
+      type: "Console",
+      options: { level: config.logLevel, formatter: logFormatter(config.logFormat), colors: false, moduleColors: false },
+    },
     logLevel: config.logLevel,
     // One process by default; with TRANSPORTER each node talks to the others over NATS. NATS
     // reconnects forever: while it is away calls fail (503) and succeed again once it is back.
@@ -48,10 +51,10 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // tokens, keys and ciphertext) reaches a collector.
     tracing: config.tracingZipkinUrl
       ? {
-        enabled: true,
-        exporter: [{ type: "Zipkin", options: { baseURL: config.tracingZipkinUrl, interval: 1 } }],
-        tags: { action: { params: false, meta: false, response: false }, event: { params: false, meta: false } },
-      }
+          enabled: true,
+          exporter: [{ type: "Zipkin", options: { baseURL: config.tracingZipkinUrl, interval: 1 } }],
+          tags: { action: { params: false, meta: false, response: false }, event: { params: false, meta: false } },
+        }
       : { enabled: false },
     ...overrides,
   };

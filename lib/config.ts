@@ -34,97 +34,215 @@ export interface Setting<T> {
 export type SettingGroup = "basics" | "operating" | "split" | "events";
 export const SETTING_GROUPS: Record<SettingGroup, string> = {
   basics: "The service",
-  operating: "Operating it (README, \"Operating it\")",
-  split: "The split deployment (README, \"The split deployment\")",
-  events: "Domain events, the audit worker and the sweeper (README, \"The audit log\")",
+  operating: 'Operating it (README, "Operating it")',
+  split: 'The split deployment (README, "The split deployment")',
+  events: 'Domain events, the audit worker and the sweeper (README, "The audit log")',
 };
 
 const setting = <T>(row: Setting<T>): Setting<T> => row;
 
 /** Every setting, in the order the README and `.env.template` list them. */
 export const SETTINGS = {
-  port: setting({ env: "PORT", shown: "3000", template: "3000", group: "basics", meaning: "HTTP port of the gateway", parse: (raw) => int("PORT", raw, 3000, 0) }),
-  host: setting({ env: "HOST", shown: "127.0.0.1", template: "127.0.0.1", group: "basics", meaning: "interface the gateway listens on", parse: (raw) => raw || "127.0.0.1" }),
+  port: setting({
+    env: "PORT",
+    shown: "3000",
+    template: "3000",
+    group: "basics",
+    meaning: "HTTP port of the gateway",
+    parse: (raw) => int("PORT", raw, 3000, 0),
+  }),
+  host: setting({
+    env: "HOST",
+    shown: "127.0.0.1",
+    template: "127.0.0.1",
+    group: "basics",
+    meaning: "interface the gateway listens on",
+    parse: (raw) => raw || "127.0.0.1",
+  }),
   dataDir: setting({
-    env: "DATA_DIR", shown: "`./data`", template: "./data", group: "basics",
+    env: "DATA_DIR",
+    shown: "`./data`",
+    template: "./data",
+    group: "basics",
     meaning: "the embedded store and the generated JWT signing key (`jwt-secret`, mode 0600)",
     parse: (raw) => path.resolve(raw || "./data"),
   }),
   webDir: setting({
-    env: "WEB_DIR", shown: "`dist/web`", group: "basics",
+    env: "WEB_DIR",
+    shown: "`dist/web`",
+    group: "basics",
     meaning: "the built web vault, served under `/` (`npm run build` makes it; absent: the API alone)",
     parse: (raw) => (raw ? path.resolve(raw) : path.join(projectRoot(), "dist", "web")),
   }),
   registrationMode: setting({
-    env: "REGISTRATION_MODE", shown: "`invite`", template: "invite", group: "basics",
-    meaning: "`invite`: new users need an invite, except the very first one; `open`: anyone may register and gets a new organization; `disabled`: nobody may",
+    env: "REGISTRATION_MODE",
+    shown: "`invite`",
+    template: "invite",
+    group: "basics",
+    meaning:
+      "`invite`: new users need an invite, except the very first one; `open`: anyone may register and gets a new organization; `disabled`: nobody may",
     parse: (raw): RegistrationMode => oneOf("REGISTRATION_MODE", raw, ["invite", "open", "disabled"] as const, "invite"),
   }),
-  inviteTtlMs: setting({ env: "INVITE_TTL", shown: "`72h`", template: "72h", group: "basics", meaning: "default invite lifetime (`<n><s|m|h|d>`, 1s to 30d)", parse: (raw) => duration("INVITE_TTL", raw, "72h") }),
+  inviteTtlMs: setting({
+    env: "INVITE_TTL",
+    shown: "`72h`",
+    template: "72h",
+    group: "basics",
+    meaning: "default invite lifetime (`<n><s|m|h|d>`, 1s to 30d)",
+    parse: (raw) => duration("INVITE_TTL", raw, "72h"),
+  }),
   accessTokenTtlSec: setting({
-    env: "ACCESS_TOKEN_TTL", shown: "`15m`", template: "15m", group: "basics", meaning: "access-token (JWT) lifetime",
+    env: "ACCESS_TOKEN_TTL",
+    shown: "`15m`",
+    template: "15m",
+    group: "basics",
+    meaning: "access-token (JWT) lifetime",
     parse: (raw) => Math.floor(duration("ACCESS_TOKEN_TTL", raw, "15m") / 1000),
   }),
-  refreshTokenTtlMs: setting({ env: "REFRESH_TOKEN_TTL", shown: "`30d`", template: "30d", group: "basics", meaning: "refresh-token lifetime", parse: (raw) => duration("REFRESH_TOKEN_TTL", raw, "30d") }),
+  refreshTokenTtlMs: setting({
+    env: "REFRESH_TOKEN_TTL",
+    shown: "`30d`",
+    template: "30d",
+    group: "basics",
+    meaning: "refresh-token lifetime",
+    parse: (raw) => duration("REFRESH_TOKEN_TTL", raw, "30d"),
+  }),
   jwtSecret: setting({
-    env: "JWT_SECRET", shown: "generated", group: "basics",
-    meaning: "HS256 key, base64 of at least 32 bytes; tokens name it by a key id (`kid`); unset: generated under `DATA_DIR` (one process only)",
+    env: "JWT_SECRET",
+    shown: "generated",
+    group: "basics",
+    meaning:
+      "HS256 key, base64 of at least 32 bytes; tokens name it by a key id (`kid`); unset: generated under `DATA_DIR` (one process only)",
     parse: (raw) => raw || undefined,
   }),
   jwtPreviousSecret: setting({
-    env: "JWT_PREVIOUS_SECRET", shown: "unset", group: "basics",
-    meaning: "after a rotation: the key `JWT_SECRET` replaced; its tokens are accepted until `JWT_PREVIOUS_SECRET_UNTIL` (see \"Operating it\")",
+    env: "JWT_PREVIOUS_SECRET",
+    shown: "unset",
+    group: "basics",
+    meaning:
+      'after a rotation: the key `JWT_SECRET` replaced; its tokens are accepted until `JWT_PREVIOUS_SECRET_UNTIL` (see "Operating it")',
     parse: (raw, env) => previousSigningKey(env, raw).secret,
   }),
   jwtPreviousSecretUntilMs: setting({
-    env: "JWT_PREVIOUS_SECRET_UNTIL", shown: "unset", example: "2026-01-31T12:00:00Z", group: "basics",
+    env: "JWT_PREVIOUS_SECRET_UNTIL",
+    shown: "unset",
+    example: "2026-01-31T12:00:00Z",
+    group: "basics",
     meaning: "the ISO 8601 time until which the previous key's tokens are accepted (required with `JWT_PREVIOUS_SECRET`, and only with it)",
     parse: (_raw, env) => previousSigningKey(env, env.JWT_PREVIOUS_SECRET).untilMs,
   }),
-  loginMaxFailures: setting({ env: "LOGIN_MAX_FAILURES", shown: "10", template: "10", group: "basics", meaning: "failed logins for one email within the window before `429`", parse: (raw) => int("LOGIN_MAX_FAILURES", raw, 10, 1) }),
-  loginFailureWindowMs: setting({ env: "LOGIN_FAILURE_WINDOW", shown: "`15m`", template: "15m", group: "basics", meaning: "the window of the failed-login counter", parse: (raw) => duration("LOGIN_FAILURE_WINDOW", raw, "15m") }),
-  redeemRateLimit: setting({ env: "REDEEM_RATE_LIMIT", shown: "60", template: "60", group: "basics", meaning: "`POST /invites/redeem` per client address per minute", parse: (raw) => int("REDEEM_RATE_LIMIT", raw, 60, 1) }),
+  loginMaxFailures: setting({
+    env: "LOGIN_MAX_FAILURES",
+    shown: "10",
+    template: "10",
+    group: "basics",
+    meaning: "failed logins for one email within the window before `429`",
+    parse: (raw) => int("LOGIN_MAX_FAILURES", raw, 10, 1),
+  }),
+  loginFailureWindowMs: setting({
+    env: "LOGIN_FAILURE_WINDOW",
+    shown: "`15m`",
+    template: "15m",
+    group: "basics",
+    meaning: "the window of the failed-login counter",
+    parse: (raw) => duration("LOGIN_FAILURE_WINDOW", raw, "15m"),
+  }),
+  redeemRateLimit: setting({
+    env: "REDEEM_RATE_LIMIT",
+    shown: "60",
+    template: "60",
+    group: "basics",
+    meaning: "`POST /invites/redeem` per client address per minute",
+    parse: (raw) => int("REDEEM_RATE_LIMIT", raw, 60, 1),
+  }),
   trustedProxies: setting({
-    env: "TRUST_PROXY", shown: "`0`", template: "0", group: "basics",
-    meaning: "proxies in front that append to `X-Forwarded-For`: the client address for rate limits is the entry that many places from the right (`1`: the rightmost, written by your proxy); `0`: the socket address. Entries further left are the client's own writing and are ignored",
+    env: "TRUST_PROXY",
+    shown: "`0`",
+    template: "0",
+    group: "basics",
+    meaning:
+      "proxies in front that append to `X-Forwarded-For`: the client address for rate limits is the entry that many places from the right (`1`: the rightmost, written by your proxy); `0`: the socket address. Entries further left are the client's own writing and are ignored",
     parse: (raw) => (raw === "true" ? 1 : raw === "false" ? 0 : int("TRUST_PROXY", raw, 0, 0)),
   }),
   rekeyBodyLimitBytes: setting({
-    env: "REKEY_BODY_LIMIT", shown: "64 MiB", template: "67108864", group: "basics", meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
+    env: "REKEY_BODY_LIMIT",
+    shown: "64 MiB",
+    template: "67108864",
+    group: "basics",
+    meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
     parse: (raw) => int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024),
   }),
   rekeyConcurrency: setting({
-    env: "REKEY_CONCURRENCY", shown: "4", template: "4", group: "basics", meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
+    env: "REKEY_CONCURRENCY",
+    shown: "4",
+    template: "4",
+    group: "basics",
+    meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
     parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1),
   }),
-  requestTimeoutMs: setting({ env: "REQUEST_TIMEOUT", shown: "30000", template: "30000", group: "basics", meaning: "ms, for every call between services", parse: (raw) => int("REQUEST_TIMEOUT", raw, 30_000, 1000) }),
+  requestTimeoutMs: setting({
+    env: "REQUEST_TIMEOUT",
+    shown: "30000",
+    template: "30000",
+    group: "basics",
+    meaning: "ms, for every call between services",
+    parse: (raw) => int("REQUEST_TIMEOUT", raw, 30_000, 1000),
+  }),
   logLevel: setting({
-    env: "LOG_LEVEL", shown: "`info`", template: "info", group: "basics", meaning: "Moleculer log level",
+    env: "LOG_LEVEL",
+    shown: "`info`",
+    template: "info",
+    group: "basics",
+    meaning: "Moleculer log level",
     parse: (raw): LogLevel => oneOf("LOG_LEVEL", raw, ["fatal", "error", "warn", "info", "debug", "trace"] as const, "info"),
   }),
   logFormat: setting({
-    env: "LOG_FORMAT", shown: "`text`", template: "text", group: "operating",
+    env: "LOG_FORMAT",
+    shown: "`text`",
+    template: "text",
+    group: "operating",
     meaning: "`text`: one readable line (`[time] LEVEL MODULE trace=<id>: message`); `json`: one JSON object a line",
     parse: (raw): LogFormat => oneOf("LOG_FORMAT", raw, ["text", "json"] as const, "text"),
   }),
   opsPort: setting({
-    env: "OPS_PORT", shown: "unset", example: "9100", group: "operating",
-    meaning: "this node's operations port: `/livez`, `/readyz`, `/metrics` (see \"Operating it\"); unset: none",
+    env: "OPS_PORT",
+    shown: "unset",
+    example: "9100",
+    group: "operating",
+    meaning: 'this node\'s operations port: `/livez`, `/readyz`, `/metrics` (see "Operating it"); unset: none',
     parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 0) : undefined),
   }),
-  metrics: setting({ env: "METRICS", shown: "`on`", template: "on", group: "operating", meaning: "`off`: no metrics collected or served (only with `OPS_PORT`)", parse: (raw) => onOff("METRICS", raw, true) }),
+  metrics: setting({
+    env: "METRICS",
+    shown: "`on`",
+    template: "on",
+    group: "operating",
+    meaning: "`off`: no metrics collected or served (only with `OPS_PORT`)",
+    parse: (raw) => onOff("METRICS", raw, true),
+  }),
   tracingZipkinUrl: setting({
-    env: "TRACING_ZIPKIN_URL", shown: "unset", example: "http://127.0.0.1:9411", group: "operating",
-    meaning: "a Zipkin v2 collector (`http://host:9411`; Jaeger and the OpenTelemetry Collector take Zipkin too) the node sends its spans to; unset: no tracing",
+    env: "TRACING_ZIPKIN_URL",
+    shown: "unset",
+    example: "http://127.0.0.1:9411",
+    group: "operating",
+    meaning:
+      "a Zipkin v2 collector (`http://host:9411`; Jaeger and the OpenTelemetry Collector take Zipkin too) the node sends its spans to; unset: no tracing",
     parse: (raw) => httpUrl("TRACING_ZIPKIN_URL", raw),
   }),
   drainDelayMs: setting({
-    env: "DRAIN_DELAY", shown: "`0`", template: "0", group: "operating",
+    env: "DRAIN_DELAY",
+    shown: "`0`",
+    template: "0",
+    group: "operating",
     meaning: "on SIGTERM, how long the node answers not-ready while still serving, before it stops (`5s` behind a load balancer)",
     parse: (raw) => (raw && raw !== "0" ? duration("DRAIN_DELAY", raw, "0") : 0),
   }),
   scryptCost: setting({
-    env: "SCRYPT_COST", shown: "16384", template: "16384", group: "operating", meaning: "scrypt N for stored auth hashes (a power of two, at least 16384)",
+    env: "SCRYPT_COST",
+    shown: "16384",
+    template: "16384",
+    group: "operating",
+    meaning: "scrypt N for stored auth hashes (a power of two, at least 16384)",
     parse: (raw) => {
       const n = int("SCRYPT_COST", raw, 16384, 16384);
       if ((n & (n - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
@@ -132,58 +250,125 @@ export const SETTINGS = {
     },
   }),
   services: setting({
-    env: "SERVICES", shown: "all", example: "api,vaults", group: "split", meaning: "comma-separated subset of services for this process",
-    parse: (raw) => (raw ? raw.split(",").map((s) => s.trim()).filter(Boolean) : undefined),
+    env: "SERVICES",
+    shown: "all",
+    example: "api,vaults",
+    group: "split",
+    meaning: "comma-separated subset of services for this process",
+    parse: (raw) =>
+      raw
+        ? raw
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined,
   }),
   databaseUrl: setting({
-    env: "DATABASE_URL", shown: "unset", example: "postgres://postgres@127.0.0.1:5432/vault", group: "split", meaning: "PostgreSQL URL; unset: the embedded SQLite store",
+    env: "DATABASE_URL",
+    shown: "unset",
+    example: "postgres://postgres@127.0.0.1:5432/vault",
+    group: "split",
+    meaning: "PostgreSQL URL; unset: the embedded SQLite store",
     parse: (raw) => raw || undefined,
   }),
-  pgPoolSize: setting({ env: "PG_POOL_SIZE", shown: "10", template: "10", group: "split", meaning: "connections in each process's PostgreSQL pool (at least 2)", parse: (raw) => int("PG_POOL_SIZE", raw, 10, 2) }),
+  pgPoolSize: setting({
+    env: "PG_POOL_SIZE",
+    shown: "10",
+    template: "10",
+    group: "split",
+    meaning: "connections in each process's PostgreSQL pool (at least 2)",
+    parse: (raw) => int("PG_POOL_SIZE", raw, 10, 2),
+  }),
   mongoUrl: setting({
-    env: "MONGO_URL", shown: "unset", example: "mongodb://127.0.0.1:27017/vault?replicaSet=rs0", group: "split",
+    env: "MONGO_URL",
+    shown: "unset",
+    example: "mongodb://127.0.0.1:27017/vault?replicaSet=rs0",
+    group: "split",
     meaning: "MongoDB URL of a replica set (transactions), instead of `DATABASE_URL`, never with it",
     parse: (raw, env) => serverStore(env, raw),
   }),
   redisUrl: setting({
-    env: "REDIS_URL", shown: "unset", example: "redis://127.0.0.1:6379", group: "split", meaning: "Redis for invite tokens, one-shot locks, shared rate limits; unset: in-process",
+    env: "REDIS_URL",
+    shown: "unset",
+    example: "redis://127.0.0.1:6379",
+    group: "split",
+    meaning: "Redis for invite tokens, one-shot locks, shared rate limits; unset: in-process",
     parse: (raw) => raw || undefined,
   }),
   transporter: setting({
-    env: "TRANSPORTER", shown: "unset", example: "nats://127.0.0.1:4222", group: "split",
+    env: "TRANSPORTER",
+    shown: "unset",
+    example: "nats://127.0.0.1:4222",
+    group: "split",
     meaning: "NATS URL; set: this process is one node of a split deployment (which needs `DATABASE_URL` or `MONGO_URL`, and `JWT_SECRET`)",
     parse: (raw) => raw || undefined,
   }),
   namespace: setting({
-    env: "NAMESPACE", shown: "`vault-service`", template: "vault-service", group: "split", meaning: "nodes meet only nodes of their namespace; also prefixes Redis keys",
+    env: "NAMESPACE",
+    shown: "`vault-service`",
+    template: "vault-service",
+    group: "split",
+    meaning: "nodes meet only nodes of their namespace; also prefixes Redis keys",
     parse: (raw) => {
       const ns = raw || "vault-service";
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(ns)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${ns}"`);
       return ns;
     },
   }),
-  nodeId: setting({ env: "NODE_ID", shown: "host-pid", group: "split", meaning: "Moleculer node id; a stable one lets a restarted node take its place at once", parse: (raw) => raw || undefined }),
+  nodeId: setting({
+    env: "NODE_ID",
+    shown: "host-pid",
+    group: "split",
+    meaning: "Moleculer node id; a stable one lets a restarted node take its place at once",
+    parse: (raw) => raw || undefined,
+  }),
   eventRetryDelayMs: setting({
-    env: "EVENT_RETRY_DELAY", shown: "`1s`", template: "1s", group: "events", meaning: "delay before a failed event is delivered again; doubles per retry, up to 30 s",
+    env: "EVENT_RETRY_DELAY",
+    shown: "`1s`",
+    template: "1s",
+    group: "events",
+    meaning: "delay before a failed event is delivered again; doubles per retry, up to 30 s",
     parse: (raw) => duration("EVENT_RETRY_DELAY", raw, "1s"),
   }),
   eventMaxDeliveries: setting({
-    env: "EVENT_MAX_DELIVERIES", shown: "5", template: "5", group: "events",
+    env: "EVENT_MAX_DELIVERIES",
+    shown: "5",
+    template: "5",
+    group: "events",
     meaning: "deliveries before an event a worker keeps failing on is dead-lettered (an unavailable store never counts)",
     parse: (raw) => int("EVENT_MAX_DELIVERIES", raw, 5, 1),
   }),
   eventAckWaitMs: setting({
-    env: "EVENT_ACK_WAIT", shown: "`30s`", template: "30s", group: "events", meaning: "JetStream: an unacknowledged delivery goes to the next worker after this long",
+    env: "EVENT_ACK_WAIT",
+    shown: "`30s`",
+    template: "30s",
+    group: "events",
+    meaning: "JetStream: an unacknowledged delivery goes to the next worker after this long",
     parse: (raw) => duration("EVENT_ACK_WAIT", raw, "30s"),
   }),
-  eventRetentionMs: setting({ env: "EVENT_RETENTION", shown: "`7d`", template: "7d", group: "events", meaning: "JetStream: how long events stay in the stream", parse: (raw) => duration("EVENT_RETENTION", raw, "7d") }),
+  eventRetentionMs: setting({
+    env: "EVENT_RETENTION",
+    shown: "`7d`",
+    template: "7d",
+    group: "events",
+    meaning: "JetStream: how long events stay in the stream",
+    parse: (raw) => duration("EVENT_RETENTION", raw, "7d"),
+  }),
   sweepIntervalMs: setting({
-    env: "SWEEP_INTERVAL", shown: "`10m`", template: "10m", group: "events", meaning: "how often the sweeper purges expired invites and expired or revoked refresh tokens",
+    env: "SWEEP_INTERVAL",
+    shown: "`10m`",
+    template: "10m",
+    group: "events",
+    meaning: "how often the sweeper purges expired invites and expired or revoked refresh tokens",
     parse: (raw) => duration("SWEEP_INTERVAL", raw, "10m"),
   }),
   inviteRetentionMs: setting({
-    env: "INVITE_RETENTION", shown: "`90d`", template: "90d", group: "events",
-    meaning: "how long an invite never used is kept after its expiry: redeeming its token answers 400 `INVITE_NOT_REDEEMABLE` until then, 404 after",
+    env: "INVITE_RETENTION",
+    shown: "`90d`",
+    template: "90d",
+    group: "events",
+    meaning:
+      "how long an invite never used is kept after its expiry: redeeming its token answers 400 `INVITE_NOT_REDEEMABLE` until then, 404 after",
     parse: (raw) => duration("INVITE_RETENTION", raw, "90d"),
   }),
 };
@@ -232,7 +417,8 @@ function onOff(name: string, raw: string | undefined, fallback: boolean): boolea
 
 function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
   const value = raw || fallback;
-  if (!allowed.includes(value as T)) throw new Error(`Setting ${name} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got "${value}"`);
+  if (!allowed.includes(value as T))
+    throw new Error(`Setting ${name} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got "${value}"`);
   return value as T;
 }
 
@@ -247,10 +433,14 @@ function previousSigningKey(env: Env, previous: string | undefined): { secret: s
   const secret = previous || undefined;
   const until = env.JWT_PREVIOUS_SECRET_UNTIL || undefined;
   if (!secret && !until) return { secret: undefined, untilMs: undefined };
-  if (!secret || !until) throw new Error("Settings JWT_PREVIOUS_SECRET and JWT_PREVIOUS_SECRET_UNTIL go together: the key a rotation replaced, and until when its tokens are accepted");
+  if (!secret || !until)
+    throw new Error(
+      "Settings JWT_PREVIOUS_SECRET and JWT_PREVIOUS_SECRET_UNTIL go together: the key a rotation replaced, and until when its tokens are accepted",
+    );
   if (!env.JWT_SECRET) throw new Error("Setting JWT_PREVIOUS_SECRET needs JWT_SECRET, the key that replaced it");
   const untilMs = /^\d{4}-\d{2}-\d{2}T/.test(until) ? Date.parse(until) : NaN;
-  if (!Number.isFinite(untilMs)) throw new Error(`Setting JWT_PREVIOUS_SECRET_UNTIL must be an ISO 8601 time like 2026-01-31T12:00:00Z, got "${until}"`);
+  if (!Number.isFinite(untilMs))
+    throw new Error(`Setting JWT_PREVIOUS_SECRET_UNTIL must be an ISO 8601 time like 2026-01-31T12:00:00Z, got "${until}"`);
   return { secret, untilMs };
 }
 
@@ -271,8 +461,10 @@ export function checkSplitDeployment(config: Config): void {
     throw new Error(`Setting TRANSPORTER must be a NATS URL like nats://127.0.0.1:4222, got "${config.transporter}"`);
   }
   if (!config.databaseUrl && !config.mongoUrl) {
-    throw new Error("A split deployment (TRANSPORTER is set) needs a server database shared by every node: set DATABASE_URL " +
-      "to a PostgreSQL URL, or MONGO_URL to a MongoDB replica set. The embedded SQLite store serves one process only.");
+    throw new Error(
+      "A split deployment (TRANSPORTER is set) needs a server database shared by every node: set DATABASE_URL " +
+        "to a PostgreSQL URL, or MONGO_URL to a MongoDB replica set. The embedded SQLite store serves one process only.",
+    );
   }
   if (!config.jwtSecret) {
     throw new Error("A split deployment (TRANSPORTER is set) needs JWT_SECRET, the same on every node (base64 of >= 32 random bytes).");

@@ -54,13 +54,23 @@ const GENERIC_MESSAGE: Partial<Record<ErrorCode, string>> = {
   UNAVAILABLE: "Service temporarily unavailable",
 };
 
-const NOT_NOW = new Set(["ServiceUnavailableError", "ServiceNotFoundError", "ServiceNotAvailableError", "RequestTimeoutError", "RequestRejectedError",
-  "QueueIsFullError", "BrokerDisconnectedError"]);
+const NOT_NOW = new Set([
+  "ServiceUnavailableError",
+  "ServiceNotFoundError",
+  "ServiceNotAvailableError",
+  "RequestTimeoutError",
+  "RequestRejectedError",
+  "QueueIsFullError",
+  "BrokerDisconnectedError",
+]);
 
 /** Leaf name of a validator path: `newKeys[3].wrapSignature` -> `wrapSignature`, `items` -> `items`. */
 function leafField(path: unknown): string | undefined {
   if (typeof path !== "string" || path === "") return undefined;
-  const parts = path.replace(/\[\d+\]/g, "").split(".").filter(Boolean);
+  const parts = path
+    .replace(/\[\d+\]/g, "")
+    .split(".")
+    .filter(Boolean);
   return parts[parts.length - 1];
 }
 

@@ -27,7 +27,10 @@ export class DomainEvents {
   private retrying = false;
   private dropped = 0;
 
-  constructor(private readonly queue: EventQueue, private readonly log: EventLog) {}
+  constructor(
+    private readonly queue: EventQueue,
+    private readonly log: EventLog,
+  ) {}
 
   async emit(type: DomainEventType, subjects: EventSubjects): Promise<void> {
     const event: DomainEvent = { eventId: newId(), type, at: timestamp(), ...subjects };

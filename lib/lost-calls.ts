@@ -70,7 +70,9 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
 
   const processGone = (nodeID: string, instanceID: string, subject: string) => {
     const calls = [...inFlight].filter((c) => c.subject === subject);
-    broker.logger.warn(`node '${nodeID}' (instance ${instanceID.slice(0, 8)}) is gone: its process no longer listens on NATS; answering its ${calls.length} calls in flight with 503`);
+    broker.logger.warn(
+      `node '${nodeID}' (instance ${instanceID.slice(0, 8)}) is gone: its process no longer listens on NATS; answering its ${calls.length} calls in flight with 503`,
+    );
     rejectAll(calls);
     // Out of the registry until it announces itself again, unless it already came back as a new process.
     const node = broker.registry.nodes.get(nodeID);
@@ -122,7 +124,13 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
     },
     // Before the transporter connects: no other node can know this process before it answers probes.
     async starting() {
-      nc = await connect({ servers: opts.url, name: `${opts.namespace}-process`, maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true });
+      nc = await connect({
+        servers: opts.url,
+        name: `${opts.namespace}-process`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        waitOnFirstConnect: true,
+      });
       nc.subscribe(processSubject(opts.namespace, broker.nodeID, broker.instanceID), { callback: (_err, msg) => msg.respond() });
       await nc.flush();
       void watchConnection(nc).catch(() => undefined);

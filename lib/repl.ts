@@ -19,7 +19,13 @@ export async function callerByEmail(store: Store, email: string): Promise<Caller
 }
 
 /** Calls `action` as the user with `email`. */
-export async function callAs(broker: ServiceBroker, store: Store, email: string, action: string, params: Record<string, unknown>): Promise<unknown> {
+export async function callAs(
+  broker: ServiceBroker,
+  store: Store,
+  email: string,
+  action: string,
+  params: Record<string, unknown>,
+): Promise<unknown> {
   return broker.call(action, params, { meta: { user: await callerByEmail(store, email) } });
 }
 
@@ -37,23 +43,29 @@ export interface ReplCommand {
   command: string;
   description: string;
   allowUnknownOptions: boolean;
-  action(broker: ServiceBroker, args: { email: string; action: string; jsonParams?: string; options?: Record<string, unknown> }): Promise<void>;
+  action(
+    broker: ServiceBroker,
+    args: { email: string; action: string; jsonParams?: string; options?: Record<string, unknown> },
+  ): Promise<void>;
 }
 
 export function replCommands(store: Store, print: (line: string) => void = console.log): ReplCommand[] {
-  return [{
-    command: "as <email> <action> [jsonParams]",
-    description: "Call an action as a registered user, e.g. `as ada@example.com vaults.list` or `as ada@example.com vaults.get --vaultId <id>`",
-    allowUnknownOptions: true,
-    async action(broker, args) {
-      try {
-        let params: Record<string, unknown>;
-        if (args.jsonParams !== undefined) params = JSON.parse(args.jsonParams) as Record<string, unknown>;
-        else params = Object.fromEntries(Object.entries(args.options ?? {}).map(([k, v]) => [k, typeof v === "number" ? String(v) : v]));
-        print(inspect(await callAs(broker, store, args.email, args.action, params), { depth: 6, colors: process.stdout.isTTY === true }));
-      } catch (err) {
-        print(errorLine(err));
-      }
+  return [
+    {
+      command: "as <email> <action> [jsonParams]",
+      description:
+        "Call an action as a registered user, e.g. `as ada@example.com vaults.list` or `as ada@example.com vaults.get --vaultId <id>`",
+      allowUnknownOptions: true,
+      async action(broker, args) {
+        try {
+          let params: Record<string, unknown>;
+          if (args.jsonParams !== undefined) params = JSON.parse(args.jsonParams) as Record<string, unknown>;
+          else params = Object.fromEntries(Object.entries(args.options ?? {}).map(([k, v]) => [k, typeof v === "number" ? String(v) : v]));
+          print(inspect(await callAs(broker, store, args.email, args.action, params), { depth: 6, colors: process.stdout.isTTY === true }));
+        } catch (err) {
+          print(errorLine(err));
+        }
+      },
     },
-  }];
+  ];
 }

@@ -42,7 +42,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config, log: RedisLog, metrics = ServiceMetrics.off(), clock: Clock = systemClock): Promise<Runtime> {
+export async function createRuntime(
+  config: Config,
+  log: RedisLog,
+  metrics = ServiceMetrics.off(),
+  clock: Clock = systemClock,
+): Promise<Runtime> {
   const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
@@ -84,7 +89,12 @@ const EVENT_LINGER_MS = 100;
 
 /** JetStream on a deployment over NATS; in-process on the embedded default. */
 async function openQueue(config: Config, log: RedisLog): Promise<EventQueue> {
-  const policy: DeliveryPolicy = { maxDeliveries: config.eventMaxDeliveries, retryDelayMs: config.eventRetryDelayMs, batchSize: EVENT_BATCH, lingerMs: EVENT_LINGER_MS };
+  const policy: DeliveryPolicy = {
+    maxDeliveries: config.eventMaxDeliveries,
+    retryDelayMs: config.eventRetryDelayMs,
+    batchSize: EVENT_BATCH,
+    lingerMs: EVENT_LINGER_MS,
+  };
   if (!config.transporter) return new MemoryQueue(policy, log);
   return JetStreamQueue.open({
     url: config.transporter,

@@ -26,7 +26,9 @@ type Req = IncomingMessage & {
 type Res = ServerResponse;
 type Next = (err?: unknown) => void;
 
-const gatewayMethods = (ApiGateway as unknown as { methods: { httpHandler(this: unknown, req: Req, res: Res, next?: Next): Promise<void> } }).methods;
+const gatewayMethods = (
+  ApiGateway as unknown as { methods: { httpHandler(this: unknown, req: Req, res: Res, next?: Next): Promise<void> } }
+).methods;
 
 /** A client's request id is echoed back (moleculer-web) and logged: only a short, plain one is kept; otherwise a new one is made. */
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -39,17 +41,23 @@ const bodyParser = (ApiGateway as unknown as { bodyParser: { json(opts: object):
  */
 function deferredJsonBody(limit: number) {
   const parse = bodyParser.json({ limit, strict: true, type: ["application/json", "application/*+json"] });
-  return (req: Req, res: Res, next: Next) => parse(req, res, (err) => {
-    if (err) req.$bodyError = bodyError(err);
-    next();
-  });
+  return (req: Req, res: Res, next: Next) =>
+    parse(req, res, (err) => {
+      if (err) req.$bodyError = bodyError(err);
+      next();
+    });
 }
 
 function aliasesOf(routes: readonly RouteDef[]): Record<string, string> {
   return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.streamBody ? `stream:${r.action}` : r.action]));
 }
 
-export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes: readonly RouteDef[], metrics?: ServiceMetrics): ServiceSchema {
+export function gatewayMixin(
+  config: Config,
+  accessTokens: AccessTokens,
+  routes: readonly RouteDef[],
+  metrics?: ServiceMetrics,
+): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
   const web = WebAssets.load(config.webDir);
@@ -76,8 +84,16 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
       ip: config.host,
       path: "/",
       routes: [
-        route("api", routes.filter((r) => !r.streamBody), true),
-        route("api-stream", routes.filter((r) => r.streamBody), false),
+        route(
+          "api",
+          routes.filter((r) => !r.streamBody),
+          true,
+        ),
+        route(
+          "api-stream",
+          routes.filter((r) => r.streamBody),
+          false,
+        ),
       ],
       log4XXResponses: false,
       logRequest: null,
@@ -125,7 +141,7 @@ export function gatewayMixin(config: Config, accessTokens: AccessTokens, routes:
         }
         // Every request has an id (moleculer-web makes it the request's, and tracing's trace id),
         // and everything logged while serving it carries it.
-        const requestId = (req.headers["x-correlation-id"] ?? req.headers["x-request-id"]) as string | undefined ?? newRequestId();
+        const requestId = ((req.headers["x-correlation-id"] ?? req.headers["x-request-id"]) as string | undefined) ?? newRequestId();
         if (!req.headers["x-correlation-id"]) req.headers["x-request-id"] = requestId;
         if (metrics?.enabled) {
           const started = performance.now();

@@ -8,17 +8,44 @@ import { checkMasterPassword, emailWords } from "./password-strength";
 import { Transport, type Tokens } from "./http";
 import { openItem, sealItem, type ItemContent, type SealedItem } from "./items";
 import {
-  bundleFingerprint, bundleSelfSignatureVerifies, createAccountKeys, deriveAccountSecrets, keyFingerprint, newKdfParams, openAccountKeys,
-  type AccountKeys, type DeriveMasterKey, type KdfChoice, type PublicKeyBundle, type StoredAccountKeys,
+  bundleFingerprint,
+  bundleSelfSignatureVerifies,
+  createAccountKeys,
+  deriveAccountSecrets,
+  keyFingerprint,
+  newKdfParams,
+  openAccountKeys,
+  type AccountKeys,
+  type DeriveMasterKey,
+  type KdfChoice,
+  type PublicKeyBundle,
+  type StoredAccountKeys,
 } from "./keys";
 import { MemoryPinStore, MemoryRosterHeadStore, type PinStore, type RosterHeadStore } from "./pins";
 import {
-  GENESIS_PREV, linkHash, memberDigest, parseLink, replayRoster, rosterWraps, sha256Hex, signLink,
-  type RosterLink, type RosterState, type UnsignedLink,
+  GENESIS_PREV,
+  linkHash,
+  memberDigest,
+  parseLink,
+  replayRoster,
+  rosterWraps,
+  sha256Hex,
+  signLink,
+  type RosterLink,
+  type RosterState,
+  type UnsignedLink,
 } from "./roster";
 import {
-  AES_KEY_BYTES, aesKwUnwrap, aesKwWrap, ed25519Sign, ed25519Verify, randomBytes, rsaModulusBytes,
-  rsaOaepUnwrap, rsaOaepWrap, type KdfParams,
+  AES_KEY_BYTES,
+  aesKwUnwrap,
+  aesKwWrap,
+  ed25519Sign,
+  ed25519Verify,
+  randomBytes,
+  rsaModulusBytes,
+  rsaOaepUnwrap,
+  rsaOaepWrap,
+  type KdfParams,
 } from "./primitives";
 
 export type VaultRole = "owner" | "admin" | "member";
@@ -41,7 +68,10 @@ export interface Vault {
 }
 
 /** One member's wrap of the vault key, as the member list and the remove-member answer show it. */
-export interface MemberEntry extends Pick<Vault, "vaultId" | "vaultName" | "vaultType" | "encryptedVaultKey" | "senderId" | "wrapSignature" | "role"> {
+export interface MemberEntry extends Pick<
+  Vault,
+  "vaultId" | "vaultName" | "vaultType" | "encryptedVaultKey" | "senderId" | "wrapSignature" | "role"
+> {
   userId: string;
 }
 
@@ -162,7 +192,9 @@ export interface VerifiedRoster {
 
 /** The server's refusal of a link because the chain moved on meanwhile (another change landed first). */
 function rosterRaced(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 400 && /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps)$/.test(err.field ?? "");
+  return (
+    err instanceof ApiError && err.status === 400 && /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps)$/.test(err.field ?? "")
+  );
 }
 
 /** The vault changed between two reads: the caller reads again. */
@@ -203,10 +235,21 @@ export class VaultClient {
    * Refuses a weak master password (`checkMasterPassword`: `WeakPasswordError`), then generates the account's keys, registers them (with an invite token, or as the first user /
    * in open registration) and logs in. The password never leaves this function.
    */
-  async register(opts: { email: string; password: string; inviteToken?: string; orgName?: string; kdf?: KdfChoice; rsaBits?: number }): Promise<Account> {
+  async register(opts: {
+    email: string;
+    password: string;
+    inviteToken?: string;
+    orgName?: string;
+    kdf?: KdfChoice;
+    rsaBits?: number;
+  }): Promise<Account> {
     const verdict = await checkMasterPassword(opts.password, emailWords(opts.email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
-    const { registration, keys } = await createAccountKeys(opts.password, { kdf: opts.kdf && newKdfParams(opts.kdf), rsaBits: opts.rsaBits, derive: this.derive });
+    const { registration, keys } = await createAccountKeys(opts.password, {
+      kdf: opts.kdf && newKdfParams(opts.kdf),
+      rsaBits: opts.rsaBits,
+      derive: this.derive,
+    });
     await this.http.request("POST", "/auth/register", {
       auth: false,
       body: { email: opts.email, ...registration, inviteToken: opts.inviteToken, orgName: opts.orgName },
@@ -224,9 +267,15 @@ export class VaultClient {
   private async finishLogin(email: string, authHash: string, stretchedKey: Bytes): Promise<Account> {
     const res = await this.http.request<Account & Tokens>("POST", "/auth/login", { auth: false, body: { email, authHash } });
     this.accountInfo = {
-      userId: res.userId, orgId: res.orgId, role: res.role, email: email.trim().toLowerCase(), kdf: res.kdf,
-      publicKey: res.publicKey, signingPublicKey: res.signingPublicKey,
-      encryptedPrivateKey: res.encryptedPrivateKey, encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
+      userId: res.userId,
+      orgId: res.orgId,
+      role: res.role,
+      email: email.trim().toLowerCase(),
+      kdf: res.kdf,
+      publicKey: res.publicKey,
+      signingPublicKey: res.signingPublicKey,
+      encryptedPrivateKey: res.encryptedPrivateKey,
+      encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
     };
     await this.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
     await this.unlockWithStretchedKey(stretchedKey);
@@ -294,8 +343,10 @@ export class VaultClient {
   /** The bundle the server shows for a user, refused unless it is theirs and signed by its own signing key. */
   private async selfSignedBundle(userId: string): Promise<PublicKeyBundle> {
     const bundle = await this.http.request<PublicKeyBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
-    if (bundle.userId?.toLowerCase() !== userId.toLowerCase()) throw new SecurityError("INCONSISTENT", `asked for the keys of ${userId}, got another user's`, userId);
-    if (!(await bundleSelfSignatureVerifies(bundle))) throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
+    if (bundle.userId?.toLowerCase() !== userId.toLowerCase())
+      throw new SecurityError("INCONSISTENT", `asked for the keys of ${userId}, got another user's`, userId);
+    if (!(await bundleSelfSignatureVerifies(bundle)))
+      throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
     return bundle;
   }
 
@@ -303,7 +354,11 @@ export class VaultClient {
     const pinned = await this.pins.get(userId);
     if (pinned === undefined) await this.pins.set(userId, fingerprint);
     else if (pinned !== fingerprint) {
-      throw new SecurityError("KEY_CHANGED", `the keys of user ${userId} changed since first seen (pinned ${pinned}, now ${fingerprint}); check the new fingerprint with them, then trust it`, userId);
+      throw new SecurityError(
+        "KEY_CHANGED",
+        `the keys of user ${userId} changed since first seen (pinned ${pinned}, now ${fingerprint}); check the new fingerprint with them, then trust it`,
+        userId,
+      );
     }
   }
 
@@ -316,12 +371,18 @@ export class VaultClient {
   /** Accepts a user's changed keys: call only after comparing the fingerprint out of band. */
   async trustUser(userId: string, fingerprint: string): Promise<void> {
     const { current } = await this.fingerprint(userId);
-    if (current !== fingerprint) throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, userId);
+    if (current !== fingerprint)
+      throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, userId);
     await this.pins.set(userId.toLowerCase(), current);
   }
 
   async orgMembers(): Promise<Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }>> {
-    return (await this.http.request<{ members: Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }> }>("GET", `/orgs/${this.account.orgId}/members`)).members;
+    return (
+      await this.http.request<{ members: Array<PublicKeyBundle & { email: string; role: OrgRole; createdAt: string }> }>(
+        "GET",
+        `/orgs/${this.account.orgId}/members`,
+      )
+    ).members;
   }
 
   /** A user of the caller's organization by email or id. */
@@ -374,18 +435,29 @@ export class VaultClient {
     const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
     const encryptedVaultKey = toBase64(wrapped);
     const me = this.account.userId;
-    const rosterLink = (opts.signed ?? this.signVaults)
-      ? await this.signRosterLink({
-        vaultId: globalThis.crypto.randomUUID(), seq: 0, prev: GENESIS_PREV, op: "create", actorId: me, at: new Date().toISOString(), keyVersion: 1,
-        vaultType: type, subjectId: me, role: "owner", subjectKey: await keyFingerprint(await this.keysOf(me)),
-        wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
-      })
-      : undefined;
+    const rosterLink =
+      (opts.signed ?? this.signVaults)
+        ? await this.signRosterLink({
+            vaultId: globalThis.crypto.randomUUID(),
+            seq: 0,
+            prev: GENESIS_PREV,
+            op: "create",
+            actorId: me,
+            at: new Date().toISOString(),
+            keyVersion: 1,
+            vaultType: type,
+            subjectId: me,
+            role: "owner",
+            subjectKey: await keyFingerprint(await this.keysOf(me)),
+            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+          })
+        : undefined;
     const vault = await this.http.request<Vault>("POST", "/vaults", {
       body: { name, type, encryptedVaultKey, wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink },
     });
     if (rosterLink) {
-      if (vault.vaultId !== rosterLink.vaultId) throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
+      if (vault.vaultId !== rosterLink.vaultId)
+        throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
       await this.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
     }
     this.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key: vaultKey });
@@ -418,7 +490,11 @@ export class VaultClient {
     }
     const signingKey = fromBase64((await this.keysOf(vault.senderId)).signingPublicKey);
     if (!(await ed25519Verify(signingKey, wrapped, fromBase64(vault.wrapSignature)))) {
-      throw new SecurityError("BAD_SIGNATURE", `the key of vault "${vault.vaultName}" is not signed by its sender ${vault.senderId}: refusing it`, vault.senderId);
+      throw new SecurityError(
+        "BAD_SIGNATURE",
+        `the key of vault "${vault.vaultName}" is not signed by its sender ${vault.senderId}: refusing it`,
+        vault.senderId,
+      );
     }
     let key: Bytes;
     try {
@@ -438,25 +514,35 @@ export class VaultClient {
   async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
     const keys = this.requireKeys();
     const recipient = await this.userKeys(userId);
-    await this.withRosterRetry(() => this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
-      const roster = await this.verifiedRoster(vaultId);
-      if (roster && roster.state.keyVersion !== keyVersion) throw vaultMoved();
-      const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
-      const encryptedVaultKey = toBase64(wrapped);
-      const rosterLink = roster
-        ? await this.nextRosterLink(roster.state, {
-          op: "add", keyVersion, subjectId: recipient.userId, role, subjectKey: await keyFingerprint(recipient),
-          wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
-        })
-        : undefined;
-      await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
-        body: {
-          recipientUserId: recipient.userId, role, keyVersion, encryptedVaultKey,
-          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink,
-        },
-      });
-      await this.sawRosterLink(rosterLink);
-    }));
+    await this.withRosterRetry(() =>
+      this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+        const roster = await this.verifiedRoster(vaultId);
+        if (roster && roster.state.keyVersion !== keyVersion) throw vaultMoved();
+        const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
+        const encryptedVaultKey = toBase64(wrapped);
+        const rosterLink = roster
+          ? await this.nextRosterLink(roster.state, {
+              op: "add",
+              keyVersion,
+              subjectId: recipient.userId,
+              role,
+              subjectKey: await keyFingerprint(recipient),
+              wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
+            })
+          : undefined;
+        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
+          body: {
+            recipientUserId: recipient.userId,
+            role,
+            keyVersion,
+            encryptedVaultKey,
+            wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+            rosterLink,
+          },
+        });
+        await this.sawRosterLink(rosterLink);
+      }),
+    );
   }
 
   /**
@@ -470,10 +556,18 @@ export class VaultClient {
       const subject = roster?.state.members.get(userId);
       if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
       const rosterLink = roster
-        ? await this.nextRosterLink(roster.state, { op: "remove", keyVersion: roster.state.keyVersion, subjectId: userId, subjectKey: subject!.key, wraps: [] })
+        ? await this.nextRosterLink(roster.state, {
+            op: "remove",
+            keyVersion: roster.state.keyVersion,
+            subjectId: userId,
+            subjectKey: subject!.key,
+            wraps: [],
+          })
         : undefined;
       const result = await this.http.request<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>(
-        "DELETE", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: rosterLink ? { rosterLink } : undefined },
+        "DELETE",
+        `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,
+        { body: rosterLink ? { rosterLink } : undefined },
       );
       if (roster) {
         await this.sawRosterLink(rosterLink);
@@ -495,9 +589,20 @@ export class VaultClient {
       const subject = roster?.state.members.get(userId);
       if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
       const rosterLink = roster
-        ? await this.nextRosterLink(roster.state, { op: "role", keyVersion: roster.state.keyVersion, subjectId: userId, role, subjectKey: subject!.key, wraps: [] })
+        ? await this.nextRosterLink(roster.state, {
+            op: "role",
+            keyVersion: roster.state.keyVersion,
+            subjectId: userId,
+            role,
+            subjectKey: subject!.key,
+            wraps: [],
+          })
         : undefined;
-      const entry = await this.http.request<MemberEntry>("PATCH", `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`, { body: { role, rosterLink } });
+      const entry = await this.http.request<MemberEntry>(
+        "PATCH",
+        `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,
+        { body: { role, rosterLink } },
+      );
       await this.sawRosterLink(rosterLink);
       return entry;
     });
@@ -518,10 +623,16 @@ export class VaultClient {
     const seen = await this.rosterHeads.get(vaultId);
     if (seen) {
       if (!state || state.seq < seen.seq) {
-        throw new SecurityError("ROSTER_ROLLBACK", `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`);
+        throw new SecurityError(
+          "ROSTER_ROLLBACK",
+          `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`,
+        );
       }
       if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
-        throw new SecurityError("ROSTER_ROLLBACK", `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`);
+        throw new SecurityError(
+          "ROSTER_ROLLBACK",
+          `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
+        );
       }
     }
     if (!state) return null;
@@ -539,14 +650,32 @@ export class VaultClient {
     const [vault, members] = await Promise.all([this.getVault(vaultId), this.members(vaultId)]);
     const report = await this.verifyVault(vaultId);
     if (!report.ok) {
-      throw new SecurityError("INCONSISTENT", `not vouching for the members of vault "${vault.vaultName}": ${[...report.problems, ...report.members.flatMap((m) => m.problems)].join("; ")}`);
+      throw new SecurityError(
+        "INCONSISTENT",
+        `not vouching for the members of vault "${vault.vaultName}": ${[...report.problems, ...report.members.flatMap((m) => m.problems)].join("; ")}`,
+      );
     }
     const checked = new Set(report.members.map((m) => `${m.userId}/${m.role}/${m.senderId}`));
-    if (report.keyVersion !== vault.keyVersion || members.length !== checked.size || members.some((m) => !checked.has(`${m.userId}/${m.role}/${m.senderId}`))) throw vaultMoved();
-    const listed = await Promise.all(members.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.keysOf(m.userId)) })));
+    if (
+      report.keyVersion !== vault.keyVersion ||
+      members.length !== checked.size ||
+      members.some((m) => !checked.has(`${m.userId}/${m.role}/${m.senderId}`))
+    )
+      throw vaultMoved();
+    const listed = await Promise.all(
+      members.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.keysOf(m.userId)) })),
+    );
     const rosterLink = await this.signRosterLink({
-      vaultId, seq: 0, prev: GENESIS_PREV, op: "adopt", actorId: this.account.userId, at: new Date().toISOString(), keyVersion: vault.keyVersion,
-      vaultType: vault.vaultType, members: listed.sort((a, b) => (a.userId < b.userId ? -1 : 1)), wraps: await rosterWraps(members),
+      vaultId,
+      seq: 0,
+      prev: GENESIS_PREV,
+      op: "adopt",
+      actorId: this.account.userId,
+      at: new Date().toISOString(),
+      keyVersion: vault.keyVersion,
+      vaultType: vault.vaultType,
+      members: listed.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+      wraps: await rosterWraps(members),
     });
     await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/roster`, { body: { rosterLink } });
     await this.sawRosterLink(rosterLink);
@@ -558,8 +687,18 @@ export class VaultClient {
   }
 
   /** The caller's signed link after `state`. */
-  private nextRosterLink(state: RosterState, fields: Omit<UnsignedLink, "vaultId" | "seq" | "prev" | "actorId" | "at">): Promise<RosterLink> {
-    return this.signRosterLink({ vaultId: state.vaultId, seq: state.seq + 1, prev: state.head, actorId: this.account.userId, at: new Date().toISOString(), ...fields });
+  private nextRosterLink(
+    state: RosterState,
+    fields: Omit<UnsignedLink, "vaultId" | "seq" | "prev" | "actorId" | "at">,
+  ): Promise<RosterLink> {
+    return this.signRosterLink({
+      vaultId: state.vaultId,
+      seq: state.seq + 1,
+      prev: state.head,
+      actorId: this.account.userId,
+      at: new Date().toISOString(),
+      ...fields,
+    });
   }
 
   /** Remembers the head a change of ours made. */
@@ -589,7 +728,10 @@ export class VaultClient {
     if (roster.state.keyVersion !== vault.keyVersion) {
       // A rekey between reading the vault and its roster, or the server's word against the roster: read the vault again to tell.
       if ((await this.getVault(vault.vaultId)).keyVersion !== vault.keyVersion) throw vaultMoved();
-      throw new SecurityError("WRAP_MISMATCH", `vault "${vault.vaultName}" is at key version ${vault.keyVersion} for the server, ${roster.state.keyVersion} for its signed roster`);
+      throw new SecurityError(
+        "WRAP_MISMATCH",
+        `vault "${vault.vaultName}" is at key version ${vault.keyVersion} for the server, ${roster.state.keyVersion} for its signed roster`,
+      );
     }
     const problem = await wrapProblem(roster.state, this.account.userId, vault);
     if (problem) throw problem;
@@ -642,24 +784,38 @@ export class VaultClient {
           const holder = await this.keysOf(userId);
           const recorded = roster?.state.members.get(userId)?.key;
           if (recorded && (await keyFingerprint(holder)) !== recorded) {
-            throw new SecurityError("KEY_CHANGED", `the keys the server shows for ${userId} are not the ones the vault's signed roster recorded`, userId);
+            throw new SecurityError(
+              "KEY_CHANGED",
+              `the keys the server shows for ${userId} are not the ones the vault's signed roster recorded`,
+              userId,
+            );
           }
           wrapped = await rsaOaepWrap(fromBase64(holder.publicKey), newKey);
         }
-        newKeys.push({ userId, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) });
+        newKeys.push({
+          userId,
+          encryptedVaultKey: toBase64(wrapped),
+          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+        });
         progress({ phase: "wraps", done: newKeys.length, total: recipients.length });
       }
       const rosterLink = roster
         ? await this.nextRosterLink(roster.state, {
-          op: "rekey", keyVersion: vault.keyVersion + 1, memberDigest: await memberDigest(roster.state.members), wraps: await rosterWraps(newKeys),
-        })
+            op: "rekey",
+            keyVersion: vault.keyVersion + 1,
+            memberDigest: await memberDigest(roster.state.members),
+            wraps: await rosterWraps(newKeys),
+          })
         : undefined;
 
       progress({ phase: "upload", done: 0, total: 1 });
       try {
-        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, { body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink } });
+        await this.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, {
+          body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink },
+        });
       } catch (err) {
-        const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && (err.field === "newKeys" || err.field === "items")));
+        const raced =
+          err instanceof ApiError && (err.status === 409 || (err.status === 400 && (err.field === "newKeys" || err.field === "items")));
         if ((raced || rosterRaced(err)) && attempt < maxAttempts) continue;
         throw err;
       }
@@ -694,7 +850,8 @@ export class VaultClient {
     try {
       roster = await this.verifiedRoster(vaultId);
       if (roster) {
-        if (roster.state.keyVersion !== vault.keyVersion) problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
+        if (roster.state.keyVersion !== vault.keyVersion)
+          problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
         for (const problem of await memberListProblems(roster.state, members)) problems.push(`signed roster: ${problem.message}`);
       } else {
         warnings.push("the vault has no signed roster: its member list is the server's word (an owner can adopt one)");
@@ -710,20 +867,31 @@ export class VaultClient {
 
     const checks: WrapCheck[] = [];
     for (const m of members) {
-      const check: WrapCheck = { userId: m.userId, email: emails.get(m.userId), role: m.role, senderId: m.senderId, ok: true, problems: [] };
+      const check: WrapCheck = {
+        userId: m.userId,
+        email: emails.get(m.userId),
+        role: m.role,
+        senderId: m.senderId,
+        ok: true,
+        problems: [],
+      };
       checks.push(check);
       try {
         const wrapped = fromBase64(m.encryptedVaultKey);
         if (m.vaultId !== vault.vaultId) check.problems.push(`the wrap belongs to vault ${m.vaultId}`);
-        const expectedSize = vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.keysOf(m.userId)).publicKey));
-        if (wrapped.length !== expectedSize) check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
+        const expectedSize =
+          vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.keysOf(m.userId)).publicKey));
+        if (wrapped.length !== expectedSize)
+          check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
         const sender = await this.keysOf(m.senderId);
         if (!(await ed25519Verify(fromBase64(sender.signingPublicKey), wrapped, fromBase64(m.wrapSignature)))) {
           check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
         }
         const senderRole = roles.get(m.senderId);
         if (senderRole !== "owner" && senderRole !== "admin") {
-          check.problems.push(`signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`);
+          check.problems.push(
+            `signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`,
+          );
         }
       } catch (err) {
         check.problems.push((err as Error).message);
@@ -731,8 +899,14 @@ export class VaultClient {
       check.ok = check.problems.length === 0;
     }
     return {
-      vaultId: vault.vaultId, vaultName: vault.vaultName, vaultType: vault.vaultType, keyVersion: vault.keyVersion,
-      ok: problems.length === 0 && checks.every((c) => c.ok), problems, warnings, members: checks,
+      vaultId: vault.vaultId,
+      vaultName: vault.vaultName,
+      vaultType: vault.vaultType,
+      keyVersion: vault.keyVersion,
+      ok: problems.length === 0 && checks.every((c) => c.ok),
+      problems,
+      warnings,
+      members: checks,
       roster: roster && { seq: roster.state.seq, head: roster.state.head },
     };
   }
@@ -784,7 +958,9 @@ export class VaultClient {
     const itemId = globalThis.crypto.randomUUID();
     return this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
-      const stored = await this.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, { body: { ...sealed, keyVersion } });
+      const stored = await this.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
+        body: { ...sealed, keyVersion },
+      });
       return toItem(stored, content);
     });
   }
@@ -793,9 +969,13 @@ export class VaultClient {
   editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
     return this.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
-      const stored = await this.http.request<StoredItem>("PUT", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`, {
-        body: { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, revision: opts.revision, keyVersion },
-      });
+      const stored = await this.http.request<StoredItem>(
+        "PUT",
+        `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
+        {
+          body: { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, revision: opts.revision, keyVersion },
+        },
+      );
       return toItem(stored, content);
     });
   }
@@ -823,7 +1003,11 @@ export class VaultClient {
 
   // ---- Invites ----------------------------------------------------------------------------------
 
-  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<{ inviteId: string; token: string; expiresAt: string }> {
+  createInvite(
+    email: string,
+    role: "admin" | "member" = "member",
+    expiresIn?: string,
+  ): Promise<{ inviteId: string; token: string; expiresAt: string }> {
     return this.http.request("POST", "/invites", { body: { email, role, expiresIn } });
   }
 
@@ -837,7 +1021,9 @@ export class VaultClient {
 
   /** The organization's audit log, newest first (owners and admins of the organization). */
   auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
-    return this.http.request("GET", "/audit", { query: { orgId: opts.orgId ?? this.account.orgId, limit: opts.limit, before: opts.before } });
+    return this.http.request("GET", "/audit", {
+      query: { orgId: opts.orgId ?? this.account.orgId, limit: opts.limit, before: opts.before },
+    });
   }
 
   /** The server's check of the organization's audit hash chain. */
@@ -856,11 +1042,21 @@ export class VaultClient {
  * it, has another role, or the wrap is not the one the roster vouches for (by its SHA-256) or was
  * made by someone else.
  */
-async function wrapProblem(state: RosterState, userId: string, shown: Pick<MemberEntry, "encryptedVaultKey" | "senderId" | "role">): Promise<SecurityError | undefined> {
+async function wrapProblem(
+  state: RosterState,
+  userId: string,
+  shown: Pick<MemberEntry, "encryptedVaultKey" | "senderId" | "role">,
+): Promise<SecurityError | undefined> {
   const member = state.members.get(userId);
   const wrap = state.wraps.get(userId);
-  if (!member || !wrap) return new SecurityError("MEMBER_LIST_MISMATCH", `${userId} is not a member according to the vault's signed roster`, userId);
-  if (member.role !== shown.role) return new SecurityError("MEMBER_LIST_MISMATCH", `the server shows ${userId} as ${shown.role}, the signed roster as ${member.role}`, userId);
+  if (!member || !wrap)
+    return new SecurityError("MEMBER_LIST_MISMATCH", `${userId} is not a member according to the vault's signed roster`, userId);
+  if (member.role !== shown.role)
+    return new SecurityError(
+      "MEMBER_LIST_MISMATCH",
+      `the server shows ${userId} as ${shown.role}, the signed roster as ${member.role}`,
+      userId,
+    );
   let digest = "";
   try {
     digest = await sha256Hex(fromBase64(shown.encryptedVaultKey));
@@ -868,10 +1064,18 @@ async function wrapProblem(state: RosterState, userId: string, shown: Pick<Membe
     // not base64: cannot be the vouched wrap
   }
   if (digest !== wrap.sha256) {
-    return new SecurityError("WRAP_MISMATCH", `the wrap the server shows for ${userId} is not the one the vault's signed roster vouches for (moved from another vault, or an old one)`, userId);
+    return new SecurityError(
+      "WRAP_MISMATCH",
+      `the wrap the server shows for ${userId} is not the one the vault's signed roster vouches for (moved from another vault, or an old one)`,
+      userId,
+    );
   }
   if (wrap.senderId && wrap.senderId !== shown.senderId) {
-    return new SecurityError("WRAP_MISMATCH", `the wrap for ${userId} was made by ${wrap.senderId} according to the signed roster, not by ${shown.senderId}`, userId);
+    return new SecurityError(
+      "WRAP_MISMATCH",
+      `the wrap for ${userId} was made by ${wrap.senderId} according to the signed roster, not by ${shown.senderId}`,
+      userId,
+    );
   }
   return undefined;
 }
@@ -880,9 +1084,17 @@ async function wrapProblem(state: RosterState, userId: string, shown: Pick<Membe
 async function memberListProblems(state: RosterState, members: readonly MemberEntry[]): Promise<SecurityError[]> {
   const problems: SecurityError[] = [];
   const listed = new Set(members.map((m) => m.userId));
-  if (listed.size !== members.length) problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
+  if (listed.size !== members.length)
+    problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
   for (const userId of state.members.keys()) {
-    if (!listed.has(userId)) problems.push(new SecurityError("MEMBER_LIST_MISMATCH", `the server's member list leaves out ${userId}, a member according to the signed roster`, userId));
+    if (!listed.has(userId))
+      problems.push(
+        new SecurityError(
+          "MEMBER_LIST_MISMATCH",
+          `the server's member list leaves out ${userId}, a member according to the signed roster`,
+          userId,
+        ),
+      );
   }
   for (const m of members) {
     const problem = await wrapProblem(state, m.userId, m);
@@ -893,7 +1105,12 @@ async function memberListProblems(state: RosterState, members: readonly MemberEn
 
 function toItem(stored: StoredItem, content: ItemContent): Item {
   return {
-    itemId: stored.itemId, vaultId: stored.vaultId, name: content.name, fields: content.fields,
-    revision: stored.revision, createdAt: stored.createdAt, updatedAt: stored.updatedAt,
+    itemId: stored.itemId,
+    vaultId: stored.vaultId,
+    name: content.name,
+    fields: content.fields,
+    revision: stored.revision,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
   };
 }

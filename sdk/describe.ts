@@ -7,11 +7,17 @@ export function describeLink(link: RosterLink, name: (userId: string) => string)
   const subject = link.subjectId ? name(link.subjectId) : "";
   const key = link.subjectKey ? ` (keys ${groupedFingerprint(link.subjectKey).slice(0, 19)}…)` : "";
   switch (link.op) {
-    case "create": return `created the ${link.vaultType} vault, as its owner${key}`;
-    case "adopt": return `adopted a roster for the vault's ${link.members!.length} members: ${link.members!.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`;
-    case "add": return `added ${subject} as ${link.role}${key}`;
-    case "role": return `made ${subject} ${link.role}`;
-    case "remove": return link.subjectId === link.actorId ? "left the vault" : `removed ${subject}`;
-    case "rekey": return `rekeyed: key version ${link.keyVersion}, wrapped for ${link.wraps.length} member${link.wraps.length === 1 ? "" : "s"}`;
+    case "create":
+      return `created the ${link.vaultType} vault, as its owner${key}`;
+    case "adopt":
+      return `adopted a roster for the vault's ${link.members!.length} members: ${link.members!.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`;
+    case "add":
+      return `added ${subject} as ${link.role}${key}`;
+    case "role":
+      return `made ${subject} ${link.role}`;
+    case "remove":
+      return link.subjectId === link.actorId ? "left the vault" : `removed ${subject}`;
+    case "rekey":
+      return `rekeyed: key version ${link.keyVersion}, wrapped for ${link.wraps.length} member${link.wraps.length === 1 ? "" : "s"}`;
   }
 }

@@ -51,7 +51,10 @@ export class SecurityError extends Error {
 export class WeakPasswordError extends Error {
   override readonly name = "WeakPasswordError";
   readonly code = "WEAK_PASSWORD";
-  constructor(readonly reasons: string[], readonly suggestions: string[] = []) {
+  constructor(
+    readonly reasons: string[],
+    readonly suggestions: string[] = [],
+  ) {
     super(`the master password is too weak: ${reasons.join(" ")}`);
   }
 }

@@ -5,16 +5,42 @@
  */
 export { VaultClient } from "./client";
 export type {
-  Account, AuditRecord, Invite, Item, MemberEntry, OrgRole, RekeyProgress, RekeyResult, StoredItem, Vault, VaultClientOptions,
-  VaultRole, VaultVerification, VerifiedRoster, WrapCheck,
+  Account,
+  AuditRecord,
+  Invite,
+  Item,
+  MemberEntry,
+  OrgRole,
+  RekeyProgress,
+  RekeyResult,
+  StoredItem,
+  Vault,
+  VaultClientOptions,
+  VaultRole,
+  VaultVerification,
+  VerifiedRoster,
+  WrapCheck,
 } from "./client";
 export { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";
 export { Transport, type Tokens, type TransportOptions } from "./http";
 export { itemAssociatedData, openItem, sealItem, type ItemContent, type SealedItem } from "./items";
 export {
-  bundleFingerprint, bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, createAccountKeys, deriveAccountSecrets, DEFAULT_ARGON2ID, DEFAULT_PBKDF2,
-  newKdfParams, openAccountKeys, type AccountKeys, type DeriveMasterKey, type KdfChoice, type PublicKeyBundle, type RegistrationKeys,
+  bundleFingerprint,
+  bundleSelfSignatureVerifies,
+  groupedFingerprint,
+  keyFingerprint,
+  createAccountKeys,
+  deriveAccountSecrets,
+  DEFAULT_ARGON2ID,
+  DEFAULT_PBKDF2,
+  newKdfParams,
+  openAccountKeys,
+  type AccountKeys,
+  type DeriveMasterKey,
+  type KdfChoice,
+  type PublicKeyBundle,
+  type RegistrationKeys,
   type StoredAccountKeys,
 } from "./keys";
 export { MemoryPinStore, MemoryRosterHeadStore, type KeptValues, type PinStore, type RosterHead, type RosterHeadStore } from "./pins";

@@ -46,6 +46,9 @@ export async function openItem(vaultKey: Bytes, vaultId: string, item: SealedIte
     if (typeof fields !== "object" || fields === null || Array.isArray(fields)) throw new Error("fields are not an object");
     return { name: fromUtf8(name), fields: fields as Record<string, string> };
   } catch {
-    throw new SecurityError("TAMPERED", `item ${item.itemId} does not open under this vault's key: it was altered, moved or encrypted under another key`);
+    throw new SecurityError(
+      "TAMPERED",
+      `item ${item.itemId} does not open under this vault's key: it was altered, moved or encrypted under another key`,
+    );
   }
 }

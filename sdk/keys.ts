@@ -6,9 +6,24 @@
 import { concatBytes, equalBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
 import { SecurityError, UnlockError } from "./errors";
 import {
-  deriveMasterKey, ed25519Sign, ed25519Verify, gcmDecrypt, gcmEncrypt, generateEd25519KeyPair, generateRsaKeyPair,
-  importEd25519PrivateKey, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, sha256, splitMasterKey,
-  type Argon2idParams, type CryptoKey, type KdfParams, type Pbkdf2Params,
+  deriveMasterKey,
+  ed25519Sign,
+  ed25519Verify,
+  gcmDecrypt,
+  gcmEncrypt,
+  generateEd25519KeyPair,
+  generateRsaKeyPair,
+  importEd25519PrivateKey,
+  importRsaPrivateKey,
+  randomBytes,
+  rsaOaepUnwrap,
+  rsaOaepWrap,
+  sha256,
+  splitMasterKey,
+  type Argon2idParams,
+  type CryptoKey,
+  type KdfParams,
+  type Pbkdf2Params,
 } from "./primitives";
 
 /** Argon2id as Bitwarden sets it by default: 3 passes over 64 MiB in 4 lanes. */
@@ -55,13 +70,18 @@ export interface AccountKeys {
 /** How the master key is derived: `deriveMasterKey` here, or the same code elsewhere (a browser's Web Worker). */
 export type DeriveMasterKey = (password: string, kdf: KdfParams) => Promise<Bytes>;
 
-export async function deriveAccountSecrets(password: string, kdf: KdfParams, derive: DeriveMasterKey = deriveMasterKey): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
+export async function deriveAccountSecrets(
+  password: string,
+  kdf: KdfParams,
+  derive: DeriveMasterKey = deriveMasterKey,
+): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
   return splitMasterKey(await derive(password, kdf));
 }
 
 /** Everything registration needs, generated here: the server receives public keys and ciphertext. */
 export async function createAccountKeys(
-  password: string, opts: { kdf?: KdfParams; rsaBits?: number; derive?: DeriveMasterKey } = {},
+  password: string,
+  opts: { kdf?: KdfParams; rsaBits?: number; derive?: DeriveMasterKey } = {},
 ): Promise<{ registration: RegistrationKeys; keys: AccountKeys }> {
   const kdf = opts.kdf ?? newKdfParams();
   const [{ authHash, stretchedKey }, rsa, ed] = await Promise.all([
@@ -124,7 +144,8 @@ export async function openAccountKeys(stretchedKey: Bytes, stored: StoredAccount
   } catch {
     unwrapped = false;
   }
-  if (!signed || !unwrapped) throw new SecurityError("INCONSISTENT", "the server's copy of your public keys does not match your private keys");
+  if (!signed || !unwrapped)
+    throw new SecurityError("INCONSISTENT", "the server's copy of your public keys does not match your private keys");
   return keys;
 }
 

@@ -25,9 +25,15 @@ let loading: Promise<Check> | undefined;
 
 async function loadCheck(): Promise<Check> {
   const [{ ZxcvbnFactory }, common, en] = await Promise.all([
-    import("@zxcvbn-ts/core"), import("@zxcvbn-ts/language-common"), import("@zxcvbn-ts/language-en"),
+    import("@zxcvbn-ts/core"),
+    import("@zxcvbn-ts/language-common"),
+    import("@zxcvbn-ts/language-en"),
   ]);
-  const zxcvbn = new ZxcvbnFactory({ dictionary: { ...common.dictionary, ...en.dictionary }, graphs: common.adjacencyGraphs, translations: en.translations });
+  const zxcvbn = new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...en.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: en.translations,
+  });
   return (password, userInputs) => {
     const result = zxcvbn.check(password, userInputs);
     return { score: result.score, warning: result.feedback.warning, suggestions: result.feedback.suggestions };
@@ -36,18 +42,24 @@ async function loadCheck(): Promise<Check> {
 
 /** Words of an email an attacker would try first: `ada.lovelace@acme.example` -> ada, lovelace, acme. */
 export function emailWords(email: string): string[] {
-  return email.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3 && w !== "com" && w !== "org");
+  return email
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length >= 3 && w !== "com" && w !== "org");
 }
 
 export async function checkMasterPassword(password: string, userInputs: string[] = []): Promise<PasswordVerdict> {
   const normalized = password.normalize("NFKC");
   const reasons: string[] = [];
   const length = [...normalized].length;
-  if (length < MIN_MASTER_PASSWORD_LENGTH) reasons.push(`It has ${length} characters; a master password needs at least ${MIN_MASTER_PASSWORD_LENGTH}.`);
+  if (length < MIN_MASTER_PASSWORD_LENGTH)
+    reasons.push(`It has ${length} characters; a master password needs at least ${MIN_MASTER_PASSWORD_LENGTH}.`);
   const check = await (loading ??= loadCheck());
   const { score, warning, suggestions } = check(normalized, userInputs);
   if (score < MIN_MASTER_PASSWORD_SCORE) {
-    reasons.push(`${warning ? `${warning.replace(/\.?$/, ".")} ` : ""}It is too easy to guess (strength ${score} of 4; at least ${MIN_MASTER_PASSWORD_SCORE} needed).`);
+    reasons.push(
+      `${warning ? `${warning.replace(/\.?$/, ".")} ` : ""}It is too easy to guess (strength ${score} of 4; at least ${MIN_MASTER_PASSWORD_SCORE} needed).`,
+    );
   }
   return { ok: reasons.length === 0, score, reasons, suggestions };
 }

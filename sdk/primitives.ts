@@ -112,12 +112,14 @@ export interface RsaKeyPair {
 }
 
 export async function generateRsaKeyPair(modulusBits = 3072): Promise<RsaKeyPair> {
-  const pair = await subtle.generateKey(
-    { ...RSA_OAEP, modulusLength: modulusBits, publicExponent: new Uint8Array([1, 0, 1]) },
-    true,
-    ["encrypt", "decrypt"],
-  );
-  const [publicKeyDer, privateKeyPkcs8] = await Promise.all([subtle.exportKey("spki", pair.publicKey), subtle.exportKey("pkcs8", pair.privateKey)]);
+  const pair = await subtle.generateKey({ ...RSA_OAEP, modulusLength: modulusBits, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+    "encrypt",
+    "decrypt",
+  ]);
+  const [publicKeyDer, privateKeyPkcs8] = await Promise.all([
+    subtle.exportKey("spki", pair.publicKey),
+    subtle.exportKey("pkcs8", pair.privateKey),
+  ]);
   return { publicKeyDer: new Uint8Array(publicKeyDer), privateKeyPkcs8: new Uint8Array(privateKeyPkcs8), privateKey: pair.privateKey };
 }
 

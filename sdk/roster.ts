@@ -77,7 +77,10 @@ export interface RosterLink extends UnsignedLink {
 /** A link that breaks the format or the rules; `field` is the link's field at fault. */
 export class RosterLinkError extends Error {
   override readonly name = "RosterLinkError";
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -97,7 +100,9 @@ export function canonicalJson(value: unknown): string {
   }
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   throw new TypeError(`canonicalJson: unsupported ${value === null ? "null" : typeof value}`);
@@ -196,7 +201,11 @@ function oneOf<T extends string>(o: Record<string, unknown>, field: string, valu
   return v as T;
 }
 
-function sortedEntries<T extends { userId: string }>(o: Record<string, unknown>, field: string, parse: (e: Record<string, unknown>) => T): T[] {
+function sortedEntries<T extends { userId: string }>(
+  o: Record<string, unknown>,
+  field: string,
+  parse: (e: Record<string, unknown>) => T,
+): T[] {
   const v = o[field];
   if (!Array.isArray(v) || v.length > MAX_LINK_MEMBERS) fail(field, `${field} must be an array of at most ${MAX_LINK_MEMBERS} entries`);
   const out = v.map((e) => {
@@ -210,7 +219,8 @@ function sortedEntries<T extends { userId: string }>(o: Record<string, unknown>,
 }
 
 function exactKeys(o: Record<string, unknown>, keys: readonly string[], field: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) fail(field === "" ? k : field, `unknown field ${field === "" ? k : `${field}.${k}`}`);
+  for (const k of Object.keys(o))
+    if (!keys.includes(k)) fail(field === "" ? k : field, `unknown field ${field === "" ? k : `${field}.${k}`}`);
 }
 
 /**
@@ -249,7 +259,11 @@ export function parseLink(raw: unknown): RosterLink {
   if (o.members !== undefined) {
     link.members = sortedEntries(o, "members", (e) => {
       exactKeys(e, ["userId", "role", "key"], "members");
-      return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), role: oneOf<VaultRole>(e, "role", ROLES), key: str(e, "key", HEX64, "64 lower-case hex digits") };
+      return {
+        userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"),
+        role: oneOf<VaultRole>(e, "role", ROLES),
+        key: str(e, "key", HEX64, "64 lower-case hex digits"),
+      };
     });
   }
   return link;
@@ -321,14 +335,17 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
 
   if (link.op === "rekey") {
     if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);
-    if (link.keyVersion !== before.keyVersion + 1) fail("keyVersion", `a rekey makes key version ${before.keyVersion + 1}, not ${link.keyVersion}`);
-    if (beforeMemberDigest === undefined || link.memberDigest !== beforeMemberDigest) fail("memberDigest", "memberDigest is not the digest of the vault's members");
+    if (link.keyVersion !== before.keyVersion + 1)
+      fail("keyVersion", `a rekey makes key version ${before.keyVersion + 1}, not ${link.keyVersion}`);
+    if (beforeMemberDigest === undefined || link.memberDigest !== beforeMemberDigest)
+      fail("memberDigest", "memberDigest is not the digest of the vault's members");
     if (!sameUsers(link.wraps, [...members.keys()])) fail("wraps", "a rekey wraps the new key for exactly the vault's members");
     keyVersion = link.keyVersion;
     for (const w of link.wraps) wraps.set(w.userId, { sha256: w.sha256, keyVersion, senderId: link.actorId });
     rekeyRequired = false;
   } else {
-    if (link.keyVersion !== before.keyVersion) fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    if (link.keyVersion !== before.keyVersion)
+      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
     const subjectId = link.subjectId!;
     const subject = members.get(subjectId);
     if (link.op === "add") {
@@ -349,7 +366,8 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
         if (ownersAfter(countOwners(members), subject.role, link.role!) < 1) fail("role", "the last owner cannot be demoted");
         members.set(subjectId, { ...subject, role: link.role! });
       } else {
-        if (!mayRemoveMember(actor.role, subject.role, subjectId === link.actorId)) fail("actorId", `a vault ${actor.role} may not remove a vault ${subject.role}`);
+        if (!mayRemoveMember(actor.role, subject.role, subjectId === link.actorId))
+          fail("actorId", `a vault ${actor.role} may not remove a vault ${subject.role}`);
         if (ownersAfter(countOwners(members), subject.role, null) < 1) fail("subjectId", "the last owner cannot be removed");
         members.delete(subjectId);
         wraps.delete(subjectId);
@@ -366,7 +384,11 @@ function applyCreate(link: RosterLink, hash: string): RosterState {
   if (link.keyVersion !== 1) fail("keyVersion", "a new vault's key version is 1");
   if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a create link carries exactly the creator's wrap");
   return {
-    vaultId: link.vaultId, vaultType: link.vaultType!, seq: 0, head: hash, keyVersion: 1,
+    vaultId: link.vaultId,
+    vaultType: link.vaultType!,
+    seq: 0,
+    head: hash,
+    keyVersion: 1,
     members: new Map([[link.actorId, { role: "owner", key: link.subjectKey! }]]),
     wraps: new Map([[link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: 1, senderId: link.actorId }]]),
     rekeyRequired: false,
@@ -378,9 +400,19 @@ function applyAdopt(link: RosterLink, hash: string): RosterState {
   const actor = members.find((m) => m.userId === link.actorId);
   if (!actor || !mayDo(actor.role, "adoptRoster")) fail("actorId", "only an owner of the vault adopts a roster for it");
   if (link.vaultType === "personal" && members.length !== 1) fail("members", "a personal vault has exactly one member");
-  if (!sameUsers(link.wraps, members.map((m) => m.userId))) fail("wraps", "an adopt link names exactly one wrap per member");
+  if (
+    !sameUsers(
+      link.wraps,
+      members.map((m) => m.userId),
+    )
+  )
+    fail("wraps", "an adopt link names exactly one wrap per member");
   return {
-    vaultId: link.vaultId, vaultType: link.vaultType!, seq: 0, head: hash, keyVersion: link.keyVersion,
+    vaultId: link.vaultId,
+    vaultType: link.vaultType!,
+    seq: 0,
+    head: hash,
+    keyVersion: link.keyVersion,
     members: new Map(members.map((m) => [m.userId, { role: m.role, key: m.key }])),
     wraps: new Map(link.wraps.map((w) => [w.userId, { sha256: w.sha256, keyVersion: link.keyVersion }])),
     rekeyRequired: false,
@@ -401,7 +433,11 @@ export interface SignerKeys {
  * chain itself recorded for them (at create, add or adopt). Throws `SecurityError`
  * (`ROSTER_BROKEN`, or `BAD_SIGNATURE` for a signature) naming the link. An empty chain is null.
  */
-export async function replayRoster(vaultId: string, rawLinks: readonly unknown[], signerKeys: (userId: string) => Promise<SignerKeys>): Promise<RosterState | null> {
+export async function replayRoster(
+  vaultId: string,
+  rawLinks: readonly unknown[],
+  signerKeys: (userId: string) => Promise<SignerKeys>,
+): Promise<RosterState | null> {
   let state: RosterState | null = null;
   const checkedKeys = new Map<string, SignerKeys>();
   for (const [index, raw] of rawLinks.entries()) {

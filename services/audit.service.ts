@@ -25,7 +25,11 @@ export function auditService({ store }: Runtime): ServiceSchema {
         params: { orgId, limit: { ...seqNumber, max: MAX_AUDIT_PAGE, optional: true }, before: { ...seqNumber, optional: true } },
         async handler(ctx: Ctx<{ orgId: string; limit?: number; before?: number }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "read the audit log");
-          const events = await store.audit.listAuditRecords({ orgId: ctx.params.orgId, limit: ctx.params.limit ?? DEFAULT_AUDIT_PAGE, before: ctx.params.before });
+          const events = await store.audit.listAuditRecords({
+            orgId: ctx.params.orgId,
+            limit: ctx.params.limit ?? DEFAULT_AUDIT_PAGE,
+            before: ctx.params.before,
+          });
           const last = events[events.length - 1];
           // Seqs have no gaps: older records exist exactly when the last one shown is not the first.
           return { events, nextBefore: last && last.seq > 1 ? last.seq : null };
@@ -37,7 +41,9 @@ export function auditService({ store }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "verify the audit log");
           const head = await store.audit.auditHead(ctx.params.orgId);
-          return verifyAuditChain(head, (after, upTo, limit) => store.audit.readAuditChain({ orgId: ctx.params.orgId, afterSeq: after, upToSeq: upTo, limit }));
+          return verifyAuditChain(head, (after, upTo, limit) =>
+            store.audit.readAuditChain({ orgId: ctx.params.orgId, afterSeq: after, upToSeq: upTo, limit }),
+          );
         },
       },
     },

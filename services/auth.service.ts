@@ -44,12 +44,22 @@ export function authService(rt: Runtime): ServiceSchema {
   function newRefreshToken() {
     const token = newOpaqueToken();
     const now = clock.nowMs();
-    return { token, tokenHash: hashToken(token), createdAt: timestamp(new Date(now)), expiresAt: timestamp(new Date(now + config.refreshTokenTtlMs)) };
+    return {
+      token,
+      tokenHash: hashToken(token),
+      createdAt: timestamp(new Date(now)),
+      expiresAt: timestamp(new Date(now + config.refreshTokenTtlMs)),
+    };
   }
 
   async function tokenPair(user: Pick<UserRecord, "userId" | "orgId" | "role">, refreshToken: string) {
     const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role };
-    return { accessToken: await accessTokens.issue(caller), refreshToken, tokenType: "Bearer" as const, expiresIn: accessTokens.lifetimeSec };
+    return {
+      accessToken: await accessTokens.issue(caller),
+      refreshToken,
+      tokenType: "Bearer" as const,
+      expiresIn: accessTokens.lifetimeSec,
+    };
   }
 
   return {
@@ -140,7 +150,9 @@ export function authService(rt: Runtime): ServiceSchema {
             await events.emit("invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
           } else {
             user = await store.accounts.registerOwnerOfNewOrg({
-              user: newUser, org: { orgId: newId(), name: orgName, createdAt: now }, onlyIfFirstUser: config.registrationMode === "invite",
+              user: newUser,
+              org: { orgId: newId(), name: orgName, createdAt: now },
+              onlyIfFirstUser: config.registrationMode === "invite",
             });
           }
           await events.emit("user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
@@ -170,7 +182,13 @@ export function authService(rt: Runtime): ServiceSchema {
           }
           await counters.add(key, -1, config.loginFailureWindowMs);
           const refresh = newRefreshToken();
-          await store.accounts.saveRefreshToken({ tokenHash: refresh.tokenHash, familyId: newId(), userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt });
+          await store.accounts.saveRefreshToken({
+            tokenHash: refresh.tokenHash,
+            familyId: newId(),
+            userId: user.userId,
+            createdAt: refresh.createdAt,
+            expiresAt: refresh.expiresAt,
+          });
           return {
             ...(await tokenPair(user, refresh.token)),
             userId: user.userId,
@@ -190,8 +208,15 @@ export function authService(rt: Runtime): ServiceSchema {
         params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const next = newRefreshToken();
-          const outcome = await store.accounts.rotateRefreshToken({ oldHash: hashToken(ctx.params.refreshToken), next, now: clock.timestamp() });
-          if (!outcome.ok) throw unauthorized(outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token");
+          const outcome = await store.accounts.rotateRefreshToken({
+            oldHash: hashToken(ctx.params.refreshToken),
+            next,
+            now: clock.timestamp(),
+          });
+          if (!outcome.ok)
+            throw unauthorized(
+              outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token",
+            );
           const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw unauthorized("Invalid refresh token");
           return tokenPair(user, next.token);

@@ -29,7 +29,12 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
     name: "invites",
     actions: {
       create: {
-        params: { ...STRICT, email, role: { type: "enum", values: [...GRANTABLE_ROLES] }, expiresIn: { type: "string", min: 1, max: 16, optional: true } },
+        params: {
+          ...STRICT,
+          email,
+          role: { type: "enum", values: [...GRANTABLE_ROLES] },
+          expiresIn: { type: "string", min: 1, max: 16, optional: true },
+        },
         async handler(ctx: Ctx<{ email: string; role: GrantableRole; expiresIn?: string }>) {
           const caller = callerOf(ctx);
           assertInviteManager(caller);
@@ -39,8 +44,14 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const token = newOpaqueToken();
           const now = new Date(clock.nowMs());
           const invite: Invite = {
-            inviteId: newId(), orgId: caller.orgId, email: address, role: ctx.params.role, inviterId: caller.userId,
-            status: "pending", expiresAt: timestamp(new Date(now.getTime() + ttlMs)), createdAt: timestamp(now),
+            inviteId: newId(),
+            orgId: caller.orgId,
+            email: address,
+            role: ctx.params.role,
+            inviterId: caller.userId,
+            status: "pending",
+            expiresAt: timestamp(new Date(now.getTime() + ttlMs)),
+            createdAt: timestamp(now),
           };
           await store.invites.createInvite({ invite, tokenHash: hashToken(token) });
           metrics.inviteCreated();
@@ -85,7 +96,8 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
             throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
           }
           const { token } = ctx.params;
-          if (typeof token !== "string" || token.length < 1 || token.length > 512) throw invalid("token must be a string of 1 to 512 characters", "token");
+          if (typeof token !== "string" || token.length < 1 || token.length > 512)
+            throw invalid("token must be a string of 1 to 512 characters", "token");
           const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, clock.timestamp())) throw notRedeemable();

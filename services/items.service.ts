@@ -48,7 +48,13 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.items.createItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId ?? newId(), write: p, now: clock.timestamp() });
+          const item = await store.items.createItem({
+            vaultId: p.vaultId,
+            actorId: caller.userId,
+            itemId: p.itemId ?? newId(),
+            write: p,
+            now: clock.timestamp(),
+          });
           await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
           created(ctx, `/vaults/${p.vaultId}/items/${item.itemId}`);
           return item;
@@ -56,12 +62,24 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
       },
 
       update: {
-        params: { ...STRICT, vaultId: pathId, itemId: pathId, ...content, revision: { type: "number", integer: true, positive: true, optional: true } },
+        params: {
+          ...STRICT,
+          vaultId: pathId,
+          itemId: pathId,
+          ...content,
+          revision: { type: "number", integer: true, positive: true, optional: true },
+        },
         async handler(ctx: Ctx<WriteParams & { itemId: string; revision?: number }>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
-          const item = await store.items.updateItem({ vaultId: p.vaultId, actorId: caller.userId, itemId: p.itemId, write: p, now: clock.timestamp() });
+          const item = await store.items.updateItem({
+            vaultId: p.vaultId,
+            actorId: caller.userId,
+            itemId: p.itemId,
+            write: p,
+            now: clock.timestamp(),
+          });
           await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
           return item;
         },
@@ -72,7 +90,12 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
           const caller = callerOf(ctx);
           await store.items.deleteItem({ vaultId: ctx.params.vaultId, actorId: caller.userId, itemId: ctx.params.itemId });
-          await events.emit("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId, itemId: ctx.params.itemId });
+          await events.emit("item.deleted", {
+            actorId: caller.userId,
+            orgId: caller.orgId,
+            vaultId: ctx.params.vaultId,
+            itemId: ctx.params.itemId,
+          });
           return noContent(ctx);
         },
       },

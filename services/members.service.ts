@@ -36,8 +36,14 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
 
       add: {
         params: {
-          ...STRICT, vaultId: pathId, recipientUserId: uuid, encryptedVaultKey: wrappedKey, wrapSignature: signature,
-          role: { type: "enum", values: [...GRANTABLE_ROLES] }, keyVersion, rosterLink,
+          ...STRICT,
+          vaultId: pathId,
+          recipientUserId: uuid,
+          encryptedVaultKey: wrappedKey,
+          wrapSignature: signature,
+          role: { type: "enum", values: [...GRANTABLE_ROLES] },
+          keyVersion,
+          rosterLink,
         },
         async handler(ctx: Ctx<AddParams>) {
           const caller = callerOf(ctx);
@@ -47,12 +53,21 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
             vaultId: p.vaultId,
             actorId: caller.userId,
             member: {
-              userId: p.recipientUserId, role: p.role, encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, keyVersion: p.keyVersion,
+              userId: p.recipientUserId,
+              role: p.role,
+              encryptedVaultKey: p.encryptedVaultKey,
+              wrapSignature: p.wrapSignature,
+              keyVersion: p.keyVersion,
               rosterLink: link,
             },
             now: clock.timestamp(),
           });
-          await events.emit("vault.member.added", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, targetUserId: p.recipientUserId });
+          await events.emit("vault.member.added", {
+            actorId: caller.userId,
+            orgId: caller.orgId,
+            vaultId: p.vaultId,
+            targetUserId: p.recipientUserId,
+          });
           return noContent(ctx);
         },
       },
@@ -63,7 +78,14 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const entry = await store.vaults.changeMemberRole({ vaultId, actorId: caller.userId, targetId: userId, role, now: clock.timestamp(), rosterLink: link });
+          const entry = await store.vaults.changeMemberRole({
+            vaultId,
+            actorId: caller.userId,
+            targetId: userId,
+            role,
+            now: clock.timestamp(),
+            rosterLink: link,
+          });
           await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return entry;
         },
@@ -76,7 +98,13 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
-          const result = await store.vaults.removeMember({ vaultId, actorId: caller.userId, targetId: userId, now: clock.timestamp(), rosterLink: link });
+          const result = await store.vaults.removeMember({
+            vaultId,
+            actorId: caller.userId,
+            targetId: userId,
+            now: clock.timestamp(),
+            rosterLink: link,
+          });
           await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
           return result;
         },

@@ -28,7 +28,9 @@ const REKEY_BODY = {
       type: "object",
       strict: "remove",
       props: {
-        itemId: uuid, encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES), encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES),
+        itemId: uuid,
+        encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES),
+        encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES),
         revision: { type: "number", integer: true, positive: true, optional: true },
       },
     },
@@ -77,7 +79,12 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
     items.forEach(assertItemSizes);
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
-    await store.vaults.rekeyVault({ vaultId, actorId: caller.userId, rekey: { newKeys, items, keyVersion, rosterLink: link }, now: clock.timestamp() });
+    await store.vaults.rekeyVault({
+      vaultId,
+      actorId: caller.userId,
+      rekey: { newKeys, items, keyVersion, rosterLink: link },
+      now: clock.timestamp(),
+    });
     metrics.rekey(items.length, performance.now() - started);
     await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);

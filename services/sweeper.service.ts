@@ -29,16 +29,21 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
       const log = this.logger;
       const tick = () => {
         if (running) return;
-        running = sweepOnce(store, locks, policy).then((outcome) => {
-          if (outcome.ran && outcome.invites + outcome.refreshTokens > 0) {
-            log.info(`swept ${outcome.invites} expired invites and ${outcome.refreshTokens} expired or revoked refresh tokens`);
-          }
-        }, (err: Error) => log.warn(`sweep failed (${err.name}); next one in ${config.sweepIntervalMs} ms`)).finally(() => {
-          running = undefined;
-          if (stopped) return;
-          timer = setTimeout(tick, config.sweepIntervalMs);
-          timer.unref();
-        });
+        running = sweepOnce(store, locks, policy)
+          .then(
+            (outcome) => {
+              if (outcome.ran && outcome.invites + outcome.refreshTokens > 0) {
+                log.info(`swept ${outcome.invites} expired invites and ${outcome.refreshTokens} expired or revoked refresh tokens`);
+              }
+            },
+            (err: Error) => log.warn(`sweep failed (${err.name}); next one in ${config.sweepIntervalMs} ms`),
+          )
+          .finally(() => {
+            running = undefined;
+            if (stopped) return;
+            timer = setTimeout(tick, config.sweepIntervalMs);
+            timer.unref();
+          });
       };
       timer = setTimeout(tick, Math.min(FIRST_SWEEP_MS, config.sweepIntervalMs));
       timer.unref();

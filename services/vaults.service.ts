@@ -37,7 +37,12 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
 
       create: {
         params: {
-          ...STRICT, name, type: { type: "enum", values: [...VAULT_TYPES] }, encryptedVaultKey: wrappedKey, wrapSignature: signature, rosterLink,
+          ...STRICT,
+          name,
+          type: { type: "enum", values: [...VAULT_TYPES] },
+          encryptedVaultKey: wrappedKey,
+          wrapSignature: signature,
+          rosterLink,
         },
         async handler(ctx: Ctx<CreateParams>) {
           const caller = callerOf(ctx);
@@ -57,8 +62,14 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
           const roster = link && decideCreateRoster(user, { vaultType: p.type, encryptedVaultKey: p.encryptedVaultKey }, link);
           const vault = await store.vaults.createVault({
             vault: {
-              vaultId: link?.vaultId ?? newId(), orgId: user.orgId, name: displayName, type: p.type, ownerId: user.userId,
-              encryptedVaultKey: p.encryptedVaultKey, wrapSignature: p.wrapSignature, roster,
+              vaultId: link?.vaultId ?? newId(),
+              orgId: user.orgId,
+              name: displayName,
+              type: p.type,
+              ownerId: user.userId,
+              encryptedVaultKey: p.encryptedVaultKey,
+              wrapSignature: p.wrapSignature,
+              roster,
             },
             now: clock.timestamp(),
           });
@@ -81,7 +92,12 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
         params: { ...STRICT, vaultId: pathId, name },
         async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
           const caller = callerOf(ctx);
-          const vault = await store.vaults.renameVault({ vaultId: ctx.params.vaultId, actorId: caller.userId, name: vaultName(ctx.params.name), now: clock.timestamp() });
+          const vault = await store.vaults.renameVault({
+            vaultId: ctx.params.vaultId,
+            actorId: caller.userId,
+            name: vaultName(ctx.params.name),
+            now: clock.timestamp(),
+          });
           await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           return vault;
         },

@@ -21,7 +21,13 @@ let db: pg.Client;
 
 beforeAll(async () => {
   // At info level, the audit worker says when a delivery repeats events it has recorded.
-  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "2s", SWEEP_INTERVAL: "1s", INVITE_RETENTION: "6s", LOG_LEVEL: "info" });
+  cluster = await startCluster({
+    REGISTRATION_MODE: "open",
+    EVENT_ACK_WAIT: "2s",
+    SWEEP_INTERVAL: "1s",
+    INVITE_RETENTION: "6s",
+    LOG_LEVEL: "info",
+  });
   db = new pg.Client({ connectionString: cluster.database.url });
   await db.connect();
 });
@@ -42,7 +48,9 @@ test("each route that changes state leaves exactly one audit record, with its ac
   for (const secret of secrets) expect(JSON.stringify(records)).not.toContain(secret);
   expect(await verify(api, owner)).toEqual({ ok: true, count: expected.length, head: records.at(-1).hash });
   // The largest seq PostgreSQL's column holds is a valid `before`; one more is refused, not a 500.
-  expect((await api.get(`/audit?orgId=${owner.orgId}&before=2147483647&limit=1`, { token: owner.token })).body.events[0].seq).toBe(expected.length);
+  expect((await api.get(`/audit?orgId=${owner.orgId}&before=2147483647&limit=1`, { token: owner.token })).body.events[0].seq).toBe(
+    expected.length,
+  );
   expect((await api.get(`/audit?orgId=${owner.orgId}&before=2147483648`, { token: owner.token })).status).toBe(400);
 });
 
@@ -56,7 +64,9 @@ test("SIGKILL of the audit worker while events flow, in the middle of its commit
   // after its batch is recorded and before it is acknowledged. JetStream delivers it again.
   await db.query(`CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.type = 'vault.renamed' AND NEW.vault_id = '${marked.vaultId}' THEN PERFORM pg_sleep(3); END IF; RETURN NULL; END $$`);
-  await db.query("CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON audit_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()");
+  await db.query(
+    "CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON audit_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit()",
+  );
   const workerPid = cluster.pid("audit-worker");
   const outputBefore = cluster.output().length;
   let created = 0;
@@ -65,7 +75,10 @@ test("SIGKILL of the audit worker while events flow, in the middle of its commit
   const writer = async (n: number) => {
     for (let i = 0; i < n; i++) {
       const itemId = randomUUID();
-      const res = await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "d", "n") });
+      const res = await api.post(`/vaults/${vaultId}/items`, {
+        token: owner.token,
+        body: encryptItem(vaultKey, vaultId, itemId, "d", "n"),
+      });
       expect(res.status).toBe(201);
       created++;
       lastWriteAt = Date.now();
@@ -83,7 +96,11 @@ test("SIGKILL of the audit worker while events flow, in the middle of its commit
     }
     const from = cluster.output().length;
     process.kill(workerPid, "SIGKILL");
-    await cluster.waitFor(new RegExp(`audit-worker \\(pid ${workerPid}\\) exited \\(SIGKILL\\); restarting[\\s\\S]*audit-worker started`), 10_000, from);
+    await cluster.waitFor(
+      new RegExp(`audit-worker \\(pid ${workerPid}\\) exited \\(SIGKILL\\); restarting[\\s\\S]*audit-worker started`),
+      10_000,
+      from,
+    );
     restartedAt = Date.now();
   };
   await Promise.all([killer(), ...Array.from({ length: 4 }, () => writer(100))]);
@@ -114,7 +131,8 @@ test("an audit row edited in the database is named by verify, whether or not its
   for (const name of ["a", "b", "c", "d", "e", "f"]) await api.patch(`/vaults/${vaultId}`, { token: owner.token, body: { name } });
   const records = await awaitAudit(api, owner, 8);
   expect(await verify(api, owner)).toMatchObject({ ok: true, count: 8 });
-  const row = (seq: number) => db.query("SELECT * FROM audit_events WHERE org_id = $1 AND seq = $2", [owner.orgId, seq]).then((r) => r.rows[0]);
+  const row = (seq: number) =>
+    db.query("SELECT * FROM audit_events WHERE org_id = $1 AND seq = $2", [owner.orgId, seq]).then((r) => r.rows[0]);
 
   // Someone with database access pins a rename on another user.
   const original = await row(5);
@@ -123,12 +141,31 @@ test("an audit row edited in the database is named by verify, whether or not its
 
   // ... and recomputes that record's hash: the next record's prevHash no longer matches.
   const r5 = { ...records[4], actorId: randomUUID() };
-  const canonical = [r5.prevHash, r5.eventId, r5.seq, r5.type, r5.at, r5.actorId, r5.orgId, r5.vaultId ?? null, r5.itemId ?? null, r5.targetUserId ?? null, r5.inviteId ?? null];
-  await db.query("UPDATE audit_events SET actor_id = $1, hash = $2 WHERE org_id = $3 AND seq = 5",
-    [r5.actorId, createHash("sha256").update(JSON.stringify(canonical)).digest("hex"), owner.orgId]);
+  const canonical = [
+    r5.prevHash,
+    r5.eventId,
+    r5.seq,
+    r5.type,
+    r5.at,
+    r5.actorId,
+    r5.orgId,
+    r5.vaultId ?? null,
+    r5.itemId ?? null,
+    r5.targetUserId ?? null,
+    r5.inviteId ?? null,
+  ];
+  await db.query("UPDATE audit_events SET actor_id = $1, hash = $2 WHERE org_id = $3 AND seq = 5", [
+    r5.actorId,
+    createHash("sha256").update(JSON.stringify(canonical)).digest("hex"),
+    owner.orgId,
+  ]);
   expect(await verify(api, owner)).toEqual({ ok: false, count: 8, brokenAt: 6 });
 
-  await db.query("UPDATE audit_events SET actor_id = $1, hash = $2 WHERE org_id = $3 AND seq = 5", [original.actor_id, original.hash, owner.orgId]);
+  await db.query("UPDATE audit_events SET actor_id = $1, hash = $2 WHERE org_id = $3 AND seq = 5", [
+    original.actor_id,
+    original.hash,
+    owner.orgId,
+  ]);
   expect(await verify(api, owner)).toMatchObject({ ok: true, count: 8 });
 
   await db.query("DELETE FROM audit_events WHERE org_id = $1 AND seq = 8", [owner.orgId]);

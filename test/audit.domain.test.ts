@@ -8,8 +8,14 @@ import type { DeliveryPolicy } from "../lib/queue/port";
 
 const ORG = randomUUID();
 const event = (extra: Partial<DomainEvent> = {}): DomainEvent => ({
-  eventId: randomUUID(), type: "item.created", at: new Date().toISOString(), actorId: randomUUID(), orgId: ORG,
-  vaultId: randomUUID(), itemId: randomUUID(), ...extra,
+  eventId: randomUUID(),
+  type: "item.created",
+  at: new Date().toISOString(),
+  actorId: randomUUID(),
+  orgId: ORG,
+  vaultId: randomUUID(),
+  itemId: randomUUID(),
+  ...extra,
 });
 
 function chainOf(n: number): AuditRecord[] {
@@ -50,14 +56,21 @@ describe("audit chain", () => {
     const chain = chainOf(6);
     const edited = chain.map((r) => (r.seq === 3 ? { ...r, actorId: randomUUID() } : r));
     expect(verify(edited, chain[5])).toEqual({ ok: false, count: 6, brokenAt: 3 });
-    const rehashed = chain.map((r) => (r.seq === 3 ? { ...r, type: "item.deleted" as const } : r)).map((r) => (r.seq === 3 ? { ...r, hash: auditHash(r) } : r));
+    const rehashed = chain
+      .map((r) => (r.seq === 3 ? { ...r, type: "item.deleted" as const } : r))
+      .map((r) => (r.seq === 3 ? { ...r, hash: auditHash(r) } : r));
     expect(verify(rehashed, chain[5])).toEqual({ ok: false, count: 6, brokenAt: 4 });
   });
 
   test("a removed, reordered or cut-off record is named", () => {
     const chain = chainOf(5);
     const head = { seq: 5, hash: chain[4]!.hash };
-    expect(verify(chain.filter((r) => r.seq !== 2), head)).toMatchObject({ ok: false, brokenAt: 2 });
+    expect(
+      verify(
+        chain.filter((r) => r.seq !== 2),
+        head,
+      ),
+    ).toMatchObject({ ok: false, brokenAt: 2 });
     expect(verify([chain[0]!, chain[2]!, chain[1]!, chain[3]!, chain[4]!], head)).toMatchObject({ ok: false, brokenAt: 2 });
     expect(verify(chain.slice(0, 3), head)).toEqual({ ok: false, count: 3, brokenAt: 4 });
     // The last record rewritten with a fresh hash: only the head kept beside the chain tells.
@@ -70,7 +83,16 @@ describe("events off the queue", () => {
   test("a domain event passes, unknown fields dropped; anything else is poison", () => {
     const e = event();
     expect(parseDomainEvent({ ...e, token: "secret" })).toEqual(e);
-    for (const bad of [null, "x", 42, { ...e, eventId: "1" }, { ...e, type: "user.deleted" }, { ...e, at: "yesterday" }, { ...e, vaultId: 7 }, { ...e, orgId: undefined }]) {
+    for (const bad of [
+      null,
+      "x",
+      42,
+      { ...e, eventId: "1" },
+      { ...e, type: "user.deleted" },
+      { ...e, at: "yesterday" },
+      { ...e, vaultId: 7 },
+      { ...e, orgId: undefined },
+    ]) {
       expect(parseDomainEvent(bad)).toBeNull();
     }
   });
@@ -80,7 +102,11 @@ describe("settling deliveries", () => {
   const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 1000, batchSize: 100, lingerMs: 10 };
   const log = { warn: () => undefined };
 
-  interface Outcome { acked: boolean; retriedIn?: number; dead?: string }
+  interface Outcome {
+    acked: boolean;
+    retriedIn?: number;
+    dead?: string;
+  }
   function deliveries(payloads: string[], deliveryCount = 1): { list: Delivery[]; outcomes: Outcome[] } {
     const outcomes: Outcome[] = payloads.map(() => ({ acked: false }));
     const list = payloads.map((payload, i): Delivery => ({
@@ -124,7 +150,17 @@ describe("settling deliveries", () => {
 
   test("an unavailable store is retried without limit, never dead-lettered", async () => {
     const { list, outcomes } = deliveries([JSON.stringify(event()), JSON.stringify(event())], 50);
-    await settleBatch(list, async () => { throw new AppError("UNAVAILABLE", "db down"); }, policy, log);
-    expect(outcomes).toEqual([{ acked: false, retriedIn: 30_000 }, { acked: false, retriedIn: 30_000 }]);
+    await settleBatch(
+      list,
+      async () => {
+        throw new AppError("UNAVAILABLE", "db down");
+      },
+      policy,
+      log,
+    );
+    expect(outcomes).toEqual([
+      { acked: false, retriedIn: 30_000 },
+      { acked: false, retriedIn: 30_000 },
+    ]);
   });
 });

@@ -20,12 +20,27 @@ describe("auth in invite mode (the default)", () => {
     const email = "  First.Owner@Example.TEST ";
     const res = await api.post("/auth/register", { body: { email, ...registrationBundle(keys), orgName: "Acme" } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ userId: expect.stringMatching(/^[0-9a-f-]{36}$/), orgId: expect.stringMatching(/^[0-9a-f-]{36}$/), role: "owner" });
+    expect(res.body).toEqual({
+      userId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      orgId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      role: "owner",
+    });
     const login = await api.post("/auth/login", { body: { email: "first.owner@example.test", authHash: b64(keys.authHash) } });
     expect(login.status).toBe(200);
-    owner = { ...res.body, email: "first.owner@example.test", keys, bundle: registrationBundle(keys), token: login.body.accessToken, refreshToken: login.body.refreshToken };
+    owner = {
+      ...res.body,
+      email: "first.owner@example.test",
+      keys,
+      bundle: registrationBundle(keys),
+      token: login.body.accessToken,
+      refreshToken: login.body.refreshToken,
+    };
     const org = await api.get(`/orgs/${owner.orgId}`, { token: owner.token });
-    expect(org.body).toEqual({ orgId: owner.orgId, name: "Acme", createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(org.body).toEqual({
+      orgId: owner.orgId,
+      name: "Acme",
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
   });
 
   test("a second user without an invite is refused with 403", async () => {
@@ -36,7 +51,9 @@ describe("auth in invite mode (the default)", () => {
 
   test("an invite only registers its own email address", async () => {
     const inv = await invite(api, owner, "member");
-    const res = await api.post("/auth/register", { body: { email: owner.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token } });
+    const res = await api.post("/auth/register", {
+      body: { email: owner.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "INVALID", field: "email" });
   });
@@ -46,10 +63,14 @@ describe("auth in invite mode (the default)", () => {
     const user = await registerUser(api, { inviteToken: inv.token, email: inv.email.toUpperCase() });
     expect(user.orgId).toBe(owner.orgId);
     expect(user.role).toBe("admin");
-    const again = await api.post("/auth/register", { body: { email: inv.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token } });
+    const again = await api.post("/auth/register", {
+      body: { email: inv.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token },
+    });
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe("INVITE_NOT_REDEEMABLE");
-    const unknown = await api.post("/auth/register", { body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()), inviteToken: "no-such-token" } });
+    const unknown = await api.post("/auth/register", {
+      body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()), inviteToken: "no-such-token" },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe("NOT_FOUND");
   });
@@ -67,15 +88,27 @@ describe("auth in invite mode (the default)", () => {
     const login = await api.post("/auth/login", { body: { email: inv.email, authHash: b64(derived.authHash) } });
     expect(login.status).toBe(200);
     expect(login.body).toMatchObject({
-      tokenType: "Bearer", expiresIn: 900, role: "member", orgId: owner.orgId, kdf: keys.kdf,
-      publicKey: bundle.publicKey, signingPublicKey: bundle.signingPublicKey, publicKeySignature: bundle.publicKeySignature,
+      tokenType: "Bearer",
+      expiresIn: 900,
+      role: "member",
+      orgId: owner.orgId,
+      kdf: keys.kdf,
+      publicKey: bundle.publicKey,
+      signingPublicKey: bundle.signingPublicKey,
+      publicKeySignature: bundle.publicKeySignature,
     });
     const opened = openPrivateKeys(derived.stretchedKey, login.body);
     expect(opened.rsaPrivate.asymmetricKeyType).toBe("rsa");
     expect(opened.edPrivate.asymmetricKeyType).toBe("ed25519");
 
     const me = await api.get("/users/me", { token: login.body.accessToken });
-    expect(me.body).toEqual({ userId: login.body.userId, email: inv.email, orgId: owner.orgId, role: "member", createdAt: expect.any(String) });
+    expect(me.body).toEqual({
+      userId: login.body.userId,
+      email: inv.email,
+      orgId: owner.orgId,
+      role: "member",
+      createdAt: expect.any(String),
+    });
   });
 
   test("prelogin for an unknown email answers stable, plausible parameters", async () => {
@@ -103,7 +136,12 @@ describe("auth in invite mode (the default)", () => {
     const first = login.body.refreshToken;
     const r1 = await api.post("/auth/refresh", { body: { refreshToken: first } });
     expect(r1.status).toBe(200);
-    expect(r1.body).toMatchObject({ tokenType: "Bearer", expiresIn: 900, accessToken: expect.any(String), refreshToken: expect.any(String) });
+    expect(r1.body).toMatchObject({
+      tokenType: "Bearer",
+      expiresIn: 900,
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+    });
     expect(r1.body.refreshToken).not.toBe(first);
     expect((await api.get("/users/me", { token: r1.body.accessToken })).status).toBe(200);
 
@@ -126,15 +164,23 @@ describe("auth in invite mode (the default)", () => {
   test("user keys and organization members are visible inside the organization only", async () => {
     const keys = await api.get(`/users/${owner.userId}/keys`, { token: owner.token });
     expect(keys.body).toEqual({
-      userId: owner.userId, email: owner.email, publicKey: owner.bundle.publicKey,
-      signingPublicKey: owner.bundle.signingPublicKey, publicKeySignature: owner.bundle.publicKeySignature,
+      userId: owner.userId,
+      email: owner.email,
+      publicKey: owner.bundle.publicKey,
+      signingPublicKey: owner.bundle.signingPublicKey,
+      publicKeySignature: owner.bundle.publicKeySignature,
     });
     const members = await api.get(`/orgs/${owner.orgId}/members`, { token: owner.token });
     expect(members.status).toBe(200);
     expect(members.body.members.length).toBeGreaterThanOrEqual(3);
     expect(members.body.members[0]).toEqual({
-      userId: owner.userId, email: owner.email, role: "owner", publicKey: owner.bundle.publicKey,
-      signingPublicKey: owner.bundle.signingPublicKey, publicKeySignature: owner.bundle.publicKeySignature, createdAt: expect.any(String),
+      userId: owner.userId,
+      email: owner.email,
+      role: "owner",
+      publicKey: owner.bundle.publicKey,
+      signingPublicKey: owner.bundle.signingPublicKey,
+      publicKeySignature: owner.bundle.publicKeySignature,
+      createdAt: expect.any(String),
     });
     const otherOrg = "0e3f4a1c-2b5d-4c6e-8f70-123456789abc";
     expect((await api.get(`/orgs/${otherOrg}`, { token: owner.token })).status).toBe(403);
@@ -171,10 +217,25 @@ describe("auth in invite mode (the default)", () => {
 
   test("forged, expired, alg:none and wrong-audience tokens are 401", async () => {
     const claims = { sub: owner.userId, org: owner.orgId, role: "owner" };
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuer("vault-service").setAudience("vault-service-api")
-      .setIssuedAt().setExpirationTime("5m").setJti("x").sign(new Uint8Array(32).fill(1));
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("vault-service")
+      .setAudience("vault-service-api")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .setJti("x")
+      .sign(new Uint8Array(32).fill(1));
     const header = Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url");
-    const payload = Buffer.from(JSON.stringify({ ...claims, iss: "vault-service", aud: "vault-service-api", exp: Math.floor(Date.now() / 1000) + 300, iat: 1, jti: "y" })).toString("base64url");
+    const payload = Buffer.from(
+      JSON.stringify({
+        ...claims,
+        iss: "vault-service",
+        aud: "vault-service-api",
+        exp: Math.floor(Date.now() / 1000) + 300,
+        iat: 1,
+        jti: "y",
+      }),
+    ).toString("base64url");
     const [h, p, s] = owner.token.split(".");
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), role: "admin" })).toString("base64url")}.${s}`;
     for (const token of [forged, `${header}.${payload}.`, tampered, "garbage", `${h}.${p}`]) {
@@ -208,14 +269,18 @@ describe("auth settings", () => {
       const b = await registerUser(api);
       expect(a.orgId).not.toBe(b.orgId);
       expect(b.role).toBe("owner");
-      const again = await api.post("/auth/register", { body: { email: a.email.toUpperCase(), ...registrationBundle(await newUserKeys()) } });
+      const again = await api.post("/auth/register", {
+        body: { email: a.email.toUpperCase(), ...registrationBundle(await newUserKeys()) },
+      });
       expect([again.status, again.body.error.code]).toEqual([409, "CONFLICT"]);
     } finally {
       await open.stop();
     }
     const disabled = await startTestServer({ REGISTRATION_MODE: "disabled" });
     try {
-      const res = await new Api(disabled.url).post("/auth/register", { body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()) } });
+      const res = await new Api(disabled.url).post("/auth/register", {
+        body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()) },
+      });
       expect([res.status, res.body.error.code]).toEqual([403, "FORBIDDEN"]);
     } finally {
       await disabled.stop();

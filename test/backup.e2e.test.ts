@@ -81,15 +81,19 @@ describe("the embedded store", () => {
     const fresh = tempDir();
     const file = path.join(tempDir("vault-backup-"), "vault.backup");
     const server = await spawnServer({ DATA_DIR: dataDir, REGISTRATION_MODE: "open" });
-    await backupUnderWrites(server, async () => {
-      const { stdout } = await admin({ DATA_DIR: dataDir }, "backup", file);
-      expect(stdout).toMatch(/written by the running server/);
-      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    }, async () => {
-      const { stdout } = await admin({ DATA_DIR: fresh }, "restore", file);
-      expect(stdout).toMatch(/Restored/);
-      return spawnServer({ DATA_DIR: fresh });
-    });
+    await backupUnderWrites(
+      server,
+      async () => {
+        const { stdout } = await admin({ DATA_DIR: dataDir }, "backup", file);
+        expect(stdout).toMatch(/written by the running server/);
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      },
+      async () => {
+        const { stdout } = await admin({ DATA_DIR: fresh }, "restore", file);
+        expect(stdout).toMatch(/Restored/);
+        return spawnServer({ DATA_DIR: fresh });
+      },
+    );
   });
 
   test("the refusals: an existing backup file, a restore over a store or under a running server, a file that is not a backup", async () => {
@@ -98,20 +102,32 @@ describe("the embedded store", () => {
     const file = path.join(dir, "vault.backup");
     const server = await spawnServer({ DATA_DIR: dataDir });
     await admin({ DATA_DIR: dataDir }, "backup", file);
-    await expect(admin({ DATA_DIR: dataDir }, "backup", file)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/exists already/) });
-    await expect(admin({ DATA_DIR: dataDir }, "restore", file, "--force")).rejects.toMatchObject({ stderr: expect.stringMatching(/server is running/) });
+    await expect(admin({ DATA_DIR: dataDir }, "backup", file)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/exists already/),
+    });
+    await expect(admin({ DATA_DIR: dataDir }, "restore", file, "--force")).rejects.toMatchObject({
+      stderr: expect.stringMatching(/server is running/),
+    });
     await server.kill("SIGTERM");
 
     // Offline: the command opens the store itself.
     const offline = path.join(dir, "offline.backup");
     expect((await admin({ DATA_DIR: dataDir }, "backup", offline)).stdout).toMatch(/Backup written: /);
-    await expect(admin({ DATA_DIR: dataDir }, "restore", offline)).rejects.toMatchObject({ stderr: expect.stringMatching(/holds a store already/) });
+    await expect(admin({ DATA_DIR: dataDir }, "restore", offline)).rejects.toMatchObject({
+      stderr: expect.stringMatching(/holds a store already/),
+    });
     expect((await admin({ DATA_DIR: dataDir }, "restore", offline, "--force")).stdout).toMatch(/Restored/);
 
     const junk = path.join(dir, "junk");
     fs.writeFileSync(junk, "not a database at all, just some bytes ".repeat(200));
-    await expect(admin({ DATA_DIR: tempDir() }, "restore", junk)).rejects.toMatchObject({ stderr: expect.stringMatching(/not a SQLite database|not a readable/) });
-    await expect(admin({ DATA_DIR: dataDir, DATABASE_URL: "postgres://x@127.0.0.1/db" }, "backup", file)).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/pg_dump/) });
+    await expect(admin({ DATA_DIR: tempDir() }, "restore", junk)).rejects.toMatchObject({
+      stderr: expect.stringMatching(/not a SQLite database|not a readable/),
+    });
+    await expect(admin({ DATA_DIR: dataDir, DATABASE_URL: "postgres://x@127.0.0.1/db" }, "backup", file)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/pg_dump/),
+    });
     // The restored store serves.
     const again = await spawnServer({ DATA_DIR: dataDir });
     expect((await new Api(again.url).get("/health")).status).toBe(200);
@@ -125,13 +141,17 @@ test("PostgreSQL: pg_dump under concurrent writes, pg_restore into a new databas
   const file = path.join(tempDir("vault-backup-"), "vault.pgdump");
   try {
     const server = await spawnServer({ DATA_DIR: tempDir(), DATABASE_URL: source.url, REGISTRATION_MODE: "open" });
-    await backupUnderWrites(server, async () => {
-      // As the README says: a custom-format dump, one consistent snapshot.
-      await run("pg_dump", ["--format=custom", "--no-owner", `--file=${file}`, source.url]);
-    }, async () => {
-      await run("pg_restore", ["--no-owner", "--exit-on-error", `--dbname=${target.url}`, file]);
-      return spawnServer({ DATA_DIR: tempDir(), DATABASE_URL: target.url });
-    });
+    await backupUnderWrites(
+      server,
+      async () => {
+        // As the README says: a custom-format dump, one consistent snapshot.
+        await run("pg_dump", ["--format=custom", "--no-owner", `--file=${file}`, source.url]);
+      },
+      async () => {
+        await run("pg_restore", ["--no-owner", "--exit-on-error", `--dbname=${target.url}`, file]);
+        return spawnServer({ DATA_DIR: tempDir(), DATABASE_URL: target.url });
+      },
+    );
   } finally {
     await source.drop();
     await target.drop();

@@ -10,22 +10,67 @@ import { encryptItem } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 const FIELDS = [
-  "name", "type", "encryptedVaultKey", "wrapSignature", "recipientUserId", "role", "newKeys", "items", "keyVersion",
-  "encryptedData", "encryptedName", "itemId", "revision", "email", "authHash", "kdf", "publicKey", "signingPublicKey",
-  "publicKeySignature", "encryptedPrivateKey", "encryptedSigningPrivateKey", "inviteToken", "orgName", "token",
-  "refreshToken", "expiresIn", "orgId", "userId", "vaultId",
+  "name",
+  "type",
+  "encryptedVaultKey",
+  "wrapSignature",
+  "recipientUserId",
+  "role",
+  "newKeys",
+  "items",
+  "keyVersion",
+  "encryptedData",
+  "encryptedName",
+  "itemId",
+  "revision",
+  "email",
+  "authHash",
+  "kdf",
+  "publicKey",
+  "signingPublicKey",
+  "publicKeySignature",
+  "encryptedPrivateKey",
+  "encryptedSigningPrivateKey",
+  "inviteToken",
+  "orgName",
+  "token",
+  "refreshToken",
+  "expiresIn",
+  "orgId",
+  "userId",
+  "vaultId",
 ];
 const WEIRD: unknown[] = [
-  null, 0, -1, 1.5, 1e308, true, "", " ", "\u0000", "é\u202e", "x".repeat(5000), "%%%", "AAA=", "AAAA====",
-  [], [null], [{}], [{ userId: 1, encryptedVaultKey: [], wrapSignature: {} }], {}, { algorithm: "argon2id", salt: 1 },
-  { __proto__: { admin: true } }, "00000000-0000-0000-0000-000000000000",
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  true,
+  "",
+  " ",
+  "\u0000",
+  "é\u202e",
+  "x".repeat(5000),
+  "%%%",
+  "AAA=",
+  "AAAA====",
+  [],
+  [null],
+  [{}],
+  [{ userId: 1, encryptedVaultKey: [], wrapSignature: {} }],
+  {},
+  { algorithm: "argon2id", salt: 1 },
+  { __proto__: { admin: true } },
+  "00000000-0000-0000-0000-000000000000",
 ];
 const BAD_IDS = ["not-a-uuid", "123", "..%2F..%2Fetc", "%00", "x".repeat(300), "00000000-0000-0000-0000-00000000000g"];
 
 /** Never a 5xx; any refusal carries the contract's error body. */
 function expectNoServerError(res: Reply, what: string): void {
   if (res.status >= 500) throw new Error(`${what}: got ${res.status} ${JSON.stringify(res.body)}`);
-  if (res.status >= 400) expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
+  if (res.status >= 400)
+    expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
 }
 
 function expectClientError(res: Reply, what: string): void {
@@ -62,7 +107,7 @@ describe("bad input on every route", () => {
 
   test("malformed JSON is 400 INVALID on every route that takes a body", async () => {
     for (const r of withBody) {
-      for (const raw of ["{bad", "{\"a\":", "[1,2]", "\"text\"", "null", "123", "\u0000"]) {
+      for (const raw of ["{bad", '{"a":', "[1,2]", '"text"', "null", "123", "\u0000"]) {
         const res = await api.call(r.method, pathOf(r), { token: tokenFor(r), raw });
         expectClientError(res, `${r.method} ${r.path} ${JSON.stringify(raw)}`);
         expect(res.body.error.code).toBe("INVALID");
@@ -94,7 +139,10 @@ describe("bad input on every route", () => {
   test("a malformed id in the path is 404 NOT_FOUND", async () => {
     for (const r of ROUTES.filter((x) => x.path.includes(":"))) {
       for (const bad of BAD_IDS) {
-        const res = await api.call(r.method, pathOf(r, bad), { token: owner.token, body: r.method === "GET" || r.method === "DELETE" ? undefined : {} });
+        const res = await api.call(r.method, pathOf(r, bad), {
+          token: owner.token,
+          body: r.method === "GET" || r.method === "DELETE" ? undefined : {},
+        });
         expectClientError(res, `${r.method} ${r.path} with ${bad}`);
         expect([res.status, res.body.error.code]).toEqual([404, "NOT_FOUND"]);
       }
@@ -102,7 +150,14 @@ describe("bad input on every route", () => {
   });
 
   test("odd query strings are refused cleanly", async () => {
-    for (const q of ["/invites?orgId[]=a&orgId[]=b", "/invites?orgId[x]=1", "/auth/prelogin?email[a]=b", "/auth/prelogin", "/auth/prelogin?email=%E0%A4%A", "/vaults?x=%"]) {
+    for (const q of [
+      "/invites?orgId[]=a&orgId[]=b",
+      "/invites?orgId[x]=1",
+      "/auth/prelogin?email[a]=b",
+      "/auth/prelogin",
+      "/auth/prelogin?email=%E0%A4%A",
+      "/vaults?x=%",
+    ]) {
       const res = await api.get(q, { token: owner.token });
       expect(res.status).toBeLessThan(500);
     }
@@ -121,7 +176,13 @@ describe("bad input on every route", () => {
 
   test("every route that needs a token answers 401 without one, or with a bad one, before looking at the body", async () => {
     for (const r of ROUTES.filter((x) => !x.public)) {
-      for (const headers of [{} as Record<string, string>, { authorization: "Bearer" }, { authorization: "Bearer a.b.c" }, { authorization: `Bearer ${owner.token}x` }, { authorization: "Token abc" }]) {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: "Bearer" },
+        { authorization: "Bearer a.b.c" },
+        { authorization: `Bearer ${owner.token}x` },
+        { authorization: "Token abc" },
+      ]) {
         const res = await api.call(r.method, pathOf(r), { headers, raw: r.method === "GET" || r.method === "DELETE" ? undefined : "{bad" });
         expect([`${r.method} ${r.path}`, res.status, res.body.error.code]).toEqual([`${r.method} ${r.path}`, 401, "UNAUTHORIZED"]);
       }
@@ -129,7 +190,16 @@ describe("bad input on every route", () => {
   });
 
   test("unknown routes are 404 with or without a token; no internal route is exposed", async () => {
-    for (const path of ["/nope", "/~node/options", "/~node/health", "/$node/list", "/list-aliases", "/api/list-aliases", "/vaults/x/y/z/w", "/auth"]) {
+    for (const path of [
+      "/nope",
+      "/~node/options",
+      "/~node/health",
+      "/$node/list",
+      "/list-aliases",
+      "/api/list-aliases",
+      "/vaults/x/y/z/w",
+      "/auth",
+    ]) {
       for (const token of [undefined, owner.token]) {
         const res = await api.get(path, { token });
         expect([path, res.status, res.body.error.code]).toEqual([path, 404, "NOT_FOUND"]);
@@ -139,7 +209,16 @@ describe("bad input on every route", () => {
     const origin = new URL(server.url).origin;
     const root = await fetch(`${origin}/`);
     expect([root.status, root.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
-    for (const path of ["/nope", "/~node/options", "/assets/", "/assets/../package.json", "/%2e%2e/package.json", "/index.html/", "/api", "/api/v2/health"]) {
+    for (const path of [
+      "/nope",
+      "/~node/options",
+      "/assets/",
+      "/assets/../package.json",
+      "/%2e%2e/package.json",
+      "/index.html/",
+      "/api",
+      "/api/v2/health",
+    ]) {
       const res = await fetch(`${origin}${path}`);
       expect([path, res.status, ((await res.json()) as any).error.code]).toEqual([path, 404, "NOT_FOUND"]);
     }

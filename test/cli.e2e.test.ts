@@ -25,14 +25,22 @@ describe("vaultctl", () => {
   const sessions: Partial<Record<keyof typeof homes, string>> = {};
 
   /** Runs the binary as `who`, with their home and session; `input` goes to stdin. */
-  function vaultctl(who: keyof typeof homes | undefined, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  function vaultctl(
+    who: keyof typeof homes | undefined,
+    args: string[],
+    opts: { input?: string; env?: Record<string, string> } = {},
+  ): Promise<Run> {
     return new Promise((resolve, reject) => {
       const env: Record<string, string | undefined> = {
-        ...process.env, VAULT_SERVER: server.url, VAULTCTL_HOME: who ? homes[who] : tempDir("vaultctl-nobody-"),
-        VAULT_SESSION: who ? sessions[who] : undefined, ...opts.env,
+        ...process.env,
+        VAULT_SERVER: server.url,
+        VAULTCTL_HOME: who ? homes[who] : tempDir("vaultctl-nobody-"),
+        VAULT_SESSION: who ? sessions[who] : undefined,
+        ...opts.env,
       };
       const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-      let stdout = "", stderr = "";
+      let stdout = "",
+        stderr = "";
       child.stdout.on("data", (d) => (stdout += d));
       child.stderr.on("data", (d) => (stderr += d));
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
@@ -52,7 +60,11 @@ describe("vaultctl", () => {
   }
 
   /** A command that must succeed. */
-  async function ok(who: keyof typeof homes | undefined, args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<Run> {
+  async function ok(
+    who: keyof typeof homes | undefined,
+    args: string[],
+    opts?: { input?: string; env?: Record<string, string> },
+  ): Promise<Run> {
     const run = await vaultctl(who, args, opts);
     if (run.code !== 0) throw new Error(`vaultctl ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
     return run;
@@ -69,7 +81,9 @@ describe("vaultctl", () => {
   test("--help works for the whole tool and for every command, without a server or a login", async () => {
     const overview = await ok(undefined, ["--help"]);
     for (const c of commands) expect(overview.stdout).toContain(`${c.path.join(" ")}`);
-    const helps = await Promise.all(commands.map((c) => vaultctl(undefined, [...c.path, "--help"], { env: { VAULT_SERVER: "http://127.0.0.1:1/api/v1" } })));
+    const helps = await Promise.all(
+      commands.map((c) => vaultctl(undefined, [...c.path, "--help"], { env: { VAULT_SERVER: "http://127.0.0.1:1/api/v1" } })),
+    );
     helps.forEach((run, i) => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`usage: vaultctl ${commands[i]!.path.join(" ")}`);
@@ -78,14 +92,22 @@ describe("vaultctl", () => {
   });
 
   test("wrong usage exits 2 with a message on stderr, nothing on stdout", async () => {
-    for (const args of [["frobnicate"], ["vault", "create"], ["item", "add", "v", "n", "--no-such-option"], ["vault", "share", "v", "u", "--role", "owner"]]) {
+    for (const args of [
+      ["frobnicate"],
+      ["vault", "create"],
+      ["item", "add", "v", "n", "--no-such-option"],
+      ["vault", "share", "v", "u", "--role", "owner"],
+    ]) {
       const run = await vaultctl("alice", args);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.stderr).toMatch(/^error: /);
     }
     // Invite tokens are base64url and may start with "-": still a value, not an option.
-    for (const args of [["invite", "check", "-AbC_dEf-123"], ["register", "x@example.test", "--invite", "-AbC_dEf-123"]]) {
+    for (const args of [
+      ["invite", "check", "-AbC_dEf-123"],
+      ["register", "x@example.test", "--invite", "-AbC_dEf-123"],
+    ]) {
       const run = await vaultctl(undefined, [...args, "--json"], { input: "pw\n" });
       expect(run.code).toBe(1);
       expect(JSON.parse(run.stderr).error.code).toBe("NOT_FOUND");
@@ -108,7 +130,8 @@ describe("vaultctl", () => {
     }
 
     const bobInvite = (await ok("alice", ["invite", "create", "bob@example.test", "--json"])).json;
-    const carolInvite = (await ok("alice", ["invite", "create", "carol@example.test", "--role", "admin", "--expires", "1h", "--json"])).json;
+    const carolInvite = (await ok("alice", ["invite", "create", "carol@example.test", "--role", "admin", "--expires", "1h", "--json"]))
+      .json;
     const list = await ok("alice", ["invite", "list"]);
     expect(list.stdout).toMatch(/bob@example\.test\s+member/);
     expect(list.stdout).toMatch(/carol@example\.test\s+admin/);
@@ -117,7 +140,9 @@ describe("vaultctl", () => {
     const pwFile = path.join(homes.bob, "..", `bob-pw-${process.pid}`);
     fs.writeFileSync(pwFile, "lunar kettle orbit 17\n", { mode: 0o600 });
     await ok("bob", ["register", "bob@example.test", "--invite", bobInvite.token, "--password-file", pwFile]);
-    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], { env: { CAROL_PW: "cobalt ferry wander 8" } });
+    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], {
+      env: { CAROL_PW: "cobalt ferry wander 8" },
+    });
     // A used token is refused, readably.
     const reused = await vaultctl(undefined, ["invite", "check", bobInvite.token, "--json"]);
     expect(reused.code).toBe(1);
@@ -139,7 +164,11 @@ describe("vaultctl", () => {
     const password = (await ok("alice", ["item", "get", "Team", "GitHub", "--field", "password"])).stdout.trim();
     expect(password).toHaveLength(24);
     await ok("alice", ["item", "edit", "Team", "Wifi", "--field", "password=rotated", "--remove-field", "ssid"]);
-    expect((await ok("bob", ["item", "get", "Team", "Wifi", "--json"])).json).toMatchObject({ name: "Wifi", fields: { password: "rotated" }, revision: 2 });
+    expect((await ok("bob", ["item", "get", "Team", "Wifi", "--json"])).json).toMatchObject({
+      name: "Wifi",
+      fields: { password: "rotated" },
+      revision: 2,
+    });
     expect((await ok("carol", ["item", "list", "Team", "--json"])).json.map((i: any) => i.name)).toEqual(["GitHub", "Wifi"]);
     const members = (await ok("alice", ["vault", "members", "Team"])).stdout;
     expect(members).toMatch(/bob@example\.test\s+member\s+alice@example\.test/);
@@ -171,8 +200,13 @@ describe("vaultctl", () => {
   test("roster: the vault's signed history, readable; saved, it verifies offline, and a changed or cut copy exits 3", async () => {
     const shown = await ok("carol", ["roster", "Team"]);
     expect(shown.stdout).toMatch(/Signed roster of "Team": 5 links, all verified/);
-    for (const line of [/0\s+\S+\s+alice@example\.test\s+created the shared vault, as its owner/, /bob@example\.test\s+as member/, /removed bob@example\.test/,
-      /carol@example\.test\s+rekeyed: key version 2, wrapped for 2 members/, /Members: alice@example\.test \(owner\), carol@example\.test \(admin\)/]) {
+    for (const line of [
+      /0\s+\S+\s+alice@example\.test\s+created the shared vault, as its owner/,
+      /bob@example\.test\s+as member/,
+      /removed bob@example\.test/,
+      /carol@example\.test\s+rekeyed: key version 2, wrapped for 2 members/,
+      /Members: alice@example\.test \(owner\), carol@example\.test \(admin\)/,
+    ]) {
       expect(shown.stdout).toMatch(line);
     }
     const file = path.join(homes.alice, "team-roster.json");
@@ -180,10 +214,15 @@ describe("vaultctl", () => {
 
     // Offline: no server to ask (an unreachable address), the file and this machine's pins only.
     const offline = { env: { VAULT_SERVER: "http://127.0.0.1:1/api/v1" } };
-    expect((await ok("alice", ["verify", file], offline)).stdout).toContain(`Saved roster of "Team": OK, 5 links verified offline; members alice@example.test (owner), carol@example.test (admin)`);
+    expect((await ok("alice", ["verify", file], offline)).stdout).toContain(
+      `Saved roster of "Team": OK, 5 links verified offline; members alice@example.test (owner), carol@example.test (admin)`,
+    );
     const saved = JSON.parse(fs.readFileSync(file, "utf8"));
     const changed = path.join(homes.alice, "changed.json");
-    fs.writeFileSync(changed, JSON.stringify({ ...saved, links: saved.links.map((l: any) => (l.seq === 1 ? { ...l, role: "admin" } : l)) }));
+    fs.writeFileSync(
+      changed,
+      JSON.stringify({ ...saved, links: saved.links.map((l: any) => (l.seq === 1 ? { ...l, role: "admin" } : l)) }),
+    );
     const forged = await vaultctl("alice", ["verify", changed, "--json"], offline);
     expect([forged.code, JSON.parse(forged.stderr).error.code]).toEqual([3, "BAD_SIGNATURE"]);
     // Cut before the removal: alice's machine saw link 4.
@@ -244,7 +283,11 @@ describe("vaultctl", () => {
     expect(fs.existsSync(path.join(homes.bob, "unlocked.json"))).toBe(false);
     expect((await vaultctl("bob", ["whoami"])).code).toBe(2);
     // The refresh token that was saved is dead on the server too.
-    const res = await fetch(`${server.url}/auth/refresh`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ refreshToken: after }) });
+    const res = await fetch(`${server.url}/auth/refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ refreshToken: after }),
+    });
     expect(res.status).toBe(401);
   });
 
@@ -268,7 +311,9 @@ describe("vaultctl", () => {
     const invite = (await ok("alice", ["invite", "create", "dora@example.test", "--json"])).json;
     expect((await ok("alice", ["invite", "revoke", invite.inviteId, "--yes"])).stdout).toContain(`Revoked invite ${invite.inviteId}.`);
     expect((await ok("alice", ["invite", "list", "--json"])).json.map((i: any) => i.id)).not.toContain(invite.inviteId);
-    const revoked = await vaultctl(undefined, ["register", "dora@example.test", "--invite", invite.token, "--json"], { input: "dora-pw\n" });
+    const revoked = await vaultctl(undefined, ["register", "dora@example.test", "--invite", invite.token, "--json"], {
+      input: "dora-pw\n",
+    });
     expect(revoked.code).toBe(1);
     expect(JSON.parse(revoked.stderr).error.code).toBe("INVITE_NOT_REDEEMABLE");
   });

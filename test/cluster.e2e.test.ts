@@ -4,7 +4,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { ROUTES } from "../lib/http/routes";
-import { Api, invite, registerUser, rekeyBody, shareBody, sharedVault, sharedVaultBody, uniqueEmail, type TestUser } from "./helpers/client";
+import {
+  Api,
+  invite,
+  registerUser,
+  rekeyBody,
+  shareBody,
+  sharedVault,
+  sharedVaultBody,
+  uniqueEmail,
+  type TestUser,
+} from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { Chain, fingerprintOf, wrapHash } from "./helpers/roster";
@@ -29,12 +39,14 @@ afterAll(async () => {
 async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out = new Array<T>(n);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await task(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -53,7 +65,10 @@ test("every route of the interface works through both gateways", async () => {
   const inv = (await call("POST /invites", "/invites", { ...t, body: { email: uniqueEmail("admin"), role: "admin" } })).body;
   expect((await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.map((i: any) => i.id)).toContain(inv.inviteId);
   const email = (await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.find((i: any) => i.id === inv.inviteId).email;
-  expect((await call("POST /invites/redeem", "/invites/redeem", { body: { token: inv.token } })).body).toMatchObject({ orgId: owner.orgId, role: "admin" });
+  expect((await call("POST /invites/redeem", "/invites/redeem", { body: { token: inv.token } })).body).toMatchObject({
+    orgId: owner.orgId,
+    role: "admin",
+  });
   expect((await call("GET /auth/prelogin", `/auth/prelogin?email=${encodeURIComponent(email)}`)).status).toBe(200);
   const keys = await newUserKeys();
   const bundle = registrationBundle(keys);
@@ -64,7 +79,9 @@ test("every route of the interface works through both gateways", async () => {
   const admin: TestUser = { ...reg.body, email, keys, bundle, token: login.body.accessToken, refreshToken: login.body.refreshToken };
   const refreshed = await call("POST /auth/refresh", "/auth/refresh", { body: { refreshToken: admin.refreshToken } });
   expect(refreshed.status).toBe(200);
-  expect((await call("POST /auth/logout", "/auth/logout", { token: admin.token, body: { refreshToken: refreshed.body.refreshToken } })).status).toBe(204);
+  expect(
+    (await call("POST /auth/logout", "/auth/logout", { token: admin.token, body: { refreshToken: refreshed.body.refreshToken } })).status,
+  ).toBe(204);
 
   expect((await call("GET /users/me", "/users/me", t)).body.userId).toBe(owner.userId);
   expect((await call("GET /users/:userId/keys", `/users/${admin.userId}/keys`, t)).body.publicKey).toBe(bundle.publicKey);
@@ -78,24 +95,47 @@ test("every route of the interface works through both gateways", async () => {
   expect((await call("GET /vaults", "/vaults", t)).body.vaults.map((x: any) => x.vaultId)).toContain(created.body.vaultId);
   expect((await call("GET /vaults/:vaultId", v, t)).body.keyVersion).toBe(1);
   expect((await call("PATCH /vaults/:vaultId", v, { ...t, body: { name: "Renamed" } })).status).toBe(200);
-  expect((await call("POST /vaults/:vaultId/members", `${v}/members`, { ...t, body: shareBody(vaultKey, owner, admin, "member") })).status).toBe(204);
+  expect(
+    (await call("POST /vaults/:vaultId/members", `${v}/members`, { ...t, body: shareBody(vaultKey, owner, admin, "member") })).status,
+  ).toBe(204);
   expect((await call("GET /vaults/:vaultId/members", `${v}/members`, t)).body.members).toHaveLength(2);
-  expect((await call("PATCH /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, { ...t, body: { role: "admin" } })).status).toBe(200);
+  expect(
+    (await call("PATCH /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, { ...t, body: { role: "admin" } })).status,
+  ).toBe(200);
 
   const itemId = randomUUID();
-  expect((await call("POST /vaults/:vaultId/items", `${v}/items`, { ...t, body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw", "site") })).status).toBe(201);
+  expect(
+    (
+      await call("POST /vaults/:vaultId/items", `${v}/items`, {
+        ...t,
+        body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw", "site"),
+      })
+    ).status,
+  ).toBe(201);
   expect((await call("GET /vaults/:vaultId/items", `${v}/items`, t)).body.items).toHaveLength(1);
   expect(decryptItem(vaultKey, (await call("GET /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).body).data).toBe("pw");
-  expect((await call("PUT /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, { ...t, body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw2", "site") })).status).toBe(200);
+  expect(
+    (
+      await call("PUT /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, {
+        ...t,
+        body: encryptItem(vaultKey, created.body.vaultId, itemId, "pw2", "site"),
+      })
+    ).status,
+  ).toBe(200);
   expect((await call("DELETE /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, t)).body.rekeyRequired).toBe(true);
   const newKey = newVaultKey();
   const items = [encryptItem(newKey, created.body.vaultId, itemId, "pw2", "site")];
-  expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: rekeyBody(newKey, owner, [owner], items) })).status).toBe(204);
+  expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: rekeyBody(newKey, owner, [owner], items) })).status).toBe(
+    204,
+  );
   expect(decryptItem(newKey, (await gw[0].get(`${v}/items/${itemId}`, t)).body).data).toBe("pw2");
   // The signed roster: the owner, now its only member, adopts one for the vault and reads it back.
   const mine = (await gw[0].get(v, t)).body;
   const adopt = new Chain(created.body.vaultId).next(owner, {
-    op: "adopt", keyVersion: 2, vaultType: "shared", members: [{ userId: owner.userId, role: "owner", key: fingerprintOf(owner.bundle) }],
+    op: "adopt",
+    keyVersion: 2,
+    vaultType: "shared",
+    members: [{ userId: owner.userId, role: "owner", key: fingerprintOf(owner.bundle) }],
     wraps: [{ userId: owner.userId, sha256: wrapHash(mine.encryptedVaultKey) }],
   });
   expect((await call("POST /vaults/:vaultId/roster", `${v}/roster`, { ...t, body: { rosterLink: adopt } })).status).toBe(204);
@@ -122,7 +162,10 @@ test("a 10,000-item rekey crosses from the gateway to the rekey node, and every 
   const v = `/vaults/${vaultId}`;
   const pad = "x".repeat(2048);
   await pool(10_000, 32, async (i) => {
-    const res = await gw[i % 2]!.post(`${v}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, randomUUID(), `${pad}${i}`, `item ${i}`) });
+    const res = await gw[i % 2]!.post(`${v}/items`, {
+      token: owner.token,
+      body: encryptItem(vaultKey, vaultId, randomUUID(), `${pad}${i}`, `item ${i}`),
+    });
     if (res.status !== 201) throw new Error(`item ${i}: ${res.status} ${JSON.stringify(res.body)}`);
   });
   // About 30 MB of items: the list comes back from the items node as a stream.
@@ -151,8 +194,11 @@ test("one invite token, twenty registrations spread over both gateways: exactly 
   const inv = await invite(gw[0], owner);
   const keys = await newUserKeys();
   const bundle = registrationBundle(keys);
-  const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-    gw[i % 2]!.post("/auth/register", { body: { email: inv.email, ...bundle, inviteToken: inv.token } })));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      gw[i % 2]!.post("/auth/register", { body: { email: inv.email, ...bundle, inviteToken: inv.token } }),
+    ),
+  );
   const statuses = results.map((r) => r.status);
   expect(statuses.filter((s) => s === 201)).toHaveLength(1);
   expect(statuses.every((s) => s === 201 || s === 400 || s === 409)).toBe(true);
@@ -167,9 +213,14 @@ test("two owners leaving at once through different gateways: one owner always st
   const second = await registerUser(gw[1], { inviteToken: inv.token, email: inv.email });
   for (let round = 0; round < 10; round++) {
     const { vaultId, vaultKey } = await sharedVault(gw[round % 2]!, owner);
-    const share = await gw[0].post(`/vaults/${vaultId}/members`, { token: owner.token, body: shareBody(vaultKey, owner, second, "member") });
+    const share = await gw[0].post(`/vaults/${vaultId}/members`, {
+      token: owner.token,
+      body: shareBody(vaultKey, owner, second, "member"),
+    });
     expect(share.status).toBe(204);
-    expect((await gw[1].patch(`/vaults/${vaultId}/members/${second.userId}`, { token: owner.token, body: { role: "owner" } })).status).toBe(200);
+    expect((await gw[1].patch(`/vaults/${vaultId}/members/${second.userId}`, { token: owner.token, body: { role: "owner" } })).status).toBe(
+      200,
+    );
     const [a, b] = await Promise.all([
       gw[0].delete(`/vaults/${vaultId}/members/${owner.userId}`, { token: owner.token }),
       gw[1].delete(`/vaults/${vaultId}/members/${second.userId}`, { token: second.token }),

@@ -7,14 +7,18 @@ import { envTemplate, readmeWithSettings } from "../lib/config-docs";
 const SECRET = Buffer.alloc(32, 7).toString("base64");
 
 test("a split node refuses to start on the embedded store, without a shared secret, or with a non-NATS transporter", () => {
-  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", JWT_SECRET: SECRET })))
-    .toThrow(/needs a server database shared by every node: set DATABASE_URL/);
-  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", DATABASE_URL: "postgres://x@h/db" })))
-    .toThrow(/needs JWT_SECRET/);
-  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "redis://127.0.0.1:6379", DATABASE_URL: "postgres://x@h/db", JWT_SECRET: SECRET })))
-    .toThrow(/must be a NATS URL/);
-  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", DATABASE_URL: "postgres://x@h/db", JWT_SECRET: SECRET })))
-    .not.toThrow();
+  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", JWT_SECRET: SECRET }))).toThrow(
+    /needs a server database shared by every node: set DATABASE_URL/,
+  );
+  expect(() => checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", DATABASE_URL: "postgres://x@h/db" }))).toThrow(
+    /needs JWT_SECRET/,
+  );
+  expect(() =>
+    checkSplitDeployment(loadConfig({ TRANSPORTER: "redis://127.0.0.1:6379", DATABASE_URL: "postgres://x@h/db", JWT_SECRET: SECRET })),
+  ).toThrow(/must be a NATS URL/);
+  expect(() =>
+    checkSplitDeployment(loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", DATABASE_URL: "postgres://x@h/db", JWT_SECRET: SECRET })),
+  ).not.toThrow();
   // The embedded default needs none of them.
   expect(() => checkSplitDeployment(loadConfig({}))).not.toThrow();
 });
@@ -31,8 +35,17 @@ test("the operating settings: a wrong value is refused at start with the setting
   expect(() => loadConfig({ TRACING_ZIPKIN_URL: "zipkin:9411" })).toThrow(/TRACING_ZIPKIN_URL must be an http/);
   expect(() => loadConfig({ DRAIN_DELAY: "soon" })).toThrow(/DRAIN_DELAY must be a duration/);
   expect(() => loadConfig({ OPS_PORT: "-1" })).toThrow(/OPS_PORT must be an integer/);
-  expect(loadConfig({})).toMatchObject({ opsPort: undefined, metrics: true, logFormat: "text", tracingZipkinUrl: undefined, drainDelayMs: 0 });
-  expect(loadConfig({ DRAIN_DELAY: "5s", TRACING_ZIPKIN_URL: "http://zipkin:9411/" })).toMatchObject({ drainDelayMs: 5_000, tracingZipkinUrl: "http://zipkin:9411" });
+  expect(loadConfig({})).toMatchObject({
+    opsPort: undefined,
+    metrics: true,
+    logFormat: "text",
+    tracingZipkinUrl: undefined,
+    drainDelayMs: 0,
+  });
+  expect(loadConfig({ DRAIN_DELAY: "5s", TRACING_ZIPKIN_URL: "http://zipkin:9411/" })).toMatchObject({
+    drainDelayMs: 5_000,
+    tracingZipkinUrl: "http://zipkin:9411",
+  });
 });
 
 describe("the settings table is the one source of the settings' documentation", () => {
@@ -45,7 +58,12 @@ describe("the settings table is the one source of the settings' documentation", 
   });
 
   test("every setting's default parses, and .env.template's values load as the defaults do", () => {
-    const template = Object.fromEntries(envTemplate().split("\n").filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split("=", 2) as [string, string]));
+    const template = Object.fromEntries(
+      envTemplate()
+        .split("\n")
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
     expect(Object.keys(template).length).toBeGreaterThan(20);
     const { dataDir: _a, ...fromTemplate } = loadConfig(template);
     const { dataDir: _b, ...fromNothing } = loadConfig({});

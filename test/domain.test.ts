@@ -36,7 +36,8 @@ describe("canonical base64", () => {
         expect([mutated, CANONICAL_BASE64.test(mutated)]).toEqual([mutated, roundTrips]);
       }
     }
-    for (const bad of ["QR==", "QUI=x", "A", "AA", "AAA", "AA=A", "AAAA=", "A===", "AB==\n"]) expect(CANONICAL_BASE64.test(bad)).toBe(false);
+    for (const bad of ["QR==", "QUI=x", "A", "AA", "AAA", "AA=A", "AAAA=", "A===", "AB==\n"])
+      expect(CANONICAL_BASE64.test(bad)).toBe(false);
   });
 
   test("UUIDs", () => {
@@ -74,8 +75,12 @@ describe("durations and emails", () => {
 describe("vault roles", () => {
   test("the permission table of contract section 3", () => {
     const table = {
-      rename: [true, true, false], addMember: [true, true, false], changeRole: [true, false, false],
-      rekey: [true, true, false], delete: [true, false, false], read: [true, true, true],
+      rename: [true, true, false],
+      addMember: [true, true, false],
+      changeRole: [true, false, false],
+      rekey: [true, true, false],
+      delete: [true, false, false],
+      read: [true, true, true],
     } as const;
     for (const [action, allowed] of Object.entries(table)) {
       expect((["owner", "admin", "member"] as const).map((r) => mayDo(r, action as keyof typeof table))).toEqual(allowed);
@@ -122,10 +127,24 @@ describe("keys and wraps", () => {
     const rsa = wrapShared(vaultKey, bundle.publicKey);
     const kw = wrapPersonal(vaultKey, keys.stretchedKey);
     const base = { holderPublicKey: bundle.publicKey, senderSigningPublicKey: bundle.signingPublicKey };
-    expect(code(() => checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(rsa), wrapSignature: b64(signWrap(rsa, keys.edPrivate)) }))).toBe("ok");
-    expect(code(() => checkWrap({ ...base, vaultType: "personal", encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, keys.edPrivate)) }))).toBe("ok");
-    expect(code(() => checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, keys.edPrivate)) }))).toBe("INVALID");
-    expect(code(() => checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(rsa), wrapSignature: b64(signWrap(kw, keys.edPrivate)) }))).toBe("INVALID");
+    expect(
+      code(() =>
+        checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(rsa), wrapSignature: b64(signWrap(rsa, keys.edPrivate)) }),
+      ),
+    ).toBe("ok");
+    expect(
+      code(() =>
+        checkWrap({ ...base, vaultType: "personal", encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, keys.edPrivate)) }),
+      ),
+    ).toBe("ok");
+    expect(
+      code(() => checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, keys.edPrivate)) })),
+    ).toBe("INVALID");
+    expect(
+      code(() =>
+        checkWrap({ ...base, vaultType: "shared", encryptedVaultKey: b64(rsa), wrapSignature: b64(signWrap(kw, keys.edPrivate)) }),
+      ),
+    ).toBe("INVALID");
   });
 });
 
@@ -140,15 +159,23 @@ describe("invites and errors", () => {
   });
 
   test("any error maps to the contract's body; internals never leave a 5xx", () => {
-    expect(toHttpError(new AppError("CONFLICT", "taken", { field: "email" }))).toEqual({ status: 409, body: { error: { code: "CONFLICT", message: "taken", field: "email" } }, retryAfterSec: undefined });
+    expect(toHttpError(new AppError("CONFLICT", "taken", { field: "email" }))).toEqual({
+      status: 409,
+      body: { error: { code: "CONFLICT", message: "taken", field: "email" } },
+      retryAfterSec: undefined,
+    });
     const internal = toHttpError(new Error("SQLITE_CORRUPT: at /var/lib/secret/path"));
     expect(internal).toEqual({ status: 500, body: { error: { code: "INTERNAL", message: "Internal server error" } } });
     const validation = toHttpError({ type: "VALIDATION_ERROR", data: [{ field: "newKeys[3].wrapSignature", message: "bad" }] });
     expect(validation.body.error).toEqual({ code: "INVALID", message: "bad", field: "wrapSignature" });
     const tooLarge = bodyError({ type: "entity.too.large", status: 413 });
     expect(toHttpError(tooLarge).body.error.code).toBe("PAYLOAD_TOO_LARGE");
-    const badJson = bodyError({ type: "entity.parse.failed", body: "{\"authHash\": \"secret\"" });
-    expect(toHttpError(badJson)).toEqual({ status: 400, body: { error: { code: "INVALID", message: "Request body is not valid JSON" } }, retryAfterSec: undefined });
+    const badJson = bodyError({ type: "entity.parse.failed", body: '{"authHash": "secret"' });
+    expect(toHttpError(badJson)).toEqual({
+      status: 400,
+      body: { error: { code: "INVALID", message: "Request body is not valid JSON" } },
+      retryAfterSec: undefined,
+    });
     expect(JSON.stringify(badJson)).not.toContain("secret");
     expect(toHttpError({ code: 11000, message: "duplicate key" }).status).toBe(500);
   });
@@ -160,6 +187,10 @@ describe("invites and errors", () => {
       new Errors.RequestRejectedError({ action: "items.create", nodeID: "node-1" }),
       new Errors.RequestTimeoutError({ action: "items.create", nodeID: "node-1" }),
     ];
-    for (const err of away) expect(toHttpError(err)).toEqual({ status: 503, body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } } });
+    for (const err of away)
+      expect(toHttpError(err)).toEqual({
+        status: 503,
+        body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } },
+      });
   });
 });

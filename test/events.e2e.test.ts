@@ -39,9 +39,20 @@ test("embedded: each route that changes state leaves exactly one audit record, w
       expect((await api.get(path, { token: outsider.token })).body.error.code).toBe("FORBIDDEN");
       expect((await api.get(path)).status).toBe(401);
     }
-    expect(await awaitAudit(api, outsider, 1)).toEqual([expect.objectContaining({ type: "user.registered", actorId: outsider.userId, seq: 1 })]);
-    for (const query of ["", "?limit=5", `?orgId=${owner.orgId}&limit=0`, `?orgId=${owner.orgId}&limit=501`, `?orgId=${owner.orgId}&limit=x`,
-      `?orgId=${owner.orgId}&limit=2.5`, `?orgId=${owner.orgId}&before=0`, `?orgId=${owner.orgId}&before=-3`, `?orgId=${owner.orgId}&before=2147483648`]) {
+    expect(await awaitAudit(api, outsider, 1)).toEqual([
+      expect.objectContaining({ type: "user.registered", actorId: outsider.userId, seq: 1 }),
+    ]);
+    for (const query of [
+      "",
+      "?limit=5",
+      `?orgId=${owner.orgId}&limit=0`,
+      `?orgId=${owner.orgId}&limit=501`,
+      `?orgId=${owner.orgId}&limit=x`,
+      `?orgId=${owner.orgId}&limit=2.5`,
+      `?orgId=${owner.orgId}&before=0`,
+      `?orgId=${owner.orgId}&before=-3`,
+      `?orgId=${owner.orgId}&before=2147483648`,
+    ]) {
       const res = await api.get(`/audit${query}`, { token: owner.token });
       expect([query, res.status, res.body.error.code]).toEqual([query, 400, "INVALID"]);
     }
@@ -68,7 +79,14 @@ test("no token, hash or ciphertext reaches the logs, even at debug level", async
     await api.post("/auth/refresh", { body: { refreshToken: owner.refreshToken } });
     const log = server.output();
     expect(log.length).toBeGreaterThan(0);
-    for (const secret of [owner.token, owner.refreshToken, inv.token, owner.bundle.authHash, owner.bundle.encryptedPrivateKey, item.encryptedData]) {
+    for (const secret of [
+      owner.token,
+      owner.refreshToken,
+      inv.token,
+      owner.bundle.authHash,
+      owner.bundle.encryptedPrivateKey,
+      item.encryptedData,
+    ]) {
       expect(log).not.toContain(secret);
     }
   } finally {

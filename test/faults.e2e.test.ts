@@ -27,7 +27,6 @@ afterAll(async () => {
   killAllClusters();
 });
 
-
 /** Steady traffic on both gateways until stopped: every status seen, and when. */
 function traffic(token: string, vaultId: string, vaultKey: Buffer) {
   const seen: Array<{ at: number; status: number }> = [];
@@ -37,9 +36,12 @@ function traffic(token: string, vaultId: string, vaultKey: Buffer) {
       const api = gw[i % 2]!;
       const started = Date.now();
       const itemId = randomUUID();
-      const res = i < 2
-        ? await api.get("/vaults", { token }).catch(() => ({ status: 0 }))
-        : await api.post(`/vaults/${vaultId}/items`, { token, body: encryptItem(vaultKey, vaultId, itemId, "t", "t") }).catch(() => ({ status: 0 }));
+      const res =
+        i < 2
+          ? await api.get("/vaults", { token }).catch(() => ({ status: 0 }))
+          : await api
+              .post(`/vaults/${vaultId}/items`, { token, body: encryptItem(vaultKey, vaultId, itemId, "t", "t") })
+              .catch(() => ({ status: 0 }));
       seen.push({ at: started, status: res.status });
       await sleep(20);
     }
@@ -59,10 +61,16 @@ const ok = (status: number) => status === 200 || status === 201;
  * Stops a machine service for `downMs` under steady traffic, starts it again, and waits until the
  * traffic succeeds again on both gateways: every status seen, and when the service went down.
  */
-async function outageUnderTraffic(service: { stop(): Promise<void>; start(): Promise<void> }, downMs: number, vaultId: string, vaultKey: Buffer) {
+async function outageUnderTraffic(
+  service: { stop(): Promise<void>; start(): Promise<void> },
+  downMs: number,
+  vaultId: string,
+  vaultKey: Buffer,
+) {
   const load = traffic(owner.token, vaultId, vaultKey);
   await sleep(1_000);
-  let downAt = 0, upAt = 0;
+  let downAt = 0,
+    upAt = 0;
   try {
     await service.stop();
     downAt = Date.now();
@@ -71,10 +79,14 @@ async function outageUnderTraffic(service: { stop(): Promise<void>; start(): Pro
     await service.start();
     upAt = Date.now();
   }
-  await eventually("traffic succeeding again", async () => {
-    const recent = load.seen.filter((s) => s.at > upAt + 500);
-    return recent.length >= 20 && recent.slice(-20).every((s) => ok(s.status)) ? true : undefined;
-  }, { timeoutMs: 60_000, everyMs: 200 });
+  await eventually(
+    "traffic succeeding again",
+    async () => {
+      const recent = load.seen.filter((s) => s.at > upAt + 500);
+      return recent.length >= 20 && recent.slice(-20).every((s) => ok(s.status)) ? true : undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 200 },
+  );
   await load.stop();
   return { seen: load.seen, downAt };
 }
@@ -85,13 +97,18 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
   const pad = "k".repeat(2048);
   const ids = Array.from({ length: 5_000 }, () => randomUUID());
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < ids.length) {
-      const i = next++;
-      const res = await gw[i % 2]!.post(`${v}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, ids[i]!, `${pad}${i}`, `n${i}`) });
-      if (res.status !== 201) throw new Error(`item: ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const res = await gw[i % 2]!.post(`${v}/items`, {
+          token: owner.token,
+          body: encryptItem(vaultKey, vaultId, ids[i]!, `${pad}${i}`, `n${i}`),
+        });
+        if (res.status !== 201) throw new Error(`item: ${res.status}`);
+      }
+    }),
+  );
   const newKey = newVaultKey();
   const items = ids.map((id, i) => encryptItem(newKey, vaultId, id, `${pad}${i}`, `n${i}`));
 
@@ -102,11 +119,16 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
   const from = cluster.output().length;
   const request = gw[0].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
   try {
-    await eventually("the rekey's item updates", async () => {
-      const { rowCount } = await watcher.query(
-        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'");
-      return rowCount ? true : undefined;
-    }, { timeoutMs: 20_000, everyMs: 200 });
+    await eventually(
+      "the rekey's item updates",
+      async () => {
+        const { rowCount } = await watcher.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'",
+        );
+        return rowCount ? true : undefined;
+      },
+      { timeoutMs: 20_000, everyMs: 200 },
+    );
     process.kill(rekeyPid, "SIGKILL");
   } finally {
     await watcher.end();
@@ -119,17 +141,30 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
   const after = (await gw[1].get(`${v}/items`, { token: owner.token })).body.items;
   expect(after).toHaveLength(ids.length);
   for (const item of after) expect(() => decryptItem(vaultKey, item)).not.toThrow();
-  expect(after.filter((item: any) => { try { decryptItem(newKey, item); return true; } catch { return false; } })).toHaveLength(0);
+  expect(
+    after.filter((item: any) => {
+      try {
+        decryptItem(newKey, item);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+  ).toHaveLength(0);
   const view = (await gw[0].get(v, { token: owner.token })).body;
   expect(view.keyVersion).toBe(1);
   expect(unwrapShared(unb64(view.encryptedVaultKey), owner.keys.rsaPrivate)).toEqual(vaultKey);
 
   // The node comes back (the cluster restarts it) and the same rekey then succeeds.
   await cluster.waitFor(/\[cluster\] rekey started, pid (\d+)/, 30_000, from);
-  const retried = await eventually("the rekey after the restart", async () => {
-    const r = await gw[1].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
-    return r.status === 204 ? r : undefined;
-  }, { timeoutMs: 60_000, everyMs: 200 });
+  const retried = await eventually(
+    "the rekey after the restart",
+    async () => {
+      const r = await gw[1].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
+      return r.status === 204 ? r : undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 200 },
+  );
   expect(retried.status).toBe(204);
   const rekeyed = (await gw[0].get(`${v}/items`, { token: owner.token })).body.items;
   for (const item of rekeyed) expect(() => decryptItem(newKey, item)).not.toThrow();
@@ -153,14 +188,20 @@ test("Redis stopped: logins, previews and registrations go on; a token is still 
     expect([preview.status, preview.body.email]).toEqual([200, inv.email]);
     // Twenty registrations with one token over both gateways: the database's conditional update lets one through.
     const bundle = registrationBundle(await newUserKeys());
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      gw[i % 2]!.post("/auth/register", { body: { email: inv.email, ...bundle, inviteToken: inv.token } })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        gw[i % 2]!.post("/auth/register", { body: { email: inv.email, ...bundle, inviteToken: inv.token } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 201)) expect(r.body.error.code).toBe("INVITE_NOT_REDEEMABLE");
     // Logins work; failed ones are still limited (per process while Redis is away).
     expect((await gw[0].post("/auth/login", { body: { email: inv.email, authHash: bundle.authHash } })).status).toBe(200);
     const failures = [];
-    for (let i = 0; i < 5; i++) failures.push((await gw[i % 2]!.post("/auth/login", { body: { email: inv.email, authHash: Buffer.alloc(32, i).toString("base64") } })).status);
+    for (let i = 0; i < 5; i++)
+      failures.push(
+        (await gw[i % 2]!.post("/auth/login", { body: { email: inv.email, authHash: Buffer.alloc(32, i).toString("base64") } })).status,
+      );
     expect(failures.slice(0, 3)).toEqual([401, 401, 401]);
     expect(failures.slice(3)).toEqual([429, 429]);
   } finally {
@@ -171,8 +212,11 @@ test("Redis stopped: logins, previews and registrations go on; a token is still 
   expect([used.status, used.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
   const fresh = await invite(gw[1], owner);
   const bundle = registrationBundle(await newUserKeys());
-  const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-    gw[i % 2]!.post("/auth/register", { body: { email: fresh.email, ...bundle, inviteToken: fresh.token } })));
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      gw[i % 2]!.post("/auth/register", { body: { email: fresh.email, ...bundle, inviteToken: fresh.token } }),
+    ),
+  );
   expect(results.filter((r) => r.status === 201)).toHaveLength(1);
 });
 

@@ -24,21 +24,38 @@ describe("invites", () => {
     const email = uniqueEmail("New.Person");
     const res = await api.post("/invites", { token: admin.token, body: { email, role: "member", expiresIn: "24h" } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ inviteId: expect.stringMatching(/^[0-9a-f-]{36}$/), token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) });
+    expect(res.body).toEqual({
+      inviteId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      expiresAt: expect.any(String),
+    });
     const ttl = Date.parse(res.body.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(24 * 3600_000 - 60_000);
     expect(ttl).toBeLessThanOrEqual(24 * 3600_000);
 
     const redeemed = await api.post("/invites/redeem", { body: { token: res.body.token } });
     expect(redeemed.status).toBe(200);
-    expect(redeemed.body).toEqual({ orgId: owner.orgId, orgName: expect.any(String), email: email.toLowerCase(), role: "member", expiresAt: expect.any(String) });
+    expect(redeemed.body).toEqual({
+      orgId: owner.orgId,
+      orgName: expect.any(String),
+      email: email.toLowerCase(),
+      role: "member",
+      expiresAt: expect.any(String),
+    });
     expect(redeemed.body.orgName).toBe((await api.get(`/orgs/${owner.orgId}`, { token: owner.token })).body.name);
     // Redeeming only checks: it can be repeated until registration consumes the invite.
     expect((await api.post("/invites/redeem", { body: { token: res.body.token } })).status).toBe(200);
 
     const listed = await api.get(`/invites?orgId=${owner.orgId.toUpperCase()}`, { token: owner.token });
     const entry = listed.body.find((i: any) => i.id === res.body.inviteId);
-    expect(entry).toEqual({ id: res.body.inviteId, email: email.toLowerCase(), role: "member", inviterId: admin.userId, expiresAt: res.body.expiresAt, createdAt: expect.any(String) });
+    expect(entry).toEqual({
+      id: res.body.inviteId,
+      email: email.toLowerCase(),
+      role: "member",
+      inviterId: admin.userId,
+      expiresAt: res.body.expiresAt,
+      createdAt: expect.any(String),
+    });
     expect(JSON.stringify(listed.body)).not.toContain(res.body.token);
   });
 
@@ -100,7 +117,9 @@ describe("invites", () => {
     for (const inv of [revoked, used, expired]) {
       const res = await api.post("/invites/redeem", { body: { token: inv.token } });
       expect([res.status, res.body.error.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
-      const reg = await api.post("/auth/register", { body: { email: inv.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token } });
+      const reg = await api.post("/auth/register", {
+        body: { email: inv.email, ...registrationBundle(await newUserKeys()), inviteToken: inv.token },
+      });
       expect([reg.status, reg.body.error?.code]).toEqual([400, "INVITE_NOT_REDEEMABLE"]);
     }
     const ids = (await api.get(`/invites?orgId=${owner.orgId}`, { token: owner.token })).body.map((i: any) => i.id);
@@ -133,7 +152,18 @@ describe("redeem rate limit", () => {
       const statuses: number[] = [];
       for (let i = 0; i < 50; i++) statuses.push((await api.post("/invites/redeem", { body: { token: `t${i}` } })).status);
       // Malformed requests count too (unparseable JSON is refused at the gateway, before any service).
-      for (const body of [{}, { token: 5 }, { token: "" }, { token: null }, { token: ["x"] }, { token: {} }, { token: true }, { token: "x".repeat(513) }, { tok: "x" }, { token: 1.5 }]) {
+      for (const body of [
+        {},
+        { token: 5 },
+        { token: "" },
+        { token: null },
+        { token: ["x"] },
+        { token: {} },
+        { token: true },
+        { token: "x".repeat(513) },
+        { tok: "x" },
+        { token: 1.5 },
+      ]) {
         statuses.push((await api.post("/invites/redeem", { body })).status);
       }
       expect(statuses.slice(0, 50).every((s) => s === 404)).toBe(true);

@@ -26,11 +26,20 @@ describe("items", () => {
     expect(a.status).toBe(201);
     expect(a.headers.get("location")).toBe(`/api/v1${items}/${clientId}`);
     expect(a.body).toEqual({
-      itemId: clientId, vaultId, encryptedData: expect.any(String), encryptedName: expect.any(String),
-      revision: 1, keyVersion: 1, createdAt: expect.any(String), updatedAt: expect.any(String),
+      itemId: clientId,
+      vaultId,
+      encryptedData: expect.any(String),
+      encryptedName: expect.any(String),
+      revision: 1,
+      keyVersion: 1,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
     // Without an itemId the server picks one; the client binds the ciphertext to it on its next write.
-    const b = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.from("opaque")), encryptedName: b64(Buffer.from("n")) } });
+    const b = await api.post(items, {
+      token: owner.token,
+      body: { encryptedData: b64(Buffer.from("opaque")), encryptedName: b64(Buffer.from("n")) },
+    });
     expect(b.status).toBe(201);
     expect(b.body.itemId).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -42,14 +51,26 @@ describe("items", () => {
     const one = await api.get(`${items}/${clientId}`, { token: owner.token });
     expect(decryptItem(vaultKey, one.body)).toEqual({ data: "pw1", name: "site1" });
 
-    const updated = await api.put(`${items}/${clientId}`, { token: owner.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw2", "site1"), revision: 1 } });
+    const updated = await api.put(`${items}/${clientId}`, {
+      token: owner.token,
+      body: { ...encryptItem(vaultKey, vaultId, clientId, "pw2", "site1"), revision: 1 },
+    });
     expect([updated.status, updated.body.revision]).toEqual([200, 2]);
     expect(decryptItem(vaultKey, updated.body).data).toBe("pw2");
-    const stale = await api.put(`${items}/${clientId}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw3", "site1"), revision: 1 } });
+    const stale = await api.put(`${items}/${clientId}`, {
+      token: member.token,
+      body: { ...encryptItem(vaultKey, vaultId, clientId, "pw3", "site1"), revision: 1 },
+    });
     expect([stale.status, stale.body.error.code]).toEqual([409, "CONFLICT"]);
-    const blind = await api.put(`${items}/${clientId}`, { token: member.token, body: encryptItem(vaultKey, vaultId, clientId, "pw3", "site1") });
+    const blind = await api.put(`${items}/${clientId}`, {
+      token: member.token,
+      body: encryptItem(vaultKey, vaultId, clientId, "pw3", "site1"),
+    });
     expect([blind.status, blind.body.revision]).toEqual([200, 3]);
-    const wrongVersion = await api.put(`${items}/${clientId}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, clientId, "pw4", "site1"), keyVersion: 2 } });
+    const wrongVersion = await api.put(`${items}/${clientId}`, {
+      token: member.token,
+      body: { ...encryptItem(vaultKey, vaultId, clientId, "pw4", "site1"), keyVersion: 2 },
+    });
     expect(wrongVersion.status).toBe(409);
 
     expect((await api.delete(`${items}/${clientId}`, { token: member.token })).status).toBe(204);
@@ -60,7 +81,10 @@ describe("items", () => {
   test("ids are case-insensitive on input and answered in lower case", async () => {
     const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
     const itemId = randomUUID();
-    const created = await api.post(`/vaults/${vaultId.toUpperCase()}/items`, { token: owner.token, body: { ...encryptItem(vaultKey, vaultId, itemId, "a", "b"), itemId: itemId.toUpperCase() } });
+    const created = await api.post(`/vaults/${vaultId.toUpperCase()}/items`, {
+      token: owner.token,
+      body: { ...encryptItem(vaultKey, vaultId, itemId, "a", "b"), itemId: itemId.toUpperCase() },
+    });
     expect([created.status, created.body.itemId, created.body.vaultId]).toEqual([201, itemId, vaultId]);
     expect((await api.get(`/vaults/${vaultId}/items/${itemId.toUpperCase()}`, { token: member.token })).body.itemId).toBe(itemId);
     expect((await api.get(`/vaults/${vaultId.toUpperCase()}`, { token: member.token })).body.vaultId).toBe(vaultId);
@@ -72,10 +96,15 @@ describe("items", () => {
     const v1 = await sharedVault(api, owner);
     const v2 = await sharedVault(api, owner);
     const itemId = randomUUID();
-    expect((await api.post(`/vaults/${v1.vaultId}/items`, { token: owner.token, body: encryptItem(v1.vaultKey, v1.vaultId, itemId, "a", "b") })).status).toBe(201);
+    expect(
+      (await api.post(`/vaults/${v1.vaultId}/items`, { token: owner.token, body: encryptItem(v1.vaultKey, v1.vaultId, itemId, "a", "b") }))
+        .status,
+    ).toBe(201);
     const through2 = `/vaults/${v2.vaultId}/items/${itemId}`;
     expect((await api.get(through2, { token: owner.token })).status).toBe(404);
-    expect((await api.put(through2, { token: owner.token, body: encryptItem(v2.vaultKey, v2.vaultId, itemId, "c", "d") })).status).toBe(404);
+    expect((await api.put(through2, { token: owner.token, body: encryptItem(v2.vaultKey, v2.vaultId, itemId, "c", "d") })).status).toBe(
+      404,
+    );
     expect((await api.delete(through2, { token: owner.token })).status).toBe(404);
     expect((await api.get(`/vaults/${v1.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);
   });
@@ -83,9 +112,15 @@ describe("items", () => {
   test("size limits: 256 KiB of data and 4 KiB of name, decoded", async () => {
     const { vaultId } = await sharedVault(api, owner);
     const items = `/vaults/${vaultId}/items`;
-    const ok = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.alloc(256 * 1024, 1)), encryptedName: b64(Buffer.alloc(4096, 2)) } });
+    const ok = await api.post(items, {
+      token: owner.token,
+      body: { encryptedData: b64(Buffer.alloc(256 * 1024, 1)), encryptedName: b64(Buffer.alloc(4096, 2)) },
+    });
     expect(ok.status).toBe(201);
-    const bigData = await api.post(items, { token: owner.token, body: { encryptedData: b64(Buffer.alloc(256 * 1024 + 1)), encryptedName: "AAAA" } });
+    const bigData = await api.post(items, {
+      token: owner.token,
+      body: { encryptedData: b64(Buffer.alloc(256 * 1024 + 1)), encryptedName: "AAAA" },
+    });
     expect([bigData.status, bigData.body.error.field]).toEqual([400, "encryptedData"]);
     const bigName = await api.post(items, { token: owner.token, body: { encryptedData: "AAAA", encryptedName: b64(Buffer.alloc(4097)) } });
     expect([bigName.status, bigName.body.error.field]).toEqual([400, "encryptedName"]);
@@ -97,7 +132,10 @@ describe("items", () => {
   test("a user outside the vault cannot read or write its items", async () => {
     const { vaultId, vaultKey } = await sharedVault(api, owner);
     const stranger = await registerUser(api);
-    const res = await api.post(`/vaults/${vaultId}/items`, { token: stranger.token, body: encryptItem(vaultKey, vaultId, randomUUID(), "a", "b") });
+    const res = await api.post(`/vaults/${vaultId}/items`, {
+      token: stranger.token,
+      body: encryptItem(vaultKey, vaultId, randomUUID(), "a", "b"),
+    });
     expect(res.status).toBe(404);
     expect((await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items).toHaveLength(0);
   });

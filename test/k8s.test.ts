@@ -21,7 +21,11 @@ const validate = (files: string[]): Array<{ file: string; kind: string; name: st
 
 const kustomization = parse(fs.readFileSync(path.join(DIR, "kustomization.yaml"), "utf8"));
 const files: string[] = kustomization.resources.map((r: string) => path.join(DIR, r));
-const manifests = files.flatMap((f) => parseAllDocuments(fs.readFileSync(f, "utf8")).map((d) => d.toJS()).filter(Boolean));
+const manifests = files.flatMap((f) =>
+  parseAllDocuments(fs.readFileSync(f, "utf8"))
+    .map((d) => d.toJS())
+    .filter(Boolean),
+);
 const deployments = manifests.filter((m) => m.kind === "Deployment");
 
 test("services.yaml is what `npm run k8s` generates from the service list", () => {
@@ -46,8 +50,9 @@ test("the validator refuses a broken manifest (so the test above can fail)", () 
 });
 
 test("one Deployment per service, each with readiness and liveness on the operations port, resource requests and a memory limit", () => {
-  expect(deployments.map((d) => d.spec.template.spec.containers[0].env.find((e: any) => e.name === "SERVICES").value).sort())
-    .toEqual(Object.keys(SERVICES).sort());
+  expect(deployments.map((d) => d.spec.template.spec.containers[0].env.find((e: any) => e.name === "SERVICES").value).sort()).toEqual(
+    Object.keys(SERVICES).sort(),
+  );
   for (const d of deployments) {
     const [c] = d.spec.template.spec.containers;
     expect(c.ports.find((p: any) => p.name === "ops").containerPort).toBe(9100);

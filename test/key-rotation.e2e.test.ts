@@ -28,8 +28,10 @@ describe("a server restarted on a new JWT_SECRET", () => {
 
     // Rotated, with the old key kept for a grace period: the old token still works.
     server = await startTestServer({
-      DATA_DIR: dataDir, JWT_SECRET: newKey.toString("base64"),
-      JWT_PREVIOUS_SECRET: oldKey.toString("base64"), JWT_PREVIOUS_SECRET_UNTIL: inAnHour,
+      DATA_DIR: dataDir,
+      JWT_SECRET: newKey.toString("base64"),
+      JWT_PREVIOUS_SECRET: oldKey.toString("base64"),
+      JWT_PREVIOUS_SECRET_UNTIL: inAnHour,
     });
     let api = new Api(server.url);
     expect((await api.get("/vaults", { token: user.token })).status).toBe(200);
@@ -41,8 +43,10 @@ describe("a server restarted on a new JWT_SECRET", () => {
 
     // The grace period is over: the old key's token is refused, the new key's and the refresh token work.
     server = await startTestServer({
-      DATA_DIR: dataDir, JWT_SECRET: newKey.toString("base64"),
-      JWT_PREVIOUS_SECRET: oldKey.toString("base64"), JWT_PREVIOUS_SECRET_UNTIL: anHourAgo,
+      DATA_DIR: dataDir,
+      JWT_SECRET: newKey.toString("base64"),
+      JWT_PREVIOUS_SECRET: oldKey.toString("base64"),
+      JWT_PREVIOUS_SECRET_UNTIL: anHourAgo,
     });
     api = new Api(server.url);
     const refused = await api.get("/vaults", { token: user.token });
@@ -86,7 +90,12 @@ describe("AccessTokens", () => {
     const prev = oldKey.toString("base64");
     expect(() => loadConfig({ JWT_SECRET: newKey.toString("base64"), JWT_PREVIOUS_SECRET: prev })).toThrow(/go together/);
     expect(() => loadConfig({ JWT_PREVIOUS_SECRET: prev, JWT_PREVIOUS_SECRET_UNTIL: inAnHour })).toThrow(/needs JWT_SECRET/);
-    expect(() => loadConfig({ JWT_SECRET: newKey.toString("base64"), JWT_PREVIOUS_SECRET: prev, JWT_PREVIOUS_SECRET_UNTIL: "tomorrow" })).toThrow(/ISO 8601/);
-    expect(loadConfig({ JWT_SECRET: newKey.toString("base64"), JWT_PREVIOUS_SECRET: prev, JWT_PREVIOUS_SECRET_UNTIL: inAnHour }).jwtPreviousSecretUntilMs).toBe(Date.parse(inAnHour));
+    expect(() =>
+      loadConfig({ JWT_SECRET: newKey.toString("base64"), JWT_PREVIOUS_SECRET: prev, JWT_PREVIOUS_SECRET_UNTIL: "tomorrow" }),
+    ).toThrow(/ISO 8601/);
+    expect(
+      loadConfig({ JWT_SECRET: newKey.toString("base64"), JWT_PREVIOUS_SECRET: prev, JWT_PREVIOUS_SECRET_UNTIL: inAnHour })
+        .jwtPreviousSecretUntilMs,
+    ).toBe(Date.parse(inAnHour));
   });
 });

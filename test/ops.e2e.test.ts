@@ -39,10 +39,14 @@ async function probe(port: number, path: string): Promise<{ status: number; body
 
 /** Polls until `ok` holds for a probe's answer; fails with the last answer after `ms`. */
 async function until(port: number, path: string, ok: (r: { status: number; body: any }) => boolean, timeoutMs = 15_000) {
-  return eventually(`${path} to match`, async () => {
-    const answer = await probe(port, path);
-    return ok(answer) ? answer : undefined;
-  }, { timeoutMs });
+  return eventually(
+    `${path} to match`,
+    async () => {
+      const answer = await probe(port, path);
+      return ok(answer) ? answer : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
 describe("readiness of a node of the split deployment", () => {
@@ -58,8 +62,14 @@ describe("readiness of a node of the split deployment", () => {
     let node: RunningNode | undefined;
     try {
       const config = loadConfig({
-        PORT: "0", LOG_LEVEL: "fatal", DATA_DIR: tempDir(), OPS_PORT: String(opsPort),
-        TRANSPORTER: NATS_URL, DATABASE_URL: db.url, JWT_SECRET: SECRET, NAMESPACE: namespace,
+        PORT: "0",
+        LOG_LEVEL: "fatal",
+        DATA_DIR: tempDir(),
+        OPS_PORT: String(opsPort),
+        TRANSPORTER: NATS_URL,
+        DATABASE_URL: db.url,
+        JWT_SECRET: SECRET,
+        NAMESPACE: namespace,
       });
       const starting = startNode(config, { services: ["vaults"] });
       const early = await until(opsPort, "/readyz", (r) => r.status !== 0);
@@ -108,7 +118,9 @@ test("SIGTERM with DRAIN_DELAY: readiness turns 503 at once while the API still 
   const server = await spawnServer({ DATA_DIR: tempDir(), OPS_PORT: String(opsPort), DRAIN_DELAY: "2s" });
   expect((await probe(opsPort, "/readyz")).status).toBe(200);
   const exited = server.kill("SIGTERM");
-  await until(opsPort, "/readyz", (r) => r.status === 503, 1_000).then((r) => expect(r.body).toEqual({ status: "not ready", reasons: ["draining"] }));
+  await until(opsPort, "/readyz", (r) => r.status === 503, 1_000).then((r) =>
+    expect(r.body).toEqual({ status: "not ready", reasons: ["draining"] }),
+  );
   expect((await fetch(`${server.url}/health`)).status).toBe(200);
   expect(await exited).toBe(0);
 });
@@ -122,19 +134,27 @@ describe("metrics", () => {
       const owner = await registerUser(api);
       const inv = await invite(api, owner, "member");
       await registerUser(api, { inviteToken: inv.token, email: inv.email });
-      for (let i = 0; i < 3; i++) await api.post("/auth/login", { body: { email: owner.email, authHash: randomBytes(32).toString("base64") } });
+      for (let i = 0; i < 3; i++)
+        await api.post("/auth/login", { body: { email: owner.email, authHash: randomBytes(32).toString("base64") } });
       const { vaultId, vaultKey } = await sharedVault(api, owner);
       const ids = [randomUUID(), randomUUID()];
-      for (const id of ids) expect((await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, id, "d", "n") })).status).toBe(201);
+      for (const id of ids)
+        expect(
+          (await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, id, "d", "n") })).status,
+        ).toBe(201);
       const newKey = newVaultKey();
       const items = ids.map((id) => encryptItem(newKey, vaultId, id, "d2", "n2"));
-      expect((await api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) })).status).toBe(204);
+      expect(
+        (await api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) })).status,
+      ).toBe(204);
       await sleep(500); // the audit worker's batch
 
       const { status, text } = await probe(opsPort, "/metrics");
       expect(status).toBe(200);
       const value = (name: string, labels: Record<string, string> = {}) => {
-        const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+        const line = text
+          .split("\n")
+          .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
         return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
       };
       expect(value("vault_http_requests_total", { route: "/api/v1/vaults/:vaultId/items", method: "POST", status: "201" })).toBe(2);
@@ -191,7 +211,11 @@ test("LOG_FORMAT=json: every line is one JSON object, and each line written for 
   expect((await fetch(`${server.url}/health`)).headers.get("x-request-id")).toMatch(/^[0-9a-f]{16}$/);
   await sleep(200);
   await server.kill("SIGTERM");
-  const lines = server.output().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const lines = server
+    .output()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   for (const line of lines) expect(Object.keys(line)).toEqual(expect.arrayContaining(["time", "level", "node", "module", "msg"]));
   const ofRequest = lines.filter((l) => l.traceId === requestId);
   expect(ofRequest.length).toBeGreaterThan(1);
@@ -236,7 +260,12 @@ test("TRACING_ZIPKIN_URL: the gateway's and the service's spans share the reques
     expect(root.parentId).toBeFalsy();
     expect(ofRequest.find((s) => s.name.includes("vaults.list")).parentId).toBe(root.id);
     // The gateway's span has the method and URL (its name too); no span has any other param or meta.
-    const tagged = ofRequest.map((s) => [s.name, Object.keys(s.tags).filter((k) => k.startsWith("params") || k.startsWith("meta")).sort()]);
+    const tagged = ofRequest.map((s) => [
+      s.name,
+      Object.keys(s.tags)
+        .filter((k) => k.startsWith("params") || k.startsWith("meta"))
+        .sort(),
+    ]);
     expect(tagged).toEqual(ofRequest.map((s) => [s.name, s === root ? ["params.req.method", "params.req.url"] : []]));
     const all = bodies.join("");
     expect(all).not.toContain(owner.token);

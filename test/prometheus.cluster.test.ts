@@ -19,7 +19,6 @@ import { eventually, sleep } from "./helpers/wait";
 
 jest.setTimeout(180_000);
 
-
 let cluster: Cluster;
 let prometheus: ChildProcess | undefined;
 let promUrl = "";
@@ -45,25 +44,38 @@ beforeAll(async () => {
   dirs.push(dir);
   const targets = Object.values(cluster.opsPorts).map((p) => `'127.0.0.1:${p}'`);
   expect(targets.length).toBe(13);
-  fs.writeFileSync(path.join(dir, "prometheus.yml"), [
-    "global:",
-    "  scrape_interval: 1s",
-    "  evaluation_interval: 1s",
-    "scrape_configs:",
-    "  - job_name: vault",
-    "    static_configs:",
-    `      - targets: [${targets.join(", ")}]`,
-  ].join("\n"));
+  fs.writeFileSync(
+    path.join(dir, "prometheus.yml"),
+    [
+      "global:",
+      "  scrape_interval: 1s",
+      "  evaluation_interval: 1s",
+      "scrape_configs:",
+      "  - job_name: vault",
+      "    static_configs:",
+      `      - targets: [${targets.join(", ")}]`,
+    ].join("\n"),
+  );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
-  prometheus = spawn("prometheus", [
-    `--config.file=${path.join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${path.join(dir, "data")}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-  ], { stdio: ["ignore", "pipe", "pipe"] });
+  prometheus = spawn(
+    "prometheus",
+    [
+      `--config.file=${path.join(dir, "prometheus.yml")}`,
+      `--storage.tsdb.path=${path.join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   prometheus.stdout!.on("data", (d) => (promOut += d));
   prometheus.stderr!.on("data", (d) => (promOut += d));
   const end = Date.now() + 30_000;
-  while ((await fetch(`${promUrl}/-/ready`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${promUrl}/-/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (Date.now() > end || prometheus.exitCode !== null) throw new Error(`prometheus did not start: ${promOut.slice(-2000)}`);
     await sleep(200);
   }
@@ -79,7 +91,10 @@ afterAll(async () => {
 
 async function query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
   const res = await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(expr)}`);
-  const body = (await res.json()) as { status: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+  const body = (await res.json()) as {
+    status: string;
+    data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+  };
   if (body.status !== "success") throw new Error(`query failed: ${JSON.stringify(body)}`);
   return body.data.result;
 }
@@ -90,7 +105,7 @@ function queryUntil<T>(expr: string, ok: (r: Awaited<ReturnType<typeof query>>) 
 }
 
 test("Prometheus scrapes all 13 nodes, and shows per-service request rates and the audit lag after traffic", async () => {
-  await queryUntil(`count(up{job="vault"} == 1)`, (r) => r[0] && Number(r[0].value[1]) === 13 ? true : undefined);
+  await queryUntil(`count(up{job="vault"} == 1)`, (r) => (r[0] && Number(r[0].value[1]) === 13 ? true : undefined));
 
   const gw = cluster.urls.map((u) => new Api(u));
   const owner = await registerUser(gw[0]!);
@@ -98,13 +113,15 @@ test("Prometheus scrapes all 13 nodes, and shows per-service request rates and t
   const endTraffic = Date.now() + 6_000;
   let written = 0;
   while (Date.now() < endTraffic) {
-    await Promise.all(gw.map(async (api) => {
-      const id = randomUUID();
-      const res = await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, id, "d", "n") });
-      expect(res.status).toBe(201);
-      written++;
-      expect((await api.get("/vaults", { token: owner.token })).status).toBe(200);
-    }));
+    await Promise.all(
+      gw.map(async (api) => {
+        const id = randomUUID();
+        const res = await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, id, "d", "n") });
+        expect(res.status).toBe(201);
+        written++;
+        expect((await api.get("/vaults", { token: owner.token })).status).toBe(200);
+      }),
+    );
   }
   expect(written).toBeGreaterThan(20);
 
@@ -116,14 +133,18 @@ test("Prometheus scrapes all 13 nodes, and shows per-service request rates and t
   });
   expect(rates.items).toBeGreaterThan(0.5);
   // Requests by route and status at the gateways.
-  const created = await queryUntil(`sum(vault_http_requests_total{namespace="${ns}",route="/api/v1/vaults/:vaultId/items",status="201"})`,
-    (r) => r[0] && Number(r[0].value[1]) >= written ? Number(r[0].value[1]) : undefined);
+  const created = await queryUntil(
+    `sum(vault_http_requests_total{namespace="${ns}",route="/api/v1/vaults/:vaultId/items",status="201"})`,
+    (r) => (r[0] && Number(r[0].value[1]) >= written ? Number(r[0].value[1]) : undefined),
+  );
   expect(created).toBe(written);
   // The audit worker's lag and backlog, once it has caught up.
-  const lag = await queryUntil(`vault_audit_lag{namespace="${ns}"}`, (r) => r.length === 1 ? Number(r[0]!.value[1]) : undefined);
+  const lag = await queryUntil(`vault_audit_lag{namespace="${ns}"}`, (r) => (r.length === 1 ? Number(r[0]!.value[1]) : undefined));
   expect(lag).toBeGreaterThanOrEqual(0);
   expect(lag).toBeLessThan(10);
-  await queryUntil(`vault_audit_events_pending{namespace="${ns}"}`, (r) => r.length === 1 && Number(r[0]!.value[1]) === 0 ? true : undefined);
+  await queryUntil(`vault_audit_events_pending{namespace="${ns}"}`, (r) =>
+    r.length === 1 && Number(r[0]!.value[1]) === 0 ? true : undefined,
+  );
   // The PostgreSQL pool of each node that has opened one.
   const pools = await query(`vault_store_pool_connections{namespace="${ns}",state="total"}`);
   expect(pools.length).toBeGreaterThan(0);
@@ -133,9 +154,15 @@ test("one trace across processes: the gateway's span and the spans of the servic
   const api = new Api(cluster.urls[1]!);
   const owner = await registerUser(api);
   const traceId = randomBytes(8).toString("hex");
-  const res = await fetch(`${cluster.urls[1]}/vaults`, { method: "POST", headers: {
-    authorization: `Bearer ${owner.token}`, "x-request-id": traceId, "content-type": "application/json",
-  }, body: JSON.stringify(sharedVaultBody(randomBytes(32), owner)) });
+  const res = await fetch(`${cluster.urls[1]}/vaults`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${owner.token}`,
+      "x-request-id": traceId,
+      "content-type": "application/json",
+    },
+    body: JSON.stringify(sharedVaultBody(randomBytes(32), owner)),
+  });
   expect(res.status).toBe(201);
   const end = Date.now() + 15_000;
   const ofTrace = () => spans.filter((s) => s.traceId === traceId);

@@ -20,10 +20,16 @@ const log = { warn: () => undefined, info: () => undefined };
 const ORG = randomUUID();
 
 const event = (type: DomainEvent["type"] = "item.created"): DomainEvent => ({
-  eventId: randomUUID(), type, at: new Date().toISOString(), actorId: randomUUID(), orgId: ORG, vaultId: randomUUID(),
+  eventId: randomUUID(),
+  type,
+  at: new Date().toISOString(),
+  actorId: randomUUID(),
+  orgId: ORG,
+  vaultId: randomUUID(),
 });
 
-const until = (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => eventually("the queue to deliver", check, { timeoutMs, everyMs: 25 });
+const until = (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) =>
+  eventually("the queue to deliver", check, { timeoutMs, everyMs: 25 });
 
 interface Subject {
   queue: EventQueue;
@@ -32,15 +38,28 @@ interface Subject {
 }
 
 const queues: Array<[string, () => Promise<Subject>]> = [
-  ["NATS JetStream", async () => {
-    const namespace = `test-${randomBytes(4).toString("hex")}`;
-    const queue = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
-    return { queue, namespace, close: async () => { await queue.close(); await deleteStreams(namespace); } };
-  }],
-  ["in-process", async () => {
-    const queue = new MemoryQueue(policy, log);
-    return { queue, namespace: "", close: () => queue.close() };
-  }],
+  [
+    "NATS JetStream",
+    async () => {
+      const namespace = `test-${randomBytes(4).toString("hex")}`;
+      const queue = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
+      return {
+        queue,
+        namespace,
+        close: async () => {
+          await queue.close();
+          await deleteStreams(namespace);
+        },
+      };
+    },
+  ],
+  [
+    "in-process",
+    async () => {
+      const queue = new MemoryQueue(policy, log);
+      return { queue, namespace: "", close: () => queue.close() };
+    },
+  ],
 ];
 
 describe.each(queues)("event queue: %s", (_name, open) => {
@@ -156,7 +175,9 @@ describe("event queue: NATS JetStream only", () => {
     const b = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
     try {
       const seen: string[] = [];
-      const subs = await Promise.all([a, b].map((q) => q.consume("audit", async (events) => void seen.push(...events.map((e) => e.eventId)))));
+      const subs = await Promise.all(
+        [a, b].map((q) => q.consume("audit", async (events) => void seen.push(...events.map((e) => e.eventId)))),
+      );
       const sent = Array.from({ length: 200 }, () => event());
       await Promise.all(sent.map((e) => (sent.indexOf(e) % 2 ? a : b).publish(e)));
       await until(() => seen.length >= 200);
@@ -220,7 +241,8 @@ describe("event queue: NATS JetStream only", () => {
     const queue = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
     try {
       // The client's connection internals: the one place that counts its subscriptions.
-      const subscriptions = () => (queue as unknown as { nc: { protocol: { subscriptions: { size(): number } } } }).nc.protocol.subscriptions.size();
+      const subscriptions = () =>
+        (queue as unknown as { nc: { protocol: { subscriptions: { size(): number } } } }).nc.protocol.subscriptions.size();
       const before = subscriptions();
       const sub = await queue.consume("audit", async () => undefined);
       await queue.publish(event());

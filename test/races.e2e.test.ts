@@ -12,8 +12,8 @@ import { startTestServer, type TestServer } from "./helpers/server";
 jest.setTimeout(120_000);
 
 const jitter = () => Math.floor(Math.random() * 4) + 1;
-const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
-
+const later = <T>(ms: number, fn: () => Promise<T>) =>
+  new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
 
 describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   let server: TestServer;
@@ -38,7 +38,9 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   test("20 registrations with one invite token: exactly one succeeds", async () => {
     const inv = await invite(api, owner, "member");
     const bundles = await Promise.all(Array.from({ length: 20 }, async () => registrationBundle(await newUserKeys())));
-    const replies = await Promise.all(bundles.map((b) => api.post("/auth/register", { body: { email: inv.email, ...b, inviteToken: inv.token } })));
+    const replies = await Promise.all(
+      bundles.map((b) => api.post("/auth/register", { body: { email: inv.email, ...b, inviteToken: inv.token } })),
+    );
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     for (const r of replies.filter((x) => x.status !== 201)) {
@@ -91,7 +93,10 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   async function vaultReadyForRekey() {
     const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
     for (let i = 0; i < 3; i++) {
-      const res = await api.post(`/vaults/${vaultId}/items`, { token: member.token, body: encryptItem(vaultKey, vaultId, randomUUID(), `s${i}`, `n${i}`) });
+      const res = await api.post(`/vaults/${vaultId}/items`, {
+        token: member.token,
+        body: encryptItem(vaultKey, vaultId, randomUUID(), `s${i}`, `n${i}`),
+      });
       expect(res.status).toBe(201);
     }
     const current = (await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items;
@@ -100,7 +105,8 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
       const p = decryptItem(vaultKey, it);
       return { ...encryptItem(newKey, vaultId, it.itemId, p.data, p.name), revision: it.revision as number };
     });
-    const rekey = () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, member], reencrypted) });
+    const rekey = () =>
+      api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, member], reencrypted) });
     return { vaultId, vaultKey, newKey, itemIds: current.map((it: any) => it.itemId as string), rekey };
   }
 
@@ -117,7 +123,8 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   }
 
   test("a rekey racing an item create: the rekey is refused or the item is refused, never an item under the old key", async () => {
-    let rekeyWon = 0, createWon = 0;
+    let rekeyWon = 0,
+      createWon = 0;
     for (let round = 0; round < 20; round++) {
       // The rekeying client read the items before the new one appeared.
       const { vaultId, vaultKey, newKey, rekey } = await vaultReadyForRekey();
@@ -125,7 +132,12 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
       // The writing client states the key version it encrypted under. Either request may start first.
       const [rk, create] = await Promise.all([
         later(round % 2 === 0 ? 0 : jitter(), rekey),
-        later(round % 2 === 1 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/items`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, newId, "late", "late"), keyVersion: 1 } })),
+        later(round % 2 === 1 ? 0 : jitter(), () =>
+          api.post(`/vaults/${vaultId}/items`, {
+            token: member.token,
+            body: { ...encryptItem(vaultKey, vaultId, newId, "late", "late"), keyVersion: 1 },
+          }),
+        ),
       ]);
       if (rk.status === 204) {
         rekeyWon++;
@@ -150,7 +162,12 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
       const target = itemIds[1]!;
       const [rk, update] = await Promise.all([
         later(round % 2 === 0 ? 0 : jitter(), rekey),
-        later(round % 2 === 1 ? 0 : jitter(), () => api.put(`/vaults/${vaultId}/items/${target}`, { token: member.token, body: { ...encryptItem(vaultKey, vaultId, target, "edited", "edited"), keyVersion: 1 } })),
+        later(round % 2 === 1 ? 0 : jitter(), () =>
+          api.put(`/vaults/${vaultId}/items/${target}`, {
+            token: member.token,
+            body: { ...encryptItem(vaultKey, vaultId, target, "edited", "edited"), keyVersion: 1 },
+          }),
+        ),
       ]);
       const { keyVersion, items } = await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
       const edited = items.find((it: any) => it.itemId === target);
@@ -199,8 +216,12 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
       const { vaultId, vaultKey } = await sharedVault(api, owner, [[admin, "admin"]]);
       const newKey = newVaultKey();
       const [rekey, share] = await Promise.all([
-        later(round % 2 === 0 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, admin], []) })),
-        later(round % 2 === 1 ? 0 : jitter(), () => api.post(`/vaults/${vaultId}/members`, { token: admin.token, body: { ...shareBody(vaultKey, admin, member), keyVersion: 1 } })),
+        later(round % 2 === 0 ? 0 : jitter(), () =>
+          api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, admin], []) }),
+        ),
+        later(round % 2 === 1 ? 0 : jitter(), () =>
+          api.post(`/vaults/${vaultId}/members`, { token: admin.token, body: { ...shareBody(vaultKey, admin, member), keyVersion: 1 } }),
+        ),
       ]);
       outcomes.add(rekey.status);
       expect([rekey.status, share.status].sort()).toEqual(rekey.status === 204 ? [204, 409] : [204, 400]);

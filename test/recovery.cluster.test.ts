@@ -31,9 +31,9 @@ afterAll(async () => {
   killAllClusters();
 });
 
-
 /** Item creates on both gateways, `parallel` at a time, a short pause between a loop's writes. */
-const writers = (owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) => itemWriters(gw, owner, vaultId, vaultKey, { parallel, pauseMs: 10 });
+const writers = (owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) =>
+  itemWriters(gw, owner, vaultId, vaultKey, { parallel, pauseMs: 10 });
 
 /**
  * Waits until every acknowledged item create of `writes` has its audit record; then checks that no
@@ -56,7 +56,8 @@ async function everyAcknowledgedWriteRecorded(owner: TestUser, writes: Write[], 
       expect(verify.body).toEqual({ ok: true, count: records.length, head: records.at(-1).hash });
       return at;
     }
-    if (Date.now() > end) throw new Error(`${missing.length} of ${acknowledged.size} acknowledged item creates have no audit record after ${timeoutMs} ms`);
+    if (Date.now() > end)
+      throw new Error(`${missing.length} of ${acknowledged.size} acknowledged item creates have no audit record after ${timeoutMs} ms`);
     await sleep(100);
   }
 }
@@ -168,13 +169,18 @@ test("the rekey node stopped gracefully in the middle of a large rekey: the reke
   const v = `/vaults/${vaultId}`;
   const ids = Array.from({ length: 3_000 }, () => randomUUID());
   let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < ids.length) {
-      const i = next++;
-      const res = await gw[i % 2]!.post(`${v}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, ids[i]!, `${"p".repeat(1024)}${i}`, `n${i}`) });
-      if (res.status !== 201) throw new Error(`item: ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const res = await gw[i % 2]!.post(`${v}/items`, {
+          token: owner.token,
+          body: encryptItem(vaultKey, vaultId, ids[i]!, `${"p".repeat(1024)}${i}`, `n${i}`),
+        });
+        if (res.status !== 201) throw new Error(`item: ${res.status}`);
+      }
+    }),
+  );
   const newKey = newVaultKey();
   const items = ids.map((id, i) => encryptItem(newKey, vaultId, id, `${"p".repeat(1024)}${i}`, `n${i}`));
   const watcher = new pg.Client({ connectionString: cluster.database.url });
@@ -186,7 +192,8 @@ test("the rekey node stopped gracefully in the middle of a large rekey: the reke
     const end = Date.now() + 20_000;
     for (;;) {
       const { rowCount } = await watcher.query(
-        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'");
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'",
+      );
       if (rowCount) break;
       if (Date.now() > end) throw new Error("the rekey never reached its item updates");
       await sleep(5);

@@ -28,7 +28,17 @@ beforeAll(async () => {
   const prefix = `test-${randomBytes(4).toString("hex")}:`;
   links = [await connectRedis(REDIS_URL, quiet, prefix), await connectRedis(REDIS_URL, quiet, prefix)];
   const now = new Date().toISOString();
-  const user = await store.accounts.registerOwnerOfNewOrg({ user: { ...registrationBundle(await newUserKeys()), userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now } as never, org: { orgId: randomUUID(), name: "o", createdAt: now }, onlyIfFirstUser: false });
+  const user = await store.accounts.registerOwnerOfNewOrg({
+    user: {
+      ...registrationBundle(await newUserKeys()),
+      userId: randomUUID(),
+      email: "o@example.test",
+      authHash: "h",
+      createdAt: now,
+    } as never,
+    org: { orgId: randomUUID(), name: "o", createdAt: now },
+    onlyIfFirstUser: false,
+  });
   orgId = user.orgId;
   userId = user.userId;
 });
@@ -41,8 +51,14 @@ afterAll(async () => {
 async function newInvite(): Promise<{ invite: Invite; hash: string }> {
   const now = Date.now();
   const invite: Invite = {
-    inviteId: randomUUID(), orgId, email: `${randomUUID().slice(0, 8)}@example.test`, role: "member", inviterId: userId,
-    status: "pending", expiresAt: new Date(now + 3_600_000).toISOString(), createdAt: new Date(now).toISOString(),
+    inviteId: randomUUID(),
+    orgId,
+    email: `${randomUUID().slice(0, 8)}@example.test`,
+    role: "member",
+    inviterId: userId,
+    status: "pending",
+    expiresAt: new Date(now + 3_600_000).toISOString(),
+    createdAt: new Date(now).toISOString(),
   };
   const hash = randomBytes(32).toString("hex");
   await store.invites.createInvite({ invite, tokenHash: hash });
@@ -79,7 +95,7 @@ test("lookups are cached until the invite changes; forgetting it on one node dro
   // ... until a node forgets it, as the services do after a revoke or a consume.
   await a.forget(invite.inviteId);
   expect((await b.find(hash))?.status).toBe("revoked");
-  expect((await a.find(randomBytes(32).toString("hex")))).toBeNull();
+  expect(await a.find(randomBytes(32).toString("hex"))).toBeNull();
 });
 
 test("a lookup that read the database before the invite changed cannot cache the old state after it", async () => {
@@ -91,7 +107,11 @@ test("a lookup that read the database before the invite changed cannot cache the
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const slowInvites: Store["invites"] = Object.create(store.invites);
-  slowInvites.findInviteByTokenHash = async (h: string) => { const v = await realFind(h); await gate; return v; };
+  slowInvites.findInviteByTokenHash = async (h: string) => {
+    const v = await realFind(h);
+    await gate;
+    return v;
+  };
   const slowStore: Store = { ...store, invites: slowInvites };
   const slow = new RedisInviteTokens(slowStore, links[1]!);
   const stale = slow.find(hash);

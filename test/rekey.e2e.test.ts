@@ -1,7 +1,18 @@
 /** The rekey: a client's full flow, and every refusal leaving the vault exactly as it was. */
 import { randomUUID } from "node:crypto";
 import { Api, newOrg, rekeyBody, sharedVault, type TestUser } from "./helpers/client";
-import { b64, decryptItem, encryptItem, newVaultKey, signWrap, unb64, unwrapShared, wrapPersonal, wrapShared, wrapVerifies } from "./helpers/crypto";
+import {
+  b64,
+  decryptItem,
+  encryptItem,
+  newVaultKey,
+  signWrap,
+  unb64,
+  unwrapShared,
+  wrapPersonal,
+  wrapShared,
+  wrapVerifies,
+} from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 describe("rekey", () => {
@@ -20,10 +31,17 @@ describe("rekey", () => {
 
   /** A vault with items, and a member who has just been removed: the situation a rekey follows. */
   async function vaultAfterRemoval(itemCount = 5) {
-    const { vaultId, vaultKey } = await sharedVault(api, owner, [[admin, "admin"], [member, "member"], [leaver, "member"]]);
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [
+      [admin, "admin"],
+      [member, "member"],
+      [leaver, "member"],
+    ]);
     for (let i = 0; i < itemCount; i++) {
       const itemId = randomUUID();
-      const res = await api.post(`/vaults/${vaultId}/items`, { token: member.token, body: encryptItem(vaultKey, vaultId, itemId, `secret ${i}`, `login ${i}`) });
+      const res = await api.post(`/vaults/${vaultId}/items`, {
+        token: member.token,
+        body: encryptItem(vaultKey, vaultId, itemId, `secret ${i}`, `login ${i}`),
+      });
       expect(res.status).toBe(201);
     }
     const removal = await api.delete(`/vaults/${vaultId}/members/${leaver.userId}`, { token: owner.token });
@@ -51,7 +69,10 @@ describe("rekey", () => {
     const { vaultId, oldKey } = await vaultAfterRemoval();
     const newKey = newVaultKey();
     const items = await reencryptAll(vaultId, oldKey, newKey, admin);
-    const res = await api.post(`/vaults/${vaultId}/rekey`, { token: admin.token, body: rekeyBody(newKey, admin, [owner, admin, member], items) });
+    const res = await api.post(`/vaults/${vaultId}/rekey`, {
+      token: admin.token,
+      body: rekeyBody(newKey, admin, [owner, admin, member], items),
+    });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
 
@@ -62,7 +83,11 @@ describe("rekey", () => {
       expect(unwrapShared(unb64(v.encryptedVaultKey), user.keys.rsaPrivate)).toEqual(newKey);
     }
     const roles = (await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members.map((m: any) => [m.userId, m.role]);
-    expect(roles).toEqual([[owner.userId, "owner"], [admin.userId, "admin"], [member.userId, "member"]]);
+    expect(roles).toEqual([
+      [owner.userId, "owner"],
+      [admin.userId, "admin"],
+      [member.userId, "member"],
+    ]);
 
     const after = (await api.get(`/vaults/${vaultId}/items`, { token: member.token })).body.items;
     expect(after).toHaveLength(5);
@@ -87,20 +112,64 @@ describe("rekey", () => {
       ["the removed member included", owner, rekeyBody(newKey, owner, [owner, admin, member, leaver], items), 400, "INVALID", "newKeys"],
       ["a member twice", owner, { ...good, newKeys: [...good.newKeys, good.newKeys[0]] }, 400, "INVALID", "newKeys"],
       ["an item missing", owner, { ...good, items: items.slice(1) }, 400, "INVALID", "items"],
-      ["an unknown item", owner, { ...good, items: [...items, encryptItem(newKey, vaultId, randomUUID(), "x", "y")] }, 400, "INVALID", "items"],
+      [
+        "an unknown item",
+        owner,
+        { ...good, items: [...items, encryptItem(newKey, vaultId, randomUUID(), "x", "y")] },
+        400,
+        "INVALID",
+        "items",
+      ],
       ["an item twice", owner, { ...good, items: [...items, items[0]] }, 400, "INVALID", "items"],
-      ["a wrap signed by someone else", owner, { ...good, newKeys: good.newKeys.map((k, i) => i === 2 ? { ...k, wrapSignature: b64(signWrap(unb64(k.encryptedVaultKey), member.keys.edPrivate)) } : k) }, 400, "INVALID", "wrapSignature"],
-      ["a wrap of the wrong size", owner, { ...good, newKeys: good.newKeys.map((k, i) => i === 1 ? { ...k, encryptedVaultKey: b64(wrongSize), wrapSignature: b64(signWrap(wrongSize, owner.keys.edPrivate)) } : k) }, 400, "INVALID", "encryptedVaultKey"],
-      ["invalid base64 in an item", owner, { ...good, items: items.map((it: any, i: number) => i === 1 ? { ...it, encryptedData: "%%%" } : it) }, 400, "INVALID", "encryptedData"],
-      ["an oversized item", owner, { ...good, items: items.map((it: any, i: number) => i === 0 ? { ...it, encryptedData: b64(Buffer.alloc(256 * 1024 + 1)) } : it) }, 400, "INVALID", "encryptedData"],
+      [
+        "a wrap signed by someone else",
+        owner,
+        {
+          ...good,
+          newKeys: good.newKeys.map((k, i) =>
+            i === 2 ? { ...k, wrapSignature: b64(signWrap(unb64(k.encryptedVaultKey), member.keys.edPrivate)) } : k,
+          ),
+        },
+        400,
+        "INVALID",
+        "wrapSignature",
+      ],
+      [
+        "a wrap of the wrong size",
+        owner,
+        {
+          ...good,
+          newKeys: good.newKeys.map((k, i) =>
+            i === 1 ? { ...k, encryptedVaultKey: b64(wrongSize), wrapSignature: b64(signWrap(wrongSize, owner.keys.edPrivate)) } : k,
+          ),
+        },
+        400,
+        "INVALID",
+        "encryptedVaultKey",
+      ],
+      [
+        "invalid base64 in an item",
+        owner,
+        { ...good, items: items.map((it: any, i: number) => (i === 1 ? { ...it, encryptedData: "%%%" } : it)) },
+        400,
+        "INVALID",
+        "encryptedData",
+      ],
+      [
+        "an oversized item",
+        owner,
+        { ...good, items: items.map((it: any, i: number) => (i === 0 ? { ...it, encryptedData: b64(Buffer.alloc(256 * 1024 + 1)) } : it)) },
+        400,
+        "INVALID",
+        "encryptedData",
+      ],
       ["a stale keyVersion", owner, { ...good, keyVersion: 7 }, 409, "CONFLICT", "keyVersion"],
       ["a plain member", member, rekeyBody(newKey, member, [owner, admin, member], items), 403, "FORBIDDEN"],
       ["no body", owner, {}, 400, "INVALID", "newKeys"],
     ];
     for (const [why, as, body, status, code, field] of attempts) {
       const res = await api.post(`/vaults/${vaultId}/rekey`, { token: as.token, body });
-      expect({ why, status: res.status, code: res.body?.error?.code, field: res.body?.error?.field })
-        .toEqual({ why, status, code, field });
+      expect({ why, status: res.status, code: res.body?.error?.code, field: res.body?.error?.field }).toEqual({ why, status, code, field });
       expect(await state(vaultId)).toEqual(before);
     }
     expect((await api.post(`/vaults/${randomUUID()}/rekey`, { token: owner.token, body: good })).status).toBe(404);
@@ -124,14 +193,29 @@ describe("rekey", () => {
   test("a personal vault rekeys with an AES-KW wrap", async () => {
     const key = newVaultKey();
     const wrapped = wrapPersonal(key, owner.keys.stretchedKey);
-    const created = await api.post("/vaults", { token: owner.token, body: { name: "p", type: "personal", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, owner.keys.edPrivate)) } });
+    const created = await api.post("/vaults", {
+      token: owner.token,
+      body: { name: "p", type: "personal", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, owner.keys.edPrivate)) },
+    });
     const vaultId = created.body.vaultId;
     const newKey = newVaultKey();
     const rsaWrap = wrapShared(newKey, owner.bundle.publicKey);
-    const refused = await api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: { newKeys: [{ userId: owner.userId, encryptedVaultKey: b64(rsaWrap), wrapSignature: b64(signWrap(rsaWrap, owner.keys.edPrivate)) }], items: [] } });
+    const refused = await api.post(`/vaults/${vaultId}/rekey`, {
+      token: owner.token,
+      body: {
+        newKeys: [{ userId: owner.userId, encryptedVaultKey: b64(rsaWrap), wrapSignature: b64(signWrap(rsaWrap, owner.keys.edPrivate)) }],
+        items: [],
+      },
+    });
     expect([refused.status, refused.body.error.field]).toEqual([400, "encryptedVaultKey"]);
     const kw = wrapPersonal(newKey, owner.keys.stretchedKey);
-    const ok = await api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: { newKeys: [{ userId: owner.userId, encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, owner.keys.edPrivate)) }], items: [] } });
+    const ok = await api.post(`/vaults/${vaultId}/rekey`, {
+      token: owner.token,
+      body: {
+        newKeys: [{ userId: owner.userId, encryptedVaultKey: b64(kw), wrapSignature: b64(signWrap(kw, owner.keys.edPrivate)) }],
+        items: [],
+      },
+    });
     expect(ok.status).toBe(204);
   });
 });
@@ -148,7 +232,11 @@ describe("the rekey's streamed body", () => {
   });
   afterAll(() => server.stop());
 
-  const post = (vaultId: string, body: string | ReadableStream, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> =>
+  const post = (
+    vaultId: string,
+    body: string | ReadableStream,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: any }> =>
     fetch(`${server.url}/vaults/${vaultId}/rekey`, {
       method: "POST",
       headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json", ...headers },
@@ -159,7 +247,10 @@ describe("the rekey's streamed body", () => {
   test("over REKEY_BODY_LIMIT is 413, whether the size is announced or the body is chunked", async () => {
     const { vaultId } = await sharedVault(api, owner);
     const big = JSON.stringify({ newKeys: [], items: [], pad: "x".repeat(1024 * 1024 + 10) });
-    expect(await post(vaultId, big)).toEqual({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } } });
+    expect(await post(vaultId, big)).toEqual({
+      status: 413,
+      body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } },
+    });
     // No Content-Length: the action stops reading at the limit.
     const chunked = new ReadableStream({
       start(c) {
@@ -167,7 +258,10 @@ describe("the rekey's streamed body", () => {
         c.close();
       },
     });
-    expect(await post(vaultId, chunked)).toEqual({ status: 413, body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } } });
+    expect(await post(vaultId, chunked)).toEqual({
+      status: 413,
+      body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } },
+    });
     // The vault is untouched and the server still serves.
     expect((await api.get(`/vaults/${vaultId}`, { token: owner.token })).body.keyVersion).toBe(1);
   });

@@ -47,7 +47,13 @@ test("`as <email> <action>` calls an action as that user; a refusal is one reada
   const dataDir = tempDir("repl-");
   const server = await startTestServer({ DATA_DIR: dataDir });
   const ada = new VaultClient({ baseUrl: server.url });
-  await ada.register({ email: "ada@example.test", password: "ivory tiger mango 42", orgName: "Acme", kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 }, rsaBits: 2048 });
+  await ada.register({
+    email: "ada@example.test",
+    password: "ivory tiger mango 42",
+    orgName: "Acme",
+    kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 },
+    rsaBits: 2048,
+  });
   const vault = await ada.createVault("Repl vault", "shared");
   const { userId, orgId } = ada.account;
   await server.stop();

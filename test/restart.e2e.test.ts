@@ -16,10 +16,16 @@ describe("restart on the same DATA_DIR", () => {
   test("users, vaults, items, invites and issued access tokens all still work after SIGKILL and after a clean stop", async () => {
     let server = await spawnServer({ DATA_DIR: dataDir });
     let api = new Api(server.url);
-    const { owner, users: [member] } = await newOrg(api, ["member"]);
+    const {
+      owner,
+      users: [member],
+    } = await newOrg(api, ["member"]);
     const { vaultId, vaultKey } = await sharedVault(api, owner, [[member!, "member"]]);
     const itemId = randomUUID();
-    expect((await api.post(`/vaults/${vaultId}/items`, { token: member!.token, body: encryptItem(vaultKey, vaultId, itemId, "kept", "name") })).status).toBe(201);
+    expect(
+      (await api.post(`/vaults/${vaultId}/items`, { token: member!.token, body: encryptItem(vaultKey, vaultId, itemId, "kept", "name") }))
+        .status,
+    ).toBe(201);
     const pending = await invite(api, owner, "admin");
     expect(fs.statSync(`${dataDir}/jwt-secret`).mode & 0o777).toBe(0o600);
 

@@ -14,7 +14,12 @@ import { startTestServer, type TestServer } from "./helpers/server";
 jest.setTimeout(120_000);
 
 /** A test user as a link signer with public keys. */
-const who = (u: TestUser) => ({ userId: u.userId, keys: u.keys, publicKey: u.bundle.publicKey, signingPublicKey: u.bundle.signingPublicKey });
+const who = (u: TestUser) => ({
+  userId: u.userId,
+  keys: u.keys,
+  publicKey: u.bundle.publicKey,
+  signingPublicKey: u.bundle.signingPublicKey,
+});
 
 function flipped(sig: string): string {
   const bytes = Buffer.from(sig, "base64");
@@ -42,7 +47,13 @@ async function signedVault(api: Api, owner: TestUser): Promise<SignedVault> {
 /** Adds `user` with a valid `add` link. */
 async function addSigned(api: Api, v: SignedVault, by: TestUser, user: TestUser, role: "admin" | "member") {
   const share = shareBody(v.vaultKey, by, user, role);
-  const link = v.chain.next(who(by), { op: "add", subjectId: user.userId, role, subjectKey: fingerprintOf(user.bundle), wraps: [{ userId: user.userId, sha256: wrapHash(share.encryptedVaultKey) }] });
+  const link = v.chain.next(who(by), {
+    op: "add",
+    subjectId: user.userId,
+    role,
+    subjectKey: fingerprintOf(user.bundle),
+    wraps: [{ userId: user.userId, sha256: wrapHash(share.encryptedVaultKey) }],
+  });
   const res = await api.post(`/vaults/${v.vaultId}/members`, { token: by.token, body: { ...share, rosterLink: link } });
   expect(res.status).toBe(204);
   v.chain.accept(link);
@@ -63,8 +74,12 @@ describe("signed roster on the server", () => {
   });
   afterAll(() => server.stop());
 
-  const roster = async (vaultId: string, as: TestUser = owner) => (await api.get(`/vaults/${vaultId}/roster`, { token: as.token })).body.links as any[];
-  const memberIds = async (vaultId: string) => ((await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members as any[]).map((m) => `${m.userId}:${m.role}`).sort();
+  const roster = async (vaultId: string, as: TestUser = owner) =>
+    (await api.get(`/vaults/${vaultId}/roster`, { token: as.token })).body.links as any[];
+  const memberIds = async (vaultId: string) =>
+    ((await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members as any[])
+      .map((m) => `${m.userId}:${m.role}`)
+      .sort();
 
   /** A refused request: 400 INVALID naming `field`, and neither the chain nor the members changed. */
   async function refused(v: SignedVault, request: () => Promise<{ status: number; body: any }>, field: string) {
@@ -94,7 +109,13 @@ describe("signed roster on the server", () => {
     const otherWrap = sharedVaultBody(randomBytes(32), owner).encryptedVaultKey;
     const cases: Array<[string, (c: Chain) => any]> = [
       ["rosterLink.wraps", (c) => createLink(c, who(owner), otherWrap)],
-      ["rosterLink.sig", (c) => ({ ...createLink(c, who(owner), body.encryptedVaultKey), sig: flipped(createLink(c, who(owner), body.encryptedVaultKey).sig) })],
+      [
+        "rosterLink.sig",
+        (c) => ({
+          ...createLink(c, who(owner), body.encryptedVaultKey),
+          sig: flipped(createLink(c, who(owner), body.encryptedVaultKey).sig),
+        }),
+      ],
       ["rosterLink.actorId", (c) => createLink(c, who(admin), body.encryptedVaultKey)],
       ["rosterLink.vaultType", (c) => c.next(who(owner), { ...createLink(c, who(owner), body.encryptedVaultKey), vaultType: "personal" })],
       ["rosterLink.seq", (c) => c.next(who(owner), { ...createLink(c, who(owner), body.encryptedVaultKey), seq: 1 } as any)],
@@ -113,13 +134,27 @@ describe("signed roster on the server", () => {
     await addSigned(api, v, owner, admin, "admin");
     await addSigned(api, v, admin, member, "member");
 
-    const role = v.chain.next(who(owner), { op: "role", subjectId: member.userId, role: "admin", subjectKey: fingerprintOf(member.bundle), wraps: [] });
-    expect((await api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin", rosterLink: role } })).status).toBe(200);
+    const role = v.chain.next(who(owner), {
+      op: "role",
+      subjectId: member.userId,
+      role: "admin",
+      subjectKey: fingerprintOf(member.bundle),
+      wraps: [],
+    });
+    expect(
+      (await api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin", rosterLink: role } }))
+        .status,
+    ).toBe(200);
     v.chain.accept(role);
     v.chain.members.set(member.userId, { userId: member.userId, role: "admin", key: fingerprintOf(member.bundle) });
 
     // DELETE carries its link in a JSON body.
-    const remove = v.chain.next(who(owner), { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.bundle), wraps: [] });
+    const remove = v.chain.next(who(owner), {
+      op: "remove",
+      subjectId: member.userId,
+      subjectKey: fingerprintOf(member.bundle),
+      wraps: [],
+    });
     const removed = await api.delete(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { rosterLink: remove } });
     expect([removed.status, removed.body.rekeyRequired]).toEqual([200, true]);
     v.chain.accept(remove);
@@ -128,8 +163,12 @@ describe("signed roster on the server", () => {
     const newKey = randomBytes(32);
     const rekey = rekeyBody(newKey, admin, [owner, admin], []);
     const link = v.chain.next(who(admin), {
-      op: "rekey", keyVersion: 2, memberDigest: v.chain.memberDigest(),
-      wraps: rekey.newKeys.map((k) => ({ userId: k.userId, sha256: wrapHash(k.encryptedVaultKey) })).sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+      op: "rekey",
+      keyVersion: 2,
+      memberDigest: v.chain.memberDigest(),
+      wraps: rekey.newKeys
+        .map((k) => ({ userId: k.userId, sha256: wrapHash(k.encryptedVaultKey) }))
+        .sort((a, b) => (a.userId < b.userId ? -1 : 1)),
     });
     expect((await api.post(`/vaults/${v.vaultId}/rekey`, { token: admin.token, body: { ...rekey, rosterLink: link } })).status).toBe(204);
     v.chain.accept(link);
@@ -150,10 +189,17 @@ describe("signed roster on the server", () => {
     await addSigned(api, v, owner, admin, "admin");
     await addSigned(api, v, owner, member, "member");
     const share = shareBody(v.vaultKey, owner, eve, "member");
-    const addLink = (fields: Record<string, unknown> = {}, by = owner) => v.chain.next(who(by), {
-      op: "add", subjectId: eve.userId, role: "member", subjectKey: fingerprintOf(eve.bundle), wraps: [{ userId: eve.userId, sha256: wrapHash(share.encryptedVaultKey) }], ...fields,
-    });
-    const add = (rosterLink: unknown, token = owner.token) => api.post(`/vaults/${v.vaultId}/members`, { token, body: { ...share, rosterLink } });
+    const addLink = (fields: Record<string, unknown> = {}, by = owner) =>
+      v.chain.next(who(by), {
+        op: "add",
+        subjectId: eve.userId,
+        role: "member",
+        subjectKey: fingerprintOf(eve.bundle),
+        wraps: [{ userId: eve.userId, sha256: wrapHash(share.encryptedVaultKey) }],
+        ...fields,
+      });
+    const add = (rosterLink: unknown, token = owner.token) =>
+      api.post(`/vaults/${v.vaultId}/members`, { token, body: { ...share, rosterLink } });
 
     await refused(v, () => add(undefined), "rosterLink");
     await refused(v, () => add({ ...addLink(), sig: flipped(addLink().sig) }), "rosterLink.sig");
@@ -176,19 +222,61 @@ describe("signed roster on the server", () => {
     expect((await add(addLink({}, member), member.token)).status).toBe(403);
 
     // Role change, removal and rekey without a link, or with a link for another change.
-    const roleLink = v.chain.next(who(owner), { op: "role", subjectId: member.userId, role: "admin", subjectKey: fingerprintOf(member.bundle), wraps: [] });
-    await refused(v, () => api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin" } }), "rosterLink");
-    await refused(v, () => api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "member", rosterLink: roleLink } }), "rosterLink.role");
+    const roleLink = v.chain.next(who(owner), {
+      op: "role",
+      subjectId: member.userId,
+      role: "admin",
+      subjectKey: fingerprintOf(member.bundle),
+      wraps: [],
+    });
+    await refused(
+      v,
+      () => api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin" } }),
+      "rosterLink",
+    );
+    await refused(
+      v,
+      () =>
+        api.patch(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "member", rosterLink: roleLink } }),
+      "rosterLink.role",
+    );
     await refused(v, () => api.delete(`/vaults/${v.vaultId}/members/${member.userId}`, { token: owner.token }), "rosterLink");
-    await refused(v, () => api.delete(`/vaults/${v.vaultId}/members/${admin.userId}`, { token: owner.token, body: { rosterLink: v.chain.next(who(owner), { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.bundle), wraps: [] }) } }), "rosterLink.subjectId");
+    await refused(
+      v,
+      () =>
+        api.delete(`/vaults/${v.vaultId}/members/${admin.userId}`, {
+          token: owner.token,
+          body: {
+            rosterLink: v.chain.next(who(owner), {
+              op: "remove",
+              subjectId: member.userId,
+              subjectKey: fingerprintOf(member.bundle),
+              wraps: [],
+            }),
+          },
+        }),
+      "rosterLink.subjectId",
+    );
     // An admin removing an admin: 403 before any link; an owner relaying the admin's signed removal of the owner: the actor lacks the right.
-    const adminRemovesOwner = v.chain.next(who(admin), { op: "remove", subjectId: owner.userId, subjectKey: fingerprintOf(owner.bundle), wraps: [] });
-    expect((await api.delete(`/vaults/${v.vaultId}/members/${owner.userId}`, { token: admin.token, body: { rosterLink: adminRemovesOwner } })).status).toBe(403);
+    const adminRemovesOwner = v.chain.next(who(admin), {
+      op: "remove",
+      subjectId: owner.userId,
+      subjectKey: fingerprintOf(owner.bundle),
+      wraps: [],
+    });
+    expect(
+      (await api.delete(`/vaults/${v.vaultId}/members/${owner.userId}`, { token: admin.token, body: { rosterLink: adminRemovesOwner } }))
+        .status,
+    ).toBe(403);
 
     const rekey = rekeyBody(randomBytes(32), owner, [owner, admin, member], []);
-    const rekeyWraps = rekey.newKeys.map((k) => ({ userId: k.userId, sha256: wrapHash(k.encryptedVaultKey) })).sort((a, b) => (a.userId < b.userId ? -1 : 1));
-    const rekeyLink = (fields: Record<string, unknown> = {}) => v.chain.next(who(owner), { op: "rekey", keyVersion: 2, memberDigest: v.chain.memberDigest(), wraps: rekeyWraps, ...fields });
-    const postRekey = (rosterLink: unknown) => api.post(`/vaults/${v.vaultId}/rekey`, { token: owner.token, body: { ...rekey, rosterLink } });
+    const rekeyWraps = rekey.newKeys
+      .map((k) => ({ userId: k.userId, sha256: wrapHash(k.encryptedVaultKey) }))
+      .sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    const rekeyLink = (fields: Record<string, unknown> = {}) =>
+      v.chain.next(who(owner), { op: "rekey", keyVersion: 2, memberDigest: v.chain.memberDigest(), wraps: rekeyWraps, ...fields });
+    const postRekey = (rosterLink: unknown) =>
+      api.post(`/vaults/${v.vaultId}/rekey`, { token: owner.token, body: { ...rekey, rosterLink } });
     await refused(v, () => postRekey(undefined), "rosterLink");
     // A digest of another member set (the colluder added): a rekey the owner never meant.
     const withEve = memberDigestOf([...v.chain.members.values(), { userId: eve.userId, role: "member", key: fingerprintOf(eve.bundle) }]);
@@ -200,22 +288,42 @@ describe("signed roster on the server", () => {
   });
 
   test("a vault without a roster behaves as before, takes no link, and an owner (only) can adopt one", async () => {
-    const { vaultId, vaultKey } = await sharedVault(api, owner, [[admin, "admin"], [member, "member"]]);
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [
+      [admin, "admin"],
+      [member, "member"],
+    ]);
     expect(await roster(vaultId)).toEqual([]);
     const v: SignedVault = { vaultId, vaultKey, chain: new Chain(vaultId) };
     const stray = v.chain.next(who(owner), { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.bundle), wraps: [] });
-    await refused(v, () => api.delete(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token, body: { rosterLink: stray } }), "rosterLink");
+    await refused(
+      v,
+      () => api.delete(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token, body: { rosterLink: stray } }),
+      "rosterLink",
+    );
 
     const members = (await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members as any[];
-    const listed = [owner, admin, member].map((u) => ({ userId: u.userId, role: members.find((m) => m.userId === u.userId).role, key: fingerprintOf(u.bundle) }))
+    const listed = [owner, admin, member]
+      .map((u) => ({ userId: u.userId, role: members.find((m) => m.userId === u.userId).role, key: fingerprintOf(u.bundle) }))
       .sort((a, b) => (a.userId < b.userId ? -1 : 1));
-    const wraps = members.map((m) => ({ userId: m.userId, sha256: wrapHash(m.encryptedVaultKey) })).sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    const wraps = members
+      .map((m) => ({ userId: m.userId, sha256: wrapHash(m.encryptedVaultKey) }))
+      .sort((a, b) => (a.userId < b.userId ? -1 : 1));
     const adopt = (by: TestUser, fields: Record<string, unknown> = {}) =>
       v.chain.next(who(by), { op: "adopt", keyVersion: 1, vaultType: "shared", members: listed, wraps, ...fields });
     const post = (link: unknown, token = owner.token) => api.post(`/vaults/${vaultId}/roster`, { token, body: { rosterLink: link } });
 
     expect((await post(adopt(admin), admin.token)).status).toBe(403);
-    await refused(v, () => post(adopt(owner, { members: listed.filter((m) => m.userId !== member.userId), wraps: wraps.filter((w) => w.userId !== member.userId) })), "rosterLink.members");
+    await refused(
+      v,
+      () =>
+        post(
+          adopt(owner, {
+            members: listed.filter((m) => m.userId !== member.userId),
+            wraps: wraps.filter((w) => w.userId !== member.userId),
+          }),
+        ),
+      "rosterLink.members",
+    );
     await refused(v, () => post(adopt(owner, { wraps: wraps.map((w) => ({ ...w, sha256: "f".repeat(64) })) })), "rosterLink.wraps");
     await refused(v, () => post(undefined), "rosterLink");
     const link = adopt(owner);
@@ -227,7 +335,6 @@ describe("signed roster on the server", () => {
     await refused(v, () => post(adopt(owner)), "rosterLink.seq");
   });
 });
-
 
 describe.each(SQL_ENGINES)("concurrent changes to one signed vault on %s", (_engine, openDatabase) => {
   let server: TestServer;
@@ -257,9 +364,14 @@ describe.each(SQL_ENGINES)("concurrent changes to one signed vault on %s", (_eng
       const [first, second] = [users[2 * round]!, users[2 * round + 1]!];
       const byOwner = shareBody(v.vaultKey, owner, first, "member");
       const byAdmin = shareBody(v.vaultKey, admin, second, "member");
-      const link = (by: TestUser, user: TestUser, share: typeof byOwner) => v.chain.next(who(by), {
-        op: "add", subjectId: user.userId, role: "member", subjectKey: fingerprintOf(user.bundle), wraps: [{ userId: user.userId, sha256: wrapHash(share.encryptedVaultKey) }],
-      });
+      const link = (by: TestUser, user: TestUser, share: typeof byOwner) =>
+        v.chain.next(who(by), {
+          op: "add",
+          subjectId: user.userId,
+          role: "member",
+          subjectKey: fingerprintOf(user.bundle),
+          wraps: [{ userId: user.userId, sha256: wrapHash(share.encryptedVaultKey) }],
+        });
       const [a, b] = [link(owner, first, byOwner), link(admin, second, byAdmin)];
       const replies = await Promise.all([
         api.post(`/vaults/${v.vaultId}/members`, { token: owner.token, body: { ...byOwner, rosterLink: a } }),
@@ -271,12 +383,14 @@ describe.each(SQL_ENGINES)("concurrent changes to one signed vault on %s", (_eng
       expect(lost.map((r) => [r.status, r.body.error.field])).toEqual([[400, "rosterLink.seq"]]);
       v.chain.accept(replies[0]!.status === 204 ? a : b);
     }
-    const links = await (await api.get(`/vaults/${v.vaultId}/roster`, { token: owner.token })).body.links as any[];
+    const links = (await (await api.get(`/vaults/${v.vaultId}/roster`, { token: owner.token })).body.links) as any[];
     expect(links.map((l) => l.seq)).toEqual(links.map((_, i) => i));
     for (let i = 1; i < links.length; i++) expect(links[i].prev).toBe(linkHashOf(links[i - 1]));
     const keysOf = async (userId: string) => (await api.get(`/users/${userId}/keys`, { token: owner.token })).body;
     const state = await replayRoster(v.vaultId, links, keysOf);
-    const members = ((await api.get(`/vaults/${v.vaultId}/members`, { token: owner.token })).body.members as any[]).map((m) => `${m.userId}:${m.role}`).sort();
+    const members = ((await api.get(`/vaults/${v.vaultId}/members`, { token: owner.token })).body.members as any[])
+      .map((m) => `${m.userId}:${m.role}`)
+      .sort();
     expect([...state!.members].map(([id, m]) => `${id}:${m.role}`).sort()).toEqual(members);
     expect(members).toHaveLength(2 + users.length / 2);
   });

@@ -8,13 +8,27 @@ import vectors from "./fixtures/roster-vectors.json";
 import { checkRosterLink } from "../lib/domain/roster";
 import { signatureVerifies } from "../lib/domain/keys";
 import {
-  applyLink, canonicalJson, linkBytes, linkHash, linkSignatureVerifies, linkSigningBytes, memberSetBytes, parseLink, RosterLinkError,
-  sha256Hex, type RosterLink, type RosterState,
+  applyLink,
+  canonicalJson,
+  linkBytes,
+  linkHash,
+  linkSignatureVerifies,
+  linkSigningBytes,
+  memberSetBytes,
+  parseLink,
+  RosterLinkError,
+  sha256Hex,
+  type RosterLink,
+  type RosterState,
 } from "../sdk/roster";
 import { fromBase64 } from "../sdk/encoding";
 
 const ed25519FromSeed = (seedHex: string) =>
-  createPrivateKey({ key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(seedHex, "hex")]), format: "der", type: "pkcs8" });
+  createPrivateKey({
+    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(seedHex, "hex")]),
+    format: "der",
+    type: "pkcs8",
+  });
 
 const links = vectors.vectors.map((v) => v.link as RosterLink);
 const [alice, bob] = [links[0]!.actorId, links[1]!.subjectId!];
@@ -40,17 +54,20 @@ function refusedWith(field: string, fn: () => unknown): void {
 }
 
 describe("roster test vectors", () => {
-  test.each(vectors.vectors.map((v, i) => [i, v] as const))("link %i: canonical bytes, hash and signature, on both code paths", async (_i, v) => {
-    const link = parseLink(v.link);
-    expect(canonicalJson({ ...link, sig: undefined })).toBe(v.canonical);
-    expect(Buffer.from(linkBytes(link)).toString("utf8")).toBe(v.canonical);
-    expect(Buffer.from(linkSigningBytes(link)).toString("utf8")).toBe(`vault-roster-link/v1\n${v.canonical}`);
-    expect(await linkHash(link)).toBe(v.hash);
-    // Ed25519 is deterministic: the seed reproduces the signature byte for byte.
-    expect(sign(null, linkSigningBytes(link), ed25519FromSeed(vectors.signingSeedHex)).toString("base64")).toBe(link.sig);
-    expect(await linkSignatureVerifies(link, fromBase64(vectors.signingPublicKey))).toBe(true);
-    expect(signatureVerifies(Buffer.from(linkSigningBytes(link)), Buffer.from(link.sig, "base64"), vectors.signingPublicKey)).toBe(true);
-  });
+  test.each(vectors.vectors.map((v, i) => [i, v] as const))(
+    "link %i: canonical bytes, hash and signature, on both code paths",
+    async (_i, v) => {
+      const link = parseLink(v.link);
+      expect(canonicalJson({ ...link, sig: undefined })).toBe(v.canonical);
+      expect(Buffer.from(linkBytes(link)).toString("utf8")).toBe(v.canonical);
+      expect(Buffer.from(linkSigningBytes(link)).toString("utf8")).toBe(`vault-roster-link/v1\n${v.canonical}`);
+      expect(await linkHash(link)).toBe(v.hash);
+      // Ed25519 is deterministic: the seed reproduces the signature byte for byte.
+      expect(sign(null, linkSigningBytes(link), ed25519FromSeed(vectors.signingSeedHex)).toString("base64")).toBe(link.sig);
+      expect(await linkSignatureVerifies(link, fromBase64(vectors.signingPublicKey))).toBe(true);
+      expect(signatureVerifies(Buffer.from(linkSigningBytes(link)), Buffer.from(link.sig, "base64"), vectors.signingPublicKey)).toBe(true);
+    },
+  );
 
   test("each link's prev is the hash of the one before; the member digest is over the members sorted by user id", async () => {
     expect(links[0]!.prev).toBe("0".repeat(64));
@@ -62,7 +79,11 @@ describe("roster test vectors", () => {
 
   test("one changed byte anywhere in a link breaks its signature", async () => {
     for (const link of links) {
-      for (const changed of [{ ...link, at: link.at.replace("12:0", "13:0") }, { ...link, seq: link.seq + 1 }, { ...link, keyVersion: link.keyVersion + 1 }]) {
+      for (const changed of [
+        { ...link, at: link.at.replace("12:0", "13:0") },
+        { ...link, seq: link.seq + 1 },
+        { ...link, keyVersion: link.keyVersion + 1 },
+      ]) {
         expect(await linkSignatureVerifies(changed, fromBase64(vectors.signingPublicKey))).toBe(false);
       }
     }
@@ -72,7 +93,10 @@ describe("roster test vectors", () => {
     const state = replayVectors();
     expect(Object.fromEntries([...state.members].map(([id, m]) => [id, m.role]))).toEqual({ [alice]: "owner", [bob]: "member" });
     expect(state.keyVersion).toBe(2);
-    expect([...state.wraps.values()].map((w) => [w.keyVersion, w.senderId])).toEqual([[2, alice], [2, alice]]);
+    expect([...state.wraps.values()].map((w) => [w.keyVersion, w.senderId])).toEqual([
+      [2, alice],
+      [2, alice],
+    ]);
     expect(state.head).toBe(vectors.vectors[2]!.hash);
   });
 });
@@ -98,37 +122,85 @@ describe("roster link format", () => {
 describe("roster rules (applyLink)", () => {
   // Rules are checked before signatures: these links keep the vectors' signatures, which no longer match, on purpose.
   const afterAdd = () => replayVectors(2);
-  const next = (fields: Partial<RosterLink>): RosterLink => ({
-    vaultId: links[0]!.vaultId, seq: 2, prev: vectors.vectors[1]!.hash, actorId: alice, at: "2026-11-22T12:03:00.000Z", keyVersion: 1, wraps: [],
-    sig: links[0]!.sig, op: "role", ...fields,
-  } as RosterLink);
+  const next = (fields: Partial<RosterLink>): RosterLink =>
+    ({
+      vaultId: links[0]!.vaultId,
+      seq: 2,
+      prev: vectors.vectors[1]!.hash,
+      actorId: alice,
+      at: "2026-11-22T12:03:00.000Z",
+      keyVersion: 1,
+      wraps: [],
+      sig: links[0]!.sig,
+      op: "role",
+      ...fields,
+    }) as RosterLink;
 
   test("a plain member may not add, re-role, remove others or rekey", () => {
     const carol = "2d3e4f50-6a7b-4c8d-9eaf-b0c1d2e3f405";
-    refusedWith("actorId", () => applyLink(afterAdd(), next({ op: "add", actorId: bob, subjectId: carol, role: "member", subjectKey: "c".repeat(64), wraps: [{ userId: carol, sha256: "5".repeat(64) }] }), "h"));
-    refusedWith("actorId", () => applyLink(afterAdd(), next({ op: "role", actorId: bob, subjectId: bob, role: "owner", subjectKey: "b".repeat(64) }), "h"));
-    refusedWith("actorId", () => applyLink(afterAdd(), next({ op: "remove", actorId: bob, subjectId: alice, subjectKey: "a".repeat(64) }), "h"));
+    refusedWith("actorId", () =>
+      applyLink(
+        afterAdd(),
+        next({
+          op: "add",
+          actorId: bob,
+          subjectId: carol,
+          role: "member",
+          subjectKey: "c".repeat(64),
+          wraps: [{ userId: carol, sha256: "5".repeat(64) }],
+        }),
+        "h",
+      ),
+    );
+    refusedWith("actorId", () =>
+      applyLink(afterAdd(), next({ op: "role", actorId: bob, subjectId: bob, role: "owner", subjectKey: "b".repeat(64) }), "h"),
+    );
+    refusedWith("actorId", () =>
+      applyLink(afterAdd(), next({ op: "remove", actorId: bob, subjectId: alice, subjectKey: "a".repeat(64) }), "h"),
+    );
     refusedWith("actorId", () => applyLink(afterAdd(), { ...links[2]!, actorId: bob }, "h", vectors.memberSet.digest));
     // Leaving is anyone's right.
-    expect(applyLink(afterAdd(), next({ op: "remove", actorId: bob, subjectId: bob, subjectKey: "b".repeat(64) }), "h").members.has(bob)).toBe(false);
+    expect(
+      applyLink(afterAdd(), next({ op: "remove", actorId: bob, subjectId: bob, subjectKey: "b".repeat(64) }), "h").members.has(bob),
+    ).toBe(false);
   });
 
   test("someone outside the vault signs nothing into it", () => {
-    refusedWith("actorId", () => applyLink(afterAdd(), next({ op: "role", actorId: "2d3e4f50-6a7b-4c8d-9eaf-b0c1d2e3f405", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"));
+    refusedWith("actorId", () =>
+      applyLink(
+        afterAdd(),
+        next({ op: "role", actorId: "2d3e4f50-6a7b-4c8d-9eaf-b0c1d2e3f405", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }),
+        "h",
+      ),
+    );
   });
 
   test("the last owner stays; a removal needs a rekey after it", () => {
     refusedWith("subjectId", () => applyLink(afterAdd(), next({ op: "remove", subjectId: alice, subjectKey: "a".repeat(64) }), "h"));
-    refusedWith("role", () => applyLink(afterAdd(), next({ op: "role", subjectId: alice, role: "admin", subjectKey: "a".repeat(64) }), "h"));
+    refusedWith("role", () =>
+      applyLink(afterAdd(), next({ op: "role", subjectId: alice, role: "admin", subjectKey: "a".repeat(64) }), "h"),
+    );
     const removed = applyLink(afterAdd(), next({ op: "remove", subjectId: bob, subjectKey: "b".repeat(64) }), "h");
     expect([removed.rekeyRequired, removed.wraps.has(bob)]).toEqual([true, false]);
   });
 
   test("seq, prev, vault, key version, the subject's recorded key, the member digest and the wraps must follow", () => {
-    refusedWith("seq", () => applyLink(afterAdd(), next({ seq: 3, op: "role", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"));
-    refusedWith("prev", () => applyLink(afterAdd(), next({ prev: "f".repeat(64), subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"));
-    refusedWith("vaultId", () => applyLink(afterAdd(), next({ vaultId: "3e4f5061-7a8b-4c9d-8eaf-c0d1e2f30415", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"));
-    refusedWith("keyVersion", () => applyLink(afterAdd(), next({ keyVersion: 2, subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"));
+    refusedWith("seq", () =>
+      applyLink(afterAdd(), next({ seq: 3, op: "role", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"),
+    );
+    refusedWith("prev", () =>
+      applyLink(afterAdd(), next({ prev: "f".repeat(64), subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"),
+    );
+    refusedWith("vaultId", () =>
+      applyLink(
+        afterAdd(),
+        next({ vaultId: "3e4f5061-7a8b-4c9d-8eaf-c0d1e2f30415", subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }),
+        "h",
+      ),
+    );
+    refusedWith("keyVersion", () =>
+      applyLink(afterAdd(), next({ keyVersion: 2, subjectId: bob, role: "admin", subjectKey: "b".repeat(64) }), "h"),
+    );
     refusedWith("subjectKey", () => applyLink(afterAdd(), next({ subjectId: bob, role: "admin", subjectKey: "e".repeat(64) }), "h"));
     refusedWith("memberDigest", () => applyLink(afterAdd(), links[2]!, "h", "0".repeat(64)));
     refusedWith("wraps", () => applyLink(afterAdd(), { ...links[2]!, wraps: links[2]!.wraps.slice(0, 1) }, "h", vectors.memberSet.digest));
@@ -140,11 +212,14 @@ describe("roster rules (applyLink)", () => {
     const state = replayVectors(1);
     const actor = { userId: alice, publicKey: Buffer.alloc(8).toString("base64"), signingPublicKey: vectors.signingPublicKey };
     const add = { op: "add" as const, subjectId: bob, role: "member" as const, subjectKey: "b".repeat(64), wraps: [] };
-    expect(() => checkRosterLink(links[1]!, { before: state, actor: { ...actor, userId: bob }, keyVersionAfter: 1, change: add }))
-      .toThrow(expect.objectContaining({ data: { field: "rosterLink.actorId" } }));
-    expect(() => checkRosterLink({ ...links[1]!, sig: links[0]!.sig }, { before: state, actor, keyVersionAfter: 1, change: add }))
-      .toThrow(expect.objectContaining({ data: { field: "rosterLink.sig" } }));
-    expect(() => checkRosterLink(links[1]!, { before: state, actor, keyVersionAfter: 1, change: { ...add, role: "admin" } }))
-      .toThrow(expect.objectContaining({ data: { field: "rosterLink.role" } }));
+    expect(() => checkRosterLink(links[1]!, { before: state, actor: { ...actor, userId: bob }, keyVersionAfter: 1, change: add })).toThrow(
+      expect.objectContaining({ data: { field: "rosterLink.actorId" } }),
+    );
+    expect(() => checkRosterLink({ ...links[1]!, sig: links[0]!.sig }, { before: state, actor, keyVersionAfter: 1, change: add })).toThrow(
+      expect.objectContaining({ data: { field: "rosterLink.sig" } }),
+    );
+    expect(() => checkRosterLink(links[1]!, { before: state, actor, keyVersionAfter: 1, change: { ...add, role: "admin" } })).toThrow(
+      expect.objectContaining({ data: { field: "rosterLink.role" } }),
+    );
   });
 });

@@ -5,9 +5,7 @@
  * real API: each is caught by the SDK.
  */
 import { randomUUID } from "node:crypto";
-import {
-  ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, VaultClient, type KdfChoice, type Tokens,
-} from "../sdk";
+import { ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, VaultClient, type KdfChoice, type Tokens } from "../sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
 
@@ -33,7 +31,8 @@ describe("SDK end to end", () => {
   let owner: VaultClient, bob: VaultClient, carol: VaultClient;
   const ownerPins = new MemoryPinStore();
 
-  const client = (opts: { pins?: MemoryPinStore; fetch?: typeof fetch; onTokens?: (t: Tokens | undefined) => void } = {}) => new VaultClient({ baseUrl: server.url, ...opts });
+  const client = (opts: { pins?: MemoryPinStore; fetch?: typeof fetch; onTokens?: (t: Tokens | undefined) => void } = {}) =>
+    new VaultClient({ baseUrl: server.url, ...opts });
 
   beforeAll(async () => {
     server = await startTestServer({ ACCESS_TOKEN_TTL: "3s" });
@@ -43,7 +42,9 @@ describe("SDK end to end", () => {
   afterAll(() => server.stop());
 
   test("invites: create, list, check, register with one; a revoked one cannot be redeemed", async () => {
-    const bobEmail = email("bob"), carolEmail = email("carol"), daveEmail = email("dave");
+    const bobEmail = email("bob"),
+      carolEmail = email("carol"),
+      daveEmail = email("dave");
     const forBob = await owner.createInvite(bobEmail, "member", "1h");
     const forCarol = await owner.createInvite(carolEmail, "admin");
     const forDave = await owner.createInvite(daveEmail, "member");
@@ -53,7 +54,13 @@ describe("SDK end to end", () => {
     expect(await bob.redeemInvite(forBob.token)).toMatchObject({ orgId: owner.account.orgId, email: bobEmail, role: "member" });
     await bob.register({ email: bobEmail, password: PASSWORD, inviteToken: forBob.token, kdf: FAST_KDF, rsaBits: 2048 });
     carol = client();
-    await carol.register({ email: carolEmail, password: PASSWORD, inviteToken: forCarol.token, kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 }, rsaBits: 2048 });
+    await carol.register({
+      email: carolEmail,
+      password: PASSWORD,
+      inviteToken: forCarol.token,
+      kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 },
+      rsaBits: 2048,
+    });
     expect(carol.account).toMatchObject({ orgId: owner.account.orgId, role: "admin" });
 
     await owner.revokeInvite(forDave.inviteId);
@@ -77,9 +84,16 @@ describe("SDK end to end", () => {
     const a = await bob.addItem(vault.vaultId, { name: "GitHub", fields: { username: "bob", password: "hunter2" } });
     const b = await carol.addItem(vault.vaultId, { name: "AWS", fields: { accessKey: "AKIA..." } });
     expect((await owner.listItems(vault.vaultId)).map((i) => i.name)).toEqual(["GitHub", "AWS"]);
-    const edited = await owner.editItem(vault.vaultId, a.itemId, { name: "GitHub", fields: { username: "bob", password: "rotated" } }, { revision: a.revision });
+    const edited = await owner.editItem(
+      vault.vaultId,
+      a.itemId,
+      { name: "GitHub", fields: { username: "bob", password: "rotated" } },
+      { revision: a.revision },
+    );
     expect(edited.revision).toBe(2);
-    await expect(owner.editItem(vault.vaultId, a.itemId, { name: "x", fields: {} }, { revision: 1 })).rejects.toMatchObject({ status: 409 });
+    await expect(owner.editItem(vault.vaultId, a.itemId, { name: "x", fields: {} }, { revision: 1 })).rejects.toMatchObject({
+      status: 409,
+    });
     expect((await bob.getItem(vault.vaultId, a.itemId)).fields.password).toBe("rotated");
 
     const keyBobHeld = await bob.openVault(await bob.getVault(vault.vaultId));
@@ -90,7 +104,9 @@ describe("SDK end to end", () => {
     const phases = new Set<string>();
     const result = await carol.rekey(vault.vaultId, { onProgress: (p) => phases.add(`${p.phase}:${p.done}/${p.total}`) });
     expect(result).toEqual({ keyVersion: 2, items: 2, members: 2, attempts: 1 });
-    expect(phases).toEqual(new Set(["items:0/2", "items:1/2", "items:2/2", "wraps:0/2", "wraps:1/2", "wraps:2/2", "upload:0/1", "upload:1/1"]));
+    expect(phases).toEqual(
+      new Set(["items:0/2", "items:1/2", "items:2/2", "wraps:0/2", "wraps:1/2", "wraps:2/2", "upload:0/1", "upload:1/1"]),
+    );
 
     const after = await owner.addItem(vault.vaultId, { name: "New DB", fields: { password: "after-rekey" } });
     await expect(bob.getVault(vault.vaultId)).rejects.toMatchObject({ status: 404 });
@@ -103,11 +119,18 @@ describe("SDK end to end", () => {
     // A fresh login of the owner opens everything under the new key, and the wraps verify.
     const fresh = client();
     await fresh.login(owner.account.email, PASSWORD);
-    expect((await fresh.listItems(vault.vaultId)).map((i) => i.fields.password ?? i.fields.accessKey)).toEqual(["rotated", "AKIA...", "after-rekey"]);
+    expect((await fresh.listItems(vault.vaultId)).map((i) => i.fields.password ?? i.fields.accessKey)).toEqual([
+      "rotated",
+      "AKIA...",
+      "after-rekey",
+    ]);
     const report = await fresh.verifyVault(vault.vaultId);
     expect(report).toMatchObject({ ok: true, keyVersion: 2, problems: [], warnings: [] });
     expect(report.members.map((m) => [m.userId, m.senderId, m.ok]).sort()).toEqual(
-      [[owner.account.userId, carol.account.userId, true], [carol.account.userId, carol.account.userId, true]].sort(),
+      [
+        [owner.account.userId, carol.account.userId, true],
+        [carol.account.userId, carol.account.userId, true],
+      ].sort(),
     );
   });
 
@@ -188,13 +211,21 @@ describe("SDK end to end", () => {
         fetch: tamperingFetch((method, path, body) => {
           if (method === "GET" && path === `/vaults/${vaultId}`) return { ...body, wrapSignature: flip(body.wrapSignature) };
           if (method === "GET" && path === `/vaults/${vaultId}/members`) {
-            return { members: body.members.map((m: any) => (m.userId === carol.account.userId ? { ...m, wrapSignature: flip(m.wrapSignature) } : m)) };
+            return {
+              members: body.members.map((m: any) =>
+                m.userId === carol.account.userId ? { ...m, wrapSignature: flip(m.wrapSignature) } : m,
+              ),
+            };
           }
           return body;
         }),
       });
       await mitm.login(owner.account.email, PASSWORD);
-      await expect(mitm.listItems(vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "BAD_SIGNATURE", userId: carol.account.userId });
+      await expect(mitm.listItems(vaultId)).rejects.toMatchObject({
+        name: "SecurityError",
+        code: "BAD_SIGNATURE",
+        userId: carol.account.userId,
+      });
       const report = await mitm.verifyVault(vaultId);
       expect(report.ok).toBe(false);
       expect(report.members.find((m) => m.userId === carol.account.userId)!.problems.join()).toMatch(/signature does not verify/);
@@ -203,24 +234,42 @@ describe("SDK end to end", () => {
     test("a substituted public key: refused as changed once pinned; when new, as not the roster's key (signed vault) or as unsigned-by-the-sender", async () => {
       const unsignedVault = (await carol.createVault("Unsigned", "shared", { signed: false })).vaultId;
       await carol.share(unsignedVault, owner.account.userId, "member");
-      const impostor = await createAccountKeys("attacker", { rsaBits: 2048, kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000, salt: Buffer.alloc(16).toString("base64") } });
+      const impostor = await createAccountKeys("attacker", {
+        rsaBits: 2048,
+        kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000, salt: Buffer.alloc(16).toString("base64") },
+      });
       const substitute = (method: string, path: string, body: any) =>
         method === "GET" && path === `/users/${carol.account.userId}/keys`
-          ? { ...body, publicKey: impostor.registration.publicKey, signingPublicKey: impostor.registration.signingPublicKey, publicKeySignature: impostor.registration.publicKeySignature }
+          ? {
+              ...body,
+              publicKey: impostor.registration.publicKey,
+              signingPublicKey: impostor.registration.signingPublicKey,
+              publicKeySignature: impostor.registration.publicKeySignature,
+            }
           : body;
       // The owner's client saw carol's real keys when it shared with her: the pin catches the change.
       const pinned = client({ pins: ownerPins, fetch: tamperingFetch(substitute) });
       await pinned.login(owner.account.email, PASSWORD);
-      await expect(pinned.share(vaultId, carol.account.userId, "member")).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
+      await expect(pinned.share(vaultId, carol.account.userId, "member")).rejects.toMatchObject({
+        code: "KEY_CHANGED",
+        userId: carol.account.userId,
+      });
       await expect(pinned.listItems(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED" });
       // A client with no pins: the signed roster recorded carol's real keys, so the substitute is
       // refused as hers; on a vault without a roster, carol's wrap does not verify under it.
       const unpinned = client({ fetch: tamperingFetch(substitute) });
       await unpinned.login(owner.account.email, PASSWORD);
-      await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", message: expect.stringMatching(/not the ones the roster recorded/) });
+      await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({
+        code: "KEY_CHANGED",
+        message: expect.stringMatching(/not the ones the roster recorded/),
+      });
       await expect(unpinned.listItems(unsignedVault)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // Only the publicKey swapped: the bundle's self-signature fails.
-      const halfSwapped = client({ fetch: tamperingFetch((m, p, body) => (m === "GET" && p === `/users/${carol.account.userId}/keys` ? { ...body, publicKey: impostor.registration.publicKey } : body)) });
+      const halfSwapped = client({
+        fetch: tamperingFetch((m, p, body) =>
+          m === "GET" && p === `/users/${carol.account.userId}/keys` ? { ...body, publicKey: impostor.registration.publicKey } : body,
+        ),
+      });
       await halfSwapped.login(owner.account.email, PASSWORD);
       await expect(halfSwapped.userKeys(carol.account.userId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // After checking the new fingerprint out of band, trusting it lifts the refusal.
@@ -233,7 +282,9 @@ describe("SDK end to end", () => {
 
     test("an item ciphertext moved onto another item, through the real API, does not open", async () => {
       const [one, two] = await owner.http.request<any>("GET", `/vaults/${vaultId}/items`).then((r) => r.items);
-      await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, { body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName } });
+      await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, {
+        body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName },
+      });
       await expect(owner.getItem(vaultId, two.itemId)).rejects.toMatchObject({ code: "TAMPERED" });
       await expect(carol.listItems(vaultId)).rejects.toBeInstanceOf(SecurityError);
       await expect(owner.getItem(vaultId, one.itemId)).resolves.toMatchObject({ name: "one" });

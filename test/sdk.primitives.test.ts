@@ -3,12 +3,35 @@
  * both ways, so a vault wrapped by the SDK opens in any standard implementation and back.
  */
 import {
-  argon2Sync, constants, createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync,
-  pbkdf2Sync, privateDecrypt, publicEncrypt, randomBytes, sign, verify,
+  argon2Sync,
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  hkdfSync,
+  pbkdf2Sync,
+  privateDecrypt,
+  publicEncrypt,
+  randomBytes,
+  sign,
+  verify,
 } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { createAccountKeys, DEFAULT_ARGON2ID, itemAssociatedData, newKdfParams, openAccountKeys, openItem, primitives as p, sealItem, SecurityError, UnlockError } from "../sdk";
+import {
+  createAccountKeys,
+  DEFAULT_ARGON2ID,
+  itemAssociatedData,
+  newKdfParams,
+  openAccountKeys,
+  openItem,
+  primitives as p,
+  sealItem,
+  SecurityError,
+  UnlockError,
+} from "../sdk";
 import { fromBase64, fromHex, toBase64, toHex, utf8 } from "../sdk/encoding";
 import { decryptGcm, encryptGcm, openPrivateKeys } from "./helpers/crypto";
 
@@ -18,7 +41,13 @@ const ED25519_PKCS8_PREFIX = "302e020100300506032b657004220420";
 
 describe("test vectors", () => {
   test("Argon2id: the reference implementation's vector (password, somesalt, t=2, m=64 MiB, p=1)", async () => {
-    const key = await p.deriveMasterKey("password", { algorithm: "argon2id", salt: toBase64(utf8("somesalt")), iterations: 2, memoryKiB: 65536, parallelism: 1 });
+    const key = await p.deriveMasterKey("password", {
+      algorithm: "argon2id",
+      salt: toBase64(utf8("somesalt")),
+      iterations: 2,
+      memoryKiB: 65536,
+      parallelism: 1,
+    });
     expect(toHex(key)).toBe("09316115d5cf24ed5a15a31a3ba326e5cf32edc24702987c02b6566f61913cf7");
   });
 
@@ -46,10 +75,18 @@ describe("test vectors", () => {
 
   test("Ed25519: RFC 8032 section 7.1, tests 1 and 2", async () => {
     const cases = [
-      { seed: "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60", pub: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", msg: "",
-        sig: "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b" },
-      { seed: "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb", pub: "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", msg: "72",
-        sig: "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00" },
+      {
+        seed: "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+        pub: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+        msg: "",
+        sig: "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+      },
+      {
+        seed: "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+        pub: "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+        msg: "72",
+        sig: "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
+      },
     ];
     for (const c of cases) {
       const key = await p.importEd25519PrivateKey(hex(ED25519_PKCS8_PREFIX + c.seed));
@@ -90,7 +127,14 @@ describe("interop with node:crypto, both ways", () => {
     const salt = randomBytes(16);
     const argon = { ...DEFAULT_ARGON2ID, salt: salt.toString("base64") };
     const ours = await p.deriveMasterKey("correct horse battery staple", argon);
-    const node = argon2Sync("argon2id", { message: "correct horse battery staple", nonce: salt, passes: 3, memory: 65536, parallelism: 4, tagLength: 32 });
+    const node = argon2Sync("argon2id", {
+      message: "correct horse battery staple",
+      nonce: salt,
+      passes: 3,
+      memory: 65536,
+      parallelism: 4,
+      tagLength: 32,
+    });
     expect(toHex(ours)).toBe(node.toString("hex"));
     const pb = await p.deriveMasterKey("hunter2", { algorithm: "pbkdf2-sha256", salt: salt.toString("base64"), iterations: 600_000 });
     expect(toHex(pb)).toBe(pbkdf2Sync("hunter2", salt, 600_000, 32, "sha256").toString("hex"));
@@ -101,7 +145,8 @@ describe("interop with node:crypto, both ways", () => {
   });
 
   test("AES-256-KW", async () => {
-    const kek = randomBytes(32), key = randomBytes(32);
+    const kek = randomBytes(32),
+      key = randomBytes(32);
     const ours = await p.aesKwWrap(new Uint8Array(kek), new Uint8Array(key));
     const d = createDecipheriv("id-aes256-wrap", kek, KW_IV);
     expect(Buffer.concat([d.update(ours), d.final()]).equals(key)).toBe(true);
@@ -115,7 +160,9 @@ describe("interop with node:crypto, both ways", () => {
     const key = randomBytes(32);
     const wrapped = await p.rsaOaepWrap(ours.publicKeyDer, new Uint8Array(key));
     const nodePrivate = createPrivateKey({ key: Buffer.from(ours.privateKeyPkcs8), format: "der", type: "pkcs8" });
-    expect(privateDecrypt({ key: nodePrivate, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, wrapped).equals(key)).toBe(true);
+    expect(privateDecrypt({ key: nodePrivate, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, wrapped).equals(key)).toBe(
+      true,
+    );
     const nodePublic = createPublicKey({ key: Buffer.from(ours.publicKeyDer), format: "der", type: "spki" });
     const theirs = publicEncrypt({ key: nodePublic, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, key);
     expect(Buffer.from(await p.rsaOaepUnwrap(ours.privateKey, new Uint8Array(theirs))).equals(key)).toBe(true);
@@ -125,7 +172,11 @@ describe("interop with node:crypto, both ways", () => {
     const ours = await p.generateEd25519KeyPair();
     const msg = randomBytes(300);
     const sig = await p.ed25519Sign(ours.privateKey, new Uint8Array(msg));
-    const nodePublic = createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), ours.publicKeyRaw]), format: "der", type: "spki" });
+    const nodePublic = createPublicKey({
+      key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), ours.publicKeyRaw]),
+      format: "der",
+      type: "spki",
+    });
     expect(verify(null, msg, nodePublic, sig)).toBe(true);
     const node = generateKeyPairSync("ed25519");
     const theirs = sign(null, msg, node.privateKey);
@@ -134,7 +185,9 @@ describe("interop with node:crypto, both ways", () => {
   });
 
   test("AES-256-GCM with associated data", async () => {
-    const key = randomBytes(32), aad = Buffer.from("vault/item"), msg = randomBytes(1000);
+    const key = randomBytes(32),
+      aad = Buffer.from("vault/item"),
+      msg = randomBytes(1000);
     const ours = await p.gcmEncrypt(new Uint8Array(key), new Uint8Array(msg), new Uint8Array(aad));
     expect(decryptGcm(key, Buffer.from(ours), aad).equals(msg)).toBe(true);
     const theirs = encryptGcm(key, msg, aad);
@@ -147,8 +200,14 @@ describe("interop with node:crypto, both ways", () => {
     const opened = openPrivateKeys(Buffer.from(keys.stretchedKey), registration);
     expect(opened.rsaPrivate.asymmetricKeyType).toBe("rsa");
     expect(opened.edPrivate.asymmetricKeyType).toBe("ed25519");
-    const edPublic = createPublicKey({ key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), Buffer.from(registration.signingPublicKey, "base64")]), format: "der", type: "spki" });
-    expect(verify(null, Buffer.from(registration.publicKey, "base64"), edPublic, Buffer.from(registration.publicKeySignature, "base64"))).toBe(true);
+    const edPublic = createPublicKey({
+      key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), Buffer.from(registration.signingPublicKey, "base64")]),
+      format: "der",
+      type: "spki",
+    });
+    expect(
+      verify(null, Buffer.from(registration.publicKey, "base64"), edPublic, Buffer.from(registration.publicKeySignature, "base64")),
+    ).toBe(true);
     // The same password opens it again through the SDK; another does not.
     const { stretchedKey } = await p.splitMasterKey(await p.deriveMasterKey("pw", kdf));
     await expect(openAccountKeys(stretchedKey, registration)).resolves.toBeDefined();
@@ -184,7 +243,9 @@ describe("items", () => {
     const otherId = "1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
     await expect(openItem(key, vaultId, { ...sealed, itemId: otherId })).rejects.toBeInstanceOf(SecurityError);
     await expect(openItem(key, otherId, sealed)).rejects.toMatchObject({ code: "TAMPERED" });
-    await expect(openItem(key, vaultId, { ...sealed, encryptedName: sealed.encryptedData, encryptedData: sealed.encryptedName })).rejects.toMatchObject({ code: "TAMPERED" });
+    await expect(
+      openItem(key, vaultId, { ...sealed, encryptedName: sealed.encryptedData, encryptedData: sealed.encryptedName }),
+    ).rejects.toMatchObject({ code: "TAMPERED" });
     await expect(openItem(p.randomBytes(32), vaultId, sealed)).rejects.toMatchObject({ code: "TAMPERED" });
   });
 });

@@ -104,19 +104,39 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const mitm = await aliceBehind((method, path, body) => {
       if (method === "GET" && path === `/vaults/${vaultId}/members`) {
         // eve listed with a copy of carol's entry: a member the owner would otherwise wrap the new key for.
-        return { members: [...body.members, { ...body.members.find((m: any) => m.userId === carol.account.userId), userId: eve.userId, role: "member" }] };
+        return {
+          members: [
+            ...body.members,
+            { ...body.members.find((m: any) => m.userId === carol.account.userId), userId: eve.userId, role: "member" },
+          ],
+        };
       }
       return body;
     }, sent);
-    await expect(mitm.rekey(vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "MEMBER_LIST_MISMATCH", userId: eve.userId, message: expect.stringContaining(`${eve.userId} is not a member according to the vault's signed roster`) });
+    await expect(mitm.rekey(vaultId)).rejects.toMatchObject({
+      name: "SecurityError",
+      code: "MEMBER_LIST_MISMATCH",
+      userId: eve.userId,
+      message: expect.stringContaining(`${eve.userId} is not a member according to the vault's signed roster`),
+    });
     expect(writes(sent)).toEqual([]);
     // What a person is shown (vaultctl vault members, the web vault's member table) is checked too.
     await expect(mitm.verifiedMembers(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: eve.userId });
-    expect((await alice.verifiedMembers(vaultId)).members.map((m) => m.userId).sort()).toEqual([alice.account.userId, carol.account.userId].sort());
+    expect((await alice.verifiedMembers(vaultId)).members.map((m) => m.userId).sort()).toEqual(
+      [alice.account.userId, carol.account.userId].sort(),
+    );
     // Carol listed twice: one wrap for her would be made twice, and the list is not the roster's.
-    const doubled = await aliceBehind((method, path, body) =>
-      method === "GET" && path === `/vaults/${vaultId}/members` ? { members: [...body.members, ...body.members.filter((m: any) => m.userId === carol.account.userId)] } : body, sent);
-    await expect(doubled.rekey(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", message: expect.stringMatching(/more than once/) });
+    const doubled = await aliceBehind(
+      (method, path, body) =>
+        method === "GET" && path === `/vaults/${vaultId}/members`
+          ? { members: [...body.members, ...body.members.filter((m: any) => m.userId === carol.account.userId)] }
+          : body,
+      sent,
+    );
+    await expect(doubled.rekey(vaultId)).rejects.toMatchObject({
+      code: "MEMBER_LIST_MISMATCH",
+      message: expect.stringMatching(/more than once/),
+    });
     expect(writes(sent)).toEqual([]);
   });
 
@@ -126,8 +146,11 @@ describe("SDK against a dishonest server: the signed roster", () => {
     await alice.removeMember(vaultId, bob.userId);
 
     const listed: Sent[] = [];
-    const stillListed = await aliceBehind((method, path, body) =>
-      method === "GET" && path === `/vaults/${vaultId}/members` ? { members: [...body.members, bobsEntry] } : body, listed);
+    const stillListed = await aliceBehind(
+      (method, path, body) =>
+        method === "GET" && path === `/vaults/${vaultId}/members` ? { members: [...body.members, bobsEntry] } : body,
+      listed,
+    );
     await expect(stillListed.rekey(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: bob.userId });
     expect(writes(listed)).toEqual([]);
 
@@ -138,17 +161,27 @@ describe("SDK against a dishonest server: the signed roster", () => {
       if (method === "GET" && path === `/vaults/${vaultId}/members`) return { members: [...body.members, bobsEntry] };
       return body;
     }, cut);
-    await expect(rolledBack.rekey(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK", message: expect.stringMatching(/already saw link 3/) });
+    await expect(rolledBack.rekey(vaultId)).rejects.toMatchObject({
+      code: "ROSTER_ROLLBACK",
+      message: expect.stringMatching(/already saw link 3/),
+    });
     expect(writes(cut)).toEqual([]);
   });
 
   test("a wrap moved from another vault: its signature verifies and it unwraps, but the roster never vouched for it here", async () => {
     const [a, b] = [await alice.createVault("A", "shared"), await alice.createVault("B", "shared")];
     const sent: Sent[] = [];
-    const mitm = await aliceBehind((method, path, body) =>
-      method === "GET" && path === `/vaults/${b.vaultId}` ? { ...body, encryptedVaultKey: a.encryptedVaultKey, wrapSignature: a.wrapSignature } : body, sent);
-    await expect(mitm.addItem(b.vaultId, { name: "for B", fields: { pin: "1234" } }))
-      .rejects.toMatchObject({ code: "WRAP_MISMATCH", message: expect.stringMatching(/not the one the vault's signed roster vouches for/) });
+    const mitm = await aliceBehind(
+      (method, path, body) =>
+        method === "GET" && path === `/vaults/${b.vaultId}`
+          ? { ...body, encryptedVaultKey: a.encryptedVaultKey, wrapSignature: a.wrapSignature }
+          : body,
+      sent,
+    );
+    await expect(mitm.addItem(b.vaultId, { name: "for B", fields: { pin: "1234" } })).rejects.toMatchObject({
+      code: "WRAP_MISMATCH",
+      message: expect.stringMatching(/not the one the vault's signed roster vouches for/),
+    });
     expect(writes(sent)).toEqual([]);
   });
 
@@ -158,13 +191,17 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const sent: Sent[] = [];
     const replay = await aliceBehind((method, path, body) => {
       if (method === "GET" && path === `/vaults/${vaultId}/roster`) return { links: body.links.slice(0, 2) };
-      if (method === "GET" && path === `/vaults/${vaultId}/members`) return { members: body.members.filter((m: any) => m.userId !== bob.userId) };
+      if (method === "GET" && path === `/vaults/${vaultId}/members`)
+        return { members: body.members.filter((m: any) => m.userId !== bob.userId) };
       return body;
     }, sent);
     await expect(replay.share(vaultId, eve.userId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
     await expect(replay.rekey(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
     // A client that never saw the newer head cannot tell: the limit the README states.
-    const fresh = new VaultClient({ baseUrl: server.url, fetch: dishonest((m, p, body) => (m === "GET" && p === `/vaults/${vaultId}/roster` ? { links: body.links.slice(0, 2) } : body), []) });
+    const fresh = new VaultClient({
+      baseUrl: server.url,
+      fetch: dishonest((m, p, body) => (m === "GET" && p === `/vaults/${vaultId}/roster` ? { links: body.links.slice(0, 2) } : body), []),
+    });
     await fresh.login(alice.account.email, PASSWORD);
     expect((await fresh.verifiedRoster(vaultId))!.state.seq).toBe(1);
     expect(writes(sent)).toEqual([]);
@@ -175,28 +212,51 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const links = (await alice.verifiedRoster(vaultId))!.links;
     const head = links.at(-1)!;
     const next = {
-      vaultId, seq: head.seq + 1, prev: await linkHash(head), op: "add" as const, at: new Date().toISOString(), keyVersion: 1,
-      subjectId: eve.userId, role: "member" as const, subjectKey: "e".repeat(64), wraps: [{ userId: eve.userId, sha256: "e".repeat(64) }],
+      vaultId,
+      seq: head.seq + 1,
+      prev: await linkHash(head),
+      op: "add" as const,
+      at: new Date().toISOString(),
+      keyVersion: 1,
+      subjectId: eve.userId,
+      role: "member" as const,
+      subjectKey: "e".repeat(64),
+      wraps: [{ userId: eve.userId, sha256: "e".repeat(64) }],
     };
     const bySigner = (link: unknown) => async () => {
       const sent: Sent[] = [];
-      const mitm = await aliceBehind((method, path, body) => (method === "GET" && path === `/vaults/${vaultId}/roster` ? { links: [...body.links, link] } : body), sent);
+      const mitm = await aliceBehind(
+        (method, path, body) => (method === "GET" && path === `/vaults/${vaultId}/roster` ? { links: [...body.links, link] } : body),
+        sent,
+      );
       const err = await mitm.rekey(vaultId).catch((e) => e);
       expect(writes(sent)).toEqual([]);
       return err;
     };
     // Bob is a real member with a real key, but a member may not add anyone.
     const byBob = await bySigner(signAs(bob, { ...next, actorId: bob.userId }))();
-    expect(byBob).toMatchObject({ code: "ROSTER_BROKEN", message: expect.stringMatching(/roster link 3 .*a vault member may not add members/) });
+    expect(byBob).toMatchObject({
+      code: "ROSTER_BROKEN",
+      message: expect.stringMatching(/roster link 3 .*a vault member may not add members/),
+    });
     // "By alice", with a signature that is not hers.
     const forged = await bySigner({ ...signAs(eve, { ...next, actorId: alice.account.userId }) })();
-    expect(forged).toMatchObject({ code: "BAD_SIGNATURE", userId: alice.account.userId, message: expect.stringMatching(/roster link 3 .*is not signed by its actor/) });
+    expect(forged).toMatchObject({
+      code: "BAD_SIGNATURE",
+      userId: alice.account.userId,
+      message: expect.stringMatching(/roster link 3 .*is not signed by its actor/),
+    });
   });
 
   test("a key bundle substituted after first contact: the pin and the roster's record both refuse it", async () => {
     const vaultId = await team();
-    const impostor = { publicKey: eve.bundle.publicKey, signingPublicKey: eve.bundle.signingPublicKey, publicKeySignature: eve.bundle.publicKeySignature };
-    const swap: Edit = (method, path, body) => (method === "GET" && path === `/users/${carol.account.userId}/keys` ? { ...body, ...impostor } : body);
+    const impostor = {
+      publicKey: eve.bundle.publicKey,
+      signingPublicKey: eve.bundle.signingPublicKey,
+      publicKeySignature: eve.bundle.publicKeySignature,
+    };
+    const swap: Edit = (method, path, body) =>
+      method === "GET" && path === `/users/${carol.account.userId}/keys` ? { ...body, ...impostor } : body;
     const sent: Sent[] = [];
     const pinned = await aliceBehind(swap, sent);
     await alice.removeMember(vaultId, bob.userId);
@@ -227,17 +287,25 @@ describe("SDK against a dishonest server: the signed roster", () => {
           await alice.share(vaultId, eve.userId, "member");
         }
         const res = await fetch(input, init);
-        if (posting) answers.push({ status: res.status, field: res.status === 204 ? undefined : ((await res.clone().json()) as any).error.field });
+        if (posting)
+          answers.push({ status: res.status, field: res.status === 204 ? undefined : ((await res.clone().json()) as any).error.field });
         return res;
       },
     });
     await racing.login(carol.account.email, PASSWORD);
     await racing.share(vaultId, bob.userId, "member");
-    expect(answers).toEqual([{ status: 400, field: "rosterLink.seq" }, { status: 204, field: undefined }]);
+    expect(answers).toEqual([
+      { status: 400, field: "rosterLink.seq" },
+      { status: 204, field: undefined },
+    ]);
     const roster = await alice.verifiedRoster(vaultId);
     expect(roster!.links.map((l) => [l.seq, l.op, l.actorId])).toEqual([
-      [0, "create", alice.account.userId], [1, "add", alice.account.userId], [2, "add", alice.account.userId], [3, "remove", alice.account.userId],
-      [4, "add", alice.account.userId], [5, "add", carol.account.userId],
+      [0, "create", alice.account.userId],
+      [1, "add", alice.account.userId],
+      [2, "add", alice.account.userId],
+      [3, "remove", alice.account.userId],
+      [4, "add", alice.account.userId],
+      [5, "add", carol.account.userId],
     ]);
     expect([...roster!.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId, bob.userId, eve.userId].sort());
     expect((await alice.verifyVault(vaultId)).problems).toEqual([]);
@@ -257,7 +325,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const report = await alice.verifyVault(vaultId);
     expect(report).toMatchObject({ ok: true, warnings: [], roster: { seq: 3 } });
     // The server now refuses a change that comes without its link.
-    const res = await api.delete(`/vaults/${vaultId}/members/${carol.account.userId}`, { token: (alice.http.currentTokens!).accessToken });
+    const res = await api.delete(`/vaults/${vaultId}/members/${carol.account.userId}`, { token: alice.http.currentTokens!.accessToken });
     expect([res.status, res.body.error.field]).toEqual([400, "rosterLink"]);
   });
 });

@@ -40,7 +40,10 @@ describe("OPTIONS runs no action", () => {
   test("an OPTIONS request naming DELETE on a vault leaves the vault; an unknown path is 404", async () => {
     const created = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "kept") });
     expect(created.status).toBe(201);
-    const res = await api.call("OPTIONS", `/vaults/${created.body.vaultId}`, { token: owner.token, headers: { "access-control-request-method": "DELETE" } });
+    const res = await api.call("OPTIONS", `/vaults/${created.body.vaultId}`, {
+      token: owner.token,
+      headers: { "access-control-request-method": "DELETE" },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get("allow")).toBe("GET, PATCH, DELETE, OPTIONS");
     expect((await api.get(`/vaults/${created.body.vaultId}`, { token: owner.token })).status).toBe(200);
@@ -48,7 +51,10 @@ describe("OPTIONS runs no action", () => {
     expect([unknown.status, unknown.body.error.code]).toEqual([404, "NOT_FOUND"]);
     // A method the path does not declare reaches no action either.
     for (const method of ["PUT", "DELETE", "PATCH", "PROPFIND"]) {
-      expect([method, (await api.call(method, "/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "x") })).status]).toEqual([method, 404]);
+      expect([
+        method,
+        (await api.call(method, "/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "x") })).status,
+      ]).toEqual([method, 404]);
     }
     expect((await api.call("POST", `/vaults/${created.body.vaultId}`, { token: owner.token, body: {} })).status).toBe(404);
     expect((await api.get(`/vaults/${created.body.vaultId}`, { token: owner.token })).status).toBe(200);
@@ -113,7 +119,10 @@ describe("deeply nested JSON", () => {
       const login = await api.post("/auth/login", { raw: `{"email": ${deep}, "authHash": "AAAA"}` });
       expect([login.status, login.body.error.code]).toEqual([400, "INVALID"]);
       const created = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "deep") });
-      const rekey = await api.post(`/vaults/${created.body.vaultId}/rekey`, { token: owner.token, raw: `{"newKeys": ${deep}, "items": []}` });
+      const rekey = await api.post(`/vaults/${created.body.vaultId}/rekey`, {
+        token: owner.token,
+        raw: `{"newKeys": ${deep}, "items": []}`,
+      });
       expect([rekey.status, rekey.body.error.code]).toEqual([400, "INVALID"]);
       // A body of ordinary depth still goes through to its checks.
       const shallow = await api.post("/auth/login", { body: { email: [[["x"]]], authHash: "AAAA" } });
@@ -131,7 +140,8 @@ describe("X-Forwarded-For behind TRUST_PROXY", () => {
     const proxied = await startTestServer({ TRUST_PROXY: "1", REDEEM_RATE_LIMIT: "3" });
     try {
       const p = new Api(proxied.url);
-      const redeem = (forwardedFor: string) => p.post("/invites/redeem", { body: { token: "x".repeat(43) }, headers: { "x-forwarded-for": forwardedFor } });
+      const redeem = (forwardedFor: string) =>
+        p.post("/invites/redeem", { body: { token: "x".repeat(43) }, headers: { "x-forwarded-for": forwardedFor } });
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await redeem(`10.9.8.${i}, 203.0.113.7`)).status);
       expect(statuses.slice(0, 3).every((s) => s !== 429)).toBe(true);
@@ -163,8 +173,11 @@ describe.each([
       const p = new Api(limited.url);
       const { owner: victim } = await newOrg(p);
       const wrong = (i: number) => Buffer.alloc(32, i + 1).toString("base64");
-      const replies = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-        p.post("/auth/login", { body: { email: victim.email, authHash: i === 20 ? victim.bundle.authHash : wrong(i) } })));
+      const replies = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          p.post("/auth/login", { body: { email: victim.email, authHash: i === 20 ? victim.bundle.authHash : wrong(i) } }),
+        ),
+      );
       const statuses = replies.map((r) => r.status);
       const compared = statuses.filter((s) => s !== 429);
       expect(compared.length).toBeLessThanOrEqual(10);
@@ -198,8 +211,14 @@ describe("emails", () => {
   test("invisible (format and control) characters and mixed scripts are refused, wherever they are; compatibility forms are one address", async () => {
     const tag = String(randomBytes(4).readUInt32BE()); // digits: they belong to every script
     const refused = [
-      `an\u00adn-${tag}@example.test`, `ann-${tag}@exa\u2060mple.test`, `a\u200cnn-${tag}@example.test`, `ann-${tag}\u200d@example.test`,
-      `ann-${tag}@example.test\u202e`, `\u0440ay\u0440al-${tag}@example.test`, `paypal-${tag}@ex\u0430mple.test`, `ann-${tag}@\ue000.test`,
+      `an\u00adn-${tag}@example.test`,
+      `ann-${tag}@exa\u2060mple.test`,
+      `a\u200cnn-${tag}@example.test`,
+      `ann-${tag}\u200d@example.test`,
+      `ann-${tag}@example.test\u202e`,
+      `\u0440ay\u0440al-${tag}@example.test`,
+      `paypal-${tag}@ex\u0430mple.test`,
+      `ann-${tag}@\ue000.test`,
     ];
     for (const email of refused) {
       const invite = await api.post("/invites", { token: owner.token, body: { email, role: "member" } });
@@ -208,11 +227,18 @@ describe("emails", () => {
       expect([email, login.status]).toEqual([email, 400]);
     }
     // One script, any script: accepted.
-    for (const email of [`\u043f\u0440\u0438\u043c\u0435\u0440-${tag}@example.test`, `\u03b1\u03b2\u03b3-${tag}@example.test`, `\u5c71\u7530\u3072\u308d-${tag}@example.test`]) {
+    for (const email of [
+      `\u043f\u0440\u0438\u043c\u0435\u0440-${tag}@example.test`,
+      `\u03b1\u03b2\u03b3-${tag}@example.test`,
+      `\u5c71\u7530\u3072\u308d-${tag}@example.test`,
+    ]) {
       expect([email, (await api.post("/invites", { token: owner.token, body: { email, role: "member" } })).status]).toEqual([email, 201]);
     }
     // Full-width letters are the same address as their plain form.
-    const wide = await api.post("/invites", { token: owner.token, body: { email: `\uff57\uff49\uff44\uff45-${tag}@example.test`, role: "member" } });
+    const wide = await api.post("/invites", {
+      token: owner.token,
+      body: { email: `\uff57\uff49\uff44\uff45-${tag}@example.test`, role: "member" },
+    });
     expect(wide.status).toBe(201);
     const listed = (await api.get(`/invites?orgId=${owner.orgId}`, { token: owner.token })).body.map((i: any) => i.email);
     expect(listed).toContain(`wide-${tag}@example.test`);
@@ -225,7 +251,9 @@ describe("prelogin", () => {
     const sdkKdf = newKdfParams(); // what the SDK registers a new user with
     const email = `sdk-user-${randomBytes(3).toString("hex")}@example.test`;
     const inv = await api.post("/invites", { token: owner.token, body: { email, role: "member" } });
-    const reg = await api.post("/auth/register", { body: { email, ...registrationBundle(keys), kdf: sdkKdf, inviteToken: inv.body.token } });
+    const reg = await api.post("/auth/register", {
+      body: { email, ...registrationBundle(keys), kdf: sdkKdf, inviteToken: inv.body.token },
+    });
     expect(reg.status).toBe(201);
     const real = (await api.get(`/auth/prelogin?email=${encodeURIComponent(email)}`)).body.kdf;
     const unknownEmail = `nobody-${randomBytes(3).toString("hex")}@example.test`;
@@ -254,8 +282,12 @@ describe("item ids", () => {
     const fresh = await post(mine, outsider, randomUUID(), "x");
     expect([probe.status, fresh.status]).toEqual([201, 201]);
     // Each vault holds its own item under the id, opened with its own key; the same id twice in one vault is still a conflict.
-    expect(decryptItem(theirs.vaultKey, (await api.get(`/vaults/${theirs.vaultId}/items/${itemId}`, { token: owner.token })).body).data).toBe("theirs");
-    expect(decryptItem(mine.vaultKey, (await api.get(`/vaults/${mine.vaultId}/items/${itemId}`, { token: outsider.token })).body).data).toBe("mine");
+    expect(
+      decryptItem(theirs.vaultKey, (await api.get(`/vaults/${theirs.vaultId}/items/${itemId}`, { token: owner.token })).body).data,
+    ).toBe("theirs");
+    expect(
+      decryptItem(mine.vaultKey, (await api.get(`/vaults/${mine.vaultId}/items/${itemId}`, { token: outsider.token })).body).data,
+    ).toBe("mine");
     expect((await post(mine, outsider, itemId, "again")).status).toBe(409);
     expect((await api.delete(`/vaults/${mine.vaultId}/items/${itemId}`, { token: outsider.token })).status).toBe(204);
     expect((await api.get(`/vaults/${theirs.vaultId}/items/${itemId}`, { token: owner.token })).status).toBe(200);

@@ -57,27 +57,57 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     async function vaultWith(members: Person[]) {
       const vaultKey = Buffer.alloc(32, 9);
-      const vault = await store.vaults.createVault({ vault: { vaultId: randomUUID(), orgId: owner.orgId, name: "v", type: "shared", ownerId: owner.userId, ...wrapFor(vaultKey, owner, owner) }, now: at() });
-      for (const m of members) await store.vaults.addMember({ vaultId: vault.vaultId, actorId: owner.userId, member: { userId: m.userId, role: "member", ...wrapFor(vaultKey, m, owner) }, now: at() });
+      const vault = await store.vaults.createVault({
+        vault: {
+          vaultId: randomUUID(),
+          orgId: owner.orgId,
+          name: "v",
+          type: "shared",
+          ownerId: owner.userId,
+          ...wrapFor(vaultKey, owner, owner),
+        },
+        now: at(),
+      });
+      for (const m of members)
+        await store.vaults.addMember({
+          vaultId: vault.vaultId,
+          actorId: owner.userId,
+          member: { userId: m.userId, role: "member", ...wrapFor(vaultKey, m, owner) },
+          now: at(),
+        });
       return { vaultId: vault.vaultId, vaultKey };
     }
 
     beforeAll(async () => {
       store = await open();
       const p = await newPerson();
-      const rec = await store.accounts.registerOwnerOfNewOrg({ user: p.user, org: { orgId: randomUUID(), name: "Org", createdAt: at() }, onlyIfFirstUser: true });
+      const rec = await store.accounts.registerOwnerOfNewOrg({
+        user: p.user,
+        org: { orgId: randomUUID(), name: "Org", createdAt: at() },
+        onlyIfFirstUser: true,
+      });
       owner = { ...p, userId: rec.userId, orgId: rec.orgId };
     });
     afterAll(() => close(store));
 
     test("the first user only: a second owner of a new organization needs open mode", async () => {
       const p = await newPerson();
-      await expect(store.accounts.registerOwnerOfNewOrg({ user: p.user, org: { orgId: randomUUID(), name: "x", createdAt: at() }, onlyIfFirstUser: true }))
-        .rejects.toMatchObject({ type: "FORBIDDEN" });
+      await expect(
+        store.accounts.registerOwnerOfNewOrg({
+          user: p.user,
+          org: { orgId: randomUUID(), name: "x", createdAt: at() },
+          onlyIfFirstUser: true,
+        }),
+      ).rejects.toMatchObject({ type: "FORBIDDEN" });
       expect(await store.accounts.findUserByEmail(p.user.email)).toBeNull();
       const dup = await newPerson(owner.user.email);
-      await expect(store.accounts.registerOwnerOfNewOrg({ user: dup.user, org: { orgId: randomUUID(), name: "x", createdAt: at() }, onlyIfFirstUser: false }))
-        .rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(
+        store.accounts.registerOwnerOfNewOrg({
+          user: dup.user,
+          org: { orgId: randomUUID(), name: "x", createdAt: at() },
+          onlyIfFirstUser: false,
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
       expect(await store.accounts.hasUsers()).toBe(true);
     });
 
@@ -86,7 +116,9 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const inv = pendingInvite(owner.orgId, owner.userId, email);
       await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
       const people = await Promise.all(Array.from({ length: 8 }, () => newPerson(email)));
-      const results = await Promise.allSettled(people.map((p) => store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() })));
+      const results = await Promise.allSettled(
+        people.map((p) => store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() })),
+      );
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect(r.reason.type).toMatch(/INVITE_NOT_REDEEMABLE|CONFLICT/);
       expect((await store.invites.getInvite(inv.inviteId))!.status).toBe("used");
@@ -95,7 +127,9 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     test("expired and revoked invites are not consumed and leave the pending list", async () => {
       const expired = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1000));
       await store.invites.createInvite({ invite: expired, tokenHash: randomUUID() });
-      await expect(store.accounts.registerWithInvite({ user: (await newPerson(expired.email)).user, inviteId: expired.inviteId, now: at() })).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
+      await expect(
+        store.accounts.registerWithInvite({ user: (await newPerson(expired.email)).user, inviteId: expired.inviteId, now: at() }),
+      ).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
       const revoked = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`);
       const hash = randomUUID();
       await store.invites.createInvite({ invite: revoked, tokenHash: hash });
@@ -103,36 +137,75 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("revoked");
       expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("not-pending");
       expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: randomUUID(), now: at() })).toBe("not-found");
-      await expect(store.accounts.registerWithInvite({ user: (await newPerson(revoked.email)).user, inviteId: revoked.inviteId, now: at() })).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
+      await expect(
+        store.accounts.registerWithInvite({ user: (await newPerson(revoked.email)).user, inviteId: revoked.inviteId, now: at() }),
+      ).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
       const ids = (await store.invites.listPendingInvites({ orgId: owner.orgId, now: at() })).map((i) => i.inviteId);
       expect(ids).not.toContain(expired.inviteId);
       expect(ids).not.toContain(revoked.inviteId);
-      await expect(store.invites.createInvite({ invite: pendingInvite(owner.orgId, owner.userId, owner.user.email), tokenHash: randomUUID() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(
+        store.invites.createInvite({ invite: pendingInvite(owner.orgId, owner.userId, owner.user.email), tokenHash: randomUUID() }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
     });
 
     test("refresh tokens rotate once; reuse revokes the family", async () => {
       const family = randomUUID();
-      await store.accounts.saveRefreshToken({ tokenHash: "h1", familyId: family, userId: owner.userId, createdAt: at(), expiresAt: at(60_000) });
+      await store.accounts.saveRefreshToken({
+        tokenHash: "h1",
+        familyId: family,
+        userId: owner.userId,
+        createdAt: at(),
+        expiresAt: at(60_000),
+      });
       const next = { tokenHash: "h2", createdAt: at(), expiresAt: at(60_000) };
       expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next, now: at() })).toEqual({ ok: true, userId: owner.userId });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next: { ...next, tokenHash: "h3" }, now: at() })).toEqual({ ok: false, reason: "reused" });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "h2", next: { ...next, tokenHash: "h4" }, now: at() })).toEqual({ ok: false, reason: "reused" });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next: { ...next, tokenHash: "h3" }, now: at() })).toEqual({
+        ok: false,
+        reason: "reused",
+      });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: "h2", next: { ...next, tokenHash: "h4" }, now: at() })).toEqual({
+        ok: false,
+        reason: "reused",
+      });
       expect(await store.accounts.rotateRefreshToken({ oldHash: "nope", next, now: at() })).toEqual({ ok: false, reason: "unknown" });
     });
 
     test("members: the rules hold inside the store, and the last owner always stays under concurrency", async () => {
       const a = await join();
       const { vaultId, vaultKey } = await vaultWith([a]);
-      await expect(store.vaults.addMember({ vaultId, actorId: a.userId, member: { userId: owner.userId, role: "member", ...wrapFor(vaultKey, owner, a) }, now: at() })).rejects.toMatchObject({ type: "FORBIDDEN" });
-      await expect(store.vaults.addMember({ vaultId, actorId: owner.userId, member: { userId: a.userId, role: "member", ...wrapFor(vaultKey, a, owner) }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.vaults.addMember({ vaultId, actorId: owner.userId, member: { userId: randomUUID(), role: "member", ...wrapFor(vaultKey, a, owner) }, now: at() })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await expect(
+        store.vaults.addMember({
+          vaultId,
+          actorId: a.userId,
+          member: { userId: owner.userId, role: "member", ...wrapFor(vaultKey, owner, a) },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "FORBIDDEN" });
+      await expect(
+        store.vaults.addMember({
+          vaultId,
+          actorId: owner.userId,
+          member: { userId: a.userId, role: "member", ...wrapFor(vaultKey, a, owner) },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(
+        store.vaults.addMember({
+          vaultId,
+          actorId: owner.userId,
+          member: { userId: randomUUID(), role: "member", ...wrapFor(vaultKey, a, owner) },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "NOT_FOUND" });
       await store.vaults.changeMemberRole({ vaultId, actorId: owner.userId, targetId: a.userId, role: "owner", now: at() });
       const results = await Promise.allSettled([
         store.vaults.removeMember({ vaultId, actorId: owner.userId, targetId: owner.userId, now: at() }),
         store.vaults.removeMember({ vaultId, actorId: a.userId, targetId: a.userId, now: at() }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      const stayer = (await store.vaults.listMembers({ vaultId, actorId: owner.userId })) ?? (await store.vaults.listMembers({ vaultId, actorId: a.userId }));
+      const stayer =
+        (await store.vaults.listMembers({ vaultId, actorId: owner.userId })) ??
+        (await store.vaults.listMembers({ vaultId, actorId: a.userId }));
       expect(stayer!.map((m) => m.role)).toEqual(["owner"]);
     });
 
@@ -140,31 +213,66 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const a = await join();
       const { vaultId } = await vaultWith([a]);
       const itemIds = [randomUUID(), randomUUID()];
-      for (const id of itemIds) await store.items.createItem({ vaultId, actorId: a.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
+      for (const id of itemIds)
+        await store.items.createItem({
+          vaultId,
+          actorId: a.userId,
+          itemId: id,
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          now: at(),
+        });
       const before = await store.items.listItems({ vaultId, actorId: owner.userId });
       const newKey = Buffer.alloc(32, 7);
       const newKeys = [owner, a].map((p) => ({ userId: p.userId, ...wrapFor(newKey, p, owner) }));
       const items = itemIds.map((itemId) => ({ itemId, encryptedData: "BBBB", encryptedName: "CCCC" }));
 
-      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys: newKeys.slice(1), items }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "newKeys" } });
-      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items: items.slice(1) }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "items" } });
-      await expect(store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items, keyVersion: 3 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.vaults.rekeyVault({ vaultId, actorId: a.userId, rekey: { newKeys, items }, now: at() })).rejects.toMatchObject({ type: "FORBIDDEN" });
+      await expect(
+        store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys: newKeys.slice(1), items }, now: at() }),
+      ).rejects.toMatchObject({ type: "INVALID", data: { field: "newKeys" } });
+      await expect(
+        store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items: items.slice(1) }, now: at() }),
+      ).rejects.toMatchObject({ type: "INVALID", data: { field: "items" } });
+      await expect(
+        store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items, keyVersion: 3 }, now: at() }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.vaults.rekeyVault({ vaultId, actorId: a.userId, rekey: { newKeys, items }, now: at() })).rejects.toMatchObject({
+        type: "FORBIDDEN",
+      });
       expect(await store.items.listItems({ vaultId, actorId: owner.userId })).toEqual(before);
 
       await store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items, keyVersion: 1 }, now: at() });
       const after = await store.items.listItems({ vaultId, actorId: owner.userId });
-      expect(after!.map((i) => [i.encryptedData, i.encryptedName, i.revision, i.keyVersion])).toEqual([["BBBB", "CCCC", 2, 2], ["BBBB", "CCCC", 2, 2]]);
+      expect(after!.map((i) => [i.encryptedData, i.encryptedName, i.revision, i.keyVersion])).toEqual([
+        ["BBBB", "CCCC", 2, 2],
+        ["BBBB", "CCCC", 2, 2],
+      ]);
       const view = await store.vaults.getVault({ vaultId, userId: a.userId });
-      expect(view).toMatchObject({ keyVersion: 2, rekeyRequired: false, senderId: owner.userId, encryptedVaultKey: newKeys[1]!.encryptedVaultKey });
+      expect(view).toMatchObject({
+        keyVersion: 2,
+        rekeyRequired: false,
+        senderId: owner.userId,
+        encryptedVaultKey: newKeys[1]!.encryptedVaultKey,
+      });
     });
 
     test("a rekey of 2,000 items is written in batches and in one step", async () => {
       const { vaultId } = await vaultWith([]);
       const ids = Array.from({ length: 2000 }, () => randomUUID());
-      for (const id of ids) await store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
+      for (const id of ids)
+        await store.items.createItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId: id,
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          now: at(),
+        });
       const newKeys = [{ userId: owner.userId, ...wrapFor(Buffer.alloc(32, 1), owner, owner) }];
-      await store.vaults.rekeyVault({ vaultId, actorId: owner.userId, rekey: { newKeys, items: ids.map((itemId, n) => ({ itemId, encryptedData: b64(Buffer.from(`n${n}`)), encryptedName: "AAAA" })) }, now: at() });
+      await store.vaults.rekeyVault({
+        vaultId,
+        actorId: owner.userId,
+        rekey: { newKeys, items: ids.map((itemId, n) => ({ itemId, encryptedData: b64(Buffer.from(`n${n}`)), encryptedName: "AAAA" })) },
+        now: at(),
+      });
       const items = await store.items.listItems({ vaultId, actorId: owner.userId });
       const byId = new Map(items!.map((i) => [i.itemId, i]));
       ids.forEach((id, n) => expect(byId.get(id)!.encryptedData).toBe(b64(Buffer.from(`n${n}`))));
@@ -173,12 +281,52 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     test("items: revisions, conflicts, key versions, and deletion with the vault", async () => {
       const { vaultId } = await vaultWith([]);
       const id = randomUUID();
-      const created = await store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() });
+      const created = await store.items.createItem({
+        vaultId,
+        actorId: owner.userId,
+        itemId: id,
+        write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+        now: at(),
+      });
       expect(created.revision).toBe(1);
-      await expect(store.items.createItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
-      expect((await store.items.updateItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "BBBB", encryptedName: "AAAA", revision: 1 }, now: at() })).revision).toBe(2);
-      await expect(store.items.updateItem({ vaultId, actorId: owner.userId, itemId: id, write: { encryptedData: "CCCC", encryptedName: "AAAA", revision: 1 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.items.createItem({ vaultId, actorId: owner.userId, itemId: randomUUID(), write: { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 }, now: at() })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(
+        store.items.createItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId: id,
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      expect(
+        (
+          await store.items.updateItem({
+            vaultId,
+            actorId: owner.userId,
+            itemId: id,
+            write: { encryptedData: "BBBB", encryptedName: "AAAA", revision: 1 },
+            now: at(),
+          })
+        ).revision,
+      ).toBe(2);
+      await expect(
+        store.items.updateItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId: id,
+          write: { encryptedData: "CCCC", encryptedName: "AAAA", revision: 1 },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(
+        store.items.createItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId: randomUUID(),
+          write: { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
       await expect(store.items.getItem({ vaultId, actorId: randomUUID(), itemId: id })).rejects.toMatchObject({ type: "NOT_FOUND" });
       await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
       expect(await store.vaults.getVault({ vaultId, userId: owner.userId })).toBeNull();
@@ -188,7 +336,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     test("audit: events append to their organization's chain once each, in order, hashed", async () => {
       const org = randomUUID();
       const other = randomUUID();
-      const first = [event(org, "vault.created", { itemId: undefined }), event(other), event(org), event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: randomUUID() })];
+      const first = [
+        event(org, "vault.created", { itemId: undefined }),
+        event(other),
+        event(org),
+        event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: randomUUID() }),
+      ];
       expect(await store.audit.appendAuditEvents(first)).toEqual({ appended: 4, alreadyRecorded: 0 });
       // Delivered again (at least once), with one new event: only the new one is recorded.
       const late = event(org, "item.deleted");
@@ -199,7 +352,18 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(records.map((r) => r.seq)).toEqual([4, 3, 2, 1]);
       expect(records.map((r) => r.eventId)).toEqual([late, first[3]!, first[2]!, first[0]!].map((e) => e.eventId));
       expect(records[3]).toEqual({ ...first[0], seq: 1, prevHash: EMPTY_HEAD.hash, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-      expect(Object.keys(records[0]!)).toEqual(["eventId", "seq", "type", "at", "actorId", "orgId", "vaultId", "itemId", "prevHash", "hash"]);
+      expect(Object.keys(records[0]!)).toEqual([
+        "eventId",
+        "seq",
+        "type",
+        "at",
+        "actorId",
+        "orgId",
+        "vaultId",
+        "itemId",
+        "prevHash",
+        "hash",
+      ]);
       for (const r of records) expect(r.hash).toBe(auditHash(r));
       for (let i = 0; i < 3; i++) expect(records[i]!.prevHash).toBe(records[i + 1]!.hash);
       expect(await store.audit.auditHead(org)).toEqual({ seq: 4, hash: records[0]!.hash });
@@ -210,8 +374,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect((await store.audit.listAuditRecords({ orgId: org, limit: 2, before: 3 })).map((r) => r.seq)).toEqual([2, 1]);
       expect(await store.audit.listAuditRecords({ orgId: org, limit: 2, before: 1 })).toEqual([]);
       expect((await store.audit.readAuditChain({ orgId: org, afterSeq: 1, upToSeq: 3, limit: 100 })).map((r) => r.seq)).toEqual([2, 3]);
-      expect(await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) => store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l })))
-        .toEqual({ ok: true, count: 4, head: records[0]!.hash });
+      expect(
+        await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) =>
+          store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l }),
+        ),
+      ).toEqual({ ok: true, count: 4, head: records[0]!.hash });
     });
 
     test("audit: concurrent appenders (redeliveries racing) leave one gapless chain, each event once", async () => {
@@ -225,7 +392,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const chain = await store.audit.readAuditChain({ orgId: org, afterSeq: 0, upToSeq: 1_000, limit: 1_000 });
       expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
       expect(new Set(chain.map((r) => r.eventId)).size).toBe(60);
-      expect(await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) => store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l }))).toMatchObject({ ok: true, count: 60 });
+      expect(
+        await verifyAuditChain(await store.audit.auditHead(org), (a, u, l) =>
+          store.audit.readAuditChain({ orgId: org, afterSeq: a, upToSeq: u, limit: l }),
+        ),
+      ).toMatchObject({ ok: true, count: 60 });
     });
 
     test("purge: expired invites and expired or revoked refresh tokens go; live ones and used invites stay", async () => {
@@ -239,7 +410,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       for (const inv of Object.values(invites)) await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
       await store.invites.revokeInvite({ inviteId: invites.expiredRevoked.inviteId, orgId: owner.orgId, now: at() });
       await store.invites.revokeInvite({ inviteId: invites.liveRevoked.inviteId, orgId: owner.orgId, now: at() });
-      await store.accounts.registerWithInvite({ user: (await newPerson(invites.used.email)).user, inviteId: invites.used.inviteId, now: at() });
+      await store.accounts.registerWithInvite({
+        user: (await newPerson(invites.used.email)).user,
+        inviteId: invites.used.inviteId,
+        now: at(),
+      });
       // Kept for a retention period after expiry: a purge that reaches back only to before they expired takes none.
       expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(-3_600_000) })).toMatchObject({ invites: 0 });
       expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
@@ -252,7 +427,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await token(h("expired"), randomUUID(), at(-1_000));
       await token(h("active"), family, at(60_000));
       await token(h("rotated"), family, at(60_000));
-      await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) }, now: at() });
+      await store.accounts.rotateRefreshToken({
+        oldHash: h("rotated"),
+        next: { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) },
+        now: at(),
+      });
       await token(h("revoked"), revokedFamily, at(60_000));
       await store.accounts.revokeRefreshFamily({ tokenHash: h("revoked"), userId: owner.userId });
 
@@ -268,11 +447,26 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
       const next = () => ({ tokenHash: randomUUID(), createdAt: at(), expiresAt: at(60_000) });
       // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at() })).toEqual({ ok: false, reason: "unknown" });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at() })).toEqual({ ok: false, reason: "unknown" });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at() })).toEqual({ ok: true, userId: owner.userId });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at() })).toEqual({ ok: false, reason: "reused" });
-      expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) })).toEqual({ invites: 0, refreshTokens: expect.any(Number) });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at() })).toEqual({
+        ok: false,
+        reason: "unknown",
+      });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at() })).toEqual({
+        ok: false,
+        reason: "unknown",
+      });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at() })).toEqual({
+        ok: true,
+        userId: owner.userId,
+      });
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at() })).toEqual({
+        ok: false,
+        reason: "reused",
+      });
+      expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) })).toEqual({
+        invites: 0,
+        refreshTokens: expect.any(Number),
+      });
     });
 
     test("signed roster: each link is stored with its change, in order; a refused link writes nothing; the chain goes with the vault", async () => {
@@ -283,23 +477,62 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const wrap = wrapFor(vaultKey, owner, owner);
       const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
       const roster = decideCreateRoster(owner.user, { vaultType: "shared", encryptedVaultKey: wrap.encryptedVaultKey }, create);
-      await store.vaults.createVault({ vault: { vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster }, now: at() });
+      await store.vaults.createVault({
+        vault: { vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster },
+        now: at(),
+      });
       chain.accept(create);
 
       const share = wrapFor(vaultKey, member, owner);
-      const add = chain.next(owner, { op: "add", subjectId: member.userId, role: "member", subjectKey: fingerprintOf(member.user), wraps: [{ userId: member.userId, sha256: wrapHash(share.encryptedVaultKey) }] });
+      const add = chain.next(owner, {
+        op: "add",
+        subjectId: member.userId,
+        role: "member",
+        subjectKey: fingerprintOf(member.user),
+        wraps: [{ userId: member.userId, sha256: wrapHash(share.encryptedVaultKey) }],
+      });
       // Without the link, or with it for another user: refused, nothing written.
-      await expect(store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: member.userId, role: "member", ...share }, now: at() })).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
-      await expect(store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add }, now: at() }))
-        .rejects.toMatchObject({ type: "INVALID" });
+      await expect(
+        store.vaults.addMember({
+          vaultId: chain.vaultId,
+          actorId: owner.userId,
+          member: { userId: member.userId, role: "member", ...share },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
+      await expect(
+        store.vaults.addMember({
+          vaultId: chain.vaultId,
+          actorId: owner.userId,
+          member: { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "INVALID" });
       expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId })).toHaveLength(1);
-      expect((await store.vaults.listMembers({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((m) => m.userId)).toEqual([owner.userId]);
+      expect((await store.vaults.listMembers({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((m) => m.userId)).toEqual([
+        owner.userId,
+      ]);
 
-      await store.vaults.addMember({ vaultId: chain.vaultId, actorId: owner.userId, member: { userId: member.userId, role: "member", ...share, rosterLink: add }, now: at() });
+      await store.vaults.addMember({
+        vaultId: chain.vaultId,
+        actorId: owner.userId,
+        member: { userId: member.userId, role: "member", ...share, rosterLink: add },
+        now: at(),
+      });
       chain.accept(add);
       const remove = chain.next(member, { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.user), wraps: [] });
-      await store.vaults.removeMember({ vaultId: chain.vaultId, actorId: member.userId, targetId: member.userId, now: at(), rosterLink: remove });
-      expect((await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((l) => [l.seq, l.op])).toEqual([[0, "create"], [1, "add"], [2, "remove"]]);
+      await store.vaults.removeMember({
+        vaultId: chain.vaultId,
+        actorId: member.userId,
+        targetId: member.userId,
+        now: at(),
+        rosterLink: remove,
+      });
+      expect((await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((l) => [l.seq, l.op])).toEqual([
+        [0, "create"],
+        [1, "add"],
+        [2, "remove"],
+      ]);
       expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: member.userId })).toBeNull();
       expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }).then((links) => links![1])).toEqual(add);
 

@@ -17,70 +17,102 @@ import { createTestDatabase } from "./helpers/postgres";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "./helpers/crypto";
 
 const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: EngineOps; drop(): Promise<void> }>]> = [
-  ["SQLite", async () => {
-    const dir = tempDir("vault-migrate-");
-    return { open: () => openSqlite(dir), ops: sqliteOps, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  }],
-  ["PostgreSQL", async () => {
-    const database = await createTestDatabase();
-    return { open: () => openPostgres(database.url, { poolSize: 2 }), ops: postgresOps, drop: () => database.drop() };
-  }],
+  [
+    "SQLite",
+    async () => {
+      const dir = tempDir("vault-migrate-");
+      return { open: () => openSqlite(dir), ops: sqliteOps, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+  ],
+  [
+    "PostgreSQL",
+    async () => {
+      const database = await createTestDatabase();
+      return { open: () => openPostgres(database.url, { poolSize: 2 }), ops: postgresOps, drop: () => database.drop() };
+    },
+  ],
 ];
 
-test.each(engines)("%s: items written before item ids were scoped to their vault are all there after the upgrade, ids may then repeat across vaults, and the downgrade keeps one per id", async (_name, make) => {
-  const engine = await make();
-  try {
-    // The schema of the version before: migrations up to 002, and a vault with two items.
-    const old = engine.open();
-    const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit");
-    expect(error).toBeUndefined();
-    await old.destroy();
+test.each(engines)(
+  "%s: items written before item ids were scoped to their vault are all there after the upgrade, ids may then repeat across vaults, and the downgrade keeps one per id",
+  async (_name, make) => {
+    const engine = await make();
+    try {
+      // The schema of the version before: migrations up to 002, and a vault with two items.
+      const old = engine.open();
+      const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit");
+      expect(error).toBeUndefined();
+      await old.destroy();
 
-    const keys = await newUserKeys();
-    const bundle = registrationBundle(keys);
-    const now = new Date().toISOString();
-    const wrapped = wrapShared(Buffer.alloc(32, 1), bundle.publicKey);
-    const wrap = { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
-    const userId = randomUUID(), orgId = randomUUID(), vaultId = randomUUID();
-    const itemIds = [randomUUID(), randomUUID()];
-    const db = engine.open();
-    await sql`INSERT INTO orgs (org_id, name, created_at) VALUES (${orgId}, 'o', ${now})`.execute(db);
-    await sql`INSERT INTO users (user_id, org_id, org_role, email, auth_hash, kdf, public_key, signing_public_key, public_key_signature,
+      const keys = await newUserKeys();
+      const bundle = registrationBundle(keys);
+      const now = new Date().toISOString();
+      const wrapped = wrapShared(Buffer.alloc(32, 1), bundle.publicKey);
+      const wrap = { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
+      const userId = randomUUID(),
+        orgId = randomUUID(),
+        vaultId = randomUUID();
+      const itemIds = [randomUUID(), randomUUID()];
+      const db = engine.open();
+      await sql`INSERT INTO orgs (org_id, name, created_at) VALUES (${orgId}, 'o', ${now})`.execute(db);
+      await sql`INSERT INTO users (user_id, org_id, org_role, email, auth_hash, kdf, public_key, signing_public_key, public_key_signature,
       encrypted_private_key, encrypted_signing_private_key, created_at)
       VALUES (${userId}, ${orgId}, 'owner', 'o@example.test', 'h', ${JSON.stringify(bundle.kdf)}, ${bundle.publicKey}, ${bundle.signingPublicKey},
       ${bundle.publicKeySignature}, ${bundle.encryptedPrivateKey}, ${bundle.encryptedSigningPrivateKey}, ${now})`.execute(db);
-    await sql`INSERT INTO vaults (vault_id, org_id, name, type, key_version, rekey_required, created_at, updated_at)
+      await sql`INSERT INTO vaults (vault_id, org_id, name, type, key_version, rekey_required, created_at, updated_at)
       VALUES (${vaultId}, ${orgId}, 'v', 'shared', 1, 0, ${now}, ${now})`.execute(db);
-    await sql`INSERT INTO vault_members (vault_id, user_id, role, encrypted_vault_key, sender_id, wrap_signature, created_at, updated_at)
+      await sql`INSERT INTO vault_members (vault_id, user_id, role, encrypted_vault_key, sender_id, wrap_signature, created_at, updated_at)
       VALUES (${vaultId}, ${userId}, 'owner', ${wrap.encryptedVaultKey}, ${userId}, ${wrap.wrapSignature}, ${now}, ${now})`.execute(db);
-    for (const [n, itemId] of itemIds.entries()) {
-      await sql`INSERT INTO items (item_id, vault_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
+      for (const [n, itemId] of itemIds.entries()) {
+        await sql`INSERT INTO items (item_id, vault_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
         VALUES (${itemId}, ${vaultId}, ${b64(Buffer.from(`data${n}`))}, 'bmFtZQ==', 3, 1, ${now}, ${now})`.execute(db);
-    }
-    await db.destroy();
+      }
+      await db.destroy();
 
-    // The current version opens it: every item is there, unchanged, and an id may repeat in another vault.
-    const store = await openSqlStore(engine.open(), engine.ops);
-    try {
-      const items = await store.items.listItems({ vaultId, actorId: userId });
-      expect(items!.map((i) => [i.itemId, i.encryptedData, i.revision])).toEqual(
-        itemIds.map((id, n) => [id, b64(Buffer.from(`data${n}`)), 3]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
-      const other = await store.vaults.createVault({ vault: { vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap }, now });
-      await expect(store.items.createItem({ vaultId: other.vaultId, actorId: userId, itemId: itemIds[0]!, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now })).resolves.toMatchObject({ itemId: itemIds[0] });
-      await expect(store.items.createItem({ vaultId, actorId: userId, itemId: itemIds[0]!, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, now })).rejects.toMatchObject({ type: "CONFLICT" });
+      // The current version opens it: every item is there, unchanged, and an id may repeat in another vault.
+      const store = await openSqlStore(engine.open(), engine.ops);
+      try {
+        const items = await store.items.listItems({ vaultId, actorId: userId });
+        expect(items!.map((i) => [i.itemId, i.encryptedData, i.revision])).toEqual(
+          itemIds.map((id, n) => [id, b64(Buffer.from(`data${n}`)), 3]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        );
+        const other = await store.vaults.createVault({
+          vault: { vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap },
+          now,
+        });
+        await expect(
+          store.items.createItem({
+            vaultId: other.vaultId,
+            actorId: userId,
+            itemId: itemIds[0]!,
+            write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+            now,
+          }),
+        ).resolves.toMatchObject({ itemId: itemIds[0] });
+        await expect(
+          store.items.createItem({
+            vaultId,
+            actorId: userId,
+            itemId: itemIds[0]!,
+            write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+            now,
+          }),
+        ).rejects.toMatchObject({ type: "CONFLICT" });
+      } finally {
+        await store.close();
+      }
+      // And back down: one row per id again (of an id in two vaults, one is kept), nothing else lost.
+      const back = engine.open();
+      try {
+        expect((await new Migrator({ db: back, provider: migrationProvider }).migrateTo("002_audit")).error).toBeUndefined();
+        const rows = await sql<{ item_id: string }>`SELECT item_id FROM items`.execute(back);
+        expect(rows.rows.map((r) => r.item_id).sort()).toEqual([...itemIds].sort());
+      } finally {
+        await back.destroy();
+      }
     } finally {
-      await store.close();
+      await engine.drop();
     }
-    // And back down: one row per id again (of an id in two vaults, one is kept), nothing else lost.
-    const back = engine.open();
-    try {
-      expect((await new Migrator({ db: back, provider: migrationProvider }).migrateTo("002_audit")).error).toBeUndefined();
-      const rows = await sql<{ item_id: string }>`SELECT item_id FROM items`.execute(back);
-      expect(rows.rows.map((r) => r.item_id).sort()).toEqual([...itemIds].sort());
-    } finally {
-      await back.destroy();
-    }
-  } finally {
-    await engine.drop();
-  }
-}, 60_000);
+  },
+  60_000,
+);

@@ -20,12 +20,16 @@ if (!url) throw new Error("store.mongo.test.ts needs MONGO_URL (jest.config.js r
 // A database per run: the contract starts from an empty store (its first user is the first of the server).
 const dbName = `vault_test_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
 
-describeStoreContract("MongoDB (replica set at MONGO_URL)", () => openMongoStore(url, { dbName }), async (store: Store) => {
-  await store.close();
-  const client = await new MongoClient(url).connect();
-  try {
-    await client.db(dbName).dropDatabase();
-  } finally {
-    await client.close();
-  }
-});
+describeStoreContract(
+  "MongoDB (replica set at MONGO_URL)",
+  () => openMongoStore(url, { dbName }),
+  async (store: Store) => {
+    await store.close();
+    const client = await new MongoClient(url).connect();
+    try {
+      await client.db(dbName).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  },
+);

@@ -10,10 +10,25 @@ import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";
 import { openMongoStore } from "../lib/store/mongo/store";
 import {
-  byCreatedThenId, inviteDoc, itemKey, toInvite, toItem, toMemberEntry, toUser, toVaultView, userDoc, type ItemDoc, type MemberDoc, type VaultDoc,
+  byCreatedThenId,
+  inviteDoc,
+  itemKey,
+  toInvite,
+  toItem,
+  toMemberEntry,
+  toUser,
+  toVaultView,
+  userDoc,
+  type ItemDoc,
+  type MemberDoc,
+  type VaultDoc,
 } from "../lib/store/mongo/documents";
 import {
-  assertTransactionsSupported, isMongoUnavailable, isTransientTransactionError, isUnknownCommitResult, translateMongoError,
+  assertTransactionsSupported,
+  isMongoUnavailable,
+  isTransientTransactionError,
+  isUnknownCommitResult,
+  translateMongoError,
 } from "../lib/store/mongo/errors";
 import type { NewUser } from "../lib/store/port";
 import { loadConfig, checkSplitDeployment } from "../lib/config";
@@ -24,9 +39,16 @@ const now = "2026-11-21T05:50:00.000Z";
 describe("documents", () => {
   test("a user survives the trip to a document and back, with its organization and role", () => {
     const user: NewUser = {
-      userId: randomUUID(), email: "ana@example.test", authHash: "scrypt$abc", createdAt: now,
+      userId: randomUUID(),
+      email: "ana@example.test",
+      authHash: "scrypt$abc",
+      createdAt: now,
       kdf: { algorithm: "argon2id", salt: "c2FsdHNhbHRzYWx0c2FsdA==", iterations: 3, memoryKiB: 65536, parallelism: 4 },
-      publicKey: "UEs=", signingPublicKey: "U1BL", publicKeySignature: "U0lH", encryptedPrivateKey: "RVBL", encryptedSigningPrivateKey: "RVNQSw==",
+      publicKey: "UEs=",
+      signingPublicKey: "U1BL",
+      publicKeySignature: "U0lH",
+      encryptedPrivateKey: "RVBL",
+      encryptedSigningPrivateKey: "RVNQSw==",
     };
     const orgId = randomUUID();
     const doc = userDoc(user, orgId, "admin");
@@ -36,24 +58,87 @@ describe("documents", () => {
   });
 
   test("a vault and a membership give the port's vault view and member entry, field for field", () => {
-    const vault: VaultDoc = { _id: randomUUID(), orgId: randomUUID(), name: "Team", type: "shared", keyVersion: 3, rekeyRequired: true, createdAt: now, updatedAt: now, writeSeq: 9 };
-    const member: MemberDoc = { vaultId: vault._id, userId: randomUUID(), role: "admin", encryptedVaultKey: "V1JBUA==", senderId: randomUUID(), wrapSignature: "U0lH", createdAt: now, updatedAt: now };
+    const vault: VaultDoc = {
+      _id: randomUUID(),
+      orgId: randomUUID(),
+      name: "Team",
+      type: "shared",
+      keyVersion: 3,
+      rekeyRequired: true,
+      createdAt: now,
+      updatedAt: now,
+      writeSeq: 9,
+    };
+    const member: MemberDoc = {
+      vaultId: vault._id,
+      userId: randomUUID(),
+      role: "admin",
+      encryptedVaultKey: "V1JBUA==",
+      senderId: randomUUID(),
+      wrapSignature: "U0lH",
+      createdAt: now,
+      updatedAt: now,
+    };
     expect(toVaultView(vault, member)).toEqual({
-      vaultId: vault._id, vaultName: "Team", vaultType: "shared", orgId: vault.orgId, encryptedVaultKey: "V1JBUA==",
-      senderId: member.senderId, wrapSignature: "U0lH", role: "admin", keyVersion: 3, rekeyRequired: true, createdAt: now, updatedAt: now,
+      vaultId: vault._id,
+      vaultName: "Team",
+      vaultType: "shared",
+      orgId: vault.orgId,
+      encryptedVaultKey: "V1JBUA==",
+      senderId: member.senderId,
+      wrapSignature: "U0lH",
+      role: "admin",
+      keyVersion: 3,
+      rekeyRequired: true,
+      createdAt: now,
+      updatedAt: now,
     });
     expect(toMemberEntry(vault, member)).toEqual({
-      userId: member.userId, vaultId: vault._id, vaultName: "Team", vaultType: "shared",
-      encryptedVaultKey: "V1JBUA==", senderId: member.senderId, wrapSignature: "U0lH", role: "admin",
+      userId: member.userId,
+      vaultId: vault._id,
+      vaultName: "Team",
+      vaultType: "shared",
+      encryptedVaultKey: "V1JBUA==",
+      senderId: member.senderId,
+      wrapSignature: "U0lH",
+      role: "admin",
     });
   });
 
   test("items and invites map back unchanged; the token hash never leaves the document", () => {
     const vaultId = randomUUID();
     const itemId = randomUUID();
-    const item: ItemDoc = { _id: itemKey(vaultId, itemId), itemId, vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now };
-    expect(toItem(item)).toEqual({ itemId, vaultId, encryptedData: "REFUQQ==", encryptedName: "TkFNRQ==", revision: 4, keyVersion: 2, createdAt: now, updatedAt: now });
-    const invite: Invite = { inviteId: randomUUID(), orgId: randomUUID(), email: "bo@example.test", role: "member", inviterId: randomUUID(), status: "pending", expiresAt: now, createdAt: now };
+    const item: ItemDoc = {
+      _id: itemKey(vaultId, itemId),
+      itemId,
+      vaultId,
+      encryptedData: "REFUQQ==",
+      encryptedName: "TkFNRQ==",
+      revision: 4,
+      keyVersion: 2,
+      createdAt: now,
+      updatedAt: now,
+    };
+    expect(toItem(item)).toEqual({
+      itemId,
+      vaultId,
+      encryptedData: "REFUQQ==",
+      encryptedName: "TkFNRQ==",
+      revision: 4,
+      keyVersion: 2,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const invite: Invite = {
+      inviteId: randomUUID(),
+      orgId: randomUUID(),
+      email: "bo@example.test",
+      role: "member",
+      inviterId: randomUUID(),
+      status: "pending",
+      expiresAt: now,
+      createdAt: now,
+    };
     const doc = inviteDoc(invite, "hash-of-token");
     expect(doc).toMatchObject({ _id: invite.inviteId, tokenHash: "hash-of-token" });
     expect(toInvite(doc)).toEqual(invite);
@@ -61,17 +146,36 @@ describe("documents", () => {
   });
 
   test("lists are ordered by createdAt, then id, as the contract says", () => {
-    const rows = [{ c: "2026-01-02", id: "a" }, { c: "2026-01-01", id: "b" }, { c: "2026-01-01", id: "a" }];
-    expect(rows.sort(byCreatedThenId((r) => r.c, (r) => r.id))).toEqual([{ c: "2026-01-01", id: "a" }, { c: "2026-01-01", id: "b" }, { c: "2026-01-02", id: "a" }]);
+    const rows = [
+      { c: "2026-01-02", id: "a" },
+      { c: "2026-01-01", id: "b" },
+      { c: "2026-01-01", id: "a" },
+    ];
+    expect(
+      rows.sort(
+        byCreatedThenId(
+          (r) => r.c,
+          (r) => r.id,
+        ),
+      ),
+    ).toEqual([
+      { c: "2026-01-01", id: "a" },
+      { c: "2026-01-01", id: "b" },
+      { c: "2026-01-02", id: "a" },
+    ]);
   });
 });
 
 describe("errors", () => {
   test("a duplicate key is 409 CONFLICT; a write conflict that outlived the driver's retries too", () => {
-    const dup = translateMongoError(new MongoServerError({ message: "E11000 duplicate key error collection: users index: email_1", code: 11000 }));
+    const dup = translateMongoError(
+      new MongoServerError({ message: "E11000 duplicate key error collection: users index: email_1", code: 11000 }),
+    );
     expect(dup).toBeInstanceOf(AppError);
     expect(dup).toMatchObject({ type: "CONFLICT", code: 409 });
-    const lost = translateMongoError(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }));
+    const lost = translateMongoError(
+      new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }),
+    );
     expect(lost).toMatchObject({ type: "CONFLICT", message: expect.stringMatching(/changed meanwhile/) });
   });
 
@@ -84,15 +188,34 @@ describe("errors", () => {
   });
 
   test("only a write conflict is a lost race (409); a stepdown, no primary, the lifetime limit, a lost majority or the network are 503", () => {
-    const lostRace = new MongoServerError({ message: "WriteConflict", code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] });
+    const lostRace = new MongoServerError({
+      message: "WriteConflict",
+      code: 112,
+      codeName: "WriteConflict",
+      errorLabels: ["TransientTransactionError"],
+    });
     expect(translateMongoError(lostRace)).toMatchObject({ type: "CONFLICT", code: 409 });
     expect(isMongoUnavailable(lostRace)).toBe(false);
     const notNow = [
-      new MongoServerError({ message: "not primary", code: 10107, codeName: "NotWritablePrimary", errorLabels: ["TransientTransactionError"] }),
+      new MongoServerError({
+        message: "not primary",
+        code: 10107,
+        codeName: "NotWritablePrimary",
+        errorLabels: ["TransientTransactionError"],
+      }),
       new MongoServerError({ message: "stepped down", code: 189, codeName: "PrimarySteppedDown" }),
       new MongoServerError({ message: "interrupted", code: 11602, codeName: "InterruptedDueToReplStateChange" }),
-      new MongoServerError({ message: "Aborted transaction for exceeding lifetime", code: 290, codeName: "TransactionExceededLifetimeLimitSeconds" }),
-      new MongoServerError({ message: "no such transaction", code: 251, codeName: "NoSuchTransaction", errorLabels: ["TransientTransactionError"] }),
+      new MongoServerError({
+        message: "Aborted transaction for exceeding lifetime",
+        code: 290,
+        codeName: "TransactionExceededLifetimeLimitSeconds",
+      }),
+      new MongoServerError({
+        message: "no such transaction",
+        code: 251,
+        codeName: "NoSuchTransaction",
+        errorLabels: ["TransientTransactionError"],
+      }),
       new MongoServerError({ message: "operation exceeded time limit", code: 50, codeName: "MaxTimeMSExpired" }),
       new MongoServerError({ message: "shutting down", code: 91, codeName: "ShutdownInProgress" }),
       new MongoServerError({ message: "commit outcome unknown", code: 6, errorLabels: ["UnknownTransactionCommitResult"] }),
@@ -108,32 +231,57 @@ describe("errors", () => {
 
   test("a transaction too large for the server's cache (or 16 MiB) is a clear 413, never a 5xx", () => {
     for (const err of [
-      new MongoServerError({ message: "Transaction is too large and will not fit in the storage engine cache", code: 313, codeName: "TransactionTooLargeForCache" }),
-      new MongoServerError({ message: "Total size of all transaction operations must be less than 16793600", code: 257, codeName: "TransactionTooLarge" }),
+      new MongoServerError({
+        message: "Transaction is too large and will not fit in the storage engine cache",
+        code: 313,
+        codeName: "TransactionTooLargeForCache",
+      }),
+      new MongoServerError({
+        message: "Total size of all transaction operations must be less than 16793600",
+        code: 257,
+        codeName: "TransactionTooLarge",
+      }),
     ]) {
-      expect(translateMongoError(err)).toMatchObject({ type: "PAYLOAD_TOO_LARGE", code: 413, message: "The change is too large for one database transaction" });
+      expect(translateMongoError(err)).toMatchObject({
+        type: "PAYLOAD_TOO_LARGE",
+        code: 413,
+        message: "The change is too large for one database transaction",
+      });
       expect(isMongoUnavailable(err)).toBe(false);
       expect(isTransientTransactionError(err)).toBe(false);
     }
   });
 
   test("the transaction loop retries what the driver labels transient, and commits again only when the outcome is unknown", () => {
-    expect(isTransientTransactionError(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }))).toBe(true);
+    expect(
+      isTransientTransactionError(
+        new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }),
+      ),
+    ).toBe(true);
     expect(isTransientTransactionError(new MongoServerError({ message: "dup", code: 11000 }))).toBe(false);
     expect(isTransientTransactionError(new AppError("CONFLICT", "taken"))).toBe(false);
-    expect(isUnknownCommitResult(new MongoServerError({ message: "timeout", code: 50, errorLabels: ["UnknownTransactionCommitResult"] }))).toBe(true);
-    expect(isUnknownCommitResult(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }))).toBe(false);
+    expect(
+      isUnknownCommitResult(new MongoServerError({ message: "timeout", code: 50, errorLabels: ["UnknownTransactionCommitResult"] })),
+    ).toBe(true);
+    expect(
+      isUnknownCommitResult(new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] })),
+    ).toBe(false);
   });
 
   test("a standalone server is refused with a message that says what to do; a replica set or mongos is accepted", () => {
-    expect(() => assertTransactionsSupported({ isWritablePrimary: true } as never)).toThrow(/standalone MongoDB server, which cannot run transactions.*--replSet rs0.*rs\.initiate\(\)/);
+    expect(() => assertTransactionsSupported({ isWritablePrimary: true } as never)).toThrow(
+      /standalone MongoDB server, which cannot run transactions.*--replSet rs0.*rs\.initiate\(\)/,
+    );
     expect(() => assertTransactionsSupported({ setName: "rs0" })).not.toThrow();
     expect(() => assertTransactionsSupported({ msg: "isdbgrid" })).not.toThrow();
   });
 
   test("no server at the URL: opening fails as unavailable, in the time asked for", async () => {
     const started = Date.now();
-    const err = await openMongoStore("mongodb://127.0.0.1:1/vault", { serverSelectionTimeoutMS: 300 }).then(() => null, (e: unknown) => e);
+    const err = await openMongoStore("mongodb://127.0.0.1:1/vault", { serverSelectionTimeoutMS: 300 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isMongoUnavailable(err)).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -141,15 +289,24 @@ describe("errors", () => {
 
 describe("settings", () => {
   test("MONGO_URL selects MongoDB; with DATABASE_URL too, or not a mongodb URL, the start is refused", () => {
-    expect(loadConfig({ MONGO_URL: "mongodb://mongo:27017/vault?replicaSet=rs0" }).mongoUrl).toBe("mongodb://mongo:27017/vault?replicaSet=rs0");
+    expect(loadConfig({ MONGO_URL: "mongodb://mongo:27017/vault?replicaSet=rs0" }).mongoUrl).toBe(
+      "mongodb://mongo:27017/vault?replicaSet=rs0",
+    );
     expect(() => loadConfig({ MONGO_URL: "mongodb://m/v", DATABASE_URL: "postgres://p/v" })).toThrow(/not both/);
     expect(() => loadConfig({ MONGO_URL: "postgres://p/v" })).toThrow(/mongodb:\/\//);
-    const split = loadConfig({ TRANSPORTER: "nats://127.0.0.1:4222", MONGO_URL: "mongodb://m/v", JWT_SECRET: Buffer.alloc(32, 1).toString("base64") });
+    const split = loadConfig({
+      TRANSPORTER: "nats://127.0.0.1:4222",
+      MONGO_URL: "mongodb://m/v",
+      JWT_SECRET: Buffer.alloc(32, 1).toString("base64"),
+    });
     expect(() => checkSplitDeployment(split)).not.toThrow();
   });
 
   test("the server's store opener goes to MongoDB for MONGO_URL (here: nobody listening, so it fails as unavailable)", async () => {
-    const err = await openStore(loadConfig({ MONGO_URL: "mongodb://127.0.0.1:1/vault" })).then(() => null, (e: unknown) => e);
+    const err = await openStore(loadConfig({ MONGO_URL: "mongodb://127.0.0.1:1/vault" })).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isMongoUnavailable(err)).toBe(true);
   }, 30_000);
 });

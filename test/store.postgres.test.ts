@@ -6,12 +6,16 @@ import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
 
 const databases = new Map<Store, TestDatabase>();
 
-describeStoreContract("SQL on PostgreSQL (pg)", async () => {
-  const database = await createTestDatabase();
-  const store = await openSqlStore(openPostgres(database.url, { poolSize: 10 }), postgresOps);
-  databases.set(store, database);
-  return store;
-}, async (store) => {
-  await store.close();
-  await databases.get(store)!.drop();
-});
+describeStoreContract(
+  "SQL on PostgreSQL (pg)",
+  async () => {
+    const database = await createTestDatabase();
+    const store = await openSqlStore(openPostgres(database.url, { poolSize: 10 }), postgresOps);
+    databases.set(store, database);
+    return store;
+  },
+  async (store) => {
+    await store.close();
+    await databases.get(store)!.drop();
+  },
+);

@@ -30,10 +30,22 @@ beforeAll(async () => {
   links = [await connectRedis(REDIS_URL, quiet, prefix), await connectRedis(REDIS_URL, quiet, prefix)];
   orgId = randomUUID();
   ownerId = randomUUID();
-  await stores[0]!.accounts.registerOwnerOfNewOrg({ user: {
-    userId: ownerId, email: `${ownerId}@example.test`, authHash: "h", createdAt: at(), kdf: { algorithm: "pbkdf2-sha256", salt: "AAAA", iterations: 600000 },
-    publicKey: "AAAA", signingPublicKey: "AAAA", publicKeySignature: "AAAA", encryptedPrivateKey: "AAAA", encryptedSigningPrivateKey: "AAAA",
-  }, org: { orgId, name: "org", createdAt: at() }, onlyIfFirstUser: false });
+  await stores[0]!.accounts.registerOwnerOfNewOrg({
+    user: {
+      userId: ownerId,
+      email: `${ownerId}@example.test`,
+      authHash: "h",
+      createdAt: at(),
+      kdf: { algorithm: "pbkdf2-sha256", salt: "AAAA", iterations: 600000 },
+      publicKey: "AAAA",
+      signingPublicKey: "AAAA",
+      publicKeySignature: "AAAA",
+      encryptedPrivateKey: "AAAA",
+      encryptedSigningPrivateKey: "AAAA",
+    },
+    org: { orgId, name: "org", createdAt: at() },
+    onlyIfFirstUser: false,
+  });
 });
 
 afterAll(async () => {
@@ -47,19 +59,40 @@ async function expiredInvites(n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const inviteId = randomUUID();
     ids.push(inviteId);
-    await stores[0]!.invites.createInvite({ invite: { inviteId, orgId, email: `${inviteId}@example.test`, role: "member", inviterId: ownerId, status: "pending", expiresAt: at(-1000), createdAt: at(-2000) }, tokenHash: randomUUID() });
+    await stores[0]!.invites.createInvite({
+      invite: {
+        inviteId,
+        orgId,
+        email: `${inviteId}@example.test`,
+        role: "member",
+        inviterId: ownerId,
+        status: "pending",
+        expiresAt: at(-1000),
+        createdAt: at(-2000),
+      },
+      tokenHash: randomUUID(),
+    });
   }
   return ids;
 }
 
 test.each<[string, () => Locks[]]>([
   ["Redis, two connections (two nodes)", () => links.map((l) => new RedisLocks(l))],
-  ["in-process, one node", () => { const l = new MemoryLocks(); return [l, l]; }],
+  [
+    "in-process, one node",
+    () => {
+      const l = new MemoryLocks();
+      return [l, l];
+    },
+  ],
 ])("two sweepers started at once: one sweeps, the other does not; then the next round sweeps again (%s)", async (_name, makeLocks) => {
   const locks = makeLocks();
   for (let round = 0; round < 10; round++) {
     const ids = await expiredInvites(3);
-    const outcomes = await Promise.all([sweepOnce(stores[0]!, locks[0]!, { leaseMs: 60_000, inviteRetentionMs: 0 }), sweepOnce(stores[1]!, locks[1]!, { leaseMs: 60_000, inviteRetentionMs: 0 })]);
+    const outcomes = await Promise.all([
+      sweepOnce(stores[0]!, locks[0]!, { leaseMs: 60_000, inviteRetentionMs: 0 }),
+      sweepOnce(stores[1]!, locks[1]!, { leaseMs: 60_000, inviteRetentionMs: 0 }),
+    ]);
     expect(outcomes.filter((o) => o.ran)).toHaveLength(1);
     expect(outcomes.find((o) => o.ran)).toMatchObject({ invites: 3 });
     for (const id of ids) expect(await stores[1]!.invites.getInvite(id)).toBeNull();

@@ -33,7 +33,8 @@ describe("vaultctl for a newcomer", () => {
       const child = opts.terminal
         ? spawn("script", ["-qec", quoted, "/dev/null"], { cwd: ROOT, env })
         : spawn("./vaultctl", args, { cwd: ROOT, env });
-      let stdout = "", stderr = "";
+      let stdout = "",
+        stderr = "";
       child.stdout.on("data", (d) => (stdout += d));
       child.stderr.on("data", (d) => (stderr += d));
       child.on("error", reject);
@@ -71,7 +72,10 @@ describe("vaultctl for a newcomer", () => {
   test("a weak master password is refused at register, with the reason", async () => {
     const short = await run(["register", "bea@example.test", "--json"], { input: "a\n", env: { VAULT_SERVER: server.url } });
     expect(short.code).toBe(1);
-    expect(errorOf(short)).toMatchObject({ code: "WEAK_PASSWORD", message: expect.stringContaining("It has 1 characters; a master password needs at least 12.") });
+    expect(errorOf(short)).toMatchObject({
+      code: "WEAK_PASSWORD",
+      message: expect.stringContaining("It has 1 characters; a master password needs at least 12."),
+    });
     const guessable = await run(["register", "bea@example.test"], { input: "password1234\n" });
     expect(guessable.code).toBe(1);
     expect(guessable.stderr).toMatch(/too weak: .*It is too easy to guess \(strength \d of 4; at least 3 needed\)\. \[WEAK_PASSWORD\]/);
@@ -81,19 +85,34 @@ describe("vaultctl for a newcomer", () => {
     await run(["vault", "create", "Team"], { input: `${PASSWORD}\n` });
     const missing = await run(["vault", "members", "Tema", "--json"]);
     expect(missing.code).toBe(1);
-    expect(errorOf(missing)).toEqual({ code: "NOT_FOUND", message: `no vault "Tema" among yours; did you mean "Team"? (\`vaultctl vault list\` shows them)` });
+    expect(errorOf(missing)).toEqual({
+      code: "NOT_FOUND",
+      message: `no vault "Tema" among yours; did you mean "Team"? (\`vaultctl vault list\` shows them)`,
+    });
     const far = await run(["vault", "members", "Payroll", "--json"]);
     expect([far.code, errorOf(far).message]).toEqual([1, `no vault "Payroll" among yours (\`vaultctl vault list\` shows them)`]);
 
     const user = await run(["vault", "share", "Team", "ada@exmaple.test", "--json"], { input: `${PASSWORD}\n` });
-    expect([user.code, errorOf(user)]).toEqual([1, { code: "NOT_FOUND", message: `no user ada@exmaple.test in your organization; did you mean "ada@example.test"?` }]);
+    expect([user.code, errorOf(user)]).toEqual([
+      1,
+      { code: "NOT_FOUND", message: `no user ada@exmaple.test in your organization; did you mean "ada@example.test"?` },
+    ]);
 
     const command = await run(["vault", "lst", "--json"]);
-    expect([command.code, errorOf(command)]).toEqual([2, { code: "USAGE", message: "unknown command: vault lst; did you mean vaultctl vault list? (vaultctl --help lists them)" }]);
+    expect([command.code, errorOf(command)]).toEqual([
+      2,
+      { code: "USAGE", message: "unknown command: vault lst; did you mean vaultctl vault list? (vaultctl --help lists them)" },
+    ]);
     const top = await run(["rekee", "Team"]);
-    expect([top.code, top.stderr]).toEqual([2, "error: unknown command: rekee; did you mean vaultctl rekey? (vaultctl --help lists them)\n"]);
+    expect([top.code, top.stderr]).toEqual([
+      2,
+      "error: unknown command: rekee; did you mean vaultctl rekey? (vaultctl --help lists them)\n",
+    ]);
     const option = await run(["item", "add", "Team", "x", "--feild", "a=b"]);
-    expect([option.code, option.stderr]).toEqual([2, "error: unknown option --feild for vaultctl item add; did you mean --field? (vaultctl item add --help lists them)\n"]);
+    expect([option.code, option.stderr]).toEqual([
+      2,
+      "error: unknown option --feild for vaultctl item add; did you mean --field? (vaultctl item add --help lists them)\n",
+    ]);
     expect((await run(["vault", "create"])).code).toBe(2);
   });
 
@@ -119,9 +138,13 @@ describe("vaultctl for a newcomer", () => {
     const names = async () => JSON.parse((await run(["vault", "list", "--json"])).stdout).map((v: { vaultName: string }) => v.vaultName);
 
     const script = await run(["vault", "delete", "Doomed", "--json"]);
-    expect([script.code, errorOf(script)]).toEqual([2, {
-      code: "USAGE", message: `Delete vault "Doomed" and all its items, for every member: standard input is not a terminal, so vaultctl cannot ask; add --yes`,
-    }]);
+    expect([script.code, errorOf(script)]).toEqual([
+      2,
+      {
+        code: "USAGE",
+        message: `Delete vault "Doomed" and all its items, for every member: standard input is not a terminal, so vaultctl cannot ask; add --yes`,
+      },
+    ]);
     const no = await run(["vault", "delete", "Doomed"], { terminal: true, input: "n\n" });
     expect(no.stdout).toContain(`Delete vault "Doomed" and all its items, for every member? [y/N]`);
     expect(no.stdout).toContain("error: cancelled: nothing was changed [CANCELLED]");
@@ -138,7 +161,9 @@ describe("vaultctl for a newcomer", () => {
 
   test("item add --generate says it generated a password; --show prints it", async () => {
     const quiet = await run(["item", "add", "Team", "GitHub", "--generate"], { input: `${PASSWORD}\n` });
-    expect(quiet.stdout).toMatch(/Generated a 24-character password \(not shown; --show prints it, or: vaultctl item get \S+ \S+ --field password\)\./);
+    expect(quiet.stdout).toMatch(
+      /Generated a 24-character password \(not shown; --show prints it, or: vaultctl item get \S+ \S+ --field password\)\./,
+    );
     const shown = await run(["item", "add", "Team", "AWS", "--generate", "--show"], { input: `${PASSWORD}\n` });
     const password = /Generated password: (\S{24})\n/.exec(shown.stdout)![1]!;
     expect((await run(["item", "get", "Team", "AWS", "--field", "password"], { input: `${PASSWORD}\n` })).stdout.trim()).toBe(password);

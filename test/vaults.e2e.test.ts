@@ -1,9 +1,7 @@
 /** Vaults and members over real HTTP, with real wraps and signatures. */
 import { randomUUID } from "node:crypto";
 import { Api, newOrg, registerUser, shareBody, sharedVaultBody, type TestUser } from "./helpers/client";
-import {
-  b64, newVaultKey, signWrap, unb64, unwrapPersonal, unwrapShared, wrapPersonal, wrapVerifies,
-} from "./helpers/crypto";
+import { b64, newVaultKey, signWrap, unb64, unwrapPersonal, unwrapShared, wrapPersonal, wrapVerifies } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -34,13 +32,31 @@ describe("vaults and members", () => {
     const vaultKey = newVaultKey();
     const wrapped = wrapPersonal(vaultKey, owner.keys.stretchedKey);
     expect(wrapped).toHaveLength(40);
-    const res = await api.post("/vaults", { token: owner.token, body: { name: "Mine", type: "personal", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, owner.keys.edPrivate)), extra: "dropped" } });
+    const res = await api.post("/vaults", {
+      token: owner.token,
+      body: {
+        name: "Mine",
+        type: "personal",
+        encryptedVaultKey: b64(wrapped),
+        wrapSignature: b64(signWrap(wrapped, owner.keys.edPrivate)),
+        extra: "dropped",
+      },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("location")).toBe(`/api/v1/vaults/${res.body.vaultId}`);
     expect(res.body).toEqual({
-      vaultId: expect.stringMatching(/^[0-9a-f-]{36}$/), vaultName: "Mine", vaultType: "personal", orgId: owner.orgId,
-      encryptedVaultKey: b64(wrapped), senderId: owner.userId, wrapSignature: expect.any(String), role: "owner",
-      keyVersion: 1, rekeyRequired: false, createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO),
+      vaultId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      vaultName: "Mine",
+      vaultType: "personal",
+      orgId: owner.orgId,
+      encryptedVaultKey: b64(wrapped),
+      senderId: owner.userId,
+      wrapSignature: expect.any(String),
+      role: "owner",
+      keyVersion: 1,
+      rekeyRequired: false,
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
     });
     expect(unwrapPersonal(unb64(res.body.encryptedVaultKey), owner.keys.stretchedKey)).toEqual(vaultKey);
     expect(wrapVerifies(unb64(res.body.encryptedVaultKey), unb64(res.body.wrapSignature), owner.bundle.signingPublicKey)).toBe(true);
@@ -54,7 +70,10 @@ describe("vaults and members", () => {
     const good = sharedVaultBody(vaultKey, owner);
     const personalAsShared = wrapPersonal(vaultKey, owner.keys.stretchedKey);
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ encryptedVaultKey: b64(personalAsShared), wrapSignature: b64(signWrap(personalAsShared, owner.keys.edPrivate)) }, "encryptedVaultKey"],
+      [
+        { encryptedVaultKey: b64(personalAsShared), wrapSignature: b64(signWrap(personalAsShared, owner.keys.edPrivate)) },
+        "encryptedVaultKey",
+      ],
       [{ wrapSignature: b64(signWrap(unb64(good.encryptedVaultKey), member.keys.edPrivate)) }, "wrapSignature"],
       [{ wrapSignature: b64(Buffer.alloc(64)) }, "wrapSignature"],
       [{ wrapSignature: b64(Buffer.alloc(10)) }, "wrapSignature"],
@@ -87,9 +106,20 @@ describe("vaults and members", () => {
     expect(unwrapShared(unb64(listed.encryptedVaultKey), member.keys.rsaPrivate)).toEqual(vaultKey);
 
     const members = await api.get(`/vaults/${vault.vaultId}/members`, { token: member.token });
-    expect(members.body.members.map((m: any) => [m.userId, m.role])).toEqual([[owner.userId, "owner"], [member.userId, "member"]]);
-    expect(Object.keys(members.body.members[1]).sort()).toEqual(
-      ["encryptedVaultKey", "role", "senderId", "userId", "vaultId", "vaultName", "vaultType", "wrapSignature"]);
+    expect(members.body.members.map((m: any) => [m.userId, m.role])).toEqual([
+      [owner.userId, "owner"],
+      [member.userId, "member"],
+    ]);
+    expect(Object.keys(members.body.members[1]).sort()).toEqual([
+      "encryptedVaultKey",
+      "role",
+      "senderId",
+      "userId",
+      "vaultId",
+      "vaultName",
+      "vaultType",
+      "wrapSignature",
+    ]);
   });
 
   test("sharing errors: 404 vault or recipient, 403 role, 400 wrap, 409 already a member", async () => {
@@ -101,7 +131,10 @@ describe("vaults and members", () => {
     expect([unknownVault.status, unknownVault.body.error.code]).toEqual([404, "NOT_FOUND"]);
     const notMine = await api.post(path, { token: outsider.token, body: shareBody(vaultKey, outsider, admin) });
     expect(notMine.status).toBe(404);
-    const ghost = await api.post(path, { token: owner.token, body: { ...shareBody(vaultKey, owner, admin), recipientUserId: randomUUID() } });
+    const ghost = await api.post(path, {
+      token: owner.token,
+      body: { ...shareBody(vaultKey, owner, admin), recipientUserId: randomUUID() },
+    });
     expect([ghost.status, ghost.body.error.code]).toEqual([404, "NOT_FOUND"]);
     const otherOrg = await api.post(path, { token: owner.token, body: shareBody(vaultKey, owner, outsider) });
     expect(otherOrg.status).toBe(404);
@@ -109,9 +142,15 @@ describe("vaults and members", () => {
     expect([byMember.status, byMember.body.error.code]).toEqual([403, "FORBIDDEN"]);
     const asOwner = await api.post(path, { token: owner.token, body: { ...shareBody(vaultKey, owner, admin), role: "owner" } });
     expect([asOwner.status, asOwner.body.error.field]).toEqual([400, "role"]);
-    const forgedSig = await api.post(path, { token: owner.token, body: { ...shareBody(vaultKey, owner, admin), wrapSignature: shareBody(vaultKey, member, admin).wrapSignature } });
+    const forgedSig = await api.post(path, {
+      token: owner.token,
+      body: { ...shareBody(vaultKey, owner, admin), wrapSignature: shareBody(vaultKey, member, admin).wrapSignature },
+    });
     expect([forgedSig.status, forgedSig.body.error.field]).toEqual([400, "wrapSignature"]);
-    const wrappedForOther = await api.post(path, { token: owner.token, body: { ...shareBody(vaultKey, owner, admin), recipientUserId: member2.userId } });
+    const wrappedForOther = await api.post(path, {
+      token: owner.token,
+      body: { ...shareBody(vaultKey, owner, admin), recipientUserId: member2.userId },
+    });
     expect(wrappedForOther.status).toBe(204); // same modulus size: the server cannot tell; the recipient's client can
     const missing = await api.post(path, { token: owner.token, body: { recipientUserId: admin.userId } });
     expect([missing.status, missing.body.error.code]).toEqual([400, "INVALID"]);
@@ -184,7 +223,10 @@ describe("vaults and members", () => {
       api.get(`${v}/members`, { token: outsider.token }),
       api.patch(`${v}/members/${owner.userId}`, { token: outsider.token, body: { role: "member" } }),
       api.delete(`${v}/members/${owner.userId}`, { token: outsider.token }),
-      api.post(`${v}/rekey`, { token: outsider.token, body: { newKeys: [{ userId: owner.userId, encryptedVaultKey: "AAAA", wrapSignature: "AAAA" }], items: [] } }),
+      api.post(`${v}/rekey`, {
+        token: outsider.token,
+        body: { newKeys: [{ userId: owner.userId, encryptedVaultKey: "AAAA", wrapSignature: "AAAA" }], items: [] },
+      }),
       api.get(`${v}/items`, { token: outsider.token }),
       api.post(`${v}/items`, { token: outsider.token, body: { encryptedData: "AAAA", encryptedName: "AAAA" } }),
       api.get(`${v}/items/${item}`, { token: outsider.token }),
@@ -203,7 +245,17 @@ describe("vaults and members", () => {
     expect(list.status).toBe(200);
     expect(list.body.vaults.map((v: any) => v.vaultName)).toEqual(names);
     for (const v of list.body.vaults) {
-      for (const field of ["vaultId", "vaultName", "vaultType", "encryptedVaultKey", "senderId", "wrapSignature", "role", "createdAt", "updatedAt"]) {
+      for (const field of [
+        "vaultId",
+        "vaultName",
+        "vaultType",
+        "encryptedVaultKey",
+        "senderId",
+        "wrapSignature",
+        "role",
+        "createdAt",
+        "updatedAt",
+      ]) {
         expect(v).toHaveProperty(field);
       }
     }

@@ -84,11 +84,15 @@ describe("the web vault", () => {
     await ada.getByLabel("Master password", { exact: true }).fill("acme2026");
     await ada.getByLabel("Master password, again").fill("acme2026");
     await ada.getByRole("button", { name: "Create account" }).click();
-    await expect(ada.getByRole("alert").textContent()).resolves.toMatch(/^That master password is too weak. It has 8 characters; a master password needs at least 12. .*It is too easy to guess/);
+    await expect(ada.getByRole("alert").textContent()).resolves.toMatch(
+      /^That master password is too weak. It has 8 characters; a master password needs at least 12. .*It is too easy to guess/,
+    );
     await ada.getByLabel("Master password", { exact: true }).fill(ADA.password);
     await ada.getByLabel("Master password, again").fill("a different password");
     await ada.getByRole("button", { name: "Create account" }).click();
-    await expect(ada.getByRole("alert").textContent()).resolves.toBe("The two passwords are not the same: type the same master password twice.");
+    await expect(ada.getByRole("alert").textContent()).resolves.toBe(
+      "The two passwords are not the same: type the same master password twice.",
+    );
     await ada.getByLabel("Master password, again").fill(ADA.password);
     await accessible(ada, "register");
     await ada.getByRole("button", { name: "Create account" }).click();
@@ -108,7 +112,9 @@ describe("the web vault", () => {
 
     await bob.goto(link);
     await bob.getByRole("heading", { name: "Accept your invitation" }).waitFor();
-    expect(await bob.locator("main").textContent()).toMatch(/You are invited to Acme \(organization [0-9a-f-]{36}\) as member, for bob@example\.test/);
+    expect(await bob.locator("main").textContent()).toMatch(
+      /You are invited to Acme \(organization [0-9a-f-]{36}\) as member, for bob@example\.test/,
+    );
     expect(await bob.getByLabel("Email").inputValue()).toBe(BOB.email);
     await accessible(bob, "invite registration");
     await shot(bob, "invite");
@@ -204,7 +210,11 @@ describe("the web vault", () => {
     const progress = await ada.evaluate<string[]>(`window.__progress`);
     // The phases in order, each with its total (updates within one frame are drawn once).
     const phases = progress.map((line) => line.replace(/: \d+ of (\d+)$/, " of $1")).filter((p, i, all) => all[i - 1] !== p);
-    expect(phases.filter((p) => !p.endsWith(" of 0"))).toEqual(["Re-encrypting items of 2", "Wrapping the new key for members of 1", "Uploading of 1"]);
+    expect(phases.filter((p) => !p.endsWith(" of 0"))).toEqual([
+      "Re-encrypting items of 2",
+      "Wrapping the new key for members of 1",
+      "Uploading of 1",
+    ]);
     expect(progress.at(-1)).toBe("Uploading: 1 of 1");
     await ada.getByText(`removed ${BOB.email}`).waitFor();
     await ada.getByText("rekeyed: key version 2, wrapped for 1 member").waitFor();
@@ -215,7 +225,9 @@ describe("the web vault", () => {
     await bob.getByRole("button", { name: "Log in" }).click();
     await bob.getByText("No vaults yet").waitFor();
     await bob.goto(`/#/vault/${new URL(ada.url()).hash.split("/")[2]}`);
-    await expect(bob.getByRole("alert").textContent()).resolves.toMatch(/That was not found: it may have been deleted, or you no longer have access to it/);
+    await expect(bob.getByRole("alert").textContent()).resolves.toMatch(
+      /That was not found: it may have been deleted, or you no longer have access to it/,
+    );
     await bob.getByRole("button", { name: "Log out" }).click();
     await bob.getByRole("heading", { name: "Log in to your vault" }).waitFor();
   });
@@ -232,7 +244,15 @@ describe("the web vault", () => {
       await ada.waitForTimeout(250);
     }
     expect(await verdict.textContent()).toMatch(/^Verified: all \d+ records form an unbroken hash chain/);
-    for (const type of ["user.registered", "invite.created", "invite.consumed", "vault.created", "vault.member.added", "vault.member.removed", "vault.rekeyed"]) {
+    for (const type of [
+      "user.registered",
+      "invite.created",
+      "invite.consumed",
+      "vault.created",
+      "vault.member.added",
+      "vault.member.removed",
+      "vault.rekeyed",
+    ]) {
       expect(await ada.getByRole("cell", { name: type, exact: true }).count()).toBeGreaterThan(0);
     }
     await accessible(ada, "audit");
@@ -241,7 +261,9 @@ describe("the web vault", () => {
 
   test("a changed key: a loud warning, and no share until the new fingerprint is trusted", async () => {
     const fake = "0000 1111 2222 3333 4444 5555 6666 7777 8888 9999 aaaa bbbb cccc dddd eeee ffff";
-    await ada.evaluate(`localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: ${JSON.stringify(fake)} }))`);
+    await ada.evaluate(
+      `localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: ${JSON.stringify(fake)} }))`,
+    );
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();
     await ada.getByLabel("Person").selectOption({ label: BOB.email });
@@ -264,7 +286,9 @@ describe("the web vault", () => {
     const page = await newPage(bobContext);
     await page.goto(`/#/invite/${encodeURIComponent(token)}`);
     await page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
-    expect(await page.getByRole("alert").textContent()).toMatch(/This invite has expired, was already used, or was revoked. Ask the person who invited you for a new one./);
+    expect(await page.getByRole("alert").textContent()).toMatch(
+      /This invite has expired, was already used, or was revoked. Ask the person who invited you for a new one./,
+    );
     await accessible(page, "expired invite");
     // Without an invite, once the server has its first user: the page says what to do.
     await page.goto("/#/register");
@@ -272,7 +296,9 @@ describe("the web vault", () => {
     await page.getByLabel("Master password", { exact: true }).fill("lunar kettle orbit 17");
     await page.getByLabel("Master password, again").fill("lunar kettle orbit 17");
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect(page.getByRole("alert").textContent()).resolves.toBe("This server only lets people register with an invite: ask an administrator for an invite link.");
+    await expect(page.getByRole("alert").textContent()).resolves.toBe(
+      "This server only lets people register with an invite: ask an administrator for an invite link.",
+    );
     await page.close();
   });
 
@@ -351,14 +377,22 @@ describe("the web vault", () => {
     let conflicts = 0;
     await ada.route("**/api/v1/vaults/*/rekey", (route) => {
       if (conflicts-- <= 0) return route.continue();
-      return route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: { code: "CONFLICT", message: "The vault's key version is 3, not 2", field: "keyVersion" } }) });
+      return route.fulfill({
+        status: 409,
+        contentType: "application/json",
+        body: JSON.stringify({ error: { code: "CONFLICT", message: "The vault's key version is 3, not 2", field: "keyVersion" } }),
+      });
     });
     conflicts = 5;
     await ada.getByRole("button", { name: "Rekey now" }).click();
-    await expect(ada.getByRole("alert").filter({ hasText: "Someone changed" }).textContent()).resolves.toBe("Someone changed this at the same time. Reload and try again.");
+    await expect(ada.getByRole("alert").filter({ hasText: "Someone changed" }).textContent()).resolves.toBe(
+      "Someone changed this at the same time. Reload and try again.",
+    );
     conflicts = 1;
     await ada.getByRole("button", { name: "Try the rekey again" }).click();
-    await ada.getByText(/^Rekeyed: key version 3, 2 items re-encrypted, wrapped for 1 members \(after 1 retries: the vault changed meanwhile\)\.$/).waitFor();
+    await ada
+      .getByText(/^Rekeyed: key version 3, 2 items re-encrypted, wrapped for 1 members \(after 1 retries: the vault changed meanwhile\)\.$/)
+      .waitFor();
     await ada.unroute("**/api/v1/vaults/*/rekey");
   });
 
@@ -369,7 +403,9 @@ describe("the web vault", () => {
     await ada.getByLabel("Name", { exact: true }).fill("Written while the server is down");
     await server.stop();
     await ada.getByRole("button", { name: "Save item" }).click();
-    await expect(ada.getByRole("alert").first().textContent()).resolves.toMatch(/The server cannot be reached. Check your connection and that the service is running, then try again./);
+    await expect(ada.getByRole("alert").first().textContent()).resolves.toMatch(
+      /The server cannot be reached. Check your connection and that the service is running, then try again./,
+    );
     expect(cspViolations).toEqual([]);
   });
 });

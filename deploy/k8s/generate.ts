@@ -26,7 +26,12 @@ const DEFAULT_SIZE = { cpu: "100m", memory: "128Mi", limit: "256Mi", replicas: 1
 function deployment(service: string): object {
   const size = SIZES[service] ?? DEFAULT_SIZE;
   const labels = { "app.kubernetes.io/name": "vault-service", "app.kubernetes.io/component": service };
-  const probe = (p: string, period: number, failures: number) => ({ httpGet: { path: p, port: "ops" }, periodSeconds: period, failureThreshold: failures, timeoutSeconds: 3 });
+  const probe = (p: string, period: number, failures: number) => ({
+    httpGet: { path: p, port: "ops" },
+    periodSeconds: period,
+    failureThreshold: failures,
+    timeoutSeconds: 3,
+  });
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -44,27 +49,26 @@ function deployment(service: string): object {
           // DRAIN_DELAY (5 s) + the broker's wait for in-flight requests (10 s), with room.
           terminationGracePeriodSeconds: 30,
           securityContext: { runAsNonRoot: true, runAsUser: 1000, fsGroup: 1000 },
-          containers: [{
-            name: service,
-            image: "vault-service",
-            env: [
-              { name: "SERVICES", value: service },
-              // A stable id per pod: a restarted container takes its place in the registries at once.
-              { name: "NODE_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
-              { name: "DATA_DIR", value: "/data" },
-            ],
-            envFrom: [{ configMapRef: { name: "vault-config" } }, { secretRef: { name: "vault-secrets" } }],
-            ports: [
-              ...(service === "api" ? [{ name: "http", containerPort: API_PORT }] : []),
-              { name: "ops", containerPort: OPS_PORT },
-            ],
-            startupProbe: probe("/readyz", 2, 60),
-            readinessProbe: probe("/readyz", 5, 2),
-            livenessProbe: probe("/livez", 10, 3),
-            resources: { requests: { cpu: size.cpu, memory: size.memory }, limits: { memory: size.limit } },
-            securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
-            volumeMounts: [{ name: "data", mountPath: "/data" }],
-          }],
+          containers: [
+            {
+              name: service,
+              image: "vault-service",
+              env: [
+                { name: "SERVICES", value: service },
+                // A stable id per pod: a restarted container takes its place in the registries at once.
+                { name: "NODE_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                { name: "DATA_DIR", value: "/data" },
+              ],
+              envFrom: [{ configMapRef: { name: "vault-config" } }, { secretRef: { name: "vault-secrets" } }],
+              ports: [...(service === "api" ? [{ name: "http", containerPort: API_PORT }] : []), { name: "ops", containerPort: OPS_PORT }],
+              startupProbe: probe("/readyz", 2, 60),
+              readinessProbe: probe("/readyz", 5, 2),
+              livenessProbe: probe("/livez", 10, 3),
+              resources: { requests: { cpu: size.cpu, memory: size.memory }, limits: { memory: size.limit } },
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+              volumeMounts: [{ name: "data", mountPath: "/data" }],
+            },
+          ],
           volumes: [{ name: "data", emptyDir: {} }],
         },
       },

@@ -32,7 +32,11 @@ export class AccessTokens {
   private readonly currentKid: string;
   private readonly previousKid: string | undefined;
 
-  constructor(private readonly keys: SigningKeys, private readonly ttlSec: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly ttlSec: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.currentKid = keyId(keys.current);
     this.previousKid = keys.previous ? keyId(keys.previous.secret) : undefined;
   }

@@ -7,8 +7,7 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:c
 const KEY_LEN = 32;
 
 function scryptAsync(secret: Buffer, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(secret, salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) => scrypt(secret, salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 function options(cost: number): ScryptOptions {

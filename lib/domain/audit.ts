@@ -42,7 +42,13 @@ export function auditRecord(r: AuditRecord): AuditRecord {
 /** The hash of a record over its fields in the fixed canonical order (see above). */
 export function auditHash(record: Omit<AuditRecord, "hash">): string {
   const canonical = [
-    record.prevHash, record.eventId, record.seq, record.type, record.at, record.actorId, record.orgId,
+    record.prevHash,
+    record.eventId,
+    record.seq,
+    record.type,
+    record.at,
+    record.actorId,
+    record.orgId,
     ...EVENT_SUBJECTS.map((key) => record[key] ?? null),
   ];
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
@@ -83,9 +89,7 @@ export function chainRecords(head: AuditHead, events: DomainEvent[], recorded: S
   return records;
 }
 
-export type ChainVerdict =
-  | { ok: true; count: number; head: string }
-  | { ok: false; count: number; brokenAt: number };
+export type ChainVerdict = { ok: true; count: number; head: string } | { ok: false; count: number; brokenAt: number };
 
 /**
  * Walks a chain in seq order, one record at a time (a long chain is read in pages), counts every

@@ -17,9 +17,33 @@ const SHAPE = /^[^@]+@[^@]+\.[^@.]+$/;
 
 /** Scripts a letter is told apart by; a letter of none of them counts as one more script. */
 const SCRIPTS = [
-  "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Tamil",
-  "Telugu", "Kannada", "Malayalam", "Thai", "Lao", "Georgian", "Hangul", "Hiragana", "Katakana", "Han", "Bopomofo", "Ethiopic",
-  "Khmer", "Sinhala", "Myanmar", "Tibetan",
+  "Latin",
+  "Greek",
+  "Cyrillic",
+  "Armenian",
+  "Hebrew",
+  "Arabic",
+  "Devanagari",
+  "Bengali",
+  "Gurmukhi",
+  "Gujarati",
+  "Tamil",
+  "Telugu",
+  "Kannada",
+  "Malayalam",
+  "Thai",
+  "Lao",
+  "Georgian",
+  "Hangul",
+  "Hiragana",
+  "Katakana",
+  "Han",
+  "Bopomofo",
+  "Ethiopic",
+  "Khmer",
+  "Sinhala",
+  "Myanmar",
+  "Tibetan",
 ].map((name) => [name, new RegExp(`^\\p{Script=${name}}$`, "u")] as const);
 
 /** Mixtures that one writing system uses (UTS #39, highly restrictive), besides a single script. */
@@ -47,8 +71,15 @@ export function isSingleScript(text: string): boolean {
 /** Normalize and check an email address; `400 INVALID` (field `email`) when it is not one we accept. */
 export function normalizeEmail(raw: string, field = "email"): string {
   const email = raw.normalize("NFKC").trim().toLowerCase();
-  if (email.length === 0 || email.length > 254 || FORBIDDEN.test(email) || !SHAPE.test(email) ||
-      email.startsWith(".") || email.includes("..") || email.split("@")[1]!.startsWith(".")) {
+  if (
+    email.length === 0 ||
+    email.length > 254 ||
+    FORBIDDEN.test(email) ||
+    !SHAPE.test(email) ||
+    email.startsWith(".") ||
+    email.includes("..") ||
+    email.split("@")[1]!.startsWith(".")
+  ) {
     throw invalid("Not a valid email address", field);
   }
   const [local, domain] = email.split("@") as [string, string];

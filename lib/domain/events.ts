@@ -7,10 +7,19 @@ import { isUuid } from "./encoding";
 
 export const DOMAIN_EVENT_TYPES = [
   "user.registered",
-  "vault.created", "vault.renamed", "vault.deleted",
-  "vault.member.added", "vault.member.removed", "vault.member.role_changed", "vault.rekeyed",
-  "invite.created", "invite.revoked", "invite.consumed",
-  "item.created", "item.updated", "item.deleted",
+  "vault.created",
+  "vault.renamed",
+  "vault.deleted",
+  "vault.member.added",
+  "vault.member.removed",
+  "vault.member.role_changed",
+  "vault.rekeyed",
+  "invite.created",
+  "invite.revoked",
+  "invite.consumed",
+  "item.created",
+  "item.updated",
+  "item.deleted",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -25,12 +25,15 @@ function cachedKey(cacheKey: string, parse: () => KeyObject): KeyObject {
 
 function signingKey(signingPublicKeyB64: string): KeyObject {
   return cachedKey(`ed:${signingPublicKeyB64}`, () =>
-    createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(signingPublicKeyB64, "base64")]), format: "der", type: "spki" }));
+    createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(signingPublicKeyB64, "base64")]), format: "der", type: "spki" }),
+  );
 }
 
 /** Modulus length in bytes of an RSA public key (SPKI DER, base64) that passed `checkKeyBundle`. */
 export function rsaModulusBytes(publicKeyB64: string): number {
-  const key = cachedKey(`rsa:${publicKeyB64}`, () => createPublicKey({ key: Buffer.from(publicKeyB64, "base64"), format: "der", type: "spki" }));
+  const key = cachedKey(`rsa:${publicKeyB64}`, () =>
+    createPublicKey({ key: Buffer.from(publicKeyB64, "base64"), format: "der", type: "spki" }),
+  );
   return Math.ceil(key.asymmetricKeyDetails!.modulusLength! / 8);
 }
 
@@ -58,8 +61,13 @@ export function checkKeyBundle(bundle: KeyBundle): void {
     throw invalid("publicKey is not an SPKI DER public key", "publicKey");
   }
   const details = rsa.asymmetricKeyDetails;
-  if (rsa.asymmetricKeyType !== "rsa" || !details?.modulusLength || details.modulusLength < 2048 ||
-      details.modulusLength > 4096 || details.publicExponent !== 65537n) {
+  if (
+    rsa.asymmetricKeyType !== "rsa" ||
+    !details?.modulusLength ||
+    details.modulusLength < 2048 ||
+    details.modulusLength > 4096 ||
+    details.publicExponent !== 65537n
+  ) {
     throw invalid("publicKey must be an RSA key of 2048 to 4096 bits with exponent 65537", "publicKey");
   }
   if (!rsa.export({ format: "der", type: "spki" }).equals(der)) {

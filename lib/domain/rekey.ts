@@ -27,7 +27,10 @@ export function assertExactItemSet(currentItemIds: Iterable<string>, givenItemId
  * change made since it read it: `409 CONFLICT` (the SDK reads again and retries). Optional: an
  * item given without `revision` is not checked.
  */
-export function assertItemRevisions(current: ReadonlyMap<string, number>, items: ReadonlyArray<{ itemId: string; revision?: number }>): void {
+export function assertItemRevisions(
+  current: ReadonlyMap<string, number>,
+  items: ReadonlyArray<{ itemId: string; revision?: number }>,
+): void {
   for (const item of items) {
     const stored = current.get(item.itemId);
     if (item.revision !== undefined && stored !== undefined && stored !== item.revision) {

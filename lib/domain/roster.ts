@@ -9,8 +9,16 @@
 import { createHash } from "node:crypto";
 import { invalid } from "../errors";
 import {
-  applyLink, canonicalJson, linkBytes, linkSigningBytes, memberSetBytes, parseLink, RosterLinkError,
-  type RosterLink, type RosterMember, type RosterState,
+  applyLink,
+  canonicalJson,
+  linkBytes,
+  linkSigningBytes,
+  memberSetBytes,
+  parseLink,
+  RosterLinkError,
+  type RosterLink,
+  type RosterMember,
+  type RosterState,
 } from "../../sdk/roster";
 import { signatureVerifies } from "./keys";
 import type { VaultRole, VaultType } from "./types";
@@ -34,7 +42,10 @@ function asInvalid<T>(check: () => T): T {
     return check();
   } catch (err) {
     if (err instanceof RosterLinkError) {
-      throw invalid(`Roster link: ${err.message}`, err.field === ROSTER_LINK_FIELD ? ROSTER_LINK_FIELD : `${ROSTER_LINK_FIELD}.${err.field}`);
+      throw invalid(
+        `Roster link: ${err.message}`,
+        err.field === ROSTER_LINK_FIELD ? ROSTER_LINK_FIELD : `${ROSTER_LINK_FIELD}.${err.field}`,
+      );
     }
     throw err;
   }
@@ -86,8 +97,11 @@ export interface LinkCheck {
 }
 
 function wrapHashes(wraps: readonly WrapOf[]): string {
-  return canonicalJson(wraps.map((w) => ({ userId: w.userId, sha256: sha256Hex(Buffer.from(w.encryptedVaultKey, "base64")) }))
-    .sort((a, b) => (a.userId < b.userId ? -1 : 1)));
+  return canonicalJson(
+    wraps
+      .map((w) => ({ userId: w.userId, sha256: sha256Hex(Buffer.from(w.encryptedVaultKey, "base64")) }))
+      .sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+  );
 }
 
 /**
@@ -105,23 +119,32 @@ export function checkRosterLink(link: RosterLink, check: LinkCheck): RosterEntry
       throw mismatch("sig", "the signature does not verify with the caller's signing key");
     }
     const hash = sha256Hex(linkBytes(link));
-    const digest = link.op === "rekey" && check.before
-      ? sha256Hex(memberSetBytes([...check.before.members].map(([userId, m]) => ({ userId, ...m }))))
-      : undefined;
+    const digest =
+      link.op === "rekey" && check.before
+        ? sha256Hex(memberSetBytes([...check.before.members].map(([userId, m]) => ({ userId, ...m }))))
+        : undefined;
     applyLink(check.before, link, hash, digest);
-    if (link.keyVersion !== check.keyVersionAfter) throw mismatch("keyVersion", `the vault's key version after this change is ${check.keyVersionAfter}, not ${link.keyVersion}`);
+    if (link.keyVersion !== check.keyVersionAfter)
+      throw mismatch("keyVersion", `the vault's key version after this change is ${check.keyVersionAfter}, not ${link.keyVersion}`);
     describesChange(link, change, keyFingerprint(actor));
     return { seq: link.seq, hash, json: canonicalJson(link) };
   });
 }
 
 function describesChange(link: RosterLink, change: RequestedChange, actorKey: string): void {
-  if ("subjectId" in change && link.subjectId !== change.subjectId) throw mismatch("subjectId", "the link names another user than the request");
+  if ("subjectId" in change && link.subjectId !== change.subjectId)
+    throw mismatch("subjectId", "the link names another user than the request");
   if ("role" in change && link.role !== change.role) throw mismatch("role", `the request gives role ${change.role}, the link ${link.role}`);
-  if ("vaultType" in change && link.vaultType !== change.vaultType) throw mismatch("vaultType", `the vault is ${change.vaultType}, the link says ${link.vaultType}`);
-  if (change.op === "create" && link.subjectKey !== actorKey) throw mismatch("subjectKey", "subjectKey is not the fingerprint of the caller's registered keys");
-  if (change.op === "add" && link.subjectKey !== change.subjectKey) throw mismatch("subjectKey", "subjectKey is not the fingerprint of the recipient's registered keys");
-  if (change.op === "adopt" && canonicalJson(link.members) !== canonicalJson([...change.members].sort((a, b) => (a.userId < b.userId ? -1 : 1)))) {
+  if ("vaultType" in change && link.vaultType !== change.vaultType)
+    throw mismatch("vaultType", `the vault is ${change.vaultType}, the link says ${link.vaultType}`);
+  if (change.op === "create" && link.subjectKey !== actorKey)
+    throw mismatch("subjectKey", "subjectKey is not the fingerprint of the caller's registered keys");
+  if (change.op === "add" && link.subjectKey !== change.subjectKey)
+    throw mismatch("subjectKey", "subjectKey is not the fingerprint of the recipient's registered keys");
+  if (
+    change.op === "adopt" &&
+    canonicalJson(link.members) !== canonicalJson([...change.members].sort((a, b) => (a.userId < b.userId ? -1 : 1)))
+  ) {
     throw mismatch("members", "members is not the vault's current member set (user, role, key fingerprint)");
   }
   if ("wraps" in change && canonicalJson(link.wraps) !== wrapHashes(change.wraps)) {

@@ -7,10 +7,24 @@ import { conflict, invalid, notFound } from "../errors";
 import { checkWrap } from "./keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
 import {
-  checkRosterLink, keyFingerprint, ROSTER_LINK_FIELD, type RequestedChange, type RosterEntry, type RosterHead, type RosterLink, type RosterState,
+  checkRosterLink,
+  keyFingerprint,
+  ROSTER_LINK_FIELD,
+  type RequestedChange,
+  type RosterEntry,
+  type RosterHead,
+  type RosterLink,
+  type RosterState,
   type WrapOf,
 } from "./roster";
-import { assertMayDo, assertMayRemoveMember, assertOwnerRemains, assertShareable, rekeyRequiredAfterRemoval, type VaultAction } from "./vault-rules";
+import {
+  assertMayDo,
+  assertMayRemoveMember,
+  assertOwnerRemains,
+  assertShareable,
+  rekeyRequiredAfterRemoval,
+  type VaultAction,
+} from "./vault-rules";
 import type { VaultRole, VaultType } from "./types";
 
 export interface VaultState {
@@ -61,9 +75,14 @@ function rosterStateOf(snapshot: VaultSnapshot): RosterState | null {
   const { vault, members } = snapshot;
   if (!vault.roster) return null;
   return {
-    vaultId: vault.vaultId, vaultType: vault.type, seq: vault.roster.seq, head: vault.roster.hash, keyVersion: vault.keyVersion,
+    vaultId: vault.vaultId,
+    vaultType: vault.type,
+    seq: vault.roster.seq,
+    head: vault.roster.hash,
+    keyVersion: vault.keyVersion,
     members: new Map(members.map((m) => [m.userId, { role: m.role, key: keyFingerprint(m) }])),
-    wraps: new Map(), rekeyRequired: vault.rekeyRequired,
+    wraps: new Map(),
+    rekeyRequired: vault.rekeyRequired,
   };
 }
 
@@ -72,7 +91,13 @@ function rosterStateOf(snapshot: VaultSnapshot): RosterState | null {
  * vault changes only with a valid next link (returned, to be stored in the same transaction); a
  * vault without a roster takes no link.
  */
-function rosterStep(snapshot: VaultSnapshot, actor: MemberState, link: RosterLink | undefined, keyVersionAfter: number, change: RequestedChange): RosterEntry | undefined {
+function rosterStep(
+  snapshot: VaultSnapshot,
+  actor: MemberState,
+  link: RosterLink | undefined,
+  keyVersionAfter: number,
+  change: RequestedChange,
+): RosterEntry | undefined {
   if (!snapshot.vault.roster) {
     if (link) throw invalid("This vault has no signed roster: an owner adopts one first (POST /vaults/:vaultId/roster)", ROSTER_LINK_FIELD);
     return undefined;
@@ -88,7 +113,9 @@ export function decideCreateRoster(
   link: RosterLink,
 ): RosterEntry {
   return checkRosterLink(link, {
-    before: null, actor: creator, keyVersionAfter: 1,
+    before: null,
+    actor: creator,
+    keyVersionAfter: 1,
     change: { op: "create", vaultType: input.vaultType, wraps: [{ userId: creator.userId, encryptedVaultKey: input.encryptedVaultKey }] },
   });
 }
@@ -102,9 +129,13 @@ export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: strin
   const { vault, members } = snapshot!;
   if (vault.roster) throw invalid("This vault already has a signed roster", `${ROSTER_LINK_FIELD}.seq`);
   return checkRosterLink(link, {
-    before: null, actor, keyVersionAfter: vault.keyVersion,
+    before: null,
+    actor,
+    keyVersionAfter: vault.keyVersion,
     change: {
-      op: "adopt", vaultType: vault.type, wraps: currentWraps,
+      op: "adopt",
+      vaultType: vault.type,
+      wraps: currentWraps,
       members: members.map((m) => ({ userId: m.userId, role: m.role, key: keyFingerprint(m) })),
     },
   });
@@ -129,16 +160,23 @@ export function decideAddMember(
     holderPublicKey: recipient.publicKey,
     senderSigningPublicKey: actor.signingPublicKey,
   });
-  if (members.some((m) => m.userId === recipient.userId)) throw conflict("The recipient is already a member of this vault", "recipientUserId");
+  if (members.some((m) => m.userId === recipient.userId))
+    throw conflict("The recipient is already a member of this vault", "recipientUserId");
   assertKeyVersion(vault.keyVersion, input.keyVersion);
   return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion, {
-    op: "add", subjectId: recipient.userId, role: input.role, subjectKey: keyFingerprint({ publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }),
+    op: "add",
+    subjectId: recipient.userId,
+    role: input.role,
+    subjectKey: keyFingerprint({ publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }),
     wraps: [{ userId: recipient.userId, encryptedVaultKey: input.encryptedVaultKey }],
   });
 }
 
 export function decideRemoveMember(
-  snapshot: VaultSnapshot | null, actorId: string, targetId: string, rosterLink?: RosterLink,
+  snapshot: VaultSnapshot | null,
+  actorId: string,
+  targetId: string,
+  rosterLink?: RosterLink,
 ): { rekeyRequired: boolean; roster?: RosterEntry } {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
@@ -151,7 +189,11 @@ export function decideRemoveMember(
 }
 
 export function decideRoleChange(
-  snapshot: VaultSnapshot | null, actorId: string, targetId: string, role: VaultRole, rosterLink?: RosterLink,
+  snapshot: VaultSnapshot | null,
+  actorId: string,
+  targetId: string,
+  role: VaultRole,
+  rosterLink?: RosterLink,
 ): RosterEntry | undefined {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
@@ -180,8 +222,14 @@ export function decideRekey(
 ): RosterEntry | undefined {
   const actor = requirePermission(snapshot, actorId, "rekey");
   const { vault, members } = snapshot!;
-  assertExactMemberSet(members.map((m) => m.userId), input.newKeys.map((k) => k.userId));
-  assertExactItemSet(currentItems.keys(), input.items.map((i) => i.itemId));
+  assertExactMemberSet(
+    members.map((m) => m.userId),
+    input.newKeys.map((k) => k.userId),
+  );
+  assertExactItemSet(
+    currentItems.keys(),
+    input.items.map((i) => i.itemId),
+  );
   const holders = new Map(members.map((m) => [m.userId, m]));
   for (const key of input.newKeys) {
     checkWrap({

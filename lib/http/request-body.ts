@@ -41,7 +41,8 @@ export function assertShallowJson(value: unknown, max = MAX_JSON_DEPTH): void {
     const [v, depth] = stack.pop()!;
     if (typeof v !== "object" || v === null) continue;
     if (depth >= max) throw invalid(`The request body is nested deeper than ${max} levels`);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
 }
 

@@ -69,6 +69,6 @@ export function methodsForPath(pathname: string): Method[] {
   const parts = path.split("/");
   return ROUTES.filter((r) => {
     const pattern = r.path.split("/");
-    return pattern.length === parts.length && pattern.every((p, i) => p.startsWith(":") ? parts[i] !== "" : p === parts[i]);
+    return pattern.length === parts.length && pattern.every((p, i) => (p.startsWith(":") ? parts[i] !== "" : p === parts[i]));
   }).map((r) => r.method);
 }

@@ -11,13 +11,26 @@ import path from "node:path";
 import zlib from "node:zlib";
 
 export const WEB_CSP = [
-  "default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join("; ");
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".wasm": "application/wasm", ".txt": "text/plain; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".wasm": "application/wasm",
+  ".txt": "text/plain; charset=utf-8",
 };
 
 interface Asset {
@@ -40,7 +53,11 @@ export class WebAssets {
       const full = path.join(entry.parentPath, entry.name);
       const urlPath = "/" + path.relative(dir, full).split(path.sep).join("/");
       const body = fs.readFileSync(full);
-      files.set(urlPath, { body, type: TYPES[path.extname(full)] ?? "application/octet-stream", immutable: urlPath.startsWith("/assets/") });
+      files.set(urlPath, {
+        body,
+        type: TYPES[path.extname(full)] ?? "application/octet-stream",
+        immutable: urlPath.startsWith("/assets/"),
+      });
     }
     files.set("/", files.get("/index.html")!);
     return new WebAssets(files);

@@ -3,7 +3,13 @@ export async function answersWithin(answer: Promise<unknown>, ms: number): Promi
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([answer.then(() => true, () => false), late]);
+    return await Promise.race([
+      answer.then(
+        () => true,
+        () => false,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

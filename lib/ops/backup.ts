@@ -49,8 +49,12 @@ export function checkBackup(file: string): void {
     throw new Error(`${file} is not a readable SQLite database: ${(err as Error).message}`);
   }
   try {
-    const integrity = db.prepare("PRAGMA integrity_check").all().map((r) => Object.values(r)[0]);
-    if (integrity.length !== 1 || integrity[0] !== "ok") throw new Error(`${file} fails SQLite's integrity check: ${integrity.slice(0, 3).join("; ")}`);
+    const integrity = db
+      .prepare("PRAGMA integrity_check")
+      .all()
+      .map((r) => Object.values(r)[0]);
+    if (integrity.length !== 1 || integrity[0] !== "ok")
+      throw new Error(`${file} fails SQLite's integrity check: ${integrity.slice(0, 3).join("; ")}`);
     const migrations = db.prepare("SELECT count(*) AS n FROM kysely_migration").get() as { n: number };
     if (!migrations.n) throw new Error(`${file} holds no migrations: not a backup of this service's store`);
   } catch (err) {
@@ -70,7 +74,8 @@ export function restoreBackup(file: string, dataDir: string, opts: { force: bool
   checkBackup(file);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const target = path.join(dataDir, STORE_FILE);
-  if (fs.existsSync(target) && !opts.force) throw new Error(`${dataDir} holds a store already; restore into an empty DATA_DIR, or pass --force to replace it`);
+  if (fs.existsSync(target) && !opts.force)
+    throw new Error(`${dataDir} holds a store already; restore into an empty DATA_DIR, or pass --force to replace it`);
   const incoming = `${target}.restore-${randomBytes(4).toString("hex")}`;
   try {
     fs.copyFileSync(file, incoming, fs.constants.COPYFILE_EXCL);

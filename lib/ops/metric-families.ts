@@ -18,7 +18,11 @@ function labelText(labels: LabelValues): string {
 abstract class Family<C> {
   private readonly cells = new Map<string, { labels: LabelValues; cell: C }>();
 
-  constructor(readonly name: string, readonly help: string, readonly labelNames: readonly string[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {}
 
   /** The series of these label values: take it once and keep it where the labels are fixed. */
   cell(labels: LabelValues = {}): C {
@@ -72,7 +76,12 @@ export interface HistogramCell {
 
 export class Histogram extends Family<HistogramCell> {
   readonly type: string = "histogram";
-  constructor(name: string, help: string, labelNames: readonly string[], private readonly bounds: readonly number[]) {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly bounds: readonly number[],
+  ) {
     super(name, help, labelNames);
   }
   protected newCell(): HistogramCell {

@@ -29,20 +29,38 @@ class Figures {
   readonly families = new Families();
   readonly requests = this.families.add(new Counter("moleculer_request_total", "Action calls", ["service", "action", "type"]));
   readonly active = this.families.add(new Gauge("moleculer_request_active", "Action calls in progress", ["service", "action", "type"]));
-  readonly time = this.families.add(new Histogram("moleculer_request_time", "Action call time in milliseconds", ["service", "action", "type"], LATENCY_BUCKETS_MS));
-  readonly errors = this.families.add(new Counter("moleculer_request_error_total", "Action calls that failed", ["service", "action", "type", "errorName", "errorCode"]));
-  readonly http = this.families.add(new Counter("vault_http_requests_total", "HTTP requests by route and status", ["route", "method", "status"]));
-  readonly httpTime = this.families.add(new Histogram("vault_http_request_duration", "HTTP request duration in milliseconds", ["route"], LATENCY_BUCKETS_MS));
+  readonly time = this.families.add(
+    new Histogram("moleculer_request_time", "Action call time in milliseconds", ["service", "action", "type"], LATENCY_BUCKETS_MS),
+  );
+  readonly errors = this.families.add(
+    new Counter("moleculer_request_error_total", "Action calls that failed", ["service", "action", "type", "errorName", "errorCode"]),
+  );
+  readonly http = this.families.add(
+    new Counter("vault_http_requests_total", "HTTP requests by route and status", ["route", "method", "status"]),
+  );
+  readonly httpTime = this.families.add(
+    new Histogram("vault_http_request_duration", "HTTP request duration in milliseconds", ["route"], LATENCY_BUCKETS_MS),
+  );
   readonly rekeys = this.families.add(new Counter("vault_rekeys_total", "Rekeys committed", []));
-  readonly rekeyItems = this.families.add(new Histogram("vault_rekey_items", "Items re-encrypted per rekey", [], [0, 10, 100, 1000, 10000, 100000]));
-  readonly rekeyTime = this.families.add(new Histogram("vault_rekey_duration", "Rekey duration in milliseconds, body read to commit", [], LATENCY_BUCKETS_MS));
+  readonly rekeyItems = this.families.add(
+    new Histogram("vault_rekey_items", "Items re-encrypted per rekey", [], [0, 10, 100, 1000, 10000, 100000]),
+  );
+  readonly rekeyTime = this.families.add(
+    new Histogram("vault_rekey_duration", "Rekey duration in milliseconds, body read to commit", [], LATENCY_BUCKETS_MS),
+  );
   readonly invitesCreated = this.families.add(new Counter("vault_invites_created_total", "Invites created", []));
   readonly invitesRedeemed = this.families.add(new Counter("vault_invites_redeemed_total", "Invites consumed by a registration", []));
   readonly loginFailures = this.families.add(new Counter("vault_login_failures_total", "Failed logins (wrong credentials)", []));
   readonly rateLimited = this.families.add(new Counter("vault_rate_limited_total", "Requests refused by a rate limit (429)", ["limit"]));
-  readonly auditPending = this.families.add(new Gauge("vault_audit_events_pending", "Domain events not yet recorded by the audit worker", []));
-  readonly auditLag = this.families.add(new Gauge("vault_audit_lag", "Seconds from the oldest event of the audit worker's last batch to its record", []));
-  readonly pool = this.families.add(new Gauge("vault_store_pool_connections", "PostgreSQL pool connections: total, idle, and requests waiting for one", ["state"]));
+  readonly auditPending = this.families.add(
+    new Gauge("vault_audit_events_pending", "Domain events not yet recorded by the audit worker", []),
+  );
+  readonly auditLag = this.families.add(
+    new Gauge("vault_audit_lag", "Seconds from the oldest event of the audit worker's last batch to its record", []),
+  );
+  readonly pool = this.families.add(
+    new Gauge("vault_store_pool_connections", "PostgreSQL pool connections: total, idle, and requests waiting for one", ["state"]),
+  );
 }
 
 export class ServiceMetrics {
@@ -76,37 +94,46 @@ export class ServiceMetrics {
    */
   actionMetrics(): Middleware {
     const f = this.figures;
-    const wrap = (type: "local" | "remote") => (next: (ctx: Context) => Promise<unknown>, action: { name: string; service?: { fullName?: string } }) => {
-      if (!f) return next;
-      const labels = { service: action.service?.fullName ?? action.name.split(".")[0]!, action: action.name, type };
-      const total = f.requests.cell(labels);
-      const active = f.active.cell(labels);
-      const time = f.time.cell(labels);
-      return (ctx: Context) => {
-        total.value++;
-        active.value++;
-        const started = performance.now();
-        return next(ctx).then((res) => {
-          active.value--;
-          f.time.record(time, performance.now() - started);
-          return res;
-        }, (err: { name?: string; code?: unknown } | undefined) => {
-          active.value--;
-          f.time.record(time, performance.now() - started);
-          f.errors.inc({ ...labels, errorName: err?.name ?? "", errorCode: String(err?.code ?? "") });
-          throw err;
-        });
+    const wrap =
+      (type: "local" | "remote") =>
+      (next: (ctx: Context) => Promise<unknown>, action: { name: string; service?: { fullName?: string } }) => {
+        if (!f) return next;
+        const labels = { service: action.service?.fullName ?? action.name.split(".")[0]!, action: action.name, type };
+        const total = f.requests.cell(labels);
+        const active = f.active.cell(labels);
+        const time = f.time.cell(labels);
+        return (ctx: Context) => {
+          total.value++;
+          active.value++;
+          const started = performance.now();
+          return next(ctx).then(
+            (res) => {
+              active.value--;
+              f.time.record(time, performance.now() - started);
+              return res;
+            },
+            (err: { name?: string; code?: unknown } | undefined) => {
+              active.value--;
+              f.time.record(time, performance.now() - started);
+              f.errors.inc({ ...labels, errorName: err?.name ?? "", errorCode: String(err?.code ?? "") });
+              throw err;
+            },
+          );
+        };
       };
-    };
     return {
       name: "ActionMetrics",
       created(broker: ServiceBroker) {
         // Out of the list and out of every hook it registered (Moleculer wraps handlers from the hooks).
-        const handler = broker.middlewares as unknown as { list: Array<Record<string, unknown>>; registeredHooks: Record<string, unknown[]> };
+        const handler = broker.middlewares as unknown as {
+          list: Array<Record<string, unknown>>;
+          registeredHooks: Record<string, unknown[]>;
+        };
         const stock = handler.list.find((m) => m.name === "Metrics");
         if (!stock) return;
         handler.list.splice(handler.list.indexOf(stock), 1);
-        for (const [hook, fns] of Object.entries(handler.registeredHooks)) handler.registeredHooks[hook] = fns.filter((fn) => fn !== stock[hook]);
+        for (const [hook, fns] of Object.entries(handler.registeredHooks))
+          handler.registeredHooks[hook] = fns.filter((fn) => fn !== stock[hook]);
       },
       localAction: wrap("local"),
       remoteAction: wrap("remote"),

@@ -29,13 +29,16 @@ export class OpsServer {
   static async start(port: number, host: string, handlers: OpsHandlers): Promise<OpsServer> {
     const server = http.createServer((req, res) => {
       req.resume();
-      void answer(req, handlers).then(({ status, type, body }) => {
-        res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-store" });
-        res.end(body);
-      }, () => {
-        res.writeHead(500, { "Content-Type": "application/json" });
-        res.end(JSON.stringify({ status: "error" }));
-      });
+      void answer(req, handlers).then(
+        ({ status, type, body }) => {
+          res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-store" });
+          res.end(body);
+        },
+        () => {
+          res.writeHead(500, { "Content-Type": "application/json" });
+          res.end(JSON.stringify({ status: "error" }));
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -59,7 +62,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 async function answer(req: http.IncomingMessage, handlers: OpsHandlers): Promise<{ status: number; type: string; body: string }> {
   const path = (req.url ?? "").split("?")[0];
-  if (req.method !== "GET" && req.method !== "HEAD") return { status: 405, type: JSON_TYPE, body: JSON.stringify({ status: "method not allowed" }) };
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return { status: 405, type: JSON_TYPE, body: JSON.stringify({ status: "method not allowed" }) };
   if (path === "/livez") return { status: 200, type: JSON_TYPE, body: JSON.stringify({ status: "alive" }) };
   if (path === "/readyz") {
     const reasons = await handlers.notReadyBecause();

@@ -12,7 +12,8 @@ export class PrometheusText extends MetricReporters.Prometheus {
   override init(registry: MetricRegistry): void {
     (MetricReporters.Base.prototype as unknown as { init(r: MetricRegistry): void }).init.call(this, registry);
     const self = this as unknown as { opts: { defaultLabels: unknown }; defaultLabels: unknown };
-    self.defaultLabels = typeof self.opts.defaultLabels === "function" ? self.opts.defaultLabels.call(this, registry) : self.opts.defaultLabels;
+    self.defaultLabels =
+      typeof self.opts.defaultLabels === "function" ? self.opts.defaultLabels.call(this, registry) : self.opts.defaultLabels;
   }
 
   override stop(): Promise<void> {
@@ -37,9 +38,13 @@ export class PrometheusText extends MetricReporters.Prometheus {
       lines.push(`# HELP ${name} ${(metric.description ?? metric.name).replace(/\n/g, " ")}`, `# TYPE ${name} ${type}`);
       for (const item of snapshot) {
         if (metric.type === "histogram") {
-          for (const [le, count] of Object.entries(item.buckets ?? {})) lines.push(`${name}_bucket${self.labelsToStr(item.labels, { le })} ${count}`);
+          for (const [le, count] of Object.entries(item.buckets ?? {}))
+            lines.push(`${name}_bucket${self.labelsToStr(item.labels, { le })} ${count}`);
           lines.push(`${name}_bucket${self.labelsToStr(item.labels, { le: "+Inf" })} ${item.count}`);
-          lines.push(`${name}_sum${self.labelsToStr(item.labels)} ${item.sum}`, `${name}_count${self.labelsToStr(item.labels)} ${item.count}`);
+          lines.push(
+            `${name}_sum${self.labelsToStr(item.labels)} ${item.sum}`,
+            `${name}_count${self.labelsToStr(item.labels)} ${item.count}`,
+          );
         } else if (metric.type === "info") {
           lines.push(`${name}${self.labelsToStr(item.labels, { value: item.value })} 1`);
         } else {

@@ -52,15 +52,17 @@ export function logFormatter(format: LogFormat) {
     const request = currentRequest();
     const message = printArgs(args).map(String).join(" ");
     if (format === "json") {
-      return [JSON.stringify({
-        time: new Date().toISOString(),
-        level: type,
-        node: bindings.nodeID,
-        module: bindings.mod,
-        // One id, under both names: the trace id collectors show is the request id clients see.
-        ...(request ? { traceId: request.requestId, requestId: request.requestId } : {}),
-        msg: message,
-      })];
+      return [
+        JSON.stringify({
+          time: new Date().toISOString(),
+          level: type,
+          node: bindings.nodeID,
+          module: bindings.mod,
+          // One id, under both names: the trace id collectors show is the request id clients see.
+          ...(request ? { traceId: request.requestId, requestId: request.requestId } : {}),
+          msg: message,
+        }),
+      ];
     }
     const where = `${bindings.mod.toUpperCase()}${request ? ` trace=${request.requestId}` : ""}:`;
     return [`[${new Date().toISOString().substring(11)}]`, type.toUpperCase().padEnd(5), where, message];

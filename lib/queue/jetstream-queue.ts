@@ -12,12 +12,34 @@
  *   reason in headers, for an operator to read (`nats stream view`) and replay.
  */
 import {
-  AckPolicy, connect, createInbox, JSONCodec, DeliverPolicy, DiscardPolicy, headers, nanos, RetentionPolicy, StorageType, StringCodec,
-  type ConsumerConfig, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection,
+  AckPolicy,
+  connect,
+  createInbox,
+  JSONCodec,
+  DeliverPolicy,
+  DiscardPolicy,
+  headers,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  StringCodec,
+  type ConsumerConfig,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
   type StreamConfig,
 } from "nats";
 import type { DomainEvent } from "../domain/events";
-import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
+import {
+  CONSUMERS,
+  type BatchHandler,
+  type ConsumerName,
+  type DeadLetter,
+  type DeliveryPolicy,
+  type EventQueue,
+  type Subscription,
+} from "./port";
 import { settleBatch, type Delivery, type SettleLog } from "./settle";
 // The client's own `fetch` has no deadline with `no_wait` (a lost pull waits forever) and keeps
 // one subscription per pull that got fewer than a batch (a leak of ten a second when idle): the
@@ -46,7 +68,10 @@ const PULL_DEADLINE_MS = 2_000;
 
 /** Creates the stream or consumer, or updates it when it exists with an older configuration. */
 async function upsert(exists: () => Promise<unknown>, create: () => Promise<unknown>, update: () => Promise<unknown>): Promise<void> {
-  const found = await exists().then(() => true, () => false);
+  const found = await exists().then(
+    () => true,
+    () => false,
+  );
   if (!found) {
     try {
       await create();
@@ -111,7 +136,11 @@ export class JetStreamQueue implements EventQueue {
       this.streamConfig(this.deadLetterStream, `${ns}.dead.>`),
     ];
     for (const cfg of streams) {
-      await upsert(() => this.jsm.streams.info(cfg.name), () => this.jsm.streams.add(cfg), () => this.jsm.streams.update(cfg.name, cfg));
+      await upsert(
+        () => this.jsm.streams.info(cfg.name),
+        () => this.jsm.streams.add(cfg),
+        () => this.jsm.streams.update(cfg.name, cfg),
+      );
     }
     for (const name of CONSUMERS) {
       const cfg: Partial<ConsumerConfig> = {
@@ -123,8 +152,11 @@ export class JetStreamQueue implements EventQueue {
         max_deliver: -1,
         max_ack_pending: 10 * this.opts.policy.batchSize,
       };
-      await upsert(() => this.jsm.consumers.info(this.eventsStream, name), () => this.jsm.consumers.add(this.eventsStream, cfg),
-        () => this.jsm.consumers.update(this.eventsStream, name, cfg));
+      await upsert(
+        () => this.jsm.consumers.info(this.eventsStream, name),
+        () => this.jsm.consumers.add(this.eventsStream, cfg),
+        () => this.jsm.consumers.update(this.eventsStream, name, cfg),
+      );
     }
   }
 
@@ -165,13 +197,14 @@ export class JetStreamQueue implements EventQueue {
     let stopped = false;
     let wake: (() => void) | undefined;
     let current: Pull | undefined;
-    const pause = (ms: number) => new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     const interrupt = () => {
       current?.interrupt();
       wake?.();
@@ -182,12 +215,21 @@ export class JetStreamQueue implements EventQueue {
         current = pullWaiting(this.nc, this.eventsStream, consumer, policy.batchSize, PULL_DEADLINE_MS);
         const { messages, end } = await current.result;
         current = undefined;
-        if (messages.length > 0) await settleBatch(messages.map((m) => this.delivery(consumer, m)), handler, policy, log);
+        if (messages.length > 0)
+          await settleBatch(
+            messages.map((m) => this.delivery(consumer, m)),
+            handler,
+            policy,
+            log,
+          );
         if (stopped) break;
         if (end === "deadline" || end === "interrupted") {
           // Not (wholly) answered: what arrived was settled above; anything the server sent after
           // the pull ended reaches no one and is delivered again after the ack wait.
-          if (unanswered++ === 0) log.warn(`event consumer ${consumer}: a pull got no answer (${end === "deadline" ? `${PULL_DEADLINE_MS} ms` : "the NATS connection changed"}); pulling again until NATS answers`);
+          if (unanswered++ === 0)
+            log.warn(
+              `event consumer ${consumer}: a pull got no answer (${end === "deadline" ? `${PULL_DEADLINE_MS} ms` : "the NATS connection changed"}); pulling again until NATS answers`,
+            );
           if (end === "deadline") await this.recreateIfLost(consumer);
           await pause(end === "deadline" ? RESTART_DELAY_MS : 0);
           continue;

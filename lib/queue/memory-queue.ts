@@ -6,7 +6,15 @@
  */
 import { timestamp } from "../domain/encoding";
 import type { DomainEvent } from "../domain/events";
-import { CONSUMERS, type BatchHandler, type ConsumerName, type DeadLetter, type DeliveryPolicy, type EventQueue, type Subscription } from "./port";
+import {
+  CONSUMERS,
+  type BatchHandler,
+  type ConsumerName,
+  type DeadLetter,
+  type DeliveryPolicy,
+  type EventQueue,
+  type Subscription,
+} from "./port";
 import { settleBatch, type Delivery, type SettleLog } from "./settle";
 
 /** Held per lane while no worker takes them; beyond, the oldest are dropped (and said so). */
@@ -29,7 +37,10 @@ class Lane {
   /** Events held and not yet settled: waiting, in the batch in hand, or waiting for a retry. */
   private inHand = 0;
 
-  constructor(private readonly policy: DeliveryPolicy, private readonly log: SettleLog) {}
+  constructor(
+    private readonly policy: DeliveryPolicy,
+    private readonly log: SettleLog,
+  ) {}
 
   get pending(): number {
     return this.ready.length + this.inHand + this.retries.size;
@@ -61,10 +72,12 @@ class Lane {
     // A full batch is handled at once; a partial one after the linger, so that more can join it.
     const full = this.ready.length >= this.policy.batchSize;
     const lingered = new Promise<void>((resolve) => (full ? setImmediate(resolve) : setTimeout(resolve, this.policy.lingerMs)));
-    this.draining = lingered.then(() => this.drain()).finally(() => {
-      this.draining = undefined;
-      if (this.ready.length > 0) this.kick();
-    });
+    this.draining = lingered
+      .then(() => this.drain())
+      .finally(() => {
+        this.draining = undefined;
+        if (this.ready.length > 0) this.kick();
+      });
   }
 
   private async drain(): Promise<void> {
@@ -72,7 +85,12 @@ class Lane {
       const batch = this.ready.splice(0, this.policy.batchSize);
       this.inHand = batch.length;
       try {
-        await settleBatch(batch.map((held) => this.delivery(held)), this.handler, this.policy, this.log);
+        await settleBatch(
+          batch.map((held) => this.delivery(held)),
+          this.handler,
+          this.policy,
+          this.log,
+        );
       } finally {
         this.inHand = 0;
       }

@@ -82,7 +82,9 @@ async function fail(delivery: Delivery, event: DomainEvent, err: unknown, policy
   }
   const delayMs = retryDelay(policy, delivery.deliveryCount);
   // Ids and types only: the event carries nothing secret, the error message may quote a driver.
-  log.warn(`event ${event.eventId} (${event.type}) failed on delivery ${delivery.deliveryCount} (${describe(err)}); retry in ${delayMs} ms`);
+  log.warn(
+    `event ${event.eventId} (${event.type}) failed on delivery ${delivery.deliveryCount} (${describe(err)}); retry in ${delayMs} ms`,
+  );
   delivery.retry(delayMs);
 }
 
@@ -102,5 +104,6 @@ function describe(err: unknown): string {
   if (err instanceof AppError) return String(err.type);
   const e = err as { name?: unknown; code?: unknown };
   return [typeof e?.name === "string" ? e.name : "Error", typeof e?.code === "string" || typeof e?.code === "number" ? String(e.code) : ""]
-    .filter(Boolean).join(" ");
+    .filter(Boolean)
+    .join(" ");
 }

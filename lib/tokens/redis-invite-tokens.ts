@@ -40,7 +40,10 @@ return 1`;
 export class RedisInviteTokens implements InviteTokens {
   private readonly unforgotten = new Set<string>();
 
-  constructor(private readonly store: Store, private readonly redis: RedisLink) {
+  constructor(
+    private readonly store: Store,
+    private readonly redis: RedisLink,
+  ) {
     redis.onReconnect(() => void this.retryForgets());
   }
 
@@ -50,7 +53,8 @@ export class RedisInviteTokens implements InviteTokens {
     const invite = await this.store.invites.findInviteByTokenHash(tokenHash);
     const ttlMs = invite ? Date.parse(invite.expiresAt) - Date.now() : 0;
     if (invite && ttlMs > 0) {
-      await this.redis.client.eval(FILL, 2, BY_HASH + tokenHash, BY_ID + invite.inviteId, JSON.stringify(invite), tokenHash, Math.ceil(ttlMs))
+      await this.redis.client
+        .eval(FILL, 2, BY_HASH + tokenHash, BY_ID + invite.inviteId, JSON.stringify(invite), tokenHash, Math.ceil(ttlMs))
         .catch(() => undefined);
     }
     return invite;

@@ -21,7 +21,13 @@ export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy,
   const lease = await locks.tryAcquire(SWEEP_LOCK, policy.leaseMs);
   if (!lease) return { ran: false };
   try {
-    return { ran: true, ...(await store.housekeeping.purgeExpired({ now: now.toISOString(), invitesExpiredBefore: new Date(now.getTime() - policy.inviteRetentionMs).toISOString() })) };
+    return {
+      ran: true,
+      ...(await store.housekeeping.purgeExpired({
+        now: now.toISOString(),
+        invitesExpiredBefore: new Date(now.getTime() - policy.inviteRetentionMs).toISOString(),
+      })),
+    };
   } finally {
     await lease.release();
   }

@@ -24,7 +24,9 @@ function must(status: number, expected: number, what: string): void {
  * Every state-changing route once, by an owner and an invited member of a new organization, in
  * order; refused requests and session routes in between, which record nothing.
  */
-export async function everyStateChange(api: Api): Promise<{ owner: TestUser; member: TestUser; expected: ExpectedRecord[]; secrets: string[] }> {
+export async function everyStateChange(
+  api: Api,
+): Promise<{ owner: TestUser; member: TestUser; expected: ExpectedRecord[]; secrets: string[] }> {
   const owner = await registerUser(api);
   const inv = await invite(api, owner);
   const member = await registerUser(api, { inviteToken: inv.token, email: inv.email });
@@ -33,10 +35,19 @@ export async function everyStateChange(api: Api): Promise<{ owner: TestUser; mem
   const item = encryptItem(vaultKey, vaultId, itemId, "secret", "name");
   must((await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: item })).status, 201, "item create");
   must((await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: item })).status, 409, "duplicate item");
-  must((await api.put(`/vaults/${vaultId}/items/${itemId}`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "s2", "n2") })).status, 200, "item update");
+  must(
+    (await api.put(`/vaults/${vaultId}/items/${itemId}`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "s2", "n2") }))
+      .status,
+    200,
+    "item update",
+  );
   must((await api.patch(`/vaults/${vaultId}`, { token: member.token, body: { name: "nope" } })).status, 403, "member rename");
   must((await api.patch(`/vaults/${vaultId}`, { token: owner.token, body: { name: "renamed" } })).status, 200, "rename");
-  must((await api.patch(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin" } })).status, 200, "role change");
+  must(
+    (await api.patch(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token, body: { role: "admin" } })).status,
+    200,
+    "role change",
+  );
   must((await api.delete(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token })).status, 200, "remove member");
   const newKey = randomBytes(32);
   const rekey = rekeyBody(newKey, owner, [owner], [encryptItem(newKey, vaultId, itemId, "s3", "n3")]);
@@ -47,7 +58,11 @@ export async function everyStateChange(api: Api): Promise<{ owner: TestUser; mem
   must((await api.delete(`/invites/${inv2.inviteId}`, { token: owner.token })).status, 204, "revoke again");
   const session = await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } });
   const refreshed = await api.post("/auth/refresh", { body: { refreshToken: session.body.refreshToken } });
-  must((await api.post("/auth/logout", { token: refreshed.body.accessToken, body: { refreshToken: refreshed.body.refreshToken } })).status, 204, "logout");
+  must(
+    (await api.post("/auth/logout", { token: refreshed.body.accessToken, body: { refreshToken: refreshed.body.refreshToken } })).status,
+    204,
+    "logout",
+  );
   must((await api.delete(`/vaults/${vaultId}`, { token: owner.token })).status, 204, "vault delete");
 
   const o = owner.userId;
@@ -69,8 +84,16 @@ export async function everyStateChange(api: Api): Promise<{ owner: TestUser; mem
     { type: "invite.revoked", actorId: o, inviteId: inv2.inviteId },
     { type: "vault.deleted", actorId: o, vaultId },
   ];
-  const secrets = [owner.token, owner.refreshToken, inv.token, inv2.token, owner.bundle.authHash, item.encryptedData, rekey.newKeys[0]!.encryptedVaultKey,
-    shareBody(vaultKey, owner, member).encryptedVaultKey.slice(0, 40)];
+  const secrets = [
+    owner.token,
+    owner.refreshToken,
+    inv.token,
+    inv2.token,
+    owner.bundle.authHash,
+    item.encryptedData,
+    rekey.newKeys[0]!.encryptedVaultKey,
+    shareBody(vaultKey, owner, member).encryptedVaultKey.slice(0, 40),
+  ];
   return { owner, member, expected, secrets };
 }
 
@@ -104,14 +127,39 @@ export async function awaitAudit(api: Api, user: TestUser, count: number, timeou
 
 /** Each record as the contract shapes it, in seq order from 1, chained, with the expected actor and subject. */
 export function expectRecords(records: any[], expected: ExpectedRecord[], orgId: string): void {
-  expect(records.map((r) => ({ ...r, eventId: undefined, seq: undefined, at: undefined, prevHash: undefined, hash: undefined })))
-    .toEqual(expected.map((e) => ({ ...e, orgId, eventId: undefined, seq: undefined, at: undefined, prevHash: undefined, hash: undefined })));
+  expect(records.map((r) => ({ ...r, eventId: undefined, seq: undefined, at: undefined, prevHash: undefined, hash: undefined }))).toEqual(
+    expected.map((e) => ({ ...e, orgId, eventId: undefined, seq: undefined, at: undefined, prevHash: undefined, hash: undefined })),
+  );
   records.forEach((r, i) => {
-    expect(Object.keys(r).sort()).toEqual(["actorId", "at", "eventId", "hash", "orgId", "prevHash", "seq", "type", ...Object.keys(expected[i]!).filter((k) => k !== "type" && k !== "actorId")].sort());
+    expect(Object.keys(r).sort()).toEqual(
+      [
+        "actorId",
+        "at",
+        "eventId",
+        "hash",
+        "orgId",
+        "prevHash",
+        "seq",
+        "type",
+        ...Object.keys(expected[i]!).filter((k) => k !== "type" && k !== "actorId"),
+      ].sort(),
+    );
     expect(r.seq).toBe(i + 1);
     expect(r.prevHash).toBe(i === 0 ? "0".repeat(64) : records[i - 1].hash);
     // The documented canonical form, recomputed as a client would.
-    const canonical = [r.prevHash, r.eventId, r.seq, r.type, r.at, r.actorId, r.orgId, r.vaultId ?? null, r.itemId ?? null, r.targetUserId ?? null, r.inviteId ?? null];
+    const canonical = [
+      r.prevHash,
+      r.eventId,
+      r.seq,
+      r.type,
+      r.at,
+      r.actorId,
+      r.orgId,
+      r.vaultId ?? null,
+      r.itemId ?? null,
+      r.targetUserId ?? null,
+      r.inviteId ?? null,
+    ];
     expect(r.hash).toBe(createHash("sha256").update(JSON.stringify(canonical)).digest("hex"));
     expect(r.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });

@@ -14,7 +14,14 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -32,9 +39,9 @@ export interface AxeViolation {
  * violations. Evaluated through the DevTools protocol, so the page's CSP (no inline script) stays on.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
-  const violations = await page.evaluate(`${AXE_SOURCE};
+  const violations = (await page.evaluate(`${AXE_SOURCE};
     axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } })
-      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`) as AxeViolation[];
+      .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`)) as AxeViolation[];
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
 

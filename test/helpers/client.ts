@@ -60,7 +60,10 @@ export interface TestUser {
 export const uniqueEmail = (tag = "user") => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
 
 /** Registers (with an invite token, or as the first user / in open mode) and logs in. */
-export async function registerUser(api: Api, opts: { inviteToken?: string; email?: string; keys?: UserKeys; orgName?: string } = {}): Promise<TestUser> {
+export async function registerUser(
+  api: Api,
+  opts: { inviteToken?: string; email?: string; keys?: UserKeys; orgName?: string } = {},
+): Promise<TestUser> {
   const keys = opts.keys ?? (await newUserKeys());
   const email = opts.email ?? uniqueEmail();
   const bundle = registrationBundle(keys);
@@ -91,7 +94,12 @@ export async function newOrg(api: Api, members: Array<"admin" | "member"> = []):
 /** Shares a vault key with a user as `sender`: wraps it for the recipient's RSA key and signs the wrap. */
 export function shareBody(vaultKey: Buffer, sender: TestUser, recipient: TestUser, role: "admin" | "member" = "member") {
   const wrapped = wrapShared(vaultKey, recipient.bundle.publicKey);
-  return { recipientUserId: recipient.userId, encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, sender.keys.edPrivate)), role };
+  return {
+    recipientUserId: recipient.userId,
+    encryptedVaultKey: b64(wrapped),
+    wrapSignature: b64(signWrap(wrapped, sender.keys.edPrivate)),
+    role,
+  };
 }
 
 /** The body of POST /vaults for a shared vault whose key is wrapped for its creator. */
@@ -106,14 +114,22 @@ export async function sharedVault(api: Api, owner: TestUser, members: Array<[Tes
   const res = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(vaultKey, owner, name) });
   if (res.status !== 201) throw new Error(`create vault failed: ${res.status} ${JSON.stringify(res.body)}`);
   for (const [user, role] of members) {
-    const share = await api.post(`/vaults/${res.body.vaultId}/members`, { token: owner.token, body: shareBody(vaultKey, owner, user, role) });
+    const share = await api.post(`/vaults/${res.body.vaultId}/members`, {
+      token: owner.token,
+      body: shareBody(vaultKey, owner, user, role),
+    });
     if (share.status !== 204) throw new Error(`share failed: ${share.status} ${JSON.stringify(share.body)}`);
   }
   return { vaultId: res.body.vaultId as string, vaultKey };
 }
 
 /** The rekey a client sends: a new key wrapped for every listed member and signed by `by`, every item re-encrypted. */
-export function rekeyBody(newKey: Buffer, by: TestUser, holders: TestUser[], items: Array<{ itemId: string; encryptedData: string; encryptedName: string }>) {
+export function rekeyBody(
+  newKey: Buffer,
+  by: TestUser,
+  holders: TestUser[],
+  items: Array<{ itemId: string; encryptedData: string; encryptedName: string }>,
+) {
   return {
     newKeys: holders.map((h) => {
       const wrapped = wrapShared(newKey, h.bundle.publicKey);

@@ -13,7 +13,9 @@ import { tempDir } from "./server";
 import { freePorts } from "./ports";
 
 // From test/helpers (jest) or from dist/test/helpers (the compiled benchmark).
-const CLUSTER = [path.resolve(__dirname, "../../bin/cluster.js"), path.resolve(__dirname, "../../dist/bin/cluster.js")].find((f) => fs.existsSync(f))!;
+const CLUSTER = [path.resolve(__dirname, "../../bin/cluster.js"), path.resolve(__dirname, "../../dist/bin/cluster.js")].find((f) =>
+  fs.existsSync(f),
+)!;
 export { NATS_URL };
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -83,32 +85,35 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
   };
   child.stdout!.on("data", onData);
   child.stderr!.on("data", onData);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => {
-    running.delete(child);
-    for (const w of waiters) w();
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      running.delete(child);
+      for (const w of waiters) w();
+      resolve();
+    }),
+  );
 
-  const waitFor = (re: RegExp, ms = 30_000, from = 0) => new Promise<RegExpMatchArray>((resolve, reject) => {
-    const check = () => {
-      const m = out.slice(from).match(re);
-      if (m) {
+  const waitFor = (re: RegExp, ms = 30_000, from = 0) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const m = out.slice(from).match(re);
+        if (m) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(m);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          waiters.delete(check);
+          clearTimeout(timer);
+          reject(new Error(`cluster exited before ${re}: ${out.slice(-4000)}`));
+        }
+      };
+      const timer = setTimeout(() => {
         waiters.delete(check);
-        clearTimeout(timer);
-        resolve(m);
-      } else if (child.exitCode !== null || child.signalCode !== null) {
-        waiters.delete(check);
-        clearTimeout(timer);
-        reject(new Error(`cluster exited before ${re}: ${out.slice(-4000)}`));
-      }
-    };
-    const timer = setTimeout(() => {
-      waiters.delete(check);
-      reject(new Error(`timed out waiting for ${re}: ${out.slice(-4000)}`));
-    }, ms);
-    waiters.add(check);
-    check();
-  });
+        reject(new Error(`timed out waiting for ${re}: ${out.slice(-4000)}`));
+      }, ms);
+      waiters.add(check);
+      check();
+    });
 
   try {
     await waitFor(/\[cluster\] ready:/, timeoutMs);
@@ -123,7 +128,9 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
     urls: [`http://127.0.0.1:${port}/api/v1`, `http://127.0.0.1:${port + 1}/api/v1`],
     namespace,
     database,
-    opsPorts: Object.fromEntries([...(out.match(/\[cluster\] ops ports: (.*)/)?.[1] ?? "").matchAll(/(\S+)=(\d+)/g)].map((m) => [m[1]!, Number(m[2])])),
+    opsPorts: Object.fromEntries(
+      [...(out.match(/\[cluster\] ops ports: (.*)/)?.[1] ?? "").matchAll(/(\S+)=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]),
+    ),
     pid: (node) => pids.get(node) ?? 0,
     output: () => out,
     waitFor,

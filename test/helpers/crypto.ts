@@ -3,8 +3,20 @@
  * Ed25519 signatures, AES-256-GCM items. Nothing here is mocked.
  */
 import {
-  createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, generateKeyPair, hkdfSync, pbkdf2,
-  privateDecrypt, publicEncrypt, randomBytes, sign, verify, constants, type KeyObject,
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPair,
+  hkdfSync,
+  pbkdf2,
+  privateDecrypt,
+  publicEncrypt,
+  randomBytes,
+  sign,
+  verify,
+  constants,
+  type KeyObject,
 } from "node:crypto";
 import { promisify } from "node:util";
 
@@ -58,7 +70,15 @@ export async function newUserKeys(opts: { rsaBits?: number; password?: string } 
   ]);
   // Deriving with the full KDF costs ~100 ms a user; tests that do not check it use a random master key.
   const { authHash, stretchedKey } = opts.password ? await deriveFromPassword(opts.password, kdf) : splitMasterKey(randomBytes(32));
-  return { rsaPublic: rsa.publicKey, rsaPrivate: rsa.privateKey, edPublic: ed.publicKey, edPrivate: ed.privateKey, stretchedKey, authHash, kdf };
+  return {
+    rsaPublic: rsa.publicKey,
+    rsaPrivate: rsa.privateKey,
+    edPublic: ed.publicKey,
+    edPrivate: ed.privateKey,
+    stretchedKey,
+    authHash,
+    kdf,
+  };
 }
 
 export function spkiDer(key: KeyObject): Buffer {

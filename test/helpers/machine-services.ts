@@ -14,7 +14,10 @@ function run(cmd: string, args: string[]): void {
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect(port, "127.0.0.1");
-    s.once("connect", () => { s.destroy(); resolve(true); });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once("error", () => resolve(false));
   });
 }
@@ -35,8 +38,23 @@ export const nats = {
     await waitPort(4222, false);
   },
   async start() {
-    run("start-stop-daemon", ["--start", "--oknodo", "--background", "--exec", "/usr/sbin/nats-server", "--",
-      "-a", "127.0.0.1", "-p", "4222", "-js", "-sd", "/var/lib/nats-server", "-l", "/var/log/nats-server.log"]);
+    run("start-stop-daemon", [
+      "--start",
+      "--oknodo",
+      "--background",
+      "--exec",
+      "/usr/sbin/nats-server",
+      "--",
+      "-a",
+      "127.0.0.1",
+      "-p",
+      "4222",
+      "-js",
+      "-sd",
+      "/var/lib/nats-server",
+      "-l",
+      "/var/log/nats-server.log",
+    ]);
     await waitPort(4222, true);
   },
 };
@@ -47,8 +65,23 @@ export const redis = {
     await waitPort(6379, false);
   },
   async start() {
-    run("redis-server", ["--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "", "--appendonly", "no",
-      "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/ci.log"]);
+    run("redis-server", [
+      "--daemonize",
+      "yes",
+      "--bind",
+      "127.0.0.1",
+      "-::1",
+      "--port",
+      "6379",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      "/var/lib/redis",
+      "--logfile",
+      "/var/log/redis/ci.log",
+    ]);
     await waitPort(6379, true);
   },
 };

@@ -48,8 +48,11 @@ export interface ServerStore {
  */
 export const SQL_ENGINES: Array<[string, () => Promise<ServerStore>]> = [
   ["SQLite", async () => ({ env: {}, drop: async () => undefined })],
-  ["PostgreSQL", async () => {
-    const database = await createTestDatabase();
-    return { env: { DATABASE_URL: database.url, PG_POOL_SIZE: "10" }, drop: () => database.drop() };
-  }],
+  [
+    "PostgreSQL",
+    async () => {
+      const database = await createTestDatabase();
+      return { env: { DATABASE_URL: database.url, PG_POOL_SIZE: "10" }, drop: () => database.drop() };
+    },
+  ],
 ];

@@ -6,7 +6,6 @@ import { sleep } from "./wait";
 
 const SERVER = path.resolve(__dirname, "../../dist/bin/server.js");
 
-
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -61,10 +60,11 @@ export async function spawnServer(env: Record<string, string>, opts: SpawnOption
     url,
     child,
     output: () => out,
-    kill: (signal) => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
-      child.once("exit", (code) => resolve(code));
-      child.kill(signal);
-    }),
+    kill: (signal) =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill(signal);
+      }),
   };
 }

@@ -3,7 +3,15 @@
  * Ed25519 (the SDK uses WebCrypto), over the canonical bytes of sdk/roster.ts.
  */
 import { createHash, sign } from "node:crypto";
-import { GENESIS_PREV, linkBytes, linkSigningBytes, memberSetBytes, type RosterLink, type RosterMember, type UnsignedLink } from "../../sdk/roster";
+import {
+  GENESIS_PREV,
+  linkBytes,
+  linkSigningBytes,
+  memberSetBytes,
+  type RosterLink,
+  type RosterMember,
+  type UnsignedLink,
+} from "../../sdk/roster";
 import type { KeyObject } from "node:crypto";
 
 /** Anyone who signs links: a user id and an Ed25519 private key. */
@@ -48,7 +56,13 @@ export class Chain {
   /** The next link, signed by `actor` (not yet accepted). */
   next(actor: Signer, fields: Fields): RosterLink {
     return signAs(actor, {
-      vaultId: this.vaultId, seq: this.seq + 1, prev: this.head, actorId: actor.userId, at: new Date().toISOString(), keyVersion: this.keyVersion, ...fields,
+      vaultId: this.vaultId,
+      seq: this.seq + 1,
+      prev: this.head,
+      actorId: actor.userId,
+      at: new Date().toISOString(),
+      keyVersion: this.keyVersion,
+      ...fields,
     });
   }
 
@@ -68,7 +82,12 @@ export class Chain {
 export function createLink(chain: Chain, creator: Signer & PublicKeys, encryptedVaultKey: string): RosterLink {
   chain.members.set(creator.userId, { userId: creator.userId, role: "owner", key: fingerprintOf(creator) });
   return chain.next(creator, {
-    op: "create", keyVersion: 1, vaultType: "shared", subjectId: creator.userId, role: "owner", subjectKey: fingerprintOf(creator),
+    op: "create",
+    keyVersion: 1,
+    vaultType: "shared",
+    subjectId: creator.userId,
+    role: "owner",
+    subjectKey: fingerprintOf(creator),
     wraps: [{ userId: creator.userId, sha256: wrapHash(encryptedVaultKey) }],
   });
 }

@@ -30,8 +30,10 @@ export function itemWriters(apis: Api[], owner: TestUser, vaultId: string, vault
   const write = async (i: number) => {
     const itemId = randomUUID();
     const started = Date.now();
-    const res = await apis[i % apis.length]!.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, writtenSecret(itemId), "n") })
-      .catch(() => ({ status: 0 }));
+    const res = await apis[i % apis.length]!.post(`/vaults/${vaultId}/items`, {
+      token: owner.token,
+      body: encryptItem(vaultKey, vaultId, itemId, writtenSecret(itemId), "n"),
+    }).catch(() => ({ status: 0 }));
     writes.push({ itemId, started, ended: Date.now(), status: res.status });
   };
   const loops = Array.from({ length: parallel }, async (_, i) => {

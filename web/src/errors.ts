@@ -2,7 +2,8 @@
 import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../../sdk";
 
 const SECURITY: Record<string, string> = {
-  KEY_CHANGED: "Someone's keys are not the ones you saw before. Do not share with them until you have compared fingerprints with them in person or by phone.",
+  KEY_CHANGED:
+    "Someone's keys are not the ones you saw before. Do not share with them until you have compared fingerprints with them in person or by phone.",
   BAD_SIGNATURE: "A signature did not check out, so this was refused: the server may have been tampered with.",
   TAMPERED: "Some stored data does not decrypt as it should: it may have been altered on the server.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
@@ -36,7 +37,8 @@ export function sentence(err: unknown): string {
     if (err.code === "RATE_LIMITED") return `Too many attempts. Try again in ${err.retryAfter ?? 60} seconds.`;
     if (err.code === "INVALID") return `That was not accepted: ${err.message.replace(/\.?$/, ".")}`;
     if (err.code === "CONFLICT" && err.field === "email") return "An account with this email already exists. Log in instead.";
-    if (err.code === "FORBIDDEN" && /needs an invite/i.test(err.message)) return "This server only lets people register with an invite: ask an administrator for an invite link.";
+    if (err.code === "FORBIDDEN" && /needs an invite/i.test(err.message))
+      return "This server only lets people register with an invite: ask an administrator for an invite link.";
     if (err.code === "FORBIDDEN") return `You are not allowed to do that (${err.message.replace(/\.$/, "")}).`;
     return API[err.code] ?? `The server said: ${err.message}`;
   }

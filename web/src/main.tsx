@@ -41,11 +41,23 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
         </nav>
         <div class="who">
           <span>{client.account.email}</span>
-          <button type="button" class="secondary" onClick={lock}>Lock</button>
-          <button type="button" class="secondary" onClick={() => void logout()}>Log out</button>
+          <button type="button" class="secondary" onClick={lock}>
+            Lock
+          </button>
+          <button type="button" class="secondary" onClick={() => void logout()}>
+            Log out
+          </button>
         </div>
       </header>
-      {page === "vault" && arg ? <VaultPage vaultId={arg} /> : page === "invites" && admin ? <Invites /> : page === "audit" && admin ? <Audit /> : <Vaults />}
+      {page === "vault" && arg ? (
+        <VaultPage vaultId={arg} />
+      ) : page === "invites" && admin ? (
+        <Invites />
+      ) : page === "audit" && admin ? (
+        <Audit />
+      ) : (
+        <Vaults />
+      )}
     </>
   );
 }

@@ -33,7 +33,11 @@ export function useAction(): Action {
 }
 
 export function ErrorNote({ error }: { error: string | null }) {
-  return error ? <p class="error" role="alert">{error}</p> : null;
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
 }
 
 export function Busy({ label }: { label: string }) {

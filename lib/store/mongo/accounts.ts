@@ -11,7 +11,8 @@ export class MongoAccounts implements AccountStore {
   async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (session) => {
       await this.c.lockRegistrations(session);
-      if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } }))) throw forbidden("Registration needs an invite");
+      if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } })))
+        throw forbidden("Registration needs an invite");
       await this.c.assertEmailFree(session, user.email);
       await this.c.orgs.insertOne({ _id: org.orgId, name: org.name, createdAt: org.createdAt }, { session });
       const doc = userDoc(user, org.orgId, "owner");
@@ -29,7 +30,11 @@ export class MongoAccounts implements AccountStore {
       if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
       await this.c.assertEmailFree(session, user.email);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
-      const used = await this.c.invites.updateOne({ _id: inviteId, status: "pending" }, { $set: { status: "used", updatedAt: now } }, { session });
+      const used = await this.c.invites.updateOne(
+        { _id: inviteId, status: "pending" },
+        { $set: { status: "used", updatedAt: now } },
+        { session },
+      );
       if (used.modifiedCount !== 1) throw notRedeemable();
       const doc = userDoc(user, invite.orgId, invite.role);
       await this.c.users.insertOne(doc, { session });
@@ -63,25 +68,41 @@ export class MongoAccounts implements AccountStore {
   // ---------------------------------------------------------------- refresh tokens
 
   async saveRefreshToken(t: RefreshTokenRecord): Promise<void> {
-    await this.c.refreshTokens.insertOne({ _id: t.tokenHash, familyId: t.familyId, userId: t.userId, status: "active", expiresAt: t.expiresAt, createdAt: t.createdAt });
+    await this.c.refreshTokens.insertOne({
+      _id: t.tokenHash,
+      familyId: t.familyId,
+      userId: t.userId,
+      status: "active",
+      expiresAt: t.expiresAt,
+      createdAt: t.createdAt,
+    });
   }
 
   async rotateRefreshToken({ oldHash, next, now }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
     return this.c.tx(async (session): Promise<RefreshOutcome> => {
       const old = await this.c.refreshTokens.findOne({ _id: oldHash }, { session });
       if (!old) return { ok: false, reason: "unknown" };
-      const rotated = old.status === "active"
-        ? await this.c.refreshTokens.updateOne({ _id: oldHash, status: "active" }, { $set: { status: "used" } }, { session })
-        : undefined;
+      const rotated =
+        old.status === "active"
+          ? await this.c.refreshTokens.updateOne({ _id: oldHash, status: "active" }, { $set: { status: "used" } }, { session })
+          : undefined;
       if (!rotated || rotated.modifiedCount !== 1) {
         // A used (or revoked) token presented again: whoever holds it, that login is over.
         await this.c.refreshTokens.updateMany({ familyId: old.familyId }, { $set: { status: "revoked" } }, { session });
         return { ok: false, reason: "reused" };
       }
       if (old.expiresAt <= now) return { ok: false, reason: "expired" };
-      await this.c.refreshTokens.insertOne({
-        _id: next.tokenHash, familyId: old.familyId, userId: old.userId, status: "active", expiresAt: next.expiresAt, createdAt: next.createdAt,
-      }, { session });
+      await this.c.refreshTokens.insertOne(
+        {
+          _id: next.tokenHash,
+          familyId: old.familyId,
+          userId: old.userId,
+          status: "active",
+          expiresAt: next.expiresAt,
+          createdAt: next.createdAt,
+        },
+        { session },
+      );
       return { ok: true, userId: old.userId };
     });
   }

@@ -16,13 +16,17 @@ export class MongoAudit implements AuditStore {
       // fixed order; then, on this snapshot, the check for events already recorded.
       const heads = new Map<string, AuditHead>();
       for (const orgId of [...byOrg.keys()].sort()) {
-        const head = await this.c.auditHeads.findOneAndUpdate({ _id: orgId },
+        const head = await this.c.auditHeads.findOneAndUpdate(
+          { _id: orgId },
           { $inc: { writes: 1 }, $setOnInsert: { seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash } },
-          { upsert: true, returnDocument: "after", session });
+          { upsert: true, returnDocument: "after", session },
+        );
         heads.set(orgId, { seq: head!.seq, hash: head!.hash });
       }
       const ids = events.map((e) => e.eventId);
-      const recorded = new Set((await this.c.auditEvents.find({ _id: { $in: ids } }, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id));
+      const recorded = new Set(
+        (await this.c.auditEvents.find({ _id: { $in: ids } }, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id),
+      );
       let appended = 0;
       for (const [orgId, orgEvents] of byOrg) {
         const records = chainRecords(heads.get(orgId)!, orgEvents, recorded);
@@ -42,7 +46,11 @@ export class MongoAudit implements AuditStore {
   }
 
   async readAuditChain({ orgId, afterSeq, upToSeq, limit }: ArgsOf<AuditStore["readAuditChain"]>): Promise<AuditRecord[]> {
-    const docs = await this.c.auditEvents.find({ orgId, seq: { $gt: afterSeq, $lte: upToSeq } }).sort({ seq: 1 }).limit(limit).toArray();
+    const docs = await this.c.auditEvents
+      .find({ orgId, seq: { $gt: afterSeq, $lte: upToSeq } })
+      .sort({ seq: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map(toAuditRecord);
   }
 

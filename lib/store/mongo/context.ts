@@ -13,9 +13,19 @@ import { conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { VaultView } from "../port";
 import {
-  COLLECTIONS, toVaultView,
-  type AuditEventDoc, type AuditHeadDoc, type InviteDoc, type ItemDoc, type LockDoc, type MemberDoc, type OrgDoc, type RefreshTokenDoc, type RosterLinkDoc,
-  type UserDoc, type VaultDoc,
+  COLLECTIONS,
+  toVaultView,
+  type AuditEventDoc,
+  type AuditHeadDoc,
+  type InviteDoc,
+  type ItemDoc,
+  type LockDoc,
+  type MemberDoc,
+  type OrgDoc,
+  type RefreshTokenDoc,
+  type RosterLinkDoc,
+  type UserDoc,
+  type VaultDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -52,7 +62,10 @@ export class MongoContext {
   readonly auditHeads: Collection<AuditHeadDoc>;
   readonly rosterLinks: Collection<RosterLinkDoc>;
 
-  constructor(readonly client: MongoClient, readonly db: Db) {
+  constructor(
+    readonly client: MongoClient,
+    readonly db: Db,
+  ) {
     this.orgs = db.collection(COLLECTIONS.orgs);
     this.users = db.collection(COLLECTIONS.users);
     this.vaults = db.collection(COLLECTIONS.vaults);
@@ -143,7 +156,8 @@ export class MongoContext {
   }
 
   async assertEmailFree(session: ClientSession, email: string): Promise<void> {
-    if (await this.users.findOne({ email }, { session, projection: { _id: 1 } })) throw conflict("A user with this email already exists", "email");
+    if (await this.users.findOne({ email }, { session, projection: { _id: 1 } }))
+      throw conflict("A user with this email already exists", "email");
   }
 
   /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */
@@ -165,12 +179,24 @@ export class MongoContext {
     const vault = await this.lockVault(session, vaultId);
     if (!vault) return null;
     const members = await this.members.find({ vaultId }, { session }).toArray();
-    const keys = await this.users.find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1 } }).toArray();
+    const keys = await this.users
+      .find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1 } })
+      .toArray();
     const keysOf = new Map(keys.map((k) => [k._id, k]));
     return {
-      vault: { vaultId, orgId: vault.orgId, type: vault.type, keyVersion: vault.keyVersion, rekeyRequired: vault.rekeyRequired, roster: vault.roster ?? null },
+      vault: {
+        vaultId,
+        orgId: vault.orgId,
+        type: vault.type,
+        keyVersion: vault.keyVersion,
+        rekeyRequired: vault.rekeyRequired,
+        roster: vault.roster ?? null,
+      },
       members: members.map((m): MemberState => ({
-        userId: m.userId, role: m.role, publicKey: keysOf.get(m.userId)?.publicKey ?? "", signingPublicKey: keysOf.get(m.userId)?.signingPublicKey ?? "",
+        userId: m.userId,
+        role: m.role,
+        publicKey: keysOf.get(m.userId)?.publicKey ?? "",
+        signingPublicKey: keysOf.get(m.userId)?.signingPublicKey ?? "",
       })),
     };
   }

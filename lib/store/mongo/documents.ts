@@ -281,7 +281,14 @@ export interface AuditHeadDoc {
 
 export function auditDoc(r: AuditRecord): AuditEventDoc {
   const doc: AuditEventDoc = {
-    _id: r.eventId, orgId: r.orgId, seq: r.seq, type: r.type, at: r.at, actorId: r.actorId, prevHash: r.prevHash, hash: r.hash,
+    _id: r.eventId,
+    orgId: r.orgId,
+    seq: r.seq,
+    type: r.type,
+    at: r.at,
+    actorId: r.actorId,
+    prevHash: r.prevHash,
+    hash: r.hash,
   };
   for (const key of EVENT_SUBJECTS) if (r[key] !== undefined) doc[key] = r[key];
   return doc;

@@ -11,8 +11,14 @@
  * - anything else is not disguised (500, generic body).
  */
 import {
-  MongoError, MongoErrorLabel, MongoNetworkError, MongoNotConnectedError, MongoOperationTimeoutError, MongoServerSelectionError,
-  MongoTopologyClosedError, MongoWriteConcernError,
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
 } from "mongodb";
 import { AppError, conflict } from "../../errors";
 
@@ -28,11 +34,23 @@ const TOO_LARGE = new Map<number, string>([
 
 /** The server's "not now": no writable primary, a stepdown or shutdown, a deadline, a lock wait. */
 const NOT_NOW = new Map<number, string>([
-  [6, "HostUnreachable"], [7, "HostNotFound"], [24, "LockTimeout"], [50, "MaxTimeMSExpired"], [64, "WriteConcernFailed"],
-  [89, "NetworkTimeout"], [91, "ShutdownInProgress"], [189, "PrimarySteppedDown"], [251, "NoSuchTransaction"],
-  [262, "ExceededTimeLimit"], [290, "TransactionExceededLifetimeLimitSeconds"], [9001, "SocketException"],
-  [10107, "NotWritablePrimary"], [11600, "InterruptedAtShutdown"], [11602, "InterruptedDueToReplStateChange"],
-  [13435, "NotPrimaryNoSecondaryOk"], [13436, "NotPrimaryOrSecondary"],
+  [6, "HostUnreachable"],
+  [7, "HostNotFound"],
+  [24, "LockTimeout"],
+  [50, "MaxTimeMSExpired"],
+  [64, "WriteConcernFailed"],
+  [89, "NetworkTimeout"],
+  [91, "ShutdownInProgress"],
+  [189, "PrimarySteppedDown"],
+  [251, "NoSuchTransaction"],
+  [262, "ExceededTimeLimit"],
+  [290, "TransactionExceededLifetimeLimitSeconds"],
+  [9001, "SocketException"],
+  [10107, "NotWritablePrimary"],
+  [11600, "InterruptedAtShutdown"],
+  [11602, "InterruptedDueToReplStateChange"],
+  [13435, "NotPrimaryNoSecondaryOk"],
+  [13436, "NotPrimaryOrSecondary"],
 ]);
 
 function named(err: MongoError, table: Map<number, string>): boolean {
@@ -56,11 +74,18 @@ export function isTooLargeForTransaction(err: unknown): boolean {
 /** The database cannot serve now (unreachable, no primary, a lost majority, a deadline): 503. */
 export function isMongoUnavailable(err: unknown): boolean {
   if (!(err instanceof MongoError) || isLostRace(err) || isDuplicateKey(err) || isTooLargeForTransaction(err)) return false;
-  return err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoTopologyClosedError ||
-    err instanceof MongoNotConnectedError || err instanceof MongoOperationTimeoutError || err instanceof MongoWriteConcernError ||
+  return (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoTopologyClosedError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoOperationTimeoutError ||
+    err instanceof MongoWriteConcernError ||
     named(err, NOT_NOW) ||
-    err.hasErrorLabel(MongoErrorLabel.TransientTransactionError) || err.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult) ||
-    err.hasErrorLabel(MongoErrorLabel.RetryableWriteError);
+    err.hasErrorLabel(MongoErrorLabel.TransientTransactionError) ||
+    err.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult) ||
+    err.hasErrorLabel(MongoErrorLabel.RetryableWriteError)
+  );
 }
 
 /** Worth another attempt of the whole transaction, while its deadline allows (the driver's labels say so). */

@@ -7,7 +7,10 @@ export class MongoHousekeeping implements Housekeeping {
   constructor(private readonly c: MongoContext) {}
 
   async purgeExpired({ now, invitesExpiredBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
-    const invites = await this.c.invites.deleteMany({ expiresAt: { $lte: invitesExpiredBefore }, status: { $in: [...PURGEABLE_INVITE_STATUSES] } });
+    const invites = await this.c.invites.deleteMany({
+      expiresAt: { $lte: invitesExpiredBefore },
+      status: { $in: [...PURGEABLE_INVITE_STATUSES] },
+    });
     const tokens = await this.c.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
     return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount };
   }

@@ -15,7 +15,10 @@ export class MongoInvites implements InviteStore {
   }
 
   async listPendingInvites({ orgId, now }: ArgsOf<InviteStore["listPendingInvites"]>): Promise<Invite[]> {
-    const docs = await this.c.invites.find({ orgId, status: "pending", expiresAt: { $gt: now } }).sort({ createdAt: -1, _id: -1 }).toArray();
+    const docs = await this.c.invites
+      .find({ orgId, status: "pending", expiresAt: { $gt: now } })
+      .sort({ createdAt: -1, _id: -1 })
+      .toArray();
     return docs.map(toInvite);
   }
 
@@ -33,7 +36,11 @@ export class MongoInvites implements InviteStore {
     return this.c.tx(async (session): Promise<RevokeOutcome> => {
       const doc = await this.c.invites.findOne({ _id: inviteId, orgId }, { session, projection: { status: 1 } });
       if (!doc) return "not-found";
-      const res = await this.c.invites.updateOne({ _id: inviteId, status: "pending" }, { $set: { status: "revoked", updatedAt: now } }, { session });
+      const res = await this.c.invites.updateOne(
+        { _id: inviteId, status: "pending" },
+        { $set: { status: "revoked", updatedAt: now } },
+        { session },
+      );
       return res.modifiedCount === 1 ? "revoked" : "not-pending";
     });
   }

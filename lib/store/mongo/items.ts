@@ -40,10 +40,18 @@ export class MongoItems implements ItemStore {
     return this.c.tx(async (session) => {
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
-      if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) throw conflict("An item with this itemId already exists", "itemId");
+      if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } }))
+        throw conflict("An item with this itemId already exists", "itemId");
       const doc: ItemDoc = {
-        _id: itemKey(vaultId, itemId), itemId, vaultId, encryptedData: write.encryptedData, encryptedName: write.encryptedName,
-        revision: 1, keyVersion, createdAt: now, updatedAt: now,
+        _id: itemKey(vaultId, itemId),
+        itemId,
+        vaultId,
+        encryptedData: write.encryptedData,
+        encryptedName: write.encryptedName,
+        revision: 1,
+        keyVersion,
+        createdAt: now,
+        updatedAt: now,
       };
       await this.c.items.insertOne(doc, { session });
       return toItem(doc);
@@ -59,10 +67,27 @@ export class MongoItems implements ItemStore {
         throw conflict(`The item's revision is ${doc.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
-      const updated: ItemDoc = { ...doc, encryptedData: write.encryptedData, encryptedName: write.encryptedName, revision: doc.revision + 1, keyVersion, updatedAt: now };
-      const res = await this.c.items.updateOne({ _id: doc._id, revision: doc.revision }, {
-        $set: { encryptedData: updated.encryptedData, encryptedName: updated.encryptedName, revision: updated.revision, keyVersion, updatedAt: now },
-      }, { session });
+      const updated: ItemDoc = {
+        ...doc,
+        encryptedData: write.encryptedData,
+        encryptedName: write.encryptedName,
+        revision: doc.revision + 1,
+        keyVersion,
+        updatedAt: now,
+      };
+      const res = await this.c.items.updateOne(
+        { _id: doc._id, revision: doc.revision },
+        {
+          $set: {
+            encryptedData: updated.encryptedData,
+            encryptedName: updated.encryptedName,
+            revision: updated.revision,
+            keyVersion,
+            updatedAt: now,
+          },
+        },
+        { session },
+      );
       if (res.matchedCount !== 1) throw conflict("The item changed meanwhile", "revision");
       return toItem(updated);
     });

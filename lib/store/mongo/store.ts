@@ -57,10 +57,17 @@ async function createIndexes(c: MongoContext): Promise<void> {
   await c.users.createIndexes([{ key: { email: 1 }, unique: true }, { key: { orgId: 1, createdAt: 1 } }]);
   await c.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
   await c.items.createIndexes([{ key: { vaultId: 1, createdAt: 1, itemId: 1 } }]);
-  await c.invites.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { orgId: 1, status: 1, createdAt: -1 } }, { key: { expiresAt: 1 } }]);
+  await c.invites.createIndexes([
+    { key: { tokenHash: 1 }, unique: true },
+    { key: { orgId: 1, status: 1, createdAt: -1 } },
+    { key: { expiresAt: 1 } },
+  ]);
   // The sweeper's purge takes expired tokens (by expiresAt) and revoked ones (this partial index: only those).
-  await c.refreshTokens.createIndexes([{ key: { familyId: 1 } }, { key: { expiresAt: 1 } },
-    { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } }]);
+  await c.refreshTokens.createIndexes([
+    { key: { familyId: 1 } },
+    { key: { expiresAt: 1 } },
+    { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } },
+  ]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that

@@ -2,7 +2,13 @@
 import type { ClientSession } from "mongodb";
 import { notFound } from "../../errors";
 import {
-  decideAddMember, decideAdoptRoster, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
+  decideAddMember,
+  decideAdoptRoster,
+  decideRekey,
+  decideRemoveMember,
+  decideRoleChange,
+  requireMember,
+  requirePermission,
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
@@ -20,7 +26,12 @@ export class MongoVaults implements VaultStore {
       return memberships
         .filter((m) => byId.has(m.vaultId))
         .map((m) => toVaultView(byId.get(m.vaultId)!, m))
-        .sort(byCreatedThenId((v) => v.createdAt, (v) => v.vaultId));
+        .sort(
+          byCreatedThenId(
+            (v) => v.createdAt,
+            (v) => v.vaultId,
+          ),
+        );
     });
   }
 
@@ -36,16 +47,37 @@ export class MongoVaults implements VaultStore {
 
   async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
     return this.c.tx(async (session) => {
-      await this.c.vaults.insertOne({ _id: v.vaultId, orgId: v.orgId, name: v.name, type: v.type, keyVersion: 1, rekeyRequired: false, createdAt: now, updatedAt: now, writeSeq: 0 }, { session });
-      await this.c.members.insertOne({
-        vaultId: v.vaultId, userId: v.ownerId, role: "owner", encryptedVaultKey: v.encryptedVaultKey,
-        senderId: v.ownerId, wrapSignature: v.wrapSignature, createdAt: now, updatedAt: now,
-      }, { session });
+      await this.c.vaults.insertOne(
+        {
+          _id: v.vaultId,
+          orgId: v.orgId,
+          name: v.name,
+          type: v.type,
+          keyVersion: 1,
+          rekeyRequired: false,
+          createdAt: now,
+          updatedAt: now,
+          writeSeq: 0,
+        },
+        { session },
+      );
+      await this.c.members.insertOne(
+        {
+          vaultId: v.vaultId,
+          userId: v.ownerId,
+          role: "owner",
+          encryptedVaultKey: v.encryptedVaultKey,
+          senderId: v.ownerId,
+          wrapSignature: v.wrapSignature,
+          createdAt: now,
+          updatedAt: now,
+        },
+        { session },
+      );
       if (v.roster) await this.appendRosterLink(session, v.vaultId, v.roster, now);
       return this.vaultViewOrFail(session, v.vaultId, v.ownerId);
     });
   }
-
 
   async renameVault({ vaultId, actorId, name, now }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
     return this.c.tx(async (session) => {
@@ -81,20 +113,44 @@ export class MongoVaults implements VaultStore {
     await this.c.tx(async (session) => {
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const recipient = await this.c.users.findOne({ _id: member.userId }, { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } });
-      const roster = decideAddMember(snap, actorId, recipient
-        ? { userId: recipient._id, orgId: recipient.orgId, publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }
-        : null, member);
-      await this.c.members.insertOne({
-        vaultId, userId: member.userId, role: member.role, encryptedVaultKey: member.encryptedVaultKey,
-        senderId: actorId, wrapSignature: member.wrapSignature, createdAt: now, updatedAt: now,
-      }, { session });
+      const recipient = await this.c.users.findOne(
+        { _id: member.userId },
+        { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } },
+      );
+      const roster = decideAddMember(
+        snap,
+        actorId,
+        recipient
+          ? { userId: recipient._id, orgId: recipient.orgId, publicKey: recipient.publicKey, signingPublicKey: recipient.signingPublicKey }
+          : null,
+        member,
+      );
+      await this.c.members.insertOne(
+        {
+          vaultId,
+          userId: member.userId,
+          role: member.role,
+          encryptedVaultKey: member.encryptedVaultKey,
+          senderId: actorId,
+          wrapSignature: member.wrapSignature,
+          createdAt: now,
+          updatedAt: now,
+        },
+        { session },
+      );
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { updatedAt: now } }, { session });
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
     });
   }
 
-  async changeMemberRole({ vaultId, actorId, targetId, role, now, rosterLink }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
+  async changeMemberRole({
+    vaultId,
+    actorId,
+    targetId,
+    role,
+    now,
+    rosterLink,
+  }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
     return this.c.tx(async (session) => {
       const roster = decideRoleChange(await this.c.snapshot(session, vaultId), actorId, targetId, role, rosterLink);
       await this.c.members.updateOne({ vaultId, userId: targetId }, { $set: { role, updatedAt: now } }, { session });
@@ -108,7 +164,11 @@ export class MongoVaults implements VaultStore {
       const { rekeyRequired, roster } = decideRemoveMember(await this.c.snapshot(session, vaultId), actorId, targetId, rosterLink);
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       await this.c.members.deleteOne({ vaultId, userId: targetId }, { session });
-      await this.c.vaults.updateOne({ _id: vaultId }, { $set: rekeyRequired ? { rekeyRequired: true, updatedAt: now } : { updatedAt: now } }, { session });
+      await this.c.vaults.updateOne(
+        { _id: vaultId },
+        { $set: rekeyRequired ? { rekeyRequired: true, updatedAt: now } : { updatedAt: now } },
+        { session },
+      );
       return { rekeyRequired, remainingMembers: await this.memberEntries(vaultId, session) };
     });
   }
@@ -123,20 +183,29 @@ export class MongoVaults implements VaultStore {
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
 
       // One bulk write per collection; the driver splits it into batches the server accepts.
-      const wraps = await this.c.members.bulkWrite(input.newKeys.map((k) => ({
-        updateOne: {
-          filter: { vaultId, userId: k.userId },
-          update: { $set: { encryptedVaultKey: k.encryptedVaultKey, wrapSignature: k.wrapSignature, senderId: actorId, updatedAt: now } },
-        },
-      })), { session, ordered: true });
+      const wraps = await this.c.members.bulkWrite(
+        input.newKeys.map((k) => ({
+          updateOne: {
+            filter: { vaultId, userId: k.userId },
+            update: { $set: { encryptedVaultKey: k.encryptedVaultKey, wrapSignature: k.wrapSignature, senderId: actorId, updatedAt: now } },
+          },
+        })),
+        { session, ordered: true },
+      );
       if (wraps.matchedCount !== input.newKeys.length) throw new Error("rekey: member documents changed inside the transaction");
       if (input.items.length > 0) {
-        const items = await this.c.items.bulkWrite(input.items.map((i) => ({
-          updateOne: {
-            filter: { _id: itemKey(vaultId, i.itemId) },
-            update: { $set: { encryptedData: i.encryptedData, encryptedName: i.encryptedName, keyVersion, updatedAt: now }, $inc: { revision: 1 } },
-          },
-        })), { session, ordered: true });
+        const items = await this.c.items.bulkWrite(
+          input.items.map((i) => ({
+            updateOne: {
+              filter: { _id: itemKey(vaultId, i.itemId) },
+              update: {
+                $set: { encryptedData: i.encryptedData, encryptedName: i.encryptedName, keyVersion, updatedAt: now },
+                $inc: { revision: 1 },
+              },
+            },
+          })),
+          { session, ordered: true },
+        );
         if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
       }
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });
@@ -145,7 +214,10 @@ export class MongoVaults implements VaultStore {
 
   /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
   private async appendRosterLink(session: ClientSession, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
-    await this.c.rosterLinks.insertOne({ _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now }, { session });
+    await this.c.rosterLinks.insertOne(
+      { _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now },
+      { session },
+    );
     await this.c.vaults.updateOne({ _id: vaultId }, { $set: { roster: { seq: entry.seq, hash: entry.hash } } }, { session });
   }
 
@@ -154,7 +226,12 @@ export class MongoVaults implements VaultStore {
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const wraps = await this.c.members.find({ vaultId }, { session, projection: { userId: 1, encryptedVaultKey: 1 } }).toArray();
-      const entry = decideAdoptRoster(snap, actorId, wraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })), link);
+      const entry = decideAdoptRoster(
+        snap,
+        actorId,
+        wraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })),
+        link,
+      );
       await this.appendRosterLink(session, vaultId, entry, now);
     });
   }

@@ -33,9 +33,7 @@ export interface RefreshTokenRecord {
   createdAt: string;
 }
 
-export type RefreshOutcome =
-  | { ok: true; userId: string }
-  | { ok: false; reason: "unknown" | "expired" | "reused" };
+export type RefreshOutcome = { ok: true; userId: string } | { ok: false; reason: "unknown" | "expired" | "reused" };
 
 export interface AccountStore {
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
@@ -52,6 +50,10 @@ export interface AccountStore {
   // Refresh tokens rotate on use; a reused one revokes its whole family.
   saveRefreshToken(token: RefreshTokenRecord): Promise<void>;
   /** The next token joins the old one's user and family. */
-  rotateRefreshToken(args: { oldHash: string; next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">; now: string }): Promise<RefreshOutcome>;
+  rotateRefreshToken(args: {
+    oldHash: string;
+    next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">;
+    now: string;
+  }): Promise<RefreshOutcome>;
   revokeRefreshFamily(args: { tokenHash: string; userId: string }): Promise<void>;
 }

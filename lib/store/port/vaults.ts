@@ -84,7 +84,9 @@ export interface VaultStore {
   addMember(args: OnVault & { member: NewMember; now: string }): Promise<void>;
   changeMemberRole(args: OnVault & { targetId: string; role: VaultRole; now: string; rosterLink?: RosterLink }): Promise<MemberEntry>;
   /** Refuses to remove the last owner (lib/domain/vault-rules.ts); the vault then needs a rekey. */
-  removeMember(args: OnVault & { targetId: string; now: string; rosterLink?: RosterLink }): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
+  removeMember(
+    args: OnVault & { targetId: string; now: string; rosterLink?: RosterLink },
+  ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
 
   // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it describes.
   /** Makes a vault without a roster a signed one, with an owner's `adopt` link. */

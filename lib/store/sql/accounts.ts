@@ -66,8 +66,12 @@ export class SqlAccounts implements AccountStore {
       if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
       await this.c.assertEmailFree(trx, user.email);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
-      const used = await trx.updateTable("invites").set({ status: "used", updated_at: now })
-        .where("invite_id", "=", inviteId).where("status", "=", "pending").executeTakeFirst();
+      const used = await trx
+        .updateTable("invites")
+        .set({ status: "used", updated_at: now })
+        .where("invite_id", "=", inviteId)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw notRedeemable();
       const row = userRow(user, invite.org_id, invite.role as OrgRole);
       await trx.insertInto("users").values(row).execute();
@@ -95,43 +99,72 @@ export class SqlAccounts implements AccountStore {
   }
 
   async listOrgMembers(orgId: string): Promise<UserRecord[]> {
-    const rows = await this.c.db.selectFrom("users").selectAll().where("org_id", "=", orgId)
-      .orderBy("created_at").orderBy("user_id").execute();
+    const rows = await this.c.db
+      .selectFrom("users")
+      .selectAll()
+      .where("org_id", "=", orgId)
+      .orderBy("created_at")
+      .orderBy("user_id")
+      .execute();
     return rows.map(toUser);
   }
 
   async saveRefreshToken(t: ArgsOf<AccountStore["saveRefreshToken"]>): Promise<void> {
-    await this.c.db.insertInto("refresh_tokens").values({
-      token_hash: t.tokenHash, family_id: t.familyId, user_id: t.userId, status: "active", expires_at: t.expiresAt, created_at: t.createdAt,
-    }).execute();
+    await this.c.db
+      .insertInto("refresh_tokens")
+      .values({
+        token_hash: t.tokenHash,
+        family_id: t.familyId,
+        user_id: t.userId,
+        status: "active",
+        expires_at: t.expiresAt,
+        created_at: t.createdAt,
+      })
+      .execute();
   }
 
   async rotateRefreshToken({ oldHash, next, now }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
     return this.c.tx(async (trx): Promise<RefreshOutcome> => {
       const old = await trx.selectFrom("refresh_tokens").selectAll().where("token_hash", "=", oldHash).executeTakeFirst();
       if (!old) return { ok: false, reason: "unknown" };
-      const rotated = old.status === "active"
-        ? await trx.updateTable("refresh_tokens").set({ status: "used" })
-          .where("token_hash", "=", oldHash).where("status", "=", "active").executeTakeFirst()
-        : undefined;
+      const rotated =
+        old.status === "active"
+          ? await trx
+              .updateTable("refresh_tokens")
+              .set({ status: "used" })
+              .where("token_hash", "=", oldHash)
+              .where("status", "=", "active")
+              .executeTakeFirst()
+          : undefined;
       if (!rotated || Number(rotated.numUpdatedRows) !== 1) {
         // A used (or revoked) token presented again: whoever holds it, that login is over.
         await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", old.family_id).execute();
         return { ok: false, reason: "reused" };
       }
       if (old.expires_at <= now) return { ok: false, reason: "expired" };
-      await trx.insertInto("refresh_tokens").values({
-        token_hash: next.tokenHash, family_id: old.family_id, user_id: old.user_id, status: "active",
-        expires_at: next.expiresAt, created_at: next.createdAt,
-      }).execute();
+      await trx
+        .insertInto("refresh_tokens")
+        .values({
+          token_hash: next.tokenHash,
+          family_id: old.family_id,
+          user_id: old.user_id,
+          status: "active",
+          expires_at: next.expiresAt,
+          created_at: next.createdAt,
+        })
+        .execute();
       return { ok: true, userId: old.user_id };
     });
   }
 
   async revokeRefreshFamily({ tokenHash, userId }: ArgsOf<AccountStore["revokeRefreshFamily"]>): Promise<void> {
     const db = this.c.db;
-    const token = await db.selectFrom("refresh_tokens").select("family_id")
-      .where("token_hash", "=", tokenHash).where("user_id", "=", userId).executeTakeFirst();
+    const token = await db
+      .selectFrom("refresh_tokens")
+      .select("family_id")
+      .where("token_hash", "=", tokenHash)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
     if (token) await db.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", token.family_id).execute();
   }
 }

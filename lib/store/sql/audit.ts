@@ -7,17 +7,35 @@ import type { AuditEventsTable } from "./schema";
 
 function toAuditRecord(r: AuditEventsTable): AuditRecord {
   return auditRecord({
-    eventId: r.event_id, seq: Number(r.seq), type: r.type as DomainEventType, at: r.at, actorId: r.actor_id, orgId: r.org_id,
-    vaultId: r.vault_id ?? undefined, itemId: r.item_id ?? undefined, targetUserId: r.target_user_id ?? undefined, inviteId: r.invite_id ?? undefined,
-    prevHash: r.prev_hash, hash: r.hash,
+    eventId: r.event_id,
+    seq: Number(r.seq),
+    type: r.type as DomainEventType,
+    at: r.at,
+    actorId: r.actor_id,
+    orgId: r.org_id,
+    vaultId: r.vault_id ?? undefined,
+    itemId: r.item_id ?? undefined,
+    targetUserId: r.target_user_id ?? undefined,
+    inviteId: r.invite_id ?? undefined,
+    prevHash: r.prev_hash,
+    hash: r.hash,
   });
 }
 
 function auditRow(r: AuditRecord): AuditEventsTable {
   return {
-    org_id: r.orgId, seq: r.seq, event_id: r.eventId, type: r.type, at: r.at, actor_id: r.actorId,
-    vault_id: r.vaultId ?? null, item_id: r.itemId ?? null, target_user_id: r.targetUserId ?? null, invite_id: r.inviteId ?? null,
-    prev_hash: r.prevHash, hash: r.hash,
+    org_id: r.orgId,
+    seq: r.seq,
+    event_id: r.eventId,
+    type: r.type,
+    at: r.at,
+    actor_id: r.actorId,
+    vault_id: r.vaultId ?? null,
+    item_id: r.itemId ?? null,
+    target_user_id: r.targetUserId ?? null,
+    invite_id: r.inviteId ?? null,
+    prev_hash: r.prevHash,
+    hash: r.hash,
   };
 }
 
@@ -33,13 +51,19 @@ export class SqlAudit implements AuditStore {
       const heads = new Map<string, AuditHead>();
       for (const orgId of [...byOrg.keys()].sort()) {
         // One statement creates the head or, when it exists, locks its row (a no-op update) and reads it.
-        const head = await trx.insertInto("audit_heads").values({ org_id: orgId, seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash })
+        const head = await trx
+          .insertInto("audit_heads")
+          .values({ org_id: orgId, seq: EMPTY_HEAD.seq, hash: EMPTY_HEAD.hash })
           .onConflict((oc) => oc.column("org_id").doUpdateSet({ seq: (eb) => eb.ref("audit_heads.seq") }))
-          .returning(["seq", "hash"]).executeTakeFirstOrThrow();
+          .returning(["seq", "hash"])
+          .executeTakeFirstOrThrow();
         heads.set(orgId, { seq: Number(head.seq), hash: head.hash });
       }
       const recorded = new Set<string>();
-      for (const chunk of chunks(events.map((e) => e.eventId), this.c.engine.batchRows)) {
+      for (const chunk of chunks(
+        events.map((e) => e.eventId),
+        this.c.engine.batchRows,
+      )) {
         const rows = await trx.selectFrom("audit_events").select("event_id").where("event_id", "in", chunk).execute();
         for (const r of rows) recorded.add(r.event_id);
       }
@@ -63,9 +87,15 @@ export class SqlAudit implements AuditStore {
   }
 
   async readAuditChain({ orgId, afterSeq, upToSeq, limit }: ArgsOf<AuditStore["readAuditChain"]>): Promise<AuditRecord[]> {
-    const rows = await this.c.db.selectFrom("audit_events").selectAll()
-      .where("org_id", "=", orgId).where("seq", ">", afterSeq).where("seq", "<=", upToSeq)
-      .orderBy("seq").limit(limit).execute();
+    const rows = await this.c.db
+      .selectFrom("audit_events")
+      .selectAll()
+      .where("org_id", "=", orgId)
+      .where("seq", ">", afterSeq)
+      .where("seq", "<=", upToSeq)
+      .orderBy("seq")
+      .limit(limit)
+      .execute();
     return rows.map(toAuditRecord);
   }
 

@@ -37,7 +37,10 @@ export interface EngineOps {
 }
 
 export class SqlContext {
-  constructor(readonly db: Kysely<Database>, readonly engine: EngineOps) {}
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly engine: EngineOps,
+  ) {}
 
   /** Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. */
   async tx<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
@@ -53,14 +56,27 @@ export class SqlContext {
   async snapshot(trx: Db, vaultId: string, mode: "update" | "share" = "update"): Promise<VaultSnapshot | null> {
     const vault = await this.engine.lockVault(trx, vaultId, mode);
     if (!vault) return null;
-    const members = await trx.selectFrom("vault_members as m").innerJoin("users as u", "u.user_id", "m.user_id")
-      .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key"]).where("m.vault_id", "=", vaultId).execute();
+    const members = await trx
+      .selectFrom("vault_members as m")
+      .innerJoin("users as u", "u.user_id", "m.user_id")
+      .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key"])
+      .where("m.vault_id", "=", vaultId)
+      .execute();
     return {
       vault: {
-        vaultId, orgId: vault.org_id, type: vault.type as VaultType, keyVersion: Number(vault.key_version), rekeyRequired: Number(vault.rekey_required) === 1,
+        vaultId,
+        orgId: vault.org_id,
+        type: vault.type as VaultType,
+        keyVersion: Number(vault.key_version),
+        rekeyRequired: Number(vault.rekey_required) === 1,
         roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
       },
-      members: members.map((m): MemberState => ({ userId: m.user_id, role: m.role as VaultRole, publicKey: m.public_key, signingPublicKey: m.signing_public_key })),
+      members: members.map((m): MemberState => ({
+        userId: m.user_id,
+        role: m.role as VaultRole,
+        publicKey: m.public_key,
+        signingPublicKey: m.signing_public_key,
+      })),
     };
   }
 

@@ -12,12 +12,35 @@ export class SqlHousekeeping implements Housekeeping {
 
   async purgeExpired({ now, invitesExpiredBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
     const db = this.c.db;
-    const invites = await purgeInBatches(() => db.deleteFrom("invites").where("invite_id", "in",
-      db.selectFrom("invites").select("invite_id")
-        .where("expires_at", "<=", invitesExpiredBefore).where("status", "in", [...PURGEABLE_INVITE_STATUSES]).limit(PURGE_BATCH)).executeTakeFirst());
-    const refreshTokens = await purgeInBatches(() => db.deleteFrom("refresh_tokens").where("token_hash", "in",
-      db.selectFrom("refresh_tokens").select("token_hash")
-        .where((eb) => eb.or([eb("status", "=", "revoked"), eb("expires_at", "<=", now)])).limit(PURGE_BATCH)).executeTakeFirst());
+    const invites = await purgeInBatches(() =>
+      db
+        .deleteFrom("invites")
+        .where(
+          "invite_id",
+          "in",
+          db
+            .selectFrom("invites")
+            .select("invite_id")
+            .where("expires_at", "<=", invitesExpiredBefore)
+            .where("status", "in", [...PURGEABLE_INVITE_STATUSES])
+            .limit(PURGE_BATCH),
+        )
+        .executeTakeFirst(),
+    );
+    const refreshTokens = await purgeInBatches(() =>
+      db
+        .deleteFrom("refresh_tokens")
+        .where(
+          "token_hash",
+          "in",
+          db
+            .selectFrom("refresh_tokens")
+            .select("token_hash")
+            .where((eb) => eb.or([eb("status", "=", "revoked"), eb("expires_at", "<=", now)]))
+            .limit(PURGE_BATCH),
+        )
+        .executeTakeFirst(),
+    );
     return { invites, refreshTokens };
   }
 

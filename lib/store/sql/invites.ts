@@ -24,17 +24,34 @@ export class SqlInvites implements InviteStore {
   async createInvite({ invite, tokenHash }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
     await this.c.tx(async (trx) => {
       await this.c.assertEmailFree(trx, invite.email);
-      await trx.insertInto("invites").values({
-        invite_id: invite.inviteId, org_id: invite.orgId, email: invite.email, role: invite.role, inviter_id: invite.inviterId,
-        token_hash: tokenHash, status: invite.status, expires_at: invite.expiresAt, created_at: invite.createdAt, updated_at: invite.createdAt,
-      }).execute();
+      await trx
+        .insertInto("invites")
+        .values({
+          invite_id: invite.inviteId,
+          org_id: invite.orgId,
+          email: invite.email,
+          role: invite.role,
+          inviter_id: invite.inviterId,
+          token_hash: tokenHash,
+          status: invite.status,
+          expires_at: invite.expiresAt,
+          created_at: invite.createdAt,
+          updated_at: invite.createdAt,
+        })
+        .execute();
     });
   }
 
   async listPendingInvites({ orgId, now }: ArgsOf<InviteStore["listPendingInvites"]>): Promise<Invite[]> {
-    const rows = await this.c.db.selectFrom("invites").selectAll()
-      .where("org_id", "=", orgId).where("status", "=", "pending").where("expires_at", ">", now)
-      .orderBy("created_at", "desc").orderBy("invite_id", "desc").execute();
+    const rows = await this.c.db
+      .selectFrom("invites")
+      .selectAll()
+      .where("org_id", "=", orgId)
+      .where("status", "=", "pending")
+      .where("expires_at", ">", now)
+      .orderBy("created_at", "desc")
+      .orderBy("invite_id", "desc")
+      .execute();
     return rows.map(toInvite);
   }
 
@@ -50,11 +67,20 @@ export class SqlInvites implements InviteStore {
 
   async revokeInvite({ inviteId, orgId, now }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
     return this.c.tx(async (trx) => {
-      const row = await trx.selectFrom("invites").select("status").where("invite_id", "=", inviteId).where("org_id", "=", orgId).executeTakeFirst();
+      const row = await trx
+        .selectFrom("invites")
+        .select("status")
+        .where("invite_id", "=", inviteId)
+        .where("org_id", "=", orgId)
+        .executeTakeFirst();
       if (!row) return "not-found";
       // Conditional: of concurrent revokes, exactly one sees the change.
-      const res = await trx.updateTable("invites").set({ status: "revoked", updated_at: now })
-        .where("invite_id", "=", inviteId).where("status", "=", "pending").executeTakeFirst();
+      const res = await trx
+        .updateTable("invites")
+        .set({ status: "revoked", updated_at: now })
+        .where("invite_id", "=", inviteId)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
       return Number(res.numUpdatedRows) === 1 ? "revoked" : "not-pending";
     });
   }

@@ -20,27 +20,46 @@ function toItem(r: ItemsTable): ItemRecord {
 
 export class SqlItems implements ItemStore {
   /** `vaults` answers the membership reads (its prepared statement). */
-  constructor(private readonly c: SqlContext, private readonly vaults: VaultStore) {}
+  constructor(
+    private readonly c: SqlContext,
+    private readonly vaults: VaultStore,
+  ) {}
 
   /** Locks the vault (shared: item writes may run side by side, never beside a rekey) and checks the caller's membership. */
   private async lockForItems(trx: Db, vaultId: string, actorId: string): Promise<{ keyVersion: number }> {
     const vault = await this.c.engine.lockVault(trx, vaultId, "share");
-    const member = vault && await trx.selectFrom("vault_members").select("role")
-      .where("vault_id", "=", vaultId).where("user_id", "=", actorId).executeTakeFirst();
+    const member =
+      vault &&
+      (await trx
+        .selectFrom("vault_members")
+        .select("role")
+        .where("vault_id", "=", vaultId)
+        .where("user_id", "=", actorId)
+        .executeTakeFirst());
     if (!vault || !member) throw notFound("Vault");
     return { keyVersion: Number(vault.key_version) };
   }
 
   async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[] | null> {
     if (!(await this.vaults.getVault({ vaultId, userId: actorId }))) return null;
-    const rows = await this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId)
-      .orderBy("created_at").orderBy("item_id").execute();
+    const rows = await this.c.db
+      .selectFrom("items")
+      .selectAll()
+      .where("vault_id", "=", vaultId)
+      .orderBy("created_at")
+      .orderBy("item_id")
+      .execute();
     return rows.map(toItem);
   }
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     if (!(await this.vaults.getVault({ vaultId, userId: actorId }))) throw notFound("Vault");
-    const row = await this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
+    const row = await this.c.db
+      .selectFrom("items")
+      .selectAll()
+      .where("vault_id", "=", vaultId)
+      .where("item_id", "=", itemId)
+      .executeTakeFirst();
     if (!row) throw notFound("Item");
     return toItem(row);
   }
@@ -49,11 +68,22 @@ export class SqlItems implements ItemStore {
     return this.c.tx(async (trx) => {
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
-      const taken = await trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
+      const taken = await trx
+        .selectFrom("items")
+        .select("item_id")
+        .where("vault_id", "=", vaultId)
+        .where("item_id", "=", itemId)
+        .executeTakeFirst();
       if (taken) throw conflict("An item with this itemId already exists", "itemId");
       const row: ItemsTable = {
-        item_id: itemId, vault_id: vaultId, encrypted_data: write.encryptedData, encrypted_name: write.encryptedName,
-        revision: 1, key_version: keyVersion, created_at: now, updated_at: now,
+        item_id: itemId,
+        vault_id: vaultId,
+        encrypted_data: write.encryptedData,
+        encrypted_name: write.encryptedName,
+        revision: 1,
+        key_version: keyVersion,
+        created_at: now,
+        updated_at: now,
       };
       await trx.insertInto("items").values(row).execute();
       return toItem(row);
@@ -63,19 +93,38 @@ export class SqlItems implements ItemStore {
   async updateItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
-      const row = await trx.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
+      const row = await trx
+        .selectFrom("items")
+        .selectAll()
+        .where("vault_id", "=", vaultId)
+        .where("item_id", "=", itemId)
+        .executeTakeFirst();
       if (!row) throw notFound("Item");
       if (write.revision !== undefined && write.revision !== Number(row.revision)) {
         throw conflict(`The item's revision is ${row.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
       const updated: ItemsTable = {
-        ...row, encrypted_data: write.encryptedData, encrypted_name: write.encryptedName,
-        revision: Number(row.revision) + 1, key_version: keyVersion, updated_at: now,
+        ...row,
+        encrypted_data: write.encryptedData,
+        encrypted_name: write.encryptedName,
+        revision: Number(row.revision) + 1,
+        key_version: keyVersion,
+        updated_at: now,
       };
-      const res = await trx.updateTable("items")
-        .set({ encrypted_data: updated.encrypted_data, encrypted_name: updated.encrypted_name, revision: updated.revision, key_version: keyVersion, updated_at: now })
-        .where("vault_id", "=", vaultId).where("item_id", "=", itemId).where("revision", "=", row.revision).executeTakeFirst();
+      const res = await trx
+        .updateTable("items")
+        .set({
+          encrypted_data: updated.encrypted_data,
+          encrypted_name: updated.encrypted_name,
+          revision: updated.revision,
+          key_version: keyVersion,
+          updated_at: now,
+        })
+        .where("vault_id", "=", vaultId)
+        .where("item_id", "=", itemId)
+        .where("revision", "=", row.revision)
+        .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw conflict("The item changed meanwhile", "revision");
       return toItem(updated);
     });

@@ -49,7 +49,7 @@ const MIGRATION_LOCK = 0x7661756d;
 export const postgresOps: EngineOps = {
   name: "postgres",
   async backupTo() {
-    throw new Error("A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, \"Operating it\")");
+    throw new Error('A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, "Operating it")');
   },
   // A named statement: each pooled connection parses and plans it once, then only binds values.
   async runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
@@ -94,5 +94,7 @@ export function isPostgresUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e?.code === "string" && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_SOCKET.has(e.code))) return true;
   const message = typeof e?.message === "string" ? e.message : "";
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+    message,
+  );
 }

@@ -6,8 +6,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
-  Kysely, sql, SqliteAdapter, SqliteDialect, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase,
-  type SqliteStatement, type TransactionSettings, type CompiledQuery,
+  Kysely,
+  sql,
+  SqliteAdapter,
+  SqliteDialect,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteStatement,
+  type TransactionSettings,
+  type CompiledQuery,
 } from "kysely";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import type { Database } from "./schema";
@@ -64,7 +73,8 @@ class QueuedSqliteDriver implements Driver {
 
   async releaseConnection(): Promise<void> {
     const next = this.waiting.shift();
-    if (next) next(); // stays busy: the connection passes straight to the next in line
+    if (next)
+      next(); // stays busy: the connection passes straight to the next in line
     else this.busy = false;
   }
 
@@ -123,7 +133,9 @@ export function openSqlite(dataDir: string): Kysely<Database> {
   } catch (err) {
     db.close();
     if (/locked|busy/i.test((err as Error).message)) {
-      throw new Error(`The embedded store in ${dataDir} is in use by another process; one process owns it (split deployments need DATABASE_URL)`);
+      throw new Error(
+        `The embedded store in ${dataDir} is in use by another process; one process owns it (split deployments need DATABASE_URL)`,
+      );
     }
     throw err;
   }

@@ -3,7 +3,13 @@ import { sql, type CompiledQuery, type Kysely } from "kysely";
 import { notFound } from "../../errors";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
-  decideAddMember, decideAdoptRoster, decideRekey, decideRemoveMember, decideRoleChange, requireMember, requirePermission,
+  decideAddMember,
+  decideAdoptRoster,
+  decideRekey,
+  decideRemoveMember,
+  decideRoleChange,
+  requireMember,
+  requirePermission,
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
@@ -11,13 +17,33 @@ import { chunks, type Db, type EngineOps, type SqlContext } from "./context";
 import type { Database } from "./schema";
 
 const VAULT_VIEW_COLUMNS = [
-  "v.vault_id", "v.name", "v.type", "v.org_id", "v.key_version", "v.rekey_required", "v.created_at", "v.updated_at",
-  "m.encrypted_vault_key", "m.sender_id", "m.wrap_signature", "m.role",
+  "v.vault_id",
+  "v.name",
+  "v.type",
+  "v.org_id",
+  "v.key_version",
+  "v.rekey_required",
+  "v.created_at",
+  "v.updated_at",
+  "m.encrypted_vault_key",
+  "m.sender_id",
+  "m.wrap_signature",
+  "m.role",
 ] as const;
 
 interface VaultViewRow {
-  vault_id: string; name: string; type: string; org_id: string; key_version: number; rekey_required: number;
-  created_at: string; updated_at: string; encrypted_vault_key: string; sender_id: string; wrap_signature: string; role: string;
+  vault_id: string;
+  name: string;
+  type: string;
+  org_id: string;
+  key_version: number;
+  rekey_required: number;
+  created_at: string;
+  updated_at: string;
+  encrypted_vault_key: string;
+  sender_id: string;
+  wrap_signature: string;
+  role: string;
 }
 
 function toVaultView(r: VaultViewRow): VaultView {
@@ -64,7 +90,8 @@ class PreparedRead<R> {
     private readonly compiled: CompiledQuery<R>,
     private readonly arity: number,
   ) {
-    if (compiled.parameters.length !== arity) throw new Error(`PreparedRead: ${compiled.parameters.length} placeholders, ${arity} expected`);
+    if (compiled.parameters.length !== arity)
+      throw new Error(`PreparedRead: ${compiled.parameters.length} placeholders, ${arity} expected`);
   }
 
   async rows(...values: unknown[]): Promise<R[]> {
@@ -84,15 +111,23 @@ async function vaultViewOrFail(db: Db, vaultId: string, userId: string): Promise
 }
 
 async function memberEntries(db: Db, vaultId: string): Promise<MemberEntry[]> {
-  const rows = await db.selectFrom("vault_members as m").innerJoin("vaults as v", "v.vault_id", "m.vault_id")
-    .select([...VAULT_VIEW_COLUMNS, "m.user_id"]).where("m.vault_id", "=", vaultId)
-    .orderBy("m.created_at").orderBy("m.user_id").execute();
+  const rows = await db
+    .selectFrom("vault_members as m")
+    .innerJoin("vaults as v", "v.vault_id", "m.vault_id")
+    .select([...VAULT_VIEW_COLUMNS, "m.user_id"])
+    .where("m.vault_id", "=", vaultId)
+    .orderBy("m.created_at")
+    .orderBy("m.user_id")
+    .execute();
   return rows.map(toMemberEntry);
 }
 
 /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
 async function appendRosterLink(trx: Db, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
-  await trx.insertInto("roster_links").values({ vault_id: vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, created_at: now }).execute();
+  await trx
+    .insertInto("roster_links")
+    .values({ vault_id: vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, created_at: now })
+    .execute();
   await trx.updateTable("vaults").set({ roster_seq: entry.seq, roster_hash: entry.hash }).where("vault_id", "=", vaultId).execute();
 }
 
@@ -102,9 +137,20 @@ export class SqlVaults implements VaultStore {
 
   constructor(private readonly c: SqlContext) {
     // Every authenticated vault request reads one of these two.
-    this.vaultsOfUser = new PreparedRead(c.db, c.engine, "vaults_of_user", vaultViews(c.db).where("m.user_id", "=", "$userId")
-      .orderBy("v.created_at").orderBy("v.vault_id").compile(), 1);
-    this.vaultOfUser = new PreparedRead(c.db, c.engine, "vault_of_user", vaultViews(c.db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(), 2);
+    this.vaultsOfUser = new PreparedRead(
+      c.db,
+      c.engine,
+      "vaults_of_user",
+      vaultViews(c.db).where("m.user_id", "=", "$userId").orderBy("v.created_at").orderBy("v.vault_id").compile(),
+      1,
+    );
+    this.vaultOfUser = new PreparedRead(
+      c.db,
+      c.engine,
+      "vault_of_user",
+      vaultViews(c.db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(),
+      2,
+    );
   }
 
   async listVaults(userId: string): Promise<VaultView[]> {
@@ -118,15 +164,35 @@ export class SqlVaults implements VaultStore {
 
   async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
     return this.c.tx(async (trx) => {
-      await trx.insertInto("vaults").values({
-        vault_id: v.vaultId, org_id: v.orgId, name: v.name, type: v.type, key_version: 1, rekey_required: 0, created_at: now, updated_at: now,
-        roster_seq: null, roster_hash: null,
-      }).execute();
+      await trx
+        .insertInto("vaults")
+        .values({
+          vault_id: v.vaultId,
+          org_id: v.orgId,
+          name: v.name,
+          type: v.type,
+          key_version: 1,
+          rekey_required: 0,
+          created_at: now,
+          updated_at: now,
+          roster_seq: null,
+          roster_hash: null,
+        })
+        .execute();
       if (v.roster) await appendRosterLink(trx, v.vaultId, v.roster, now);
-      await trx.insertInto("vault_members").values({
-        vault_id: v.vaultId, user_id: v.ownerId, role: "owner", encrypted_vault_key: v.encryptedVaultKey,
-        sender_id: v.ownerId, wrap_signature: v.wrapSignature, created_at: now, updated_at: now,
-      }).execute();
+      await trx
+        .insertInto("vault_members")
+        .values({
+          vault_id: v.vaultId,
+          user_id: v.ownerId,
+          role: "owner",
+          encrypted_vault_key: v.encryptedVaultKey,
+          sender_id: v.ownerId,
+          wrap_signature: v.wrapSignature,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       return vaultViewOrFail(trx, v.vaultId, v.ownerId);
     });
   }
@@ -158,25 +224,58 @@ export class SqlVaults implements VaultStore {
     await this.c.tx(async (trx) => {
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const recipient = await trx.selectFrom("users").select(["user_id", "org_id", "public_key", "signing_public_key"])
-        .where("user_id", "=", member.userId).executeTakeFirst();
-      const roster = decideAddMember(snap, actorId, recipient
-        ? { userId: recipient.user_id, orgId: recipient.org_id, publicKey: recipient.public_key, signingPublicKey: recipient.signing_public_key }
-        : null, member);
-      await trx.insertInto("vault_members").values({
-        vault_id: vaultId, user_id: member.userId, role: member.role, encrypted_vault_key: member.encryptedVaultKey,
-        sender_id: actorId, wrap_signature: member.wrapSignature, created_at: now, updated_at: now,
-      }).execute();
+      const recipient = await trx
+        .selectFrom("users")
+        .select(["user_id", "org_id", "public_key", "signing_public_key"])
+        .where("user_id", "=", member.userId)
+        .executeTakeFirst();
+      const roster = decideAddMember(
+        snap,
+        actorId,
+        recipient
+          ? {
+              userId: recipient.user_id,
+              orgId: recipient.org_id,
+              publicKey: recipient.public_key,
+              signingPublicKey: recipient.signing_public_key,
+            }
+          : null,
+        member,
+      );
+      await trx
+        .insertInto("vault_members")
+        .values({
+          vault_id: vaultId,
+          user_id: member.userId,
+          role: member.role,
+          encrypted_vault_key: member.encryptedVaultKey,
+          sender_id: actorId,
+          wrap_signature: member.wrapSignature,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", vaultId).execute();
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
     });
   }
 
-  async changeMemberRole({ vaultId, actorId, targetId, role, now, rosterLink }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
+  async changeMemberRole({
+    vaultId,
+    actorId,
+    targetId,
+    role,
+    now,
+    rosterLink,
+  }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
     return this.c.tx(async (trx) => {
       const roster = decideRoleChange(await this.c.snapshot(trx, vaultId), actorId, targetId, role, rosterLink);
-      await trx.updateTable("vault_members").set({ role, updated_at: now })
-        .where("vault_id", "=", vaultId).where("user_id", "=", targetId).execute();
+      await trx
+        .updateTable("vault_members")
+        .set({ role, updated_at: now })
+        .where("vault_id", "=", vaultId)
+        .where("user_id", "=", targetId)
+        .execute();
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
       return (await memberEntries(trx, vaultId)).find((e) => e.userId === targetId)!;
     });
@@ -187,9 +286,11 @@ export class SqlVaults implements VaultStore {
       const { rekeyRequired, roster } = decideRemoveMember(await this.c.snapshot(trx, vaultId), actorId, targetId, rosterLink);
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).where("user_id", "=", targetId).execute();
-      await trx.updateTable("vaults")
+      await trx
+        .updateTable("vaults")
         .set(rekeyRequired ? { rekey_required: 1, updated_at: now } : { updated_at: now })
-        .where("vault_id", "=", vaultId).execute();
+        .where("vault_id", "=", vaultId)
+        .execute();
       return { rekeyRequired, remainingMembers: await memberEntries(trx, vaultId) };
     });
   }
@@ -198,15 +299,29 @@ export class SqlVaults implements VaultStore {
     await this.c.tx(async (trx) => {
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const wraps = await trx.selectFrom("vault_members").select(["user_id", "encrypted_vault_key"]).where("vault_id", "=", vaultId).execute();
-      const entry = decideAdoptRoster(snap, actorId, wraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })), link);
+      const wraps = await trx
+        .selectFrom("vault_members")
+        .select(["user_id", "encrypted_vault_key"])
+        .where("vault_id", "=", vaultId)
+        .execute();
+      const entry = decideAdoptRoster(
+        snap,
+        actorId,
+        wraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })),
+        link,
+      );
       await appendRosterLink(trx, vaultId, entry, now);
     });
   }
 
   async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[] | null> {
     return this.c.tx(async (trx) => {
-      const member = await trx.selectFrom("vault_members").select("role").where("vault_id", "=", vaultId).where("user_id", "=", actorId).executeTakeFirst();
+      const member = await trx
+        .selectFrom("vault_members")
+        .select("role")
+        .where("vault_id", "=", vaultId)
+        .where("user_id", "=", actorId)
+        .executeTakeFirst();
       if (!member) return null;
       const rows = await trx.selectFrom("roster_links").select("link").where("vault_id", "=", vaultId).orderBy("seq").execute();
       return rows.map((r) => JSON.parse(r.link) as RosterLink);
@@ -237,8 +352,11 @@ export class SqlVaults implements VaultStore {
           FROM (VALUES ${values}) AS v WHERE items.vault_id = ${vaultId} AND items.item_id = v.column1`.execute(trx);
         if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: item rows changed under the lock");
       }
-      await trx.updateTable("vaults").set({ key_version: keyVersion, rekey_required: 0, updated_at: now })
-        .where("vault_id", "=", vaultId).execute();
+      await trx
+        .updateTable("vaults")
+        .set({ key_version: keyVersion, rekey_required: 0, updated_at: now })
+        .where("vault_id", "=", vaultId)
+        .execute();
     });
   }
 }

@@ -28,9 +28,18 @@ export function Login() {
           <input id="login-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
         </Field>
         <Field id="login-password" label="Master password">
-          <input id="login-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(inputValue(e))} />
+          <input
+            id="login-password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(inputValue(e))}
+          />
         </Field>
-        <button type="submit" disabled={action.busy}>Log in</button>
+        <button type="submit" disabled={action.busy}>
+          Log in
+        </button>
       </form>
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
@@ -52,15 +61,23 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
 
   useEffect(() => {
     if (!inviteToken) return;
-    newClient().redeemInvite(inviteToken).then((details) => {
-      setInvite(details);
-      setEmail(details.email);
-    }, (err) => setInviteError(sentence(err)));
+    newClient()
+      .redeemInvite(inviteToken)
+      .then(
+        (details) => {
+          setInvite(details);
+          setEmail(details.email);
+        },
+        (err) => setInviteError(sentence(err)),
+      );
   }, [inviteToken]);
 
   const submit = (e: Event) => {
     e.preventDefault();
-    if (password !== confirm) return void action.run(async () => Promise.reject(new InputError("The two passwords are not the same: type the same master password twice.")));
+    if (password !== confirm)
+      return void action.run(async () =>
+        Promise.reject(new InputError("The two passwords are not the same: type the same master password twice.")),
+      );
     void action.run(async () => {
       await nextPaint();
       const client = newClient();
@@ -74,42 +91,84 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
     return (
       <main>
         <h1>This invite cannot be used</h1>
-        <p class="error" role="alert">{inviteError}</p>
-        <p><a href="#/login">Go to the login page</a></p>
+        <p class="error" role="alert">
+          {inviteError}
+        </p>
+        <p>
+          <a href="#/login">Go to the login page</a>
+        </p>
       </main>
     );
   }
-  if (inviteToken && !invite) return <main><h1>Checking your invite</h1><Busy label="Checking the invite…" /></main>;
+  if (inviteToken && !invite)
+    return (
+      <main>
+        <h1>Checking your invite</h1>
+        <Busy label="Checking the invite…" />
+      </main>
+    );
 
   return (
     <main>
       <h1>{invite ? "Accept your invitation" : "Create the first account"}</h1>
       {invite && (
         <p class="note">
-          You are invited to <strong>{invite.orgName ?? "an organization"}</strong> (organization <code>{invite.orgId}</code>) as <strong>{invite.role}</strong>, for <strong>{invite.email}</strong>
+          You are invited to <strong>{invite.orgName ?? "an organization"}</strong> (organization <code>{invite.orgId}</code>) as{" "}
+          <strong>{invite.role}</strong>, for <strong>{invite.email}</strong>
           {invite.expiresAt ? `, until ${new Date(invite.expiresAt).toLocaleString()}` : ""}.
         </p>
       )}
       <form onSubmit={submit}>
         <Field id="reg-email" label="Email">
-          <input id="reg-email" type="email" autocomplete="username" required readOnly={!!invite} value={email} onInput={(e) => setEmail(inputValue(e))} />
+          <input
+            id="reg-email"
+            type="email"
+            autocomplete="username"
+            required
+            readOnly={!!invite}
+            value={email}
+            onInput={(e) => setEmail(inputValue(e))}
+          />
         </Field>
         {!invite && (
           <Field id="reg-org" label="Organization name">
             <input id="reg-org" autocomplete="organization" value={orgName} onInput={(e) => setOrgName(inputValue(e))} />
           </Field>
         )}
-        <Field id="reg-password" label="Master password" hint="At least 12 characters and hard to guess: a few random words work well. It never leaves this browser, and nobody can recover it for you.">
-          <input id="reg-password" type="password" autocomplete="new-password" required aria-describedby="reg-password-hint" value={password} onInput={(e) => setPassword(inputValue(e))} />
+        <Field
+          id="reg-password"
+          label="Master password"
+          hint="At least 12 characters and hard to guess: a few random words work well. It never leaves this browser, and nobody can recover it for you."
+        >
+          <input
+            id="reg-password"
+            type="password"
+            autocomplete="new-password"
+            required
+            aria-describedby="reg-password-hint"
+            value={password}
+            onInput={(e) => setPassword(inputValue(e))}
+          />
         </Field>
         <Field id="reg-confirm" label="Master password, again">
-          <input id="reg-confirm" type="password" autocomplete="new-password" required value={confirm} onInput={(e) => setConfirm(inputValue(e))} />
+          <input
+            id="reg-confirm"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={confirm}
+            onInput={(e) => setConfirm(inputValue(e))}
+          />
         </Field>
-        <button type="submit" disabled={action.busy}>Create account</button>
+        <button type="submit" disabled={action.busy}>
+          Create account
+        </button>
       </form>
       {action.busy && <Busy label={`Creating your keys. ${KDF_NOTE}`} />}
       <ErrorNote error={action.error} />
-      <p><a href="#/login">I already have an account</a></p>
+      <p>
+        <a href="#/login">I already have an account</a>
+      </p>
     </main>
   );
 }
@@ -132,10 +191,21 @@ export function Unlock() {
       <p>Signed in as {client.account.email}. Enter your master password to open your vaults again.</p>
       <form onSubmit={submit}>
         <Field id="unlock-password" label="Master password">
-          <input id="unlock-password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(inputValue(e))} />
+          <input
+            id="unlock-password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(inputValue(e))}
+          />
         </Field>
-        <button type="submit" disabled={action.busy}>Unlock</button>
-        <button type="button" class="secondary" onClick={() => void logout()}>Log out</button>
+        <button type="submit" disabled={action.busy}>
+          Unlock
+        </button>
+        <button type="button" class="secondary" onClick={() => void logout()}>
+          Log out
+        </button>
       </form>
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />

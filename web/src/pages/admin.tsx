@@ -33,25 +33,45 @@ export function Invites() {
       <h1>Invites</h1>
       <form onSubmit={create} class="card" aria-label="Invite someone">
         <h2>Invite someone</h2>
-        <Field id="invite-email" label="Their email"><input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} /></Field>
+        <Field id="invite-email" label="Their email">
+          <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+        </Field>
         <Field id="invite-role" label="Organization role">
           <select id="invite-role" value={role} onChange={(e) => setRole(inputValue(e) as "member" | "admin")}>
-            <option value="member">member</option><option value="admin">admin</option>
+            <option value="member">member</option>
+            <option value="admin">admin</option>
           </select>
         </Field>
         <Field id="invite-expiry" label="Valid for">
           <select id="invite-expiry" value={expiresIn} onChange={(e) => setExpiresIn(inputValue(e))}>
-            <option value="24h">1 day</option><option value="72h">3 days</option><option value="7d">7 days</option>
+            <option value="24h">1 day</option>
+            <option value="72h">3 days</option>
+            <option value="7d">7 days</option>
           </select>
         </Field>
-        <button type="submit" disabled={act.busy}>Create invite</button>
+        <button type="submit" disabled={act.busy}>
+          Create invite
+        </button>
       </form>
       <ErrorNote error={act.error} />
       {link && (
         <div class="note" role="status">
           <p>Send this link to {link.email}. It is shown only now and works once:</p>
-          <p><code data-testid="invite-link">{link.url}</code></p>
-          <button type="button" class="secondary" onClick={() => void navigator.clipboard.writeText(link.url).then(() => setCopied(true), () => setCopied(false))}>Copy link</button>
+          <p>
+            <code data-testid="invite-link">{link.url}</code>
+          </p>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              void navigator.clipboard.writeText(link.url).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }
+          >
+            Copy link
+          </button>
           {copied && <span> Copied.</span>}
         </div>
       )}
@@ -61,12 +81,34 @@ export function Invites() {
       {invites && invites.length === 0 && <p>No pending invites.</p>}
       {invites && invites.length > 0 && (
         <table>
-          <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
           <tbody>
             {invites.map((i) => (
               <tr key={i.id}>
-                <td>{i.email}</td><td>{i.role}</td><td>{new Date(i.expiresAt).toLocaleString()}</td>
-                <td><button type="button" class="danger" onClick={() => void act.run(async () => { await client.revokeInvite(i.id); await reload(); })}>Revoke invite for {i.email}</button></td>
+                <td>{i.email}</td>
+                <td>{i.role}</td>
+                <td>{new Date(i.expiresAt).toLocaleString()}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() =>
+                      void act.run(async () => {
+                        await client.revokeInvite(i.id);
+                        await reload();
+                      })
+                    }
+                  >
+                    Revoke invite for {i.email}
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -82,29 +124,59 @@ export function Audit() {
   const [check, setCheck] = useState<{ ok: boolean; count: number; head?: string; brokenAt?: number } | null>(null);
   const [names, setNames] = useState(new Map<string, string>());
   const load = useAction();
-  useEffect(() => void load.run(async () => {
-    const [log, verified, people] = await Promise.all([client.auditLog({ limit: 200 }), client.verifyAuditLog(), client.orgMembers()]);
-    setEvents(log.events);
-    setCheck(verified);
-    setNames(new Map(people.map((p) => [p.userId, p.email])));
-  }), []);
-  const who = (id?: string) => (id ? names.get(id) ?? id : "");
+  useEffect(
+    () =>
+      void load.run(async () => {
+        const [log, verified, people] = await Promise.all([client.auditLog({ limit: 200 }), client.verifyAuditLog(), client.orgMembers()]);
+        setEvents(log.events);
+        setCheck(verified);
+        setNames(new Map(people.map((p) => [p.userId, p.email])));
+      }),
+    [],
+  );
+  const who = (id?: string) => (id ? (names.get(id) ?? id) : "");
   return (
     <main>
       <h1>Audit log</h1>
       {load.busy && <Busy label="Loading and verifying the audit log…" />}
       <ErrorNote error={load.error} />
-      {check && (check.ok
-        ? <p class="note" role="status" data-testid="audit-verdict">Verified: all {check.count} records form an unbroken hash chain (head <code>{check.head?.slice(0, 16)}…</code>).</p>
-        : <p class="error" role="alert" data-testid="audit-verdict">The audit chain is broken at record {check.brokenAt}: records from there on may have been altered.</p>)}
+      {check &&
+        (check.ok ? (
+          <p class="note" role="status" data-testid="audit-verdict">
+            Verified: all {check.count} records form an unbroken hash chain (head <code>{check.head?.slice(0, 16)}…</code>).
+          </p>
+        ) : (
+          <p class="error" role="alert" data-testid="audit-verdict">
+            The audit chain is broken at record {check.brokenAt}: records from there on may have been altered.
+          </p>
+        ))}
       {events && (
         <table>
-          <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">About</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">When</th>
+              <th scope="col">What</th>
+              <th scope="col">Who</th>
+              <th scope="col">About</th>
+            </tr>
+          </thead>
           <tbody>
             {events.map((e) => (
               <tr key={e.seq}>
-                <td>{e.seq}</td><td>{new Date(e.at).toLocaleString()}</td><td>{e.type}</td><td>{who(e.actorId)}</td>
-                <td>{[e.targetUserId && who(e.targetUserId), e.vaultId && `vault ${e.vaultId.slice(0, 8)}`, e.inviteId && `invite ${e.inviteId.slice(0, 8)}`].filter(Boolean).join(", ")}</td>
+                <td>{e.seq}</td>
+                <td>{new Date(e.at).toLocaleString()}</td>
+                <td>{e.type}</td>
+                <td>{who(e.actorId)}</td>
+                <td>
+                  {[
+                    e.targetUserId && who(e.targetUserId),
+                    e.vaultId && `vault ${e.vaultId.slice(0, 8)}`,
+                    e.inviteId && `invite ${e.inviteId.slice(0, 8)}`,
+                  ]
+                    .filter(Boolean)
+                    .join(", ")}
+                </td>
               </tr>
             ))}
           </tbody>

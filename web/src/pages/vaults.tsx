@@ -1,7 +1,13 @@
 /** The vault list, and one vault: its items, members, sharing, rekey and signed member history. */
 import { useEffect, useState } from "preact/hooks";
 import {
-  describeLink, generatePassword, type Item, type MemberEntry, type RekeyProgress, type Vault, type VerifiedRoster,
+  describeLink,
+  generatePassword,
+  type Item,
+  type MemberEntry,
+  type RekeyProgress,
+  type Vault,
+  type VerifiedRoster,
 } from "../../../sdk";
 import { clipboardClearMs, currentClient, go } from "../session";
 import { Busy, ErrorNote, Field, inputValue, useAction } from "../ui";
@@ -39,7 +45,10 @@ export function Vaults() {
         {shown.map((v) => (
           <li key={v.vaultId}>
             <a href={`#/vault/${v.vaultId}`}>{v.vaultName}</a>
-            <span class="meta">{v.vaultType} · {v.role}{v.rekeyRequired ? " · rekey required" : ""}</span>
+            <span class="meta">
+              {v.vaultType} · {v.role}
+              {v.rekeyRequired ? " · rekey required" : ""}
+            </span>
           </li>
         ))}
       </ul>
@@ -54,7 +63,9 @@ export function Vaults() {
             <option value="personal">Personal (only you)</option>
           </select>
         </Field>
-        <button type="submit" disabled={create.busy}>Create vault</button>
+        <button type="submit" disabled={create.busy}>
+          Create vault
+        </button>
       </form>
       <ErrorNote error={create.error} />
     </main>
@@ -66,7 +77,11 @@ interface OrgMember {
   email: string;
 }
 
-const PHASES: Record<RekeyProgress["phase"], string> = { items: "Re-encrypting items", wraps: "Wrapping the new key for members", upload: "Uploading" };
+const PHASES: Record<RekeyProgress["phase"], string> = {
+  items: "Re-encrypting items",
+  wraps: "Wrapping the new key for members",
+  upload: "Uploading",
+};
 
 export function VaultPage({ vaultId }: { vaultId: string }) {
   const client = currentClient();
@@ -83,36 +98,43 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
   const load = useAction();
   const act = useAction();
 
-  const reload = () => load.run(async () => {
-    const v = await client.getVault(vaultId);
-    const [its, { members: mem, roster: chain }, people] = await Promise.all([
-      client.listItems(vaultId), client.verifiedMembers(vaultId), client.orgMembers(),
-    ]);
-    setVault(v);
-    setItems(its);
-    setMembers(mem);
-    setOrg(people.map((p) => ({ userId: p.userId, email: p.email })));
-    setRoster(chain);
-  });
+  const reload = () =>
+    load.run(async () => {
+      const v = await client.getVault(vaultId);
+      const [its, { members: mem, roster: chain }, people] = await Promise.all([
+        client.listItems(vaultId),
+        client.verifiedMembers(vaultId),
+        client.orgMembers(),
+      ]);
+      setVault(v);
+      setItems(its);
+      setMembers(mem);
+      setOrg(people.map((p) => ({ userId: p.userId, email: p.email })));
+      setRoster(chain);
+    });
   useEffect(() => void reload(), [vaultId]);
 
   const email = (userId: string) => org.find((p) => p.userId === userId)?.email ?? userId;
   const manager = vault?.role === "owner" || vault?.role === "admin";
-  const change = (task: () => Promise<void>) => act.run(async () => {
-    setNotice(null);
-    await task();
-    await reload();
-  });
+  const change = (task: () => Promise<void>) =>
+    act.run(async () => {
+      setNotice(null);
+      await task();
+      await reload();
+    });
 
-  const rekey = () => change(async () => {
-    setProgress({ phase: "items", done: 0, total: 0 });
-    try {
-      const result = await client.rekey(vaultId, { onProgress: setProgress });
-      setNotice(`Rekeyed: key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`);
-    } finally {
-      setProgress(null);
-    }
-  });
+  const rekey = () =>
+    change(async () => {
+      setProgress({ phase: "items", done: 0, total: 0 });
+      try {
+        const result = await client.rekey(vaultId, { onProgress: setProgress });
+        setNotice(
+          `Rekeyed: key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
+        );
+      } finally {
+        setProgress(null);
+      }
+    });
 
   if (!vault) {
     return (
@@ -120,7 +142,9 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
         <h1>Vault</h1>
         {load.busy && <Busy label="Opening the vault…" />}
         <ErrorNote error={load.error} />
-        <p><a href="#/vaults">Back to your vaults</a></p>
+        <p>
+          <a href="#/vaults">Back to your vaults</a>
+        </p>
       </main>
     );
   }
@@ -128,7 +152,9 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
   const item = items.find((i) => i.itemId === open);
   return (
     <main>
-      <p><a href="#/vaults">← All vaults</a></p>
+      <p>
+        <a href="#/vaults">← All vaults</a>
+      </p>
       <h1>{vault.vaultName}</h1>
       <p class="meta">
         {vault.vaultType} vault · your role: {vault.role} · key version {vault.keyVersion}
@@ -136,16 +162,26 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       </p>
       <ErrorNote error={load.error} />
       <ErrorNote error={act.error} />
-      {notice && <p class="note" role="status">{notice}</p>}
+      {notice && (
+        <p class="note" role="status">
+          {notice}
+        </p>
+      )}
       {vault.rekeyRequired && (
         <div class="warning" role="alert">
           <p>A member was removed and still holds the old key. Rekey the vault so that they cannot read anything in it.</p>
-          {manager && <button type="button" onClick={() => void rekey()} disabled={act.busy}>{act.error ? "Try the rekey again" : "Rekey now"}</button>}
+          {manager && (
+            <button type="button" onClick={() => void rekey()} disabled={act.busy}>
+              {act.error ? "Try the rekey again" : "Rekey now"}
+            </button>
+          )}
         </div>
       )}
       {progress && (
         <div class="progress" role="status">
-          <label for="rekey-progress">{PHASES[progress.phase]}: {progress.done} of {progress.total}</label>
+          <label for="rekey-progress">
+            {PHASES[progress.phase]}: {progress.done} of {progress.total}
+          </label>
           <progress id="rekey-progress" max={Math.max(progress.total, 1)} value={progress.done} />
         </div>
       )}
@@ -156,26 +192,60 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
         <ul class="list" aria-label="Items">
           {items.map((i) => (
             <li key={i.itemId}>
-              <button type="button" class="link" aria-expanded={open === i.itemId} onClick={() => { setOpen(open === i.itemId ? null : i.itemId); setEditing(null); }}>{i.name}</button>
+              <button
+                type="button"
+                class="link"
+                aria-expanded={open === i.itemId}
+                onClick={() => {
+                  setOpen(open === i.itemId ? null : i.itemId);
+                  setEditing(null);
+                }}
+              >
+                {i.name}
+              </button>
               {i.fields.username && <span class="meta">{i.fields.username}</span>}
             </li>
           ))}
         </ul>
         {item && editing === null && (
-          <ItemView item={item} onEdit={() => setEditing(item)} onDelete={() => {
-            if (confirm(`Delete "${item.name}"? This cannot be undone.`)) void change(async () => { await client.deleteItem(vaultId, item.itemId); setOpen(null); });
-          }} />
+          <ItemView
+            item={item}
+            onEdit={() => setEditing(item)}
+            onDelete={() => {
+              if (confirm(`Delete "${item.name}"? This cannot be undone.`))
+                void change(async () => {
+                  await client.deleteItem(vaultId, item.itemId);
+                  setOpen(null);
+                });
+            }}
+          />
         )}
         {editing !== null ? (
-          <ItemForm item={editing === "new" ? undefined : editing} busy={act.busy} onCancel={() => setEditing(null)} onSave={(content) => change(async () => {
-            const saved = editing === "new"
-              ? await client.addItem(vaultId, content)
-              : await client.editItem(vaultId, editing.itemId, content, { revision: editing.revision });
-            setEditing(null);
-            setOpen(saved.itemId);
-          })} />
+          <ItemForm
+            item={editing === "new" ? undefined : editing}
+            busy={act.busy}
+            onCancel={() => setEditing(null)}
+            onSave={(content) =>
+              change(async () => {
+                const saved =
+                  editing === "new"
+                    ? await client.addItem(vaultId, content)
+                    : await client.editItem(vaultId, editing.itemId, content, { revision: editing.revision });
+                setEditing(null);
+                setOpen(saved.itemId);
+              })
+            }
+          />
         ) : (
-          <button type="button" onClick={() => { setEditing("new"); setOpen(null); }}>Add item</button>
+          <button
+            type="button"
+            onClick={() => {
+              setEditing("new");
+              setOpen(null);
+            }}
+          >
+            Add item
+          </button>
         )}
       </section>
 
@@ -184,25 +254,61 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
           <h2 id="members-heading">Members</h2>
           <table>
             <caption class="visually-hidden">Members of this vault</caption>
-            <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Key wrapped by</th><th scope="col">Actions</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Member</th>
+                <th scope="col">Role</th>
+                <th scope="col">Key wrapped by</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
             <tbody>
               {members.map((m) => (
-                <MemberRow key={m.userId} member={m} email={email} myRole={vault.role} me={me} busy={act.busy}
-                  onRole={(role) => change(async () => { await client.changeRole(vaultId, m.userId, role); setNotice(`${email(m.userId)} is ${role} now.`); })}
+                <MemberRow
+                  key={m.userId}
+                  member={m}
+                  email={email}
+                  myRole={vault.role}
+                  me={me}
+                  busy={act.busy}
+                  onRole={(role) =>
+                    change(async () => {
+                      await client.changeRole(vaultId, m.userId, role);
+                      setNotice(`${email(m.userId)} is ${role} now.`);
+                    })
+                  }
                   onRemove={() => {
                     const self = m.userId === me;
                     if (!confirm(self ? `Leave "${vault.vaultName}"?` : `Remove ${email(m.userId)} from "${vault.vaultName}"?`)) return;
                     void change(async () => {
                       const result = await client.removeMember(vaultId, m.userId);
                       if (self) return go("#/vaults");
-                      setNotice(`${email(m.userId)} was removed.${result.rekeyRequired ? " Rekey the vault now: they still hold the old key." : ""}`);
+                      setNotice(
+                        `${email(m.userId)} was removed.${result.rekeyRequired ? " Rekey the vault now: they still hold the old key." : ""}`,
+                      );
                     });
-                  }} />
+                  }}
+                />
               ))}
             </tbody>
           </table>
-          {manager && <ShareForm vaultId={vaultId} candidates={org.filter((p) => !members.some((m) => m.userId === p.userId))} onShared={(who) => { setNotice(`Shared with ${who}.`); void reload(); }} />}
-          {manager && !vault.rekeyRequired && <p><button type="button" class="secondary" onClick={() => void rekey()} disabled={act.busy}>Rekey (new vault key)</button></p>}
+          {manager && (
+            <ShareForm
+              vaultId={vaultId}
+              candidates={org.filter((p) => !members.some((m) => m.userId === p.userId))}
+              onShared={(who) => {
+                setNotice(`Shared with ${who}.`);
+                void reload();
+              }}
+            />
+          )}
+          {manager && !vault.rekeyRequired && (
+            <p>
+              <button type="button" class="secondary" onClick={() => void rekey()} disabled={act.busy}>
+                Rekey (new vault key)
+              </button>
+            </p>
+          )}
         </section>
       )}
 
@@ -210,7 +316,11 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
         <h2 id="history-heading">Member history</h2>
         {roster ? (
           <ol class="history">
-            {roster.links.map((l) => <li key={l.seq}><time dateTime={l.at}>{new Date(l.at).toLocaleString()}</time> {email(l.actorId)} {describeLink(l, email)}</li>)}
+            {roster.links.map((l) => (
+              <li key={l.seq}>
+                <time dateTime={l.at}>{new Date(l.at).toLocaleString()}</time> {email(l.actorId)} {describeLink(l, email)}
+              </li>
+            ))}
           </ol>
         ) : (
           <p>This vault has no signed member history: its member list is the server's word.</p>
@@ -245,26 +355,58 @@ function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): void; onDe
     <div class="card" aria-label={`Item ${item.name}`} role="region">
       <h3>{item.name}</h3>
       <dl>
-        {Object.entries(item.fields).filter(([k]) => k !== "password").map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v}</dd></div>)}
+        {Object.entries(item.fields)
+          .filter(([k]) => k !== "password")
+          .map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
         {password !== undefined && (
           <div>
             <dt>password</dt>
             <dd>
               <code data-testid="password">{revealed ? password : "••••••••••••"}</code>{" "}
-              <button type="button" class="secondary" aria-pressed={revealed} onClick={() => setRevealed(!revealed)}>{revealed ? "Hide" : "Reveal"}</button>{" "}
-              <button type="button" class="secondary" onClick={() => void copy()}>Copy password</button>
+              <button type="button" class="secondary" aria-pressed={revealed} onClick={() => setRevealed(!revealed)}>
+                {revealed ? "Hide" : "Reveal"}
+              </button>{" "}
+              <button type="button" class="secondary" onClick={() => void copy()}>
+                Copy password
+              </button>
             </dd>
           </div>
         )}
       </dl>
-      {copied && <p role="status" class="note">{copied}</p>}
-      <p class="meta">Revision {item.revision} · changed {new Date(item.updatedAt).toLocaleString()}</p>
-      <button type="button" onClick={onEdit}>Edit</button> <button type="button" class="danger" onClick={onDelete}>Delete</button>
+      {copied && (
+        <p role="status" class="note">
+          {copied}
+        </p>
+      )}
+      <p class="meta">
+        Revision {item.revision} · changed {new Date(item.updatedAt).toLocaleString()}
+      </p>
+      <button type="button" onClick={onEdit}>
+        Edit
+      </button>{" "}
+      <button type="button" class="danger" onClick={onDelete}>
+        Delete
+      </button>
     </div>
   );
 }
 
-function ItemForm({ item, busy, onSave, onCancel }: { item?: Item; busy: boolean; onSave(content: { name: string; fields: Record<string, string> }): void; onCancel(): void }) {
+function ItemForm({
+  item,
+  busy,
+  onSave,
+  onCancel,
+}: {
+  item?: Item;
+  busy: boolean;
+  onSave(content: { name: string; fields: Record<string, string> }): void;
+  onCancel(): void;
+}) {
   const [name, setName] = useState(item?.name ?? "");
   const [username, setUsername] = useState(item?.fields.username ?? "");
   const [password, setPassword] = useState(item?.fields.password ?? "");
@@ -283,25 +425,60 @@ function ItemForm({ item, busy, onSave, onCancel }: { item?: Item; busy: boolean
   return (
     <form onSubmit={submit} class="card" aria-label={item ? `Edit ${item.name}` : "New item"}>
       <h3>{item ? `Edit ${item.name}` : "New item"}</h3>
-      <Field id="item-name" label="Name"><input id="item-name" required value={name} onInput={(e) => setName(inputValue(e))} /></Field>
-      <Field id="item-username" label="Username"><input id="item-username" autocomplete="off" value={username} onInput={(e) => setUsername(inputValue(e))} /></Field>
+      <Field id="item-name" label="Name">
+        <input id="item-name" required value={name} onInput={(e) => setName(inputValue(e))} />
+      </Field>
+      <Field id="item-username" label="Username">
+        <input id="item-username" autocomplete="off" value={username} onInput={(e) => setUsername(inputValue(e))} />
+      </Field>
       <Field id="item-password" label="Password">
-        <input id="item-password" type={(shown ? "text" : "password") as "password"} autocomplete="new-password" value={password} onInput={(e) => setPassword(inputValue(e))} />
+        <input
+          id="item-password"
+          type={(shown ? "text" : "password") as "password"}
+          autocomplete="new-password"
+          value={password}
+          onInput={(e) => setPassword(inputValue(e))}
+        />
       </Field>
       <p>
-        <button type="button" class="secondary" onClick={() => { setPassword(generatePassword(24)); setShown(true); }}>Generate a password</button>{" "}
-        <button type="button" class="secondary" aria-pressed={shown} onClick={() => setShown(!shown)}>{shown ? "Hide password" : "Show password"}</button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            setPassword(generatePassword(24));
+            setShown(true);
+          }}
+        >
+          Generate a password
+        </button>{" "}
+        <button type="button" class="secondary" aria-pressed={shown} onClick={() => setShown(!shown)}>
+          {shown ? "Hide password" : "Show password"}
+        </button>
       </p>
-      <Field id="item-url" label="Website"><input id="item-url" type="url" value={url} onInput={(e) => setUrl(inputValue(e))} /></Field>
-      <Field id="item-notes" label="Notes"><textarea id="item-notes" value={notes} onInput={(e) => setNotes(inputValue(e))} /></Field>
-      <button type="submit" disabled={busy}>Save item</button> <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+      <Field id="item-url" label="Website">
+        <input id="item-url" type="url" value={url} onInput={(e) => setUrl(inputValue(e))} />
+      </Field>
+      <Field id="item-notes" label="Notes">
+        <textarea id="item-notes" value={notes} onInput={(e) => setNotes(inputValue(e))} />
+      </Field>
+      <button type="submit" disabled={busy}>
+        Save item
+      </button>{" "}
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
     </form>
   );
 }
 
 function MemberRow(props: {
-  member: MemberEntry; email(id: string): string; myRole: string; me: string; busy: boolean;
-  onRole(role: "owner" | "admin" | "member"): void; onRemove(): void;
+  member: MemberEntry;
+  email(id: string): string;
+  myRole: string;
+  me: string;
+  busy: boolean;
+  onRole(role: "owner" | "admin" | "member"): void;
+  onRemove(): void;
 }) {
   const { member: m, email } = props;
   const [role, setRole] = useState(m.role);
@@ -309,20 +486,39 @@ function MemberRow(props: {
   const mayRemove = self || props.myRole === "owner" || (props.myRole === "admin" && m.role === "member");
   return (
     <tr>
-      <td>{email(m.userId)}{self ? " (you)" : ""}</td>
+      <td>
+        {email(m.userId)}
+        {self ? " (you)" : ""}
+      </td>
       <td>
         {props.myRole === "owner" ? (
           <>
-            <label class="visually-hidden" for={`role-${m.userId}`}>Role of {email(m.userId)}</label>
+            <label class="visually-hidden" for={`role-${m.userId}`}>
+              Role of {email(m.userId)}
+            </label>
             <select id={`role-${m.userId}`} value={role} onChange={(e) => setRole(inputValue(e) as typeof role)}>
-              <option value="owner">owner</option><option value="admin">admin</option><option value="member">member</option>
+              <option value="owner">owner</option>
+              <option value="admin">admin</option>
+              <option value="member">member</option>
             </select>{" "}
-            {role !== m.role && <button type="button" class="secondary" disabled={props.busy} onClick={() => props.onRole(role)}>Save role</button>}
+            {role !== m.role && (
+              <button type="button" class="secondary" disabled={props.busy} onClick={() => props.onRole(role)}>
+                Save role
+              </button>
+            )}
           </>
-        ) : m.role}
+        ) : (
+          m.role
+        )}
       </td>
       <td>{email(m.senderId)}</td>
-      <td>{mayRemove && <button type="button" class="danger" disabled={props.busy} onClick={props.onRemove}>{self ? "Leave" : `Remove ${email(m.userId)}`}</button>}</td>
+      <td>
+        {mayRemove && (
+          <button type="button" class="danger" disabled={props.busy} onClick={props.onRemove}>
+            {self ? "Leave" : `Remove ${email(m.userId)}`}
+          </button>
+        )}
+      </td>
     </tr>
   );
 }
@@ -352,37 +548,64 @@ function ShareForm({ vaultId, candidates, onShared }: { vaultId: string; candida
   return (
     <form onSubmit={share} class="card" aria-label="Share this vault">
       <h3>Share with someone in your organization</h3>
-      {candidates.length === 0 ? <p>Everyone in your organization is a member already.</p> : (
+      {candidates.length === 0 ? (
+        <p>Everyone in your organization is a member already.</p>
+      ) : (
         <>
           <Field id="share-user" label="Person">
             <select id="share-user" value={userId} onChange={(e) => choose(inputValue(e))}>
               <option value="">Choose…</option>
-              {candidates.map((c) => <option key={c.userId} value={c.userId}>{c.email}</option>)}
+              {candidates.map((c) => (
+                <option key={c.userId} value={c.userId}>
+                  {c.email}
+                </option>
+              ))}
             </select>
           </Field>
           <Field id="share-role" label="Role">
             <select id="share-role" value={role} onChange={(e) => setRole(inputValue(e) as "member" | "admin")}>
-              <option value="member">member</option><option value="admin">admin</option>
+              <option value="member">member</option>
+              <option value="admin">admin</option>
             </select>
           </Field>
           {key && !changed && (
             <p class="note" data-testid="fingerprint">
               Key fingerprint of {who}: <code>{key.current}</code>
               <br />
-              {key.pinned ? "It matches the key you saw before." : "First time you see this key: it will be remembered (pinned). Compare it with theirs by phone or in person."}
+              {key.pinned
+                ? "It matches the key you saw before."
+                : "First time you see this key: it will be remembered (pinned). Compare it with theirs by phone or in person."}
             </p>
           )}
           {key && changed && (
             <div class="danger-zone" role="alert">
-              <p><strong>Warning: the keys of {who} changed since you first saw them.</strong> The server may be trying to make you share with someone else.</p>
-              <p>Before: <code>{key.pinned}</code><br />Now: <code>{key.current}</code></p>
+              <p>
+                <strong>Warning: the keys of {who} changed since you first saw them.</strong> The server may be trying to make you share
+                with someone else.
+              </p>
+              <p>
+                Before: <code>{key.pinned}</code>
+                <br />
+                Now: <code>{key.current}</code>
+              </p>
               <p>Ask {who} for their fingerprint over another channel. Only if it is the new one:</p>
-              <button type="button" class="danger" onClick={() => void action.run(async () => { await client.trustUser(userId, key.current); setKey(await client.fingerprint(userId)); })}>
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  void action.run(async () => {
+                    await client.trustUser(userId, key.current);
+                    setKey(await client.fingerprint(userId));
+                  })
+                }
+              >
                 I checked it: trust the new key
               </button>
             </div>
           )}
-          <button type="submit" disabled={!userId || !key || changed || action.busy}>Share</button>
+          <button type="submit" disabled={!userId || !key || changed || action.busy}>
+            Share
+          </button>
         </>
       )}
       <ErrorNote error={action.error} />
@@ -397,16 +620,38 @@ function VaultSettings({ vault, onRenamed }: { vault: Vault; onRenamed(): void }
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">Vault settings</h2>
-      <form class="inline" onSubmit={(e) => { e.preventDefault(); void action.run(async () => { await client.renameVault(vault.vaultId, name); onRenamed(); }); }}>
-        <Field id="rename-vault" label="Vault name"><input id="rename-vault" required maxLength={256} value={name} onInput={(e) => setName(inputValue(e))} /></Field>
-        <button type="submit" disabled={action.busy}>Rename</button>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            await client.renameVault(vault.vaultId, name);
+            onRenamed();
+          });
+        }}
+      >
+        <Field id="rename-vault" label="Vault name">
+          <input id="rename-vault" required maxLength={256} value={name} onInput={(e) => setName(inputValue(e))} />
+        </Field>
+        <button type="submit" disabled={action.busy}>
+          Rename
+        </button>
       </form>
       {vault.role === "owner" && (
-        <button type="button" class="danger" onClick={() => {
-          if (confirm(`Delete "${vault.vaultName}" and all its items for every member? This cannot be undone.`)) {
-            void action.run(async () => { await client.deleteVault(vault.vaultId); go("#/vaults"); });
-          }
-        }}>Delete this vault</button>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            if (confirm(`Delete "${vault.vaultName}" and all its items for every member? This cannot be undone.`)) {
+              void action.run(async () => {
+                await client.deleteVault(vault.vaultId);
+                go("#/vaults");
+              });
+            }
+          }}
+        >
+          Delete this vault
+        </button>
       )}
       <ErrorNote error={action.error} />
     </section>

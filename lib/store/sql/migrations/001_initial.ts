@@ -2,13 +2,15 @@ import type { Kysely } from "kysely";
 
 // Portable DDL: text and integer columns only; foreign keys cascade from vaults.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable("orgs")
+  await db.schema
+    .createTable("orgs")
     .addColumn("org_id", "text", (c) => c.primaryKey())
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("created_at", "text", (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable("users")
+  await db.schema
+    .createTable("users")
     .addColumn("user_id", "text", (c) => c.primaryKey())
     .addColumn("org_id", "text", (c) => c.notNull().references("orgs.org_id"))
     .addColumn("email", "text", (c) => c.notNull().unique())
@@ -24,7 +26,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("users_org_idx").on("users").columns(["org_id", "created_at"]).execute();
 
-  await db.schema.createTable("vaults")
+  await db.schema
+    .createTable("vaults")
     .addColumn("vault_id", "text", (c) => c.primaryKey())
     .addColumn("org_id", "text", (c) => c.notNull().references("orgs.org_id"))
     .addColumn("name", "text", (c) => c.notNull())
@@ -35,7 +38,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", "text", (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable("vault_members")
+  await db.schema
+    .createTable("vault_members")
     .addColumn("vault_id", "text", (c) => c.notNull().references("vaults.vault_id").onDelete("cascade"))
     .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id"))
     .addColumn("role", "text", (c) => c.notNull())
@@ -48,7 +52,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("vault_members_user_idx").on("vault_members").column("user_id").execute();
 
-  await db.schema.createTable("items")
+  await db.schema
+    .createTable("items")
     .addColumn("item_id", "text", (c) => c.primaryKey())
     .addColumn("vault_id", "text", (c) => c.notNull().references("vaults.vault_id").onDelete("cascade"))
     .addColumn("encrypted_data", "text", (c) => c.notNull())
@@ -60,7 +65,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("items_vault_idx").on("items").columns(["vault_id", "created_at", "item_id"]).execute();
 
-  await db.schema.createTable("invites")
+  await db.schema
+    .createTable("invites")
     .addColumn("invite_id", "text", (c) => c.primaryKey())
     .addColumn("org_id", "text", (c) => c.notNull().references("orgs.org_id"))
     .addColumn("email", "text", (c) => c.notNull())
@@ -74,7 +80,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("invites_org_idx").on("invites").columns(["org_id", "status", "created_at"]).execute();
 
-  await db.schema.createTable("refresh_tokens")
+  await db.schema
+    .createTable("refresh_tokens")
     .addColumn("token_hash", "text", (c) => c.primaryKey())
     .addColumn("family_id", "text", (c) => c.notNull())
     .addColumn("user_id", "text", (c) => c.notNull().references("users.user_id"))

@@ -4,7 +4,8 @@ import type { Kysely } from "kysely";
 // one head row per organization, the lock that appends take and the end verification checks.
 // Indexes for the sweeper's purge of expired invites and refresh tokens.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable("audit_events")
+  await db.schema
+    .createTable("audit_events")
     .addColumn("org_id", "text", (c) => c.notNull())
     .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("event_id", "text", (c) => c.notNull().unique())
@@ -20,7 +21,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint("audit_events_pk", ["org_id", "seq"])
     .execute();
 
-  await db.schema.createTable("audit_heads")
+  await db.schema
+    .createTable("audit_heads")
     .addColumn("org_id", "text", (c) => c.primaryKey())
     .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("hash", "text", (c) => c.notNull())

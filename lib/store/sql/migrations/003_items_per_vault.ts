@@ -8,7 +8,8 @@ const COLUMNS = "item_id, vault_id, encrypted_data, encrypted_name, revision, ke
 
 /** Rebuilds `items` keyed by `key`, copying the rows `where` keeps. */
 async function rebuildItems(db: Kysely<unknown>, key: "vault and item" | "item", where = sql``): Promise<void> {
-  await db.schema.createTable("items_rebuilt")
+  await db.schema
+    .createTable("items_rebuilt")
     .addColumn("item_id", "text", (c) => (key === "item" ? c.primaryKey() : c.notNull()))
     .addColumn("vault_id", "text", (c) => c.notNull().references("vaults.vault_id").onDelete("cascade"))
     .addColumn("encrypted_data", "text", (c) => c.notNull())

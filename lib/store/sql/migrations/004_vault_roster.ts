@@ -4,7 +4,8 @@ import type { Kysely } from "kysely";
 // vault and seq (so two links can never take one place in a chain); the head on the vault row,
 // read under the vault's lock. A vault without a roster has no head (null).
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createTable("roster_links")
+  await db.schema
+    .createTable("roster_links")
     .addColumn("vault_id", "text", (c) => c.notNull().references("vaults.vault_id").onDelete("cascade"))
     .addColumn("seq", "integer", (c) => c.notNull())
     .addColumn("hash", "text", (c) => c.notNull())

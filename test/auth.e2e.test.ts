@@ -1,5 +1,9 @@
 /** Registration, prelogin, login, refresh, logout, users and organizations, over real HTTP. */
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
+import { AUDIENCE, ISSUER, keyId } from "../lib/auth/access-tokens";
 import { Api, invite, registerUser, uniqueEmail, type TestUser } from "./helpers/client";
 import { b64, deriveFromPassword, newUserKeys, openPrivateKeys, registrationBundle } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
@@ -215,7 +219,7 @@ describe("auth in invite mode (the default)", () => {
     expect((await api.post("/invites/redeem", { body: { token: inv.token } })).status).toBe(200);
   });
 
-  test("forged, expired, alg:none and wrong-audience tokens are 401", async () => {
+  test("forged, alg:none, tampered, malformed, wrong-audience and wrong-issuer tokens are 401", async () => {
     const claims = { sub: owner.userId, org: owner.orgId, role: "owner" };
     const forged = await new SignJWT(claims)
       .setProtectedHeader({ alg: "HS256" })
@@ -238,7 +242,22 @@ describe("auth in invite mode (the default)", () => {
     ).toString("base64url");
     const [h, p, s] = owner.token.split(".");
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), role: "admin" })).toString("base64url")}.${s}`;
-    for (const token of [forged, `${header}.${payload}.`, tampered, "garbage", `${h}.${p}`]) {
+    // Signed with the server's own key (and its key id): only the audience, or the issuer, is wrong.
+    const secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, "jwt-secret"), "utf8").trim(), "base64");
+    const signedByServer = (audience: string, issuer = ISSUER) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: keyId(secret) })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .setJti(randomUUID())
+        .sign(secret);
+    // The control: with the right audience and issuer the same construction is accepted.
+    expect((await api.get("/vaults", { token: await signedByServer(AUDIENCE) })).status).toBe(200);
+    const wrongAudience = await signedByServer("another-service-api");
+    const wrongIssuer = await signedByServer(AUDIENCE, "another-issuer");
+    for (const token of [forged, `${header}.${payload}.`, tampered, "garbage", `${h}.${p}`, wrongAudience, wrongIssuer]) {
       const res = await api.get("/vaults", { token });
       expect([res.status, res.body.error.code]).toEqual([401, "UNAUTHORIZED"]);
     }

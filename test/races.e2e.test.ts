@@ -15,6 +15,26 @@ const jitter = () => Math.floor(Math.random() * 4) + 1;
 const later = <T>(ms: number, fn: () => Promise<T>) =>
   new Promise<T>((resolve, reject) => setTimeout(() => fn().then(resolve, reject), ms));
 
+/**
+ * The rounds of a race test: first each order once for certain (a, then b; b, then a), so both
+ * outcomes are checked whatever the scheduler does; then `races` rounds of both at once, one side
+ * starting a few ms late in turn.
+ */
+type Order = "a first" | "b first" | "race";
+const orders = (races: number): Order[] => ["a first", "b first", ...Array.from({ length: races }, (): Order => "race")];
+
+async function inOrder<A, B>(order: Order, round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (order === "a first") {
+    const ra = await a();
+    return [ra, await b()];
+  }
+  if (order === "b first") {
+    const rb = await b();
+    return [await a(), rb];
+  }
+  return Promise.all([later(round % 2 === 0 ? 0 : jitter(), a), later(round % 2 === 1 ? 0 : jitter(), b)]);
+}
+
 describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   let server: TestServer;
   let api: Api;
@@ -125,20 +145,18 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
   test("a rekey racing an item create: the rekey is refused or the item is refused, never an item under the old key", async () => {
     let rekeyWon = 0,
       createWon = 0;
-    for (let round = 0; round < 20; round++) {
+    const rounds = orders(20);
+    for (let round = 0; round < rounds.length; round++) {
       // The rekeying client read the items before the new one appeared.
       const { vaultId, vaultKey, newKey, rekey } = await vaultReadyForRekey();
       const newId = randomUUID();
       // The writing client states the key version it encrypted under. Either request may start first.
-      const [rk, create] = await Promise.all([
-        later(round % 2 === 0 ? 0 : jitter(), rekey),
-        later(round % 2 === 1 ? 0 : jitter(), () =>
-          api.post(`/vaults/${vaultId}/items`, {
-            token: member.token,
-            body: { ...encryptItem(vaultKey, vaultId, newId, "late", "late"), keyVersion: 1 },
-          }),
-        ),
-      ]);
+      const [rk, create] = await inOrder(rounds[round]!, round, rekey, () =>
+        api.post(`/vaults/${vaultId}/items`, {
+          token: member.token,
+          body: { ...encryptItem(vaultKey, vaultId, newId, "late", "late"), keyVersion: 1 },
+        }),
+      );
       if (rk.status === 204) {
         rekeyWon++;
         expect([create.status, create.body.error.code]).toEqual([409, "CONFLICT"]);
@@ -149,54 +167,54 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
       }
       await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
     }
-    expect(rekeyWon + createWon).toBe(20);
-    // Both orders happened: the test saw each side win.
+    expect(rekeyWon + createWon).toBe(rounds.length);
+    // Both orders happened (the first two rounds force them): the test saw each side win.
     expect(rekeyWon).toBeGreaterThan(0);
     expect(createWon).toBeGreaterThan(0);
   });
 
   test("a rekey racing an item update: whichever lands second is refused (409), so the update is never overwritten by the rekey's older copy", async () => {
-    const outcomes = new Set<string>();
-    for (let round = 0; round < 20; round++) {
+    /** One round (see `orders`); `a` is the rekey, `b` the update. */
+    async function round(order: Order, n: number): Promise<string> {
       const { vaultId, vaultKey, newKey, itemIds, rekey } = await vaultReadyForRekey();
       const target = itemIds[1]!;
-      const [rk, update] = await Promise.all([
-        later(round % 2 === 0 ? 0 : jitter(), rekey),
-        later(round % 2 === 1 ? 0 : jitter(), () =>
-          api.put(`/vaults/${vaultId}/items/${target}`, {
-            token: member.token,
-            body: { ...encryptItem(vaultKey, vaultId, target, "edited", "edited"), keyVersion: 1 },
-          }),
-        ),
-      ]);
+      const update = () =>
+        api.put(`/vaults/${vaultId}/items/${target}`, {
+          token: member.token,
+          body: { ...encryptItem(vaultKey, vaultId, target, "edited", "edited"), keyVersion: 1 },
+        });
+      const [rk, up] = await inOrder(order, n, rekey, update);
       const { keyVersion, items } = await everyItemOpensWithTheCurrentKey(vaultId, vaultKey, newKey);
       const edited = items.find((it: any) => it.itemId === target);
-      if (update.status === 200) {
-        outcomes.add("update first");
+      expect(items).toHaveLength(3);
+      if (up.status === 200) {
         expect([rk.status, rk.body.error.code, rk.body.error.field]).toEqual([409, "CONFLICT", "revision"]);
         expect(keyVersion).toBe(1);
         expect(decryptItem(vaultKey, edited).data).toBe("edited");
-      } else {
-        outcomes.add("rekey first");
-        expect(rk.status).toBe(204);
-        expect([update.status, update.body.error.code]).toEqual([409, "CONFLICT"]);
-        expect(keyVersion).toBe(2);
-        expect(decryptItem(newKey, edited).data).toBe("s1");
+        return "update first";
       }
-      expect(items).toHaveLength(3);
+      expect(rk.status).toBe(204);
+      expect([up.status, up.body.error.code]).toEqual([409, "CONFLICT"]);
+      expect(keyVersion).toBe(2);
+      expect(decryptItem(newKey, edited).data).toBe("s1");
+      return "rekey first";
     }
-    expect([...outcomes].sort()).toEqual(["rekey first", "update first"]);
+    const rounds = orders(20);
+    const outcomes = [];
+    for (let n = 0; n < rounds.length; n++) outcomes.push(await round(rounds[n]!, n));
+    // The forced rounds went their way: each outcome was checked at least once.
+    expect(outcomes.slice(0, 2)).toEqual(["rekey first", "update first"]);
   });
 
   test("a rekey racing an item delete: the rekey is refused (its item set is stale) or the delete follows it, never a mixed state", async () => {
     const outcomes = new Set<string>();
-    for (let round = 0; round < 20; round++) {
+    const rounds = orders(20);
+    for (let round = 0; round < rounds.length; round++) {
       const { vaultId, vaultKey, newKey, itemIds, rekey } = await vaultReadyForRekey();
       const target = itemIds[0]!;
-      const [rk, del] = await Promise.all([
-        later(round % 2 === 0 ? 0 : jitter(), rekey),
-        later(round % 2 === 1 ? 0 : jitter(), () => api.delete(`/vaults/${vaultId}/items/${target}`, { token: member.token })),
-      ]);
+      const [rk, del] = await inOrder(rounds[round]!, round, rekey, () =>
+        api.delete(`/vaults/${vaultId}/items/${target}`, { token: member.token }),
+      );
       expect(del.status).toBe(204);
       if (rk.status === 204) outcomes.add("rekey first");
       else {
@@ -212,17 +230,17 @@ describe.each(SQL_ENGINES)("races on %s", (_engine, openDatabase) => {
 
   test("a rekey racing a new share: the rekey is refused or the share is, never a member without the new key", async () => {
     const outcomes = new Set<number>();
-    for (let round = 0; round < 15; round++) {
+    const rounds = orders(15);
+    for (let round = 0; round < rounds.length; round++) {
       const { vaultId, vaultKey } = await sharedVault(api, owner, [[admin, "admin"]]);
       const newKey = newVaultKey();
-      const [rekey, share] = await Promise.all([
-        later(round % 2 === 0 ? 0 : jitter(), () =>
-          api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, admin], []) }),
-        ),
-        later(round % 2 === 1 ? 0 : jitter(), () =>
+      const [rekey, share] = await inOrder(
+        rounds[round]!,
+        round,
+        () => api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner, admin], []) }),
+        () =>
           api.post(`/vaults/${vaultId}/members`, { token: admin.token, body: { ...shareBody(vaultKey, admin, member), keyVersion: 1 } }),
-        ),
-      ]);
+      );
       outcomes.add(rekey.status);
       expect([rekey.status, share.status].sort()).toEqual(rekey.status === 204 ? [204, 409] : [204, 400]);
       const members = (await api.get(`/vaults/${vaultId}/members`, { token: owner.token })).body.members;

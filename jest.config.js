@@ -7,6 +7,8 @@ module.exports = {
   // installed on our machines). The summary reporter says so when it is left out.
   testPathIgnorePatterns: process.env.MONGO_URL ? ["/node_modules/"] : ["/node_modules/", "/test/store\\.mongo\\.test\\.ts$"],
   testTimeout: 60_000,
+  // Every answer of the API a test receives is checked against the OpenAPI document.
+  setupFilesAfterEnv: ["<rootDir>/test/setup/check-responses.ts"],
   // Dynamic imports name the compiled file (`./mongo/adapter.js`); under jest that is the .ts source.
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   reporters: ["default", "<rootDir>/test/plain-summary-reporter.js"],

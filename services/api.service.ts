@@ -1,6 +1,7 @@
 /** The HTTP gateway under /api/v1: the routes of lib/http/routes.ts and nothing else. */
 import type { ServiceSchema, ServiceBroker } from "moleculer";
 import { AppError } from "../lib/errors";
+import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { gatewayMixin } from "../mixins/gateway.mixin";
@@ -15,6 +16,7 @@ function canServe(broker: ServiceBroker): boolean {
 }
 
 export function apiService({ config, accessTokens, metrics }: Runtime): ServiceSchema {
+  const document = openApiDocument();
   return {
     name: "api",
     mixins: [gatewayMixin(config, accessTokens, ROUTES, metrics)],
@@ -24,6 +26,9 @@ export function apiService({ config, accessTokens, metrics }: Runtime): ServiceS
           if (!canServe(this.broker)) throw new AppError("UNAVAILABLE", "Not every service is reachable yet");
           return { status: "ok" };
         },
+      },
+      openapi: {
+        handler: () => document,
       },
     },
   };

@@ -1,28 +1,19 @@
 /** The organization's audit log, for its owners and admins (contract section 8). */
 import type { Context, ServiceSchema } from "moleculer";
-import { verifyAuditChain } from "../lib/domain/audit";
+import { DEFAULT_AUDIT_PAGE, verifyAuditChain } from "../lib/domain/audit";
 import { assertOrgManager } from "../lib/domain/org-roles";
 import { callerOf, type RequestMeta } from "../lib/http/context";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
-
-const orgId = { type: "string", min: 1, max: 64, lowercase: true } as const;
-/**
- * Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. A seq is at most the
- * largest 32-bit integer (the column's range on PostgreSQL), so a larger `before` is a 400.
- */
-const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: 2_147_483_647 } as const;
-
-export const DEFAULT_AUDIT_PAGE = 100;
-export const MAX_AUDIT_PAGE = 500;
 
 export function auditService({ store }: Runtime): ServiceSchema {
   return {
     name: "audit",
     actions: {
       list: {
-        params: { orgId, limit: { ...seqNumber, max: MAX_AUDIT_PAGE, optional: true }, before: { ...seqNumber, optional: true } },
+        params: paramsOf("audit.list"),
         async handler(ctx: Ctx<{ orgId: string; limit?: number; before?: number }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "read the audit log");
           const events = await store.audit.listAuditRecords({
@@ -37,7 +28,7 @@ export function auditService({ store }: Runtime): ServiceSchema {
       },
 
       verify: {
-        params: { orgId },
+        params: paramsOf("audit.verify"),
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "verify the audit log");
           const head = await store.audit.auditHead(ctx.params.orgId);

@@ -10,7 +10,7 @@ import { isRedeemable } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, Kdf } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
-import { base64, email, name, STRICT } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import { retryAfterSec } from "../lib/limits/counters";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -25,7 +25,6 @@ interface RegisterParams extends KeyBundle {
   orgName?: string;
 }
 
-const AUTH_HASH = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const; // 32 bytes
 const INVITE_LOCK_MS = 30_000;
 
 /** Only the fields of the chosen algorithm are kept. */
@@ -66,7 +65,7 @@ export function authService(rt: Runtime): ServiceSchema {
     name: "auth",
     actions: {
       prelogin: {
-        params: { ...STRICT, email },
+        params: paramsOf("auth.prelogin"),
         async handler(ctx: Ctx<{ email: string }>) {
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
@@ -78,29 +77,7 @@ export function authService(rt: Runtime): ServiceSchema {
       },
 
       register: {
-        params: {
-          ...STRICT,
-          email,
-          authHash: AUTH_HASH,
-          kdf: {
-            type: "object",
-            strict: "remove",
-            props: {
-              algorithm: { type: "enum", values: ["argon2id", "pbkdf2-sha256"] },
-              salt: base64(1024),
-              iterations: { type: "number", integer: true, positive: true, max: 100_000_000 },
-              memoryKiB: { type: "number", integer: true, positive: true, max: 64 * 1024 * 1024, optional: true },
-              parallelism: { type: "number", integer: true, positive: true, max: 1024, optional: true },
-            },
-          },
-          publicKey: base64(4096),
-          signingPublicKey: base64(64),
-          publicKeySignature: base64(128),
-          encryptedPrivateKey: base64(16 * 1024),
-          encryptedSigningPrivateKey: base64(16 * 1024),
-          inviteToken: { type: "string", min: 1, max: 512, optional: true },
-          orgName: { ...name, optional: true },
-        },
+        params: paramsOf("auth.register"),
         async handler(ctx: Ctx<RegisterParams>) {
           const p = ctx.params;
           if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
@@ -162,7 +139,7 @@ export function authService(rt: Runtime): ServiceSchema {
       },
 
       login: {
-        params: { ...STRICT, email, authHash: AUTH_HASH },
+        params: paramsOf("auth.login"),
         async handler(ctx: Ctx<{ email: string; authHash: string }>) {
           const address = normalizeEmail(ctx.params.email);
           const key = `login-failures:${address}`;
@@ -205,7 +182,7 @@ export function authService(rt: Runtime): ServiceSchema {
       },
 
       refresh: {
-        params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
+        params: paramsOf("auth.refresh"),
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const next = newRefreshToken();
           const outcome = await store.accounts.rotateRefreshToken({
@@ -224,7 +201,7 @@ export function authService(rt: Runtime): ServiceSchema {
       },
 
       logout: {
-        params: { ...STRICT, refreshToken: { type: "string", min: 1, max: 512 } },
+        params: paramsOf("auth.logout"),
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const caller = callerOf(ctx);
           await store.accounts.revokeRefreshFamily({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId });

@@ -7,9 +7,9 @@ import { normalizeEmail } from "../lib/domain/email";
 import { parseDuration } from "../lib/domain/duration";
 import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
-import { GRANTABLE_ROLES, type Caller, type GrantableRole } from "../lib/domain/types";
+import type { Caller, GrantableRole } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
-import { email, pathId, STRICT } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import { retryAfterSec } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 
@@ -29,12 +29,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
     name: "invites",
     actions: {
       create: {
-        params: {
-          ...STRICT,
-          email,
-          role: { type: "enum", values: [...GRANTABLE_ROLES] },
-          expiresIn: { type: "string", min: 1, max: 16, optional: true },
-        },
+        params: paramsOf("invites.create"),
         async handler(ctx: Ctx<{ email: string; role: GrantableRole; expiresIn?: string }>) {
           const caller = callerOf(ctx);
           assertInviteManager(caller);
@@ -62,7 +57,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
       },
 
       list: {
-        params: { orgId: { type: "string", min: 1, max: 64, lowercase: true } },
+        params: paramsOf("invites.list"),
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInviteManager(callerOf(ctx), ctx.params.orgId);
           return (await store.invites.listPendingInvites({ orgId: ctx.params.orgId, now: clock.timestamp() })).map(toListEntry);
@@ -70,7 +65,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
       },
 
       revoke: {
-        params: { inviteId: pathId },
+        params: paramsOf("invites.revoke"),
         async handler(ctx: Ctx<{ inviteId: string }>) {
           const caller = callerOf(ctx);
           const invite = await store.invites.getInvite(ctx.params.inviteId);
@@ -88,7 +83,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
       redeem: {
         // Every request counts against the limit, malformed ones too: the token's shape is
         // checked in the handler, after counting, not by the validator before it.
-        params: { ...STRICT, token: { type: "any", optional: true } },
+        params: paramsOf("invites.redeem"),
         async handler(ctx: Ctx<{ token?: unknown }>) {
           const window = await counters.add(`redeem:${ctx.meta.clientIp ?? "unknown"}`, 1, 60_000);
           if (window.count > config.redeemRateLimit) {

@@ -2,9 +2,9 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { notFound } from "../lib/errors";
 import { newId } from "../lib/domain/encoding";
-import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
+import { assertItemSizes } from "../lib/domain/items";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
-import { base64, optionalUuid, pathId, STRICT } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -16,18 +16,12 @@ interface WriteParams {
   keyVersion?: number;
 }
 
-const content = {
-  encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES),
-  encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES),
-  keyVersion: { type: "number", integer: true, positive: true, optional: true },
-} as const;
-
 export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
   return {
     name: "items",
     actions: {
       list: {
-        params: { vaultId: pathId },
+        params: paramsOf("items.list"),
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const items = await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!items) throw notFound("Vault");
@@ -36,14 +30,14 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
       },
 
       get: {
-        params: { vaultId: pathId, itemId: pathId },
+        params: paramsOf("items.get"),
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
           return store.items.getItem({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, itemId: ctx.params.itemId });
         },
       },
 
       create: {
-        params: { ...STRICT, vaultId: pathId, itemId: optionalUuid, ...content },
+        params: paramsOf("items.create"),
         async handler(ctx: Ctx<WriteParams & { itemId?: string }>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
@@ -62,13 +56,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
       },
 
       update: {
-        params: {
-          ...STRICT,
-          vaultId: pathId,
-          itemId: pathId,
-          ...content,
-          revision: { type: "number", integer: true, positive: true, optional: true },
-        },
+        params: paramsOf("items.update"),
         async handler(ctx: Ctx<WriteParams & { itemId: string; revision?: number }>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
@@ -86,7 +74,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
       },
 
       remove: {
-        params: { vaultId: pathId, itemId: pathId },
+        params: paramsOf("items.remove"),
         async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
           const caller = callerOf(ctx);
           await store.items.deleteItem({ vaultId: ctx.params.vaultId, actorId: caller.userId, itemId: ctx.params.itemId });

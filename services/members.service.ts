@@ -2,9 +2,9 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { invalid, notFound } from "../lib/errors";
 import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
-import { GRANTABLE_ROLES, VAULT_ROLES, type GrantableRole, type VaultRole } from "../lib/domain/types";
+import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { pathId, rosterLink, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -19,14 +19,12 @@ interface AddParams {
   rosterLink?: unknown;
 }
 
-const keyVersion = { type: "number", integer: true, positive: true, optional: true } as const;
-
 export function membersService({ store, events, clock }: Runtime): ServiceSchema {
   return {
     name: "members",
     actions: {
       list: {
-        params: { vaultId: pathId },
+        params: paramsOf("members.list"),
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const members = await store.vaults.listMembers({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!members) throw notFound("Vault");
@@ -35,16 +33,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
       },
 
       add: {
-        params: {
-          ...STRICT,
-          vaultId: pathId,
-          recipientUserId: uuid,
-          encryptedVaultKey: wrappedKey,
-          wrapSignature: signature,
-          role: { type: "enum", values: [...GRANTABLE_ROLES] },
-          keyVersion,
-          rosterLink,
-        },
+        params: paramsOf("members.add"),
         async handler(ctx: Ctx<AddParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
@@ -73,7 +62,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
       },
 
       changeRole: {
-        params: { ...STRICT, vaultId: pathId, userId: pathId, role: { type: "enum", values: [...VAULT_ROLES] }, rosterLink },
+        params: paramsOf("members.changeRole"),
         async handler(ctx: Ctx<{ vaultId: string; userId: string; role: VaultRole; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
@@ -92,8 +81,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
       },
 
       remove: {
-        // The interface's DELETE has no body; a signed vault's `remove` link comes in an optional JSON body.
-        params: { ...STRICT, vaultId: pathId, userId: pathId, rosterLink },
+        params: paramsOf("members.remove"),
         async handler(ctx: Ctx<{ vaultId: string; userId: string; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
@@ -111,7 +99,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
       },
 
       roster: {
-        params: { vaultId: pathId },
+        params: paramsOf("members.roster"),
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const links = await store.vaults.getRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
           if (!links) throw notFound("Vault");
@@ -120,7 +108,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
       },
 
       adoptRoster: {
-        params: { ...STRICT, vaultId: pathId, rosterLink },
+        params: paramsOf("members.adoptRoster"),
         async handler(ctx: Ctx<{ vaultId: string; rosterLink?: unknown }>) {
           const link = parseRosterLink(ctx.params.rosterLink);
           if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);

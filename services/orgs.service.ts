@@ -2,7 +2,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { forbidden, notFound } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
-import { pathId } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -15,7 +15,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
     name: "orgs",
     actions: {
       get: {
-        params: { orgId: pathId },
+        params: paramsOf("orgs.get"),
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInOrg(ctx);
           const org = await store.accounts.getOrg(ctx.params.orgId);
@@ -24,7 +24,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
         },
       },
       members: {
-        params: { orgId: pathId },
+        params: paramsOf("orgs.members"),
         async handler(ctx: Ctx<{ orgId: string }>) {
           assertInOrg(ctx);
           const users = await store.accounts.listOrgMembers(ctx.params.orgId);

@@ -6,43 +6,19 @@
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
 import { AppError } from "../lib/errors";
-import { assertItemSizes, MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../lib/domain/items";
+import { assertItemSizes } from "../lib/domain/items";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { base64, rosterLink, signature, STRICT, uuid, wrappedKey } from "../lib/http/params";
 import { parseRosterLink } from "../lib/domain/roster";
 import { bodyFields, checkPathIds, readJsonStream } from "../lib/http/request-body";
+import { paramsOf } from "../lib/http/routes";
 import { SafeValidator } from "../lib/http/validator";
 import type { RekeyInput } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
-const REKEY_BODY = {
-  ...STRICT,
-  newKeys: {
-    type: "array",
-    min: 1,
-    items: { type: "object", strict: "remove", props: { userId: uuid, encryptedVaultKey: wrappedKey, wrapSignature: signature } },
-  },
-  items: {
-    type: "array",
-    items: {
-      type: "object",
-      strict: "remove",
-      props: {
-        itemId: uuid,
-        encryptedData: base64(MAX_ENCRYPTED_DATA_BYTES),
-        encryptedName: base64(MAX_ENCRYPTED_NAME_BYTES),
-        revision: { type: "number", integer: true, positive: true, optional: true },
-      },
-    },
-  },
-  keyVersion: { type: "number", integer: true, positive: true, optional: true },
-  rosterLink,
-};
-
 type Check = (value: unknown) => true | unknown[];
 
 export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
-  const checkBody = new SafeValidator().compile(REKEY_BODY) as unknown as Check;
+  const checkBody = new SafeValidator().compile({ ...paramsOf("rekey.rekey") }) as unknown as Check;
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
   // membership check as the contract orders): past REKEY_CONCURRENCY, 503 at once, so that any
   // logged-in user's large bodies cannot grow this process's memory without bound.
@@ -51,6 +27,7 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     name: "rekey",
     actions: {
       rekey: {
+        // The stream's own parameters; its body is checked against the route's, below.
         params: { vaultId: { type: "string" } },
         async handler(ctx: Context<{ vaultId: string }, RequestMeta>) {
           if (held >= config.rekeyConcurrency) {
@@ -74,7 +51,8 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId!;
-    const verdict = checkBody(fields);
+    // Path parameters win over body fields of the same name (contract section 1).
+    const verdict = checkBody({ ...fields, vaultId });
     if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
     const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
     items.forEach(assertItemSizes);

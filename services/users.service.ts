@@ -2,7 +2,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { notFound, unauthorized } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
-import { pathId } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
@@ -19,7 +19,7 @@ export function usersService({ store }: Runtime): ServiceSchema {
         },
       },
       keys: {
-        params: { userId: pathId },
+        params: paramsOf("users.keys"),
         async handler(ctx: Ctx<{ userId: string }>) {
           const caller = callerOf(ctx);
           const user = await store.accounts.findUserById(ctx.params.userId);

@@ -5,9 +5,9 @@ import { newId } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
-import { VAULT_TYPES, type VaultType } from "../lib/domain/types";
+import type { VaultType } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
-import { name, pathId, rosterLink, signature, STRICT, wrappedKey } from "../lib/http/params";
+import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
@@ -36,14 +36,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
       },
 
       create: {
-        params: {
-          ...STRICT,
-          name,
-          type: { type: "enum", values: [...VAULT_TYPES] },
-          encryptedVaultKey: wrappedKey,
-          wrapSignature: signature,
-          rosterLink,
-        },
+        params: paramsOf("vaults.create"),
         async handler(ctx: Ctx<CreateParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
@@ -80,7 +73,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
       },
 
       get: {
-        params: { vaultId: pathId },
+        params: paramsOf("vaults.get"),
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const vault = await store.vaults.getVault({ vaultId: ctx.params.vaultId, userId: callerOf(ctx).userId });
           if (!vault) throw notFound("Vault");
@@ -89,7 +82,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
       },
 
       rename: {
-        params: { ...STRICT, vaultId: pathId, name },
+        params: paramsOf("vaults.rename"),
         async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
           const caller = callerOf(ctx);
           const vault = await store.vaults.renameVault({
@@ -104,7 +97,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
       },
 
       remove: {
-        params: { vaultId: pathId },
+        params: paramsOf("vaults.remove"),
         async handler(ctx: Ctx<{ vaultId: string }>) {
           const caller = callerOf(ctx);
           await store.vaults.deleteVault({ vaultId: ctx.params.vaultId, actorId: caller.userId });

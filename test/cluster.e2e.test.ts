@@ -62,6 +62,7 @@ test("every route of the interface works through both gateways", async () => {
   const t = { token: owner.token };
 
   expect((await call("GET /health", "/health")).body).toEqual({ status: "ok" });
+  expect((await call("GET /openapi.json", "/openapi.json")).body.openapi).toBe("3.1.0");
   const inv = (await call("POST /invites", "/invites", { ...t, body: { email: uniqueEmail("admin"), role: "admin" } })).body;
   expect((await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.map((i: any) => i.id)).toContain(inv.inviteId);
   const email = (await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.find((i: any) => i.id === inv.inviteId).email;

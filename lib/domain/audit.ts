@@ -16,6 +16,10 @@ import { EVENT_SUBJECTS, type DomainEvent } from "./events";
 
 export const GENESIS_HASH = "0".repeat(64);
 
+/** Records per page of GET /audit: `limit`'s default and most. */
+export const DEFAULT_AUDIT_PAGE = 100;
+export const MAX_AUDIT_PAGE = 500;
+
 export interface AuditRecord extends DomainEvent {
   seq: number;
   prevHash: string;

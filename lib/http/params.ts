@@ -1,5 +1,15 @@
-/** Parameter rules for fastest-validator, shared by the services. Shape and types only; meaning is the domain's. */
+/**
+ * The vocabulary of parameter rules (fastest-validator) that the route table (lib/http/routes.ts)
+ * declares its routes' parameters with. Shape and types only; meaning is the domain's.
+ *
+ * A rule may carry `openapi`, a JSON Schema that the OpenAPI document shows instead of the one
+ * derived from the rule (fastest-validator ignores the key): for a value whose form the domain
+ * checks, such as a roster link.
+ */
 import { base64MaxChars, CANONICAL_BASE64, UUID } from "../domain/encoding";
+import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items";
+import { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
+import { bodyOf } from "./api-schemas";
 
 /** Canonical base64 of 1 to `maxBytes` bytes (the exact size, where it matters, is checked by the domain). */
 export function base64(maxBytes: number) {
@@ -13,9 +23,23 @@ export const email = { type: "string", min: 1, max: 320 } as const;
 export const name = { type: "string", min: 1, max: 256 } as const;
 /** Path ids: the gateway answers 404 for a malformed one before any action runs. */
 export const pathId = { type: "string" } as const;
+/** An organization named in a query string (a malformed one is simply not the caller's: 403). */
+export const orgIdQuery = { type: "string", min: 1, max: 64, lowercase: true } as const;
+
+/** 32 bytes, canonical base64. */
+export const authHash = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const;
+export const opaqueToken = { type: "string", min: 1, max: 512 } as const;
+
+export const positiveInteger = { type: "number", integer: true, positive: true } as const;
+export const optionalPositiveInteger = { ...positiveInteger, optional: true } as const;
+/**
+ * Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. A seq is at most the
+ * largest 32-bit integer (the column's range on PostgreSQL), so a larger `before` is a 400.
+ */
+export const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: 2_147_483_647 } as const;
 
 /** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/roster.ts). */
-export const rosterLink = { type: "object", optional: true } as const;
+export const rosterLink = { type: "object", optional: true, openapi: bodyOf("RosterLink") } as const;
 
 /** Drop body fields the contract does not know. */
 export const STRICT = { $$strict: "remove" } as const;
@@ -24,3 +48,10 @@ export const STRICT = { $$strict: "remove" } as const;
 export const wrappedKey = base64(512);
 /** An Ed25519 signature is 64 bytes; the domain rejects any other length. */
 export const signature = base64(64);
+
+export const vaultType = { type: "enum", values: [...VAULT_TYPES] } as const;
+export const vaultRole = { type: "enum", values: [...VAULT_ROLES] } as const;
+export const grantableRole = { type: "enum", values: [...GRANTABLE_ROLES] } as const;
+
+export const encryptedData = base64(MAX_ENCRYPTED_DATA_BYTES);
+export const encryptedName = base64(MAX_ENCRYPTED_NAME_BYTES);

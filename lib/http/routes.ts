@@ -1,74 +1,410 @@
 /**
- * Every route the gateway serves, relative to /api/v1: exactly the routes of the interface and
- * the contract, nothing else. `public` routes need no access token.
+ * The route table: every route the gateway serves, relative to /api/v1, exactly the routes of the
+ * interface and the contract and nothing else. One declaration per route gives
+ *   - the gateway's alias (mixins/gateway.mixin.ts),
+ *   - the parameters the action validates (`paramsOf`, used by each service),
+ *   - the OpenAPI 3.1 document served at /api/v1/openapi.json (lib/http/openapi.ts), with the
+ *     success answer's status and body (`reply`); every error answers the `Error` body.
+ *
+ * Path parameters are the `:name`s of `path`; a GET's other parameters come in the query string,
+ * any other method's in the JSON body. `public` routes need no access token.
  */
+import type { ActionParams } from "moleculer";
+import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../domain/audit";
+import type { SchemaName } from "./api-schemas";
+import * as p from "./params";
+
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** fastest-validator rules by parameter name, with `$$strict` where unknown fields are dropped. */
+export type ParamSchema = Readonly<Record<string, unknown>>;
 
 export interface RouteDef {
   method: Method;
   path: string;
   action: string;
+  /** One line for the OpenAPI document. */
+  summary: string;
   public?: boolean;
   /**
-   * The JSON body is streamed to the action, which reads it (up to the rekey body limit): it can be
-   * far larger than the 1 MiB of other routes and than one NATS message.
+   * The JSON body is streamed to the action, which reads it (up to the rekey body limit) and checks
+   * it against `params` itself: it can be far larger than the 1 MiB of other routes and than one
+   * NATS message.
    */
   streamBody?: boolean;
+  params?: ParamSchema;
+  /** The success answer: its status, and its body's schema (none for 204). */
+  reply: { status: 200 | 201 | 204; body?: SchemaName };
 }
 
 export const API_PREFIX = "/api/v1";
 
+const ok = (body: SchemaName) => ({ status: 200, body }) as const;
+const created = (body: SchemaName) => ({ status: 201, body }) as const;
+const noContent = { status: 204 } as const;
+
+const rekeyBody = {
+  newKeys: {
+    type: "array",
+    min: 1,
+    items: { type: "object", strict: "remove", props: { userId: p.uuid, encryptedVaultKey: p.wrappedKey, wrapSignature: p.signature } },
+  },
+  items: {
+    type: "array",
+    items: {
+      type: "object",
+      strict: "remove",
+      props: {
+        itemId: p.uuid,
+        encryptedData: p.encryptedData,
+        encryptedName: p.encryptedName,
+        revision: p.optionalPositiveInteger,
+      },
+    },
+  },
+  keyVersion: p.optionalPositiveInteger,
+  rosterLink: p.rosterLink,
+};
+
+const itemContent = { encryptedData: p.encryptedData, encryptedName: p.encryptedName, keyVersion: p.optionalPositiveInteger };
+
 export const ROUTES: readonly RouteDef[] = [
-  { method: "GET", path: "/health", action: "api.health", public: true },
+  { method: "GET", path: "/health", action: "api.health", public: true, summary: "Whether the service can serve", reply: ok("Health") },
+  {
+    method: "GET",
+    path: "/openapi.json",
+    action: "api.openapi",
+    public: true,
+    summary: "This document",
+    reply: ok("OpenApiDocument"),
+  },
 
-  { method: "GET", path: "/auth/prelogin", action: "auth.prelogin", public: true },
-  { method: "POST", path: "/auth/register", action: "auth.register", public: true },
-  { method: "POST", path: "/auth/login", action: "auth.login", public: true },
-  { method: "POST", path: "/auth/refresh", action: "auth.refresh", public: true },
-  { method: "POST", path: "/auth/logout", action: "auth.logout" },
+  {
+    method: "GET",
+    path: "/auth/prelogin",
+    action: "auth.prelogin",
+    public: true,
+    summary: "The key-derivation parameters of an email",
+    params: { ...p.STRICT, email: p.email },
+    reply: ok("Prelogin"),
+  },
+  {
+    method: "POST",
+    path: "/auth/register",
+    action: "auth.register",
+    public: true,
+    summary: "Register a user with their key bundle",
+    params: {
+      ...p.STRICT,
+      email: p.email,
+      authHash: p.authHash,
+      kdf: {
+        type: "object",
+        strict: "remove",
+        props: {
+          algorithm: { type: "enum", values: ["argon2id", "pbkdf2-sha256"] },
+          salt: p.base64(1024),
+          iterations: { ...p.positiveInteger, max: 100_000_000 },
+          memoryKiB: { ...p.optionalPositiveInteger, max: 64 * 1024 * 1024 },
+          parallelism: { ...p.optionalPositiveInteger, max: 1024 },
+        },
+      },
+      publicKey: p.base64(4096),
+      signingPublicKey: p.base64(64),
+      publicKeySignature: p.base64(128),
+      encryptedPrivateKey: p.base64(16 * 1024),
+      encryptedSigningPrivateKey: p.base64(16 * 1024),
+      inviteToken: { ...p.opaqueToken, optional: true },
+      orgName: { ...p.name, optional: true },
+    },
+    reply: created("Registered"),
+  },
+  {
+    method: "POST",
+    path: "/auth/login",
+    action: "auth.login",
+    public: true,
+    summary: "Log in: tokens and the encrypted key bundle",
+    params: { ...p.STRICT, email: p.email, authHash: p.authHash },
+    reply: ok("Login"),
+  },
+  {
+    method: "POST",
+    path: "/auth/refresh",
+    action: "auth.refresh",
+    public: true,
+    summary: "A new token pair for a refresh token",
+    params: { ...p.STRICT, refreshToken: p.opaqueToken },
+    reply: ok("TokenPair"),
+  },
+  {
+    method: "POST",
+    path: "/auth/logout",
+    action: "auth.logout",
+    summary: "Revoke a login",
+    params: { ...p.STRICT, refreshToken: p.opaqueToken },
+    reply: noContent,
+  },
 
-  { method: "GET", path: "/users/me", action: "users.me" },
-  { method: "GET", path: "/users/:userId/keys", action: "users.keys" },
-  { method: "GET", path: "/orgs/:orgId", action: "orgs.get" },
-  { method: "GET", path: "/orgs/:orgId/members", action: "orgs.members" },
+  { method: "GET", path: "/users/me", action: "users.me", summary: "The caller's profile", reply: ok("Me") },
+  {
+    method: "GET",
+    path: "/users/:userId/keys",
+    action: "users.keys",
+    summary: "A user's public keys",
+    params: { userId: p.pathId },
+    reply: ok("UserKeys"),
+  },
+  { method: "GET", path: "/orgs/:orgId", action: "orgs.get", summary: "An organization", params: { orgId: p.pathId }, reply: ok("Org") },
+  {
+    method: "GET",
+    path: "/orgs/:orgId/members",
+    action: "orgs.members",
+    summary: "An organization's users and their public keys",
+    params: { orgId: p.pathId },
+    reply: ok("OrgMembers"),
+  },
 
-  { method: "GET", path: "/vaults", action: "vaults.list" },
-  { method: "POST", path: "/vaults", action: "vaults.create" },
-  { method: "GET", path: "/vaults/:vaultId", action: "vaults.get" },
-  { method: "PATCH", path: "/vaults/:vaultId", action: "vaults.rename" },
-  { method: "DELETE", path: "/vaults/:vaultId", action: "vaults.remove" },
+  { method: "GET", path: "/vaults", action: "vaults.list", summary: "The caller's vaults", reply: ok("VaultList") },
+  {
+    method: "POST",
+    path: "/vaults",
+    action: "vaults.create",
+    summary: "Create a vault",
+    params: {
+      ...p.STRICT,
+      name: p.name,
+      type: p.vaultType,
+      encryptedVaultKey: p.wrappedKey,
+      wrapSignature: p.signature,
+      rosterLink: p.rosterLink,
+    },
+    reply: created("Vault"),
+  },
+  { method: "GET", path: "/vaults/:vaultId", action: "vaults.get", summary: "A vault", params: { vaultId: p.pathId }, reply: ok("Vault") },
+  {
+    method: "PATCH",
+    path: "/vaults/:vaultId",
+    action: "vaults.rename",
+    summary: "Rename a vault",
+    params: { ...p.STRICT, vaultId: p.pathId, name: p.name },
+    reply: ok("Vault"),
+  },
+  {
+    method: "DELETE",
+    path: "/vaults/:vaultId",
+    action: "vaults.remove",
+    summary: "Delete a vault with its items",
+    params: { vaultId: p.pathId },
+    reply: noContent,
+  },
 
-  { method: "GET", path: "/vaults/:vaultId/members", action: "members.list" },
-  { method: "POST", path: "/vaults/:vaultId/members", action: "members.add" },
-  { method: "PATCH", path: "/vaults/:vaultId/members/:userId", action: "members.changeRole" },
-  { method: "DELETE", path: "/vaults/:vaultId/members/:userId", action: "members.remove" },
-  { method: "GET", path: "/vaults/:vaultId/roster", action: "members.roster" },
-  { method: "POST", path: "/vaults/:vaultId/roster", action: "members.adoptRoster" },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/members",
+    action: "members.list",
+    summary: "A vault's members",
+    params: { vaultId: p.pathId },
+    reply: ok("MemberList"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/members",
+    action: "members.add",
+    summary: "Share a vault (add a member)",
+    params: {
+      ...p.STRICT,
+      vaultId: p.pathId,
+      recipientUserId: p.uuid,
+      encryptedVaultKey: p.wrappedKey,
+      wrapSignature: p.signature,
+      role: p.grantableRole,
+      keyVersion: p.optionalPositiveInteger,
+      rosterLink: p.rosterLink,
+    },
+    reply: noContent,
+  },
+  {
+    method: "PATCH",
+    path: "/vaults/:vaultId/members/:userId",
+    action: "members.changeRole",
+    summary: "Change a member's role",
+    params: { ...p.STRICT, vaultId: p.pathId, userId: p.pathId, role: p.vaultRole, rosterLink: p.rosterLink },
+    reply: ok("MemberEntry"),
+  },
+  {
+    method: "DELETE",
+    path: "/vaults/:vaultId/members/:userId",
+    action: "members.remove",
+    // The interface's DELETE has no body; a signed vault's `remove` link comes in an optional JSON body.
+    summary: "Remove a member (or leave)",
+    params: { ...p.STRICT, vaultId: p.pathId, userId: p.pathId, rosterLink: p.rosterLink },
+    reply: ok("MemberRemoved"),
+  },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/roster",
+    action: "members.roster",
+    summary: "A vault's signed roster",
+    params: { vaultId: p.pathId },
+    reply: ok("Roster"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/roster",
+    action: "members.adoptRoster",
+    summary: "Start the signed roster of an existing vault",
+    params: { ...p.STRICT, vaultId: p.pathId, rosterLink: p.rosterLink },
+    reply: noContent,
+  },
 
-  { method: "POST", path: "/vaults/:vaultId/rekey", action: "rekey.rekey", streamBody: true },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/rekey",
+    action: "rekey.rekey",
+    streamBody: true,
+    summary: "Rekey a vault atomically",
+    params: { ...p.STRICT, vaultId: p.pathId, ...rekeyBody },
+    reply: noContent,
+  },
 
-  { method: "GET", path: "/vaults/:vaultId/items", action: "items.list" },
-  { method: "POST", path: "/vaults/:vaultId/items", action: "items.create" },
-  { method: "GET", path: "/vaults/:vaultId/items/:itemId", action: "items.get" },
-  { method: "PUT", path: "/vaults/:vaultId/items/:itemId", action: "items.update" },
-  { method: "DELETE", path: "/vaults/:vaultId/items/:itemId", action: "items.remove" },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/items",
+    action: "items.list",
+    summary: "A vault's items",
+    params: { vaultId: p.pathId },
+    reply: ok("ItemList"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/items",
+    action: "items.create",
+    summary: "Create an item",
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.optionalUuid, ...itemContent },
+    reply: created("Item"),
+  },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/items/:itemId",
+    action: "items.get",
+    summary: "An item",
+    params: { vaultId: p.pathId, itemId: p.pathId },
+    reply: ok("Item"),
+  },
+  {
+    method: "PUT",
+    path: "/vaults/:vaultId/items/:itemId",
+    action: "items.update",
+    summary: "Replace an item's ciphertext",
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, ...itemContent, revision: p.optionalPositiveInteger },
+    reply: ok("Item"),
+  },
+  {
+    method: "DELETE",
+    path: "/vaults/:vaultId/items/:itemId",
+    action: "items.remove",
+    summary: "Delete an item",
+    params: { vaultId: p.pathId, itemId: p.pathId },
+    reply: noContent,
+  },
 
-  { method: "POST", path: "/invites", action: "invites.create" },
-  { method: "GET", path: "/invites", action: "invites.list" },
-  { method: "POST", path: "/invites/redeem", action: "invites.redeem", public: true },
-  { method: "DELETE", path: "/invites/:inviteId", action: "invites.revoke" },
+  {
+    method: "POST",
+    path: "/invites",
+    action: "invites.create",
+    summary: "Invite a new user",
+    params: { ...p.STRICT, email: p.email, role: p.grantableRole, expiresIn: { type: "string", min: 1, max: 16, optional: true } },
+    reply: created("InviteCreated"),
+  },
+  {
+    method: "GET",
+    path: "/invites",
+    action: "invites.list",
+    summary: "An organization's pending invites",
+    params: { orgId: p.orgIdQuery },
+    reply: ok("InviteList"),
+  },
+  {
+    method: "POST",
+    path: "/invites/redeem",
+    action: "invites.redeem",
+    public: true,
+    summary: "Check an invite token",
+    // Checked by the action, after the rate limit: a malformed token costs a redeem attempt too.
+    params: { ...p.STRICT, token: { type: "any", optional: true, openapi: { type: "string", minLength: 1, maxLength: 512 } } },
+    reply: ok("InviteRedeemable"),
+  },
+  {
+    method: "DELETE",
+    path: "/invites/:inviteId",
+    action: "invites.revoke",
+    summary: "Revoke an invite",
+    params: { inviteId: p.pathId },
+    reply: noContent,
+  },
 
-  { method: "GET", path: "/audit", action: "audit.list" },
-  { method: "GET", path: "/audit/verify", action: "audit.verify" },
+  {
+    method: "GET",
+    path: "/audit",
+    action: "audit.list",
+    summary: "An organization's audit log, newest first",
+    params: {
+      orgId: p.orgIdQuery,
+      limit: {
+        ...p.seqNumber,
+        max: MAX_AUDIT_PAGE,
+        optional: true,
+        openapi: { type: "integer", minimum: 1, maximum: MAX_AUDIT_PAGE, default: DEFAULT_AUDIT_PAGE },
+      },
+      before: { ...p.seqNumber, optional: true },
+    },
+    reply: ok("AuditPage"),
+  },
+  {
+    method: "GET",
+    path: "/audit/verify",
+    action: "audit.verify",
+    summary: "Check an organization's audit chain",
+    params: { orgId: p.orgIdQuery },
+    reply: ok("AuditVerdict"),
+  },
 ];
+
+/** The route of an action: the one place its parameters are declared. */
+export function routeOf(action: string): RouteDef {
+  const route = ROUTES.find((r) => r.action === action);
+  if (!route) throw new Error(`No route calls ${action}`);
+  return route;
+}
+
+/** An action's parameter rules, from its route (for the service's `params`). */
+export function paramsOf(action: string): ActionParams {
+  const params = routeOf(action).params;
+  if (!params) throw new Error(`The route of ${action} declares no parameters`);
+  return params as ActionParams;
+}
+
+/** A route's path parameters: `/vaults/:vaultId/items/:itemId` -> vaultId, itemId. */
+export function pathParamsOf(route: Pick<RouteDef, "path">): string[] {
+  return route.path
+    .split("/")
+    .filter((part) => part.startsWith(":"))
+    .map((part) => part.slice(1));
+}
 
 /** The methods declared for a path under API_PREFIX (`/api/v1/vaults/abc` -> GET, PATCH, DELETE), none for an unknown one. */
 export function methodsForPath(pathname: string): Method[] {
+  return routesForPath(pathname).map((r) => r.method);
+}
+
+/** The routes declared for a path under API_PREFIX, whatever their method. */
+export function routesForPath(pathname: string): RouteDef[] {
   if (!pathname.startsWith(`${API_PREFIX}/`)) return [];
   const path = pathname.slice(API_PREFIX.length).replace(/\/+$/, "");
   const parts = path.split("/");
   return ROUTES.filter((r) => {
     const pattern = r.path.split("/");
-    return pattern.length === parts.length && pattern.every((p, i) => (p.startsWith(":") ? parts[i] !== "" : p === parts[i]));
-  }).map((r) => r.method);
+    return pattern.length === parts.length && pattern.every((part, i) => (part.startsWith(":") ? parts[i] !== "" : part === parts[i]));
+  });
 }

@@ -1,0 +1,179 @@
+/**
+ * The bodies the API answers, as JSON Schema (2020-12, the dialect of OpenAPI 3.1): the
+ * `components.schemas` of the OpenAPI document (lib/http/openapi.ts). Routes name them in their
+ * `responses` (lib/http/routes.ts). The end-to-end suite checks every answer it sees against them,
+ * so a field added, renamed or dropped here or in a service is caught by the tests.
+ *
+ * Objects are closed (`additionalProperties: false`): the document says exactly what is sent.
+ */
+import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/events";
+import { ERROR_STATUS } from "../errors";
+import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
+import { ROSTER_OPS } from "../../sdk/roster";
+
+export type JsonSchema = { [key: string]: unknown };
+
+const string: JsonSchema = { type: "string" };
+const uuid: JsonSchema = { type: "string", format: "uuid" };
+const timestamp: JsonSchema = { type: "string", format: "date-time" };
+const base64: JsonSchema = { type: "string", contentEncoding: "base64" };
+const hex64: JsonSchema = { type: "string", pattern: "^[0-9a-f]{64}$" };
+const integer = (minimum: number): JsonSchema => ({ type: "integer", minimum });
+const oneOfValues = (values: readonly string[]): JsonSchema => ({ type: "string", enum: [...values] });
+
+/** A closed object: `required` fields, then `optional` ones. */
+function object(required: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
+  return {
+    type: "object",
+    required: Object.keys(required),
+    properties: { ...required, ...optional },
+    additionalProperties: false,
+  };
+}
+
+const arrayOf = (items: JsonSchema): JsonSchema => ({ type: "array", items });
+
+/** A reference to another schema of this file, as the OpenAPI document holds them (typed for routes by `bodyOf`). */
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const argon2id = object({
+  algorithm: { const: "argon2id" },
+  salt: base64,
+  iterations: integer(1),
+  memoryKiB: integer(1),
+  parallelism: integer(1),
+});
+const pbkdf2 = object({ algorithm: { const: "pbkdf2-sha256" }, salt: base64, iterations: integer(1) });
+
+const publicKeys = { publicKey: base64, signingPublicKey: base64, publicKeySignature: base64 };
+const wrap = { encryptedVaultKey: base64, senderId: uuid, wrapSignature: base64 };
+
+const rosterLink = object(
+  {
+    vaultId: uuid,
+    seq: integer(0),
+    prev: hex64,
+    op: oneOfValues(ROSTER_OPS),
+    actorId: uuid,
+    at: timestamp,
+    keyVersion: integer(1),
+    wraps: arrayOf(object({ userId: uuid, sha256: hex64 })),
+    sig: base64,
+  },
+  {
+    vaultType: oneOfValues(VAULT_TYPES),
+    subjectId: uuid,
+    role: oneOfValues(VAULT_ROLES),
+    subjectKey: string,
+    members: arrayOf(object({ userId: uuid, role: oneOfValues(VAULT_ROLES), key: string })),
+    memberDigest: string,
+  },
+);
+
+const memberEntry = object({
+  userId: uuid,
+  vaultId: uuid,
+  vaultName: string,
+  vaultType: oneOfValues(VAULT_TYPES),
+  ...wrap,
+  role: oneOfValues(VAULT_ROLES),
+});
+
+export const SCHEMAS = {
+  Error: object({
+    error: object({ code: oneOfValues(Object.keys(ERROR_STATUS)), message: string }, { field: string }),
+  }),
+  Health: object({ status: { const: "ok" } }),
+  Kdf: { oneOf: [argon2id, pbkdf2] },
+  Prelogin: object({ kdf: ref("Kdf") }),
+  Registered: object({ userId: uuid, orgId: uuid, role: oneOfValues(ORG_ROLES) }),
+  TokenPair: object({
+    accessToken: string,
+    refreshToken: string,
+    tokenType: { const: "Bearer" },
+    expiresIn: integer(1),
+  }),
+  Login: object({
+    accessToken: string,
+    refreshToken: string,
+    tokenType: { const: "Bearer" },
+    expiresIn: integer(1),
+    userId: uuid,
+    orgId: uuid,
+    role: oneOfValues(ORG_ROLES),
+    kdf: ref("Kdf"),
+    ...publicKeys,
+    encryptedPrivateKey: base64,
+    encryptedSigningPrivateKey: base64,
+  }),
+  Me: object({ userId: uuid, email: string, orgId: uuid, role: oneOfValues(ORG_ROLES), createdAt: timestamp }),
+  UserKeys: object({ userId: uuid, email: string, ...publicKeys }),
+  Org: object({ orgId: uuid, name: string, createdAt: timestamp }),
+  OrgMembers: object({
+    members: arrayOf(object({ userId: uuid, email: string, role: oneOfValues(ORG_ROLES), ...publicKeys, createdAt: timestamp })),
+  }),
+  Vault: object({
+    vaultId: uuid,
+    vaultName: string,
+    vaultType: oneOfValues(VAULT_TYPES),
+    orgId: uuid,
+    ...wrap,
+    role: oneOfValues(VAULT_ROLES),
+    keyVersion: integer(1),
+    rekeyRequired: { type: "boolean" },
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+  VaultList: object({ vaults: arrayOf(ref("Vault")) }),
+  MemberEntry: memberEntry,
+  MemberList: object({ members: arrayOf(ref("MemberEntry")) }),
+  MemberRemoved: object({ rekeyRequired: { type: "boolean" }, remainingMembers: arrayOf(ref("MemberEntry")) }),
+  RosterLink: rosterLink,
+  Roster: object({ links: arrayOf(ref("RosterLink")) }),
+  Item: object({
+    itemId: uuid,
+    vaultId: uuid,
+    encryptedData: base64,
+    encryptedName: base64,
+    revision: integer(1),
+    keyVersion: integer(1),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+  ItemList: object({ items: arrayOf(ref("Item")) }),
+  InviteCreated: object({ inviteId: uuid, token: string, expiresAt: timestamp }),
+  InviteList: arrayOf(
+    object({ id: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), inviterId: uuid, expiresAt: timestamp, createdAt: timestamp }),
+  ),
+  InviteRedeemable: object({ orgId: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), expiresAt: timestamp }, { orgName: string }),
+  AuditRecord: object(
+    {
+      eventId: uuid,
+      seq: integer(1),
+      type: oneOfValues(DOMAIN_EVENT_TYPES),
+      at: timestamp,
+      actorId: uuid,
+      orgId: uuid,
+      prevHash: hex64,
+      hash: hex64,
+    },
+    Object.fromEntries(EVENT_SUBJECTS.map((subject) => [subject, uuid])),
+  ),
+  AuditPage: object({ events: arrayOf(ref("AuditRecord")), nextBefore: { type: ["integer", "null"], minimum: 1 } }),
+  AuditVerdict: {
+    oneOf: [
+      object({ ok: { const: true }, count: integer(0), head: hex64 }),
+      object({ ok: { const: false }, count: integer(0), brokenAt: integer(1) }),
+    ],
+  },
+  OpenApiDocument: {
+    type: "object",
+    required: ["openapi", "paths"],
+    properties: { openapi: { const: "3.1.0" }, paths: { type: "object" } },
+  },
+} satisfies Record<string, JsonSchema>;
+
+export type SchemaName = keyof typeof SCHEMAS;
+
+/** A route's answer body: one of the schemas above, by name. */
+export const bodyOf = (name: SchemaName): JsonSchema => ref(name);

@@ -1,0 +1,32 @@
+/**
+ * Every answer of the API that a test receives through `fetch` (the tests' client, the SDK) is
+ * checked against the OpenAPI document (test/helpers/openapi-check.ts). A test that saw an answer
+ * the document does not allow fails, with the answer named, when it ends.
+ */
+import { responseProblems } from "../helpers/openapi-check";
+
+const seen: string[] = [];
+const fetchAsSent = globalThis.fetch;
+
+globalThis.fetch = async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetchAsSent(input, init);
+  const request = input instanceof Request ? input : undefined;
+  const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
+  const url = request ? request.url : String(input);
+  let text: string;
+  try {
+    text = await res.clone().text();
+  } catch {
+    return res; // the connection broke while the body was read: the test sees that itself
+  }
+  for (const problem of responseProblems(method, url, res.status, text)) {
+    seen.push(`${method} ${new URL(url).pathname} -> ${res.status}: ${problem}`);
+  }
+  return res;
+};
+
+afterEach(() => {
+  if (seen.length === 0) return;
+  const problems = seen.splice(0);
+  throw new Error(`Answers that the OpenAPI document does not allow:\n  ${problems.slice(0, 20).join("\n  ")}`);
+});

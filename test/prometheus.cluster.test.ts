@@ -4,6 +4,7 @@
  * worker's lag. The same run sends traces to a Zipkin collector (a small HTTP server here): one
  * request's spans, from the gateway's process and the services' processes, share one trace id.
  */
+import { notTheService } from "./helpers/openapi-check";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -58,6 +59,8 @@ beforeAll(async () => {
   );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
+  // Prometheus's own HTTP API is under /api/v1 too: its answers are not this service's.
+  notTheService(promUrl);
   prometheus = spawn(
     "prometheus",
     [

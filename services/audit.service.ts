@@ -1,4 +1,5 @@
 /** The organization's audit log, for its owners and admins (contract section 8). */
+import type { OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { DEFAULT_AUDIT_PAGE, verifyAuditChain } from "../lib/domain/audit";
 import { assertOrgManager } from "../lib/domain/org-roles";
@@ -14,7 +15,7 @@ export function auditService({ store }: Runtime): ServiceSchema {
     actions: {
       list: {
         params: paramsOf("audit.list"),
-        async handler(ctx: Ctx<{ orgId: string; limit?: number; before?: number }>) {
+        async handler(ctx: Ctx<{ orgId: OrgId; limit?: number; before?: number }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "read the audit log");
           const events = await store.audit.listAuditRecords({
             orgId: ctx.params.orgId,
@@ -29,7 +30,7 @@ export function auditService({ store }: Runtime): ServiceSchema {
 
       verify: {
         params: paramsOf("audit.verify"),
-        async handler(ctx: Ctx<{ orgId: string }>) {
+        async handler(ctx: Ctx<{ orgId: OrgId }>) {
           assertOrgManager(callerOf(ctx), ctx.params.orgId, "verify the audit log");
           const head = await store.audit.auditHead(ctx.params.orgId);
           return verifyAuditChain(head, (after, upTo, limit) =>

@@ -1,4 +1,5 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
+import type { OrgId, UserId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
@@ -100,7 +101,7 @@ export function authService(rt: Runtime): ServiceSchema {
           checkKdf(kdf);
 
           const newUser = {
-            userId: newId(),
+            userId: newId<UserId>(),
             email: address,
             authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
             kdf,
@@ -128,7 +129,7 @@ export function authService(rt: Runtime): ServiceSchema {
           } else {
             user = await store.accounts.registerOwnerOfNewOrg({
               user: newUser,
-              org: { orgId: newId(), name: orgName, createdAt: now },
+              org: { orgId: newId<OrgId>(), name: orgName, createdAt: now },
               onlyIfFirstUser: config.registrationMode === "invite",
             });
           }

@@ -1,4 +1,5 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
+import type { InviteId, OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { AppError, invalid, notFound, notRedeemable } from "../lib/errors";
 import { assertOrgManager } from "../lib/domain/org-roles";
@@ -16,7 +17,7 @@ import type { Runtime } from "../lib/runtime";
 type Ctx<P> = Context<P, RequestMeta>;
 
 /** Invites are managed by the organization's owners and admins (organization role, from the token). */
-function assertInviteManager(caller: Caller, orgId: string = caller.orgId): void {
+function assertInviteManager(caller: Caller, orgId: OrgId = caller.orgId): void {
   assertOrgManager(caller, orgId, "manage invites");
 }
 
@@ -39,7 +40,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const token = newOpaqueToken();
           const now = new Date(clock.nowMs());
           const invite: Invite = {
-            inviteId: newId(),
+            inviteId: newId<InviteId>(),
             orgId: caller.orgId,
             email: address,
             role: ctx.params.role,
@@ -58,7 +59,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
 
       list: {
         params: paramsOf("invites.list"),
-        async handler(ctx: Ctx<{ orgId: string }>) {
+        async handler(ctx: Ctx<{ orgId: OrgId }>) {
           assertInviteManager(callerOf(ctx), ctx.params.orgId);
           return (await store.invites.listPendingInvites({ orgId: ctx.params.orgId, now: clock.timestamp() })).map(toListEntry);
         },
@@ -66,7 +67,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
 
       revoke: {
         params: paramsOf("invites.revoke"),
-        async handler(ctx: Ctx<{ inviteId: string }>) {
+        async handler(ctx: Ctx<{ inviteId: InviteId }>) {
           const caller = callerOf(ctx);
           const invite = await store.invites.getInvite(ctx.params.inviteId);
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");

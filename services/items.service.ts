@@ -1,6 +1,6 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
+import type { ItemId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { notFound } from "../lib/errors";
 import { newId } from "../lib/domain/encoding";
 import { assertItemSizes } from "../lib/domain/items";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
@@ -10,7 +10,7 @@ import type { Runtime } from "../lib/runtime";
 type Ctx<P> = Context<P, RequestMeta>;
 
 interface WriteParams {
-  vaultId: string;
+  vaultId: VaultId;
   encryptedData: string;
   encryptedName: string;
   keyVersion?: number;
@@ -22,30 +22,28 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
     actions: {
       list: {
         params: paramsOf("items.list"),
-        async handler(ctx: Ctx<{ vaultId: string }>) {
-          const items = await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
-          if (!items) throw notFound("Vault");
-          return { items };
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
+          return { items: await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
         },
       },
 
       get: {
         params: paramsOf("items.get"),
-        async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId }>) {
           return store.items.getItem({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, itemId: ctx.params.itemId });
         },
       },
 
       create: {
         params: paramsOf("items.create"),
-        async handler(ctx: Ctx<WriteParams & { itemId?: string }>) {
+        async handler(ctx: Ctx<WriteParams & { itemId?: ItemId }>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
           const item = await store.items.createItem({
             vaultId: p.vaultId,
             actorId: caller.userId,
-            itemId: p.itemId ?? newId(),
+            itemId: p.itemId ?? newId<ItemId>(),
             write: p,
             now: clock.timestamp(),
           });
@@ -57,7 +55,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
 
       update: {
         params: paramsOf("items.update"),
-        async handler(ctx: Ctx<WriteParams & { itemId: string; revision?: number }>) {
+        async handler(ctx: Ctx<WriteParams & { itemId: ItemId; revision?: number }>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
@@ -75,7 +73,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
 
       remove: {
         params: paramsOf("items.remove"),
-        async handler(ctx: Ctx<{ vaultId: string; itemId: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId }>) {
           const caller = callerOf(ctx);
           await store.items.deleteItem({ vaultId: ctx.params.vaultId, actorId: caller.userId, itemId: ctx.params.itemId });
           await events.emit("item.deleted", {

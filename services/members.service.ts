@@ -1,6 +1,7 @@
 /** Sharing: add, list, change the role of and remove vault members (interface and contract section 3). */
+import type { UserId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid, notFound } from "../lib/errors";
+import { invalid } from "../lib/errors";
 import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
 import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
@@ -10,8 +11,8 @@ import type { Runtime } from "../lib/runtime";
 type Ctx<P> = Context<P, RequestMeta>;
 
 interface AddParams {
-  vaultId: string;
-  recipientUserId: string;
+  vaultId: VaultId;
+  recipientUserId: UserId;
   encryptedVaultKey: string;
   wrapSignature: string;
   role: GrantableRole;
@@ -25,10 +26,8 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
     actions: {
       list: {
         params: paramsOf("members.list"),
-        async handler(ctx: Ctx<{ vaultId: string }>) {
-          const members = await store.vaults.listMembers({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
-          if (!members) throw notFound("Vault");
-          return { members };
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
+          return { members: await store.vaults.listMembers({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
         },
       },
 
@@ -63,7 +62,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
 
       changeRole: {
         params: paramsOf("members.changeRole"),
-        async handler(ctx: Ctx<{ vaultId: string; userId: string; role: VaultRole; rosterLink?: unknown }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; userId: UserId; role: VaultRole; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
@@ -82,7 +81,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
 
       remove: {
         params: paramsOf("members.remove"),
-        async handler(ctx: Ctx<{ vaultId: string; userId: string; rosterLink?: unknown }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; userId: UserId; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
           const link = parseRosterLink(ctx.params.rosterLink);
@@ -100,16 +99,14 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
 
       roster: {
         params: paramsOf("members.roster"),
-        async handler(ctx: Ctx<{ vaultId: string }>) {
-          const links = await store.vaults.getRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId });
-          if (!links) throw notFound("Vault");
-          return { links };
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
+          return { links: await store.vaults.getRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
         },
       },
 
       adoptRoster: {
         params: paramsOf("members.adoptRoster"),
-        async handler(ctx: Ctx<{ vaultId: string; rosterLink?: unknown }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; rosterLink?: unknown }>) {
           const link = parseRosterLink(ctx.params.rosterLink);
           if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);
           await store.vaults.adoptRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, link, now: clock.timestamp() });

@@ -1,4 +1,5 @@
 /** Organizations and their members' public key bundles (contract section 2). */
+import type { OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { forbidden, notFound } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
@@ -8,7 +9,7 @@ import type { Runtime } from "../lib/runtime";
 type Ctx<P> = Context<P, RequestMeta>;
 
 export function orgsService({ store }: Runtime): ServiceSchema {
-  function assertInOrg(ctx: Ctx<{ orgId: string }>): void {
+  function assertInOrg(ctx: Ctx<{ orgId: OrgId }>): void {
     if (callerOf(ctx).orgId !== ctx.params.orgId) throw forbidden("Not a member of this organization");
   }
   return {
@@ -16,7 +17,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
     actions: {
       get: {
         params: paramsOf("orgs.get"),
-        async handler(ctx: Ctx<{ orgId: string }>) {
+        async handler(ctx: Ctx<{ orgId: OrgId }>) {
           assertInOrg(ctx);
           const org = await store.accounts.getOrg(ctx.params.orgId);
           if (!org) throw notFound("Organization");
@@ -25,7 +26,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
       },
       members: {
         params: paramsOf("orgs.members"),
-        async handler(ctx: Ctx<{ orgId: string }>) {
+        async handler(ctx: Ctx<{ orgId: OrgId }>) {
           assertInOrg(ctx);
           const users = await store.accounts.listOrgMembers(ctx.params.orgId);
           return {

@@ -3,6 +3,7 @@
  * Its body is streamed from the gateway (up to REKEY_BODY_LIMIT): a 10,000-item rekey is tens of
  * MB, beyond one NATS message. The body is read here, then checked in the gateway's order.
  */
+import type { VaultId } from "../lib/domain/ids";
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
 import { AppError } from "../lib/errors";
@@ -29,7 +30,7 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
       rekey: {
         // The stream's own parameters; its body is checked against the route's, below.
         params: { vaultId: { type: "string" } },
-        async handler(ctx: Context<{ vaultId: string }, RequestMeta>) {
+        async handler(ctx: Context<{ vaultId: VaultId }, RequestMeta>) {
           if (held >= config.rekeyConcurrency) {
             throw new AppError("UNAVAILABLE", "Too many rekeys in progress", { retryAfterSec: 1 });
           }
@@ -44,13 +45,13 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     },
   };
 
-  async function rekey(ctx: Context<{ vaultId: string }, RequestMeta>) {
+  async function rekey(ctx: Context<{ vaultId: VaultId }, RequestMeta>) {
     const caller = callerOf(ctx);
     const started = performance.now();
     const stream = ctx.stream as Readable | null;
     const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
-    const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId!;
+    const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
     // Path parameters win over body fields of the same name (contract section 1).
     const verdict = checkBody({ ...fields, vaultId });
     if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);

@@ -1,4 +1,5 @@
 /** The caller's profile and other users' public keys (contract section 2). */
+import type { UserId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { notFound, unauthorized } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
@@ -20,7 +21,7 @@ export function usersService({ store }: Runtime): ServiceSchema {
       },
       keys: {
         params: paramsOf("users.keys"),
-        async handler(ctx: Ctx<{ userId: string }>) {
+        async handler(ctx: Ctx<{ userId: UserId }>) {
           const caller = callerOf(ctx);
           const user = await store.accounts.findUserById(ctx.params.userId);
           // Users of other organizations do not exist for the caller.

@@ -1,6 +1,7 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
+import type { VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid, notFound, unauthorized } from "../lib/errors";
+import { invalid, unauthorized } from "../lib/errors";
 import { newId } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
@@ -55,7 +56,8 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
           const roster = link && decideCreateRoster(user, { vaultType: p.type, encryptedVaultKey: p.encryptedVaultKey }, link);
           const vault = await store.vaults.createVault({
             vault: {
-              vaultId: link?.vaultId ?? newId(),
+              // The link's vaultId is a UUID (parseRosterLink checks it).
+              vaultId: (link?.vaultId as VaultId | undefined) ?? newId<VaultId>(),
               orgId: user.orgId,
               name: displayName,
               type: p.type,
@@ -74,16 +76,14 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
 
       get: {
         params: paramsOf("vaults.get"),
-        async handler(ctx: Ctx<{ vaultId: string }>) {
-          const vault = await store.vaults.getVault({ vaultId: ctx.params.vaultId, userId: callerOf(ctx).userId });
-          if (!vault) throw notFound("Vault");
-          return vault;
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
+          return store.vaults.getVault({ vaultId: ctx.params.vaultId, userId: callerOf(ctx).userId });
         },
       },
 
       rename: {
         params: paramsOf("vaults.rename"),
-        async handler(ctx: Ctx<{ vaultId: string; name: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; name: string }>) {
           const caller = callerOf(ctx);
           const vault = await store.vaults.renameVault({
             vaultId: ctx.params.vaultId,
@@ -98,7 +98,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
 
       remove: {
         params: paramsOf("vaults.remove"),
-        async handler(ctx: Ctx<{ vaultId: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
           const caller = callerOf(ctx);
           await store.vaults.deleteVault({ vaultId: ctx.params.vaultId, actorId: caller.userId });
           // A vault's members are all of its organization, so the caller's is the vault's.

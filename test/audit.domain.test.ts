@@ -1,20 +1,22 @@
 /** The audit chain's rules and the queue's settle rules, as plain functions (no broker, no server). */
-import { createHash, randomUUID } from "node:crypto";
+import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
+import { createHash } from "node:crypto";
 import { AppError } from "../lib/errors";
 import { auditHash, ChainVerifier, EMPTY_HEAD, GENESIS_HASH, nextAuditRecord, type AuditRecord } from "../lib/domain/audit";
 import { parseDomainEvent, type DomainEvent } from "../lib/domain/events";
 import { retryDelay, settleBatch, type Delivery } from "../lib/queue/settle";
 import type { DeliveryPolicy } from "../lib/queue/port";
 
-const ORG = randomUUID();
+const ORG = newId<OrgId>();
 const event = (extra: Partial<DomainEvent> = {}): DomainEvent => ({
-  eventId: randomUUID(),
+  eventId: newId(),
   type: "item.created",
   at: new Date().toISOString(),
-  actorId: randomUUID(),
+  actorId: newId<UserId>(),
   orgId: ORG,
-  vaultId: randomUUID(),
-  itemId: randomUUID(),
+  vaultId: newId<VaultId>(),
+  itemId: newId<ItemId>(),
   ...extra,
 });
 
@@ -54,7 +56,7 @@ describe("audit chain", () => {
 
   test("an edited record is named; so is the next one when the edit recomputed the hash", () => {
     const chain = chainOf(6);
-    const edited = chain.map((r) => (r.seq === 3 ? { ...r, actorId: randomUUID() } : r));
+    const edited = chain.map((r) => (r.seq === 3 ? { ...r, actorId: newId<UserId>() } : r));
     expect(verify(edited, chain[5])).toEqual({ ok: false, count: 6, brokenAt: 3 });
     const rehashed = chain
       .map((r) => (r.seq === 3 ? { ...r, type: "item.deleted" as const } : r))
@@ -74,7 +76,7 @@ describe("audit chain", () => {
     expect(verify([chain[0]!, chain[2]!, chain[1]!, chain[3]!, chain[4]!], head)).toMatchObject({ ok: false, brokenAt: 2 });
     expect(verify(chain.slice(0, 3), head)).toEqual({ ok: false, count: 3, brokenAt: 4 });
     // The last record rewritten with a fresh hash: only the head kept beside the chain tells.
-    const last = { ...chain[4]!, actorId: randomUUID() };
+    const last = { ...chain[4]!, actorId: newId<UserId>() };
     expect(verify([...chain.slice(0, 4), { ...last, hash: auditHash(last) }], head)).toEqual({ ok: false, count: 5, brokenAt: 5 });
   });
 });

@@ -3,6 +3,7 @@
  * with the previous key keep working until JWT_PREVIOUS_SECRET_UNTIL, then get 401; new tokens are
  * signed with the new key; refresh tokens are not JWTs and survive any rotation.
  */
+import type { OrgId, UserId } from "../lib/domain/ids";
 import fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
@@ -64,7 +65,7 @@ describe("a server restarted on a new JWT_SECRET", () => {
 });
 
 describe("AccessTokens", () => {
-  const caller = { userId: "u1", orgId: "o1", role: "member" as const };
+  const caller = { userId: "u1" as UserId, orgId: "o1" as OrgId, role: "member" as const };
 
   test("a token verified during the grace period is refused once it ends, even from the verification cache", async () => {
     let now = Date.now();

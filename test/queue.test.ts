@@ -3,7 +3,9 @@
  * in-process queue of the embedded default: held until a worker takes them, retried after a short
  * delay, dead-lettered when they cannot be handled, and, on JetStream, stored once per event id.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import type { OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
+import { randomBytes } from "node:crypto";
 import type { DomainEvent } from "../lib/domain/events";
 import { JetStreamQueue } from "../lib/queue/jetstream-queue";
 import { MemoryQueue } from "../lib/queue/memory-queue";
@@ -17,15 +19,15 @@ jest.setTimeout(30_000);
 
 const policy: DeliveryPolicy = { maxDeliveries: 3, retryDelayMs: 300, batchSize: 50, lingerMs: 10 };
 const log = { warn: () => undefined, info: () => undefined };
-const ORG = randomUUID();
+const ORG = newId<OrgId>();
 
 const event = (type: DomainEvent["type"] = "item.created"): DomainEvent => ({
-  eventId: randomUUID(),
+  eventId: newId(),
   type,
   at: new Date().toISOString(),
-  actorId: randomUUID(),
+  actorId: newId<UserId>(),
   orgId: ORG,
-  vaultId: randomUUID(),
+  vaultId: newId<VaultId>(),
 });
 
 const until = (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) =>

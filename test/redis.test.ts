@@ -2,8 +2,10 @@
  * The Redis implementations of the token and counter ports, against the machine's Redis, as two
  * nodes would use them: two connections in one namespace.
  */
+import type { InviteId, OrgId, UserId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
 import fs from "node:fs";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Invite } from "../lib/domain/invites";
 import { RedisCounters } from "../lib/limits/redis-counters";
 import { connectRedis, type RedisLink } from "../lib/redis";
@@ -20,7 +22,7 @@ const quiet = { warn: () => undefined, info: () => undefined };
 let dir: string;
 let store: Store;
 let links: RedisLink[];
-let orgId: string, userId: string;
+let orgId: OrgId, userId: UserId;
 
 beforeAll(async () => {
   dir = tempDir("vault-redis-");
@@ -31,12 +33,12 @@ beforeAll(async () => {
   const user = await store.accounts.registerOwnerOfNewOrg({
     user: {
       ...registrationBundle(await newUserKeys()),
-      userId: randomUUID(),
+      userId: newId<UserId>(),
       email: "o@example.test",
       authHash: "h",
       createdAt: now,
     } as never,
-    org: { orgId: randomUUID(), name: "o", createdAt: now },
+    org: { orgId: newId<OrgId>(), name: "o", createdAt: now },
     onlyIfFirstUser: false,
   });
   orgId = user.orgId;
@@ -51,9 +53,9 @@ afterAll(async () => {
 async function newInvite(): Promise<{ invite: Invite; hash: string }> {
   const now = Date.now();
   const invite: Invite = {
-    inviteId: randomUUID(),
+    inviteId: newId<InviteId>(),
     orgId,
-    email: `${randomUUID().slice(0, 8)}@example.test`,
+    email: `${newId().slice(0, 8)}@example.test`,
     role: "member",
     inviterId: userId,
     status: "pending",
@@ -67,7 +69,7 @@ async function newInvite(): Promise<{ invite: Invite; hash: string }> {
 
 test("rate-limit counters are shared between nodes, in one window", async () => {
   const [a, b] = links.map((l) => new RedisCounters(l)) as [RedisCounters, RedisCounters];
-  const key = `k-${randomUUID()}`;
+  const key = `k-${newId()}`;
   expect((await a.add(key, 1, 60_000)).count).toBe(1);
   expect((await b.add(key, 1, 60_000)).count).toBe(2);
   const read = await a.add(key, 0, 60_000);

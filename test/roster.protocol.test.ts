@@ -3,6 +3,7 @@
  * roster"), reproduced by the SDK's WebCrypto code and by the server's node:crypto code; and the
  * rules a link must follow from the state before it, as plain functions.
  */
+import type { UserId } from "../lib/domain/ids";
 import { createPrivateKey, sign } from "node:crypto";
 import vectors from "./fixtures/roster-vectors.json";
 import { checkRosterLink } from "../lib/domain/roster";
@@ -31,7 +32,8 @@ const ed25519FromSeed = (seedHex: string) =>
   });
 
 const links = vectors.vectors.map((v) => v.link as RosterLink);
-const [alice, bob] = [links[0]!.actorId, links[1]!.subjectId!];
+// The vectors' users, as the server's id type.
+const [alice, bob] = [links[0]!.actorId as UserId, links[1]!.subjectId! as UserId];
 
 /** The state after the vectors' chain, replayed with the hashes the vectors give. */
 function replayVectors(upTo = links.length): RosterState {

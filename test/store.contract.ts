@@ -2,7 +2,8 @@
  * The store port's contract, run against every adapter (test/store.*.test.ts). It calls the port
  * directly, with real keys and signatures, and checks what the services rely on.
  */
-import { randomUUID } from "node:crypto";
+import { newId } from "../lib/domain/encoding";
+import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
 import type { NewUser, Store } from "../lib/store/port";
 import type { Invite } from "../lib/domain/invites";
 import type { DomainEvent } from "../lib/domain/events";
@@ -16,16 +17,16 @@ const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 interface Person {
   user: NewUser;
   keys: UserKeys;
-  userId: string;
-  orgId: string;
+  userId: UserId;
+  orgId: OrgId;
 }
 
-async function newPerson(email = `${randomUUID()}@example.test`): Promise<{ user: NewUser; keys: UserKeys }> {
+async function newPerson(email = `${newId()}@example.test`): Promise<{ user: NewUser; keys: UserKeys }> {
   const keys = await newUserKeys();
   const bundle = registrationBundle(keys);
   return {
     keys,
-    user: { ...bundle, userId: randomUUID(), email, authHash: "scrypt$stored", createdAt: at() },
+    user: { ...bundle, userId: newId(), email, authHash: "scrypt$stored", createdAt: at() },
   };
 }
 
@@ -34,12 +35,21 @@ function wrapFor(vaultKey: Buffer, holder: Person, sender: Person) {
   return { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, sender.keys.edPrivate)) };
 }
 
-function event(orgId: string, type: DomainEvent["type"] = "item.created", extra: Partial<DomainEvent> = {}): DomainEvent {
-  return { eventId: randomUUID(), type, at: at(), actorId: randomUUID(), orgId, vaultId: randomUUID(), itemId: randomUUID(), ...extra };
+function event(orgId: OrgId, type: DomainEvent["type"] = "item.created", extra: Partial<DomainEvent> = {}): DomainEvent {
+  return {
+    eventId: newId(),
+    type,
+    at: at(),
+    actorId: newId<UserId>(),
+    orgId,
+    vaultId: newId<VaultId>(),
+    itemId: newId<ItemId>(),
+    ...extra,
+  };
 }
 
-function pendingInvite(orgId: string, inviterId: string, email: string, expiresAt = at(3600_000)): Invite {
-  return { inviteId: randomUUID(), orgId, email, role: "member", inviterId, status: "pending", expiresAt, createdAt: at() };
+function pendingInvite(orgId: OrgId, inviterId: UserId, email: string, expiresAt = at(3600_000)): Invite {
+  return { inviteId: newId(), orgId, email, role: "member", inviterId, status: "pending", expiresAt, createdAt: at() };
 }
 
 export function describeStoreContract(adapter: string, open: () => Promise<Store>, close: (store: Store) => Promise<void>): void {
@@ -50,7 +60,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     async function join(role: "admin" | "member" = "member"): Promise<Person> {
       const p = await newPerson();
       const inv = { ...pendingInvite(owner.orgId, owner.userId, p.user.email), role };
-      await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
+      await store.invites.createInvite({ invite: inv, tokenHash: newId() });
       const rec = await store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() });
       return { ...p, userId: rec.userId, orgId: rec.orgId };
     }
@@ -59,7 +69,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const vaultKey = Buffer.alloc(32, 9);
       const vault = await store.vaults.createVault({
         vault: {
-          vaultId: randomUUID(),
+          vaultId: newId(),
           orgId: owner.orgId,
           name: "v",
           type: "shared",
@@ -83,19 +93,76 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const p = await newPerson();
       const rec = await store.accounts.registerOwnerOfNewOrg({
         user: p.user,
-        org: { orgId: randomUUID(), name: "Org", createdAt: at() },
+        org: { orgId: newId(), name: "Org", createdAt: at() },
         onlyIfFirstUser: true,
       });
       owner = { ...p, userId: rec.userId, orgId: rec.orgId };
     });
     afterAll(() => close(store));
 
+    test("one rule for non-members: every read and change of a vault throws NOT_FOUND, as for a vault that does not exist", async () => {
+      const outsider = await join();
+      const { vaultId, vaultKey } = await vaultWith([]);
+      const item = await store.items.createItem({
+        vaultId,
+        actorId: owner.userId,
+        itemId: newId(),
+        write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+        now: at(),
+      });
+      const calls = (v: VaultId, actorId: UserId) => [
+        store.vaults.getVault({ vaultId: v, userId: actorId }),
+        store.vaults.listMembers({ vaultId: v, actorId }),
+        store.vaults.getRoster({ vaultId: v, actorId }),
+        store.items.listItems({ vaultId: v, actorId }),
+        store.items.getItem({ vaultId: v, actorId, itemId: item.itemId }),
+        store.vaults.renameVault({ vaultId: v, actorId, name: "mine", now: at() }),
+        store.vaults.addMember({
+          vaultId: v,
+          actorId,
+          member: { userId: actorId, role: "member", ...wrapFor(vaultKey, outsider, outsider) },
+          now: at(),
+        }),
+        store.vaults.removeMember({ vaultId: v, actorId, targetId: owner.userId, now: at() }),
+        store.vaults.changeMemberRole({ vaultId: v, actorId, targetId: owner.userId, role: "member", now: at() }),
+        store.items.createItem({
+          vaultId: v,
+          actorId,
+          itemId: newId(),
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          now: at(),
+        }),
+        store.items.updateItem({
+          vaultId: v,
+          actorId,
+          itemId: item.itemId,
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          now: at(),
+        }),
+        store.items.deleteItem({ vaultId: v, actorId, itemId: item.itemId }),
+        store.vaults.rekeyVault({ vaultId: v, actorId, rekey: { newKeys: [], items: [] }, now: at() }),
+        store.vaults.deleteVault({ vaultId: v, actorId }),
+      ];
+      for (const [v, actor] of [
+        [vaultId, outsider.userId],
+        [newId<VaultId>(), owner.userId],
+      ] as const) {
+        const outcomes = await Promise.allSettled(calls(v, actor));
+        expect(outcomes.map((o) => (o.status === "rejected" ? [o.reason.type, o.reason.message] : o.status))).toEqual(
+          outcomes.map(() => ["NOT_FOUND", "Vault not found"]),
+        );
+      }
+      // Nothing changed for the member.
+      expect(await store.items.getItem({ vaultId, actorId: owner.userId, itemId: item.itemId })).toEqual(item);
+      expect((await store.vaults.getVault({ vaultId, userId: owner.userId })).vaultName).toBe("v");
+    });
+
     test("the first user only: a second owner of a new organization needs open mode", async () => {
       const p = await newPerson();
       await expect(
         store.accounts.registerOwnerOfNewOrg({
           user: p.user,
-          org: { orgId: randomUUID(), name: "x", createdAt: at() },
+          org: { orgId: newId(), name: "x", createdAt: at() },
           onlyIfFirstUser: true,
         }),
       ).rejects.toMatchObject({ type: "FORBIDDEN" });
@@ -104,7 +171,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await expect(
         store.accounts.registerOwnerOfNewOrg({
           user: dup.user,
-          org: { orgId: randomUUID(), name: "x", createdAt: at() },
+          org: { orgId: newId(), name: "x", createdAt: at() },
           onlyIfFirstUser: false,
         }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
@@ -112,9 +179,9 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("an invite is consumed exactly once by concurrent registrations", async () => {
-      const email = `${randomUUID()}@example.test`;
+      const email = `${newId()}@example.test`;
       const inv = pendingInvite(owner.orgId, owner.userId, email);
-      await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
+      await store.invites.createInvite({ invite: inv, tokenHash: newId() });
       const people = await Promise.all(Array.from({ length: 8 }, () => newPerson(email)));
       const results = await Promise.allSettled(
         people.map((p) => store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() })),
@@ -125,18 +192,18 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("expired and revoked invites are not consumed and leave the pending list", async () => {
-      const expired = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1000));
-      await store.invites.createInvite({ invite: expired, tokenHash: randomUUID() });
+      const expired = pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(-1000));
+      await store.invites.createInvite({ invite: expired, tokenHash: newId() });
       await expect(
         store.accounts.registerWithInvite({ user: (await newPerson(expired.email)).user, inviteId: expired.inviteId, now: at() }),
       ).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
-      const revoked = pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`);
-      const hash = randomUUID();
+      const revoked = pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`);
+      const hash = newId();
       await store.invites.createInvite({ invite: revoked, tokenHash: hash });
       expect((await store.invites.findInviteByTokenHash(hash))!.inviteId).toBe(revoked.inviteId);
       expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("revoked");
       expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() })).toBe("not-pending");
-      expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: randomUUID(), now: at() })).toBe("not-found");
+      expect(await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: newId(), now: at() })).toBe("not-found");
       await expect(
         store.accounts.registerWithInvite({ user: (await newPerson(revoked.email)).user, inviteId: revoked.inviteId, now: at() }),
       ).rejects.toMatchObject({ type: "INVITE_NOT_REDEEMABLE" });
@@ -144,12 +211,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(ids).not.toContain(expired.inviteId);
       expect(ids).not.toContain(revoked.inviteId);
       await expect(
-        store.invites.createInvite({ invite: pendingInvite(owner.orgId, owner.userId, owner.user.email), tokenHash: randomUUID() }),
+        store.invites.createInvite({ invite: pendingInvite(owner.orgId, owner.userId, owner.user.email), tokenHash: newId() }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
     });
 
     test("refresh tokens rotate once; reuse revokes the family", async () => {
-      const family = randomUUID();
+      const family = newId();
       await store.accounts.saveRefreshToken({
         tokenHash: "h1",
         familyId: family,
@@ -193,7 +260,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         store.vaults.addMember({
           vaultId,
           actorId: owner.userId,
-          member: { userId: randomUUID(), role: "member", ...wrapFor(vaultKey, a, owner) },
+          member: { userId: newId(), role: "member", ...wrapFor(vaultKey, a, owner) },
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "NOT_FOUND" });
@@ -203,16 +270,17 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         store.vaults.removeMember({ vaultId, actorId: a.userId, targetId: a.userId, now: at() }),
       ]);
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-      const stayer =
-        (await store.vaults.listMembers({ vaultId, actorId: owner.userId })) ??
-        (await store.vaults.listMembers({ vaultId, actorId: a.userId }));
-      expect(stayer!.map((m) => m.role)).toEqual(["owner"]);
+      // Whoever left can no longer read the vault: the one who stayed reads it.
+      const stayer = await store.vaults
+        .listMembers({ vaultId, actorId: owner.userId })
+        .catch(() => store.vaults.listMembers({ vaultId, actorId: a.userId }));
+      expect(stayer.map((m) => m.role)).toEqual(["owner"]);
     });
 
     test("rekey replaces every wrap and item and bumps the key version, or changes nothing", async () => {
       const a = await join();
       const { vaultId } = await vaultWith([a]);
-      const itemIds = [randomUUID(), randomUUID()];
+      const itemIds = [newId<ItemId>(), newId<ItemId>()];
       for (const id of itemIds)
         await store.items.createItem({
           vaultId,
@@ -257,7 +325,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     test("a rekey of 2,000 items, more than one batched statement holds on either engine, replaces every item", async () => {
       const { vaultId } = await vaultWith([]);
-      const ids = Array.from({ length: 2000 }, () => randomUUID());
+      const ids = Array.from({ length: 2000 }, () => newId<ItemId>());
       for (const id of ids)
         await store.items.createItem({
           vaultId,
@@ -280,7 +348,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     test("items: revisions, conflicts, key versions, and deletion with the vault", async () => {
       const { vaultId } = await vaultWith([]);
-      const id = randomUUID();
+      const id = newId<ItemId>();
       const created = await store.items.createItem({
         vaultId,
         actorId: owner.userId,
@@ -322,25 +390,25 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         store.items.createItem({
           vaultId,
           actorId: owner.userId,
-          itemId: randomUUID(),
+          itemId: newId(),
           write: { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 },
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
-      await expect(store.items.getItem({ vaultId, actorId: randomUUID(), itemId: id })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await expect(store.items.getItem({ vaultId, actorId: newId(), itemId: id })).rejects.toMatchObject({ type: "NOT_FOUND" });
       await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
-      expect(await store.vaults.getVault({ vaultId, userId: owner.userId })).toBeNull();
-      expect(await store.items.listItems({ vaultId, actorId: owner.userId })).toBeNull();
+      await expect(store.vaults.getVault({ vaultId, userId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await expect(store.items.listItems({ vaultId, actorId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
     });
 
     test("audit: events append to their organization's chain once each, in order, hashed", async () => {
-      const org = randomUUID();
-      const other = randomUUID();
+      const org = newId<OrgId>();
+      const other = newId<OrgId>();
       const first = [
         event(org, "vault.created", { itemId: undefined }),
         event(other),
         event(org),
-        event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: randomUUID() }),
+        event(org, "invite.created", { vaultId: undefined, itemId: undefined, inviteId: newId<InviteId>() }),
       ];
       expect(await store.audit.appendAuditEvents(first)).toEqual({ appended: 4, alreadyRecorded: 0 });
       // Delivered again (at least once), with one new event: only the new one is recorded.
@@ -368,7 +436,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       for (let i = 0; i < 3; i++) expect(records[i]!.prevHash).toBe(records[i + 1]!.hash);
       expect(await store.audit.auditHead(org)).toEqual({ seq: 4, hash: records[0]!.hash });
       expect((await store.audit.listAuditRecords({ orgId: other, limit: 100 })).map((r) => r.seq)).toEqual([1]);
-      expect(await store.audit.auditHead(randomUUID())).toEqual(EMPTY_HEAD);
+      expect(await store.audit.auditHead(newId())).toEqual(EMPTY_HEAD);
 
       expect((await store.audit.listAuditRecords({ orgId: org, limit: 2 })).map((r) => r.seq)).toEqual([4, 3]);
       expect((await store.audit.listAuditRecords({ orgId: org, limit: 2, before: 3 })).map((r) => r.seq)).toEqual([2, 1]);
@@ -382,7 +450,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("audit: concurrent appenders (redeliveries racing) leave one gapless chain, each event once", async () => {
-      const org = randomUUID();
+      const org = newId<OrgId>();
       const events = Array.from({ length: 60 }, () => event(org));
       // Six workers, each handed overlapping slices, all at once.
       const slices = Array.from({ length: 6 }, (_, w) => events.filter((_, i) => i % 3 === w % 3 || i % 5 === w));
@@ -401,13 +469,13 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     test("purge: expired invites and expired or revoked refresh tokens go; live ones and used invites stay", async () => {
       const invites = {
-        expiredPending: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1_000)),
-        expiredRevoked: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(-1_000)),
-        live: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(3_600_000)),
-        liveRevoked: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(3_600_000)),
-        used: pendingInvite(owner.orgId, owner.userId, `${randomUUID()}@example.test`, at(1_500)),
+        expiredPending: pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(-1_000)),
+        expiredRevoked: pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(-1_000)),
+        live: pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(3_600_000)),
+        liveRevoked: pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(3_600_000)),
+        used: pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`, at(1_500)),
       };
-      for (const inv of Object.values(invites)) await store.invites.createInvite({ invite: inv, tokenHash: randomUUID() });
+      for (const inv of Object.values(invites)) await store.invites.createInvite({ invite: inv, tokenHash: newId() });
       await store.invites.revokeInvite({ inviteId: invites.expiredRevoked.inviteId, orgId: owner.orgId, now: at() });
       await store.invites.revokeInvite({ inviteId: invites.liveRevoked.inviteId, orgId: owner.orgId, now: at() });
       await store.accounts.registerWithInvite({
@@ -419,12 +487,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(-3_600_000) })).toMatchObject({ invites: 0 });
       expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
 
-      const family = randomUUID();
-      const revokedFamily = randomUUID();
+      const family = newId();
+      const revokedFamily = newId();
       const token = (tokenHash: string, familyId: string, expiresAt: string) =>
         store.accounts.saveRefreshToken({ tokenHash, familyId, userId: owner.userId, createdAt: at(), expiresAt });
       const h = (name: string) => `${name}-${family}`;
-      await token(h("expired"), randomUUID(), at(-1_000));
+      await token(h("expired"), newId(), at(-1_000));
       await token(h("active"), family, at(60_000));
       await token(h("rotated"), family, at(60_000));
       await store.accounts.rotateRefreshToken({
@@ -445,7 +513,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.invites.getInvite(invites.liveRevoked.inviteId)).toMatchObject({ status: "revoked" });
       expect(await store.invites.getInvite(invites.used.inviteId)).toMatchObject({ status: "used" });
 
-      const next = () => ({ tokenHash: randomUUID(), createdAt: at(), expiresAt: at(60_000) });
+      const next = () => ({ tokenHash: newId(), createdAt: at(), expiresAt: at(60_000) });
       // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
       expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at() })).toEqual({
         ok: false,
@@ -473,12 +541,13 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const member = await join();
       const outsider = await join();
       const vaultKey = Buffer.alloc(32, 7);
-      const chain = new Chain(randomUUID());
+      const vaultId = newId<VaultId>();
+      const chain = new Chain(vaultId);
       const wrap = wrapFor(vaultKey, owner, owner);
       const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
       const roster = decideCreateRoster(owner.user, { vaultType: "shared", encryptedVaultKey: wrap.encryptedVaultKey }, create);
       await store.vaults.createVault({
-        vault: { vaultId: chain.vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster },
+        vault: { vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster },
         now: at(),
       });
       chain.accept(create);
@@ -494,7 +563,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       // Without the link, or with it for another user: refused, nothing written.
       await expect(
         store.vaults.addMember({
-          vaultId: chain.vaultId,
+          vaultId,
           actorId: owner.userId,
           member: { userId: member.userId, role: "member", ...share },
           now: at(),
@@ -502,19 +571,17 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       ).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink" } });
       await expect(
         store.vaults.addMember({
-          vaultId: chain.vaultId,
+          vaultId,
           actorId: owner.userId,
           member: { userId: outsider.userId, role: "member", ...wrapFor(vaultKey, outsider, owner), rosterLink: add },
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "INVALID" });
-      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId })).toHaveLength(1);
-      expect((await store.vaults.listMembers({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((m) => m.userId)).toEqual([
-        owner.userId,
-      ]);
+      expect(await store.vaults.getRoster({ vaultId, actorId: owner.userId })).toHaveLength(1);
+      expect((await store.vaults.listMembers({ vaultId, actorId: owner.userId }))!.map((m) => m.userId)).toEqual([owner.userId]);
 
       await store.vaults.addMember({
-        vaultId: chain.vaultId,
+        vaultId,
         actorId: owner.userId,
         member: { userId: member.userId, role: "member", ...share, rosterLink: add },
         now: at(),
@@ -522,22 +589,22 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       chain.accept(add);
       const remove = chain.next(member, { op: "remove", subjectId: member.userId, subjectKey: fingerprintOf(member.user), wraps: [] });
       await store.vaults.removeMember({
-        vaultId: chain.vaultId,
+        vaultId,
         actorId: member.userId,
         targetId: member.userId,
         now: at(),
         rosterLink: remove,
       });
-      expect((await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }))!.map((l) => [l.seq, l.op])).toEqual([
+      expect((await store.vaults.getRoster({ vaultId, actorId: owner.userId }))!.map((l) => [l.seq, l.op])).toEqual([
         [0, "create"],
         [1, "add"],
         [2, "remove"],
       ]);
-      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: member.userId })).toBeNull();
-      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId }).then((links) => links![1])).toEqual(add);
+      await expect(store.vaults.getRoster({ vaultId, actorId: member.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      expect(await store.vaults.getRoster({ vaultId, actorId: owner.userId }).then((links) => links![1])).toEqual(add);
 
-      await store.vaults.deleteVault({ vaultId: chain.vaultId, actorId: owner.userId });
-      expect(await store.vaults.getRoster({ vaultId: chain.vaultId, actorId: owner.userId })).toBeNull();
+      await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
+      await expect(store.vaults.getRoster({ vaultId, actorId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
     });
   });
 }

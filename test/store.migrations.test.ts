@@ -2,8 +2,9 @@
  * A store created by an older version opens with the current one: the migrations that change
  * tables keep every row. Run on each SQL engine.
  */
+import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
 import fs from "node:fs";
-import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
 import { openSqlStore } from "../lib/store/sql/store";
@@ -49,10 +50,10 @@ test.each(engines)(
       const now = new Date().toISOString();
       const wrapped = wrapShared(Buffer.alloc(32, 1), bundle.publicKey);
       const wrap = { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
-      const userId = randomUUID(),
-        orgId = randomUUID(),
-        vaultId = randomUUID();
-      const itemIds = [randomUUID(), randomUUID()];
+      const userId = newId<UserId>(),
+        orgId = newId<OrgId>(),
+        vaultId = newId<VaultId>();
+      const itemIds = [newId<ItemId>(), newId<ItemId>()];
       const db = engine.open();
       await sql`INSERT INTO orgs (org_id, name, created_at) VALUES (${orgId}, 'o', ${now})`.execute(db);
       await sql`INSERT INTO users (user_id, org_id, org_role, email, auth_hash, kdf, public_key, signing_public_key, public_key_signature,
@@ -77,7 +78,7 @@ test.each(engines)(
           itemIds.map((id, n) => [id, b64(Buffer.from(`data${n}`)), 3]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
         );
         const other = await store.vaults.createVault({
-          vault: { vaultId: randomUUID(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap },
+          vault: { vaultId: newId<VaultId>(), orgId, name: "w", type: "shared", ownerId: userId, ...wrap },
           now,
         });
         await expect(

@@ -4,7 +4,8 @@
  * server reported as unavailable. The adapter's behaviour against a real replica set is
  * test/store.mongo.test.ts, which runs where MONGO_URL is set.
  */
-import { randomUUID } from "node:crypto";
+import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";
@@ -39,7 +40,7 @@ const now = "2026-11-21T05:50:00.000Z";
 describe("documents", () => {
   test("a user survives the trip to a document and back, with its organization and role", () => {
     const user: NewUser = {
-      userId: randomUUID(),
+      userId: newId<UserId>(),
       email: "ana@example.test",
       authHash: "scrypt$abc",
       createdAt: now,
@@ -50,7 +51,7 @@ describe("documents", () => {
       encryptedPrivateKey: "RVBL",
       encryptedSigningPrivateKey: "RVNQSw==",
     };
-    const orgId = randomUUID();
+    const orgId = newId<OrgId>();
     const doc = userDoc(user, orgId, "admin");
     expect(doc._id).toBe(user.userId);
     const { userId, ...rest } = user;
@@ -59,8 +60,8 @@ describe("documents", () => {
 
   test("a vault and a membership give the port's vault view and member entry, field for field", () => {
     const vault: VaultDoc = {
-      _id: randomUUID(),
-      orgId: randomUUID(),
+      _id: newId(),
+      orgId: newId<OrgId>(),
       name: "Team",
       type: "shared",
       keyVersion: 3,
@@ -71,10 +72,10 @@ describe("documents", () => {
     };
     const member: MemberDoc = {
       vaultId: vault._id,
-      userId: randomUUID(),
+      userId: newId<UserId>(),
       role: "admin",
       encryptedVaultKey: "V1JBUA==",
-      senderId: randomUUID(),
+      senderId: newId(),
       wrapSignature: "U0lH",
       createdAt: now,
       updatedAt: now,
@@ -106,8 +107,8 @@ describe("documents", () => {
   });
 
   test("items and invites map back unchanged; the token hash never leaves the document", () => {
-    const vaultId = randomUUID();
-    const itemId = randomUUID();
+    const vaultId = newId<VaultId>();
+    const itemId = newId<ItemId>();
     const item: ItemDoc = {
       _id: itemKey(vaultId, itemId),
       itemId,
@@ -130,11 +131,11 @@ describe("documents", () => {
       updatedAt: now,
     });
     const invite: Invite = {
-      inviteId: randomUUID(),
-      orgId: randomUUID(),
+      inviteId: newId<InviteId>(),
+      orgId: newId<OrgId>(),
       email: "bo@example.test",
       role: "member",
-      inviterId: randomUUID(),
+      inviterId: newId<UserId>(),
       status: "pending",
       expiresAt: now,
       createdAt: now,

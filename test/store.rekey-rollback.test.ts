@@ -2,8 +2,9 @@
  * A rekey that fails in the middle of its batched writes changes nothing, on each SQL engine: the
  * failure is injected by a trigger on one item, in the second batch, after the first was written.
  */
+import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
 import fs from "node:fs";
-import { randomUUID } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import { openSqlStore } from "../lib/store/sql/store";
 import type { Store } from "../lib/store/port";
@@ -78,8 +79,8 @@ test.each(engines)(
       const bundle = registrationBundle(keys);
       const now = new Date().toISOString();
       const user = await store.accounts.registerOwnerOfNewOrg({
-        user: { ...bundle, userId: randomUUID(), email: "o@example.test", authHash: "h", createdAt: now },
-        org: { orgId: randomUUID(), name: "o", createdAt: now },
+        user: { ...bundle, userId: newId<UserId>(), email: "o@example.test", authHash: "h", createdAt: now },
+        org: { orgId: newId<OrgId>(), name: "o", createdAt: now },
         onlyIfFirstUser: false,
       });
       const wrap = (key: Buffer) => {
@@ -87,10 +88,17 @@ test.each(engines)(
         return { encryptedVaultKey: b64(w), wrapSignature: b64(signWrap(w, keys.edPrivate)) };
       };
       const vault = await store.vaults.createVault({
-        vault: { vaultId: randomUUID(), orgId: user.orgId, name: "v", type: "shared", ownerId: user.userId, ...wrap(Buffer.alloc(32, 1)) },
+        vault: {
+          vaultId: newId<VaultId>(),
+          orgId: user.orgId,
+          name: "v",
+          type: "shared",
+          ownerId: user.userId,
+          ...wrap(Buffer.alloc(32, 1)),
+        },
         now,
       });
-      const ids = Array.from({ length: 1000 }, () => randomUUID());
+      const ids = Array.from({ length: 1000 }, () => newId<ItemId>());
       for (const id of ids)
         await store.items.createItem({
           vaultId: vault.vaultId,

@@ -2,7 +2,9 @@
  * The sweeper's lease: of sweepers on several nodes (two PostgreSQL stores on one database, two
  * Redis connections), one sweeps at a time; with Redis configured but down, none does.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import type { InviteId, OrgId, UserId } from "../lib/domain/ids";
+import { newId } from "../lib/domain/encoding";
+import { randomBytes } from "node:crypto";
 import { MemoryLocks, RedisLocks, type Locks } from "../lib/locks";
 import { connectRedis, type RedisLink } from "../lib/redis";
 import { openSqlStore } from "../lib/store/sql/store";
@@ -19,8 +21,8 @@ const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 let database: TestDatabase;
 let stores: Store[];
 let links: RedisLink[];
-let orgId: string;
-let ownerId: string;
+let orgId: OrgId;
+let ownerId: UserId;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -28,8 +30,8 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) stores.push(await openSqlStore(openPostgres(database.url, { poolSize: 4 }), postgresOps));
   const prefix = `test-${randomBytes(4).toString("hex")}:`;
   links = [await connectRedis(REDIS_URL, quiet, prefix), await connectRedis(REDIS_URL, quiet, prefix)];
-  orgId = randomUUID();
-  ownerId = randomUUID();
+  orgId = newId();
+  ownerId = newId();
   await stores[0]!.accounts.registerOwnerOfNewOrg({
     user: {
       userId: ownerId,
@@ -54,10 +56,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function expiredInvites(n: number): Promise<string[]> {
-  const ids: string[] = [];
+async function expiredInvites(n: number): Promise<InviteId[]> {
+  const ids: InviteId[] = [];
   for (let i = 0; i < n; i++) {
-    const inviteId = randomUUID();
+    const inviteId = newId<InviteId>();
     ids.push(inviteId);
     await stores[0]!.invites.createInvite({
       invite: {
@@ -70,7 +72,7 @@ async function expiredInvites(n: number): Promise<string[]> {
         expiresAt: at(-1000),
         createdAt: at(-2000),
       },
-      tokenHash: randomUUID(),
+      tokenHash: newId(),
     });
   }
   return ids;

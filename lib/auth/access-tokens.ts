@@ -10,6 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { SignJWT, decodeProtectedHeader, jwtVerify } from "jose";
 import { unauthorized } from "../errors";
+import type { OrgId, UserId } from "../domain/ids";
 import { ORG_ROLES, type Caller, type OrgRole } from "../domain/types";
 
 export const ISSUER = "vault-service";
@@ -90,7 +91,8 @@ export class AccessTokens {
     if (typeof sub !== "string" || typeof org !== "string" || !ORG_ROLES.includes(role as OrgRole) || typeof exp !== "number") {
       throw unauthorized("Invalid access token");
     }
-    const caller: Caller = { userId: sub, orgId: org, role: role as OrgRole };
+    // Claims of a token this server signed: its ids.
+    const caller: Caller = { userId: sub as UserId, orgId: org as OrgId, role: role as OrgRole };
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { caller, expMs: exp * 1000, kid });
     return caller;

@@ -12,6 +12,7 @@
  * (last seq and hash, kept beside the records) also catches records cut off the end.
  */
 import { createHash } from "node:crypto";
+import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
 
 export const GENESIS_HASH = "0".repeat(64);
@@ -65,8 +66,8 @@ export function nextAuditRecord(head: AuditHead, event: DomainEvent): AuditRecor
 }
 
 /** Events grouped by organization (each organization has its own chain), in the order they came. */
-export function eventsByOrg(events: DomainEvent[]): Map<string, DomainEvent[]> {
-  const byOrg = new Map<string, DomainEvent[]>();
+export function eventsByOrg(events: DomainEvent[]): Map<OrgId, DomainEvent[]> {
+  const byOrg = new Map<OrgId, DomainEvent[]>();
   for (const e of events) {
     const list = byOrg.get(e.orgId);
     if (list) list.push(e);

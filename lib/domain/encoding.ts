@@ -13,8 +13,9 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
-export function newId(): string {
-  return randomUUID();
+/** A new random id, of the id type asked for (`newId<VaultId>()`). */
+export function newId<T extends string = string>(): T {
+  return randomUUID() as T;
 }
 
 /** Decoded size of a canonical base64 string, without decoding it. */

@@ -3,6 +3,7 @@
  * only, never a token, hash, key or ciphertext. Each carries an `eventId`, so a consumer that is
  * handed one twice (at-least-once delivery) records it once.
  */
+import type { InviteId, ItemId, OrgId, UserId, VaultId } from "./ids";
 import { isUuid } from "./encoding";
 
 export const DOMAIN_EVENT_TYPES = [
@@ -31,12 +32,12 @@ export interface DomainEvent {
   eventId: string;
   type: DomainEventType;
   at: string;
-  actorId: string;
-  orgId: string;
-  vaultId?: string;
-  itemId?: string;
-  targetUserId?: string;
-  inviteId?: string;
+  actorId: UserId;
+  orgId: OrgId;
+  vaultId?: VaultId;
+  itemId?: ItemId;
+  targetUserId?: UserId;
+  inviteId?: InviteId;
 }
 
 /** Who acted, in which organization, on what: what a service hands over when it emits. */
@@ -54,12 +55,18 @@ export function parseDomainEvent(raw: unknown): DomainEvent | null {
   const r = raw as Record<string, unknown>;
   if (!isUuid(r.eventId) || typeof r.type !== "string" || !TYPES.has(r.type)) return null;
   if (typeof r.at !== "string" || !TIMESTAMP.test(r.at) || !isUuid(r.actorId) || !isUuid(r.orgId)) return null;
-  const event: DomainEvent = { eventId: r.eventId, type: r.type as DomainEventType, at: r.at, actorId: r.actorId, orgId: r.orgId };
+  const event: DomainEvent = {
+    eventId: r.eventId,
+    type: r.type as DomainEventType,
+    at: r.at,
+    actorId: r.actorId as UserId,
+    orgId: r.orgId as OrgId,
+  };
   for (const key of EVENT_SUBJECTS) {
     const value = r[key];
     if (value === undefined || value === null) continue;
     if (typeof value !== "string" || value.length === 0 || value.length > 64) return null;
-    event[key] = value;
+    (event as Record<EventSubject, string>)[key] = value;
   }
   return event;
 }

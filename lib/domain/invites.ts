@@ -1,14 +1,15 @@
 /** Invite tokens and states (contract section 6). */
+import type { InviteId, OrgId, UserId } from "./ids";
 import type { GrantableRole } from "./types";
 
 export type InviteStatus = "pending" | "used" | "revoked";
 
 export interface Invite {
-  inviteId: string;
-  orgId: string;
+  inviteId: InviteId;
+  orgId: OrgId;
   email: string;
   role: GrantableRole;
-  inviterId: string;
+  inviterId: UserId;
   status: InviteStatus;
   expiresAt: string;
   createdAt: string;

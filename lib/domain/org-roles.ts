@@ -1,4 +1,5 @@
 /** What an organization role allows, from the access token's claims. */
+import type { OrgId } from "./ids";
 import { forbidden } from "../errors";
 import type { Caller } from "./types";
 
@@ -6,7 +7,7 @@ import type { Caller } from "./types";
  * Owners and admins manage their organization: its invites (contract section 6) and its audit log
  * (section 8). Anyone else, and anyone of another organization, gets 403.
  */
-export function assertOrgManager(caller: Caller, orgId: string, what: string): void {
+export function assertOrgManager(caller: Caller, orgId: OrgId, what: string): void {
   if (caller.orgId !== orgId || (caller.role !== "owner" && caller.role !== "admin")) {
     throw forbidden(`Only the organization's owners and admins ${what}`);
   }

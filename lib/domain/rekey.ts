@@ -1,4 +1,5 @@
 /** The rekey's exact-set checks (contract section 5). */
+import type { ItemId } from "./ids";
 import { conflict, invalid } from "../errors";
 
 function assertExactSet(current: Iterable<string>, given: readonly string[], field: string, what: string): void {
@@ -29,7 +30,7 @@ export function assertExactItemSet(currentItemIds: Iterable<string>, givenItemId
  */
 export function assertItemRevisions(
   current: ReadonlyMap<string, number>,
-  items: ReadonlyArray<{ itemId: string; revision?: number }>,
+  items: ReadonlyArray<{ itemId: ItemId; revision?: number }>,
 ): void {
   for (const item of items) {
     const stored = current.get(item.itemId);

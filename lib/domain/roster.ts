@@ -6,6 +6,7 @@
  * (`rosterLink.seq`); hashes and signatures here are node:crypto, synchronous, so the adapters can
  * call this inside their transactions.
  */
+import type { UserId } from "./ids";
 import { createHash } from "node:crypto";
 import { invalid } from "../errors";
 import {
@@ -73,7 +74,7 @@ export interface RosterHead {
 }
 
 export interface WrapOf {
-  userId: string;
+  userId: UserId;
   encryptedVaultKey: string;
 }
 
@@ -90,7 +91,7 @@ export interface LinkCheck {
   /** The roster state the vault is in (null when the link starts a chain). */
   before: RosterState | null;
   /** The caller: the link's actor must be them, signing with their registered key. */
-  actor: { userId: string; publicKey: string; signingPublicKey: string };
+  actor: { userId: UserId; publicKey: string; signingPublicKey: string };
   /** The vault's key version once the change is made. */
   keyVersionAfter: number;
   change: RequestedChange;

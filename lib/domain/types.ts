@@ -1,4 +1,5 @@
 /** The values the contract names, as types. */
+import type { OrgId, UserId } from "./ids";
 
 export const VAULT_ROLES = ["owner", "admin", "member"] as const;
 export type VaultRole = (typeof VAULT_ROLES)[number];
@@ -19,7 +20,7 @@ export type Kdf =
 
 /** The identity an access token carries, as the services see it. */
 export interface Caller {
-  userId: string;
-  orgId: string;
+  userId: UserId;
+  orgId: OrgId;
   role: OrgRole;
 }

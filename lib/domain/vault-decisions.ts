@@ -3,6 +3,7 @@
  * holds the vault's lock. They throw the contract's errors in the contract's order
  * (404 -> 403 -> 400 meaning -> 409) and return what to write.
  */
+import type { ItemId, OrgId, UserId, VaultId } from "./ids";
 import { conflict, invalid, notFound } from "../errors";
 import { checkWrap } from "./keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
@@ -28,8 +29,8 @@ import {
 import type { VaultRole, VaultType } from "./types";
 
 export interface VaultState {
-  vaultId: string;
-  orgId: string;
+  vaultId: VaultId;
+  orgId: OrgId;
   type: VaultType;
   keyVersion: number;
   rekeyRequired: boolean;
@@ -38,7 +39,7 @@ export interface VaultState {
 }
 
 export interface MemberState {
-  userId: string;
+  userId: UserId;
   role: VaultRole;
   publicKey: string;
   signingPublicKey: string;
@@ -50,22 +51,22 @@ export interface VaultSnapshot {
 }
 
 /** The caller's membership, or `404` for the vault: no route reveals that a vault exists. */
-export function requireMember(snapshot: VaultSnapshot | null, actorId: string): MemberState {
+export function requireMember(snapshot: VaultSnapshot | null, actorId: UserId): MemberState {
   const actor = snapshot?.members.find((m) => m.userId === actorId);
   if (!actor) throw notFound("Vault");
   return actor;
 }
 
 /** Membership plus the role check for one action. */
-export function requirePermission(snapshot: VaultSnapshot | null, actorId: string, action: VaultAction): MemberState {
+export function requirePermission(snapshot: VaultSnapshot | null, actorId: UserId, action: VaultAction): MemberState {
   const actor = requireMember(snapshot, actorId);
   assertMayDo(actor.role, action);
   return actor;
 }
 
 export interface Recipient {
-  userId: string;
-  orgId: string;
+  userId: UserId;
+  orgId: OrgId;
   publicKey: string;
   signingPublicKey: string;
 }
@@ -108,7 +109,7 @@ function rosterStep(
 
 /** A new vault created with a `create` link: the link checked (its vaultId becomes the vault's). */
 export function decideCreateRoster(
-  creator: { userId: string; publicKey: string; signingPublicKey: string },
+  creator: { userId: UserId; publicKey: string; signingPublicKey: string },
   input: { vaultType: VaultType; encryptedVaultKey: string },
   link: RosterLink,
 ): RosterEntry {
@@ -124,7 +125,7 @@ export function decideCreateRoster(
  * An owner turns a vault without a roster into a signed one: the `adopt` link lists exactly the
  * current members (role and key fingerprint) and the hash of each one's current wrap.
  */
-export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: string, currentWraps: WrapOf[], link: RosterLink): RosterEntry {
+export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: UserId, currentWraps: WrapOf[], link: RosterLink): RosterEntry {
   const actor = requirePermission(snapshot, actorId, "adoptRoster");
   const { vault, members } = snapshot!;
   if (vault.roster) throw invalid("This vault already has a signed roster", `${ROSTER_LINK_FIELD}.seq`);
@@ -143,7 +144,7 @@ export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: strin
 
 export function decideAddMember(
   snapshot: VaultSnapshot | null,
-  actorId: string,
+  actorId: UserId,
   recipient: Recipient | null,
   input: { role: VaultRole; encryptedVaultKey: string; wrapSignature: string; keyVersion?: number; rosterLink?: RosterLink },
 ): RosterEntry | undefined {
@@ -174,8 +175,8 @@ export function decideAddMember(
 
 export function decideRemoveMember(
   snapshot: VaultSnapshot | null,
-  actorId: string,
-  targetId: string,
+  actorId: UserId,
+  targetId: UserId,
   rosterLink?: RosterLink,
 ): { rekeyRequired: boolean; roster?: RosterEntry } {
   const actor = requireMember(snapshot, actorId);
@@ -190,8 +191,8 @@ export function decideRemoveMember(
 
 export function decideRoleChange(
   snapshot: VaultSnapshot | null,
-  actorId: string,
-  targetId: string,
+  actorId: UserId,
+  targetId: UserId,
   role: VaultRole,
   rosterLink?: RosterLink,
 ): RosterEntry | undefined {
@@ -211,11 +212,11 @@ export function decideRoleChange(
  */
 export function decideRekey(
   snapshot: VaultSnapshot | null,
-  actorId: string,
+  actorId: UserId,
   currentItems: ReadonlyMap<string, number>,
   input: {
-    newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }>;
-    items: Array<{ itemId: string; revision?: number }>;
+    newKeys: Array<{ userId: UserId; encryptedVaultKey: string; wrapSignature: string }>;
+    items: Array<{ itemId: ItemId; revision?: number }>;
     keyVersion?: number;
     rosterLink?: RosterLink;
   },

@@ -4,6 +4,7 @@
  * that marks the invite used stays conditional and is the source of truth.
  * In-process here; `RedisInviteTokens` serves several nodes.
  */
+import type { InviteId } from "../domain/ids";
 import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";
 
@@ -14,7 +15,7 @@ export interface InviteTokens {
   lockOnce(tokenHash: string, ttlMs: number): Promise<boolean>;
   release(tokenHash: string): Promise<void>;
   /** Drops what is cached of an invite whose status changed (used, revoked). */
-  forget(inviteId: string): Promise<void>;
+  forget(inviteId: InviteId): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@
  *   is back. Until then only the redeem preview can be stale; registering with the token still
  *   fails, since the database decides.
  */
+import type { InviteId } from "../domain/ids";
 import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";
 import type { RedisLink } from "../redis";
@@ -38,7 +39,7 @@ if hash and hash ~= '${FORGOTTEN}' then redis.call('DEL', ARGV[2] .. hash) end
 return 1`;
 
 export class RedisInviteTokens implements InviteTokens {
-  private readonly unforgotten = new Set<string>();
+  private readonly unforgotten = new Set<InviteId>();
 
   constructor(
     private readonly store: Store,
@@ -72,7 +73,7 @@ export class RedisInviteTokens implements InviteTokens {
     await this.redis.client.del(LOCK + tokenHash).catch(() => undefined);
   }
 
-  async forget(inviteId: string): Promise<void> {
+  async forget(inviteId: InviteId): Promise<void> {
     try {
       // The cache key of the hash gets the client's prefix here, by hand: it is built inside the script.
       await this.redis.client.eval(FORGET, 1, BY_ID + inviteId, TOMBSTONE_MS, this.redis.client.options.keyPrefix + BY_HASH);

@@ -1,4 +1,5 @@
 /** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
+import type { OrgId, UserId } from "../../domain/ids";
 import { forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable } from "../../domain/invites";
 import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, RefreshTokenRecord, UserRecord } from "../port";
@@ -51,17 +52,17 @@ export class MongoAccounts implements AccountStore {
     return doc ? toUser(doc) : null;
   }
 
-  async findUserById(userId: string): Promise<UserRecord | null> {
+  async findUserById(userId: UserId): Promise<UserRecord | null> {
     const doc = await this.c.users.findOne({ _id: userId });
     return doc ? toUser(doc) : null;
   }
 
-  async getOrg(orgId: string): Promise<OrgRecord | null> {
+  async getOrg(orgId: OrgId): Promise<OrgRecord | null> {
     const doc = await this.c.orgs.findOne({ _id: orgId });
     return doc ? toOrg(doc) : null;
   }
 
-  async listOrgMembers(orgId: string): Promise<UserRecord[]> {
+  async listOrgMembers(orgId: OrgId): Promise<UserRecord[]> {
     return (await this.c.users.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toUser);
   }
 

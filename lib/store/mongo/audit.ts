@@ -1,4 +1,5 @@
 /** The audit log on MongoDB (the port: ../port/audit.ts; SQL: ../sql/audit.ts). */
+import type { OrgId } from "../../domain/ids";
 import { chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent } from "../../domain/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
@@ -54,7 +55,7 @@ export class MongoAudit implements AuditStore {
     return docs.map(toAuditRecord);
   }
 
-  async auditHead(orgId: string): Promise<AuditHead> {
+  async auditHead(orgId: OrgId): Promise<AuditHead> {
     const doc = await this.c.auditHeads.findOne({ _id: orgId });
     return doc ? { seq: doc.seq, hash: doc.hash } : EMPTY_HEAD;
   }

@@ -8,6 +8,7 @@
  * callback may run more than once: it reads everything it needs inside, keeps nothing between
  * attempts, and rethrows every error.
  */
+import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
 import { conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
@@ -161,7 +162,7 @@ export class MongoContext {
   }
 
   /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */
-  async vaultView(session: ClientSession, vaultId: string, userId: string): Promise<VaultView | null> {
+  async vaultView(session: ClientSession, vaultId: VaultId, userId: UserId): Promise<VaultView | null> {
     const member = await this.members.findOne({ vaultId, userId }, { session });
     const vault = member && (await this.vaults.findOne({ _id: vaultId }, { session }));
     return member && vault ? toVaultView(vault, member) : null;
@@ -171,11 +172,11 @@ export class MongoContext {
    * Writes the vault document first (the lock: a concurrent transaction on this vault conflicts
    * and is retried on the new state), then reads what the decisions need.
    */
-  async lockVault(session: ClientSession, vaultId: string): Promise<VaultDoc | null> {
+  async lockVault(session: ClientSession, vaultId: VaultId): Promise<VaultDoc | null> {
     return this.vaults.findOneAndUpdate({ _id: vaultId }, { $inc: { writeSeq: 1 } }, { session, returnDocument: "after" });
   }
 
-  async snapshot(session: ClientSession, vaultId: string): Promise<VaultSnapshot | null> {
+  async snapshot(session: ClientSession, vaultId: VaultId): Promise<VaultSnapshot | null> {
     const vault = await this.lockVault(session, vaultId);
     if (!vault) return null;
     const members = await this.members.find({ vaultId }, { session }).toArray();

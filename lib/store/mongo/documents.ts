@@ -3,8 +3,9 @@
  * `sql/schema.ts`) and the mappings between documents and the port's records (the counterpart
  * of the `to*` functions in the `sql/` aggregate files). Pure: unit-tested without a server.
  */
+import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import { auditRecord, type AuditRecord } from "../../domain/audit";
-import { EVENT_SUBJECTS, type DomainEventType } from "../../domain/events";
+import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../domain/events";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import type { ItemRecord, MemberEntry, NewUser, OrgRecord, UserRecord, VaultView } from "../port";
@@ -25,14 +26,14 @@ export const COLLECTIONS = {
 } as const;
 
 export interface OrgDoc {
-  _id: string;
+  _id: OrgId;
   name: string;
   createdAt: string;
 }
 
 export interface UserDoc {
-  _id: string;
-  orgId: string;
+  _id: UserId;
+  orgId: OrgId;
   /** Unique. */
   email: string;
   role: OrgRole;
@@ -47,8 +48,8 @@ export interface UserDoc {
 }
 
 export interface VaultDoc {
-  _id: string;
-  orgId: string;
+  _id: VaultId;
+  orgId: OrgId;
   name: string;
   type: VaultType;
   keyVersion: number;
@@ -69,7 +70,7 @@ export interface VaultDoc {
 export interface RosterLinkDoc {
   /** `rosterLinkKey(vaultId, seq)`. */
   _id: string;
-  vaultId: string;
+  vaultId: VaultId;
   seq: number;
   hash: string;
   /** The link's canonical JSON, signature included (stored as text: re-serializing a document could reorder it). */
@@ -77,17 +78,17 @@ export interface RosterLinkDoc {
   createdAt: string;
 }
 
-export function rosterLinkKey(vaultId: string, seq: number): string {
+export function rosterLinkKey(vaultId: VaultId, seq: number): string {
   return `${vaultId}:${seq}`;
 }
 
 /** One per member and vault (unique on vaultId + userId). */
 export interface MemberDoc {
-  vaultId: string;
-  userId: string;
+  vaultId: VaultId;
+  userId: UserId;
   role: VaultRole;
   encryptedVaultKey: string;
-  senderId: string;
+  senderId: UserId;
   wrapSignature: string;
   createdAt: string;
   updatedAt: string;
@@ -96,8 +97,8 @@ export interface MemberDoc {
 export interface ItemDoc {
   /** `itemKey(vaultId, itemId)`: item ids are unique per vault, as in SQL. */
   _id: string;
-  itemId: string;
-  vaultId: string;
+  itemId: ItemId;
+  vaultId: VaultId;
   encryptedData: string;
   encryptedName: string;
   revision: number;
@@ -107,11 +108,11 @@ export interface ItemDoc {
 }
 
 export interface InviteDoc {
-  _id: string;
-  orgId: string;
+  _id: InviteId;
+  orgId: OrgId;
   email: string;
   role: GrantableRole;
-  inviterId: string;
+  inviterId: UserId;
   /** Unique; the raw token is never stored. */
   tokenHash: string;
   status: InviteStatus;
@@ -124,7 +125,7 @@ export interface RefreshTokenDoc {
   /** The token's hash. */
   _id: string;
   familyId: string;
-  userId: string;
+  userId: UserId;
   status: "active" | "used" | "revoked";
   expiresAt: string;
   createdAt: string;
@@ -153,7 +154,7 @@ export function toUser(d: UserDoc): UserRecord {
   };
 }
 
-export function userDoc(user: NewUser, orgId: string, role: OrgRole): UserDoc {
+export function userDoc(user: NewUser, orgId: OrgId, role: OrgRole): UserDoc {
   return {
     _id: user.userId,
     orgId,
@@ -205,7 +206,7 @@ export function toMemberEntry(v: VaultDoc, m: MemberDoc): MemberEntry {
 }
 
 /** An item's document id: its vault and its id (a client's id may be used in another vault too). */
-export function itemKey(vaultId: string, itemId: string): string {
+export function itemKey(vaultId: VaultId, itemId: ItemId): string {
   return `${vaultId}:${itemId}`;
 }
 
@@ -258,15 +259,15 @@ export function byCreatedThenId<T>(createdAt: (x: T) => string, id: (x: T) => st
 /** One audit record; `_id` is the event id (recorded once). Unique on (orgId, seq). */
 export interface AuditEventDoc {
   _id: string;
-  orgId: string;
+  orgId: OrgId;
   seq: number;
   type: DomainEventType;
   at: string;
-  actorId: string;
-  vaultId?: string;
-  itemId?: string;
-  targetUserId?: string;
-  inviteId?: string;
+  actorId: UserId;
+  vaultId?: VaultId;
+  itemId?: ItemId;
+  targetUserId?: UserId;
+  inviteId?: InviteId;
   prevHash: string;
   hash: string;
 }
@@ -290,7 +291,7 @@ export function auditDoc(r: AuditRecord): AuditEventDoc {
     prevHash: r.prevHash,
     hash: r.hash,
   };
-  for (const key of EVENT_SUBJECTS) if (r[key] !== undefined) doc[key] = r[key];
+  for (const key of EVENT_SUBJECTS) if (r[key] !== undefined) (doc as Record<EventSubject, string>)[key] = r[key];
   return doc;
 }
 

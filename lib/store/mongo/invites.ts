@@ -1,4 +1,5 @@
 /** Invites on MongoDB (the port: ../port/invites.ts; SQL: ../sql/invites.ts). */
+import type { InviteId } from "../../domain/ids";
 import type { Invite } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { MongoContext } from "./context";
@@ -27,7 +28,7 @@ export class MongoInvites implements InviteStore {
     return doc ? toInvite(doc) : null;
   }
 
-  async getInvite(inviteId: string): Promise<Invite | null> {
+  async getInvite(inviteId: InviteId): Promise<Invite | null> {
     const doc = await this.c.invites.findOne({ _id: inviteId });
     return doc ? toInvite(doc) : null;
   }

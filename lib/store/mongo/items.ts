@@ -1,4 +1,5 @@
 /** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
+import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
@@ -13,16 +14,16 @@ export class MongoItems implements ItemStore {
    * Locks the vault for an item write and checks the caller's membership. MongoDB has no shared
    * lock, so item writes to one vault are serialized (the SQL adapter lets them run side by side).
    */
-  private async lockForItems(session: ClientSession, vaultId: string, actorId: string): Promise<{ keyVersion: number }> {
+  private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<{ keyVersion: number }> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
     if (!vault || !member) throw notFound("Vault");
     return { keyVersion: vault.keyVersion };
   }
 
-  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[] | null> {
+  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.vaultView(session, vaultId, actorId))) return null;
+      if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
       return (await this.c.items.find({ vaultId }, { session }).sort({ createdAt: 1, itemId: 1 }).toArray()).map(toItem);
     });
   }

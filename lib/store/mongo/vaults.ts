@@ -1,4 +1,5 @@
 /** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
+import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import { notFound } from "../../errors";
 import {
@@ -18,7 +19,7 @@ import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } f
 export class MongoVaults implements VaultStore {
   constructor(private readonly c: MongoContext) {}
 
-  async listVaults(userId: string): Promise<VaultView[]> {
+  async listVaults(userId: UserId): Promise<VaultView[]> {
     return this.c.consistentRead(async (session) => {
       const memberships = await this.c.members.find({ userId }, { session }).toArray();
       const vaults = await this.c.vaults.find({ _id: { $in: memberships.map((m) => m.vaultId) } }, { session }).toArray();
@@ -35,11 +36,11 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView | null> {
-    return this.c.consistentRead((session) => this.c.vaultView(session, vaultId, userId));
+  async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView> {
+    return this.c.consistentRead((session) => this.vaultViewOrFail(session, vaultId, userId));
   }
 
-  private async vaultViewOrFail(session: ClientSession, vaultId: string, userId: string): Promise<VaultView> {
+  private async vaultViewOrFail(session: ClientSession, vaultId: VaultId, userId: UserId): Promise<VaultView> {
     const view = await this.c.vaultView(session, vaultId, userId);
     if (!view) throw notFound("Vault");
     return view;
@@ -97,16 +98,17 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  private async memberEntries(vaultId: string, session: ClientSession): Promise<MemberEntry[]> {
+  private async memberEntries(vaultId: VaultId, session: ClientSession): Promise<MemberEntry[]> {
     const vault = await this.c.vaults.findOne({ _id: vaultId }, { session });
     if (!vault) return [];
     const members = await this.c.members.find({ vaultId }, { session }).sort({ createdAt: 1, userId: 1 }).toArray();
     return members.map((m) => toMemberEntry(vault, m));
   }
 
-  async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[] | null> {
+  async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[]> {
     const entries = await this.c.consistentRead((session) => this.memberEntries(vaultId, session));
-    return entries.some((e) => e.userId === actorId) ? entries : null;
+    if (!entries.some((e) => e.userId === actorId)) throw notFound("Vault");
+    return entries;
   }
 
   async addMember({ vaultId, actorId, member, now }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
@@ -213,7 +215,7 @@ export class MongoVaults implements VaultStore {
   }
 
   /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
-  private async appendRosterLink(session: ClientSession, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
+  private async appendRosterLink(session: ClientSession, vaultId: VaultId, entry: RosterEntry, now: string): Promise<void> {
     await this.c.rosterLinks.insertOne(
       { _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now },
       { session },
@@ -236,9 +238,9 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[] | null> {
+  async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) return null;
+      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) throw notFound("Vault");
       const links = await this.c.rosterLinks.find({ vaultId }, { session }).sort({ seq: 1 }).toArray();
       return links.map((l) => JSON.parse(l.link) as RosterLink);
     });

@@ -1,9 +1,10 @@
 /** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
+import type { InviteId, OrgId, UserId } from "../../domain/ids";
 import type { Kdf, OrgRole } from "../../domain/types";
 
 export interface UserRecord {
-  userId: string;
-  orgId: string;
+  userId: UserId;
+  orgId: OrgId;
   email: string;
   role: OrgRole;
   authHash: string;
@@ -20,7 +21,7 @@ export interface UserRecord {
 export type NewUser = Omit<UserRecord, "orgId" | "role">;
 
 export interface OrgRecord {
-  orgId: string;
+  orgId: OrgId;
   name: string;
   createdAt: string;
 }
@@ -28,24 +29,24 @@ export interface OrgRecord {
 export interface RefreshTokenRecord {
   tokenHash: string;
   familyId: string;
-  userId: string;
+  userId: UserId;
   expiresAt: string;
   createdAt: string;
 }
 
-export type RefreshOutcome = { ok: true; userId: string } | { ok: false; reason: "unknown" | "expired" | "reused" };
+export type RefreshOutcome = { ok: true; userId: UserId } | { ok: false; reason: "unknown" | "expired" | "reused" };
 
 export interface AccountStore {
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
   registerOwnerOfNewOrg(args: { user: NewUser; org: OrgRecord; onlyIfFirstUser: boolean }): Promise<UserRecord>;
   /** Creates the user in the invite's organization and marks the invite used, in one step: exactly one caller wins. */
-  registerWithInvite(args: { user: NewUser; inviteId: string; now: string }): Promise<UserRecord>;
+  registerWithInvite(args: { user: NewUser; inviteId: InviteId; now: string }): Promise<UserRecord>;
   /** Whether the server has any user yet (registration without an invite is for the first one). */
   hasUsers(): Promise<boolean>;
   findUserByEmail(email: string): Promise<UserRecord | null>;
-  findUserById(userId: string): Promise<UserRecord | null>;
-  getOrg(orgId: string): Promise<OrgRecord | null>;
-  listOrgMembers(orgId: string): Promise<UserRecord[]>;
+  findUserById(userId: UserId): Promise<UserRecord | null>;
+  getOrg(orgId: OrgId): Promise<OrgRecord | null>;
+  listOrgMembers(orgId: OrgId): Promise<UserRecord[]>;
 
   // Refresh tokens rotate on use; a reused one revokes its whole family.
   saveRefreshToken(token: RefreshTokenRecord): Promise<void>;
@@ -55,5 +56,5 @@ export interface AccountStore {
     next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">;
     now: string;
   }): Promise<RefreshOutcome>;
-  revokeRefreshFamily(args: { tokenHash: string; userId: string }): Promise<void>;
+  revokeRefreshFamily(args: { tokenHash: string; userId: UserId }): Promise<void>;
 }

@@ -1,4 +1,5 @@
 /** The audit log (lib/domain/audit.ts): append-only, one hash chain per organization. */
+import type { OrgId } from "../../domain/ids";
 import type { AuditHead, AuditRecord } from "../../domain/audit";
 import type { DomainEvent } from "../../domain/events";
 
@@ -15,9 +16,9 @@ export interface AuditStore {
    */
   appendAuditEvents(events: DomainEvent[]): Promise<AppendOutcome>;
   /** An organization's records, newest first, those with seq < `before` when it is given. */
-  listAuditRecords(args: { orgId: string; limit: number; before?: number }): Promise<AuditRecord[]>;
+  listAuditRecords(args: { orgId: OrgId; limit: number; before?: number }): Promise<AuditRecord[]>;
   /** Records in seq order with afterSeq < seq <= upToSeq, at most `limit` (verification reads pages). */
-  readAuditChain(args: { orgId: string; afterSeq: number; upToSeq: number; limit: number }): Promise<AuditRecord[]>;
+  readAuditChain(args: { orgId: OrgId; afterSeq: number; upToSeq: number; limit: number }): Promise<AuditRecord[]>;
   /** The organization's last seq and hash (EMPTY_HEAD before its first record). */
-  auditHead(orgId: string): Promise<AuditHead>;
+  auditHead(orgId: OrgId): Promise<AuditHead>;
 }

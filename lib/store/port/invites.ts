@@ -1,4 +1,5 @@
 /** Invites: one-time, expiring, looked up by the hash of their token. */
+import type { InviteId, OrgId } from "../../domain/ids";
 import type { Invite } from "../../domain/invites";
 
 /** What a revoke did: pending became revoked, it was already used or revoked, or there is no such invite. */
@@ -8,9 +9,9 @@ export interface InviteStore {
   /** 409 when a user with the email already exists. */
   createInvite(args: { invite: Invite; tokenHash: string }): Promise<void>;
   /** Pending, unexpired invites of an organization, newest first. */
-  listPendingInvites(args: { orgId: string; now: string }): Promise<Invite[]>;
+  listPendingInvites(args: { orgId: OrgId; now: string }): Promise<Invite[]>;
   findInviteByTokenHash(tokenHash: string): Promise<Invite | null>;
-  getInvite(inviteId: string): Promise<Invite | null>;
+  getInvite(inviteId: InviteId): Promise<Invite | null>;
   /** Pending becomes revoked; `not-found` when there is no such invite in the organization. */
-  revokeInvite(args: { inviteId: string; orgId: string; now: string }): Promise<RevokeOutcome>;
+  revokeInvite(args: { inviteId: InviteId; orgId: OrgId; now: string }): Promise<RevokeOutcome>;
 }

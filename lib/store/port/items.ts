@@ -1,9 +1,10 @@
 /** Items: ciphertext in a vault, written under the vault's current key version. */
+import type { ItemId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
 
 export interface ItemRecord {
-  itemId: string;
-  vaultId: string;
+  itemId: ItemId;
+  vaultId: VaultId;
   encryptedData: string;
   encryptedName: string;
   revision: number;
@@ -21,11 +22,10 @@ export interface ItemWrite {
 }
 
 /** One item of a vault, and the member acting on it. */
-export type OnItem = OnVault & { itemId: string };
+export type OnItem = OnVault & { itemId: ItemId };
 
 export interface ItemStore {
-  /** null when the caller is not a member of the vault. */
-  listItems(args: OnVault): Promise<ItemRecord[] | null>;
+  listItems(args: OnVault): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
   createItem(args: OnItem & { write: ItemWrite; now: string }): Promise<ItemRecord>;
   /** With `revision`, 409 unless it is the item's current one. */

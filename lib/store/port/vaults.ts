@@ -3,19 +3,21 @@
  * holds a vault's key. Each change runs in one transaction that locks the vault, reads a snapshot,
  * lets the domain decide (lib/domain/vault-decisions.ts) and writes.
  *
- * Non-members: a read answers null (the service turns it into 404), a change throws 404.
+ * Non-members: every method, read or change, throws NOT_FOUND ("Vault not found") for a vault the
+ * caller is not a member of, exactly as for one that does not exist: no answer tells them apart.
  */
+import type { ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
 
 /** A vault as one member sees it. */
 export interface VaultView {
-  vaultId: string;
+  vaultId: VaultId;
   vaultName: string;
   vaultType: VaultType;
-  orgId: string;
+  orgId: OrgId;
   encryptedVaultKey: string;
-  senderId: string;
+  senderId: UserId;
   wrapSignature: string;
   role: VaultRole;
   keyVersion: number;
@@ -25,12 +27,12 @@ export interface VaultView {
 }
 
 export interface MemberEntry {
-  userId: string;
-  vaultId: string;
+  userId: UserId;
+  vaultId: VaultId;
   vaultName: string;
   vaultType: VaultType;
   encryptedVaultKey: string;
-  senderId: string;
+  senderId: UserId;
   wrapSignature: string;
   role: VaultRole;
 }
@@ -41,17 +43,17 @@ export interface WrappedKey {
 }
 
 export interface NewVault extends WrappedKey {
-  vaultId: string;
-  orgId: string;
+  vaultId: VaultId;
+  orgId: OrgId;
   name: string;
   type: VaultType;
-  ownerId: string;
+  ownerId: UserId;
   /** The checked `create` link of a signed vault (its vaultId is the vault's), stored with it. */
   roster?: RosterEntry;
 }
 
 export interface NewMember extends WrappedKey {
-  userId: string;
+  userId: UserId;
   role: GrantableRole;
   keyVersion?: number;
   /** Required on a signed vault, refused on another (lib/domain/roster.ts). */
@@ -59,9 +61,9 @@ export interface NewMember extends WrappedKey {
 }
 
 export interface RekeyInput {
-  newKeys: Array<WrappedKey & { userId: string }>;
+  newKeys: Array<WrappedKey & { userId: UserId }>;
   /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
-  items: Array<{ itemId: string; encryptedData: string; encryptedName: string; revision?: number }>;
+  items: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string; revision?: number }>;
   keyVersion?: number;
   /** Required on a signed vault, refused on another. */
   rosterLink?: RosterLink;
@@ -69,30 +71,30 @@ export interface RekeyInput {
 
 /** A vault and the member acting on it (or reading it). */
 export interface OnVault {
-  vaultId: string;
-  actorId: string;
+  vaultId: VaultId;
+  actorId: UserId;
 }
 
 export interface VaultStore {
-  listVaults(userId: string): Promise<VaultView[]>;
-  getVault(args: { vaultId: string; userId: string }): Promise<VaultView | null>;
+  listVaults(userId: UserId): Promise<VaultView[]>;
+  getVault(args: { vaultId: VaultId; userId: UserId }): Promise<VaultView>;
   createVault(args: { vault: NewVault; now: string }): Promise<VaultView>;
   renameVault(args: OnVault & { name: string; now: string }): Promise<VaultView>;
   deleteVault(args: OnVault): Promise<void>;
 
-  listMembers(args: OnVault): Promise<MemberEntry[] | null>;
+  listMembers(args: OnVault): Promise<MemberEntry[]>;
   addMember(args: OnVault & { member: NewMember; now: string }): Promise<void>;
-  changeMemberRole(args: OnVault & { targetId: string; role: VaultRole; now: string; rosterLink?: RosterLink }): Promise<MemberEntry>;
+  changeMemberRole(args: OnVault & { targetId: UserId; role: VaultRole; now: string; rosterLink?: RosterLink }): Promise<MemberEntry>;
   /** Refuses to remove the last owner (lib/domain/vault-rules.ts); the vault then needs a rekey. */
   removeMember(
-    args: OnVault & { targetId: string; now: string; rosterLink?: RosterLink },
+    args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink },
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
 
   // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it describes.
   /** Makes a vault without a roster a signed one, with an owner's `adopt` link. */
   adoptRoster(args: OnVault & { link: RosterLink; now: string }): Promise<void>;
-  /** The vault's chain in seq order (empty without a roster); null when the caller is not a member. */
-  getRoster(args: OnVault): Promise<RosterLink[] | null>;
+  /** The vault's chain in seq order (empty without a roster). */
+  getRoster(args: OnVault): Promise<RosterLink[]>;
 
   /** Every wrap and item replaced, and the key version moved on, or nothing. */
   rekeyVault(args: OnVault & { rekey: RekeyInput; now: string }): Promise<void>;

@@ -1,4 +1,5 @@
 /** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
+import type { OrgId, UserId } from "../../domain/ids";
 import { forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type InviteStatus } from "../../domain/invites";
 import type { Kdf, OrgRole } from "../../domain/types";
@@ -23,7 +24,7 @@ export function toUser(r: UsersTable): UserRecord {
   };
 }
 
-function userRow(user: NewUser, orgId: string, role: OrgRole): UsersTable {
+function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
   return {
     user_id: user.userId,
     org_id: orgId,
@@ -88,17 +89,17 @@ export class SqlAccounts implements AccountStore {
     return row ? toUser(row) : null;
   }
 
-  async findUserById(userId: string): Promise<UserRecord | null> {
+  async findUserById(userId: UserId): Promise<UserRecord | null> {
     const row = await this.c.db.selectFrom("users").selectAll().where("user_id", "=", userId).executeTakeFirst();
     return row ? toUser(row) : null;
   }
 
-  async getOrg(orgId: string): Promise<OrgRecord | null> {
+  async getOrg(orgId: OrgId): Promise<OrgRecord | null> {
     const row = await this.c.db.selectFrom("orgs").selectAll().where("org_id", "=", orgId).executeTakeFirst();
     return row ? { orgId: row.org_id, name: row.name, createdAt: row.created_at } : null;
   }
 
-  async listOrgMembers(orgId: string): Promise<UserRecord[]> {
+  async listOrgMembers(orgId: OrgId): Promise<UserRecord[]> {
     const rows = await this.c.db
       .selectFrom("users")
       .selectAll()

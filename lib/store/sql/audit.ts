@@ -1,4 +1,5 @@
 /** The audit log on SQL (the port: ../port/audit.ts; MongoDB: ../mongo/audit.ts). */
+import type { OrgId } from "../../domain/ids";
 import { auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent, DomainEventType } from "../../domain/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
@@ -48,7 +49,7 @@ export class SqlAudit implements AuditStore {
     return this.c.tx(async (trx) => {
       // Heads first, in a fixed order (no deadlock between workers); then, under their locks, the
       // check for events already recorded: a worker racing on the same event waits, then skips it.
-      const heads = new Map<string, AuditHead>();
+      const heads = new Map<OrgId, AuditHead>();
       for (const orgId of [...byOrg.keys()].sort()) {
         // One statement creates the head or, when it exists, locks its row (a no-op update) and reads it.
         const head = await trx
@@ -99,7 +100,7 @@ export class SqlAudit implements AuditStore {
     return rows.map(toAuditRecord);
   }
 
-  async auditHead(orgId: string): Promise<AuditHead> {
+  async auditHead(orgId: OrgId): Promise<AuditHead> {
     const row = await this.c.db.selectFrom("audit_heads").select(["seq", "hash"]).where("org_id", "=", orgId).executeTakeFirst();
     return row ? { seq: Number(row.seq), hash: row.hash } : EMPTY_HEAD;
   }

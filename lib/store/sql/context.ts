@@ -3,6 +3,7 @@
  * (`EngineOps`, implemented in sqlite.ts and postgres.ts and nowhere else), transactions, and the
  * vault lock with the snapshot the domain decides on.
  */
+import type { VaultId } from "../../domain/ids";
 import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { AppError, conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
@@ -20,7 +21,7 @@ export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number
 export interface EngineOps {
   name: "sqlite" | "postgres";
   /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
-  lockVault(trx: Db, vaultId: string, mode: "update" | "share"): Promise<LockedVault | undefined>;
+  lockVault(trx: Db, vaultId: VaultId, mode: "update" | "share"): Promise<LockedVault | undefined>;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
   isUniqueViolation(err: unknown): boolean;
@@ -53,7 +54,7 @@ export class SqlContext {
   }
 
   /** Locks the vault and reads what the decisions need: the vault and its members with their keys. */
-  async snapshot(trx: Db, vaultId: string, mode: "update" | "share" = "update"): Promise<VaultSnapshot | null> {
+  async snapshot(trx: Db, vaultId: VaultId, mode: "update" | "share" = "update"): Promise<VaultSnapshot | null> {
     const vault = await this.engine.lockVault(trx, vaultId, mode);
     if (!vault) return null;
     const members = await trx

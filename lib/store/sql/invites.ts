@@ -1,4 +1,5 @@
 /** Invites on SQL (the port: ../port/invites.ts; MongoDB: ../mongo/invites.ts). */
+import type { InviteId } from "../../domain/ids";
 import type { GrantableRole } from "../../domain/types";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
@@ -60,7 +61,7 @@ export class SqlInvites implements InviteStore {
     return row ? toInvite(row) : null;
   }
 
-  async getInvite(inviteId: string): Promise<Invite | null> {
+  async getInvite(inviteId: InviteId): Promise<Invite | null> {
     const row = await this.c.db.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
     return row ? toInvite(row) : null;
   }

@@ -1,4 +1,5 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
+import type { UserId, VaultId } from "../../domain/ids";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
 import type { ArgsOf, ItemRecord, ItemStore, VaultStore } from "../port";
@@ -26,7 +27,7 @@ export class SqlItems implements ItemStore {
   ) {}
 
   /** Locks the vault (shared: item writes may run side by side, never beside a rekey) and checks the caller's membership. */
-  private async lockForItems(trx: Db, vaultId: string, actorId: string): Promise<{ keyVersion: number }> {
+  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId): Promise<{ keyVersion: number }> {
     const vault = await this.c.engine.lockVault(trx, vaultId, "share");
     const member =
       vault &&
@@ -40,8 +41,8 @@ export class SqlItems implements ItemStore {
     return { keyVersion: Number(vault.key_version) };
   }
 
-  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[] | null> {
-    if (!(await this.vaults.getVault({ vaultId, userId: actorId }))) return null;
+  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
+    await this.vaults.getVault({ vaultId, userId: actorId });
     const rows = await this.c.db
       .selectFrom("items")
       .selectAll()
@@ -53,7 +54,7 @@ export class SqlItems implements ItemStore {
   }
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
-    if (!(await this.vaults.getVault({ vaultId, userId: actorId }))) throw notFound("Vault");
+    await this.vaults.getVault({ vaultId, userId: actorId });
     const row = await this.c.db
       .selectFrom("items")
       .selectAll()

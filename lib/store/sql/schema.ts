@@ -1,17 +1,19 @@
 /**
  * Every table's row type, once. Portable types only, so the same queries run on SQLite and
  * PostgreSQL: ids, timestamps (ISO 8601 UTC), base64 values and JSON as text; counters and flags
- * as integers.
+ * as integers. Id columns carry their id's type (lib/domain/ids.ts).
  */
+import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
+
 export interface OrgsTable {
-  org_id: string;
+  org_id: OrgId;
   name: string;
   created_at: string;
 }
 
 export interface UsersTable {
-  user_id: string;
-  org_id: string;
+  user_id: UserId;
+  org_id: OrgId;
   email: string;
   org_role: string;
   auth_hash: string;
@@ -25,8 +27,8 @@ export interface UsersTable {
 }
 
 export interface VaultsTable {
-  vault_id: string;
-  org_id: string;
+  vault_id: VaultId;
+  org_id: OrgId;
   name: string;
   type: string;
   key_version: number;
@@ -39,7 +41,7 @@ export interface VaultsTable {
 }
 
 export interface RosterLinksTable {
-  vault_id: string;
+  vault_id: VaultId;
   seq: number;
   hash: string;
   /** The link's canonical JSON, signature included. */
@@ -48,19 +50,19 @@ export interface RosterLinksTable {
 }
 
 export interface VaultMembersTable {
-  vault_id: string;
-  user_id: string;
+  vault_id: VaultId;
+  user_id: UserId;
   role: string;
   encrypted_vault_key: string;
-  sender_id: string;
+  sender_id: UserId;
   wrap_signature: string;
   created_at: string;
   updated_at: string;
 }
 
 export interface ItemsTable {
-  item_id: string;
-  vault_id: string;
+  item_id: ItemId;
+  vault_id: VaultId;
   encrypted_data: string;
   encrypted_name: string;
   revision: number;
@@ -70,11 +72,11 @@ export interface ItemsTable {
 }
 
 export interface InvitesTable {
-  invite_id: string;
-  org_id: string;
+  invite_id: InviteId;
+  org_id: OrgId;
   email: string;
   role: string;
-  inviter_id: string;
+  inviter_id: UserId;
   token_hash: string;
   status: string;
   expires_at: string;
@@ -85,29 +87,29 @@ export interface InvitesTable {
 export interface RefreshTokensTable {
   token_hash: string;
   family_id: string;
-  user_id: string;
+  user_id: UserId;
   status: string;
   expires_at: string;
   created_at: string;
 }
 
 export interface AuditEventsTable {
-  org_id: string;
+  org_id: OrgId;
   seq: number;
   event_id: string;
   type: string;
   at: string;
-  actor_id: string;
-  vault_id: string | null;
-  item_id: string | null;
-  target_user_id: string | null;
-  invite_id: string | null;
+  actor_id: UserId;
+  vault_id: VaultId | null;
+  item_id: ItemId | null;
+  target_user_id: UserId | null;
+  invite_id: InviteId | null;
   prev_hash: string;
   hash: string;
 }
 
 export interface AuditHeadsTable {
-  org_id: string;
+  org_id: OrgId;
   seq: number;
   hash: string;
 }

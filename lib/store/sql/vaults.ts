@@ -1,4 +1,5 @@
 /** Vaults, members, the signed roster and the rekey on SQL (the port: ../port/vaults.ts; MongoDB: ../mongo/vaults.ts). */
+import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql, type CompiledQuery, type Kysely } from "kysely";
 import { notFound } from "../../errors";
 import type { VaultRole, VaultType } from "../../domain/types";
@@ -32,16 +33,16 @@ const VAULT_VIEW_COLUMNS = [
 ] as const;
 
 interface VaultViewRow {
-  vault_id: string;
+  vault_id: VaultId;
   name: string;
   type: string;
-  org_id: string;
+  org_id: OrgId;
   key_version: number;
   rekey_required: number;
   created_at: string;
   updated_at: string;
   encrypted_vault_key: string;
-  sender_id: string;
+  sender_id: UserId;
   wrap_signature: string;
   role: string;
 }
@@ -63,7 +64,7 @@ function toVaultView(r: VaultViewRow): VaultView {
   };
 }
 
-function toMemberEntry(r: VaultViewRow & { user_id: string }): MemberEntry {
+function toMemberEntry(r: VaultViewRow & { user_id: UserId }): MemberEntry {
   return {
     userId: r.user_id,
     vaultId: r.vault_id,
@@ -104,13 +105,13 @@ function vaultViews(db: Db) {
   return db.selectFrom("vault_members as m").innerJoin("vaults as v", "v.vault_id", "m.vault_id").select(VAULT_VIEW_COLUMNS);
 }
 
-async function vaultViewOrFail(db: Db, vaultId: string, userId: string): Promise<VaultView> {
+async function vaultViewOrFail(db: Db, vaultId: VaultId, userId: UserId): Promise<VaultView> {
   const row = await vaultViews(db).where("m.vault_id", "=", vaultId).where("m.user_id", "=", userId).executeTakeFirst();
   if (!row) throw notFound("Vault");
   return toVaultView(row);
 }
 
-async function memberEntries(db: Db, vaultId: string): Promise<MemberEntry[]> {
+async function memberEntries(db: Db, vaultId: VaultId): Promise<MemberEntry[]> {
   const rows = await db
     .selectFrom("vault_members as m")
     .innerJoin("vaults as v", "v.vault_id", "m.vault_id")
@@ -123,7 +124,7 @@ async function memberEntries(db: Db, vaultId: string): Promise<MemberEntry[]> {
 }
 
 /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
-async function appendRosterLink(trx: Db, vaultId: string, entry: RosterEntry, now: string): Promise<void> {
+async function appendRosterLink(trx: Db, vaultId: VaultId, entry: RosterEntry, now: string): Promise<void> {
   await trx
     .insertInto("roster_links")
     .values({ vault_id: vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, created_at: now })
@@ -136,30 +137,33 @@ export class SqlVaults implements VaultStore {
   private readonly vaultOfUser: PreparedRead<VaultViewRow>;
 
   constructor(private readonly c: SqlContext) {
-    // Every authenticated vault request reads one of these two.
+    // Every authenticated vault request reads one of these two. The placeholders stand for the ids given to `rows`.
+    const userIdParam = "$userId" as UserId;
+    const vaultIdParam = "$vaultId" as VaultId;
     this.vaultsOfUser = new PreparedRead(
       c.db,
       c.engine,
       "vaults_of_user",
-      vaultViews(c.db).where("m.user_id", "=", "$userId").orderBy("v.created_at").orderBy("v.vault_id").compile(),
+      vaultViews(c.db).where("m.user_id", "=", userIdParam).orderBy("v.created_at").orderBy("v.vault_id").compile(),
       1,
     );
     this.vaultOfUser = new PreparedRead(
       c.db,
       c.engine,
       "vault_of_user",
-      vaultViews(c.db).where("m.vault_id", "=", "$vaultId").where("m.user_id", "=", "$userId").compile(),
+      vaultViews(c.db).where("m.vault_id", "=", vaultIdParam).where("m.user_id", "=", userIdParam).compile(),
       2,
     );
   }
 
-  async listVaults(userId: string): Promise<VaultView[]> {
+  async listVaults(userId: UserId): Promise<VaultView[]> {
     return (await this.vaultsOfUser.rows(userId)).map(toVaultView);
   }
 
-  async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView | null> {
+  async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView> {
     const [row] = await this.vaultOfUser.rows(vaultId, userId);
-    return row ? toVaultView(row) : null;
+    if (!row) throw notFound("Vault");
+    return toVaultView(row);
   }
 
   async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
@@ -215,9 +219,10 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[] | null> {
+  async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[]> {
     const entries = await memberEntries(this.c.db, vaultId);
-    return entries.some((e) => e.userId === actorId) ? entries : null;
+    if (!entries.some((e) => e.userId === actorId)) throw notFound("Vault");
+    return entries;
   }
 
   async addMember({ vaultId, actorId, member, now }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
@@ -314,7 +319,7 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[] | null> {
+  async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {
     return this.c.tx(async (trx) => {
       const member = await trx
         .selectFrom("vault_members")
@@ -322,7 +327,7 @@ export class SqlVaults implements VaultStore {
         .where("vault_id", "=", vaultId)
         .where("user_id", "=", actorId)
         .executeTakeFirst();
-      if (!member) return null;
+      if (!member) throw notFound("Vault");
       const rows = await trx.selectFrom("roster_links").select("link").where("vault_id", "=", vaultId).orderBy("seq").execute();
       return rows.map((r) => JSON.parse(r.link) as RosterLink);
     });

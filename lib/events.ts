@@ -9,7 +9,8 @@
  * every second, under the same id (JetStream stores it once), until the queue takes it. Only a
  * process that dies before the queue is back loses such events; it says how many when it stops.
  */
-import { newId, timestamp } from "./domain/encoding";
+import { newId } from "./domain/ids";
+import { timestamp } from "./domain/encoding";
 import type { DomainEvent, DomainEventType, EventSubjects } from "./domain/events";
 import type { EventQueue } from "./queue/port";
 

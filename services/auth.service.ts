@@ -1,11 +1,11 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
-import type { OrgId, UserId } from "../lib/domain/ids";
+import { newId, type OrgId, type UserId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
-import { newId, timestamp } from "../lib/domain/encoding";
+import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
-import { decoyKdf } from "../lib/domain/kdf";
+import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { isRedeemable } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";

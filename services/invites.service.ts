@@ -1,9 +1,9 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
-import type { InviteId, OrgId } from "../lib/domain/ids";
+import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { AppError, invalid, notFound, notRedeemable } from "../lib/errors";
 import { assertOrgManager } from "../lib/domain/org-roles";
-import { newId, timestamp } from "../lib/domain/encoding";
+import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { parseDuration } from "../lib/domain/duration";
 import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";

@@ -1,7 +1,6 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
-import type { ItemId, VaultId } from "../lib/domain/ids";
+import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { newId } from "../lib/domain/encoding";
 import { assertItemSizes } from "../lib/domain/items";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";

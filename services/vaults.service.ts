@@ -1,8 +1,7 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
-import type { VaultId } from "../lib/domain/ids";
+import { newId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { invalid, unauthorized } from "../lib/errors";
-import { newId } from "../lib/domain/encoding";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";

@@ -1,6 +1,5 @@
 /** The audit chain's rules and the queue's settle rules, as plain functions (no broker, no server). */
-import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import { createHash } from "node:crypto";
 import { AppError } from "../lib/errors";
 import { auditHash, ChainVerifier, EMPTY_HEAD, GENESIS_HASH, nextAuditRecord, type AuditRecord } from "../lib/domain/audit";

@@ -1,11 +1,12 @@
 /** The contract's rules as plain functions, called without a broker. */
 import { randomBytes } from "node:crypto";
-import { base64Bytes, CANONICAL_BASE64, isUuid } from "../lib/domain/encoding";
+import { isUuid } from "../lib/domain/ids";
+import { base64Bytes, CANONICAL_BASE64 } from "../lib/domain/encoding";
 import { parseDuration } from "../lib/domain/duration";
 import { isSingleScript, normalizeEmail } from "../lib/domain/email";
 import { checkKeyBundle, checkWrap } from "../lib/domain/keys";
 import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "../lib/domain/rekey";
-import { assertMayRemoveMember, assertOwnerRemains, mayDo } from "../lib/domain/vault-rules";
+import { assertMayRemoveMember, assertOwnerRemains, mayDo } from "../lib/domain/vault-roles";
 import { isRedeemable } from "../lib/domain/invites";
 import { Errors } from "moleculer";
 import { bodyError, toHttpError, AppError } from "../lib/errors";

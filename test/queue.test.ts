@@ -3,8 +3,7 @@
  * in-process queue of the embedded default: held until a worker takes them, retried after a short
  * delay, dead-lettered when they cannot be handled, and, on JetStream, stored once per event id.
  */
-import type { OrgId, UserId, VaultId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import { randomBytes } from "node:crypto";
 import type { DomainEvent } from "../lib/domain/events";
 import { JetStreamQueue } from "../lib/queue/jetstream-queue";

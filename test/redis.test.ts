@@ -2,8 +2,7 @@
  * The Redis implementations of the token and counter ports, against the machine's Redis, as two
  * nodes would use them: two connections in one namespace.
  */
-import type { InviteId, OrgId, UserId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type InviteId, type OrgId, type UserId } from "../lib/domain/ids";
 import fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { Invite } from "../lib/domain/invites";

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { clientAddress } from "../lib/http/client-address";
-import { SDK_DEFAULT_KDF } from "../lib/domain/kdf";
+import { SDK_DEFAULT_KDF } from "../lib/domain/decoy-kdf";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk/keys";
 import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "./helpers/crypto";
 import { Api, newOrg, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";

@@ -2,8 +2,7 @@
  * The store port's contract, run against every adapter (test/store.*.test.ts). It calls the port
  * directly, with real keys and signatures, and checks what the services rely on.
  */
-import { newId } from "../lib/domain/encoding";
-import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
+import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import type { NewUser, Store } from "../lib/store/port";
 import type { Invite } from "../lib/domain/invites";
 import type { DomainEvent } from "../lib/domain/events";

@@ -2,8 +2,7 @@
  * A store created by an older version opens with the current one: the migrations that change
  * tables keep every row. Run on each SQL engine.
  */
-import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import fs from "node:fs";
 import { sql, type Kysely } from "kysely";
 import { Migrator } from "kysely/migration";

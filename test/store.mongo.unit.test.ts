@@ -4,8 +4,7 @@
  * server reported as unavailable. The adapter's behaviour against a real replica set is
  * test/store.mongo.test.ts, which runs where MONGO_URL is set.
  */
-import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../lib/errors";
 import type { Invite } from "../lib/domain/invites";

@@ -2,8 +2,7 @@
  * A rekey that fails in the middle of its batched writes changes nothing, on each SQL engine: the
  * failure is injected by a trigger on one item, in the second batch, after the first was written.
  */
-import type { ItemId, OrgId, UserId, VaultId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import fs from "node:fs";
 import { sql, type Kysely } from "kysely";
 import { openSqlStore } from "../lib/store/sql/store";

@@ -2,8 +2,7 @@
  * The sweeper's lease: of sweepers on several nodes (two PostgreSQL stores on one database, two
  * Redis connections), one sweeps at a time; with Redis configured but down, none does.
  */
-import type { InviteId, OrgId, UserId } from "../lib/domain/ids";
-import { newId } from "../lib/domain/encoding";
+import { newId, type InviteId, type OrgId, type UserId } from "../lib/domain/ids";
 import { randomBytes } from "node:crypto";
 import { MemoryLocks, RedisLocks, type Locks } from "../lib/locks";
 import { connectRedis, type RedisLink } from "../lib/redis";

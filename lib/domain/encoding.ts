@@ -1,22 +1,9 @@
-import { randomUUID } from "node:crypto";
-
 /**
  * Standard base64 with padding in its one canonical form (RFC 4648 §4): a string that decodes,
  * re-encodes and compares equal. The last group's unused bits must be zero, hence the narrow
  * character classes before the padding.
  */
 export const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/;
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && UUID.test(value);
-}
-
-/** A new random id, of the id type asked for (`newId<VaultId>()`). */
-export function newId<T extends string = string>(): T {
-  return randomUUID() as T;
-}
 
 /** Decoded size of a canonical base64 string, without decoding it. */
 export function base64Bytes(b64: string): number {

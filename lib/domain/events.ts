@@ -3,8 +3,7 @@
  * only, never a token, hash, key or ciphertext. Each carries an `eventId`, so a consumer that is
  * handed one twice (at-least-once delivery) records it once.
  */
-import type { InviteId, ItemId, OrgId, UserId, VaultId } from "./ids";
-import { isUuid } from "./encoding";
+import { isUuid, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "./ids";
 
 export const DOMAIN_EVENT_TYPES = [
   "user.registered",

@@ -25,7 +25,7 @@ import {
   assertShareable,
   rekeyRequiredAfterRemoval,
   type VaultAction,
-} from "./vault-rules";
+} from "./vault-roles";
 import type { VaultRole, VaultType } from "./types";
 
 export interface VaultState {

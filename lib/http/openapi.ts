@@ -3,7 +3,7 @@
  * answer schemas (lib/http/api-schemas.ts): served at /api/v1/openapi.json, linted and checked
  * against every answer by the tests (test/openapi.test.ts, test/helpers/openapi-check.ts).
  */
-import { UUID } from "../domain/encoding";
+import { UUID } from "../domain/ids";
 import { SCHEMAS, bodyOf, type JsonSchema } from "./api-schemas";
 import { API_PREFIX, pathParamsOf, ROUTES, type ParamSchema, type RouteDef } from "./routes";
 

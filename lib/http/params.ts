@@ -6,7 +6,8 @@
  * derived from the rule (fastest-validator ignores the key): for a value whose form the domain
  * checks, such as a roster link.
  */
-import { base64MaxChars, CANONICAL_BASE64, UUID } from "../domain/encoding";
+import { UUID } from "../domain/ids";
+import { base64MaxChars, CANONICAL_BASE64 } from "../domain/encoding";
 import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items";
 import { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { bodyOf } from "./api-schemas";

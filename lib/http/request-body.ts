@@ -4,7 +4,7 @@
  */
 import type { Readable } from "node:stream";
 import { AppError, invalid, tooLarge } from "../errors";
-import { isUuid } from "../domain/encoding";
+import { isUuid } from "../domain/ids";
 
 /** JSON bodies are read for these content types, as body-parser's `json()` does; others count as no body. */
 export function isJsonContentType(contentType: unknown): boolean {

@@ -85,7 +85,7 @@ export interface VaultStore {
   listMembers(args: OnVault): Promise<MemberEntry[]>;
   addMember(args: OnVault & { member: NewMember; now: string }): Promise<void>;
   changeMemberRole(args: OnVault & { targetId: UserId; role: VaultRole; now: string; rosterLink?: RosterLink }): Promise<MemberEntry>;
-  /** Refuses to remove the last owner (lib/domain/vault-rules.ts); the vault then needs a rekey. */
+  /** Refuses to remove the last owner (lib/domain/vault-roles.ts); the vault then needs a rekey. */
   removeMember(
     args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink },
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;

@@ -8,7 +8,8 @@ import path from "node:path";
 import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES, paramsOf } from "../lib/http/routes";
 import { Api, registerUser } from "./helpers/client";
-import { responseProblems } from "./helpers/openapi-check";
+import { requestProblems, responseProblems } from "./helpers/openapi-check";
+import { b64, signWrap, wrapShared, newVaultKey } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -63,6 +64,32 @@ test("each action validates exactly the parameters its route declares", async ()
   for (const route of ROUTES.filter((r) => r.params && !r.streamBody)) {
     expect([route.action, byName.get(route.action)]).toEqual([route.action, paramsOf(route.action)]);
   }
+});
+
+test("the document's request schemas accept what the server accepts, and refuse what it refuses", async () => {
+  const user = await registerUser(api);
+  const wrapped = wrapShared(newVaultKey(), user.bundle.publicKey);
+  const good = {
+    name: "Team",
+    type: "shared",
+    encryptedVaultKey: b64(wrapped),
+    wrapSignature: b64(signWrap(wrapped, user.keys.edPrivate)),
+  };
+  const cases: Array<[string, object]> = [
+    ["as a client sends it", good],
+    ["an unknown field (dropped by the server)", { ...good, color: "blue" }],
+    ["no type", { ...good, type: undefined }],
+    ["a type not in the enum", { ...good, type: "team" }],
+    ["a name of 257 characters", { ...good, name: "x".repeat(257) }],
+    ["a key that is not canonical base64", { ...good, encryptedVaultKey: "AB=C" }],
+    ["a roster link that is not an object", { ...good, rosterLink: "link" }],
+  ];
+  for (const [what, body] of cases) {
+    const res = await api.post("/vaults", { token: user.token, body });
+    const documentSays = requestProblems("POST /vaults", JSON.parse(JSON.stringify(body))).length === 0;
+    expect([what, res.status === 201]).toEqual([what, documentSays]);
+  }
+  expect(requestProblems("POST /vaults", { ...good, type: "team" }).join()).toMatch(/\/type must be equal to one of the allowed values/);
 });
 
 describe("the answer check", () => {

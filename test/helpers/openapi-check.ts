@@ -2,7 +2,8 @@
  * Checks an answer of the API against the OpenAPI document (lib/http/openapi.ts), with ajv: the
  * status must be the route's documented success status or an error status, and the body must
  * match the schema the document gives for it. `test/setup/check-responses.ts` runs it on every
- * answer the tests receive through `fetch`.
+ * answer the tests receive through `fetch`. `requestProblems` checks a request body against the
+ * document's schema for it.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -15,7 +16,8 @@ const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats(ajv);
 // The document's root is no schema; only its component schemas are compiled, and `#/components/...` resolves against it.
 ajv.addKeyword({ keyword: "components" });
-ajv.addSchema({ $id: DOC_ID, components: { schemas: openApiDocument().components.schemas } });
+const document = openApiDocument();
+ajv.addSchema({ $id: DOC_ID, components: { schemas: document.components.schemas } });
 
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(schema: string): ValidateFunction {
@@ -57,4 +59,15 @@ export function responseProblems(method: string, url: string, status: number, te
   const validate = validatorFor(schema);
   if (validate(body)) return [];
   return (validate.errors ?? []).map((e) => `${schema}${e.instancePath} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ""}`);
+}
+
+/** What is wrong with a JSON request body for a route (`POST /vaults`), by the document's schema for it. */
+export function requestProblems(route: string, body: unknown): string[] {
+  const [method, path] = route.split(" ") as [string, string];
+  const operation = (document.paths[path.replace(/:(\w+)/g, "{$1}")] as Record<string, any> | undefined)?.[method.toLowerCase()];
+  const schema = operation?.requestBody?.content["application/json"].schema;
+  if (!schema) return [`${route} takes no JSON body`];
+  // The schema is inline in the operation: its references name the document's components.
+  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)));
+  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "body"} ${e.message}`);
 }

@@ -59,7 +59,15 @@ function objectSchema(params: ParamSchema, leaveOut: readonly string[] = []): Js
   };
 }
 
+const retryAfter = (when: string) => ({
+  description: `Seconds to wait before trying again (on ${when})`,
+  schema: { type: "integer", minimum: 0 },
+});
+
 const json = (schema: JsonSchema) => ({ "application/json": { schema } });
+
+/** The Moleculer service that serves a route: its operations' tag. */
+const serviceOf = (route: RouteDef) => route.action.split(".")[0]!;
 
 const operationId = (action: string) => action.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase());
 
@@ -81,7 +89,7 @@ function operation(route: RouteDef) {
   return {
     operationId: operationId(route.action),
     summary: route.summary,
-    tags: [route.path.split("/")[1]!],
+    tags: [serviceOf(route)],
     ...(route.public ? { security: [] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     // DELETE's body is optional (a signed vault's roster link); every other method's is the JSON object.
@@ -104,7 +112,7 @@ export function openApiDocument() {
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
-  const tags = [...new Set(ROUTES.map((r) => r.path.split("/")[1]!))];
+  const tags = [...new Set(ROUTES.map(serviceOf))];
   return {
     openapi: "3.1.0",
     info: {
@@ -119,14 +127,22 @@ export function openApiDocument() {
     },
     servers: [{ url: API_PREFIX }],
     security: [{ bearer: [] }],
-    tags: tags.map((name) => ({ name, description: `The /${name} routes` })),
+    tags: tags.map((name) => ({ name, description: `Served by the ${name} service` })),
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       schemas: SCHEMAS,
       responses: {
-        ClientError: { description: "The request was refused: the contract's error body", content: json(bodyOf("Error")) },
-        ServerError: { description: "The server failed or is not available now: a generic error body", content: json(bodyOf("Error")) },
+        ClientError: {
+          description: "The request was refused: the contract's error body",
+          headers: { "Retry-After": retryAfter("429 RATE_LIMITED") },
+          content: json(bodyOf("Error")),
+        },
+        ServerError: {
+          description: "The server failed or is not available now: a generic error body",
+          headers: { "Retry-After": retryAfter("503 UNAVAILABLE, when the wait is known") },
+          content: json(bodyOf("Error")),
+        },
       },
     },
   };

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../sdk";
-import { launchChromium, SCREENSHOTS, seriousAxeViolations } from "./helpers/browser";
+import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations } from "./helpers/browser";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 jest.setTimeout(120_000);
@@ -24,6 +24,11 @@ describe("the web vault", () => {
   const cspViolations: string[] = [];
   const bobRequests: string[] = [];
   let bobUserId: string;
+  // Every API answer the pages receive is checked against the OpenAPI document, before each test ends.
+  const answersChecked: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const settled of answersChecked) await settled();
+  });
 
   async function accessible(page: Page, name: string): Promise<void> {
     expect({ page: name, violations: await seriousAxeViolations(page) }).toEqual({ page: name, violations: [] });
@@ -32,6 +37,7 @@ describe("the web vault", () => {
 
   async function newPage(context: BrowserContext): Promise<Page> {
     const page = await context.newPage();
+    answersChecked.push(checkApiAnswers(page));
     page.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });

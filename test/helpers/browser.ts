@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { checkAnswer } from "./openapi-check";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -23,6 +24,26 @@ export function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * Checks every answer the page receives against the OpenAPI document, as the tests' own `fetch`
+ * is (test/setup/check-responses.ts); the running test fails on a wrong one. Returns a promise
+ * that settles once every answer seen so far has been checked.
+ */
+export function checkApiAnswers(page: Page): () => Promise<void> {
+  const pending = new Set<Promise<void>>();
+  page.on("response", (res) => {
+    const check = res
+      .text()
+      .then((text) => checkAnswer(res.request().method(), res.url(), res.status(), text))
+      .catch(() => undefined) // the page went away before the body was read
+      .finally(() => pending.delete(check));
+    pending.add(check);
+  });
+  return async () => {
+    await Promise.all([...pending]);
+  };
 }
 
 const AXE_SOURCE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");

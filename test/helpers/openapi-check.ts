@@ -71,3 +71,16 @@ export function requestProblems(route: string, body: unknown): string[] {
   const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)));
   return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "body"} ${e.message}`);
 }
+
+const recorded: string[] = [];
+
+/** Checks an answer and keeps what is wrong with it, for the running test to fail on (`takeProblems`). */
+export function checkAnswer(method: string, url: string, status: number, text: string): void {
+  for (const problem of responseProblems(method, url, status, text))
+    recorded.push(`${method} ${new URL(url).pathname} -> ${status}: ${problem}`);
+}
+
+/** The problems kept since the last call. */
+export function takeProblems(): string[] {
+  return recorded.splice(0);
+}

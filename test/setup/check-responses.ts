@@ -1,11 +1,11 @@
 /**
  * Every answer of the API that a test receives through `fetch` (the tests' client, the SDK) is
- * checked against the OpenAPI document (test/helpers/openapi-check.ts). A test that saw an answer
- * the document does not allow fails, with the answer named, when it ends.
+ * checked against the OpenAPI document (test/helpers/openapi-check.ts); so is every answer the web
+ * vault receives in Chromium (test/helpers/browser.ts). A test that saw an answer the document does
+ * not allow fails, with the answer named, when it ends.
  */
-import { responseProblems } from "../helpers/openapi-check";
+import { checkAnswer, takeProblems } from "../helpers/openapi-check";
 
-const seen: string[] = [];
 const fetchAsSent = globalThis.fetch;
 
 globalThis.fetch = async function checkedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
@@ -19,14 +19,12 @@ globalThis.fetch = async function checkedFetch(input: string | URL | Request, in
   } catch {
     return res; // the connection broke while the body was read: the test sees that itself
   }
-  for (const problem of responseProblems(method, url, res.status, text)) {
-    seen.push(`${method} ${new URL(url).pathname} -> ${res.status}: ${problem}`);
-  }
+  checkAnswer(method, url, res.status, text);
   return res;
 };
 
 afterEach(() => {
-  if (seen.length === 0) return;
-  const problems = seen.splice(0);
+  const problems = takeProblems();
+  if (problems.length === 0) return;
   throw new Error(`Answers that the OpenAPI document does not allow:\n  ${problems.slice(0, 20).join("\n  ")}`);
 });

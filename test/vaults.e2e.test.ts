@@ -1,6 +1,6 @@
 /** Vaults and members over real HTTP, with real wraps and signatures. */
 import { randomUUID } from "node:crypto";
-import { Api, newOrg, registerUser, shareBody, sharedVaultBody, type TestUser } from "./helpers/client";
+import { Api, newOrg, registerUser, rekeyBody, shareBody, sharedVaultBody, type TestUser } from "./helpers/client";
 import { b64, newVaultKey, signWrap, unb64, unwrapPersonal, unwrapShared, wrapPersonal, wrapVerifies } from "./helpers/crypto";
 import { startTestServer, type TestServer } from "./helpers/server";
 
@@ -174,7 +174,13 @@ describe("vaults and members", () => {
     expect((await api.delete(`${v}/members/${owner.userId}`, { token: admin.token })).status).toBe(403);
     expect((await api.delete(`${v}/members/${admin.userId}`, { token: member.token })).status).toBe(403);
     expect((await api.delete(v, { token: admin.token })).status).toBe(403);
-    expect((await api.post(`${v}/rekey`, { token: member.token, body: { newKeys: [], items: [] } })).status).toBe(400);
+    // A complete, well-formed rekey: a member is refused by the role rule, an admin's goes through.
+    const everyone = [owner, admin, member, member2];
+    const byMember = await api.post(`${v}/rekey`, { token: member.token, body: rekeyBody(newVaultKey(), member, everyone, []) });
+    expect([byMember.status, byMember.body.error.code]).toEqual([403, "FORBIDDEN"]);
+    expect((await api.get(v, { token: member.token })).body.keyVersion).toBe(1);
+    expect((await api.post(`${v}/rekey`, { token: admin.token, body: rekeyBody(newVaultKey(), admin, everyone, []) })).status).toBe(204);
+    expect((await api.get(v, { token: member.token })).body).toMatchObject({ keyVersion: 2, senderId: admin.userId });
 
     const removed = await api.delete(`${v}/members/${member2.userId}`, { token: admin.token });
     expect(removed.status).toBe(200);

@@ -10,6 +10,7 @@ import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invi
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, GrantableRole } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { opaqueToken } from "../lib/http/params";
 import { paramsOf } from "../lib/http/routes";
 import { retryAfterSec } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
@@ -92,8 +93,8 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
             throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
           }
           const { token } = ctx.params;
-          if (typeof token !== "string" || token.length < 1 || token.length > 512)
-            throw invalid("token must be a string of 1 to 512 characters", "token");
+          if (typeof token !== "string" || token.length < opaqueToken.min || token.length > opaqueToken.max)
+            throw invalid(`token must be a string of ${opaqueToken.min} to ${opaqueToken.max} characters`, "token");
           const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, clock.timestamp())) throw notRedeemable();

@@ -71,15 +71,30 @@ const serviceOf = (route: RouteDef) => route.action.split(".")[0]!;
 
 const operationId = (action: string) => action.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase());
 
+/** A route's path as the document writes it: `/vaults/:vaultId` -> `/vaults/{vaultId}`. */
+export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
+
+interface Parameter {
+  name: string;
+  in: "path" | "query";
+  required: boolean;
+  schema: JsonSchema;
+}
+
 function operation(route: RouteDef) {
   const pathParams = pathParamsOf(route);
   const params = route.params ?? {};
   const rest = Object.keys(params).filter((key) => !key.startsWith("$$") && !pathParams.includes(key));
-  const parameters = pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string", format: "uuid" } }));
+  const parameters: Parameter[] = pathParams.map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+  }));
   if (route.method === "GET") {
     for (const name of rest) {
       const rule = params[name] as Rule;
-      parameters.push({ name, in: "query", required: !rule.optional, schema: ruleToJsonSchema(rule) } as (typeof parameters)[number]);
+      parameters.push({ name, in: "query", required: !rule.optional, schema: ruleToJsonSchema(rule) });
     }
   }
   const body = route.method !== "GET" && rest.length > 0 ? objectSchema(params, pathParams) : undefined;
@@ -109,8 +124,7 @@ const API_VERSION = "1.0.0";
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
-    const path = route.path.replace(/:(\w+)/g, "{$1}");
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+    (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route);
   }
   const tags = [...new Set(ROUTES.map(serviceOf))];
   return {

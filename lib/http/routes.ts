@@ -332,7 +332,10 @@ export const ROUTES: readonly RouteDef[] = [
     public: true,
     summary: "Check an invite token",
     // Checked by the action, after the rate limit: a malformed token costs a redeem attempt too.
-    params: { ...p.STRICT, token: { type: "any", optional: true, openapi: { type: "string", minLength: 1, maxLength: 512 } } },
+    params: {
+      ...p.STRICT,
+      token: { type: "any", optional: true, openapi: { type: "string", minLength: p.opaqueToken.min, maxLength: p.opaqueToken.max } },
+    },
     reply: ok("InviteRedeemable"),
   },
   {

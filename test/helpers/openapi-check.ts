@@ -7,7 +7,7 @@
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { openApiDocument } from "../../lib/http/openapi";
+import { openApiDocument, openApiPath } from "../../lib/http/openapi";
 import { API_PREFIX, routesForPath } from "../../lib/http/routes";
 
 const DOC_ID = "https://vault-service.invalid/openapi.json";
@@ -64,7 +64,7 @@ export function responseProblems(method: string, url: string, status: number, te
 /** What is wrong with a JSON request body for a route (`POST /vaults`), by the document's schema for it. */
 export function requestProblems(route: string, body: unknown): string[] {
   const [method, path] = route.split(" ") as [string, string];
-  const operation = (document.paths[path.replace(/:(\w+)/g, "{$1}")] as Record<string, any> | undefined)?.[method.toLowerCase()];
+  const operation = (document.paths[openApiPath(path)] as Record<string, any> | undefined)?.[method.toLowerCase()];
   const schema = operation?.requestBody?.content["application/json"].schema;
   if (!schema) return [`${route} takes no JSON body`];
   // The schema is inline in the operation: its references name the document's components.

@@ -1,5 +1,5 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
-import type { UserId, VaultId } from "../../domain/ids";
+import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
 import type { ArgsOf, ItemRecord, ItemStore, VaultStore } from "../port";
@@ -17,6 +17,11 @@ function toItem(r: ItemsTable): ItemRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
+}
+
+/** One item of a vault, if there is such an item in that vault. */
+function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
+  return db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
 }
 
 export class SqlItems implements ItemStore {
@@ -55,12 +60,7 @@ export class SqlItems implements ItemStore {
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     await this.vaults.getVault({ vaultId, userId: actorId });
-    const row = await this.c.db
-      .selectFrom("items")
-      .selectAll()
-      .where("vault_id", "=", vaultId)
-      .where("item_id", "=", itemId)
-      .executeTakeFirst();
+    const row = await itemRow(this.c.db, vaultId, itemId);
     if (!row) throw notFound("Item");
     return toItem(row);
   }
@@ -69,13 +69,7 @@ export class SqlItems implements ItemStore {
     return this.c.tx(async (trx) => {
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
-      const taken = await trx
-        .selectFrom("items")
-        .select("item_id")
-        .where("vault_id", "=", vaultId)
-        .where("item_id", "=", itemId)
-        .executeTakeFirst();
-      if (taken) throw conflict("An item with this itemId already exists", "itemId");
+      if (await itemRow(trx, vaultId, itemId)) throw conflict("An item with this itemId already exists", "itemId");
       const row: ItemsTable = {
         item_id: itemId,
         vault_id: vaultId,
@@ -94,12 +88,7 @@ export class SqlItems implements ItemStore {
   async updateItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
-      const row = await trx
-        .selectFrom("items")
-        .selectAll()
-        .where("vault_id", "=", vaultId)
-        .where("item_id", "=", itemId)
-        .executeTakeFirst();
+      const row = await itemRow(trx, vaultId, itemId);
       if (!row) throw notFound("Item");
       if (write.revision !== undefined && write.revision !== Number(row.revision)) {
         throw conflict(`The item's revision is ${row.revision}, not ${write.revision}`, "revision");

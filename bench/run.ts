@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
  * - metrics: GET /vaults with metrics off and on, alternating, medians (bench/metrics.ts);
- * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts).
+ * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts);
+ * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts).
  */
 import os from "node:os";
 import { CONNECTIONS, DURATION, PIN } from "./common";
@@ -14,6 +15,7 @@ import { splitDeployment } from "./split";
 import { auditOverhead } from "./audit";
 import { webVault } from "./web";
 import { metricsCost } from "./metrics";
+import { accountFlows } from "./account";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -21,10 +23,11 @@ const PARTS: Record<string, () => Promise<void>> = {
   audit: auditOverhead,
   metrics: metricsCost,
   web: webVault,
+  account: accountFlows,
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web").split(",").map((p) => p.trim());
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account").split(",").map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);

@@ -1,0 +1,62 @@
+/**
+ * What every part of the client shares: the wire, who is logged in, the unlocked keys (memory
+ * only), what this device remembers (pins, seen roster heads), and the vault keys opened in this
+ * session. The parts (session, trust, vaults, members, rekey, items, invites, audit) each take it.
+ */
+import type { Bytes } from "../encoding";
+import { ApiError } from "../errors";
+import { Transport, type Tokens } from "../http";
+import type { AccountKeys, DeriveMasterKey } from "../keys";
+import { MemoryPinStore, MemoryRosterHeadStore, type PinStore, type RosterHeadStore } from "../pins";
+import type { Account } from "./types";
+
+export interface VaultClientOptions {
+  baseUrl: string;
+  /** A saved login, to resume without logging in again. */
+  tokens?: Tokens;
+  account?: Account;
+  onTokens?: (tokens: Tokens | undefined) => void | Promise<void>;
+  /** Where first-seen key fingerprints are kept; in memory by default. */
+  pins?: PinStore;
+  /** Where the highest roster head seen per vault is kept; in memory by default. */
+  rosterHeads?: RosterHeadStore;
+  /** Whether `createVault` makes signed vaults (a roster from a `create` link); default true. */
+  signVaults?: boolean;
+  /** Where the master key is derived (the slow, memory-hard step); in this thread by default. A browser passes one that runs it in a Web Worker. */
+  deriveMasterKey?: DeriveMasterKey;
+  fetch?: typeof fetch;
+}
+
+export class ClientCore {
+  readonly http: Transport;
+  accountInfo?: Account;
+  keys?: AccountKeys;
+  readonly pins: PinStore;
+  readonly rosterHeads: RosterHeadStore;
+  readonly signVaults: boolean;
+  readonly derive: DeriveMasterKey | undefined;
+  /** Vault keys opened in this session, by vault and key version. */
+  readonly vaultKeys = new Map<string, { keyVersion: number; key: Bytes }>();
+
+  constructor(opts: VaultClientOptions) {
+    this.http = new Transport(opts);
+    this.accountInfo = opts.account;
+    this.pins = opts.pins ?? new MemoryPinStore();
+    this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
+    this.signVaults = opts.signVaults ?? true;
+    this.derive = opts.deriveMasterKey;
+  }
+
+  get account(): Account {
+    if (!this.accountInfo) throw new ApiError(401, "UNAUTHORIZED", "not logged in");
+    return this.accountInfo;
+  }
+
+  requireKeys(): AccountKeys {
+    if (!this.keys) throw new ApiError(0, "LOCKED", "the account is locked: unlock it with the master password first");
+    return this.keys;
+  }
+}
+
+/** The vault changed between two reads: the caller reads again. */
+export const vaultMoved = () => new ApiError(409, "CONFLICT", "the vault changed while it was being read: read it again");

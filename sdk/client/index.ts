@@ -1,0 +1,216 @@
+/**
+ * `VaultClient`: the whole client flow over the service's HTTP interface. The server stores only
+ * what this client seals, wraps and signs; everything it hands back is checked before use.
+ *
+ * A facade over one part per concern, each in its own file beside this one: the session
+ * (register, login, unlock), trust in other users' keys, vaults, members and the signed roster,
+ * the rekey, items, invites and the audit log. They share one `ClientCore` (core.ts).
+ */
+import type { Bytes } from "../encoding";
+import type { Transport } from "../http";
+import type { ItemContent } from "../items";
+import type { PublicKeyBundle } from "../keys";
+import { Audit } from "./audit";
+import { ClientCore, type VaultClientOptions } from "./core";
+import { Invites } from "./invites";
+import { Items } from "./items";
+import { Members } from "./members";
+import { Rekeys } from "./rekey";
+import { Rosters } from "./roster";
+import { Session } from "./session";
+import { Trust, type OrgMember } from "./trust";
+import type {
+  Account,
+  AuditRecord,
+  Invite,
+  Item,
+  MemberEntry,
+  OrgRole,
+  RekeyProgress,
+  RekeyResult,
+  Vault,
+  VaultRole,
+  VaultVerification,
+  VerifiedRoster,
+} from "./types";
+import { Vaults } from "./vaults";
+
+export type { VaultClientOptions } from "./core";
+export type { OrgMember } from "./trust";
+export type * from "./types";
+
+export class VaultClient {
+  private readonly core: ClientCore;
+  private readonly session: Session;
+  private readonly trust: Trust;
+  private readonly rosters: Rosters;
+  private readonly vaults: Vaults;
+  private readonly memberOps: Members;
+  private readonly items: Items;
+  private readonly rekeys: Rekeys;
+  private readonly invites: Invites;
+  private readonly audit: Audit;
+
+  constructor(opts: VaultClientOptions) {
+    this.core = new ClientCore(opts);
+    this.trust = new Trust(this.core);
+    this.session = new Session(this.core, this.trust);
+    this.rosters = new Rosters(this.core, this.trust);
+    this.vaults = new Vaults(this.core, this.trust, this.rosters);
+    this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
+    this.items = new Items(this.core, this.vaults);
+    this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
+    this.invites = new Invites(this.core);
+    this.audit = new Audit(this.core);
+  }
+
+  get http(): Transport {
+    return this.core.http;
+  }
+
+  get account(): Account {
+    return this.core.account;
+  }
+
+  get unlocked(): boolean {
+    return this.core.keys !== undefined;
+  }
+
+  // ---- Session (session.ts) ----------------------------------------------------------------------
+
+  register(opts: Parameters<Session["register"]>[0]): Promise<Account> {
+    return this.session.register(opts);
+  }
+  login(email: string, password: string): Promise<Account> {
+    return this.session.login(email, password);
+  }
+  unlock(password: string): Promise<void> {
+    return this.session.unlock(password);
+  }
+  unlockWithStretchedKey(stretchedKey: Bytes): Promise<void> {
+    return this.session.unlockWithStretchedKey(stretchedKey);
+  }
+  exportStretchedKey(): Bytes {
+    return this.session.exportStretchedKey();
+  }
+  lock(): void {
+    this.session.lock();
+  }
+  logout(): Promise<void> {
+    return this.session.logout();
+  }
+  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string }> {
+    return this.session.me();
+  }
+
+  // ---- Other users' keys (trust.ts) ----------------------------------------------------------------
+
+  userKeys(userId: string): Promise<PublicKeyBundle> {
+    return this.trust.userKeys(userId);
+  }
+  fingerprint(userId: string): Promise<{ current: string; pinned?: string }> {
+    return this.trust.fingerprint(userId);
+  }
+  trustUser(userId: string, fingerprint: string): Promise<void> {
+    return this.trust.trustUser(userId, fingerprint);
+  }
+  orgMembers(): Promise<OrgMember[]> {
+    return this.trust.orgMembers();
+  }
+  findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole }> {
+    return this.trust.findUser(emailOrId);
+  }
+
+  // ---- Vaults (vaults.ts) ----------------------------------------------------------------------------
+
+  listVaults(): Promise<Vault[]> {
+    return this.vaults.listVaults();
+  }
+  getVault(vaultId: string): Promise<Vault> {
+    return this.vaults.getVault(vaultId);
+  }
+  createVault(name: string, type: "personal" | "shared" = "shared", opts: { signed?: boolean } = {}): Promise<Vault> {
+    return this.vaults.createVault(name, type, opts);
+  }
+  renameVault(vaultId: string, name: string): Promise<Vault> {
+    return this.vaults.renameVault(vaultId, name);
+  }
+  deleteVault(vaultId: string): Promise<void> {
+    return this.vaults.deleteVault(vaultId);
+  }
+  openVault(vault: Vault): Promise<Bytes> {
+    return this.vaults.openVault(vault);
+  }
+
+  // ---- Members and the signed roster (members.ts, roster.ts) ---------------------------------------
+
+  members(vaultId: string): Promise<MemberEntry[]> {
+    return this.memberOps.members(vaultId);
+  }
+  verifiedMembers(vaultId: string): Promise<{ members: MemberEntry[]; roster: VerifiedRoster | null }> {
+    return this.memberOps.verifiedMembers(vaultId);
+  }
+  share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
+    return this.memberOps.share(vaultId, userId, role);
+  }
+  removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
+    return this.memberOps.removeMember(vaultId, userId);
+  }
+  changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
+    return this.memberOps.changeRole(vaultId, userId, role);
+  }
+  verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
+    return this.rosters.verifiedRoster(vaultId);
+  }
+  adoptRoster(vaultId: string): Promise<VerifiedRoster> {
+    return this.memberOps.adoptRoster(vaultId);
+  }
+  verifyVault(vaultId: string): Promise<VaultVerification> {
+    return this.memberOps.verifyVault(vaultId);
+  }
+
+  // ---- Rekey (rekey.ts) ----------------------------------------------------------------------------
+
+  rekey(vaultId: string, opts: { onProgress?: (p: RekeyProgress) => void; maxAttempts?: number } = {}): Promise<RekeyResult> {
+    return this.rekeys.rekey(vaultId, opts);
+  }
+
+  // ---- Items (items.ts) ----------------------------------------------------------------------------
+
+  listItems(vaultId: string): Promise<Item[]> {
+    return this.items.listItems(vaultId);
+  }
+  getItem(vaultId: string, itemId: string): Promise<Item> {
+    return this.items.getItem(vaultId, itemId);
+  }
+  addItem(vaultId: string, content: ItemContent): Promise<Item> {
+    return this.items.addItem(vaultId, content);
+  }
+  editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
+    return this.items.editItem(vaultId, itemId, content, opts);
+  }
+  deleteItem(vaultId: string, itemId: string): Promise<void> {
+    return this.items.deleteItem(vaultId, itemId);
+  }
+
+  // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------
+
+  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string) {
+    return this.invites.createInvite(email, role, expiresIn);
+  }
+  listInvites(orgId?: string): Promise<Invite[]> {
+    return this.invites.listInvites(orgId);
+  }
+  revokeInvite(inviteId: string): Promise<void> {
+    return this.invites.revokeInvite(inviteId);
+  }
+  redeemInvite(token: string) {
+    return this.invites.redeemInvite(token);
+  }
+  auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
+    return this.audit.auditLog(opts);
+  }
+  verifyAuditLog(orgId?: string): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
+    return this.audit.verifyAuditLog(orgId);
+  }
+}

@@ -1,0 +1,274 @@
+/**
+ * A vault's members: the list checked against the signed roster, sharing (the key wrapped for a
+ * checked recipient), role changes and removals, each a link signed here on a signed vault; the
+ * member-level check of a whole vault (`verifyVault`); adopting a roster for an old vault.
+ */
+import { fromBase64, toBase64 } from "../encoding";
+import { ApiError, SecurityError } from "../errors";
+import { keyFingerprint } from "../keys";
+import { ed25519Sign, ed25519Verify, rsaModulusBytes, rsaOaepWrap } from "../primitives";
+import { GENESIS_PREV, rosterWraps } from "../roster";
+import { vaultMoved, type ClientCore } from "./core";
+import { memberListProblems, type Rosters } from "./roster";
+import type { Trust } from "./trust";
+import type { MemberEntry, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
+import type { Vaults } from "./vaults";
+
+export class Members {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+    private readonly rosters: Rosters,
+    private readonly vaults: Vaults,
+  ) {}
+
+  /** The member list as the server shows it, unchecked: `verifiedMembers` is what to show a person. */
+  async members(vaultId: string): Promise<MemberEntry[]> {
+    return (await this.core.http.request<{ members: MemberEntry[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/members`)).members;
+  }
+
+  /**
+   * The member list checked against the vault's verified signed roster (who, which role, which
+   * wrap): a list that disagrees is refused (`MEMBER_LIST_MISMATCH`, `WRAP_MISMATCH`). Without a
+   * roster the list is the server's word, and `roster` is null.
+   */
+  async verifiedMembers(vaultId: string): Promise<{ members: MemberEntry[]; roster: VerifiedRoster | null }> {
+    for (let attempt = 1; ; attempt++) {
+      const roster = await this.rosters.verifiedRoster(vaultId);
+      const members = await this.members(vaultId);
+      const problems = roster ? await memberListProblems(roster.state, members) : [];
+      if (problems.length === 0) return { members, roster };
+      // A change between the two reads shows as a newer head: read both again.
+      const again = await this.rosters.verifiedRoster(vaultId);
+      if (!(again && again.state.head !== roster!.state.head && attempt < 3)) throw problems[0]!;
+    }
+  }
+
+  /**
+   * Wraps the vault key for a user of the organization (keys checked and pinned) and adds them;
+   * a rekey in between (409) wraps the new key instead.
+   */
+  async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
+    const keys = this.core.requireKeys();
+    const recipient = await this.trust.userKeys(userId);
+    await this.rosters.withRosterRetry(() =>
+      this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+        const roster = await this.rosters.verifiedRoster(vaultId);
+        if (roster && roster.state.keyVersion !== keyVersion) throw vaultMoved();
+        const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
+        const encryptedVaultKey = toBase64(wrapped);
+        const rosterLink = roster
+          ? await this.rosters.nextRosterLink(roster.state, {
+              op: "add",
+              keyVersion,
+              subjectId: recipient.userId,
+              role,
+              subjectKey: await keyFingerprint(recipient),
+              wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
+            })
+          : undefined;
+        await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
+          body: {
+            recipientUserId: recipient.userId,
+            role,
+            keyVersion,
+            encryptedVaultKey,
+            wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+            rosterLink,
+          },
+        });
+        await this.rosters.sawRosterLink(rosterLink);
+      }),
+    );
+  }
+
+  /**
+   * Removes a member (or leaves, with one's own id). When `rekeyRequired` comes back, call `rekey`.
+   * On a signed vault the removal is a signed `remove` link, and the members the server says
+   * remain must be the roster's.
+   */
+  removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
+    return this.rosters.withRosterRetry(async () => {
+      const roster = await this.rosters.verifiedRoster(vaultId);
+      const subject = roster?.state.members.get(userId);
+      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
+      const rosterLink = roster
+        ? await this.rosters.nextRosterLink(roster.state, {
+            op: "remove",
+            keyVersion: roster.state.keyVersion,
+            subjectId: userId,
+            subjectKey: subject!.key,
+            wraps: [],
+          })
+        : undefined;
+      const result = await this.core.http.request<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>(
+        "DELETE",
+        `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,
+        { body: rosterLink ? { rosterLink } : undefined },
+      );
+      if (roster) {
+        await this.rosters.sawRosterLink(rosterLink);
+        const members = new Map(roster.state.members);
+        const wraps = new Map(roster.state.wraps);
+        members.delete(userId);
+        wraps.delete(userId);
+        const problems = await memberListProblems({ ...roster.state, members, wraps }, result.remainingMembers);
+        if (problems.length > 0) throw problems[0]!;
+      }
+      return result;
+    });
+  }
+
+  /** Changes a member's role; on a signed vault, with a signed `role` link. */
+  changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
+    return this.rosters.withRosterRetry(async () => {
+      const roster = await this.rosters.verifiedRoster(vaultId);
+      const subject = roster?.state.members.get(userId);
+      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
+      const rosterLink = roster
+        ? await this.rosters.nextRosterLink(roster.state, {
+            op: "role",
+            keyVersion: roster.state.keyVersion,
+            subjectId: userId,
+            role,
+            subjectKey: subject!.key,
+            wraps: [],
+          })
+        : undefined;
+      const entry = await this.core.http.request<MemberEntry>(
+        "PATCH",
+        `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,
+        { body: { role, rosterLink } },
+      );
+      await this.rosters.sawRosterLink(rosterLink);
+      return entry;
+    });
+  }
+
+  /**
+   * Makes a vault without a roster a signed one: the caller (an owner) vouches, in an `adopt`
+   * link, for the members, roles, keys and wraps it has just verified.
+   */
+  async adoptRoster(vaultId: string): Promise<VerifiedRoster> {
+    const existing = await this.rosters.verifiedRoster(vaultId);
+    if (existing) return existing;
+    const [vault, members] = await Promise.all([this.vaults.getVault(vaultId), this.members(vaultId)]);
+    const report = await this.verifyVault(vaultId);
+    if (!report.ok) {
+      throw new SecurityError(
+        "INCONSISTENT",
+        `not vouching for the members of vault "${vault.vaultName}": ${[...report.problems, ...report.members.flatMap((m) => m.problems)].join("; ")}`,
+      );
+    }
+    const checked = new Set(report.members.map((m) => `${m.userId}/${m.role}/${m.senderId}`));
+    if (
+      report.keyVersion !== vault.keyVersion ||
+      members.length !== checked.size ||
+      members.some((m) => !checked.has(`${m.userId}/${m.role}/${m.senderId}`))
+    )
+      throw vaultMoved();
+    const listed = await Promise.all(
+      members.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.trust.keysOf(m.userId)) })),
+    );
+    const rosterLink = await this.rosters.signRosterLink({
+      vaultId,
+      seq: 0,
+      prev: GENESIS_PREV,
+      op: "adopt",
+      actorId: this.core.account.userId,
+      at: new Date().toISOString(),
+      keyVersion: vault.keyVersion,
+      vaultType: vault.vaultType,
+      members: listed.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+      wraps: await rosterWraps(members),
+    });
+    await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/roster`, { body: { rosterLink } });
+    await this.rosters.sawRosterLink(rosterLink);
+    return (await this.rosters.verifiedRoster(vaultId))!;
+  }
+
+  /**
+   * Checks every member's wrap as far as a member can: its signature verifies against the
+   * sender's pinned key, the sender is an owner or admin of the vault, the wrap has the size
+   * its recipient's key gives, the wraps are exactly one per member, and the caller's own wrap
+   * opens. (Other members' wraps cannot be opened here: that is the point.)
+   */
+  async verifyVault(vaultId: string): Promise<VaultVerification> {
+    const vault = await this.vaults.getVault(vaultId);
+    const [members, org] = await Promise.all([this.members(vaultId), this.trust.orgMembers()]);
+    const emails = new Map(org.map((m) => [m.userId, m.email]));
+    const roles = new Map(members.map((m) => [m.userId, m.role]));
+    const problems: string[] = [];
+    const warnings: string[] = [];
+    const name = (id: string) => emails.get(id) ?? id;
+
+    if (roles.size !== members.length) problems.push("the member list holds the same user more than once");
+    if (!roles.has(this.core.account.userId)) problems.push("you are not in the member list the server returned");
+    if (vault.vaultType === "personal" && members.length !== 1) problems.push("a personal vault has more than one member");
+    if (![...roles.values()].includes("owner")) problems.push("the vault has no owner");
+    if (vault.rekeyRequired) warnings.push("a member left and the vault has not been rekeyed: the key they held still opens its items");
+    let roster: VerifiedRoster | null = null;
+    try {
+      roster = await this.rosters.verifiedRoster(vaultId);
+      if (roster) {
+        if (roster.state.keyVersion !== vault.keyVersion)
+          problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
+        for (const problem of await memberListProblems(roster.state, members)) problems.push(`signed roster: ${problem.message}`);
+      } else {
+        warnings.push("the vault has no signed roster: its member list is the server's word (an owner can adopt one)");
+      }
+    } catch (err) {
+      problems.push(`signed roster: ${(err as Error).message}`);
+    }
+    try {
+      await this.vaults.openVault(vault);
+    } catch (err) {
+      problems.push(`your own wrap does not open: ${(err as Error).message}`);
+    }
+
+    const checks: WrapCheck[] = [];
+    for (const m of members) {
+      const check: WrapCheck = {
+        userId: m.userId,
+        email: emails.get(m.userId),
+        role: m.role,
+        senderId: m.senderId,
+        ok: true,
+        problems: [],
+      };
+      checks.push(check);
+      try {
+        const wrapped = fromBase64(m.encryptedVaultKey);
+        if (m.vaultId !== vault.vaultId) check.problems.push(`the wrap belongs to vault ${m.vaultId}`);
+        const expectedSize =
+          vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.trust.keysOf(m.userId)).publicKey));
+        if (wrapped.length !== expectedSize)
+          check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
+        const sender = await this.trust.keysOf(m.senderId);
+        if (!(await ed25519Verify(fromBase64(sender.signingPublicKey), wrapped, fromBase64(m.wrapSignature)))) {
+          check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
+        }
+        const senderRole = roles.get(m.senderId);
+        if (senderRole !== "owner" && senderRole !== "admin") {
+          check.problems.push(
+            `signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`,
+          );
+        }
+      } catch (err) {
+        check.problems.push((err as Error).message);
+      }
+      check.ok = check.problems.length === 0;
+    }
+    return {
+      vaultId: vault.vaultId,
+      vaultName: vault.vaultName,
+      vaultType: vault.vaultType,
+      keyVersion: vault.keyVersion,
+      ok: problems.length === 0 && checks.every((c) => c.ok),
+      problems,
+      warnings,
+      members: checks,
+      roster: roster && { seq: roster.state.seq, head: roster.state.head },
+    };
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * A vault's signed roster as this client follows it (the protocol itself is ../roster.ts): fetched
+ * and replayed, never older than nor forked from a head this device saw; the links this client
+ * signs; and where the server's member list or a wrap disagrees with the verified chain.
+ */
+import { fromBase64 } from "../encoding";
+import { ApiError, SecurityError } from "../errors";
+import { linkHash, parseLink, replayRoster, sha256Hex, signLink, type RosterLink, type RosterState, type UnsignedLink } from "../roster";
+import type { ClientCore } from "./core";
+import type { Trust } from "./trust";
+import type { MemberEntry, VerifiedRoster } from "./types";
+
+/** How often a membership change is signed again after another change took its place in the roster. */
+const MAX_ROSTER_ATTEMPTS = 5;
+
+/** The server's refusal of a link because the chain moved on meanwhile (another change landed first). */
+export function rosterRaced(err: unknown): boolean {
+  return (
+    err instanceof ApiError && err.status === 400 && /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps)$/.test(err.field ?? "")
+  );
+}
+
+export class Rosters {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+  ) {}
+
+  /**
+   * The vault's roster, fetched and verified: replayed from its first link, each signer's right
+   * checked under the role rules, each signature checked with the signer's pinned keys, which
+   * must also be the keys the chain recorded for them; and never older than, nor different from,
+   * a head this client saw before (`ROSTER_ROLLBACK`). Null for a vault without a roster.
+   */
+  async verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
+    const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
+    if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
+    const state = await replayRoster(vaultId, links, (userId) => this.trust.keysOf(userId));
+    const seen = await this.core.rosterHeads.get(vaultId);
+    if (seen) {
+      if (!state || state.seq < seen.seq) {
+        throw new SecurityError(
+          "ROSTER_ROLLBACK",
+          `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`,
+        );
+      }
+      if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
+        throw new SecurityError(
+          "ROSTER_ROLLBACK",
+          `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
+        );
+      }
+    }
+    if (!state) return null;
+    if (!seen || state.seq > seen.seq) await this.core.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
+    return { state, links: links.map((l) => parseLink(l)) };
+  }
+
+  signRosterLink(link: UnsignedLink): Promise<RosterLink> {
+    return signLink(link, this.core.requireKeys().signingPrivateKey);
+  }
+
+  /** The caller's signed link after `state`. */
+  nextRosterLink(state: RosterState, fields: Omit<UnsignedLink, "vaultId" | "seq" | "prev" | "actorId" | "at">): Promise<RosterLink> {
+    return this.signRosterLink({
+      vaultId: state.vaultId,
+      seq: state.seq + 1,
+      prev: state.head,
+      actorId: this.core.account.userId,
+      at: new Date().toISOString(),
+      ...fields,
+    });
+  }
+
+  /** Remembers the head a change of ours made. */
+  async sawRosterLink(link: RosterLink | undefined): Promise<void> {
+    if (link) await this.core.rosterHeads.set(link.vaultId, { seq: link.seq, hash: await linkHash(link) });
+  }
+
+  /** Runs a signed change again, from a fresh roster, while another change takes its place in the chain first. */
+  async withRosterRetry<T>(change: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await change();
+      } catch (err) {
+        if (!(rosterRaced(err) && attempt < MAX_ROSTER_ATTEMPTS)) throw err;
+      }
+    }
+  }
+}
+
+/**
+ * Where a wrap the server shows disagrees with the verified roster: the holder is not a member of
+ * it, has another role, or the wrap is not the one the roster vouches for (by its SHA-256) or was
+ * made by someone else.
+ */
+export async function wrapProblem(
+  state: RosterState,
+  userId: string,
+  shown: Pick<MemberEntry, "encryptedVaultKey" | "senderId" | "role">,
+): Promise<SecurityError | undefined> {
+  const member = state.members.get(userId);
+  const wrap = state.wraps.get(userId);
+  if (!member || !wrap)
+    return new SecurityError("MEMBER_LIST_MISMATCH", `${userId} is not a member according to the vault's signed roster`, userId);
+  if (member.role !== shown.role)
+    return new SecurityError(
+      "MEMBER_LIST_MISMATCH",
+      `the server shows ${userId} as ${shown.role}, the signed roster as ${member.role}`,
+      userId,
+    );
+  let digest = "";
+  try {
+    digest = await sha256Hex(fromBase64(shown.encryptedVaultKey));
+  } catch {
+    // not base64: cannot be the vouched wrap
+  }
+  if (digest !== wrap.sha256) {
+    return new SecurityError(
+      "WRAP_MISMATCH",
+      `the wrap the server shows for ${userId} is not the one the vault's signed roster vouches for (moved from another vault, or an old one)`,
+      userId,
+    );
+  }
+  if (wrap.senderId && wrap.senderId !== shown.senderId) {
+    return new SecurityError(
+      "WRAP_MISMATCH",
+      `the wrap for ${userId} was made by ${wrap.senderId} according to the signed roster, not by ${shown.senderId}`,
+      userId,
+    );
+  }
+  return undefined;
+}
+
+/** Every way the server's member list disagrees with the verified roster: extra or missing users, roles, wraps. */
+export async function memberListProblems(state: RosterState, members: readonly MemberEntry[]): Promise<SecurityError[]> {
+  const problems: SecurityError[] = [];
+  const listed = new Set(members.map((m) => m.userId));
+  if (listed.size !== members.length)
+    problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
+  for (const userId of state.members.keys()) {
+    if (!listed.has(userId))
+      problems.push(
+        new SecurityError(
+          "MEMBER_LIST_MISMATCH",
+          `the server's member list leaves out ${userId}, a member according to the signed roster`,
+          userId,
+        ),
+      );
+  }
+  for (const m of members) {
+    const problem = await wrapProblem(state, m.userId, m);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}

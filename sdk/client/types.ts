@@ -1,0 +1,127 @@
+/** What the client's calls take and answer: the server's shapes (contract sections 2 to 8) and the client's own reports. */
+import type { SealedItem, ItemContent } from "../items";
+import type { StoredAccountKeys } from "../keys";
+import type { KdfParams } from "../primitives";
+import type { RosterLink, RosterState } from "../roster";
+import type { VaultRole } from "../vault-roles";
+
+export type { VaultRole } from "../vault-roles";
+export type OrgRole = "owner" | "admin" | "member";
+
+/** A vault as the server shows it to the caller (contract section 3). */
+export interface Vault {
+  vaultId: string;
+  vaultName: string;
+  vaultType: "personal" | "shared";
+  encryptedVaultKey: string;
+  senderId: string;
+  wrapSignature: string;
+  role: VaultRole;
+  orgId: string;
+  keyVersion: number;
+  rekeyRequired: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One member's wrap of the vault key, as the member list and the remove-member answer show it. */
+export interface MemberEntry extends Pick<
+  Vault,
+  "vaultId" | "vaultName" | "vaultType" | "encryptedVaultKey" | "senderId" | "wrapSignature" | "role"
+> {
+  userId: string;
+}
+
+export interface StoredItem extends SealedItem {
+  vaultId: string;
+  revision: number;
+  keyVersion?: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An item opened: its content beside the server's bookkeeping. */
+export interface Item extends ItemContent {
+  itemId: string;
+  vaultId: string;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Invite {
+  id: string;
+  email: string;
+  role: "admin" | "member";
+  inviterId: string;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** One record of an organization's audit log (contract section 8). */
+export interface AuditRecord {
+  eventId: string;
+  seq: number;
+  type: string;
+  at: string;
+  actorId: string;
+  orgId: string;
+  vaultId?: string;
+  itemId?: string;
+  targetUserId?: string;
+  inviteId?: string;
+  prevHash: string;
+  hash: string;
+}
+
+/** Who is logged in, and their keys as the server keeps them (public, or sealed under the stretched key). */
+export interface Account extends StoredAccountKeys {
+  userId: string;
+  orgId: string;
+  role: OrgRole;
+  email: string;
+  kdf: KdfParams;
+}
+
+export interface RekeyProgress {
+  phase: "items" | "wraps" | "upload";
+  done: number;
+  total: number;
+}
+
+export interface RekeyResult {
+  keyVersion: number;
+  items: number;
+  members: number;
+  attempts: number;
+}
+
+export interface WrapCheck {
+  userId: string;
+  email?: string;
+  role: VaultRole;
+  senderId: string;
+  ok: boolean;
+  problems: string[];
+}
+
+export interface VaultVerification {
+  vaultId: string;
+  vaultName: string;
+  vaultType: "personal" | "shared";
+  keyVersion: number;
+  ok: boolean;
+  /** Problems with the vault as a whole (member set, the caller's own key). */
+  problems: string[];
+  /** Not failures, but worth knowing (a pending rekey). */
+  warnings: string[];
+  members: WrapCheck[];
+  /** The verified head of the vault's signed roster; null for a vault without one. */
+  roster: { seq: number; head: string } | null;
+}
+
+/** A vault's roster as this client verified it: the replayed state and the links it came from. */
+export interface VerifiedRoster {
+  state: RosterState;
+  links: RosterLink[];
+}

@@ -6,6 +6,7 @@ import {
   DEFAULT_PBKDF2,
   describeLink,
   generatePassword,
+  normalizeEmail,
   type Item,
   type KdfChoice,
   type PublicKeyBundle,
@@ -60,7 +61,7 @@ export const commands: Command[] = [
       const client = ctx.anonymous();
       if (opts.invite) {
         const invite = await client.redeemInvite(opts.invite);
-        if (invite.email !== email!.trim().toLowerCase()) usage(`this invite is for ${invite.email}, not ${email}`);
+        if (invite.email !== normalizeEmail(email!)) usage(`this invite is for ${invite.email}, not ${email}`);
       }
       const password = await readPassword(ctx.passwords, "Choose a master password: ", { confirm: true });
       const account = await client.register({ email: email!, password, inviteToken: opts.invite, orgName: opts["org-name"], kdf });

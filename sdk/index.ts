@@ -50,4 +50,5 @@ export * as primitives from "./primitives";
 export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./primitives";
 export * as encoding from "./encoding";
 export { generatePassword, PASSWORD_ALPHABET } from "./passwords";
+export { EmailError, normalizeEmail } from "./email";
 export { describeLink } from "./describe";

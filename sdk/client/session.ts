@@ -1,5 +1,6 @@
 /** Registering, logging in and out, unlocking and locking: the account's keys in this session. */
 import { toBase64, type Bytes } from "../encoding";
+import { normalizeEmail } from "../email";
 import { WeakPasswordError } from "../errors";
 import type { Tokens } from "../http";
 import { bundleFingerprint, createAccountKeys, deriveAccountSecrets, newKdfParams, openAccountKeys, type KdfChoice } from "../keys";
@@ -54,7 +55,7 @@ export class Session {
       userId: res.userId,
       orgId: res.orgId,
       role: res.role,
-      email: email.trim().toLowerCase(),
+      email: normalizeEmail(email),
       kdf: res.kdf,
       publicKey: res.publicKey,
       signingPublicKey: res.signingPublicKey,

@@ -3,6 +3,7 @@
  * fingerprint pinned on first use (a changed one is refused until its user has checked it out of
  * band and trusted it). The organization's people, as the server lists them.
  */
+import { normalizeEmail } from "../email";
 import { toBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
 import { bundleFingerprint, bundleSelfSignatureVerifies, type PublicKeyBundle } from "../keys";
@@ -79,9 +80,19 @@ export class Trust {
 
   /** A user of the caller's organization by email or id. */
   async findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole }> {
-    const wanted = emailOrId.trim().toLowerCase();
-    const found = (await this.orgMembers()).find((m) => m.userId === wanted || m.email === wanted);
+    const id = emailOrId.trim().toLowerCase();
+    const address = emailOrNull(emailOrId);
+    const found = (await this.orgMembers()).find((m) => m.userId === id || (address !== null && m.email === address));
     if (!found) throw new ApiError(404, "NOT_FOUND", `no user ${emailOrId} in your organization`);
     return { userId: found.userId, email: found.email, role: found.role };
+  }
+}
+
+/** The address normalized as the server does, or null for text that is no address we accept. */
+function emailOrNull(text: string): string | null {
+  try {
+    return normalizeEmail(text);
+  } catch {
+    return null;
   }
 }

@@ -7,6 +7,10 @@ import {
   describeLink,
   generatePassword,
   normalizeEmail,
+  SecurityError,
+  type CheckedInvite,
+  type CheckedVault,
+  type TrustLevel,
   type Item,
   type KdfChoice,
   type PublicKeyBundle,
@@ -45,9 +49,13 @@ export const commands: Command[] = [
   {
     path: ["register"],
     args: ["<email>"],
-    summary: "Create an account (with an invite token, or as the server's first user) and log in",
+    summary: "Create an account (with an invite link, or as the server's first user) and log in",
     options: {
-      invite: { type: "string", value: "TOKEN", description: "the invite token an admin gave you" },
+      invite: {
+        type: "string",
+        value: "LINK",
+        description: "the invite link (or its code, or a bare token) an admin sent you; checked against what they signed first",
+      },
       "org-name": { type: "string", value: "NAME", description: "name of the new organization (first user or open registration)" },
       kdf: { type: "string", value: "KDF", description: "argon2id (default: 3 passes, 64 MiB, 4 lanes) or pbkdf2 (600,000 iterations)" },
     },
@@ -59,16 +67,26 @@ export const commands: Command[] = [
             ? DEFAULT_PBKDF2
             : usage(`--kdf must be argon2id or pbkdf2, not ${opts.kdf}`);
       const client = ctx.anonymous();
+      let invite: CheckedInvite | undefined;
       if (opts.invite) {
-        const invite = await client.redeemInvite(opts.invite);
+        invite = await client.redeemInvite(opts.invite);
         if (invite.email !== normalizeEmail(email!)) usage(`this invite is for ${invite.email}, not ${email}`);
       }
       const password = await readPassword(ctx.passwords, "Choose a master password: ", { confirm: true });
-      const account = await client.register({ email: email!, password, inviteToken: opts.invite, orgName: opts["org-name"], kdf });
+      const account = await client.register({ email: email!, password, invite: opts.invite, orgName: opts["org-name"], kdf });
       saveLogin(ctx, client);
       return {
-        json: pick(account, "userId", "orgId", "role", "email"),
-        text: `Registered and logged in as ${account.email} (${account.role} of organization ${account.orgId}).\nYour user id: ${account.userId}`,
+        json: {
+          ...pick(account, "userId", "orgId", "role", "email"),
+          fingerprint: await client.ownFingerprint(),
+          inviteVerified: invite?.verified,
+        },
+        text: [
+          `Registered and logged in as ${account.email} (${account.role} of organization ${account.orgId}).`,
+          `Your user id: ${account.userId}`,
+          `Your key fingerprint: ${await client.ownFingerprint()}`,
+          ...(invite ? [inviteTrustLine(invite)] : []),
+        ].join("\n"),
       };
     },
   },
@@ -145,15 +163,20 @@ export const commands: Command[] = [
   {
     path: ["vault", "list"],
     args: [],
-    summary: "The vaults you can open",
+    summary: "The vaults you can open, each name checked against the vault's signed roster",
     async run(ctx) {
-      const vaults = await ctx.loggedIn().listVaults();
+      const vaults = await ctx.loggedIn().listCheckedVaults();
       return {
-        json: vaults.map(vaultSummary),
-        text: table(
-          ["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"],
-          vaults.map((v) => [v.vaultId, v.vaultName, v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""]),
-        ),
+        json: vaults.map((v) => ({ ...vaultSummary(v), vaultName: v.nameCheck.name, nameCheck: v.nameCheck })),
+        text: [
+          table(
+            ["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"],
+            vaults.map((v) => [v.vaultId, shownName(v), v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""]),
+          ),
+          ...(vaults.some((v) => v.nameCheck.status !== "verified")
+            ? ["(?) no signed roster vouches for this name; (!) the server shows another name than the vault's signed roster"]
+            : []),
+        ].join("\n"),
       };
     },
   },
@@ -172,11 +195,12 @@ export const commands: Command[] = [
   {
     path: ["vault", "rename"],
     args: ["<vault>", "<name>"],
-    summary: "Rename a vault (owner or admin)",
+    summary: "Rename a vault (owner or admin); renaming it to its own name vouches for a name no roster link names yet",
     async run(ctx, [vaultRef, name]) {
-      const client = ctx.loggedIn();
+      // Unlocked: on a signed vault the new name is a link signed with your key.
+      const client = await ctx.unlocked();
       const vault = await client.renameVault((await findVault(client, vaultRef!)).vaultId, name!);
-      return { json: vaultSummary(vault), text: `Renamed to "${vault.vaultName}".` };
+      return { json: vaultSummary(vault), text: `Renamed to "${vault.vaultName}" (signed into the vault's roster).` };
     },
   },
   {
@@ -200,7 +224,7 @@ export const commands: Command[] = [
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
       const [{ members, roster }, org] = await Promise.all([client.verifiedMembers(vault.vaultId), client.orgMembers()]);
-      const email = new Map(org.map((m) => [m.userId, m.email]));
+      const email = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
       return {
         json: members.map((m) => ({ userId: m.userId, email: email.get(m.userId), role: m.role, senderId: m.senderId })),
         text: [
@@ -224,18 +248,24 @@ export const commands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const user = await findUser(client, userRef!);
       await client.share(vault.vaultId, user.userId, role);
-      const { current } = await client.fingerprint(user.userId);
+      const { current, trust } = await client.fingerprint(user.userId);
       return {
-        json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current },
-        text: `Shared "${vault.vaultName}" with ${user.email} as ${role}.\nTheir key fingerprint: ${current}\n(compare it with theirs, from \`vaultctl keys ${user.email}\`, over another channel)`,
+        json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current, trust },
+        text: `Shared "${vault.vaultName}" with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}`,
       };
     },
   },
   {
     path: ["vault", "remove"],
     args: ["<vault>", "<user>"],
-    summary: "Remove a member (or yourself); with --rekey, rekey right after",
-    options: { rekey: { type: "boolean", description: "rekey the vault at once when the server asks for it" }, yes: YES_OPTION },
+    summary: "Remove a member (or yourself), then rekey the vault at once (--no-rekey to leave it for later)",
+    options: {
+      rekey: {
+        type: "boolean",
+        description: "rekey right after a removal that needs one (the default; --no-rekey leaves it, and writes wait until it is done)",
+      },
+      yes: YES_OPTION,
+    },
     async run(ctx, [vaultRef, userRef], opts) {
       // Unlocked: on a vault with a signed roster, the removal is a link signed with your key.
       const client = await ctx.unlocked();
@@ -250,13 +280,15 @@ export const commands: Command[] = [
       const result = await client.removeMember(vault.vaultId, user.userId);
       const lines = [`Removed ${user.email} from "${vault.vaultName}".`];
       let rekey;
-      if (result.rekeyRequired && opts.rekey) {
+      if (result.rekeyRequired && opts.rekey !== false && user.userId !== client.account.userId) {
         rekey = await runRekey(ctx, client, vault.vaultId);
         lines.push(
           `Rekeyed: key version ${rekey.keyVersion}, ${plural(rekey.items, "item")} re-encrypted, wrapped for ${plural(rekey.members, "member")}.`,
         );
-      } else if (result.rekeyRequired) {
-        lines.push(`Rekey required: ${user.email} still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
+      } else if (result.rekeyRequired && user.userId !== client.account.userId) {
+        lines.push(
+          `Rekey required: ${user.email} still holds the old key; nothing can be added or shared until then. Run: vaultctl rekey ${vault.vaultId}`,
+        );
       }
       return {
         json: { vaultId: vault.vaultId, removed: user.userId, rekeyRequired: result.rekeyRequired && !rekey, rekey },
@@ -285,7 +317,7 @@ export const commands: Command[] = [
     async run(ctx, [vaultRef]) {
       if (fs.existsSync(vaultRef!)) return verifyOffline(ctx, vaultRef!);
       const client = await ctx.unlocked();
-      const report = await client.verifyVault((await findVault(client, vaultRef!)).vaultId);
+      const report = await client.verifyVault((await findVault(client, vaultRef!, { toVerify: true })).vaultId);
       const lines = [
         `Vault "${report.vaultName}" (${report.vaultType}, key version ${report.keyVersion}): ${report.ok ? "OK" : "PROBLEMS FOUND"}`,
       ];
@@ -378,14 +410,43 @@ export const commands: Command[] = [
   {
     path: ["vault", "adopt"],
     args: ["<vault>"],
-    summary: "Give a vault made without one a signed roster (owner): you vouch for its current, verified members",
-    async run(ctx, [vaultRef]) {
+    summary: "Give a vault made without one a signed roster (owner): a new key, for exactly the members you confirm",
+    options: {
+      member: {
+        type: "string",
+        multiple: true,
+        value: "USER",
+        description: "a member to keep (email or id; repeat for each, you included); without it, confirm the list shown",
+      },
+      yes: YES_OPTION,
+    },
+    async run(ctx, [vaultRef], opts) {
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
-      const roster = await client.adoptRoster(vault.vaultId);
+      const listed = await client.members(vault.vaultId);
+      const org = await client.orgMembers();
+      const emailOf = (id: string) => org.find((m) => m.userId === id)?.email ?? id;
+      let members: string[];
+      if (opts.member?.length) {
+        members = [];
+        for (const ref of opts.member as string[]) members.push((await findUser(client, ref)).userId);
+      } else {
+        await confirmOrStop(
+          `The server says vault "${vault.vaultName}" has these members:\n${listed.map((m) => `  ${emailOf(m.userId)} (${m.role})`).join("\n")}\nIs that exactly who should hold it? A new key is made for them alone.`,
+          opts.yes === true,
+        );
+        members = listed.map((m) => m.userId);
+      }
+      const bar = progressBar(ctx.progress);
+      let roster;
+      try {
+        roster = await client.adoptRoster(vault.vaultId, { members }, { onProgress: bar });
+      } finally {
+        bar.end();
+      }
       return {
         json: { vaultId: vault.vaultId, seq: roster.state.seq, head: roster.state.head, members: roster.state.members.size },
-        text: `Vault "${vault.vaultName}" has a signed roster now (${roster.state.members.size} members); from here on every membership change and rekey is a signed link.`,
+        text: `Vault "${vault.vaultName}" has a signed roster now, and a new key for its ${roster.state.members.size} members; from here on every membership change and rekey is a signed link.`,
       };
     },
   },
@@ -496,16 +557,22 @@ export const commands: Command[] = [
   {
     path: ["invite", "create"],
     args: ["<email>"],
-    summary: "Invite someone to your organization (owners and admins); prints the one-time token",
+    summary: "Invite someone to your organization (owners and admins); prints the one-time link",
     options: {
       role: ROLE_OPTION,
       expires: { type: "string", value: "DURATION", description: "e.g. 24h or 7d (default: the server's, 72h)" },
     },
     async run(ctx, [email], opts) {
-      const invite = await ctx.loggedIn().createInvite(email!, parseRole(opts.role), opts.expires);
+      // Unlocked: the invite is signed with your key, and its link vouches for the keys they register.
+      const invite = await (await ctx.unlocked()).createInvite(email!, parseRole(opts.role), opts.expires);
       return {
         json: invite,
-        text: `Invite ${invite.inviteId} for ${email}, valid until ${invite.expiresAt}.\nToken (shown once; send it privately):\n${invite.token}\nThey run: vaultctl register ${email} --invite <token>`,
+        text: [
+          `Invite ${invite.inviteId} for ${email}, valid until ${invite.expiresAt}.`,
+          "Link (shown once; send it privately, the whole of it: it carries your key fingerprint and a secret that proves their keys to you):",
+          invite.link,
+          `They open it in the web vault, or run: vaultctl register ${email} --invite '<the link>'`,
+        ].join("\n"),
       };
     },
   },
@@ -537,13 +604,17 @@ export const commands: Command[] = [
   },
   {
     path: ["invite", "check"],
-    args: ["<token>"],
-    summary: "What an invite token is for (no login needed; does not use it up)",
-    async run(ctx, [token]) {
-      const invite = await ctx.anonymous().redeemInvite(token!);
+    args: ["<link>"],
+    summary: "What an invite link (or code, or token) is for, checked against what its inviter signed (no login; does not use it up)",
+    async run(ctx, [link]) {
+      const invite = await ctx.anonymous().redeemInvite(link!);
+      const { token: _token, secret: _secret, ...shown } = invite;
       return {
-        json: invite,
-        text: `Invite for ${invite.email} as ${invite.role} of ${invite.orgName ? `"${invite.orgName}" (organization ${invite.orgId})` : `organization ${invite.orgId}`}${invite.expiresAt ? `, valid until ${invite.expiresAt}` : ""}.`,
+        json: shown,
+        text: [
+          `Invite for ${invite.email} as ${invite.role} of ${invite.orgName ? `"${invite.orgName}" (organization ${invite.orgId})` : `organization ${invite.orgId}`}, valid until ${invite.expiresAt}.`,
+          inviteTrustLine(invite),
+        ].join("\n"),
       };
     },
   },
@@ -555,12 +626,20 @@ export const commands: Command[] = [
     summary: "A user's key fingerprint (yours by default), to compare out of band",
     async run(ctx, [userRef]) {
       const client = ctx.loggedIn();
-      const user = userRef ? await findUser(client, userRef) : { userId: client.account.userId, email: client.account.email };
-      const { current, pinned } = await client.fingerprint(user.userId);
-      const status = pinned === undefined ? "not pinned yet" : pinned === current ? "matches the pinned key" : `CHANGED: pinned ${pinned}`;
+      if (!userRef) {
+        const fingerprint = await client.ownFingerprint();
+        return {
+          json: { userId: client.account.userId, email: client.account.email, fingerprint, own: true },
+          text: `${client.account.email} (you, user ${client.account.userId})\n  ${fingerprint}\n  your own keys: read this to the people you share with`,
+        };
+      }
+      const user = await findUser(client, userRef, { evenIfUntrusted: true });
+      const { current, pinned, trust } = await client.fingerprint(user.userId);
+      const status =
+        pinned === undefined ? "not pinned yet" : pinned === current ? trustLine(user.email, trust) : `CHANGED: pinned ${pinned}`;
       return {
-        json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null },
-        text: `${user.email}\n  ${current}\n  ${status}`,
+        json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null, trust: trust ?? null },
+        text: `${user.email} (user ${user.userId})\n  ${current}\n  ${status}`,
       };
     },
   },
@@ -570,7 +649,7 @@ export const commands: Command[] = [
     summary: "Accept a user's changed keys after checking the new fingerprint with them",
     async run(ctx, [userRef, fingerprint]) {
       const client = ctx.loggedIn();
-      const user = await findUser(client, userRef!);
+      const user = await findUser(client, userRef!, { evenIfUntrusted: true });
       const normalized =
         fingerprint!
           .replace(/\s+/g, "")
@@ -621,10 +700,18 @@ function parseFields(pairs: string[] | undefined): Record<string, string> {
   return fields;
 }
 
-/** A user of your organization by email or id; not found names the closest email. */
-async function findUser(client: VaultClient, ref: string): Promise<{ userId: string; email: string }> {
+/**
+ * A user of your organization by email or id; not found names the closest email. A user whose
+ * keys or identity fail the checks is refused, except where the command is about checking them
+ * (`evenIfUntrusted`: `keys`, `trust`).
+ */
+async function findUser(
+  client: VaultClient,
+  ref: string,
+  opts: { evenIfUntrusted?: boolean } = {},
+): Promise<{ userId: string; email: string }> {
   try {
-    return await client.findUser(ref);
+    return opts.evenIfUntrusted ? await client.findMember(ref) : await client.findUser(ref);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404)) throw err;
     const emails = (await client.orgMembers()).map((m) => m.email);
@@ -632,20 +719,72 @@ async function findUser(client: VaultClient, ref: string): Promise<{ userId: str
   }
 }
 
-/** A vault by id, or by its exact name when that is unique among the caller's vaults. */
-async function findVault(client: VaultClient, ref: string): Promise<Vault> {
-  const vaults = await client.listVaults();
+/**
+ * A vault by id, or by its exact name when that is unique among the caller's vaults; a name counts
+ * only where the vault's signed roster vouches for it, so the server cannot point a name at another
+ * vault (and a vault it misnames is refused).
+ */
+async function findVault(client: VaultClient, ref: string, opts: { toVerify?: boolean } = {}): Promise<CheckedVault> {
+  const vaults = await client.listCheckedVaults();
   const byId = vaults.find((v) => v.vaultId === ref.toLowerCase());
   if (byId) return byId;
-  const byName = vaults.filter((v) => v.vaultName === ref);
-  if (byName.length === 1) return byName[0]!;
+  // `verify` reports what is wrong with a vault: found by the name the server shows, if that is unique.
+  const shown = vaults.filter((v) => v.vaultName === ref);
+  if (opts.toVerify && shown.length === 1) return shown[0]!;
+  const byName = vaults.filter((v) => v.nameCheck.status !== "unverified" && v.nameCheck.name === ref);
+  if (byName.length === 1) {
+    const check = byName[0]!.nameCheck;
+    if (check.status === "mismatch")
+      throw new SecurityError(
+        "NAME_MISMATCH",
+        `the server calls the vault whose signed roster names it "${ref}" "${check.shown}": refusing to use it by name`,
+      );
+    return byName[0]!;
+  }
   if (byName.length > 1) usage(`${byName.length} vaults are named "${ref}": use an id (${byName.map((v) => v.vaultId).join(", ")})`);
+  const misnamed = vaults.find((v) => v.nameCheck.status === "mismatch" && v.nameCheck.shown === ref);
+  if (misnamed)
+    throw new SecurityError(
+      "NAME_MISMATCH",
+      `the server calls vault ${misnamed.vaultId} "${ref}", but its signed roster names it "${misnamed.nameCheck.name}": refusing to use it by that name`,
+    );
+  const unvouched = vaults.filter((v) => v.nameCheck.status === "unverified" && v.vaultName === ref);
+  // A vault of that name whose roster failed its checks: that failure is the answer.
+  const failed = unvouched.find((v) => v.problem);
+  if (failed) throw failed.problem;
+  if (unvouched.length > 0)
+    usage(
+      `no signed roster vouches for the name "${ref}" (${unvouched.map((v) => v.vaultId).join(", ")}): use the vault's id, or have an owner or admin confirm the name (vaultctl vault rename <id> "${ref}")`,
+    );
   throw new NotFoundError(
     `no vault "${ref}" among yours${didYouMean(
       ref,
-      vaults.map((v) => v.vaultName),
+      vaults.map((v) => v.nameCheck.name),
     )} (\`vaultctl vault list\` shows them)`,
   );
+}
+
+/** A vault's name as the list shows it: the vouched one, marked when nothing vouches for it or the server says otherwise. */
+function shownName(v: CheckedVault): string {
+  const check = v.nameCheck;
+  if (check.status === "verified") return check.name;
+  if (check.status === "unverified") return `${check.name} (?)`;
+  return `${check.name} (!) the server says "${check.shown}"`;
+}
+
+/** What vouches for a user's keys on this machine. */
+function trustLine(email: string, trust: TrustLevel | undefined): string {
+  if (trust === "invite") return `vouched for by the invite you sent ${email}: nothing to compare`;
+  if (trust === "checked") return "you checked it with them and trusted it";
+  if (trust === "first-use")
+    return `pinned when first seen: compare it with theirs (\`vaultctl keys\` on their machine) over another channel`;
+  return "not pinned yet";
+}
+
+function inviteTrustLine(invite: CheckedInvite): string {
+  return invite.verified
+    ? `Checked: signed by ${invite.inviter.email}, whose key fingerprint your link names (${invite.inviterFingerprint}).`
+    : "Not checked: this is a bare token, not a link from an invite with its inviter's key fingerprint; ask for the whole link to be sure.";
 }
 
 async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {

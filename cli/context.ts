@@ -27,10 +27,19 @@ export class Context {
   anonymous(): VaultClient {
     return new VaultClient({
       baseUrl: this.server,
-      pins: this.state.pins(this.server),
-      rosterHeads: this.state.rosterHeads(this.server),
+      ...this.deviceMemory(this.server),
       onTokens: (t) => this.state.saveTokens(t),
     });
+  }
+
+  /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets. */
+  private deviceMemory(server: string) {
+    return {
+      pins: this.state.pins(server),
+      rosterHeads: this.state.rosterHeads(server),
+      kdfMemory: this.state.kdfMemory(server),
+      inviteSecrets: this.state.inviteSecrets(server),
+    };
   }
 
   /** The saved login, tokens refreshed (and saved) as needed; keys still locked. */
@@ -44,8 +53,7 @@ export class Context {
       baseUrl: login.server,
       account: login.account,
       tokens: login.tokens,
-      pins: this.state.pins(login.server),
-      rosterHeads: this.state.rosterHeads(login.server),
+      ...this.deviceMemory(login.server),
       onTokens: (t) => this.state.saveTokens(t),
     });
   }

@@ -61,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       args: normalizeArgs(rest, options),
       options: Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, multiple: o.multiple ?? false }])),
       allowPositionals: true,
+      allowNegative: true,
       strict: true,
     });
     if (values.help) {

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import {
+  asPin,
   bundleFingerprint,
   bundleSelfSignatureVerifies,
   SecurityError,
@@ -44,7 +45,8 @@ export async function verifySavedRoster(saved: SavedRoster, pins: PinStore, head
     const bundle = saved.keys[userId];
     if (!bundle || !(await bundleSelfSignatureVerifies(bundle)))
       throw new SecurityError("BAD_SIGNATURE", `the saved keys of ${userId} are missing or not self-signed`, userId);
-    const pinned = await pins.get(userId);
+    const kept = await pins.get(userId);
+    const pinned = kept === undefined ? undefined : asPin(kept).fingerprint;
     const current = await bundleFingerprint(bundle);
     if (pinned !== undefined && pinned !== current)
       throw new SecurityError("KEY_CHANGED", `the saved keys of ${userId} are not the ones pinned here (${pinned})`, userId);

@@ -5,13 +5,16 @@
  *   sealed under the stretched key) and the token pair;
  * - `pins.json`: the key fingerprints pinned on first use, per server;
  * - `heads.json`: the highest signed-roster head seen per vault, per server;
+ * - `kdf.json`: per server and account (email), the KDF parameters and salt this machine logged
+ *   in with, and the account's signing key that may vouch for a change of them;
+ * - `invites.json`: per server and invited email, the binding secret of each invite made here;
  * - `unlocked.json`: after `unlock`, the stretched key sealed under a random session key that
  *   exists only in the printed `VAULT_SESSION` value. The password is never written anywhere.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Account, KeptValues, PinStore, RosterHeadStore, Tokens } from "../sdk";
+import type { Account, InviteSecretStore, KdfMemory, KeptValues, PinStore, RememberedKdf, RosterHeadStore, Tokens } from "../sdk";
 
 export interface SavedLogin {
   server: string;
@@ -98,6 +101,29 @@ export class CliState {
     return this.perServer("pins.json", server);
   }
 
+  /**
+   * KDF parameters remembered per account of one server. A machine that logged in with an earlier
+   * release (which kept no such file) remembers what its saved login derived with.
+   */
+  kdfMemory(server: string): KdfMemory {
+    const kept = this.perServer<RememberedKdf>("kdf.json", server);
+    return {
+      ...kept,
+      get: async (email) => {
+        const remembered = await kept.get(email);
+        if (remembered) return remembered;
+        const login = this.login;
+        if (login?.server !== server || login.account.email !== email) return undefined;
+        return { kdf: login.account.kdf, userId: login.account.userId, signingPublicKey: login.account.signingPublicKey, version: 1 };
+      },
+    };
+  }
+
+  /** The binding secrets of the invites made on this machine, per server. */
+  inviteSecrets(server: string): InviteSecretStore {
+    return this.perServer("invites.json", server);
+  }
+
   /** Values kept in `file` under each server's address (ids are only unique per server). */
   private perServer<T>(file: string, server: string): KeptValues<T> {
     const all = () => this.read<Record<string, Record<string, T>>>(file) ?? {};
@@ -108,6 +134,7 @@ export class CliState {
         values[server] = { ...values[server], [id]: value };
         this.write(file, values);
       },
+      entries: async () => Object.entries(all()[server] ?? {}),
     };
   }
 }

@@ -8,9 +8,11 @@ export function describeLink(link: RosterLink, name: (userId: string) => string)
   const key = link.subjectKey ? ` (keys ${groupedFingerprint(link.subjectKey).slice(0, 19)}…)` : "";
   switch (link.op) {
     case "create":
-      return `created the ${link.vaultType} vault, as its owner${key}`;
+      return `created the ${link.vaultType} vault${link.name !== undefined ? ` "${link.name}"` : ""}, as its owner${key}`;
     case "adopt":
-      return `adopted a roster for the vault's ${link.members!.length} members: ${link.members!.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`;
+      return `adopted a roster for the vault${link.name !== undefined ? ` "${link.name}"` : ""} and its ${link.members!.length} members: ${link.members!.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`;
+    case "rename":
+      return `renamed the vault "${link.name}"`;
     case "add":
       return `added ${subject} as ${link.role}${key}`;
     case "role":

@@ -30,6 +30,9 @@ export function fromBase64(text: string): Bytes {
   return bytes;
 }
 
+/** Base64url without padding (RFC 4648 §5): for values that travel in a URL. */
+export const toBase64Url = (bytes: Uint8Array): string => toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
 export function fromBase64Url(text: string): Bytes {
   const std = text.replace(/-/g, "+").replace(/_/g, "/");
   return fromBase64(std + "=".repeat((4 - (std.length % 4)) % 4));

@@ -33,7 +33,27 @@ export type SecurityProblem =
   /** The server's member list is not the member set the vault's verified roster gives. */
   | "MEMBER_LIST_MISMATCH"
   /** A wrap, or the vault's key version, is not the one the vault's verified roster vouches for. */
-  | "WRAP_MISMATCH";
+  | "WRAP_MISMATCH"
+  /** KDF parameters below the client's floor (kdf.ts): nothing is derived from the password with them. */
+  | "KDF_TOO_WEAK"
+  /** KDF parameters outside the caps, or of an unknown form. */
+  | "KDF_UNSUPPORTED"
+  /** KDF parameters or salt other than the ones this device remembers for the account, without the account's signature for them. */
+  | "KDF_CHANGED"
+  /** A user id, email and key that do not belong together: against the pin, the user's signed key statement, or another pinned user. */
+  | "IDENTITY_MISMATCH"
+  /** An invite that is not what its inviter signed, or not from the inviter the link names. */
+  | "INVITE_MISMATCH"
+  /** An invited user's keys that the binding secret of the invite link does not vouch for. */
+  | "INVITE_BINDING_MISMATCH"
+  /** A vault name other than the one its verified roster vouches for. */
+  | "NAME_MISMATCH"
+  /** A vault without a signed roster: an owner adopts it before anyone writes to it or shares it. */
+  | "UNSIGNED_VAULT"
+  /** The verified roster says a removed member still holds the key: rekey before writing or sharing. */
+  | "REKEY_REQUIRED"
+  /** The server answered another item (or vault) than the one asked for. */
+  | "ITEM_MISMATCH";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

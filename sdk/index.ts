@@ -7,13 +7,22 @@ export { VaultClient } from "./client";
 export type {
   Account,
   AuditRecord,
+  CheckedInvite,
+  CheckedMember,
+  CheckedVault,
+  CreatedInvite,
   Invite,
   Item,
   MemberEntry,
+  NameCheck,
+  OrgMember,
   OrgRole,
+  RekeyOptions,
   RekeyProgress,
   RekeyResult,
+  ServedBundle,
   StoredItem,
+  TrustLevel,
   Vault,
   VaultClientOptions,
   VaultRole,
@@ -43,7 +52,25 @@ export {
   type RegistrationKeys,
   type StoredAccountKeys,
 } from "./keys";
-export { MemoryPinStore, MemoryRosterHeadStore, type KeptValues, type PinStore, type RosterHead, type RosterHeadStore } from "./pins";
+export {
+  asPin,
+  MemoryPinStore,
+  MemoryRosterHeadStore,
+  MemoryValues,
+  type InviteSecret,
+  type InviteSecretStore,
+  type KdfMemory,
+  type KeptValues,
+  type Pin,
+  type PinSource,
+  type PinStore,
+  type RememberedKdf,
+  type RosterHead,
+  type RosterHeadStore,
+} from "./pins";
+export { checkKdf, KDF_CAPS, KDF_FLOOR, sameKdf } from "./kdf";
+export * as statements from "./statements";
+export { parseInviteCode, type InviteCode, type SignedStatement } from "./statements";
 export * as roster from "./roster";
 export type { RosterLink, RosterState, UnsignedLink } from "./roster";
 export * as primitives from "./primitives";

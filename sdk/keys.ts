@@ -5,6 +5,7 @@
  */
 import { concatBytes, equalBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
 import { SecurityError, UnlockError } from "./errors";
+import { checkKdf } from "./kdf";
 import {
   deriveMasterKey,
   ed25519Sign,
@@ -70,11 +71,17 @@ export interface AccountKeys {
 /** How the master key is derived: `deriveMasterKey` here, or the same code elsewhere (a browser's Web Worker). */
 export type DeriveMasterKey = (password: string, kdf: KdfParams) => Promise<Bytes>;
 
+/**
+ * The auth hash (sent to the server) and the stretched key (never sent) from the password. The
+ * parameters are checked against the floor and caps (kdf.ts) here, whatever `derive` is, before
+ * it runs.
+ */
 export async function deriveAccountSecrets(
   password: string,
   kdf: KdfParams,
   derive: DeriveMasterKey = deriveMasterKey,
 ): Promise<{ authHash: Bytes; stretchedKey: Bytes }> {
+  checkKdf(kdf);
   return splitMasterKey(await derive(password, kdf));
 }
 

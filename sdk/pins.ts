@@ -1,19 +1,46 @@
 /**
- * What a client remembers so that the server cannot rewrite it later: key fingerprints pinned
- * on first use, and the highest roster head seen per vault.
- *
- * Keys pinned on first use. The server hands out everyone's public keys, so it could hand out its
- * own instead; a client that remembers each user's fingerprint notices a change and refuses it
- * until its user has checked the new fingerprint out of band and trusted it.
+ * What a device remembers so that the server cannot rewrite it later:
+ * - pins: each user's key fingerprint with the email it belongs to, from the first contact (or
+ *   the invite that vouched for it); a changed key, or the same person under another id or email,
+ *   is refused until the user has checked it out of band and trusted it;
+ * - roster heads: the highest signed-roster head seen per vault (a rollback or a fork is refused);
+ * - KDF parameters: per account (by email), the parameters and salt it logged in with, and the
+ *   key that may sign a change of them;
+ * - invite secrets: per invited email, the binding secret this device put in the invite link.
  */
+import type { KdfParams } from "./primitives";
+
 /** Values a client keeps by id, wherever it keeps them (memory, a file, the browser's storage). */
 export interface KeptValues<T> {
   get(id: string): Promise<T | undefined>;
   set(id: string, value: T): Promise<void>;
+  /** Everything kept, to look a value up by something else than its id (a pin by its email). */
+  entries(): Promise<Array<[string, T]>>;
 }
 
-/** Key fingerprints by user id. */
-export type PinStore = KeptValues<string>;
+/** How this device came to trust a user's key. */
+export type PinSource =
+  /** The first key it saw for them (trust on first use). */
+  | "first-use"
+  /** Their invite: the key statement they registered with carried the MAC of the link's binding secret this device made. */
+  | "invite"
+  /** Its user compared the fingerprint with them out of band and trusted it. */
+  | "checked";
+
+export interface Pin {
+  /** `groupedFingerprint` of the user's keys. */
+  fingerprint: string;
+  /** The normalized email the key belongs to; absent in pins kept by releases that did not pin emails. */
+  email?: string;
+  via?: PinSource;
+  /** Their signed key statement was seen: from now on a bundle without one is refused (a downgrade). */
+  stated?: boolean;
+}
+
+/** Pins by user id. A bare string is a pin kept by an earlier release: the fingerprint alone. */
+export type PinStore = KeptValues<Pin | string>;
+
+export const asPin = (kept: Pin | string): Pin => (typeof kept === "string" ? { fingerprint: kept } : kept);
 
 /** The head of a vault's signed roster: its last link's seq and hash. */
 export interface RosterHead {
@@ -27,8 +54,30 @@ export interface RosterHead {
  */
 export type RosterHeadStore = KeptValues<RosterHead>;
 
+/** An account's KDF parameters as this device last logged in with them, and whose key may vouch for a change. */
+export interface RememberedKdf {
+  kdf: KdfParams;
+  userId: string;
+  /** The account's Ed25519 public key (base64): a change of parameters must carry its signature. */
+  signingPublicKey: string;
+  /** The KDF statement version these parameters came with (1 until a signed change). */
+  version: number;
+}
+
+/** By normalized email. */
+export type KdfMemory = KeptValues<RememberedKdf>;
+
+/** The binding secret of an invite this device made, by the invited (normalized) email. */
+export interface InviteSecret {
+  inviteId: string;
+  /** 32 bytes, base64. */
+  secret: string;
+}
+
+export type InviteSecretStore = KeptValues<InviteSecret>;
+
 /** Kept for the life of the process (the CLI keeps its own on disk, the web vault in the browser). */
-class MemoryValues<T> implements KeptValues<T> {
+export class MemoryValues<T> implements KeptValues<T> {
   private readonly values = new Map<string, T>();
   async get(id: string) {
     return this.values.get(id);
@@ -36,7 +85,10 @@ class MemoryValues<T> implements KeptValues<T> {
   async set(id: string, value: T) {
     this.values.set(id, value);
   }
+  async entries() {
+    return [...this.values];
+  }
 }
 
-export class MemoryPinStore extends MemoryValues<string> {}
+export class MemoryPinStore extends MemoryValues<Pin | string> {}
 export class MemoryRosterHeadStore extends MemoryValues<RosterHead> {}

@@ -5,6 +5,7 @@
  */
 import { argon2id } from "hash-wasm";
 import { concatBytes, fromBase64, utf8, type Bytes } from "./encoding";
+import { checkKdf } from "./kdf";
 
 const subtle = globalThis.crypto.subtle;
 
@@ -40,8 +41,10 @@ export type KdfParams = Argon2idParams | Pbkdf2Params;
 /**
  * The master key: 32 bytes from the password under the registered KDF parameters. The password
  * is NFKC-normalized first, so the same password typed on two keyboards gives the same key.
+ * Parameters below the floor or beyond the caps (kdf.ts) are refused before anything is derived.
  */
 export async function deriveMasterKey(password: string, kdf: KdfParams): Promise<Bytes> {
+  checkKdf(kdf);
   const salt = fromBase64(kdf.salt);
   if (kdf.algorithm === "argon2id") {
     const out = await argon2id({
@@ -79,6 +82,18 @@ export async function splitMasterKey(masterKey: Bytes): Promise<{ authHash: Byte
     hkdfSha256(masterKey, none, utf8("enc"), 32),
   ]);
   return { authHash, stretchedKey };
+}
+
+export async function hmacSha256(key: Bytes, data: Bytes): Promise<Bytes> {
+  const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await subtle.sign("HMAC", k, data));
+}
+
+/** Checks an HMAC-SHA256 tag in constant time (WebCrypto's verify); false for a tag of the wrong length. */
+export async function hmacSha256Verifies(key: Bytes, data: Bytes, tag: Bytes): Promise<boolean> {
+  if (tag.length !== 32) return false;
+  const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  return subtle.verify("HMAC", k, tag, data);
 }
 
 export async function sha256(data: Bytes): Promise<Bytes> {

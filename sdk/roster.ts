@@ -12,13 +12,16 @@
  *
  * Pure: WebCrypto only for hashing and signatures, no Node API.
  */
+import { canonicalJson } from "./canonical";
 import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+
+export { canonicalJson } from "./canonical";
 import { SecurityError } from "./errors";
 import { keyFingerprint } from "./keys";
 import { ed25519Sign, ed25519Verify, sha256, type CryptoKey } from "./primitives";
 import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "./vault-roles";
 
-export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey"] as const;
+export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename"] as const;
 export type RosterOp = (typeof ROSTER_OPS)[number];
 
 /** Prepended to a link's canonical bytes before signing: a link signature is never valid as anything else. */
@@ -27,6 +30,8 @@ export const LINK_SIGNING_CONTEXT = "vault-roster-link/v1\n";
 export const GENESIS_PREV = "0".repeat(64);
 /** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
 export const MAX_LINK_MEMBERS = 10_000;
+/** A vault name's length limit (UTF-16 code units, as the server counts it). */
+export const MAX_VAULT_NAME = 256;
 
 /** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
 export interface RosterWrap {
@@ -59,6 +64,8 @@ export interface UnsignedLink {
   subjectId?: string;
   /** create (owner), add, role (the new role) */
   role?: VaultRole;
+  /** rename, and optionally create and adopt: the vault's name from this link on (links made before names were bound have none). */
+  name?: string;
   /** create, add, role, remove: the subject's key fingerprint (`keyFingerprint`). */
   subjectKey?: string;
   /** adopt: every member, sorted by userId. */
@@ -86,27 +93,6 @@ export class RosterLinkError extends Error {
 }
 
 // ---- Canonical encoding ------------------------------------------------------------------------
-
-/**
- * JSON Canonicalization Scheme (RFC 8785) on the values a link holds: objects (keys sorted by
- * UTF-16 code units, undefined members left out), arrays, strings and safe integers. No
- * whitespace. Anything else (floats, null, booleans) cannot occur in a link and is refused.
- */
-export function canonicalJson(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number") {
-    if (!Number.isSafeInteger(value)) throw new TypeError("canonicalJson: only safe integers");
-    return String(value);
-  }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  throw new TypeError(`canonicalJson: unsupported ${value === null ? "null" : typeof value}`);
-}
 
 function canonicalBody(link: UnsignedLink): string {
   const { sig: _sig, ...body } = link as RosterLink;
@@ -177,7 +163,10 @@ const OP_FIELDS: Record<RosterOp, readonly string[]> = {
   role: ["subjectId", "role", "subjectKey"],
   remove: ["subjectId", "subjectKey"],
   rekey: ["memberDigest"],
+  rename: ["name"],
 };
+/** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
+const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };
 
 function fail(field: string, message: string): never {
   throw new RosterLinkError(field, message);
@@ -231,9 +220,9 @@ export function parseLink(raw: unknown): RosterLink {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail("rosterLink", "a roster link must be an object");
   const o = raw as Record<string, unknown>;
   const op = oneOf<RosterOp>(o, "op", ROSTER_OPS);
-  const allowed = [...COMMON_FIELDS, ...OP_FIELDS[op]];
-  exactKeys(o, allowed, "");
-  for (const f of allowed) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
+  const required = [...COMMON_FIELDS, ...OP_FIELDS[op]];
+  exactKeys(o, [...required, ...(OPTIONAL_OP_FIELDS[op] ?? [])], "");
+  for (const f of required) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
 
   const link: RosterLink = {
     vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
@@ -256,6 +245,7 @@ export function parseLink(raw: unknown): RosterLink {
   if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", ROLES);
   if (o.subjectKey !== undefined) link.subjectKey = str(o, "subjectKey", HEX64, "64 lower-case hex digits");
   if (o.memberDigest !== undefined) link.memberDigest = str(o, "memberDigest", HEX64, "64 lower-case hex digits");
+  if (o.name !== undefined) link.name = vaultName(o);
   if (o.members !== undefined) {
     link.members = sortedEntries(o, "members", (e) => {
       exactKeys(e, ["userId", "role", "key"], "members");
@@ -267,6 +257,14 @@ export function parseLink(raw: unknown): RosterLink {
     });
   }
   return link;
+}
+
+/** A vault name: 1 to MAX_VAULT_NAME characters, not blank (the server's rule for names). */
+function vaultName(o: Record<string, unknown>): string {
+  const v = o.name;
+  if (typeof v !== "string" || v.length < 1 || v.length > MAX_VAULT_NAME || v.trim() === "")
+    fail("name", `name must be 1 to ${MAX_VAULT_NAME} characters, not blank`);
+  return v;
 }
 
 function fromBase64Safe(text: string): Bytes | undefined {
@@ -295,6 +293,8 @@ export interface RosterState {
   wraps: Map<string, { sha256: string; keyVersion: number; senderId?: string }>;
   /** A member was removed from a shared vault since the last rekey. */
   rekeyRequired: boolean;
+  /** The vault's name as its latest naming link (create, adopt, rename) gives it; undefined when no link names it. */
+  name?: string;
 }
 
 function sameUsers(wraps: readonly RosterWrap[], userIds: readonly string[]): boolean {
@@ -331,9 +331,15 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
 
   const members = new Map(before.members);
   const wraps = new Map(before.wraps);
-  let { keyVersion, rekeyRequired } = before;
+  let { keyVersion, rekeyRequired, name } = before;
 
-  if (link.op === "rekey") {
+  if (link.op === "rename") {
+    if (!mayDo(actor.role, "rename")) fail("actorId", `a vault ${actor.role} may not rename`);
+    if (link.keyVersion !== before.keyVersion)
+      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    if (link.wraps.length !== 0) fail("wraps", "a rename adds no wrap");
+    name = link.name;
+  } else if (link.op === "rekey") {
     if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);
     if (link.keyVersion !== before.keyVersion + 1)
       fail("keyVersion", `a rekey makes key version ${before.keyVersion + 1}, not ${link.keyVersion}`);
@@ -375,7 +381,17 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
       }
     }
   }
-  return { vaultId: before.vaultId, vaultType: before.vaultType, seq: link.seq, head: hash, keyVersion, members, wraps, rekeyRequired };
+  return {
+    vaultId: before.vaultId,
+    vaultType: before.vaultType,
+    seq: link.seq,
+    head: hash,
+    keyVersion,
+    members,
+    wraps,
+    rekeyRequired,
+    ...(name !== undefined && { name }),
+  };
 }
 
 function applyCreate(link: RosterLink, hash: string): RosterState {
@@ -392,6 +408,7 @@ function applyCreate(link: RosterLink, hash: string): RosterState {
     members: new Map([[link.actorId, { role: "owner", key: link.subjectKey! }]]),
     wraps: new Map([[link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: 1, senderId: link.actorId }]]),
     rekeyRequired: false,
+    ...(link.name !== undefined && { name: link.name }),
   };
 }
 
@@ -416,6 +433,7 @@ function applyAdopt(link: RosterLink, hash: string): RosterState {
     members: new Map(members.map((m) => [m.userId, { role: m.role, key: m.key }])),
     wraps: new Map(link.wraps.map((w) => [w.userId, { sha256: w.sha256, keyVersion: link.keyVersion }])),
     rekeyRequired: false,
+    ...(link.name !== undefined && { name: link.name }),
   };
 }
 

@@ -9,11 +9,12 @@ import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { isRedeemable } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
-import type { Caller, Kdf } from "../lib/domain/types";
+import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
+import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import { retryAfterSec } from "../lib/limits/counters";
-import type { UserRecord } from "../lib/store/port";
+import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -24,6 +25,11 @@ interface RegisterParams extends KeyBundle {
   kdf: { algorithm: Kdf["algorithm"]; salt: string; iterations: number; memoryKiB?: number; parallelism?: number };
   inviteToken?: string;
   orgName?: string;
+  /** Chosen by a client that signs its statements at registration (they name the user id). */
+  userId?: UserId;
+  keyStatement?: SignedStatement;
+  kdfStatement?: SignedStatement;
+  inviteBinding?: string;
 }
 
 const INVITE_LOCK_MS = 30_000;
@@ -40,6 +46,17 @@ export function authService(rt: Runtime): ServiceSchema {
   const { store, config, accessTokens, counters, inviteTokens, events, metrics, clock } = rt;
   // Compared against for unknown emails, so they cost what a wrong hash costs.
   const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
+
+  /**
+   * What prelogin answers as the KDF statement of an address without one (unknown, or an account
+   * not upgraded yet): 64 stable bytes from a server secret, which look like a signature to anyone
+   * who does not hold the account's signing key. A device that does, and remembers the account's
+   * parameters, never needs it: it checks a statement only when the parameters change.
+   */
+  function decoyStatement(address: string): SignedStatement {
+    const bytes = Buffer.concat([rt.serverHmac("prelogin-kdf-statement-1", address), rt.serverHmac("prelogin-kdf-statement-2", address)]);
+    return { version: STATEMENT_VERSION, signature: bytes.toString("base64") };
+  }
 
   function newRefreshToken() {
     const token = newOpaqueToken();
@@ -70,10 +87,10 @@ export function authService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ email: string }>) {
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
-          if (user) return { kdf: user.kdf };
+          if (user) return { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
           // An unknown address answers what a new user of the SDK registers, with a salt derived
           // from the address and a server secret: stable, and alike in every field and in form.
-          return { kdf: decoyKdf(rt.serverHmac("prelogin-salt", address)) };
+          return { kdf: decoyKdf(rt.serverHmac("prelogin-salt", address)), kdfStatement: decoyStatement(address) };
         },
       },
 
@@ -99,9 +116,14 @@ export function authService(rt: Runtime): ServiceSchema {
           checkKeyBundle(p);
           const kdf = normalizeKdf(p.kdf);
           checkKdf(kdf);
+          const userId = p.userId ?? newId<UserId>();
+          const holder = { userId, email: address, publicKey: p.publicKey, signingPublicKey: p.signingPublicKey };
+          if (p.keyStatement) checkKeyStatement(holder, p.keyStatement);
+          if (p.kdfStatement) checkKdfStatement({ ...holder, kdf }, p.kdfStatement);
+          if (p.inviteBinding !== undefined) checkInviteBinding(p.inviteBinding, invite !== null);
 
-          const newUser = {
-            userId: newId<UserId>(),
+          const newUser: NewUser = {
+            userId,
             email: address,
             authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
             kdf,
@@ -111,6 +133,9 @@ export function authService(rt: Runtime): ServiceSchema {
             encryptedPrivateKey: p.encryptedPrivateKey,
             encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
             createdAt: now,
+            keyStatement: p.keyStatement,
+            kdfStatement: p.kdfStatement,
+            inviteBinding: invite && p.inviteBinding !== undefined ? { inviteId: invite.inviteId, mac: p.inviteBinding } : undefined,
           };
           let user: UserRecord;
           if (invite && tokenHash) {
@@ -178,6 +203,8 @@ export function authService(rt: Runtime): ServiceSchema {
             publicKeySignature: user.publicKeySignature,
             encryptedPrivateKey: user.encryptedPrivateKey,
             encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
+            ...(user.keyStatement && { keyStatement: user.keyStatement }),
+            ...(user.kdfStatement && { kdfStatement: user.kdfStatement }),
           };
         },
       },

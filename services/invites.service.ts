@@ -1,14 +1,16 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, invalid, notFound, notRedeemable } from "../lib/errors";
+import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
+import { checkInviteStatement } from "../lib/domain/statements";
+import type { InviteStatement } from "../sdk/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { parseDuration } from "../lib/domain/duration";
 import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
-import type { Caller, GrantableRole } from "../lib/domain/types";
+import type { Caller, GrantableRole, SignedStatement } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { opaqueToken } from "../lib/http/params";
 import { paramsOf } from "../lib/http/routes";
@@ -20,6 +22,19 @@ type Ctx<P> = Context<P, RequestMeta>;
 /** Invites are managed by the organization's owners and admins (organization role, from the token). */
 function assertInviteManager(caller: Caller, orgId: OrgId = caller.orgId): void {
   assertOrgManager(caller, orgId, "manage invites");
+}
+
+/** What an inviter signs of an invite (sdk/statements.ts). */
+function statementOf(invite: Invite, orgName: string): InviteStatement {
+  return {
+    inviteId: invite.inviteId,
+    orgId: invite.orgId,
+    orgName,
+    email: invite.email,
+    role: invite.role,
+    expiresAt: invite.expiresAt,
+    inviterId: invite.inviterId,
+  };
 }
 
 function toListEntry(i: Invite) {
@@ -82,6 +97,25 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         },
       },
 
+      attachStatement: {
+        // The inviter's client signs the invite as the server made it (its id and expiry are the
+        // server's), and the invitee's client checks that statement against the inviter's key
+        // fingerprint in its link before registering.
+        params: paramsOf("invites.attachStatement"),
+        async handler(ctx: Ctx<{ inviteId: InviteId; statement: SignedStatement }>) {
+          const caller = callerOf(ctx);
+          const invite = await store.invites.getInvite(ctx.params.inviteId);
+          if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
+          if (invite.inviterId !== caller.userId) throw forbidden("Only the inviter signs an invite");
+          const [inviter, org] = await Promise.all([store.accounts.findUserById(caller.userId), store.accounts.getOrg(invite.orgId)]);
+          if (!inviter || !org) throw unauthorized("The token's user no longer exists");
+          checkInviteStatement(statementOf(invite, org.name), inviter.signingPublicKey, ctx.params.statement);
+          await store.invites.attachStatement({ inviteId: invite.inviteId, statement: ctx.params.statement, now: clock.timestamp() });
+          await inviteTokens.forget(invite.inviteId);
+          return noContent(ctx);
+        },
+      },
+
       redeem: {
         // Every request counts against the limit, malformed ones too: the token's shape is
         // checked in the handler, after counting, not by the validator before it.
@@ -98,9 +132,26 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const invite = await inviteTokens.find(hashToken(token));
           if (!invite) throw notFound("Invite token");
           if (!isRedeemable(invite, clock.timestamp())) throw notRedeemable();
-          // The organization's name too, so the invitee sees whom they are joining.
-          const org = await store.accounts.getOrg(invite.orgId);
-          return { orgId: invite.orgId, orgName: org?.name, email: invite.email, role: invite.role, expiresAt: invite.expiresAt };
+          // The organization's name and the inviter's keys and statement too, so the invitee sees
+          // whom they are joining and can check it against what their inviter signed.
+          const [org, inviter] = await Promise.all([store.accounts.getOrg(invite.orgId), store.accounts.findUserById(invite.inviterId)]);
+          if (!inviter) throw notFound("Invite token");
+          return {
+            inviteId: invite.inviteId,
+            orgId: invite.orgId,
+            orgName: org?.name,
+            email: invite.email,
+            role: invite.role,
+            expiresAt: invite.expiresAt,
+            inviter: {
+              userId: inviter.userId,
+              email: inviter.email,
+              publicKey: inviter.publicKey,
+              signingPublicKey: inviter.signingPublicKey,
+              publicKeySignature: inviter.publicKeySignature,
+            },
+            ...(invite.statement && { inviteStatement: invite.statement }),
+          };
         },
       },
     },

@@ -1,8 +1,7 @@
 /** Sharing: add, list, change the role of and remove vault members (interface and contract section 3). */
 import type { UserId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid } from "../lib/errors";
-import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
+import { parseRosterLink } from "../lib/domain/roster";
 import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -101,16 +100,6 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
         params: paramsOf("members.roster"),
         async handler(ctx: Ctx<{ vaultId: VaultId }>) {
           return { links: await store.vaults.getRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
-        },
-      },
-
-      adoptRoster: {
-        params: paramsOf("members.adoptRoster"),
-        async handler(ctx: Ctx<{ vaultId: VaultId; rosterLink?: unknown }>) {
-          const link = parseRosterLink(ctx.params.rosterLink);
-          if (!link) throw invalid("rosterLink is required: the adopt link", ROSTER_LINK_FIELD);
-          await store.vaults.adoptRoster({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, link, now: clock.timestamp() });
-          return noContent(ctx);
         },
       },
     },

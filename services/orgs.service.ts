@@ -5,6 +5,7 @@ import { forbidden, notFound } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
+import { publicKeysOf } from "../lib/http/views";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -30,15 +31,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
           assertInOrg(ctx);
           const users = await store.accounts.listOrgMembers(ctx.params.orgId);
           return {
-            members: users.map((u) => ({
-              userId: u.userId,
-              email: u.email,
-              role: u.role,
-              publicKey: u.publicKey,
-              signingPublicKey: u.signingPublicKey,
-              publicKeySignature: u.publicKeySignature,
-              createdAt: u.createdAt,
-            })),
+            members: users.map((u) => ({ ...publicKeysOf(u), role: u.role, createdAt: u.createdAt })),
           };
         },
       },

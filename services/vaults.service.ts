@@ -52,7 +52,8 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
           });
           const displayName = vaultName(p.name);
           // A signed vault takes the id its creator signed into the `create` link.
-          const roster = link && decideCreateRoster(user, { vaultType: p.type, encryptedVaultKey: p.encryptedVaultKey }, link);
+          const roster =
+            link && decideCreateRoster(user, { vaultType: p.type, name: displayName, encryptedVaultKey: p.encryptedVaultKey }, link);
           const vault = await store.vaults.createVault({
             vault: {
               // The link's vaultId is a UUID (parseRosterLink checks it).
@@ -82,13 +83,15 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
 
       rename: {
         params: paramsOf("vaults.rename"),
-        async handler(ctx: Ctx<{ vaultId: VaultId; name: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; name: string; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
+          const link = parseRosterLink(ctx.params.rosterLink);
           const vault = await store.vaults.renameVault({
             vaultId: ctx.params.vaultId,
             actorId: caller.userId,
             name: vaultName(ctx.params.name),
             now: clock.timestamp(),
+            rosterLink: link,
           });
           await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
           return vault;

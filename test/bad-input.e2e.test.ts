@@ -39,6 +39,11 @@ const FIELDS = [
   "orgId",
   "userId",
   "vaultId",
+  "keyStatement",
+  "kdfStatement",
+  "inviteBinding",
+  "statement",
+  "rosterLink",
 ];
 const WEIRD: unknown[] = [
   null,

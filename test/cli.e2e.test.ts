@@ -129,18 +129,27 @@ describe("vaultctl", () => {
       expect(fs.readFileSync(path.join(homes.alice, f), "utf8")).not.toContain("ivory tiger mango 42");
     }
 
+    // Invites are signed with alice's key: she unlocks first (a wrong password exits 1).
+    expect((await vaultctl("alice", ["unlock"], { input: "wrong\n" })).code).toBe(1);
+    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
     const bobInvite = (await ok("alice", ["invite", "create", "bob@example.test", "--json"])).json;
+    expect(bobInvite.link).toMatch(
+      new RegExp(`^${server.url.replace(/\/api\/v1$/, "")}/#/invite/[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}$`),
+    );
     const carolInvite = (await ok("alice", ["invite", "create", "carol@example.test", "--role", "admin", "--expires", "1h", "--json"]))
       .json;
     const list = await ok("alice", ["invite", "list"]);
     expect(list.stdout).toMatch(/bob@example\.test\s+member/);
     expect(list.stdout).toMatch(/carol@example\.test\s+admin/);
-    expect((await ok(undefined, ["invite", "check", bobInvite.token])).stdout).toContain("Invite for bob@example.test as member");
+    const checked = (await ok(undefined, ["invite", "check", bobInvite.link])).stdout;
+    expect(checked).toContain("Invite for bob@example.test as member");
+    expect(checked).toContain("Checked: signed by alice@example.test");
+    expect((await ok(undefined, ["invite", "check", bobInvite.token])).stdout).toContain("Not checked: this is a bare token");
 
     const pwFile = path.join(homes.bob, "..", `bob-pw-${process.pid}`);
     fs.writeFileSync(pwFile, "lunar kettle orbit 17\n", { mode: 0o600 });
-    await ok("bob", ["register", "bob@example.test", "--invite", bobInvite.token, "--password-file", pwFile]);
-    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.token, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], {
+    await ok("bob", ["register", "bob@example.test", "--invite", bobInvite.link, "--password-file", pwFile]);
+    await ok("carol", ["register", "carol@example.test", "--invite", carolInvite.code, "--kdf", "pbkdf2", "--password-env", "CAROL_PW"], {
       env: { CAROL_PW: "cobalt ferry wander 8" },
     });
     // A used token is refused, readably.
@@ -148,9 +157,7 @@ describe("vaultctl", () => {
     expect(reused.code).toBe(1);
     expect(JSON.parse(reused.stderr).error.code).toBe("INVITE_NOT_REDEEMABLE");
 
-    // unlock checks the password once and prints a session value; a wrong one exits 1.
-    expect((await vaultctl("alice", ["unlock"], { input: "wrong\n" })).code).toBe(1);
-    sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
+    // unlock checks the password once and prints a session value.
     sessions.bob = (await ok("bob", ["unlock", "--raw", "--password-file", pwFile])).stdout.trim();
     sessions.carol = (await ok("carol", ["unlock", "--json"], { input: "cobalt ferry wander 8\n" })).json.session;
     expect(sessions.alice).toMatch(/^[A-Za-z0-9+/]{43}=$/);
@@ -175,11 +182,16 @@ describe("vaultctl", () => {
     expect(members).toContain("Verified against the signed roster (link 2).");
     expect((await ok("bob", ["verify", "Team"])).stdout).toContain(`Vault "Team" (shared, key version 1): OK`);
 
-    // Bob leaves the team: the server asks for a rekey, carol (admin) does it.
-    const removed = await ok("alice", ["vault", "remove", "Team", "bob@example.test", "--yes"]);
-    expect(removed.stdout).toContain(`Rekey required: bob@example.test still holds the old key. Run: vaultctl rekey ${vault.vaultId}`);
+    // Bob leaves the team: the server asks for a rekey. Alice leaves it for later (--no-rekey), so
+    // nothing more is written under the key bob holds until carol (admin) rekeys.
+    const removed = await ok("alice", ["vault", "remove", "Team", "bob@example.test", "--yes", "--no-rekey"]);
+    expect(removed.stdout).toContain(
+      `Rekey required: bob@example.test still holds the old key; nothing can be added or shared until then. Run: vaultctl rekey ${vault.vaultId}`,
+    );
     const verifyBefore = await ok("alice", ["verify", "Team", "--json"]);
     expect(verifyBefore.json.warnings.join()).toMatch(/not been rekeyed/);
+    const held = await vaultctl("carol", ["item", "add", "Team", "Too early", "--json"]);
+    expect([held.code, JSON.parse(held.stderr).error.code]).toEqual([3, "REKEY_REQUIRED"]);
     const rekey = await ok("carol", ["rekey", "Team", "--progress"]);
     expect(rekey.stdout).toContain(`Rekeyed "Team": key version 2, 2 items re-encrypted, wrapped for 2 members.`);
     expect(rekey.stderr).toContain("re-encrypting items: 2/2 (100%)");
@@ -201,7 +213,7 @@ describe("vaultctl", () => {
     const shown = await ok("carol", ["roster", "Team"]);
     expect(shown.stdout).toMatch(/Signed roster of "Team": 5 links, all verified/);
     for (const line of [
-      /0\s+\S+\s+alice@example\.test\s+created the shared vault, as its owner/,
+      /0\s+\S+\s+alice@example\.test\s+created the shared vault "Team", as its owner/,
       /bob@example\.test\s+as member/,
       /removed bob@example\.test/,
       /carol@example\.test\s+rekeyed: key version 2, wrapped for 2 members/,
@@ -237,7 +249,7 @@ describe("vaultctl", () => {
     const pinsFile = path.join(homes.alice, "pins.json");
     const pins = JSON.parse(fs.readFileSync(pinsFile, "utf8"));
     const carolId = (await ok("carol", ["whoami", "--json"])).json.userId;
-    const real = pins[server.url][carolId];
+    const real = pins[server.url][carolId].fingerprint;
     // As if the server now handed out another key for carol: the pin no longer matches.
     pins[server.url][carolId] = "0000 ".repeat(15) + "0000";
     fs.writeFileSync(pinsFile, JSON.stringify(pins));
@@ -252,7 +264,7 @@ describe("vaultctl", () => {
 
     expect((await ok("carol", ["keys", "--json"])).json.fingerprint).toBe(real);
     await ok("alice", ["trust", "carol@example.test", real.replace(/ /g, "")]);
-    expect((await ok("alice", ["keys", "carol@example.test"])).stdout).toContain("matches the pinned key");
+    expect((await ok("alice", ["keys", "carol@example.test"])).stdout).toContain("you checked it with them and trusted it");
     await ok("alice", ["item", "list", "Team"]);
   });
 

@@ -18,6 +18,7 @@ import {
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { Chain, fingerprintOf, wrapHash } from "./helpers/roster";
+import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
 
 jest.setTimeout(180_000);
 
@@ -84,6 +85,37 @@ test("every route of the interface works through both gateways", async () => {
     (await call("POST /auth/logout", "/auth/logout", { token: admin.token, body: { refreshToken: refreshed.body.refreshToken } })).status,
   ).toBe(204);
 
+  // An account made without statements signs them later (what the SDK does at its first login).
+  expect(
+    (
+      await call("POST /users/me/statements", "/users/me/statements", {
+        token: admin.token,
+        body: { keyStatement: keyStatementOf(admin), kdfStatement: kdfStatementOf(admin) },
+      })
+    ).status,
+  ).toBe(204);
+  expect((await gw[0].get(`/users/${admin.userId}/keys`, t)).body.keyStatement).toEqual(keyStatementOf(admin));
+  const signedInvite = (await gw[1].post("/invites", { ...t, body: { email: uniqueEmail("signed"), role: "member" } })).body;
+  const orgName = (await gw[0].get(`/orgs/${owner.orgId}`, t)).body.name;
+  const inviteStatement = inviteStatementOf(owner, {
+    inviteId: signedInvite.inviteId,
+    orgId: owner.orgId,
+    orgName,
+    email: (await gw[0].get(`/invites?orgId=${owner.orgId}`, t)).body.find((i: any) => i.id === signedInvite.inviteId).email,
+    role: "member",
+    expiresAt: signedInvite.expiresAt,
+    inviterId: owner.userId,
+  });
+  expect(
+    (
+      await call("POST /invites/:inviteId/statement", `/invites/${signedInvite.inviteId}/statement`, {
+        ...t,
+        body: { statement: inviteStatement },
+      })
+    ).status,
+  ).toBe(204);
+  expect((await gw[0].post("/invites/redeem", { body: { token: signedInvite.token } })).body.inviteStatement).toEqual(inviteStatement);
+
   expect((await call("GET /users/me", "/users/me", t)).body.userId).toBe(owner.userId);
   expect((await call("GET /users/:userId/keys", `/users/${admin.userId}/keys`, t)).body.publicKey).toBe(bundle.publicKey);
   expect((await call("GET /orgs/:orgId", `/orgs/${owner.orgId}`, t)).status).toBe(200);
@@ -130,16 +162,19 @@ test("every route of the interface works through both gateways", async () => {
     204,
   );
   expect(decryptItem(newKey, (await gw[0].get(`${v}/items/${itemId}`, t)).body).data).toBe("pw2");
-  // The signed roster: the owner, now its only member, adopts one for the vault and reads it back.
-  const mine = (await gw[0].get(v, t)).body;
+  // The signed roster: the owner, now its only member, adopts one for the vault (a rekey with an
+  // adopt link) and reads it back.
+  const adoptKey = newVaultKey();
+  const adoptRekey = rekeyBody(adoptKey, owner, [owner], [encryptItem(adoptKey, created.body.vaultId, itemId, "pw2", "site")]);
   const adopt = new Chain(created.body.vaultId).next(owner, {
     op: "adopt",
-    keyVersion: 2,
+    keyVersion: 3,
     vaultType: "shared",
+    name: "Renamed",
     members: [{ userId: owner.userId, role: "owner", key: fingerprintOf(owner.bundle) }],
-    wraps: [{ userId: owner.userId, sha256: wrapHash(mine.encryptedVaultKey) }],
+    wraps: [{ userId: owner.userId, sha256: wrapHash(adoptRekey.newKeys[0]!.encryptedVaultKey) }],
   });
-  expect((await call("POST /vaults/:vaultId/roster", `${v}/roster`, { ...t, body: { rosterLink: adopt } })).status).toBe(204);
+  expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: { ...adoptRekey, rosterLink: adopt } })).status).toBe(204);
   expect((await call("GET /vaults/:vaultId/roster", `${v}/roster`, t)).body.links).toEqual([adopt]);
   expect((await call("DELETE /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).status).toBe(204);
   expect((await call("DELETE /vaults/:vaultId", v, t)).status).toBe(204);

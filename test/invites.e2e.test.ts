@@ -36,6 +36,14 @@ describe("invites", () => {
     const redeemed = await api.post("/invites/redeem", { body: { token: res.body.token } });
     expect(redeemed.status).toBe(200);
     expect(redeemed.body).toEqual({
+      inviteId: res.body.inviteId,
+      inviter: {
+        userId: admin.userId,
+        email: admin.email,
+        publicKey: admin.bundle.publicKey,
+        signingPublicKey: admin.bundle.signingPublicKey,
+        publicKeySignature: admin.bundle.publicKeySignature,
+      },
       orgId: owner.orgId,
       orgName: expect.any(String),
       email: email.toLowerCase(),

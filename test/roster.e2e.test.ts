@@ -305,34 +305,99 @@ describe("signed roster on the server", () => {
     const listed = [owner, admin, member]
       .map((u) => ({ userId: u.userId, role: members.find((m) => m.userId === u.userId).role, key: fingerprintOf(u.bundle) }))
       .sort((a, b) => (a.userId < b.userId ? -1 : 1));
-    const wraps = members
-      .map((m) => ({ userId: m.userId, sha256: wrapHash(m.encryptedVaultKey) }))
-      .sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    // Adopting is a rekey: a new key for every member, and the adopt link vouches for those new wraps.
+    const newKey = randomBytes(32);
+    const rekey = rekeyBody(newKey, owner, [owner, admin, member], []);
+    const adminRekey = rekeyBody(newKey, admin, [owner, admin, member], []);
+    const wraps = (body: typeof rekey) =>
+      body.newKeys.map((k) => ({ userId: k.userId, sha256: wrapHash(k.encryptedVaultKey) })).sort((a, b) => (a.userId < b.userId ? -1 : 1));
     const adopt = (by: TestUser, fields: Record<string, unknown> = {}) =>
-      v.chain.next(who(by), { op: "adopt", keyVersion: 1, vaultType: "shared", members: listed, wraps, ...fields });
-    const post = (link: unknown, token = owner.token) => api.post(`/vaults/${vaultId}/roster`, { token, body: { rosterLink: link } });
+      v.chain.next(who(by), {
+        op: "adopt",
+        keyVersion: 2,
+        vaultType: "shared",
+        name: "Team",
+        members: listed,
+        wraps: wraps(by === admin ? adminRekey : rekey),
+        ...fields,
+      });
+    const post = (link: unknown, token = owner.token, body = rekey) =>
+      api.post(`/vaults/${vaultId}/rekey`, { token, body: { ...body, keyVersion: 1, rosterLink: link } });
 
-    expect((await post(adopt(admin), admin.token)).status).toBe(403);
+    // An admin may rekey, but only an owner adopts.
+    expect((await post(adopt(admin), admin.token, adminRekey)).status).toBe(403);
     await refused(
       v,
       () =>
         post(
           adopt(owner, {
             members: listed.filter((m) => m.userId !== member.userId),
-            wraps: wraps.filter((w) => w.userId !== member.userId),
+            wraps: wraps(rekey).filter((w) => w.userId !== member.userId),
           }),
         ),
       "rosterLink.members",
     );
-    await refused(v, () => post(adopt(owner, { wraps: wraps.map((w) => ({ ...w, sha256: "f".repeat(64) })) })), "rosterLink.wraps");
-    await refused(v, () => post(undefined), "rosterLink");
+    // The wraps the server holds now (the old key's), not the rekey's: refused.
+    const oldWraps = members
+      .map((m) => ({ userId: m.userId, sha256: wrapHash(m.encryptedVaultKey) }))
+      .sort((a, b) => (a.userId < b.userId ? -1 : 1));
+    await refused(v, () => post(adopt(owner, { wraps: oldWraps })), "rosterLink.wraps");
+    await refused(v, () => post(adopt(owner, { keyVersion: 1 })), "rosterLink.keyVersion");
+    await refused(v, () => post(adopt(owner, { name: "Another name" })), "rosterLink.name");
+    expect((await api.get(`/vaults/${vaultId}`, { token: owner.token })).body.keyVersion).toBe(1);
     const link = adopt(owner);
     expect((await post(link)).status).toBe(204);
     v.chain.accept(link);
     expect(await roster(vaultId)).toHaveLength(1);
+    expect((await api.get(`/vaults/${vaultId}`, { token: owner.token })).body.keyVersion).toBe(2);
     // Signed now: a change without its link is refused; adopting again is too.
     await refused(v, () => api.delete(`/vaults/${vaultId}/members/${member.userId}`, { token: owner.token }), "rosterLink");
-    await refused(v, () => post(adopt(owner)), "rosterLink.seq");
+    await refused(
+      v,
+      () =>
+        api.post(`/vaults/${vaultId}/rekey`, {
+          token: owner.token,
+          body: { ...rekeyBody(randomBytes(32), owner, [owner, admin, member], []), rosterLink: adopt(owner) },
+        }),
+      "rosterLink.op",
+    );
+  });
+
+  test("a rename of a signed vault takes its rename link: by an owner or admin, naming exactly the new name", async () => {
+    const v = await signedVault(api, owner);
+    await addSigned(api, v, owner, admin, "admin");
+    await addSigned(api, v, owner, member, "member");
+    const rename = (by: TestUser, name: string, fields: Record<string, unknown> = {}) =>
+      v.chain.next(who(by), { op: "rename", name, wraps: [], ...fields });
+    const patch = (name: string, link: unknown, token = owner.token) =>
+      api.patch(`/vaults/${v.vaultId}`, { token, body: { name, rosterLink: link } });
+    await refused(v, () => patch("Plain", undefined), "rosterLink");
+    await refused(v, () => patch("Asked", rename(owner, "Signed otherwise")), "rosterLink.name");
+    await refused(v, () => patch("Blank", rename(owner, "Blank", { name: " " })), "rosterLink.name");
+    // A member may not rename: the role rule answers first.
+    expect((await patch("By a member", rename(member, "By a member"), member.token)).status).toBe(403);
+    const link = rename(admin, "Renamed by the admin");
+    const res = await patch("Renamed by the admin", link, admin.token);
+    expect([res.status, res.body.vaultName]).toEqual([200, "Renamed by the admin"]);
+    v.chain.accept(link);
+    const state = await replayRoster(
+      v.vaultId,
+      await roster(v.vaultId),
+      async (id) => [owner, admin, member].find((u) => u.userId === id)!.bundle,
+    );
+    expect(state).toMatchObject({ name: "Renamed by the admin", seq: 3 });
+  });
+
+  test("a create link naming another name than the request is refused; one naming none is taken as before", async () => {
+    const vaultKey = randomBytes(32);
+    const body = sharedVaultBody(vaultKey, owner, "Asked name");
+    const chain = new Chain(randomUUID());
+    const named = createLink(chain, who(owner), body.encryptedVaultKey);
+    const signedOtherwise = signAs(who(owner), { ...named, name: "Signed name" });
+    const res = await api.post("/vaults", { token: owner.token, body: { ...body, rosterLink: signedOtherwise } });
+    expect([res.status, res.body.error.field]).toEqual([400, "rosterLink.name"]);
+    const same = signAs(who(owner), { ...named, name: "Asked name" });
+    expect((await api.post("/vaults", { token: owner.token, body: { ...body, rosterLink: same } })).status).toBe(201);
   });
 });
 

@@ -5,12 +5,13 @@
  * real API: each is caught by the SDK.
  */
 import { randomUUID } from "node:crypto";
-import { ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, VaultClient, type KdfChoice, type Tokens } from "../sdk";
+import { ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, VaultClient, type Tokens } from "../sdk";
+import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
 
-/** Argon2id at the contract's floor, so the suite stays fast; production defaults are higher. */
-const FAST_KDF: KdfChoice = { algorithm: "argon2id", iterations: 2, memoryKiB: 19456, parallelism: 1 };
+/** The fastest derivation the SDK accepts, so the suite stays fast; production defaults are Argon2id. */
+const FAST_KDF = TEST_KDF;
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
 
@@ -51,13 +52,19 @@ describe("SDK end to end", () => {
     expect((await owner.listInvites()).map((i) => i.email).sort()).toEqual([bobEmail, carolEmail, daveEmail].sort());
 
     bob = client();
-    expect(await bob.redeemInvite(forBob.token)).toMatchObject({ orgId: owner.account.orgId, email: bobEmail, role: "member" });
-    await bob.register({ email: bobEmail, password: PASSWORD, inviteToken: forBob.token, kdf: FAST_KDF, rsaBits: 2048 });
+    expect(await bob.redeemInvite(forBob.link)).toMatchObject({
+      orgId: owner.account.orgId,
+      email: bobEmail,
+      role: "member",
+      verified: true,
+      inviter: { userId: owner.account.userId },
+    });
+    await bob.register({ email: bobEmail, password: PASSWORD, invite: forBob.link, kdf: FAST_KDF, rsaBits: 2048 });
     carol = client();
     await carol.register({
       email: carolEmail,
       password: PASSWORD,
-      inviteToken: forCarol.token,
+      invite: forCarol.code,
       kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 },
       rsaBits: 2048,
     });
@@ -232,16 +239,20 @@ describe("SDK end to end", () => {
     });
 
     test("a substituted public key: refused as changed once pinned; when new, as not the roster's key (signed vault) or as unsigned-by-the-sender", async () => {
-      const unsignedVault = (await carol.createVault("Unsigned", "shared", { signed: false })).vaultId;
-      await carol.share(unsignedVault, owner.account.userId, "member");
+      // A vault made by a plain client, shared by one too (an SDK refuses to share into a vault without a roster).
+      const unsignedOne = await unsignedVault(carol, "Unsigned");
+      await plainShare(carol, unsignedOne, owner.account.userId);
+      const unsigned = unsignedOne.vaultId;
       const impostor = await createAccountKeys("attacker", {
         rsaBits: 2048,
         kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000, salt: Buffer.alloc(16).toString("base64") },
       });
+      // The attacker cannot sign carol's key statement over its keys, so it drops the statement.
       const substitute = (method: string, path: string, body: any) =>
         method === "GET" && path === `/users/${carol.account.userId}/keys`
           ? {
               ...body,
+              keyStatement: undefined,
               publicKey: impostor.registration.publicKey,
               signingPublicKey: impostor.registration.signingPublicKey,
               publicKeySignature: impostor.registration.publicKeySignature,
@@ -263,7 +274,7 @@ describe("SDK end to end", () => {
         code: "KEY_CHANGED",
         message: expect.stringMatching(/not the ones the roster recorded/),
       });
-      await expect(unpinned.listItems(unsignedVault)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
+      await expect(unpinned.listItems(unsigned)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // Only the publicKey swapped: the bundle's self-signature fails.
       const halfSwapped = client({
         fetch: tamperingFetch((m, p, body) =>
@@ -273,11 +284,12 @@ describe("SDK end to end", () => {
       await halfSwapped.login(owner.account.email, PASSWORD);
       await expect(halfSwapped.userKeys(carol.account.userId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // After checking the new fingerprint out of band, trusting it lifts the refusal.
+      const keptPin = await ownerPins.get(carol.account.userId);
       const { current, pinned: was } = await pinned.fingerprint(carol.account.userId);
       expect(current).not.toBe(was);
       await pinned.trustUser(carol.account.userId, current);
       await expect(pinned.userKeys(carol.account.userId)).resolves.toMatchObject({ publicKey: impostor.registration.publicKey });
-      await ownerPins.set(carol.account.userId, was!);
+      await ownerPins.set(carol.account.userId, keptPin!);
     });
 
     test("an item ciphertext moved onto another item, through the real API, does not open", async () => {

@@ -5,7 +5,8 @@
  * before it sends anything: no wrap goes to the attacker, and the error names what was wrong.
  */
 import { randomUUID } from "node:crypto";
-import { MemoryPinStore, MemoryRosterHeadStore, VaultClient, type KdfChoice } from "../sdk";
+import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
+import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { linkHash } from "../sdk/roster";
 import { Api, registerUser, type TestUser } from "./helpers/client";
 import { signAs } from "./helpers/roster";
@@ -13,7 +14,7 @@ import { startTestServer, type TestServer } from "./helpers/server";
 
 jest.setTimeout(60_000);
 
-const FAST_KDF: KdfChoice = { algorithm: "argon2id", iterations: 2, memoryKiB: 19456, parallelism: 1 };
+const FAST_KDF = TEST_KDF;
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
 
@@ -56,9 +57,16 @@ describe("SDK against a dishonest server: the signed roster", () => {
     return c;
   }
 
+  /** An invite by alice's client (a link with a binding secret), for someone who registers with the SDK. */
   const invite = async (role: "admin" | "member") => {
     const address = email(role);
-    return { address, token: (await alice.createInvite(address, role)).token };
+    return { address, code: (await alice.createInvite(address, role)).code };
+  };
+  /** An invite as a plain client makes it (a bare token), for someone a plain client registers. */
+  const plainInvite = async (role: "admin" | "member") => {
+    const address = email(role);
+    const res = await api.post("/invites", { token: alice.http.currentTokens!.accessToken, body: { email: address, role } });
+    return { address, token: res.body.token as string };
   };
 
   beforeAll(async () => {
@@ -68,11 +76,11 @@ describe("SDK against a dishonest server: the signed roster", () => {
     await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: FAST_KDF, rsaBits: 2048 });
     const forCarol = await invite("admin");
     carol = new VaultClient({ baseUrl: server.url });
-    await carol.register({ email: forCarol.address, password: PASSWORD, inviteToken: forCarol.token, kdf: FAST_KDF, rsaBits: 2048 });
+    await carol.register({ email: forCarol.address, password: PASSWORD, invite: forCarol.code, kdf: FAST_KDF, rsaBits: 2048 });
     // Bob and eve are registered with keys this test holds, so it can sign as them.
-    const forBob = await invite("member");
+    const forBob = await plainInvite("member");
     bob = await registerUser(api, { inviteToken: forBob.token, email: forBob.address });
-    const forEve = await invite("member");
+    const forEve = await plainInvite("member");
     eve = await registerUser(api, { inviteToken: forEve.token, email: forEve.address });
   });
   afterAll(() => server.stop());
@@ -255,11 +263,16 @@ describe("SDK against a dishonest server: the signed roster", () => {
       signingPublicKey: eve.bundle.signingPublicKey,
       publicKeySignature: eve.bundle.publicKeySignature,
     };
-    const swap: Edit = (method, path, body) =>
+    // Carol's own key statement does not verify over eve's keys: the server has to drop it.
+    const withStatement: Edit = (method, path, body) =>
       method === "GET" && path === `/users/${carol.account.userId}/keys` ? { ...body, ...impostor } : body;
+    const swap: Edit = (method, path, body) =>
+      method === "GET" && path === `/users/${carol.account.userId}/keys` ? { ...body, ...impostor, keyStatement: undefined } : body;
     const sent: Sent[] = [];
-    const pinned = await aliceBehind(swap, sent);
     await alice.removeMember(vaultId, bob.userId);
+    const kept = await aliceBehind(withStatement, sent);
+    await expect(kept.rekey(vaultId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH", userId: carol.account.userId });
+    const pinned = await aliceBehind(swap, sent);
     await expect(pinned.rekey(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
     expect(writes(sent)).toEqual([]);
     // A client that never pinned carol: the roster recorded her real keys when alice added her.
@@ -275,6 +288,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
   test("two admins sharing on one head: the later is refused on the link's seq, signed again on the new head, and both land on one linear chain", async () => {
     const vaultId = await team();
     await alice.removeMember(vaultId, bob.userId);
+    await alice.rekey(vaultId);
     // Carol's first upload waits until alice's share has landed: carol's link is then one behind.
     const answers: Array<{ status: number; field?: string }> = [];
     let first = true;
@@ -304,21 +318,29 @@ describe("SDK against a dishonest server: the signed roster", () => {
       [1, "add", alice.account.userId],
       [2, "add", alice.account.userId],
       [3, "remove", alice.account.userId],
-      [4, "add", alice.account.userId],
-      [5, "add", carol.account.userId],
+      [4, "rekey", alice.account.userId],
+      [5, "add", alice.account.userId],
+      [6, "add", carol.account.userId],
     ]);
     expect([...roster!.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId, bob.userId, eve.userId].sort());
     expect((await alice.verifyVault(vaultId)).problems).toEqual([]);
   });
 
-  test("a vault made without a roster is adopted by its owner, then changes only with links", async () => {
-    const { vaultId } = await alice.createVault("Old", "shared", { signed: false });
-    await alice.share(vaultId, carol.account.userId, "admin");
+  test("a vault made without a roster is adopted by its owner with a new key for the members confirmed, then changes only with links", async () => {
+    const old = await unsignedVault(alice, "Old");
+    const { vaultId } = old;
+    await plainShare(alice, old, carol.account.userId, "admin");
+    await expect(alice.addItem(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
     expect(await alice.verifiedRoster(vaultId)).toBeNull();
     expect((await alice.verifyVault(vaultId)).warnings.join()).toMatch(/no signed roster/);
-    await expect(carol.adoptRoster(vaultId)).rejects.toMatchObject({ status: 403 });
-    const adopted = await alice.adoptRoster(vaultId);
-    expect([adopted.links.map((l) => l.op), adopted.state.members.size]).toEqual([["adopt"], 2]);
+    const everyone = { members: [alice.account.userId, carol.account.userId] };
+    await expect(carol.adoptRoster(vaultId, everyone)).rejects.toMatchObject({ status: 403 });
+    const before = await alice.getVault(vaultId);
+    const adopted = await alice.adoptRoster(vaultId, everyone);
+    expect([adopted.links.map((l) => l.op), adopted.state.members.size, adopted.state.name]).toEqual([["adopt"], 2, "Old"]);
+    // Adopting is a rekey: the wraps the roster vouches for are new, none the server handed out before.
+    expect((await alice.getVault(vaultId)).keyVersion).toBe(before.keyVersion + 1);
+    expect((await alice.getVault(vaultId)).encryptedVaultKey).not.toBe(before.encryptedVaultKey);
     await carol.share(vaultId, bob.userId);
     await carol.removeMember(vaultId, bob.userId);
     await carol.rekey(vaultId);

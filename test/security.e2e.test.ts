@@ -7,8 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { clientAddress } from "../lib/http/client-address";
 import { SDK_DEFAULT_KDF } from "../lib/domain/decoy-kdf";
-import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk/keys";
-import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "./helpers/crypto";
+import { DEFAULT_ARGON2ID } from "../sdk/keys";
+import { VaultClient } from "../sdk";
+import { decryptItem, encryptItem } from "./helpers/crypto";
 import { Api, newOrg, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
@@ -246,19 +247,26 @@ describe("emails", () => {
 });
 
 describe("prelogin", () => {
-  test("an unknown email answers exactly like a user the SDK registered: same fields, order, values and salt form; stable per address", async () => {
-    const keys = await newUserKeys();
-    const sdkKdf = newKdfParams(); // what the SDK registers a new user with
+  test("an unknown email answers exactly like a user the SDK registered: same fields, order, values and salt form, and a KDF statement of the same form; stable per address", async () => {
     const email = `sdk-user-${randomBytes(3).toString("hex")}@example.test`;
     const inv = await api.post("/invites", { token: owner.token, body: { email, role: "member" } });
-    const reg = await api.post("/auth/register", {
-      body: { email, ...registrationBundle(keys), kdf: sdkKdf, inviteToken: inv.body.token },
-    });
-    expect(reg.status).toBe(201);
-    const real = (await api.get(`/auth/prelogin?email=${encodeURIComponent(email)}`)).body.kdf;
+    // Registered by the SDK itself: its defaults, its signed KDF statement.
+    const sdkUser = new VaultClient({ baseUrl: server.url });
+    await sdkUser.register({ email, password: "correct horse battery staple", invite: inv.body.token, rsaBits: 2048 });
+    const sdkKdf = sdkUser.account.kdf;
+    const realAnswer = (await api.get(`/auth/prelogin?email=${encodeURIComponent(email)}`)).body;
     const unknownEmail = `nobody-${randomBytes(3).toString("hex")}@example.test`;
-    const fake = (await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body.kdf;
+    const fakeAnswer = (await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body;
+    expect(Object.keys(fakeAnswer)).toEqual(Object.keys(realAnswer));
+    expect(Object.keys(realAnswer.kdfStatement)).toEqual(["version", "signature"]);
+    expect(Object.keys(fakeAnswer.kdfStatement)).toEqual(["version", "signature"]);
+    expect([fakeAnswer.kdfStatement.version, realAnswer.kdfStatement.version]).toEqual([1, 1]);
+    expect(Buffer.from(fakeAnswer.kdfStatement.signature, "base64")).toHaveLength(64);
+    expect(Buffer.from(realAnswer.kdfStatement.signature, "base64")).toHaveLength(64);
+    expect((await api.get(`/auth/prelogin?email=${encodeURIComponent(unknownEmail)}`)).body).toEqual(fakeAnswer);
+    const [real, fake] = [realAnswer.kdf, fakeAnswer.kdf];
     expect(real).toEqual(sdkKdf);
+    expect(real).toMatchObject(DEFAULT_ARGON2ID);
     expect(Object.keys(fake)).toEqual(Object.keys(real));
     expect({ ...fake, salt: undefined }).toEqual({ ...real, salt: undefined });
     expect(Buffer.from(fake.salt, "base64")).toHaveLength(16);

@@ -544,7 +544,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const chain = new Chain(vaultId);
       const wrap = wrapFor(vaultKey, owner, owner);
       const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
-      const roster = decideCreateRoster(owner.user, { vaultType: "shared", encryptedVaultKey: wrap.encryptedVaultKey }, create);
+      const roster = decideCreateRoster(
+        owner.user,
+        { vaultType: "shared", name: "signed", encryptedVaultKey: wrap.encryptedVaultKey },
+        create,
+      );
       await store.vaults.createVault({
         vault: { vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster },
         now: at(),

@@ -154,7 +154,7 @@ describe("vaultctl for a newcomer", () => {
     expect([yes.code, yes.stdout]).toEqual([0, expect.stringContaining(`Deleted vault "Doomed".`)]);
     expect(await names()).not.toContain("Doomed");
 
-    const invite = JSON.parse((await run(["invite", "create", "cy@example.test", "--json"])).stdout);
+    const invite = JSON.parse((await run(["invite", "create", "cy@example.test", "--json"], { input: `${PASSWORD}\n` })).stdout);
     expect((await run(["invite", "revoke", invite.inviteId])).code).toBe(2);
     expect((await run(["invite", "revoke", invite.inviteId, "--yes"])).stdout).toContain(`Revoked invite ${invite.inviteId}.`);
   });

@@ -111,7 +111,8 @@ describe("the web vault", () => {
     await ada.getByLabel("Their email").fill(BOB.email);
     await ada.getByRole("button", { name: "Create invite" }).click();
     const link = (await ada.getByTestId("invite-link").textContent())!;
-    expect(link).toMatch(new RegExp(`^${origin}/#/invite/[A-Za-z0-9_%-]+$`));
+    // The token, the binding secret and ada's key fingerprint, in the fragment.
+    expect(link).toMatch(new RegExp(`^${origin}/#/invite/[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}$`));
     await ada.getByRole("cell", { name: BOB.email, exact: true }).waitFor();
     await accessible(ada, "invites");
     await shot(ada, "invites");
@@ -170,18 +171,23 @@ describe("the web vault", () => {
     await ada.getByText("Revision 2").waitFor();
   });
 
-  test("sharing shows the member's key fingerprint, pins it on first use, and the member opens the items", async () => {
+  test("sharing shows the member's key fingerprint, vouched for by the invite ada sent, and the member opens the items", async () => {
     await ada.getByLabel("Person").selectOption({ label: BOB.email });
     const fingerprint = ada.getByTestId("fingerprint");
     await fingerprint.waitFor();
-    expect(await fingerprint.textContent()).toMatch(/First time you see this key/);
-    const shown = (await fingerprint.locator("code").textContent())!;
+    // Bob registered through ada's link: the MAC of his key statement under the link's secret vouches for his keys.
+    expect(await fingerprint.textContent()).toMatch(/Vouched for by the invite link you sent bob@example\.test: nothing to compare/);
+    const shown = (await fingerprint.locator("code").nth(1).textContent())!;
     expect(shown).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){15}$/);
+    // Bob sees the same fingerprint on his own page.
+    await bob.getByRole("link", { name: "Your key" }).click();
+    await bob.getByTestId("own-fingerprint").getByText(shown, { exact: true }).waitFor();
+    await accessible(bob, "your key");
     await ada.getByRole("button", { name: "Share", exact: true }).click();
     await ada.getByRole("cell", { name: BOB.email, exact: true }).waitFor();
     const pins = JSON.parse(await ada.evaluate<string>(`localStorage.getItem("vault.pins")`));
-    bobUserId = Object.keys(pins).find((id) => pins[id] === shown)!;
-    expect(bobUserId).toBeDefined();
+    bobUserId = Object.keys(pins).find((id) => pins[id].fingerprint === shown)!;
+    expect(pins[bobUserId]).toEqual({ fingerprint: shown, email: BOB.email, via: "invite", stated: true });
     await ada.getByText(`added ${BOB.email} as member`).waitFor();
     await accessible(ada, "vault");
     await shot(ada, "vault");
@@ -199,9 +205,7 @@ describe("the web vault", () => {
     await accessible(bob, "vault (member)");
   });
 
-  test("removal, then a rekey with its progress; the removed member is locked out", async () => {
-    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
-    await ada.getByText(`${BOB.email} was removed. Rekey the vault now`).waitFor();
+  test("removal, then the rekey at once with its progress; the removed member is locked out", async () => {
     // Every progress line the page shows, as it shows it.
     // (Page code as text: this file is type-checked without the DOM library.)
     await ada.evaluate(`{
@@ -211,7 +215,8 @@ describe("the web vault", () => {
         if (label && seen.at(-1) !== label) seen.push(label);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     }`);
-    await ada.getByRole("button", { name: "Rekey now" }).click();
+    // The remover's page rekeys right after the removal, without being asked.
+    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
     await ada.getByText("Rekeyed: key version 2, 2 items re-encrypted, wrapped for 1 members.").waitFor();
     const progress = await ada.evaluate<string[]>(`window.__progress`);
     // The phases in order, each with its total (updates within one frame are drawn once).
@@ -268,19 +273,22 @@ describe("the web vault", () => {
   test("a changed key: a loud warning, and no share until the new fingerprint is trusted", async () => {
     const fake = "0000 1111 2222 3333 4444 5555 6666 7777 8888 9999 aaaa bbbb cccc dddd eeee ffff";
     await ada.evaluate(
-      `localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: ${JSON.stringify(fake)} }))`,
+      `localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: { fingerprint: ${JSON.stringify(fake)}, email: ${JSON.stringify(BOB.email)}, via: "first-use" } }))`,
     );
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();
-    await ada.getByLabel("Person").selectOption({ label: BOB.email });
-    const warning = ada.getByRole("alert").filter({ hasText: "changed since you first saw them" });
+    // The list no longer names bob by the server's word: his keys do not check out.
+    await ada.getByLabel("Person").selectOption(bobUserId);
+    const warning = ada.getByTestId("identity-problem");
     await warning.waitFor();
-    expect(await warning.textContent()).toContain("Before: 0000 1111");
+    expect(await warning.textContent()).toContain(`the keys the server shows for ${BOB.email}`);
+    expect(await warning.textContent()).toContain("Pinned: 0000 1111");
+    expect(await warning.textContent()).toContain("changed since first seen");
     expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(true);
     await accessible(ada, "key changed");
     await shot(ada, "key-changed");
-    await ada.getByRole("button", { name: "I checked it: trust the new key" }).click();
-    await ada.getByText("It matches the key you saw before.").waitFor();
+    await ada.getByRole("button", { name: "I checked it: trust this key" }).click();
+    await ada.getByText(`You compared it with ${BOB.email} and trusted it.`).waitFor();
     expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(false);
   });
 
@@ -332,7 +340,7 @@ describe("the web vault", () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();
     await ada.getByLabel("Person").selectOption({ label: BOB.email });
-    await ada.getByText("It matches the key you saw before.").waitFor();
+    await ada.getByText(`It matches the key pinned for ${BOB.email} in this browser.`).waitFor();
     await ada.getByRole("button", { name: "Share", exact: true }).click();
     await ada.getByLabel(`Role of ${BOB.email}`).selectOption("admin");
     await ada.getByRole("button", { name: "Save role" }).click();
@@ -377,8 +385,6 @@ describe("the web vault", () => {
   test("a rekey that keeps meeting a changed vault: retried, then a clear 'try again' that works", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();
-    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
-    await ada.getByText(`${BOB.email} was removed. Rekey the vault now`).waitFor();
     // The vault "changes" under every upload: the server answers 409 as it would to a racing write.
     let conflicts = 0;
     await ada.route("**/api/v1/vaults/*/rekey", (route) => {
@@ -390,7 +396,8 @@ describe("the web vault", () => {
       });
     });
     conflicts = 5;
-    await ada.getByRole("button", { name: "Rekey now" }).click();
+    // The removal's own rekey meets the changing vault five times.
+    await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
     await expect(ada.getByRole("alert").filter({ hasText: "Someone changed" }).textContent()).resolves.toBe(
       "Someone changed this at the same time. Reload and try again.",
     );

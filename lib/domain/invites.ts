@@ -1,6 +1,6 @@
 /** Invite tokens and states (contract section 6). */
 import type { InviteId, OrgId, UserId } from "./ids";
-import type { GrantableRole } from "./types";
+import type { GrantableRole, SignedStatement } from "./types";
 
 export type InviteStatus = "pending" | "used" | "revoked";
 
@@ -13,6 +13,8 @@ export interface Invite {
   status: InviteStatus;
   expiresAt: string;
   createdAt: string;
+  /** The inviter's signed statement of the invite (sdk/statements.ts), attached after creation; absent for an invite made without one. */
+  statement?: SignedStatement;
 }
 
 /** `expiresIn` ranges from 1s to 30d. */

@@ -5,6 +5,7 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { invalid } from "../errors";
 import type { Kdf, VaultType } from "./types";
+import { KDF_CAPS } from "../../sdk/kdf";
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 const MAX_PRIVATE_BLOB = 16 * 1024;
@@ -90,16 +91,24 @@ export function checkKeyBundle(bundle: KeyBundle): void {
   }
 }
 
-/** No KDF downgrade: parameters below the contract's floor are refused. */
+/**
+ * No KDF downgrade: parameters below the contract's floor are refused. Nor beyond the caps every
+ * client of ours derives within (sdk/kdf.ts): an account no client would open.
+ */
 export function checkKdf(kdf: Kdf): void {
   const salt = Buffer.from(kdf.salt, "base64");
-  if (salt.length < 16) throw invalid("kdf.salt must be at least 16 bytes", "salt");
+  const caps = KDF_CAPS;
+  if (salt.length < caps.saltBytes.min || salt.length > caps.saltBytes.max)
+    throw invalid(`kdf.salt must be ${caps.saltBytes.min} to ${caps.saltBytes.max} bytes`, "salt");
   if (kdf.algorithm === "argon2id") {
-    if (kdf.iterations < 2) throw invalid("argon2id iterations must be at least 2", "iterations");
-    if (kdf.memoryKiB < 19456) throw invalid("argon2id memoryKiB must be at least 19456", "memoryKiB");
-    if (kdf.parallelism < 1 || kdf.parallelism > 16) throw invalid("argon2id parallelism must be 1 to 16", "parallelism");
-  } else if (kdf.iterations < 600_000) {
-    throw invalid("pbkdf2-sha256 iterations must be at least 600000", "iterations");
+    if (kdf.iterations < 2 || kdf.iterations > caps.argon2id.iterations)
+      throw invalid(`argon2id iterations must be 2 to ${caps.argon2id.iterations}`, "iterations");
+    if (kdf.memoryKiB < 19456 || kdf.memoryKiB > caps.argon2id.memoryKiB)
+      throw invalid(`argon2id memoryKiB must be 19456 to ${caps.argon2id.memoryKiB}`, "memoryKiB");
+    if (kdf.parallelism < 1 || kdf.parallelism > caps.argon2id.parallelism)
+      throw invalid(`argon2id parallelism must be 1 to ${caps.argon2id.parallelism}`, "parallelism");
+  } else if (kdf.iterations < 600_000 || kdf.iterations > caps["pbkdf2-sha256"].iterations) {
+    throw invalid(`pbkdf2-sha256 iterations must be 600000 to ${caps["pbkdf2-sha256"].iterations}`, "iterations");
   }
 }
 

@@ -80,12 +80,13 @@ export interface WrapOf {
 
 /** The change a request makes, which its link must describe exactly. */
 export type RequestedChange =
-  | { op: "create"; vaultType: VaultType; wraps: WrapOf[] }
-  | { op: "adopt"; vaultType: VaultType; members: RosterMember[]; wraps: WrapOf[] }
+  | { op: "create"; vaultType: VaultType; name: string; wraps: WrapOf[] }
+  | { op: "adopt"; vaultType: VaultType; name: string; members: RosterMember[]; wraps: WrapOf[] }
   | { op: "add"; subjectId: string; role: VaultRole; subjectKey: string; wraps: WrapOf[] }
   | { op: "role"; subjectId: string; role: VaultRole }
   | { op: "remove"; subjectId: string }
-  | { op: "rekey"; wraps: WrapOf[] };
+  | { op: "rekey"; wraps: WrapOf[] }
+  | { op: "rename"; name: string };
 
 export interface LinkCheck {
   /** The roster state the vault is in (null when the link starts a chain). */
@@ -138,6 +139,9 @@ function describesChange(link: RosterLink, change: RequestedChange, actorKey: st
   if ("role" in change && link.role !== change.role) throw mismatch("role", `the request gives role ${change.role}, the link ${link.role}`);
   if ("vaultType" in change && link.vaultType !== change.vaultType)
     throw mismatch("vaultType", `the vault is ${change.vaultType}, the link says ${link.vaultType}`);
+  // A create or adopt link may leave the name out (links made before names were bound); a rename names it.
+  if ("name" in change && (link.name !== undefined || change.op === "rename") && link.name !== change.name)
+    throw mismatch("name", "the link names the vault otherwise than the request");
   if (change.op === "create" && link.subjectKey !== actorKey)
     throw mismatch("subjectKey", "subjectKey is not the fingerprint of the caller's registered keys");
   if (change.op === "add" && link.subjectKey !== change.subjectKey)

@@ -16,7 +16,7 @@ import {
   type RosterHead,
   type RosterLink,
   type RosterState,
-  type WrapOf,
+  type WrapOf as RosterWrapOf,
 } from "./roster";
 import {
   assertMayDo,
@@ -32,6 +32,7 @@ export interface VaultState {
   vaultId: VaultId;
   orgId: OrgId;
   type: VaultType;
+  name: string;
   keyVersion: number;
   rekeyRequired: boolean;
   /** The head of the vault's signed roster; null for a vault without one. */
@@ -88,9 +89,10 @@ function rosterStateOf(snapshot: VaultSnapshot): RosterState | null {
 }
 
 /**
- * The roster step of a membership change or rekey, checked after every other rule: a signed
- * vault changes only with a valid next link (returned, to be stored in the same transaction); a
- * vault without a roster takes no link.
+ * The roster step of a membership change, rename or rekey, checked after every other rule: a
+ * signed vault changes only with a valid next link (returned, to be stored in the same
+ * transaction); a vault without a roster takes no link, except the `adopt` link of a rekey, which
+ * starts its roster.
  */
 function rosterStep(
   snapshot: VaultSnapshot,
@@ -100,43 +102,64 @@ function rosterStep(
   change: RequestedChange,
 ): RosterEntry | undefined {
   if (!snapshot.vault.roster) {
-    if (link) throw invalid("This vault has no signed roster: an owner adopts one first (POST /vaults/:vaultId/roster)", ROSTER_LINK_FIELD);
+    if (link)
+      throw invalid(
+        "This vault has no signed roster: an owner adopts one with a rekey that carries an adopt link (POST /vaults/:vaultId/rekey)",
+        ROSTER_LINK_FIELD,
+      );
     return undefined;
   }
   if (!link) throw invalid("This vault has a signed roster: the change needs its next link", ROSTER_LINK_FIELD);
   return checkRosterLink(link, { before: rosterStateOf(snapshot), actor, keyVersionAfter, change });
 }
 
-/** A new vault created with a `create` link: the link checked (its vaultId becomes the vault's). */
+/** A rename: the role rule, then on a signed vault its `rename` link naming exactly the new name. */
+export function decideRename(
+  snapshot: VaultSnapshot | null,
+  actorId: UserId,
+  name: string,
+  rosterLink?: RosterLink,
+): RosterEntry | undefined {
+  const actor = requirePermission(snapshot, actorId, "rename");
+  return rosterStep(snapshot!, actor, rosterLink, snapshot!.vault.keyVersion, { op: "rename", name });
+}
+
+/** A new vault created with a `create` link: the link checked (its vaultId becomes the vault's; its name, when it names one, the request's). */
 export function decideCreateRoster(
   creator: { userId: UserId; publicKey: string; signingPublicKey: string },
-  input: { vaultType: VaultType; encryptedVaultKey: string },
+  input: { vaultType: VaultType; name: string; encryptedVaultKey: string },
   link: RosterLink,
 ): RosterEntry {
   return checkRosterLink(link, {
     before: null,
     actor: creator,
     keyVersionAfter: 1,
-    change: { op: "create", vaultType: input.vaultType, wraps: [{ userId: creator.userId, encryptedVaultKey: input.encryptedVaultKey }] },
+    change: {
+      op: "create",
+      vaultType: input.vaultType,
+      name: input.name,
+      wraps: [{ userId: creator.userId, encryptedVaultKey: input.encryptedVaultKey }],
+    },
   });
 }
 
 /**
- * An owner turns a vault without a roster into a signed one: the `adopt` link lists exactly the
- * current members (role and key fingerprint) and the hash of each one's current wrap.
+ * The rekey of a vault without a roster that starts one: an owner's `adopt` link lists exactly the
+ * current members (role and key fingerprint) and the hash of each one's new wrap, at the key
+ * version the rekey makes. Adopting is always a rekey: the owner vouches only for wraps they made.
  */
-export function decideAdoptRoster(snapshot: VaultSnapshot | null, actorId: UserId, currentWraps: WrapOf[], link: RosterLink): RosterEntry {
-  const actor = requirePermission(snapshot, actorId, "adoptRoster");
-  const { vault, members } = snapshot!;
-  if (vault.roster) throw invalid("This vault already has a signed roster", `${ROSTER_LINK_FIELD}.seq`);
+function adoptStep(snapshot: VaultSnapshot, actor: MemberState, link: RosterLink, newWraps: RosterWrapOf[]): RosterEntry {
+  const { vault, members } = snapshot;
+  assertMayDo(actor.role, "adoptRoster");
   return checkRosterLink(link, {
     before: null,
     actor,
-    keyVersionAfter: vault.keyVersion,
+    keyVersionAfter: vault.keyVersion + 1,
     change: {
       op: "adopt",
       vaultType: vault.type,
-      wraps: currentWraps,
+      name: vault.name,
+      wraps: newWraps,
       members: members.map((m) => ({ userId: m.userId, role: m.role, key: keyFingerprint(m) })),
     },
   });
@@ -243,5 +266,6 @@ export function decideRekey(
   }
   assertKeyVersion(vault.keyVersion, input.keyVersion);
   assertItemRevisions(currentItems, input.items);
+  if (!vault.roster && input.rosterLink?.op === "adopt") return adoptStep(snapshot!, actor, input.rosterLink, input.newKeys);
   return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion + 1, { op: "rekey", wraps: input.newKeys });
 }

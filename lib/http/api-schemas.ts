@@ -46,6 +46,9 @@ const argon2id = object({
 const pbkdf2 = object({ algorithm: { const: "pbkdf2-sha256" }, salt: base64, iterations: integer(1) });
 
 const publicKeys = { publicKey: base64, signingPublicKey: base64, publicKeySignature: base64 };
+const statement = object({ version: integer(1), signature: base64 });
+/** What a user's keys come with, where there is one: their signed key statement, the binding of the invite they registered with. */
+const keyProofs = { keyStatement: statement, inviteBinding: object({ inviteId: uuid, mac: base64 }) };
 const wrap = { encryptedVaultKey: base64, senderId: uuid, wrapSignature: base64 };
 
 const rosterLink = object(
@@ -67,6 +70,7 @@ const rosterLink = object(
     subjectKey: string,
     members: arrayOf(object({ userId: uuid, role: oneOfValues(VAULT_ROLES), key: string })),
     memberDigest: string,
+    name: string,
   },
 );
 
@@ -85,7 +89,8 @@ export const SCHEMAS = {
   }),
   Health: object({ status: { const: "ok" } }),
   Kdf: { oneOf: [argon2id, pbkdf2] },
-  Prelogin: object({ kdf: ref("Kdf") }),
+  SignedStatement: statement,
+  Prelogin: object({ kdf: ref("Kdf"), kdfStatement: ref("SignedStatement") }),
   Registered: object({ userId: uuid, orgId: uuid, role: oneOfValues(ORG_ROLES) }),
   TokenPair: object({
     accessToken: string,
@@ -93,24 +98,27 @@ export const SCHEMAS = {
     tokenType: { const: "Bearer" },
     expiresIn: integer(1),
   }),
-  Login: object({
-    accessToken: string,
-    refreshToken: string,
-    tokenType: { const: "Bearer" },
-    expiresIn: integer(1),
-    userId: uuid,
-    orgId: uuid,
-    role: oneOfValues(ORG_ROLES),
-    kdf: ref("Kdf"),
-    ...publicKeys,
-    encryptedPrivateKey: base64,
-    encryptedSigningPrivateKey: base64,
-  }),
+  Login: object(
+    {
+      accessToken: string,
+      refreshToken: string,
+      tokenType: { const: "Bearer" },
+      expiresIn: integer(1),
+      userId: uuid,
+      orgId: uuid,
+      role: oneOfValues(ORG_ROLES),
+      kdf: ref("Kdf"),
+      ...publicKeys,
+      encryptedPrivateKey: base64,
+      encryptedSigningPrivateKey: base64,
+    },
+    { keyStatement: statement, kdfStatement: statement },
+  ),
   Me: object({ userId: uuid, email: string, orgId: uuid, role: oneOfValues(ORG_ROLES), createdAt: timestamp }),
-  UserKeys: object({ userId: uuid, email: string, ...publicKeys }),
+  UserKeys: object({ userId: uuid, email: string, ...publicKeys }, keyProofs),
   Org: object({ orgId: uuid, name: string, createdAt: timestamp }),
   OrgMembers: object({
-    members: arrayOf(object({ userId: uuid, email: string, role: oneOfValues(ORG_ROLES), ...publicKeys, createdAt: timestamp })),
+    members: arrayOf(object({ userId: uuid, email: string, role: oneOfValues(ORG_ROLES), ...publicKeys, createdAt: timestamp }, keyProofs)),
   }),
   Vault: object({
     vaultId: uuid,
@@ -145,7 +153,17 @@ export const SCHEMAS = {
   InviteList: arrayOf(
     object({ id: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), inviterId: uuid, expiresAt: timestamp, createdAt: timestamp }),
   ),
-  InviteRedeemable: object({ orgId: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), expiresAt: timestamp }, { orgName: string }),
+  InviteRedeemable: object(
+    {
+      inviteId: uuid,
+      orgId: uuid,
+      email: string,
+      role: oneOfValues(GRANTABLE_ROLES),
+      expiresAt: timestamp,
+      inviter: object({ userId: uuid, email: string, ...publicKeys }),
+    },
+    { orgName: string, inviteStatement: statement },
+  ),
   AuditRecord: object(
     {
       eventId: uuid,

@@ -42,6 +42,14 @@ export const seqNumber = { type: "number", integer: true, convert: true, min: 1,
 /** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/roster.ts). */
 export const rosterLink = { type: "object", optional: true, openapi: bodyOf("RosterLink") } as const;
 
+/** A statement its holder signed (sdk/statements.ts): a version and an Ed25519 signature; what it says is checked by the domain. */
+export const signedStatement = {
+  type: "object",
+  strict: "remove",
+  props: { version: { ...positiveInteger, max: 2_147_483_647 }, signature: base64(64) },
+} as const;
+export const optionalSignedStatement = { ...signedStatement, optional: true } as const;
+
 /** Drop body fields the contract does not know. */
 export const STRICT = { $$strict: "remove" } as const;
 

@@ -116,6 +116,10 @@ export const ROUTES: readonly RouteDef[] = [
       encryptedSigningPrivateKey: p.base64(16 * 1024),
       inviteToken: { ...p.opaqueToken, optional: true },
       orgName: { ...p.name, optional: true },
+      userId: p.optionalUuid,
+      keyStatement: p.optionalSignedStatement,
+      kdfStatement: p.optionalSignedStatement,
+      inviteBinding: { ...p.base64(32), optional: true },
     },
     reply: created("Registered"),
   },
@@ -147,6 +151,14 @@ export const ROUTES: readonly RouteDef[] = [
   },
 
   { method: "GET", path: "/users/me", action: "users.me", summary: "The caller's profile", reply: ok("Me") },
+  {
+    method: "POST",
+    path: "/users/me/statements",
+    action: "users.statements",
+    summary: "Sign the caller's key and KDF statements (an account made before them)",
+    params: { ...p.STRICT, keyStatement: p.optionalSignedStatement, kdfStatement: p.optionalSignedStatement },
+    reply: noContent,
+  },
   {
     method: "GET",
     path: "/users/:userId/keys",
@@ -187,7 +199,7 @@ export const ROUTES: readonly RouteDef[] = [
     path: "/vaults/:vaultId",
     action: "vaults.rename",
     summary: "Rename a vault",
-    params: { ...p.STRICT, vaultId: p.pathId, name: p.name },
+    params: { ...p.STRICT, vaultId: p.pathId, name: p.name, rosterLink: p.rosterLink },
     reply: ok("Vault"),
   },
   {
@@ -249,15 +261,6 @@ export const ROUTES: readonly RouteDef[] = [
     params: { vaultId: p.pathId },
     reply: ok("Roster"),
   },
-  {
-    method: "POST",
-    path: "/vaults/:vaultId/roster",
-    action: "members.adoptRoster",
-    summary: "Start the signed roster of an existing vault",
-    params: { ...p.STRICT, vaultId: p.pathId, rosterLink: p.rosterLink },
-    reply: noContent,
-  },
-
   {
     method: "POST",
     path: "/vaults/:vaultId/rekey",
@@ -337,6 +340,14 @@ export const ROUTES: readonly RouteDef[] = [
       token: { type: "any", optional: true, openapi: { type: "string", minLength: p.opaqueToken.min, maxLength: p.opaqueToken.max } },
     },
     reply: ok("InviteRedeemable"),
+  },
+  {
+    method: "POST",
+    path: "/invites/:inviteId/statement",
+    action: "invites.attachStatement",
+    summary: "Attach the inviter's signed statement to an invite",
+    params: { ...p.STRICT, inviteId: p.pathId, statement: p.signedStatement },
+    reply: noContent,
   },
   {
     method: "DELETE",

@@ -7,7 +7,15 @@ import type { Bytes } from "../encoding";
 import { ApiError } from "../errors";
 import { Transport, type Tokens } from "../http";
 import type { AccountKeys, DeriveMasterKey } from "../keys";
-import { MemoryPinStore, MemoryRosterHeadStore, type PinStore, type RosterHeadStore } from "../pins";
+import {
+  MemoryPinStore,
+  MemoryRosterHeadStore,
+  MemoryValues,
+  type InviteSecretStore,
+  type KdfMemory,
+  type PinStore,
+  type RosterHeadStore,
+} from "../pins";
 import type { Account } from "./types";
 
 export interface VaultClientOptions {
@@ -16,12 +24,14 @@ export interface VaultClientOptions {
   tokens?: Tokens;
   account?: Account;
   onTokens?: (tokens: Tokens | undefined) => void | Promise<void>;
-  /** Where first-seen key fingerprints are kept; in memory by default. */
+  /** Where users' key fingerprints (with their emails) are pinned; in memory by default. */
   pins?: PinStore;
   /** Where the highest roster head seen per vault is kept; in memory by default. */
   rosterHeads?: RosterHeadStore;
-  /** Whether `createVault` makes signed vaults (a roster from a `create` link); default true. */
-  signVaults?: boolean;
+  /** Where each account's KDF parameters are remembered, by email; in memory by default. */
+  kdfMemory?: KdfMemory;
+  /** Where the binding secrets of the invites this device makes are kept, by invited email; in memory by default. */
+  inviteSecrets?: InviteSecretStore;
   /** Where the master key is derived (the slow, memory-hard step); in this thread by default. A browser passes one that runs it in a Web Worker. */
   deriveMasterKey?: DeriveMasterKey;
   fetch?: typeof fetch;
@@ -33,7 +43,8 @@ export class ClientCore {
   keys?: AccountKeys;
   readonly pins: PinStore;
   readonly rosterHeads: RosterHeadStore;
-  readonly signVaults: boolean;
+  readonly kdfMemory: KdfMemory;
+  readonly inviteSecrets: InviteSecretStore;
   readonly derive: DeriveMasterKey | undefined;
   /** Vault keys opened in this session, by vault and key version. */
   readonly vaultKeys = new Map<string, { keyVersion: number; key: Bytes }>();
@@ -43,7 +54,8 @@ export class ClientCore {
     this.accountInfo = opts.account;
     this.pins = opts.pins ?? new MemoryPinStore();
     this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
-    this.signVaults = opts.signVaults ?? true;
+    this.kdfMemory = opts.kdfMemory ?? new MemoryValues();
+    this.inviteSecrets = opts.inviteSecrets ?? new MemoryValues();
     this.derive = opts.deriveMasterKey;
   }
 

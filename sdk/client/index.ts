@@ -9,16 +9,16 @@
 import type { Bytes } from "../encoding";
 import type { Transport } from "../http";
 import type { ItemContent } from "../items";
-import type { PublicKeyBundle } from "../keys";
+import { groupedFingerprint, keyFingerprint } from "../keys";
 import { Audit } from "./audit";
 import { ClientCore, type VaultClientOptions } from "./core";
-import { Invites } from "./invites";
+import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
 import { Members } from "./members";
-import { Rekeys } from "./rekey";
+import { Rekeys, type RekeyOptions } from "./rekey";
 import { Rosters } from "./roster";
 import { Session } from "./session";
-import { Trust, type OrgMember } from "./trust";
+import { Trust, type CheckedMember, type ServedBundle, type TrustLevel } from "./trust";
 import type {
   Account,
   AuditRecord,
@@ -26,17 +26,19 @@ import type {
   Item,
   MemberEntry,
   OrgRole,
-  RekeyProgress,
   RekeyResult,
   Vault,
   VaultRole,
   VaultVerification,
   VerifiedRoster,
 } from "./types";
-import { Vaults } from "./vaults";
+import { Vaults, type CheckedVault } from "./vaults";
 
 export type { VaultClientOptions } from "./core";
-export type { OrgMember } from "./trust";
+export type { CheckedInvite, CreatedInvite } from "./invites";
+export type { RekeyOptions } from "./rekey";
+export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust";
+export type { CheckedVault, NameCheck } from "./vaults";
 export type * from "./types";
 
 export class VaultClient {
@@ -54,13 +56,13 @@ export class VaultClient {
   constructor(opts: VaultClientOptions) {
     this.core = new ClientCore(opts);
     this.trust = new Trust(this.core);
-    this.session = new Session(this.core, this.trust);
+    this.invites = new Invites(this.core);
+    this.session = new Session(this.core, this.trust, this.invites);
     this.rosters = new Rosters(this.core, this.trust);
     this.vaults = new Vaults(this.core, this.trust, this.rosters);
     this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
     this.items = new Items(this.core, this.vaults);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
-    this.invites = new Invites(this.core);
     this.audit = new Audit(this.core);
   }
 
@@ -105,20 +107,27 @@ export class VaultClient {
 
   // ---- Other users' keys (trust.ts) ----------------------------------------------------------------
 
-  userKeys(userId: string): Promise<PublicKeyBundle> {
+  userKeys(userId: string): Promise<ServedBundle> {
     return this.trust.userKeys(userId);
   }
-  fingerprint(userId: string): Promise<{ current: string; pinned?: string }> {
+  fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
     return this.trust.fingerprint(userId);
+  }
+  /** This account's own key fingerprint, grouped: what others compare theirs with. */
+  async ownFingerprint(): Promise<string> {
+    return groupedFingerprint(await keyFingerprint(this.core.account));
   }
   trustUser(userId: string, fingerprint: string): Promise<void> {
     return this.trust.trustUser(userId, fingerprint);
   }
-  orgMembers(): Promise<OrgMember[]> {
+  orgMembers(): Promise<CheckedMember[]> {
     return this.trust.orgMembers();
   }
-  findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole }> {
+  findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole; trust?: TrustLevel }> {
     return this.trust.findUser(emailOrId);
+  }
+  findMember(emailOrId: string): Promise<CheckedMember> {
+    return this.trust.findMember(emailOrId);
   }
 
   // ---- Vaults (vaults.ts) ----------------------------------------------------------------------------
@@ -126,11 +135,17 @@ export class VaultClient {
   listVaults(): Promise<Vault[]> {
     return this.vaults.listVaults();
   }
+  listCheckedVaults(): Promise<CheckedVault[]> {
+    return this.vaults.listCheckedVaults();
+  }
   getVault(vaultId: string): Promise<Vault> {
     return this.vaults.getVault(vaultId);
   }
-  createVault(name: string, type: "personal" | "shared" = "shared", opts: { signed?: boolean } = {}): Promise<Vault> {
-    return this.vaults.createVault(name, type, opts);
+  getCheckedVault(vaultId: string): Promise<CheckedVault> {
+    return this.vaults.getCheckedVault(vaultId);
+  }
+  createVault(name: string, type: "personal" | "shared" = "shared"): Promise<Vault> {
+    return this.vaults.createVault(name, type);
   }
   renameVault(vaultId: string, name: string): Promise<Vault> {
     return this.vaults.renameVault(vaultId, name);
@@ -162,8 +177,8 @@ export class VaultClient {
   verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
     return this.rosters.verifiedRoster(vaultId);
   }
-  adoptRoster(vaultId: string): Promise<VerifiedRoster> {
-    return this.memberOps.adoptRoster(vaultId);
+  adoptRoster(vaultId: string, confirmed: { members: string[] }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+    return this.rekeys.adoptRoster(vaultId, confirmed, opts);
   }
   verifyVault(vaultId: string): Promise<VaultVerification> {
     return this.memberOps.verifyVault(vaultId);
@@ -171,7 +186,7 @@ export class VaultClient {
 
   // ---- Rekey (rekey.ts) ----------------------------------------------------------------------------
 
-  rekey(vaultId: string, opts: { onProgress?: (p: RekeyProgress) => void; maxAttempts?: number } = {}): Promise<RekeyResult> {
+  rekey(vaultId: string, opts: RekeyOptions = {}): Promise<RekeyResult> {
     return this.rekeys.rekey(vaultId, opts);
   }
 
@@ -195,8 +210,11 @@ export class VaultClient {
 
   // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------
 
-  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string) {
+  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<CreatedInvite> {
     return this.invites.createInvite(email, role, expiresIn);
+  }
+  inviteLink(code: string): string {
+    return this.invites.inviteLink(code);
   }
   listInvites(orgId?: string): Promise<Invite[]> {
     return this.invites.listInvites(orgId);
@@ -204,8 +222,8 @@ export class VaultClient {
   revokeInvite(inviteId: string): Promise<void> {
     return this.invites.revokeInvite(inviteId);
   }
-  redeemInvite(token: string) {
-    return this.invites.redeemInvite(token);
+  redeemInvite(linkOrCode: string): Promise<CheckedInvite> {
+    return this.invites.redeemInvite(linkOrCode);
   }
   auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
     return this.audit.auditLog(opts);

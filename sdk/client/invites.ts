@@ -1,16 +1,111 @@
-/** Invites: made by owners and admins, checked by the invitee before registering with one. */
+/**
+ * Invites, made so that the first contact between inviter and invitee is authenticated without
+ * the server's word:
+ * - the inviter's client signs the invite as the server made it (id, organization, email, role,
+ *   expiry) and puts a random binding secret and its own key fingerprint in the link's fragment,
+ *   beside the token; the fragment never reaches a server;
+ * - the invitee's client checks the invite against that signature and fingerprint before it
+ *   sends anything (`INVITE_MISMATCH`), registers with a MAC of its key statement under the
+ *   binding secret, and pins the inviter;
+ * - the inviter's client, holding the secret, checks that MAC before it trusts the invitee's
+ *   keys (trust.ts), so neither side trusts a key on first use.
+ * A bare token (an invite made by another client) still works, unverified.
+ */
+import { normalizeEmail } from "../email";
+import { toBase64 } from "../encoding";
+import { ApiError, SecurityError } from "../errors";
+import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
+import { asPin } from "../pins";
+import { randomBytes } from "../primitives";
+import {
+  formatInviteCode,
+  INVITE_SECRET_BYTES,
+  inviteStatementBytes,
+  parseInviteCode,
+  signStatement,
+  statementVerifies,
+  type SignedStatement,
+} from "../statements";
 import type { ClientCore } from "./core";
 import type { Invite } from "./types";
+
+/** What `POST /invites/redeem` answers. */
+interface Redeemable {
+  inviteId: string;
+  orgId: string;
+  orgName?: string;
+  email: string;
+  role: "admin" | "member";
+  expiresAt: string;
+  inviter: PublicKeyBundle & { email: string };
+  inviteStatement?: SignedStatement;
+}
+
+/** An invite as the invitee's client checked it: `verified` when its link named the inviter's key and the inviter's signature holds. */
+export interface CheckedInvite extends Redeemable {
+  token: string;
+  /** The inviter's key fingerprint, grouped (`groupedFingerprint`). */
+  inviterFingerprint: string;
+  /** The link's binding secret (never sent as such: the registration carries a MAC made with it). */
+  secret?: Uint8Array<ArrayBuffer>;
+  verified: boolean;
+}
+
+/** A new invite: `link` (or `code`) is what to send the invitee, privately; `token` alone works too, without the checks. */
+export interface CreatedInvite {
+  inviteId: string;
+  token: string;
+  expiresAt: string;
+  code: string;
+  link: string;
+}
 
 export class Invites {
   constructor(private readonly core: ClientCore) {}
 
-  createInvite(
-    email: string,
-    role: "admin" | "member" = "member",
-    expiresIn?: string,
-  ): Promise<{ inviteId: string; token: string; expiresAt: string }> {
-    return this.core.http.request("POST", "/invites", { body: { email, role, expiresIn } });
+  /**
+   * Creates the invite, signs it, and keeps the link's binding secret on this device (by the
+   * invited email) to check the invitee's keys against at first contact. An invite the server
+   * would not take the statement for is revoked again.
+   */
+  async createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<CreatedInvite> {
+    const { core } = this;
+    const keys = core.requireKeys();
+    const account = core.account;
+    const address = normalizeEmail(email);
+    const created = await core.http.request<{ inviteId: string; token: string; expiresAt: string }>("POST", "/invites", {
+      body: { email: address, role, expiresIn },
+    });
+    try {
+      const org = await core.http.request<{ name: string }>("GET", `/orgs/${encodeURIComponent(account.orgId)}`);
+      const bytes = inviteStatementBytes({
+        inviteId: created.inviteId,
+        orgId: account.orgId,
+        orgName: org.name,
+        email: address,
+        role,
+        expiresAt: created.expiresAt,
+        inviterId: account.userId,
+      });
+      const statement = { version: 1, signature: await signStatement(bytes, keys.signingPrivateKey) };
+      await core.http.request("POST", `/invites/${encodeURIComponent(created.inviteId)}/statement`, { body: { statement } });
+    } catch (err) {
+      await core.http.request("DELETE", `/invites/${encodeURIComponent(created.inviteId)}`).catch(() => undefined);
+      throw err;
+    }
+    const secret = randomBytes(INVITE_SECRET_BYTES);
+    await core.inviteSecrets.set(address, { inviteId: created.inviteId, secret: toBase64(secret) });
+    const code = formatInviteCode({
+      token: created.token,
+      secret,
+      inviterKey: await keyFingerprint({ publicKey: account.publicKey, signingPublicKey: account.signingPublicKey }),
+    });
+    return { ...created, code, link: this.inviteLink(code) };
+  }
+
+  /** The web vault's link for an invite code: `<origin>/#/invite/<code>`, on the server this client talks to. */
+  inviteLink(code: string): string {
+    return `${this.core.http.baseUrl.replace(/\/api\/v1$/, "")}/#/invite/${code}`;
   }
 
   listInvites(orgId = this.core.account.orgId): Promise<Invite[]> {
@@ -21,8 +116,65 @@ export class Invites {
     await this.core.http.request("DELETE", `/invites/${encodeURIComponent(inviteId)}`);
   }
 
-  /** Checks a token and tells what it is for; registering with it is what uses it up. */
-  redeemInvite(token: string): Promise<{ orgId: string; orgName?: string; email: string; role: "admin" | "member"; expiresAt?: string }> {
-    return this.core.http.request("POST", "/invites/redeem", { auth: false, body: { token } });
+  /**
+   * What an invite is for, checked: given a link or code that names the inviter's key, the
+   * server's answer must be the invite that inviter signed, by that very key (`INVITE_MISMATCH`
+   * otherwise, before anything else is sent). A bare token answers `verified: false`. Checking
+   * does not use the invite up; registering with it does.
+   */
+  async redeemInvite(linkOrCode: string): Promise<CheckedInvite> {
+    const code = parseInviteCode(linkOrCode);
+    if (!code) throw new ApiError(400, "INVALID", "not an invite link, code or token", "token");
+    const res = await this.core.http.request<Redeemable>("POST", "/invites/redeem", { auth: false, body: { token: code.token } });
+    const invite: CheckedInvite = {
+      ...res,
+      token: code.token,
+      secret: code.secret,
+      inviterFingerprint: res.inviter ? groupedFingerprint(await keyFingerprint(res.inviter)) : "",
+      verified: false,
+    };
+    if (!code.inviterKey) return invite;
+    const mismatch = (why: string) =>
+      new SecurityError(
+        "INVITE_MISMATCH",
+        `this invite is not the one your inviter made: ${why}. Nothing was sent; ask them for a new link`,
+      );
+    const inviter = res.inviter;
+    if (!inviter || !(await bundleSelfSignatureVerifies(inviter))) throw mismatch("the server shows no self-signed inviter");
+    const shown = await keyFingerprint(inviter);
+    if (shown !== code.inviterKey)
+      throw mismatch(
+        `the link names the inviter's key ${groupedFingerprint(code.inviterKey)}, the server shows ${inviter.email} with ${groupedFingerprint(shown)}`,
+      );
+    if (!res.inviteStatement) throw mismatch("the inviter's signed statement of it is missing");
+    const bytes = inviteStatementBytes({
+      inviteId: res.inviteId,
+      orgId: res.orgId,
+      orgName: res.orgName ?? "",
+      email: res.email,
+      role: res.role,
+      expiresAt: res.expiresAt,
+      inviterId: inviter.userId,
+    });
+    if (!(await statementVerifies(bytes, inviter.signingPublicKey, res.inviteStatement.signature)))
+      throw mismatch(
+        `the organization, email, role or expiry the server shows ("${res.orgName}", ${res.email}, ${res.role}) is not what ${inviter.email} signed`,
+      );
+    return { ...invite, verified: true };
+  }
+
+  /** After registering through a verified invite: the inviter's keys, vouched for by the link, pinned as such. */
+  async pinInviter(invite: CheckedInvite): Promise<void> {
+    const { inviter } = invite;
+    const fingerprint = groupedFingerprint(await keyFingerprint(inviter));
+    const kept = await this.core.pins.get(inviter.userId);
+    const pinned = kept === undefined ? undefined : asPin(kept);
+    if (pinned && pinned.fingerprint !== fingerprint)
+      throw new SecurityError(
+        "KEY_CHANGED",
+        `this device pinned other keys for ${inviter.email} (${pinned.fingerprint}) than the ones your invite link vouches for (${fingerprint})`,
+        inviter.userId,
+      );
+    await this.core.pins.set(inviter.userId, { ...pinned, fingerprint, email: inviter.email, via: "invite" });
   }
 }

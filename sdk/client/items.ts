@@ -1,4 +1,9 @@
-/** Items: sealed here under the vault's current key, opened here and checked against their vault and id. */
+/**
+ * Items: sealed here under the vault's current key (writes refused where the vault's roster says
+ * they are unsafe: vaults.ts, `withCurrentKey`), opened here under the vault and item ids they
+ * were asked for, so that the server cannot answer one item's record for another's.
+ */
+import { SecurityError } from "../errors";
 import { openItem, sealItem, type ItemContent } from "../items";
 import type { ClientCore } from "./core";
 import type { Item, StoredItem } from "./types";
@@ -14,20 +19,28 @@ export class Items {
     return (await this.core.http.request<{ items: StoredItem[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/items`)).items;
   }
 
-  /** Every item of the vault, opened (each checked against its vault and item id). */
+  /** Every item of the vault, opened (each checked against this vault and its own id, each id once). */
   async listItems(vaultId: string): Promise<Item[]> {
     const vaultKey = await this.vaults.openCurrentVault(vaultId);
     const stored = await this.listStoredItems(vaultId);
+    const seen = new Set<string>();
+    for (const s of stored) {
+      assertItem(s, vaultId, s.itemId);
+      if (seen.has(s.itemId)) throw new SecurityError("ITEM_MISMATCH", `the server lists item ${s.itemId} twice`);
+      seen.add(s.itemId);
+    }
     return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
   }
 
+  /** The item asked for, opened under its own vault and id: another item's record (`ITEM_MISMATCH`) or ciphertext (`TAMPERED`) is refused. */
   async getItem(vaultId: string, itemId: string): Promise<Item> {
     const vaultKey = await this.vaults.openCurrentVault(vaultId);
     const stored = await this.core.http.request<StoredItem>(
       "GET",
       `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
     );
-    return toItem(stored, await openItem(vaultKey, vaultId, stored));
+    assertItem(stored, vaultId, itemId);
+    return toItem(stored, await openItem(vaultKey, vaultId, { ...stored, itemId: itemId.toLowerCase() }));
   }
 
   /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
@@ -38,6 +51,7 @@ export class Items {
       const stored = await this.core.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
         body: { ...sealed, keyVersion },
       });
+      assertItem(stored, vaultId, itemId);
       return toItem(stored, content);
     });
   }
@@ -53,6 +67,7 @@ export class Items {
           body: { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, revision: opts.revision, keyVersion },
         },
       );
+      assertItem(stored, vaultId, itemId);
       return toItem(stored, content);
     });
   }
@@ -60,6 +75,15 @@ export class Items {
   async deleteItem(vaultId: string, itemId: string): Promise<void> {
     await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
   }
+}
+
+/** The record is the item asked for, in the vault asked for (ids compare in lower case, as the server stores them). */
+function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
+  if (stored?.itemId?.toLowerCase() !== itemId.toLowerCase() || stored.vaultId?.toLowerCase() !== vaultId.toLowerCase())
+    throw new SecurityError(
+      "ITEM_MISMATCH",
+      `asked for item ${itemId} of vault ${vaultId}, the server answered item ${stored?.itemId} of vault ${stored?.vaultId}`,
+    );
 }
 
 function toItem(stored: StoredItem, content: ItemContent): Item {

@@ -1,18 +1,18 @@
 /**
  * A vault's members: the list checked against the signed roster, sharing (the key wrapped for a
  * checked recipient), role changes and removals, each a link signed here on a signed vault; the
- * member-level check of a whole vault (`verifyVault`); adopting a roster for an old vault.
+ * member-level check of a whole vault (`verifyVault`).
  */
 import { fromBase64, toBase64 } from "../encoding";
-import { ApiError, SecurityError } from "../errors";
+import { ApiError } from "../errors";
 import { keyFingerprint } from "../keys";
 import { ed25519Sign, ed25519Verify, rsaModulusBytes, rsaOaepWrap } from "../primitives";
-import { GENESIS_PREV, rosterWraps } from "../roster";
+import { rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { memberListProblems, type Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { MemberEntry, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
-import type { Vaults } from "./vaults";
+import { nameCheckOf, type Vaults } from "./vaults";
 
 export class Members {
   constructor(
@@ -45,28 +45,26 @@ export class Members {
   }
 
   /**
-   * Wraps the vault key for a user of the organization (keys checked and pinned) and adds them;
-   * a rekey in between (409) wraps the new key instead.
+   * Wraps the vault key for a user of the organization (keys checked against pins, statements and
+   * invite bindings) and adds them, with a signed `add` link; a rekey in between (409) wraps the
+   * new key instead. Refused like every write on a vault that needs a rekey or has no roster.
    */
   async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
     const keys = this.core.requireKeys();
     const recipient = await this.trust.userKeys(userId);
     await this.rosters.withRosterRetry(() =>
-      this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
-        const roster = await this.rosters.verifiedRoster(vaultId);
-        if (roster && roster.state.keyVersion !== keyVersion) throw vaultMoved();
+      this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
+        if (roster.state.keyVersion !== keyVersion) throw vaultMoved();
         const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
         const encryptedVaultKey = toBase64(wrapped);
-        const rosterLink = roster
-          ? await this.rosters.nextRosterLink(roster.state, {
-              op: "add",
-              keyVersion,
-              subjectId: recipient.userId,
-              role,
-              subjectKey: await keyFingerprint(recipient),
-              wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
-            })
-          : undefined;
+        const rosterLink = await this.rosters.nextRosterLink(roster.state, {
+          op: "add",
+          keyVersion,
+          subjectId: recipient.userId,
+          role,
+          subjectKey: await keyFingerprint(recipient),
+          wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
+        });
         await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
           body: {
             recipientUserId: recipient.userId,
@@ -146,48 +144,6 @@ export class Members {
   }
 
   /**
-   * Makes a vault without a roster a signed one: the caller (an owner) vouches, in an `adopt`
-   * link, for the members, roles, keys and wraps it has just verified.
-   */
-  async adoptRoster(vaultId: string): Promise<VerifiedRoster> {
-    const existing = await this.rosters.verifiedRoster(vaultId);
-    if (existing) return existing;
-    const [vault, members] = await Promise.all([this.vaults.getVault(vaultId), this.members(vaultId)]);
-    const report = await this.verifyVault(vaultId);
-    if (!report.ok) {
-      throw new SecurityError(
-        "INCONSISTENT",
-        `not vouching for the members of vault "${vault.vaultName}": ${[...report.problems, ...report.members.flatMap((m) => m.problems)].join("; ")}`,
-      );
-    }
-    const checked = new Set(report.members.map((m) => `${m.userId}/${m.role}/${m.senderId}`));
-    if (
-      report.keyVersion !== vault.keyVersion ||
-      members.length !== checked.size ||
-      members.some((m) => !checked.has(`${m.userId}/${m.role}/${m.senderId}`))
-    )
-      throw vaultMoved();
-    const listed = await Promise.all(
-      members.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.trust.keysOf(m.userId)) })),
-    );
-    const rosterLink = await this.rosters.signRosterLink({
-      vaultId,
-      seq: 0,
-      prev: GENESIS_PREV,
-      op: "adopt",
-      actorId: this.core.account.userId,
-      at: new Date().toISOString(),
-      keyVersion: vault.keyVersion,
-      vaultType: vault.vaultType,
-      members: listed.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
-      wraps: await rosterWraps(members),
-    });
-    await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/roster`, { body: { rosterLink } });
-    await this.rosters.sawRosterLink(rosterLink);
-    return (await this.rosters.verifiedRoster(vaultId))!;
-  }
-
-  /**
    * Checks every member's wrap as far as a member can: its signature verifies against the
    * sender's pinned key, the sender is an owner or admin of the vault, the wrap has the size
    * its recipient's key gives, the wraps are exactly one per member, and the caller's own wrap
@@ -213,10 +169,15 @@ export class Members {
       if (roster) {
         if (roster.state.keyVersion !== vault.keyVersion)
           problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
+        if (roster.state.rekeyRequired && !vault.rekeyRequired)
+          problems.push("its signed roster says a removed member still holds the key, but the server says no rekey is due");
         for (const problem of await memberListProblems(roster.state, members)) problems.push(`signed roster: ${problem.message}`);
       } else {
-        warnings.push("the vault has no signed roster: its member list is the server's word (an owner can adopt one)");
+        warnings.push("the vault has no signed roster: its member list is the server's word (an owner can adopt it)");
       }
+      const name = nameCheckOf(vault, roster);
+      if (name.status === "mismatch") problems.push(`the server calls the vault "${name.shown}", its signed roster "${name.name}"`);
+      if (name.status === "unverified" && roster) warnings.push(`its name is not vouched for: ${name.why}`);
     } catch (err) {
       problems.push(`signed roster: ${(err as Error).message}`);
     }

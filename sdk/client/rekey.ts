@@ -1,22 +1,32 @@
 /**
  * The rekey: a new vault key, every item re-encrypted under it, the key wrapped for exactly the
  * members the vault's verified roster names, all in one call that the server applies atomically.
+ * Adopting a vault made without a roster is a rekey too: a fresh key, wrapped only for the members
+ * its owner confirms, recorded in the `adopt` link that starts the vault's roster.
  */
 import { fromBase64, toBase64, type Bytes } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
 import { openItem, sealItem, type SealedItem } from "../items";
 import { keyFingerprint } from "../keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
-import { memberDigest, rosterWraps } from "../roster";
+import { GENESIS_PREV, memberDigest, rosterWraps, type RosterLink } from "../roster";
+import { mayDo } from "../vault-roles";
 import { vaultMoved, type ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Members } from "./members";
 import { rosterRaced, type Rosters } from "./roster";
 import type { Trust } from "./trust";
-import type { MemberEntry, RekeyProgress, RekeyResult, VerifiedRoster } from "./types";
+import type { MemberEntry, RekeyProgress, RekeyResult, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
 
 const MAX_REKEY_ATTEMPTS = 5;
+
+type NewKey = { userId: string; encryptedVaultKey: string; wrapSignature: string };
+
+export interface RekeyOptions {
+  onProgress?: (p: RekeyProgress) => void;
+  maxAttempts?: number;
+}
 
 export class Rekeys {
   constructor(
@@ -30,31 +40,111 @@ export class Rekeys {
 
   /**
    * A new vault key: every item opened under the old key and sealed under the new one, the new
-   * key wrapped for every remaining member (their keys checked and pinned) and signed, all sent
-   * in one call. When the vault changed meanwhile (409, or 400 for a member or item set that no
-   * longer matches), it starts again from the beginning. On a signed vault the new key goes to
-   * exactly the members of the verified roster, each under the keys the roster recorded, and a
-   * member list from the server that differs from the roster is refused before anything is sent.
+   * key wrapped for every remaining member (their keys checked) and signed, all sent in one call.
+   * When the vault changed meanwhile (409, or 400 for a member or item set that no longer
+   * matches), it starts again from the beginning. On a signed vault the new key goes to exactly
+   * the members of the verified roster, each under the keys the roster recorded, and a member list
+   * from the server that differs from the roster is refused before anything is sent.
    */
-  async rekey(vaultId: string, opts: { onProgress?: (p: RekeyProgress) => void; maxAttempts?: number } = {}): Promise<RekeyResult> {
+  rekey(vaultId: string, opts: RekeyOptions = {}): Promise<RekeyResult> {
+    return this.attempts(vaultId, opts, async (vault) => {
+      const oldKey = await this.vaults.openVault(vault);
+      // A member list that disagrees with the signed roster is refused here, before anything is sent.
+      const { members, roster } = await this.members.verifiedMembers(vaultId);
+      if (roster && roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
+      // On a signed vault, the new key goes to the roster's members only, under the keys it recorded.
+      const recipients = roster ? [...roster.state.members.keys()] : members.map((m) => m.userId);
+      return {
+        oldKey,
+        recipients,
+        recordedKey: (userId) => roster?.state.members.get(userId)?.key,
+        link: async (newKeys) =>
+          roster
+            ? this.rosters.nextRosterLink(roster.state, {
+                op: "rekey",
+                keyVersion: vault.keyVersion + 1,
+                memberDigest: await memberDigest(roster.state.members),
+                wraps: await rosterWraps(newKeys),
+              })
+            : undefined,
+      };
+    });
+  }
+
+  /**
+   * Gives a vault made without a roster a signed one. The server's member list of such a vault is
+   * only its word, so the owner says who the members are (`members`, user ids, the owner
+   * included): a list that differs from the server's is refused (`MEMBER_LIST_MISMATCH`), and
+   * nothing is sent; remove anyone unwanted first. Then, as a rekey, a fresh key is wrapped for
+   * exactly those members (their keys checked) and every item re-encrypted, with the `adopt` link
+   * that starts the roster: no wrap the server handed out is vouched for.
+   */
+  async adoptRoster(vaultId: string, confirmed: { members: string[] }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+    const existing = await this.rosters.verifiedRoster(vaultId);
+    if (existing) return existing;
+    const wanted = new Set(confirmed.members.map((id) => id.toLowerCase()));
+    await this.attempts(vaultId, opts, async (vault) => {
+      if (!mayDo(vault.role, "adoptRoster"))
+        throw new ApiError(403, "FORBIDDEN", `only an owner adopts a vault, and you are its ${vault.role}`);
+      const listed = await this.members.members(vaultId);
+      for (const problem of memberSetProblems(listed, wanted)) throw problem;
+      const oldKey = await this.vaults.openVault(vault, null);
+      const recipients = listed.map((m) => m.userId).sort();
+      return {
+        oldKey,
+        recipients,
+        recordedKey: () => undefined,
+        link: async (newKeys): Promise<RosterLink> => {
+          const members = await Promise.all(
+            listed.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.trust.keysOf(m.userId)) })),
+          );
+          return this.rosters.signRosterLink({
+            vaultId,
+            seq: 0,
+            prev: GENESIS_PREV,
+            op: "adopt",
+            actorId: this.core.account.userId,
+            at: new Date().toISOString(),
+            keyVersion: vault.keyVersion + 1,
+            vaultType: vault.vaultType,
+            name: vault.vaultName,
+            members: members.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+            wraps: await rosterWraps(newKeys),
+          });
+        },
+      };
+    });
+    return (await this.rosters.verifiedRoster(vaultId))!;
+  }
+
+  /**
+   * The rekey's loop: plan (read the vault, decide recipients and link), re-encrypt, wrap, send;
+   * again from a fresh read when the vault changed meanwhile.
+   */
+  private async attempts(
+    vaultId: string,
+    opts: RekeyOptions,
+    plan: (vault: Vault) => Promise<{
+      oldKey: Bytes;
+      recipients: string[];
+      /** The key fingerprint the roster recorded for a recipient, which the keys used must have. */
+      recordedKey: (userId: string) => string | undefined;
+      link: (newKeys: NewKey[]) => Promise<RosterLink | undefined>;
+    }>,
+  ): Promise<RekeyResult> {
     const keys = this.core.requireKeys();
     const maxAttempts = opts.maxAttempts ?? MAX_REKEY_ATTEMPTS;
     const progress = opts.onProgress ?? (() => {});
     for (let attempt = 1; ; attempt++) {
       const vault = await this.vaults.getVault(vaultId);
-      let oldKey: Bytes, members: MemberEntry[], roster: VerifiedRoster | null;
+      let planned: Awaited<ReturnType<typeof plan>>;
       try {
-        oldKey = await this.vaults.openVault(vault);
-        // A member list that disagrees with the signed roster is refused here, before anything is sent.
-        ({ members, roster } = await this.members.verifiedMembers(vaultId));
-        if (roster && roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
+        planned = await plan(vault);
       } catch (err) {
         if (err instanceof ApiError && err.status === 409 && attempt < maxAttempts) continue;
         throw err;
       }
       const stored = await this.items.listStoredItems(vaultId);
-      // On a signed vault, the new key goes to the roster's members only.
-      const recipients = roster ? [...roster.state.members.keys()] : members.map((m) => m.userId);
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than
@@ -62,18 +152,21 @@ export class Rekeys {
       const items: Array<SealedItem & { revision: number }> = [];
       progress({ phase: "items", done: 0, total: stored.length });
       for (const item of stored) {
-        items.push({ ...(await sealItem(newKey, vaultId, item.itemId, await openItem(oldKey, vaultId, item))), revision: item.revision });
+        items.push({
+          ...(await sealItem(newKey, vaultId, item.itemId, await openItem(planned.oldKey, vaultId, item))),
+          revision: item.revision,
+        });
         progress({ phase: "items", done: items.length, total: stored.length });
       }
 
-      const newKeys: Array<{ userId: string; encryptedVaultKey: string; wrapSignature: string }> = [];
-      progress({ phase: "wraps", done: 0, total: recipients.length });
-      for (const userId of recipients) {
+      const newKeys: NewKey[] = [];
+      progress({ phase: "wraps", done: 0, total: planned.recipients.length });
+      for (const userId of planned.recipients) {
         let wrapped: Bytes;
         if (vault.vaultType === "personal") wrapped = await aesKwWrap(keys.stretchedKey, newKey);
         else {
           const holder = await this.trust.keysOf(userId);
-          const recorded = roster?.state.members.get(userId)?.key;
+          const recorded = planned.recordedKey(userId);
           if (recorded && (await keyFingerprint(holder)) !== recorded) {
             throw new SecurityError(
               "KEY_CHANGED",
@@ -88,16 +181,9 @@ export class Rekeys {
           encryptedVaultKey: toBase64(wrapped),
           wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
         });
-        progress({ phase: "wraps", done: newKeys.length, total: recipients.length });
+        progress({ phase: "wraps", done: newKeys.length, total: planned.recipients.length });
       }
-      const rosterLink = roster
-        ? await this.rosters.nextRosterLink(roster.state, {
-            op: "rekey",
-            keyVersion: vault.keyVersion + 1,
-            memberDigest: await memberDigest(roster.state.members),
-            wraps: await rosterWraps(newKeys),
-          })
-        : undefined;
+      const rosterLink = await planned.link(newKeys);
 
       progress({ phase: "upload", done: 0, total: 1 });
       try {
@@ -116,4 +202,25 @@ export class Rekeys {
       return { keyVersion: vault.keyVersion + 1, items: items.length, members: newKeys.length, attempts: attempt };
     }
   }
+}
+
+/** Where the server's member list differs from the set of members an owner confirmed. */
+function memberSetProblems(listed: readonly MemberEntry[], confirmed: ReadonlySet<string>): SecurityError[] {
+  const problems: SecurityError[] = [];
+  const ids = new Set(listed.map((m) => m.userId));
+  if (ids.size !== listed.length)
+    problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
+  for (const m of listed)
+    if (!confirmed.has(m.userId))
+      problems.push(
+        new SecurityError(
+          "MEMBER_LIST_MISMATCH",
+          `the server lists ${m.userId} as a ${m.role} of the vault, whom you did not confirm: remove them first if they should not be in it`,
+          m.userId,
+        ),
+      );
+  for (const id of confirmed)
+    if (!ids.has(id))
+      problems.push(new SecurityError("MEMBER_LIST_MISMATCH", `${id}, whom you confirmed, is not in the server's member list`, id));
+  return problems;
 }

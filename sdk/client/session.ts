@@ -1,62 +1,167 @@
-/** Registering, logging in and out, unlocking and locking: the account's keys in this session. */
-import { toBase64, type Bytes } from "../encoding";
+/**
+ * Registering, logging in and out, unlocking and locking: the account's keys in this session.
+ *
+ * Nothing derived from the password leaves this file before its KDF parameters are checked: the
+ * floor and caps (kdf.ts, inside every derivation), and, on a device that has logged in to the
+ * account before, the parameters and salt it remembers, which only a statement signed by the
+ * account's own key (known to this device) may change (`KDF_CHANGED`).
+ */
 import { normalizeEmail } from "../email";
-import { WeakPasswordError } from "../errors";
+import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { ApiError, SecurityError, WeakPasswordError } from "../errors";
 import type { Tokens } from "../http";
-import { bundleFingerprint, createAccountKeys, deriveAccountSecrets, newKdfParams, openAccountKeys, type KdfChoice } from "../keys";
+import { sameKdf } from "../kdf";
+import { createAccountKeys, deriveAccountSecrets, keyFingerprint, newKdfParams, openAccountKeys, type KdfChoice } from "../keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
 import type { KdfParams } from "../primitives";
+import {
+  inviteBindingMac,
+  kdfStatementBytes,
+  keyStatementBytes,
+  signStatement,
+  statementVerifies,
+  type KdfStatement,
+  type KeyStatement,
+  type SignedStatement,
+} from "../statements";
 import type { ClientCore } from "./core";
+import type { Invites } from "./invites";
 import type { Trust } from "./trust";
 import type { Account, OrgRole } from "./types";
+
+/** The statements of this release have version 1. */
+const STATEMENT_VERSION = 1;
+
+interface LoginAnswer extends Tokens {
+  userId: string;
+  orgId: string;
+  role: OrgRole;
+  kdf: KdfParams;
+  publicKey: string;
+  signingPublicKey: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+  keyStatement?: SignedStatement;
+  kdfStatement?: SignedStatement;
+}
 
 export class Session {
   constructor(
     private readonly core: ClientCore,
     private readonly trust: Trust,
+    private readonly invites: Invites,
   ) {}
 
   /**
-   * Refuses a weak master password (`checkMasterPassword`: `WeakPasswordError`), then generates the account's keys, registers them (with an invite token, or as the first user /
-   * in open registration) and logs in. The password never leaves this function.
+   * Refuses a weak master password (`checkMasterPassword`: `WeakPasswordError`); with an invite,
+   * checks it against what its inviter signed before anything is sent (`INVITE_MISMATCH`); then
+   * generates the account's keys, signs its key and KDF statements (and, invited through a link
+   * with a binding secret, the MAC that vouches for them to the inviter), registers and logs in.
+   * The password never leaves this function.
    */
   async register(opts: {
     email: string;
     password: string;
-    inviteToken?: string;
+    /** The invite link, its code, or a bare token. */
+    invite?: string;
     orgName?: string;
     kdf?: KdfChoice;
     rsaBits?: number;
   }): Promise<Account> {
-    const verdict = await checkMasterPassword(opts.password, emailWords(opts.email));
+    const email = normalizeEmail(opts.email);
+    const verdict = await checkMasterPassword(opts.password, emailWords(email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
+    const invite = opts.invite === undefined ? undefined : await this.invites.redeemInvite(opts.invite);
+    if (invite && invite.email !== email) throw new ApiError(400, "INVALID", `this invite is for ${invite.email}, not ${email}`, "email");
     const { registration, keys } = await createAccountKeys(opts.password, {
-      kdf: opts.kdf && newKdfParams(opts.kdf),
+      kdf: newKdfParams(opts.kdf),
       rsaBits: opts.rsaBits,
       derive: this.core.derive,
     });
-    await this.core.http.request("POST", "/auth/register", {
+    const userId = globalThis.crypto.randomUUID();
+    const statement: KeyStatement = { userId, email, keys: await keyFingerprint(registration), version: STATEMENT_VERSION };
+    const kdfStatement: KdfStatement = { userId, email, kdf: registration.kdf, version: STATEMENT_VERSION };
+    const registered = await this.core.http.request<{ userId: string; orgId: string; role: OrgRole }>("POST", "/auth/register", {
       auth: false,
-      body: { email: opts.email, ...registration, inviteToken: opts.inviteToken, orgName: opts.orgName },
+      body: {
+        email,
+        ...registration,
+        inviteToken: invite?.token,
+        orgName: opts.orgName,
+        userId,
+        keyStatement: { version: STATEMENT_VERSION, signature: await signStatement(keyStatementBytes(statement), keys.signingPrivateKey) },
+        kdfStatement: {
+          version: STATEMENT_VERSION,
+          signature: await signStatement(kdfStatementBytes(kdfStatement), keys.signingPrivateKey),
+        },
+        inviteBinding: invite?.secret && (await inviteBindingMac(invite.secret, statement)),
+      },
     });
-    return this.finishLogin(opts.email, registration.authHash, keys.stretchedKey);
+    if (registered.userId !== userId)
+      throw new SecurityError("INCONSISTENT", `the server registered user ${registered.userId}, not the ${userId} this client signed`);
+    if (invite?.verified && (registered.orgId !== invite.orgId || registered.role !== invite.role)) {
+      throw new SecurityError(
+        "INVITE_MISMATCH",
+        `the server registered you as ${registered.role} of organization ${registered.orgId}, not as the ${invite.role} of "${invite.orgName}" (${invite.orgId}) your inviter signed`,
+      );
+    }
+    const account = await this.finishLogin(email, registration.authHash, keys.stretchedKey, registration.kdf);
+    if (invite?.verified) await this.invites.pinInviter(invite);
+    return account;
   }
 
-  /** Prelogin (for the KDF parameters), derive, log in, open the private keys. */
-  async login(email: string, password: string): Promise<Account> {
-    const { kdf } = await this.core.http.request<{ kdf: KdfParams }>("GET", "/auth/prelogin", { auth: false, query: { email } });
+  /** Prelogin (for the KDF parameters, checked), derive, log in, open the private keys. */
+  async login(rawEmail: string, password: string): Promise<Account> {
+    const email = normalizeEmail(rawEmail);
+    const { kdf, kdfStatement } = await this.core.http.request<{ kdf: KdfParams; kdfStatement?: SignedStatement }>(
+      "GET",
+      "/auth/prelogin",
+      { auth: false, query: { email } },
+    );
+    await this.checkRemembered(email, kdf, kdfStatement);
     const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf, this.core.derive);
-    return this.finishLogin(email, toBase64(authHash), stretchedKey);
+    return this.finishLogin(email, toBase64(authHash), stretchedKey, kdf, kdfStatement);
   }
 
-  private async finishLogin(email: string, authHash: string, stretchedKey: Bytes): Promise<Account> {
-    const res = await this.core.http.request<Account & Tokens>("POST", "/auth/login", { auth: false, body: { email, authHash } });
+  /**
+   * Parameters other than the ones this device remembers for the account are refused unless the
+   * account's signing key, which this device knows, signed them in a newer statement.
+   */
+  private async checkRemembered(email: string, kdf: KdfParams, statement: SignedStatement | undefined): Promise<void> {
+    const remembered = await this.core.kdfMemory.get(email);
+    if (!remembered || sameKdf(kdf, remembered.kdf)) return;
+    const vouched =
+      statement !== undefined &&
+      statement.version > remembered.version &&
+      (await statementVerifies(
+        kdfStatementBytes({ userId: remembered.userId, email, kdf, version: statement.version }),
+        remembered.signingPublicKey,
+        statement.signature,
+      ));
+    if (!vouched) {
+      throw new SecurityError(
+        "KDF_CHANGED",
+        `the server answers other key-derivation parameters for ${email} than this device logged in with (${describeKdf(remembered.kdf)}, now ${describeKdf(kdf)}), and your account never signed them: nothing was derived or sent`,
+      );
+    }
+  }
+
+  private async finishLogin(
+    email: string,
+    authHash: string,
+    stretchedKey: Bytes,
+    derivedWith: KdfParams,
+    kdfStatement?: SignedStatement,
+  ): Promise<Account> {
+    const res = await this.core.http.request<LoginAnswer>("POST", "/auth/login", { auth: false, body: { email, authHash } });
+    if (!sameKdf(res.kdf, derivedWith))
+      throw new SecurityError("KDF_CHANGED", "the server's login answer names other key-derivation parameters than the ones derived with");
     this.core.accountInfo = {
       userId: res.userId,
       orgId: res.orgId,
       role: res.role,
-      email: normalizeEmail(email),
-      kdf: res.kdf,
+      email,
+      kdf: derivedWith,
       publicKey: res.publicKey,
       signingPublicKey: res.signingPublicKey,
       encryptedPrivateKey: res.encryptedPrivateKey,
@@ -64,12 +169,47 @@ export class Session {
     };
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
     await this.unlockWithStretchedKey(stretchedKey);
+    await this.checkOwnStatements(res);
+    const version = (res.kdfStatement ?? kdfStatement)?.version ?? STATEMENT_VERSION;
+    await this.core.kdfMemory.set(email, { kdf: derivedWith, userId: res.userId, signingPublicKey: res.signingPublicKey, version });
     return this.core.accountInfo;
   }
 
-  /** Opens the private keys of a resumed login with the password. */
+  /**
+   * The account's own statements, as the login answered them: each must verify over what this
+   * client knows of itself; one that is missing (an account made before statements) is signed
+   * and sent now, so that others can check this account's id, email and keys from now on.
+   */
+  private async checkOwnStatements(res: LoginAnswer): Promise<void> {
+    const account = this.core.account;
+    const keys = this.core.requireKeys();
+    const key: KeyStatement = { userId: account.userId, email: account.email, keys: await keyFingerprint(account), version: 0 };
+    const kdf: KdfStatement = { userId: account.userId, email: account.email, kdf: account.kdf, version: 0 };
+    const upgrade: { keyStatement?: SignedStatement; kdfStatement?: SignedStatement } = {};
+    if (res.keyStatement) {
+      const bytes = keyStatementBytes({ ...key, version: res.keyStatement.version });
+      if (!(await statementVerifies(bytes, account.signingPublicKey, res.keyStatement.signature)))
+        throw new SecurityError("IDENTITY_MISMATCH", "the server holds a key statement for your account that you did not sign");
+    } else {
+      const bytes = keyStatementBytes({ ...key, version: STATEMENT_VERSION });
+      upgrade.keyStatement = { version: STATEMENT_VERSION, signature: await signStatement(bytes, keys.signingPrivateKey) };
+    }
+    if (res.kdfStatement) {
+      const bytes = kdfStatementBytes({ ...kdf, version: res.kdfStatement.version });
+      if (!(await statementVerifies(bytes, account.signingPublicKey, res.kdfStatement.signature)))
+        throw new SecurityError("KDF_CHANGED", "the server holds a KDF statement for your account that you did not sign");
+    } else {
+      const bytes = kdfStatementBytes({ ...kdf, version: STATEMENT_VERSION });
+      upgrade.kdfStatement = { version: STATEMENT_VERSION, signature: await signStatement(bytes, keys.signingPrivateKey) };
+    }
+    if (upgrade.keyStatement || upgrade.kdfStatement) await this.core.http.request("POST", "/users/me/statements", { body: upgrade });
+  }
+
+  /** Opens the private keys of a resumed login with the password; its KDF parameters are checked as login checks them. */
   async unlock(password: string): Promise<void> {
-    const { stretchedKey } = await deriveAccountSecrets(password, this.core.account.kdf, this.core.derive);
+    const { email, kdf } = this.core.account;
+    await this.checkRemembered(email, kdf, undefined);
+    const { stretchedKey } = await deriveAccountSecrets(password, kdf, this.core.derive);
     await this.unlockWithStretchedKey(stretchedKey);
   }
 
@@ -78,10 +218,8 @@ export class Session {
    * match the public keys the server holds for this account, and pins them.
    */
   async unlockWithStretchedKey(stretchedKey: Bytes): Promise<void> {
-    const { account } = this.core;
-    const keys = await openAccountKeys(stretchedKey, account);
-    const own = { userId: account.userId, publicKey: account.publicKey, signingPublicKey: account.signingPublicKey };
-    await this.trust.checkPin(own.userId, await bundleFingerprint(own));
+    const keys = await openAccountKeys(stretchedKey, this.core.account);
+    await this.trust.checkOwnPin({ publicKey: toBase64(keys.publicKeyDer), signingPublicKey: toBase64(keys.signingPublicKeyRaw) });
     this.core.keys = keys;
   }
 
@@ -108,4 +246,17 @@ export class Session {
   me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string }> {
     return this.core.http.request("GET", "/users/me");
   }
+}
+
+function describeKdf(kdf: KdfParams): string {
+  const salt = (() => {
+    try {
+      return `salt ${toBase64(fromBase64(kdf.salt)).slice(0, 8)}…`;
+    } catch {
+      return "an unreadable salt";
+    }
+  })();
+  return kdf.algorithm === "argon2id"
+    ? `Argon2id, ${kdf.iterations} passes over ${kdf.memoryKiB} KiB, ${salt}`
+    : `PBKDF2-SHA256, ${kdf.iterations} iterations, ${salt}`;
 }

@@ -1,17 +1,48 @@
 /**
- * Vaults: listing, creating (always with a new random key, wrapped and signed here), renaming,
- * deleting, and opening a vault's key, checked against the sender's pinned key and the vault's
- * verified roster before it is used.
+ * Vaults: listing (each name checked against the vault's verified roster), creating (always
+ * signed: a new random key wrapped here and a `create` link naming the vault), renaming (with a
+ * signed `rename` link), deleting, and opening a vault's key, checked against the sender's key and
+ * the vault's verified roster before it is used. Every write goes through `withCurrentKey`, which
+ * refuses a vault whose roster says a rekey is due, one without a roster, and one whose name the
+ * server misstates.
  */
 import { fromBase64, toBase64, type Bytes } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
 import { keyFingerprint } from "../keys";
-import { AES_KEY_BYTES, aesKwUnwrap, aesKwWrap, ed25519Sign, ed25519Verify, randomBytes, rsaOaepUnwrap, rsaOaepWrap } from "../primitives";
+import {
+  AES_KEY_BYTES,
+  aesKwUnwrap,
+  aesKwWrap,
+  ed25519Sign,
+  ed25519Verify,
+  randomBytes,
+  rsaModulusBytes,
+  rsaOaepUnwrap,
+  rsaOaepWrap,
+} from "../primitives";
 import { GENESIS_PREV, linkHash, rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
 import type { Trust } from "./trust";
-import type { Vault } from "./types";
+import type { Vault, VerifiedRoster } from "./types";
+
+/** A personal vault's key, AES-256-KW of 32 bytes: exactly 40 bytes. */
+const PERSONAL_WRAP_BYTES = 40;
+
+/** How far a vault's name is vouched for. */
+export type NameCheck =
+  /** Its verified roster names it so. */
+  | { status: "verified"; name: string }
+  /** Nothing vouches for the server's name: a vault without a roster, or whose links name none yet. */
+  | { status: "unverified"; name: string; why: string }
+  /** The verified roster names it otherwise than the server: `name` is the roster's, `shown` the server's. */
+  | { status: "mismatch"; name: string; shown: string };
+
+export interface CheckedVault extends Vault {
+  nameCheck: NameCheck;
+  /** Why the vault's roster could not be verified (a changed key, a rollback, a forged link): opening it fails with this. */
+  problem?: SecurityError;
+}
 
 export class Vaults {
   constructor(
@@ -20,56 +51,87 @@ export class Vaults {
     private readonly rosters: Rosters,
   ) {}
 
+  /** The vaults as the server lists them, unchecked: `listCheckedVaults` is what to show a person. */
   async listVaults(): Promise<Vault[]> {
     return (await this.core.http.request<{ vaults: Vault[] }>("GET", "/vaults")).vaults;
+  }
+
+  /**
+   * The caller's vaults, each name checked against the vault's verified roster. A vault whose
+   * roster cannot be verified (a rollback, a forged link, a changed key) stays in the list, its
+   * name unverified, with the error as its `problem`; opening it fails with that error.
+   */
+  async listCheckedVaults(): Promise<CheckedVault[]> {
+    const vaults = await this.listVaults();
+    return Promise.all(
+      vaults.map(async (vault) => {
+        try {
+          return { ...vault, nameCheck: nameCheckOf(vault, await this.rosters.verifiedRoster(vault.vaultId)) };
+        } catch (err) {
+          if (!(err instanceof SecurityError)) throw err;
+          return { ...vault, nameCheck: { status: "unverified" as const, name: vault.vaultName, why: err.message }, problem: err };
+        }
+      }),
+    );
   }
 
   getVault(vaultId: string): Promise<Vault> {
     return this.core.http.request("GET", `/vaults/${encodeURIComponent(vaultId)}`);
   }
 
+  /** One vault with its name checked against its verified roster. */
+  async getCheckedVault(vaultId: string): Promise<CheckedVault> {
+    const vault = await this.getVault(vaultId);
+    return { ...vault, nameCheck: nameCheckOf(vault, await this.rosters.verifiedRoster(vaultId)) };
+  }
+
   /**
-   * A new vault: a random 256-bit key, wrapped for the creator and signed. Signed (the default,
-   * `signVaults`), it starts a roster with a `create` link and takes the id named in it.
+   * A new vault: a random 256-bit key, wrapped for the creator and signed, and a roster started
+   * with a `create` link that names the vault; the vault takes the id named in the link.
    */
-  async createVault(name: string, type: "personal" | "shared" = "shared", opts: { signed?: boolean } = {}): Promise<Vault> {
+  async createVault(name: string, type: "personal" | "shared" = "shared"): Promise<Vault> {
     const { core } = this;
     const keys = core.requireKeys();
     const vaultKey = randomBytes(AES_KEY_BYTES);
     const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
     const encryptedVaultKey = toBase64(wrapped);
     const me = core.account.userId;
-    const rosterLink =
-      (opts.signed ?? core.signVaults)
-        ? await this.rosters.signRosterLink({
-            vaultId: globalThis.crypto.randomUUID(),
-            seq: 0,
-            prev: GENESIS_PREV,
-            op: "create",
-            actorId: me,
-            at: new Date().toISOString(),
-            keyVersion: 1,
-            vaultType: type,
-            subjectId: me,
-            role: "owner",
-            subjectKey: await keyFingerprint(await this.trust.keysOf(me)),
-            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
-          })
-        : undefined;
+    const rosterLink = await this.rosters.signRosterLink({
+      vaultId: globalThis.crypto.randomUUID(),
+      seq: 0,
+      prev: GENESIS_PREV,
+      op: "create",
+      actorId: me,
+      at: new Date().toISOString(),
+      keyVersion: 1,
+      vaultType: type,
+      name,
+      subjectId: me,
+      role: "owner",
+      subjectKey: await keyFingerprint(await this.trust.keysOf(me)),
+      wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+    });
     const vault = await core.http.request<Vault>("POST", "/vaults", {
       body: { name, type, encryptedVaultKey, wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink },
     });
-    if (rosterLink) {
-      if (vault.vaultId !== rosterLink.vaultId)
-        throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
-      await core.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
-    }
+    if (vault.vaultId !== rosterLink.vaultId)
+      throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
+    await core.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
     core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key: vaultKey });
     return vault;
   }
 
+  /** Renames a vault; on a signed vault (every vault this SDK makes) with a signed `rename` link. */
   renameVault(vaultId: string, name: string): Promise<Vault> {
-    return this.core.http.request("PATCH", `/vaults/${encodeURIComponent(vaultId)}`, { body: { name } });
+    return this.rosters.withRosterRetry(async () => {
+      const roster = await this.rosters.verifiedRoster(vaultId);
+      const rosterLink = roster
+        ? await this.rosters.nextRosterLink(roster.state, { op: "rename", keyVersion: roster.state.keyVersion, name, wraps: [] })
+        : undefined;
+      const vault = await this.core.http.request<Vault>("PATCH", `/vaults/${encodeURIComponent(vaultId)}`, { body: { name, rosterLink } });
+      await this.rosters.sawRosterLink(rosterLink);
+      return vault;
+    });
   }
 
   async deleteVault(vaultId: string): Promise<void> {
@@ -78,21 +140,30 @@ export class Vaults {
   }
 
   /**
-   * The vault key from the caller's wrap, after checking the wrap's Ed25519 signature against the
-   * sender's pinned signing key. A wrap that does not verify is refused: the server (or anyone
-   * between) could otherwise hand the caller a key of its own choosing.
+   * The vault key from the caller's wrap: on a signed vault the wrap must be the one the verified
+   * roster vouches for (`roster`, or fetched and verified here); it must be the size a wrap for
+   * the caller's key has, and carry the sender's Ed25519 signature over exactly its bytes. The
+   * server (or anyone between) could otherwise hand the caller a key of its own choosing.
    */
-  async openVault(vault: Vault): Promise<Bytes> {
+  async openVault(vault: Vault, roster?: VerifiedRoster | null): Promise<Bytes> {
     const { core } = this;
     const cached = core.vaultKeys.get(vault.vaultId);
     if (cached && cached.keyVersion === vault.keyVersion) return cached.key;
     const keys = core.requireKeys();
-    await this.checkOwnWrapAgainstRoster(vault);
+    await this.checkOwnWrapAgainstRoster(vault, roster === undefined ? await this.rosters.verifiedRoster(vault.vaultId) : roster);
     const wrapped = fromBase64(vault.encryptedVaultKey);
     const personal = vault.vaultType === "personal";
     if (personal && vault.senderId !== core.account.userId) {
       throw new SecurityError("INCONSISTENT", `personal vault ${vault.vaultId} claims to be wrapped by another user`, vault.senderId);
     }
+    // A wrap is exactly as long as the caller's RSA modulus (or 40 bytes): this also keeps a
+    // signature over anything else (an RSA key's SPKI DER, always longer) from passing as a wrap's.
+    const size = personal ? PERSONAL_WRAP_BYTES : await rsaModulusBytes(keys.publicKeyDer);
+    if (wrapped.length !== size)
+      throw new SecurityError(
+        "TAMPERED",
+        `the key of vault "${vault.vaultName}" is ${wrapped.length} bytes, not a ${size}-byte wrap for your key`,
+      );
     const signingKey = fromBase64((await this.trust.keysOf(vault.senderId)).signingPublicKey);
     if (!(await ed25519Verify(signingKey, wrapped, fromBase64(vault.wrapSignature)))) {
       throw new SecurityError(
@@ -115,11 +186,16 @@ export class Vaults {
   /**
    * A signed vault's view, checked against its verified roster: the caller is a member with the
    * role shown, at the key version shown, holding the very wrap the roster vouches for (a wrap
-   * moved in from another vault, or an old one, is refused), made by the member it names.
+   * moved in from another vault, or an old one, is refused), made by the member it names; and
+   * the vault is of the type the roster started it as.
    */
-  private async checkOwnWrapAgainstRoster(vault: Vault): Promise<void> {
-    const roster = await this.rosters.verifiedRoster(vault.vaultId);
+  private async checkOwnWrapAgainstRoster(vault: Vault, roster: VerifiedRoster | null): Promise<void> {
     if (!roster) return;
+    if (roster.state.vaultType !== vault.vaultType)
+      throw new SecurityError(
+        "WRAP_MISMATCH",
+        `vault "${vault.vaultName}" is ${vault.vaultType} for the server, ${roster.state.vaultType} for its signed roster`,
+      );
     if (roster.state.keyVersion !== vault.keyVersion) {
       // A rekey between reading the vault and its roster, or the server's word against the roster: read the vault again to tell.
       if ((await this.getVault(vault.vaultId)).keyVersion !== vault.keyVersion) throw vaultMoved();
@@ -147,16 +223,65 @@ export class Vaults {
    * Runs a write under the vault's current key, sending its `keyVersion` so the server refuses a
    * write racing a rekey (409); then once more under the new key. A 409 with the key unchanged is
    * another conflict (a stale revision, an existing member) and goes to the caller.
+   *
+   * Before any key is used, the vault's roster is fetched and verified, and the write refused on a
+   * vault without one (`UNSIGNED_VAULT`: an owner adopts it first), on one whose roster says a
+   * rekey is due (`REKEY_REQUIRED`: a removed member still holds this key), and on one whose name
+   * the server states otherwise than the roster (`NAME_MISMATCH`).
    */
-  async withCurrentKey<T>(vaultId: string, write: (vaultKey: Bytes, keyVersion: number) => Promise<T>): Promise<T> {
-    const vault = await this.getVault(vaultId);
+  async withCurrentKey<T>(vaultId: string, write: (vaultKey: Bytes, keyVersion: number, roster: VerifiedRoster) => Promise<T>): Promise<T> {
+    let keyVersion = 0;
+    const attempt = async (): Promise<T> => {
+      const { vault, roster } = await this.writable(vaultId);
+      keyVersion = vault.keyVersion;
+      return write(await this.openVault(vault, roster), vault.keyVersion, roster);
+    };
     try {
-      return await write(await this.openVault(vault), vault.keyVersion);
+      return await attempt();
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) throw err;
-      const now = await this.getVault(vaultId);
-      if (now.keyVersion === vault.keyVersion) throw err;
-      return write(await this.openVault(now), now.keyVersion);
+      if ((await this.getVault(vaultId)).keyVersion === keyVersion) throw err;
+      return attempt();
     }
   }
+
+  /** The vault and its verified roster, if writing to it is safe (see `withCurrentKey`). */
+  private async writable(vaultId: string): Promise<{ vault: Vault; roster: VerifiedRoster }> {
+    for (let read = 1; ; read++) {
+      const vault = await this.getVault(vaultId);
+      const roster = await this.rosters.verifiedRoster(vaultId);
+      if (!roster)
+        throw new SecurityError(
+          "UNSIGNED_VAULT",
+          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${vault.role === "owner" ? "adopt it (a rekey for the members you confirm)" : "ask an owner to adopt it"} before writing to it or sharing it`,
+        );
+      if (roster.state.rekeyRequired)
+        throw new SecurityError(
+          "REKEY_REQUIRED",
+          `a member was removed from vault "${vault.vaultName}" and still holds its key: rekey it before writing to it or sharing it`,
+        );
+      const check = nameCheckOf(vault, roster);
+      if (check.status !== "mismatch") return { vault, roster };
+      // A rename between the two reads shows as a newer head: read again before calling it a lie.
+      if (read >= 3 || (await this.rosters.verifiedRoster(vaultId))?.state.head === roster.state.head)
+        throw new SecurityError(
+          "NAME_MISMATCH",
+          `the server calls vault ${vaultId} "${check.shown}", but its signed roster names it "${check.name}": refusing to write to it`,
+        );
+    }
+  }
+}
+
+/** A vault's name against its verified roster (null: the vault has none). */
+export function nameCheckOf(vault: Vault, roster: VerifiedRoster | null): NameCheck {
+  if (!roster) return { status: "unverified", name: vault.vaultName, why: "the vault has no signed roster" };
+  const vouched = roster.state.name;
+  if (vouched === undefined)
+    return {
+      status: "unverified",
+      name: vault.vaultName,
+      why: "its signed roster names no name yet (an owner or admin confirms it by renaming)",
+    };
+  if (vouched !== vault.vaultName) return { status: "mismatch", name: vouched, shown: vault.vaultName };
+  return { status: "verified", name: vouched };
 }

@@ -11,6 +11,22 @@ const SECURITY: Record<string, string> = {
   ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",
   MEMBER_LIST_MISMATCH: "The server's member list does not match the vault's signed member history, so nothing was sent.",
   WRAP_MISMATCH: "The key the server handed over is not the one the vault's signed history vouches for.",
+  KDF_TOO_WEAK:
+    "This account's password protection is weaker than this app accepts, so your password was not used: anyone holding what would be sent could guess it quickly.",
+  KDF_UNSUPPORTED: "The server asked this browser to protect your password in a way it does not support, so your password was not used.",
+  KDF_CHANGED:
+    "The server asked this browser to protect your password differently from before, and your account never signed that change. Your password was not used: the server may be trying to learn it.",
+  IDENTITY_MISMATCH:
+    "The server pairs a person's name, account and keys otherwise than they signed or than this browser remembers, so it was refused.",
+  INVITE_MISMATCH: "This invite is not the one your inviter made. Nothing was sent; ask them for a new link.",
+  INVITE_BINDING_MISMATCH:
+    "The keys this person registered are not the ones your invite link vouches for: whoever registered them did not have the link you sent. Compare fingerprints with them before sharing.",
+  NAME_MISMATCH: "The server shows this vault under another name than its signed history gives it, so nothing was written to it.",
+  UNSIGNED_VAULT:
+    "This vault has no signed member history, so its member list is only the server's word. An owner adopts it first (a new key for the members they confirm); then it can be written to and shared.",
+  REKEY_REQUIRED:
+    "A member was removed and still holds this vault's key. Rekey the vault first; nothing is added or shared under the old key.",
+  ITEM_MISMATCH: "The server answered with another item than the one asked for, so it was refused.",
 };
 
 const API: Record<string, string> = {

@@ -6,7 +6,7 @@
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import "./styles.css";
-import { Login, Register, Unlock } from "./pages/account";
+import { Login, OwnKey, Register, Unlock } from "./pages/account";
 import { Audit, Invites } from "./pages/admin";
 import { VaultPage, Vaults } from "./pages/vaults";
 import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
@@ -29,7 +29,7 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
   const admin = client.account.role === "owner" || client.account.role === "admin";
   useIdleLock();
   useEffect(() => {
-    if (!["vaults", "vault", "invites", "audit"].includes(page)) go("#/vaults");
+    if (!["vaults", "vault", "invites", "audit", "key"].includes(page)) go("#/vaults");
   }, [page]);
   return (
     <>
@@ -38,6 +38,7 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
           <a href="#/vaults">Vaults</a>
           {admin && <a href="#/invites">Invites</a>}
           {admin && <a href="#/audit">Audit log</a>}
+          <a href="#/key">Your key</a>
         </nav>
         <div class="who">
           <span>{client.account.email}</span>
@@ -55,6 +56,8 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
         <Invites />
       ) : page === "audit" && admin ? (
         <Audit />
+      ) : page === "key" ? (
+        <OwnKey />
       ) : (
         <Vaults />
       )}

@@ -1,9 +1,10 @@
 /**
  * The web vault's one session: a `VaultClient` (the project's SDK: every key and ciphertext is
  * made and opened here, in the browser), whether it is locked, and what the browser keeps between
- * visits: key pins and seen roster heads (localStorage), never a password, key or token.
+ * visits (localStorage): key pins with their emails, seen roster heads, each account's KDF
+ * parameters, the binding secrets of the invites made here; never a password, key or token.
  */
-import { VaultClient, type KeptValues, type PinStore, type RosterHeadStore } from "../../sdk";
+import { VaultClient, type InviteSecretStore, type KdfMemory, type KeptValues, type PinStore, type RosterHeadStore } from "../../sdk";
 import { useEffect, useState } from "preact/hooks";
 import { deriveInWorker } from "./kdf";
 
@@ -21,11 +22,14 @@ function stored<T>(key: string): KeptValues<T> {
   return {
     get: async (id) => all()[id],
     set: async (id, value) => localStorage.setItem(key, JSON.stringify({ ...all(), [id]: value })),
+    entries: async () => Object.entries(all()),
   };
 }
 
 export const pins: PinStore = stored("vault.pins");
 export const rosterHeads: RosterHeadStore = stored("vault.rosterHeads");
+export const kdfMemory: KdfMemory = stored("vault.kdf");
+export const inviteSecrets: InviteSecretStore = stored("vault.inviteSecrets");
 
 /** Seconds, from localStorage (a test or an admin shortens them), else the default. */
 function seconds(key: string, fallback: number): number {
@@ -36,7 +40,7 @@ export const idleLockMs = () => seconds("vault.idleLockSeconds", 300) * 1000;
 export const clipboardClearMs = () => seconds("vault.clipboardClearSeconds", 30) * 1000;
 
 export function newClient(): VaultClient {
-  return new VaultClient({ baseUrl: API_URL, pins, rosterHeads, deriveMasterKey: deriveInWorker });
+  return new VaultClient({ baseUrl: API_URL, pins, rosterHeads, kdfMemory, inviteSecrets, deriveMasterKey: deriveInWorker });
 }
 
 interface Session {

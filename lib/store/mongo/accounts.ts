@@ -1,10 +1,11 @@
 /** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
 import type { OrgId, UserId } from "../../domain/ids";
-import { forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import type { SignedStatement } from "../../domain/types";
 import { isRedeemable } from "../../domain/invites";
 import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, RefreshTokenRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";
-import { toOrg, toUser, userDoc } from "./documents";
+import { toOrg, toUser, userDoc, type UserDoc } from "./documents";
 
 export class MongoAccounts implements AccountStore {
   constructor(private readonly c: MongoContext) {}
@@ -14,7 +15,7 @@ export class MongoAccounts implements AccountStore {
       await this.c.lockRegistrations(session);
       if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } })))
         throw forbidden("Registration needs an invite");
-      await this.c.assertEmailFree(session, user.email);
+      await this.c.assertNewUserFree(session, user);
       await this.c.orgs.insertOne({ _id: org.orgId, name: org.name, createdAt: org.createdAt }, { session });
       const doc = userDoc(user, org.orgId, "owner");
       await this.c.users.insertOne(doc, { session });
@@ -29,7 +30,7 @@ export class MongoAccounts implements AccountStore {
       if (!invite) throw notFound("Invite");
       if (!isRedeemable({ status: invite.status, expiresAt: invite.expiresAt }, now)) throw notRedeemable();
       if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
-      await this.c.assertEmailFree(session, user.email);
+      await this.c.assertNewUserFree(session, user);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await this.c.invites.updateOne(
         { _id: inviteId, status: "pending" },
@@ -112,4 +113,23 @@ export class MongoAccounts implements AccountStore {
     const token = await this.c.refreshTokens.findOne({ _id: tokenHash, userId }, { projection: { familyId: 1 } });
     if (token) await this.c.refreshTokens.updateMany({ familyId: token.familyId }, { $set: { status: "revoked" } });
   }
+
+  async setStatements({ userId, keyStatement, kdfStatement }: ArgsOf<AccountStore["setStatements"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      const doc = await this.c.users.findOne({ _id: userId }, { session, projection: { keyStatement: 1, kdfStatement: 1 } });
+      if (!doc) throw notFound("User");
+      const set: Partial<Pick<UserDoc, "keyStatement" | "kdfStatement">> = {};
+      if (keyStatement) set.keyStatement = settledStatement(doc.keyStatement, keyStatement, "keyStatement");
+      if (kdfStatement) set.kdfStatement = settledStatement(doc.kdfStatement, kdfStatement, "kdfStatement");
+      await this.c.users.updateOne({ _id: userId }, { $set: set }, { session });
+    });
+  }
+}
+
+/** A statement after an upgrade: set once; the same statement again is fine, another one a conflict. */
+function settledStatement(stored: SignedStatement | undefined, given: SignedStatement, field: string): SignedStatement {
+  const next = { version: given.version, signature: given.signature };
+  if (stored && (stored.version !== next.version || stored.signature !== next.signature))
+    throw conflict("This account's statement is already set: a changed one needs a key change", field);
+  return next;
 }

@@ -161,6 +161,13 @@ export class MongoContext {
       throw conflict("A user with this email already exists", "email");
   }
 
+  /** 409 when the email or the user id (which a client may choose, to sign it at registration) is taken. */
+  async assertNewUserFree(session: ClientSession, user: { email: string; userId: UserId }): Promise<void> {
+    await this.assertEmailFree(session, user.email);
+    if (await this.users.findOne({ _id: user.userId }, { session, projection: { _id: 1 } }))
+      throw conflict("A user with this userId already exists", "userId");
+  }
+
   /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */
   async vaultView(session: ClientSession, vaultId: VaultId, userId: UserId): Promise<VaultView | null> {
     const member = await this.members.findOne({ vaultId, userId }, { session });
@@ -189,6 +196,7 @@ export class MongoContext {
         vaultId,
         orgId: vault.orgId,
         type: vault.type,
+        name: vault.name,
         keyVersion: vault.keyVersion,
         rekeyRequired: vault.rekeyRequired,
         roster: vault.roster ?? null,

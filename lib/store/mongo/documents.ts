@@ -7,7 +7,7 @@ import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids"
 import { auditRecord, type AuditRecord } from "../../domain/audit";
 import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../domain/events";
 import type { Invite, InviteStatus } from "../../domain/invites";
-import type { GrantableRole, Kdf, OrgRole, VaultRole, VaultType } from "../../domain/types";
+import type { GrantableRole, InviteBinding, Kdf, OrgRole, SignedStatement, VaultRole, VaultType } from "../../domain/types";
 import type { ItemRecord, MemberEntry, NewUser, OrgRecord, UserRecord, VaultView } from "../port";
 
 /** Collection names, mirroring the SQL tables. */
@@ -45,6 +45,9 @@ export interface UserDoc {
   encryptedPrivateKey: string;
   encryptedSigningPrivateKey: string;
   createdAt: string;
+  keyStatement?: SignedStatement;
+  kdfStatement?: SignedStatement;
+  inviteBinding?: InviteBinding;
 }
 
 export interface VaultDoc {
@@ -119,6 +122,7 @@ export interface InviteDoc {
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
+  statement?: SignedStatement;
 }
 
 export interface RefreshTokenDoc {
@@ -151,6 +155,9 @@ export function toUser(d: UserDoc): UserRecord {
     encryptedPrivateKey: d.encryptedPrivateKey,
     encryptedSigningPrivateKey: d.encryptedSigningPrivateKey,
     createdAt: d.createdAt,
+    ...(d.keyStatement ? { keyStatement: d.keyStatement } : {}),
+    ...(d.kdfStatement ? { kdfStatement: d.kdfStatement } : {}),
+    ...(d.inviteBinding ? { inviteBinding: d.inviteBinding } : {}),
   };
 }
 
@@ -168,6 +175,9 @@ export function userDoc(user: NewUser, orgId: OrgId, role: OrgRole): UserDoc {
     encryptedPrivateKey: user.encryptedPrivateKey,
     encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
     createdAt: user.createdAt,
+    ...(user.keyStatement ? { keyStatement: user.keyStatement } : {}),
+    ...(user.kdfStatement ? { kdfStatement: user.kdfStatement } : {}),
+    ...(user.inviteBinding ? { inviteBinding: user.inviteBinding } : {}),
   };
 }
 
@@ -233,6 +243,7 @@ export function toInvite(d: InviteDoc): Invite {
     status: d.status,
     expiresAt: d.expiresAt,
     createdAt: d.createdAt,
+    ...(d.statement ? { statement: d.statement } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 /** Invites on MongoDB (the port: ../port/invites.ts; SQL: ../sql/invites.ts). */
 import type { InviteId } from "../../domain/ids";
+import { conflict, notRedeemable } from "../../errors";
 import type { Invite } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { MongoContext } from "./context";
@@ -43,6 +44,24 @@ export class MongoInvites implements InviteStore {
         { session },
       );
       return res.modifiedCount === 1 ? "revoked" : "not-pending";
+    });
+  }
+
+  async attachStatement({ inviteId, statement, now }: ArgsOf<InviteStore["attachStatement"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      const doc = await this.c.invites.findOne({ _id: inviteId }, { session, projection: { statement: 1 } });
+      const next = { version: statement.version, signature: statement.signature };
+      if (doc?.statement) {
+        if (doc.statement.version === next.version && doc.statement.signature === next.signature) return;
+        throw conflict("The invite already has a statement", "signature");
+      }
+      // Conditional: only a pending invite without a statement takes one.
+      const res = await this.c.invites.updateOne(
+        { _id: inviteId, status: "pending", statement: { $exists: false } },
+        { $set: { statement: next, updatedAt: now } },
+        { session },
+      );
+      if (res.modifiedCount !== 1) throw notRedeemable("Only a pending invite takes a statement");
     });
   }
 }

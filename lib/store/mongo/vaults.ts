@@ -4,12 +4,12 @@ import type { ClientSession } from "mongodb";
 import { notFound } from "../../errors";
 import {
   decideAddMember,
-  decideAdoptRoster,
   decideRekey,
   decideRemoveMember,
   decideRoleChange,
   requireMember,
   requirePermission,
+  decideRename,
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
@@ -80,10 +80,11 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async renameVault({ vaultId, actorId, name, now }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
+  async renameVault({ vaultId, actorId, name, now, rosterLink }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
     return this.c.tx(async (session) => {
-      requirePermission(await this.c.snapshot(session, vaultId), actorId, "rename");
+      const roster = decideRename(await this.c.snapshot(session, vaultId), actorId, name, rosterLink);
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { name, updatedAt: now } }, { session });
+      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       return this.vaultViewOrFail(session, vaultId, actorId);
     });
   }
@@ -221,21 +222,6 @@ export class MongoVaults implements VaultStore {
       { session },
     );
     await this.c.vaults.updateOne({ _id: vaultId }, { $set: { roster: { seq: entry.seq, hash: entry.hash } } }, { session });
-  }
-
-  async adoptRoster({ vaultId, actorId, link, now }: ArgsOf<VaultStore["adoptRoster"]>): Promise<void> {
-    await this.c.tx(async (session) => {
-      const snap = await this.c.snapshot(session, vaultId);
-      requireMember(snap, actorId);
-      const wraps = await this.c.members.find({ vaultId }, { session, projection: { userId: 1, encryptedVaultKey: 1 } }).toArray();
-      const entry = decideAdoptRoster(
-        snap,
-        actorId,
-        wraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })),
-        link,
-      );
-      await this.appendRosterLink(session, vaultId, entry, now);
-    });
   }
 
   async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {

@@ -1,6 +1,6 @@
 /** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
 import type { InviteId, OrgId, UserId } from "../../domain/ids";
-import type { Kdf, OrgRole } from "../../domain/types";
+import type { InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
 
 export interface UserRecord {
   userId: UserId;
@@ -15,6 +15,12 @@ export interface UserRecord {
   encryptedPrivateKey: string;
   encryptedSigningPrivateKey: string;
   createdAt: string;
+  /** The user's signed key statement (their id, email and keys); absent for an account made without one and not yet upgraded. */
+  keyStatement?: SignedStatement;
+  /** The user's signed KDF statement (their id, email and KDF parameters); absent likewise. */
+  kdfStatement?: SignedStatement;
+  /** What the user registered with, invited by a link that carried a binding secret. */
+  inviteBinding?: InviteBinding;
 }
 
 /** A new user, before it has an organization and a role. */
@@ -57,4 +63,10 @@ export interface AccountStore {
     now: string;
   }): Promise<RefreshOutcome>;
   revokeRefreshFamily(args: { tokenHash: string; userId: UserId }): Promise<void>;
+
+  /**
+   * Sets the user's statements that are not set yet (an account made before them, upgraded by its
+   * client); one already set must be given unchanged, else `409 CONFLICT`. The caller checked them.
+   */
+  setStatements(args: { userId: UserId; keyStatement?: SignedStatement; kdfStatement?: SignedStatement }): Promise<void>;
 }

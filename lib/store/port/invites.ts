@@ -1,6 +1,7 @@
 /** Invites: one-time, expiring, looked up by the hash of their token. */
 import type { InviteId, OrgId } from "../../domain/ids";
 import type { Invite } from "../../domain/invites";
+import type { SignedStatement } from "../../domain/types";
 
 /** What a revoke did: pending became revoked, it was already used or revoked, or there is no such invite. */
 export type RevokeOutcome = "revoked" | "not-pending" | "not-found";
@@ -14,4 +15,10 @@ export interface InviteStore {
   getInvite(inviteId: InviteId): Promise<Invite | null>;
   /** Pending becomes revoked; `not-found` when there is no such invite in the organization. */
   revokeInvite(args: { inviteId: InviteId; orgId: OrgId; now: string }): Promise<RevokeOutcome>;
+  /**
+   * Attaches the inviter's signed statement to a pending invite (the caller checked it): once;
+   * the same statement again is a no-op, another one `409 CONFLICT`, an invite no longer pending
+   * `400 INVITE_NOT_REDEEMABLE`.
+   */
+  attachStatement(args: { inviteId: InviteId; statement: SignedStatement; now: string }): Promise<void>;
 }

@@ -65,7 +65,7 @@ export interface RekeyInput {
   /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
   items: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string; revision?: number }>;
   keyVersion?: number;
-  /** Required on a signed vault, refused on another. */
+  /** Required on a signed vault; on a vault without a roster, an `adopt` link starts one. */
   rosterLink?: RosterLink;
 }
 
@@ -79,7 +79,8 @@ export interface VaultStore {
   listVaults(userId: UserId): Promise<VaultView[]>;
   getVault(args: { vaultId: VaultId; userId: UserId }): Promise<VaultView>;
   createVault(args: { vault: NewVault; now: string }): Promise<VaultView>;
-  renameVault(args: OnVault & { name: string; now: string }): Promise<VaultView>;
+  /** On a signed vault, with its `rename` link. */
+  renameVault(args: OnVault & { name: string; now: string; rosterLink?: RosterLink }): Promise<VaultView>;
   deleteVault(args: OnVault): Promise<void>;
 
   listMembers(args: OnVault): Promise<MemberEntry[]>;
@@ -90,9 +91,8 @@ export interface VaultStore {
     args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink },
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
 
-  // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it describes.
-  /** Makes a vault without a roster a signed one, with an owner's `adopt` link. */
-  adoptRoster(args: OnVault & { link: RosterLink; now: string }): Promise<void>;
+  // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it
+  // describes. A vault without one starts it with the `adopt` link of a rekey.
   /** The vault's chain in seq order (empty without a roster). */
   getRoster(args: OnVault): Promise<RosterLink[]>;
 

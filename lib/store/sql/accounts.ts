@@ -1,8 +1,8 @@
 /** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
 import type { OrgId, UserId } from "../../domain/ids";
-import { forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type InviteStatus } from "../../domain/invites";
-import type { Kdf, OrgRole } from "../../domain/types";
+import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, UserRecord } from "../port";
 import type { Db, SqlContext } from "./context";
 import type { UsersTable } from "./schema";
@@ -21,8 +21,20 @@ export function toUser(r: UsersTable): UserRecord {
     encryptedPrivateKey: r.encrypted_private_key,
     encryptedSigningPrivateKey: r.encrypted_signing_private_key,
     createdAt: r.created_at,
+    ...optionalJson("keyStatement", r.key_statement),
+    ...optionalJson("kdfStatement", r.kdf_statement),
+    ...optionalJson("inviteBinding", r.invite_binding),
   };
 }
+
+/** `{ [field]: parsed }` for a JSON column that holds a value, `{}` for null: absent fields stay absent. */
+function optionalJson<K extends "keyStatement" | "kdfStatement" | "inviteBinding">(field: K, text: string | null): Pick<UserRecord, K> {
+  return (text === null ? {} : { [field]: JSON.parse(text) }) as Pick<UserRecord, K>;
+}
+
+/** A statement as its column holds it: version, then signature, whatever order the request had. */
+const statementText = (s: SignedStatement | undefined): string | null =>
+  s === undefined ? null : JSON.stringify({ version: s.version, signature: s.signature });
 
 function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
   return {
@@ -38,6 +50,9 @@ function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
     encrypted_private_key: user.encryptedPrivateKey,
     encrypted_signing_private_key: user.encryptedSigningPrivateKey,
     created_at: user.createdAt,
+    key_statement: statementText(user.keyStatement),
+    kdf_statement: statementText(user.kdfStatement),
+    invite_binding: user.inviteBinding ? JSON.stringify({ inviteId: user.inviteBinding.inviteId, mac: user.inviteBinding.mac }) : null,
   };
 }
 
@@ -48,7 +63,7 @@ export class SqlAccounts implements AccountStore {
     return this.c.tx(async (trx) => {
       await this.c.engine.lockRegistrations(trx);
       if (onlyIfFirstUser && (await anyUser(trx))) throw forbidden("Registration needs an invite");
-      await this.c.assertEmailFree(trx, user.email);
+      await this.c.assertNewUserFree(trx, user);
       await trx.insertInto("orgs").values({ org_id: org.orgId, name: org.name, created_at: org.createdAt }).execute();
       const row = userRow(user, org.orgId, "owner");
       await trx.insertInto("users").values(row).execute();
@@ -65,7 +80,7 @@ export class SqlAccounts implements AccountStore {
         throw notRedeemable();
       }
       if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
-      await this.c.assertEmailFree(trx, user.email);
+      await this.c.assertNewUserFree(trx, user);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await trx
         .updateTable("invites")
@@ -168,6 +183,27 @@ export class SqlAccounts implements AccountStore {
       .executeTakeFirst();
     if (token) await db.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", token.family_id).execute();
   }
+
+  async setStatements({ userId, keyStatement, kdfStatement }: ArgsOf<AccountStore["setStatements"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      const row = await trx.selectFrom("users").select(["key_statement", "kdf_statement"]).where("user_id", "=", userId).executeTakeFirst();
+      if (!row) throw notFound("User");
+      const set = {
+        key_statement: settledStatement(row.key_statement, keyStatement, "keyStatement"),
+        kdf_statement: settledStatement(row.kdf_statement, kdfStatement, "kdfStatement"),
+      };
+      await trx.updateTable("users").set(set).where("user_id", "=", userId).execute();
+    });
+  }
+}
+
+/** A statement column after an upgrade: set once; the same statement again is fine, another one a conflict. */
+function settledStatement(stored: string | null, given: SignedStatement | undefined, field: string): string | null {
+  const text = statementText(given);
+  if (text === null) return stored;
+  if (stored !== null && stored !== text)
+    throw conflict("This account's statement is already set: a changed one needs a key change", field);
+  return text;
 }
 
 async function anyUser(db: Db): Promise<boolean> {

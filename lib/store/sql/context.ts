@@ -3,7 +3,7 @@
  * (`EngineOps`, implemented in sqlite.ts and postgres.ts and nowhere else), transactions, and the
  * vault lock with the snapshot the domain decides on.
  */
-import type { VaultId } from "../../domain/ids";
+import type { UserId, VaultId } from "../../domain/ids";
 import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { AppError, conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
@@ -14,7 +14,7 @@ import type { Database, VaultsTable } from "./schema";
 export type Db = Kysely<Database> | Transaction<Database>;
 
 /** The vault row's columns the locking read returns. */
-export const LOCKED_VAULT_COLUMNS = ["org_id", "type", "key_version", "rekey_required", "roster_seq", "roster_hash"] as const;
+export const LOCKED_VAULT_COLUMNS = ["org_id", "type", "name", "key_version", "rekey_required", "roster_seq", "roster_hash"] as const;
 export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 
 /** What differs between the engines. */
@@ -68,6 +68,7 @@ export class SqlContext {
         vaultId,
         orgId: vault.org_id,
         type: vault.type as VaultType,
+        name: vault.name,
         keyVersion: Number(vault.key_version),
         rekeyRequired: Number(vault.rekey_required) === 1,
         roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
@@ -85,6 +86,13 @@ export class SqlContext {
   async assertEmailFree(db: Db, email: string): Promise<void> {
     const taken = await db.selectFrom("users").select("user_id").where("email", "=", email).executeTakeFirst();
     if (taken) throw conflict("A user with this email already exists", "email");
+  }
+
+  /** 409 when the email or the user id (which a client may choose, to sign it at registration) is taken. */
+  async assertNewUserFree(db: Db, user: { email: string; userId: UserId }): Promise<void> {
+    await this.assertEmailFree(db, user.email);
+    const taken = await db.selectFrom("users").select("user_id").where("user_id", "=", user.userId).executeTakeFirst();
+    if (taken) throw conflict("A user with this userId already exists", "userId");
   }
 }
 

@@ -1,6 +1,7 @@
 /** Invites on SQL (the port: ../port/invites.ts; MongoDB: ../mongo/invites.ts). */
 import type { InviteId } from "../../domain/ids";
-import type { GrantableRole } from "../../domain/types";
+import { conflict, notRedeemable } from "../../errors";
+import type { GrantableRole, SignedStatement } from "../../domain/types";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { SqlContext } from "./context";
@@ -16,6 +17,7 @@ function toInvite(r: InvitesTable): Invite {
     status: r.status as InviteStatus,
     expiresAt: r.expires_at,
     createdAt: r.created_at,
+    ...(r.statement === null ? {} : { statement: JSON.parse(r.statement) as SignedStatement }),
   };
 }
 
@@ -38,6 +40,7 @@ export class SqlInvites implements InviteStore {
           expires_at: invite.expiresAt,
           created_at: invite.createdAt,
           updated_at: invite.createdAt,
+          statement: null,
         })
         .execute();
     });
@@ -83,6 +86,24 @@ export class SqlInvites implements InviteStore {
         .where("status", "=", "pending")
         .executeTakeFirst();
       return Number(res.numUpdatedRows) === 1 ? "revoked" : "not-pending";
+    });
+  }
+
+  async attachStatement({ inviteId, statement, now }: ArgsOf<InviteStore["attachStatement"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      const row = await trx.selectFrom("invites").select(["status", "statement"]).where("invite_id", "=", inviteId).executeTakeFirst();
+      const text = JSON.stringify({ version: statement.version, signature: statement.signature });
+      if (row?.statement === text) return;
+      if (row?.statement) throw conflict("The invite already has a statement", "signature");
+      // Conditional: only a pending invite without a statement takes one.
+      const res = await trx
+        .updateTable("invites")
+        .set({ statement: text, updated_at: now })
+        .where("invite_id", "=", inviteId)
+        .where("status", "=", "pending")
+        .where("statement", "is", null)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw notRedeemable("Only a pending invite takes a statement");
     });
   }
 }

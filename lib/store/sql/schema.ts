@@ -24,6 +24,11 @@ export interface UsersTable {
   encrypted_private_key: string;
   encrypted_signing_private_key: string;
   created_at: string;
+  /** JSON `{"version", "signature"}`, or null (sdk/statements.ts). */
+  key_statement: string | null;
+  kdf_statement: string | null;
+  /** JSON `{"inviteId", "mac"}`, or null. */
+  invite_binding: string | null;
 }
 
 export interface VaultsTable {
@@ -82,6 +87,8 @@ export interface InvitesTable {
   expires_at: string;
   created_at: string;
   updated_at: string;
+  /** The inviter's statement, JSON `{"version", "signature"}`, or null. */
+  statement: string | null;
 }
 
 export interface RefreshTokensTable {

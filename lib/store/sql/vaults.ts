@@ -5,9 +5,9 @@ import { notFound } from "../../errors";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember,
-  decideAdoptRoster,
   decideRekey,
   decideRemoveMember,
+  decideRename,
   decideRoleChange,
   requireMember,
   requirePermission,
@@ -201,10 +201,11 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async renameVault({ vaultId, actorId, name, now }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
+  async renameVault({ vaultId, actorId, name, now, rosterLink }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
     return this.c.tx(async (trx) => {
-      requirePermission(await this.c.snapshot(trx, vaultId), actorId, "rename");
+      const roster = decideRename(await this.c.snapshot(trx, vaultId), actorId, name, rosterLink);
       await trx.updateTable("vaults").set({ name, updated_at: now }).where("vault_id", "=", vaultId).execute();
+      if (roster) await appendRosterLink(trx, vaultId, roster, now);
       return vaultViewOrFail(trx, vaultId, actorId);
     });
   }
@@ -297,25 +298,6 @@ export class SqlVaults implements VaultStore {
         .where("vault_id", "=", vaultId)
         .execute();
       return { rekeyRequired, remainingMembers: await memberEntries(trx, vaultId) };
-    });
-  }
-
-  async adoptRoster({ vaultId, actorId, link, now }: ArgsOf<VaultStore["adoptRoster"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
-      const snap = await this.c.snapshot(trx, vaultId);
-      requireMember(snap, actorId);
-      const wraps = await trx
-        .selectFrom("vault_members")
-        .select(["user_id", "encrypted_vault_key"])
-        .where("vault_id", "=", vaultId)
-        .execute();
-      const entry = decideAdoptRoster(
-        snap,
-        actorId,
-        wraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })),
-        link,
-      );
-      await appendRosterLink(trx, vaultId, entry, now);
     });
   }
 

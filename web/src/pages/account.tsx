@@ -1,6 +1,7 @@
 /** Log in, register (first user, or with an invite link), unlock after a lock. */
 import { useEffect, useState } from "preact/hooks";
 import { InputError, sentence } from "../errors";
+import type { CheckedInvite } from "../../../sdk";
 import { currentClient, go, logout, newClient, signedIn, unlocked } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction } from "../ui";
 
@@ -50,8 +51,9 @@ export function Login() {
   );
 }
 
+/** Registration: the first user, or an invitee with the link's code (token, binding secret and the inviter's key fingerprint). */
 export function Register({ inviteToken }: { inviteToken?: string }) {
-  const [invite, setInvite] = useState<{ orgId: string; orgName?: string; email: string; role: string; expiresAt?: string } | null>(null);
+  const [invite, setInvite] = useState<CheckedInvite | null>(null);
   const [inviteError, setInviteError] = useState<string | null>(null);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -81,7 +83,7 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
     void action.run(async () => {
       await nextPaint();
       const client = newClient();
-      await client.register({ email, password, inviteToken, orgName: inviteToken ? undefined : orgName || undefined });
+      await client.register({ email, password, invite: inviteToken, orgName: inviteToken ? undefined : orgName || undefined });
       signedIn(client);
       go("#/vaults");
     });
@@ -112,11 +114,23 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
     <main>
       <h1>{invite ? "Accept your invitation" : "Create the first account"}</h1>
       {invite && (
-        <p class="note">
-          You are invited to <strong>{invite.orgName ?? "an organization"}</strong> (organization <code>{invite.orgId}</code>) as{" "}
-          <strong>{invite.role}</strong>, for <strong>{invite.email}</strong>
-          {invite.expiresAt ? `, until ${new Date(invite.expiresAt).toLocaleString()}` : ""}.
-        </p>
+        <div class="note" data-testid="invite-details">
+          <p>
+            You are invited to <strong>{invite.orgName ?? "an organization"}</strong> (organization <code>{invite.orgId}</code>) as{" "}
+            <strong>{invite.role}</strong>, for <strong>{invite.email}</strong>, until {new Date(invite.expiresAt).toLocaleString()}.
+          </p>
+          {invite.verified ? (
+            <p data-testid="invite-verified">
+              Checked: this is the invite <strong>{invite.inviter.email}</strong> signed, with the key your link names (
+              <code>{invite.inviterFingerprint}</code>).
+            </p>
+          ) : (
+            <p data-testid="invite-unverified">
+              Not checked: this link has no inviter's key fingerprint, so the details above are the server's word. Ask for the whole link to
+              be sure.
+            </p>
+          )}
+        </div>
       )}
       <form onSubmit={submit}>
         <Field id="reg-email" label="Email">
@@ -209,6 +223,29 @@ export function Unlock() {
       </form>
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
+    </main>
+  );
+}
+
+/** The account's own key fingerprint: what others compare the one they see for you with. */
+export function OwnKey() {
+  const client = currentClient();
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  useEffect(() => void client.ownFingerprint().then(setFingerprint), []);
+  return (
+    <main>
+      <h1>Your key</h1>
+      <p>
+        Signed in as <strong>{client.account.email}</strong> (user <code>{client.account.userId}</code>).
+      </p>
+      <p>Your key fingerprint:</p>
+      <p>
+        <code data-testid="own-fingerprint">{fingerprint ?? "…"}</code>
+      </p>
+      <p>
+        When someone shares a vault with you for the first time, their browser shows them this fingerprint for you. Read it to them by phone
+        or in person: if theirs says the same, the server did not slip another key in between.
+      </p>
     </main>
   );
 }

@@ -20,9 +20,10 @@ export function Invites() {
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const { token } = await client.createInvite(email, role, expiresIn);
-      // The token travels in the fragment: browsers never send it to a server, so no log holds it.
-      setLink({ email, url: `${location.origin}/#/invite/${encodeURIComponent(token)}` });
+      // The link carries the token, a binding secret and this account's key fingerprint in its
+      // fragment: browsers never send it to a server, so no log holds it and the server never sees the secret.
+      const invite = await client.createInvite(email, role, expiresIn);
+      setLink({ email, url: `${location.origin}/#/invite/${invite.code}` });
       setCopied(false);
       setEmail("");
       await reload();

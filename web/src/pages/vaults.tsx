@@ -3,9 +3,13 @@ import { useEffect, useState } from "preact/hooks";
 import {
   describeLink,
   generatePassword,
+  type CheckedMember,
+  type CheckedVault,
   type Item,
   type MemberEntry,
+  type NameCheck,
   type RekeyProgress,
+  type TrustLevel,
   type Vault,
   type VerifiedRoster,
 } from "../../../sdk";
@@ -14,16 +18,16 @@ import { Busy, ErrorNote, Field, inputValue, useAction } from "../ui";
 
 export function Vaults() {
   const client = currentClient();
-  const [vaults, setVaults] = useState<Vault[] | null>(null);
+  const [vaults, setVaults] = useState<CheckedVault[] | null>(null);
   const [query, setQuery] = useState("");
   const [name, setName] = useState("");
   const [type, setType] = useState<"shared" | "personal">("shared");
   const load = useAction();
   const create = useAction();
-  useEffect(() => void load.run(async () => setVaults(await client.listVaults())), []);
+  useEffect(() => void load.run(async () => setVaults(await client.listCheckedVaults())), []);
 
   const wanted = query.trim().toLowerCase();
-  const shown = (vaults ?? []).filter((v) => v.vaultName.toLowerCase().includes(wanted));
+  const shown = (vaults ?? []).filter((v) => v.nameCheck.name.toLowerCase().includes(wanted));
   const submit = (e: Event) => {
     e.preventDefault();
     void create.run(async () => {
@@ -44,7 +48,7 @@ export function Vaults() {
       <ul class="list" aria-label="Vaults">
         {shown.map((v) => (
           <li key={v.vaultId}>
-            <a href={`#/vault/${v.vaultId}`}>{v.vaultName}</a>
+            <a href={`#/vault/${v.vaultId}`}>{v.nameCheck.name}</a> <NameFlag check={v.nameCheck} />
             <span class="meta">
               {v.vaultType} · {v.role}
               {v.rekeyRequired ? " · rekey required" : ""}
@@ -72,10 +76,32 @@ export function Vaults() {
   );
 }
 
-interface OrgMember {
-  userId: string;
-  email: string;
+/** Beside a vault's name: nothing when its signed roster vouches for it, else why not. */
+function NameFlag({ check }: { check: NameCheck }) {
+  if (check.status === "verified") return null;
+  if (check.status === "unverified")
+    return (
+      <span class="flag" title={check.why} data-testid="name-unverified">
+        (name not verified)
+      </span>
+    );
+  return (
+    <span class="flag danger-text" role="alert" data-testid="name-mismatch">
+      (the server calls it "{check.shown}": not what its signed history says)
+    </span>
+  );
 }
+
+/** What vouches for a person's keys in this browser, in words. */
+function trustWords(email: string, trust: TrustLevel | undefined): string {
+  if (trust === "invite") return `Vouched for by the invite link you sent ${email}: nothing to compare.`;
+  if (trust === "checked") return `You compared it with ${email} and trusted it.`;
+  if (trust === "first-use")
+    return `Pinned when this browser first saw it. Compare it with the fingerprint ${email} sees on their "Your key" page, by phone or in person.`;
+  return `First time you see this key: it will be pinned. Compare it with the fingerprint ${email} sees on their "Your key" page, by phone or in person.`;
+}
+
+type OrgMember = Pick<CheckedMember, "userId" | "email" | "problem">;
 
 const PHASES: Record<RekeyProgress["phase"], string> = {
   items: "Re-encrypting items",
@@ -86,7 +112,7 @@ const PHASES: Record<RekeyProgress["phase"], string> = {
 export function VaultPage({ vaultId }: { vaultId: string }) {
   const client = currentClient();
   const me = client.account.userId;
-  const [vault, setVault] = useState<Vault | null>(null);
+  const [vault, setVault] = useState<CheckedVault | null>(null);
   const [items, setItems] = useState<Item[]>([]);
   const [members, setMembers] = useState<MemberEntry[]>([]);
   const [org, setOrg] = useState<OrgMember[]>([]);
@@ -100,7 +126,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
 
   const reload = () =>
     load.run(async () => {
-      const v = await client.getVault(vaultId);
+      const v = await client.getCheckedVault(vaultId);
       const [its, { members: mem, roster: chain }, people] = await Promise.all([
         client.listItems(vaultId),
         client.verifiedMembers(vaultId),
@@ -109,32 +135,37 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       setVault(v);
       setItems(its);
       setMembers(mem);
-      setOrg(people.map((p) => ({ userId: p.userId, email: p.email })));
+      setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem })));
       setRoster(chain);
     });
   useEffect(() => void reload(), [vaultId]);
 
-  const email = (userId: string) => org.find((p) => p.userId === userId)?.email ?? userId;
+  // An email is shown for a user only where their keys and identity check out (else their id).
+  const email = (userId: string) => org.find((p) => p.userId === userId && !p.problem)?.email ?? userId;
   const manager = vault?.role === "owner" || vault?.role === "admin";
+  // The page reads the vault again after a change, also one that failed half way (a removal whose rekey did not go through).
   const change = (task: () => Promise<void>) =>
     act.run(async () => {
       setNotice(null);
-      await task();
-      await reload();
-    });
-
-  const rekey = () =>
-    change(async () => {
-      setProgress({ phase: "items", done: 0, total: 0 });
       try {
-        const result = await client.rekey(vaultId, { onProgress: setProgress });
-        setNotice(
-          `Rekeyed: key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
-        );
+        await task();
       } finally {
-        setProgress(null);
+        await reload();
       }
     });
+
+  const rekeyNow = async () => {
+    setProgress({ phase: "items", done: 0, total: 0 });
+    try {
+      const result = await client.rekey(vaultId, { onProgress: setProgress });
+      setNotice(
+        `Rekeyed: key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
+      );
+    } finally {
+      setProgress(null);
+    }
+  };
+  const rekey = () => change(rekeyNow);
 
   if (!vault) {
     return (
@@ -155,11 +186,25 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       <p>
         <a href="#/vaults">← All vaults</a>
       </p>
-      <h1>{vault.vaultName}</h1>
+      <h1>
+        {vault.nameCheck.name} <NameFlag check={vault.nameCheck} />
+      </h1>
       <p class="meta">
         {vault.vaultType} vault · your role: {vault.role} · key version {vault.keyVersion}
         {roster ? " · signed member history verified" : ""}
       </p>
+      {!roster && (
+        <Adopt
+          vault={vault}
+          members={members}
+          email={email}
+          me={me}
+          onAdopted={() => {
+            setNotice("The vault has a signed member history now, and a new key for the members you kept.");
+            void reload();
+          }}
+        />
+      )}
       <ErrorNote error={load.error} />
       <ErrorNote error={act.error} />
       {notice && (
@@ -284,8 +329,10 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
                       const result = await client.removeMember(vaultId, m.userId);
                       if (self) return go("#/vaults");
                       setNotice(
-                        `${email(m.userId)} was removed.${result.rekeyRequired ? " Rekey the vault now: they still hold the old key." : ""}`,
+                        `${email(m.userId)} was removed.${result.rekeyRequired ? " Rekeying the vault: they still hold the old key." : ""}`,
                       );
+                      // The remover rekeys at once: until then nothing is written under the key they still hold.
+                      if (result.rekeyRequired) await rekeyNow();
                     });
                   }}
                 />
@@ -300,6 +347,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
                 setNotice(`Shared with ${who}.`);
                 void reload();
               }}
+              onTrusted={() => void reload()}
             />
           )}
           {manager && !vault.rekeyRequired && (
@@ -523,26 +571,35 @@ function MemberRow(props: {
   );
 }
 
-function ShareForm({ vaultId, candidates, onShared }: { vaultId: string; candidates: OrgMember[]; onShared(email: string): void }) {
+/**
+ * Sharing: the person chosen, their key fingerprint and what vouches for it in this browser (an
+ * invite this browser sent them, a check made with them, or the first sight of it). A person whose
+ * keys or identity fail the SDK's checks (a changed key, an email paired with another user, an
+ * invite binding that does not hold) is refused, with the fingerprints to compare and a way to
+ * trust the key once it has been checked with them.
+ */
+function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onShared(email: string): void; onTrusted(): void }) {
+  const { vaultId, candidates } = props;
   const client = currentClient();
   const [userId, setUserId] = useState("");
   const [role, setRole] = useState<"member" | "admin">("member");
-  const [key, setKey] = useState<{ current: string; pinned?: string } | null>(null);
+  const [key, setKey] = useState<{ current: string; pinned?: string; email: string; trust?: TrustLevel } | null>(null);
   const action = useAction();
   const choose = (id: string) => {
     setUserId(id);
     setKey(null);
     if (id) void action.run(async () => setKey(await client.fingerprint(id)));
   };
-  const changed = key?.pinned !== undefined && key.pinned !== key.current;
-  const who = candidates.find((c) => c.userId === userId)?.email ?? "";
+  const chosen = candidates.find((c) => c.userId === userId);
+  const refused = chosen?.problem !== undefined || (key?.pinned !== undefined && key.pinned !== key.current);
+  const who = chosen?.email ?? "";
   const share = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
       await client.share(vaultId, userId, role);
       setUserId("");
       setKey(null);
-      onShared(who);
+      props.onShared(who);
     });
   };
   return (
@@ -557,7 +614,7 @@ function ShareForm({ vaultId, candidates, onShared }: { vaultId: string; candida
               <option value="">Choose…</option>
               {candidates.map((c) => (
                 <option key={c.userId} value={c.userId}>
-                  {c.email}
+                  {c.problem ? `user ${c.userId} (shown as ${c.email}: keys or identity do not check out)` : c.email}
                 </option>
               ))}
             </select>
@@ -568,27 +625,34 @@ function ShareForm({ vaultId, candidates, onShared }: { vaultId: string; candida
               <option value="admin">admin</option>
             </select>
           </Field>
-          {key && !changed && (
+          {key && !refused && (
             <p class="note" data-testid="fingerprint">
-              Key fingerprint of {who}: <code>{key.current}</code>
+              Key fingerprint of <strong>{key.email}</strong> (user <code>{userId}</code>): <code>{key.current}</code>
               <br />
               {key.pinned
-                ? "It matches the key you saw before."
-                : "First time you see this key: it will be remembered (pinned). Compare it with theirs by phone or in person."}
+                ? `It matches the key pinned for ${key.email} in this browser. ${trustWords(key.email, key.trust)}`
+                : trustWords(key.email, undefined)}
             </p>
           )}
-          {key && changed && (
-            <div class="danger-zone" role="alert">
+          {key && refused && (
+            <div class="danger-zone" role="alert" data-testid="identity-problem">
               <p>
-                <strong>Warning: the keys of {who} changed since you first saw them.</strong> The server may be trying to make you share
-                with someone else.
+                <strong>
+                  Warning: the keys the server shows for {key.email} (user {userId}) are not the ones this browser can vouch for.
+                </strong>{" "}
+                The server may be trying to make you share with someone else.
               </p>
+              {chosen?.problem && <p>{chosen.problem.message}</p>}
               <p>
-                Before: <code>{key.pinned}</code>
-                <br />
+                {key.pinned !== undefined && (
+                  <>
+                    Pinned: <code>{key.pinned}</code>
+                    <br />
+                  </>
+                )}
                 Now: <code>{key.current}</code>
               </p>
-              <p>Ask {who} for their fingerprint over another channel. Only if it is the new one:</p>
+              <p>Ask {key.email} for the fingerprint on their "Your key" page, over another channel. Only if it is this one:</p>
               <button
                 type="button"
                 class="danger"
@@ -596,20 +660,89 @@ function ShareForm({ vaultId, candidates, onShared }: { vaultId: string; candida
                   void action.run(async () => {
                     await client.trustUser(userId, key.current);
                     setKey(await client.fingerprint(userId));
+                    props.onTrusted();
                   })
                 }
               >
-                I checked it: trust the new key
+                I checked it: trust this key
               </button>
             </div>
           )}
-          <button type="submit" disabled={!userId || !key || changed || action.busy}>
+          <button type="submit" disabled={!userId || !key || refused || action.busy}>
             Share
           </button>
         </>
       )}
       <ErrorNote error={action.error} />
     </form>
+  );
+}
+
+/**
+ * A vault without a signed member history: the owner says who should hold it; anyone unchecked is
+ * removed, then a new key is made for those kept alone (the SDK's adoptRoster, a rekey).
+ */
+function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string): string; me: string; onAdopted(): void }) {
+  const client = currentClient();
+  const [keep, setKeep] = useState<Set<string>>(() => new Set(props.members.map((m) => m.userId)));
+  const [progress, setProgress] = useState<RekeyProgress | null>(null);
+  const action = useAction();
+  useEffect(() => setKeep(new Set(props.members.map((m) => m.userId))), [props.members]);
+  if (props.vault.role !== "owner")
+    return (
+      <div class="warning" role="alert" data-testid="unsigned-vault">
+        <p>
+          This vault has no signed member history: its member list is only the server's word. Nothing can be added to it or shared until an
+          owner adopts it.
+        </p>
+      </div>
+    );
+  const adopt = () =>
+    action.run(async () => {
+      for (const m of props.members) if (!keep.has(m.userId)) await client.removeMember(props.vault.vaultId, m.userId);
+      try {
+        await client.adoptRoster(props.vault.vaultId, { members: [...keep] }, { onProgress: setProgress });
+      } finally {
+        setProgress(null);
+      }
+      props.onAdopted();
+    });
+  return (
+    <div class="warning" role="region" aria-label="Adopt this vault" data-testid="unsigned-vault">
+      <p>
+        This vault has no signed member history: its member list is only the server's word, and nothing can be added to it or shared until
+        you adopt it. Check who should hold it: a new key is made for them alone, and everyone unchecked is removed.
+      </p>
+      <ul class="list">
+        {props.members.map((m) => (
+          <li key={m.userId}>
+            <label>
+              <input
+                type="checkbox"
+                checked={keep.has(m.userId)}
+                disabled={m.userId === props.me}
+                onChange={(e) => {
+                  const next = new Set(keep);
+                  if ((e.target as HTMLInputElement).checked) next.add(m.userId);
+                  else next.delete(m.userId);
+                  setKeep(next);
+                }}
+              />{" "}
+              {props.email(m.userId)} ({m.role})
+            </label>
+          </li>
+        ))}
+      </ul>
+      <button type="button" onClick={() => void adopt()} disabled={action.busy}>
+        Adopt: new key for the checked members
+      </button>
+      {progress && (
+        <p role="status">
+          {PHASES[progress.phase]}: {progress.done} of {progress.total}
+        </p>
+      )}
+      <ErrorNote error={action.error} />
+    </div>
   );
 }
 

@@ -3,6 +3,7 @@ import * as m001 from "./001_initial";
 import * as m002 from "./002_audit";
 import * as m003 from "./003_items_per_vault";
 import * as m004 from "./004_vault_roster";
+import * as m005 from "./005_statements";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "002_audit": m002,
   "003_items_per_vault": m003,
   "004_vault_roster": m004,
+  "005_statements": m005,
 };
 
 export const migrationProvider: MigrationProvider = {

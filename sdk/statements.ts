@@ -1,0 +1,164 @@
+/**
+ * Signed statements and the invite binding: what a client signs or MACs so that the server cannot
+ * pair an id, an email, a key, KDF parameters or an invite with anything else unnoticed.
+ *
+ * Every signature the SDK makes is over a context string (the line before the canonical JSON),
+ * so a signature of one kind never verifies as another. The two signatures the interface fixes
+ * without a context (`publicKeySignature` over the RSA key's SPKI DER, `wrapSignature` over the
+ * wrapped key) are told apart by length: a wrap is exactly the RSA modulus (or 40 bytes), an SPKI
+ * DER is always longer; and each wrap is bound to its vault, recipient and key version by the
+ * signed roster (roster.ts). README "Wire formats" gives the bytes, and
+ * test/fixtures/statement-vectors.json test vectors.
+ *
+ * | context                       | signed by        | over |
+ * |-------------------------------|------------------|------|
+ * | `vault-roster-link/v1`        | the link's actor | a roster link (roster.ts) |
+ * | `vault-key-statement/v1`      | the user         | userId, normalized email, key fingerprint, version |
+ * | `vault-kdf-statement/v1`      | the user         | userId, normalized email, KDF parameters and salt, version |
+ * | `vault-invite-statement/v1`   | the inviter      | invite id, organization id and name, email, role, expiry, inviter |
+ *
+ * Pure: WebCrypto only, no Node API.
+ */
+import { canonicalJson } from "./canonical";
+import { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex, utf8, type Bytes } from "./encoding";
+import { kdfFields } from "./kdf";
+import { ed25519Sign, ed25519Verify, hkdfSha256, hmacSha256, hmacSha256Verifies, type CryptoKey, type KdfParams } from "./primitives";
+
+export const KEY_STATEMENT_CONTEXT = "vault-key-statement/v1\n";
+export const KDF_STATEMENT_CONTEXT = "vault-kdf-statement/v1\n";
+export const INVITE_STATEMENT_CONTEXT = "vault-invite-statement/v1\n";
+/** HKDF info of the key that MACs an invitee's key statement under an invite link's binding secret. */
+export const INVITE_BINDING_INFO = "vault-invite-binding/v1";
+
+/** A statement as the API carries it: the signed values are the holder's own fields, only these travel. */
+export interface SignedStatement {
+  version: number;
+  /** Ed25519, base64 (64 bytes). */
+  signature: string;
+}
+
+/** Who a key bundle belongs to, in the user's own words: their id, their normalized email, the fingerprint of both keys. */
+export interface KeyStatement {
+  userId: string;
+  email: string;
+  /** `keyFingerprint`: SHA-256 (hex) over the RSA key's SPKI DER, then the 32 raw Ed25519 bytes. */
+  keys: string;
+  /** 1 for the keys an account registered with; each signed key change counts up. */
+  version: number;
+}
+
+/** The KDF parameters and salt an account derives with, in the account's own words. */
+export interface KdfStatement {
+  userId: string;
+  email: string;
+  kdf: KdfParams;
+  /** 1 at registration; each signed change of parameters counts up, so an old statement cannot be replayed. */
+  version: number;
+}
+
+/** An invite, as its inviter made it. */
+export interface InviteStatement {
+  inviteId: string;
+  orgId: string;
+  orgName: string;
+  email: string;
+  role: "admin" | "member";
+  expiresAt: string;
+  inviterId: string;
+}
+
+const bytesOf = (context: string, value: object): Bytes => utf8(context + canonicalJson(value));
+
+export const keyStatementBytes = (s: KeyStatement): Bytes =>
+  bytesOf(KEY_STATEMENT_CONTEXT, { userId: s.userId, email: s.email, keys: s.keys, version: s.version });
+
+export const kdfStatementBytes = (s: KdfStatement): Bytes =>
+  bytesOf(KDF_STATEMENT_CONTEXT, { userId: s.userId, email: s.email, kdf: kdfFields(s.kdf), version: s.version });
+
+export const inviteStatementBytes = (s: InviteStatement): Bytes =>
+  bytesOf(INVITE_STATEMENT_CONTEXT, {
+    inviteId: s.inviteId,
+    orgId: s.orgId,
+    orgName: s.orgName,
+    email: s.email,
+    role: s.role,
+    expiresAt: s.expiresAt,
+    inviterId: s.inviterId,
+  });
+
+export async function signStatement(bytes: Bytes, signingPrivateKey: CryptoKey): Promise<string> {
+  return toBase64(await ed25519Sign(signingPrivateKey, bytes));
+}
+
+/** False for a signature that does not verify, or is not base64 of 64 bytes. */
+export async function statementVerifies(bytes: Bytes, signingPublicKey: string, signature: string): Promise<boolean> {
+  try {
+    return await ed25519Verify(fromBase64(signingPublicKey), bytes, fromBase64(signature));
+  } catch {
+    return false;
+  }
+}
+
+// ---- The invite binding -------------------------------------------------------------------------
+
+/** 32 random bytes the inviter's client puts in the invite link (never sent to the server). */
+export const INVITE_SECRET_BYTES = 32;
+
+async function bindingKey(secret: Bytes): Promise<Bytes> {
+  return hkdfSha256(secret, new Uint8Array(0), utf8(INVITE_BINDING_INFO), 32);
+}
+
+/**
+ * The invitee's proof, made at registration: HMAC-SHA256, under a key derived from the link's
+ * binding secret, of their key statement's signed bytes. Only someone who had the link can make
+ * it; the inviter, who made the secret, checks it before trusting the invitee's keys.
+ */
+export async function inviteBindingMac(secret: Bytes, statement: KeyStatement): Promise<string> {
+  return toBase64(await hmacSha256(await bindingKey(secret), keyStatementBytes(statement)));
+}
+
+export async function inviteBindingVerifies(secret: Bytes, statement: KeyStatement, mac: string): Promise<boolean> {
+  let tag: Bytes;
+  try {
+    tag = fromBase64(mac);
+  } catch {
+    return false;
+  }
+  return hmacSha256Verifies(await bindingKey(secret), keyStatementBytes(statement), tag);
+}
+
+// ---- Invite codes: what an invite link carries in its fragment -------------------------------------
+
+/**
+ * `<token>.<secret>.<inviter key>`: the server's one-time token, the binding secret and the
+ * inviter's key fingerprint, the last two base64url. A link is `<origin>/#/invite/<code>`; the
+ * fragment never reaches a server. A bare token (an invite made without this client) is a code
+ * too, with neither of the others.
+ */
+export interface InviteCode {
+  token: string;
+  secret?: Bytes;
+  /** The inviter's key fingerprint (hex), as `keyFingerprint` gives it. */
+  inviterKey?: string;
+}
+
+export function formatInviteCode(code: Required<InviteCode>): string {
+  return `${code.token}.${toBase64Url(code.secret)}.${toBase64Url(fromHex(code.inviterKey))}`;
+}
+
+/** A code, or a whole link holding one (`.../#/invite/<code>`); null for text that is neither. */
+export function parseInviteCode(text: string): InviteCode | null {
+  const code = decodeURIComponent(text.trim().replace(/^.*#\/invite\//, ""));
+  const parts = code.split(".");
+  if (!/^[A-Za-z0-9_-]{1,512}$/.test(parts[0] ?? "")) return null;
+  if (parts.length === 1) return { token: parts[0]! };
+  if (parts.length !== 3) return null;
+  try {
+    const secret = fromBase64Url(parts[1]!);
+    const key = fromBase64Url(parts[2]!);
+    if (secret.length !== INVITE_SECRET_BYTES || key.length !== 32) return null;
+    return { token: parts[0]!, secret, inviterKey: toHex(key) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What the tests need beside the SDK's own calls: a vault made, and shared, the way a plain
+ * interface client (or a release before signed rosters) does it, with a user's real keys but no
+ * roster link.
+ */
+import type { VaultClient } from "../../sdk";
+import { fromBase64, toBase64, type Bytes } from "../../sdk/encoding";
+import { openAccountKeys, type KdfChoice } from "../../sdk/keys";
+import { aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../sdk/primitives";
+
+/** The fastest derivation the SDK accepts (its PBKDF2 floor, about 0.1 s), for suites that log in often. */
+export const TEST_KDF: KdfChoice = { algorithm: "pbkdf2-sha256", iterations: 600_000 };
+
+/** A vault with a new key wrapped (and signed) for `client`'s user through the plain interface: no `create` link, no roster. */
+export async function unsignedVault(
+  client: VaultClient,
+  name: string,
+  type: "personal" | "shared" = "shared",
+): Promise<{ vaultId: string; vaultKey: Bytes }> {
+  const keys = await openAccountKeys(client.exportStretchedKey(), client.account);
+  const vaultKey = randomBytes(32);
+  const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
+  const vault = await client.http.request<{ vaultId: string }>("POST", "/vaults", {
+    body: { name, type, encryptedVaultKey: toBase64(wrapped), wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)) },
+  });
+  return { vaultId: vault.vaultId, vaultKey };
+}
+
+/** Shares a vault without a roster through the plain interface: the key wrapped for the recipient's registered key, signed by `client`'s user. */
+export async function plainShare(
+  client: VaultClient,
+  vault: { vaultId: string; vaultKey: Bytes },
+  recipientUserId: string,
+  role: "admin" | "member" = "member",
+): Promise<void> {
+  const keys = await openAccountKeys(client.exportStretchedKey(), client.account);
+  const recipient = await client.http.request<{ publicKey: string }>("GET", `/users/${recipientUserId}/keys`);
+  const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vault.vaultKey);
+  await client.http.request("POST", `/vaults/${vault.vaultId}/members`, {
+    body: {
+      recipientUserId,
+      role,
+      encryptedVaultKey: toBase64(wrapped),
+      wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+    },
+  });
+}

@@ -1,0 +1,443 @@
+/**
+ * A dishonest server against the real SDK (issue 24): a proxy between real clients and the real
+ * service rewrites the service's genuine answers (test/helpers/dishonest-proxy.ts), and each attack
+ * is refused by the SDK with a named error; the victim sends nothing derived from the password or
+ * a key, and the service's state does not change. On SQLite and PostgreSQL.
+ */
+import { randomUUID } from "node:crypto";
+import { MemoryPinStore, MemoryRosterHeadStore, MemoryValues, VaultClient, type InviteSecret, type RememberedKdf } from "../sdk";
+import { toBase64 } from "../sdk/encoding";
+import { openAccountKeys } from "../sdk/keys";
+import { kdfStatementBytes, keyStatementBytes, signStatement } from "../sdk/statements";
+import { Api, registerUser, sharedVaultBody, type TestUser } from "./helpers/client";
+import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Edit } from "./helpers/dishonest-proxy";
+import { SQL_ENGINES, type ServerStore } from "./helpers/postgres";
+import { fingerprintOf } from "./helpers/roster";
+import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
+import { startTestServer, type TestServer } from "./helpers/server";
+import { keyStatementOf } from "./helpers/statements";
+
+jest.setTimeout(120_000);
+
+const PASSWORD = "correct horse battery staple";
+const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+
+/** What one device remembers: pins, roster heads, KDF parameters, invite secrets. */
+function newDevice() {
+  return {
+    pins: new MemoryPinStore(),
+    rosterHeads: new MemoryRosterHeadStore(),
+    kdfMemory: new MemoryValues<RememberedKdf>(),
+    inviteSecrets: new MemoryValues<InviteSecret>(),
+  };
+}
+type Device = ReturnType<typeof newDevice>;
+
+describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine, openStore) => {
+  let store: ServerStore;
+  let server: TestServer;
+  let proxy: DishonestProxy;
+  let api: Api;
+  let alice: VaultClient, bob: VaultClient, carol: VaultClient;
+  let eve: TestUser;
+  const aliceDevice = newDevice();
+
+  /** A client on `device` that talks to the service through the proxy. */
+  const through = (device: Device = newDevice()) => new VaultClient({ baseUrl: proxy.url, ...device });
+  /** Alice on her own device (the pins, heads, KDF parameters and invite secrets her sessions left), logged in afresh. */
+  async function aliceAgain(): Promise<VaultClient> {
+    const c = through(aliceDevice);
+    await c.login(alice.account.email, PASSWORD);
+    return c;
+  }
+  /** Requests that carry what the password derives. */
+  const derivedFromPassword = (from: number) =>
+    proxy.sent.slice(from).filter((s) => s.method === "POST" && (s.path === "/auth/login" || s.path === "/auth/register"));
+  /** Requests that would change the service (logins and token refreshes aside). */
+  const changes = (from: number) => writesIn(proxy.sent.slice(from)).filter((s) => !s.path.startsWith("/auth/"));
+
+  /** What the service holds of a vault, read honestly (not through the proxy). */
+  async function stateOf(vaultId: string) {
+    const token = { token: alice.http.currentTokens!.accessToken };
+    const [vault, members, items, roster] = await Promise.all([
+      api.get(`/vaults/${vaultId}`, token),
+      api.get(`/vaults/${vaultId}/members`, token),
+      api.get(`/vaults/${vaultId}/items`, token),
+      api.get(`/vaults/${vaultId}/roster`, token),
+    ]);
+    return { vault: vault.body, members: members.body, items: items.body, roster: roster.body };
+  }
+
+  /** Runs `attack` (expected to be refused with `code`), then checks nothing was sent that changes `vaultId`, and that it did not change. */
+  async function refusedWithoutChange(vaultId: string, code: string, attack: () => Promise<unknown>): Promise<void> {
+    const before = await stateOf(vaultId);
+    const from = proxy.sent.length;
+    await expect(attack()).rejects.toMatchObject({ name: "SecurityError", code });
+    expect(changes(from)).toEqual([]);
+    expect(await stateOf(vaultId)).toEqual(before);
+  }
+
+  beforeAll(async () => {
+    store = await openStore();
+    server = await startTestServer(store.env);
+    api = new Api(server.url);
+    proxy = await startDishonestProxy(new URL(server.url).origin);
+    alice = through(aliceDevice);
+    await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+    // Bob and carol accept alice's invite links; eve colludes with the server: a plain client whose
+    // keys this test holds, invited by a bare token.
+    const bobEmail = email("bob");
+    bob = through();
+    await bob.register({
+      email: bobEmail,
+      password: PASSWORD,
+      invite: (await alice.createInvite(bobEmail)).link,
+      kdf: TEST_KDF,
+      rsaBits: 2048,
+    });
+    const carolEmail = email("carol");
+    carol = through();
+    await carol.register({
+      email: carolEmail,
+      password: PASSWORD,
+      invite: (await alice.createInvite(carolEmail, "admin")).code,
+      kdf: TEST_KDF,
+      rsaBits: 2048,
+    });
+    const eveEmail = email("eve");
+    const plain = await api.post("/invites", { token: alice.http.currentTokens!.accessToken, body: { email: eveEmail, role: "member" } });
+    eve = await registerUser(api, { inviteToken: plain.body.token, email: eveEmail });
+  });
+  afterEach(() => {
+    proxy.edit = honest;
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await server.stop();
+    await store.drop();
+  });
+
+  test("1. a KDF downgrade at login: refused before anything is derived, on a new device and on one that logged in before", async () => {
+    const prelogin =
+      (replace: (kdf: any) => any): Edit =>
+      (method, path, body) =>
+        method === "GET" && path === "/auth/prelogin" ? { ...body, kdf: replace(body.kdf) } : body;
+    const registered = alice.account.kdf;
+    const downgrades: Array<[string, (kdf: any) => any, string]> = [
+      ["PBKDF2 with 1 iteration", (k) => ({ algorithm: "pbkdf2-sha256", salt: k.salt, iterations: 1 }), "KDF_TOO_WEAK"],
+      ["PBKDF2 one iteration below its floor", (k) => ({ ...k, iterations: 599_999 }), "KDF_TOO_WEAK"],
+      [
+        "Argon2id over 8 KiB",
+        (k) => ({ algorithm: "argon2id", salt: k.salt, iterations: 3, memoryKiB: 8, parallelism: 1 }),
+        "KDF_TOO_WEAK",
+      ],
+      [
+        "Argon2id at the contract's floor",
+        (k) => ({ algorithm: "argon2id", salt: k.salt, iterations: 2, memoryKiB: 19456, parallelism: 1 }),
+        "KDF_TOO_WEAK",
+      ],
+      [
+        "Argon2id over 64 GiB (a client stopped)",
+        (k) => ({ algorithm: "argon2id", salt: k.salt, iterations: 3, memoryKiB: 64 * 1048576, parallelism: 4 }),
+        "KDF_UNSUPPORTED",
+      ],
+      ["a salt of 1 byte", (k) => ({ ...k, salt: "AA==" }), "KDF_UNSUPPORTED"],
+    ];
+    // A new device refuses them as below the floor (or beyond the caps); alice's, which logged in
+    // before, as not the parameters it remembers.
+    for (const [what, replace, code] of downgrades) {
+      for (const [device, expected] of [
+        [newDevice(), code],
+        [aliceDevice, "KDF_CHANGED"],
+      ] as const) {
+        proxy.edit = prelogin(replace);
+        const from = proxy.sent.length;
+        await expect(through(device).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ name: "SecurityError", code: expected });
+        expect([what, derivedFromPassword(from)]).toEqual([what, []]);
+      }
+    }
+    // The registered cost with a salt the server chose, or another algorithm: a device that logged
+    // in before remembers the account's parameters and salt.
+    for (const [what, replace] of [
+      ["a salt the server chose", (k: any) => ({ ...k, salt: toBase64(new Uint8Array(16).fill(7)) })],
+      [
+        "Argon2id at the SDK's default",
+        (k: any) => ({ algorithm: "argon2id", salt: k.salt, iterations: 3, memoryKiB: 65536, parallelism: 4 }),
+      ],
+    ] as const) {
+      proxy.edit = prelogin(replace);
+      const from = proxy.sent.length;
+      await expect(through(aliceDevice).login(alice.account.email, PASSWORD)).rejects.toMatchObject({
+        code: "KDF_CHANGED",
+        message: expect.stringContaining("nothing was derived or sent"),
+      });
+      expect([what, derivedFromPassword(from)]).toEqual([what, []]);
+    }
+    // A change the account's own key signed, in a newer statement, is followed: the device derives
+    // with it (the service, which never changed them, then refuses the hash). A replayed, stale or
+    // forged statement is not.
+    const signing = (await openAccountKeys(alice.exportStretchedKey(), alice.account)).signingPrivateKey;
+    const stronger = { ...registered, iterations: 700_000 };
+    const statement = (version: number, kdf = stronger) =>
+      signStatement(kdfStatementBytes({ userId: alice.account.userId, email: alice.account.email, kdf, version }), signing);
+    const answering =
+      (version: number, signature: string): Edit =>
+      (method, path, body) =>
+        method === "GET" && path === "/auth/prelogin" ? { kdf: stronger, kdfStatement: { version, signature } } : body;
+    for (const [version, signature] of [
+      [1, await statement(1)],
+      [2, await statement(2, registered)],
+      [2, toBase64(new Uint8Array(64).fill(1))],
+    ] as const) {
+      proxy.edit = answering(version, signature);
+      const from = proxy.sent.length;
+      await expect(through(aliceDevice).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ code: "KDF_CHANGED" });
+      expect(derivedFromPassword(from)).toEqual([]);
+    }
+    proxy.edit = answering(2, await statement(2));
+    const signedFrom = proxy.sent.length;
+    await expect(through(aliceDevice).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ status: 401 });
+    expect(derivedFromPassword(signedFrom)).toHaveLength(1);
+    // The device still remembers the registered parameters, and logs in with them.
+    proxy.edit = honest;
+    await expect(through(aliceDevice).login(alice.account.email, PASSWORD)).resolves.toMatchObject({ userId: alice.account.userId });
+    // A login answer naming other parameters than prelogin's: the session is not taken up.
+    proxy.edit = (method, path, body) => (method === "POST" && path === "/auth/login" ? { ...body, kdf: stronger } : body);
+    await expect(through(aliceDevice).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ code: "KDF_CHANGED" });
+    // A device that never saw the account trusts the salt it is given (the limit the README
+    // states): it derives, at no less than the floor.
+    proxy.edit = prelogin((k) => ({ ...k, salt: toBase64(new Uint8Array(16).fill(9)) }));
+    const fresh = proxy.sent.length;
+    await expect(through(newDevice()).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ status: 401 });
+    expect(derivedFromPassword(fresh)).toHaveLength(1);
+  });
+
+  test("2. sharing by email with a pinned colleague, paired by the server with a colluder's id and keys: refused", async () => {
+    const team = await alice.createVault("Team 2", "shared");
+    await alice.share(team.vaultId, bob.account.userId);
+    await alice.removeMember(team.vaultId, bob.account.userId);
+    await alice.rekey(team.vaultId);
+    // Alice's device pinned bob (id, email, keys) when she invited him and shared with him.
+    const bobEmail = bob.account.email;
+    const asEve = (statement: unknown): Edit => {
+      const eveBundle = {
+        userId: eve.userId,
+        email: bobEmail,
+        publicKey: eve.bundle.publicKey,
+        signingPublicKey: eve.bundle.signingPublicKey,
+        publicKeySignature: eve.bundle.publicKeySignature,
+        keyStatement: statement,
+      };
+      return (method, path, body) => {
+        if (method === "GET" && path === `/orgs/${alice.account.orgId}/members`)
+          return {
+            members: body.members
+              .filter((m: any) => m.userId !== bob.account.userId && m.userId !== eve.userId)
+              .concat([{ ...eveBundle, role: "member", createdAt: new Date().toISOString() }]),
+          };
+        if (method === "GET" && path === `/users/${eve.userId}/keys`) return eveBundle;
+        return body;
+      };
+    };
+    // Eve's own statement names her own email: it does not verify for bob's.
+    proxy.edit = asEve(keyStatementOf(eve));
+    await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
+      const who = await alice.findUser(bobEmail);
+      await alice.share(team.vaultId, who.userId);
+    });
+    // Eve signs a statement that names bob's email with her id: self-consistent, but alice's device
+    // pinned bob's email to bob's id.
+    const forged = keyStatementOf({ ...eve, email: bobEmail });
+    proxy.edit = asEve(forged);
+    await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
+      const who = await alice.findUser(bobEmail);
+      await alice.share(team.vaultId, who.userId);
+    });
+    // A device that never saw bob but made his invite: the MAC bob registered with vouches for bob's
+    // keys only. (A device with neither trusts the first keys it sees: the README's limit.)
+    const inviterOnly = through({ ...newDevice(), inviteSecrets: aliceDevice.inviteSecrets });
+    await inviterOnly.login(alice.account.email, PASSWORD);
+    await refusedWithoutChange(team.vaultId, "INVITE_BINDING_MISMATCH", async () => {
+      const who = await inviterOnly.findUser(bobEmail);
+      await inviterOnly.share(team.vaultId, who.userId);
+    });
+    // Honestly, the same device finds bob vouched for by the invite.
+    proxy.edit = honest;
+    await expect(inviterOnly.findUser(bobEmail)).resolves.toMatchObject({ userId: bob.account.userId, trust: "invite" });
+  });
+
+  test("3. vault names swapped by the server: each vault keeps the name its roster signed, and nothing is written to a misnamed one", async () => {
+    const priv = await alice.createVault("Private", "personal");
+    const team = await alice.createVault("Team 3", "shared");
+    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const swapped = (v: any) =>
+      v.vaultId === priv.vaultId ? { ...v, vaultName: "Team 3" } : v.vaultId === team.vaultId ? { ...v, vaultName: "Private" } : v;
+    proxy.edit = (method, path, body) => {
+      if (method === "GET" && path === "/vaults") return { vaults: body.vaults.map(swapped) };
+      if (method === "GET" && /^\/vaults\/[^/]+$/.test(path)) return swapped(body);
+      return body;
+    };
+    const victim = await aliceAgain();
+    const listed = await victim.listCheckedVaults();
+    const shownAsPrivate = listed.find((v) => v.vaultName === "Private")!;
+    expect(shownAsPrivate.vaultId).toBe(team.vaultId);
+    expect(shownAsPrivate.nameCheck).toEqual({ status: "mismatch", name: "Team 3", shown: "Private" });
+    expect(listed.find((v) => v.vaultId === priv.vaultId)!.nameCheck).toEqual({ status: "mismatch", name: "Private", shown: "Team 3" });
+    // The secret meant for "Private" is not written into the team vault the server calls so, nor anywhere.
+    await refusedWithoutChange(team.vaultId, "NAME_MISMATCH", () =>
+      victim.addItem(shownAsPrivate.vaultId, { name: "Bank", fields: { pin: "4321" } }),
+    );
+    await refusedWithoutChange(priv.vaultId, "NAME_MISMATCH", () =>
+      victim.addItem(priv.vaultId, { name: "Bank", fields: { pin: "4321" } }),
+    );
+    expect((await victim.verifyVault(team.vaultId)).problems.join()).toMatch(
+      /the server calls the vault "Private", its signed roster "Team 3"/,
+    );
+    proxy.edit = honest;
+    await expect(victim.addItem(priv.vaultId, { name: "Bank", fields: { pin: "4321" } })).resolves.toMatchObject({ name: "Bank" });
+  });
+
+  test("4. the rekey hidden from the member who removed someone: no item written or share made under the key the removed member holds", async () => {
+    const team = await alice.createVault("Team 4", "shared");
+    await alice.share(team.vaultId, bob.account.userId);
+    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const { rekeyRequired } = await alice.removeMember(team.vaultId, bob.account.userId);
+    expect(rekeyRequired).toBe(true);
+    // The server says no rekey is due...
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}` ? { ...body, rekeyRequired: false } : body;
+    const victim = await aliceAgain();
+    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.share(team.vaultId, eve.userId));
+    // ...and hides the removal from the roster as well: the device saw it.
+    proxy.edit = (method, path, body) => {
+      if (method === "GET" && path === `/vaults/${team.vaultId}`) return { ...body, rekeyRequired: false };
+      if (method === "GET" && path === `/vaults/${team.vaultId}/roster`) return { links: body.links.slice(0, -1) };
+      return body;
+    };
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    proxy.edit = honest;
+    await victim.rekey(team.vaultId);
+    await expect(victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
+  });
+
+  test("5. adopting a vault made without a roster: a member the server injected (with a genuine wrap moved from another vault) is refused, and no key is wrapped for anyone", async () => {
+    const old = await unsignedVault(alice, "Old");
+    await plainShare(alice, old, carol.account.userId, "admin");
+    // Eve's genuine wrap, signed by her, from a vault of her own.
+    const evesVault = await api.post("/vaults", { token: eve.token, body: sharedVaultBody(Buffer.alloc(32, 5), eve) });
+    const evesEntry = (await api.get(`/vaults/${evesVault.body.vaultId}/members`, { token: eve.token })).body.members[0];
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${old.vaultId}/members`
+        ? { members: [...body.members, { ...evesEntry, vaultId: old.vaultId, vaultName: "Old", role: "admin" }] }
+        : body;
+    const victim = await aliceAgain();
+    // Alice confirms the two members she knows of: the list the server shows is not that, and it names eve.
+    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () =>
+      victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] }),
+    );
+    await expect(victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] })).rejects.toMatchObject({
+      userId: eve.userId,
+    });
+    proxy.edit = honest;
+    const adopted = await victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] });
+    expect([...adopted.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId].sort());
+    expect(await victim.verifyVault(old.vaultId)).toMatchObject({ ok: true, roster: { seq: 0 } });
+  });
+
+  test("6. an item asked for, answered with another item's record or ciphertext: refused", async () => {
+    const team = await alice.createVault("Team 6", "shared");
+    const a = await alice.addItem(team.vaultId, { name: "A", fields: { password: "a-secret" } });
+    const b = await alice.addItem(team.vaultId, { name: "B", fields: { password: "b-secret" } });
+    const recordOf = async (itemId: string) =>
+      (await api.get(`/vaults/${team.vaultId}/items/${itemId}`, { token: alice.http.currentTokens!.accessToken })).body;
+    const bRecord = await recordOf(b.itemId);
+    const victim = await aliceAgain();
+    proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${team.vaultId}/items/${a.itemId}` ? bRecord : body);
+    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.getItem(team.vaultId, a.itemId));
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}/items/${a.itemId}`
+        ? { ...body, encryptedData: bRecord.encryptedData, encryptedName: bRecord.encryptedName }
+        : body;
+    await refusedWithoutChange(team.vaultId, "TAMPERED", () => victim.getItem(team.vaultId, a.itemId));
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}/items` ? { items: [bRecord, ...body.items] } : body;
+    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.listItems(team.vaultId));
+    proxy.edit = honest;
+    await expect(victim.getItem(team.vaultId, a.itemId)).resolves.toMatchObject({ name: "A", fields: { password: "a-secret" } });
+  });
+
+  test("7. an invite preview that names another organization, role or inviter than the inviter signed: refused before registering", async () => {
+    const danEmail = email("dan");
+    const { link, inviteId } = await alice.createInvite(danEmail, "member");
+    const eveKeys = {
+      publicKey: eve.bundle.publicKey,
+      signingPublicKey: eve.bundle.signingPublicKey,
+      publicKeySignature: eve.bundle.publicKeySignature,
+    };
+    const lies: Array<[string, (body: any) => any]> = [
+      ["another organization's name", (b) => ({ ...b, orgName: "Evil Corp" })],
+      ["another organization", (b) => ({ ...b, orgId: randomUUID() })],
+      ["another role", (b) => ({ ...b, role: "admin" })],
+      ["another inviter's keys", (b) => ({ ...b, inviter: { ...b.inviter, ...eveKeys } })],
+      ["no statement", (b) => ({ ...b, inviteStatement: undefined })],
+    ];
+    for (const [what, lie] of lies) {
+      proxy.edit = (method, path, body) => (method === "POST" && path === "/invites/redeem" ? lie(body) : body);
+      const dan = through();
+      const from = proxy.sent.length;
+      await expect(dan.redeemInvite(link)).rejects.toMatchObject({ code: "INVITE_MISMATCH" });
+      await expect(dan.register({ email: danEmail, password: PASSWORD, invite: link, kdf: TEST_KDF, rsaBits: 2048 })).rejects.toMatchObject(
+        {
+          code: "INVITE_MISMATCH",
+        },
+      );
+      expect([what, derivedFromPassword(from)]).toEqual([what, []]);
+    }
+    expect((await alice.listInvites()).map((i) => i.id)).toContain(inviteId);
+    // A registration answer that puts dan elsewhere than the invite said: caught, and the session not taken up.
+    proxy.edit = (method, path, body) => (method === "POST" && path === "/auth/register" ? { ...body, role: "admin" } : body);
+    const dan = through();
+    await expect(dan.register({ email: danEmail, password: PASSWORD, invite: link, kdf: TEST_KDF, rsaBits: 2048 })).rejects.toMatchObject({
+      code: "INVITE_MISMATCH",
+    });
+    expect(() => dan.account).toThrow();
+  });
+
+  test("8. a signature of one kind presented as another: an RSA key's self-signature as a wrap's, a KDF statement as a key statement", async () => {
+    const old = await unsignedVault(alice, "Context");
+    const signed = await alice.createVault("Context signed", "shared");
+    const spki = {
+      encryptedVaultKey: alice.account.publicKey,
+      wrapSignature: (await api.get(`/users/${alice.account.userId}/keys`, { token: alice.http.currentTokens!.accessToken })).body
+        .publicKeySignature,
+    };
+    const victim = await aliceAgain();
+    proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${old.vaultId}` ? { ...body, ...spki } : body);
+    // The signature verifies over those bytes; their length is not a wrap's, so nothing is unwrapped.
+    await refusedWithoutChange(old.vaultId, "TAMPERED", () => victim.listItems(old.vaultId));
+    proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${signed.vaultId}` ? { ...body, ...spki } : body);
+    await refusedWithoutChange(signed.vaultId, "WRAP_MISMATCH", () => victim.listItems(signed.vaultId));
+    // Carol's KDF statement signature offered as her key statement.
+    const carolSigning = (await openAccountKeys(carol.exportStretchedKey(), carol.account)).signingPrivateKey;
+    const kdfSignature = await signStatement(
+      kdfStatementBytes({ userId: carol.account.userId, email: carol.account.email, kdf: carol.account.kdf, version: 1 }),
+      carolSigning,
+    );
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/users/${carol.account.userId}/keys`
+        ? { ...body, keyStatement: { version: 1, signature: kdfSignature } }
+        : body;
+    const fresh = through();
+    await fresh.login(alice.account.email, PASSWORD);
+    await expect(fresh.userKeys(carol.account.userId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    // The real one verifies; and it is not a KDF statement's signature either.
+    const real = await signStatement(
+      keyStatementBytes({ userId: carol.account.userId, email: carol.account.email, keys: fingerprintOf(carol.account), version: 1 }),
+      carolSigning,
+    );
+    expect(real).not.toBe(kdfSignature);
+    proxy.edit = honest;
+    await expect(fresh.userKeys(carol.account.userId)).resolves.toMatchObject({ keyStatement: { version: 1, signature: real } });
+  });
+});

@@ -2,22 +2,15 @@
  * The real `vaultctl` binary (dist/cli/main.js, spawned as a process) against the real server:
  * output, exit codes and the state it leaves on disk are what a user and a script see.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { commands } from "../cli/commands";
 import { VaultClient } from "../sdk";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+import { vaultctl as run, type VaultctlRun } from "./helpers/vaultctl";
 import { sleep } from "./helpers/wait";
 
-const CLI = path.resolve(__dirname, "../dist/cli/main.js");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+type Run = VaultctlRun;
 
 describe("vaultctl", () => {
   let server: TestServer;
@@ -25,37 +18,12 @@ describe("vaultctl", () => {
   const sessions: Partial<Record<keyof typeof homes, string>> = {};
 
   /** Runs the binary as `who`, with their home and session; `input` goes to stdin. */
-  function vaultctl(
-    who: keyof typeof homes | undefined,
-    args: string[],
-    opts: { input?: string; env?: Record<string, string> } = {},
-  ): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const env: Record<string, string | undefined> = {
-        ...process.env,
-        VAULT_SERVER: server.url,
-        VAULTCTL_HOME: who ? homes[who] : tempDir("vaultctl-nobody-"),
-        VAULT_SESSION: who ? sessions[who] : undefined,
-        ...opts.env,
-      };
-      const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-      let stdout = "",
-        stderr = "";
-      child.stdout.on("data", (d) => (stdout += d));
-      child.stderr.on("data", (d) => (stderr += d));
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-      child.on("error", reject);
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        let json: any;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      });
-      child.stdin.end(opts.input ?? "");
+  function vaultctl(who: keyof typeof homes | undefined, args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+    return run(args, {
+      server: server.url,
+      home: who ? homes[who] : tempDir("vaultctl-nobody-"),
+      session: who ? sessions[who] : undefined,
+      ...opts,
     });
   }
 

@@ -1,0 +1,133 @@
+/**
+ * Data from the previous release keeps working (issue 24): today's server and clients on the data
+ * directory and vaultctl state that release left (test/fixtures/previous-release, made by its
+ * make.js with that release). Accounts get their statements at their first login; an account
+ * registered below today's KDF floor is refused with a clear message; a signed vault's name is
+ * flagged until someone signs it; an unsigned vault is read as before and written to only after
+ * its owner adopts it; vaultctl's old state (a login, string pins, roster heads) is taken up.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { VaultClient } from "../sdk";
+import { toBase64 } from "../sdk/encoding";
+import { Api } from "./helpers/client";
+import { startDishonestProxy, type DishonestProxy } from "./helpers/dishonest-proxy";
+import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+import { vaultctl } from "./helpers/vaultctl";
+
+jest.setTimeout(120_000);
+
+const FIXTURE = path.resolve(__dirname, "fixtures/previous-release");
+const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE, "fixture.json"), "utf8")) as {
+  madeWith: string;
+  people: Record<"ada" | "bob" | "cy", { email: string; password: string; userId: string }>;
+  vaults: Record<"team" | "old" | "private", string>;
+};
+const { ada: ADA, bob: BOB, cy: CY } = fixture.people;
+
+describe("upgrading from the previous release's data", () => {
+  let server: TestServer;
+  let proxy: DishonestProxy;
+  let api: Api;
+  const dataDir = tempDir("upgrade-data-");
+  const adaHome = tempDir("upgrade-ada-home-");
+
+  beforeAll(async () => {
+    fs.cpSync(path.join(FIXTURE, "data"), dataDir, { recursive: true });
+    server = await startTestServer({ DATA_DIR: dataDir });
+    api = new Api(server.url);
+    proxy = await startDishonestProxy(new URL(server.url).origin);
+    // vaultctl's state names the server it was made with: the same machine, now talking to this one.
+    for (const file of fs.readdirSync(path.join(FIXTURE, "home-ada"))) {
+      const text = fs
+        .readFileSync(path.join(FIXTURE, "home-ada", file), "utf8")
+        .split(fixture.madeWith)
+        .join(proxy.url);
+      fs.writeFileSync(path.join(adaHome, file), text, { mode: 0o600 });
+    }
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await server.stop();
+    for (const dir of [dataDir, adaHome]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("accounts: each signs its statements at its first login; one registered below today's floor is refused, sending nothing", async () => {
+    const keysOf = async (token: string, userId: string) => (await api.get(`/users/${userId}/keys`, { token })).body;
+    const ada = new VaultClient({ baseUrl: server.url });
+    const bob = new VaultClient({ baseUrl: server.url });
+    await bob.login(BOB.email, BOB.password);
+    expect(await keysOf(bob.http.currentTokens!.accessToken, ADA.userId)).not.toHaveProperty("keyStatement");
+    await ada.login(ADA.email, ADA.password);
+    expect(await keysOf(bob.http.currentTokens!.accessToken, ADA.userId)).toHaveProperty("keyStatement");
+    expect((await api.get(`/auth/prelogin?email=${ADA.email}`)).body.kdfStatement.version).toBe(1);
+    // Bob's client now checks ada's statement, and pins her with her email.
+    await expect(bob.findUser(ADA.email)).resolves.toMatchObject({ userId: ADA.userId, trust: "first-use" });
+
+    const cy = new VaultClient({ baseUrl: proxy.url });
+    const from = proxy.sent.length;
+    await expect(cy.login(CY.email, CY.password)).rejects.toMatchObject({
+      code: "KDF_TOO_WEAK",
+      message: expect.stringContaining("Argon2id over 19456 KiB; at least 65536 KiB"),
+    });
+    expect(proxy.sent.slice(from).filter((s) => s.path === "/auth/login")).toEqual([]);
+  });
+
+  test("vaults: the signed one is read and written, its name flagged until signed; the unsigned one is read, and written after its owner adopts it", async () => {
+    const ada = new VaultClient({ baseUrl: server.url });
+    await ada.login(ADA.email, ADA.password);
+    const bob = new VaultClient({ baseUrl: server.url });
+    await bob.login(BOB.email, BOB.password);
+
+    const checked = await ada.listCheckedVaults();
+    const byId = (id: string) => checked.find((v) => v.vaultId === id)!;
+    expect(byId(fixture.vaults.team).nameCheck).toMatchObject({ status: "unverified", name: "Team" });
+    expect(byId(fixture.vaults.old).nameCheck).toMatchObject({ status: "unverified", why: "the vault has no signed roster" });
+    expect((await ada.listItems(fixture.vaults.team)).map((i) => i.fields)).toEqual([{ username: "acme-bot", password: "team-secret-1" }]);
+    expect((await ada.listItems(fixture.vaults.private)).map((i) => i.name)).toEqual(["Bank"]);
+    await ada.addItem(fixture.vaults.team, { name: "After the upgrade", fields: { password: "new" } });
+    // Renaming it to its own name signs the name into the roster.
+    await ada.renameVault(fixture.vaults.team, "Team");
+    expect((await bob.getCheckedVault(fixture.vaults.team)).nameCheck).toEqual({ status: "verified", name: "Team" });
+
+    expect((await bob.listItems(fixture.vaults.old)).map((i) => i.fields)).toEqual([{ password: "old-secret-2" }]);
+    await expect(ada.addItem(fixture.vaults.old, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
+    await expect(bob.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId] })).rejects.toMatchObject({ status: 403 });
+    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId] });
+    expect(adopted.state).toMatchObject({ name: "Old", keyVersion: 2 });
+    await ada.addItem(fixture.vaults.old, { name: "Adopted", fields: { password: "fresh" } });
+    expect((await bob.listItems(fixture.vaults.old)).map((i) => i.name).sort()).toEqual(["Adopted", "Wiki"]);
+    expect(await bob.verifyVault(fixture.vaults.old)).toMatchObject({ ok: true, roster: { seq: 0 } });
+  });
+
+  test("vaultctl's old state: its login's KDF parameters are remembered, its string pins and roster heads still hold", async () => {
+    const asAda = (args: string[], input = "") => vaultctl([...args, "--json"], { server: proxy.url, home: adaHome, input });
+    // The machine logged in with the previous release: a salt the server now chose is refused, before anything is derived.
+    proxy.edit = (method, p, body) =>
+      method === "GET" && p === "/auth/prelogin" ? { ...body, kdf: { ...body.kdf, salt: toBase64(new Uint8Array(16).fill(1)) } } : body;
+    const from = proxy.sent.length;
+    const refused = await asAda(["login", ADA.email], `${ADA.password}\n`);
+    expect([refused.code, refused.error?.code]).toEqual([3, "KDF_CHANGED"]);
+    expect(proxy.sent.slice(from).filter((s) => s.path === "/auth/login")).toEqual([]);
+    proxy.edit = (_m, _p, body) => body;
+    expect((await asAda(["login", ADA.email], `${ADA.password}\n`)).code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(adaHome, "kdf.json"), "utf8"))[proxy.url][ADA.email].kdf).toMatchObject({
+      algorithm: "argon2id",
+      memoryKiB: 65536,
+    });
+    // Bob's and cy's keys were pinned as bare fingerprints; they still match, and now carry their emails.
+    const keys = await asAda(["keys", BOB.email]);
+    expect(keys.json).toMatchObject({ email: BOB.email, trust: "first-use" });
+    expect(keys.json.pinned).toBe(keys.json.fingerprint);
+    const listed = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
+    expect(listed.json.map((i: any) => i.name)).toContain("GitHub");
+    const pins = JSON.parse(fs.readFileSync(path.join(adaHome, "pins.json"), "utf8"))[proxy.url];
+    expect(pins[BOB.userId]).toMatchObject({ email: BOB.email });
+    // The roster head it saw (link 2) still guards the team vault against a rollback.
+    proxy.edit = (method, p, body) =>
+      method === "GET" && p === `/vaults/${fixture.vaults.team}/roster` ? { links: body.links.slice(0, 2) } : body;
+    const rolledBack = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
+    expect([rolledBack.code, rolledBack.error?.code]).toEqual([3, "ROSTER_ROLLBACK"]);
+    proxy.edit = (_m, _p, body) => body;
+  });
+});

@@ -609,5 +609,102 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
       await expect(store.vaults.getRoster({ vaultId, actorId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
     });
+
+    test("statements: kept as registered; an account without them takes them once, the same again is fine, another is a conflict", async () => {
+      const stated = await newPerson();
+      const keyStatement = { version: 1, signature: Buffer.alloc(64, 1).toString("base64") };
+      const kdfStatement = { version: 1, signature: Buffer.alloc(64, 2).toString("base64") };
+      const inv = pendingInvite(owner.orgId, owner.userId, stated.user.email);
+      await store.invites.createInvite({ invite: inv, tokenHash: newId() });
+      const inviteBinding = { inviteId: inv.inviteId, mac: Buffer.alloc(32, 3).toString("base64") };
+      const rec = await store.accounts.registerWithInvite({
+        user: { ...stated.user, keyStatement, kdfStatement, inviteBinding },
+        inviteId: inv.inviteId,
+        now: at(),
+      });
+      expect(await store.accounts.findUserById(rec.userId)).toMatchObject({ keyStatement, kdfStatement, inviteBinding });
+      expect(await store.accounts.findUserByEmail(stated.user.email)).toMatchObject({ keyStatement, kdfStatement, inviteBinding });
+      expect((await store.accounts.listOrgMembers(owner.orgId)).find((u) => u.userId === rec.userId)).toMatchObject({ keyStatement });
+
+      const plain = await join();
+      expect(await store.accounts.findUserById(plain.userId)).not.toHaveProperty("keyStatement");
+      await store.accounts.setStatements({ userId: plain.userId, keyStatement });
+      expect(await store.accounts.findUserById(plain.userId)).not.toHaveProperty("kdfStatement");
+      await store.accounts.setStatements({ userId: plain.userId, keyStatement, kdfStatement });
+      expect(await store.accounts.findUserById(plain.userId)).toMatchObject({ keyStatement, kdfStatement });
+      await expect(
+        store.accounts.setStatements({
+          userId: plain.userId,
+          kdfStatement: { version: 1, signature: Buffer.alloc(64, 9).toString("base64") },
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT", data: { field: "kdfStatement" } });
+      expect(await store.accounts.findUserById(plain.userId)).toMatchObject({ kdfStatement });
+
+      // A user id a client chose is taken by someone else: a conflict, and nobody registered.
+      const again = await newPerson();
+      const second = pendingInvite(owner.orgId, owner.userId, again.user.email);
+      await store.invites.createInvite({ invite: second, tokenHash: newId() });
+      await expect(
+        store.accounts.registerWithInvite({ user: { ...again.user, userId: plain.userId }, inviteId: second.inviteId, now: at() }),
+      ).rejects.toMatchObject({ type: "CONFLICT", data: { field: "userId" } });
+      expect(await store.accounts.findUserByEmail(again.user.email)).toBeNull();
+    });
+
+    test("an invite takes its inviter's statement once, and only while pending", async () => {
+      const statement = { version: 1, signature: Buffer.alloc(64, 4).toString("base64") };
+      const inv = pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`);
+      await store.invites.createInvite({ invite: inv, tokenHash: "statement-" + inv.inviteId });
+      expect(await store.invites.getInvite(inv.inviteId)).not.toHaveProperty("statement");
+      await store.invites.attachStatement({ inviteId: inv.inviteId, statement, now: at() });
+      await store.invites.attachStatement({ inviteId: inv.inviteId, statement, now: at() });
+      expect(await store.invites.findInviteByTokenHash("statement-" + inv.inviteId)).toMatchObject({ statement });
+      await expect(
+        store.invites.attachStatement({
+          inviteId: inv.inviteId,
+          statement: { ...statement, signature: Buffer.alloc(64, 5).toString("base64") },
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      const revoked = pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`);
+      await store.invites.createInvite({ invite: revoked, tokenHash: newId() });
+      await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() });
+      await expect(store.invites.attachStatement({ inviteId: revoked.inviteId, statement, now: at() })).rejects.toMatchObject({
+        type: "INVITE_NOT_REDEEMABLE",
+      });
+      expect(await store.invites.getInvite(revoked.inviteId)).not.toHaveProperty("statement");
+    });
+
+    test("a signed vault is renamed only with its rename link, stored in the rename's transaction; a refused one writes nothing", async () => {
+      const vaultKey = Buffer.alloc(32, 8);
+      const vaultId = newId<VaultId>();
+      const chain = new Chain(vaultId);
+      const wrap = wrapFor(vaultKey, owner, owner);
+      const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
+      const roster = decideCreateRoster(
+        owner.user,
+        { vaultType: "shared", name: "Before", encryptedVaultKey: wrap.encryptedVaultKey },
+        create,
+      );
+      await store.vaults.createVault({
+        vault: { vaultId, orgId: owner.orgId, name: "Before", type: "shared", ownerId: owner.userId, ...wrap, roster },
+        now: at(),
+      });
+      chain.accept(create);
+      const rename = (name: string) => chain.next(owner, { op: "rename", name, wraps: [] });
+      await expect(store.vaults.renameVault({ vaultId, actorId: owner.userId, name: "After", now: at() })).rejects.toMatchObject({
+        type: "INVALID",
+        data: { field: "rosterLink" },
+      });
+      await expect(
+        store.vaults.renameVault({ vaultId, actorId: owner.userId, name: "After", now: at(), rosterLink: rename("Something else") }),
+      ).rejects.toMatchObject({ type: "INVALID", data: { field: "rosterLink.name" } });
+      expect((await store.vaults.getVault({ vaultId, userId: owner.userId })).vaultName).toBe("Before");
+      expect(await store.vaults.getRoster({ vaultId, actorId: owner.userId })).toHaveLength(1);
+      const link = rename("After");
+      expect(
+        (await store.vaults.renameVault({ vaultId, actorId: owner.userId, name: "After", now: at(), rosterLink: link })).vaultName,
+      ).toBe("After");
+      expect((await store.vaults.getRoster({ vaultId, actorId: owner.userId })).at(-1)).toEqual(link);
+    });
   });
 }

@@ -55,6 +55,30 @@ describe("documents", () => {
     expect(doc._id).toBe(user.userId);
     const { userId, ...rest } = user;
     expect(toUser(doc)).toEqual({ userId, orgId, role: "admin", ...rest });
+    // With its statements and invite binding, as a client of today registers; without them they stay absent.
+    const statements = {
+      keyStatement: { version: 1, signature: "a2V5" },
+      kdfStatement: { version: 1, signature: "a2Rm" },
+      inviteBinding: { inviteId: newId<InviteId>(), mac: "bWFj" },
+    };
+    expect(toUser(userDoc({ ...user, ...statements }, orgId, "member"))).toEqual({ userId, orgId, role: "member", ...rest, ...statements });
+    expect(Object.keys(doc)).not.toContain("keyStatement");
+  });
+
+  test("an invite's statement, attached after it was made, maps back with it", () => {
+    const invite: Invite = {
+      inviteId: newId<InviteId>(),
+      orgId: newId<OrgId>(),
+      email: "cy@example.test",
+      role: "admin",
+      inviterId: newId<UserId>(),
+      status: "pending",
+      expiresAt: now,
+      createdAt: now,
+    };
+    const statement = { version: 1, signature: "c2ln" };
+    expect(toInvite({ ...inviteDoc(invite, "hash"), statement })).toEqual({ ...invite, statement });
+    expect(toInvite(inviteDoc(invite, "hash"))).not.toHaveProperty("statement");
   });
 
   test("a vault and a membership give the port's vault view and member entry, field for field", () => {

@@ -3,7 +3,6 @@
  * browsers), plus Argon2id from hash-wasm (WebAssembly). Nothing else in the SDK touches keys
  * directly, so this file is what an auditor reads.
  */
-import { argon2id } from "hash-wasm";
 import { concatBytes, fromBase64, utf8, type Bytes } from "./encoding";
 import { checkKdf } from "./kdf";
 
@@ -47,6 +46,8 @@ export async function deriveMasterKey(password: string, kdf: KdfParams): Promise
   checkKdf(kdf);
   const salt = fromBase64(kdf.salt);
   if (kdf.algorithm === "argon2id") {
+    // Loaded when first needed: a page that derives in a Web Worker never loads it on the page itself.
+    const { argon2id } = await import("./argon2.js");
     const out = await argon2id({
       password: utf8(password.normalize("NFKC")),
       salt,

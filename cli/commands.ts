@@ -171,7 +171,7 @@ export const commands: Command[] = [
         text: [
           table(
             ["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"],
-            vaults.map((v) => [v.vaultId, shownName(v), v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""]),
+            vaults.map((v) => [v.vaultId, shownName(v, false), v.vaultType, v.role, `v${v.keyVersion}`, v.rekeyRequired ? "required" : ""]),
           ),
           ...(vaults.some((v) => v.nameCheck.status !== "verified")
             ? ["(?) no signed roster vouches for this name; (!) the server shows another name than the vault's signed roster"]
@@ -211,9 +211,9 @@ export const commands: Command[] = [
     async run(ctx, [vaultRef], opts) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
-      await confirmOrStop(`Delete vault "${vault.vaultName}" and all its items, for every member?`, opts.yes === true);
+      await confirmOrStop(`Delete vault ${shownName(vault)} and all its items, for every member?`, opts.yes === true);
       await client.deleteVault(vault.vaultId);
-      return { json: { deleted: vault.vaultId }, text: `Deleted vault "${vault.vaultName}".` };
+      return { json: { deleted: vault.vaultId }, text: `Deleted vault ${shownName(vault)}.` };
     },
   },
   {
@@ -251,7 +251,7 @@ export const commands: Command[] = [
       const { current, trust } = await client.fingerprint(user.userId);
       return {
         json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current, trust },
-        text: `Shared "${vault.vaultName}" with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}`,
+        text: `Shared ${shownName(vault)} with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}`,
       };
     },
   },
@@ -272,13 +272,11 @@ export const commands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const user = await findUser(client, userRef!);
       await confirmOrStop(
-        user.userId === client.account.userId
-          ? `Leave vault "${vault.vaultName}"?`
-          : `Remove ${user.email} from vault "${vault.vaultName}"?`,
+        user.userId === client.account.userId ? `Leave vault ${shownName(vault)}?` : `Remove ${user.email} from vault ${shownName(vault)}?`,
         opts.yes === true,
       );
       const result = await client.removeMember(vault.vaultId, user.userId);
-      const lines = [`Removed ${user.email} from "${vault.vaultName}".`];
+      const lines = [`Removed ${user.email} from ${shownName(vault)}.`];
       let rekey;
       if (result.rekeyRequired && opts.rekey !== false && user.userId !== client.account.userId) {
         rekey = await runRekey(ctx, client, vault.vaultId);
@@ -306,7 +304,7 @@ export const commands: Command[] = [
       const result = await runRekey(ctx, client, vault.vaultId);
       return {
         json: { vaultId: vault.vaultId, ...result },
-        text: `Rekeyed "${vault.vaultName}": key version ${result.keyVersion}, ${plural(result.items, "item")} re-encrypted, wrapped for ${plural(result.members, "member")}${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
+        text: `Rekeyed ${shownName(vault)}: key version ${result.keyVersion}, ${plural(result.items, "item")} re-encrypted, wrapped for ${plural(result.members, "member")}${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
       };
     },
   },
@@ -351,11 +349,12 @@ export const commands: Command[] = [
       if (!roster) {
         return {
           json: { vaultId: vault.vaultId, signed: false, links: [] },
-          text: `Vault "${vault.vaultName}" has no signed roster: its member list is the server's word. An owner can adopt one: vaultctl vault adopt ${vault.vaultId}`,
+          text: `Vault ${shownName(vault)} has no signed roster: its member list is the server's word. An owner can adopt it: vaultctl vault adopt ${vault.vaultId}`,
         };
       }
       const org = await client.orgMembers();
-      const emails = new Map(org.map((m) => [m.userId, m.email]));
+      // Emails only of people whose keys and identity check out; anyone else by id.
+      const emails = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
       const name = (id: string) => emails.get(id) ?? id;
       if (opts.save) {
         const ids = new Set(
@@ -363,7 +362,7 @@ export const commands: Command[] = [
         );
         const keys: Record<string, PublicKeyBundle> = {};
         for (const id of ids) {
-          const bundle = org.find((m) => m.userId === id);
+          const bundle = org.find((m) => m.userId === id && !m.problem);
           if (bundle)
             keys[id] = {
               userId: id,
@@ -377,7 +376,7 @@ export const commands: Command[] = [
           format: "vault-roster/v1",
           server: ctx.server,
           vaultId: vault.vaultId,
-          vaultName: vault.vaultName,
+          vaultName: vault.nameCheck.name,
           links: roster.links,
           keys,
         };
@@ -396,7 +395,7 @@ export const commands: Command[] = [
           links: roster.links,
         },
         text: [
-          `Signed roster of "${vault.vaultName}": ${roster.links.length} links, all verified; head ${state.head.slice(0, 16)}… (seq ${state.seq}), key version ${state.keyVersion}`,
+          `Signed roster of ${shownName(vault)}: ${roster.links.length} links, all verified; head ${state.head.slice(0, 16)}… (seq ${state.seq}), key version ${state.keyVersion}`,
           table(
             ["SEQ", "AT", "BY", "CHANGE"],
             roster.links.map((l) => [String(l.seq), l.at, name(l.actorId), describeLink(l, name)]),
@@ -418,35 +417,44 @@ export const commands: Command[] = [
         value: "USER",
         description: "a member to keep (email or id; repeat for each, you included); without it, confirm the list shown",
       },
+      name: {
+        type: "string",
+        value: "NAME",
+        description:
+          "the vault's name, signed into its roster (must be its current one); without it, confirm the name shown, or with --member leave it unsigned",
+      },
       yes: YES_OPTION,
     },
     async run(ctx, [vaultRef], opts) {
       const client = await ctx.unlocked();
-      const vault = await findVault(client, vaultRef!);
+      const vault = await findVault(client, vaultRef!, { toVerify: true });
       const listed = await client.members(vault.vaultId);
       const org = await client.orgMembers();
-      const emailOf = (id: string) => org.find((m) => m.userId === id)?.email ?? id;
+      const emailOf = (id: string) =>
+        org.find((m) => m.userId === id && !m.problem)?.email ?? `user ${id} (keys or identity do not check out)`;
       let members: string[];
+      let name: string | undefined = opts.name;
       if (opts.member?.length) {
         members = [];
         for (const ref of opts.member as string[]) members.push((await findUser(client, ref)).userId);
       } else {
         await confirmOrStop(
-          `The server says vault "${vault.vaultName}" has these members:\n${listed.map((m) => `  ${emailOf(m.userId)} (${m.role})`).join("\n")}\nIs that exactly who should hold it? A new key is made for them alone.`,
+          `The server says vault "${vault.vaultName}" has these members:\n${listed.map((m) => `  ${emailOf(m.userId)} (${m.role})`).join("\n")}\nIs that exactly who should hold it, and is "${vault.vaultName}" its name? A new key is made for them alone, and the name is signed.`,
           opts.yes === true,
         );
         members = listed.map((m) => m.userId);
+        name ??= vault.vaultName;
       }
       const bar = progressBar(ctx.progress);
       let roster;
       try {
-        roster = await client.adoptRoster(vault.vaultId, { members }, { onProgress: bar });
+        roster = await client.adoptRoster(vault.vaultId, { members, name }, { onProgress: bar });
       } finally {
         bar.end();
       }
       return {
         json: { vaultId: vault.vaultId, seq: roster.state.seq, head: roster.state.head, members: roster.state.members.size },
-        text: `Vault "${vault.vaultName}" has a signed roster now, and a new key for its ${roster.state.members.size} members; from here on every membership change and rekey is a signed link.`,
+        text: `Vault ${shownName(vault)} has a signed roster now, and a new key for its ${roster.state.members.size} members; from here on every membership change and rekey is a signed link.`,
       };
     },
   },
@@ -483,7 +491,7 @@ export const commands: Command[] = [
       const fields = parseFields(opts.field);
       if (opts.generate) fields.password = generatePassword(24);
       const item = await client.addItem(vault.vaultId, { name: name!, fields });
-      const lines = [`Added "${item.name}" to "${vault.vaultName}": ${item.itemId}`];
+      const lines = [`Added "${item.name}" to ${shownName(vault)}: ${item.itemId}`];
       if (opts.generate && opts.show) lines.push(`Generated password: ${fields.password}`);
       else if (opts.generate)
         lines.push(
@@ -547,7 +555,7 @@ export const commands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const vaultId = vault.vaultId;
       const item = await findItem(client, vaultId, itemRef!);
-      await confirmOrStop(`Delete item "${item.name}" from vault "${vault.vaultName}"?`, opts.yes === true);
+      await confirmOrStop(`Delete item "${item.name}" from vault ${shownName(vault)}?`, opts.yes === true);
       await client.deleteItem(vaultId, item.itemId);
       return { json: { deleted: item.itemId }, text: `Deleted "${item.name}".` };
     },
@@ -764,12 +772,16 @@ async function findVault(client: VaultClient, ref: string, opts: { toVerify?: bo
   );
 }
 
-/** A vault's name as the list shows it: the vouched one, marked when nothing vouches for it or the server says otherwise. */
-function shownName(v: CheckedVault): string {
+/**
+ * A vault's name as vaultctl shows it: the vouched one (in quotes within a sentence), marked when
+ * nothing vouches for it or the server says otherwise.
+ */
+function shownName(v: CheckedVault, inSentence = true): string {
   const check = v.nameCheck;
-  if (check.status === "verified") return check.name;
-  if (check.status === "unverified") return `${check.name} (?)`;
-  return `${check.name} (!) the server says "${check.shown}"`;
+  const name = inSentence ? `"${check.name}"` : check.name;
+  if (check.status === "verified") return name;
+  if (check.status === "unverified") return `${name} (?)`;
+  return `${name} (!) the server says "${check.shown}"`;
 }
 
 /** What vouches for a user's keys on this machine. */

@@ -23,13 +23,9 @@ export class Context {
     return (this.serverOption ?? this.state.login?.server ?? DEFAULT_SERVER).replace(/\/+$/, "");
   }
 
-  /** A client with no login: for register, login and invite checks. */
+  /** A client with no login: for register, login and invite checks. Its tokens are saved by the command once it succeeds, never into the login saved before. */
   anonymous(): VaultClient {
-    return new VaultClient({
-      baseUrl: this.server,
-      ...this.deviceMemory(this.server),
-      onTokens: (t) => this.state.saveTokens(t),
-    });
+    return new VaultClient({ baseUrl: this.server, ...this.deviceMemory(this.server) });
   }
 
   /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets. */

@@ -62,6 +62,8 @@ export interface RememberedKdf {
   signingPublicKey: string;
   /** The KDF statement version these parameters came with (1 until a signed change). */
   version: number;
+  /** The account's organization, as its invite (signed by the inviter) or its first login here gave it. */
+  orgId?: string;
 }
 
 /** By normalized email. */

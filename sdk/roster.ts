@@ -13,6 +13,7 @@
  * Pure: WebCrypto only for hashing and signatures, no Node API.
  */
 import { canonicalJson } from "./canonical";
+import { CANONICAL_UUID } from "./ids";
 import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
 
 export { canonicalJson } from "./canonical";
@@ -148,7 +149,7 @@ export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encrypt
 
 // ---- Format ------------------------------------------------------------------------------------
 
-const UUID_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_LOWER = CANONICAL_UUID;
 const HEX64 = /^[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ROLES: readonly string[] = ["owner", "admin", "member"];
@@ -448,13 +449,14 @@ export interface SignerKeys {
 /**
  * Replays a chain from its first link: each link's format, its place in the chain, its actor's
  * right in the state before it, and its signature by the actor's key, which must be the key the
- * chain itself recorded for them (at create, add or adopt). Throws `SecurityError`
+ * chain itself recorded for them (at create, add or adopt), passed to `signerKeys` so that keys
+ * which are not those are refused before anything trusts them. Throws `SecurityError`
  * (`ROSTER_BROKEN`, or `BAD_SIGNATURE` for a signature) naming the link. An empty chain is null.
  */
 export async function replayRoster(
   vaultId: string,
   rawLinks: readonly unknown[],
-  signerKeys: (userId: string) => Promise<SignerKeys>,
+  signerKeys: (userId: string, recordedKey: string) => Promise<SignerKeys>,
 ): Promise<RosterState | null> {
   let state: RosterState | null = null;
   const checkedKeys = new Map<string, SignerKeys>();
@@ -473,8 +475,8 @@ export async function replayRoster(
     }
     // The actor's key as the chain knows it: from the state before, or this very link (create, adopt).
     const recorded = (state?.members.get(link.actorId) ?? next.members.get(link.actorId))!.key;
-    let keys = checkedKeys.get(link.actorId);
-    if (!keys) checkedKeys.set(link.actorId, (keys = await signerKeys(link.actorId)));
+    let keys = checkedKeys.get(`${link.actorId}/${recorded}`);
+    if (!keys) checkedKeys.set(`${link.actorId}/${recorded}`, (keys = await signerKeys(link.actorId, recorded)));
     if ((await keyFingerprint(keys)) !== recorded) {
       throw new SecurityError("KEY_CHANGED", `${where}: the signer's keys are not the ones the roster recorded for them`, link.actorId);
     }

@@ -5,10 +5,12 @@
  * Every signature the SDK makes is over a context string (the line before the canonical JSON),
  * so a signature of one kind never verifies as another. The two signatures the interface fixes
  * without a context (`publicKeySignature` over the RSA key's SPKI DER, `wrapSignature` over the
- * wrapped key) are told apart by length: a wrap is exactly the RSA modulus (or 40 bytes), an SPKI
- * DER is always longer; and each wrap is bound to its vault, recipient and key version by the
- * signed roster (roster.ts). README "Wire formats" gives the bytes, and
- * test/fixtures/statement-vectors.json test vectors.
+ * wrapped key) are not told apart by their bytes: the SPKI DER of one RSA key can be as long as a
+ * wrap for another (an RSA-2768 key's SPKI is 384 bytes, a wrap for RSA-3072). What keeps a key's
+ * self-signature from passing as a wrap's is the rest: a signed vault's roster names the SHA-256 of
+ * every wrap it vouches for, a wrap must be as long as the caller's own modulus, and RSA-OAEP
+ * refuses to unwrap bytes that are not an OAEP encryption to the caller's key. README "Wire
+ * formats" gives the bytes, and test/fixtures/statement-vectors.json test vectors.
  *
  * | context                       | signed by        | over |
  * |-------------------------------|------------------|------|
@@ -130,34 +132,44 @@ export async function inviteBindingVerifies(secret: Bytes, statement: KeyStateme
 // ---- Invite codes: what an invite link carries in its fragment -------------------------------------
 
 /**
- * `<token>.<secret>.<inviter key>`: the server's one-time token, the binding secret and the
- * inviter's key fingerprint, the last two base64url. A link is `<origin>/#/invite/<code>`; the
- * fragment never reaches a server. A bare token (an invite made without this client) is a code
- * too, with neither of the others.
+ * `<token>.<secret>.<inviter key>.<invite id>`: the server's one-time token, the binding secret,
+ * the inviter's key fingerprint and the invite's id, the last three base64url (32, 32 and 16
+ * bytes). A link is `<origin>/#/invite/<code>`; the fragment never reaches a server. A bare token
+ * (an invite made without this client) is a code too, with none of the others.
  */
 export interface InviteCode {
   token: string;
   secret?: Bytes;
   /** The inviter's key fingerprint (hex), as `keyFingerprint` gives it. */
   inviterKey?: string;
+  /** The invite the inviter made and signed (a lower-case UUID): the statement must be this invite's. */
+  inviteId?: string;
 }
 
 export function formatInviteCode(code: Required<InviteCode>): string {
-  return `${code.token}.${toBase64Url(code.secret)}.${toBase64Url(fromHex(code.inviterKey))}`;
+  const id = fromHex(code.inviteId.replace(/-/g, ""));
+  return `${code.token}.${toBase64Url(code.secret)}.${toBase64Url(fromHex(code.inviterKey))}.${toBase64Url(id)}`;
 }
 
 /** A code, or a whole link holding one (`.../#/invite/<code>`); null for text that is neither. */
 export function parseInviteCode(text: string): InviteCode | null {
-  const code = decodeURIComponent(text.trim().replace(/^.*#\/invite\//, ""));
+  let code: string;
+  try {
+    code = decodeURIComponent(text.trim().replace(/^.*#\/invite\//, ""));
+  } catch {
+    return null;
+  }
   const parts = code.split(".");
   if (!/^[A-Za-z0-9_-]{1,512}$/.test(parts[0] ?? "")) return null;
   if (parts.length === 1) return { token: parts[0]! };
-  if (parts.length !== 3) return null;
+  if (parts.length !== 4) return null;
   try {
     const secret = fromBase64Url(parts[1]!);
     const key = fromBase64Url(parts[2]!);
-    if (secret.length !== INVITE_SECRET_BYTES || key.length !== 32) return null;
-    return { token: parts[0]!, secret, inviterKey: toHex(key) };
+    const id = toHex(fromBase64Url(parts[3]!));
+    if (secret.length !== INVITE_SECRET_BYTES || key.length !== 32 || id.length !== 32) return null;
+    const inviteId = `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+    return { token: parts[0]!, secret, inviterKey: toHex(key), inviteId };
   } catch {
     return null;
   }

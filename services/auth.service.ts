@@ -1,5 +1,5 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
-import { newId, type OrgId, type UserId } from "../lib/domain/ids";
+import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
@@ -25,8 +25,6 @@ interface RegisterParams extends KeyBundle {
   kdf: { algorithm: Kdf["algorithm"]; salt: string; iterations: number; memoryKiB?: number; parallelism?: number };
   inviteToken?: string;
   orgName?: string;
-  /** Chosen by a client that signs its statements at registration (they name the user id). */
-  userId?: UserId;
   keyStatement?: SignedStatement;
   kdfStatement?: SignedStatement;
   inviteBinding?: string;
@@ -116,7 +114,8 @@ export function authService(rt: Runtime): ServiceSchema {
           checkKeyBundle(p);
           const kdf = normalizeKdf(p.kdf);
           checkKdf(kdf);
-          const userId = p.userId ?? newId<UserId>();
+          // Derived from the signing key: the client knows it before this answer, and signed it into its statements.
+          const userId = userIdForKey(p.signingPublicKey);
           const holder = { userId, email: address, publicKey: p.publicKey, signingPublicKey: p.signingPublicKey };
           if (p.keyStatement) checkKeyStatement(holder, p.keyStatement);
           if (p.kdfStatement) checkKdfStatement({ ...holder, kdf }, p.kdfStatement);

@@ -149,6 +149,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
               publicKey: inviter.publicKey,
               signingPublicKey: inviter.signingPublicKey,
               publicKeySignature: inviter.publicKeySignature,
+              ...(inviter.keyStatement && { keyStatement: inviter.keyStatement }),
             },
             ...(invite.statement && { inviteStatement: invite.statement }),
           };

@@ -102,7 +102,9 @@ describe("vaultctl", () => {
     sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
     const bobInvite = (await ok("alice", ["invite", "create", "bob@example.test", "--json"])).json;
     expect(bobInvite.link).toMatch(
-      new RegExp(`^${server.url.replace(/\/api\/v1$/, "")}/#/invite/[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}$`),
+      new RegExp(
+        `^${server.url.replace(/\/api\/v1$/, "")}/#/invite/[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{43}\\.[A-Za-z0-9_-]{22}$`,
+      ),
     );
     const carolInvite = (await ok("alice", ["invite", "create", "carol@example.test", "--role", "admin", "--expires", "1h", "--json"]))
       .json;

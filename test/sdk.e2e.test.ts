@@ -272,7 +272,7 @@ describe("SDK end to end", () => {
       await unpinned.login(owner.account.email, PASSWORD);
       await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({
         code: "KEY_CHANGED",
-        message: expect.stringMatching(/not the ones the roster recorded/),
+        message: expect.stringMatching(/not the ones the vault.s signed roster recorded/),
       });
       await expect(unpinned.listItems(unsigned)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // Only the publicKey swapped: the bundle's self-signature fails.

@@ -336,7 +336,9 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const everyone = { members: [alice.account.userId, carol.account.userId] };
     await expect(carol.adoptRoster(vaultId, everyone)).rejects.toMatchObject({ status: 403 });
     const before = await alice.getVault(vaultId);
-    const adopted = await alice.adoptRoster(vaultId, everyone);
+    // The name is the server's word too until the owner confirms it in the adopt link.
+    const adopted = await alice.adoptRoster(vaultId, { ...everyone, name: "Old" });
+    expect((await alice.getCheckedVault(vaultId)).nameCheck).toMatchObject({ status: "verified", name: "Old" });
     expect([adopted.links.map((l) => l.op), adopted.state.members.size, adopted.state.name]).toEqual([["adopt"], 2, "Old"]);
     // Adopting is a rekey: the wraps the roster vouches for are new, none the server handed out before.
     expect((await alice.getVault(vaultId)).keyVersion).toBe(before.keyVersion + 1);

@@ -6,6 +6,7 @@
  * PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
+import { userIdForKey } from "../lib/domain/ids";
 import { Api, invite, newOrg, registerUser, uniqueEmail, type TestUser } from "./helpers/client";
 import { newUserKeys, registrationBundle } from "./helpers/crypto";
 import { SQL_ENGINES, type ServerStore } from "./helpers/postgres";
@@ -32,25 +33,24 @@ describe.each(SQL_ENGINES)("signed statements on %s", (_engine, openStore) => {
     await store.drop();
   });
 
-  /** A registration by invite with a client-chosen user id and both statements, each part replaceable. */
+  /** A registration by invite with both statements, over the user id its signing key gives (ids.ts), each part replaceable. */
   async function registration(patch: (body: any, signer: any) => Record<string, unknown> = () => ({})) {
     const inv = await invite(api, owner);
     const keys = await newUserKeys();
     const bundle = registrationBundle(keys);
-    const userId = randomUUID();
+    const userId = userIdForKey(bundle.signingPublicKey);
     const signer = { userId, email: inv.email, keys, bundle };
     const body: any = {
       email: inv.email,
       ...bundle,
       inviteToken: inv.token,
-      userId,
       keyStatement: keyStatementOf(signer),
       kdfStatement: kdfStatementOf(signer),
     };
     return { inv, signer, res: await api.post("/auth/register", { body: { ...body, ...patch(body, signer) } }) };
   }
 
-  test("a registration with its statements takes the user id they name, and answers them back", async () => {
+  test("a registration's user id is derived from its signing key; its statements are kept and answered back", async () => {
     const { signer, res } = await registration();
     expect(res.body).toMatchObject({ userId: signer.userId });
     const login = await api.post("/auth/login", { body: { email: signer.email, authHash: signer.bundle.authHash } });
@@ -88,13 +88,19 @@ describe.each(SQL_ENGINES)("signed statements on %s", (_engine, openStore) => {
       // The invite is still pending: nothing was registered.
       expect((await api.post("/invites/redeem", { body: { token: inv.token } })).status).toBe(200);
     }
-    // A binding MAC without an invite; a taken user id.
+    // A binding MAC without an invite; a signing key already registered (its user id is taken).
     const alone = await api.post("/auth/register", {
       body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()), inviteBinding: Buffer.alloc(32).toString("base64") },
     });
     expect([alone.status, alone.body.error.field]).toEqual([400, "inviteBinding"]);
-    const taken = await registration(() => ({ userId: owner.userId, keyStatement: undefined, kdfStatement: undefined }));
-    expect([taken.res.status, taken.res.body.error.code, taken.res.body.error.field]).toEqual([409, "CONFLICT", "userId"]);
+    const taken = await registration(() => ({
+      publicKey: owner.bundle.publicKey,
+      signingPublicKey: owner.bundle.signingPublicKey,
+      publicKeySignature: owner.bundle.publicKeySignature,
+      keyStatement: undefined,
+      kdfStatement: undefined,
+    }));
+    expect([taken.res.status, taken.res.body.error.code, taken.res.body.error.field]).toEqual([409, "CONFLICT", "signingPublicKey"]);
   });
 
   test("an account made without statements signs them later, once: the same again is fine, another is a conflict", async () => {

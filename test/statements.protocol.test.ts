@@ -7,6 +7,8 @@
 import { createHash, createHmac, createPrivateKey, hkdfSync, sign } from "node:crypto";
 import vectors from "./fixtures/statement-vectors.json";
 import { signatureVerifies } from "../lib/domain/keys";
+import { userIdForKey as serverUserIdForKey } from "../lib/domain/ids";
+import { userIdForKey } from "../sdk/ids";
 import { fromBase64, fromHex, toHex, type Bytes } from "../sdk/encoding";
 import { checkKdf, KDF_CAPS, KDF_FLOOR } from "../sdk/kdf";
 import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, deriveAccountSecrets } from "../sdk/keys";
@@ -104,15 +106,25 @@ describe("statement test vectors", () => {
     expect(await inviteBindingVerifies(secret, { ...inviteeStatement, keys: "c".repeat(64) }, mac)).toBe(false);
   });
 
-  test("invite codes: token, binding secret and inviter fingerprint; a link holds one; a bare token is one", () => {
-    const { token, secretHex, inviterKey, code } = vectors.inviteCode;
-    expect(formatInviteCode({ token, secret: fromHex(secretHex), inviterKey })).toBe(code);
+  test("invite codes: token, binding secret, inviter fingerprint and invite id; a link holds one; a bare token is one", () => {
+    const { token, secretHex, inviterKey, inviteId, code } = vectors.inviteCode;
+    expect(formatInviteCode({ token, secret: fromHex(secretHex), inviterKey, inviteId })).toBe(code);
     const parsed = parseInviteCode(`http://127.0.0.1:3000/#/invite/${code}`)!;
-    expect([parsed.token, toHex(parsed.secret!), parsed.inviterKey]).toEqual([token, secretHex, inviterKey]);
-    expect(parseInviteCode(`  ${code}\n`)).toMatchObject({ token, inviterKey });
+    expect([parsed.token, toHex(parsed.secret!), parsed.inviterKey, parsed.inviteId]).toEqual([token, secretHex, inviterKey, inviteId]);
+    expect(parseInviteCode(`  ${code}\n`)).toMatchObject({ token, inviterKey, inviteId });
     expect(parseInviteCode(token)).toEqual({ token });
-    for (const bad of ["", "a.b", `${token}.short.${code.split(".")[2]}`, "x y", `${code}.extra`])
+    expect(parseInviteCode(`http://x/#/invite/%E0%A4%A`)).toBeNull();
+    const [, s, k, i] = code.split(".");
+    for (const bad of ["", "a.b", `${token}.short.${k}.${i}`, `${token}.${s}.${k}`, `${token}.${s}.${k}.AAAA`, "x y", `${code}.extra`])
       expect([bad, parseInviteCode(bad)]).toEqual([bad, null]);
+  });
+
+  test("a new user's id: a version 8 UUID from the SHA-256 of the context and their Ed25519 key, the same on both sides", async () => {
+    const { signingPublicKey, sha256, userId } = vectors.userId;
+    expect(createHash("sha256").update("vault-user-id/v1\n").update(Buffer.from(signingPublicKey, "base64")).digest("hex")).toBe(sha256);
+    expect(await userIdForKey(fromBase64(signingPublicKey))).toBe(userId);
+    expect(serverUserIdForKey(signingPublicKey)).toBe(userId);
+    expect(userId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   test("the rename link: canonical bytes with the name as UTF-8, hash, signature; it changes the name the roster gives", async () => {

@@ -640,13 +640,13 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       ).rejects.toMatchObject({ type: "CONFLICT", data: { field: "kdfStatement" } });
       expect(await store.accounts.findUserById(plain.userId)).toMatchObject({ kdfStatement });
 
-      // A user id a client chose is taken by someone else: a conflict, and nobody registered.
+      // A user id that is taken (one signing key, one account: ids.ts): a conflict, and nobody registered.
       const again = await newPerson();
       const second = pendingInvite(owner.orgId, owner.userId, again.user.email);
       await store.invites.createInvite({ invite: second, tokenHash: newId() });
       await expect(
         store.accounts.registerWithInvite({ user: { ...again.user, userId: plain.userId }, inviteId: second.inviteId, now: at() }),
-      ).rejects.toMatchObject({ type: "CONFLICT", data: { field: "userId" } });
+      ).rejects.toMatchObject({ type: "CONFLICT", data: { field: "signingPublicKey" } });
       expect(await store.accounts.findUserByEmail(again.user.email)).toBeNull();
     });
 

@@ -93,7 +93,7 @@ describe("upgrading from the previous release's data", () => {
     expect((await bob.listItems(fixture.vaults.old)).map((i) => i.fields)).toEqual([{ password: "old-secret-2" }]);
     await expect(ada.addItem(fixture.vaults.old, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
     await expect(bob.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId] })).rejects.toMatchObject({ status: 403 });
-    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId] });
+    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId], name: "Old" });
     expect(adopted.state).toMatchObject({ name: "Old", keyVersion: 2 });
     await ada.addItem(fixture.vaults.old, { name: "Adopted", fields: { password: "fresh" } });
     expect((await bob.listItems(fixture.vaults.old)).map((i) => i.name).sort()).toEqual(["Adopted", "Wiki"]);

@@ -219,7 +219,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     expect(adopted.json).toMatchObject({ seq: 0, members: 2 });
   });
 
-  test("6. an item's ciphertext answered under another item's id: refused", async () => {
+  test("6. an item's ciphertext answered under another item's id, or another item's record in its place: refused", async () => {
     const team = await alice.createVault("CLI team 6", "shared");
     const a = await alice.addItem(team.vaultId, { name: "A", fields: { password: "a" } });
     await alice.addItem(team.vaultId, { name: "B", fields: { password: "b" } });
@@ -232,6 +232,14 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
           }
         : body;
     await refused(team.vaultId, "TAMPERED", () => asAlice(["item", "get", team.vaultId, a.itemId]));
+    // B's whole record in A's place: B shown twice, A gone: refused.
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}/items`
+        ? {
+            items: body.items.map((i: any, _n: number, all: any[]) => (i.itemId === a.itemId ? all.find((o) => o.itemId !== a.itemId) : i)),
+          }
+        : body;
+    await refused(team.vaultId, "ITEM_MISMATCH", () => asAlice(["item", "list", team.vaultId]));
   });
 
   test("7. `register --invite` with a preview that is not what the inviter signed: refused before anything is sent", async () => {
@@ -263,5 +271,12 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
         ? { ...body, encryptedVaultKey: alice.account.publicKey, wrapSignature: publicKeySignature }
         : body;
     await refused(old.vaultId, "TAMPERED", () => asAlice(["item", "list", old.vaultId]));
+    // On a signed vault, the roster names the hash of the one wrap it vouches for: refused before the signature is even looked at.
+    const signed = await alice.createVault("Context CLI signed", "shared");
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${signed.vaultId}`
+        ? { ...body, encryptedVaultKey: alice.account.publicKey, wrapSignature: publicKeySignature }
+        : body;
+    await refused(signed.vaultId, "WRAP_MISMATCH", () => asAlice(["item", "list", signed.vaultId]));
   });
 });

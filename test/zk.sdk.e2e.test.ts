@@ -5,7 +5,15 @@
  * a key, and the service's state does not change. On SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import { MemoryPinStore, MemoryRosterHeadStore, MemoryValues, VaultClient, type InviteSecret, type RememberedKdf } from "../sdk";
+import {
+  createAccountKeys,
+  MemoryPinStore,
+  MemoryRosterHeadStore,
+  MemoryValues,
+  VaultClient,
+  type InviteSecret,
+  type RememberedKdf,
+} from "../sdk";
 import { toBase64 } from "../sdk/encoding";
 import { openAccountKeys } from "../sdk/keys";
 import { kdfStatementBytes, keyStatementBytes, signStatement } from "../sdk/statements";
@@ -21,6 +29,13 @@ jest.setTimeout(120_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+
+/** The public keys of a registration, as a key lookup shows them. */
+const publicPart = ({ publicKey, signingPublicKey, publicKeySignature }: Record<string, any>) => ({
+  publicKey,
+  signingPublicKey,
+  publicKeySignature,
+});
 
 /** What one device remembers: pins, roster heads, KDF parameters, invite secrets. */
 function newDevice() {
@@ -340,9 +355,16 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       userId: eve.userId,
     });
     proxy.edit = honest;
-    const adopted = await victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] });
+    // The name she confirms is the one the adopt link signs: the server showing another is refused.
+    proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${old.vaultId}` ? { ...body, vaultName: "Payroll" } : body);
+    await refusedWithoutChange(old.vaultId, "NAME_MISMATCH", () =>
+      victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId], name: "Old" }),
+    );
+    proxy.edit = honest;
+    const adopted = await victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId], name: "Old" });
     expect([...adopted.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId].sort());
     expect(await victim.verifyVault(old.vaultId)).toMatchObject({ ok: true, roster: { seq: 0 } });
+    expect((await victim.getCheckedVault(old.vaultId)).nameCheck).toEqual({ status: "verified", name: "Old" });
   });
 
   test("6. an item asked for, answered with another item's record or ciphertext: refused", async () => {
@@ -370,6 +392,9 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
   test("7. an invite preview that names another organization, role or inviter than the inviter signed: refused before registering", async () => {
     const danEmail = email("dan");
     const { link, inviteId } = await alice.createInvite(danEmail, "member");
+    const other = await alice.createInvite(email("dan-admin"), "admin");
+    const otherInvite = (await api.post("/invites/redeem", { body: { token: other.token } })).body;
+    expect(otherInvite.inviteStatement).toBeDefined();
     const eveKeys = {
       publicKey: eve.bundle.publicKey,
       signingPublicKey: eve.bundle.signingPublicKey,
@@ -381,6 +406,8 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       ["another role", (b) => ({ ...b, role: "admin" })],
       ["another inviter's keys", (b) => ({ ...b, inviter: { ...b.inviter, ...eveKeys } })],
       ["no statement", (b) => ({ ...b, inviteStatement: undefined })],
+      ["the inviter under another email", (b) => ({ ...b, inviter: { ...b.inviter, email: "ceo@example.test" } })],
+      ["another invite the inviter signed (as admin)", () => otherInvite],
     ];
     for (const [what, lie] of lies) {
       proxy.edit = (method, path, body) => (method === "POST" && path === "/invites/redeem" ? lie(body) : body);
@@ -439,5 +466,120 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     expect(real).not.toBe(kdfSignature);
     proxy.edit = honest;
     await expect(fresh.userKeys(carol.account.userId)).resolves.toMatchObject({ keyStatement: { version: 1, signature: real } });
+  });
+
+  test("9. an answer about another id than asked: a user's keys under their id in upper case, another vault's record, the record from before a rekey: refused", async () => {
+    const team = await alice.createVault("Team 9", "shared");
+    await alice.share(team.vaultId, carol.account.userId, "admin");
+    await alice.share(team.vaultId, bob.account.userId);
+    const victim = await aliceAgain();
+    // Keys the server made, under eve's id in upper case (pins are kept by the id's one form) and an address nobody pinned.
+    const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
+    const upper = eve.userId.toUpperCase();
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/users/${eve.userId}/keys`
+        ? { userId: upper, email: "someone@example.test", ...publicPart(made.registration), keyStatement: undefined }
+        : body;
+    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.share(team.vaultId, eve.userId));
+    expect(await aliceDevice.pins.get(upper)).toBeUndefined();
+    // Another vault's record (one carol also holds), under this vault's signed name.
+    const other = await carol.createVault("Carol's", "shared");
+    await carol.share(other.vaultId, alice.account.userId, "admin");
+    const otherRecord = (await api.get(`/vaults/${other.vaultId}`, { token: alice.http.currentTokens!.accessToken })).body;
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}` ? { ...otherRecord, vaultName: "Team 9" } : body;
+    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    // The victim's open session has the key at version 1; carol removes bob and rekeys; the server
+    // keeps answering the version-1 record, whose key bob holds.
+    proxy.edit = honest;
+    await victim.addItem(team.vaultId, { name: "before", fields: { pw: "0" } });
+    const atV1 = (await api.get(`/vaults/${team.vaultId}`, { token: alice.http.currentTokens!.accessToken })).body;
+    await carol.removeMember(team.vaultId, bob.account.userId);
+    await carol.rekey(team.vaultId);
+    proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${team.vaultId}` ? atV1 : body);
+    await refusedWithoutChange(team.vaultId, "WRAP_MISMATCH", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "WRAP_MISMATCH" });
+    proxy.edit = honest;
+    await expect(victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
+    expect((await victim.getVault(team.vaultId)).keyVersion).toBe(2);
+  });
+
+  test("10. keys trusted only once every check passed: a signer's keys the roster contradicts are not pinned; the caller's own entry under another's email is refused", async () => {
+    const team = await carol.createVault("Team 10", "shared");
+    await carol.share(team.vaultId, alice.account.userId, "admin");
+    await carol.addItem(team.vaultId, { name: "from carol", fields: { pw: "c" } });
+    // A device of alice's that never saw carol: the server shows its own keys for her.
+    const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
+    const device = newDevice();
+    const victim = through(device);
+    await victim.login(alice.account.email, PASSWORD);
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/users/${carol.account.userId}/keys`
+        ? { ...body, ...publicPart(made.registration), keyStatement: undefined }
+        : body;
+    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
+    // The roster recorded carol's real keys: the server's were refused before they were pinned.
+    expect(await device.pins.get(carol.account.userId)).toBeUndefined();
+    await refusedWithoutChange(team.vaultId, "KEY_CHANGED", () => victim.share(team.vaultId, bob.account.userId));
+    proxy.edit = honest;
+    await expect(victim.listItems(team.vaultId)).resolves.toMatchObject([{ name: "from carol" }]);
+    expect(await device.pins.get(carol.account.userId)).toMatchObject({
+      fingerprint: (await victim.fingerprint(carol.account.userId)).current,
+    });
+    // The organization's list shows alice's own id under bob's email, and bob nowhere: "bob" is not alice.
+    const bobEmail = bob.account.email;
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/orgs/${alice.account.orgId}/members`
+        ? {
+            members: body.members
+              .filter((m: any) => m.userId !== bob.account.userId)
+              .map((m: any) => (m.userId === alice.account.userId ? { ...m, email: bobEmail } : m)),
+          }
+        : body;
+    const own = (await victim.orgMembers()).find((m) => m.userId === alice.account.userId)!;
+    expect(own.problem).toMatchObject({ code: "IDENTITY_MISMATCH" });
+    await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
+      const who = await victim.findUser(bobEmail);
+      await victim.removeMember(team.vaultId, who.userId);
+    });
+  });
+
+  test("11. a login answer for another account or organization than this device knows under the email: the session is not taken up", async () => {
+    for (const [what, lie] of [
+      ["another user id (eve's)", (b: any) => ({ ...b, userId: eve.userId })],
+      ["another organization", (b: any) => ({ ...b, orgId: randomUUID() })],
+    ] as const) {
+      proxy.edit = (method, path, body) => (method === "POST" && path === "/auth/login" ? lie(body) : body);
+      const victim = through(aliceDevice);
+      const from = proxy.sent.length;
+      await expect(victim.login(alice.account.email, PASSWORD)).rejects.toMatchObject({ name: "SecurityError", code: "IDENTITY_MISMATCH" });
+      expect(() => victim.account).toThrow();
+      // Nothing signed over the id or organization the server chose, nor pinned under them.
+      expect([what, changes(from)]).toEqual([what, []]);
+    }
+    expect(await aliceDevice.pins.get(eve.userId)).not.toMatchObject({ email: alice.account.email });
+    expect(await aliceDevice.kdfMemory.get(alice.account.email)).toMatchObject({
+      userId: alice.account.userId,
+      orgId: alice.account.orgId,
+    });
+  });
+
+  test("12. a signed vault whose roster the server withholds from a new device: no rekey for the member list it shows, no write", async () => {
+    const team = await alice.createVault("Team 12", "shared");
+    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const evesEntry = { userId: eve.userId, role: "admin" };
+    proxy.edit = (method, path, body) => {
+      if (method === "GET" && path === `/vaults/${team.vaultId}/roster`) return { links: [] };
+      if (method === "GET" && path === `/vaults/${team.vaultId}/members`)
+        return { members: [...body.members, { ...body.members[0], ...evesEntry }] };
+      return body;
+    };
+    const victim = through();
+    await victim.login(alice.account.email, PASSWORD);
+    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.rekey(team.vaultId));
+    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.addItem(team.vaultId, { name: "x", fields: { pw: "1" } }));
+    // On a device that saw the roster, the same answer is a rollback.
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", async () => (await aliceAgain()).rekey(team.vaultId));
   });
 });

@@ -4,7 +4,8 @@
  * strings. An id becomes typed where it is checked: a route's parameters (lib/http/routes.ts), an
  * access token's claims, a row read from the store, or `newId()` for a new one.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { USER_ID_CONTEXT, uuidFromDigest } from "../../sdk/ids";
 
 declare const kind: unique symbol;
 type Id<Kind extends string> = string & { readonly [kind]: Kind };
@@ -25,4 +26,14 @@ export function isUuid(value: unknown): value is string {
 /** A new random id, of the id type asked for (`newId<VaultId>()`, or inferred from where it goes). */
 export function newId<T extends string = string>(): T {
   return randomUUID() as T;
+}
+
+/**
+ * A new user's id: derived from their Ed25519 public key (sdk/ids.ts, `userIdForKey`), so their
+ * client knows it before registering and signs it into their key statement. Two accounts cannot
+ * share a signing key; a registration with a key already registered answers 409.
+ */
+export function userIdForKey(signingPublicKeyB64: string): UserId {
+  const digest = createHash("sha256").update(USER_ID_CONTEXT).update(Buffer.from(signingPublicKeyB64, "base64")).digest();
+  return uuidFromDigest(new Uint8Array(digest)) as UserId;
 }

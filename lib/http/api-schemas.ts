@@ -160,7 +160,7 @@ export const SCHEMAS = {
       email: string,
       role: oneOfValues(GRANTABLE_ROLES),
       expiresAt: timestamp,
-      inviter: object({ userId: uuid, email: string, ...publicKeys }),
+      inviter: object({ userId: uuid, email: string, ...publicKeys }, { keyStatement: statement }),
     },
     { orgName: string, inviteStatement: statement },
   ),

@@ -116,7 +116,6 @@ export const ROUTES: readonly RouteDef[] = [
       encryptedSigningPrivateKey: p.base64(16 * 1024),
       inviteToken: { ...p.opaqueToken, optional: true },
       orgName: { ...p.name, optional: true },
-      userId: p.optionalUuid,
       keyStatement: p.optionalSignedStatement,
       kdfStatement: p.optionalSignedStatement,
       inviteBinding: { ...p.base64(32), optional: true },

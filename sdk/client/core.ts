@@ -46,8 +46,8 @@ export class ClientCore {
   readonly kdfMemory: KdfMemory;
   readonly inviteSecrets: InviteSecretStore;
   readonly derive: DeriveMasterKey | undefined;
-  /** Vault keys opened in this session, by vault and key version. */
-  readonly vaultKeys = new Map<string, { keyVersion: number; key: Bytes }>();
+  /** Vault keys opened in this session, by vault, with the key version and the very wrap (base64) they were opened from. */
+  readonly vaultKeys = new Map<string, { keyVersion: number; wrap: string; key: Bytes }>();
 
   constructor(opts: VaultClientOptions) {
     this.http = new Transport(opts);

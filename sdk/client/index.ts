@@ -41,6 +41,9 @@ export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust
 export type { CheckedVault, NameCheck } from "./vaults";
 export type * from "./types";
 
+/** Ids as the server stores them: lower case. What a caller passes is lowered once, here; what the server answers must already be so. */
+const lc = (id: string) => id.toLowerCase();
+
 export class VaultClient {
   private readonly core: ClientCore;
   private readonly session: Session;
@@ -56,7 +59,7 @@ export class VaultClient {
   constructor(opts: VaultClientOptions) {
     this.core = new ClientCore(opts);
     this.trust = new Trust(this.core);
-    this.invites = new Invites(this.core);
+    this.invites = new Invites(this.core, this.trust);
     this.session = new Session(this.core, this.trust, this.invites);
     this.rosters = new Rosters(this.core, this.trust);
     this.vaults = new Vaults(this.core, this.trust, this.rosters);
@@ -139,19 +142,19 @@ export class VaultClient {
     return this.vaults.listCheckedVaults();
   }
   getVault(vaultId: string): Promise<Vault> {
-    return this.vaults.getVault(vaultId);
+    return this.vaults.getVault(lc(vaultId));
   }
   getCheckedVault(vaultId: string): Promise<CheckedVault> {
-    return this.vaults.getCheckedVault(vaultId);
+    return this.vaults.getCheckedVault(lc(vaultId));
   }
   createVault(name: string, type: "personal" | "shared" = "shared"): Promise<Vault> {
     return this.vaults.createVault(name, type);
   }
   renameVault(vaultId: string, name: string): Promise<Vault> {
-    return this.vaults.renameVault(vaultId, name);
+    return this.vaults.renameVault(lc(vaultId), name);
   }
   deleteVault(vaultId: string): Promise<void> {
-    return this.vaults.deleteVault(vaultId);
+    return this.vaults.deleteVault(lc(vaultId));
   }
   openVault(vault: Vault): Promise<Bytes> {
     return this.vaults.openVault(vault);
@@ -160,52 +163,52 @@ export class VaultClient {
   // ---- Members and the signed roster (members.ts, roster.ts) ---------------------------------------
 
   members(vaultId: string): Promise<MemberEntry[]> {
-    return this.memberOps.members(vaultId);
+    return this.memberOps.members(lc(vaultId));
   }
   verifiedMembers(vaultId: string): Promise<{ members: MemberEntry[]; roster: VerifiedRoster | null }> {
-    return this.memberOps.verifiedMembers(vaultId);
+    return this.memberOps.verifiedMembers(lc(vaultId));
   }
   share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
-    return this.memberOps.share(vaultId, userId, role);
+    return this.memberOps.share(lc(vaultId), lc(userId), role);
   }
   removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
-    return this.memberOps.removeMember(vaultId, userId);
+    return this.memberOps.removeMember(lc(vaultId), lc(userId));
   }
   changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
-    return this.memberOps.changeRole(vaultId, userId, role);
+    return this.memberOps.changeRole(lc(vaultId), lc(userId), role);
   }
   verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
-    return this.rosters.verifiedRoster(vaultId);
+    return this.rosters.verifiedRoster(lc(vaultId));
   }
-  adoptRoster(vaultId: string, confirmed: { members: string[] }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
-    return this.rekeys.adoptRoster(vaultId, confirmed, opts);
+  adoptRoster(vaultId: string, confirmed: { members: string[]; name?: string }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+    return this.rekeys.adoptRoster(lc(vaultId), confirmed, opts);
   }
   verifyVault(vaultId: string): Promise<VaultVerification> {
-    return this.memberOps.verifyVault(vaultId);
+    return this.memberOps.verifyVault(lc(vaultId));
   }
 
   // ---- Rekey (rekey.ts) ----------------------------------------------------------------------------
 
   rekey(vaultId: string, opts: RekeyOptions = {}): Promise<RekeyResult> {
-    return this.rekeys.rekey(vaultId, opts);
+    return this.rekeys.rekey(lc(vaultId), opts);
   }
 
   // ---- Items (items.ts) ----------------------------------------------------------------------------
 
   listItems(vaultId: string): Promise<Item[]> {
-    return this.items.listItems(vaultId);
+    return this.items.listItems(lc(vaultId));
   }
   getItem(vaultId: string, itemId: string): Promise<Item> {
-    return this.items.getItem(vaultId, itemId);
+    return this.items.getItem(lc(vaultId), lc(itemId));
   }
   addItem(vaultId: string, content: ItemContent): Promise<Item> {
-    return this.items.addItem(vaultId, content);
+    return this.items.addItem(lc(vaultId), content);
   }
   editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
-    return this.items.editItem(vaultId, itemId, content, opts);
+    return this.items.editItem(lc(vaultId), lc(itemId), content, opts);
   }
   deleteItem(vaultId: string, itemId: string): Promise<void> {
-    return this.items.deleteItem(vaultId, itemId);
+    return this.items.deleteItem(lc(vaultId), lc(itemId));
   }
 
   // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------

@@ -14,8 +14,8 @@
 import { normalizeEmail } from "../email";
 import { toBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
-import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
-import { asPin } from "../pins";
+import { isCanonicalId } from "../ids";
+import { groupedFingerprint, keyFingerprint } from "../keys";
 import { randomBytes } from "../primitives";
 import {
   formatInviteCode,
@@ -27,6 +27,7 @@ import {
   type SignedStatement,
 } from "../statements";
 import type { ClientCore } from "./core";
+import { selfConsistent, type ServedBundle, type Trust } from "./trust";
 import type { Invite } from "./types";
 
 /** What `POST /invites/redeem` answers. */
@@ -37,7 +38,7 @@ interface Redeemable {
   email: string;
   role: "admin" | "member";
   expiresAt: string;
-  inviter: PublicKeyBundle & { email: string };
+  inviter: ServedBundle;
   inviteStatement?: SignedStatement;
 }
 
@@ -60,8 +61,21 @@ export interface CreatedInvite {
   link: string;
 }
 
+/** The longest an invite lives (contract section 6), and how far this client's clock may be from the server's. */
+const MAX_INVITE_LIFETIME_MS = 30 * 86_400_000;
+const CLOCK_SLACK_MS = 5 * 60_000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** `expiresIn` as the contract writes it (`<n><s|m|h|d>`); anything else counts as the longest. */
+const durationMs = (text: string) => {
+  const m = /^(\d{1,9})([smhd])$/.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : MAX_INVITE_LIFETIME_MS;
+};
+
 export class Invites {
-  constructor(private readonly core: ClientCore) {}
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+  ) {}
 
   /**
    * Creates the invite, signs it, and keeps the link's binding secret on this device (by the
@@ -73,10 +87,18 @@ export class Invites {
     const keys = core.requireKeys();
     const account = core.account;
     const address = normalizeEmail(email);
+    const asked = Date.now();
     const created = await core.http.request<{ inviteId: string; token: string; expiresAt: string }>("POST", "/invites", {
       body: { email: address, role, expiresIn },
     });
     try {
+      // The expiry this client signs is the server's: no later than what was asked (30 days at most, the server's default otherwise).
+      const latest = asked + (expiresIn ? durationMs(expiresIn) : MAX_INVITE_LIFETIME_MS) + CLOCK_SLACK_MS;
+      if (!isCanonicalId(created.inviteId) || !(Date.parse(created.expiresAt) <= latest))
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server made an invite (${created.inviteId}, until ${created.expiresAt}) other than the one asked for`,
+        );
       const org = await core.http.request<{ name: string }>("GET", `/orgs/${encodeURIComponent(account.orgId)}`);
       const bytes = inviteStatementBytes({
         inviteId: created.inviteId,
@@ -99,6 +121,7 @@ export class Invites {
       token: created.token,
       secret,
       inviterKey: await keyFingerprint({ publicKey: account.publicKey, signingPublicKey: account.signingPublicKey }),
+      inviteId: created.inviteId,
     });
     return { ...created, code, link: this.inviteLink(code) };
   }
@@ -139,8 +162,16 @@ export class Invites {
         "INVITE_MISMATCH",
         `this invite is not the one your inviter made: ${why}. Nothing was sent; ask them for a new link`,
       );
+    if (res.inviteId !== code.inviteId) throw mismatch(`the link is for invite ${code.inviteId}, the server shows invite ${res.inviteId}`);
     const inviter = res.inviter;
-    if (!inviter || !(await bundleSelfSignatureVerifies(inviter))) throw mismatch("the server shows no self-signed inviter");
+    if (!inviter?.keyStatement) throw mismatch("the server shows no inviter who signed their own id, email and keys");
+    try {
+      // The inviter's id, email and keys, as the inviter signed them: the email shown is theirs.
+      await selfConsistent(inviter, inviter.userId);
+    } catch (err) {
+      if (err instanceof SecurityError) throw mismatch(err.message);
+      throw err;
+    }
     const shown = await keyFingerprint(inviter);
     if (shown !== code.inviterKey)
       throw mismatch(
@@ -160,21 +191,12 @@ export class Invites {
       throw mismatch(
         `the organization, email, role or expiry the server shows ("${res.orgName}", ${res.email}, ${res.role}) is not what ${inviter.email} signed`,
       );
+    if (!(Date.parse(res.expiresAt) > Date.now())) throw mismatch(`it expired at ${res.expiresAt}`);
     return { ...invite, verified: true };
   }
 
-  /** After registering through a verified invite: the inviter's keys, vouched for by the link, pinned as such. */
-  async pinInviter(invite: CheckedInvite): Promise<void> {
-    const { inviter } = invite;
-    const fingerprint = groupedFingerprint(await keyFingerprint(inviter));
-    const kept = await this.core.pins.get(inviter.userId);
-    const pinned = kept === undefined ? undefined : asPin(kept);
-    if (pinned && pinned.fingerprint !== fingerprint)
-      throw new SecurityError(
-        "KEY_CHANGED",
-        `this device pinned other keys for ${inviter.email} (${pinned.fingerprint}) than the ones your invite link vouches for (${fingerprint})`,
-        inviter.userId,
-      );
-    await this.core.pins.set(inviter.userId, { ...pinned, fingerprint, email: inviter.email, via: "invite" });
+  /** After registering through a verified invite: the inviter's keys, vouched for by the link, pinned as such (checked against the pins first). */
+  pinInviter(invite: CheckedInvite): Promise<void> {
+    return this.trust.pinVouched(invite.inviter, "invite");
   }
 }

@@ -4,6 +4,7 @@
  * were asked for, so that the server cannot answer one item's record for another's.
  */
 import { SecurityError } from "../errors";
+import { isCanonicalId } from "../ids";
 import { openItem, sealItem, type ItemContent } from "../items";
 import type { ClientCore } from "./core";
 import type { Item, StoredItem } from "./types";
@@ -40,7 +41,7 @@ export class Items {
       `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
     );
     assertItem(stored, vaultId, itemId);
-    return toItem(stored, await openItem(vaultKey, vaultId, { ...stored, itemId: itemId.toLowerCase() }));
+    return toItem(stored, await openItem(vaultKey, vaultId, stored));
   }
 
   /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
@@ -77,9 +78,9 @@ export class Items {
   }
 }
 
-/** The record is the item asked for, in the vault asked for (ids compare in lower case, as the server stores them). */
+/** The record is the item asked for, in the vault asked for, both ids exactly as the server stores them (lower case). */
 function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
-  if (stored?.itemId?.toLowerCase() !== itemId.toLowerCase() || stored.vaultId?.toLowerCase() !== vaultId.toLowerCase())
+  if (!isCanonicalId(stored?.itemId) || stored.itemId !== itemId.toLowerCase() || stored.vaultId !== vaultId.toLowerCase())
     throw new SecurityError(
       "ITEM_MISMATCH",
       `asked for item ${itemId} of vault ${vaultId}, the server answered item ${stored?.itemId} of vault ${stored?.vaultId}`,

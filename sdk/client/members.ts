@@ -152,7 +152,8 @@ export class Members {
   async verifyVault(vaultId: string): Promise<VaultVerification> {
     const vault = await this.vaults.getVault(vaultId);
     const [members, org] = await Promise.all([this.members(vaultId), this.trust.orgMembers()]);
-    const emails = new Map(org.map((m) => [m.userId, m.email]));
+    // Emails only of people whose keys and identity check out; anyone else by id.
+    const emails = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
     const roles = new Map(members.map((m) => [m.userId, m.role]));
     const problems: string[] = [];
     const warnings: string[] = [];

@@ -42,31 +42,34 @@ export class Rekeys {
    * A new vault key: every item opened under the old key and sealed under the new one, the new
    * key wrapped for every remaining member (their keys checked) and signed, all sent in one call.
    * When the vault changed meanwhile (409, or 400 for a member or item set that no longer
-   * matches), it starts again from the beginning. On a signed vault the new key goes to exactly
-   * the members of the verified roster, each under the keys the roster recorded, and a member list
-   * from the server that differs from the roster is refused before anything is sent.
+   * matches), it starts again from the beginning. The new key goes to exactly the members of the
+   * verified roster, each under the keys the roster recorded, and a member list from the server
+   * that differs from the roster is refused before anything is sent. A vault without a roster is
+   * refused (`UNSIGNED_VAULT`): its member list is the server's word; its owner adopts it instead.
    */
   rekey(vaultId: string, opts: RekeyOptions = {}): Promise<RekeyResult> {
     return this.attempts(vaultId, opts, async (vault) => {
-      const oldKey = await this.vaults.openVault(vault);
       // A member list that disagrees with the signed roster is refused here, before anything is sent.
-      const { members, roster } = await this.members.verifiedMembers(vaultId);
-      if (roster && roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
-      // On a signed vault, the new key goes to the roster's members only, under the keys it recorded.
-      const recipients = roster ? [...roster.state.members.keys()] : members.map((m) => m.userId);
+      const { roster } = await this.members.verifiedMembers(vault.vaultId);
+      if (!roster)
+        throw new SecurityError(
+          "UNSIGNED_VAULT",
+          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${vault.role === "owner" ? "adopt it" : "ask an owner to adopt it"} (a rekey for the members confirmed) instead`,
+        );
+      if (roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
+      const oldKey = await this.vaults.openVault(vault, roster);
       return {
         oldKey,
-        recipients,
-        recordedKey: (userId) => roster?.state.members.get(userId)?.key,
+        // The roster's members only, under the keys it recorded.
+        recipients: [...roster.state.members.keys()],
+        recordedKey: (userId) => roster.state.members.get(userId)?.key,
         link: async (newKeys) =>
-          roster
-            ? this.rosters.nextRosterLink(roster.state, {
-                op: "rekey",
-                keyVersion: vault.keyVersion + 1,
-                memberDigest: await memberDigest(roster.state.members),
-                wraps: await rosterWraps(newKeys),
-              })
-            : undefined,
+          this.rosters.nextRosterLink(roster.state, {
+            op: "rekey",
+            keyVersion: vault.keyVersion + 1,
+            memberDigest: await memberDigest(roster.state.members),
+            wraps: await rosterWraps(newKeys),
+          }),
       };
     });
   }
@@ -77,9 +80,11 @@ export class Rekeys {
    * included): a list that differs from the server's is refused (`MEMBER_LIST_MISMATCH`), and
    * nothing is sent; remove anyone unwanted first. Then, as a rekey, a fresh key is wrapped for
    * exactly those members (their keys checked) and every item re-encrypted, with the `adopt` link
-   * that starts the roster: no wrap the server handed out is vouched for.
+   * that starts the roster: no wrap the server handed out is vouched for. `name`, when given, is
+   * the vault's name as the owner confirmed it (it must be the server's current one): the link
+   * signs it; without it the name stays unvouched until someone renames the vault.
    */
-  async adoptRoster(vaultId: string, confirmed: { members: string[] }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+  async adoptRoster(vaultId: string, confirmed: { members: string[]; name?: string }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
     const existing = await this.rosters.verifiedRoster(vaultId);
     if (existing) return existing;
     const wanted = new Set(confirmed.members.map((id) => id.toLowerCase()));
@@ -88,6 +93,11 @@ export class Rekeys {
         throw new ApiError(403, "FORBIDDEN", `only an owner adopts a vault, and you are its ${vault.role}`);
       const listed = await this.members.members(vaultId);
       for (const problem of memberSetProblems(listed, wanted)) throw problem;
+      if (confirmed.name !== undefined && confirmed.name !== vault.vaultName)
+        throw new SecurityError(
+          "NAME_MISMATCH",
+          `the server calls the vault "${vault.vaultName}", not "${confirmed.name}" as you confirmed`,
+        );
       const oldKey = await this.vaults.openVault(vault, null);
       const recipients = listed.map((m) => m.userId).sort();
       return {
@@ -98,19 +108,22 @@ export class Rekeys {
           const members = await Promise.all(
             listed.map(async (m) => ({ userId: m.userId, role: m.role, key: await keyFingerprint(await this.trust.keysOf(m.userId)) })),
           );
-          return this.rosters.signRosterLink({
-            vaultId,
-            seq: 0,
-            prev: GENESIS_PREV,
-            op: "adopt",
-            actorId: this.core.account.userId,
-            at: new Date().toISOString(),
-            keyVersion: vault.keyVersion + 1,
-            vaultType: vault.vaultType,
-            name: vault.vaultName,
-            members: members.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
-            wraps: await rosterWraps(newKeys),
-          });
+          return this.rosters.signRosterLink(
+            {
+              vaultId: vault.vaultId,
+              seq: 0,
+              prev: GENESIS_PREV,
+              op: "adopt",
+              actorId: this.core.account.userId,
+              at: new Date().toISOString(),
+              keyVersion: vault.keyVersion + 1,
+              vaultType: vault.vaultType,
+              ...(confirmed.name !== undefined && { name: confirmed.name }),
+              members: members.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+              wraps: await rosterWraps(newKeys),
+            },
+            null,
+          );
         },
       };
     });
@@ -165,15 +178,8 @@ export class Rekeys {
         let wrapped: Bytes;
         if (vault.vaultType === "personal") wrapped = await aesKwWrap(keys.stretchedKey, newKey);
         else {
-          const holder = await this.trust.keysOf(userId);
-          const recorded = planned.recordedKey(userId);
-          if (recorded && (await keyFingerprint(holder)) !== recorded) {
-            throw new SecurityError(
-              "KEY_CHANGED",
-              `the keys the server shows for ${userId} are not the ones the vault's signed roster recorded`,
-              userId,
-            );
-          }
+          // Checked against the keys the roster recorded before anything trusts or pins them.
+          const holder = await this.trust.keysOf(userId, planned.recordedKey(userId));
           wrapped = await rsaOaepWrap(fromBase64(holder.publicKey), newKey);
         }
         newKeys.push({
@@ -198,7 +204,8 @@ export class Rekeys {
       }
       await this.rosters.sawRosterLink(rosterLink);
       progress({ phase: "upload", done: 1, total: 1 });
-      this.core.vaultKeys.set(vaultId, { keyVersion: vault.keyVersion + 1, key: newKey });
+      const own = newKeys.find((k) => k.userId === this.core.account.userId)!;
+      this.core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion + 1, wrap: own.encryptedVaultKey, key: newKey });
       return { keyVersion: vault.keyVersion + 1, items: items.length, members: newKeys.length, attempts: attempt };
     }
   }

@@ -5,7 +5,19 @@
  */
 import { fromBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
-import { linkHash, parseLink, replayRoster, sha256Hex, signLink, type RosterLink, type RosterState, type UnsignedLink } from "../roster";
+import {
+  applyLink,
+  linkHash,
+  memberDigest,
+  parseLink,
+  replayRoster,
+  RosterLinkError,
+  sha256Hex,
+  signLink,
+  type RosterLink,
+  type RosterState,
+  type UnsignedLink,
+} from "../roster";
 import type { ClientCore } from "./core";
 import type { Trust } from "./trust";
 import type { MemberEntry, VerifiedRoster } from "./types";
@@ -32,10 +44,11 @@ export class Rosters {
    * must also be the keys the chain recorded for them; and never older than, nor different from,
    * a head this client saw before (`ROSTER_ROLLBACK`). Null for a vault without a roster.
    */
-  async verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
+  async verifiedRoster(rawVaultId: string): Promise<VerifiedRoster | null> {
+    const vaultId = rawVaultId.toLowerCase();
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
-    const state = await replayRoster(vaultId, links, (userId) => this.trust.keysOf(userId));
+    const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
     const seen = await this.core.rosterHeads.get(vaultId);
     if (seen) {
       if (!state || state.seq < seen.seq) {
@@ -56,20 +69,39 @@ export class Rosters {
     return { state, links: links.map((l) => parseLink(l)) };
   }
 
-  signRosterLink(link: UnsignedLink): Promise<RosterLink> {
-    return signLink(link, this.core.requireKeys().signingPrivateKey);
+  /**
+   * Signs a link after checking it as any replay would, on the state it follows (null for a
+   * chain's first link): a link built from values the server slipped in (an id in another form,
+   * a member set that does not add up) is refused here, unsigned.
+   */
+  async signRosterLink(link: UnsignedLink, before: RosterState | null): Promise<RosterLink> {
+    const signed = await signLink(link, this.core.requireKeys().signingPrivateKey);
+    try {
+      const parsed = parseLink(signed);
+      const digest = parsed.op === "rekey" && before ? await memberDigest(before.members) : undefined;
+      applyLink(before, parsed, await linkHash(parsed), digest);
+    } catch (err) {
+      if (!(err instanceof RosterLinkError)) throw err;
+      // The caller's own role, by the verified roster, does not allow the change: the server's refusal, given here.
+      if (err.field === "actorId") throw new ApiError(403, "FORBIDDEN", `not allowed in this vault: ${err.message}`);
+      throw new SecurityError("INCONSISTENT", `not signing a roster link that would not follow (${err.field}): ${err.message}`);
+    }
+    return signed;
   }
 
   /** The caller's signed link after `state`. */
   nextRosterLink(state: RosterState, fields: Omit<UnsignedLink, "vaultId" | "seq" | "prev" | "actorId" | "at">): Promise<RosterLink> {
-    return this.signRosterLink({
-      vaultId: state.vaultId,
-      seq: state.seq + 1,
-      prev: state.head,
-      actorId: this.core.account.userId,
-      at: new Date().toISOString(),
-      ...fields,
-    });
+    return this.signRosterLink(
+      {
+        vaultId: state.vaultId,
+        seq: state.seq + 1,
+        prev: state.head,
+        actorId: this.core.account.userId,
+        at: new Date().toISOString(),
+        ...fields,
+      },
+      state,
+    );
   }
 
   /** Remembers the head a change of ours made. */

@@ -11,7 +11,15 @@ import { fromBase64, toBase64, type Bytes } from "../encoding";
 import { ApiError, SecurityError, WeakPasswordError } from "../errors";
 import type { Tokens } from "../http";
 import { sameKdf } from "../kdf";
-import { createAccountKeys, deriveAccountSecrets, keyFingerprint, newKdfParams, openAccountKeys, type KdfChoice } from "../keys";
+import {
+  createAccountKeys,
+  deriveAccountSecrets,
+  keyFingerprint,
+  newKdfParams,
+  openAccountKeys,
+  type AccountKeys,
+  type KdfChoice,
+} from "../keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
 import type { KdfParams } from "../primitives";
 import {
@@ -24,6 +32,7 @@ import {
   type KeyStatement,
   type SignedStatement,
 } from "../statements";
+import { userIdForKey } from "../ids";
 import type { ClientCore } from "./core";
 import type { Invites } from "./invites";
 import type { Trust } from "./trust";
@@ -78,7 +87,8 @@ export class Session {
       rsaBits: opts.rsaBits,
       derive: this.core.derive,
     });
-    const userId = globalThis.crypto.randomUUID();
+    // The server derives the new user's id from the signing key: known here before it answers, and signed.
+    const userId = await userIdForKey(keys.signingPublicKeyRaw);
     const statement: KeyStatement = { userId, email, keys: await keyFingerprint(registration), version: STATEMENT_VERSION };
     const kdfStatement: KdfStatement = { userId, email, kdf: registration.kdf, version: STATEMENT_VERSION };
     const registered = await this.core.http.request<{ userId: string; orgId: string; role: OrgRole }>("POST", "/auth/register", {
@@ -88,7 +98,6 @@ export class Session {
         ...registration,
         inviteToken: invite?.token,
         orgName: opts.orgName,
-        userId,
         keyStatement: { version: STATEMENT_VERSION, signature: await signStatement(keyStatementBytes(statement), keys.signingPrivateKey) },
         kdfStatement: {
           version: STATEMENT_VERSION,
@@ -99,11 +108,20 @@ export class Session {
     });
     if (registered.userId !== userId)
       throw new SecurityError("INCONSISTENT", `the server registered user ${registered.userId}, not the ${userId} this client signed`);
-    if (invite?.verified && (registered.orgId !== invite.orgId || registered.role !== invite.role)) {
-      throw new SecurityError(
-        "INVITE_MISMATCH",
-        `the server registered you as ${registered.role} of organization ${registered.orgId}, not as the ${invite.role} of "${invite.orgName}" (${invite.orgId}) your inviter signed`,
-      );
+    if (invite?.verified) {
+      // What this account is, as the inviter signed it: remembered before anything the server says next.
+      await this.core.kdfMemory.set(email, {
+        kdf: registration.kdf,
+        userId,
+        signingPublicKey: registration.signingPublicKey,
+        version: STATEMENT_VERSION,
+        orgId: invite.orgId,
+      });
+      if (registered.orgId !== invite.orgId || registered.role !== invite.role)
+        throw new SecurityError(
+          "INVITE_MISMATCH",
+          `the server registered you as ${registered.role} of organization ${registered.orgId}, not as the ${invite.role} of "${invite.orgName}" (${invite.orgId}) your inviter signed`,
+        );
     }
     const account = await this.finishLogin(email, registration.authHash, keys.stretchedKey, registration.kdf);
     if (invite?.verified) await this.invites.pinInviter(invite);
@@ -120,7 +138,7 @@ export class Session {
     );
     await this.checkRemembered(email, kdf, kdfStatement);
     const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf, this.core.derive);
-    return this.finishLogin(email, toBase64(authHash), stretchedKey, kdf, kdfStatement);
+    return this.finishLogin(email, toBase64(authHash), stretchedKey, kdf);
   }
 
   /**
@@ -146,17 +164,24 @@ export class Session {
     }
   }
 
-  private async finishLogin(
-    email: string,
-    authHash: string,
-    stretchedKey: Bytes,
-    derivedWith: KdfParams,
-    kdfStatement?: SignedStatement,
-  ): Promise<Account> {
+  /**
+   * Takes up a login once everything in the answer checks out, and only then: the parameters
+   * derived with, the account this device knows under this email (its id, signing key and
+   * organization), the private keys (they open, and match the public ones and their pin), and
+   * the account's own statements. A login that fails a check leaves this client as it was.
+   */
+  private async finishLogin(email: string, authHash: string, stretchedKey: Bytes, derivedWith: KdfParams): Promise<Account> {
+    const remembered = await this.core.kdfMemory.get(email);
     const res = await this.core.http.request<LoginAnswer>("POST", "/auth/login", { auth: false, body: { email, authHash } });
     if (!sameKdf(res.kdf, derivedWith))
       throw new SecurityError("KDF_CHANGED", "the server's login answer names other key-derivation parameters than the ones derived with");
-    this.core.accountInfo = {
+    if (remembered) {
+      if (remembered.userId !== res.userId || remembered.signingPublicKey !== res.signingPublicKey)
+        throw new SecurityError("IDENTITY_MISMATCH", `the server answers another account for ${email} than the one this device knows`);
+      if (remembered.orgId !== undefined && remembered.orgId !== res.orgId)
+        throw new SecurityError("IDENTITY_MISMATCH", `the server puts ${email} in organization ${res.orgId}, not ${remembered.orgId}`);
+    }
+    const account: Account = {
       userId: res.userId,
       orgId: res.orgId,
       role: res.role,
@@ -167,22 +192,36 @@ export class Session {
       encryptedPrivateKey: res.encryptedPrivateKey,
       encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
     };
+    const keys = await openAccountKeys(stretchedKey, account);
+    await this.trust.checkOwnPin(account, account);
+    const upgrade = await this.checkOwnStatements(account, keys, res);
+    this.core.accountInfo = account;
+    this.core.keys = keys;
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
-    await this.unlockWithStretchedKey(stretchedKey);
-    await this.checkOwnStatements(res);
-    const version = (res.kdfStatement ?? kdfStatement)?.version ?? STATEMENT_VERSION;
-    await this.core.kdfMemory.set(email, { kdf: derivedWith, userId: res.userId, signingPublicKey: res.signingPublicKey, version });
-    return this.core.accountInfo;
+    if (upgrade) await this.core.http.request("POST", "/users/me/statements", { body: upgrade });
+    // The version of the verified statement (1 for one this client has just signed).
+    const version = res.kdfStatement?.version ?? STATEMENT_VERSION;
+    await this.core.kdfMemory.set(email, {
+      kdf: derivedWith,
+      userId: res.userId,
+      signingPublicKey: res.signingPublicKey,
+      version,
+      orgId: res.orgId,
+    });
+    return account;
   }
 
   /**
    * The account's own statements, as the login answered them: each must verify over what this
-   * client knows of itself; one that is missing (an account made before statements) is signed
-   * and sent now, so that others can check this account's id, email and keys from now on.
+   * client knows of itself. One that is missing (an account made before statements) is signed
+   * here, to be sent once the login is taken up, so that others can check this account's id,
+   * email and keys from then on.
    */
-  private async checkOwnStatements(res: LoginAnswer): Promise<void> {
-    const account = this.core.account;
-    const keys = this.core.requireKeys();
+  private async checkOwnStatements(
+    account: Account,
+    keys: AccountKeys,
+    res: LoginAnswer,
+  ): Promise<{ keyStatement?: SignedStatement; kdfStatement?: SignedStatement } | undefined> {
     const key: KeyStatement = { userId: account.userId, email: account.email, keys: await keyFingerprint(account), version: 0 };
     const kdf: KdfStatement = { userId: account.userId, email: account.email, kdf: account.kdf, version: 0 };
     const upgrade: { keyStatement?: SignedStatement; kdfStatement?: SignedStatement } = {};
@@ -202,7 +241,7 @@ export class Session {
       const bytes = kdfStatementBytes({ ...kdf, version: STATEMENT_VERSION });
       upgrade.kdfStatement = { version: STATEMENT_VERSION, signature: await signStatement(bytes, keys.signingPrivateKey) };
     }
-    if (upgrade.keyStatement || upgrade.kdfStatement) await this.core.http.request("POST", "/users/me/statements", { body: upgrade });
+    return upgrade.keyStatement || upgrade.kdfStatement ? upgrade : undefined;
   }
 
   /** Opens the private keys of a resumed login with the password; its KDF parameters are checked as login checks them. */

@@ -2,20 +2,23 @@
  * Other users' keys, and how far this device trusts them. Every bundle the server hands out (a
  * key lookup, the organization's member list) passes `checkBundle` before its keys or its email
  * are used or shown:
- * - the bundle is the user's asked for, and its Ed25519 key signed its RSA key;
+ * - the bundle is the user's asked for, under their id exactly as the server stores ids (lower
+ *   case: pins are kept by id), and its Ed25519 key signed its RSA key;
  * - its key statement, when it has one, verifies: the user's own signature over their id, email
  *   and keys, so the server cannot show one user's genuine keys under another's id or email;
+ * - where the vault's signed roster recorded the user's keys, they are those (before anything is
+ *   pinned);
  * - it agrees with the pin: the same fingerprint (else `KEY_CHANGED`), the same email, a
  *   statement if one was seen before, and no other pinned user with this email
  *   (`IDENTITY_MISMATCH`);
  * - a user this device invited with a binding secret proves, with the MAC they registered with,
  *   that these are the keys of whoever opened the link (`INVITE_BINDING_MISMATCH`).
- * The first bundle seen for a user is pinned with its email; one vouched for by an invite is
- * pinned as such, without trust on first use.
+ * Only then is a bundle pinned (first contact) or its pin completed, one check at a time.
  */
 import { normalizeEmail } from "../email";
 import { fromBase64, toBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
+import { isCanonicalId } from "../ids";
 import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
 import { asPin, type Pin, type PinSource } from "../pins";
 import { inviteBindingVerifies, keyStatementBytes, statementVerifies, type SignedStatement } from "../statements";
@@ -37,6 +40,8 @@ export type TrustLevel = PinSource;
 /** A member of the organization with their keys checked; `problem` when the server's pairing does not hold. */
 export interface CheckedMember extends OrgMember {
   trust?: TrustLevel;
+  /** The user signed their id, email and keys (a key statement); false for an account not upgraded since statements came. */
+  stated: boolean;
   problem?: SecurityError;
 }
 
@@ -47,12 +52,16 @@ interface PinIndex {
 }
 
 export class Trust {
+  /** Pin checks and writes run one at a time: two checks of one new user never both pin. */
+  private pinQueue: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly core: ClientCore) {}
 
-  /** A user's public keys, checked (`checkBundle`) and pinned. */
-  async userKeys(userId: string): Promise<ServedBundle> {
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
-    await this.checkBundle(bundle, userId);
+  /** A user's public keys, checked (`checkBundle`) and pinned; `recordedKey`, the fingerprint a signed roster recorded for them. */
+  async userKeys(userId: string, recordedKey?: string): Promise<ServedBundle> {
+    const id = userId.toLowerCase();
+    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    await this.checkBundle(bundle, id, recordedKey);
     return bundle;
   }
 
@@ -60,57 +69,54 @@ export class Trust {
    * One's own bundle comes from the unlocked keys (or, locked, the login's copy, checked against
    * its pin); anyone else's through the checked lookup.
    */
-  async keysOf(userId: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
+  async keysOf(userId: string, recordedKey?: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
     const { core } = this;
-    if (userId !== core.account.userId) return this.userKeys(userId);
-    if (core.keys) return { publicKey: toBase64(core.keys.publicKeyDer), signingPublicKey: toBase64(core.keys.signingPublicKeyRaw) };
-    const own = { publicKey: core.account.publicKey, signingPublicKey: core.account.signingPublicKey };
-    await this.checkOwnPin(own);
+    const own = core.keys
+      ? { publicKey: toBase64(core.keys.publicKeyDer), signingPublicKey: toBase64(core.keys.signingPublicKeyRaw) }
+      : { publicKey: core.account.publicKey, signingPublicKey: core.account.signingPublicKey };
+    if (userId !== core.account.userId) return this.userKeys(userId, recordedKey);
+    if (recordedKey !== undefined && (await keyFingerprint(own)) !== recordedKey)
+      throw new SecurityError("KEY_CHANGED", "your own keys are not the ones the vault's signed roster recorded for you", userId);
+    if (!core.keys) await this.checkOwnPin(own);
     return own;
   }
 
-  /** One's own keys against their pin (pinned at the first login on this device). */
-  async checkOwnPin(own: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">): Promise<void> {
-    const { userId, email } = this.core.account;
-    const fingerprint = groupedFingerprint(await keyFingerprint(own));
-    const kept = await this.core.pins.get(userId);
-    if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use" });
-    const pin = asPin(kept);
-    if (pin.fingerprint !== fingerprint) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
-    if (pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
+  /** One's own keys against their pin (pinned at the first login on this device); `who`, the account they belong to (the logged-in one by default). */
+  checkOwnPin(
+    own: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">,
+    who: { userId: string; email: string } = this.core.account,
+  ): Promise<void> {
+    return this.serially(async () => {
+      const { userId, email } = who;
+      const fingerprint = groupedFingerprint(await keyFingerprint(own));
+      const kept = await this.core.pins.get(userId);
+      if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use" });
+      const pin = asPin(kept);
+      if (pin.fingerprint !== fingerprint) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
+      if (pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
+    });
   }
 
   /**
    * The checks every bundle passes before its keys are used or its email shown (see the file's
    * comment); pins it on first contact, and completes an older pin (email, statement seen).
    */
-  async checkBundle(bundle: ServedBundle, expectedUserId?: string, index?: PinIndex): Promise<TrustLevel> {
+  checkBundle(bundle: ServedBundle, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
+    return this.serially(async () => this.checkAndPin(bundle, await this.pinIndex(), expectedUserId, recordedKey));
+  }
+
+  /** `checkBundle`'s work, inside the queue, against a pin index read inside it. */
+  private async checkAndPin(bundle: ServedBundle, pins: PinIndex, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
     const { userId, email, keys, fingerprint } = await selfConsistent(bundle, expectedUserId);
-    const statement = bundle.keyStatement;
-    const pins = index ?? (await this.pinIndex());
-    const pinned = pins.byUser.get(userId);
-    if (pinned) {
-      if (pinned.fingerprint !== fingerprint) throw keyChanged(userId, email, pinned.fingerprint, fingerprint);
-      if (pinned.email !== undefined && pinned.email !== email)
-        throw new SecurityError(
-          "IDENTITY_MISMATCH",
-          `the server shows ${email} for user ${userId}, whom this device pinned as ${pinned.email}`,
-          userId,
-        );
-      if (pinned.stated && !statement)
-        throw new SecurityError(
-          "IDENTITY_MISMATCH",
-          `the server withholds the signed key statement of ${email}, which this device saw before`,
-          userId,
-        );
-    }
-    const owner = pins.userOfEmail.get(email);
-    if (owner !== undefined && owner !== userId)
+    if (recordedKey !== undefined && keys !== recordedKey)
       throw new SecurityError(
-        "IDENTITY_MISMATCH",
-        `the server shows ${email} for user ${userId}, but this device pinned ${email} as user ${owner}`,
+        "KEY_CHANGED",
+        `the keys the server shows for ${email} are not the ones the vault's signed roster recorded`,
         userId,
       );
+    const statement = bundle.keyStatement;
+    const pinned = pins.byUser.get(userId);
+    checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined });
     let via: PinSource = pinned?.via ?? "first-use";
     if (via === "first-use") {
       const invited = await this.core.inviteSecrets.get(email);
@@ -129,13 +135,37 @@ export class Trust {
         via = "invite";
       }
     }
-    const next: Pin = { fingerprint, email, via, ...((statement || pinned?.stated) && { stated: true }) };
-    if (!pinned || pinned.email !== next.email || pinned.via !== next.via || pinned.stated !== next.stated) {
-      await this.core.pins.set(userId, next);
-      pins.byUser.set(userId, next);
-      pins.userOfEmail.set(email, userId);
-    }
+    await this.pin(pins, userId, { fingerprint, email, via, ...((statement || pinned?.stated) && { stated: true }) });
     return via;
+  }
+
+  /**
+   * A bundle that something other than the server vouches for (the inviter's key fingerprint in an
+   * invite link): checked in itself and against the pins, then pinned as `via`.
+   */
+  pinVouched(bundle: ServedBundle, via: PinSource): Promise<void> {
+    return this.serially(async () => {
+      const pins = await this.pinIndex();
+      const { userId, email, fingerprint } = await selfConsistent(bundle, bundle.userId);
+      checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
+      await this.pin(pins, userId, { fingerprint, email, via, ...(bundle.keyStatement && { stated: true }) });
+    });
+  }
+
+  /** Writes a pin that differs from the one kept, and the index with it. */
+  private async pin(pins: PinIndex, userId: string, next: Pin): Promise<void> {
+    const pinned = pins.byUser.get(userId);
+    if (
+      pinned &&
+      pinned.fingerprint === next.fingerprint &&
+      pinned.email === next.email &&
+      pinned.via === next.via &&
+      pinned.stated === next.stated
+    )
+      return;
+    await this.core.pins.set(userId, next);
+    pins.byUser.set(userId, next);
+    if (next.email !== undefined) pins.userOfEmail.set(next.email, userId);
   }
 
   private async pinIndex(): Promise<PinIndex> {
@@ -149,65 +179,83 @@ export class Trust {
     return { byUser, userOfEmail };
   }
 
+  /** Runs `task` after every pin check queued before it. */
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.pinQueue.then(task, task);
+    this.pinQueue = run.catch(() => undefined);
+    return run;
+  }
+
   /**
    * The fingerprint the server currently shows for a user (consistent in itself: self-signed, its
    * statement verifying, but not yet checked against the pins), and the pinned one with its source.
    */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
-    const { fingerprint } = await selfConsistent(bundle, userId);
-    const kept = await this.core.pins.get(bundle.userId);
+    const id = userId.toLowerCase();
+    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    const { fingerprint } = await selfConsistent(bundle, id);
+    const kept = await this.core.pins.get(id);
     const pin = kept === undefined ? undefined : asPin(kept);
     return { current: fingerprint, pinned: pin?.fingerprint, email: bundle.email, trust: pin?.via };
   }
 
   /** Accepts a user's keys as they are now: call only after comparing the fingerprint out of band. */
   async trustUser(userId: string, fingerprint: string): Promise<void> {
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
-    const { fingerprint: current } = await selfConsistent(bundle, userId);
+    const id = userId.toLowerCase();
+    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    const { fingerprint: current } = await selfConsistent(bundle, id);
     if (current !== fingerprint)
-      throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, userId);
-    // Whoever else this device had pinned under this email loses it: the person checked is the one it belongs to.
-    for (const [other, kept] of await this.core.pins.entries()) {
-      const pin = asPin(kept);
-      if (other !== bundle.userId && pin.email === bundle.email) await this.core.pins.set(other, { ...pin, email: undefined });
-    }
-    await this.core.pins.set(bundle.userId, {
-      fingerprint: current,
-      email: bundle.email,
-      via: "checked",
-      ...(bundle.keyStatement && { stated: true }),
+      throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);
+    await this.serially(async () => {
+      // Whoever else this device had pinned under this email loses it: the person checked is the one it belongs to.
+      for (const [other, kept] of await this.core.pins.entries()) {
+        const pin = asPin(kept);
+        if (other !== id && pin.email === bundle.email) await this.core.pins.set(other, { ...pin, email: undefined });
+      }
+      await this.core.pins.set(id, {
+        fingerprint: current,
+        email: bundle.email,
+        via: "checked",
+        ...(bundle.keyStatement && { stated: true }),
+      });
     });
   }
 
   /**
-   * The organization's people, each bundle checked as `checkBundle` does; one that fails carries
-   * its `problem` rather than failing the list (show it; never share with it).
+   * The organization's people, each bundle checked as `checkBundle` does (the caller's own entry
+   * against the caller's own keys and email); one that fails carries its `problem` rather than
+   * failing the list (show it by id, never share with it).
    */
   async orgMembers(): Promise<CheckedMember[]> {
-    const { members } = await this.core.http.request<{ members: OrgMember[] }>("GET", `/orgs/${this.core.account.orgId}/members`);
-    const index = await this.pinIndex();
-    const checked: CheckedMember[] = [];
-    for (const m of members) {
-      if (m.userId === this.core.account.userId) {
-        checked.push({ ...m, trust: "checked" });
-        continue;
+    const { account } = this.core;
+    const { members } = await this.core.http.request<{ members: OrgMember[] }>("GET", `/orgs/${account.orgId}/members`);
+    if (!Array.isArray(members)) throw new SecurityError("INCONSISTENT", "the server's member list of your organization is not a list");
+    const ownKeys = await keyFingerprint({ publicKey: account.publicKey, signingPublicKey: account.signingPublicKey });
+    return this.serially(async () => {
+      const index = await this.pinIndex();
+      const checked: CheckedMember[] = [];
+      for (const m of members) {
+        const stated = m?.keyStatement !== undefined;
+        try {
+          if (m.userId === account.userId) {
+            if (m.email !== account.email || (await keyFingerprint(m)) !== ownKeys)
+              throw new SecurityError("IDENTITY_MISMATCH", `the server lists you under another email or other keys (${m.email})`, m.userId);
+            checked.push({ ...m, stated, trust: "checked" });
+          } else checked.push({ ...m, stated, trust: await this.checkAndPin(m, index) });
+        } catch (err) {
+          if (!(err instanceof SecurityError)) throw err;
+          checked.push({ ...m, stated, problem: err });
+        }
       }
-      try {
-        checked.push({ ...m, trust: await this.checkBundle(m, undefined, index) });
-      } catch (err) {
-        if (!(err instanceof SecurityError)) throw err;
-        checked.push({ ...m, problem: err });
-      }
-    }
-    return checked;
+      return checked;
+    });
   }
 
   /** A user of the caller's organization by email or id, refused when the server's pairing of id, email and keys does not hold. */
-  async findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole; trust?: TrustLevel }> {
+  async findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole; trust?: TrustLevel; stated: boolean }> {
     const found = await this.findMember(emailOrId);
     if (found.problem) throw found.problem;
-    return { userId: found.userId, email: found.email, role: found.role, trust: found.trust };
+    return { userId: found.userId, email: found.email, role: found.role, trust: found.trust, stated: found.stated };
   }
 
   /** A member of the caller's organization by email or id, with what is wrong with them if anything (to show it, or to check a changed key with them). */
@@ -221,17 +269,22 @@ export class Trust {
 }
 
 /**
- * What a bundle must be on its own, before any pin is consulted: the user asked for, its Ed25519
- * key's signature over its RSA key, a normalized email, and its key statement, when it has one,
- * verifying over exactly this id, email and these keys.
+ * What a bundle must be on its own, before any pin is consulted: the user asked for, by an id in
+ * the one form ids have (lower-case UUID), its Ed25519 key's signature over its RSA key, a
+ * normalized email, and its key statement, when it has one, verifying over exactly this id, email
+ * and these keys.
  */
-async function selfConsistent(
+export async function selfConsistent(
   bundle: ServedBundle,
   expectedUserId?: string,
 ): Promise<{ userId: string; email: string; keys: string; fingerprint: string }> {
-  const userId = bundle.userId;
-  if (expectedUserId !== undefined && userId?.toLowerCase() !== expectedUserId.toLowerCase())
-    throw new SecurityError("INCONSISTENT", `asked for the keys of ${expectedUserId}, got another user's`, expectedUserId);
+  const userId = bundle?.userId;
+  if (!isCanonicalId(userId) || (expectedUserId !== undefined && userId !== expectedUserId))
+    throw new SecurityError(
+      "INCONSISTENT",
+      `asked for the keys of ${expectedUserId ?? "a user"}, got those of ${String(userId)}`,
+      expectedUserId,
+    );
   if (!(await bundleSelfSignatureVerifies(bundle)))
     throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
   const email = bundle.email;
@@ -251,6 +304,34 @@ async function selfConsistent(
     }
   }
   return { userId, email, keys, fingerprint };
+}
+
+/** A user's id, email and keys against what this device pinned: the same keys, the same email, a statement if one was seen, nobody else's email. */
+function checkAgainstPins(pins: PinIndex, user: { userId: string; email: string; fingerprint: string; stated: boolean }): void {
+  const { userId, email, fingerprint } = user;
+  const pinned = pins.byUser.get(userId);
+  if (pinned) {
+    if (pinned.fingerprint !== fingerprint) throw keyChanged(userId, email, pinned.fingerprint, fingerprint);
+    if (pinned.email !== undefined && pinned.email !== email)
+      throw new SecurityError(
+        "IDENTITY_MISMATCH",
+        `the server shows ${email} for user ${userId}, whom this device pinned as ${pinned.email}`,
+        userId,
+      );
+    if (pinned.stated && !user.stated)
+      throw new SecurityError(
+        "IDENTITY_MISMATCH",
+        `the server withholds the signed key statement of ${email}, which this device saw before`,
+        userId,
+      );
+  }
+  const owner = pins.userOfEmail.get(email);
+  if (owner !== undefined && owner !== userId)
+    throw new SecurityError(
+      "IDENTITY_MISMATCH",
+      `the server shows ${email} for user ${userId}, but this device pinned ${email} as user ${owner}`,
+      userId,
+    );
 }
 
 function keyChanged(userId: string, email: string, pinned: string, now: string): SecurityError {

@@ -20,6 +20,7 @@ import {
   rsaOaepUnwrap,
   rsaOaepWrap,
 } from "../primitives";
+import { isCanonicalId } from "../ids";
 import { GENESIS_PREV, linkHash, rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
@@ -51,9 +52,19 @@ export class Vaults {
     private readonly rosters: Rosters,
   ) {}
 
-  /** The vaults as the server lists them, unchecked: `listCheckedVaults` is what to show a person. */
+  /** The vaults as the server lists them, names unchecked (`listCheckedVaults` is what to show a person); each id once, in its one form. */
   async listVaults(): Promise<Vault[]> {
-    return (await this.core.http.request<{ vaults: Vault[] }>("GET", "/vaults")).vaults;
+    const { vaults } = await this.core.http.request<{ vaults: Vault[] }>("GET", "/vaults");
+    const ids = new Set<string>();
+    for (const v of Array.isArray(vaults) ? vaults : [null]) {
+      if (!isCanonicalId(v?.vaultId) || ids.has(v.vaultId))
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server's list of your vaults names a vault id twice, or in another form (${String(v?.vaultId)})`,
+        );
+      ids.add(v.vaultId);
+    }
+    return vaults;
   }
 
   /**
@@ -75,8 +86,13 @@ export class Vaults {
     );
   }
 
-  getVault(vaultId: string): Promise<Vault> {
-    return this.core.http.request("GET", `/vaults/${encodeURIComponent(vaultId)}`);
+  /** A vault as the server shows it to the caller: the one asked for (another vault's record, under any id form, is refused). */
+  async getVault(vaultId: string): Promise<Vault> {
+    const id = vaultId.toLowerCase();
+    const vault = await this.core.http.request<Vault>("GET", `/vaults/${encodeURIComponent(id)}`);
+    if (vault?.vaultId !== id)
+      throw new SecurityError("INCONSISTENT", `asked for vault ${id}, the server answered vault ${String(vault?.vaultId)}`);
+    return vault;
   }
 
   /** One vault with its name checked against its verified roster. */
@@ -96,28 +112,31 @@ export class Vaults {
     const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
     const encryptedVaultKey = toBase64(wrapped);
     const me = core.account.userId;
-    const rosterLink = await this.rosters.signRosterLink({
-      vaultId: globalThis.crypto.randomUUID(),
-      seq: 0,
-      prev: GENESIS_PREV,
-      op: "create",
-      actorId: me,
-      at: new Date().toISOString(),
-      keyVersion: 1,
-      vaultType: type,
-      name,
-      subjectId: me,
-      role: "owner",
-      subjectKey: await keyFingerprint(await this.trust.keysOf(me)),
-      wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
-    });
+    const rosterLink = await this.rosters.signRosterLink(
+      {
+        vaultId: globalThis.crypto.randomUUID(),
+        seq: 0,
+        prev: GENESIS_PREV,
+        op: "create",
+        actorId: me,
+        at: new Date().toISOString(),
+        keyVersion: 1,
+        vaultType: type,
+        name,
+        subjectId: me,
+        role: "owner",
+        subjectKey: await keyFingerprint(await this.trust.keysOf(me)),
+        wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+      },
+      null,
+    );
     const vault = await core.http.request<Vault>("POST", "/vaults", {
       body: { name, type, encryptedVaultKey, wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink },
     });
     if (vault.vaultId !== rosterLink.vaultId)
       throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
     await core.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
-    core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key: vaultKey });
+    core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, wrap: encryptedVaultKey, key: vaultKey });
     return vault;
   }
 
@@ -147,17 +166,19 @@ export class Vaults {
    */
   async openVault(vault: Vault, roster?: VerifiedRoster | null): Promise<Bytes> {
     const { core } = this;
-    const cached = core.vaultKeys.get(vault.vaultId);
-    if (cached && cached.keyVersion === vault.keyVersion) return cached.key;
     const keys = core.requireKeys();
+    // The roster first, every time: a key opened before is used again only for the very wrap, at
+    // the very key version, that the verified roster vouches for now.
     await this.checkOwnWrapAgainstRoster(vault, roster === undefined ? await this.rosters.verifiedRoster(vault.vaultId) : roster);
+    const cached = core.vaultKeys.get(vault.vaultId);
+    if (cached && cached.keyVersion === vault.keyVersion && cached.wrap === vault.encryptedVaultKey) return cached.key;
     const wrapped = fromBase64(vault.encryptedVaultKey);
     const personal = vault.vaultType === "personal";
     if (personal && vault.senderId !== core.account.userId) {
       throw new SecurityError("INCONSISTENT", `personal vault ${vault.vaultId} claims to be wrapped by another user`, vault.senderId);
     }
-    // A wrap is exactly as long as the caller's RSA modulus (or 40 bytes): this also keeps a
-    // signature over anything else (an RSA key's SPKI DER, always longer) from passing as a wrap's.
+    // A wrap is exactly as long as the caller's RSA modulus (or 40 bytes); anything else the
+    // sender signed (their RSA key's SPKI DER) is refused here, or by the roster's wrap hash, or by OAEP.
     const size = personal ? PERSONAL_WRAP_BYTES : await rsaModulusBytes(keys.publicKeyDer);
     if (wrapped.length !== size)
       throw new SecurityError(
@@ -179,7 +200,7 @@ export class Vaults {
       throw new SecurityError("TAMPERED", `the key of vault "${vault.vaultName}" does not unwrap with your keys`);
     }
     if (key.length !== AES_KEY_BYTES) throw new SecurityError("TAMPERED", `the key of vault "${vault.vaultName}" is not a 256-bit key`);
-    core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, key });
+    core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, wrap: vault.encryptedVaultKey, key });
     return key;
   }
 
@@ -260,6 +281,14 @@ export class Vaults {
           "REKEY_REQUIRED",
           `a member was removed from vault "${vault.vaultName}" and still holds its key: rekey it before writing to it or sharing it`,
         );
+      // The key version the server shows is the roster's: an older one would mean an older key, which a removed member may hold.
+      if (roster.state.keyVersion !== vault.keyVersion) {
+        if (read < 3) continue;
+        throw new SecurityError(
+          "WRAP_MISMATCH",
+          `vault "${vault.vaultName}" is at key version ${vault.keyVersion} for the server, ${roster.state.keyVersion} for its signed roster`,
+        );
+      }
       const check = nameCheckOf(vault, roster);
       if (check.status !== "mismatch") return { vault, roster };
       // A rename between the two reads shows as a newer head: read again before calling it a lie.

@@ -161,11 +161,11 @@ export class MongoContext {
       throw conflict("A user with this email already exists", "email");
   }
 
-  /** 409 when the email or the user id (which a client may choose, to sign it at registration) is taken. */
+  /** 409 when the email is taken, or the user id, which is derived from the signing key (ids.ts, `userIdForKey`): a key already registered. */
   async assertNewUserFree(session: ClientSession, user: { email: string; userId: UserId }): Promise<void> {
     await this.assertEmailFree(session, user.email);
     if (await this.users.findOne({ _id: user.userId }, { session, projection: { _id: 1 } }))
-      throw conflict("A user with this userId already exists", "userId");
+      throw conflict("A user with this signing key already exists", "signingPublicKey");
   }
 
   /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */

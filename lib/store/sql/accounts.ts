@@ -186,24 +186,25 @@ export class SqlAccounts implements AccountStore {
 
   async setStatements({ userId, keyStatement, kdfStatement }: ArgsOf<AccountStore["setStatements"]>): Promise<void> {
     await this.c.tx(async (trx) => {
-      const row = await trx.selectFrom("users").select(["key_statement", "kdf_statement"]).where("user_id", "=", userId).executeTakeFirst();
-      if (!row) throw notFound("User");
-      const set = {
-        key_statement: settledStatement(row.key_statement, keyStatement, "keyStatement"),
-        kdf_statement: settledStatement(row.kdf_statement, kdfStatement, "kdfStatement"),
-      };
-      await trx.updateTable("users").set(set).where("user_id", "=", userId).execute();
+      for (const [column, given, field] of [
+        ["key_statement", keyStatement, "keyStatement"],
+        ["kdf_statement", kdfStatement, "kdfStatement"],
+      ] as const) {
+        const text = statementText(given);
+        if (text === null) continue;
+        // Conditional: set only where none is, so that of two upgrades at once one sets it and the other compares.
+        await trx
+          .updateTable("users")
+          .set({ [column]: text })
+          .where("user_id", "=", userId)
+          .where(column, "is", null)
+          .execute();
+        const row = await trx.selectFrom("users").select(column).where("user_id", "=", userId).executeTakeFirst();
+        if (!row) throw notFound("User");
+        if (row[column] !== text) throw conflict("This account's statement is already set: a changed one needs a key change", field);
+      }
     });
   }
-}
-
-/** A statement column after an upgrade: set once; the same statement again is fine, another one a conflict. */
-function settledStatement(stored: string | null, given: SignedStatement | undefined, field: string): string | null {
-  const text = statementText(given);
-  if (text === null) return stored;
-  if (stored !== null && stored !== text)
-    throw conflict("This account's statement is already set: a changed one needs a key change", field);
-  return text;
 }
 
 async function anyUser(db: Db): Promise<boolean> {

@@ -88,11 +88,11 @@ export class SqlContext {
     if (taken) throw conflict("A user with this email already exists", "email");
   }
 
-  /** 409 when the email or the user id (which a client may choose, to sign it at registration) is taken. */
+  /** 409 when the email is taken, or the user id, which is derived from the signing key (ids.ts, `userIdForKey`): a key already registered. */
   async assertNewUserFree(db: Db, user: { email: string; userId: UserId }): Promise<void> {
     await this.assertEmailFree(db, user.email);
     const taken = await db.selectFrom("users").select("user_id").where("user_id", "=", user.userId).executeTakeFirst();
-    if (taken) throw conflict("A user with this userId already exists", "userId");
+    if (taken) throw conflict("A user with this signing key already exists", "signingPublicKey");
   }
 }
 

@@ -101,7 +101,7 @@ function trustWords(email: string, trust: TrustLevel | undefined): string {
   return `First time you see this key: it will be pinned. Compare it with the fingerprint ${email} sees on their "Your key" page, by phone or in person.`;
 }
 
-type OrgMember = Pick<CheckedMember, "userId" | "email" | "problem">;
+type OrgMember = Pick<CheckedMember, "userId" | "email" | "problem" | "stated">;
 
 const PHASES: Record<RekeyProgress["phase"], string> = {
   items: "Re-encrypting items",
@@ -135,7 +135,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       setVault(v);
       setItems(its);
       setMembers(mem);
-      setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem })));
+      setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated })));
       setRoster(chain);
     });
   useEffect(() => void reload(), [vaultId]);
@@ -625,22 +625,26 @@ function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onShared(e
               <option value="admin">admin</option>
             </select>
           </Field>
-          {key && !refused && (
+          {key && !refused && chosen && (
             <p class="note" data-testid="fingerprint">
-              Key fingerprint of <strong>{key.email}</strong> (user <code>{userId}</code>): <code>{key.current}</code>
+              Key fingerprint of <strong>{who}</strong> (user <code>{userId}</code>): <code>{key.current}</code>
               <br />
               {key.pinned
-                ? `It matches the key pinned for ${key.email} in this browser. ${trustWords(key.email, key.trust)}`
-                : trustWords(key.email, undefined)}
+                ? `It matches the key pinned for ${who} in this browser. ${trustWords(who, key.trust)}`
+                : trustWords(who, undefined)}
+              {!chosen.stated && (
+                <>
+                  <br />
+                  {`${who} has not signed their email and keys yet (an account not used since this check came): the email is the server's word.`}
+                </>
+              )}
             </p>
           )}
           {key && refused && (
             <div class="danger-zone" role="alert" data-testid="identity-problem">
               <p>
-                <strong>
-                  Warning: the keys the server shows for {key.email} (user {userId}) are not the ones this browser can vouch for.
-                </strong>{" "}
-                The server may be trying to make you share with someone else.
+                <strong>Warning: the keys the server shows for user {userId} are not the ones this browser can vouch for.</strong> The
+                server may be trying to make you share with someone else.
               </p>
               {chosen?.problem && <p>{chosen.problem.message}</p>}
               <p>
@@ -652,7 +656,7 @@ function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onShared(e
                 )}
                 Now: <code>{key.current}</code>
               </p>
-              <p>Ask {key.email} for the fingerprint on their "Your key" page, over another channel. Only if it is this one:</p>
+              <p>Ask them for the fingerprint on their "Your key" page, over another channel. Only if it is this one:</p>
               <button
                 type="button"
                 class="danger"
@@ -701,7 +705,8 @@ function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string):
     action.run(async () => {
       for (const m of props.members) if (!keep.has(m.userId)) await client.removeMember(props.vault.vaultId, m.userId);
       try {
-        await client.adoptRoster(props.vault.vaultId, { members: [...keep] }, { onProgress: setProgress });
+        // The name shown above is the one the owner confirms: the adopt link signs it.
+        await client.adoptRoster(props.vault.vaultId, { members: [...keep], name: props.vault.vaultName }, { onProgress: setProgress });
       } finally {
         setProgress(null);
       }
@@ -711,7 +716,8 @@ function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string):
     <div class="warning" role="region" aria-label="Adopt this vault" data-testid="unsigned-vault">
       <p>
         This vault has no signed member history: its member list is only the server's word, and nothing can be added to it or shared until
-        you adopt it. Check who should hold it: a new key is made for them alone, and everyone unchecked is removed.
+        you adopt it. Check who should hold it: a new key is made for them alone, and everyone unchecked is removed. Adopting also signs its
+        name, <strong>{props.vault.vaultName}</strong>: rename it first if that is not its name.
       </p>
       <ul class="list">
         {props.members.map((m) => (

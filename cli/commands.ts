@@ -250,8 +250,8 @@ export const commands: Command[] = [
       await client.share(vault.vaultId, user.userId, role);
       const { current, trust } = await client.fingerprint(user.userId);
       return {
-        json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current, trust },
-        text: `Shared ${shownName(vault)} with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}`,
+        json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current, trust, stated: user.stated },
+        text: `Shared ${shownName(vault)} with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}${statedLine(user)}`,
       };
     },
   },
@@ -646,8 +646,15 @@ export const commands: Command[] = [
       const status =
         pinned === undefined ? "not pinned yet" : pinned === current ? trustLine(user.email, trust) : `CHANGED: pinned ${pinned}`;
       return {
-        json: { userId: user.userId, email: user.email, fingerprint: current, pinned: pinned ?? null, trust: trust ?? null },
-        text: `${user.email} (user ${user.userId})\n  ${current}\n  ${status}`,
+        json: {
+          userId: user.userId,
+          email: user.email,
+          fingerprint: current,
+          pinned: pinned ?? null,
+          trust: trust ?? null,
+          stated: user.stated,
+        },
+        text: `${user.email} (user ${user.userId})\n  ${current}\n  ${status}${statedLine(user, "\n  ")}`,
       };
     },
   },
@@ -717,7 +724,7 @@ async function findUser(
   client: VaultClient,
   ref: string,
   opts: { evenIfUntrusted?: boolean } = {},
-): Promise<{ userId: string; email: string }> {
+): Promise<{ userId: string; email: string; stated: boolean }> {
   try {
     return opts.evenIfUntrusted ? await client.findMember(ref) : await client.findUser(ref);
   } catch (err) {
@@ -791,6 +798,13 @@ function trustLine(email: string, trust: TrustLevel | undefined): string {
   if (trust === "first-use")
     return `pinned when first seen: compare it with theirs (\`vaultctl keys\` on their machine) over another channel`;
   return "not pinned yet";
+}
+
+/** Said of a user who has not signed their id, email and keys (an account not used since statements came). */
+function statedLine(user: { email: string; stated: boolean }, before = "\n"): string {
+  return user.stated
+    ? ""
+    : `${before}${user.email} has not signed their email and keys yet (an account not used since this check came): the email is the server's word`;
 }
 
 function inviteTrustLine(invite: CheckedInvite): string {

@@ -119,6 +119,11 @@ describe("upgrading from the previous release's data", () => {
     const keys = await asAda(["keys", BOB.email]);
     expect(keys.json).toMatchObject({ email: BOB.email, trust: "first-use" });
     expect(keys.json.pinned).toBe(keys.json.fingerprint);
+    // Cy has not logged in since statements came (her KDF is below the floor): her email is the server's word, and vaultctl says so.
+    const cys = await vaultctl(["keys", CY.email], { server: proxy.url, home: adaHome });
+    expect(cys.stdout).toContain(`${CY.email} has not signed their email and keys yet`);
+    expect((await asAda(["keys", CY.email])).json).toMatchObject({ stated: false });
+    expect((await asAda(["keys", BOB.email])).json).toMatchObject({ stated: true });
     const listed = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
     expect(listed.json.map((i: any) => i.name)).toContain("GitHub");
     const pins = JSON.parse(fs.readFileSync(path.join(adaHome, "pins.json"), "utf8"))[proxy.url];

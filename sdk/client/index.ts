@@ -126,7 +126,7 @@ export class VaultClient {
   orgMembers(): Promise<CheckedMember[]> {
     return this.trust.orgMembers();
   }
-  findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole; trust?: TrustLevel }> {
+  findUser(emailOrId: string): Promise<{ userId: string; email: string; role: OrgRole; trust?: TrustLevel; stated: boolean }> {
     return this.trust.findUser(emailOrId);
   }
   findMember(emailOrId: string): Promise<CheckedMember> {

@@ -16,6 +16,7 @@ import {
   type PublicKeyBundle,
   type Vault,
   type VaultClient,
+  type VaultRole,
 } from "../sdk";
 import { readSavedRoster, verifySavedRoster, type SavedRoster } from "./roster";
 import type { Context } from "./context";
@@ -415,7 +416,8 @@ export const commands: Command[] = [
         type: "string",
         multiple: true,
         value: "USER",
-        description: "a member to keep (email or id; repeat for each, you included); without it, confirm the list shown",
+        description:
+          "a member to keep, with their role (email or id, then :owner, :admin or :member; you are owner and others member unless said; repeat for each, you included); without it, confirm the list shown",
       },
       name: {
         type: "string",
@@ -432,17 +434,22 @@ export const commands: Command[] = [
       const org = await client.orgMembers();
       const emailOf = (id: string) =>
         org.find((m) => m.userId === id && !m.problem)?.email ?? `user ${id} (keys or identity do not check out)`;
-      let members: string[];
+      let members: Array<{ userId: string; role: VaultRole }>;
       let name: string | undefined = opts.name;
       if (opts.member?.length) {
         members = [];
-        for (const ref of opts.member as string[]) members.push((await findUser(client, ref)).userId);
+        for (const given of opts.member as string[]) {
+          const [, ref, role] = /^(.*?)(?::(owner|admin|member))?$/.exec(given)!;
+          const userId = (await findUser(client, ref!)).userId;
+          members.push({ userId, role: (role as VaultRole | undefined) ?? (userId === client.account.userId ? "owner" : "member") });
+        }
       } else {
+        // What the owner confirms is what was shown: the members, their roles and the name (the SDK refuses a list that differs by then).
         await confirmOrStop(
-          `The server says vault "${vault.vaultName}" has these members:\n${listed.map((m) => `  ${emailOf(m.userId)} (${m.role})`).join("\n")}\nIs that exactly who should hold it, and is "${vault.vaultName}" its name? A new key is made for them alone, and the name is signed.`,
+          `The server says vault "${vault.vaultName}" has these members:\n${listed.map((m) => `  ${emailOf(m.userId)} (${m.role})`).join("\n")}\nIs that exactly who should hold it, each in that role, and is "${vault.vaultName}" its name? A new key is made for them alone, and the roles and the name are signed.`,
           opts.yes === true,
         );
-        members = listed.map((m) => m.userId);
+        members = listed.map((m) => ({ userId: m.userId, role: m.role }));
         name ??= vault.vaultName;
       }
       const bar = progressBar(ctx.progress);
@@ -576,7 +583,7 @@ export const commands: Command[] = [
       return {
         json: invite,
         text: [
-          `Invite ${invite.inviteId} for ${email}, valid until ${invite.expiresAt}.`,
+          `Invite ${invite.inviteId} for ${email} to join "${invite.orgName}" as ${parseRole(opts.role)}, valid until ${invite.expiresAt}; signed by you as such.`,
           "Link (shown once; send it privately, the whole of it: it carries your key fingerprint and a secret that proves their keys to you):",
           invite.link,
           `They open it in the web vault, or run: vaultctl register ${email} --invite '<the link>'`,
@@ -644,7 +651,13 @@ export const commands: Command[] = [
       const user = await findUser(client, userRef, { evenIfUntrusted: true });
       const { current, pinned, trust } = await client.fingerprint(user.userId);
       const status =
-        pinned === undefined ? "not pinned yet" : pinned === current ? trustLine(user.email, trust) : `CHANGED: pinned ${pinned}`;
+        pinned !== undefined && pinned !== current
+          ? `CHANGED: pinned ${pinned}`
+          : user.problem
+            ? `NOT CHECKED OUT: ${user.problem.message}`
+            : pinned === undefined
+              ? "not pinned yet"
+              : trustLine(user.email, trust);
       return {
         json: {
           userId: user.userId,
@@ -671,8 +684,13 @@ export const commands: Command[] = [
           .toLowerCase()
           .match(/.{1,4}/g)
           ?.join(" ") ?? "";
-      await client.trustUser(user.userId, normalized);
-      return { json: { userId: user.userId, fingerprint: normalized }, text: `Pinned ${user.email}: ${normalized}` };
+      // The email checked is the one typed; given an id, the one the server lists, which the output names.
+      const email = userRef!.includes("@") ? userRef! : user.email;
+      await client.trustUser(user.userId, normalized, email);
+      return {
+        json: { userId: user.userId, email, fingerprint: normalized },
+        text: `Pinned ${email} (user ${user.userId}): ${normalized}`,
+      };
     },
   },
 ];
@@ -724,7 +742,7 @@ async function findUser(
   client: VaultClient,
   ref: string,
   opts: { evenIfUntrusted?: boolean } = {},
-): Promise<{ userId: string; email: string; stated: boolean }> {
+): Promise<{ userId: string; email: string; stated: boolean; problem?: Error }> {
   try {
     return opts.evenIfUntrusted ? await client.findMember(ref) : await client.findUser(ref);
   } catch (err) {
@@ -839,10 +857,11 @@ async function verifyOffline(ctx: Context, file: string): Promise<Output> {
   const name = (id: string) => saved.keys[id]?.email ?? id;
   const members = state ? [...state.members].map(([userId, m]) => ({ userId, email: saved.keys[userId]?.email, role: m.role })) : [];
   return {
-    json: { ok: true, vaultId: saved.vaultId, seq: state?.seq ?? null, head: state?.head ?? null, members },
+    json: { ok: true, vaultId: saved.vaultId, name: state?.name ?? null, seq: state?.seq ?? null, head: state?.head ?? null, members },
+    // The name the roster signs, not the one the file was saved with (the server's word then).
     text: state
-      ? `Saved roster of "${saved.vaultName}": OK, ${saved.links.length} links verified offline; members ${members.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`
-      : `Saved roster of "${saved.vaultName}" is empty.`,
+      ? `Saved roster of ${state.name === undefined ? `vault ${saved.vaultId} (no name signed)` : `"${state.name}"`}: OK, ${saved.links.length} links verified offline; members ${members.map((m) => `${name(m.userId)} (${m.role})`).join(", ")}`
+      : `Saved roster of vault ${saved.vaultId} is empty.`,
   };
 }
 

@@ -14,7 +14,17 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Account, InviteSecretStore, KdfMemory, KeptValues, PinStore, RememberedKdf, RosterHeadStore, Tokens } from "../sdk";
+import type {
+  Account,
+  InviteSecretStore,
+  KdfMemory,
+  KeptValues,
+  PinStore,
+  RememberedKdf,
+  RosterHead,
+  RosterHeadStore,
+  Tokens,
+} from "../sdk";
 
 export interface SavedLogin {
   server: string;
@@ -93,7 +103,15 @@ export class CliState {
 
   /** Roster heads seen on one server: a server that later shows an older or different chain is refused. */
   rosterHeads(server: string): RosterHeadStore {
-    return this.perServer("heads.json", server);
+    const kept = this.perServer<RosterHead>("heads.json", server);
+    return {
+      ...kept,
+      // Forward only, as the file is now: another vaultctl process may have seen a newer head meanwhile.
+      set: async (vaultId, head) => {
+        const onFile = await kept.get(vaultId);
+        if (!onFile || head.seq > onFile.seq) await kept.set(vaultId, head);
+      },
+    };
   }
 
   /** Pins of one server: user ids are only unique per server. */

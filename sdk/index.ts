@@ -17,6 +17,7 @@ export type {
   NameCheck,
   OrgMember,
   OrgRole,
+  AdoptConfirmation,
   RekeyOptions,
   RekeyProgress,
   RekeyResult,

@@ -287,7 +287,7 @@ describe("SDK end to end", () => {
       const keptPin = await ownerPins.get(carol.account.userId);
       const { current, pinned: was } = await pinned.fingerprint(carol.account.userId);
       expect(current).not.toBe(was);
-      await pinned.trustUser(carol.account.userId, current);
+      await pinned.trustUser(carol.account.userId, current, carol.account.email);
       await expect(pinned.userKeys(carol.account.userId)).resolves.toMatchObject({ publicKey: impostor.registration.publicKey });
       await ownerPins.set(carol.account.userId, keptPin!);
     });

@@ -331,9 +331,16 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const { vaultId } = old;
     await plainShare(alice, old, carol.account.userId, "admin");
     await expect(alice.addItem(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
+    // Nor renamed: the name would stay the server's word.
+    await expect(alice.renameVault(vaultId, "Renamed")).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
     expect(await alice.verifiedRoster(vaultId)).toBeNull();
     expect((await alice.verifyVault(vaultId)).warnings.join()).toMatch(/no signed roster/);
-    const everyone = { members: [alice.account.userId, carol.account.userId] };
+    const everyone = {
+      members: [
+        { userId: alice.account.userId, role: "owner" as const },
+        { userId: carol.account.userId, role: "admin" as const },
+      ],
+    };
     await expect(carol.adoptRoster(vaultId, everyone)).rejects.toMatchObject({ status: 403 });
     const before = await alice.getVault(vaultId);
     // The name is the server's word too until the owner confirms it in the adopt link.

@@ -79,6 +79,10 @@ describe("upgrading from the previous release's data", () => {
     const bob = new VaultClient({ baseUrl: server.url });
     await bob.login(BOB.email, BOB.password);
 
+    const OLD_MEMBERS = [
+      { userId: ADA.userId, role: "owner" as const },
+      { userId: BOB.userId, role: "member" as const },
+    ];
     const checked = await ada.listCheckedVaults();
     const byId = (id: string) => checked.find((v) => v.vaultId === id)!;
     expect(byId(fixture.vaults.team).nameCheck).toMatchObject({ status: "unverified", name: "Team" });
@@ -92,8 +96,8 @@ describe("upgrading from the previous release's data", () => {
 
     expect((await bob.listItems(fixture.vaults.old)).map((i) => i.fields)).toEqual([{ password: "old-secret-2" }]);
     await expect(ada.addItem(fixture.vaults.old, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
-    await expect(bob.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId] })).rejects.toMatchObject({ status: 403 });
-    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: [ADA.userId, BOB.userId], name: "Old" });
+    await expect(bob.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS })).rejects.toMatchObject({ status: 403 });
+    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS, name: "Old" });
     expect(adopted.state).toMatchObject({ name: "Old", keyVersion: 2 });
     await ada.addItem(fixture.vaults.old, { name: "Adopted", fields: { password: "fresh" } });
     expect((await bob.listItems(fixture.vaults.old)).map((i) => i.name).sort()).toEqual(["Adopted", "Wiki"]);

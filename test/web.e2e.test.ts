@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../sdk";
 import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations } from "./helpers/browser";
+import { plainShare, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 jest.setTimeout(120_000);
@@ -287,7 +288,7 @@ describe("the web vault", () => {
     expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(true);
     await accessible(ada, "key changed");
     await shot(ada, "key-changed");
-    await ada.getByRole("button", { name: "I checked it: trust this key" }).click();
+    await ada.getByRole("button", { name: /^I checked it: trust this key for / }).click();
     await ada.getByText(`You compared it with ${BOB.email} and trusted it.`).waitFor();
     expect(await ada.getByRole("button", { name: "Share", exact: true }).isDisabled()).toBe(false);
   });
@@ -407,6 +408,33 @@ describe("the web vault", () => {
       .getByText(/^Rekeyed: key version 3, 2 items re-encrypted, wrapped for 1 members \(after 1 retries: the vault changed meanwhile\)\.$/)
       .waitFor();
     await ada.unroute("**/api/v1/vaults/*/rekey");
+  });
+
+  test("a vault made without a signed roster: flagged, and adopted by its owner for the members she checks, in the roles shown", async () => {
+    // Made the way a plain interface client (or a release before signed rosters) makes one, with ada's real keys.
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login(ADA.email, ADA.password);
+    const legacy = await unsignedVault(sdk, "Legacy");
+    await plainShare(sdk, legacy, bobUserId, "member");
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: /^Legacy/ }).click();
+    const panel = ada.getByRole("region", { name: "Adopt this vault" });
+    await panel.waitFor();
+    // Nobody but the owner is vouched for until she checks them.
+    const bobBox = panel.getByLabel(`${BOB.email} (member)`);
+    expect(await bobBox.isChecked()).toBe(false);
+    expect(await panel.getByLabel(`${ADA.email} (owner)`).isChecked()).toBe(true);
+    await accessible(ada, "adopt");
+    await bobBox.check();
+    await panel.getByRole("button", { name: "Adopt: new key for the checked members" }).click();
+    await ada.getByText("The vault has a signed member history now, and a new key for the members you kept.").waitFor();
+    await ada.getByText(/signed member history verified/).waitFor();
+    const roster = await sdk.verifiedRoster(legacy.vaultId);
+    expect(roster!.state).toMatchObject({ name: "Legacy", keyVersion: 2 });
+    expect(Object.fromEntries([...roster!.state.members].map(([id, m]) => [id, m.role]))).toEqual({
+      [sdk.account.userId]: "owner",
+      [bobUserId]: "member",
+    });
   });
 
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {

@@ -157,6 +157,9 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     };
     const run = await refused(team.vaultId, "IDENTITY_MISMATCH", () => asAlice(["vault", "share", team.vaultId, bob.account.email]));
     expect(run.error!.message).toContain(`this device pinned ${bob.account.email} as user ${bob.account.userId}`);
+    // `vaultctl keys` shows the same entry as not checking out, rather than the server's email as if it did.
+    const keys = await vaultctl(["keys", bob.account.email], { server: proxy.url, home: aliceHome, session });
+    expect(keys.stdout).toContain(`NOT CHECKED OUT: the server shows ${bob.account.email} for user ${eve.userId}`);
   });
 
   test("3. vault names swapped: `vault list` flags them, and `item add Private` writes nowhere", async () => {
@@ -209,13 +212,26 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
         ? { members: [...body.members, { ...evesEntry, vaultId: old.vaultId, vaultName: "Old CLI" }] }
         : body;
     const run = await refused(old.vaultId, "MEMBER_LIST_MISMATCH", () =>
-      asAlice(["vault", "adopt", old.vaultId, "--member", alice.account.email, "--member", carol.account.email]),
+      asAlice(["vault", "adopt", old.vaultId, "--member", alice.account.email, "--member", `${carol.account.email}:admin`]),
     );
     expect(run.error!.message).toContain(eve.userId);
     // Writing to it before adopting is refused too.
     proxy.edit = honest;
     await refused(old.vaultId, "UNSIGNED_VAULT", () => asAlice(["item", "add", old.vaultId, "X"]));
-    const adopted = await asAlice(["vault", "adopt", old.vaultId, "--member", alice.account.email, "--member", carol.account.email]);
+    // Carol confirmed as a member, whom the server lists as an admin: the roles are signed too, so they must agree.
+    const role = await refused(old.vaultId, "MEMBER_LIST_MISMATCH", () =>
+      asAlice(["vault", "adopt", old.vaultId, "--member", alice.account.email, "--member", carol.account.email]),
+    );
+    expect(role.error!.message).toContain("whom you confirmed as member");
+    const adopted = await asAlice([
+      "vault",
+      "adopt",
+      old.vaultId,
+      "--member",
+      alice.account.email,
+      "--member",
+      `${carol.account.email}:admin`,
+    ]);
     expect(adopted.json).toMatchObject({ seq: 0, members: 2 });
   });
 

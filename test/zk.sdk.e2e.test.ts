@@ -13,6 +13,7 @@ import {
   VaultClient,
   type InviteSecret,
   type RememberedKdf,
+  type RosterHeadStore,
 } from "../sdk";
 import { toBase64 } from "../sdk/encoding";
 import { openAccountKeys } from "../sdk/keys";
@@ -24,6 +25,7 @@ import { fingerprintOf } from "./helpers/roster";
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { keyStatementOf } from "./helpers/statements";
+import { sleep } from "./helpers/wait";
 
 jest.setTimeout(120_000);
 
@@ -336,7 +338,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     await expect(victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
   });
 
-  test("5. adopting a vault made without a roster: a member the server injected (with a genuine wrap moved from another vault) is refused, and no key is wrapped for anyone", async () => {
+  test("5. adopting a vault made without a roster: a member the server injected (with a genuine wrap moved from another vault), a role or a name other than the owner confirmed, are refused, and no key is wrapped for anyone", async () => {
     const old = await unsignedVault(alice, "Old");
     await plainShare(alice, old, carol.account.userId, "admin");
     // Eve's genuine wrap, signed by her, from a vault of her own.
@@ -347,21 +349,26 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
         ? { members: [...body.members, { ...evesEntry, vaultId: old.vaultId, vaultName: "Old", role: "admin" }] }
         : body;
     const victim = await aliceAgain();
+    const oldMembers = [
+      { userId: alice.account.userId, role: "owner" as const },
+      { userId: carol.account.userId, role: "admin" as const },
+    ];
     // Alice confirms the two members she knows of: the list the server shows is not that, and it names eve.
-    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () =>
-      victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] }),
-    );
-    await expect(victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId] })).rejects.toMatchObject({
+    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers }));
+    await expect(victim.adoptRoster(old.vaultId, { members: oldMembers })).rejects.toMatchObject({
       userId: eve.userId,
     });
-    proxy.edit = honest;
+    // The members she confirmed, but carol listed as an owner by now: the adopt link would sign that role.
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${old.vaultId}/members`
+        ? { members: body.members.map((m: any) => (m.userId === carol.account.userId ? { ...m, role: "owner" } : m)) }
+        : body;
+    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers }));
     // The name she confirms is the one the adopt link signs: the server showing another is refused.
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${old.vaultId}` ? { ...body, vaultName: "Payroll" } : body);
-    await refusedWithoutChange(old.vaultId, "NAME_MISMATCH", () =>
-      victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId], name: "Old" }),
-    );
+    await refusedWithoutChange(old.vaultId, "NAME_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" }));
     proxy.edit = honest;
-    const adopted = await victim.adoptRoster(old.vaultId, { members: [alice.account.userId, carol.account.userId], name: "Old" });
+    const adopted = await victim.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" });
     expect([...adopted.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId].sort());
     expect(await victim.verifyVault(old.vaultId)).toMatchObject({ ok: true, roster: { seq: 0 } });
     expect((await victim.getCheckedVault(old.vaultId)).nameCheck).toEqual({ status: "verified", name: "Old" });
@@ -527,6 +534,37 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     expect(await device.pins.get(carol.account.userId)).toMatchObject({
       fingerprint: (await victim.fingerprint(carol.account.userId)).current,
     });
+    // Eve, whom this device never looked up, is pinned with the keys the roster recorded when carol added her:
+    // the server's own keys for her are refused, not trusted on first use.
+    expect(await device.pins.get(eve.userId)).toBeUndefined();
+    await carol.share(team.vaultId, eve.userId);
+    proxy.edit = honest;
+    await victim.verifiedRoster(team.vaultId);
+    expect(await device.pins.get(eve.userId)).toMatchObject({ fingerprint: (await victim.fingerprint(eve.userId)).current });
+    const other = await victim.createVault("Alice 10", "shared");
+    const evesFromServer = (method: string, path: string, body: any) =>
+      method === "GET" && path === `/users/${eve.userId}/keys`
+        ? { ...body, ...publicPart(made.registration), keyStatement: undefined }
+        : body;
+    proxy.edit = evesFromServer;
+    await refusedWithoutChange(other.vaultId, "KEY_CHANGED", () => victim.share(other.vaultId, eve.userId));
+    // One email listed for two users (bob and eve): neither is taken as its owner.
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/orgs/${alice.account.orgId}/members`
+        ? {
+            members: body.members.map((m: any) =>
+              m.userId === eve.userId ? { ...m, email: bob.account.email, keyStatement: undefined } : m,
+            ),
+          }
+        : body;
+    const fresh = through();
+    await fresh.login(alice.account.email, PASSWORD);
+    const listed = await fresh.orgMembers();
+    expect(listed.filter((m) => m.email === bob.account.email).map((m) => m.problem?.code)).toEqual([
+      "IDENTITY_MISMATCH",
+      "IDENTITY_MISMATCH",
+    ]);
+    await expect(fresh.findUser(bob.account.email)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
     // The organization's list shows alice's own id under bob's email, and bob nowhere: "bob" is not alice.
     const bobEmail = bob.account.email;
     proxy.edit = (method, path, body) =>
@@ -563,6 +601,21 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       userId: alice.account.userId,
       orgId: alice.account.orgId,
     });
+    // A device's first login, answered with a key statement alice never signed: refused, and nothing
+    // of it kept on the device (not even a pin of her own keys).
+    proxy.edit = (method, path, body) =>
+      method === "POST" && path === "/auth/login"
+        ? { ...body, keyStatement: { version: 1, signature: toBase64(new Uint8Array(64).fill(3)) } }
+        : body;
+    const first = newDevice();
+    await expect(through(first).login(alice.account.email, PASSWORD)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    expect([await first.pins.entries(), await first.kdfMemory.entries()]).toEqual([[], []]);
+    // The KDF statement version a device remembers never goes down (an older statement stays a replay).
+    proxy.edit = honest;
+    const later = newDevice();
+    await later.kdfMemory.set(alice.account.email, { ...(await aliceDevice.kdfMemory.get(alice.account.email))!, version: 5 });
+    await through(later).login(alice.account.email, PASSWORD);
+    expect(await later.kdfMemory.get(alice.account.email)).toMatchObject({ version: 5 });
   });
 
   test("12. a signed vault whose roster the server withholds from a new device: no rekey for the member list it shows, no write", async () => {
@@ -581,5 +634,67 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.addItem(team.vaultId, { name: "x", fields: { pw: "1" } }));
     // On a device that saw the roster, the same answer is a rollback.
     await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", async () => (await aliceAgain()).rekey(team.vaultId));
+  });
+
+  test("13. trusting a changed key: pinned under the email the person checked, not one the server slips in meanwhile", async () => {
+    const device = newDevice();
+    const victim = through(device);
+    await victim.login(alice.account.email, PASSWORD);
+    const carolEmail = carol.account.email;
+    await victim.findUser(carolEmail);
+    const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
+    const asServer =
+      (shownEmail: string): Edit =>
+      (method, path, body) =>
+        method === "GET" && path === `/users/${carol.account.userId}/keys`
+          ? { ...body, ...publicPart(made.registration), email: shownEmail, keyStatement: undefined }
+          : body;
+    // The user checks the fingerprint shown for carol, and trusts it; the second lookup names the CEO.
+    proxy.edit = asServer(carolEmail);
+    const { current } = await victim.fingerprint(carol.account.userId);
+    const before = await device.pins.get(carol.account.userId);
+    proxy.edit = asServer("ceo@example.test");
+    await expect(victim.trustUser(carol.account.userId, current, carolEmail)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    expect(await device.pins.get(carol.account.userId)).toEqual(before);
+    // Under the email checked, it is pinned as checked.
+    proxy.edit = asServer(carolEmail);
+    await victim.trustUser(carol.account.userId, current, carolEmail);
+    expect(await device.pins.get(carol.account.userId)).toEqual({ fingerprint: current, email: carolEmail, via: "checked" });
+  });
+
+  test("14. two verifications of one roster at once, one answered with the chain before a removal: the head this device saw never moves back", async () => {
+    const team = await alice.createVault("Team 14", "shared");
+    await alice.share(team.vaultId, bob.account.userId);
+    await alice.share(team.vaultId, carol.account.userId, "admin");
+    await alice.removeMember(team.vaultId, bob.account.userId);
+    // A store whose reads take a while (as IndexedDB's may), the value read when asked.
+    const heads = new MemoryRosterHeadStore();
+    const slowHeads: RosterHeadStore = {
+      get: async (id) => {
+        const value = await heads.get(id);
+        await sleep(300);
+        return value;
+      },
+      set: (id, value) => heads.set(id, value),
+      entries: () => heads.entries(),
+    };
+    // The first answer of the roster stops before the removal and comes late.
+    let rosterAnswers = 0;
+    const lateAndShort: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input).endsWith(`/vaults/${team.vaultId}/roster`) || rosterAnswers++ > 0) return res;
+      const { links } = (await res.json()) as { links: unknown[] };
+      await sleep(150);
+      return new Response(JSON.stringify({ links: links.slice(0, -1) }), { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const victim = new VaultClient({ ...newDevice(), baseUrl: proxy.url, rosterHeads: slowHeads, fetch: lateAndShort });
+    await victim.login(alice.account.email, PASSWORD);
+    const results = await Promise.allSettled([victim.verifiedRoster(team.vaultId), victim.verifiedRoster(team.vaultId)]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(await heads.get(team.vaultId)).toMatchObject({ seq: 3 });
+    // So the chain without the removal stays refused, and nothing is written under the key bob holds.
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${team.vaultId}/roster` ? { links: body.links.slice(0, -1) } : body;
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
   });
 });

@@ -15,7 +15,7 @@ import { ClientCore, type VaultClientOptions } from "./core";
 import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
 import { Members } from "./members";
-import { Rekeys, type RekeyOptions } from "./rekey";
+import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { Rosters } from "./roster";
 import { Session } from "./session";
 import { Trust, type CheckedMember, type ServedBundle, type TrustLevel } from "./trust";
@@ -36,7 +36,7 @@ import { Vaults, type CheckedVault } from "./vaults";
 
 export type { VaultClientOptions } from "./core";
 export type { CheckedInvite, CreatedInvite } from "./invites";
-export type { RekeyOptions } from "./rekey";
+export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type * from "./types";
@@ -120,8 +120,8 @@ export class VaultClient {
   async ownFingerprint(): Promise<string> {
     return groupedFingerprint(await keyFingerprint(this.core.account));
   }
-  trustUser(userId: string, fingerprint: string): Promise<void> {
-    return this.trust.trustUser(userId, fingerprint);
+  trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
+    return this.trust.trustUser(lc(userId), fingerprint, email);
   }
   orgMembers(): Promise<CheckedMember[]> {
     return this.trust.orgMembers();
@@ -180,7 +180,7 @@ export class VaultClient {
   verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
     return this.rosters.verifiedRoster(lc(vaultId));
   }
-  adoptRoster(vaultId: string, confirmed: { members: string[]; name?: string }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+  adoptRoster(vaultId: string, confirmed: AdoptConfirmation, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
     return this.rekeys.adoptRoster(lc(vaultId), confirmed, opts);
   }
   verifyVault(vaultId: string): Promise<VaultVerification> {

@@ -57,6 +57,8 @@ export interface CreatedInvite {
   inviteId: string;
   token: string;
   expiresAt: string;
+  /** The organization's name as the inviter signed it into the invite (the invitee is shown it). */
+  orgName: string;
   code: string;
   link: string;
 }
@@ -91,6 +93,7 @@ export class Invites {
     const created = await core.http.request<{ inviteId: string; token: string; expiresAt: string }>("POST", "/invites", {
       body: { email: address, role, expiresIn },
     });
+    let orgName: string;
     try {
       // The expiry this client signs is the server's: no later than what was asked (30 days at most, the server's default otherwise).
       const latest = asked + (expiresIn ? durationMs(expiresIn) : MAX_INVITE_LIFETIME_MS) + CLOCK_SLACK_MS;
@@ -99,11 +102,11 @@ export class Invites {
           "INCONSISTENT",
           `the server made an invite (${created.inviteId}, until ${created.expiresAt}) other than the one asked for`,
         );
-      const org = await core.http.request<{ name: string }>("GET", `/orgs/${encodeURIComponent(account.orgId)}`);
+      orgName = (await core.http.request<{ name: string }>("GET", `/orgs/${encodeURIComponent(account.orgId)}`)).name;
       const bytes = inviteStatementBytes({
         inviteId: created.inviteId,
         orgId: account.orgId,
-        orgName: org.name,
+        orgName,
         email: address,
         role,
         expiresAt: created.expiresAt,
@@ -123,7 +126,7 @@ export class Invites {
       inviterKey: await keyFingerprint({ publicKey: account.publicKey, signingPublicKey: account.signingPublicKey }),
       inviteId: created.inviteId,
     });
-    return { ...created, code, link: this.inviteLink(code) };
+    return { ...created, orgName, code, link: this.inviteLink(code) };
   }
 
   /** The web vault's link for an invite code: `<origin>/#/invite/<code>`, on the server this client talks to. */

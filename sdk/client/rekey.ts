@@ -10,7 +10,7 @@ import { openItem, sealItem, type SealedItem } from "../items";
 import { keyFingerprint } from "../keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
 import { GENESIS_PREV, memberDigest, rosterWraps, type RosterLink } from "../roster";
-import { mayDo } from "../vault-roles";
+import { mayDo, type VaultRole } from "../vault-roles";
 import { vaultMoved, type ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Members } from "./members";
@@ -26,6 +26,12 @@ type NewKey = { userId: string; encryptedVaultKey: string; wrapSignature: string
 export interface RekeyOptions {
   onProgress?: (p: RekeyProgress) => void;
   maxAttempts?: number;
+}
+
+/** What an owner confirms to adopt a vault: each member with their role (the owner too) and, to sign it, the vault's name. */
+export interface AdoptConfirmation {
+  members: Array<{ userId: string; role: VaultRole }>;
+  name?: string;
 }
 
 export class Rekeys {
@@ -84,10 +90,10 @@ export class Rekeys {
    * the vault's name as the owner confirmed it (it must be the server's current one): the link
    * signs it; without it the name stays unvouched until someone renames the vault.
    */
-  async adoptRoster(vaultId: string, confirmed: { members: string[]; name?: string }, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
+  async adoptRoster(vaultId: string, confirmed: AdoptConfirmation, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
     const existing = await this.rosters.verifiedRoster(vaultId);
     if (existing) return existing;
-    const wanted = new Set(confirmed.members.map((id) => id.toLowerCase()));
+    const wanted = new Map(confirmed.members.map((m) => [m.userId.toLowerCase(), m.role]));
     await this.attempts(vaultId, opts, async (vault) => {
       if (!mayDo(vault.role, "adoptRoster"))
         throw new ApiError(403, "FORBIDDEN", `only an owner adopts a vault, and you are its ${vault.role}`);
@@ -211,14 +217,15 @@ export class Rekeys {
   }
 }
 
-/** Where the server's member list differs from the set of members an owner confirmed. */
-function memberSetProblems(listed: readonly MemberEntry[], confirmed: ReadonlySet<string>): SecurityError[] {
+/** Where the server's member list differs from the members, and their roles, an owner confirmed. */
+function memberSetProblems(listed: readonly MemberEntry[], confirmed: ReadonlyMap<string, VaultRole>): SecurityError[] {
   const problems: SecurityError[] = [];
   const ids = new Set(listed.map((m) => m.userId));
   if (ids.size !== listed.length)
     problems.push(new SecurityError("MEMBER_LIST_MISMATCH", "the server's member list names a user more than once"));
-  for (const m of listed)
-    if (!confirmed.has(m.userId))
+  for (const m of listed) {
+    const role = confirmed.get(m.userId);
+    if (role === undefined)
       problems.push(
         new SecurityError(
           "MEMBER_LIST_MISMATCH",
@@ -226,7 +233,16 @@ function memberSetProblems(listed: readonly MemberEntry[], confirmed: ReadonlySe
           m.userId,
         ),
       );
-  for (const id of confirmed)
+    else if (role !== m.role)
+      problems.push(
+        new SecurityError(
+          "MEMBER_LIST_MISMATCH",
+          `the server lists ${m.userId} as a ${m.role} of the vault, whom you confirmed as ${role}`,
+          m.userId,
+        ),
+      );
+  }
+  for (const id of confirmed.keys())
     if (!ids.has(id))
       problems.push(new SecurityError("MEMBER_LIST_MISMATCH", `${id}, whom you confirmed, is not in the server's member list`, id));
   return problems;

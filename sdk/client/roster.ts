@@ -33,6 +33,9 @@ export function rosterRaced(err: unknown): boolean {
 }
 
 export class Rosters {
+  /** Seen heads are compared and moved one at a time: two verifications of one vault never move its head back. */
+  private headQueue: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly core: ClientCore,
     private readonly trust: Trust,
@@ -49,24 +52,35 @@ export class Rosters {
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
     const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
-    const seen = await this.core.rosterHeads.get(vaultId);
-    if (seen) {
-      if (!state || state.seq < seen.seq) {
-        throw new SecurityError(
-          "ROSTER_ROLLBACK",
-          `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`,
-        );
+    await this.serially(async () => {
+      // The head seen is read here, inside the queue, so that a verification that finished first cannot be undone by this one.
+      const seen = await this.core.rosterHeads.get(vaultId);
+      if (seen) {
+        if (!state || state.seq < seen.seq) {
+          throw new SecurityError(
+            "ROSTER_ROLLBACK",
+            `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`,
+          );
+        }
+        if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
+          throw new SecurityError(
+            "ROSTER_ROLLBACK",
+            `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
+          );
+        }
       }
-      if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
-        throw new SecurityError(
-          "ROSTER_ROLLBACK",
-          `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
-        );
-      }
-    }
+      if (state && (!seen || state.seq > seen.seq)) await this.core.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
+    });
     if (!state) return null;
-    if (!seen || state.seq > seen.seq) await this.core.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
+    await this.trust.pinRecorded(state.members);
     return { state, links: links.map((l) => parseLink(l)) };
+  }
+
+  /** Runs `task` after every head comparison queued before it. */
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.headQueue.then(task, task);
+    this.headQueue = run.catch(() => undefined);
+    return run;
   }
 
   /**
@@ -106,7 +120,12 @@ export class Rosters {
 
   /** Remembers the head a change of ours made. */
   async sawRosterLink(link: RosterLink | undefined): Promise<void> {
-    if (link) await this.core.rosterHeads.set(link.vaultId, { seq: link.seq, hash: await linkHash(link) });
+    if (!link) return;
+    const hash = await linkHash(link);
+    await this.serially(async () => {
+      const seen = await this.core.rosterHeads.get(link.vaultId);
+      if (!seen || link.seq > seen.seq) await this.core.rosterHeads.set(link.vaultId, { seq: link.seq, hash });
+    });
   }
 
   /** Runs a signed change again, from a fresh roster, while another change takes its place in the chain first. */

@@ -193,14 +193,15 @@ export class Session {
       encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
     };
     const keys = await openAccountKeys(stretchedKey, account);
-    await this.trust.checkOwnPin(account, account);
     const upgrade = await this.checkOwnStatements(account, keys, res);
+    // Last, as it pins the account's keys on this device's first login: nothing is kept of a login that fails a check.
+    await this.trust.checkOwnPin(account, account);
     this.core.accountInfo = account;
     this.core.keys = keys;
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
     if (upgrade) await this.core.http.request("POST", "/users/me/statements", { body: upgrade });
-    // The version of the verified statement (1 for one this client has just signed).
-    const version = res.kdfStatement?.version ?? STATEMENT_VERSION;
+    // The version of the verified statement (1 for one this client has just signed), never lower than one seen before.
+    const version = Math.max(res.kdfStatement?.version ?? STATEMENT_VERSION, remembered?.version ?? 0);
     await this.core.kdfMemory.set(email, {
       kdf: derivedWith,
       userId: res.userId,

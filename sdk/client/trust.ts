@@ -199,25 +199,53 @@ export class Trust {
     return { current: fingerprint, pinned: pin?.fingerprint, email: bundle.email, trust: pin?.via };
   }
 
-  /** Accepts a user's keys as they are now: call only after comparing the fingerprint out of band. */
-  async trustUser(userId: string, fingerprint: string): Promise<void> {
+  /**
+   * Accepts a user's keys as they are now, under the email the person checking was shown: call
+   * only after comparing the fingerprint with them out of band. The server's answer must be that
+   * fingerprint under that very email (it could otherwise slip another address in between).
+   */
+  async trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
     const id = userId.toLowerCase();
+    const checkedEmail = emailOrNull(email);
+    if (checkedEmail === null) throw new ApiError(400, "INVALID", `${email} is not an email address`, "email");
     const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
     const { fingerprint: current } = await selfConsistent(bundle, id);
     if (current !== fingerprint)
       throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);
+    if (bundle.email !== checkedEmail)
+      throw new SecurityError(
+        "IDENTITY_MISMATCH",
+        `the server now shows these keys under ${bundle.email}, not ${checkedEmail} as you checked`,
+        id,
+      );
     await this.serially(async () => {
       // Whoever else this device had pinned under this email loses it: the person checked is the one it belongs to.
       for (const [other, kept] of await this.core.pins.entries()) {
         const pin = asPin(kept);
-        if (other !== id && pin.email === bundle.email) await this.core.pins.set(other, { ...pin, email: undefined });
+        if (other !== id && pin.email === checkedEmail) await this.core.pins.set(other, { ...pin, email: undefined });
       }
+      // The keys checked are the ones trusted, with or without a statement (a statement seen for older keys says nothing of these).
       await this.core.pins.set(id, {
         fingerprint: current,
-        email: bundle.email,
+        email: checkedEmail,
         via: "checked",
         ...(bundle.keyStatement && { stated: true }),
       });
+    });
+  }
+
+  /**
+   * The keys a verified roster recorded for its members: a member this device has not pinned yet
+   * is pinned with them (their email is completed by the first bundle that agrees), so that a
+   * later lookup showing other keys for them is refused (`KEY_CHANGED`) rather than trusted on
+   * first use. A member pinned already keeps their pin: every use of their keys for this vault is
+   * checked against the roster's record anyway.
+   */
+  pinRecorded(members: ReadonlyMap<string, { key: string }>): Promise<void> {
+    return this.serially(async () => {
+      for (const [userId, { key }] of members)
+        if ((await this.core.pins.get(userId)) === undefined)
+          await this.core.pins.set(userId, { fingerprint: groupedFingerprint(key), via: "first-use" });
     });
   }
 
@@ -234,9 +262,18 @@ export class Trust {
     return this.serially(async () => {
       const index = await this.pinIndex();
       const checked: CheckedMember[] = [];
+      // One email shown for two users: neither is taken as its owner (whichever came first would be pinned).
+      const emailCount = new Map<unknown, number>();
+      for (const m of members) emailCount.set(m?.email, (emailCount.get(m?.email) ?? 0) + 1);
       for (const m of members) {
         const stated = m?.keyStatement !== undefined;
         try {
+          if ((emailCount.get(m?.email) ?? 0) > 1)
+            throw new SecurityError(
+              "IDENTITY_MISMATCH",
+              `the server lists ${String(m?.email)} for more than one user of your organization`,
+              m?.userId,
+            );
           if (m.userId === account.userId) {
             if (m.email !== account.email || (await keyFingerprint(m)) !== ownKeys)
               throw new SecurityError("IDENTITY_MISMATCH", `the server lists you under another email or other keys (${m.email})`, m.userId);

@@ -21,7 +21,7 @@ import {
   rsaOaepWrap,
 } from "../primitives";
 import { isCanonicalId } from "../ids";
-import { GENESIS_PREV, linkHash, rosterWraps } from "../roster";
+import { GENESIS_PREV, rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
 import type { Trust } from "./trust";
@@ -135,18 +135,29 @@ export class Vaults {
     });
     if (vault.vaultId !== rosterLink.vaultId)
       throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
-    await core.rosterHeads.set(vault.vaultId, { seq: 0, hash: await linkHash(rosterLink) });
+    await this.rosters.sawRosterLink(rosterLink);
     core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, wrap: encryptedVaultKey, key: vaultKey });
     return vault;
   }
 
-  /** Renames a vault; on a signed vault (every vault this SDK makes) with a signed `rename` link. */
+  /**
+   * Renames a vault with a signed `rename` link. A vault without a roster is not renamed
+   * (`UNSIGNED_VAULT`): its name would stay the server's word; its owner adopts it, naming it.
+   */
   renameVault(vaultId: string, name: string): Promise<Vault> {
     return this.rosters.withRosterRetry(async () => {
       const roster = await this.rosters.verifiedRoster(vaultId);
-      const rosterLink = roster
-        ? await this.rosters.nextRosterLink(roster.state, { op: "rename", keyVersion: roster.state.keyVersion, name, wraps: [] })
-        : undefined;
+      if (!roster)
+        throw new SecurityError(
+          "UNSIGNED_VAULT",
+          `vault ${vaultId} has no signed roster, so its name would stay the server's word: its owner adopts it (and names it) first`,
+        );
+      const rosterLink = await this.rosters.nextRosterLink(roster.state, {
+        op: "rename",
+        keyVersion: roster.state.keyVersion,
+        name,
+        wraps: [],
+      });
       const vault = await this.core.http.request<Vault>("PATCH", `/vaults/${encodeURIComponent(vaultId)}`, { body: { name, rosterLink } });
       await this.rosters.sawRosterLink(rosterLink);
       return vault;

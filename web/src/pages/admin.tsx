@@ -10,7 +10,7 @@ export function Invites() {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"member" | "admin">("member");
   const [expiresIn, setExpiresIn] = useState("72h");
-  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [link, setLink] = useState<{ email: string; url: string; orgName: string; role: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const load = useAction();
   const act = useAction();
@@ -23,7 +23,7 @@ export function Invites() {
       // The link carries the token, a binding secret and this account's key fingerprint in its
       // fragment: browsers never send it to a server, so no log holds it and the server never sees the secret.
       const invite = await client.createInvite(email, role, expiresIn);
-      setLink({ email, url: `${location.origin}/#/invite/${invite.code}` });
+      setLink({ email, url: `${location.origin}/#/invite/${invite.code}`, orgName: invite.orgName, role });
       setCopied(false);
       setEmail("");
       await reload();
@@ -57,7 +57,10 @@ export function Invites() {
       <ErrorNote error={act.error} />
       {link && (
         <div class="note" role="status">
-          <p>Send this link to {link.email}. It is shown only now and works once:</p>
+          <p>
+            Send this link to {link.email}, invited to <strong>{link.orgName}</strong> as {link.role} (you signed the invite as such). It is
+            shown only now and works once:
+          </p>
           <p>
             <code data-testid="invite-link">{link.url}</code>
           </p>

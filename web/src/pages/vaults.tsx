@@ -656,19 +656,22 @@ function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onShared(e
                 )}
                 Now: <code>{key.current}</code>
               </p>
-              <p>Ask them for the fingerprint on their "Your key" page, over another channel. Only if it is this one:</p>
+              <p>
+                Ask <strong>{key.email}</strong> for the fingerprint on their "Your key" page, over another channel. Only if it is this one,
+                and they are {key.email}:
+              </p>
               <button
                 type="button"
                 class="danger"
                 onClick={() =>
                   void action.run(async () => {
-                    await client.trustUser(userId, key.current);
+                    await client.trustUser(userId, key.current, key.email);
                     setKey(await client.fingerprint(userId));
                     props.onTrusted();
                   })
                 }
               >
-                I checked it: trust this key
+                I checked it: trust this key for {key.email}
               </button>
             </div>
           )}
@@ -688,10 +691,11 @@ function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onShared(e
  */
 function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string): string; me: string; onAdopted(): void }) {
   const client = currentClient();
-  const [keep, setKeep] = useState<Set<string>>(() => new Set(props.members.map((m) => m.userId)));
+  // Nobody but the owner is checked to begin with: each member kept is one the owner vouches for.
+  const [keep, setKeep] = useState<Set<string>>(() => new Set([props.me]));
   const [progress, setProgress] = useState<RekeyProgress | null>(null);
   const action = useAction();
-  useEffect(() => setKeep(new Set(props.members.map((m) => m.userId))), [props.members]);
+  useEffect(() => setKeep(new Set([props.me])), [props.members]);
   if (props.vault.role !== "owner")
     return (
       <div class="warning" role="alert" data-testid="unsigned-vault">
@@ -706,7 +710,9 @@ function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string):
       for (const m of props.members) if (!keep.has(m.userId)) await client.removeMember(props.vault.vaultId, m.userId);
       try {
         // The name shown above is the one the owner confirms: the adopt link signs it.
-        await client.adoptRoster(props.vault.vaultId, { members: [...keep], name: props.vault.vaultName }, { onProgress: setProgress });
+        // The members and roles shown are the ones the owner confirms: a list the server changes by then is refused.
+        const members = props.members.filter((m) => keep.has(m.userId)).map((m) => ({ userId: m.userId, role: m.role }));
+        await client.adoptRoster(props.vault.vaultId, { members, name: props.vault.vaultName }, { onProgress: setProgress });
       } finally {
         setProgress(null);
       }
@@ -716,8 +722,8 @@ function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string):
     <div class="warning" role="region" aria-label="Adopt this vault" data-testid="unsigned-vault">
       <p>
         This vault has no signed member history: its member list is only the server's word, and nothing can be added to it or shared until
-        you adopt it. Check who should hold it: a new key is made for them alone, and everyone unchecked is removed. Adopting also signs its
-        name, <strong>{props.vault.vaultName}</strong>: rename it first if that is not its name.
+        you adopt it. Check each person who should hold it, in the role shown: a new key is made for them alone, and everyone unchecked is
+        removed. Adopting also signs its name, <strong>{props.vault.vaultName}</strong>: rename it first if that is not its name.
       </p>
       <ul class="list">
         {props.members.map((m) => (

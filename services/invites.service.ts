@@ -14,6 +14,7 @@ import type { Caller, GrantableRole, SignedStatement } from "../lib/domain/types
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { opaqueToken } from "../lib/http/params";
 import { paramsOf } from "../lib/http/routes";
+import { signedKeysOf } from "../lib/http/views";
 import { retryAfterSec } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 
@@ -143,14 +144,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
             email: invite.email,
             role: invite.role,
             expiresAt: invite.expiresAt,
-            inviter: {
-              userId: inviter.userId,
-              email: inviter.email,
-              publicKey: inviter.publicKey,
-              signingPublicKey: inviter.signingPublicKey,
-              publicKeySignature: inviter.publicKeySignature,
-              ...(inviter.keyStatement && { keyStatement: inviter.keyStatement }),
-            },
+            inviter: signedKeysOf(inviter),
             ...(invite.statement && { inviteStatement: invite.statement }),
           };
         },

@@ -7,7 +7,7 @@ import { fromBase64, toBase64 } from "../encoding";
 import { ApiError } from "../errors";
 import { keyFingerprint } from "../keys";
 import { ed25519Sign, ed25519Verify, rsaModulusBytes, rsaOaepWrap } from "../primitives";
-import { rosterWraps } from "../roster";
+import { rosterWraps, type RosterLink } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { memberListProblems, type Rosters } from "./roster";
 import type { Trust } from "./trust";
@@ -88,17 +88,7 @@ export class Members {
   removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
     return this.rosters.withRosterRetry(async () => {
       const roster = await this.rosters.verifiedRoster(vaultId);
-      const subject = roster?.state.members.get(userId);
-      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
-      const rosterLink = roster
-        ? await this.rosters.nextRosterLink(roster.state, {
-            op: "remove",
-            keyVersion: roster.state.keyVersion,
-            subjectId: userId,
-            subjectKey: subject!.key,
-            wraps: [],
-          })
-        : undefined;
+      const rosterLink = await this.subjectLink(roster, userId, { op: "remove" });
       const result = await this.core.http.request<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>(
         "DELETE",
         `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,
@@ -117,22 +107,31 @@ export class Members {
     });
   }
 
+  /**
+   * On a signed vault, the caller's signed link that removes or re-roles `userId`, a member by its
+   * roster (else 404), under the keys the roster recorded for them; none on a vault without one.
+   */
+  private async subjectLink(
+    roster: VerifiedRoster | null,
+    userId: string,
+    change: { op: "remove" } | { op: "role"; role: VaultRole },
+  ): Promise<RosterLink | undefined> {
+    if (!roster) return undefined;
+    const subject = roster.state.members.get(userId);
+    if (!subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
+    return this.rosters.nextRosterLink(roster.state, {
+      ...change,
+      keyVersion: roster.state.keyVersion,
+      subjectId: userId,
+      subjectKey: subject.key,
+      wraps: [],
+    });
+  }
+
   /** Changes a member's role; on a signed vault, with a signed `role` link. */
   changeRole(vaultId: string, userId: string, role: VaultRole): Promise<MemberEntry> {
     return this.rosters.withRosterRetry(async () => {
-      const roster = await this.rosters.verifiedRoster(vaultId);
-      const subject = roster?.state.members.get(userId);
-      if (roster && !subject) throw new ApiError(404, "NOT_FOUND", `${userId} is not a member of the vault according to its signed roster`);
-      const rosterLink = roster
-        ? await this.rosters.nextRosterLink(roster.state, {
-            op: "role",
-            keyVersion: roster.state.keyVersion,
-            subjectId: userId,
-            role,
-            subjectKey: subject!.key,
-            wraps: [],
-          })
-        : undefined;
+      const rosterLink = await this.subjectLink(await this.rosters.verifiedRoster(vaultId), userId, { op: "role", role });
       const entry = await this.core.http.request<MemberEntry>(
         "PATCH",
         `/vaults/${encodeURIComponent(vaultId)}/members/${encodeURIComponent(userId)}`,

@@ -139,7 +139,8 @@ describe("the web vault", () => {
   test("a shared vault with items: a generated password, revealed on demand, copied and cleared from the clipboard", async () => {
     await ada.evaluate(`localStorage.setItem("vault.clipboardClearSeconds", "1")`);
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByLabel("Name").fill("Team");
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await ada.getByLabel("Name", { exact: true }).fill("Team");
     await ada.getByRole("button", { name: "Create vault" }).click();
     await ada.getByRole("heading", { name: "Team" }).waitFor();
 
@@ -349,7 +350,8 @@ describe("the web vault", () => {
     await ada.getByText(`made ${BOB.email} admin`).waitFor();
 
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByLabel("Name").fill("Mine");
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await ada.getByLabel("Name", { exact: true }).fill("Mine");
     await ada.getByLabel("Kind").selectOption("personal");
     await ada.getByRole("button", { name: "Create vault" }).click();
     await ada.getByText("personal vault · your role: owner").waitFor();

@@ -114,7 +114,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
   });
 
   test("2. sharing with a colleague this browser pinned, paired by the server with a colluder: shown as failing, and Share stays off", async () => {
-    await ada.getByLabel("Name").fill("Team 2");
+    await ada.getByLabel("Name", { exact: true }).fill("Team 2");
     await ada.getByRole("button", { name: "Create vault" }).click();
     await ada.getByRole("heading", { name: "Team 2" }).waitFor();
     // The vault page lists the organization: bob's keys are pinned here (first use) with his email.
@@ -159,7 +159,9 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
 
   test("3. vault names swapped: each vault shows the name its roster signed, flagged, and an item is not written into the misnamed vault", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByLabel("Name").fill("Private");
+    // The list's own form (the vault page left behind has a "Vault name" field too).
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await ada.getByLabel("Name", { exact: true }).fill("Private");
     await ada.getByLabel("Kind").selectOption("personal");
     await ada.getByRole("button", { name: "Create vault" }).click();
     await ada.getByRole("heading", { name: "Private" }).waitFor();

@@ -12,7 +12,15 @@ import { CliState } from "../cli/state";
 import { VaultClient } from "../sdk";
 import { toBase64 } from "../sdk/encoding";
 import { Api, registerUser, sharedVaultBody, type TestUser } from "./helpers/client";
-import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Edit } from "./helpers/dishonest-proxy";
+import {
+  colluderAs,
+  honest,
+  startDishonestProxy,
+  swapVaultNames,
+  writesIn,
+  type DishonestProxy,
+  type Edit,
+} from "./helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "./helpers/postgres";
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
@@ -137,24 +145,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     await alice.share(team.vaultId, bob.account.userId); // alice's machine pins bob
     await alice.removeMember(team.vaultId, bob.account.userId);
     await alice.rekey(team.vaultId);
-    const eveAsBob = {
-      userId: eve.userId,
-      email: bob.account.email,
-      publicKey: eve.bundle.publicKey,
-      signingPublicKey: eve.bundle.signingPublicKey,
-      publicKeySignature: eve.bundle.publicKeySignature,
-      keyStatement: keyStatementOf({ ...eve, email: bob.account.email }),
-    };
-    proxy.edit = (method, path, body) => {
-      if (method === "GET" && path === `/orgs/${alice.account.orgId}/members`)
-        return {
-          members: body.members
-            .filter((m: any) => m.userId !== bob.account.userId && m.userId !== eve.userId)
-            .concat([{ ...eveAsBob, role: "member", createdAt: new Date().toISOString() }]),
-        };
-      if (method === "GET" && path === `/users/${eve.userId}/keys`) return eveAsBob;
-      return body;
-    };
+    proxy.edit = colluderAs(bob.account, eve, keyStatementOf({ ...eve, email: bob.account.email }));
     const run = await refused(team.vaultId, "IDENTITY_MISMATCH", () => asAlice(["vault", "share", team.vaultId, bob.account.email]));
     expect(run.error!.message).toContain(`this device pinned ${bob.account.email} as user ${bob.account.userId}`);
     // `vaultctl keys` shows the same entry as not checking out, rather than the server's email as if it did.
@@ -166,13 +157,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     const priv = await alice.createVault("Private", "personal");
     const team = await alice.createVault("Shared stuff", "shared");
     await alice.share(team.vaultId, carol.account.userId, "admin");
-    const swapped = (v: any) =>
-      v.vaultId === priv.vaultId ? { ...v, vaultName: "Shared stuff" } : v.vaultId === team.vaultId ? { ...v, vaultName: "Private" } : v;
-    proxy.edit = (method, path, body) => {
-      if (method === "GET" && path === "/vaults") return { vaults: body.vaults.map(swapped) };
-      if (method === "GET" && /^\/vaults\/[^/]+$/.test(path)) return swapped(body);
-      return body;
-    };
+    proxy.edit = swapVaultNames({ vaultId: priv.vaultId, name: "Private" }, { vaultId: team.vaultId, name: "Shared stuff" });
     const listed = await asAlice(["vault", "list"]);
     expect(listed.json.find((v: any) => v.vaultId === team.vaultId)).toMatchObject({
       vaultName: "Shared stuff",

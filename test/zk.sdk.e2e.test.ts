@@ -19,7 +19,15 @@ import { toBase64 } from "../sdk/encoding";
 import { openAccountKeys } from "../sdk/keys";
 import { kdfStatementBytes, keyStatementBytes, signStatement } from "../sdk/statements";
 import { Api, registerUser, sharedVaultBody, type TestUser } from "./helpers/client";
-import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Edit } from "./helpers/dishonest-proxy";
+import {
+  colluderAs,
+  honest,
+  startDishonestProxy,
+  swapVaultNames,
+  writesIn,
+  type DishonestProxy,
+  type Edit,
+} from "./helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "./helpers/postgres";
 import { fingerprintOf } from "./helpers/roster";
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
@@ -236,26 +244,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     await alice.rekey(team.vaultId);
     // Alice's device pinned bob (id, email, keys) when she invited him and shared with him.
     const bobEmail = bob.account.email;
-    const asEve = (statement: unknown): Edit => {
-      const eveBundle = {
-        userId: eve.userId,
-        email: bobEmail,
-        publicKey: eve.bundle.publicKey,
-        signingPublicKey: eve.bundle.signingPublicKey,
-        publicKeySignature: eve.bundle.publicKeySignature,
-        keyStatement: statement,
-      };
-      return (method, path, body) => {
-        if (method === "GET" && path === `/orgs/${alice.account.orgId}/members`)
-          return {
-            members: body.members
-              .filter((m: any) => m.userId !== bob.account.userId && m.userId !== eve.userId)
-              .concat([{ ...eveBundle, role: "member", createdAt: new Date().toISOString() }]),
-          };
-        if (method === "GET" && path === `/users/${eve.userId}/keys`) return eveBundle;
-        return body;
-      };
-    };
+    const asEve = (statement: unknown) => colluderAs(bob.account, eve, statement);
     // Eve's own statement names her own email: it does not verify for bob's.
     proxy.edit = asEve(keyStatementOf(eve));
     await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
@@ -287,13 +276,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     const priv = await alice.createVault("Private", "personal");
     const team = await alice.createVault("Team 3", "shared");
     await alice.share(team.vaultId, carol.account.userId, "admin");
-    const swapped = (v: any) =>
-      v.vaultId === priv.vaultId ? { ...v, vaultName: "Team 3" } : v.vaultId === team.vaultId ? { ...v, vaultName: "Private" } : v;
-    proxy.edit = (method, path, body) => {
-      if (method === "GET" && path === "/vaults") return { vaults: body.vaults.map(swapped) };
-      if (method === "GET" && /^\/vaults\/[^/]+$/.test(path)) return swapped(body);
-      return body;
-    };
+    proxy.edit = swapVaultNames({ vaultId: priv.vaultId, name: "Private" }, { vaultId: team.vaultId, name: "Team 3" });
     const victim = await aliceAgain();
     const listed = await victim.listCheckedVaults();
     const shownAsPrivate = listed.find((v) => v.vaultName === "Private")!;

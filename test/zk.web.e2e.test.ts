@@ -13,7 +13,7 @@ import { VaultClient } from "../sdk";
 import { toBase64 } from "../sdk/encoding";
 import { Api, registerUser, type TestUser } from "./helpers/client";
 import { launchChromium } from "./helpers/browser";
-import { honest, startDishonestProxy, writesIn, type DishonestProxy } from "./helpers/dishonest-proxy";
+import { colluderAs, honest, startDishonestProxy, swapVaultNames, writesIn, type DishonestProxy } from "./helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
@@ -121,24 +121,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
     await ada.getByLabel("Person").selectOption({ label: bob.account.email });
     await ada.getByTestId("fingerprint").waitFor();
     const vaultId = new URL(ada.url()).hash.split("/")[2]!;
-    const eveAsBob = {
-      userId: eve.userId,
-      email: bob.account.email,
-      publicKey: eve.bundle.publicKey,
-      signingPublicKey: eve.bundle.signingPublicKey,
-      publicKeySignature: eve.bundle.publicKeySignature,
-      keyStatement: keyStatementOf({ ...eve, email: bob.account.email }),
-    };
-    proxy.edit = (method, path, body) => {
-      if (method === "GET" && /^\/orgs\/[^/]+\/members$/.test(path))
-        return {
-          members: body.members
-            .filter((m: any) => m.userId !== bob.account.userId && m.userId !== eve.userId)
-            .concat([{ ...eveAsBob, role: "member", createdAt: new Date().toISOString() }]),
-        };
-      if (method === "GET" && path === `/users/${eve.userId}/keys`) return eveAsBob;
-      return body;
-    };
+    proxy.edit = colluderAs(bob.account, eve, keyStatementOf({ ...eve, email: bob.account.email }));
     const from = proxy.sent.length;
     await ada.reload();
     await logIn(ada);
@@ -169,13 +152,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
     await ada.getByRole("link", { name: "← All vaults" }).click();
     await ada.getByRole("link", { name: "Team 2" }).waitFor();
     const teamId = (await ada.getByRole("link", { name: "Team 2" }).getAttribute("href"))!.split("/")[2]!;
-    const swapped = (v: any) =>
-      v.vaultId === privateId ? { ...v, vaultName: "Team 2" } : v.vaultId === teamId ? { ...v, vaultName: "Private" } : v;
-    proxy.edit = (method, path, body) => {
-      if (method === "GET" && path === "/vaults") return { vaults: body.vaults.map(swapped) };
-      if (method === "GET" && /^\/vaults\/[^/]+$/.test(path)) return swapped(body);
-      return body;
-    };
+    proxy.edit = swapVaultNames({ vaultId: privateId, name: "Private" }, { vaultId: teamId, name: "Team 2" });
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.reload();
     await logIn(ada);

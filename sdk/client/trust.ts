@@ -59,10 +59,15 @@ export class Trust {
 
   /** A user's public keys, checked (`checkBundle`) and pinned; `recordedKey`, the fingerprint a signed roster recorded for them. */
   async userKeys(userId: string, recordedKey?: string): Promise<ServedBundle> {
-    const id = userId.toLowerCase();
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    const { id, bundle } = await this.served(userId);
     await this.checkBundle(bundle, id, recordedKey);
     return bundle;
+  }
+
+  /** The server's answer for a user's keys, unchecked, with the id (lower-cased as ids are kept) it must be for. */
+  private async served(userId: string): Promise<{ id: string; bundle: ServedBundle }> {
+    const id = userId.toLowerCase();
+    return { id, bundle: await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`) };
   }
 
   /**
@@ -191,8 +196,7 @@ export class Trust {
    * statement verifying, but not yet checked against the pins), and the pinned one with its source.
    */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
-    const id = userId.toLowerCase();
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    const { id, bundle } = await this.served(userId);
     const { fingerprint } = await selfConsistent(bundle, id);
     const kept = await this.core.pins.get(id);
     const pin = kept === undefined ? undefined : asPin(kept);
@@ -205,10 +209,9 @@ export class Trust {
    * fingerprint under that very email (it could otherwise slip another address in between).
    */
   async trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
-    const id = userId.toLowerCase();
     const checkedEmail = emailOrNull(email);
     if (checkedEmail === null) throw new ApiError(400, "INVALID", `${email} is not an email address`, "email");
-    const bundle = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`);
+    const { id, bundle } = await this.served(userId);
     const { fingerprint: current } = await selfConsistent(bundle, id);
     if (current !== fingerprint)
       throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);
@@ -243,9 +246,10 @@ export class Trust {
    */
   pinRecorded(members: ReadonlyMap<string, { key: string }>): Promise<void> {
     return this.serially(async () => {
+      // The pins are read once per roster (this runs at every verification), not once per member.
+      const pins = await this.pinIndex();
       for (const [userId, { key }] of members)
-        if ((await this.core.pins.get(userId)) === undefined)
-          await this.core.pins.set(userId, { fingerprint: groupedFingerprint(key), via: "first-use" });
+        if (!pins.byUser.has(userId)) await this.pin(pins, userId, { fingerprint: groupedFingerprint(key), via: "first-use" });
     });
   }
 

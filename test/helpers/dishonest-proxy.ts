@@ -92,3 +92,46 @@ export async function startDishonestProxy(upstreamOrigin: string): Promise<Disho
 export function writesIn(sent: readonly SentRequest[]): SentRequest[] {
   return sent.filter((s) => s.method !== "GET");
 }
+
+// ---- Attacks more than one client's test makes ------------------------------------------------------
+
+/** The server swaps two vaults' names, in the vault list and in each vault's own record. */
+export function swapVaultNames(a: { vaultId: string; name: string }, b: { vaultId: string; name: string }): Edit {
+  const swapped = (v: any) =>
+    v.vaultId === a.vaultId ? { ...v, vaultName: b.name } : v.vaultId === b.vaultId ? { ...v, vaultName: a.name } : v;
+  return (method, path, body) => {
+    if (method === "GET" && path === "/vaults") return { vaults: body.vaults.map(swapped) };
+    if (method === "GET" && /^\/vaults\/[^/]+$/.test(path)) return swapped(body);
+    return body;
+  };
+}
+
+/**
+ * The server pairs a colleague's email with a colluder: the organization's list shows the
+ * colluder's id and keys (with `keyStatement`) under the colleague's email, and the colleague
+ * nowhere; the colluder's key lookup answers the same.
+ */
+export function colluderAs(
+  colleague: { userId: string; email: string },
+  colluder: { userId: string; bundle: { publicKey: string; signingPublicKey: string; publicKeySignature: string } },
+  keyStatement: unknown,
+): Edit {
+  const bundle = {
+    userId: colluder.userId,
+    email: colleague.email,
+    publicKey: colluder.bundle.publicKey,
+    signingPublicKey: colluder.bundle.signingPublicKey,
+    publicKeySignature: colluder.bundle.publicKeySignature,
+    keyStatement,
+  };
+  return (method, path, body) => {
+    if (method === "GET" && /^\/orgs\/[^/]+\/members$/.test(path))
+      return {
+        members: body.members
+          .filter((m: any) => m.userId !== colleague.userId && m.userId !== colluder.userId)
+          .concat([{ ...bundle, role: "member", createdAt: new Date().toISOString() }]),
+      };
+    if (method === "GET" && path === `/users/${colluder.userId}/keys`) return bundle;
+    return body;
+  };
+}

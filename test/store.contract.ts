@@ -64,6 +64,22 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       return { ...p, userId: rec.userId, orgId: rec.orgId };
     }
 
+    /** A shared vault of the owner's with a signed roster (its `create` link), and the chain to sign its next links on. */
+    async function signedVault(name: string, keyByte: number) {
+      const vaultKey = Buffer.alloc(32, keyByte);
+      const vaultId = newId<VaultId>();
+      const chain = new Chain(vaultId);
+      const wrap = wrapFor(vaultKey, owner, owner);
+      const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
+      const roster = decideCreateRoster(owner.user, { vaultType: "shared", name, encryptedVaultKey: wrap.encryptedVaultKey }, create);
+      await store.vaults.createVault({
+        vault: { vaultId, orgId: owner.orgId, name, type: "shared", ownerId: owner.userId, ...wrap, roster },
+        now: at(),
+      });
+      chain.accept(create);
+      return { vaultKey, vaultId, chain };
+    }
+
     async function vaultWith(members: Person[]) {
       const vaultKey = Buffer.alloc(32, 9);
       const vault = await store.vaults.createVault({
@@ -539,21 +555,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     test("signed roster: each link is stored with its change, in order; a refused link writes nothing; the chain goes with the vault", async () => {
       const member = await join();
       const outsider = await join();
-      const vaultKey = Buffer.alloc(32, 7);
-      const vaultId = newId<VaultId>();
-      const chain = new Chain(vaultId);
-      const wrap = wrapFor(vaultKey, owner, owner);
-      const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
-      const roster = decideCreateRoster(
-        owner.user,
-        { vaultType: "shared", name: "signed", encryptedVaultKey: wrap.encryptedVaultKey },
-        create,
-      );
-      await store.vaults.createVault({
-        vault: { vaultId, orgId: owner.orgId, name: "signed", type: "shared", ownerId: owner.userId, ...wrap, roster },
-        now: at(),
-      });
-      chain.accept(create);
+      const { vaultKey, vaultId, chain } = await signedVault("signed", 7);
 
       const share = wrapFor(vaultKey, member, owner);
       const add = chain.next(owner, {
@@ -675,21 +677,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("a signed vault is renamed only with its rename link, stored in the rename's transaction; a refused one writes nothing", async () => {
-      const vaultKey = Buffer.alloc(32, 8);
-      const vaultId = newId<VaultId>();
-      const chain = new Chain(vaultId);
-      const wrap = wrapFor(vaultKey, owner, owner);
-      const create = createLink(chain, { ...owner, ...owner.user }, wrap.encryptedVaultKey);
-      const roster = decideCreateRoster(
-        owner.user,
-        { vaultType: "shared", name: "Before", encryptedVaultKey: wrap.encryptedVaultKey },
-        create,
-      );
-      await store.vaults.createVault({
-        vault: { vaultId, orgId: owner.orgId, name: "Before", type: "shared", ownerId: owner.userId, ...wrap, roster },
-        now: at(),
-      });
-      chain.accept(create);
+      const { vaultId, chain } = await signedVault("Before", 8);
       const rename = (name: string) => chain.next(owner, { op: "rename", name, wraps: [] });
       await expect(store.vaults.renameVault({ vaultId, actorId: owner.userId, name: "After", now: at() })).rejects.toMatchObject({
         type: "INVALID",

@@ -7,6 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseDuration } from "./domain/duration";
+import { MAX_INVITE_TTL_MS } from "./domain/invites";
+import { defaultVaultMaxBytes, defaultVaultMaxItems, vaultLimitsProblem } from "./domain/vault-limits";
 import type { LogFormat } from "./ops/request-scope";
 
 export type RegistrationMode = "invite" | "open" | "disabled";
@@ -49,7 +51,7 @@ export const SETTINGS = {
     template: "3000",
     group: "basics",
     meaning: "HTTP port of the gateway",
-    parse: (raw) => int("PORT", raw, 3000, 0),
+    parse: (raw) => int("PORT", raw, 3000, 0, 65535),
   }),
   host: setting({
     env: "HOST",
@@ -89,7 +91,11 @@ export const SETTINGS = {
     template: "72h",
     group: "basics",
     meaning: "default invite lifetime (`<n><s|m|h|d>`, 1s to 30d)",
-    parse: (raw) => duration("INVITE_TTL", raw, "72h"),
+    parse: (raw) => {
+      const ms = duration("INVITE_TTL", raw, "72h");
+      if (ms < 1000 || ms > MAX_INVITE_TTL_MS) throw new Error(`Setting INVITE_TTL must be from 1s to 30d, got "${raw}"`);
+      return ms;
+    },
   }),
   accessTokenTtlSec: setting({
     env: "ACCESS_TOKEN_TTL",
@@ -170,7 +176,7 @@ export const SETTINGS = {
     template: "67108864",
     group: "basics",
     meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
-    parse: (raw) => int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024),
+    parse: (raw) => rekeyBodyLimit(raw),
   }),
   rekeyConcurrency: setting({
     env: "REKEY_CONCURRENCY",
@@ -178,7 +184,22 @@ export const SETTINGS = {
     template: "4",
     group: "basics",
     meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
-    parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1),
+    parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1, 1024),
+  }),
+  vaultMaxBytes: setting({
+    env: "VAULT_MAX_BYTES",
+    shown: "half of `REKEY_BODY_LIMIT`",
+    group: "basics",
+    meaning:
+      "ciphertext one vault may hold (its items' `encryptedData` and `encryptedName`, as base64 characters); a write past it is `413`. Bounded so that a full vault can always be rekeyed",
+    parse: (raw, env): number => int("VAULT_MAX_BYTES", raw, defaultVaultMaxBytes(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1024),
+  }),
+  vaultMaxItems: setting({
+    env: "VAULT_MAX_ITEMS",
+    shown: "50000 (fewer below a 64 MiB `REKEY_BODY_LIMIT`)",
+    group: "basics",
+    meaning: "items one vault may hold; one more is `413`",
+    parse: (raw, env): number => int("VAULT_MAX_ITEMS", raw, defaultVaultMaxItems(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1),
   }),
   requestTimeoutMs: setting({
     env: "REQUEST_TIMEOUT",
@@ -210,7 +231,7 @@ export const SETTINGS = {
     example: "9100",
     group: "operating",
     meaning: 'this node\'s operations port: `/livez`, `/readyz`, `/metrics` (see "Operating it"); unset: none',
-    parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 0) : undefined),
+    parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 0, 65535) : undefined),
   }),
   metrics: setting({
     env: "METRICS",
@@ -384,13 +405,23 @@ export type Config = { [K in keyof typeof SETTINGS]: ReturnType<(typeof SETTINGS
 export function loadConfig(env: Env = process.env): Config {
   const config: Record<string, unknown> = { bodyLimitBytes: BODY_LIMIT_BYTES };
   for (const [key, row] of Object.entries(SETTINGS)) config[key] = row.parse(env[row.env], env);
-  return config as Config;
+  const c = config as Config;
+  const problem = vaultLimitsProblem({ maxBytes: c.vaultMaxBytes, maxItems: c.vaultMaxItems }, c.rekeyBodyLimitBytes);
+  if (problem) throw new Error(`Settings VAULT_MAX_BYTES and VAULT_MAX_ITEMS: ${problem}`);
+  return c;
 }
 
-function int(name: string, raw: string | undefined, def: number, min: number): number {
+function rekeyBodyLimit(raw: string | undefined): number {
+  return int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024, 256 * 1024 * 1024);
+}
+
+function int(name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (raw === undefined || raw === "") return def;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`Setting ${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new Error(
+      `Setting ${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got "${raw}"`,
+    );
   return n;
 }
 

@@ -3,7 +3,7 @@
  * explicit aliases only, access-token authentication, parameters assembled in one place, and every
  * error turned into the contract's body. Nothing else is exposed: no `~node`, no alias listing.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import ApiGateway from "moleculer-web";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
@@ -49,6 +49,18 @@ function deferredJsonBody(limit: number) {
       if (err) req.$bodyError = bodyError(err);
       next();
     });
+}
+
+/** Whether every percent-escape of the path is well formed (moleculer-web decodes it, and would throw). */
+function decodablePath(url: string): boolean {
+  const pathname = url.split("?")[0]!;
+  if (!pathname.includes("%")) return true;
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function aliasesOf(routes: readonly GatewayRoute[]): Record<string, string> {
@@ -157,6 +169,13 @@ export function gatewayMixin(
 
       /** One request, routed: the web vault, OPTIONS, or moleculer-web's routes. */
       serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
+        if (!decodablePath(req.url ?? "")) {
+          // `/vaults/%` names no resource: 404, as any path that matches nothing (never a 500).
+          req.resume();
+          res.setHeader("Connection", "close");
+          res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
+          return void res.end(JSON.stringify(toHttpError({ name: "NotFoundError" }).body));
+        }
         if (web?.serve(req, res)) return;
         if (req.method === "OPTIONS") {
           req.resume();
@@ -169,6 +188,24 @@ export function gatewayMixin(
           return void res.end();
         }
         return gatewayMethods.httpHandler.call(this, req, res, next);
+      },
+
+      /**
+       * The HTTP server, made here rather than by moleculer-web so that its deadlines hold: a
+       * request (headers and body, on every route) not received within REQUEST_TIMEOUT is answered
+       * 408 and its connection closed, checked every second (Node checks every 30 s by default).
+       */
+      createServer(this: { server?: http.Server; isHTTPS: boolean; httpHandler: http.RequestListener }) {
+        if (this.server) return;
+        this.server = http.createServer(
+          {
+            requestTimeout: config.requestTimeoutMs,
+            headersTimeout: Math.min(config.requestTimeoutMs, 20_000),
+            connectionsCheckingInterval: 1000,
+          },
+          this.httpHandler,
+        );
+        this.isHTTPS = false;
       },
 
       // moleculer-web's default logs stacks and error data; our onError logs 5xx without either.

@@ -8,9 +8,10 @@ import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
 import { AppError } from "../lib/errors";
 import { assertItemSizes } from "../lib/domain/items";
+import { FairSlots } from "../lib/limits/slots";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { parseRosterLink } from "../lib/domain/roster";
-import { bodyFields, checkPathIds, readJsonStream } from "../lib/http/request-body";
+import { bodyFields, checkPathIds, readJsonStream, rekeyBodyBounds } from "../lib/http/request-body";
 import { paramsOf } from "../lib/http/routes";
 import { SafeValidator } from "../lib/http/validator";
 import type { RekeyInput } from "../lib/store/port";
@@ -21,9 +22,11 @@ type Check = (value: unknown) => true | unknown[];
 export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
   const checkBody = new SafeValidator().compile({ ...paramsOf("rekey.rekey") }) as unknown as Check;
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
-  // membership check as the contract orders): past REKEY_CONCURRENCY, 503 at once, so that any
-  // logged-in user's large bodies cannot grow this process's memory without bound.
-  let held = 0;
+  // membership check as the contract orders): past REKEY_CONCURRENCY, or past the caller's
+  // organization's or own share of it, 503 at once, so that no caller's large or stalled bodies
+  // grow this process's memory without bound or starve another tenant's rekeys.
+  const slots = new FairSlots(config.rekeyConcurrency);
+  const bounds = rekeyBodyBounds(config);
   return {
     name: "rekey",
     actions: {
@@ -31,14 +34,16 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
         // The stream's own parameters; its body is checked against the route's, below.
         params: { vaultId: { type: "string" } },
         async handler(ctx: Context<{ vaultId: VaultId }, RequestMeta>) {
-          if (held >= config.rekeyConcurrency) {
-            throw new AppError("UNAVAILABLE", "Too many rekeys in progress", { retryAfterSec: 1 });
+          const caller = callerOf(ctx);
+          const slot = slots.take(caller.orgId, caller.userId);
+          if ("refusal" in slot) {
+            const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
+            throw new AppError("UNAVAILABLE", `Too many rekeys${whose} in progress`, { retryAfterSec: 1 });
           }
-          held++;
           try {
             return await rekey(ctx);
           } finally {
-            held--;
+            slot.release();
           }
         },
       },
@@ -49,7 +54,8 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const caller = callerOf(ctx);
     const started = performance.now();
     const stream = ctx.stream as Readable | null;
-    const raw = stream ? await readJsonStream(stream, config.rekeyBodyLimitBytes) : undefined;
+    // The body's deadline: a little before the caller's own, so that the client reads why.
+    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
     // Path parameters win over body fields of the same name (contract section 1).

@@ -251,10 +251,10 @@ describe("the rekey's streamed body", () => {
       status: 413,
       body: { error: { code: "PAYLOAD_TOO_LARGE", message: "Request body too large" } },
     });
-    // No Content-Length: the action stops reading at the limit.
+    // No Content-Length: the action stops reading at the limit (strings of item size, so that no other bound comes first).
     const chunked = new ReadableStream({
       start(c) {
-        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode(i === 0 ? '{"pad":"' : "y".repeat(64 * 1024)));
+        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode(i === 0 ? '{"pad":[' : `"${"y".repeat(64 * 1024 - 3)}",`));
         c.close();
       },
     });

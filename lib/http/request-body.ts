@@ -3,8 +3,12 @@
  * the body (400 not JSON, 413 too large), then path ids (404), then the fields (400).
  */
 import type { Readable } from "node:stream";
-import { AppError, invalid, tooLarge } from "../errors";
+import { AppError, invalid } from "../errors";
 import { isUuid } from "../domain/ids";
+import { base64MaxChars } from "../domain/encoding";
+import { MAX_ENCRYPTED_DATA_BYTES } from "../domain/items";
+import { rekeyMaxValues } from "../domain/vault-limits";
+import { JsonStreamParser, type JsonBounds } from "./json-stream";
 
 /** JSON bodies are read for these content types, as body-parser's `json()` does; others count as no body. */
 export function isJsonContentType(contentType: unknown): boolean {
@@ -55,48 +59,62 @@ export function bodyFields(body: unknown): Record<string, unknown> {
 }
 
 /**
- * Reads a streamed JSON body of at most `limit` bytes. Past the limit it fails with 413 at once and
- * discards the rest (so the client still gets the answer, not a reset); unreadable JSON is 400.
- * The body's text is never part of an error.
+ * Reads a streamed JSON body, parsed as it arrives within `bounds` (lib/http/json-stream.ts). A body
+ * error (413 past the limit, 400 for what is not JSON or not within bounds) fails at once and the
+ * rest is discarded (so the client still gets the answer, not a reset). A body still unfinished
+ * after `deadlineMs`, or whose sender went away, fails too: whoever waits on it is never left
+ * waiting on a stream that will not end. The body's text is never part of an error.
  */
-export function readJsonStream(stream: Readable, limit: number): Promise<unknown> {
+export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    stream.on("data", (chunk: Buffer | string) => {
-      if (over) return;
-      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-      size += buf.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(buf);
-    });
-    stream.once("error", (err) => reject(over ? tooLarge() : err));
-    stream.once("end", () => {
-      if (over) return;
+    const parser = new JsonStreamParser(bounds);
+    let settled = false;
+    const settle = (err: unknown, value?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("close", onClose);
+      // Whatever still arrives is discarded; an error after this is nobody's to handle.
+      stream.on("error", () => undefined);
+      stream.resume();
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer | string) => {
       try {
-        resolve(parseJson(Buffer.concat(chunks, size).toString("utf8")));
+        parser.write(chunk);
       } catch (err) {
-        reject(err);
+        settle(err);
       }
-    });
+    };
+    const onEnd = () => {
+      try {
+        settle(undefined, parser.end());
+      } catch (err) {
+        settle(err);
+      }
+    };
+    const onClose = () => settle(new AppError("INVALID", "The request body ended before it was complete"));
+    const timer = setTimeout(
+      () => settle(new AppError("REQUEST_TIMEOUT", `The request body did not arrive within ${Math.round(deadlineMs / 1000)} s`)),
+      deadlineMs,
+    );
+    stream.on("data", onData);
+    stream.once("end", onEnd);
+    stream.once("close", onClose);
+    stream.once("error", (err) => settle(err instanceof AppError ? err : new AppError("INVALID", "The request body could not be read")));
   });
 }
 
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  if (!/^[\s\uFEFF]*[{[]/.test(text)) throw invalid("Request body is not valid JSON"); // strict, as body-parser's
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw invalid("Request body is not valid JSON");
-  }
-  assertShallowJson(value);
-  return value;
+/** The bounds a rekey body is parsed within (the numbers: lib/domain/vault-limits.ts). */
+export function rekeyBodyBounds(config: { rekeyBodyLimitBytes: number; vaultMaxItems: number }): JsonBounds {
+  return {
+    maxBytes: config.rekeyBodyLimitBytes,
+    maxValues: rekeyMaxValues(config.vaultMaxItems),
+    maxDepth: MAX_JSON_DEPTH,
+    // The longest string of a legitimate body is an item's encryptedData; room for it written with escapes.
+    maxStringChars: 2 * base64MaxChars(MAX_ENCRYPTED_DATA_BYTES),
+  };
 }

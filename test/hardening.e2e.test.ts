@@ -1,0 +1,230 @@
+/**
+ * Issue 25's findings, each probed over HTTP the way an attacker (or an unlucky honest client)
+ * would, against a real server: stalled uploads, bodies of millions of tiny values, one tenant's
+ * rekeys crowding out another's, malformed path encodings.
+ */
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import { execFile } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
+import { startTestServer, tempDir, type TestServer } from "./helpers/server";
+import { spawnServer, type ServerProcess } from "./helpers/process";
+import { sleep } from "./helpers/wait";
+
+/** A rekey upload that sends its first bytes and then stalls (or is aborted); resolves with the status it was answered, or "closed". */
+function stalledUpload(baseUrl: string, token: string, vaultId: string): { answer: Promise<number | "closed">; abort(): void } {
+  const url = new URL(`${baseUrl}/vaults/${vaultId}/rekey`);
+  const req = http.request(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": String(27 * 1024 * 1024) },
+  });
+  const answer = new Promise<number | "closed">((resolve) => {
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on("error", () => resolve("closed"));
+    req.on("close", () => resolve("closed"));
+  });
+  req.write('{"newKeys": [], "items": [{"itemId": "');
+  return { answer, abort: () => req.destroy() };
+}
+
+/** A rekey with an empty (invalid) body: 400 when it got a slot, 503 when it did not. */
+async function quickRekey(api: Api, user: TestUser, vaultId: string): Promise<number> {
+  return (await api.post(`/vaults/${vaultId}/rekey`, { token: user.token, body: { newKeys: [], items: [] } })).status;
+}
+
+async function vaultOf(api: Api, user: TestUser): Promise<string> {
+  const res = await api.post("/vaults", { token: user.token, body: sharedVaultBody(randomBytes(32), user, "v") });
+  expect(res.status).toBe(201);
+  return res.body.vaultId as string;
+}
+
+describe("rekey slots", () => {
+  let server: TestServer;
+  let api: Api;
+  beforeAll(async () => {
+    server = await startTestServer({ REKEY_CONCURRENCY: "4", REQUEST_TIMEOUT: "2000", REGISTRATION_MODE: "open" });
+    api = new Api(server.url);
+  });
+  afterAll(() => server.stop());
+
+  test("1. four stalled uploads are each answered by the deadline, and every slot comes back", async () => {
+    // Two organizations of two, so that the fair shares let the four stalls fill the process's pool.
+    const orgs = [await newOrg(api, ["admin"]), await newOrg(api, ["admin"])];
+    const callers = orgs.flatMap((o) => [o.owner, o.users[0]!]);
+    const vaults = await Promise.all(callers.map((u) => vaultOf(api, u)));
+    const started = Date.now();
+    const stalls = callers.map((u, i) => stalledUpload(server.url, u.token, vaults[i]!));
+    await sleep(300);
+    // The pool is full while they stall.
+    expect(await quickRekey(api, callers[0]!, vaults[0]!)).toBe(503);
+    const answers = await Promise.all(stalls.map((s) => s.answer));
+    const waited = Date.now() - started;
+    // Each is answered (408 from the body's deadline, or its connection closed at the server's request deadline) well before a restart would be needed.
+    for (const a of answers) expect([408, 503, "closed"]).toContain(a);
+    expect(waited).toBeLessThan(6_000);
+    // Every slot is back: each caller's next rekey is read and judged (400 for its empty fields), none refused for want of a slot.
+    for (const [i, u] of callers.entries()) expect(await quickRekey(api, u, vaults[i]!)).toBe(400);
+  });
+
+  test("1. an upload its client aborts gives its slot back at once, long before the deadline", async () => {
+    const { owner } = await newOrg(api);
+    const vaultId = await vaultOf(api, owner);
+    const stall = stalledUpload(server.url, owner.token, vaultId);
+    await sleep(200);
+    expect(await quickRekey(api, owner, vaultId)).toBe(503); // the user's share (one of four) is taken
+    stall.abort();
+    await sleep(200);
+    expect(await quickRekey(api, owner, vaultId)).toBe(400);
+  });
+
+  test("3. one organization's stalled uploads never take another organization's rekeys", async () => {
+    const crowd = await newOrg(api, ["admin", "admin", "admin"]);
+    const crowders = [crowd.owner, ...crowd.users];
+    const vaults = await Promise.all(crowders.map((u) => vaultOf(api, u)));
+    const stalls = crowders.map((u, i) => stalledUpload(server.url, u.token, vaults[i]!));
+    await sleep(300);
+    // The crowding organization holds its share (two of four) and no more: its others wait...
+    const refused = await Promise.all(crowders.map((u, i) => quickRekey(api, u, vaults[i]!)));
+    expect(refused.filter((s) => s === 503).length).toBe(4);
+    // ...and another organization's rekey is served.
+    const { owner: other } = await newOrg(api);
+    expect(await quickRekey(api, other, await vaultOf(api, other))).toBe(400);
+    for (const s of stalls) s.abort();
+    await Promise.all(stalls.map((s) => s.answer));
+  });
+});
+
+/** Peak resident memory of a process, bytes (Linux: VmHWM). */
+function peakRss(pid: number): number {
+  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
+  return Number(kb) * 1024;
+}
+
+/**
+ * Sends `file` as a rekey body from another process (so that this one, which watches /health, is
+ * idle) and prints the answer's status and code.
+ */
+function sendFromAnotherProcess(url: string, token: string, file: string): Promise<{ status: number; code: string }> {
+  const script = `
+    const http = require("node:http"), fs = require("node:fs");
+    const req = http.request(process.argv[1], { method: "POST", headers: { authorization: "Bearer " + process.argv[2], "content-type": "application/json", "content-length": fs.statSync(process.argv[3]).size } });
+    req.on("response", (res) => { let t = ""; res.on("data", (d) => (t += d)); res.on("end", () => { console.log(JSON.stringify({ status: res.statusCode, code: JSON.parse(t).error.code })); process.exit(0); }); });
+    req.on("error", (e) => { console.log(JSON.stringify({ status: 0, code: e.code })); process.exit(0); });
+    fs.createReadStream(process.argv[3]).pipe(req);`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ["-e", script, url, token, file], (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))));
+  });
+}
+
+describe("bodies of tiny values (a server of its own, as a process)", () => {
+  let server: ServerProcess;
+  let api: Api;
+  let owner: TestUser;
+  const dir = tempDir();
+  beforeAll(async () => {
+    server = await spawnServer({ DATA_DIR: dir });
+    api = new Api(server.url);
+    ({ owner } = await newOrg(api));
+  });
+  afterAll(async () => {
+    await server.kill("SIGTERM");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Posts the body in `file` as a rekey of `vaultId` while /health is asked every 20 ms; the answer, and the slowest health answer. */
+  async function rekeyWhileWatched(vaultId: string, file: string): Promise<{ status: number; code: string; slowestHealthMs: number }> {
+    let slowest = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const t = performance.now();
+        await fetch(`${server.url}/health`);
+        slowest = Math.max(slowest, performance.now() - t);
+        await sleep(20);
+      }
+    })();
+    const answer = await sendFromAnotherProcess(`${server.url}/vaults/${vaultId}/rekey`, owner.token, file);
+    await sleep(200);
+    watching = false;
+    await watcher;
+    return { ...answer, slowestHealthMs: slowest };
+  }
+
+  /** A file of `pre`, then `{},` to nearly 64 MiB, then `post`. */
+  function bodyFile(pre: string, fill: string, post: string): string {
+    const file = path.join(dir, `body-${randomUUID()}.json`);
+    const n = Math.floor((64 * 1024 * 1024 - 1024) / fill.length);
+    const fillText = fill.repeat(n);
+    fs.writeFileSync(file, pre + fillText.slice(0, fill.endsWith(",") ? -1 : undefined) + post);
+    return file;
+  }
+
+  test.each([
+    ["a top-level array", "[", "{},", "]"],
+    ["the items array", '{"newKeys": [], "items": [', "{},", "]}"],
+    ["nested arrays of numbers", '{"items": [[', "0,", "]]}"],
+    ["one object of many keys", '{"k": {', '"a":1,', "}}"],
+  ])(
+    "2. 64 MiB of tiny values in %s, to a vault that does not exist: 400 early, /health answers, memory stays low",
+    async (_what, pre, fill, post) => {
+      const file = bodyFile(pre, fill, post);
+      const { status, code, slowestHealthMs } = await rekeyWhileWatched(randomUUID(), file);
+      expect([status, code]).toEqual([400, "INVALID"]);
+      expect(slowestHealthMs).toBeLessThan(200);
+      // The server held a small part of the body's values, never the 22 million objects (4 GiB).
+      expect(peakRss(server.child.pid!)).toBeLessThan(400 * 1024 * 1024);
+    },
+  );
+
+  test("2. one 64 MiB string is refused as soon as it outgrows any item; broken JSON and wrong tops are 400", async () => {
+    const r = await rekeyWhileWatched(randomUUID(), bodyFile('{"items": ["', "AAAA", '"]}'));
+    expect([r.status, r.code]).toEqual([400, "INVALID"]);
+    expect(r.slowestHealthMs).toBeLessThan(200);
+    for (const text of [
+      '{"items": [}',
+      '"just a string"',
+      "123",
+      '{"a": tru}',
+      '{"a": "\u0001"}',
+      '{"a": 1} x',
+      '{"a": 01}',
+      '{"a": "\\x"}',
+    ]) {
+      const res = await api.post(`/vaults/${randomUUID()}/rekey`, { token: owner.token, raw: text });
+      expect([text, res.status, res.body.error.code]).toEqual([text, 400, "INVALID"]);
+    }
+  });
+});
+
+describe("malformed path encoding", () => {
+  let server: TestServer;
+  let api: Api;
+  let owner: TestUser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    api = new Api(server.url);
+    ({ owner } = await newOrg(api));
+  });
+  afterAll(() => server.stop());
+
+  test.each([
+    ["GET", "/vaults/%"],
+    ["GET", "/vaults/%zz"],
+    ["PATCH", "/vaults/%E0%A4%A"],
+    ["DELETE", "/invites/%zz"],
+    ["GET", "/vaults/%/items/%"],
+    ["POST", "/vaults/%C0%AF/rekey"],
+    ["DELETE", "/vaults/abc/members/%"],
+    ["GET", "/%"],
+  ])("6. %s %s is 404 with the error body, with a token and without", async (method, path) => {
+    for (const token of [owner.token, undefined]) {
+      const res = await api.call(method, path, { token, body: method === "GET" || method === "DELETE" ? undefined : {} });
+      expect([res.status, res.body?.error?.code]).toEqual([404, "NOT_FOUND"]);
+    }
+  });
+});

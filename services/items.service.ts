@@ -15,7 +15,8 @@ interface WriteParams {
   keyVersion?: number;
 }
 
-export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
+export function itemsService({ store, events, clock, config }: Runtime): ServiceSchema {
+  const limits = { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems };
   return {
     name: "items",
     actions: {
@@ -44,6 +45,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
             actorId: caller.userId,
             itemId: p.itemId ?? newId<ItemId>(),
             write: p,
+            limits,
             now: clock.timestamp(),
           });
           await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
@@ -63,6 +65,7 @@ export function itemsService({ store, events, clock }: Runtime): ServiceSchema {
             actorId: caller.userId,
             itemId: p.itemId,
             write: p,
+            limits,
             now: clock.timestamp(),
           });
           await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });

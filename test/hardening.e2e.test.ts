@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { Api, newOrg, sharedVaultBody, type TestUser } from "./helpers/client";
+import { Api, newOrg, rekeyBody, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";
+import { decryptItem, encryptItem } from "./helpers/crypto";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { spawnServer, type ServerProcess } from "./helpers/process";
 import { sleep } from "./helpers/wait";
@@ -225,6 +226,81 @@ describe("malformed path encoding", () => {
     for (const token of [owner.token, undefined]) {
       const res = await api.call(method, path, { token, body: method === "GET" || method === "DELETE" ? undefined : {} });
       expect([res.status, res.body?.error?.code]).toEqual([404, "NOT_FOUND"]);
+    }
+  });
+});
+
+describe("a vault at its limits", () => {
+  test("5. filled to VAULT_MAX_BYTES (half the rekey limit), the next write is 413 with a clear message; the full vault is still listed and rekeyed", async () => {
+    const server = await startTestServer({ REKEY_BODY_LIMIT: String(4 * 1024 * 1024) });
+    try {
+      const api = new Api(server.url);
+      const { owner, users } = await newOrg(api, ["admin"]);
+      const vault = await sharedVault(api, owner, [[users[0]!, "admin"]]);
+      const post = (data: string) => {
+        const itemId = randomUUID();
+        return api.post(`/vaults/${vault.vaultId}/items`, {
+          token: owner.token,
+          body: encryptItem(vault.vaultKey, vault.vaultId, itemId, data, itemId),
+        });
+      };
+      const stored: string[] = [];
+      let refused;
+      for (let i = 0; i < 20 && !refused; i++) {
+        const data = `${i}:`.padEnd(190_000, String.fromCharCode(97 + i));
+        const res = await post(data);
+        if (res.status === 201) stored.push(data);
+        else refused = res;
+      }
+      expect([refused?.status, refused?.body.error.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+      expect(refused?.body.error.message).toMatch(/VAULT_MAX_BYTES.*always be rekeyed/);
+      expect(stored.length).toBeGreaterThanOrEqual(7); // 2 MiB of 253 KiB items
+      // Growing an item past the limit is refused too; the item keeps its content.
+      const listed = (await api.get(`/vaults/${vault.vaultId}/items`, { token: owner.token })).body.items;
+      expect(listed.map((it: never) => decryptItem(vault.vaultKey, it).data)).toEqual(stored);
+      const grow = await api.put(`/vaults/${vault.vaultId}/items/${listed[0].itemId}`, {
+        token: owner.token,
+        body: encryptItem(vault.vaultKey, vault.vaultId, listed[0].itemId, "x".repeat(190_000 + 70_000), "n"),
+      });
+      expect(grow.status).toBe(413);
+      // The admin leaves; the owner rekeys the full vault in one body under the limit, and every member reads it.
+      expect((await api.delete(`/vaults/${vault.vaultId}/members/${users[0]!.userId}`, { token: owner.token })).status).toBe(200);
+      const newKey = randomBytes(32);
+      const items = listed.map((it: { itemId: string }, i: number) => ({
+        ...encryptItem(newKey, vault.vaultId, it.itemId, stored[i]!, it.itemId),
+        revision: 1,
+      }));
+      const body = rekeyBody(newKey, owner, [owner], items);
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(4 * 1024 * 1024);
+      expect((await api.post(`/vaults/${vault.vaultId}/rekey`, { token: owner.token, body })).status).toBe(204);
+      const after = (await api.get(`/vaults/${vault.vaultId}/items`, { token: owner.token })).body.items;
+      expect(after.map((it: never) => decryptItem(newKey, it).data)).toEqual(stored);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("5. past VAULT_MAX_ITEMS the next item is 413; deleting one makes room", async () => {
+    const server = await startTestServer({ VAULT_MAX_ITEMS: "3" });
+    try {
+      const api = new Api(server.url);
+      const { owner } = await newOrg(api);
+      const vault = await sharedVault(api, owner);
+      const post = () => {
+        const itemId = randomUUID();
+        return api.post(`/vaults/${vault.vaultId}/items`, {
+          token: owner.token,
+          body: encryptItem(vault.vaultKey, vault.vaultId, itemId, "s", "n"),
+        });
+      };
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post()).status);
+      expect(statuses).toEqual([201, 201, 201, 413]);
+      const first = (await api.get(`/vaults/${vault.vaultId}/items`, { token: owner.token })).body.items[0];
+      expect((await api.delete(`/vaults/${vault.vaultId}/items/${first.itemId}`, { token: owner.token })).status).toBe(204);
+      expect((await post()).status).toBe(201);
+    } finally {
+      await server.stop();
     }
   });
 });

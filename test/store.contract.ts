@@ -11,6 +11,8 @@ import { decideCreateRoster } from "../lib/domain/vault-decisions";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "./helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "./helpers/roster";
 
+/** Limits no test here comes near, but for the limits' own. */
+const ROOMY = { maxBytes: 1 << 30, maxItems: 1_000_000 };
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 
 interface Person {
@@ -123,6 +125,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         actorId: owner.userId,
         itemId: newId(),
         write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+        limits: ROOMY,
         now: at(),
       });
       const calls = (v: VaultId, actorId: UserId) => [
@@ -145,6 +148,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId,
           itemId: newId(),
           write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
           now: at(),
         }),
         store.items.updateItem({
@@ -152,6 +156,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId,
           itemId: item.itemId,
           write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
           now: at(),
         }),
         store.items.deleteItem({ vaultId: v, actorId, itemId: item.itemId }),
@@ -302,6 +307,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId: a.userId,
           itemId: id,
           write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
           now: at(),
         });
       const before = await store.items.listItems({ vaultId, actorId: owner.userId });
@@ -347,6 +353,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId: owner.userId,
           itemId: id,
           write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
           now: at(),
         });
       const newKeys = [{ userId: owner.userId, ...wrapFor(Buffer.alloc(32, 1), owner, owner) }];
@@ -369,6 +376,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         actorId: owner.userId,
         itemId: id,
         write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+        limits: ROOMY,
         now: at(),
       });
       expect(created.revision).toBe(1);
@@ -378,6 +386,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId: owner.userId,
           itemId: id,
           write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
@@ -388,6 +397,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
             actorId: owner.userId,
             itemId: id,
             write: { encryptedData: "BBBB", encryptedName: "AAAA", revision: 1 },
+            limits: ROOMY,
             now: at(),
           })
         ).revision,
@@ -398,6 +408,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId: owner.userId,
           itemId: id,
           write: { encryptedData: "CCCC", encryptedName: "AAAA", revision: 1 },
+          limits: ROOMY,
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
@@ -407,6 +418,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           actorId: owner.userId,
           itemId: newId(),
           write: { encryptedData: "AAAA", encryptedName: "AAAA", keyVersion: 2 },
+          limits: ROOMY,
           now: at(),
         }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
@@ -414,6 +426,56 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.vaults.deleteVault({ vaultId, actorId: owner.userId });
       await expect(store.vaults.getVault({ vaultId, userId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
       await expect(store.items.listItems({ vaultId, actorId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
+    });
+
+    test("vault limits: a write past the vault's items or bytes is 413 and writes nothing; concurrent writes never pass them together", async () => {
+      const { vaultId } = await vaultWith([]);
+      const limits = { maxBytes: 40, maxItems: 3 };
+      const write = (data: string, itemId = newId<ItemId>()) =>
+        store.items.createItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId,
+          write: { encryptedData: data, encryptedName: "AAAA" },
+          limits,
+          now: at(),
+        });
+      // 8 + 8 + 8 bytes in three items: the fourth is one too many, whatever its size.
+      const first = await write("AAAA");
+      await write("BBBB");
+      await write("CCCC");
+      await expect(write("DDDD")).rejects.toMatchObject({ type: "PAYLOAD_TOO_LARGE" });
+      // Growing an item past the bytes is refused; shrinking, or growing within them, is fine.
+      const grow = (data: string) =>
+        store.items.updateItem({
+          vaultId,
+          actorId: owner.userId,
+          itemId: first.itemId,
+          write: { encryptedData: data, encryptedName: "AAAA" },
+          limits,
+          now: at(),
+        });
+      await expect(grow("A".repeat(24))).rejects.toMatchObject({ type: "PAYLOAD_TOO_LARGE" });
+      expect((await grow("A".repeat(20))).revision).toBe(2); // 24 + 16 = 40 bytes: at the limit, not past it
+      await expect(grow("A".repeat(24))).rejects.toMatchObject({ type: "PAYLOAD_TOO_LARGE" });
+      expect((await store.items.listItems({ vaultId, actorId: owner.userId })).map((i) => i.encryptedData.length)).toEqual([20, 4, 4]);
+      // Concurrent creates in a fresh vault with room for two: exactly two land.
+      const fresh = (await vaultWith([])).vaultId;
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 20 }, () =>
+          store.items.createItem({
+            vaultId: fresh,
+            actorId: owner.userId,
+            itemId: newId(),
+            write: { encryptedData: "A".repeat(12), encryptedName: "AAAA" },
+            limits: { maxBytes: 32, maxItems: 100 },
+            now: at(),
+          }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(2);
+      for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toMatchObject({ type: "PAYLOAD_TOO_LARGE" });
+      expect(await store.items.listItems({ vaultId: fresh, actorId: owner.userId })).toHaveLength(2);
     });
 
     test("audit: events append to their organization's chain once each, in order, hashed", async () => {

@@ -86,6 +86,7 @@ test.each(engines)(
             actorId: userId,
             itemId: itemIds[0]!,
             write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+            limits: { maxBytes: 1 << 30, maxItems: 1_000_000 },
             now,
           }),
         ).resolves.toMatchObject({ itemId: itemIds[0] });
@@ -95,6 +96,7 @@ test.each(engines)(
             actorId: userId,
             itemId: itemIds[0]!,
             write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+            limits: { maxBytes: 1 << 30, maxItems: 1_000_000 },
             now,
           }),
         ).rejects.toMatchObject({ type: "CONFLICT" });

@@ -104,6 +104,7 @@ test.each(engines)(
           actorId: user.userId,
           itemId: id,
           write: { encryptedData: "T0xE", encryptedName: "T0xE" },
+          limits: { maxBytes: 1 << 30, maxItems: 1_000_000 },
           now,
         });
       const before = await store.items.listItems({ vaultId: vault.vaultId, actorId: user.userId });

@@ -3,6 +3,7 @@ import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
+import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
 import type { ArgsOf, ItemRecord, ItemStore } from "../port";
 import type { MongoContext } from "./context";
 import { itemKey, toItem, type ItemDoc } from "./documents";
@@ -37,12 +38,33 @@ export class MongoItems implements ItemStore {
     return toItem(doc);
   }
 
-  async createItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+  /** What the vault holds: its items, and their ciphertext's bytes. */
+  private async sizeOf(session: ClientSession, vaultId: VaultId): Promise<VaultSize> {
+    const [r] = await this.c.items
+      .aggregate<{ items: number; bytes: number }>(
+        [
+          { $match: { vaultId } },
+          {
+            $group: {
+              _id: null,
+              items: { $sum: 1 },
+              bytes: { $sum: { $add: [{ $strLenBytes: "$encryptedData" }, { $strLenBytes: "$encryptedName" }] } },
+            },
+          },
+        ],
+        { session },
+      )
+      .toArray();
+    return { items: r?.items ?? 0, bytes: r?.bytes ?? 0 };
+  }
+
+  async createItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (session) => {
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
       if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } }))
         throw conflict("An item with this itemId already exists", "itemId");
+      decideVaultGrowth(await this.sizeOf(session, vaultId), { items: 1, bytes: itemBytes(write) }, limits);
       const doc: ItemDoc = {
         _id: itemKey(vaultId, itemId),
         itemId,
@@ -59,7 +81,7 @@ export class MongoItems implements ItemStore {
     });
   }
 
-  async updateItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+  async updateItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (session) => {
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
@@ -68,6 +90,8 @@ export class MongoItems implements ItemStore {
         throw conflict(`The item's revision is ${doc.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
+      const growth = itemBytes(write) - itemBytes(doc);
+      if (growth > 0) decideVaultGrowth(await this.sizeOf(session, vaultId), { items: 0, bytes: growth }, limits);
       const updated: ItemDoc = {
         ...doc,
         encryptedData: write.encryptedData,

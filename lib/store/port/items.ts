@@ -1,6 +1,7 @@
 /** Items: ciphertext in a vault, written under the vault's current key version. */
 import type { ItemId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
+import type { VaultLimits } from "../../domain/vault-limits";
 
 export interface ItemRecord {
   itemId: ItemId;
@@ -27,8 +28,9 @@ export type OnItem = OnVault & { itemId: ItemId };
 export interface ItemStore {
   listItems(args: OnVault): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
-  createItem(args: OnItem & { write: ItemWrite; now: string }): Promise<ItemRecord>;
-  /** With `revision`, 409 unless it is the item's current one. */
-  updateItem(args: OnItem & { write: ItemWrite & { revision?: number }; now: string }): Promise<ItemRecord>;
+  /** 413 when the vault would pass `limits` (decideVaultGrowth). */
+  createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string }): Promise<ItemRecord>;
+  /** With `revision`, 409 unless it is the item's current one; 413 when a larger ciphertext would take the vault past `limits`. */
+  updateItem(args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string }): Promise<ItemRecord>;
   deleteItem(args: OnItem): Promise<void>;
 }

@@ -2,6 +2,8 @@
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
+import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
+import { sql } from "kysely";
 import type { ArgsOf, ItemRecord, ItemStore, VaultStore } from "../port";
 import type { Db, SqlContext } from "./context";
 import type { ItemsTable } from "./schema";
@@ -31,9 +33,13 @@ export class SqlItems implements ItemStore {
     private readonly vaults: VaultStore,
   ) {}
 
-  /** Locks the vault (shared: item writes may run side by side, never beside a rekey) and checks the caller's membership. */
-  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId): Promise<{ keyVersion: number }> {
-    const vault = await this.c.engine.lockVault(trx, vaultId, "share");
+  /**
+   * Locks the vault and checks the caller's membership. A delete takes it shared (deletes may run
+   * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
+   * that two writes cannot both fit under the vault's limit and together pass it.
+   */
+  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<{ keyVersion: number }> {
+    const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
       (await trx
@@ -44,6 +50,19 @@ export class SqlItems implements ItemStore {
         .executeTakeFirst());
     if (!vault || !member) throw notFound("Vault");
     return { keyVersion: Number(vault.key_version) };
+  }
+
+  /** What the vault holds: its items, and their ciphertext's bytes (octet_length reads no value: the sizes are in the rows' headers). */
+  private async sizeOf(trx: Db, vaultId: VaultId): Promise<VaultSize> {
+    const r = await trx
+      .selectFrom("items")
+      .select([
+        sql<number | string>`count(*)`.as("items"),
+        sql<number | string>`coalesce(sum(octet_length(encrypted_data) + octet_length(encrypted_name)), 0)`.as("bytes"),
+      ])
+      .where("vault_id", "=", vaultId)
+      .executeTakeFirstOrThrow();
+    return { items: Number(r.items), bytes: Number(r.bytes) };
   }
 
   async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
@@ -65,11 +84,12 @@ export class SqlItems implements ItemStore {
     return toItem(row);
   }
 
-  async createItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+  async createItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
-      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
+      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
       assertKeyVersion(keyVersion, write.keyVersion);
       if (await itemRow(trx, vaultId, itemId)) throw conflict("An item with this itemId already exists", "itemId");
+      decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 1, bytes: itemBytes(write) }, limits);
       const row: ItemsTable = {
         item_id: itemId,
         vault_id: vaultId,
@@ -85,15 +105,17 @@ export class SqlItems implements ItemStore {
     });
   }
 
-  async updateItem({ vaultId, actorId, itemId, write, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+  async updateItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
-      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId);
+      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
       const row = await itemRow(trx, vaultId, itemId);
       if (!row) throw notFound("Item");
       if (write.revision !== undefined && write.revision !== Number(row.revision)) {
         throw conflict(`The item's revision is ${row.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
+      const growth = itemBytes(write) - (row.encrypted_data.length + row.encrypted_name.length);
+      if (growth > 0) decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 0, bytes: growth }, limits);
       const updated: ItemsTable = {
         ...row,
         encrypted_data: write.encryptedData,
@@ -122,7 +144,7 @@ export class SqlItems implements ItemStore {
 
   async deleteItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
     await this.c.tx(async (trx) => {
-      await this.lockForItems(trx, vaultId, actorId);
+      await this.lockForItems(trx, vaultId, actorId, "share");
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw notFound("Item");
     });

@@ -15,7 +15,7 @@ import { ServiceMetrics } from "../lib/ops/metrics";
 import { OpsServer } from "../lib/ops/ops-server";
 import { answersWithin } from "../lib/ops/answers-within";
 import { listenAdminSocket } from "../lib/ops/backup";
-import type { Server as NetServer } from "node:net";
+import net, { type Server as NetServer } from "node:net";
 
 export interface RunningNode {
   broker: ServiceBroker;
@@ -42,6 +42,8 @@ export async function startNode(
   if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
 
   checkSplitDeployment(config);
+  // A gateway that cannot listen (a HOST not on this machine, a port in use) fails here, in one line.
+  if (names.includes("api")) await checkCanListen(config.host, config.port);
   let runtime: Runtime | undefined;
   let ops: OpsServer | undefined;
   let adminSocket: NetServer | undefined;
@@ -113,3 +115,21 @@ export async function startNode(
     },
   };
 }
+
+/** Listens on host:port for a moment: an error names the address and the reason (EADDRNOTAVAIL, EADDRINUSE, EACCES). */
+async function checkCanListen(host: string, port: number): Promise<void> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", (err: NodeJS.ErrnoException) =>
+      reject(new Error(`Cannot listen on ${host}:${port} (HOST, PORT): ${err.code ?? err.message}${REASONS[err.code ?? ""] ?? ""}`)),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+const REASONS: Record<string, string> = {
+  EADDRNOTAVAIL: ", no interface of this machine has that address",
+  EADDRINUSE: ", another process listens there",
+  EACCES: ", ports below 1024 need privileges",
+  ENOTFOUND: ", the host name does not resolve",
+};

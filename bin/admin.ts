@@ -42,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     // No server on DATA_DIR: open the store here (its lock keeps a server from starting meanwhile).
+    // A DATA_DIR without a store is a mistake (a wrong path), not an empty backup to write.
+    if (!fs.existsSync(path.join(config.dataDir, STORE_FILE)))
+      throw new Error(`${config.dataDir} holds no store (${STORE_FILE}) and no server runs on it: nothing to back up. Is DATA_DIR right?`);
     const store = await openStore(config);
     try {
       const bytes = await writeBackup(store, file);

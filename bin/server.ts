@@ -3,6 +3,8 @@
  * store under DATA_DIR. `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
  */
 import "./compile-cache";
+import fs from "node:fs";
+import path from "node:path";
 import { loadConfig } from "../lib/config";
 import { startNode } from "../app/node";
 import { replCommands } from "../lib/repl";
@@ -26,8 +28,15 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  if (node.port !== undefined)
-    node.broker.logger.info(`Listening on http://${config.host}:${node.port}/api/v1 (data in ${config.dataDir})`);
+  if (node.port !== undefined) {
+    const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${node.port}`;
+    node.broker.logger.info(`Listening on ${base}/api/v1 (data in ${config.dataDir})`);
+    node.broker.logger.info(
+      fs.existsSync(path.join(config.webDir, "index.html"))
+        ? `Web vault: open ${base}/ in a browser`
+        : `No web vault in ${config.webDir} (npm run build makes it): serving the API alone`,
+    );
+  }
   if (node.opsPort !== undefined)
     node.broker.logger.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
   if (process.argv.includes("--repl")) {

@@ -11,8 +11,9 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { randomUUID } from "node:crypto";
 import { Api, registerUser, sharedVault } from "./helpers/client";
-import { decryptItem, unb64, unwrapShared } from "./helpers/crypto";
+import { decryptItem, encryptItem, unb64, unwrapShared } from "./helpers/crypto";
 import { createTestDatabase } from "./helpers/postgres";
 import { killAllServers, spawnServer, type ServerProcess } from "./helpers/process";
 import { tempDir } from "./helpers/server";
@@ -96,6 +97,60 @@ describe("the embedded store", () => {
     );
   });
 
+  test("an online backup is private from its first byte: nothing under the target's folder is ever open to other users while it is written", async () => {
+    const dataDir = tempDir();
+    const dir = tempDir("vault-backup-");
+    fs.chmodSync(dir, 0o755); // a folder others may list and enter, as /var/backups is
+    const server = await spawnServer({ DATA_DIR: dataDir, REGISTRATION_MODE: "open" });
+    const api = new Api(server.url);
+    const owner = await registerUser(api);
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    // About 40 MB, so that the copy takes a while to write.
+    for (let batch = 0; batch < 20; batch++) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) => {
+          const itemId = randomUUID();
+          const data = `${batch}-${i}-`.padEnd(190_000, "x");
+          return api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, data, "n") });
+        }),
+      );
+    }
+    const file = path.join(dir, "vault.backup");
+    // Everything that appears under `dir`, with its mode, as often as it can be looked at.
+    const seen = new Map<string, number>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const look = (folder: string) => {
+          for (const name of fs.readdirSync(folder)) {
+            const full = path.join(folder, name);
+            try {
+              const st = fs.lstatSync(full);
+              seen.set(full, (seen.get(full) ?? 0) | (st.mode & 0o777)); // every permission it ever had
+              if (st.isDirectory() && (st.mode & 0o005) !== 0) look(full);
+            } catch {
+              // gone meanwhile
+            }
+          }
+        };
+        try {
+          look(dir);
+        } catch {
+          // gone meanwhile
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await admin({ DATA_DIR: dataDir }, "backup", file);
+    watching = false;
+    await watcher;
+    await server.kill("SIGTERM");
+    expect(seen.size).toBeGreaterThan(1); // the partial copy was seen, not only the result
+    // Every entry ever seen, whatever its moment: closed to group and others.
+    for (const [name, mode] of seen) expect([name, (mode & 0o077).toString(8)]).toEqual([name, "0"]);
+    expect(fs.statSync(file).size).toBeGreaterThan(30_000_000);
+  });
+
   test("the refusals: an existing backup file, a restore over a store or under a running server, a file that is not a backup", async () => {
     const dataDir = tempDir();
     const dir = tempDir("vault-backup-");
@@ -128,6 +183,13 @@ describe("the embedded store", () => {
       code: 2,
       stderr: expect.stringMatching(/pg_dump/),
     });
+    // A DATA_DIR with no store and no server is a wrong path, not an empty backup.
+    const empty = tempDir();
+    await expect(admin({ DATA_DIR: empty }, "backup", path.join(dir, "empty.backup"))).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/holds no store .* nothing to back up/),
+    });
+    expect(fs.existsSync(path.join(dir, "empty.backup"))).toBe(false);
     // The restored store serves.
     const again = await spawnServer({ DATA_DIR: dataDir });
     expect((await new Api(again.url).get("/health")).status).toBe(200);

@@ -13,6 +13,7 @@ import { decryptItem, encryptItem } from "./helpers/crypto";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { spawnServer, type ServerProcess } from "./helpers/process";
 import { sleep } from "./helpers/wait";
+import { freePort } from "./helpers/ports";
 
 /** A rekey upload that sends its first bytes and then stalls (or is aborted); resolves with the status it was answered, or "closed". */
 function stalledUpload(baseUrl: string, token: string, vaultId: string): { answer: Promise<number | "closed">; abort(): void } {
@@ -302,5 +303,49 @@ describe("a vault at its limits", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("starting as a newcomer would", () => {
+  const SERVER = path.resolve(__dirname, "../dist/bin/server.js");
+  /** Starts the built server with `env`; its exit code and output, or "running" after 10 s. */
+  function start(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [SERVER],
+        { env: { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: "info", ...env }, timeout: 10_000 },
+        (err, stdout, stderr) => resolve({ code: child.exitCode, out: stdout + stderr }),
+      );
+    });
+  }
+
+  test.each([
+    [{ PORT: "99999" }, /^Failed to start: Setting PORT must be an integer from 0 to 65535, got "99999"$/m],
+    [{ PORT: "3000x" }, /^Failed to start: Setting PORT must be an integer/m],
+    [{ INVITE_TTL: "100d" }, /^Failed to start: Setting INVITE_TTL must be from 1s to 30d, got "100d"$/m],
+    [{ HOST: "10.255.255.1", PORT: "0" }, /^Failed to start: Cannot listen on 10\.255\.255\.1/m],
+    [{ HOST: "no-such-host.invalid" }, /^Failed to start: Cannot listen on no-such-host\.invalid.*does not resolve$/m],
+    [{ VAULT_MAX_BYTES: "999999999" }, /^Failed to start: Settings VAULT_MAX_BYTES and VAULT_MAX_ITEMS: .*raise REKEY_BODY_LIMIT$/m],
+  ] as const)("%j: one clear line and a non-zero exit", async (env, line) => {
+    const { code, out } = await start(env as Record<string, string>);
+    expect(code).toBe(1);
+    expect(out).toMatch(line);
+    expect(
+      out
+        .trim()
+        .split("\n")
+        .filter((l) => !/ INFO /.test(l)),
+    ).toHaveLength(1);
+  });
+
+  test("the start-up log names the web vault's address", async () => {
+    const port = String(await freePort());
+    const child = execFile(process.execPath, [SERVER], { env: { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: "info", PORT: port } });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    for (let i = 0; i < 100 && !/Web vault/.test(out); i++) await sleep(100);
+    child.kill("SIGTERM");
+    expect(out).toContain(`Web vault: open http://127.0.0.1:${port}/ in a browser`);
   });
 });

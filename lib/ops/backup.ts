@@ -23,20 +23,28 @@ import { STORE_FILE } from "../store/sql/sqlite";
 
 export const adminSocketPath = (dataDir: string): string => path.join(dataDir, "admin.sock");
 
-/** Writes a consistent copy of `store` to `file` (absolute; it must not exist). Resolves with its size in bytes. */
+/**
+ * Writes a consistent copy of `store` to `file` (absolute; it must not exist). Resolves with its size
+ * in bytes. The copy is private from its first byte: it is written into a new folder only its
+ * owner may enter (0700), into a file created 0600 before SQLite writes to it (SQLite gives its
+ * journal the database file's mode), and linked into place only when complete.
+ */
 export async function writeBackup(store: Store, file: string): Promise<number> {
   if (!path.isAbsolute(file)) throw new Error("The backup file must be an absolute path");
   if (fs.existsSync(file)) throw new Error(`${file} exists already; a backup never overwrites a file`);
-  const partial = `${file}.partial-${randomBytes(4).toString("hex")}`;
+  const folder = fs.mkdtempSync(path.join(path.dirname(file), `.${path.basename(file)}.partial-`));
   try {
+    fs.chmodSync(folder, 0o700);
+    const partial = path.join(folder, "backup.sqlite");
+    fs.closeSync(fs.openSync(partial, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
+    fs.chmodSync(partial, 0o600); // whatever the umask
     await store.housekeeping.backupTo(partial);
-    fs.chmodSync(partial, 0o600);
     fsyncFile(partial);
     fs.linkSync(partial, file); // fails if the file appeared meanwhile: never overwrites
     fsyncFile(path.dirname(file));
     return fs.statSync(file).size;
   } finally {
-    fs.rmSync(partial, { force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 

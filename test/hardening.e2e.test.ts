@@ -315,7 +315,7 @@ describe("starting as a newcomer would", () => {
         process.execPath,
         [SERVER],
         { env: { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: "info", ...env }, timeout: 10_000 },
-        (err, stdout, stderr) => resolve({ code: child.exitCode, out: stdout + stderr }),
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, out: stdout + stderr }),
       );
     });
   }

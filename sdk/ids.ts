@@ -17,6 +17,14 @@ export const isCanonicalId = (value: unknown): value is string => typeof value =
 /** Prepended to the Ed25519 public key whose SHA-256 gives a new user's id. */
 export const USER_ID_CONTEXT = "vault-user-id/v1\n";
 
+/**
+ * Prepended to the creator's id and the vault key's wrap for them, whose SHA-256 gives a signed
+ * vault's id: an id no one else can choose. A vault id another organization holds cannot be named
+ * in a create (it would take a preimage), so creating with it answers as any id that is not derived
+ * does, and no create reveals whether a vault exists.
+ */
+export const VAULT_ID_CONTEXT = "vault-id/v1\n";
+
 /** A UUID (version 8, RFC 9562) from the first 16 bytes of a SHA-256. */
 export function uuidFromDigest(digest: Uint8Array): string {
   const b = digest.slice(0, 16);
@@ -29,4 +37,9 @@ export function uuidFromDigest(digest: Uint8Array): string {
 /** The id a user registering with this Ed25519 public key (32 raw bytes) gets. */
 export async function userIdForKey(signingPublicKeyRaw: Bytes): Promise<string> {
   return uuidFromDigest(await sha256(concatBytes(utf8(USER_ID_CONTEXT), signingPublicKeyRaw)));
+}
+
+/** The id of a vault its creator `creatorId` starts with the wrap `encryptedVaultKey` (base64, as sent). */
+export async function vaultIdFor(creatorId: string, encryptedVaultKey: string): Promise<string> {
+  return uuidFromDigest(await sha256(utf8(`${VAULT_ID_CONTEXT}${creatorId}\n${encryptedVaultKey}`)));
 }

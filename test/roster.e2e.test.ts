@@ -31,6 +31,8 @@ interface SignedVault {
   vaultId: string;
   vaultKey: Buffer;
   chain: Chain;
+  /** The create's body, for a signed vault made here. */
+  body?: ReturnType<typeof sharedVaultBody>;
 }
 
 async function signedVault(api: Api, owner: TestUser): Promise<SignedVault> {
@@ -41,7 +43,7 @@ async function signedVault(api: Api, owner: TestUser): Promise<SignedVault> {
   const res = await api.post("/vaults", { token: owner.token, body: { ...body, rosterLink: link } });
   expect([res.status, res.body.vaultId]).toEqual([201, chain.vaultId]);
   chain.accept(link);
-  return { vaultId: chain.vaultId, vaultKey, chain };
+  return { vaultId: chain.vaultId, vaultKey, chain, body };
 }
 
 /** Adds `user` with a valid `add` link. */
@@ -98,10 +100,12 @@ describe("signed roster on the server", () => {
     expect(linkHashOf(links[0])).toBe(v.chain.head);
     expect((await api.get(`/vaults/${v.vaultId}/roster`, { token: eve.token })).status).toBe(404);
     expect((await api.get(`/vaults/${v.vaultId}/roster`)).status).toBe(401);
-    // The same vault id again: taken.
-    const body = sharedVaultBody(randomBytes(32), owner);
-    const again = createLink(new Chain(v.vaultId), who(owner), body.encryptedVaultKey);
-    expect((await api.post("/vaults", { token: owner.token, body: { ...body, rosterLink: again } })).status).toBe(409);
+    // The same create again (a retry whose answer was lost): the id is taken.
+    const again = await api.post("/vaults", {
+      token: owner.token,
+      body: { ...v.body!, rosterLink: createLink(new Chain(""), who(owner), v.body!.encryptedVaultKey) },
+    });
+    expect(again.status).toBe(409);
   });
 
   test("a create link that does not describe the request is refused, and no vault is made", async () => {
@@ -120,6 +124,15 @@ describe("signed roster on the server", () => {
       ["rosterLink.vaultType", (c) => c.next(who(owner), { ...createLink(c, who(owner), body.encryptedVaultKey), vaultType: "personal" })],
       ["rosterLink.seq", (c) => c.next(who(owner), { ...createLink(c, who(owner), body.encryptedVaultKey), seq: 1 } as any)],
       ["rosterLink.extra", (c) => ({ ...createLink(c, who(owner), body.encryptedVaultKey), extra: "x" })],
+      // An id not derived from the creator and their wrap: a fresh random one, as any other.
+      [
+        "rosterLink.vaultId",
+        (c) => {
+          createLink(c, who(owner), body.encryptedVaultKey);
+          c.vaultId = randomUUID();
+          return c.next(who(owner), { ...createLink(new Chain(""), who(owner), body.encryptedVaultKey), vaultId: c.vaultId } as any);
+        },
+      ],
     ];
     for (const [field, make] of cases) {
       const chain = new Chain(randomUUID());
@@ -458,5 +471,38 @@ describe.each(SQL_ENGINES)("concurrent changes to one signed vault on %s", (_eng
       .sort();
     expect([...state!.members].map(([id, m]) => `${id}:${m.role}`).sort()).toEqual(members);
     expect(members).toHaveLength(2 + users.length / 2);
+  });
+});
+
+describe("vault ids across organizations", () => {
+  let server: TestServer;
+  let api: Api;
+  beforeAll(async () => {
+    server = await startTestServer({ REGISTRATION_MODE: "open" });
+    api = new Api(server.url);
+  });
+  afterAll(() => server.stop());
+
+  test("7. a create naming another organization's vault id answers exactly as a fresh id not derived for the caller: nothing tells them the vault exists", async () => {
+    const { owner: theirs } = await newOrg(api);
+    const { owner: prober } = await newOrg(api);
+    const taken = (await signedVault(api, theirs)).vaultId;
+    const probe = async (vaultId: string) => {
+      const body = sharedVaultBody(randomBytes(32), prober);
+      const chain = new Chain("");
+      const create = createLink(chain, who(prober), body.encryptedVaultKey);
+      chain.vaultId = vaultId;
+      const link = chain.next(who(prober), { ...create, vaultId } as any);
+      const res = await api.post("/vaults", { token: prober.token, body: { ...body, rosterLink: link } });
+      return [res.status, res.body];
+    };
+    const onTaken = await probe(taken);
+    const onFresh = await probe(randomUUID());
+    expect(onTaken).toEqual(onFresh);
+    expect(onTaken[0]).toBe(400);
+    expect((onTaken[1] as { error: { field: string } }).error.field).toBe("rosterLink.vaultId");
+    // Their vault is untouched and still theirs alone.
+    expect((await api.get(`/vaults/${taken}`, { token: theirs.token })).status).toBe(200);
+    expect((await api.get(`/vaults/${taken}`, { token: prober.token })).status).toBe(404);
   });
 });

@@ -7,8 +7,8 @@
 import { createHash, createHmac, createPrivateKey, hkdfSync, sign } from "node:crypto";
 import vectors from "./fixtures/statement-vectors.json";
 import { signatureVerifies } from "../lib/domain/keys";
-import { userIdForKey as serverUserIdForKey } from "../lib/domain/ids";
-import { userIdForKey } from "../sdk/ids";
+import { userIdForKey as serverUserIdForKey, vaultIdFor as serverVaultIdFor } from "../lib/domain/ids";
+import { userIdForKey, vaultIdFor } from "../sdk/ids";
 import { fromBase64, fromHex, toHex, type Bytes } from "../sdk/encoding";
 import { checkKdf, KDF_CAPS, KDF_FLOOR } from "../sdk/kdf";
 import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, deriveAccountSecrets } from "../sdk/keys";
@@ -125,6 +125,13 @@ describe("statement test vectors", () => {
     expect(await userIdForKey(fromBase64(signingPublicKey))).toBe(userId);
     expect(serverUserIdForKey(signingPublicKey)).toBe(userId);
     expect(userId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  test("a signed vault's id: a version 8 UUID from the SHA-256 of the context, its creator's id and their wrap, the same on both sides", async () => {
+    const { creatorId, encryptedVaultKey, sha256, vaultId } = vectors.vaultId;
+    expect(createHash("sha256").update(`vault-id/v1\n${creatorId}\n${encryptedVaultKey}`).digest("hex")).toBe(sha256);
+    expect(await vaultIdFor(creatorId, encryptedVaultKey)).toBe(vaultId);
+    expect(serverVaultIdFor(creatorId, encryptedVaultKey)).toBe(vaultId);
   });
 
   test("the rename link: canonical bytes with the name as UTF-8, hash, signature; it changes the name the roster gives", async () => {

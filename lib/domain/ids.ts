@@ -5,7 +5,7 @@
  * access token's claims, a row read from the store, or `newId()` for a new one.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { USER_ID_CONTEXT, uuidFromDigest } from "../../sdk/ids";
+import { USER_ID_CONTEXT, uuidFromDigest, VAULT_ID_CONTEXT } from "../../sdk/ids";
 
 declare const kind: unique symbol;
 type Id<Kind extends string> = string & { readonly [kind]: Kind };
@@ -36,4 +36,10 @@ export function newId<T extends string = string>(): T {
 export function userIdForKey(signingPublicKeyB64: string): UserId {
   const digest = createHash("sha256").update(USER_ID_CONTEXT).update(Buffer.from(signingPublicKeyB64, "base64")).digest();
   return uuidFromDigest(new Uint8Array(digest)) as UserId;
+}
+
+/** A signed vault's id: derived from its creator and their wrap of its key (sdk/ids.ts, `vaultIdFor`). */
+export function vaultIdFor(creatorId: string, encryptedVaultKey: string): VaultId {
+  const digest = createHash("sha256").update(`${VAULT_ID_CONTEXT}${creatorId}\n${encryptedVaultKey}`).digest();
+  return uuidFromDigest(new Uint8Array(digest)) as VaultId;
 }

@@ -3,7 +3,7 @@
  * holds the vault's lock. They throw the contract's errors in the contract's order
  * (404 -> 403 -> 400 meaning -> 409) and return what to write.
  */
-import type { ItemId, OrgId, UserId, VaultId } from "./ids";
+import { vaultIdFor, type ItemId, type OrgId, type UserId, type VaultId } from "./ids";
 import { conflict, invalid, notFound } from "../errors";
 import { checkWrap } from "./keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
@@ -130,7 +130,7 @@ export function decideCreateRoster(
   input: { vaultType: VaultType; name: string; encryptedVaultKey: string },
   link: RosterLink,
 ): RosterEntry {
-  return checkRosterLink(link, {
+  const entry = checkRosterLink(link, {
     before: null,
     actor: creator,
     keyVersionAfter: 1,
@@ -141,6 +141,11 @@ export function decideCreateRoster(
       wraps: [{ userId: creator.userId, encryptedVaultKey: input.encryptedVaultKey }],
     },
   });
+  // The id is the creator's own (derived from them and their wrap): another organization's vault
+  // id can never be named here, so a create answers alike for every id that is not derived.
+  if (link.vaultId !== vaultIdFor(creator.userId, input.encryptedVaultKey))
+    throw invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, sdk/ids.ts)", "rosterLink.vaultId");
+  return entry;
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   rsaOaepUnwrap,
   rsaOaepWrap,
 } from "../primitives";
-import { isCanonicalId } from "../ids";
+import { isCanonicalId, vaultIdFor } from "../ids";
 import { GENESIS_PREV, rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
@@ -114,7 +114,7 @@ export class Vaults {
     const me = core.account.userId;
     const rosterLink = await this.rosters.signRosterLink(
       {
-        vaultId: globalThis.crypto.randomUUID(),
+        vaultId: await vaultIdFor(me, encryptedVaultKey),
         seq: 0,
         prev: GENESIS_PREV,
         op: "create",

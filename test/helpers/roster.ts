@@ -13,6 +13,7 @@ import {
   type UnsignedLink,
 } from "../../sdk/roster";
 import type { KeyObject } from "node:crypto";
+import { vaultIdFor } from "../../lib/domain/ids";
 
 /** Anyone who signs links: a user id and an Ed25519 private key. */
 export interface Signer {
@@ -51,7 +52,8 @@ export class Chain {
   keyVersion = 1;
   readonly members = new Map<string, RosterMember>();
 
-  constructor(readonly vaultId: string) {}
+  /** A new vault's id is derived at its `create` link (createLink); until then, any placeholder. */
+  constructor(public vaultId: string) {}
 
   /** The next link, signed by `actor` (not yet accepted). */
   next(actor: Signer, fields: Fields): RosterLink {
@@ -80,6 +82,7 @@ export class Chain {
 
 /** The `create` link of a new shared vault whose creator's wrap is `encryptedVaultKey`. */
 export function createLink(chain: Chain, creator: Signer & PublicKeys, encryptedVaultKey: string): RosterLink {
+  chain.vaultId = vaultIdFor(creator.userId, encryptedVaultKey);
   chain.members.set(creator.userId, { userId: creator.userId, role: "owner", key: fingerprintOf(creator) });
   return chain.next(creator, {
     op: "create",

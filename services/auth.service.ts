@@ -14,6 +14,7 @@ import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VER
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import { retryAfterSec } from "../lib/limits/counters";
+import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
@@ -77,12 +78,28 @@ export function authService(rt: Runtime): ServiceSchema {
     };
   }
 
+  /** A fixed-window limit per client address: past `limit` in `windowMs`, 429 with Retry-After. */
+  async function perAddress(ctx: Ctx<unknown>, what: "prelogin" | "register", limit: number, windowMs: number): Promise<void> {
+    const w = await counters.add(`${what}:${ctx.meta.clientIp ?? "unknown"}`, 1, windowMs);
+    if (w.count > limit) {
+      metrics.rateLimited(what);
+      throw new AppError(
+        "RATE_LIMITED",
+        `Too many ${what === "register" ? "registrations" : "prelogins"} from your address; try again later`,
+        {
+          retryAfterSec: retryAfterSec(w),
+        },
+      );
+    }
+  }
+
   return {
     name: "auth",
     actions: {
       prelogin: {
         params: paramsOf("auth.prelogin"),
         async handler(ctx: Ctx<{ email: string }>) {
+          await perAddress(ctx, "prelogin", config.preloginRateLimit, 60_000);
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
           if (user) return { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
@@ -97,6 +114,7 @@ export function authService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<RegisterParams>) {
           const p = ctx.params;
           if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
+          await perAddress(ctx, "register", config.registerRateLimit, 3_600_000);
           const address = normalizeEmail(p.email);
           const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
           const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;
@@ -167,13 +185,25 @@ export function authService(rt: Runtime): ServiceSchema {
         params: paramsOf("auth.login"),
         async handler(ctx: Ctx<{ email: string; authHash: string }>) {
           const address = normalizeEmail(ctx.params.email);
-          const key = `login-failures:${address}`;
+          const from = ctx.meta.clientIp ?? "unknown";
+          const window = config.loginFailureWindowMs;
           // Counted before the slow comparison, and given back on success: of a burst of any size,
-          // at most LOGIN_MAX_FAILURES attempts per window are ever compared.
-          const attempts = await counters.add(key, 1, config.loginFailureWindowMs);
-          if (attempts.count > config.loginMaxFailures) {
+          // at most the limits' attempts are ever compared (the model: lib/domain/login-limits.ts).
+          const keys = [`login:${address}|${from}`, `login-from:${from}`, `login-for:${address}`];
+          const [pair, source, target] = await Promise.all(keys.map((k) => counters.add(k, 1, window)));
+          const known = (await counters.add(`login-known:${address}|${from}`, 0, KNOWN_ADDRESS_MS)).count > 0;
+          const verdict = decideLoginAttempt(
+            { emailAndAddress: pair!.count, address: source!.count, email: target!.count, knownAddress: known },
+            {
+              perEmailAndAddress: config.loginMaxFailures,
+              perAddress: config.loginAddressMaxFailures,
+              perEmail: config.loginEmailMaxFailures,
+            },
+          );
+          if (!verdict.ok) {
             metrics.rateLimited("login");
-            throw new AppError("RATE_LIMITED", "Too many failed logins; try again later", { retryAfterSec: retryAfterSec(attempts) });
+            const used = verdict.refusal === "email-and-address" ? pair! : verdict.refusal === "address" ? source! : target!;
+            throw new AppError("RATE_LIMITED", LOGIN_REFUSAL_MESSAGE[verdict.refusal], { retryAfterSec: retryAfterSec(used) });
           }
           const user = await store.accounts.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
@@ -182,7 +212,8 @@ export function authService(rt: Runtime): ServiceSchema {
             metrics.loginFailed();
             throw unauthorized("Wrong email or password");
           }
-          await counters.add(key, -1, config.loginFailureWindowMs);
+          await Promise.all(keys.map((k) => counters.add(k, -1, window)));
+          await counters.add(`login-known:${address}|${from}`, 1, KNOWN_ADDRESS_MS);
           const refresh = newRefreshToken();
           await store.accounts.saveRefreshToken({
             tokenHash: refresh.tokenHash,

@@ -9,7 +9,7 @@ import path from "node:path";
 import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Api, newOrg, rekeyBody, sharedVault, sharedVaultBody, type TestUser } from "./helpers/client";
-import { decryptItem, encryptItem } from "./helpers/crypto";
+import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "./helpers/crypto";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { spawnServer, type ServerProcess } from "./helpers/process";
 import { sleep } from "./helpers/wait";
@@ -347,5 +347,105 @@ describe("starting as a newcomer would", () => {
     for (let i = 0; i < 100 && !/Web vault/.test(out); i++) await sleep(100);
     child.kill("SIGTERM");
     expect(out).toContain(`Web vault: open http://127.0.0.1:${port}/ in a browser`);
+  });
+});
+
+describe.each([
+  ["in-process counters", {}],
+  ["Redis counters", { REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379" }],
+])("8. login limits (%s)", (_name, counterEnv: Record<string, string>) => {
+  /** A server behind one trusted proxy, so that each request names its client address. */
+  async function limitedServer(env: Record<string, string>) {
+    const server = await startTestServer({
+      ...counterEnv,
+      TRUST_PROXY: "1",
+      REGISTRATION_MODE: "open",
+      NAMESPACE: `limits-${randomBytes(4).toString("hex")}`,
+      ...env,
+    });
+    return { server, api: new Api(server.url) };
+  }
+  const login = (api: Api, email: string, authHash: string, from: string) =>
+    api.post("/auth/login", { body: { email, authHash }, headers: { "x-forwarded-for": from } });
+  const wrongHash = (i: number) => Buffer.alloc(32, (i % 250) + 1).toString("base64");
+
+  test("a burst of a stranger's failures never locks the owner out from their own address", async () => {
+    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5" });
+    try {
+      const { owner } = await newOrg(api);
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => login(api, owner.email, wrongHash(i), "203.0.113.7")));
+      const statuses = burst.map((r) => r.status);
+      expect(statuses.filter((st) => st === 401).length).toBeLessThanOrEqual(5);
+      expect(statuses.filter((st) => st === 429).length).toBeGreaterThanOrEqual(25);
+      // The stranger stays blocked, even with the right password...
+      expect((await login(api, owner.email, owner.bundle.authHash, "203.0.113.7")).status).toBe(429);
+      // ...and the owner, elsewhere, signs in.
+      expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.1")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("spraying one password over many emails from one address stops at LOGIN_ADDRESS_MAX_FAILURES, even in a burst", async () => {
+    const { server, api } = await limitedServer({ LOGIN_ADDRESS_MAX_FAILURES: "20" });
+    try {
+      const { owner } = await newOrg(api);
+      const emails = Array.from({ length: 59 }, (_, i) => `sprayed-${i}@example.test`).concat(owner.email);
+      const burst = await Promise.all(emails.map((e) => login(api, e, wrongHash(3), "203.0.113.9")));
+      const compared = burst.filter((r) => r.status !== 429);
+      expect(compared.length).toBeLessThanOrEqual(20);
+      expect(compared.every((r) => r.status === 401)).toBe(true);
+      for (const r of burst.filter((x) => x.status === 429)) expect(r.body.error.message).toMatch(/from your address/);
+      // Another address may still try (and the owner still signs in).
+      expect((await login(api, emails[0]!, wrongHash(3), "203.0.113.10")).status).toBe(401);
+      expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.2")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("many addresses on one email: past LOGIN_EMAIL_MAX_FAILURES only the addresses its owner signed in from may try", async () => {
+    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" });
+    try {
+      const { owner } = await newOrg(api);
+      expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.3")).status).toBe(200); // the owner's place
+      // Four addresses, four failures each: 16, past the 12 allowed for the email; in a burst.
+      const burst = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => login(api, owner.email, wrongHash(i), `203.0.113.${20 + (i % 4)}`)),
+      );
+      expect(burst.filter((r) => r.status === 401).length).toBeLessThanOrEqual(12);
+      expect(burst.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(4);
+      // A fifth stranger, with the right password even, waits; the owner's own address does not.
+      const stranger = await login(api, owner.email, owner.bundle.authHash, "203.0.113.99");
+      expect([stranger.status, stranger.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+      expect(Number(stranger.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.3")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("registration and prelogin are limited per address", async () => {
+    const { server, api } = await limitedServer({ REGISTER_RATE_LIMIT: "3", PRELOGIN_RATE_LIMIT: "5" });
+    try {
+      const register = async (from: string) => {
+        const keys = await newUserKeys();
+        const res = await api.post("/auth/register", {
+          body: { email: `r-${randomUUID().slice(0, 8)}@example.test`, ...registrationBundle(keys) },
+          headers: { "x-forwarded-for": from },
+        });
+        return res.status;
+      };
+      const burst = await Promise.all(Array.from({ length: 6 }, () => register("203.0.113.50")));
+      expect(burst.filter((st) => st === 201)).toHaveLength(3);
+      expect(burst.filter((st) => st === 429)).toHaveLength(3);
+      expect(await register("203.0.113.51")).toBe(201);
+      const prelogin = (from: string) => api.get("/auth/prelogin?email=x@example.test", { headers: { "x-forwarded-for": from } });
+      const pre = await Promise.all(Array.from({ length: 8 }, () => prelogin("203.0.113.60")));
+      expect(pre.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      expect((await prelogin("203.0.113.61")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
   });
 });

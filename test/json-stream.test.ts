@@ -3,8 +3,6 @@
  * the body is cut into chunks, and refuses at its bounds.
  */
 import { JsonStreamParser, type JsonBounds } from "../lib/http/json-stream";
-import { decideSlot, slotShares } from "../lib/domain/fair-share";
-import { FairSlots } from "../lib/limits/slots";
 
 const WIDE: JsonBounds = { maxBytes: 1 << 20, maxValues: 10_000, maxDepth: 16, maxStringChars: 10_000 };
 
@@ -122,39 +120,5 @@ describe("the streamed JSON parser", () => {
     expect(() => {
       for (let i = 0; i < 1_000_000; i++) p.write("{},");
     }).toThrow(/more than 1000 values/);
-  });
-});
-
-describe("fair rekey slots", () => {
-  test.each([
-    // total, held {total, org, user}, verdict
-    [4, { total: 0, org: 0, user: 0 }, "ok"],
-    [4, { total: 1, org: 1, user: 1 }, "user-share"],
-    [4, { total: 2, org: 2, user: 0 }, "organization-share"],
-    [4, { total: 3, org: 1, user: 0 }, "ok"],
-    [4, { total: 4, org: 0, user: 0 }, "process-full"],
-    [1, { total: 0, org: 0, user: 0 }, "ok"],
-    [1, { total: 1, org: 0, user: 0 }, "process-full"],
-    [16, { total: 8, org: 7, user: 3 }, "ok"],
-    [16, { total: 8, org: 8, user: 3 }, "organization-share"],
-    [16, { total: 8, org: 7, user: 4 }, "user-share"],
-  ] as const)("of %i, holding %j: %s", (total, held, verdict) => {
-    const d = decideSlot(held, slotShares(total));
-    expect(d.ok ? "ok" : d.refusal).toBe(verdict);
-  });
-
-  test("a slot released twice is given back once", () => {
-    const slots = new FairSlots(4);
-    const a = slots.take("org", "u1");
-    expect("release" in a).toBe(true);
-    if ("release" in a) {
-      a.release();
-      a.release();
-    }
-    expect(slots.held).toBe(0);
-    const b = slots.take("org", "u1");
-    const c = slots.take("org", "u2");
-    expect(["release" in b, "release" in c, slots.held]).toEqual([true, true, 2]);
-    expect(slots.take("org", "u3")).toEqual({ refusal: "organization-share" });
   });
 });

@@ -186,7 +186,7 @@ export class ServiceMetrics {
     this.figures?.loginFailures.inc();
   }
 
-  rateLimited(limit: "login" | "redeem"): void {
+  rateLimited(limit: "login" | "redeem" | "prelogin" | "register"): void {
     this.figures?.rateLimited.inc({ limit });
   }
 

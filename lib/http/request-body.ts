@@ -98,7 +98,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
     };
     const onClose = () => settle(new AppError("INVALID", "The request body ended before it was complete"));
     const timer = setTimeout(
-      () => settle(new AppError("REQUEST_TIMEOUT", `The request body did not arrive within ${Math.round(deadlineMs / 1000)} s`)),
+      () => settle(new AppError("BODY_TIMEOUT", `The request body did not arrive within ${Math.round(deadlineMs / 1000)} s`)),
       deadlineMs,
     );
     stream.on("data", onData);

@@ -1,21 +1,28 @@
 /**
- * Emitting domain events: services call `events.emit(type, subjects)` once a change of state is
- * committed. The event (ids and types only: lib/domain/events.ts) gets its id and time here and
- * goes to the event queue.
+ * Domain events, through a transactional outbox (lib/store/port/outbox.ts). A service makes each
+ * event of a change with `events.record(type, subjects)` (ids and types only:
+ * lib/domain/events.ts), hands it to the store method that makes the change, which writes it in
+ * the same transaction, and calls `events.kick()` once the change is committed. This relay then
+ * publishes what waits in the outbox to the event queue and removes it from the outbox.
  *
- * `emit` resolves once the queue holds the event (JetStream: acknowledged by the server), so a
- * 2xx response means the event is durable. When the queue cannot take it (NATS unreachable), the
- * change is not undone and the request does not fail: the event waits here and is published again
- * every second, under the same id (JetStream stores it once), until the queue takes it. Only a
- * process that dies before the queue is back loses such events; it says how many when it stops.
+ * So a 2xx means the event is durable (it was committed with the change), and no committed change
+ * can miss the audit log: if the queue is unreachable, or the process dies between the commit and
+ * the publish, the event waits in the outbox and is published by the next drain (every
+ * OUTBOX_POLL_MS, at start, on the next kick) of this process or of any other on the same store.
+ * A publish can repeat; the queue (JetStream: by message id) and the audit log (by event id) keep
+ * each event once. On the in-process queue of the embedded default, which dies with the process,
+ * an event leaves the outbox only once the audit worker has recorded it (`handled`).
  */
 import { newId } from "./domain/ids";
 import { timestamp } from "./domain/encoding";
 import type { DomainEvent, DomainEventType, EventSubjects } from "./domain/events";
 import type { EventQueue } from "./queue/port";
+import type { OutboxStore } from "./store/port";
+import { failpoint } from "./failpoints";
 
-const RETRY_EVERY_MS = 1_000;
-const MAX_WAITING = 100_000;
+/** How often each process looks for events another one left behind. */
+export const OUTBOX_POLL_MS = 1_000;
+const BATCH = 200;
 
 export interface EventLog {
   warn(message: string): void;
@@ -23,64 +30,95 @@ export interface EventLog {
 }
 
 export class DomainEvents {
-  private readonly waiting: DomainEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private retrying = false;
-  private dropped = 0;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private unreachable = false;
+  private closed = false;
+  /** Published to a queue that is not durable, and not yet handled: not published again meanwhile. */
+  private readonly inFlight = new Set<string>();
 
   constructor(
+    private readonly outbox: OutboxStore,
     private readonly queue: EventQueue,
     private readonly log: EventLog,
+    private readonly pollMs = OUTBOX_POLL_MS,
   ) {}
 
-  async emit(type: DomainEventType, subjects: EventSubjects): Promise<void> {
-    const event: DomainEvent = { eventId: newId(), type, at: timestamp(), ...subjects };
-    if (this.waiting.length > 0) return this.hold(event); // keep the order
-    try {
-      await this.queue.publish(event);
-    } catch {
-      this.hold(event);
-    }
+  /** A new event of a change, for the store method that makes the change to write with it. */
+  record(type: DomainEventType, subjects: EventSubjects): DomainEvent {
+    return { eventId: newId(), type, at: timestamp(), ...subjects };
   }
 
-  private hold(event: DomainEvent): void {
-    if (this.waiting.length === 0) this.log.warn("the event queue is unreachable; holding events until it is back");
-    if (this.waiting.length >= MAX_WAITING) {
-      this.waiting.shift();
-      if (this.dropped++ === 0) this.log.warn(`more than ${MAX_WAITING} events waiting for the queue: dropping the oldest`);
-    }
-    this.waiting.push(event);
-    this.timer ??= setInterval(() => void this.retry(), RETRY_EVERY_MS);
+  /** Starts the relay: a drain now (what an earlier run left), then one every poll. */
+  start(): void {
+    this.kick();
+    this.timer ??= setInterval(() => this.kick(), this.pollMs);
+    this.timer.unref();
   }
 
-  private async retry(): Promise<void> {
-    if (this.retrying) return;
-    this.retrying = true;
-    try {
-      while (this.waiting.length > 0) {
-        await this.queue.publish(this.waiting[0]!);
-        this.waiting.shift();
+  /** A change was committed: publish what waits, now (or right after the drain in progress). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.again) {
+        this.again = false;
+        this.kick();
       }
-      clearInterval(this.timer);
-      this.timer = undefined;
-      this.log.info(`the event queue is back; every held event is published${this.dropped ? ` (${this.dropped} were dropped)` : ""}`);
-      this.dropped = 0;
+    });
+  }
+
+  /** Resolves once every event committed before the call has been published, or a publish failed. */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+    this.kick();
+    await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const waiting = await this.outbox.pending(BATCH);
+        const batch = waiting.filter((e) => !this.inFlight.has(e.eventId));
+        if (batch.length === 0) break;
+        failpoint("outbox-before-publish");
+        if (!this.queue.durable) for (const e of batch) this.inFlight.add(e.eventId);
+        await Promise.all(batch.map((e) => this.queue.publish(e)));
+        if (this.queue.durable) await this.outbox.markSent(batch.map((e) => e.eventId));
+        failpoint("outbox-after-publish");
+        if (this.unreachable) {
+          this.unreachable = false;
+          this.log.info("the event queue is back; the events that waited in the outbox are published");
+        }
+        if (waiting.length < BATCH) break;
+      }
     } catch {
-      // Still unreachable: the next tick tries again.
-    } finally {
-      this.retrying = false;
+      // The queue (or the store) is away: the events stay in the outbox for the next drain.
+      if (!this.unreachable) this.log.warn("the event queue or the store is unreachable; events wait in the outbox until it is back");
+      this.unreachable = true;
     }
   }
 
-  /** Publishes what is held, waiting at most `deadlineMs`; says how many events could not be. */
+  /**
+   * The audit worker recorded these events: on a queue that is not durable, they leave the outbox
+   * now (on JetStream they left it when the server stored them).
+   */
+  async handled(eventIds: readonly string[]): Promise<void> {
+    if (this.queue.durable) return;
+    await this.outbox.markSent(eventIds);
+    for (const id of eventIds) this.inFlight.delete(id);
+  }
+
+  /** Stops the relay after a last drain, waiting at most `deadlineMs`; what is left waits in the outbox. */
   async close(deadlineMs = 5_000): Promise<void> {
-    const until = Date.now() + deadlineMs;
-    while (this.waiting.length > 0 && Date.now() < until) {
-      await this.retry();
-      if (this.waiting.length > 0) await new Promise((r) => setTimeout(r, 200));
-    }
     clearInterval(this.timer);
     this.timer = undefined;
-    if (this.waiting.length > 0) this.log.warn(`${this.waiting.length} events were never published: the event queue stayed unreachable`);
+    await Promise.race([this.flush(), new Promise((r) => setTimeout(r, deadlineMs).unref())]);
+    this.closed = true;
   }
 }

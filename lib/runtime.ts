@@ -58,7 +58,8 @@ export async function createRuntime(
     await store.close();
     throw err;
   });
-  const events = new DomainEvents(queue, log);
+  const events = new DomainEvents(store.outbox, queue, log);
+  events.start();
   const hmacKey = createHmac("sha256", keys.current).update("server-hmac-key").digest();
   return {
     config,

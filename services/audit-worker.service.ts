@@ -7,7 +7,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import type { Subscription } from "../lib/queue/port";
 import type { Runtime } from "../lib/runtime";
 
-export function auditWorkerService({ store, queue, metrics }: Runtime): ServiceSchema {
+export function auditWorkerService({ store, queue, events: outbox, metrics }: Runtime): ServiceSchema {
   let subscription: Subscription | undefined;
   return {
     name: "audit-worker",
@@ -25,6 +25,7 @@ export function auditWorkerService({ store, queue, metrics }: Runtime): ServiceS
       metrics.onScrape(async () => metrics.auditPending(await queue.pending("audit")));
       subscription = await queue.consume("audit", async (events) => {
         const { alreadyRecorded } = await store.audit.appendAuditEvents(events);
+        await outbox.handled(events.map((e) => e.eventId));
         // How far behind the worker is: the batch's oldest event, from when it happened to now.
         if (events.length > 0) metrics.auditRecorded(events.reduce((oldest, e) => (e.at < oldest ? e.at : oldest), events[0]!.at));
         // Delivered again after a worker died or timed out before acknowledging: recognised, skipped.

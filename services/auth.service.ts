@@ -161,21 +161,30 @@ export function authService(rt: Runtime): ServiceSchema {
               throw notRedeemable("The invite is being redeemed");
             }
             try {
-              user = await store.accounts.registerWithInvite({ user: newUser, inviteId: invite.inviteId, now: clock.timestamp() });
+              user = await store.accounts.registerWithInvite({
+                user: newUser,
+                inviteId: invite.inviteId,
+                now: clock.timestamp(),
+                events: [
+                  events.record("invite.consumed", { actorId: userId, orgId: invite.orgId, inviteId: invite.inviteId }),
+                  events.record("user.registered", { actorId: userId, orgId: invite.orgId, targetUserId: userId }),
+                ],
+              });
               await inviteTokens.forget(invite.inviteId);
             } finally {
               await inviteTokens.release(tokenHash);
             }
             metrics.inviteRedeemed();
-            await events.emit("invite.consumed", { actorId: user.userId, orgId: user.orgId, inviteId: invite.inviteId });
           } else {
+            const orgId = newId<OrgId>();
             user = await store.accounts.registerOwnerOfNewOrg({
               user: newUser,
-              org: { orgId: newId<OrgId>(), name: orgName, createdAt: now },
+              org: { orgId, name: orgName, createdAt: now },
               onlyIfFirstUser: config.registrationMode === "invite",
+              events: [events.record("user.registered", { actorId: userId, orgId, targetUserId: userId })],
             });
           }
-          await events.emit("user.registered", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId });
+          events.kick();
           created(ctx, "/users/me");
           return { userId: user.userId, orgId: user.orgId, role: user.role };
         },

@@ -66,9 +66,13 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
             expiresAt: timestamp(new Date(now.getTime() + ttlMs)),
             createdAt: timestamp(now),
           };
-          await store.invites.createInvite({ invite, tokenHash: hashToken(token) });
+          await store.invites.createInvite({
+            invite,
+            tokenHash: hashToken(token),
+            events: [events.record("invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId })],
+          });
+          events.kick();
           metrics.inviteCreated();
-          await events.emit("invite.created", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
           created(ctx, `/invites?orgId=${caller.orgId}`);
           return { inviteId: invite.inviteId, token, expiresAt: invite.expiresAt };
         },
@@ -89,10 +93,16 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const invite = await store.invites.getInvite(ctx.params.inviteId);
           if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
           assertInviteManager(caller);
-          const outcome = await store.invites.revokeInvite({ inviteId: invite.inviteId, orgId: caller.orgId, now: clock.timestamp() });
+          // The event is written only when this call revokes it (not again for a revoked one).
+          const outcome = await store.invites.revokeInvite({
+            inviteId: invite.inviteId,
+            orgId: caller.orgId,
+            now: clock.timestamp(),
+            events: [events.record("invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId })],
+          });
           await inviteTokens.forget(invite.inviteId);
           if (outcome === "revoked") {
-            await events.emit("invite.revoked", { actorId: caller.userId, orgId: caller.orgId, inviteId: invite.inviteId });
+            events.kick();
           }
           return noContent(ctx);
         },

@@ -40,15 +40,17 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
           const caller = callerOf(ctx);
           const p = ctx.params;
           assertItemSizes(p);
+          const itemId = p.itemId ?? newId<ItemId>();
           const item = await store.items.createItem({
             vaultId: p.vaultId,
             actorId: caller.userId,
-            itemId: p.itemId ?? newId<ItemId>(),
+            itemId,
             write: p,
             limits,
             now: clock.timestamp(),
+            events: [events.record("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId })],
           });
-          await events.emit("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: item.itemId });
+          events.kick();
           created(ctx, `/vaults/${p.vaultId}/items/${item.itemId}`);
           return item;
         },
@@ -67,8 +69,9 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             write: p,
             limits,
             now: clock.timestamp(),
+            events: [events.record("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId })],
           });
-          await events.emit("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId });
+          events.kick();
           return item;
         },
       },
@@ -77,13 +80,14 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
         params: paramsOf("items.remove"),
         async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId }>) {
           const caller = callerOf(ctx);
-          await store.items.deleteItem({ vaultId: ctx.params.vaultId, actorId: caller.userId, itemId: ctx.params.itemId });
-          await events.emit("item.deleted", {
+          const { vaultId, itemId } = ctx.params;
+          await store.items.deleteItem({
+            vaultId,
             actorId: caller.userId,
-            orgId: caller.orgId,
-            vaultId: ctx.params.vaultId,
-            itemId: ctx.params.itemId,
+            itemId,
+            events: [events.record("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
           });
+          events.kick();
           return noContent(ctx);
         },
       },

@@ -48,13 +48,16 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
               rosterLink: link,
             },
             now: clock.timestamp(),
+            events: [
+              events.record("vault.member.added", {
+                actorId: caller.userId,
+                orgId: caller.orgId,
+                vaultId: p.vaultId,
+                targetUserId: p.recipientUserId,
+              }),
+            ],
           });
-          await events.emit("vault.member.added", {
-            actorId: caller.userId,
-            orgId: caller.orgId,
-            vaultId: p.vaultId,
-            targetUserId: p.recipientUserId,
-          });
+          events.kick();
           return noContent(ctx);
         },
       },
@@ -72,8 +75,11 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
             role,
             now: clock.timestamp(),
             rosterLink: link,
+            events: [
+              events.record("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId }),
+            ],
           });
-          await events.emit("vault.member.role_changed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
+          events.kick();
           return entry;
         },
       },
@@ -90,8 +96,9 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
             targetId: userId,
             now: clock.timestamp(),
             rosterLink: link,
+            events: [events.record("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId })],
           });
-          await events.emit("vault.member.removed", { actorId: caller.userId, orgId: caller.orgId, vaultId, targetUserId: userId });
+          events.kick();
           return result;
         },
       },

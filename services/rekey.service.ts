@@ -69,9 +69,10 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
       actorId: caller.userId,
       rekey: { newKeys, items, keyVersion, rosterLink: link },
       now: clock.timestamp(),
+      events: [events.record("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
     });
+    events.kick();
     metrics.rekey(items.length, performance.now() - started);
-    await events.emit("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId });
     return noContent(ctx);
   }
 }

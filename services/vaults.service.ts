@@ -54,10 +54,11 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
           // A signed vault takes the id its creator signed into the `create` link.
           const roster =
             link && decideCreateRoster(user, { vaultType: p.type, name: displayName, encryptedVaultKey: p.encryptedVaultKey }, link);
+          // The link's vaultId is a UUID (parseRosterLink checks it).
+          const vaultId = (link?.vaultId as VaultId | undefined) ?? newId<VaultId>();
           const vault = await store.vaults.createVault({
             vault: {
-              // The link's vaultId is a UUID (parseRosterLink checks it).
-              vaultId: (link?.vaultId as VaultId | undefined) ?? newId<VaultId>(),
+              vaultId,
               orgId: user.orgId,
               name: displayName,
               type: p.type,
@@ -67,8 +68,9 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
               roster,
             },
             now: clock.timestamp(),
+            events: [events.record("vault.created", { actorId: caller.userId, orgId: user.orgId, vaultId })],
           });
-          await events.emit("vault.created", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          events.kick();
           created(ctx, `/vaults/${vault.vaultId}`);
           return vault;
         },
@@ -92,8 +94,10 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
             name: vaultName(ctx.params.name),
             now: clock.timestamp(),
             rosterLink: link,
+            // A vault's members are all of its organization, so the caller's is the vault's.
+            events: [events.record("vault.renamed", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId })],
           });
-          await events.emit("vault.renamed", { actorId: caller.userId, orgId: vault.orgId, vaultId: vault.vaultId });
+          events.kick();
           return vault;
         },
       },
@@ -102,9 +106,12 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
         params: paramsOf("vaults.remove"),
         async handler(ctx: Ctx<{ vaultId: VaultId }>) {
           const caller = callerOf(ctx);
-          await store.vaults.deleteVault({ vaultId: ctx.params.vaultId, actorId: caller.userId });
-          // A vault's members are all of its organization, so the caller's is the vault's.
-          await events.emit("vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId });
+          await store.vaults.deleteVault({
+            vaultId: ctx.params.vaultId,
+            actorId: caller.userId,
+            events: [events.record("vault.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId: ctx.params.vaultId })],
+          });
+          events.kick();
           return noContent(ctx);
         },
       },

@@ -481,6 +481,57 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.items.listItems({ vaultId: fresh, actorId: owner.userId })).toHaveLength(2);
     });
 
+    test("outbox: a change writes its events in its own transaction, in order; a refused change writes none; a revoke only when it revokes", async () => {
+      const ev = (type: DomainEvent["type"], extra: Partial<DomainEvent> = {}): DomainEvent => ({
+        eventId: newId(),
+        type,
+        at: at(),
+        actorId: owner.userId,
+        orgId: owner.orgId,
+        ...extra,
+      });
+      const drain = async () => {
+        const all = await store.outbox.pending(1000);
+        await store.outbox.markSent(all.map((e) => e.eventId));
+        return all;
+      };
+      await drain();
+      const { vaultId } = await vaultWith([]);
+      const item = { vaultId, actorId: owner.userId, write: { encryptedData: "AAAA", encryptedName: "AAAA" }, limits: ROOMY, now: at() };
+      const itemId = newId<ItemId>();
+      const two = [ev("item.created", { vaultId, itemId }), ev("item.updated", { vaultId, itemId })];
+      await store.items.createItem({ ...item, itemId, events: two });
+      // Refused: a second create of the id, an update by a stranger, a write past the vault's limits.
+      await expect(store.items.createItem({ ...item, itemId, events: [ev("item.created")] })).rejects.toMatchObject({ type: "CONFLICT" });
+      await expect(store.items.updateItem({ ...item, actorId: newId(), itemId, events: [ev("item.updated")] })).rejects.toMatchObject({
+        type: "NOT_FOUND",
+      });
+      await expect(
+        store.items.createItem({ ...item, itemId: newId(), limits: { maxBytes: 8, maxItems: 1 }, events: [ev("item.created")] }),
+      ).rejects.toMatchObject({ type: "PAYLOAD_TOO_LARGE" });
+      const inv = pendingInvite(owner.orgId, owner.userId, `${newId()}@example.test`);
+      const created = ev("invite.created", { inviteId: inv.inviteId });
+      await store.invites.createInvite({ invite: inv, tokenHash: newId(), events: [created] });
+      const revoked = ev("invite.revoked", { inviteId: inv.inviteId });
+      expect(await store.invites.revokeInvite({ inviteId: inv.inviteId, orgId: owner.orgId, now: at(), events: [revoked] })).toBe(
+        "revoked",
+      );
+      const again = ev("invite.revoked", { inviteId: inv.inviteId });
+      expect(await store.invites.revokeInvite({ inviteId: inv.inviteId, orgId: owner.orgId, now: at(), events: [again] })).toBe(
+        "not-pending",
+      );
+      const waiting = await store.outbox.pending(1000);
+      expect(waiting.map((e) => e.eventId)).toEqual([...two, created, revoked].map((e) => e.eventId));
+      expect(waiting[0]).toEqual(two[0]);
+      // Marked sent, they are gone; marking again, or an unknown id, is nothing.
+      await store.outbox.markSent([two[0]!.eventId, newId()]);
+      expect((await store.outbox.pending(1000)).map((e) => e.eventId)).toEqual([two[1], created, revoked].map((e) => e!.eventId));
+      await store.outbox.markSent([two[0]!.eventId]);
+      expect(await store.outbox.pending(2)).toHaveLength(2);
+      await drain();
+      expect(await store.outbox.pending(10)).toEqual([]);
+    });
+
     test("audit: events append to their organization's chain once each, in order, hashed", async () => {
       const org = newId<OrgId>();
       const other = newId<OrgId>();

@@ -85,6 +85,7 @@ async function upsert(exists: () => Promise<unknown>, create: () => Promise<unkn
 
 export class JetStreamQueue implements EventQueue {
   readonly kind = "jetstream" as const;
+  readonly durable = true;
   private readonly subscriptions = new Set<Subscription>();
   private readonly onConnectionChange = new Set<() => void>();
   /** Between a disconnect and the reconnect, false. */

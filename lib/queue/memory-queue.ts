@@ -127,6 +127,7 @@ class Lane {
 
 export class MemoryQueue implements EventQueue {
   readonly kind = "memory" as const;
+  readonly durable = false;
   private readonly lanes: Map<ConsumerName, Lane>;
 
   constructor(policy: DeliveryPolicy, log: SettleLog) {

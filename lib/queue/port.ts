@@ -48,6 +48,12 @@ export interface Subscription {
 
 export interface EventQueue {
   readonly kind: "jetstream" | "memory";
+  /**
+   * Whether a published event outlives this process (JetStream: stored by the server once
+   * acknowledged). An event published to a queue that is not (the in-process one) leaves the
+   * outbox only once its consumer has handled it (DomainEvents.handled).
+   */
+  readonly durable: boolean;
   /** Resolves once the event is stored by the queue (JetStream: acknowledged by the server). */
   publish(event: DomainEvent): Promise<void>;
   consume(consumer: ConsumerName, handler: BatchHandler): Promise<Subscription>;

@@ -6,12 +6,14 @@ import { isRedeemable } from "../../domain/invites";
 import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, RefreshTokenRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";
 import { toOrg, toUser, userDoc, type UserDoc } from "./documents";
+import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
   constructor(private readonly c: MongoContext) {}
 
-  async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
+  async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser, events }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.c.lockRegistrations(session);
       if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } })))
         throw forbidden("Registration needs an invite");
@@ -23,8 +25,9 @@ export class MongoAccounts implements AccountStore {
     });
   }
 
-  async registerWithInvite({ user, inviteId, now }: ArgsOf<AccountStore["registerWithInvite"]>): Promise<UserRecord> {
+  async registerWithInvite({ user, inviteId, now, events }: ArgsOf<AccountStore["registerWithInvite"]>): Promise<UserRecord> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.c.lockRegistrations(session);
       const invite = await this.c.invites.findOne({ _id: inviteId }, { session });
       if (!invite) throw notFound("Invite");

@@ -8,6 +8,7 @@
  * callback may run more than once: it reads everything it needs inside, keeps nothing between
  * attempts, and rethrows every error.
  */
+import type { OutboxDoc } from "./outbox";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
 import { conflict } from "../../errors";
@@ -62,6 +63,7 @@ export class MongoContext {
   readonly auditEvents: Collection<AuditEventDoc>;
   readonly auditHeads: Collection<AuditHeadDoc>;
   readonly rosterLinks: Collection<RosterLinkDoc>;
+  readonly outbox: Collection<OutboxDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -78,6 +80,7 @@ export class MongoContext {
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);
     this.rosterLinks = db.collection(COLLECTIONS.rosterLinks);
+    this.outbox = db.collection(COLLECTIONS.outbox);
   }
 
   /**

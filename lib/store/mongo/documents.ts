@@ -23,6 +23,7 @@ export const COLLECTIONS = {
   auditEvents: "audit_events",
   auditHeads: "audit_heads",
   rosterLinks: "roster_links",
+  outbox: "outbox",
 } as const;
 
 export interface OrgDoc {

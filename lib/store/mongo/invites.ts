@@ -5,12 +5,14 @@ import type { Invite } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { MongoContext } from "./context";
 import { inviteDoc, toInvite } from "./documents";
+import { writeOutbox } from "./outbox";
 
 export class MongoInvites implements InviteStore {
   constructor(private readonly c: MongoContext) {}
 
-  async createInvite({ invite, tokenHash }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
+  async createInvite({ invite, tokenHash, events }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.c.assertEmailFree(session, invite.email);
       await this.c.invites.insertOne(inviteDoc(invite, tokenHash), { session });
     });
@@ -34,7 +36,7 @@ export class MongoInvites implements InviteStore {
     return doc ? toInvite(doc) : null;
   }
 
-  async revokeInvite({ inviteId, orgId, now }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
+  async revokeInvite({ inviteId, orgId, now, events }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
     return this.c.tx(async (session): Promise<RevokeOutcome> => {
       const doc = await this.c.invites.findOne({ _id: inviteId, orgId }, { session, projection: { status: 1 } });
       if (!doc) return "not-found";
@@ -43,7 +45,9 @@ export class MongoInvites implements InviteStore {
         { $set: { status: "revoked", updatedAt: now } },
         { session },
       );
-      return res.modifiedCount === 1 ? "revoked" : "not-pending";
+      if (res.modifiedCount !== 1) return "not-pending";
+      await writeOutbox(this.c, session, events);
+      return "revoked";
     });
   }
 

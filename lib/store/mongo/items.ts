@@ -7,6 +7,7 @@ import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault
 import type { ArgsOf, ItemRecord, ItemStore } from "../port";
 import type { MongoContext } from "./context";
 import { itemKey, toItem, type ItemDoc } from "./documents";
+import { writeOutbox } from "./outbox";
 
 export class MongoItems implements ItemStore {
   constructor(private readonly c: MongoContext) {}
@@ -58,8 +59,9 @@ export class MongoItems implements ItemStore {
     return { items: r?.items ?? 0, bytes: r?.bytes ?? 0 };
   }
 
-  async createItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+  async createItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       assertKeyVersion(keyVersion, write.keyVersion);
       if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } }))
@@ -81,8 +83,9 @@ export class MongoItems implements ItemStore {
     });
   }
 
-  async updateItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+  async updateItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const { keyVersion } = await this.lockForItems(session, vaultId, actorId);
       const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (!doc) throw notFound("Item");
@@ -118,8 +121,9 @@ export class MongoItems implements ItemStore {
     });
   }
 
-  async deleteItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
+  async deleteItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.lockForItems(session, vaultId, actorId);
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw notFound("Item");

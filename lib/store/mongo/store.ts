@@ -15,6 +15,7 @@ import { assertTransactionsSupported } from "./errors";
 import { MongoHousekeeping } from "./housekeeping";
 import { MongoInvites } from "./invites";
 import { MongoItems } from "./items";
+import { MongoOutbox } from "./outbox";
 import { MongoVaults } from "./vaults";
 
 export interface MongoStoreOptions {
@@ -43,6 +44,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       items: new MongoItems(c),
       invites: new MongoInvites(c),
       audit: new MongoAudit(c),
+      outbox: new MongoOutbox(c),
       housekeeping: new MongoHousekeeping(c),
       close: () => client.close(),
     };
@@ -70,9 +72,11 @@ async function createIndexes(c: MongoContext): Promise<void> {
   ]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
+  await c.outbox.createIndexes([{ key: { ord: 1, _id: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.
-  for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads]) await c.db.createCollection(name).catch(ignoreExists);
+  for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads, COLLECTIONS.outbox])
+    await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);
 }
 

@@ -15,6 +15,7 @@ import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
 import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } from "./documents";
+import { writeOutbox } from "./outbox";
 
 export class MongoVaults implements VaultStore {
   constructor(private readonly c: MongoContext) {}
@@ -46,8 +47,9 @@ export class MongoVaults implements VaultStore {
     return view;
   }
 
-  async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
+  async createVault({ vault: v, now, events }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.c.vaults.insertOne(
         {
           _id: v.vaultId,
@@ -80,8 +82,9 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async renameVault({ vaultId, actorId, name, now, rosterLink }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
+  async renameVault({ vaultId, actorId, name, now, rosterLink, events }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const roster = decideRename(await this.c.snapshot(session, vaultId), actorId, name, rosterLink);
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { name, updatedAt: now } }, { session });
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
@@ -89,8 +92,9 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async deleteVault({ vaultId, actorId }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
+  async deleteVault({ vaultId, actorId, events }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       requirePermission(await this.c.snapshot(session, vaultId), actorId, "delete");
       await this.c.items.deleteMany({ vaultId }, { session });
       await this.c.rosterLinks.deleteMany({ vaultId }, { session });
@@ -112,8 +116,9 @@ export class MongoVaults implements VaultStore {
     return entries;
   }
 
-  async addMember({ vaultId, actorId, member, now }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
+  async addMember({ vaultId, actorId, member, now, events }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const recipient = await this.c.users.findOne(
@@ -153,8 +158,10 @@ export class MongoVaults implements VaultStore {
     role,
     now,
     rosterLink,
+    events,
   }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const roster = decideRoleChange(await this.c.snapshot(session, vaultId), actorId, targetId, role, rosterLink);
       await this.c.members.updateOne({ vaultId, userId: targetId }, { $set: { role, updatedAt: now } }, { session });
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
@@ -162,8 +169,9 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async removeMember({ vaultId, actorId, targetId, now, rosterLink }: ArgsOf<VaultStore["removeMember"]>) {
+  async removeMember({ vaultId, actorId, targetId, now, rosterLink, events }: ArgsOf<VaultStore["removeMember"]>) {
     return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const { rekeyRequired, roster } = decideRemoveMember(await this.c.snapshot(session, vaultId), actorId, targetId, rosterLink);
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       await this.c.members.deleteOne({ vaultId, userId: targetId }, { session });
@@ -176,8 +184,9 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async rekeyVault({ vaultId, actorId, rekey: input, now }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
+  async rekeyVault({ vaultId, actorId, rekey: input, now, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();

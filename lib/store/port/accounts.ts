@@ -1,6 +1,7 @@
 /** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
 import type { InviteId, OrgId, UserId } from "../../domain/ids";
 import type { InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
+import type { WithEvents } from "./outbox";
 
 export interface UserRecord {
   userId: UserId;
@@ -44,9 +45,9 @@ export type RefreshOutcome = { ok: true; userId: UserId } | { ok: false; reason:
 
 export interface AccountStore {
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
-  registerOwnerOfNewOrg(args: { user: NewUser; org: OrgRecord; onlyIfFirstUser: boolean }): Promise<UserRecord>;
+  registerOwnerOfNewOrg(args: { user: NewUser; org: OrgRecord; onlyIfFirstUser: boolean } & WithEvents): Promise<UserRecord>;
   /** Creates the user in the invite's organization and marks the invite used, in one step: exactly one caller wins. */
-  registerWithInvite(args: { user: NewUser; inviteId: InviteId; now: string }): Promise<UserRecord>;
+  registerWithInvite(args: { user: NewUser; inviteId: InviteId; now: string } & WithEvents): Promise<UserRecord>;
   /** Whether the server has any user yet (registration without an invite is for the first one). */
   hasUsers(): Promise<boolean>;
   findUserByEmail(email: string): Promise<UserRecord | null>;

@@ -12,6 +12,7 @@ import type { AuditStore } from "./audit";
 import type { Housekeeping } from "./housekeeping";
 import type { InviteStore } from "./invites";
 import type { ItemStore } from "./items";
+import type { OutboxStore } from "./outbox";
 import type { VaultStore } from "./vaults";
 
 export interface Store {
@@ -20,6 +21,7 @@ export interface Store {
   items: ItemStore;
   invites: InviteStore;
   audit: AuditStore;
+  outbox: OutboxStore;
   housekeeping: Housekeeping;
   close(): Promise<void>;
 }
@@ -28,11 +30,14 @@ export interface Store {
 export type ArgsOf<F> = F extends (args: infer A) => unknown ? A : never;
 
 /** The aggregates, in the order the adapters build them. */
-export const AGGREGATES = ["accounts", "vaults", "items", "invites", "audit", "housekeeping"] as const satisfies ReadonlyArray<keyof Store>;
+export const AGGREGATES = ["accounts", "vaults", "items", "invites", "audit", "outbox", "housekeeping"] as const satisfies ReadonlyArray<
+  keyof Store
+>;
 
 export type * from "./accounts";
 export type * from "./audit";
 export type * from "./housekeeping";
 export type * from "./invites";
 export type * from "./items";
+export type * from "./outbox";
 export type * from "./vaults";

@@ -2,6 +2,7 @@
 import type { ItemId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
 import type { VaultLimits } from "../../domain/vault-limits";
+import type { WithEvents } from "./outbox";
 
 export interface ItemRecord {
   itemId: ItemId;
@@ -29,8 +30,10 @@ export interface ItemStore {
   listItems(args: OnVault): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
   /** 413 when the vault would pass `limits` (decideVaultGrowth). */
-  createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string }): Promise<ItemRecord>;
+  createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string } & WithEvents): Promise<ItemRecord>;
   /** With `revision`, 409 unless it is the item's current one; 413 when a larger ciphertext would take the vault past `limits`. */
-  updateItem(args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string }): Promise<ItemRecord>;
-  deleteItem(args: OnItem): Promise<void>;
+  updateItem(
+    args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string } & WithEvents,
+  ): Promise<ItemRecord>;
+  deleteItem(args: OnItem & WithEvents): Promise<void>;
 }

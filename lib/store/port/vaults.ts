@@ -9,6 +9,7 @@
 import type { ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
+import type { WithEvents } from "./outbox";
 
 /** A vault as one member sees it. */
 export interface VaultView {
@@ -78,17 +79,19 @@ export interface OnVault {
 export interface VaultStore {
   listVaults(userId: UserId): Promise<VaultView[]>;
   getVault(args: { vaultId: VaultId; userId: UserId }): Promise<VaultView>;
-  createVault(args: { vault: NewVault; now: string }): Promise<VaultView>;
+  createVault(args: { vault: NewVault; now: string } & WithEvents): Promise<VaultView>;
   /** On a signed vault, with its `rename` link. */
-  renameVault(args: OnVault & { name: string; now: string; rosterLink?: RosterLink }): Promise<VaultView>;
-  deleteVault(args: OnVault): Promise<void>;
+  renameVault(args: OnVault & { name: string; now: string; rosterLink?: RosterLink } & WithEvents): Promise<VaultView>;
+  deleteVault(args: OnVault & WithEvents): Promise<void>;
 
   listMembers(args: OnVault): Promise<MemberEntry[]>;
-  addMember(args: OnVault & { member: NewMember; now: string }): Promise<void>;
-  changeMemberRole(args: OnVault & { targetId: UserId; role: VaultRole; now: string; rosterLink?: RosterLink }): Promise<MemberEntry>;
+  addMember(args: OnVault & { member: NewMember; now: string } & WithEvents): Promise<void>;
+  changeMemberRole(
+    args: OnVault & { targetId: UserId; role: VaultRole; now: string; rosterLink?: RosterLink } & WithEvents,
+  ): Promise<MemberEntry>;
   /** Refuses to remove the last owner (lib/domain/vault-roles.ts); the vault then needs a rekey. */
   removeMember(
-    args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink },
+    args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink } & WithEvents,
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
 
   // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it
@@ -97,5 +100,5 @@ export interface VaultStore {
   getRoster(args: OnVault): Promise<RosterLink[]>;
 
   /** Every wrap and item replaced, and the key version moved on, or nothing. */
-  rekeyVault(args: OnVault & { rekey: RekeyInput; now: string }): Promise<void>;
+  rekeyVault(args: OnVault & { rekey: RekeyInput; now: string } & WithEvents): Promise<void>;
 }

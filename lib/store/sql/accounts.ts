@@ -6,6 +6,7 @@ import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, UserRecord } from "../port";
 import type { Db, SqlContext } from "./context";
 import type { UsersTable } from "./schema";
+import { writeOutbox } from "./outbox";
 
 export function toUser(r: UsersTable): UserRecord {
   return {
@@ -59,8 +60,9 @@ function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
 export class SqlAccounts implements AccountStore {
   constructor(private readonly c: SqlContext) {}
 
-  async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
+  async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser, events }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await this.c.engine.lockRegistrations(trx);
       if (onlyIfFirstUser && (await anyUser(trx))) throw forbidden("Registration needs an invite");
       await this.c.assertNewUserFree(trx, user);
@@ -71,8 +73,9 @@ export class SqlAccounts implements AccountStore {
     });
   }
 
-  async registerWithInvite({ user, inviteId, now }: ArgsOf<AccountStore["registerWithInvite"]>): Promise<UserRecord> {
+  async registerWithInvite({ user, inviteId, now, events }: ArgsOf<AccountStore["registerWithInvite"]>): Promise<UserRecord> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await this.c.engine.lockRegistrations(trx);
       const invite = await trx.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
       if (!invite) throw notFound("Invite");

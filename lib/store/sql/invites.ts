@@ -6,6 +6,7 @@ import type { Invite, InviteStatus } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { SqlContext } from "./context";
 import type { InvitesTable } from "./schema";
+import { writeOutbox } from "./outbox";
 
 function toInvite(r: InvitesTable): Invite {
   return {
@@ -24,8 +25,9 @@ function toInvite(r: InvitesTable): Invite {
 export class SqlInvites implements InviteStore {
   constructor(private readonly c: SqlContext) {}
 
-  async createInvite({ invite, tokenHash }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
+  async createInvite({ invite, tokenHash, events }: ArgsOf<InviteStore["createInvite"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await this.c.assertEmailFree(trx, invite.email);
       await trx
         .insertInto("invites")
@@ -69,7 +71,7 @@ export class SqlInvites implements InviteStore {
     return row ? toInvite(row) : null;
   }
 
-  async revokeInvite({ inviteId, orgId, now }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
+  async revokeInvite({ inviteId, orgId, now, events }: ArgsOf<InviteStore["revokeInvite"]>): Promise<RevokeOutcome> {
     return this.c.tx(async (trx) => {
       const row = await trx
         .selectFrom("invites")
@@ -85,7 +87,9 @@ export class SqlInvites implements InviteStore {
         .where("invite_id", "=", inviteId)
         .where("status", "=", "pending")
         .executeTakeFirst();
-      return Number(res.numUpdatedRows) === 1 ? "revoked" : "not-pending";
+      if (Number(res.numUpdatedRows) !== 1) return "not-pending";
+      await writeOutbox(trx, events);
+      return "revoked";
     });
   }
 

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { ArgsOf, ItemRecord, ItemStore, VaultStore } from "../port";
 import type { Db, SqlContext } from "./context";
 import type { ItemsTable } from "./schema";
+import { writeOutbox } from "./outbox";
 
 function toItem(r: ItemsTable): ItemRecord {
   return {
@@ -84,8 +85,9 @@ export class SqlItems implements ItemStore {
     return toItem(row);
   }
 
-  async createItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+  async createItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
       assertKeyVersion(keyVersion, write.keyVersion);
       if (await itemRow(trx, vaultId, itemId)) throw conflict("An item with this itemId already exists", "itemId");
@@ -105,8 +107,9 @@ export class SqlItems implements ItemStore {
     });
   }
 
-  async updateItem({ vaultId, actorId, itemId, write, limits, now }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+  async updateItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
       const row = await itemRow(trx, vaultId, itemId);
       if (!row) throw notFound("Item");
@@ -142,8 +145,9 @@ export class SqlItems implements ItemStore {
     });
   }
 
-  async deleteItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
+  async deleteItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await this.lockForItems(trx, vaultId, actorId, "share");
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw notFound("Item");

@@ -132,4 +132,12 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;
   audit_heads: AuditHeadsTable;
+  outbox: OutboxTable;
+}
+
+export interface OutboxTable {
+  event_id: string;
+  ord: string;
+  /** The domain event as JSON. */
+  event: string;
 }

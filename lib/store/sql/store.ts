@@ -11,6 +11,7 @@ import { SqlContext, type EngineOps } from "./context";
 import { SqlHousekeeping } from "./housekeeping";
 import { SqlInvites } from "./invites";
 import { SqlItems } from "./items";
+import { SqlOutbox } from "./outbox";
 import { migrationProvider } from "./migrations";
 import type { Database } from "./schema";
 import { SqlVaults } from "./vaults";
@@ -27,6 +28,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps): Pro
     items: new SqlItems(c, vaults),
     invites: new SqlInvites(c),
     audit: new SqlAudit(c),
+    outbox: new SqlOutbox(c),
     housekeeping: new SqlHousekeeping(c),
     close: () => db.destroy(),
   };

@@ -16,6 +16,7 @@ import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import { chunks, type Db, type EngineOps, type SqlContext } from "./context";
 import type { Database } from "./schema";
+import { writeOutbox } from "./outbox";
 
 const VAULT_VIEW_COLUMNS = [
   "v.vault_id",
@@ -166,8 +167,9 @@ export class SqlVaults implements VaultStore {
     return toVaultView(row);
   }
 
-  async createVault({ vault: v, now }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
+  async createVault({ vault: v, now, events }: ArgsOf<VaultStore["createVault"]>): Promise<VaultView> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await trx
         .insertInto("vaults")
         .values({
@@ -201,8 +203,9 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async renameVault({ vaultId, actorId, name, now, rosterLink }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
+  async renameVault({ vaultId, actorId, name, now, rosterLink, events }: ArgsOf<VaultStore["renameVault"]>): Promise<VaultView> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const roster = decideRename(await this.c.snapshot(trx, vaultId), actorId, name, rosterLink);
       await trx.updateTable("vaults").set({ name, updated_at: now }).where("vault_id", "=", vaultId).execute();
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
@@ -210,8 +213,9 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async deleteVault({ vaultId, actorId }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
+  async deleteVault({ vaultId, actorId, events }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       requirePermission(await this.c.snapshot(trx, vaultId), actorId, "delete");
       await trx.deleteFrom("items").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("roster_links").where("vault_id", "=", vaultId).execute();
@@ -226,8 +230,9 @@ export class SqlVaults implements VaultStore {
     return entries;
   }
 
-  async addMember({ vaultId, actorId, member, now }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
+  async addMember({ vaultId, actorId, member, now, events }: ArgsOf<VaultStore["addMember"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
       const recipient = await trx
@@ -273,8 +278,10 @@ export class SqlVaults implements VaultStore {
     role,
     now,
     rosterLink,
+    events,
   }: ArgsOf<VaultStore["changeMemberRole"]>): Promise<MemberEntry> {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const roster = decideRoleChange(await this.c.snapshot(trx, vaultId), actorId, targetId, role, rosterLink);
       await trx
         .updateTable("vault_members")
@@ -287,8 +294,9 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async removeMember({ vaultId, actorId, targetId, now, rosterLink }: ArgsOf<VaultStore["removeMember"]>) {
+  async removeMember({ vaultId, actorId, targetId, now, rosterLink, events }: ArgsOf<VaultStore["removeMember"]>) {
     return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const { rekeyRequired, roster } = decideRemoveMember(await this.c.snapshot(trx, vaultId), actorId, targetId, rosterLink);
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).where("user_id", "=", targetId).execute();
@@ -315,8 +323,9 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async rekeyVault({ vaultId, actorId, rekey, now }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
+  async rekeyVault({ vaultId, actorId, rekey, now, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
       const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();

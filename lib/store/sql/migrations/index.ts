@@ -4,6 +4,7 @@ import * as m002 from "./002_audit";
 import * as m003 from "./003_items_per_vault";
 import * as m004 from "./004_vault_roster";
 import * as m005 from "./005_statements";
+import * as m006 from "./006_outbox";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "003_items_per_vault": m003,
   "004_vault_roster": m004,
   "005_statements": m005,
+  "006_outbox": m006,
 };
 
 export const migrationProvider: MigrationProvider = {

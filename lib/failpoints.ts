@@ -1,0 +1,18 @@
+/**
+ * Failpoints: named places where a test makes the process die, to prove what survives a crash
+ * there (the outbox: test/outbox.e2e.test.ts). Off unless VAULT_FAILPOINTS lists the name (a
+ * comma-separated list, read once at start); never set in a deployment.
+ */
+const ARMED = new Set(
+  (process.env.VAULT_FAILPOINTS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+export type FailpointName = "outbox-before-publish" | "outbox-after-publish";
+
+/** Kills this process at once (SIGKILL: no cleanup, as a crash) when `name` is armed. */
+export function failpoint(name: FailpointName): void {
+  if (ARMED.has(name)) process.kill(process.pid, "SIGKILL");
+}

@@ -1,0 +1,35 @@
+/** The outbox on MongoDB (the port: ../port/outbox.ts; SQL: ../sql/outbox.ts). */
+import type { ClientSession } from "mongodb";
+import { parseDomainEvent, type DomainEvent } from "../../domain/events";
+import { outboxOrder } from "../port/outbox";
+import type { OutboxStore } from "../port";
+import type { MongoContext } from "./context";
+
+export interface OutboxDoc {
+  _id: string;
+  ord: string;
+  event: DomainEvent;
+}
+
+/** Writes `events` in the session's transaction, with the change they record. */
+export async function writeOutbox(c: MongoContext, session: ClientSession, events: readonly DomainEvent[] | undefined): Promise<void> {
+  if (!events || events.length === 0) return;
+  await c.outbox.insertMany(
+    events.map((e, i) => ({ _id: e.eventId, ord: outboxOrder(e, i), event: e })),
+    { session },
+  );
+}
+
+export class MongoOutbox implements OutboxStore {
+  constructor(private readonly c: MongoContext) {}
+
+  async pending(limit: number): Promise<DomainEvent[]> {
+    const docs = await this.c.outbox.find({}).sort({ ord: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map((d) => parseDomainEvent(d.event)).filter((e): e is DomainEvent => e !== null);
+  }
+
+  async markSent(eventIds: readonly string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await this.c.outbox.deleteMany({ _id: { $in: [...eventIds] } });
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The transactional outbox (issue 25). Every change writes its domain events in its own
+ * transaction (the `events` argument of each changing method); a relay in each process publishes
+ * what is waiting to the event queue and then marks it sent. So no committed change can miss the
+ * audit log, whatever process dies when: what was committed is in the outbox until it is published.
+ * A publish may repeat (a relay that died after publishing, two relays at once): the queue stores an
+ * event id once within its duplicate window, and the audit log records an event id once.
+ */
+import type { DomainEvent } from "../../domain/events";
+
+export interface OutboxStore {
+  /** The oldest events not yet marked sent, in the order they were written, at most `limit`. */
+  pending(limit: number): Promise<DomainEvent[]>;
+  /** Removes published events from the outbox (ids not there are ignored). */
+  markSent(eventIds: readonly string[]): Promise<void>;
+}
+
+/** Where an event sorts in the outbox: by its time, then by its place among its change's events. */
+export const outboxOrder = (event: DomainEvent, index: number): string => `${event.at}#${String(index).padStart(4, "0")}`;
+
+/** What a changing method takes to write with its change: the events it records. */
+export interface WithEvents {
+  events?: readonly DomainEvent[];
+}

@@ -482,10 +482,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("outbox: a change writes its events in its own transaction, in order; a refused change writes none; a revoke only when it revokes", async () => {
+      // Each a millisecond after the last: events of different changes within one millisecond have no order among them.
+      let tick = 0;
       const ev = (type: DomainEvent["type"], extra: Partial<DomainEvent> = {}): DomainEvent => ({
         eventId: newId(),
         type,
-        at: at(),
+        at: at(++tick),
         actorId: owner.userId,
         orgId: owner.orgId,
         ...extra,

@@ -17,6 +17,13 @@
  *    may be lost with the server. Such a call is answered 503 once it has been in flight for
  *    GRACE_MS and NATS has been back for GRACE_MS (or is still away), so a short blip costs nothing.
  *
+ * 3. The request or its answer was lost although both processes live and NATS never went away for
+ *    the caller (issue 25): a request published while the callee's transporter was still
+ *    re-subscribing after a NATS restart, an answer sent while the caller's was. So the probe of a
+ *    slow call names it (its request id), and the callee's process says whether it is handling
+ *    it, has answered it, or never saw it. Seen as answered or unknown twice, LOST_AFTER_MS apart,
+ *    the call is answered 503: the request or its answer is gone.
+ *
  * A live process whose own NATS connection alone drops for a moment looks gone too: its calls in
  * flight are answered 503 and it is back in the registry at its next heartbeat (5 s).
  *
@@ -32,6 +39,13 @@ export const PROBE_AFTER_MS = 1_000;
 const GRACE_MS = 1_000;
 const CHECK_EVERY_MS = 250;
 const PROBE_TIMEOUT_MS = 1_000;
+/** A call its callee says it answered, or never saw, for this long: lost. */
+const LOST_AFTER_MS = 500;
+/** How long a process remembers the requests it answered, for probes of calls whose answer was lost. */
+const REMEMBER_ANSWERED_MS = 60_000;
+
+/** What a callee's process says of a request id: handling it, answered it, or never saw it. */
+export type RequestState = "working" | "answered" | "unknown";
 
 export interface LostCallsOptions {
   url: string;
@@ -47,6 +61,11 @@ interface InFlight {
   since: number;
   /** NATS was away at some moment of the call's life. */
   crossedOutage: boolean;
+  /** The request id, as the callee knows it. */
+  requestId: string;
+  /** Since when the callee says it answered the call or never saw it (undefined: handling it, or not asked yet). */
+  lostSince?: number;
+  probing?: boolean;
   reject(err: Error): void;
 }
 
@@ -63,6 +82,17 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
   let backSince = 0;
   const inFlight = new Set<InFlight>();
   const probing = new Set<string>();
+  // The callee's side: the requests this process is handling, and those it answered (id -> when).
+  const handling = new Set<string>();
+  const answered = new Map<string, number>();
+  const stateOf = (requestId: string): RequestState =>
+    handling.has(requestId) ? "working" : answered.has(requestId) ? "answered" : "unknown";
+  const forgetOld = (now: number) => {
+    for (const [id, at] of answered) {
+      if (now - at < REMEMBER_ANSWERED_MS) break; // in insertion order: the rest are newer
+      answered.delete(id);
+    }
+  };
 
   const rejectAll = (calls: InFlight[]) => {
     for (const call of calls) call.reject(new Errors.RequestRejectedError({ action: call.action, nodeID: call.nodeID }));
@@ -90,16 +120,35 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
     // Probes wait until NATS has been back a while: just after an outage, a live process whose
     // own connection is not back yet would look gone.
     if (!settled || !nc) return;
-    const slow = new Map<string, InFlight>();
-    for (const call of inFlight) if (now - call.since >= PROBE_AFTER_MS) slow.set(call.subject, call);
-    for (const [subject, call] of slow) {
-      if (probing.has(subject)) continue;
-      probing.add(subject);
-      nc.request(subject, undefined, { timeout: PROBE_TIMEOUT_MS }).then(
-        () => probing.delete(subject),
+    forgetOld(now);
+    for (const call of inFlight) {
+      if (now - call.since < PROBE_AFTER_MS || call.probing || probing.has(call.subject)) continue;
+      call.probing = true;
+      const codec = JSON.stringify({ id: call.requestId });
+      nc.request(call.subject, codec, { timeout: PROBE_TIMEOUT_MS }).then(
+        (msg) => {
+          call.probing = false;
+          if (!inFlight.has(call)) return;
+          const state = parseState(msg.string());
+          if (state === "working" || state === undefined) {
+            call.lostSince = undefined;
+            return;
+          }
+          const at = Date.now();
+          call.lostSince ??= at;
+          if (at - call.lostSince >= LOST_AFTER_MS) {
+            broker.logger.warn(
+              `a call to '${call.action}' on node '${call.nodeID}' was ${state === "answered" ? "answered, but the answer never arrived" : "never received"}: answering it with 503`,
+            );
+            rejectAll([call]);
+          }
+        },
         (err: NatsError) => {
-          probing.delete(subject);
-          if (err?.code === ErrorCode.NoResponders) processGone(call.nodeID, call.instanceID, subject);
+          call.probing = false;
+          if (err?.code !== ErrorCode.NoResponders || probing.has(call.subject)) return;
+          probing.add(call.subject);
+          processGone(call.nodeID, call.instanceID, call.subject);
+          probing.delete(call.subject);
         },
       );
     }
@@ -131,11 +180,39 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
         reconnectTimeWait: 250,
         waitOnFirstConnect: true,
       });
-      nc.subscribe(processSubject(opts.namespace, broker.nodeID, broker.instanceID), { callback: (_err, msg) => msg.respond() });
+      // A probe: empty (is this process alive?) or naming a request (what of it?).
+      nc.subscribe(processSubject(opts.namespace, broker.nodeID, broker.instanceID), {
+        callback: (_err, msg) => {
+          const id = requestIdOf(msg.data);
+          msg.respond(id === undefined ? undefined : JSON.stringify({ state: stateOf(id) }));
+        },
+      });
       await nc.flush();
       void watchConnection(nc).catch(() => undefined);
       timer = setInterval(check, CHECK_EVERY_MS);
       timer.unref();
+    },
+    // The callee's side: which requests from other nodes this process is handling, and has answered.
+    localAction(next: (ctx: Context) => Promise<unknown>) {
+      return function remembered(ctx: Context): Promise<unknown> {
+        if (!ctx.nodeID || ctx.nodeID === broker.nodeID) return next(ctx);
+        const id = ctx.id;
+        handling.add(id);
+        const done = () => {
+          handling.delete(id);
+          answered.set(id, Date.now());
+        };
+        return next(ctx).then(
+          (value) => {
+            done();
+            return value;
+          },
+          (err: unknown) => {
+            done();
+            throw err;
+          },
+        );
+      };
     },
     remoteAction(next: (ctx: Context) => Promise<unknown>) {
       return function callWatchedForLoss(ctx: Context): Promise<unknown> {
@@ -150,6 +227,7 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
             action: ctx.action?.name ?? "",
             since: Date.now(),
             crossedOutage: !connected,
+            requestId: ctx.id,
             reject: (err) => {
               inFlight.delete(call);
               broker.transit?.removePendingRequest(ctx.id); // its late reply, if any, is dropped
@@ -176,4 +254,23 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
       await nc?.drain().catch(() => nc?.close());
     },
   } as unknown as Middleware;
+}
+
+function requestIdOf(data: Uint8Array): string | undefined {
+  if (data.length === 0 || data.length > 256) return undefined;
+  try {
+    const id = (JSON.parse(Buffer.from(data).toString("utf8")) as { id?: unknown }).id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseState(text: string): RequestState | undefined {
+  try {
+    const state = (JSON.parse(text) as { state?: unknown }).state;
+    return state === "working" || state === "answered" || state === "unknown" ? state : undefined;
+  } catch {
+    return undefined; // a process of an earlier release answers a probe with nothing
+  }
 }

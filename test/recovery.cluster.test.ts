@@ -210,3 +210,57 @@ test("the rekey node stopped gracefully in the middle of a large rekey: the reke
   for (const item of after) expect(decryptItem(newKey, item).name).toMatch(/^n\d+$/);
   expect((await gw[0].get(v, { token: owner.token })).body.keyVersion).toBe(2);
 });
+
+test("NATS restarted three times: calls in flight across each stop, and calls of several routes sent in the seconds after it is back, are answered within 3 s", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey, 4);
+  // Reads of another service on both gateways, and a burst of calls right after each return.
+  const reads: Write[] = [];
+  let reading = true;
+  const read = async (i: number) => {
+    const started = Date.now();
+    const res = await gw[i % 2]!.get(`/vaults/${vaultId}/members`, { token: owner.token }).catch(() => ({ status: 0 }));
+    reads.push({ itemId: "", started, ended: Date.now(), status: res.status });
+  };
+  const readers = [0, 1].map(async (i) => {
+    while (reading) {
+      await read(i);
+      await sleep(20);
+    }
+  });
+  const ups: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    await sleep(1_000);
+    try {
+      await nats.stop();
+      await sleep(2_000);
+    } finally {
+      await nats.start();
+      ups.push(Date.now());
+    }
+    // Calls sent 0.5, 1, 2 and 3 s after NATS is back: the moments the transporters reconnect and re-subscribe.
+    for (const at of [500, 1_000, 2_000, 3_000]) {
+      await sleep(at - (Date.now() - ups.at(-1)!));
+      void load.burst(8);
+      void Promise.all(Array.from({ length: 8 }, (_, i) => read(i)));
+    }
+    await sleep(1_500);
+  }
+  await load.stop();
+  reading = false;
+  await Promise.all(readers);
+  await sleep(3_500); // the bursts' last calls
+  const all = [...load.writes, ...reads];
+  const after = all.filter((w) => ups.some((up) => w.started > up + 400 && w.started < up + 3_500));
+  expect(after.length).toBeGreaterThan(50);
+  // Never a 500 or a dropped connection; none waited for the 30 s deadline, nor more than 3 s.
+  expect(all.filter((w) => w.status !== 200 && w.status !== 201 && w.status !== 503)).toEqual([]);
+  expect(
+    all
+      .filter((w) => w.ended - w.started >= 3_000)
+      .map((w) => ({ started: w.started - ups[0]!, took: w.ended - w.started, status: w.status })),
+  ).toEqual([]);
+  // And the service came back each time: calls sent 3 s after the last return succeed.
+  expect(all.filter((w) => w.started > ups.at(-1)! + 3_000).every((w) => w.status === 200 || w.status === 201)).toBe(true);
+});

@@ -98,7 +98,12 @@ function worstBodies(dir: string): Array<{ name: string; file: string }> {
   // 50,000 items of about 1,340 bytes: the values bound (6 per item) and the body limit, both nearly reached.
   const data = "A".repeat(1_200);
   const items = fill(50_000, () => `{"itemId":"${randomUUID()}","encryptedData":"${data}","encryptedName":"AAAA","revision":1}`);
-  const shaped = `{"newKeys":[],"items":[${items}]}`;
+  const key = {
+    userId: randomUUID(),
+    encryptedVaultKey: randomBytes(512).toString("base64"),
+    wrapSignature: randomBytes(64).toString("base64"),
+  };
+  const shaped = `{"newKeys":[${JSON.stringify(key)}],"items":[${items}]}`;
   const longest = "A".repeat(2 * 349_528 - 4);
   const strings = `{"pad":[${fill(Math.floor((64 * MiB) / (longest.length + 3)) - 1, () => `"${longest}"`)}]}`;
   return [

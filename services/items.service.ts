@@ -2,6 +2,7 @@
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { assertItemSizes } from "../lib/domain/items";
+import { decideItemPage, itemPage } from "../lib/domain/item-pages";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -22,8 +23,10 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
     actions: {
       list: {
         params: paramsOf("items.list"),
-        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
-          return { items: await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
+        async handler(ctx: Ctx<{ vaultId: VaultId; limit?: number; after?: string }>) {
+          const page = decideItemPage(ctx.params);
+          const rows = await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, page });
+          return page ? itemPage(rows, page) : { items: rows };
         },
       },
 

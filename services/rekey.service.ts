@@ -19,8 +19,18 @@ import type { Runtime } from "../lib/runtime";
 
 type Check = (value: unknown) => true | unknown[];
 
+/** Items checked between two turns of the event loop. */
+const VALIDATION_BATCH = 2_000;
+
+const validationError = (verdict: unknown[]) => new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
+
 export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
-  const checkBody = new SafeValidator().compile({ ...paramsOf("rekey.rekey") }) as unknown as Check;
+  // The body is checked in two parts, so that no check holds the event loop for long: its top level
+  // (with the items left out), then its items a batch at a time, yielding between batches.
+  const { items: itemsRule, ...topRules } = paramsOf("rekey.rekey") as Record<string, { items: object }>;
+  const validator = new SafeValidator();
+  const checkTop = validator.compile({ ...topRules }) as unknown as Check;
+  const checkItem = validator.compile({ $$root: true, ...itemsRule!.items }) as unknown as Check;
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
   // membership check as the contract orders): past REKEY_CONCURRENCY, or past the caller's
   // organization's or own share of it, 503 at once, so that no caller's large or stalled bodies
@@ -56,13 +66,25 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const stream = ctx.stream as Readable | null;
     // The body's deadline: a little before the caller's own, so that the client reads why.
     const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
-    const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined);
+    // Its depth was bounded as it was parsed.
+    const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
     // Path parameters win over body fields of the same name (contract section 1).
-    const verdict = checkBody({ ...fields, vaultId });
-    if (verdict !== true) throw new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
-    const { newKeys, items, keyVersion } = fields as unknown as RekeyInput;
-    items.forEach(assertItemSizes);
+    const { items: rawItems, ...top } = fields;
+    const verdict = checkTop({ ...top, vaultId });
+    if (verdict !== true) throw validationError(verdict);
+    if (!Array.isArray(rawItems))
+      throw validationError([{ type: "required", field: "items", message: "The 'items' field must be an array." }]);
+    for (let i = 0; i < rawItems.length; i += VALIDATION_BATCH) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const item of rawItems.slice(i, i + VALIDATION_BATCH)) {
+        const itemVerdict = checkItem(item);
+        if (itemVerdict !== true) throw validationError(itemVerdict);
+        assertItemSizes(item as RekeyInput["items"][number]);
+      }
+    }
+    const { newKeys, keyVersion } = top as unknown as RekeyInput;
+    const items = rawItems as RekeyInput["items"];
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
     await store.vaults.rekeyVault({
       vaultId,

@@ -139,4 +139,50 @@ describe("items", () => {
     expect(res.status).toBe(404);
     expect((await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items).toHaveLength(0);
   });
+
+  test("pages: with limit or after, a page in the list's order and the cursor of the next; without, every item as before", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const itemId = randomUUID();
+      ids.push(itemId);
+      expect(
+        (await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, `s${i}`, "n") }))
+          .status,
+      ).toBe(201);
+    }
+    const whole = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
+    expect(Object.keys(whole.body)).toEqual(["items"]);
+    const order = whole.body.items.map((i: { itemId: string }) => i.itemId);
+    expect([...order].sort()).toEqual([...ids].sort());
+    // Three pages of 3, 3 and 1; an item deleted between pages skips nothing that stays.
+    const seen: string[] = [];
+    let after: string | null = null;
+    const sizes: number[] = [];
+    do {
+      const res: { status: number; body: { items: Array<{ itemId: string }>; next: string | null } } = await api.get(
+        `/vaults/${vaultId}/items?limit=3${after ? `&after=${after}` : ""}`,
+        { token: owner.token },
+      );
+      expect(res.status).toBe(200);
+      sizes.push(res.body.items.length);
+      seen.push(...res.body.items.map((i) => i.itemId));
+      after = res.body.next;
+      if (sizes.length === 1) expect((await api.delete(`/vaults/${vaultId}/items/${order[0]}`, { token: owner.token })).status).toBe(204);
+    } while (after);
+    expect(sizes).toEqual([3, 3, 1]);
+    expect(seen).toEqual(order);
+    // A cursor that is not one, and limits out of range: 400 naming the field.
+    for (const [query, field] of [
+      ["after=bm90IGEgY3Vyc29y", "after"],
+      ["limit=0", "limit"],
+      ["limit=1001", "limit"],
+      ["limit=x", "limit"],
+    ]) {
+      const res = await api.get(`/vaults/${vaultId}/items?${query}`, { token: owner.token });
+      expect([query, res.status, res.body.error.field]).toEqual([query, 400, field]);
+    }
+    // A stranger's pages are the vault's 404, as everything else.
+    expect((await api.get(`/vaults/${vaultId}/items?limit=2`, { token: member.token })).status).toBe(404);
+  });
 });

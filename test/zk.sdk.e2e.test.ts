@@ -680,4 +680,31 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       method === "GET" && path === `/vaults/${team.vaultId}/roster` ? { links: body.links.slice(0, -1) } : body;
     await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
   });
+
+  test("15. the item list follows pages forward only: a page answered again, or out of order, is refused rather than read in a loop", async () => {
+    const v = await alice.createVault("Pages 15", "shared");
+    for (let i = 0; i < 3; i++) await alice.addItem(v.vaultId, { name: `n${i}`, fields: { pw: String(i) } });
+    // Honest: the SDK asks pages and follows `next` (one page here), and reads every item.
+    proxy.sent.length = 0;
+    expect((await alice.listItems(v.vaultId)).map((i) => i.name).sort()).toEqual(["n0", "n1", "n2"]);
+    expect(proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path)).toEqual([
+      `/vaults/${v.vaultId}/items?limit=500`,
+    ]);
+    // The same page again and again, each time claiming another follows.
+    const listing = (path: string) => path === `/vaults/${v.vaultId}/items`; // the edit sees the path without its query
+    // (A cursor the service accepts: the place of the first item, so the service answers again what follows it.)
+    const first = (await alice.listItems(v.vaultId))[0]!;
+    const back = Buffer.from(`${first.createdAt} ${first.itemId}`).toString("base64url");
+    proxy.edit = (method, path, body, status) =>
+      method === "GET" && listing(path) && status === 200 ? { items: body.items, next: back } : body;
+    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    // The items reordered.
+    proxy.edit = (method, path, body) => (method === "GET" && listing(path) ? { items: [...body.items].reverse() } : body);
+    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    // An empty page that says another follows.
+    proxy.edit = (method, path, body) => (method === "GET" && listing(path) ? { items: [], next: back } : body);
+    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    proxy.edit = honest;
+    expect(await alice.listItems(v.vaultId)).toHaveLength(3);
+  });
 });

@@ -148,7 +148,7 @@ export const SCHEMAS = {
     createdAt: timestamp,
     updatedAt: timestamp,
   }),
-  ItemList: object({ items: arrayOf(ref("Item")) }),
+  ItemList: object({ items: arrayOf(ref("Item")) }, { next: { type: ["string", "null"] } }),
   InviteCreated: object({ inviteId: uuid, token: string, expiresAt: timestamp }),
   InviteList: arrayOf(
     object({ id: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), inviterId: uuid, expiresAt: timestamp, createdAt: timestamp }),

@@ -50,11 +50,11 @@ export function assertShallowJson(value: unknown, max = MAX_JSON_DEPTH): void {
   }
 }
 
-/** The body's fields: a JSON object of reasonable depth, or nothing. */
-export function bodyFields(body: unknown): Record<string, unknown> {
+/** The body's fields: a JSON object of reasonable depth (`depthChecked`: as the streamed parser bounds it), or nothing. */
+export function bodyFields(body: unknown, opts: { depthChecked?: boolean } = {}): Record<string, unknown> {
   if (body === undefined) return {};
   if (!isPlainObject(body)) throw invalid("The request body must be a JSON object");
-  assertShallowJson(body);
+  if (!opts.depthChecked) assertShallowJson(body);
   return body;
 }
 

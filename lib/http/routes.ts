@@ -11,6 +11,7 @@
  */
 import type { ActionParams } from "moleculer";
 import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../domain/audit";
+import { DEFAULT_ITEM_PAGE, MAX_ITEM_PAGE } from "../domain/item-pages";
 import type { SchemaName } from "./api-schemas";
 import * as p from "./params";
 
@@ -274,8 +275,17 @@ export const ROUTES: readonly RouteDef[] = [
     method: "GET",
     path: "/vaults/:vaultId/items",
     action: "items.list",
-    summary: "A vault's items",
-    params: { vaultId: p.pathId },
+    summary: "A vault's items: all of them, or with `limit` or `after` a page and the cursor of the next",
+    params: {
+      vaultId: p.pathId,
+      limit: {
+        ...p.seqNumber,
+        max: MAX_ITEM_PAGE,
+        optional: true,
+        openapi: { type: "integer", minimum: 1, maximum: MAX_ITEM_PAGE, default: DEFAULT_ITEM_PAGE },
+      },
+      after: { type: "string", min: 1, max: 256, optional: true },
+    },
     reply: ok("ItemList"),
   },
   {

@@ -10,14 +10,44 @@ import type { ClientCore } from "./core";
 import type { Item, StoredItem } from "./types";
 import type { Vaults } from "./vaults";
 
+/** Items asked for per page of a vault's list. */
+export const ITEM_PAGE = 500;
+/** More items than any vault can hold (the server's VAULT_MAX_ITEMS is 50,000 by default). */
+export const MAX_LISTED_ITEMS = 1_000_000;
+
 export class Items {
   constructor(
     private readonly core: ClientCore,
     private readonly vaults: Vaults,
   ) {}
 
+  /**
+   * Every stored item of the vault, page by page (ITEM_PAGE at a time, following `next`). The pages
+   * must go forward: each item after the one before in the list's order (`createdAt`, then
+   * `itemId`), so that a server cannot keep a client reading in a loop; and no vault lists more
+   * than MAX_LISTED_ITEMS. A server of an earlier release answers every item at once, without `next`.
+   */
   async listStoredItems(vaultId: string): Promise<StoredItem[]> {
-    return (await this.core.http.request<{ items: StoredItem[] }>("GET", `/vaults/${encodeURIComponent(vaultId)}/items`)).items;
+    const all: StoredItem[] = [];
+    let after: string | null | undefined;
+    do {
+      const query = `limit=${ITEM_PAGE}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
+      const page = await this.core.http.request<{ items: StoredItem[]; next?: string | null }>(
+        "GET",
+        `/vaults/${encodeURIComponent(vaultId)}/items?${query}`,
+      );
+      for (const item of page.items) {
+        const last = all.at(-1);
+        if (last && !(last.createdAt < item.createdAt || (last.createdAt === item.createdAt && last.itemId < item.itemId)))
+          throw new SecurityError("INCONSISTENT", `the server lists item ${item.itemId} out of order`);
+        all.push(item);
+      }
+      if (all.length > MAX_LISTED_ITEMS) throw new SecurityError("INCONSISTENT", `the server lists more than ${MAX_LISTED_ITEMS} items`);
+      if (page.next && page.items.length === 0)
+        throw new SecurityError("INCONSISTENT", "the server answers an empty page that is not the last");
+      after = page.next;
+    } while (after);
+    return all;
   }
 
   /** Every item of the vault, opened (each checked against this vault and its own id, each id once). */

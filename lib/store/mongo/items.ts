@@ -1,5 +1,5 @@
 /** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
-import type { UserId, VaultId } from "../../domain/ids";
+import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
@@ -23,10 +23,18 @@ export class MongoItems implements ItemStore {
     return { keyVersion: vault.keyVersion };
   }
 
-  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
+  async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     return this.c.consistentRead(async (session) => {
       if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
-      return (await this.c.items.find({ vaultId }, { session }).sort({ createdAt: 1, itemId: 1 }).toArray()).map(toItem);
+      const after = page?.after;
+      const filter = after
+        ? {
+            vaultId,
+            $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, itemId: { $gt: after.itemId as ItemId } }],
+          }
+        : { vaultId };
+      const cursor = this.c.items.find(filter, { session }).sort({ createdAt: 1, itemId: 1 });
+      return (await (page ? cursor.limit(page.limit + 1) : cursor).toArray()).map(toItem);
     });
   }
 

@@ -2,6 +2,7 @@
 import type { ItemId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
 import type { VaultLimits } from "../../domain/vault-limits";
+import type { ItemPageRequest } from "../../domain/item-pages";
 import type { WithEvents } from "./outbox";
 
 export interface ItemRecord {
@@ -27,7 +28,8 @@ export interface ItemWrite {
 export type OnItem = OnVault & { itemId: ItemId };
 
 export interface ItemStore {
-  listItems(args: OnVault): Promise<ItemRecord[]>;
+  /** In order (`createdAt`, then `itemId`): every item, or with `page`, at most `page.limit + 1` after `page.after` (the one more tells whether a page follows). */
+  listItems(args: OnVault & { page?: ItemPageRequest }): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
   /** 413 when the vault would pass `limits` (decideVaultGrowth). */
   createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string } & WithEvents): Promise<ItemRecord>;

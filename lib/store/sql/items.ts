@@ -66,15 +66,19 @@ export class SqlItems implements ItemStore {
     return { items: Number(r.items), bytes: Number(r.bytes) };
   }
 
-  async listItems({ vaultId, actorId }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
+  async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     await this.vaults.getVault({ vaultId, userId: actorId });
-    const rows = await this.c.db
-      .selectFrom("items")
-      .selectAll()
-      .where("vault_id", "=", vaultId)
-      .orderBy("created_at")
-      .orderBy("item_id")
-      .execute();
+    let q = this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId);
+    const after = page?.after;
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb("created_at", ">", after.createdAt),
+          eb.and([eb("created_at", "=", after.createdAt), eb("item_id", ">", after.itemId as ItemId)]),
+        ]),
+      );
+    const ordered = q.orderBy("created_at").orderBy("item_id");
+    const rows = await (page ? ordered.limit(page.limit + 1) : ordered).execute();
     return rows.map(toItem);
   }
 

@@ -13,7 +13,7 @@ import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
-import { retryAfterSec } from "../lib/limits/counters";
+import { netKey, retryAfterSec } from "../lib/limits/counters";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -80,7 +80,7 @@ export function authService(rt: Runtime): ServiceSchema {
 
   /** A fixed-window limit per client address: past `limit` in `windowMs`, 429 with Retry-After. */
   async function perAddress(ctx: Ctx<unknown>, what: "prelogin" | "register", limit: number, windowMs: number): Promise<void> {
-    const w = await counters.add(`${what}:${ctx.meta.clientIp ?? "unknown"}`, 1, windowMs);
+    const w = await counters.add(`${what}:${netKey(ctx.meta.clientIp ?? "unknown")}`, 1, windowMs);
     if (w.count > limit) {
       metrics.rateLimited(what);
       throw new AppError(
@@ -114,7 +114,8 @@ export function authService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<RegisterParams>) {
           const p = ctx.params;
           if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
-          await perAddress(ctx, "register", config.registerRateLimit, 3_600_000);
+          // An invitee's registration is gated by its secret token: only the others count against the address.
+          if (p.inviteToken === undefined) await perAddress(ctx, "register", config.registerRateLimit, 3_600_000);
           const address = normalizeEmail(p.email);
           const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
           const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;
@@ -198,21 +199,28 @@ export function authService(rt: Runtime): ServiceSchema {
           const window = config.loginFailureWindowMs;
           // Counted before the slow comparison, and given back on success: of a burst of any size,
           // at most the limits' attempts are ever compared (the model: lib/domain/login-limits.ts).
-          const keys = [`login:${address}|${from}`, `login-from:${from}`, `login-for:${address}`];
-          const [pair, source, target] = await Promise.all(keys.map((k) => counters.add(k, 1, window)));
-          const known = (await counters.add(`login-known:${address}|${from}`, 0, KNOWN_ADDRESS_MS)).count > 0;
-          const verdict = decideLoginAttempt(
-            { emailAndAddress: pair!.count, address: source!.count, email: target!.count, knownAddress: known },
-            {
-              perEmailAndAddress: config.loginMaxFailures,
-              perAddress: config.loginAddressMaxFailures,
-              perEmail: config.loginEmailMaxFailures,
-            },
-          );
-          if (!verdict.ok) {
-            metrics.rateLimited("login");
-            const used = verdict.refusal === "email-and-address" ? pair! : verdict.refusal === "address" ? source! : target!;
-            throw new AppError("RATE_LIMITED", LOGIN_REFUSAL_MESSAGE[verdict.refusal], { retryAfterSec: retryAfterSec(used) });
+          // Counted one after the other, stopping at the first that refuses: an attempt refused by
+          // its own address's counters never counts against the email, so one stranger's flood of
+          // refused attempts cannot use up what the owner, elsewhere, signs in within.
+          const source = netKey(from);
+          const keys = [`login:${address}|${source}`, `login-from:${source}`, `login-for:${address}`];
+          const limits = {
+            perEmailAndAddress: config.loginMaxFailures,
+            perAddress: config.loginAddressMaxFailures,
+            perEmail: config.loginEmailMaxFailures,
+          };
+          const known = (await counters.add(`login-known:${address}|${source}`, 0, KNOWN_ADDRESS_MS)).count > 0;
+          const attempts = { emailAndAddress: 0, address: 0, email: 0, knownAddress: known };
+          const counted: string[] = [];
+          for (const [i, field] of (["emailAndAddress", "address", "email"] as const).entries()) {
+            const w = await counters.add(keys[i]!, 1, window);
+            counted.push(keys[i]!);
+            attempts[field] = w.count;
+            const verdict = decideLoginAttempt(attempts, limits);
+            if (!verdict.ok) {
+              metrics.rateLimited("login");
+              throw new AppError("RATE_LIMITED", LOGIN_REFUSAL_MESSAGE[verdict.refusal], { retryAfterSec: retryAfterSec(w) });
+            }
           }
           const user = await store.accounts.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
@@ -221,8 +229,8 @@ export function authService(rt: Runtime): ServiceSchema {
             metrics.loginFailed();
             throw unauthorized("Wrong email or password");
           }
-          await Promise.all(keys.map((k) => counters.add(k, -1, window)));
-          await counters.add(`login-known:${address}|${from}`, 1, KNOWN_ADDRESS_MS);
+          await Promise.all(counted.map((k) => counters.add(k, -1, window)));
+          await counters.add(`login-known:${address}|${source}`, 1, KNOWN_ADDRESS_MS);
           const refresh = newRefreshToken();
           await store.accounts.saveRefreshToken({
             tokenHash: refresh.tokenHash,

@@ -15,7 +15,7 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { opaqueToken } from "../lib/http/params";
 import { paramsOf } from "../lib/http/routes";
 import { signedKeysOf } from "../lib/http/views";
-import { retryAfterSec } from "../lib/limits/counters";
+import { retryAfterSec, netKey } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -132,7 +132,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         // checked in the handler, after counting, not by the validator before it.
         params: paramsOf("invites.redeem"),
         async handler(ctx: Ctx<{ token?: unknown }>) {
-          const window = await counters.add(`redeem:${ctx.meta.clientIp ?? "unknown"}`, 1, 60_000);
+          const window = await counters.add(`redeem:${netKey(ctx.meta.clientIp ?? "unknown")}`, 1, 60_000);
           if (window.count > config.redeemRateLimit) {
             metrics.rateLimited("redeem");
             throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });

@@ -386,6 +386,19 @@ describe.each([
     }
   });
 
+  test("one stranger's flood of refused attempts never uses up the email's counter: the owner signs in from a new address", async () => {
+    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" });
+    try {
+      const { owner } = await newOrg(api);
+      const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => login(api, owner.email, wrongHash(i), "203.0.113.8")));
+      expect(flood.filter((r) => r.status === 401).length).toBeLessThanOrEqual(5);
+      // An address this account never signed in from: still served.
+      expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.77")).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("spraying one password over many emails from one address stops at LOGIN_ADDRESS_MAX_FAILURES, even in a burst", async () => {
     const { server, api } = await limitedServer({ LOGIN_ADDRESS_MAX_FAILURES: "20" });
     try {

@@ -12,6 +12,7 @@ import {
   defaultVaultMaxItems,
 } from "../lib/domain/vault-limits";
 import { FairSlots } from "../lib/limits/slots";
+import { netKey } from "../lib/limits/counters";
 
 describe("fair rekey slots", () => {
   test.each([
@@ -61,6 +62,20 @@ describe("login attempts", () => {
   ] as const)("%j: %s", (attempts, verdict) => {
     const d = decideLoginAttempt(attempts, limits);
     expect(d.ok ? "ok" : d.refusal).toBe(verdict);
+  });
+});
+
+describe("client addresses as rate limits count them", () => {
+  test.each([
+    ["203.0.113.7", "203.0.113.7"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"],
+    ["2001:db8:1:2:ffff::1", "2001:db8:1:2::/64"],
+    ["2001:DB8:0001:0002::", "2001:db8:1:2::/64"],
+    ["2001:db8::1", "2001:db8:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+  ])("%s counts as %s", (ip, key) => {
+    expect(netKey(ip)).toBe(key);
   });
 });
 

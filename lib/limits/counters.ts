@@ -46,6 +46,25 @@ export class MemoryCounters implements Counters {
   }
 }
 
+/**
+ * What a rate limit counts a client address under: an IPv4 address as itself, an IPv6 address by
+ * its /64 (one subscriber's network: an attacker holding a /64 has 2^64 addresses), an IPv4
+ * address mapped into IPv6 as the IPv4 address.
+ */
+export function netKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(":")) return ip;
+  const [head = "", tail = ""] = ip.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = ip.includes("::") ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
 /** Seconds a client should wait, for `Retry-After` (at least 1). */
 export function retryAfterSec(w: WindowCount): number {
   return Math.max(1, Math.ceil((w.resetAtMs - Date.now()) / 1000));

@@ -29,6 +29,7 @@ export class Items {
    */
   async listStoredItems(vaultId: string): Promise<StoredItem[]> {
     const all: StoredItem[] = [];
+    const seen = new Set<string>();
     let after: string | null | undefined;
     do {
       const query = `limit=${ITEM_PAGE}${after ? `&after=${encodeURIComponent(after)}` : ""}`;
@@ -37,6 +38,8 @@ export class Items {
         `/vaults/${encodeURIComponent(vaultId)}/items?${query}`,
       );
       for (const item of page.items) {
+        if (seen.has(item.itemId)) throw new SecurityError("ITEM_MISMATCH", `the server lists item ${item.itemId} twice`);
+        seen.add(item.itemId);
         const last = all.at(-1);
         if (last && !(last.createdAt < item.createdAt || (last.createdAt === item.createdAt && last.itemId < item.itemId)))
           throw new SecurityError("INCONSISTENT", `the server lists item ${item.itemId} out of order`);

@@ -23,6 +23,8 @@ import { failpoint } from "./failpoints";
 /** How often each process looks for events another one left behind. */
 export const OUTBOX_POLL_MS = 1_000;
 const BATCH = 200;
+/** How long an event published to the in-process queue may go unrecorded before it is published again. */
+const IN_FLIGHT_MS = 60_000;
 
 export interface EventLog {
   warn(message: string): void;
@@ -35,8 +37,12 @@ export class DomainEvents {
   private again = false;
   private unreachable = false;
   private closed = false;
-  /** Published to a queue that is not durable, and not yet handled: not published again meanwhile. */
-  private readonly inFlight = new Set<string>();
+  /**
+   * Published to a queue that is not durable, and not yet handled (id -> when): not published
+   * again meanwhile, unless IN_FLIGHT_MS pass (the queue dropped it, or dead-lettered it), so that
+   * no event stays in the outbox, and holds back those after it, until a restart.
+   */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(
     private readonly outbox: OutboxStore,
@@ -84,10 +90,11 @@ export class DomainEvents {
     try {
       for (;;) {
         const waiting = await this.outbox.pending(BATCH);
-        const batch = waiting.filter((e) => !this.inFlight.has(e.eventId));
+        const now = Date.now();
+        const batch = waiting.filter((e) => now - (this.inFlight.get(e.eventId) ?? -Infinity) >= IN_FLIGHT_MS);
         if (batch.length === 0) break;
         failpoint("outbox-before-publish");
-        if (!this.queue.durable) for (const e of batch) this.inFlight.add(e.eventId);
+        if (!this.queue.durable) for (const e of batch) this.inFlight.set(e.eventId, now);
         await Promise.all(batch.map((e) => this.queue.publish(e)));
         if (this.queue.durable) await this.outbox.markSent(batch.map((e) => e.eventId));
         failpoint("outbox-after-publish");

@@ -22,7 +22,9 @@
  *    re-subscribing after a NATS restart, an answer sent while the caller's was. So the probe of a
  *    slow call names it (its request id), and the callee's process says whether it is handling
  *    it, has answered it, or never saw it. Seen as answered or unknown twice, LOST_AFTER_MS apart,
- *    the call is answered 503: the request or its answer is gone.
+ *    within NEAR_RECONNECT_MS of a reconnect of either process, the call is answered 503: the
+ *    request or its answer is gone. (Away from a reconnect, a slow answer may be queued behind
+ *    other traffic on the transporter's connection, which the probe's own connection does not see.)
  *
  * A live process whose own NATS connection alone drops for a moment looks gone too: its calls in
  * flight are answered 503 and it is back in the registry at its next heartbeat (5 s).
@@ -43,6 +45,8 @@ const PROBE_TIMEOUT_MS = 1_000;
 const LOST_AFTER_MS = 500;
 /** How long a process remembers the requests it answered, for probes of calls whose answer was lost. */
 const REMEMBER_ANSWERED_MS = 60_000;
+/** How long after a reconnect (of either side) a call the callee answered or never saw counts as lost. */
+const NEAR_RECONNECT_MS = 15_000;
 
 /** What a callee's process says of a request id: handling it, answered it, or never saw it. */
 export type RequestState = "working" | "answered" | "unknown";
@@ -129,8 +133,14 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
         (msg) => {
           call.probing = false;
           if (!inFlight.has(call)) return;
-          const state = parseState(msg.string());
-          if (state === "working" || state === undefined) {
+          const { state, reconnectedAgoMs } = parseState(msg.string());
+          // Only around a reconnect (of this process or the callee's) can a request or its answer
+          // be lost while both live: at other times a slow answer may be queued behind other
+          // traffic on the transporter's connection, which the probe's connection does not see.
+          const nearReconnect =
+            (backSince > 0 && Date.now() - backSince < NEAR_RECONNECT_MS) ||
+            (reconnectedAgoMs !== undefined && reconnectedAgoMs < NEAR_RECONNECT_MS);
+          if (state === "working" || state === undefined || !nearReconnect) {
             call.lostSince = undefined;
             return;
           }
@@ -184,7 +194,8 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
       nc.subscribe(processSubject(opts.namespace, broker.nodeID, broker.instanceID), {
         callback: (_err, msg) => {
           const id = requestIdOf(msg.data);
-          msg.respond(id === undefined ? undefined : JSON.stringify({ state: stateOf(id) }));
+          const reconnectedAgoMs = backSince > 0 ? Date.now() - backSince : undefined;
+          msg.respond(id === undefined ? undefined : JSON.stringify({ state: stateOf(id), reconnectedAgoMs }));
         },
       });
       await nc.flush();
@@ -266,11 +277,14 @@ function requestIdOf(data: Uint8Array): string | undefined {
   }
 }
 
-function parseState(text: string): RequestState | undefined {
+function parseState(text: string): { state?: RequestState; reconnectedAgoMs?: number } {
   try {
-    const state = (JSON.parse(text) as { state?: unknown }).state;
-    return state === "working" || state === "answered" || state === "unknown" ? state : undefined;
+    const { state, reconnectedAgoMs } = JSON.parse(text) as { state?: unknown; reconnectedAgoMs?: unknown };
+    return {
+      state: state === "working" || state === "answered" || state === "unknown" ? state : undefined,
+      reconnectedAgoMs: typeof reconnectedAgoMs === "number" ? reconnectedAgoMs : undefined,
+    };
   } catch {
-    return undefined; // a process of an earlier release answers a probe with nothing
+    return {}; // a process of an earlier release answers a probe with nothing
   }
 }

@@ -11,7 +11,7 @@ import { assertItemSizes } from "../lib/domain/items";
 import { FairSlots } from "../lib/limits/slots";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { parseRosterLink } from "../lib/domain/roster";
-import { bodyFields, checkPathIds, readJsonStream, rekeyBodyBounds } from "../lib/http/request-body";
+import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "../lib/http/request-body";
 import { paramsOf } from "../lib/http/routes";
 import { SafeValidator } from "../lib/http/validator";
 import type { RekeyInput } from "../lib/store/port";
@@ -44,16 +44,22 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
         // The stream's own parameters; its body is checked against the route's, below.
         params: { vaultId: { type: "string" } },
         async handler(ctx: Context<{ vaultId: VaultId }, RequestMeta>) {
-          const caller = callerOf(ctx);
-          const slot = slots.take(caller.orgId, caller.userId);
-          if ("refusal" in slot) {
-            const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
-            throw new AppError("UNAVAILABLE", `Too many rekeys${whose} in progress`, { retryAfterSec: 1 });
-          }
           try {
-            return await rekey(ctx);
-          } finally {
-            slot.release();
+            const caller = callerOf(ctx);
+            const slot = slots.take(caller.orgId, caller.userId);
+            if ("refusal" in slot) {
+              const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
+              throw new AppError("UNAVAILABLE", `Too many rekeys${whose} in progress`, { retryAfterSec: 1 });
+            }
+            try {
+              return await rekey(ctx);
+            } finally {
+              slot.release();
+            }
+          } catch (err) {
+            // Refused before or while reading: what is left of the body is drained, never held.
+            discardStream(ctx.stream as Readable | null);
+            throw err;
           }
         },
       },
@@ -91,6 +97,7 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
       actorId: caller.userId,
       rekey: { newKeys, items, keyVersion, rosterLink: link },
       now: clock.timestamp(),
+      limits: { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems },
       events: [events.record("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
     });
     events.kick();

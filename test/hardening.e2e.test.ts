@@ -62,8 +62,13 @@ describe("rekey slots", () => {
     const started = Date.now();
     const stalls = callers.map((u, i) => stalledUpload(server.url, u.token, vaults[i]!));
     await sleep(300);
-    // The pool is full while they stall.
-    expect(await quickRekey(api, callers[0]!, vaults[0]!)).toBe(503);
+    // The pool is full while they stall: a third organization's user, holding nothing, is refused for want of a slot.
+    const { owner: bystander } = await newOrg(api);
+    const refused = await api.post(`/vaults/${await vaultOf(api, bystander)}/rekey`, {
+      token: bystander.token,
+      body: { newKeys: [], items: [] },
+    });
+    expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "1"]);
     const answers = await Promise.all(stalls.map((s) => s.answer));
     const waited = Date.now() - started;
     // Each is answered (408 from the body's deadline, or its connection closed at the server's request deadline) well before a restart would be needed.
@@ -267,6 +272,17 @@ describe("a vault at its limits", () => {
       // The admin leaves; the owner rekeys the full vault in one body under the limit, and every member reads it.
       expect((await api.delete(`/vaults/${vault.vaultId}/members/${users[0]!.userId}`, { token: owner.token })).status).toBe(200);
       const newKey = randomBytes(32);
+      // A rekey that would grow the full vault past its limit is refused as a write would be, and changes nothing.
+      const grown = listed.map((it: { itemId: string }, i: number) => ({
+        ...encryptItem(newKey, vault.vaultId, it.itemId, stored[i]!.padEnd(250_000, "g"), it.itemId),
+        revision: 1,
+      }));
+      const growing = await api.post(`/vaults/${vault.vaultId}/rekey`, {
+        token: owner.token,
+        body: rekeyBody(newKey, owner, [owner], grown),
+      });
+      expect([growing.status, growing.body.error.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+      expect((await api.get(`/vaults/${vault.vaultId}`, { token: owner.token })).body.keyVersion).toBe(1);
       const items = listed.map((it: { itemId: string }, i: number) => ({
         ...encryptItem(newKey, vault.vaultId, it.itemId, stored[i]!, it.itemId),
         revision: 1,

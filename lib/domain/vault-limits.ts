@@ -69,6 +69,17 @@ export function decideVaultGrowth(now: VaultSize, change: VaultSize, limits: Vau
     );
 }
 
+/**
+ * Refuses a rekey whose new ciphertexts would take the vault past VAULT_MAX_BYTES (413), unless it
+ * does not grow the vault: a vault past its limit (lowered settings) can always be rekeyed as it is.
+ */
+export function decideRekeySize(nowBytes: number, newBytes: number, limits: VaultLimits): void {
+  if (newBytes > limits.maxBytes && newBytes > nowBytes)
+    throw vaultFull(
+      `The rekeyed items hold ${newBytes} bytes of ciphertext, past the vault's limit of ${limits.maxBytes} (VAULT_MAX_BYTES) and more than it holds now`,
+    );
+}
+
 const vaultFull = (message: string) => new AppError("PAYLOAD_TOO_LARGE", message);
 
 /** The stored size of an item: both ciphertexts as the base64 text they are kept as. */

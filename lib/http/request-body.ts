@@ -59,6 +59,17 @@ export function bodyFields(body: unknown, opts: { depthChecked?: boolean } = {})
 }
 
 /**
+ * Lets a streamed body go unread: what arrives is discarded, an error is nobody's. A request
+ * refused before its body is read must still be drained: on a node of the split deployment the
+ * stream is Moleculer's, and one left unread (with no error listener) stays in memory for good.
+ */
+export function discardStream(stream: Readable | null | undefined): void {
+  if (!stream) return;
+  stream.on("error", () => undefined);
+  stream.resume();
+}
+
+/**
  * Reads a streamed JSON body, parsed as it arrives within `bounds` (lib/http/json-stream.ts). A body
  * error (413 past the limit, 400 for what is not JSON or not within bounds) fails at once and the
  * rest is discarded (so the client still gets the answer, not a reset). A body still unfinished

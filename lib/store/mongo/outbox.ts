@@ -25,7 +25,16 @@ export class MongoOutbox implements OutboxStore {
 
   async pending(limit: number): Promise<DomainEvent[]> {
     const docs = await this.c.outbox.find({}).sort({ ord: 1, _id: 1 }).limit(limit).toArray();
-    return docs.map((d) => parseDomainEvent(d.event)).filter((e): e is DomainEvent => e !== null);
+    const events: DomainEvent[] = [];
+    const junk: string[] = [];
+    for (const d of docs) {
+      const event = parseDomainEvent(d.event);
+      if (event) events.push(event);
+      else junk.push(d._id);
+    }
+    // Never publishable: it goes, rather than hold back every event after it.
+    if (junk.length > 0) await this.markSent(junk);
+    return events;
   }
 
   async markSent(eventIds: readonly string[]): Promise<void> {

@@ -16,6 +16,7 @@ import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
 import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } from "./documents";
 import { writeOutbox } from "./outbox";
+import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 
 export class MongoVaults implements VaultStore {
   constructor(private readonly c: MongoContext) {}
@@ -184,13 +185,21 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  async rekeyVault({ vaultId, actorId, rekey: input, now, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
+  async rekeyVault({ vaultId, actorId, rekey: input, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
+      const current = await this.c.items
+        .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedData: 1, encryptedName: 1 } })
+        .toArray();
       const roster = decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
+      if (limits)
+        decideRekeySize(
+          current.reduce((sum, i) => sum + itemBytes(i), 0),
+          input.items.reduce((sum, i) => sum + itemBytes(i), 0),
+          limits,
+        );
       const keyVersion = snap!.vault.keyVersion + 1;
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
 

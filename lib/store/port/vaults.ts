@@ -10,6 +10,7 @@ import type { ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
 import type { WithEvents } from "./outbox";
+import type { VaultLimits } from "../../domain/vault-limits";
 
 /** A vault as one member sees it. */
 export interface VaultView {
@@ -100,5 +101,6 @@ export interface VaultStore {
   getRoster(args: OnVault): Promise<RosterLink[]>;
 
   /** Every wrap and item replaced, and the key version moved on, or nothing. */
-  rekeyVault(args: OnVault & { rekey: RekeyInput; now: string } & WithEvents): Promise<void>;
+  /** With `limits`, 413 when the new items would take the vault past them (decideRekeySize). */
+  rekeyVault(args: OnVault & { rekey: RekeyInput; now: string; limits?: VaultLimits } & WithEvents): Promise<void>;
 }

@@ -13,13 +13,36 @@ export async function writeOutbox(trx: Db, events: readonly DomainEvent[] | unde
     .execute();
 }
 
+function parseEvent(text: string): DomainEvent | null {
+  try {
+    return parseDomainEvent(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
 export class SqlOutbox implements OutboxStore {
   constructor(private readonly c: SqlContext) {}
 
   async pending(limit: number): Promise<DomainEvent[]> {
-    const rows = await this.c.db.selectFrom("outbox").select("event").orderBy("ord").orderBy("event_id").limit(limit).execute();
-    // A row that is not an event (it cannot be: the store wrote it) is skipped rather than stop the relay.
-    return rows.map((r) => parseDomainEvent(JSON.parse(r.event))).filter((e): e is DomainEvent => e !== null);
+    const rows = await this.c.db
+      .selectFrom("outbox")
+      .select(["event_id", "event"])
+      .orderBy("ord")
+      .orderBy("event_id")
+      .limit(limit)
+      .execute();
+    const events: DomainEvent[] = [];
+    const junk: string[] = [];
+    for (const r of rows) {
+      const event = parseEvent(r.event);
+      if (event) events.push(event);
+      else junk.push(r.event_id);
+    }
+    // A row that is not an event (a release that wrote another form) can never be published: it
+    // goes, rather than hold back every event after it.
+    if (junk.length > 0) await this.markSent(junk);
+    return events;
   }
 
   async markSent(eventIds: readonly string[]): Promise<void> {

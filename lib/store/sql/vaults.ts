@@ -17,6 +17,7 @@ import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import { chunks, type Db, type EngineOps, type SqlContext } from "./context";
 import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
+import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 
 const VAULT_VIEW_COLUMNS = [
   "v.vault_id",
@@ -323,13 +324,23 @@ export class SqlVaults implements VaultStore {
     });
   }
 
-  async rekeyVault({ vaultId, actorId, rekey, now, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
+  async rekeyVault({ vaultId, actorId, rekey, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
+      const current = await trx
+        .selectFrom("items")
+        .select(["item_id", "revision", sql<number | string>`octet_length(encrypted_data) + octet_length(encrypted_name)`.as("size")])
+        .where("vault_id", "=", vaultId)
+        .execute();
       const roster = decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), rekey);
+      if (limits)
+        decideRekeySize(
+          current.reduce((sum, r) => sum + Number(r.size), 0),
+          rekey.items.reduce((sum, i) => sum + itemBytes(i), 0),
+          limits,
+        );
       const keyVersion = snap!.vault.keyVersion + 1;
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
 

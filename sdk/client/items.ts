@@ -37,9 +37,13 @@ export class Items {
         "GET",
         `/vaults/${encodeURIComponent(vaultId)}/items?${query}`,
       );
+      if (!Array.isArray(page.items)) throw new SecurityError("INCONSISTENT", "the server answers an item list that is not a list");
+      // An item listed twice is named as such, whatever the order it comes in.
       for (const item of page.items) {
         if (seen.has(item.itemId)) throw new SecurityError("ITEM_MISMATCH", `the server lists item ${item.itemId} twice`);
         seen.add(item.itemId);
+      }
+      for (const item of page.items) {
         const last = all.at(-1);
         if (last && !(last.createdAt < item.createdAt || (last.createdAt === item.createdAt && last.itemId < item.itemId)))
           throw new SecurityError("INCONSISTENT", `the server lists item ${item.itemId} out of order`);

@@ -707,4 +707,21 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     proxy.edit = honest;
     expect(await alice.listItems(v.vaultId)).toHaveLength(3);
   });
+
+  test("16. a rekey that lands while the item list is read: the list is read again under the new key, not reported as tampered", async () => {
+    const v = await alice.createVault("Team 16", "shared");
+    await alice.addItem(v.vaultId, { name: "x", fields: { pw: "1" } });
+    let rekeyed = false;
+    const racing: typeof fetch = async (input, init) => {
+      if (!rekeyed && String(input).includes(`/vaults/${v.vaultId}/items?`)) {
+        rekeyed = true;
+        await alice.rekey(v.vaultId); // after the reader opened the key, before its first page
+      }
+      return fetch(input, init);
+    };
+    const reader = new VaultClient({ ...newDevice(), baseUrl: proxy.url, fetch: racing });
+    await reader.login(alice.account.email, PASSWORD);
+    expect((await reader.listItems(v.vaultId)).map((i) => i.name)).toEqual(["x"]);
+    expect(rekeyed).toBe(true);
+  });
 });

@@ -3,10 +3,11 @@
  * they are unsafe: vaults.ts, `withCurrentKey`), opened here under the vault and item ids they
  * were asked for, so that the server cannot answer one item's record for another's.
  */
-import { SecurityError } from "../errors";
+import { ApiError, SecurityError } from "../errors";
 import { isCanonicalId } from "../ids";
 import { openItem, sealItem, type ItemContent } from "../items";
 import type { ClientCore } from "./core";
+import type { Bytes } from "../encoding";
 import type { Item, StoredItem } from "./types";
 import type { Vaults } from "./vaults";
 
@@ -59,8 +60,23 @@ export class Items {
 
   /** Every item of the vault, opened (each checked against this vault and its own id, each id once). */
   async listItems(vaultId: string): Promise<Item[]> {
-    const vaultKey = await this.vaults.openCurrentVault(vaultId);
-    const stored = await this.listStoredItems(vaultId);
+    let vaultKey: Bytes;
+    let stored: StoredItem[];
+    // A rekey that lands while the pages are read leaves items under a newer key than the one
+    // opened: the listing starts over (twice at most) rather than report them as tampered.
+    for (let attempt = 1; ; attempt++) {
+      const vault = await this.vaults.getVault(vaultId);
+      try {
+        vaultKey = await this.vaults.openVault(vault);
+      } catch (err) {
+        // As openCurrentVault: a vault that changed while it was opened is opened again.
+        if (err instanceof ApiError && err.status === 409 && attempt < 3) continue;
+        throw err;
+      }
+      stored = await this.listStoredItems(vaultId);
+      const newer = stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
+      if (!newer || attempt >= 3) break;
+    }
     const seen = new Set<string>();
     for (const s of stored) {
       assertItem(s, vaultId, s.itemId);

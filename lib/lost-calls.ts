@@ -43,8 +43,8 @@ const CHECK_EVERY_MS = 250;
 const PROBE_TIMEOUT_MS = 1_000;
 /** A call its callee says it answered, or never saw, for this long: lost. */
 const LOST_AFTER_MS = 500;
-/** How long a process remembers the requests it answered, for probes of calls whose answer was lost. */
-const REMEMBER_ANSWERED_MS = 60_000;
+/** How long a process remembers the requests it answered (only to name the loss in the log: a request forgotten reads as never seen, and is as lost). Short, so that the memory stays small under load. */
+const REMEMBER_ANSWERED_MS = 5_000;
 /** How long after a reconnect (of either side) a call the callee answered or never saw counts as lost. */
 const NEAR_RECONNECT_MS = 15_000;
 

@@ -230,7 +230,8 @@ export function authService(rt: Runtime): ServiceSchema {
             throw unauthorized("Wrong email or password");
           }
           await Promise.all(counted.map((k) => counters.add(k, -1, window)));
-          await counters.add(`login-known:${address}|${source}`, 1, KNOWN_ADDRESS_MS);
+          // Renewed at every sign-in: an address stays known for 30 days after its last one.
+          await counters.mark(`login-known:${address}|${source}`, KNOWN_ADDRESS_MS);
           const refresh = newRefreshToken();
           await store.accounts.saveRefreshToken({
             tokenHash: refresh.tokenHash,

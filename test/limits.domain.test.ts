@@ -12,7 +12,8 @@ import {
   defaultVaultMaxItems,
 } from "../lib/domain/vault-limits";
 import { FairSlots } from "../lib/limits/slots";
-import { netKey } from "../lib/limits/counters";
+import { MemoryCounters, netKey } from "../lib/limits/counters";
+import { sleep } from "./helpers/wait";
 
 describe("fair rekey slots", () => {
   test.each([
@@ -63,6 +64,17 @@ describe("login attempts", () => {
     const d = decideLoginAttempt(attempts, limits);
     expect(d.ok ? "ok" : d.refusal).toBe(verdict);
   });
+});
+
+test("in-process counters: a mark renews its window at every use", async () => {
+  const c = new MemoryCounters();
+  await c.mark("k", 300);
+  await sleep(200);
+  await c.mark("k", 300);
+  await sleep(200);
+  expect((await c.add("k", 0, 300)).count).toBe(1);
+  await sleep(200);
+  expect((await c.add("k", 0, 300)).count).toBe(0);
 });
 
 describe("client addresses as rate limits count them", () => {

@@ -77,6 +77,18 @@ test("rate-limit counters are shared between nodes, in one window", async () => 
   expect(read.resetAtMs - Date.now()).toBeLessThanOrEqual(60_000);
 });
 
+test("a mark renews its window at every use, on either node, and reads as 1", async () => {
+  const [a, b] = links.map((l) => new RedisCounters(l)) as [RedisCounters, RedisCounters];
+  const key = `m-${newId()}`;
+  await a.mark(key, 1_000);
+  await sleep(600);
+  await b.mark(key, 1_000); // renewed: it outlives the first window
+  await sleep(600);
+  expect((await a.add(key, 0, 1_000)).count).toBe(1);
+  await sleep(600);
+  expect((await b.add(key, 0, 1_000)).count).toBe(0);
+});
+
 test("the one-shot lock lets exactly one of many concurrent callers on two nodes through", async () => {
   const [a, b] = links.map((l) => new RedisInviteTokens(store, l)) as [RedisInviteTokens, RedisInviteTokens];
   const hash = randomBytes(32).toString("hex");

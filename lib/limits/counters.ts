@@ -14,6 +14,8 @@ export interface Counters {
    * returns the result. Giving back never starts a window: a window that ended stays at 0.
    */
   add(key: string, by: number, windowMs: number): Promise<WindowCount>;
+  /** Sets `key` to 1 in a window of `windowMs` from now, whatever it held: a marker each use renews. */
+  mark(key: string, windowMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,11 @@ export class MemoryCounters implements Counters {
     w.count += by;
     if (by > 0 && ++this.writes % SWEEP_EVERY === 0) this.sweep(now);
     return { ...w };
+  }
+
+  async mark(key: string, windowMs: number): Promise<void> {
+    this.windows.set(key, { count: 1, resetAtMs: Date.now() + windowMs });
+    if (++this.writes % SWEEP_EVERY === 0) this.sweep(Date.now());
   }
 
   /** Keeps memory bounded by dropping windows that have ended. */

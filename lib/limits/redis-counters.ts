@@ -35,6 +35,14 @@ export class RedisCounters implements Counters {
     }
   }
 
+  async mark(key: string, windowMs: number): Promise<void> {
+    try {
+      await this.redis.client.set(`rate:${key}`, "1", "PX", windowMs);
+    } catch {
+      await this.fallback.mark(key, windowMs);
+    }
+  }
+
   async close(): Promise<void> {
     await this.fallback.close();
   }

@@ -22,6 +22,12 @@ function toItem(r: ItemsTable): ItemRecord {
   };
 }
 
+/**
+ * An item row's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it, in SQL:
+ * octet_length reads no value (the sizes are in the rows' headers), and base64 is one byte a character.
+ */
+export const ITEM_BYTES = sql<number>`octet_length(encrypted_data) + octet_length(encrypted_name)`;
+
 /** One item of a vault, if there is such an item in that vault. */
 function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
   return db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
@@ -53,14 +59,11 @@ export class SqlItems implements ItemStore {
     return { keyVersion: Number(vault.key_version) };
   }
 
-  /** What the vault holds: its items, and their ciphertext's bytes (octet_length reads no value: the sizes are in the rows' headers). */
+  /** What the vault holds: its items, and their ciphertext's bytes. */
   private async sizeOf(trx: Db, vaultId: VaultId): Promise<VaultSize> {
     const r = await trx
       .selectFrom("items")
-      .select([
-        sql<number | string>`count(*)`.as("items"),
-        sql<number | string>`coalesce(sum(octet_length(encrypted_data) + octet_length(encrypted_name)), 0)`.as("bytes"),
-      ])
+      .select([sql<number | string>`count(*)`.as("items"), sql<number | string>`coalesce(sum(${ITEM_BYTES}), 0)`.as("bytes")])
       .where("vault_id", "=", vaultId)
       .executeTakeFirstOrThrow();
     return { items: Number(r.items), bytes: Number(r.bytes) };
@@ -121,7 +124,7 @@ export class SqlItems implements ItemStore {
         throw conflict(`The item's revision is ${row.revision}, not ${write.revision}`, "revision");
       }
       assertKeyVersion(keyVersion, write.keyVersion);
-      const growth = itemBytes(write) - (row.encrypted_data.length + row.encrypted_name.length);
+      const growth = itemBytes(write) - itemBytes({ encryptedData: row.encrypted_data, encryptedName: row.encrypted_name });
       if (growth > 0) decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 0, bytes: growth }, limits);
       const updated: ItemsTable = {
         ...row,

@@ -18,6 +18,7 @@ import { chunks, type Db, type EngineOps, type SqlContext } from "./context";
 import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
+import { ITEM_BYTES } from "./items";
 
 const VAULT_VIEW_COLUMNS = [
   "v.vault_id",
@@ -331,7 +332,7 @@ export class SqlVaults implements VaultStore {
       requireMember(snap, actorId);
       const current = await trx
         .selectFrom("items")
-        .select(["item_id", "revision", sql<number | string>`octet_length(encrypted_data) + octet_length(encrypted_name)`.as("size")])
+        .select(["item_id", "revision", ITEM_BYTES.as("size")])
         .where("vault_id", "=", vaultId)
         .execute();
       const roster = decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), rekey);

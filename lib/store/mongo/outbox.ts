@@ -1,7 +1,7 @@
 /** The outbox on MongoDB (the port: ../port/outbox.ts; SQL: ../sql/outbox.ts). */
 import type { ClientSession } from "mongodb";
-import { parseDomainEvent, type DomainEvent } from "../../domain/events";
-import { outboxOrder } from "../port/outbox";
+import type { DomainEvent } from "../../domain/events";
+import { outboxOrder, readOutboxRows } from "../port/outbox";
 import type { OutboxStore } from "../port";
 import type { MongoContext } from "./context";
 
@@ -25,14 +25,7 @@ export class MongoOutbox implements OutboxStore {
 
   async pending(limit: number): Promise<DomainEvent[]> {
     const docs = await this.c.outbox.find({}).sort({ ord: 1, _id: 1 }).limit(limit).toArray();
-    const events: DomainEvent[] = [];
-    const junk: string[] = [];
-    for (const d of docs) {
-      const event = parseDomainEvent(d.event);
-      if (event) events.push(event);
-      else junk.push(d._id);
-    }
-    // Never publishable: it goes, rather than hold back every event after it.
+    const { events, junk } = readOutboxRows(docs.map((d) => ({ id: d._id, event: d.event })));
     if (junk.length > 0) await this.markSent(junk);
     return events;
   }

@@ -6,7 +6,7 @@
  * A publish may repeat (a relay that died after publishing, two relays at once): the queue stores an
  * event id once within its duplicate window, and the audit log records an event id once.
  */
-import type { DomainEvent } from "../../domain/events";
+import { parseDomainEvent, type DomainEvent } from "../../domain/events";
 
 export interface OutboxStore {
   /** The oldest events not yet marked sent, in the order they were written, at most `limit`. */
@@ -17,6 +17,22 @@ export interface OutboxStore {
 
 /** Where an event sorts in the outbox: by its time, then by its place among its change's events. */
 export const outboxOrder = (event: DomainEvent, index: number): string => `${event.at}#${String(index).padStart(4, "0")}`;
+
+/**
+ * The rows an adapter read, as events and the ids of rows that are not events (a release that
+ * wrote another form): those can never be published, and leave the outbox rather than hold back
+ * every event after them.
+ */
+export function readOutboxRows(rows: ReadonlyArray<{ id: string; event: unknown }>): { events: DomainEvent[]; junk: string[] } {
+  const events: DomainEvent[] = [];
+  const junk: string[] = [];
+  for (const r of rows) {
+    const event = parseDomainEvent(r.event);
+    if (event) events.push(event);
+    else junk.push(r.id);
+  }
+  return { events, junk };
+}
 
 /** What a changing method takes to write with its change: the events it records. */
 export interface WithEvents {

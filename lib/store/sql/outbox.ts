@@ -1,6 +1,6 @@
 /** The outbox on SQL (the port: ../port/outbox.ts; MongoDB: ../mongo/outbox.ts). */
-import { parseDomainEvent, type DomainEvent } from "../../domain/events";
-import { outboxOrder } from "../port/outbox";
+import type { DomainEvent } from "../../domain/events";
+import { outboxOrder, readOutboxRows } from "../port/outbox";
 import type { OutboxStore } from "../port";
 import type { Db, SqlContext } from "./context";
 
@@ -13,11 +13,11 @@ export async function writeOutbox(trx: Db, events: readonly DomainEvent[] | unde
     .execute();
 }
 
-function parseEvent(text: string): DomainEvent | null {
+function parseJson(text: string): unknown {
   try {
-    return parseDomainEvent(JSON.parse(text));
+    return JSON.parse(text);
   } catch {
-    return null;
+    return null; // not an event either
   }
 }
 
@@ -32,15 +32,7 @@ export class SqlOutbox implements OutboxStore {
       .orderBy("event_id")
       .limit(limit)
       .execute();
-    const events: DomainEvent[] = [];
-    const junk: string[] = [];
-    for (const r of rows) {
-      const event = parseEvent(r.event);
-      if (event) events.push(event);
-      else junk.push(r.event_id);
-    }
-    // A row that is not an event (a release that wrote another form) can never be published: it
-    // goes, rather than hold back every event after it.
+    const { events, junk } = readOutboxRows(rows.map((r) => ({ id: r.event_id, event: parseJson(r.event) })));
     if (junk.length > 0) await this.markSent(junk);
     return events;
   }

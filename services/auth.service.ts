@@ -13,7 +13,7 @@ import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
-import { netKey, retryAfterSec } from "../lib/limits/counters";
+import { limitPerAddress, netKey, retryAfterSec } from "../lib/limits/counters";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -78,20 +78,26 @@ export function authService(rt: Runtime): ServiceSchema {
     };
   }
 
-  /** A fixed-window limit per client address: past `limit` in `windowMs`, 429 with Retry-After. */
-  async function perAddress(ctx: Ctx<unknown>, what: "prelogin" | "register", limit: number, windowMs: number): Promise<void> {
-    const w = await counters.add(`${what}:${netKey(ctx.meta.clientIp ?? "unknown")}`, 1, windowMs);
-    if (w.count > limit) {
-      metrics.rateLimited(what);
-      throw new AppError(
-        "RATE_LIMITED",
-        `Too many ${what === "register" ? "registrations" : "prelogins"} from your address; try again later`,
-        {
-          retryAfterSec: retryAfterSec(w),
-        },
-      );
-    }
-  }
+  /** Prelogin and registration (without an invite) per client address. */
+  const perAddress = (ctx: Ctx<unknown>, what: "prelogin" | "register") =>
+    limitPerAddress(
+      counters,
+      ctx.meta.clientIp,
+      what === "prelogin"
+        ? {
+            name: what,
+            limit: config.preloginRateLimit,
+            windowMs: 60_000,
+            message: "Too many prelogins from your address; try again later",
+          }
+        : {
+            name: what,
+            limit: config.registerRateLimit,
+            windowMs: 3_600_000,
+            message: "Too many registrations from your address; try again later",
+          },
+      () => metrics.rateLimited(what),
+    );
 
   return {
     name: "auth",
@@ -99,7 +105,7 @@ export function authService(rt: Runtime): ServiceSchema {
       prelogin: {
         params: paramsOf("auth.prelogin"),
         async handler(ctx: Ctx<{ email: string }>) {
-          await perAddress(ctx, "prelogin", config.preloginRateLimit, 60_000);
+          await perAddress(ctx, "prelogin");
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
           if (user) return { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
@@ -115,7 +121,7 @@ export function authService(rt: Runtime): ServiceSchema {
           const p = ctx.params;
           if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
           // An invitee's registration is gated by its secret token: only the others count against the address.
-          if (p.inviteToken === undefined) await perAddress(ctx, "register", config.registerRateLimit, 3_600_000);
+          if (p.inviteToken === undefined) await perAddress(ctx, "register");
           const address = normalizeEmail(p.email);
           const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
           const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;

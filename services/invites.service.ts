@@ -1,7 +1,7 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
+import { forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
 import { checkInviteStatement } from "../lib/domain/statements";
 import type { InviteStatement } from "../sdk/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
@@ -15,7 +15,7 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { opaqueToken } from "../lib/http/params";
 import { paramsOf } from "../lib/http/routes";
 import { signedKeysOf } from "../lib/http/views";
-import { retryAfterSec, netKey } from "../lib/limits/counters";
+import { limitPerAddress } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -132,11 +132,12 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         // checked in the handler, after counting, not by the validator before it.
         params: paramsOf("invites.redeem"),
         async handler(ctx: Ctx<{ token?: unknown }>) {
-          const window = await counters.add(`redeem:${netKey(ctx.meta.clientIp ?? "unknown")}`, 1, 60_000);
-          if (window.count > config.redeemRateLimit) {
-            metrics.rateLimited("redeem");
-            throw new AppError("RATE_LIMITED", "Too many redeem requests; try again later", { retryAfterSec: retryAfterSec(window) });
-          }
+          await limitPerAddress(
+            counters,
+            ctx.meta.clientIp,
+            { name: "redeem", limit: config.redeemRateLimit, windowMs: 60_000, message: "Too many redeem requests; try again later" },
+            () => metrics.rateLimited("redeem"),
+          );
           const { token } = ctx.params;
           if (typeof token !== "string" || token.length < opaqueToken.min || token.length > opaqueToken.max)
             throw invalid(`token must be a string of ${opaqueToken.min} to ${opaqueToken.max} characters`, "token");

@@ -2,6 +2,7 @@
  * Fixed-window counters for rate limits (failed logins per email, redeems per client address).
  * In-process here; a Redis implementation shares them between gateways.
  */
+import { AppError } from "../errors";
 export interface WindowCount {
   count: number;
   /** When the current window ends (epoch ms). */
@@ -70,6 +71,31 @@ export function netKey(ip: string): string {
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ""))
     .join(":")}::/64`;
+}
+
+/** A limit of requests per client address: past `limit` in `windowMs`, `429` with `message`. */
+export interface AddressLimit {
+  /** The counter's name: `redeem`, `prelogin`, `register`. */
+  name: string;
+  limit: number;
+  windowMs: number;
+  message: string;
+}
+
+/**
+ * Counts one request from `clientIp` (by its netKey) against `rule`; past it, calls `refused` and
+ * throws `429 RATE_LIMITED` with `Retry-After`.
+ */
+export async function limitPerAddress(
+  counters: Counters,
+  clientIp: string | undefined,
+  rule: AddressLimit,
+  refused: () => void,
+): Promise<void> {
+  const w = await counters.add(`${rule.name}:${netKey(clientIp ?? "unknown")}`, 1, rule.windowMs);
+  if (w.count <= rule.limit) return;
+  refused();
+  throw new AppError("RATE_LIMITED", rule.message, { retryAfterSec: retryAfterSec(w) });
 }
 
 /** Seconds a client should wait, for `Retry-After` (at least 1). */

@@ -3,7 +3,7 @@
  * they are unsafe: vaults.ts, `withCurrentKey`), opened here under the vault and item ids they
  * were asked for, so that the server cannot answer one item's record for another's.
  */
-import { ApiError, SecurityError } from "../errors";
+import { SecurityError } from "../errors";
 import { isCanonicalId } from "../ids";
 import { openItem, sealItem, type ItemContent } from "../items";
 import type { ClientCore } from "./core";
@@ -65,24 +65,14 @@ export class Items {
     // A rekey that lands while the pages are read leaves items under a newer key than the one
     // opened: the listing starts over (twice at most) rather than report them as tampered.
     for (let attempt = 1; ; attempt++) {
-      const vault = await this.vaults.getVault(vaultId);
-      try {
-        vaultKey = await this.vaults.openVault(vault);
-      } catch (err) {
-        // As openCurrentVault: a vault that changed while it was opened is opened again.
-        if (err instanceof ApiError && err.status === 409 && attempt < 3) continue;
-        throw err;
-      }
+      const { vault, key } = await this.vaults.openCurrent(vaultId);
+      vaultKey = key;
       stored = await this.listStoredItems(vaultId);
       const newer = stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
       if (!newer || attempt >= 3) break;
     }
-    const seen = new Set<string>();
-    for (const s of stored) {
-      assertItem(s, vaultId, s.itemId);
-      if (seen.has(s.itemId)) throw new SecurityError("ITEM_MISMATCH", `the server lists item ${s.itemId} twice`);
-      seen.add(s.itemId);
-    }
+    // Each id once: listStoredItems refuses an item listed twice.
+    for (const s of stored) assertItem(s, vaultId, s.itemId);
     return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
   }
 

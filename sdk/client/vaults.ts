@@ -242,9 +242,15 @@ export class Vaults {
 
   /** The key of the vault as it is now (read again if a rekey lands between reading the vault and its roster). */
   async openCurrentVault(vaultId: string): Promise<Bytes> {
+    return (await this.openCurrent(vaultId)).key;
+  }
+
+  /** The vault as the server states it now, and its key opened (again, twice at most, when the vault changed meanwhile: 409). */
+  async openCurrent(vaultId: string): Promise<{ vault: Vault; key: Bytes }> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.openVault(await this.getVault(vaultId));
+        const vault = await this.getVault(vaultId);
+        return { vault, key: await this.openVault(vault) };
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 409 && attempt < 3)) throw err;
       }

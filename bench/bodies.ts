@@ -13,13 +13,13 @@
  * 2. Rekey of 1,000 and 10,000 items of 2 KiB: time and peak RSS, three rounds alternating the
  *    product and the build in BENCH_BASE_DIST (a `dist/` of an earlier commit), when it is set.
  */
-import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
 import { spawnServer, type ServerProcess } from "../test/helpers/process";
+import { postFileFromChild, whileHealthWatched } from "../test/helpers/heavy-bodies";
 import { call, peakRssMiB, PIN } from "./common";
 
 const MiB = 1024 * 1024;
@@ -47,42 +47,14 @@ async function start(script: string, dataDir: string): Promise<ServerProcess> {
 }
 
 /** Posts each file from its own child process, all at once; resolves with their statuses. */
-function sendAll(url: string, sends: Array<{ token: string; file: string }>): Promise<number[]> {
-  const script = `
-    const http = require("node:http"), fs = require("node:fs");
-    const req = http.request(process.argv[1], { method: "POST", headers: { authorization: "Bearer " + process.argv[2], "content-type": "application/json", "content-length": fs.statSync(process.argv[3]).size } });
-    req.on("response", (res) => { res.resume(); res.on("end", () => { console.log(res.statusCode); process.exit(0); }); });
-    req.on("error", () => { console.log(0); process.exit(0); });
-    fs.createReadStream(process.argv[3]).pipe(req);`;
-  return Promise.all(
-    sends.map(
-      ({ token, file }) =>
-        new Promise<number>((resolve, reject) =>
-          execFile(process.execPath, ["-e", script, `${url}/vaults/${randomUUID()}/rekey`, token, file], (err, out) =>
-            err ? reject(err) : resolve(Number(out.trim())),
-          ),
-        ),
-    ),
-  );
+async function sendAll(url: string, sends: Array<{ token: string; file: string }>): Promise<number[]> {
+  const answers = await Promise.all(sends.map(({ token, file }) => postFileFromChild(`${url}/vaults/${randomUUID()}/rekey`, token, file)));
+  return answers.map((a) => a.status);
 }
 
 /** Runs `send` while /health is asked every 20 ms; the slowest answer, ms. */
 async function watchedHealth(url: string, send: () => Promise<unknown>): Promise<number> {
-  let slowest = 0;
-  let watching = true;
-  const watcher = (async () => {
-    while (watching) {
-      const t = performance.now();
-      await fetch(`${url}/health`);
-      slowest = Math.max(slowest, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  await send();
-  await new Promise((r) => setTimeout(r, 300));
-  watching = false;
-  await watcher;
-  return slowest;
+  return (await whileHealthWatched(url, send)).slowestHealthMs;
 }
 
 const fill = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i)).join(",");

@@ -27,12 +27,7 @@ function pinning(): { server: string[]; label: string } {
 }
 export const PIN = pinning();
 
-/** Peak resident set size of the server so far, from /proc (VmHWM), in MiB. */
-export function peakRssMiB(pid: number): number {
-  // Under taskset the child is taskset's exec of node: the same pid.
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
+export { peakRssMiB } from "../test/helpers/heavy-bodies";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a benchmark reads whatever JSON it asked for
 export async function call(method: string, url: string, token: string | undefined, body?: unknown): Promise<any> {

@@ -14,6 +14,7 @@ import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { spawnServer, type ServerProcess } from "./helpers/process";
 import { sleep } from "./helpers/wait";
 import { freePort } from "./helpers/ports";
+import { peakRssMiB, postFileFromChild, whileHealthWatched } from "./helpers/heavy-bodies";
 
 /** A rekey upload that sends its first bytes and then stalls (or is aborted); resolves with the status it was answered, or "closed". */
 function stalledUpload(baseUrl: string, token: string, vaultId: string): { answer: Promise<number | "closed">; abort(): void } {
@@ -106,28 +107,6 @@ describe("rekey slots", () => {
   });
 });
 
-/** Peak resident memory of a process, bytes (Linux: VmHWM). */
-function peakRss(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]!;
-  return Number(kb) * 1024;
-}
-
-/**
- * Sends `file` as a rekey body from another process (so that this one, which watches /health, is
- * idle) and prints the answer's status and code.
- */
-function sendFromAnotherProcess(url: string, token: string, file: string): Promise<{ status: number; code: string }> {
-  const script = `
-    const http = require("node:http"), fs = require("node:fs");
-    const req = http.request(process.argv[1], { method: "POST", headers: { authorization: "Bearer " + process.argv[2], "content-type": "application/json", "content-length": fs.statSync(process.argv[3]).size } });
-    req.on("response", (res) => { let t = ""; res.on("data", (d) => (t += d)); res.on("end", () => { console.log(JSON.stringify({ status: res.statusCode, code: JSON.parse(t).error.code })); process.exit(0); }); });
-    req.on("error", (e) => { console.log(JSON.stringify({ status: 0, code: e.code })); process.exit(0); });
-    fs.createReadStream(process.argv[3]).pipe(req);`;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["-e", script, url, token, file], (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout))));
-  });
-}
-
 describe("bodies of tiny values (a server of its own, as a process)", () => {
   let server: ServerProcess;
   let api: Api;
@@ -144,22 +123,11 @@ describe("bodies of tiny values (a server of its own, as a process)", () => {
   });
 
   /** Posts the body in `file` as a rekey of `vaultId` while /health is asked every 20 ms; the answer, and the slowest health answer. */
-  async function rekeyWhileWatched(vaultId: string, file: string): Promise<{ status: number; code: string; slowestHealthMs: number }> {
-    let slowest = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const t = performance.now();
-        await fetch(`${server.url}/health`);
-        slowest = Math.max(slowest, performance.now() - t);
-        await sleep(20);
-      }
-    })();
-    const answer = await sendFromAnotherProcess(`${server.url}/vaults/${vaultId}/rekey`, owner.token, file);
-    await sleep(200);
-    watching = false;
-    await watcher;
-    return { ...answer, slowestHealthMs: slowest };
+  async function rekeyWhileWatched(vaultId: string, file: string): Promise<{ status: number; code?: string; slowestHealthMs: number }> {
+    const { result, slowestHealthMs } = await whileHealthWatched(server.url, () =>
+      postFileFromChild(`${server.url}/vaults/${vaultId}/rekey`, owner.token, file),
+    );
+    return { ...result, slowestHealthMs };
   }
 
   /** A file of `pre`, then `{},` to nearly 64 MiB, then `post`. */
@@ -184,7 +152,7 @@ describe("bodies of tiny values (a server of its own, as a process)", () => {
       expect([status, code]).toEqual([400, "INVALID"]);
       expect(slowestHealthMs).toBeLessThan(200);
       // The server held a small part of the body's values, never the 22 million objects (4 GiB).
-      expect(peakRss(server.child.pid!)).toBeLessThan(400 * 1024 * 1024);
+      expect(peakRssMiB(server.child.pid!)).toBeLessThan(400);
     },
   );
 

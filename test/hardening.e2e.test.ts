@@ -339,7 +339,7 @@ describe.each([
   ["Redis counters", { REDIS_URL: process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379" }],
 ])("8. login limits (%s)", (_name, counterEnv: Record<string, string>) => {
   /** A server behind one trusted proxy, so that each request names its client address. */
-  async function limitedServer(env: Record<string, string>) {
+  async function withLimitedServer(env: Record<string, string>, run: (api: Api) => Promise<void>): Promise<void> {
     const server = await startTestServer({
       ...counterEnv,
       TRUST_PROXY: "1",
@@ -347,15 +347,18 @@ describe.each([
       NAMESPACE: `limits-${randomBytes(4).toString("hex")}`,
       ...env,
     });
-    return { server, api: new Api(server.url) };
+    try {
+      await run(new Api(server.url));
+    } finally {
+      await server.stop();
+    }
   }
   const login = (api: Api, email: string, authHash: string, from: string) =>
     api.post("/auth/login", { body: { email, authHash }, headers: { "x-forwarded-for": from } });
   const wrongHash = (i: number) => Buffer.alloc(32, (i % 250) + 1).toString("base64");
 
   test("a burst of a stranger's failures never locks the owner out from their own address", async () => {
-    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5" });
-    try {
+    await withLimitedServer({ LOGIN_MAX_FAILURES: "5" }, async (api) => {
       const { owner } = await newOrg(api);
       const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => login(api, owner.email, wrongHash(i), "203.0.113.7")));
       const statuses = burst.map((r) => r.status);
@@ -365,27 +368,21 @@ describe.each([
       expect((await login(api, owner.email, owner.bundle.authHash, "203.0.113.7")).status).toBe(429);
       // ...and the owner, elsewhere, signs in.
       expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.1")).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test("one stranger's flood of refused attempts never uses up the email's counter: the owner signs in from a new address", async () => {
-    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" });
-    try {
+    await withLimitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" }, async (api) => {
       const { owner } = await newOrg(api);
       const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => login(api, owner.email, wrongHash(i), "203.0.113.8")));
       expect(flood.filter((r) => r.status === 401).length).toBeLessThanOrEqual(5);
       // An address this account never signed in from: still served.
       expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.77")).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test("spraying one password over many emails from one address stops at LOGIN_ADDRESS_MAX_FAILURES, even in a burst", async () => {
-    const { server, api } = await limitedServer({ LOGIN_ADDRESS_MAX_FAILURES: "20" });
-    try {
+    await withLimitedServer({ LOGIN_ADDRESS_MAX_FAILURES: "20" }, async (api) => {
       const { owner } = await newOrg(api);
       const emails = Array.from({ length: 59 }, (_, i) => `sprayed-${i}@example.test`).concat(owner.email);
       const burst = await Promise.all(emails.map((e) => login(api, e, wrongHash(3), "203.0.113.9")));
@@ -396,14 +393,11 @@ describe.each([
       // Another address may still try (and the owner still signs in).
       expect((await login(api, emails[0]!, wrongHash(3), "203.0.113.10")).status).toBe(401);
       expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.2")).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test("many addresses on one email: past LOGIN_EMAIL_MAX_FAILURES only the addresses its owner signed in from may try", async () => {
-    const { server, api } = await limitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" });
-    try {
+    await withLimitedServer({ LOGIN_MAX_FAILURES: "5", LOGIN_EMAIL_MAX_FAILURES: "12" }, async (api) => {
       const { owner } = await newOrg(api);
       expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.3")).status).toBe(200); // the owner's place
       // Four addresses, four failures each: 16, past the 12 allowed for the email; in a burst.
@@ -417,14 +411,11 @@ describe.each([
       expect([stranger.status, stranger.body.error.code]).toEqual([429, "RATE_LIMITED"]);
       expect(Number(stranger.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await login(api, owner.email, owner.bundle.authHash, "198.51.100.3")).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   test("registration and prelogin are limited per address", async () => {
-    const { server, api } = await limitedServer({ REGISTER_RATE_LIMIT: "3", PRELOGIN_RATE_LIMIT: "5" });
-    try {
+    await withLimitedServer({ REGISTER_RATE_LIMIT: "3", PRELOGIN_RATE_LIMIT: "5" }, async (api) => {
       const register = async (from: string) => {
         const keys = await newUserKeys();
         const res = await api.post("/auth/register", {
@@ -441,8 +432,6 @@ describe.each([
       const pre = await Promise.all(Array.from({ length: 8 }, () => prelogin("203.0.113.60")));
       expect(pre.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
       expect((await prelogin("203.0.113.61")).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

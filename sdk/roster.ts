@@ -82,7 +82,7 @@ export interface RosterLink extends UnsignedLink {
   sig: string;
 }
 
-/** A link that breaks the format or the rules; `field` is the link's field at fault. */
+/** A link (of a roster or an item log, sdk/item-log.ts) that breaks the format or the rules; `field` is the link's field at fault. */
 export class RosterLinkError extends Error {
   override readonly name = "RosterLinkError";
   constructor(
@@ -149,9 +149,10 @@ export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encrypt
 
 // ---- Format ------------------------------------------------------------------------------------
 
-const UUID_LOWER = CANONICAL_UUID;
-const HEX64 = /^[0-9a-f]{64}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const UUID_LOWER = CANONICAL_UUID;
+export const HEX64 = /^[0-9a-f]{64}$/;
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const ED25519_SIG = /^[A-Za-z0-9+/]{86}==$/;
 const ROLES: readonly string[] = ["owner", "admin", "member"];
 const TYPES: readonly string[] = ["personal", "shared"];
 
@@ -169,23 +170,23 @@ const OP_FIELDS: Record<RosterOp, readonly string[]> = {
 /** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
 const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };
 
-function fail(field: string, message: string): never {
+export function fail(field: string, message: string): never {
   throw new RosterLinkError(field, message);
 }
 
-function str(o: Record<string, unknown>, field: string, pattern: RegExp, what: string): string {
+export function str(o: Record<string, unknown>, field: string, pattern: RegExp, what: string): string {
   const v = o[field];
   if (typeof v !== "string" || !pattern.test(v)) fail(field, `${field} must be ${what}`);
   return v;
 }
 
-function int(o: Record<string, unknown>, field: string, min: number): number {
+export function int(o: Record<string, unknown>, field: string, min: number): number {
   const v = o[field];
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) fail(field, `${field} must be an integer of at least ${min}`);
   return v;
 }
 
-function oneOf<T extends string>(o: Record<string, unknown>, field: string, values: readonly string[]): T {
+export function oneOf<T extends string>(o: Record<string, unknown>, field: string, values: readonly string[]): T {
   const v = o[field];
   if (typeof v !== "string" || !values.includes(v)) fail(field, `${field} must be one of ${values.join(", ")}`);
   return v as T;
@@ -208,7 +209,7 @@ function sortedEntries<T extends { userId: string }>(
   return out;
 }
 
-function exactKeys(o: Record<string, unknown>, keys: readonly string[], field: string): void {
+export function exactKeys(o: Record<string, unknown>, keys: readonly string[], field: string): void {
   for (const k of Object.keys(o))
     if (!keys.includes(k)) fail(field === "" ? k : field, `unknown field ${field === "" ? k : `${field}.${k}`}`);
 }
@@ -237,10 +238,9 @@ export function parseLink(raw: unknown): RosterLink {
       exactKeys(e, ["userId", "sha256"], "wraps");
       return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), sha256: str(e, "sha256", HEX64, "64 lower-case hex digits") };
     }),
-    sig: str(o, "sig", /^[A-Za-z0-9+/]{86}==$/, "a base64 Ed25519 signature (64 bytes)"),
+    sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
-  if (Number.isNaN(Date.parse(link.at)) || new Date(link.at).toISOString() !== link.at) fail("at", "at is not a real date");
-  if (fromBase64Safe(link.sig)?.length !== 64) fail("sig", "sig must be a base64 Ed25519 signature (64 bytes)");
+  checkAtAndSig(link);
   if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", TYPES);
   if (o.subjectId !== undefined) link.subjectId = str(o, "subjectId", UUID_LOWER, "a lower-case UUID");
   if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", ROLES);
@@ -258,6 +258,12 @@ export function parseLink(raw: unknown): RosterLink {
     });
   }
   return link;
+}
+
+/** A link's `at` is a real date in its one form, and its `sig` 64 bytes. */
+export function checkAtAndSig(link: { at: string; sig: string }): void {
+  if (Number.isNaN(Date.parse(link.at)) || new Date(link.at).toISOString() !== link.at) fail("at", "at is not a real date");
+  if (fromBase64Safe(link.sig)?.length !== 64) fail("sig", "sig must be a base64 Ed25519 signature (64 bytes)");
 }
 
 /** A vault name: 1 to MAX_VAULT_NAME characters, not blank (the server's rule for names). */

@@ -3,6 +3,8 @@ import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { assertItemSizes } from "../lib/domain/items";
 import { decideItemPage, itemPage } from "../lib/domain/item-pages";
+import { DEFAULT_ITEM_LOG_PAGE, parseRequestItemLink } from "../lib/domain/item-log";
+import { invalid } from "../lib/errors";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -14,6 +16,7 @@ interface WriteParams {
   encryptedData: string;
   encryptedName: string;
   keyVersion?: number;
+  itemLink?: unknown;
 }
 
 export function itemsService({ store, events, clock, config }: Runtime): ServiceSchema {
@@ -51,6 +54,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             write: p,
             limits,
             now: clock.timestamp(),
+            itemLink: parseRequestItemLink(p.itemLink),
             events: [events.record("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId })],
           });
           events.kick();
@@ -72,6 +76,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             write: p,
             limits,
             now: clock.timestamp(),
+            itemLink: parseRequestItemLink(p.itemLink),
             events: [events.record("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId })],
           });
           events.kick();
@@ -81,16 +86,36 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
 
       remove: {
         params: paramsOf("items.remove"),
-        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId; itemLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, itemId } = ctx.params;
           await store.items.deleteItem({
             vaultId,
             actorId: caller.userId,
             itemId,
+            itemLink: parseRequestItemLink(ctx.params.itemLink),
+            now: clock.timestamp(),
             events: [events.record("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
           });
           events.kick();
+          return noContent(ctx);
+        },
+      },
+
+      log: {
+        params: paramsOf("items.log"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; from?: number; limit?: number }>) {
+          const { vaultId, from, limit } = ctx.params;
+          return store.items.readItemLog({ vaultId, actorId: callerOf(ctx).userId, from, limit: limit ?? DEFAULT_ITEM_LOG_PAGE });
+        },
+      },
+
+      checkpoint: {
+        params: paramsOf("items.checkpoint"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemLink: unknown }>) {
+          const itemLink = parseRequestItemLink(ctx.params.itemLink);
+          if (!itemLink) throw invalid("A checkpoint is an itemLink", "itemLink");
+          await store.items.appendCheckpoint({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, itemLink, now: clock.timestamp() });
           return noContent(ctx);
         },
       },

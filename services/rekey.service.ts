@@ -11,6 +11,7 @@ import { assertItemSizes } from "../lib/domain/items";
 import { FairSlots } from "../lib/limits/slots";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { parseRosterLink } from "../lib/domain/roster";
+import { parseRequestItemLink } from "../lib/domain/item-log";
 import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "../lib/http/request-body";
 import { paramsOf } from "../lib/http/routes";
 import { SafeValidator } from "../lib/http/validator";
@@ -92,10 +93,11 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const { newKeys, keyVersion } = top as unknown as RekeyInput;
     const items = rawItems as RekeyInput["items"];
     const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
+    const itemLink = parseRequestItemLink((fields as { itemLink?: unknown }).itemLink);
     await store.vaults.rekeyVault({
       vaultId,
       actorId: caller.userId,
-      rekey: { newKeys, items, keyVersion, rosterLink: link },
+      rekey: { newKeys, items, keyVersion, rosterLink: link, itemLink },
       now: clock.timestamp(),
       limits: { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems },
       events: [events.record("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId })],

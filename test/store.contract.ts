@@ -159,7 +159,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           limits: ROOMY,
           now: at(),
         }),
-        store.items.deleteItem({ vaultId: v, actorId, itemId: item.itemId }),
+        store.items.deleteItem({ vaultId: v, actorId, itemId: item.itemId, now: new Date().toISOString() }),
         store.vaults.rekeyVault({ vaultId: v, actorId, rekey: { newKeys: [], items: [] }, now: at() }),
         store.vaults.deleteVault({ vaultId: v, actorId }),
       ];

@@ -27,6 +27,7 @@ import {
   type VaultAction,
 } from "./vault-roles";
 import type { VaultRole, VaultType } from "./types";
+import type { ItemLogHead } from "./item-log";
 
 export interface VaultState {
   vaultId: VaultId;
@@ -37,6 +38,8 @@ export interface VaultState {
   rekeyRequired: boolean;
   /** The head of the vault's signed roster; null for a vault without one. */
   roster: RosterHead | null;
+  /** The head of the vault's signed item log; null for a vault without one. */
+  itemLog: ItemLogHead | null;
 }
 
 export interface MemberState {

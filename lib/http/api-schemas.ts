@@ -10,6 +10,7 @@ import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/events";
 import { ERROR_STATUS } from "../errors";
 import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { ROSTER_OPS } from "../../sdk/roster";
+import { ITEM_LINK_OPS } from "../../sdk/item-log";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -72,6 +73,21 @@ const rosterLink = object(
     memberDigest: string,
     name: string,
   },
+);
+
+const itemLink = object(
+  {
+    vaultId: uuid,
+    seq: integer(0),
+    prev: hex64,
+    op: oneOfValues(ITEM_LINK_OPS),
+    actorId: uuid,
+    at: timestamp,
+    keyVersion: integer(1),
+    rosterSeq: integer(0),
+    sig: base64,
+  },
+  { itemId: uuid, revision: integer(1), sha256: hex64, prevSha256: hex64, count: integer(0), setDigest: hex64 },
 );
 
 const memberEntry = object({
@@ -138,6 +154,12 @@ export const SCHEMAS = {
   MemberRemoved: object({ rekeyRequired: { type: "boolean" }, remainingMembers: arrayOf(ref("MemberEntry")) }),
   RosterLink: rosterLink,
   Roster: object({ links: arrayOf(ref("RosterLink")) }),
+  ItemLink: itemLink,
+  ItemLog: object({
+    links: arrayOf(ref("ItemLink")),
+    baseSeq: { type: ["integer", "null"], minimum: 0 },
+    next: { type: ["integer", "null"], minimum: 0 },
+  }),
   Item: object({
     itemId: uuid,
     vaultId: uuid,

@@ -12,6 +12,7 @@
 import type { ActionParams } from "moleculer";
 import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../domain/audit";
 import { DEFAULT_ITEM_PAGE, MAX_ITEM_PAGE } from "../domain/item-pages";
+import { DEFAULT_ITEM_LOG_PAGE, MAX_ITEM_LOG_PAGE } from "../domain/item-log";
 import type { SchemaName } from "./api-schemas";
 import * as p from "./params";
 
@@ -65,6 +66,7 @@ const rekeyBody = {
   },
   keyVersion: p.optionalPositiveInteger,
   rosterLink: p.rosterLink,
+  itemLink: p.itemLink,
 };
 
 const itemContent = { encryptedData: p.encryptedData, encryptedName: p.encryptedName, keyVersion: p.optionalPositiveInteger };
@@ -293,7 +295,7 @@ export const ROUTES: readonly RouteDef[] = [
     path: "/vaults/:vaultId/items",
     action: "items.create",
     summary: "Create an item",
-    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.optionalUuid, ...itemContent },
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.optionalUuid, ...itemContent, itemLink: p.itemLink },
     reply: created("Item"),
   },
   {
@@ -309,15 +311,40 @@ export const ROUTES: readonly RouteDef[] = [
     path: "/vaults/:vaultId/items/:itemId",
     action: "items.update",
     summary: "Replace an item's ciphertext",
-    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, ...itemContent, revision: p.optionalPositiveInteger },
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, ...itemContent, revision: p.optionalPositiveInteger, itemLink: p.itemLink },
     reply: ok("Item"),
   },
   {
     method: "DELETE",
     path: "/vaults/:vaultId/items/:itemId",
     action: "items.remove",
-    summary: "Delete an item",
-    params: { vaultId: p.pathId, itemId: p.pathId },
+    summary: "Delete an item (with a JSON body `{ itemLink }` on a vault that keeps a signed item log)",
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, itemLink: p.itemLink },
+    reply: noContent,
+  },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/item-log",
+    action: "items.log",
+    summary: "A vault's signed item log, from seq `from` (default: its last checkpoint or rekey link)",
+    params: {
+      vaultId: p.pathId,
+      from: { ...p.seqNumber, min: 0, optional: true, openapi: { type: "integer", minimum: 0 } },
+      limit: {
+        ...p.seqNumber,
+        max: MAX_ITEM_LOG_PAGE,
+        optional: true,
+        openapi: { type: "integer", minimum: 1, maximum: MAX_ITEM_LOG_PAGE, default: DEFAULT_ITEM_LOG_PAGE },
+      },
+    },
+    reply: ok("ItemLog"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/item-log",
+    action: "items.checkpoint",
+    summary: "Append a checkpoint to a vault's signed item log (or start the log with one)",
+    params: { ...p.STRICT, vaultId: p.pathId, itemLink: { ...p.itemLink, optional: false } },
     reply: noContent,
   },
 

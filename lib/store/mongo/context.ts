@@ -14,9 +14,13 @@ import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } f
 import { conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { VaultView } from "../port";
+import type { ItemLogEntry } from "../../domain/item-log";
 import {
   COLLECTIONS,
+  itemLogHeadOf,
+  rosterLinkKey,
   toVaultView,
+  type ItemLinkDoc,
   type AuditEventDoc,
   type AuditHeadDoc,
   type InviteDoc,
@@ -63,6 +67,7 @@ export class MongoContext {
   readonly auditEvents: Collection<AuditEventDoc>;
   readonly auditHeads: Collection<AuditHeadDoc>;
   readonly rosterLinks: Collection<RosterLinkDoc>;
+  readonly itemLinks: Collection<ItemLinkDoc>;
   readonly outbox: Collection<OutboxDoc>;
 
   constructor(
@@ -80,6 +85,7 @@ export class MongoContext {
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);
     this.rosterLinks = db.collection(COLLECTIONS.rosterLinks);
+    this.itemLinks = db.collection(COLLECTIONS.itemLinks);
     this.outbox = db.collection(COLLECTIONS.outbox);
   }
 
@@ -186,6 +192,13 @@ export class MongoContext {
     return this.vaults.findOneAndUpdate({ _id: vaultId }, { $inc: { writeSeq: 1 } }, { session, returnDocument: "after" });
   }
 
+  /** Stores a checked item link and moves the vault's head to it, in the write's transaction. */
+  async appendItemLink(session: ClientSession, vaultId: VaultId, entry: ItemLogEntry, now: string): Promise<void> {
+    const { seq, head: hash, baseSeq, rosterSeq } = entry.head;
+    await this.itemLinks.insertOne({ _id: rosterLinkKey(vaultId, seq), vaultId, seq, link: entry.json, createdAt: now }, { session });
+    await this.vaults.updateOne({ _id: vaultId }, { $set: { itemLog: { seq, hash, baseSeq, rosterSeq } } }, { session });
+  }
+
   async snapshot(session: ClientSession, vaultId: VaultId): Promise<VaultSnapshot | null> {
     const vault = await this.lockVault(session, vaultId);
     if (!vault) return null;
@@ -203,6 +216,7 @@ export class MongoContext {
         keyVersion: vault.keyVersion,
         rekeyRequired: vault.rekeyRequired,
         roster: vault.roster ?? null,
+        itemLog: itemLogHeadOf(vault),
       },
       members: members.map((m): MemberState => ({
         userId: m.userId,

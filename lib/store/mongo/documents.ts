@@ -3,6 +3,7 @@
  * `sql/schema.ts`) and the mappings between documents and the port's records (the counterpart
  * of the `to*` functions in the `sql/` aggregate files). Pure: unit-tested without a server.
  */
+import type { ItemLogHead } from "../../domain/item-log";
 import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import { auditRecord, type AuditRecord } from "../../domain/audit";
 import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../domain/events";
@@ -23,6 +24,7 @@ export const COLLECTIONS = {
   auditEvents: "audit_events",
   auditHeads: "audit_heads",
   rosterLinks: "roster_links",
+  itemLinks: "item_links",
   outbox: "outbox",
 } as const;
 
@@ -68,6 +70,24 @@ export interface VaultDoc {
   writeSeq?: number;
   /** The signed roster's head; absent for a vault without one. */
   roster?: { seq: number; hash: string };
+  /** The signed item log's head (sdk/item-log.ts); absent for a vault without one. */
+  itemLog?: { seq: number; hash: string; baseSeq: number; rosterSeq: number };
+}
+
+/** One link of a vault's signed item log (unique on vaultId + seq). */
+export interface ItemLinkDoc {
+  /** `rosterLinkKey(vaultId, seq)`, the same form. */
+  _id: string;
+  vaultId: VaultId;
+  seq: number;
+  /** The link's canonical JSON, signature included. */
+  link: string;
+  createdAt: string;
+}
+
+/** A vault document's item-log head, as the domain reads it. */
+export function itemLogHeadOf(vault: VaultDoc): ItemLogHead | null {
+  return vault.itemLog ? { vaultId: vault._id, keyVersion: vault.keyVersion, head: vault.itemLog.hash, ...vault.itemLog } : null;
 }
 
 /** One link of a vault's signed roster (unique on vaultId + seq, as the SQL primary key). */

@@ -72,6 +72,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
   ]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
+  await c.itemLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.outbox.createIndexes([{ key: { ord: 1, _id: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.

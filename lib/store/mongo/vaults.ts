@@ -12,6 +12,7 @@ import {
   decideRename,
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
+import { decideRekeyItemStep } from "../../domain/item-log";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
 import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } from "./documents";
@@ -99,6 +100,7 @@ export class MongoVaults implements VaultStore {
       requirePermission(await this.c.snapshot(session, vaultId), actorId, "delete");
       await this.c.items.deleteMany({ vaultId }, { session });
       await this.c.rosterLinks.deleteMany({ vaultId }, { session });
+      await this.c.itemLinks.deleteMany({ vaultId }, { session });
       await this.c.members.deleteMany({ vaultId }, { session });
       await this.c.vaults.deleteOne({ _id: vaultId }, { session });
     });
@@ -202,6 +204,16 @@ export class MongoVaults implements VaultStore {
         );
       const keyVersion = snap!.vault.keyVersion + 1;
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
+      const itemStep = decideRekeyItemStep(input.itemLink, {
+        vaultId,
+        head: snap!.vault.itemLog,
+        rosterSeqAfter: roster?.seq ?? snap!.vault.roster?.seq ?? null,
+        keyVersionAfter: keyVersion,
+        actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
+        current: new Map(current.map((i) => [i.itemId, i.revision])),
+        items: input.items,
+      });
+      if (itemStep) await this.c.appendItemLink(session, vaultId, itemStep, now);
 
       // One bulk write per collection; the driver splits it into batches the server accepts.
       const wraps = await this.c.members.bulkWrite(

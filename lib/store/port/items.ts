@@ -4,6 +4,7 @@ import type { OnVault } from "./vaults";
 import type { VaultLimits } from "../../domain/vault-limits";
 import type { ItemPageRequest } from "../../domain/item-pages";
 import type { WithEvents } from "./outbox";
+import type { ItemLink } from "../../domain/item-log";
 
 export interface ItemRecord {
   itemId: ItemId;
@@ -32,10 +33,23 @@ export interface ItemStore {
   listItems(args: OnVault & { page?: ItemPageRequest }): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
   /** 413 when the vault would pass `limits` (decideVaultGrowth). */
-  createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string } & WithEvents): Promise<ItemRecord>;
+  createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents): Promise<ItemRecord>;
   /** With `revision`, 409 unless it is the item's current one; 413 when a larger ciphertext would take the vault past `limits`. */
   updateItem(
-    args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string } & WithEvents,
+    args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents,
   ): Promise<ItemRecord>;
-  deleteItem(args: OnItem & WithEvents): Promise<void>;
+  deleteItem(args: OnItem & { itemLink?: ItemLink; now: string } & WithEvents): Promise<void>;
+  /** Appends a checkpoint link (the server computes the item set's digest it must name). */
+  appendCheckpoint(args: OnVault & { itemLink: ItemLink; now: string }): Promise<void>;
+  /** The vault's item log from seq `from` (default: its last base link), at most `limit` links; members only. */
+  readItemLog(args: OnVault & { from?: number; limit: number }): Promise<ItemLogPage>;
+}
+
+export interface ItemLogPage {
+  /** The links as stored (canonical JSON, parsed). */
+  links: unknown[];
+  /** The seq of the last checkpoint or rekey link; null for a vault without an item log. */
+  baseSeq: number | null;
+  /** The seq the next page starts at, or null. */
+  next: number | null;
 }

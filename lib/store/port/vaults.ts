@@ -8,6 +8,7 @@
  */
 import type { ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
+import type { ItemLink } from "../../domain/item-log";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
 import type { WithEvents } from "./outbox";
 import type { VaultLimits } from "../../domain/vault-limits";
@@ -69,6 +70,8 @@ export interface RekeyInput {
   keyVersion?: number;
   /** Required on a signed vault; on a vault without a roster, an `adopt` link starts one. */
   rosterLink?: RosterLink;
+  /** Required on a vault with a signed item log: its `rekey` link (lib/domain/item-log.ts). */
+  itemLink?: ItemLink;
 }
 
 /** A vault and the member acting on it (or reading it). */

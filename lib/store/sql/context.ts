@@ -10,11 +10,24 @@ import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { VaultRole, VaultType } from "../../domain/types";
 import type { PoolUsage } from "../port";
 import type { Database, VaultsTable } from "./schema";
+import type { ItemLogEntry, ItemLogHead } from "../../domain/item-log";
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
 /** The vault row's columns the locking read returns. */
-export const LOCKED_VAULT_COLUMNS = ["org_id", "type", "name", "key_version", "rekey_required", "roster_seq", "roster_hash"] as const;
+export const LOCKED_VAULT_COLUMNS = [
+  "org_id",
+  "type",
+  "name",
+  "key_version",
+  "rekey_required",
+  "roster_seq",
+  "roster_hash",
+  "item_seq",
+  "item_hash",
+  "item_base_seq",
+  "item_roster_seq",
+] as const;
 export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 
 /** What differs between the engines. */
@@ -72,6 +85,7 @@ export class SqlContext {
         keyVersion: Number(vault.key_version),
         rekeyRequired: Number(vault.rekey_required) === 1,
         roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+        itemLog: itemLogHead(vaultId, vault),
       },
       members: members.map((m): MemberState => ({
         userId: m.user_id,
@@ -94,6 +108,29 @@ export class SqlContext {
     const taken = await db.selectFrom("users").select("user_id").where("user_id", "=", user.userId).executeTakeFirst();
     if (taken) throw conflict("A user with this signing key already exists", "signingPublicKey");
   }
+}
+
+/** The vault row's item-log head, or null for a vault without a log. */
+export function itemLogHead(vaultId: VaultId, v: LockedVault): ItemLogHead | null {
+  if (v.item_seq === null || v.item_hash === null) return null;
+  return {
+    vaultId,
+    seq: Number(v.item_seq),
+    head: v.item_hash,
+    keyVersion: Number(v.key_version),
+    baseSeq: Number(v.item_base_seq),
+    rosterSeq: Number(v.item_roster_seq),
+  };
+}
+
+/** Stores a checked item link and moves the vault's head to it, in the write's transaction. */
+export async function appendItemLink(trx: Db, vaultId: VaultId, entry: ItemLogEntry, now: string): Promise<void> {
+  await trx.insertInto("item_links").values({ vault_id: vaultId, seq: entry.head.seq, link: entry.json, created_at: now }).execute();
+  await trx
+    .updateTable("vaults")
+    .set({ item_seq: entry.head.seq, item_hash: entry.head.head, item_base_seq: entry.head.baseSeq, item_roster_seq: entry.head.rosterSeq })
+    .where("vault_id", "=", vaultId)
+    .execute();
 }
 
 export function chunks<T>(rows: readonly T[], size: number): T[][] {

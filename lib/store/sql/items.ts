@@ -4,8 +4,9 @@ import { conflict, notFound } from "../../errors";
 import { assertKeyVersion } from "../../domain/rekey";
 import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
 import { sql } from "kysely";
-import type { ArgsOf, ItemRecord, ItemStore, VaultStore } from "../port";
-import type { Db, SqlContext } from "./context";
+import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore, VaultStore } from "../port";
+import { appendItemLink, itemLogHead, type Db, type SqlContext } from "./context";
+import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange, type ItemLink, type ItemLogHead } from "../../domain/item-log";
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
 
@@ -33,6 +34,13 @@ function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable |
   return db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
 }
 
+interface LockedForItems {
+  keyVersion: number;
+  itemLog: ItemLogHead | null;
+  rosterSeq: number | null;
+  signingPublicKey: string;
+}
+
 export class SqlItems implements ItemStore {
   /** `vaults` answers the membership reads (its prepared statement). */
   constructor(
@@ -45,18 +53,43 @@ export class SqlItems implements ItemStore {
    * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
    * that two writes cannot both fit under the vault's limit and together pass it.
    */
-  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<{ keyVersion: number }> {
+  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItems> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
       (await trx
-        .selectFrom("vault_members")
-        .select("role")
-        .where("vault_id", "=", vaultId)
-        .where("user_id", "=", actorId)
+        .selectFrom("vault_members as m")
+        .innerJoin("users as u", "u.user_id", "m.user_id")
+        .select(["m.role", "u.signing_public_key"])
+        .where("m.vault_id", "=", vaultId)
+        .where("m.user_id", "=", actorId)
         .executeTakeFirst());
     if (!vault || !member) throw notFound("Vault");
-    return { keyVersion: Number(vault.key_version) };
+    return {
+      keyVersion: Number(vault.key_version),
+      itemLog: itemLogHead(vaultId, vault),
+      rosterSeq: vault.roster_seq === null ? null : Number(vault.roster_seq),
+      signingPublicKey: member.signing_public_key,
+    };
+  }
+
+  /** The write's step in the vault's item log (decideItemLinkStep), stored in the write's transaction. */
+  private async logStep(
+    trx: Db,
+    locked: LockedForItems,
+    args: { vaultId: VaultId; actorId: UserId; itemLink?: ItemLink; now: string },
+    change: ItemChange,
+    keyVersionAfter = locked.keyVersion,
+  ): Promise<void> {
+    const entry = decideItemLinkStep(args.itemLink, {
+      vaultId: args.vaultId,
+      head: locked.itemLog,
+      rosterSeq: locked.rosterSeq,
+      keyVersionAfter,
+      actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
+      change,
+    });
+    if (entry) await appendItemLink(trx, args.vaultId, entry, args.now);
   }
 
   /** What the vault holds: its items, and their ciphertext's bytes. */
@@ -92,13 +125,16 @@ export class SqlItems implements ItemStore {
     return toItem(row);
   }
 
-  async createItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+  async createItem(args: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
+    const { vaultId, actorId, itemId, write, limits, now, events } = args;
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const { keyVersion } = locked;
       assertKeyVersion(keyVersion, write.keyVersion);
       if (await itemRow(trx, vaultId, itemId)) throw conflict("An item with this itemId already exists", "itemId");
       decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 1, bytes: itemBytes(write) }, limits);
+      await this.logStep(trx, locked, args, { op: "create", itemId, after: { revision: 1, sha256: itemDigestOf(write) } });
       const row: ItemsTable = {
         item_id: itemId,
         vault_id: vaultId,
@@ -114,10 +150,12 @@ export class SqlItems implements ItemStore {
     });
   }
 
-  async updateItem({ vaultId, actorId, itemId, write, limits, now, events }: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+  async updateItem(args: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
+    const { vaultId, actorId, itemId, write, limits, now, events } = args;
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      const { keyVersion } = await this.lockForItems(trx, vaultId, actorId, "update");
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const { keyVersion } = locked;
       const row = await itemRow(trx, vaultId, itemId);
       if (!row) throw notFound("Item");
       if (write.revision !== undefined && write.revision !== Number(row.revision)) {
@@ -126,6 +164,13 @@ export class SqlItems implements ItemStore {
       assertKeyVersion(keyVersion, write.keyVersion);
       const growth = itemBytes(write) - itemBytes({ encryptedData: row.encrypted_data, encryptedName: row.encrypted_name });
       if (growth > 0) decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 0, bytes: growth }, limits);
+      const revision = Number(row.revision);
+      await this.logStep(trx, locked, args, {
+        op: "update",
+        itemId,
+        before: { revision, sha256: itemDigestOf({ encryptedName: row.encrypted_name, encryptedData: row.encrypted_data }) },
+        after: { revision: revision + 1, sha256: itemDigestOf(write) },
+      });
       const updated: ItemsTable = {
         ...row,
         encrypted_data: write.encryptedData,
@@ -152,12 +197,70 @@ export class SqlItems implements ItemStore {
     });
   }
 
-  async deleteItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
+  async deleteItem(args: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
+    const { vaultId, actorId, itemId, events } = args;
     await this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      await this.lockForItems(trx, vaultId, actorId, "share");
+      // Exclusive: a vault's item log takes one link at a time.
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const row = await itemRow(trx, vaultId, itemId);
+      if (!row) throw notFound("Item");
+      await this.logStep(trx, locked, args, {
+        op: "delete",
+        itemId,
+        before: {
+          revision: Number(row.revision),
+          sha256: itemDigestOf({ encryptedName: row.encrypted_name, encryptedData: row.encrypted_data }),
+        },
+      });
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw notFound("Item");
     });
+  }
+
+  async appendCheckpoint(args: ArgsOf<ItemStore["appendCheckpoint"]>): Promise<void> {
+    const { vaultId, actorId } = args;
+    await this.c.tx(async (trx) => {
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const set = await this.itemSet(trx, vaultId);
+      await this.logStep(trx, locked, args, { op: "checkpoint", count: set.size, setDigest: itemSetDigestOf(set) });
+    });
+  }
+
+  async readItemLog({ vaultId, actorId, from, limit }: ArgsOf<ItemStore["readItemLog"]>): Promise<ItemLogPage> {
+    const vault = await this.vaults.getVault({ vaultId, userId: actorId });
+    const head = await this.c.db
+      .selectFrom("vaults")
+      .select(["item_seq", "item_base_seq"])
+      .where("vault_id", "=", vault.vaultId)
+      .executeTakeFirstOrThrow();
+    if (head.item_seq === null) return { links: [], baseSeq: null, next: null };
+    const baseSeq = Number(head.item_base_seq);
+    const rows = await this.c.db
+      .selectFrom("item_links")
+      .select(["seq", "link"])
+      .where("vault_id", "=", vaultId)
+      .where("seq", ">=", from ?? baseSeq)
+      .orderBy("seq")
+      .limit(limit + 1)
+      .execute();
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    return { links: page.map((r) => JSON.parse(r.link) as unknown), baseSeq, next: more ? Number(rows[limit]!.seq) : null };
+  }
+
+  /** Every item of the vault as the log names it: revision and ciphertext digest. */
+  private async itemSet(trx: Db, vaultId: VaultId): Promise<Map<string, { revision: number; sha256: string }>> {
+    const rows = await trx
+      .selectFrom("items")
+      .select(["item_id", "revision", "encrypted_name", "encrypted_data"])
+      .where("vault_id", "=", vaultId)
+      .execute();
+    return new Map(
+      rows.map((r) => [
+        r.item_id,
+        { revision: Number(r.revision), sha256: itemDigestOf({ encryptedName: r.encrypted_name, encryptedData: r.encrypted_data }) },
+      ]),
+    );
   }
 }

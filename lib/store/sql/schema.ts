@@ -43,6 +43,19 @@ export interface VaultsTable {
   /** The signed roster's head; null for a vault without one. */
   roster_seq: number | null;
   roster_hash: string | null;
+  /** The signed item log's head (sdk/item-log.ts); null for a vault without one. */
+  item_seq: number | null;
+  item_hash: string | null;
+  item_base_seq: number | null;
+  item_roster_seq: number | null;
+}
+
+export interface ItemLinksTable {
+  vault_id: VaultId;
+  seq: number;
+  /** The link's canonical JSON, signature included. */
+  link: string;
+  created_at: string;
 }
 
 export interface RosterLinksTable {
@@ -128,6 +141,7 @@ export interface Database {
   vault_members: VaultMembersTable;
   items: ItemsTable;
   roster_links: RosterLinksTable;
+  item_links: ItemLinksTable;
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;

@@ -14,7 +14,8 @@ import {
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
-import { chunks, type Db, type EngineOps, type SqlContext } from "./context";
+import { appendItemLink, chunks, type Db, type EngineOps, type SqlContext } from "./context";
+import { decideRekeyItemStep } from "../../domain/item-log";
 import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
@@ -221,6 +222,7 @@ export class SqlVaults implements VaultStore {
       requirePermission(await this.c.snapshot(trx, vaultId), actorId, "delete");
       await trx.deleteFrom("items").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("roster_links").where("vault_id", "=", vaultId).execute();
+      await trx.deleteFrom("item_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vaults").where("vault_id", "=", vaultId).execute();
     });
@@ -344,6 +346,16 @@ export class SqlVaults implements VaultStore {
         );
       const keyVersion = snap!.vault.keyVersion + 1;
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
+      const itemStep = decideRekeyItemStep(rekey.itemLink, {
+        vaultId,
+        head: snap!.vault.itemLog,
+        rosterSeqAfter: roster?.seq ?? snap!.vault.roster?.seq ?? null,
+        keyVersionAfter: keyVersion,
+        actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
+        current: new Map(current.map((r) => [r.item_id, Number(r.revision)])),
+        items: rekey.items,
+      });
+      if (itemStep) await appendItemLink(trx, vaultId, itemStep, now);
 
       // Batched: one statement per chunk of rows, not one per row.
       for (const chunk of chunks(rekey.newKeys, this.c.engine.batchRows)) {

@@ -5,6 +5,7 @@ import * as m003 from "./003_items_per_vault";
 import * as m004 from "./004_vault_roster";
 import * as m005 from "./005_statements";
 import * as m006 from "./006_outbox";
+import * as m007 from "./007_item_log";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "004_vault_roster": m004,
   "005_statements": m005,
   "006_outbox": m006,
+  "007_item_log": m007,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,275 @@
+/**
+ * The signed item log: per vault, an append-only, hash-chained list of links, one per item
+ * create, update and delete, per rekey, and per checkpoint, each signed by the member who made
+ * it. Built like the roster (sdk/roster.ts: the same canonical encoding, a context string of its
+ * own, seq and prev), it makes a vault's *contents* tamper-evident: a client that follows the log
+ * knows which items the vault holds, at which revision, with which ciphertext (by SHA-256), and
+ * which were deleted, without trusting the server's word for any of it.
+ *
+ * Reading stays cheap through **base links**: a `checkpoint` (any member, any time) and a `rekey`
+ * carry the digest of the whole item set after them. A client checks a listing against the last
+ * base link it was shown plus the links after it: items the later links touch must be exactly as
+ * the last link touching them says (or absent, when it deleted them); every other item, together
+ * with the state the later links found their items in (`prevSha256`, `revision - 1`), must give
+ * the base's digest.
+ *
+ * This file is the protocol, once: fields, canonical bytes, hash, signature, the chain rules, the
+ * item set's digest and the reconstruction above. The server checks each new link with the same
+ * `parseItemLink` and `applyItemLink` (lib/domain/item-log.ts). Pure: WebCrypto only, no Node API.
+ */
+import { canonicalJson } from "./canonical";
+import { fromBase64, toBase64, utf8, type Bytes } from "./encoding";
+import { ed25519Sign, ed25519Verify, type CryptoKey } from "./primitives";
+import {
+  checkAtAndSig,
+  ED25519_SIG,
+  exactKeys,
+  fail,
+  GENESIS_PREV,
+  HEX64,
+  int,
+  oneOf,
+  sha256Hex,
+  str,
+  TIMESTAMP,
+  UUID_LOWER,
+} from "./roster";
+
+export { RosterLinkError as ItemLinkError } from "./roster";
+
+export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "rekey"] as const;
+export type ItemLinkOp = (typeof ITEM_LINK_OPS)[number];
+
+/** Prepended to a link's canonical bytes before signing: an item link's signature is never valid as anything else. */
+export const ITEM_LINK_CONTEXT = "vault-item-link/v1\n";
+/** How many links after the last base link make a client that holds the whole item set sign a checkpoint. */
+export const CHECKPOINT_EVERY = 1_000;
+/** The request field that carries an item link. */
+export const ITEM_LINK_FIELD = "itemLink";
+
+/** An item as the log knows it: its revision and the SHA-256 (hex) of its ciphertexts (`itemDigest`). */
+export interface ItemState {
+  revision: number;
+  sha256: string;
+}
+
+export interface UnsignedItemLink {
+  vaultId: string;
+  seq: number;
+  /** SHA-256 (hex) of the previous link's canonical bytes; GENESIS_PREV at seq 0. */
+  prev: string;
+  op: ItemLinkOp;
+  actorId: string;
+  /** When the actor signed it: the signer's claim, not checked against a clock. */
+  at: string;
+  /** The vault's key version after the link (a rekey's is one more than the link before's). */
+  keyVersion: number;
+  /** The roster head's seq the actor signed against: never lower than the link before's. */
+  rosterSeq: number;
+  /** create, update, delete: the item. */
+  itemId?: string;
+  /** create (1), update: the item's revision after the link; delete: the revision deleted. */
+  revision?: number;
+  /** create, update: `itemDigest` of the new ciphertexts. */
+  sha256?: string;
+  /** update, delete: `itemDigest` of the ciphertexts the item had before (delete's tombstone names what it deleted). */
+  prevSha256?: string;
+  /** checkpoint, rekey: how many items the vault holds after the link. */
+  count?: number;
+  /** checkpoint, rekey: `itemSetDigest` of the vault's items after the link. */
+  setDigest?: string;
+}
+
+export interface ItemLink extends UnsignedItemLink {
+  /** Ed25519 by the actor over ITEM_LINK_CONTEXT + the canonical bytes, base64. */
+  sig: string;
+}
+
+const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "rosterSeq", "sig"];
+const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
+  checkpoint: ["count", "setDigest"],
+  rekey: ["count", "setDigest"],
+  create: ["itemId", "revision", "sha256"],
+  update: ["itemId", "revision", "sha256", "prevSha256"],
+  delete: ["itemId", "revision", "prevSha256"],
+};
+
+/** A base link fixes the whole item set (its digest): reading starts from the last one. */
+export const isBase = (link: UnsignedItemLink): boolean => link.op === "checkpoint" || link.op === "rekey";
+
+// ---- Bytes and digests -------------------------------------------------------------------------
+
+function canonicalBody(link: UnsignedItemLink): string {
+  const { sig: _sig, ...body } = link as ItemLink;
+  return canonicalJson(body);
+}
+
+/** The link without its signature, canonically encoded: what its hash covers. */
+export const itemLinkBytes = (link: UnsignedItemLink): Bytes => utf8(canonicalBody(link));
+/** What the actor signs: the context string, then the canonical bytes. */
+export const itemLinkSigningBytes = (link: UnsignedItemLink): Bytes => utf8(ITEM_LINK_CONTEXT + canonicalBody(link));
+export const itemLinkHash = (link: UnsignedItemLink): Promise<string> => sha256Hex(itemLinkBytes(link));
+
+/** The bytes an item's digest covers: its two ciphertexts as stored (canonical base64), name first, joined by "." (not a base64 character). */
+export const itemDigestBytes = (item: { encryptedName: string; encryptedData: string }): Bytes =>
+  utf8(`${item.encryptedName}.${item.encryptedData}`);
+export const itemDigest = (item: { encryptedName: string; encryptedData: string }): Promise<string> => sha256Hex(itemDigestBytes(item));
+
+/** The bytes a set digest covers: `[{itemId, revision, sha256}, ...]` sorted by itemId, canonical JSON. */
+export function itemSetBytes(items: Iterable<readonly [string, ItemState]>): Bytes {
+  const entries = [...items].map(([itemId, s]) => ({ itemId, revision: s.revision, sha256: s.sha256 }));
+  entries.sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
+  return utf8(canonicalJson(entries));
+}
+export const itemSetDigest = (items: Iterable<readonly [string, ItemState]>): Promise<string> => sha256Hex(itemSetBytes(items));
+
+export async function signItemLink(link: UnsignedItemLink, signingPrivateKey: CryptoKey): Promise<ItemLink> {
+  return { ...link, sig: toBase64(await ed25519Sign(signingPrivateKey, itemLinkSigningBytes(link))) };
+}
+
+export async function itemLinkSignatureVerifies(link: ItemLink, signingPublicKeyRaw: Bytes): Promise<boolean> {
+  try {
+    return await ed25519Verify(signingPublicKeyRaw, itemLinkSigningBytes(link), fromBase64(link.sig));
+  } catch {
+    return false;
+  }
+}
+
+// ---- Format ------------------------------------------------------------------------------------
+
+/** A link as received (JSON), checked field by field: exactly the fields its operation carries. Throws `ItemLinkError` naming the field. */
+export function parseItemLink(raw: unknown): ItemLink {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail(ITEM_LINK_FIELD, "an item link must be an object");
+  const o = raw as Record<string, unknown>;
+  const op = oneOf<ItemLinkOp>(o, "op", ITEM_LINK_OPS);
+  const fields = [...COMMON_FIELDS, ...OP_FIELDS[op]];
+  exactKeys(o, fields, "");
+  for (const f of fields) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
+  const link: ItemLink = {
+    vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
+    seq: int(o, "seq", 0),
+    prev: str(o, "prev", HEX64, "64 lower-case hex digits"),
+    op,
+    actorId: str(o, "actorId", UUID_LOWER, "a lower-case UUID"),
+    at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
+    keyVersion: int(o, "keyVersion", 1),
+    rosterSeq: int(o, "rosterSeq", 0),
+    sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
+  };
+  checkAtAndSig(link);
+  if (o.itemId !== undefined) link.itemId = str(o, "itemId", UUID_LOWER, "a lower-case UUID");
+  if (o.revision !== undefined) link.revision = int(o, "revision", 1);
+  if (o.sha256 !== undefined) link.sha256 = str(o, "sha256", HEX64, "64 lower-case hex digits");
+  if (o.prevSha256 !== undefined) link.prevSha256 = str(o, "prevSha256", HEX64, "64 lower-case hex digits");
+  if (o.count !== undefined) link.count = int(o, "count", 0);
+  if (o.setDigest !== undefined) link.setDigest = str(o, "setDigest", HEX64, "64 lower-case hex digits");
+  if (op === "create" && link.revision !== 1) fail("revision", "a created item's revision is 1");
+  if (op === "update" && link.revision! < 2) fail("revision", "an updated item's revision is at least 2");
+  return link;
+}
+
+// ---- Rules -------------------------------------------------------------------------------------
+
+/** Where a log stands: its last link, the vault's key version there, and the last base link's seq. */
+export interface ItemLogHead {
+  vaultId: string;
+  seq: number;
+  head: string;
+  keyVersion: number;
+  rosterSeq: number;
+  /** The seq of the last checkpoint or rekey link. */
+  baseSeq: number;
+}
+
+/**
+ * The head after `link`, or `ItemLinkError` when the link does not follow from `before` (null: the
+ * log is empty, and starts with a checkpoint). Checks the chain (vault, seq, prev), the key
+ * version (a rekey's is the one before's plus one, every other link keeps it) and that the roster
+ * seq never goes back. What the link says of items is checked against a known set by
+ * `applyToItems`; signatures and the actor's membership are the caller's to check.
+ */
+export function applyItemLink(before: ItemLogHead | null, link: ItemLink, hash: string): ItemLogHead {
+  if (before === null) {
+    if (link.seq !== 0) fail("seq", `the item log starts at seq 0, not ${link.seq}`);
+    if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
+    if (link.op !== "checkpoint") fail("op", `an item log starts with a checkpoint, not ${link.op}`);
+  } else {
+    if (link.vaultId !== before.vaultId) fail("vaultId", `the link names vault ${link.vaultId}, not ${before.vaultId}`);
+    if (link.seq !== before.seq + 1) fail("seq", `the next link's seq is ${before.seq + 1}, not ${link.seq}`);
+    if (link.prev !== before.head) fail("prev", `prev is not the hash of link ${before.seq}`);
+    const keyVersion = link.op === "rekey" ? before.keyVersion + 1 : before.keyVersion;
+    if (link.keyVersion !== keyVersion) fail("keyVersion", `the vault's key version at this link is ${keyVersion}, not ${link.keyVersion}`);
+    if (link.rosterSeq < before.rosterSeq) fail("rosterSeq", `rosterSeq goes back from ${before.rosterSeq} to ${link.rosterSeq}`);
+  }
+  return {
+    vaultId: link.vaultId,
+    seq: link.seq,
+    head: hash,
+    keyVersion: link.keyVersion,
+    rosterSeq: link.rosterSeq,
+    baseSeq: isBase(link) ? link.seq : before!.baseSeq,
+  };
+}
+
+/**
+ * Applies what a create, update or delete link says to a known item set (in place), refusing a
+ * link that does not follow from it: a create of an item that exists, an update or delete of one
+ * that does not, or at another revision or ciphertext than the set holds. Base links change no
+ * entry here (a rekey's set is known only from a listing; a checkpoint's is compared by the caller).
+ */
+export function applyToItems(items: Map<string, ItemState>, link: ItemLink): void {
+  if (isBase(link)) return;
+  const id = link.itemId!;
+  const now = items.get(id);
+  if (link.op === "create") {
+    if (now) fail("itemId", `item ${id} already exists`);
+    items.set(id, { revision: 1, sha256: link.sha256! });
+    return;
+  }
+  if (!now) fail("itemId", `item ${id} does not exist`);
+  const revisionBefore = link.op === "update" ? link.revision! - 1 : link.revision!;
+  if (now.revision !== revisionBefore) fail("revision", `item ${id} is at revision ${now.revision}, the link follows revision ${revisionBefore}`);
+  if (now.sha256 !== link.prevSha256) fail("prevSha256", `prevSha256 is not the digest of item ${id} as it was`);
+  if (link.op === "delete") items.delete(id);
+  else items.set(id, { revision: link.revision!, sha256: link.sha256! });
+}
+
+/** The item state a link found its item in: absent before a create, else `revision - 1` (update) or `revision` (delete) with `prevSha256`. */
+export function stateBefore(link: ItemLink): ItemState | null {
+  if (link.op === "create") return null;
+  return { revision: link.op === "update" ? link.revision! - 1 : link.revision!, sha256: link.prevSha256! };
+}
+
+/** What an item listing must hold, given a base link and the links after it. */
+export interface ExpectedItems {
+  /** Items the links after the base touched: their state after the last such link, or null (deleted). */
+  touched: Map<string, ItemState | null>;
+  /** The state the first link after the base found each touched item in (null: it did not exist). */
+  atBase: Map<string, ItemState | null>;
+}
+
+export function expectedAfter(linksAfterBase: readonly ItemLink[]): ExpectedItems {
+  const touched = new Map<string, ItemState | null>();
+  const atBase = new Map<string, ItemState | null>();
+  for (const link of linksAfterBase) {
+    if (isBase(link)) continue;
+    const id = link.itemId!;
+    const before = stateBefore(link);
+    if (!atBase.has(id)) atBase.set(id, before);
+    else if (!sameState(touched.get(id)!, before))
+      fail("prevSha256", `link ${link.seq} does not follow from the state the link before left item ${id} in`);
+    touched.set(id, link.op === "delete" ? null : { revision: link.revision!, sha256: link.sha256! });
+  }
+  return { touched, atBase };
+}
+
+const sameState = (a: ItemState | null, b: ItemState | null): boolean =>
+  a === null || b === null ? a === b : a.revision === b.revision && a.sha256 === b.sha256;
+
+/** The item set at the base a listing implies: the untouched items as listed, each touched one as the links found it. */
+export function setAtBase(listed: ReadonlyMap<string, ItemState>, expected: ExpectedItems): Map<string, ItemState> {
+  const base = new Map<string, ItemState>();
+  for (const [id, s] of listed) if (!expected.touched.has(id)) base.set(id, s);
+  for (const [id, s] of expected.atBase) if (s) base.set(id, s);
+  return base;
+}

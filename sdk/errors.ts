@@ -53,7 +53,21 @@ export type SecurityProblem =
   /** The verified roster says a removed member still holds the key: rekey before writing or sharing. */
   | "REKEY_REQUIRED"
   /** The server answered another item (or vault) than the one asked for. */
-  | "ITEM_MISMATCH";
+  | "ITEM_MISMATCH"
+  /** A vault's signed item log breaks its rules: a link out of place, unsigned, by a non-member, or not following from the items before it. */
+  | "ITEM_LOG_BROKEN"
+  /** A vault's item log is shorter than one this client already saw, or differs from it at a seen link (a fork), or is gone. */
+  | "ITEM_LOG_ROLLBACK"
+  /** The server leaves out an item the signed item log holds. */
+  | "ITEM_DROPPED"
+  /** The server lists an item the signed item log deleted (or never created). */
+  | "ITEM_RESURRECTED"
+  /** The server shows an item at another revision than the signed item log's (an older version as the current one). */
+  | "ITEM_STALE"
+  /** The server's ciphertext of an item is not the one the signed item log names for its revision. */
+  | "ITEM_HASH_MISMATCH"
+  /** The item list does not add up to the digest of the log's last checkpoint and the links after it. */
+  | "ITEM_SET_MISMATCH";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

@@ -228,7 +228,8 @@ export function applyToItems(items: Map<string, ItemState>, link: ItemLink): voi
   }
   if (!now) fail("itemId", `item ${id} does not exist`);
   const revisionBefore = link.op === "update" ? link.revision! - 1 : link.revision!;
-  if (now.revision !== revisionBefore) fail("revision", `item ${id} is at revision ${now.revision}, the link follows revision ${revisionBefore}`);
+  if (now.revision !== revisionBefore)
+    fail("revision", `item ${id} is at revision ${now.revision}, the link follows revision ${revisionBefore}`);
   if (now.sha256 !== link.prevSha256) fail("prevSha256", `prevSha256 is not the digest of item ${id} as it was`);
   if (link.op === "delete") items.delete(id);
   else items.set(id, { revision: link.revision!, sha256: link.sha256! });

@@ -115,7 +115,12 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
         async handler(ctx: Ctx<{ vaultId: VaultId; itemLink: unknown }>) {
           const itemLink = parseRequestItemLink(ctx.params.itemLink);
           if (!itemLink) throw invalid("A checkpoint is an itemLink", "itemLink");
-          await store.items.appendCheckpoint({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, itemLink, now: clock.timestamp() });
+          await store.items.appendCheckpoint({
+            vaultId: ctx.params.vaultId,
+            actorId: callerOf(ctx).userId,
+            itemLink,
+            now: clock.timestamp(),
+          });
           return noContent(ctx);
         },
       },

@@ -9,6 +9,8 @@ import { ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, V
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
+import { itemDigest } from "../sdk/item-log";
+import type { ItemLogs } from "../sdk/client/item-log";
 
 /** The fastest derivation the SDK accepts, so the suite stays fast; production defaults are Argon2id. */
 const FAST_KDF = TEST_KDF;
@@ -292,11 +294,23 @@ describe("SDK end to end", () => {
       await ownerPins.set(carol.account.userId, keptPin!);
     });
 
-    test("an item ciphertext moved onto another item, through the real API, does not open", async () => {
+    test("an item ciphertext moved onto another item, through the real API with a valid signed link, does not open", async () => {
       const [one, two] = await owner.http.request<any>("GET", `/vaults/${vaultId}/items`).then((r) => r.items);
-      await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, {
-        body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName },
+      // A member's own client gone rogue: it signs the move, so the item log vouches for it; the associated data still refuses it.
+      const logs = (owner as any).items.logs as ItemLogs;
+      const log = (await logs.follow(vaultId, (await owner.verifiedRoster(vaultId))!))!;
+      const itemLink = await logs.sign(log.head, {
+        op: "update",
+        itemId: two.itemId,
+        revision: two.revision + 1,
+        sha256: await itemDigest(one),
+        prevSha256: await itemDigest(two),
+        rosterSeq: log.head.rosterSeq,
       });
+      await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, {
+        body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName, itemLink },
+      });
+      await logs.saw(itemLink);
       await expect(owner.getItem(vaultId, two.itemId)).rejects.toMatchObject({ code: "TAMPERED" });
       await expect(carol.listItems(vaultId)).rejects.toBeInstanceOf(SecurityError);
       await expect(owner.getItem(vaultId, one.itemId)).resolves.toMatchObject({ name: "one" });

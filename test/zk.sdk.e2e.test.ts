@@ -371,7 +371,8 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       method === "GET" && path === `/vaults/${team.vaultId}/items/${a.itemId}`
         ? { ...body, encryptedData: bRecord.encryptedData, encryptedName: bRecord.encryptedName }
         : body;
-    await refusedWithoutChange(team.vaultId, "TAMPERED", () => victim.getItem(team.vaultId, a.itemId));
+    // Caught by the signed item log (its digest of a's ciphertext) before anything is decrypted; the associated data would refuse it too (sdk.e2e).
+    await refusedWithoutChange(team.vaultId, "ITEM_HASH_MISMATCH", () => victim.getItem(team.vaultId, a.itemId));
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items` ? { items: [bRecord, ...body.items] } : body;
     await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.listItems(team.vaultId));

@@ -116,7 +116,10 @@ function asRefusal<T>(check: () => T): T {
     if (err instanceof ItemLinkError) {
       const field = err.field === ITEM_LINK_FIELD ? ITEM_LINK_FIELD : `${ITEM_LINK_FIELD}.${err.field}`;
       if (RACED_FIELDS.has(err.field) || err.field === "stale")
-        throw conflict(`Item link: ${err.message}; read the item log again and sign on its head`, err.field === "stale" ? `${ITEM_LINK_FIELD}.seq` : field);
+        throw conflict(
+          `Item link: ${err.message}; read the item log again and sign on its head`,
+          err.field === "stale" ? `${ITEM_LINK_FIELD}.seq` : field,
+        );
       throw invalid(`Item link: ${err.message}`, field);
     }
     throw err;
@@ -158,7 +161,8 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
     const after = applyItemLink(head, link, hash);
     if (link.keyVersion !== check.keyVersionAfter)
       throw mismatch("keyVersion", `the vault's key version after this write is ${check.keyVersionAfter}, not ${link.keyVersion}`);
-    if (link.rosterSeq > check.rosterSeq!) throw mismatch("rosterSeq", `the vault's roster is at seq ${check.rosterSeq}, not ${link.rosterSeq}`);
+    if (link.rosterSeq > check.rosterSeq!)
+      throw mismatch("rosterSeq", `the vault's roster is at seq ${check.rosterSeq}, not ${link.rosterSeq}`);
     describesChange(link, change);
     return { head: after, json: canonicalJson(link) };
   });

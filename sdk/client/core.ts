@@ -3,6 +3,7 @@
  * only), what this device remembers (pins, seen roster heads), and the vault keys opened in this
  * session. The parts (session, trust, vaults, members, rekey, items, invites, audit) each take it.
  */
+import { CHECKPOINT_EVERY } from "../item-log";
 import type { Bytes } from "../encoding";
 import { ApiError } from "../errors";
 import { Transport, type Tokens } from "../http";
@@ -35,6 +36,8 @@ export interface VaultClientOptions {
   /** Where the master key is derived (the slow, memory-hard step); in this thread by default. A browser passes one that runs it in a Web Worker. */
   deriveMasterKey?: DeriveMasterKey;
   fetch?: typeof fetch;
+  /** Links after a vault's last checkpoint that make this client sign a new one when it holds the whole item set (CHECKPOINT_EVERY by default). */
+  checkpointEvery?: number;
 }
 
 export class ClientCore {
@@ -46,6 +49,7 @@ export class ClientCore {
   readonly kdfMemory: KdfMemory;
   readonly inviteSecrets: InviteSecretStore;
   readonly derive: DeriveMasterKey | undefined;
+  readonly checkpointEvery: number;
   /** Vault keys opened in this session, by vault, with the key version and the very wrap (base64) they were opened from. */
   readonly vaultKeys = new Map<string, { keyVersion: number; wrap: string; key: Bytes }>();
 
@@ -57,6 +61,7 @@ export class ClientCore {
     this.kdfMemory = opts.kdfMemory ?? new MemoryValues();
     this.inviteSecrets = opts.inviteSecrets ?? new MemoryValues();
     this.derive = opts.deriveMasterKey;
+    this.checkpointEvery = opts.checkpointEvery ?? CHECKPOINT_EVERY;
   }
 
   get account(): Account {

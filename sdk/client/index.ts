@@ -14,6 +14,7 @@ import { Audit } from "./audit";
 import { ClientCore, type VaultClientOptions } from "./core";
 import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
+import { ItemLogs } from "./item-log";
 import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { Rosters } from "./roster";
@@ -64,7 +65,7 @@ export class VaultClient {
     this.rosters = new Rosters(this.core, this.trust);
     this.vaults = new Vaults(this.core, this.trust, this.rosters);
     this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
-    this.items = new Items(this.core, this.vaults);
+    this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters));
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
     this.audit = new Audit(this.core);
   }

@@ -6,9 +6,12 @@
 import { SecurityError } from "../errors";
 import { isCanonicalId } from "../ids";
 import { openItem, sealItem, type ItemContent } from "../items";
+import { itemDigest, type ItemState } from "../item-log";
+import { checkItemAgainst, itemLogRaced, type FollowedLog, type ItemLogs } from "./item-log";
+import type { Rosters } from "./roster";
 import type { ClientCore } from "./core";
 import type { Bytes } from "../encoding";
-import type { Item, StoredItem } from "./types";
+import type { Item, StoredItem, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
 
 /** Items asked for per page of a vault's list. */
@@ -16,10 +19,15 @@ export const ITEM_PAGE = 500;
 /** More items than any vault can hold (the server's VAULT_MAX_ITEMS is 50,000 by default). */
 export const MAX_LISTED_ITEMS = 1_000_000;
 
+/** How often a write is signed again after another write took its place in the item log (each time after a short random pause). */
+const MAX_LOG_ATTEMPTS = 20;
+
 export class Items {
   constructor(
     private readonly core: ClientCore,
     private readonly vaults: Vaults,
+    private readonly rosters: Rosters,
+    readonly logs: ItemLogs,
   ) {}
 
   /**
@@ -58,16 +66,39 @@ export class Items {
     return all;
   }
 
-  /** Every item of the vault, opened (each checked against this vault and its own id, each id once). */
+  /**
+   * The vault's items as stored, and on a signed vault checked against its signed item log (read
+   * before and after the listing; a write landing in between makes it read again, twice at most).
+   * A signed vault without a log yet has it started here, from this listing (trusted on first use).
+   */
+  async listCheckedItems(vaultId: string, vault: Vault, roster: VerifiedRoster | null): Promise<StoredItem[]> {
+    if (!roster) return this.listStoredItems(vaultId);
+    for (let attempt = 1; ; attempt++) {
+      const before = await this.logs.follow(vaultId, roster);
+      const stored = await this.listStoredItems(vaultId);
+      if (!before) {
+        if (attempt >= 3) throw new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId} does not start`);
+        await this.logs.start(vaultId, vault.keyVersion, roster.state.seq, stored);
+        continue;
+      }
+      const after = await this.logs.follow(vaultId, roster);
+      if (after && (after.head.seq === before.head.seq || attempt >= 3)) {
+        await this.logs.checkListing(vaultId, after, stored);
+        return stored;
+      }
+    }
+  }
+
+  /** Every item of the vault, opened (each checked against this vault and its own id, each id once, and the signed item log). */
   async listItems(vaultId: string): Promise<Item[]> {
     let vaultKey: Bytes;
     let stored: StoredItem[];
     // A rekey that lands while the pages are read leaves items under a newer key than the one
     // opened: the listing starts over (twice at most) rather than report them as tampered.
     for (let attempt = 1; ; attempt++) {
-      const { vault, key } = await this.vaults.openCurrent(vaultId);
+      const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
       vaultKey = key;
-      stored = await this.listStoredItems(vaultId);
+      stored = await this.listCheckedItems(vaultId, vault, roster);
       const newer = stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
       if (!newer || attempt >= 3) break;
     }
@@ -76,48 +107,152 @@ export class Items {
     return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
   }
 
-  /** The item asked for, opened under its own vault and id: another item's record (`ITEM_MISMATCH`) or ciphertext (`TAMPERED`) is refused. */
+  /**
+   * The item asked for, opened under its own vault and id: another item's record (`ITEM_MISMATCH`)
+   * or ciphertext (`TAMPERED`) is refused; on a signed vault, so is a revision or ciphertext other
+   * than the signed item log's, or an item it deleted (checked against the whole item set, which a
+   * first read of the vault checks and keeps).
+   */
   async getItem(vaultId: string, itemId: string): Promise<Item> {
-    const vaultKey = await this.vaults.openCurrentVault(vaultId);
+    for (let attempt = 1; ; attempt++) {
+      const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
+      const stored = await this.core.http.request<StoredItem>(
+        "GET",
+        `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
+      );
+      assertItem(stored, vaultId, itemId);
+      if (roster) {
+        let followed = await this.logs.follow(vaultId, roster);
+        if (!followed?.items) {
+          await this.listCheckedItems(vaultId, vault, roster);
+          followed = await this.logs.follow(vaultId, roster);
+        }
+        try {
+          checkItemAgainst(vaultId, followed!, stored.itemId, { revision: stored.revision, sha256: await itemDigest(stored) });
+        } catch (err) {
+          // A write to the item between the two reads: read both again once before calling it a lie.
+          if (err instanceof SecurityError && attempt < 2) continue;
+          throw err;
+        }
+      }
+      return toItem(stored, await openItem(key, vaultId, stored));
+    }
+  }
+
+  /**
+   * Runs a write on a signed vault's item log: `write` gets the verified head to sign its link on
+   * (starting the log first where the vault has none), and runs again on the new head when another
+   * write took the place (409 on `itemLink.*`).
+   */
+  private async logged<T>(
+    vaultId: string,
+    vault: { keyVersion: number },
+    roster: VerifiedRoster,
+    write: (log: FollowedLog) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let log = await this.logs.follow(vaultId, roster);
+      if (!log) {
+        await this.logs.start(vaultId, vault.keyVersion, roster.state.seq, await this.listStoredItems(vaultId));
+        log = await this.logs.follow(vaultId, roster);
+        if (!log) throw new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId} does not start`);
+      }
+      try {
+        return await write(log);
+      } catch (err) {
+        if (!(itemLogRaced(err) && attempt < MAX_LOG_ATTEMPTS)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
+      }
+    }
+  }
+
+  /** An item's state before a write: as the verified set holds it, or as the server answers it (the server checks the link against what it stores). */
+  private async stateOf(vaultId: string, log: FollowedLog, itemId: string): Promise<ItemState> {
+    const known = log.items?.get(itemId);
+    if (known) return known;
     const stored = await this.core.http.request<StoredItem>(
       "GET",
       `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
     );
     assertItem(stored, vaultId, itemId);
-    return toItem(stored, await openItem(vaultKey, vaultId, stored));
+    return { revision: stored.revision, sha256: await itemDigest(stored) };
   }
 
   /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
   addItem(vaultId: string, content: ItemContent): Promise<Item> {
     const itemId = globalThis.crypto.randomUUID();
-    return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+    return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
-      const stored = await this.core.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
-        body: { ...sealed, keyVersion },
+      const sha256 = await itemDigest(sealed);
+      return this.logged(vaultId, { keyVersion }, roster, async (log) => {
+        const itemLink = await this.logs.sign(log.head, { op: "create", itemId, revision: 1, sha256, rosterSeq: roster.state.seq });
+        const stored = await this.core.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
+          body: { ...sealed, keyVersion, itemLink },
+        });
+        assertItem(stored, vaultId, itemId);
+        await this.logs.saw(itemLink);
+        return toItem(stored, content);
       });
-      assertItem(stored, vaultId, itemId);
-      return toItem(stored, content);
     });
   }
 
   /** Replaces an item's content; with `revision`, only if nobody changed it since (else 409). */
   editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
-    return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion) => {
+    return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
-      const stored = await this.core.http.request<StoredItem>(
-        "PUT",
-        `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
-        {
-          body: { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, revision: opts.revision, keyVersion },
-        },
-      );
-      assertItem(stored, vaultId, itemId);
-      return toItem(stored, content);
+      const sha256 = await itemDigest(sealed);
+      return this.logged(vaultId, { keyVersion }, roster, async (log) => {
+        const before = await this.stateOf(vaultId, log, itemId);
+        const itemLink = await this.logs.sign(log.head, {
+          op: "update",
+          itemId: itemId.toLowerCase(),
+          revision: before.revision + 1,
+          sha256,
+          prevSha256: before.sha256,
+          rosterSeq: roster.state.seq,
+        });
+        const stored = await this.core.http.request<StoredItem>(
+          "PUT",
+          `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
+          {
+            body: {
+              encryptedData: sealed.encryptedData,
+              encryptedName: sealed.encryptedName,
+              revision: opts.revision,
+              keyVersion,
+              itemLink,
+            },
+          },
+        );
+        assertItem(stored, vaultId, itemId);
+        await this.logs.saw(itemLink);
+        return toItem(stored, content);
+      });
     });
   }
 
+  /** Deletes an item; on a signed vault with the log's `delete` link, which names the revision and ciphertext deleted. */
   async deleteItem(vaultId: string, itemId: string): Promise<void> {
-    await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
+    const roster = await this.rosters.verifiedRoster(vaultId);
+    if (!roster) {
+      await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`);
+      return;
+    }
+    const vault = await this.vaults.getVault(vaultId);
+    await this.logged(vaultId, vault, roster, async (log) => {
+      const before = await this.stateOf(vaultId, log, itemId);
+      const itemLink = await this.logs.sign(log.head, {
+        op: "delete",
+        itemId: itemId.toLowerCase(),
+        revision: before.revision,
+        prevSha256: before.sha256,
+        rosterSeq: roster.state.seq,
+      });
+      await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`, {
+        body: { itemLink },
+      });
+      await this.logs.saw(itemLink);
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { keyFingerprint } from "../keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
 import { GENESIS_PREV, memberDigest, rosterWraps, type RosterLink } from "../roster";
 import { mayDo, type VaultRole } from "../vault-roles";
+import { itemDigest, itemSetDigest, type ItemState } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Members } from "./members";
@@ -66,6 +67,7 @@ export class Rekeys {
       const oldKey = await this.vaults.openVault(vault, roster);
       return {
         oldKey,
+        roster,
         // The roster's members only, under the keys it recorded.
         recipients: [...roster.state.members.keys()],
         recordedKey: (userId) => roster.state.members.get(userId)?.key,
@@ -108,6 +110,7 @@ export class Rekeys {
       const recipients = listed.map((m) => m.userId).sort();
       return {
         oldKey,
+        roster: null,
         recipients,
         recordedKey: () => undefined,
         link: async (newKeys): Promise<RosterLink> => {
@@ -145,6 +148,8 @@ export class Rekeys {
     opts: RekeyOptions,
     plan: (vault: Vault) => Promise<{
       oldKey: Bytes;
+      /** The verified roster of a signed vault (null while adopting): its items are checked against the signed item log. */
+      roster: VerifiedRoster | null;
       recipients: string[];
       /** The key fingerprint the roster recorded for a recipient, which the keys used must have. */
       recordedKey: (userId: string) => string | undefined;
@@ -163,7 +168,8 @@ export class Rekeys {
         if (err instanceof ApiError && err.status === 409 && attempt < maxAttempts) continue;
         throw err;
       }
-      const stored = await this.items.listStoredItems(vaultId);
+      // On a signed vault, exactly the items its signed item log holds: a dropped item would otherwise be lost to the rekey.
+      const stored = await this.items.listCheckedItems(vaultId, vault, planned.roster);
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than
@@ -196,11 +202,24 @@ export class Rekeys {
         progress({ phase: "wraps", done: newKeys.length, total: planned.recipients.length });
       }
       const rosterLink = await planned.link(newKeys);
+      // The item log's rekey link: the new item set (each at its revision plus one), on the log's head.
+      const newSet = new Map<string, ItemState>();
+      for (const i of items) newSet.set(i.itemId, { revision: i.revision + 1, sha256: await itemDigest(i) });
+      const log = planned.roster && (await this.items.logs.follow(vaultId, planned.roster));
+      const itemLink =
+        log &&
+        (await this.items.logs.sign(log.head, {
+          op: "rekey",
+          keyVersion: vault.keyVersion + 1,
+          rosterSeq: rosterLink?.seq ?? planned.roster!.state.seq,
+          count: newSet.size,
+          setDigest: await itemSetDigest(newSet),
+        }));
 
       progress({ phase: "upload", done: 0, total: 1 });
       try {
         await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, {
-          body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink },
+          body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink, ...(itemLink && { itemLink }) },
         });
       } catch (err) {
         const raced =
@@ -209,6 +228,7 @@ export class Rekeys {
         throw err;
       }
       await this.rosters.sawRosterLink(rosterLink);
+      if (itemLink) await this.items.logs.saw(itemLink, newSet);
       progress({ phase: "upload", done: 1, total: 1 });
       const own = newKeys.find((k) => k.userId === this.core.account.userId)!;
       this.core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion + 1, wrap: own.encryptedVaultKey, key: newKey });

@@ -245,12 +245,13 @@ export class Vaults {
     return (await this.openCurrent(vaultId)).key;
   }
 
-  /** The vault as the server states it now, and its key opened (again, twice at most, when the vault changed meanwhile: 409). */
-  async openCurrent(vaultId: string): Promise<{ vault: Vault; key: Bytes }> {
+  /** The vault as the server states it now, its verified roster, and its key opened (again, twice at most, when the vault changed meanwhile: 409). */
+  async openCurrent(vaultId: string): Promise<{ vault: Vault; key: Bytes; roster: VerifiedRoster | null }> {
     for (let attempt = 1; ; attempt++) {
       try {
         const vault = await this.getVault(vaultId);
-        return { vault, key: await this.openVault(vault) };
+        const roster = await this.rosters.verifiedRoster(vault.vaultId);
+        return { vault, key: await this.openVault(vault, roster), roster };
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 409 && attempt < 3)) throw err;
       }

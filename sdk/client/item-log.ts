@@ -1,0 +1,474 @@
+/**
+ * A vault's signed item log as this client follows it (the protocol: ../item-log.ts): fetched from
+ * the head this device knows (or the last checkpoint), each link checked and its signature
+ * verified with the key the vault's roster recorded for a member at the roster seq the link names;
+ * never older than, nor forked from, a head this device saw; and every item listing compared with
+ * it. The links this client signs for its own writes, rekeys and checkpoints are made here too.
+ *
+ * What is kept: per vault, in memory, the verified head, the last base link and the links after it,
+ * and the whole item set once a listing was checked; on the device (the roster head store, key
+ * `items/<vaultId>`), the highest head seen.
+ */
+import { fromBase64, type Bytes } from "../encoding";
+import { ApiError, SecurityError } from "../errors";
+import {
+  applyItemLink,
+  applyToItems,
+  expectedAfter,
+  isBase,
+  itemDigest,
+  ItemLinkError,
+  itemLinkHash,
+  itemSetDigest,
+  parseItemLink,
+  setAtBase,
+  signItemLink,
+  itemLinkSignatureVerifies,
+  type ItemLink,
+  type ItemLogHead,
+  type ItemState,
+  type UnsignedItemLink,
+} from "../item-log";
+import { GENESIS_PREV } from "../roster";
+import { keyFingerprint } from "../keys";
+import { mayDo, type VaultRole } from "../vault-roles";
+import type { ClientCore } from "./core";
+import type { Trust } from "./trust";
+import type { Rosters } from "./roster";
+import type { StoredItem, VerifiedRoster } from "./types";
+
+/** Most links read to follow one log (pages of the server's size): far above CHECKPOINT_EVERY. */
+const MAX_FOLLOWED_LINKS = 1_000_000;
+
+/** The key the seen head is kept under in the device's head store (shared with rosters, by vault id). */
+export const itemHeadKey = (vaultId: string) => `items/${vaultId}`;
+
+/** A log as this client verified it. */
+export interface FollowedLog {
+  head: ItemLogHead;
+  /** The last checkpoint or rekey link, and every link after it, in order. */
+  base: ItemLink;
+  sinceBase: ItemLink[];
+  /** The whole item set at the head, once a listing was checked against the log. */
+  items?: Map<string, ItemState>;
+}
+
+/** The server's refusal of an item link because the log or the item moved on (409 on `itemLink.*`). */
+export function itemLogRaced(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 409 && (err.field ?? "").startsWith("itemLink");
+}
+
+/** Each member's recorded key and role over the roster's seqs: who could sign an item link at a given roster seq. */
+function membershipAt(roster: VerifiedRoster): (userId: string, rosterSeq: number) => { key: string; role: VaultRole } | undefined {
+  const spans = new Map<string, Array<{ from: number; to: number; key: string; role: VaultRole }>>();
+  const open = (userId: string, seq: number, key: string, role: VaultRole) => {
+    close(userId, seq);
+    const list = spans.get(userId) ?? [];
+    list.push({ from: seq, to: Infinity, key, role });
+    spans.set(userId, list);
+  };
+  const close = (userId: string, seq: number) => {
+    const last = spans.get(userId)?.at(-1);
+    if (last && last.to === Infinity) last.to = seq;
+  };
+  for (const link of roster.links) {
+    if (link.op === "create" || link.op === "add") open(link.subjectId!, link.seq, link.subjectKey!, link.role!);
+    else if (link.op === "adopt") for (const m of link.members!) open(m.userId, link.seq, m.key, m.role);
+    else if (link.op === "role") open(link.subjectId!, link.seq, link.subjectKey!, link.role!);
+    else if (link.op === "remove") close(link.subjectId!, link.seq);
+  }
+  return (userId, rosterSeq) => {
+    const span = spans.get(userId)?.find((s) => s.from <= rosterSeq && rosterSeq < s.to);
+    return span && { key: span.key, role: span.role };
+  };
+}
+
+const broken = (vaultId: string, message: string) => new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId}: ${message}`);
+
+export class ItemLogs {
+  private readonly known = new Map<string, FollowedLog>();
+  private headQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+    private readonly rosters: Rosters,
+  ) {}
+
+  /** Forgets what this client verified of a vault's log (the highest head seen stays). */
+  forget(vaultId: string): void {
+    this.known.delete(vaultId.toLowerCase());
+  }
+
+  private async fetch(vaultId: string, from: number | undefined): Promise<{ links: unknown[]; baseSeq: number | null }> {
+    const links: unknown[] = [];
+    let baseSeq: number | null = null;
+    let next: number | null | undefined = from;
+    let first = true;
+    do {
+      const page = await this.core.http.request<{ links: unknown; baseSeq: unknown; next: unknown }>(
+        "GET",
+        `/vaults/${encodeURIComponent(vaultId)}/item-log`,
+        { query: { from: next } },
+      );
+      if (!Array.isArray(page.links)) throw broken(vaultId, "the server's answer is not a list of links");
+      if (first) baseSeq = typeof page.baseSeq === "number" ? page.baseSeq : null;
+      first = false;
+      links.push(...page.links);
+      if (links.length > MAX_FOLLOWED_LINKS) throw broken(vaultId, `more than ${MAX_FOLLOWED_LINKS} links since the last checkpoint`);
+      if (page.next !== null && page.next !== undefined && (typeof page.next !== "number" || page.links.length === 0))
+        throw broken(vaultId, "the server's next page does not follow");
+      next = page.next as number | null;
+    } while (next !== null && next !== undefined);
+    return { links, baseSeq };
+  }
+
+  /**
+   * The vault's item log, followed and verified from what this client knows (or the last base
+   * link), never back from nor forked from the highest head this device saw. Null for a vault
+   * without a log (refused when this device saw one: `ITEM_LOG_ROLLBACK`).
+   */
+  async follow(rawVaultId: string, roster: VerifiedRoster): Promise<FollowedLog | null> {
+    const vaultId = rawVaultId.toLowerCase();
+    const known = this.known.get(vaultId);
+    const seen = await this.core.rosterHeads.get(itemHeadKey(vaultId));
+    const start = Math.min(known?.head.seq ?? Infinity, seen?.seq ?? Infinity);
+    let res = await this.fetch(vaultId, Number.isFinite(start) ? start : undefined);
+    if (res.links.length === 0) {
+      if (known || seen)
+        throw new SecurityError(
+          "ITEM_LOG_ROLLBACK",
+          `the server shows vault ${vaultId} without an item log, but this client saw its link ${known?.head.seq ?? seen!.seq}: its item history would be undone`,
+        );
+      return null;
+    }
+    let links = res.links.map((raw, i) => this.parse(vaultId, raw, i));
+    // Without the links since the last base link, read back to it (a device that was away, or a new one).
+    const reachesBase = links.some(isBase) || (known && links[0]!.seq === known.head.seq);
+    if (!reachesBase && res.baseSeq !== null && res.baseSeq < links[0]!.seq) {
+      res = await this.fetch(vaultId, res.baseSeq);
+      links = res.links.map((raw, i) => this.parse(vaultId, raw, i));
+    }
+    const first = links[0]!;
+    if (Number.isFinite(start) && first.seq > start)
+      throw new SecurityError(
+        "ITEM_LOG_ROLLBACK",
+        `the server's item log of vault ${vaultId} starts after link ${start}, which this client saw`,
+      );
+
+    // The chain, link by link, from the one before the first (as the first names it).
+    let head: ItemLogHead | null =
+      first.seq === 0
+        ? null
+        : {
+            vaultId,
+            seq: first.seq - 1,
+            head: first.prev,
+            keyVersion: first.op === "rekey" ? first.keyVersion - 1 : first.keyVersion,
+            rosterSeq: 0,
+            baseSeq: -1,
+          };
+    const hashes = new Map<number, string>();
+    for (const link of links) {
+      try {
+        head = applyItemLink(head, link, await itemLinkHash(link));
+      } catch (err) {
+        if (err instanceof ItemLinkError) throw broken(vaultId, `link ${link.seq} is invalid (${err.field}): ${err.message}`);
+        throw err;
+      }
+      hashes.set(link.seq, head.head);
+    }
+    const last = head!;
+    for (const [what, at] of [
+      ["saw", seen ? { seq: seen.seq, hash: seen.hash } : undefined],
+      ["verified", known ? { seq: known.head.seq, hash: known.head.head } : undefined],
+    ] as const) {
+      if (!at) continue;
+      if (last.seq < at.seq)
+        throw new SecurityError(
+          "ITEM_LOG_ROLLBACK",
+          `the server shows the item log of vault ${vaultId} up to link ${last.seq}, but this client ${what} link ${at.seq}: later writes, such as a deletion or a new password, would be undone`,
+        );
+      if (hashes.get(at.seq) !== at.hash)
+        throw new SecurityError(
+          "ITEM_LOG_ROLLBACK",
+          `the server shows the item log of vault ${vaultId} with another link ${at.seq} than the one this client ${what}: a forked history`,
+        );
+    }
+    if (first.seq === 0 && first.prev !== GENESIS_PREV) throw broken(vaultId, "its first link does not start a log");
+    await this.checkSigners(vaultId, known ? links.filter((l) => l.seq > known.head.seq) : links, roster);
+
+    // What is known now: the base and the links since, and the item set where it follows from a known one.
+    const baseIndex = links.findLastIndex(isBase);
+    let followed: FollowedLog;
+    const newLinks = known ? links.filter((l) => l.seq > known.head.seq) : links;
+    if (known && !newLinks.some(isBase)) {
+      let items: Map<string, ItemState> | undefined;
+      if (known.items) {
+        items = new Map(known.items);
+        for (const link of newLinks) {
+          try {
+            applyToItems(items, link);
+          } catch (err) {
+            if (err instanceof ItemLinkError)
+              throw broken(vaultId, `link ${link.seq} does not follow from the items before it: ${err.message}`);
+            throw err;
+          }
+        }
+      }
+      followed = { head: last, base: known.base, sinceBase: [...known.sinceBase, ...newLinks], ...(items && { items }) };
+    } else {
+      if (baseIndex < 0) throw broken(vaultId, "no checkpoint to start from");
+      followed = { head: last, base: links[baseIndex]!, sinceBase: links.slice(baseIndex + 1) };
+    }
+    // Each touched item's links follow one another (revision and digest), whatever the listing.
+    try {
+      expectedAfter(followed.sinceBase);
+    } catch (err) {
+      if (err instanceof ItemLinkError) throw broken(vaultId, err.message);
+      throw err;
+    }
+    if (followed.items && followed.base.op === "checkpoint" && followed.sinceBase.length === 0) {
+      if ((await itemSetDigest(followed.items)) !== followed.base.setDigest)
+        throw broken(vaultId, `checkpoint ${followed.base.seq} does not name the items the links before it leave`);
+    }
+    await this.remember(vaultId, followed);
+    return followed;
+  }
+
+  private parse(vaultId: string, raw: unknown, index: number): ItemLink {
+    try {
+      const link = parseItemLink(raw);
+      if (link.vaultId !== vaultId) throw new ItemLinkError("vaultId", `it names vault ${link.vaultId}`);
+      return link;
+    } catch (err) {
+      if (err instanceof ItemLinkError)
+        throw broken(vaultId, `entry ${index} of the server's answer is invalid (${err.field}): ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** Each link's actor was a member at the roster seq it names (an owner or admin for a rekey), and signed it with the key the roster recorded. */
+  private async checkSigners(vaultId: string, links: readonly ItemLink[], given: VerifiedRoster): Promise<void> {
+    let roster = given;
+    // A link signed against a newer roster than the one given (a change landed meanwhile): the roster is read once more.
+    if (links.some((l) => l.rosterSeq > roster.state.seq)) roster = (await this.rosters.verifiedRoster(vaultId)) ?? roster;
+    const memberAt = membershipAt(roster);
+    const verifiedKeys = new Map<string, Bytes>();
+    for (const link of links) {
+      if (link.rosterSeq > roster.state.seq)
+        throw broken(vaultId, `link ${link.seq} names roster link ${link.rosterSeq}, past the roster's head ${roster.state.seq}`);
+      const member = memberAt(link.actorId, link.rosterSeq);
+      if (!member) throw broken(vaultId, `link ${link.seq} is by ${link.actorId}, not a member at roster link ${link.rosterSeq}`);
+      if (link.op === "rekey" && !mayDo(member.role, "rekey"))
+        throw broken(vaultId, `link ${link.seq} is a rekey by a vault ${member.role}, who may not rekey`);
+      let key = verifiedKeys.get(`${link.actorId}/${member.key}`);
+      if (!key) {
+        const keys = await this.trust.keysOf(link.actorId, member.key);
+        if ((await keyFingerprint(keys)) !== member.key)
+          throw new SecurityError(
+            "KEY_CHANGED",
+            `item link ${link.seq} of vault ${vaultId}: the signer's keys are not the ones the roster recorded`,
+            link.actorId,
+          );
+        key = fromBase64(keys.signingPublicKey);
+        verifiedKeys.set(`${link.actorId}/${member.key}`, key);
+      }
+      if (!(await itemLinkSignatureVerifies(link, key)))
+        throw new SecurityError(
+          "BAD_SIGNATURE",
+          `item link ${link.seq} of vault ${vaultId} is not signed by its actor ${link.actorId}`,
+          link.actorId,
+        );
+    }
+  }
+
+  /** Keeps what was verified, and moves the seen head forward (one comparison at a time, never back). */
+  private async remember(vaultId: string, followed: FollowedLog): Promise<void> {
+    const current = this.known.get(vaultId);
+    if (!current || followed.head.seq >= current.head.seq) this.known.set(vaultId, followed);
+    await this.serially(async () => {
+      const seen = await this.core.rosterHeads.get(itemHeadKey(vaultId));
+      if (!seen || followed.head.seq > seen.seq)
+        await this.core.rosterHeads.set(itemHeadKey(vaultId), { seq: followed.head.seq, hash: followed.head.head });
+    });
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.headQueue.then(task, task);
+    this.headQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Checks a listing of the vault's items against the log followed at `followed` (read before the
+   * listing; the caller reads the log again after it and calls this only when the head did not
+   * move). Every item the links after the base touched must be there at the revision and digest
+   * of the last such link, or absent if it deleted them; the rest, with the states the links found
+   * their items in, must give the base's digest. Names the item and what was wrong.
+   */
+  async checkListing(vaultId: string, followed: FollowedLog, stored: readonly StoredItem[]): Promise<Map<string, ItemState>> {
+    const listed = new Map<string, ItemState>();
+    for (const s of stored) listed.set(s.itemId, { revision: s.revision, sha256: await itemDigest(s) });
+    if (followed.items) {
+      for (const [id, state] of followed.items) compareItem(vaultId, id, state, listed.get(id), "the log");
+      for (const id of listed.keys()) if (!followed.items.has(id)) throw notInLog(vaultId, id, followed.sinceBase);
+    } else {
+      const expected = expectedAfter(followed.sinceBase);
+      for (const [id, state] of expected.touched) compareItem(vaultId, id, state, listed.get(id), `link ${lastTouch(followed, id)}`);
+      const base = setAtBase(listed, expected);
+      if (base.size !== followed.base.count || (await itemSetDigest(base)) !== followed.base.setDigest)
+        throw new SecurityError(
+          "ITEM_SET_MISMATCH",
+          `the items the server lists for vault ${vaultId} are not the ones its signed ${followed.base.op} (link ${followed.base.seq}) and the links after it give: an item was dropped, added back, or served at another revision`,
+        );
+    }
+    followed.items = listed;
+    if (this.known.get(vaultId)?.head.seq === followed.head.seq) this.known.set(vaultId, followed);
+    await this.maybeCheckpoint(vaultId, followed);
+    return listed;
+  }
+
+  /** A member that holds the whole set signs a checkpoint once CHECKPOINT_EVERY links passed since the last base (best effort). */
+  private async maybeCheckpoint(vaultId: string, followed: FollowedLog): Promise<void> {
+    if (!followed.items || followed.head.seq - followed.head.baseSeq < this.core.checkpointEvery || !this.core.keys) return;
+    const link = await this.sign(followed.head, {
+      op: "checkpoint",
+      count: followed.items.size,
+      setDigest: await itemSetDigest(followed.items),
+      rosterSeq: followed.head.rosterSeq,
+    });
+    try {
+      await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/item-log`, { body: { itemLink: link } });
+      await this.saw(link, followed.items);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      // Another write took the place first: the next open signs one.
+    }
+  }
+
+  /** Starts a signed vault's log with a checkpoint of the items as the server lists them now (trusted on first use, as an adopted roster). */
+  async start(vaultId: string, keyVersion: number, rosterSeq: number, stored: readonly StoredItem[]): Promise<void> {
+    const items = new Map<string, ItemState>();
+    for (const s of stored) items.set(s.itemId, { revision: s.revision, sha256: await itemDigest(s) });
+    const link = await signItemLink(
+      {
+        vaultId: vaultId.toLowerCase(),
+        seq: 0,
+        prev: GENESIS_PREV,
+        op: "checkpoint",
+        actorId: this.core.account.userId,
+        at: new Date().toISOString(),
+        keyVersion,
+        rosterSeq,
+        count: items.size,
+        setDigest: await itemSetDigest(items),
+      },
+      this.core.requireKeys().signingPrivateKey,
+    );
+    try {
+      await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/item-log`, { body: { itemLink: link } });
+    } catch (err) {
+      if (itemLogRaced(err)) return; // another member started it first
+      throw err;
+    }
+    await this.saw(link, items);
+  }
+
+  /** This client's next link on `head`, signed. */
+  sign(
+    head: ItemLogHead,
+    fields: Omit<UnsignedItemLink, "vaultId" | "seq" | "prev" | "actorId" | "at" | "keyVersion"> & { keyVersion?: number },
+  ): Promise<ItemLink> {
+    return signItemLink(
+      {
+        vaultId: head.vaultId,
+        seq: head.seq + 1,
+        prev: head.head,
+        actorId: this.core.account.userId,
+        at: new Date().toISOString(),
+        keyVersion: head.keyVersion,
+        ...fields,
+      },
+      this.core.requireKeys().signingPrivateKey,
+    );
+  }
+
+  /**
+   * Takes a link of ours the server accepted as the new head. `items`, for a base link, is the set
+   * it names; otherwise the known set (if any) follows the link.
+   */
+  async saw(link: ItemLink, items?: Map<string, ItemState>): Promise<void> {
+    const vaultId = link.vaultId;
+    const known = this.known.get(vaultId);
+    const hash = await itemLinkHash(link);
+    const follows = known && known.head.seq + 1 === link.seq && known.head.head === link.prev;
+    let followed: FollowedLog | undefined;
+    if (link.seq === 0 || isBase(link)) {
+      const head: ItemLogHead = {
+        vaultId,
+        seq: link.seq,
+        head: hash,
+        keyVersion: link.keyVersion,
+        rosterSeq: link.rosterSeq,
+        baseSeq: link.seq,
+      };
+      followed = { head, base: link, sinceBase: [], ...(items && { items }) };
+    } else if (follows) {
+      const head = applyItemLink(known.head, link, hash);
+      const set = known.items && new Map(known.items);
+      if (set) applyToItems(set, link);
+      followed = { head, base: known.base, sinceBase: [...known.sinceBase, link], ...(set && { items: set }) };
+    }
+    if (followed) await this.remember(vaultId, followed);
+    else this.known.delete(vaultId);
+  }
+}
+
+function lastTouch(followed: FollowedLog, itemId: string): number {
+  return followed.sinceBase.findLast((l) => l.itemId === itemId)?.seq ?? followed.base.seq;
+}
+
+function notInLog(vaultId: string, itemId: string, sinceBase: readonly ItemLink[]): SecurityError {
+  const deleted = sinceBase.findLast((l) => l.itemId === itemId && l.op === "delete");
+  return new SecurityError(
+    "ITEM_RESURRECTED",
+    deleted
+      ? `the server lists item ${itemId} of vault ${vaultId}, which link ${deleted.seq} of its signed item log deleted`
+      : `the server lists item ${itemId} of vault ${vaultId}, which its signed item log does not hold (never created, or deleted)`,
+  );
+}
+
+/** One item of a listing against the state the log gives it (null: deleted). */
+function compareItem(vaultId: string, itemId: string, logged: ItemState | null, listed: ItemState | undefined, where: string): void {
+  if (logged === null) {
+    if (listed)
+      throw new SecurityError(
+        "ITEM_RESURRECTED",
+        `the server lists item ${itemId} of vault ${vaultId}, which ${where} of its signed item log deleted`,
+      );
+    return;
+  }
+  if (!listed)
+    throw new SecurityError(
+      "ITEM_DROPPED",
+      `the server leaves item ${itemId} out of vault ${vaultId}, which its signed item log holds (${where}, revision ${logged.revision})`,
+    );
+  if (listed.revision !== logged.revision)
+    throw new SecurityError(
+      "ITEM_STALE",
+      `the server shows item ${itemId} of vault ${vaultId} at revision ${listed.revision}, but its signed item log is at revision ${logged.revision} (${where}): an older or other version`,
+    );
+  if (listed.sha256 !== logged.sha256)
+    throw new SecurityError(
+      "ITEM_HASH_MISMATCH",
+      `the server's ciphertext of item ${itemId} of vault ${vaultId} is not the one its signed item log names for revision ${logged.revision} (${where}): another revision's, labelled as this one`,
+    );
+}
+
+/** A single item against the log (getItem): its state in the known set. */
+export function checkItemAgainst(vaultId: string, followed: FollowedLog, itemId: string, listed: ItemState): void {
+  const logged = followed.items!.get(itemId);
+  if (!logged) throw notInLog(vaultId, itemId, followed.sinceBase);
+  compareItem(vaultId, itemId, logged, listed, "the log");
+}

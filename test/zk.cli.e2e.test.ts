@@ -232,7 +232,8 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
             ),
           }
         : body;
-    await refused(team.vaultId, "TAMPERED", () => asAlice(["item", "get", team.vaultId, a.itemId]));
+    // The signed item log names A's ciphertext digest: caught before anything is decrypted (the associated data would refuse it too).
+    await refused(team.vaultId, "ITEM_HASH_MISMATCH", () => asAlice(["item", "get", team.vaultId, a.itemId]));
     // B's whole record in A's place: B shown twice, A gone: refused.
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items`

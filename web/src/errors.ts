@@ -27,6 +27,15 @@ const SECURITY: Record<string, string> = {
   REKEY_REQUIRED:
     "A member was removed and still holds this vault's key. Rekey the vault first; nothing is added or shared under the old key.",
   ITEM_MISMATCH: "The server answered with another item than the one asked for, so it was refused.",
+  ITEM_LOG_BROKEN: "This vault's signed item history does not check out: the server may be misreporting what the vault holds.",
+  ITEM_LOG_ROLLBACK:
+    "The server is showing an older or different version of this vault's item history than this browser has already seen: recent changes, such as a deletion or a new password, would be undone.",
+  ITEM_DROPPED: "The server left out an item that this vault's signed history says it holds.",
+  ITEM_RESURRECTED: "The server shows an item that this vault's signed history says was deleted.",
+  ITEM_STALE: "The server shows an older version of an item than the one this vault's signed history vouches for.",
+  ITEM_HASH_MISMATCH: "The server shows an item's content that is not the one this vault's signed history vouches for at its version.",
+  ITEM_SET_MISMATCH:
+    "The items the server lists do not add up to what this vault's signed history vouches for: one was left out, added back or changed.",
 };
 
 const API: Record<string, string> = {

@@ -67,7 +67,15 @@ export type SecurityProblem =
   /** The server's ciphertext of an item is not the one the signed item log names for its revision. */
   | "ITEM_HASH_MISMATCH"
   /** The item list does not add up to the digest of the log's last checkpoint and the links after it. */
-  | "ITEM_SET_MISMATCH";
+  | "ITEM_SET_MISMATCH"
+  /** An audit record missing, twice, out of order, or not hashing to what it carries (checked by this client, not the server). */
+  | "AUDIT_BROKEN"
+  /** The audit log is shorter than one this client already saw, or differs from it at a seen record. */
+  | "AUDIT_ROLLBACK"
+  /** An audit checkpoint not signed by the pinned audit key, or naming a head the records do not have. */
+  | "AUDIT_CHECKPOINT_INVALID"
+  /** The server's audit key is not the one this client pinned. */
+  | "AUDIT_KEY_CHANGED";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

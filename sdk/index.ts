@@ -80,3 +80,5 @@ export * as encoding from "./encoding";
 export { generatePassword, PASSWORD_ALPHABET } from "./passwords";
 export { EmailError, normalizeEmail } from "./email";
 export { describeLink } from "./describe";
+export type { CheckedAuditLog } from "./client/audit";
+export { checkAuditChain, verifyAuditExport, type AuditCheckpoint, type AuditExport } from "./audit";

@@ -256,7 +256,10 @@ describe("the web vault", () => {
       await ada.getByRole("link", { name: "Vaults", exact: true }).click();
       await ada.waitForTimeout(250);
     }
-    expect(await verdict.textContent()).toMatch(/^Verified: all \d+ records form an unbroken hash chain/);
+    expect(await verdict.textContent()).toMatch(
+      /^Checked here, in your browser: all \d+ records, each hash recomputed and linked to the one before/,
+    );
+    expect(await verdict.textContent()).toMatch(/signed by the server's audit key [0-9a-f]{16}…, pinned in this browser/);
     for (const type of [
       "user.registered",
       "invite.created",

@@ -11,7 +11,8 @@
  * that record (or at the next one, if its own hash was recomputed too); the organization's head
  * (last seq and hash, kept beside the records) also catches records cut off the end.
  */
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from "node:crypto";
+import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../sdk/audit";
 import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
 
@@ -44,19 +45,35 @@ export function auditRecord(r: AuditRecord): AuditRecord {
   return out as unknown as AuditRecord;
 }
 
-/** The hash of a record over its fields in the fixed canonical order (see above). */
+/** The hash of a record over its fields in the fixed canonical order (see above; the text is sdk/audit.ts's, which clients check with). */
 export function auditHash(record: Omit<AuditRecord, "hash">): string {
-  const canonical = [
-    record.prevHash,
-    record.eventId,
-    record.seq,
-    record.type,
-    record.at,
-    record.actorId,
-    record.orgId,
-    ...EVENT_SUBJECTS.map((key) => record[key] ?? null),
-  ];
-  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+  return createHash("sha256").update(auditHashInput(record)).digest("hex");
+}
+
+/** The name the audit key's seed is stored under (store.audit.auditKeySeed). */
+export const AUDIT_KEY_NAME = "audit-key";
+
+/** A new audit key seed: 32 random bytes, base64. */
+export const newAuditKeySeed = (): string => randomBytes(32).toString("base64");
+
+function auditPrivateKey(seedB64: string) {
+  return createPrivateKey({
+    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(seedB64, "base64")]),
+    format: "der",
+    type: "pkcs8",
+  });
+}
+
+/** The audit key's public half (raw Ed25519, base64), which clients pin. */
+export function auditPublicKey(seedB64: string): string {
+  const der = createPublicKey(auditPrivateKey(seedB64)).export({ format: "der", type: "spki" });
+  return der.subarray(der.length - 32).toString("base64");
+}
+
+/** A checkpoint of an organization's head, signed with the audit key (format: sdk/audit.ts). */
+export function signAuditCheckpoint(seedB64: string, cp: Omit<AuditCheckpoint, "sig">): AuditCheckpoint {
+  const body = { orgId: cp.orgId, seq: cp.seq, head: cp.head, at: cp.at };
+  return { ...body, sig: sign(null, auditCheckpointBytes(body), auditPrivateKey(seedB64)).toString("base64") };
 }
 
 /** The record that appends `event` after `head`. */

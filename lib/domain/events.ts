@@ -3,6 +3,7 @@
  * only, never a token, hash, key or ciphertext. Each carries an `eventId`, so a consumer that is
  * handed one twice (at-least-once delivery) records it once.
  */
+import { AUDIT_SUBJECTS } from "../../sdk/audit";
 import { isUuid, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "./ids";
 
 export const DOMAIN_EVENT_TYPES = [
@@ -24,7 +25,7 @@ export const DOMAIN_EVENT_TYPES = [
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
 /** The optional subjects of an event, in the order records name them. */
-export const EVENT_SUBJECTS = ["vaultId", "itemId", "targetUserId", "inviteId"] as const;
+export const EVENT_SUBJECTS = AUDIT_SUBJECTS;
 export type EventSubject = (typeof EVENT_SUBJECTS)[number];
 
 export interface DomainEvent {

@@ -155,6 +155,8 @@ export const SCHEMAS = {
   RosterLink: rosterLink,
   Roster: object({ links: arrayOf(ref("RosterLink")) }),
   ItemLink: itemLink,
+  AuditCheckpoint: object({ orgId: uuid, seq: integer(0), head: hex64, at: timestamp, sig: base64 }),
+  AuditKey: object({ publicKey: base64 }),
   ItemLog: object({
     links: arrayOf(ref("ItemLink")),
     baseSeq: { type: ["integer", "null"], minimum: 0 },

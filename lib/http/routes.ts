@@ -415,9 +415,26 @@ export const ROUTES: readonly RouteDef[] = [
     method: "GET",
     path: "/audit/verify",
     action: "audit.verify",
-    summary: "Check an organization's audit chain",
+    summary: "Check an organization's audit chain (the server's word; clients check it themselves)",
     params: { orgId: p.orgIdQuery },
     reply: ok("AuditVerdict"),
+  },
+  {
+    method: "GET",
+    path: "/audit/checkpoint",
+    action: "audit.checkpoint",
+    summary: "The organization's audit head (seq, hash), signed now with the server's audit key",
+    params: { orgId: p.orgIdQuery },
+    reply: ok("AuditCheckpoint"),
+  },
+  {
+    method: "GET",
+    path: "/audit/key",
+    action: "audit.key",
+    public: true,
+    summary: "The server's audit key (Ed25519, raw, base64): clients pin it and check checkpoints and exported logs with it",
+    params: {},
+    reply: ok("AuditKey"),
   },
 ];
 

@@ -1,19 +1,150 @@
-/** The organization's audit log (owners and admins of the organization). */
+/**
+ * The organization's audit log (owners and admins of the organization), checked here: every
+ * record's hash recomputed and linked to the one before, none missing since the head this device
+ * saw (and never shorter than, nor forked from, it), and a checkpoint of the head signed by the
+ * server's audit key, pinned on first use. The server's own verdict (`serverAuditVerdict`) is
+ * only its word.
+ */
+import {
+  AUDIT_GENESIS,
+  auditKeyFingerprint,
+  checkAuditChain,
+  checkAuditCheckpoint,
+  type AuditCheckpoint,
+  type AuditExport,
+  type AuditRecordFields,
+} from "../audit";
+import { SecurityError } from "../errors";
 import type { ClientCore } from "./core";
 import type { AuditRecord } from "./types";
+
+/** Records per page read when the log is checked. */
+const AUDIT_PAGE = 500;
+/** The pin store's key for the server's audit key. */
+export const AUDIT_KEY_PIN = "server:audit-key";
+/** The head store's key for an organization's audit head. */
+export const auditHeadKey = (orgId: string) => `audit/${orgId}`;
+
+/** What a check made here found. */
+export interface CheckedAuditLog {
+  ok: true;
+  /** Records in the log (up to its head). */
+  count: number;
+  seq: number;
+  head: string;
+  /** Records whose hashes this check recomputed (those after the head this device saw before). */
+  checkedNow: number;
+  /** The head this device had seen before this check, which the log still holds. */
+  seenBefore?: { seq: number; hash: string };
+  /** The checkpoint the server signed, and the fingerprint (SHA-256) of the key it verified with. */
+  checkpoint: AuditCheckpoint;
+  auditKeyFingerprint: string;
+  /** The records read (newest first), each checked. */
+  records: AuditRecord[];
+}
 
 export class Audit {
   constructor(private readonly core: ClientCore) {}
 
-  /** The organization's audit log, newest first. */
+  /** The organization's audit log, newest first (one page, as the server gives it: unchecked). */
   auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
     return this.core.http.request("GET", "/audit", {
       query: { orgId: opts.orgId ?? this.core.account.orgId, limit: opts.limit, before: opts.before },
     });
   }
 
-  /** The server's check of the organization's audit hash chain. */
-  verifyAuditLog(orgId = this.core.account.orgId): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
+  /** The server's check of its own chain: its word only (`verifyAuditLog` checks it here). */
+  serverAuditVerdict(orgId = this.core.account.orgId): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
     return this.core.http.request("GET", "/audit/verify", { query: { orgId } });
+  }
+
+  /** The server's audit key, pinned on first use: another one later is `AUDIT_KEY_CHANGED`. */
+  async auditKey(): Promise<string> {
+    const { publicKey } = await this.core.http.request<{ publicKey: string }>("GET", "/audit/key");
+    const pinned = await this.core.pins.get(AUDIT_KEY_PIN);
+    const pinnedKey = typeof pinned === "string" ? pinned : pinned?.fingerprint;
+    if (pinnedKey === undefined) await this.core.pins.set(AUDIT_KEY_PIN, publicKey);
+    else if (pinnedKey !== publicKey)
+      throw new SecurityError(
+        "AUDIT_KEY_CHANGED",
+        `the server's audit key is not the one this device pinned (${(await auditKeyFingerprint(pinnedKey)).slice(0, 16)}…): its checkpoints are not accepted`,
+      );
+    return publicKey;
+  }
+
+  /**
+   * Checks the organization's audit log here: reads the records newest first down to the head
+   * this device saw (all of them the first time), recomputes each hash and link, refuses a log
+   * shorter than, or different at, the seen head (`AUDIT_ROLLBACK`), a gap, a reorder or a change
+   * (`AUDIT_BROKEN`), and a checkpoint not signed by the pinned audit key or naming another head
+   * (`AUDIT_CHECKPOINT_INVALID`). Then remembers the new head.
+   */
+  async verifyAuditLog(orgId = this.core.account.orgId): Promise<CheckedAuditLog> {
+    const key = await this.auditKey();
+    const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
+    const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
+    const records = await this.readRecords(orgId, seen?.seq);
+    const newest = records.reduce((max, r) => Math.max(max, r.seq), 0);
+    if (seen && newest < seen.seq)
+      throw new SecurityError(
+        "AUDIT_ROLLBACK",
+        `the server shows the audit log up to record ${newest}, but this device saw record ${seen.seq}: records were cut off`,
+      );
+    if (seen && seen.seq > 0) {
+      const atSeen = records.find((r) => r.seq === seen.seq);
+      if (!atSeen || atSeen.hash !== seen.hash)
+        throw new SecurityError(
+          "AUDIT_ROLLBACK",
+          `the server shows another audit record ${seen.seq} than the one this device saw: a rewritten or forked log`,
+        );
+    }
+    const from = seen ?? { seq: 0, hash: AUDIT_GENESIS };
+    const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[], from);
+    await checkAuditCheckpoint(orgId, chain, checkpoint, key);
+    if (!seen || chain.seq > seen.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
+    return {
+      ok: true,
+      count: chain.count,
+      seq: chain.seq,
+      head: chain.head,
+      checkedNow: chain.seq - from.seq,
+      ...(seen && { seenBefore: { seq: seen.seq, hash: seen.hash } }),
+      checkpoint,
+      auditKeyFingerprint: await auditKeyFingerprint(key),
+      records: records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).sort((a, b) => b.seq - a.seq),
+    };
+  }
+
+  /** Records newest first, down to seq `downTo` (included), or all of them; pages must go back. */
+  private async readRecords(orgId: string, downTo?: number): Promise<AuditRecord[]> {
+    const records: AuditRecord[] = [];
+    let before: number | null | undefined;
+    do {
+      const page = await this.auditLog({ orgId, limit: AUDIT_PAGE, before: before ?? undefined });
+      if (!Array.isArray(page.events)) throw new SecurityError("AUDIT_BROKEN", "the server's audit page is not a list of records");
+      records.push(...page.events);
+      const oldest = page.events.at(-1);
+      if (downTo !== undefined && oldest && oldest.seq <= downTo) break;
+      if (page.nextBefore !== null && (!oldest || page.nextBefore >= (before ?? Infinity) || page.nextBefore > oldest.seq))
+        throw new SecurityError("AUDIT_BROKEN", "the server's audit pages do not go back");
+      before = page.nextBefore;
+    } while (before !== null && before !== undefined);
+    return records;
+  }
+
+  /** The whole log, checked here, with a signed checkpoint and the audit key: for `vaultctl audit verify FILE` on any machine. */
+  async exportAuditLog(orgId = this.core.account.orgId): Promise<AuditExport> {
+    const key = await this.auditKey();
+    const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
+    const records = await this.readRecords(orgId);
+    const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[]);
+    await checkAuditCheckpoint(orgId, chain, checkpoint, key);
+    return {
+      format: "vault-audit-export/v1",
+      orgId,
+      auditKey: key,
+      checkpoint,
+      records: [...records].sort((a, b) => a.seq - b.seq) as unknown as AuditRecordFields[],
+    };
   }
 }

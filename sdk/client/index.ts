@@ -10,7 +10,8 @@ import type { Bytes } from "../encoding";
 import type { Transport } from "../http";
 import type { ItemContent } from "../items";
 import { groupedFingerprint, keyFingerprint } from "../keys";
-import { Audit } from "./audit";
+import { Audit, type CheckedAuditLog } from "./audit";
+import type { AuditExport } from "../audit";
 import { ClientCore, type VaultClientOptions } from "./core";
 import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
@@ -232,7 +233,16 @@ export class VaultClient {
   auditLog(opts: { orgId?: string; limit?: number; before?: number } = {}): Promise<{ events: AuditRecord[]; nextBefore: number | null }> {
     return this.audit.auditLog(opts);
   }
-  verifyAuditLog(orgId?: string): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
+  /** The organization's audit log checked here (sdk/client/audit.ts); throws a named SecurityError where it does not hold. */
+  verifyAuditLog(orgId?: string): Promise<CheckedAuditLog> {
     return this.audit.verifyAuditLog(orgId);
+  }
+  /** The server's own verdict on its chain: its word only. */
+  serverAuditVerdict(orgId?: string): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {
+    return this.audit.serverAuditVerdict(orgId);
+  }
+  /** The whole log with a signed checkpoint and the audit key, checked here first: `vaultctl audit verify FILE` checks it anywhere. */
+  exportAuditLog(orgId?: string): Promise<AuditExport> {
+    return this.audit.exportAuditLog(orgId);
   }
 }

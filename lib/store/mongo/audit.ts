@@ -1,6 +1,6 @@
 /** The audit log on MongoDB (the port: ../port/audit.ts; SQL: ../sql/audit.ts). */
 import type { OrgId } from "../../domain/ids";
-import { chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
+import { AUDIT_KEY_NAME, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent } from "../../domain/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
 import type { MongoContext } from "./context";
@@ -53,6 +53,12 @@ export class MongoAudit implements AuditStore {
       .limit(limit)
       .toArray();
     return docs.map(toAuditRecord);
+  }
+
+  async auditKeySeed(candidate: string, now: string): Promise<string> {
+    await this.c.serverKeys.updateOne({ _id: AUDIT_KEY_NAME }, { $setOnInsert: { value: candidate, createdAt: now } }, { upsert: true });
+    const doc = await this.c.serverKeys.findOne({ _id: AUDIT_KEY_NAME });
+    return doc!.value;
   }
 
   async auditHead(orgId: OrgId): Promise<AuditHead> {

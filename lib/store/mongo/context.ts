@@ -68,6 +68,7 @@ export class MongoContext {
   readonly auditHeads: Collection<AuditHeadDoc>;
   readonly rosterLinks: Collection<RosterLinkDoc>;
   readonly itemLinks: Collection<ItemLinkDoc>;
+  readonly serverKeys: Collection<{ _id: string; value: string; createdAt: string }>;
   readonly outbox: Collection<OutboxDoc>;
 
   constructor(
@@ -86,6 +87,7 @@ export class MongoContext {
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);
     this.rosterLinks = db.collection(COLLECTIONS.rosterLinks);
     this.itemLinks = db.collection(COLLECTIONS.itemLinks);
+    this.serverKeys = db.collection(COLLECTIONS.serverKeys);
     this.outbox = db.collection(COLLECTIONS.outbox);
   }
 

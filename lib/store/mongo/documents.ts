@@ -25,6 +25,7 @@ export const COLLECTIONS = {
   auditHeads: "audit_heads",
   rosterLinks: "roster_links",
   itemLinks: "item_links",
+  serverKeys: "server_keys",
   outbox: "outbox",
 } as const;
 

@@ -21,4 +21,6 @@ export interface AuditStore {
   readAuditChain(args: { orgId: OrgId; afterSeq: number; upToSeq: number; limit: number }): Promise<AuditRecord[]>;
   /** The organization's last seq and hash (EMPTY_HEAD before its first record). */
   auditHead(orgId: OrgId): Promise<AuditHead>;
+  /** The server's audit key seed: `candidate` stored if there is none yet, else the one stored (the same for every node). */
+  auditKeySeed(candidate: string, now: string): Promise<string>;
 }

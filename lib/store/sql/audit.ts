@@ -1,6 +1,6 @@
 /** The audit log on SQL (the port: ../port/audit.ts; MongoDB: ../mongo/audit.ts). */
 import type { OrgId } from "../../domain/ids";
-import { auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
+import { AUDIT_KEY_NAME, auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
 import type { DomainEvent, DomainEventType } from "../../domain/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
 import { chunks, type SqlContext } from "./context";
@@ -98,6 +98,16 @@ export class SqlAudit implements AuditStore {
       .limit(limit)
       .execute();
     return rows.map(toAuditRecord);
+  }
+
+  async auditKeySeed(candidate: string, now: string): Promise<string> {
+    await this.c.db
+      .insertInto("server_keys")
+      .values({ name: AUDIT_KEY_NAME, value: candidate, created_at: now })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+    const row = await this.c.db.selectFrom("server_keys").select("value").where("name", "=", AUDIT_KEY_NAME).executeTakeFirstOrThrow();
+    return row.value;
   }
 
   async auditHead(orgId: OrgId): Promise<AuditHead> {

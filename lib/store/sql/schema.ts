@@ -50,6 +50,12 @@ export interface VaultsTable {
   item_roster_seq: number | null;
 }
 
+export interface ServerKeysTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface ItemLinksTable {
   vault_id: VaultId;
   seq: number;
@@ -142,6 +148,7 @@ export interface Database {
   items: ItemsTable;
   roster_links: RosterLinksTable;
   item_links: ItemLinksTable;
+  server_keys: ServerKeysTable;
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
   audit_events: AuditEventsTable;

@@ -1,6 +1,6 @@
 /** For organization owners and admins: invites (the link shown once) and the audit log. */
 import { useEffect, useState } from "preact/hooks";
-import type { AuditRecord, Invite } from "../../../sdk";
+import type { AuditRecord, CheckedAuditLog, Invite } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, Field, inputValue, useAction } from "../ui";
 
@@ -122,17 +122,27 @@ export function Invites() {
   );
 }
 
+/** Who stands behind a record's content: the server alone, or also what members signed (a signed vault's roster or item log). */
+function vouchedBy(type: string): string {
+  if (/^vault\.(created|renamed|member\.added|member\.removed|member\.role_changed|rekeyed)$/.test(type))
+    return "the server; for a signed vault, also its roster";
+  if (type.startsWith("item.")) return "the server; for a signed vault, also its item log";
+  return "the server only";
+}
+
 export function Audit() {
   const client = currentClient();
   const [events, setEvents] = useState<AuditRecord[] | null>(null);
-  const [check, setCheck] = useState<{ ok: boolean; count: number; head?: string; brokenAt?: number } | null>(null);
+  const [check, setCheck] = useState<CheckedAuditLog | null>(null);
   const [names, setNames] = useState(new Map<string, string>());
   const load = useAction();
   useEffect(
     () =>
       void load.run(async () => {
-        const [log, verified, people] = await Promise.all([client.auditLog({ limit: 200 }), client.verifyAuditLog(), client.orgMembers()]);
-        setEvents(log.events);
+        // Checked here, before anything is shown: the records shown are the ones whose chain was checked.
+        const [verified, people] = await Promise.all([client.verifyAuditLog(), client.orgMembers()]);
+        const log = await client.auditLog({ limit: 200 });
+        setEvents(log.events.filter((e) => e.seq <= verified.seq));
         setCheck(verified);
         setNames(new Map(people.map((p) => [p.userId, p.email])));
       }),
@@ -144,16 +154,16 @@ export function Audit() {
       <h1>Audit log</h1>
       {load.busy && <Busy label="Loading and verifying the audit log…" />}
       <ErrorNote error={load.error} />
-      {check &&
-        (check.ok ? (
-          <p class="note" role="status" data-testid="audit-verdict">
-            Verified: all {check.count} records form an unbroken hash chain (head <code>{check.head?.slice(0, 16)}…</code>).
-          </p>
-        ) : (
-          <p class="error" role="alert" data-testid="audit-verdict">
-            The audit chain is broken at record {check.brokenAt}: records from there on may have been altered.
-          </p>
-        ))}
+      {check && (
+        <p class="note" role="status" data-testid="audit-verdict">
+          Checked here, in your browser: all {check.count} records, each hash recomputed and linked to the one before, none missing or
+          reordered
+          {check.seenBefore && <> (record {check.seenBefore.seq}, which this browser saw before, is unchanged)</>}. The head (record{" "}
+          {check.seq}, <code>{check.head.slice(0, 16)}…</code>) is signed by the server's audit key{" "}
+          <code>{check.auditKeyFingerprint.slice(0, 16)}…</code>, pinned in this browser. What each record says happened is the server's
+          word: membership and key changes are also in each vault's signed roster.
+        </p>
+      )}
       {events && (
         <table>
           <thead>
@@ -163,6 +173,7 @@ export function Audit() {
               <th scope="col">What</th>
               <th scope="col">Who</th>
               <th scope="col">About</th>
+              <th scope="col">Vouched for by</th>
             </tr>
           </thead>
           <tbody>
@@ -181,6 +192,7 @@ export function Audit() {
                     .filter(Boolean)
                     .join(", ")}
                 </td>
+                <td>{vouchedBy(e.type)}</td>
               </tr>
             ))}
           </tbody>

@@ -6,6 +6,7 @@ import * as m004 from "./004_vault_roster";
 import * as m005 from "./005_statements";
 import * as m006 from "./006_outbox";
 import * as m007 from "./007_item_log";
+import * as m008 from "./008_server_keys";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "005_statements": m005,
   "006_outbox": m006,
   "007_item_log": m007,
+  "008_server_keys": m008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -20,6 +20,7 @@ import {
 } from "../sdk";
 import { readSavedRoster, verifySavedRoster, type SavedRoster } from "./roster";
 import { auditKeyFingerprint, verifyAuditExport, type AuditExport } from "../sdk/audit";
+import { sameFingerprint } from "../sdk/fingerprints";
 import { AUDIT_KEY_PIN } from "../sdk/client/audit";
 import type { Context } from "./context";
 import { EXIT, NotFoundError, progressBar, table, UsageError, type Output } from "./output";
@@ -314,11 +315,25 @@ export const commands: Command[] = [
   {
     path: ["verify"],
     args: ["<vault-or-file>"],
-    summary: "Check a vault: its signed roster and every member's wrap; or, given a file from `roster --save`, that roster offline",
-    async run(ctx, [vaultRef]) {
+    summary:
+      "Check a vault: its signed roster, every member's wrap and its items against the signed item log; or, given a file from `roster --save`, that roster offline",
+    options: {
+      compare: {
+        type: "string",
+        value: "FINGERPRINT",
+        description: "the vault's fingerprint as another member reads it to you: the same means you both see one history",
+      },
+    },
+    async run(ctx, [vaultRef], opts) {
       if (fs.existsSync(vaultRef!)) return verifyOffline(ctx, vaultRef!);
       const client = await ctx.unlocked();
       const report = await client.verifyVault((await findVault(client, vaultRef!, { toVerify: true })).vaultId);
+      const compared =
+        opts.compare === undefined ? undefined : report.fingerprint !== null && sameFingerprint(report.fingerprint, opts.compare as string);
+      if (compared === false)
+        report.problems.push(
+          `the fingerprint you were given (${opts.compare as string}) is not this vault's (${report.fingerprint}): one of you is shown another history`,
+        );
       const lines = [
         `Vault "${report.vaultName}" (${report.vaultType}, key version ${report.keyVersion}): ${report.ok ? "OK" : "PROBLEMS FOUND"}`,
       ];
@@ -328,9 +343,22 @@ export const commands: Command[] = [
       }
       if (report.roster)
         lines.push(`  ok    signed roster: ${report.roster.seq + 1} links verified, head ${report.roster.head.slice(0, 16)}…`);
+      if (report.items)
+        lines.push(
+          `  ok    signed item log: ${plural(report.items.count, "item")} as its link ${report.items.seq} leaves them, head ${report.items.head.slice(0, 16)}…`,
+        );
+      if (report.fingerprint)
+        lines.push(
+          `        fingerprint ${report.fingerprint}${compared ? " (the same as the one you were given)" : ": compare it with another member by phone"}`,
+        );
       for (const p of report.problems) lines.push(`  FAIL  ${p}`);
       for (const w of report.warnings) lines.push(`  note  ${w}`);
-      return { json: report, text: lines.join("\n"), exitCode: report.ok ? EXIT.ok : EXIT.security };
+      const ok = report.ok && compared !== false;
+      return {
+        json: { ...report, ok, ...(compared !== undefined && { compared }) },
+        text: lines.join("\n"),
+        exitCode: ok ? EXIT.ok : EXIT.security,
+      };
     },
   },
 
@@ -366,10 +394,11 @@ export const commands: Command[] = [
           head: checked.head,
           checkedNow: checked.checkedNow,
           auditKey: checked.auditKeyFingerprint,
+          fingerprint: checked.fingerprint,
         },
         text: [
           `Audit log: OK, checked here: ${plural(checked.count, "record")}${checked.seenBefore ? ` (${checked.checkedNow} new since record ${checked.seenBefore.seq}, which this machine saw and which is unchanged)` : ""}, each hash recomputed and linked to the one before, none missing.`,
-          `Head ${checked.head.slice(0, 16)}… (record ${checked.seq}), signed by the server's audit key ${checked.auditKeyFingerprint.slice(0, 16)}…`,
+          `Head ${checked.head.slice(0, 16)}… (record ${checked.seq}), signed by the server's audit key ${checked.auditKeyFingerprint.slice(0, 16)}…; fingerprint ${checked.fingerprint} (compare it with another admin by phone).`,
           "What each record says happened is the server's word; that none was dropped, reordered or changed since this machine saw it is checked.",
         ].join("\n"),
       };

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
 import { verifyAuditExport, type AuditCheckpoint } from "../sdk/audit";
-import { auditHash, signAuditCheckpoint } from "../lib/domain/audit";
+import { auditHash, auditPublicKey, signAuditCheckpoint } from "../lib/domain/audit";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
@@ -160,7 +160,6 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
         : body,
     );
     await expect(otherKey.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
-    const { auditPublicKey } = await import("../lib/domain/audit");
     const swapped = await aliceBehind((m, p, body) =>
       m === "GET" && p === "/audit/key"
         ? { publicKey: auditPublicKey(otherSeed) }

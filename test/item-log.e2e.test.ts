@@ -296,6 +296,33 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect(writesTo(sent, vaultId)).toEqual([]);
   });
 
+  test("forks become visible: two members' fingerprints agree on one history, and differ when one is shown an older, self-consistent one", async () => {
+    const { vaultId, items } = await team(["github"]);
+    await carol.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
+    await alice.listItems(vaultId);
+    await carol.listItems(vaultId);
+    const fingerprint = await alice.vaultFingerprint(vaultId);
+    expect(fingerprint).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){4}$/);
+    expect(await carol.vaultFingerprint(vaultId)).toBe(fingerprint);
+    expect((await carol.verifyVault(vaultId)).fingerprint).toBe(fingerprint);
+    // A new device of carol's (no head seen) is shown the log without its last link: a history consistent on its own.
+    const cut = (await rawLog(vaultId)).links.length - 1;
+    const forked = new VaultClient({
+      baseUrl: server.url,
+      fetch: dishonest(
+        (m, p, body) =>
+          m === "GET" && p === `/vaults/${vaultId}/item-log`
+            ? { ...body, links: body.links.filter((l: ItemLink) => l.seq < cut), next: null }
+            : body,
+        [],
+      ),
+    });
+    await forked.login(carol.account.email, PASSWORD);
+    const shown = await forked.vaultFingerprint(vaultId);
+    expect(shown).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){4}$/);
+    expect(shown).not.toBe(fingerprint);
+  });
+
   test("the server refuses a write without its link, with a bad one, or on an old head (409, and the SDK signs again)", async () => {
     const { vaultId, items } = await team(["github"]);
     const token = alice.http.currentTokens!.accessToken;

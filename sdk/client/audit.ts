@@ -15,6 +15,7 @@ import {
   type AuditRecordFields,
 } from "../audit";
 import { SecurityError } from "../errors";
+import { auditStateFingerprint } from "../fingerprints";
 import type { ClientCore } from "./core";
 import type { AuditRecord } from "./types";
 
@@ -39,6 +40,8 @@ export interface CheckedAuditLog {
   /** The checkpoint the server signed, and the fingerprint (SHA-256) of the key it verified with. */
   checkpoint: AuditCheckpoint;
   auditKeyFingerprint: string;
+  /** `auditStateFingerprint` of the head, to compare with another owner or admin out of band. */
+  fingerprint: string;
   /** The records read (newest first), each checked. */
   records: AuditRecord[];
 }
@@ -111,6 +114,7 @@ export class Audit {
       ...(seen && { seenBefore: { seq: seen.seq, hash: seen.hash } }),
       checkpoint,
       auditKeyFingerprint: await auditKeyFingerprint(key),
+      fingerprint: await auditStateFingerprint(orgId, { seq: chain.seq, head: chain.head }),
       records: records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).sort((a, b) => b.seq - a.seq),
     };
   }

@@ -15,6 +15,7 @@ import type { AuditExport } from "../audit";
 import { ClientCore, type VaultClientOptions } from "./core";
 import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
+import { vaultStateFingerprint } from "../fingerprints";
 import { ItemLogs } from "./item-log";
 import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
@@ -185,8 +186,41 @@ export class VaultClient {
   adoptRoster(vaultId: string, confirmed: AdoptConfirmation, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
     return this.rekeys.adoptRoster(lc(vaultId), confirmed, opts);
   }
-  verifyVault(vaultId: string): Promise<VaultVerification> {
-    return this.memberOps.verifyVault(lc(vaultId));
+  /**
+   * The vault's state fingerprint (its verified roster head and item-log head): two members who
+   * read the same one to each other see one history. Null for a vault without a roster.
+   */
+  async vaultFingerprint(vaultId: string): Promise<string | null> {
+    const roster = await this.rosters.verifiedRoster(lc(vaultId));
+    if (!roster) return null;
+    const log = await this.items.logs.follow(lc(vaultId), roster);
+    return vaultStateFingerprint(
+      lc(vaultId),
+      { seq: roster.state.seq, head: roster.state.head },
+      log && { seq: log.head.seq, head: log.head.head },
+    );
+  }
+
+  /** The member-level check (roster, every wrap), the item list against the signed item log, and the vault's state fingerprint. */
+  async verifyVault(vaultId: string): Promise<VaultVerification> {
+    const report = await this.memberOps.verifyVault(lc(vaultId));
+    let items: VaultVerification["items"] = null;
+    if (report.roster) {
+      try {
+        items = await this.items.checkedHead(lc(vaultId));
+      } catch (err) {
+        report.problems.push(`signed item log: ${(err as Error).message}`);
+        report.ok = false;
+      }
+    }
+    const fingerprint =
+      report.roster &&
+      (await vaultStateFingerprint(
+        lc(vaultId),
+        { seq: report.roster.seq, head: report.roster.head },
+        items && { seq: items.seq, head: items.head },
+      ));
+    return { ...report, items, fingerprint };
   }
 
   // ---- Rekey (rekey.ts) ----------------------------------------------------------------------------

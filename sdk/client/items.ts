@@ -89,6 +89,15 @@ export class Items {
     }
   }
 
+  /** The vault's item-log head with the item count, after checking the list against it; null for a vault without a roster or log. */
+  async checkedHead(vaultId: string): Promise<{ seq: number; head: string; count: number } | null> {
+    const { vault, roster } = await this.vaults.openCurrent(vaultId);
+    if (!roster) return null;
+    const stored = await this.listCheckedItems(vaultId, vault, roster);
+    const log = await this.logs.follow(vaultId, roster);
+    return log && { seq: log.head.seq, head: log.head.head, count: stored.length };
+  }
+
   /** Every item of the vault, opened (each checked against this vault and its own id, each id once, and the signed item log). */
   async listItems(vaultId: string): Promise<Item[]> {
     let vaultKey: Bytes;

@@ -148,7 +148,7 @@ export class Members {
    * its recipient's key gives, the wraps are exactly one per member, and the caller's own wrap
    * opens. (Other members' wraps cannot be opened here: that is the point.)
    */
-  async verifyVault(vaultId: string): Promise<VaultVerification> {
+  async verifyVault(vaultId: string): Promise<Omit<VaultVerification, "items" | "fingerprint">> {
     const vault = await this.vaults.getVault(vaultId);
     const [members, org] = await Promise.all([this.members(vaultId), this.trust.orgMembers()]);
     // Emails only of people whose keys and identity check out; anyone else by id.

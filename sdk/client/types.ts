@@ -118,6 +118,10 @@ export interface VaultVerification {
   members: WrapCheck[];
   /** The verified head of the vault's signed roster; null for a vault without one. */
   roster: { seq: number; head: string } | null;
+  /** The verified head of the vault's signed item log, with the items it holds (checked against the list); null without one. */
+  items: { seq: number; head: string; count: number } | null;
+  /** `vaultStateFingerprint` of the two heads, to compare with another member out of band; null for a vault without a roster. */
+  fingerprint: string | null;
 }
 
 /** A vault's roster as this client verified it: the replayed state and the links it came from. */

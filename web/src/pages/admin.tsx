@@ -162,6 +162,9 @@ export function Audit() {
           {check.seq}, <code>{check.head.slice(0, 16)}…</code>) is signed by the server's audit key{" "}
           <code>{check.auditKeyFingerprint.slice(0, 16)}…</code>, pinned in this browser. What each record says happened is the server's
           word: membership and key changes are also in each vault's signed roster.
+          <br />
+          Fingerprint <code data-testid="audit-fingerprint">{check.fingerprint}</code>: another owner or admin who reads you the same one
+          sees the same log.
         </p>
       )}
       {events && (

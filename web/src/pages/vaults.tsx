@@ -117,6 +117,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
   const [members, setMembers] = useState<MemberEntry[]>([]);
   const [org, setOrg] = useState<OrgMember[]>([]);
   const [roster, setRoster] = useState<VerifiedRoster | null>(null);
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [editing, setEditing] = useState<Item | "new" | null>(null);
   const [progress, setProgress] = useState<RekeyProgress | null>(null);
@@ -137,6 +138,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       setMembers(mem);
       setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated })));
       setRoster(chain);
+      setFingerprint(chain ? await client.vaultFingerprint(vaultId) : null);
     });
   useEffect(() => void reload(), [vaultId]);
 
@@ -191,8 +193,13 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       </h1>
       <p class="meta">
         {vault.vaultType} vault · your role: {vault.role} · key version {vault.keyVersion}
-        {roster ? " · signed member history verified" : ""}
+        {roster ? " · signed member and item history verified" : ""}
       </p>
+      {fingerprint && (
+        <p class="meta" data-testid="vault-fingerprint">
+          Fingerprint <code>{fingerprint}</code>: another member who reads you the same one sees the same history of this vault.
+        </p>
+      )}
       {!roster && (
         <Adopt
           vault={vault}

@@ -215,6 +215,38 @@ describe("vaultctl", () => {
     fs.rmSync(file);
   });
 
+  test("verify shows the vault's fingerprint, the same for two members; --compare with another exits 3", async () => {
+    const alices = await ok("alice", ["verify", "Team", "--json"]);
+    const carols = await ok("carol", ["verify", "Team", "--json"]);
+    expect(alices.json.fingerprint).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){4}$/);
+    expect(carols.json.fingerprint).toBe(alices.json.fingerprint);
+    expect(alices.json.items).toMatchObject({ count: expect.any(Number) });
+    const same = await ok("carol", ["verify", "Team", "--compare", alices.json.fingerprint.toUpperCase().replace(/ /g, "-")]);
+    expect(same.stdout).toContain("(the same as the one you were given)");
+    const other = await vaultctl("carol", ["verify", "Team", "--compare", "0000 0000 0000 0000 0000"]);
+    expect(other.code).toBe(3);
+    expect(other.stdout).toMatch(/FAIL  the fingerprint you were given \(0000 0000 0000 0000 0000\) is not this vault's/);
+  });
+
+  test("audit: checked here; exported, it verifies offline against the pinned key, and a changed copy exits 3", async () => {
+    const online = await ok("alice", ["audit", "verify"]);
+    expect(online.stdout).toMatch(
+      /^Audit log: OK, checked here: \d+ records, each hash recomputed and linked to the one before, none missing\./,
+    );
+    const file = path.join(homes.alice, "audit.json");
+    await ok("alice", ["audit", "export", file]);
+    const offline = { env: { VAULT_SERVER: server.url } };
+    expect((await ok("alice", ["audit", "verify", file], offline)).stdout).toMatch(/^Audit log in .*: OK, checked offline: \d+ records/);
+    const saved = JSON.parse(fs.readFileSync(file, "utf8"));
+    fs.writeFileSync(file, JSON.stringify({ ...saved, records: saved.records.filter((r: any) => r.seq !== 2) }));
+    const dropped = await vaultctl("alice", ["audit", "verify", file, "--json"], offline);
+    expect([dropped.code, JSON.parse(dropped.stderr).error.code]).toEqual([3, "AUDIT_BROKEN"]);
+    // A machine with no audit key pinned for the server needs one given.
+    const stranger = await vaultctl(undefined, ["audit", "verify", file], offline);
+    expect([stranger.code, stranger.stderr]).toEqual([2, expect.stringMatching(/no audit key is pinned/)]);
+    fs.rmSync(file);
+  });
+
   test("a changed key is refused (exit 3) until the new fingerprint is trusted", async () => {
     const pinsFile = path.join(homes.alice, "pins.json");
     const pins = JSON.parse(fs.readFileSync(pinsFile, "utf8"));

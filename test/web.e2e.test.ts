@@ -433,7 +433,10 @@ describe("the web vault", () => {
     await bobBox.check();
     await panel.getByRole("button", { name: "Adopt: new key for the checked members" }).click();
     await ada.getByText("The vault has a signed member history now, and a new key for the members you kept.").waitFor();
-    await ada.getByText(/signed member history verified/).waitFor();
+    await ada.getByText(/signed member and item history verified/).waitFor();
+    // The browser and another client of the owner's read one history: the same fingerprint.
+    const shown = (await ada.getByTestId("vault-fingerprint").textContent())!.match(/[0-9a-f]{4}( [0-9a-f]{4}){4}/)![0];
+    expect(shown).toBe(await sdk.vaultFingerprint(legacy.vaultId));
     const roster = await sdk.verifiedRoster(legacy.vaultId);
     expect(roster!.state).toMatchObject({ name: "Legacy", keyVersion: 2 });
     expect(Object.fromEntries([...roster!.state.members].map(([id, m]) => [id, m.role]))).toEqual({

@@ -51,7 +51,7 @@ export async function load(url: string, token: string, extra: Partial<Parameters
 
 export type LoadResult = Awaited<ReturnType<typeof load>>;
 
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((x, y) => x - y);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };

@@ -9,6 +9,7 @@
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
  * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts).
  */
+import { itemLogCost } from "./item-log";
 import os from "node:os";
 import { CONNECTIONS, DURATION, PIN } from "./common";
 import { singleProcess } from "./single";
@@ -27,6 +28,7 @@ const PARTS: Record<string, () => Promise<void>> = {
   web: webVault,
   account: accountFlows,
   bodies: rekeyBodies,
+  itemlog: itemLogCost,
 };
 
 async function main(): Promise<void> {

@@ -50,15 +50,17 @@ export interface ClusterOptions {
   prefix?: string[];
   /** Give every node an operations port (probes, metrics). */
   ops?: boolean;
+  /** The cluster script (default: this build's dist/bin/cluster.js), e.g. an earlier build's for a benchmark. */
+  script?: string;
 }
 
 export async function startCluster(env: Record<string, string> = {}, opts: ClusterOptions = {}): Promise<Cluster> {
-  const { timeoutMs = 40_000, prefix = [], ops = false } = opts;
+  const { timeoutMs = 40_000, prefix = [], ops = false, script = CLUSTER } = opts;
   const database = await createTestDatabase();
   const port = await freePorts(ops ? 2 + CLUSTER_NODES : 2);
   const namespace = `test-${randomBytes(4).toString("hex")}`;
   const dataDir = tempDir("vault-cluster-");
-  const [cmd, ...args] = [...prefix, process.execPath, CLUSTER];
+  const [cmd, ...args] = [...prefix, process.execPath, script];
   const child = spawn(cmd!, args, {
     env: {
       ...process.env,

@@ -125,7 +125,8 @@ async function bigVault(build: Build, client: any): Promise<{ vaultId: string; b
         : { op: "create", itemId, revision: 1, sha256, rosterSeq: roster.state.seq },
     );
     const p = method === "POST" ? `/vaults/${vaultId}/items` : `/vaults/${vaultId}/items/${itemId}`;
-    await post(method, p, { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, keyVersion: 1, itemLink: link });
+    const body = { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, keyVersion: 1, itemLink: link };
+    await post(method, p, method === "POST" ? { ...body, itemId } : body);
     head = protocol.applyItemLink(head, link, await protocol.itemLinkHash(link));
     states.set(itemId, { revision: (before?.revision ?? 0) + 1, sha256 });
   };

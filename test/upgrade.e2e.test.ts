@@ -90,6 +90,15 @@ describe("upgrading from the previous release's data", () => {
     expect((await ada.listItems(fixture.vaults.team)).map((i) => i.fields)).toEqual([{ username: "acme-bot", password: "team-secret-1" }]);
     expect((await ada.listItems(fixture.vaults.private)).map((i) => i.name)).toEqual(["Bank"]);
     await ada.addItem(fixture.vaults.team, { name: "After the upgrade", fields: { password: "new" } });
+    // The signed vault's item log started at the first open (a checkpoint of its one item), and the write is its next link.
+    const log = await ada.http.request<{ links: Array<{ op: string; count?: number }> }>("GET", `/vaults/${fixture.vaults.team}/item-log`, {
+      query: { from: 0 },
+    });
+    expect(log.links.map((l) => [l.op, l.count])).toEqual([
+      ["checkpoint", 1],
+      ["create", undefined],
+    ]);
+    expect(await bob.verifyVault(fixture.vaults.team)).toMatchObject({ ok: true, items: { seq: 1, count: 2 } });
     // Renaming it to its own name signs the name into the roster.
     await ada.renameVault(fixture.vaults.team, "Team");
     expect((await bob.getCheckedVault(fixture.vaults.team)).nameCheck).toEqual({ status: "verified", name: "Team" });

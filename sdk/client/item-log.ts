@@ -116,7 +116,9 @@ export class ItemLogs {
       first = false;
       links.push(...page.links);
       if (links.length > MAX_FOLLOWED_LINKS) throw broken(vaultId, `more than ${MAX_FOLLOWED_LINKS} links since the last checkpoint`);
-      if (page.next !== null && page.next !== undefined && (typeof page.next !== "number" || page.links.length === 0))
+      // A next page starts right after this one's last link: a server cannot keep a client reading the same links.
+      const lastSeq = (page.links.at(-1) as { seq?: unknown } | undefined)?.seq;
+      if (page.next !== null && page.next !== undefined && (typeof lastSeq !== "number" || page.next !== lastSeq + 1))
         throw broken(vaultId, "the server's next page does not follow");
       next = page.next as number | null;
     } while (next !== null && next !== undefined);
@@ -255,6 +257,7 @@ export class ItemLogs {
     if (links.some((l) => l.rosterSeq > roster.state.seq)) roster = (await this.rosters.verifiedRoster(vaultId)) ?? roster;
     const memberAt = membershipAt(roster);
     const verifiedKeys = new Map<string, Bytes>();
+    const signed: Array<{ link: ItemLink; key: Bytes }> = [];
     for (const link of links) {
       if (link.rosterSeq > roster.state.seq)
         throw broken(vaultId, `link ${link.seq} names roster link ${link.rosterSeq}, past the roster's head ${roster.state.seq}`);
@@ -274,12 +277,18 @@ export class ItemLogs {
         key = fromBase64(keys.signingPublicKey);
         verifiedKeys.set(`${link.actorId}/${member.key}`, key);
       }
-      if (!(await itemLinkSignatureVerifies(link, key)))
-        throw new SecurityError(
-          "BAD_SIGNATURE",
-          `item link ${link.seq} of vault ${vaultId} is not signed by its actor ${link.actorId}`,
-          link.actorId,
-        );
+      signed.push({ link, key });
+    }
+    // The signatures, checked side by side (WebCrypto runs them off the main thread), the first bad one named.
+    const verdicts = await Promise.all(signed.map(({ link, key }) => itemLinkSignatureVerifies(link, key)));
+    const bad = verdicts.indexOf(false);
+    if (bad >= 0) {
+      const { link } = signed[bad]!;
+      throw new SecurityError(
+        "BAD_SIGNATURE",
+        `item link ${link.seq} of vault ${vaultId} is not signed by its actor ${link.actorId}`,
+        link.actorId,
+      );
     }
   }
 
@@ -309,7 +318,8 @@ export class ItemLogs {
    */
   async checkListing(vaultId: string, followed: FollowedLog, stored: readonly StoredItem[]): Promise<Map<string, ItemState>> {
     const listed = new Map<string, ItemState>();
-    for (const s of stored) listed.set(s.itemId, { revision: s.revision, sha256: await itemDigest(s) });
+    const digests = await Promise.all(stored.map((s) => itemDigest(s)));
+    stored.forEach((s, i) => listed.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
     if (followed.items) {
       for (const [id, state] of followed.items) compareItem(vaultId, id, state, listed.get(id), "the log");
       for (const id of listed.keys()) if (!followed.items.has(id)) throw notInLog(vaultId, id, followed.sinceBase);
@@ -350,7 +360,8 @@ export class ItemLogs {
   /** Starts a signed vault's log with a checkpoint of the items as the server lists them now (trusted on first use, as an adopted roster). */
   async start(vaultId: string, keyVersion: number, rosterSeq: number, stored: readonly StoredItem[]): Promise<void> {
     const items = new Map<string, ItemState>();
-    for (const s of stored) items.set(s.itemId, { revision: s.revision, sha256: await itemDigest(s) });
+    const digests = await Promise.all(stored.map((s) => itemDigest(s)));
+    stored.forEach((s, i) => items.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
     const link = await signItemLink(
       {
         vaultId: vaultId.toLowerCase(),

@@ -152,5 +152,11 @@ export async function verifyAuditExport(file: AuditExport, pinnedKey: string): P
     throw new SecurityError("AUDIT_CHECKPOINT_INVALID", "the export names another audit key than the one pinned");
   const chain = await checkAuditChain(file.orgId, file.records);
   await checkAuditCheckpoint(file.orgId, chain, file.checkpoint, pinnedKey);
+  // Every record up to the signed head, and none past it: what the key signed is the whole file.
+  if (file.checkpoint.seq !== chain.seq)
+    throw new SecurityError(
+      "AUDIT_CHECKPOINT_INVALID",
+      `the file holds records past the signed head (${file.checkpoint.seq}): nothing vouches for them`,
+    );
   return chain;
 }

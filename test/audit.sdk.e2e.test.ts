@@ -148,6 +148,19 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     await expect(device.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
   });
 
+  test("the record at the head this device saw, changed but carrying its old hash: AUDIT_ROLLBACK", async () => {
+    const heads = new MemoryRosterHeadStore();
+    const first = await (await aliceBehind((_m, _p, b) => b, heads)).verifyAuditLog();
+    const device = await aliceBehind(
+      (m, p, body) =>
+        m === "GET" && p === "/audit"
+          ? { ...body, events: body.events.map((r: any) => (r.seq === first.seq ? { ...r, type: "vault.deleted" } : r)) }
+          : body,
+      heads,
+    );
+    await expect(device.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
+  });
+
   test("a forged checkpoint (another head, or signed by another key) and a swapped audit key: AUDIT_CHECKPOINT_INVALID, AUDIT_KEY_CHANGED", async () => {
     const otherSeed = Buffer.alloc(32, 7).toString("base64");
     const forgedHead = await aliceBehind((m, p, body) =>
@@ -179,6 +192,13 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     await expect(verifyAuditExport(changed, pinnedKey)).rejects.toMatchObject({ code: "AUDIT_BROKEN" });
     const rechained = { ...structuredClone(exported), records: rechain(changed.records).reverse() };
     await expect(verifyAuditExport(rechained, pinnedKey)).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
+    // A record appended past the signed head (its hash and link right): nothing in the file vouches for it.
+    const appended = structuredClone(exported);
+    const last = appended.records.at(-1)!;
+    const extra: any = { ...last, eventId: randomUUID(), seq: last.seq + 1, type: "vault.deleted", prevHash: last.hash };
+    delete extra.hash;
+    appended.records.push({ ...extra, hash: auditHash(extra) });
+    await expect(verifyAuditExport(appended, pinnedKey)).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
     await expect(verifyAuditExport(exported, Buffer.alloc(32, 3).toString("base64"))).rejects.toMatchObject({
       code: "AUDIT_CHECKPOINT_INVALID",
     });

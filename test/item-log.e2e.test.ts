@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
-import { itemDigest, itemLinkHash, parseItemLink, type ItemLink } from "../sdk/item-log";
+import { itemDigest, itemLinkHash, itemSetDigest, parseItemLink, type ItemLink } from "../sdk/item-log";
 import type { ItemLogs } from "../sdk/client/item-log";
 import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
@@ -323,6 +323,46 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect(shown).not.toBe(fingerprint);
   });
 
+  test("a checkpoint a member signed over another item set (a deleted item back): ITEM_LOG_BROKEN for a client that holds the set", async () => {
+    const { vaultId, items } = await team(["github", "old-server"]);
+    const gone = await recordOf(vaultId, items[1]!.itemId);
+    await alice.deleteItem(vaultId, gone.itemId);
+    await alice.listItems(vaultId);
+    // Carol signs a checkpoint naming the deleted item too; the server shows it to alice as the log's next link.
+    const carolLogs = logsOf(carol);
+    const head = (await carolLogs.follow(vaultId, (await carol.verifiedRoster(vaultId))!))!.head;
+    const kept = await recordOf(vaultId, items[0]!.itemId);
+    const forgedSet = await itemSetDigest([
+      [kept.itemId, { revision: kept.revision, sha256: await itemDigest(kept) }],
+      [gone.itemId, { revision: gone.revision, sha256: await itemDigest(gone) }],
+    ]);
+    const checkpoint = await carolLogs.sign(head, { op: "checkpoint", count: 2, setDigest: forgedSet, rosterSeq: head.rosterSeq });
+    const sent: Sent[] = [];
+    let lying = false;
+    const victim = new VaultClient({
+      baseUrl: server.url,
+      pins: alicePins,
+      rosterHeads: aliceHeads,
+      fetch: dishonest(
+        (m, p, body) =>
+          lying && m === "GET" && p === `/vaults/${vaultId}/item-log`
+            ? { ...body, links: [...body.links, checkpoint], baseSeq: checkpoint.seq, next: null }
+            : lying && m === "GET" && p === `/vaults/${vaultId}/items`
+              ? { ...body, items: [...body.items, gone] }
+              : body,
+        sent,
+      ),
+    });
+    await victim.login(alice.account.email, PASSWORD);
+    await victim.listItems(vaultId); // an honest first read: the set, verified and kept
+    lying = true;
+    await expect(victim.listItems(vaultId)).rejects.toMatchObject({
+      code: "ITEM_LOG_BROKEN",
+      message: expect.stringMatching(/checkpoint/),
+    });
+    expect(writesTo(sent, vaultId)).toEqual([]);
+  });
+
   test("the server refuses a write without its link, with a bad one, or on an old head (409, and the SDK signs again)", async () => {
     const { vaultId, items } = await team(["github"]);
     const token = alice.http.currentTokens!.accessToken;
@@ -352,6 +392,8 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       [{ prevSha256: digest }, 400, "itemLink.sha256"],
       [{ sha256: digest }, 409, "itemLink.prevSha256"],
       [{ sha256: digest, prevSha256: digest, rosterSeq: head.rosterSeq + 5 }, 400, "itemLink.rosterSeq"],
+      // Signed on a roster the vault has moved past (carol was added at seq 1): a member cannot claim to sign from before they were one.
+      [{ sha256: digest, prevSha256: digest, rosterSeq: head.rosterSeq - 1 }, 409, "itemLink.rosterSeq"],
       [{ sha256: digest, prevSha256: digest, itemId: randomUUID() }, 400, "itemLink.itemId"],
       [{ sha256: digest, prevSha256: digest, keyVersion: 7 }, 400, "itemLink.keyVersion"],
     ];
@@ -443,6 +485,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     // Without `from`, the server answers from the last checkpoint: that one link.
     expect(log.body.links.map((l: ItemLink) => l.op)).toEqual(["checkpoint"]);
     expect(log.body.baseSeq).toBe(log.body.links[0].seq);
+    // One more write and listing: fewer than 4 links since that checkpoint, so no new one.
+    await frequent.editItem(vaultId, items[0]!.itemId, { name: "a", fields: { password: "a-after" } });
+    await frequent.listItems(vaultId);
+    const after = await api.get(`/vaults/${vaultId}/item-log`, { token: alice.http.currentTokens!.accessToken });
+    expect(after.body.links.map((l: ItemLink) => l.op)).toEqual(["checkpoint", "update"]);
     const newcomer = new VaultClient({ baseUrl: server.url });
     await newcomer.login(carol.account.email, PASSWORD);
     const read: Sent[] = [];

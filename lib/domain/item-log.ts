@@ -36,8 +36,8 @@ export { ITEM_LINK_FIELD };
 export const DEFAULT_ITEM_LOG_PAGE = 2_000;
 export const MAX_ITEM_LOG_PAGE = 5_000;
 
-/** The link's fields whose mismatch means the item changed since the client read it (a race, not a bad link). */
-const RACED_FIELDS = new Set(["revision", "prevSha256"]);
+/** A link that was right when the client signed it, but the log, the item or the roster moved on since (409: sign again). */
+class RacedLinkError extends ItemLinkError {}
 
 /** A request's item link, checked for form; undefined when there is none. */
 export function parseRequestItemLink(raw: unknown): ItemLink | undefined {
@@ -115,11 +115,7 @@ function asRefusal<T>(check: () => T): T {
   } catch (err) {
     if (err instanceof ItemLinkError) {
       const field = err.field === ITEM_LINK_FIELD ? ITEM_LINK_FIELD : `${ITEM_LINK_FIELD}.${err.field}`;
-      if (RACED_FIELDS.has(err.field) || err.field === "stale")
-        throw conflict(
-          `Item link: ${err.message}; read the item log again and sign on its head`,
-          err.field === "stale" ? `${ITEM_LINK_FIELD}.seq` : field,
-        );
+      if (err instanceof RacedLinkError) throw conflict(`Item link: ${err.message}; read the item log again and sign on its head`, field);
       throw invalid(`Item link: ${err.message}`, field);
     }
     throw err;
@@ -151,7 +147,7 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
   return asRefusal(() => {
     const { change, actor, head } = check;
     if (link.vaultId !== check.vaultId) throw mismatch("vaultId", `the link names vault ${link.vaultId}`);
-    if (head && link.seq <= head.seq) throw mismatch("stale", `the item log is at seq ${head.seq}, the link at ${link.seq}`);
+    if (head && link.seq <= head.seq) throw new RacedLinkError("seq", `the item log is at seq ${head.seq}, the link at ${link.seq}`);
     if (!head && change.op !== "checkpoint") throw mismatch("op", "this vault's item log has not started: it starts with a checkpoint");
     if (link.op !== change.op) throw mismatch("op", `the request is a ${change.op}, the link a ${link.op}`);
     if (link.actorId !== actor.userId) throw mismatch("actorId", "the link's actor is not the caller");
@@ -161,8 +157,11 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
     const after = applyItemLink(head, link, hash);
     if (link.keyVersion !== check.keyVersionAfter)
       throw mismatch("keyVersion", `the vault's key version after this write is ${check.keyVersionAfter}, not ${link.keyVersion}`);
+    // The roster head the vault has now, exactly: the server vouches that the actor is a member there, as clients check.
     if (link.rosterSeq > check.rosterSeq!)
       throw mismatch("rosterSeq", `the vault's roster is at seq ${check.rosterSeq}, not ${link.rosterSeq}`);
+    if (link.rosterSeq < check.rosterSeq!)
+      throw new RacedLinkError("rosterSeq", `the vault's roster moved on to seq ${check.rosterSeq} since link ${link.rosterSeq}`);
     describesChange(link, change);
     return { head: after, json: canonicalJson(link) };
   });
@@ -177,8 +176,9 @@ function describesChange(link: ItemLink, change: ItemChange): void {
   if (link.itemId !== change.itemId) throw mismatch("itemId", "the link names another item than the request");
   if ("before" in change) {
     if (link.revision !== (change.op === "update" ? change.before.revision + 1 : change.before.revision))
-      throw mismatch("revision", `the item is at revision ${change.before.revision}`);
-    if (link.prevSha256 !== change.before.sha256) throw mismatch("prevSha256", "prevSha256 is not the digest of the item as stored");
+      throw new RacedLinkError("revision", `the item is at revision ${change.before.revision}`);
+    if (link.prevSha256 !== change.before.sha256)
+      throw new RacedLinkError("prevSha256", "prevSha256 is not the digest of the item as stored");
   }
   if ("after" in change && link.sha256 !== change.after.sha256)
     throw mismatch("sha256", "sha256 is not the digest of the request's encryptedName and encryptedData");

@@ -8,6 +8,7 @@
 import {
   AUDIT_GENESIS,
   auditKeyFingerprint,
+  auditRecordHash,
   checkAuditChain,
   checkAuditCheckpoint,
   type AuditCheckpoint,
@@ -44,6 +45,8 @@ export interface CheckedAuditLog {
   fingerprint: string;
   /** The records read (newest first), each checked. */
   records: AuditRecord[];
+  /** Every record was read and checked from the first (else only those since the head seen before). */
+  full: boolean;
 }
 
 export class Audit {
@@ -82,11 +85,12 @@ export class Audit {
    * (`AUDIT_BROKEN`), and a checkpoint not signed by the pinned audit key or naming another head
    * (`AUDIT_CHECKPOINT_INVALID`). Then remembers the new head.
    */
-  async verifyAuditLog(orgId = this.core.account.orgId): Promise<CheckedAuditLog> {
+  async verifyAuditLog(orgId = this.core.account.orgId, opts: { full?: boolean } = {}): Promise<CheckedAuditLog> {
     const key = await this.auditKey();
     const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
     const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
-    const records = await this.readRecords(orgId, seen?.seq);
+    // Down to the seen head's record (its hash is compared), or, with `full`, every record (a page that shows them all).
+    const records = await this.readRecords(orgId, opts.full ? undefined : seen?.seq, checkpoint.seq);
     const newest = records.reduce((max, r) => Math.max(max, r.seq), 0);
     if (seen && newest < seen.seq)
       throw new SecurityError(
@@ -95,13 +99,14 @@ export class Audit {
       );
     if (seen && seen.seq > 0) {
       const atSeen = records.find((r) => r.seq === seen.seq);
-      if (!atSeen || atSeen.hash !== seen.hash)
+      // Its content too, not only the hash it carries: the record shown is the one seen.
+      if (!atSeen || atSeen.hash !== seen.hash || (await auditRecordHash(atSeen as unknown as AuditRecordFields)) !== seen.hash)
         throw new SecurityError(
           "AUDIT_ROLLBACK",
           `the server shows another audit record ${seen.seq} than the one this device saw: a rewritten or forked log`,
         );
     }
-    const from = seen ?? { seq: 0, hash: AUDIT_GENESIS };
+    const from = opts.full || !seen ? { seq: 0, hash: AUDIT_GENESIS } : seen;
     const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[], from);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
     if (!seen || chain.seq > seen.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
@@ -116,22 +121,34 @@ export class Audit {
       auditKeyFingerprint: await auditKeyFingerprint(key),
       fingerprint: await auditStateFingerprint(orgId, { seq: chain.seq, head: chain.head }),
       records: records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).sort((a, b) => b.seq - a.seq),
+      full: from.seq === 0,
     };
   }
 
-  /** Records newest first, down to seq `downTo` (included), or all of them; pages must go back. */
-  private async readRecords(orgId: string, downTo?: number): Promise<AuditRecord[]> {
+  /**
+   * Records newest first, down to seq `downTo` (included), or all of them. Pages must go back
+   * (each `nextBefore` a seq of at least 1, below the one before and at most the page's oldest),
+   * and there are at most as many records as the newest seq allows (the checkpoint's, read
+   * first, or the newest record's): a server cannot keep a client reading.
+   */
+  private async readRecords(orgId: string, downTo: number | undefined, checkpointSeq: number): Promise<AuditRecord[]> {
     const records: AuditRecord[] = [];
     let before: number | null | undefined;
+    let newest: number | undefined;
     do {
       const page = await this.auditLog({ orgId, limit: AUDIT_PAGE, before: before ?? undefined });
-      if (!Array.isArray(page.events)) throw new SecurityError("AUDIT_BROKEN", "the server's audit page is not a list of records");
+      if (!Array.isArray(page.events) || page.events.length > AUDIT_PAGE)
+        throw new SecurityError("AUDIT_BROKEN", `the server's audit page is not a list of at most ${AUDIT_PAGE} records`);
       records.push(...page.events);
+      newest ??= Math.max(checkpointSeq, Number(page.events[0]?.seq) || 0);
+      if (records.length > newest)
+        throw new SecurityError("AUDIT_BROKEN", "the server's audit pages hold more records than its newest seq");
       const oldest = page.events.at(-1);
       if (downTo !== undefined && oldest && oldest.seq <= downTo) break;
-      if (page.nextBefore !== null && (!oldest || page.nextBefore >= (before ?? Infinity) || page.nextBefore > oldest.seq))
+      const next = page.nextBefore;
+      if (next !== null && (!Number.isSafeInteger(next) || !oldest || next < 1 || next > oldest.seq || next >= (before ?? Infinity)))
         throw new SecurityError("AUDIT_BROKEN", "the server's audit pages do not go back");
-      before = page.nextBefore;
+      before = next;
     } while (before !== null && before !== undefined);
     return records;
   }
@@ -140,15 +157,11 @@ export class Audit {
   async exportAuditLog(orgId = this.core.account.orgId): Promise<AuditExport> {
     const key = await this.auditKey();
     const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
-    const records = await this.readRecords(orgId);
+    const records = await this.readRecords(orgId, undefined, checkpoint.seq);
     const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[]);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
-    return {
-      format: "vault-audit-export/v1",
-      orgId,
-      auditKey: key,
-      checkpoint,
-      records: [...records].sort((a, b) => a.seq - b.seq) as unknown as AuditRecordFields[],
-    };
+    // Up to the signed head exactly: a record past it would be vouched for by nothing in the file.
+    const signed = records.filter((r) => r.seq <= checkpoint.seq).sort((a, b) => a.seq - b.seq);
+    return { format: "vault-audit-export/v1", orgId, auditKey: key, checkpoint, records: signed as unknown as AuditRecordFields[] };
   }
 }

@@ -268,8 +268,8 @@ export class VaultClient {
     return this.audit.auditLog(opts);
   }
   /** The organization's audit log checked here (sdk/client/audit.ts); throws a named SecurityError where it does not hold. */
-  verifyAuditLog(orgId?: string): Promise<CheckedAuditLog> {
-    return this.audit.verifyAuditLog(orgId);
+  verifyAuditLog(orgId?: string, opts: { full?: boolean } = {}): Promise<CheckedAuditLog> {
+    return this.audit.verifyAuditLog(orgId, opts);
   }
   /** The server's own verdict on its chain: its word only. */
   serverAuditVerdict(orgId?: string): Promise<{ ok: boolean; count: number; head?: string; brokenAt?: number }> {

@@ -39,6 +39,8 @@ import type { StoredItem, VerifiedRoster } from "./types";
 
 /** Most links read to follow one log (pages of the server's size): far above CHECKPOINT_EVERY. */
 const MAX_FOLLOWED_LINKS = 1_000_000;
+/** Most links one page may hold (the server's MAX_ITEM_LOG_PAGE). */
+const MAX_LOG_PAGE = 5_000;
 
 /** The key the seen head is kept under in the device's head store (shared with rosters, by vault id). */
 export const itemHeadKey = (vaultId: string) => `items/${vaultId}`;
@@ -111,7 +113,8 @@ export class ItemLogs {
         `/vaults/${encodeURIComponent(vaultId)}/item-log`,
         { query: { from: next } },
       );
-      if (!Array.isArray(page.links)) throw broken(vaultId, "the server's answer is not a list of links");
+      if (!Array.isArray(page.links) || page.links.length > MAX_LOG_PAGE)
+        throw broken(vaultId, `the server's answer is not a list of at most ${MAX_LOG_PAGE} links`);
       if (first) baseSeq = typeof page.baseSeq === "number" ? page.baseSeq : null;
       first = false;
       links.push(...page.links);
@@ -150,6 +153,7 @@ export class ItemLogs {
     if (!reachesBase && res.baseSeq !== null && res.baseSeq < links[0]!.seq) {
       res = await this.fetch(vaultId, res.baseSeq);
       links = res.links.map((raw, i) => this.parse(vaultId, raw, i));
+      if (links.length === 0) throw broken(vaultId, "the server answers no links from its own last checkpoint");
     }
     const first = links[0]!;
     if (Number.isFinite(start) && first.seq > start)
@@ -201,14 +205,27 @@ export class ItemLogs {
     await this.checkSigners(vaultId, known ? links.filter((l) => l.seq > known.head.seq) : links, roster);
 
     // What is known now: the base and the links since, and the item set where it follows from a known one.
-    const baseIndex = links.findLastIndex(isBase);
-    let followed: FollowedLog;
     const newLinks = known ? links.filter((l) => l.seq > known.head.seq) : links;
-    if (known && !newLinks.some(isBase)) {
-      let items: Map<string, ItemState> | undefined;
-      if (known.items) {
-        items = new Map(known.items);
-        for (const link of newLinks) {
+    let followed: FollowedLog;
+    if (known) {
+      // From the set this client verified, link by link: each new checkpoint must name exactly the
+      // set the links before it leave (a member cannot bring back or revert items by signing one);
+      // after a rekey the set is known again only from a listing.
+      let items = known.items && new Map(known.items);
+      let base = known.base;
+      let sinceBase = [...known.sinceBase];
+      for (const link of newLinks) {
+        if (isBase(link)) {
+          if (items && link.op === "checkpoint" && (items.size !== link.count || (await itemSetDigest(items)) !== link.setDigest))
+            throw broken(vaultId, `checkpoint ${link.seq} names another item set than the links before it leave`);
+          if (items && link.op === "rekey" && items.size !== link.count)
+            throw broken(vaultId, `rekey ${link.seq} names ${link.count} items, the links before it leave ${items.size}`);
+          if (link.op === "rekey") items = undefined;
+          base = link;
+          sinceBase = [];
+          continue;
+        }
+        if (items) {
           try {
             applyToItems(items, link);
           } catch (err) {
@@ -217,11 +234,13 @@ export class ItemLogs {
             throw err;
           }
         }
+        sinceBase.push(link);
       }
-      followed = { head: last, base: known.base, sinceBase: [...known.sinceBase, ...newLinks], ...(items && { items }) };
+      followed = { head: { ...last, baseSeq: base.seq }, base, sinceBase, ...(items && { items }) };
     } else {
+      const baseIndex = links.findLastIndex(isBase);
       if (baseIndex < 0) throw broken(vaultId, "no checkpoint to start from");
-      followed = { head: last, base: links[baseIndex]!, sinceBase: links.slice(baseIndex + 1) };
+      followed = { head: { ...last, baseSeq: links[baseIndex]!.seq }, base: links[baseIndex]!, sinceBase: links.slice(baseIndex + 1) };
     }
     // Each touched item's links follow one another (revision and digest), whatever the listing.
     try {
@@ -230,11 +249,7 @@ export class ItemLogs {
       if (err instanceof ItemLinkError) throw broken(vaultId, err.message);
       throw err;
     }
-    if (followed.items && followed.base.op === "checkpoint" && followed.sinceBase.length === 0) {
-      if ((await itemSetDigest(followed.items)) !== followed.base.setDigest)
-        throw broken(vaultId, `checkpoint ${followed.base.seq} does not name the items the links before it leave`);
-    }
-    await this.remember(vaultId, followed);
+    await this.remember(vaultId, followed, hashes);
     return followed;
   }
 
@@ -292,12 +307,22 @@ export class ItemLogs {
     }
   }
 
-  /** Keeps what was verified, and moves the seen head forward (one comparison at a time, never back). */
-  private async remember(vaultId: string, followed: FollowedLog): Promise<void> {
-    const current = this.known.get(vaultId);
-    if (!current || followed.head.seq >= current.head.seq) this.known.set(vaultId, followed);
+  /**
+   * Keeps what was verified, and moves the seen head forward: compared again and moved one follow
+   * at a time (two follows at once cannot each accept another fork), never back. `hashes` are the
+   * followed chain's link hashes by seq, where there are any.
+   */
+  private async remember(vaultId: string, followed: FollowedLog, hashes?: ReadonlyMap<number, string>): Promise<void> {
     await this.serially(async () => {
       const seen = await this.core.rosterHeads.get(itemHeadKey(vaultId));
+      // A head seen meanwhile past this one (a write landed between the two reads) is not compared: this one is older, not other.
+      if (seen && hashes && seen.seq <= followed.head.seq && hashes.get(seen.seq) !== seen.hash)
+        throw new SecurityError(
+          "ITEM_LOG_ROLLBACK",
+          `the server shows the item log of vault ${vaultId} otherwise than this client saw it meanwhile (link ${seen.seq}): a forked or rolled back history`,
+        );
+      const current = this.known.get(vaultId);
+      if (!current || followed.head.seq >= current.head.seq) this.known.set(vaultId, followed);
       if (!seen || followed.head.seq > seen.seq)
         await this.core.rosterHeads.set(itemHeadKey(vaultId), { seq: followed.head.seq, hash: followed.head.head });
     });
@@ -316,7 +341,12 @@ export class ItemLogs {
    * of the last such link, or absent if it deleted them; the rest, with the states the links found
    * their items in, must give the base's digest. Names the item and what was wrong.
    */
-  async checkListing(vaultId: string, followed: FollowedLog, stored: readonly StoredItem[]): Promise<Map<string, ItemState>> {
+  async checkListing(
+    vaultId: string,
+    followed: FollowedLog,
+    stored: readonly StoredItem[],
+    rosterSeq: number,
+  ): Promise<Map<string, ItemState>> {
     const listed = new Map<string, ItemState>();
     const digests = await Promise.all(stored.map((s) => itemDigest(s)));
     stored.forEach((s, i) => listed.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
@@ -335,18 +365,18 @@ export class ItemLogs {
     }
     followed.items = listed;
     if (this.known.get(vaultId)?.head.seq === followed.head.seq) this.known.set(vaultId, followed);
-    await this.maybeCheckpoint(vaultId, followed);
+    await this.maybeCheckpoint(vaultId, followed, rosterSeq);
     return listed;
   }
 
   /** A member that holds the whole set signs a checkpoint once CHECKPOINT_EVERY links passed since the last base (best effort). */
-  private async maybeCheckpoint(vaultId: string, followed: FollowedLog): Promise<void> {
+  private async maybeCheckpoint(vaultId: string, followed: FollowedLog, rosterSeq: number): Promise<void> {
     if (!followed.items || followed.head.seq - followed.head.baseSeq < this.core.checkpointEvery || !this.core.keys) return;
     const link = await this.sign(followed.head, {
       op: "checkpoint",
       count: followed.items.size,
       setDigest: await itemSetDigest(followed.items),
-      rosterSeq: followed.head.rosterSeq,
+      rosterSeq,
     });
     try {
       await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/item-log`, { body: { itemLink: link } });

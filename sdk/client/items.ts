@@ -3,7 +3,7 @@
  * they are unsafe: vaults.ts, `withCurrentKey`), opened here under the vault and item ids they
  * were asked for, so that the server cannot answer one item's record for another's.
  */
-import { SecurityError } from "../errors";
+import { ApiError, SecurityError } from "../errors";
 import { isCanonicalId } from "../ids";
 import { openItem, sealItem, type ItemContent } from "../items";
 import { itemDigest, type ItemState } from "../item-log";
@@ -71,7 +71,7 @@ export class Items {
    * before and after the listing; a write landing in between makes it read again, twice at most).
    * A signed vault without a log yet has it started here, from this listing (trusted on first use).
    */
-  async listCheckedItems(vaultId: string, vault: Vault, roster: VerifiedRoster | null): Promise<StoredItem[]> {
+  async listCheckedItems(vaultId: string, vault: Pick<Vault, "keyVersion">, roster: VerifiedRoster | null): Promise<StoredItem[]> {
     if (!roster) return this.listStoredItems(vaultId);
     for (let attempt = 1; ; attempt++) {
       const before = await this.logs.follow(vaultId, roster);
@@ -83,7 +83,7 @@ export class Items {
       }
       const after = await this.logs.follow(vaultId, roster);
       if (after && (after.head.seq === before.head.seq || attempt >= 3)) {
-        await this.logs.checkListing(vaultId, after, stored);
+        await this.logs.checkListing(vaultId, after, stored, roster.state.seq);
         return stored;
       }
     }
@@ -137,7 +137,9 @@ export class Items {
           followed = await this.logs.follow(vaultId, roster);
         }
         try {
-          checkItemAgainst(vaultId, followed!, stored.itemId, { revision: stored.revision, sha256: await itemDigest(stored) });
+          // A checkpoint or rekey that landed between the two reads leaves the set unknown: read both again.
+          if (!followed?.items) throw new SecurityError("ITEM_LOG_BROKEN", `the items of vault ${vaultId} do not follow from its item log`);
+          checkItemAgainst(vaultId, followed, stored.itemId, { revision: stored.revision, sha256: await itemDigest(stored) });
         } catch (err) {
           // A write to the item between the two reads: read both again once before calling it a lie.
           if (err instanceof SecurityError && attempt < 2) continue;
@@ -150,15 +152,20 @@ export class Items {
 
   /**
    * Runs a write on a signed vault's item log: `write` gets the verified head to sign its link on
-   * (starting the log first where the vault has none), and runs again on the new head when another
-   * write took the place (409 on `itemLink.*`).
+   * and the roster it signs against (starting the log first where the vault has none; with
+   * `needsItems`, after checking the whole item set, so that a link never names an item state the
+   * client did not verify), and runs again on the new head, with the roster read again, when
+   * another write or a roster change took the place (409 on `itemLink.*`). A roster that moved to
+   * a state where writing is not safe (a rekey due, another key) gives up the write.
    */
   private async logged<T>(
     vaultId: string,
     vault: { keyVersion: number },
-    roster: VerifiedRoster,
-    write: (log: FollowedLog) => Promise<T>,
+    firstRoster: VerifiedRoster,
+    needsItems: boolean,
+    write: (log: FollowedLog, roster: VerifiedRoster) => Promise<T>,
   ): Promise<T> {
+    let roster = firstRoster;
     for (let attempt = 1; ; attempt++) {
       let log = await this.logs.follow(vaultId, roster);
       if (!log) {
@@ -166,25 +173,27 @@ export class Items {
         log = await this.logs.follow(vaultId, roster);
         if (!log) throw new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId} does not start`);
       }
+      if (needsItems && !log.items) {
+        await this.listCheckedItems(vaultId, vault, roster);
+        log = (await this.logs.follow(vaultId, roster))!;
+      }
       try {
-        return await write(log);
+        return await write(log, roster);
       } catch (err) {
         if (!(itemLogRaced(err) && attempt < MAX_LOG_ATTEMPTS)) throw err;
+        const now = await this.rosters.verifiedRoster(vaultId);
+        if (!now || now.state.rekeyRequired || now.state.keyVersion !== vault.keyVersion) throw err;
+        roster = now;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
       }
     }
   }
 
-  /** An item's state before a write: as the verified set holds it, or as the server answers it (the server checks the link against what it stores). */
-  private async stateOf(vaultId: string, log: FollowedLog, itemId: string): Promise<ItemState> {
-    const known = log.items?.get(itemId);
-    if (known) return known;
-    const stored = await this.core.http.request<StoredItem>(
-      "GET",
-      `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
-    );
-    assertItem(stored, vaultId, itemId);
-    return { revision: stored.revision, sha256: await itemDigest(stored) };
+  /** An item's state before a write, as the verified item set holds it (an item the log does not hold is not found). */
+  private stateOf(vaultId: string, log: FollowedLog, itemId: string): ItemState {
+    const known = log.items?.get(itemId.toLowerCase());
+    if (!known) throw new ApiError(404, "NOT_FOUND", `Item not found (vault ${vaultId}'s signed item log does not hold ${itemId})`);
+    return known;
   }
 
   /** Seals a new item under the current key; a rekey in between (409) seals it again under the new one. */
@@ -193,8 +202,8 @@ export class Items {
     return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
       const sha256 = await itemDigest(sealed);
-      return this.logged(vaultId, { keyVersion }, roster, async (log) => {
-        const itemLink = await this.logs.sign(log.head, { op: "create", itemId, revision: 1, sha256, rosterSeq: roster.state.seq });
+      return this.logged(vaultId, { keyVersion }, roster, false, async (log, signedRoster) => {
+        const itemLink = await this.logs.sign(log.head, { op: "create", itemId, revision: 1, sha256, rosterSeq: signedRoster.state.seq });
         const stored = await this.core.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
           body: { ...sealed, keyVersion, itemLink },
         });
@@ -210,15 +219,15 @@ export class Items {
     return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
       const sha256 = await itemDigest(sealed);
-      return this.logged(vaultId, { keyVersion }, roster, async (log) => {
-        const before = await this.stateOf(vaultId, log, itemId);
+      return this.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
+        const before = this.stateOf(vaultId, log, itemId);
         const itemLink = await this.logs.sign(log.head, {
           op: "update",
           itemId: itemId.toLowerCase(),
           revision: before.revision + 1,
           sha256,
           prevSha256: before.sha256,
-          rosterSeq: roster.state.seq,
+          rosterSeq: signedRoster.state.seq,
         });
         const stored = await this.core.http.request<StoredItem>(
           "PUT",
@@ -248,14 +257,14 @@ export class Items {
       return;
     }
     const vault = await this.vaults.getVault(vaultId);
-    await this.logged(vaultId, vault, roster, async (log) => {
-      const before = await this.stateOf(vaultId, log, itemId);
+    await this.logged(vaultId, vault, roster, true, async (log, signedRoster) => {
+      const before = this.stateOf(vaultId, log, itemId);
       const itemLink = await this.logs.sign(log.head, {
         op: "delete",
         itemId: itemId.toLowerCase(),
         revision: before.revision,
         prevSha256: before.sha256,
-        rosterSeq: roster.state.seq,
+        rosterSeq: signedRoster.state.seq,
       });
       await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`, {
         body: { itemLink },

@@ -18,6 +18,8 @@ import {
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { Chain, fingerprintOf, wrapHash } from "./helpers/roster";
+import { itemDigestOf, itemLinkHashOf, itemSetDigestOf, signItemLinkAs } from "./helpers/item-log";
+import { auditCheckpointVerifies } from "../sdk/audit";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
 
 jest.setTimeout(180_000);
@@ -176,7 +178,32 @@ test("every route of the interface works through both gateways", async () => {
   });
   expect((await call("POST /vaults/:vaultId/rekey", `${v}/rekey`, { ...t, body: { ...adoptRekey, rosterLink: adopt } })).status).toBe(204);
   expect((await call("GET /vaults/:vaultId/roster", `${v}/roster`, t)).body.links).toEqual([adopt]);
-  expect((await call("DELETE /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, t)).status).toBe(204);
+  // The signed item log: started with a checkpoint of the one item, then the item's deletion as its next link.
+  const item = (await gw[0].get(`${v}/items/${itemId}`, t)).body;
+  const at = new Date().toISOString();
+  const common = { vaultId: created.body.vaultId, actorId: owner.userId, at, keyVersion: 3, rosterSeq: 0 };
+  const checkpoint = signItemLinkAs(owner, {
+    ...common,
+    seq: 0,
+    prev: "0".repeat(64),
+    op: "checkpoint",
+    count: 1,
+    setDigest: itemSetDigestOf([item]),
+  });
+  expect((await call("POST /vaults/:vaultId/item-log", `${v}/item-log`, { ...t, body: { itemLink: checkpoint } })).status).toBe(204);
+  expect((await call("GET /vaults/:vaultId/item-log", `${v}/item-log`, t)).body).toEqual({ links: [checkpoint], baseSeq: 0, next: null });
+  const deletion = signItemLinkAs(owner, {
+    ...common,
+    seq: 1,
+    prev: itemLinkHashOf(checkpoint),
+    op: "delete",
+    itemId,
+    revision: item.revision,
+    prevSha256: itemDigestOf(item),
+  });
+  expect((await call("DELETE /vaults/:vaultId/items/:itemId", `${v}/items/${itemId}`, { ...t, body: { itemLink: deletion } })).status).toBe(
+    204,
+  );
   expect((await call("DELETE /vaults/:vaultId", v, t)).status).toBe(204);
 
   const revocable = await invite(gw[1], owner);
@@ -190,6 +217,11 @@ test("every route of the interface works through both gateways", async () => {
   expect(audit.status).toBe(200);
   expect(audit.body.events.every((r: any) => r.orgId === owner.orgId)).toBe(true);
   expect((await call("GET /audit/verify", `/audit/verify?orgId=${owner.orgId}`, t)).body).toMatchObject({ ok: true });
+  // The audit checkpoint, signed by the key GET /audit/key gives, the same through either gateway (one key for every node).
+  const { publicKey } = (await call("GET /audit/key", "/audit/key")).body;
+  const cp = (await call("GET /audit/checkpoint", `/audit/checkpoint?orgId=${owner.orgId}`, t)).body;
+  expect(await auditCheckpointVerifies(cp, publicKey)).toBe(true);
+  expect((await gw[0].get("/audit/key")).body.publicKey).toBe((await gw[1].get("/audit/key")).body.publicKey);
   expect([...seen].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
 });
 

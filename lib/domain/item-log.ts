@@ -153,15 +153,15 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
     if (link.actorId !== actor.userId) throw mismatch("actorId", "the link's actor is not the caller");
     if (!signatureVerifies(Buffer.from(itemLinkSigningBytes(link)), Buffer.from(link.sig, "base64"), actor.signingPublicKey))
       throw mismatch("sig", "the signature does not verify with the caller's signing key");
-    const hash = sha256Hex(itemLinkBytes(link));
-    const after = applyItemLink(head, link, hash);
-    if (link.keyVersion !== check.keyVersionAfter)
-      throw mismatch("keyVersion", `the vault's key version after this write is ${check.keyVersionAfter}, not ${link.keyVersion}`);
     // The roster head the vault has now, exactly: the server vouches that the actor is a member there, as clients check.
     if (link.rosterSeq > check.rosterSeq!)
       throw mismatch("rosterSeq", `the vault's roster is at seq ${check.rosterSeq}, not ${link.rosterSeq}`);
     if (link.rosterSeq < check.rosterSeq!)
       throw new RacedLinkError("rosterSeq", `the vault's roster moved on to seq ${check.rosterSeq} since link ${link.rosterSeq}`);
+    const hash = sha256Hex(itemLinkBytes(link));
+    const after = applyItemLink(head, link, hash);
+    if (link.keyVersion !== check.keyVersionAfter)
+      throw mismatch("keyVersion", `the vault's key version after this write is ${check.keyVersionAfter}, not ${link.keyVersion}`);
     describesChange(link, change);
     return { head: after, json: canonicalJson(link) };
   });

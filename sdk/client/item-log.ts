@@ -462,7 +462,8 @@ export class ItemLogs {
       followed = { head, base: known.base, sinceBase: [...known.sinceBase, link], ...(set && { items: set }) };
     }
     if (followed) await this.remember(vaultId, followed);
-    else this.known.delete(vaultId);
+    // Known past it already (another follow of this client read it): kept; behind and elsewhere: read again next time.
+    else if (!known || known.head.seq < link.seq) this.known.delete(vaultId);
   }
 }
 

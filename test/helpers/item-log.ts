@@ -1,0 +1,20 @@
+/** Item-log links as a test client signs them with a user's keys (the protocol: sdk/item-log.ts). */
+import { sign } from "node:crypto";
+import {
+  itemDigestBytes,
+  itemLinkBytes,
+  itemLinkSigningBytes,
+  itemSetBytes,
+  type ItemLink,
+  type UnsignedItemLink,
+} from "../../sdk/item-log";
+import { sha256Hex, type Signer } from "./roster";
+
+export function signItemLinkAs(user: Signer, link: UnsignedItemLink): ItemLink {
+  return { ...link, sig: sign(null, itemLinkSigningBytes(link), user.keys.edPrivate).toString("base64") };
+}
+
+export const itemLinkHashOf = (link: UnsignedItemLink) => sha256Hex(itemLinkBytes(link));
+export const itemDigestOf = (item: { encryptedName: string; encryptedData: string }) => sha256Hex(itemDigestBytes(item));
+export const itemSetDigestOf = (items: Array<{ itemId: string; revision: number; encryptedName: string; encryptedData: string }>) =>
+  sha256Hex(itemSetBytes(items.map((i) => [i.itemId, { revision: i.revision, sha256: itemDigestOf(i) }] as const)));

@@ -22,27 +22,28 @@ export const AUDIT_SUBJECTS = ["vaultId", "itemId", "targetUserId", "inviteId"] 
 export const AUDIT_GENESIS = "0".repeat(64);
 export const AUDIT_CHECKPOINT_CONTEXT = "vault-audit-checkpoint/v1\n";
 
-export interface AuditRecordFields {
+/** One record of an organization's audit log (contract section 8), as the server answers it. */
+export interface AuditRecord {
   eventId: string;
   seq: number;
   type: string;
   at: string;
   actorId: string;
   orgId: string;
-  vaultId?: string | null;
-  itemId?: string | null;
-  targetUserId?: string | null;
-  inviteId?: string | null;
+  vaultId?: string;
+  itemId?: string;
+  targetUserId?: string;
+  inviteId?: string;
   prevHash: string;
-  hash?: string;
+  hash: string;
 }
 
 /** The text a record's hash covers (see above). */
-export function auditHashInput(r: Omit<AuditRecordFields, "hash">): string {
+export function auditHashInput(r: Omit<AuditRecord, "hash">): string {
   return JSON.stringify([r.prevHash, r.eventId, r.seq, r.type, r.at, r.actorId, r.orgId, ...AUDIT_SUBJECTS.map((k) => r[k] ?? null)]);
 }
 
-export async function auditRecordHash(r: Omit<AuditRecordFields, "hash">): Promise<string> {
+export async function auditRecordHash(r: Omit<AuditRecord, "hash">): Promise<string> {
   return toHex(await sha256(utf8(auditHashInput(r))));
 }
 
@@ -88,7 +89,7 @@ export interface CheckedChain {
  */
 export async function checkAuditChain(
   orgId: string,
-  records: readonly AuditRecordFields[],
+  records: readonly AuditRecord[],
   /** A head checked before (a seen one): only the records after it are read, and must follow from it. */
   from: { seq: number; hash: string } = { seq: 0, hash: AUDIT_GENESIS },
 ): Promise<CheckedChain> {
@@ -141,7 +142,7 @@ export interface AuditExport {
   orgId: string;
   auditKey: string;
   checkpoint: AuditCheckpoint;
-  records: AuditRecordFields[];
+  records: AuditRecord[];
 }
 
 /** Checks an export offline: the chain, and its checkpoint against `pinnedKey` (the audit key pinned, or given). */

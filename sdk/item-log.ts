@@ -18,8 +18,8 @@
  * `parseItemLink` and `applyItemLink` (lib/domain/item-log.ts). Pure: WebCrypto only, no Node API.
  */
 import { canonicalJson } from "./canonical";
-import { fromBase64, toBase64, utf8, type Bytes } from "./encoding";
-import { ed25519Sign, ed25519Verify, type CryptoKey } from "./primitives";
+import { utf8, type Bytes } from "./encoding";
+import type { CryptoKey } from "./primitives";
 import {
   checkAtAndSig,
   ED25519_SIG,
@@ -28,6 +28,8 @@ import {
   GENESIS_PREV,
   HEX64,
   int,
+  linkSig,
+  linkSigVerifies,
   oneOf,
   sha256Hex,
   str,
@@ -124,16 +126,11 @@ export function itemSetBytes(items: Iterable<readonly [string, ItemState]>): Byt
 export const itemSetDigest = (items: Iterable<readonly [string, ItemState]>): Promise<string> => sha256Hex(itemSetBytes(items));
 
 export async function signItemLink(link: UnsignedItemLink, signingPrivateKey: CryptoKey): Promise<ItemLink> {
-  return { ...link, sig: toBase64(await ed25519Sign(signingPrivateKey, itemLinkSigningBytes(link))) };
+  return { ...link, sig: await linkSig(itemLinkSigningBytes(link), signingPrivateKey) };
 }
 
-export async function itemLinkSignatureVerifies(link: ItemLink, signingPublicKeyRaw: Bytes): Promise<boolean> {
-  try {
-    return await ed25519Verify(signingPublicKeyRaw, itemLinkSigningBytes(link), fromBase64(link.sig));
-  } catch {
-    return false;
-  }
-}
+export const itemLinkSignatureVerifies = (link: ItemLink, signingPublicKeyRaw: Bytes): Promise<boolean> =>
+  linkSigVerifies(itemLinkSigningBytes(link), link.sig, signingPublicKeyRaw);
 
 // ---- Format ------------------------------------------------------------------------------------
 

@@ -129,17 +129,26 @@ export function memberDigest(members: ReadonlyMap<string, { role: VaultRole; key
   return sha256Hex(memberSetBytes([...members].map(([userId, m]) => ({ userId, role: m.role, key: m.key }))));
 }
 
-export async function signLink(link: UnsignedLink, signingPrivateKey: CryptoKey): Promise<RosterLink> {
-  return { ...link, sig: toBase64(await ed25519Sign(signingPrivateKey, linkSigningBytes(link))) };
+/** A link's `sig`: Ed25519 over its signing bytes (context and canonical bytes), base64. */
+export async function linkSig(signingBytes: Bytes, signingPrivateKey: CryptoKey): Promise<string> {
+  return toBase64(await ed25519Sign(signingPrivateKey, signingBytes));
 }
 
-export async function linkSignatureVerifies(link: RosterLink, signingPublicKeyRaw: Bytes): Promise<boolean> {
+/** Whether a link's `sig` (base64) verifies over its signing bytes; false for one that is not even base64. */
+export async function linkSigVerifies(signingBytes: Bytes, sig: string, signingPublicKeyRaw: Bytes): Promise<boolean> {
   try {
-    return await ed25519Verify(signingPublicKeyRaw, linkSigningBytes(link), fromBase64(link.sig));
+    return await ed25519Verify(signingPublicKeyRaw, signingBytes, fromBase64(sig));
   } catch {
     return false;
   }
 }
+
+export async function signLink(link: UnsignedLink, signingPrivateKey: CryptoKey): Promise<RosterLink> {
+  return { ...link, sig: await linkSig(linkSigningBytes(link), signingPrivateKey) };
+}
+
+export const linkSignatureVerifies = (link: RosterLink, signingPublicKeyRaw: Bytes): Promise<boolean> =>
+  linkSigVerifies(linkSigningBytes(link), link.sig, signingPublicKeyRaw);
 
 /** The wraps of a change, as a link names them: `{ userId, sha256 }` sorted by userId. */
 export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encryptedVaultKey: string }>): Promise<RosterWrap[]> {

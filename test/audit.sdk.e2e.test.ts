@@ -12,23 +12,12 @@ import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { eventually } from "./helpers/wait";
+import { dishonest, type Edit } from "./helpers/dishonest";
 
 jest.setTimeout(120_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-type Edit = (method: string, path: string, body: any) => any;
-
-function dishonest(edit: Edit): typeof fetch {
-  return async (input, init) => {
-    const path = new URL(String(input)).pathname.replace(/^\/api\/v1/, "");
-    const res = await fetch(input, init);
-    const text = await res.text();
-    if (!text) return new Response(null, { status: res.status, headers: res.headers });
-    return new Response(JSON.stringify(edit(init?.method ?? "GET", path, JSON.parse(text))), { status: res.status, headers: res.headers });
-  };
-}
 
 /** Records (oldest first, in the order given) renumbered and rehashed, as a server that rewrites history would; newest first. */
 function rechain(ascending: any[]): any[] {

@@ -14,42 +14,13 @@ import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
+import { Answer, dishonest, writesTo, type Edit, type Sent } from "./helpers/dishonest";
 
 jest.setTimeout(120_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
 
-type Edit = (method: string, path: string, body: any) => any;
-interface Sent {
-  method: string;
-  path: string;
-}
-
-/** An answer the dishonest server gives whatever the service said (a status of its choosing too). */
-class Answer {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {}
-}
-
-/** A `fetch` that lets `edit` rewrite the server's JSON answers and records what the client sends. */
-function dishonest(edit: Edit, sent: Sent[]): typeof fetch {
-  return async (input, init) => {
-    const path = new URL(String(input)).pathname.replace(/^\/api\/v1/, "");
-    const method = init?.method ?? "GET";
-    sent.push({ method, path });
-    const res = await fetch(input, init);
-    const text = await res.text();
-    const edited = edit(method, path, text ? JSON.parse(text) : undefined);
-    if (edited instanceof Answer) return Response.json(edited.body, { status: edited.status });
-    if (!text) return new Response(null, { status: res.status, headers: res.headers });
-    return new Response(JSON.stringify(edited), { status: res.status, headers: res.headers });
-  };
-}
-
-const writesTo = (sent: Sent[], vaultId: string) => sent.filter((s) => s.method !== "GET" && s.path.startsWith(`/vaults/${vaultId}`));
 const logsOf = (c: VaultClient) => (c as unknown as { items: { logs: ItemLogs } }).items.logs;
 
 describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) => {

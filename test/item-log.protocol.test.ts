@@ -5,10 +5,10 @@
  * link (lib/domain/item-log.ts), one case per refusal.
  */
 import type { UserId } from "../lib/domain/ids";
-import { createPrivateKey, sign } from "node:crypto";
+import { sign } from "node:crypto";
 import vectors from "./fixtures/item-log-vectors.json";
 import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange } from "../lib/domain/item-log";
-import { signatureVerifies } from "../lib/domain/keys";
+import { ed25519KeyFromSeed, signatureVerifies } from "../lib/domain/keys";
 import { AppError } from "../lib/errors";
 import {
   applyItemLink,
@@ -30,11 +30,7 @@ import {
 } from "../sdk/item-log";
 import { fromBase64 } from "../sdk/encoding";
 
-const seedKey = createPrivateKey({
-  key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(vectors.signingSeedHex, "hex")]),
-  format: "der",
-  type: "pkcs8",
-});
+const seedKey = ed25519KeyFromSeed(Buffer.from(vectors.signingSeedHex, "hex"));
 const resign = (link: Omit<ItemLink, "sig">): ItemLink => ({
   ...link,
   sig: sign(null, itemLinkSigningBytes(link), seedKey).toString("base64"),

@@ -11,7 +11,8 @@
  * that record (or at the next one, if its own hash was recomputed too); the organization's head
  * (last seq and hash, kept beside the records) also catches records cut off the end.
  */
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign } from "node:crypto";
+import { createHash, createPublicKey, randomBytes, sign } from "node:crypto";
+import { ed25519KeyFromSeed } from "./keys";
 import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../sdk/audit";
 import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
@@ -56,13 +57,7 @@ export const AUDIT_KEY_NAME = "audit-key";
 /** A new audit key seed: 32 random bytes, base64. */
 export const newAuditKeySeed = (): string => randomBytes(32).toString("base64");
 
-function auditPrivateKey(seedB64: string) {
-  return createPrivateKey({
-    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(seedB64, "base64")]),
-    format: "der",
-    type: "pkcs8",
-  });
-}
+const auditPrivateKey = (seedB64: string) => ed25519KeyFromSeed(Buffer.from(seedB64, "base64"));
 
 /** The audit key's public half (raw Ed25519, base64), which clients pin. */
 export function auditPublicKey(seedB64: string): string {

@@ -2,7 +2,7 @@
  * The user's key bundle and the wraps made with it: the server checks sizes and signatures,
  * never holds a private key.
  */
-import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, verify, type KeyObject } from "node:crypto";
 import { invalid } from "../errors";
 import type { Kdf, VaultType } from "./types";
 import { KDF_CAPS } from "../../sdk/kdf";
@@ -39,6 +39,15 @@ export function rsaModulusBytes(publicKeyB64: string): number {
 }
 
 /** Ed25519 verification of `signature` over exactly `data` by the holder of `signingPublicKeyB64`. */
+/** An Ed25519 private key from its 32-byte seed (RFC 8410's PKCS #8 form around it). */
+export function ed25519KeyFromSeed(seed: Buffer): KeyObject {
+  return createPrivateKey({
+    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]),
+    format: "der",
+    type: "pkcs8",
+  });
+}
+
 export function signatureVerifies(data: Buffer, signature: Buffer, signingPublicKeyB64: string): boolean {
   if (signature.length !== 64) return false;
   return verify(null, data, signingKey(signingPublicKeyB64), signature);

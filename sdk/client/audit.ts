@@ -13,7 +13,6 @@ import {
   checkAuditCheckpoint,
   type AuditCheckpoint,
   type AuditExport,
-  type AuditRecordFields,
 } from "../audit";
 import { SecurityError } from "../errors";
 import { auditStateFingerprint } from "../fingerprints";
@@ -100,14 +99,14 @@ export class Audit {
     if (seen && seen.seq > 0) {
       const atSeen = records.find((r) => r.seq === seen.seq);
       // Its content too, not only the hash it carries: the record shown is the one seen.
-      if (!atSeen || atSeen.hash !== seen.hash || (await auditRecordHash(atSeen as unknown as AuditRecordFields)) !== seen.hash)
+      if (!atSeen || atSeen.hash !== seen.hash || (await auditRecordHash(atSeen)) !== seen.hash)
         throw new SecurityError(
           "AUDIT_ROLLBACK",
           `the server shows another audit record ${seen.seq} than the one this device saw: a rewritten or forked log`,
         );
     }
     const from = opts.full || !seen ? { seq: 0, hash: AUDIT_GENESIS } : seen;
-    const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[], from);
+    const chain = await checkAuditChain(orgId, records, from);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
     if (!seen || chain.seq > seen.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
     return {
@@ -158,10 +157,10 @@ export class Audit {
     const key = await this.auditKey();
     const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
     const records = await this.readRecords(orgId, undefined, checkpoint.seq);
-    const chain = await checkAuditChain(orgId, records as unknown as AuditRecordFields[]);
+    const chain = await checkAuditChain(orgId, records);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
     // Up to the signed head exactly: a record past it would be vouched for by nothing in the file.
     const signed = records.filter((r) => r.seq <= checkpoint.seq).sort((a, b) => a.seq - b.seq);
-    return { format: "vault-audit-export/v1", orgId, auditKey: key, checkpoint, records: signed as unknown as AuditRecordFields[] };
+    return { format: "vault-audit-export/v1", orgId, auditKey: key, checkpoint, records: signed };
   }
 }

@@ -58,21 +58,7 @@ export interface Invite {
   createdAt: string;
 }
 
-/** One record of an organization's audit log (contract section 8). */
-export interface AuditRecord {
-  eventId: string;
-  seq: number;
-  type: string;
-  at: string;
-  actorId: string;
-  orgId: string;
-  vaultId?: string;
-  itemId?: string;
-  targetUserId?: string;
-  inviteId?: string;
-  prevHash: string;
-  hash: string;
-}
+export type { AuditRecord } from "../audit";
 
 /** Who is logged in, and their keys as the server keeps them (public, or sealed under the stretched key). */
 export interface Account extends StoredAccountKeys {

@@ -123,8 +123,9 @@ async function bigVault(build: Build, client: any): Promise<{ vaultId: string; b
     const link = await logs.sign(
       head,
       before
-        ? { op: "update", itemId, revision: before.revision + 1, sha256, prevSha256: before.sha256, rosterSeq: roster.state.seq }
-        : { op: "create", itemId, revision: 1, sha256, rosterSeq: roster.state.seq },
+        ? { op: "update", itemId, revision: before.revision + 1, sha256, prevSha256: before.sha256 }
+        : { op: "create", itemId, revision: 1, sha256 },
+      roster.state,
     );
     const p = method === "POST" ? `/vaults/${vaultId}/items` : `/vaults/${vaultId}/items/${itemId}`;
     const body = { encryptedData: sealed.encryptedData, encryptedName: sealed.encryptedName, keyVersion: 1, itemLink: link };

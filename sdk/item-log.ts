@@ -68,6 +68,12 @@ export interface UnsignedItemLink {
   keyVersion: number;
   /** The roster head's seq the actor signed against: never lower than the link before's. */
   rosterSeq: number;
+  /**
+   * That roster link's hash: the item log names the membership history it was written under, so
+   * a server that shows members two different rosters (each consistent) is caught as soon as one
+   * of them reads an item link the other signed.
+   */
+  rosterHead: string;
   /** create, update, delete: the item. */
   itemId?: string;
   /** create (1), update: the item's revision after the link; delete: the revision deleted. */
@@ -87,7 +93,7 @@ export interface ItemLink extends UnsignedItemLink {
   sig: string;
 }
 
-const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "rosterSeq", "sig"];
+const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "rosterSeq", "rosterHead", "sig"];
 const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
   checkpoint: ["count", "setDigest"],
   rekey: ["count", "setDigest"],
@@ -151,6 +157,7 @@ export function parseItemLink(raw: unknown): ItemLink {
     at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
     keyVersion: int(o, "keyVersion", 1),
     rosterSeq: int(o, "rosterSeq", 0),
+    rosterHead: str(o, "rosterHead", HEX64, "64 lower-case hex digits"),
     sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
   checkAtAndSig(link);

@@ -17,7 +17,7 @@ import {
 } from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
-import { Chain, fingerprintOf, wrapHash } from "./helpers/roster";
+import { Chain, fingerprintOf, linkHashOf, wrapHash } from "./helpers/roster";
 import { itemDigestOf, itemLinkHashOf, itemSetDigestOf, signItemLinkAs } from "./helpers/item-log";
 import { auditCheckpointVerifies } from "../sdk/audit";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
@@ -181,7 +181,7 @@ test("every route of the interface works through both gateways", async () => {
   // The signed item log: started with a checkpoint of the one item, then the item's deletion as its next link.
   const item = (await gw[0].get(`${v}/items/${itemId}`, t)).body;
   const at = new Date().toISOString();
-  const common = { vaultId: created.body.vaultId, actorId: owner.userId, at, keyVersion: 3, rosterSeq: 0 };
+  const common = { vaultId: created.body.vaultId, actorId: owner.userId, at, keyVersion: 3, rosterSeq: 0, rosterHead: linkHashOf(adopt) };
   const checkpoint = signItemLinkAs(owner, {
     ...common,
     seq: 0,

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
 import { itemDigest, itemLinkHash, itemSetDigest, parseItemLink, type ItemLink } from "../sdk/item-log";
+import { signLink } from "../sdk/roster";
 import type { ItemLogs } from "../sdk/client/item-log";
 import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
@@ -205,13 +206,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const carolLogs = logsOf(carol);
     const followed = (await carolLogs.follow(vaultId, (await carol.verifiedRoster(vaultId))!))!;
     const headBefore = { ...followed.head, seq: last.seq - 1, head: last.prev };
-    const other = await carolLogs.sign(headBefore, {
-      op: "create",
-      itemId: randomUUID(),
-      revision: 1,
-      sha256: await itemDigest({ encryptedName: "AAAA", encryptedData: "AAAA" }),
-      rosterSeq: last.rosterSeq,
-    });
+    const other = await carolLogs.sign(
+      headBefore,
+      { op: "create", itemId: randomUUID(), revision: 1, sha256: await itemDigest({ encryptedName: "AAAA", encryptedData: "AAAA" }) },
+      { seq: last.rosterSeq, head: last.rosterHead },
+    );
     expect(await itemLinkHash(other)).not.toBe(await itemLinkHash(last));
     const sent: Sent[] = [];
     const victim = await aliceBehind(
@@ -223,6 +222,30 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     );
     await expect(victim.listItems(vaultId)).rejects.toThrow(/forked/);
     await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.listItems(vaultId));
+  });
+
+  test("a forked roster (another link at a seq, validly signed), shown to a device that never saw the real one: the item log's roster heads catch it", async () => {
+    const { vaultId } = await team(["github"]);
+    const real = (await alice.verifiedRoster(vaultId))!.links;
+    // Alice's own add of carol, signed again at another time: the same members and roles, another hash.
+    const keys = (
+      alice as unknown as { core: { requireKeys(): { signingPrivateKey: Parameters<typeof signLink>[1] } } }
+    ).core.requireKeys();
+    const { sig: _sig, ...unsigned } = real[1]!;
+    const forkedLink = await signLink({ ...unsigned, at: "2020-01-01T00:00:00.000Z" }, keys.signingPrivateKey);
+    const sent: Sent[] = [];
+    const device = new VaultClient({
+      baseUrl: server.url,
+      fetch: dishonest(
+        (m, p, body) => (m === "GET" && p === `/vaults/${vaultId}/roster` ? { links: [real[0], forkedLink, ...real.slice(2)] } : body),
+        sent,
+      ),
+    });
+    await device.login(alice.account.email, PASSWORD);
+    expect((await device.verifiedRoster(vaultId))!.state.members.size).toBe(2);
+    await expect(device.listItems(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK", message: expect.stringMatching(/a fork/) });
+    await expect(device.addItem(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
+    expect(writesTo(sent, vaultId)).toEqual([]);
   });
 
   test("a link the server forged: BAD_SIGNATURE; one naming a roster the vault does not have: ITEM_LOG_BROKEN; changed after a device saw it: ITEM_LOG_ROLLBACK", async () => {
@@ -307,7 +330,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       [kept.itemId, { revision: kept.revision, sha256: await itemDigest(kept) }],
       [gone.itemId, { revision: gone.revision, sha256: await itemDigest(gone) }],
     ]);
-    const checkpoint = await carolLogs.sign(head, { op: "checkpoint", count: 2, setDigest: forgedSet, rosterSeq: head.rosterSeq });
+    const checkpoint = await carolLogs.sign(
+      head,
+      { op: "checkpoint", count: 2, setDigest: forgedSet },
+      (await carol.verifiedRoster(vaultId))!.state,
+    );
     const sent: Sent[] = [];
     let lying = false;
     const victim = new VaultClient({
@@ -343,16 +370,20 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect([unlinked.status, unlinked.body.error.field]).toEqual([400, "itemLink"]);
     const logs = logsOf(alice);
     const head = (await logs.follow(vaultId, (await alice.verifiedRoster(vaultId))!))!.head;
-    const link = (fields: Partial<ItemLink> = {}) =>
-      logs.sign(head, {
-        op: "update",
-        itemId: record.itemId,
-        revision: record.revision + 1,
-        sha256: "0".repeat(64),
-        prevSha256: "0".repeat(64),
-        rosterSeq: head.rosterSeq,
-        ...fields,
-      });
+    const roster = (await alice.verifiedRoster(vaultId))!.state;
+    const link = ({ rosterSeq = roster.seq, rosterHead = roster.head, ...fields }: Partial<ItemLink> = {}) =>
+      logs.sign(
+        head,
+        {
+          op: "update",
+          itemId: record.itemId,
+          revision: record.revision + 1,
+          sha256: "0".repeat(64),
+          prevSha256: "0".repeat(64),
+          ...fields,
+        },
+        { seq: rosterSeq, head: rosterHead },
+      );
     const body = async (fields: Partial<ItemLink>) => ({
       encryptedData: record.encryptedData,
       encryptedName: record.encryptedName,
@@ -362,9 +393,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const cases: Array<[Partial<ItemLink>, number, string]> = [
       [{ prevSha256: digest }, 400, "itemLink.sha256"],
       [{ sha256: digest }, 409, "itemLink.prevSha256"],
-      [{ sha256: digest, prevSha256: digest, rosterSeq: head.rosterSeq + 5 }, 400, "itemLink.rosterSeq"],
+      [{ sha256: digest, prevSha256: digest, rosterSeq: roster.seq + 5 }, 400, "itemLink.rosterSeq"],
       // Signed on a roster the vault has moved past (carol was added at seq 1): a member cannot claim to sign from before they were one.
-      [{ sha256: digest, prevSha256: digest, rosterSeq: head.rosterSeq - 1 }, 409, "itemLink.rosterSeq"],
+      [{ sha256: digest, prevSha256: digest, rosterSeq: roster.seq - 1 }, 409, "itemLink.rosterSeq"],
+      // On the roster's seq, but another link there: a history the vault does not have.
+      [{ sha256: digest, prevSha256: digest, rosterHead: "f".repeat(64) }, 400, "itemLink.rosterHead"],
       [{ sha256: digest, prevSha256: digest, itemId: randomUUID() }, 400, "itemLink.itemId"],
       [{ sha256: digest, prevSha256: digest, keyVersion: 7 }, 400, "itemLink.keyVersion"],
     ];

@@ -153,7 +153,15 @@ describe("the server's check of a request's link (decideItemLinkStep)", () => {
     after: { revision: 2, sha256: a.a2.sha256 },
   };
   const check = (link: ItemLink | undefined, over: Partial<Parameters<typeof decideItemLinkStep>[1]> = {}) =>
-    decideItemLinkStep(link, { vaultId, head, rosterSeq: 0, keyVersionAfter: 1, actor, change: update, ...over });
+    decideItemLinkStep(link, {
+      vaultId,
+      head,
+      roster: { seq: 0, hash: links[0]!.rosterHead },
+      keyVersionAfter: 1,
+      actor,
+      change: update,
+      ...over,
+    });
   const refusal = (fn: () => unknown): [number, string | undefined] => {
     try {
       fn();
@@ -172,7 +180,7 @@ describe("the server's check of a request's link (decideItemLinkStep)", () => {
 
   test.each<[string, () => unknown, number, string]>([
     ["no link on a vault with a log", () => check(undefined), 400, "itemLink"],
-    ["a link on a vault without a signed roster", () => check(links[3]!, { rosterSeq: null }), 400, "itemLink"],
+    ["a link on a vault without a signed roster", () => check(links[3]!, { roster: null }), 400, "itemLink"],
     ["another vault", () => check(links[3]!, { vaultId: "00000000-0000-4000-8000-000000000000" }), 400, "itemLink.vaultId"],
     ["an old head (another write landed first)", () => check(links[2]!), 409, "itemLink.seq"],
     [
@@ -195,6 +203,18 @@ describe("the server's check of a request's link (decideItemLinkStep)", () => {
     ],
     ["another key version", () => check(links[3]!, { keyVersionAfter: 2 }), 400, "itemLink.keyVersion"],
     ["a roster the vault does not have yet", () => check(resign({ ...links[3]!, rosterSeq: 1 }), {}), 400, "itemLink.rosterSeq"],
+    [
+      "a roster the vault has moved past",
+      () => check(links[3]!, { roster: { seq: 1, hash: links[0]!.rosterHead } }),
+      409,
+      "itemLink.rosterSeq",
+    ],
+    [
+      "another roster link at the roster's seq",
+      () => check(links[3]!, { roster: { seq: 0, hash: "f".repeat(64) } }),
+      400,
+      "itemLink.rosterHead",
+    ],
     ["another item", () => check(links[3]!, { change: { ...update, itemId: links[2]!.itemId! } }), 400, "itemLink.itemId"],
     [
       "the item changed since (revision)",

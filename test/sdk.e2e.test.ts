@@ -299,14 +299,17 @@ describe("SDK end to end", () => {
       // A member's own client gone rogue: it signs the move, so the item log vouches for it; the associated data still refuses it.
       const logs = (owner as any).items.logs as ItemLogs;
       const log = (await logs.follow(vaultId, (await owner.verifiedRoster(vaultId))!))!;
-      const itemLink = await logs.sign(log.head, {
-        op: "update",
-        itemId: two.itemId,
-        revision: two.revision + 1,
-        sha256: await itemDigest(one),
-        prevSha256: await itemDigest(two),
-        rosterSeq: log.head.rosterSeq,
-      });
+      const itemLink = await logs.sign(
+        log.head,
+        {
+          op: "update",
+          itemId: two.itemId,
+          revision: two.revision + 1,
+          sha256: await itemDigest(one),
+          prevSha256: await itemDigest(two),
+        },
+        (await owner.verifiedRoster(vaultId))!.state,
+      );
       await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, {
         body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName, itemLink },
       });

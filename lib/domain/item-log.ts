@@ -73,7 +73,7 @@ export function decideRekeyItemStep(
   args: {
     vaultId: string;
     head: ItemLogHead | null;
-    rosterSeqAfter: number | null;
+    rosterAfter: { seq: number; hash: string } | null;
     keyVersionAfter: number;
     actor: { userId: UserId; signingPublicKey: string };
     current: ReadonlyMap<string, number>;
@@ -84,7 +84,7 @@ export function decideRekeyItemStep(
   return decideItemLinkStep(link, {
     vaultId: args.vaultId,
     head: args.head,
-    rosterSeq: args.rosterSeqAfter,
+    roster: args.rosterAfter,
     keyVersionAfter: args.keyVersionAfter,
     actor: args.actor,
     change: rekeyItemChange(args.current, args.items),
@@ -101,8 +101,8 @@ export interface ItemLinkCheck {
   vaultId: string;
   /** The vault's item-log head, null when it has none yet. */
   head: ItemLogHead | null;
-  /** The vault's roster head seq (null: no signed roster, so no item log). */
-  rosterSeq: number | null;
+  /** The vault's roster head (null: no signed roster, so no item log). */
+  roster: { seq: number; hash: string } | null;
   /** The vault's key version once the write is made. */
   keyVersionAfter: number;
   actor: { userId: UserId; signingPublicKey: string };
@@ -134,7 +134,7 @@ export function decideItemLinkStep(link: ItemLink | undefined, check: ItemLinkCh
     if (check.head) throw invalid("This vault keeps a signed item log: the write must carry its next link", ITEM_LINK_FIELD);
     return undefined;
   }
-  if (check.rosterSeq === null) throw invalid("A vault without a signed roster keeps no item log", ITEM_LINK_FIELD);
+  if (check.roster === null) throw invalid("A vault without a signed roster keeps no item log", ITEM_LINK_FIELD);
   return checkItemLink(link, check);
 }
 
@@ -154,10 +154,12 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
     if (!signatureVerifies(Buffer.from(itemLinkSigningBytes(link)), Buffer.from(link.sig, "base64"), actor.signingPublicKey))
       throw mismatch("sig", "the signature does not verify with the caller's signing key");
     // The roster head the vault has now, exactly: the server vouches that the actor is a member there, as clients check.
-    if (link.rosterSeq > check.rosterSeq!)
-      throw mismatch("rosterSeq", `the vault's roster is at seq ${check.rosterSeq}, not ${link.rosterSeq}`);
-    if (link.rosterSeq < check.rosterSeq!)
-      throw new RacedLinkError("rosterSeq", `the vault's roster moved on to seq ${check.rosterSeq} since link ${link.rosterSeq}`);
+    const roster = check.roster!;
+    if (link.rosterSeq > roster.seq) throw mismatch("rosterSeq", `the vault's roster is at seq ${roster.seq}, not ${link.rosterSeq}`);
+    if (link.rosterSeq < roster.seq)
+      throw new RacedLinkError("rosterSeq", `the vault's roster moved on to seq ${roster.seq} since link ${link.rosterSeq}`);
+    if (link.rosterHead !== roster.hash)
+      throw mismatch("rosterHead", `rosterHead is not the hash of the vault's roster link ${roster.seq}`);
     const hash = sha256Hex(itemLinkBytes(link));
     const after = applyItemLink(head, link, hash);
     if (link.keyVersion !== check.keyVersionAfter)

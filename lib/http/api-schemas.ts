@@ -85,6 +85,7 @@ const itemLink = object(
     at: timestamp,
     keyVersion: integer(1),
     rosterSeq: integer(0),
+    rosterHead: hex64,
     sig: base64,
   },
   { itemId: uuid, revision: integer(1), sha256: hex64, prevSha256: hex64, count: integer(0), setDigest: hex64 },

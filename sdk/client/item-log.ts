@@ -29,7 +29,7 @@ import {
   type ItemState,
   type UnsignedItemLink,
 } from "../item-log";
-import { GENESIS_PREV } from "../roster";
+import { GENESIS_PREV, linkHash } from "../roster";
 import { keyFingerprint } from "../keys";
 import { mayDo, type VaultRole } from "../vault-roles";
 import type { ClientCore } from "./core";
@@ -271,11 +271,22 @@ export class ItemLogs {
     // A link signed against a newer roster than the one given (a change landed meanwhile): the roster is read once more.
     if (links.some((l) => l.rosterSeq > roster.state.seq)) roster = (await this.rosters.verifiedRoster(vaultId)) ?? roster;
     const memberAt = membershipAt(roster);
+    // Each link names the roster link it was signed on by its hash: one this client's verified roster does not have there is another history.
+    const rosterHashes = new Map<number, string>();
+    for (const seq of new Set(links.map((l) => l.rosterSeq))) {
+      const rosterLink = roster.links[seq];
+      if (rosterLink) rosterHashes.set(seq, await linkHash(rosterLink));
+    }
     const verifiedKeys = new Map<string, Bytes>();
     const signed: Array<{ link: ItemLink; key: Bytes }> = [];
     for (const link of links) {
       if (link.rosterSeq > roster.state.seq)
         throw broken(vaultId, `link ${link.seq} names roster link ${link.rosterSeq}, past the roster's head ${roster.state.seq}`);
+      if (link.rosterHead !== rosterHashes.get(link.rosterSeq))
+        throw new SecurityError(
+          "ROSTER_ROLLBACK",
+          `item link ${link.seq} of vault ${vaultId} was signed on another roster link ${link.rosterSeq} than the one this client verified: the server shows members different rosters (a fork)`,
+        );
       const member = memberAt(link.actorId, link.rosterSeq);
       if (!member) throw broken(vaultId, `link ${link.seq} is by ${link.actorId}, not a member at roster link ${link.rosterSeq}`);
       if (link.op === "rekey" && !mayDo(member.role, "rekey"))
@@ -345,7 +356,7 @@ export class ItemLogs {
     vaultId: string,
     followed: FollowedLog,
     stored: readonly StoredItem[],
-    rosterSeq: number,
+    roster: { seq: number; head: string },
   ): Promise<Map<string, ItemState>> {
     const listed = new Map<string, ItemState>();
     const digests = await Promise.all(stored.map((s) => itemDigest(s)));
@@ -365,19 +376,22 @@ export class ItemLogs {
     }
     followed.items = listed;
     if (this.known.get(vaultId)?.head.seq === followed.head.seq) this.known.set(vaultId, followed);
-    await this.maybeCheckpoint(vaultId, followed, rosterSeq);
+    await this.maybeCheckpoint(vaultId, followed, roster);
     return listed;
   }
 
   /** A member that holds the whole set signs a checkpoint once CHECKPOINT_EVERY links passed since the last base (best effort). */
-  private async maybeCheckpoint(vaultId: string, followed: FollowedLog, rosterSeq: number): Promise<void> {
+  private async maybeCheckpoint(vaultId: string, followed: FollowedLog, roster: { seq: number; head: string }): Promise<void> {
     if (!followed.items || followed.head.seq - followed.head.baseSeq < this.core.checkpointEvery || !this.core.keys) return;
-    const link = await this.sign(followed.head, {
-      op: "checkpoint",
-      count: followed.items.size,
-      setDigest: await itemSetDigest(followed.items),
-      rosterSeq,
-    });
+    const link = await this.sign(
+      followed.head,
+      {
+        op: "checkpoint",
+        count: followed.items.size,
+        setDigest: await itemSetDigest(followed.items),
+      },
+      roster,
+    );
     try {
       await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/item-log`, { body: { itemLink: link } });
       await this.saw(link, followed.items);
@@ -388,7 +402,7 @@ export class ItemLogs {
   }
 
   /** Starts a signed vault's log with a checkpoint of the items as the server lists them now (trusted on first use, as an adopted roster). */
-  async start(vaultId: string, keyVersion: number, rosterSeq: number, stored: readonly StoredItem[]): Promise<void> {
+  async start(vaultId: string, keyVersion: number, roster: { seq: number; head: string }, stored: readonly StoredItem[]): Promise<void> {
     const items = new Map<string, ItemState>();
     const digests = await Promise.all(stored.map((s) => itemDigest(s)));
     stored.forEach((s, i) => items.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
@@ -401,7 +415,8 @@ export class ItemLogs {
         actorId: this.core.account.userId,
         at: new Date().toISOString(),
         keyVersion,
-        rosterSeq,
+        rosterSeq: roster.seq,
+        rosterHead: roster.head,
         count: items.size,
         setDigest: await itemSetDigest(items),
       },
@@ -416,10 +431,13 @@ export class ItemLogs {
     await this.saw(link, items);
   }
 
-  /** This client's next link on `head`, signed. */
+  /** This client's next link on `head`, signed against the roster head `roster` (its seq and hash). */
   sign(
     head: ItemLogHead,
-    fields: Omit<UnsignedItemLink, "vaultId" | "seq" | "prev" | "actorId" | "at" | "keyVersion"> & { keyVersion?: number },
+    fields: Omit<UnsignedItemLink, "vaultId" | "seq" | "prev" | "actorId" | "at" | "keyVersion" | "rosterSeq" | "rosterHead"> & {
+      keyVersion?: number;
+    },
+    roster: { seq: number; head: string },
   ): Promise<ItemLink> {
     return signItemLink(
       {
@@ -429,6 +447,8 @@ export class ItemLogs {
         actorId: this.core.account.userId,
         at: new Date().toISOString(),
         keyVersion: head.keyVersion,
+        rosterSeq: roster.seq,
+        rosterHead: roster.head,
         ...fields,
       },
       this.core.requireKeys().signingPrivateKey,

@@ -82,12 +82,12 @@ export class Items {
       const stored = await this.listStoredItems(vaultId);
       if (!before) {
         if (attempt >= 3) throw new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId} does not start`);
-        await this.logs.start(vaultId, vault.keyVersion, roster.state.seq, stored);
+        await this.logs.start(vaultId, vault.keyVersion, roster.state, stored);
         continue;
       }
       const after = await this.logs.follow(vaultId, roster);
       if (after && after.head.seq === before.head.seq) {
-        await this.logs.checkListing(vaultId, after, stored, roster.state.seq);
+        await this.logs.checkListing(vaultId, after, stored, roster.state);
         return stored;
       }
       await settle(vaultId, attempt);
@@ -170,7 +170,7 @@ export class Items {
     for (let attempt = 1; ; attempt++) {
       let log = await this.logs.follow(vaultId, roster);
       if (!log) {
-        await this.logs.start(vaultId, vault.keyVersion, roster.state.seq, await this.listStoredItems(vaultId));
+        await this.logs.start(vaultId, vault.keyVersion, roster.state, await this.listStoredItems(vaultId));
         log = await this.logs.follow(vaultId, roster);
         if (!log) throw new SecurityError("ITEM_LOG_BROKEN", `the item log of vault ${vaultId} does not start`);
       }
@@ -206,7 +206,7 @@ export class Items {
       const sealed = await sealItem(vaultKey, vaultId, itemId, content);
       const sha256 = await itemDigest(sealed);
       return this.logged(vaultId, { keyVersion }, roster, false, async (log, signedRoster) => {
-        const itemLink = await this.logs.sign(log.head, { op: "create", itemId, revision: 1, sha256, rosterSeq: signedRoster.state.seq });
+        const itemLink = await this.logs.sign(log.head, { op: "create", itemId, revision: 1, sha256 }, signedRoster.state);
         const stored = await this.core.http.request<StoredItem>("POST", `/vaults/${encodeURIComponent(vaultId)}/items`, {
           body: { ...sealed, keyVersion, itemLink },
         });
@@ -224,14 +224,17 @@ export class Items {
       const sha256 = await itemDigest(sealed);
       return this.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
         const before = this.stateOf(vaultId, log, itemId);
-        const itemLink = await this.logs.sign(log.head, {
-          op: "update",
-          itemId: itemId.toLowerCase(),
-          revision: before.revision + 1,
-          sha256,
-          prevSha256: before.sha256,
-          rosterSeq: signedRoster.state.seq,
-        });
+        const itemLink = await this.logs.sign(
+          log.head,
+          {
+            op: "update",
+            itemId: itemId.toLowerCase(),
+            revision: before.revision + 1,
+            sha256,
+            prevSha256: before.sha256,
+          },
+          signedRoster.state,
+        );
         const stored = await this.core.http.request<StoredItem>(
           "PUT",
           `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`,
@@ -262,13 +265,16 @@ export class Items {
     const vault = await this.vaults.getVault(vaultId);
     await this.logged(vaultId, vault, roster, true, async (log, signedRoster) => {
       const before = this.stateOf(vaultId, log, itemId);
-      const itemLink = await this.logs.sign(log.head, {
-        op: "delete",
-        itemId: itemId.toLowerCase(),
-        revision: before.revision,
-        prevSha256: before.sha256,
-        rosterSeq: signedRoster.state.seq,
-      });
+      const itemLink = await this.logs.sign(
+        log.head,
+        {
+          op: "delete",
+          itemId: itemId.toLowerCase(),
+          revision: before.revision,
+          prevSha256: before.sha256,
+        },
+        signedRoster.state,
+      );
       await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}/items/${encodeURIComponent(itemId)}`, {
         body: { itemLink },
       });

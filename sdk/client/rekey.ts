@@ -9,7 +9,7 @@ import { ApiError, SecurityError } from "../errors";
 import { openItem, sealItem, type SealedItem } from "../items";
 import { keyFingerprint } from "../keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
-import { GENESIS_PREV, memberDigest, rosterWraps, type RosterLink } from "../roster";
+import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } from "../roster";
 import { mayDo, type VaultRole } from "../vault-roles";
 import { itemDigest, itemSetDigest, type ItemState } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
@@ -208,13 +208,12 @@ export class Rekeys {
       const log = planned.roster && (await this.items.logs.follow(vaultId, planned.roster));
       const itemLink =
         log &&
-        (await this.items.logs.sign(log.head, {
-          op: "rekey",
-          keyVersion: vault.keyVersion + 1,
-          rosterSeq: rosterLink?.seq ?? planned.roster!.state.seq,
-          count: newSet.size,
-          setDigest: await itemSetDigest(newSet),
-        }));
+        (await this.items.logs.sign(
+          log.head,
+          { op: "rekey", keyVersion: vault.keyVersion + 1, count: newSet.size, setDigest: await itemSetDigest(newSet) },
+          // Signed against the roster as the rekey's own roster link leaves it.
+          rosterLink ? { seq: rosterLink.seq, head: await linkHash(rosterLink) } : planned.roster!.state,
+        ));
 
       progress({ phase: "upload", done: 0, total: 1 });
       try {

@@ -21,7 +21,7 @@ import { writeOutbox } from "./outbox";
 interface LockedForItems {
   keyVersion: number;
   itemLog: ItemLogHead | null;
-  rosterSeq: number | null;
+  roster: { seq: number; hash: string } | null;
   signingPublicKey: string;
 }
 
@@ -40,7 +40,7 @@ export class MongoItems implements ItemStore {
     return {
       keyVersion: vault.keyVersion,
       itemLog: itemLogHeadOf(vault),
-      rosterSeq: vault.roster?.seq ?? null,
+      roster: vault.roster ?? null,
       signingPublicKey: user?.signingPublicKey ?? "",
     };
   }
@@ -55,7 +55,7 @@ export class MongoItems implements ItemStore {
     const entry = decideItemLinkStep(args.itemLink, {
       vaultId: args.vaultId,
       head: locked.itemLog,
-      rosterSeq: locked.rosterSeq,
+      roster: locked.roster,
       keyVersionAfter: locked.keyVersion,
       actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
       change,

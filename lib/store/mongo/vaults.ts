@@ -207,7 +207,7 @@ export class MongoVaults implements VaultStore {
       const itemStep = decideRekeyItemStep(input.itemLink, {
         vaultId,
         head: snap!.vault.itemLog,
-        rosterSeqAfter: roster?.seq ?? snap!.vault.roster?.seq ?? null,
+        rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
         keyVersionAfter: keyVersion,
         actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
         current: new Map(current.map((i) => [i.itemId, i.revision])),

@@ -37,7 +37,7 @@ function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable |
 interface LockedForItems {
   keyVersion: number;
   itemLog: ItemLogHead | null;
-  rosterSeq: number | null;
+  roster: { seq: number; hash: string } | null;
   signingPublicKey: string;
 }
 
@@ -68,7 +68,7 @@ export class SqlItems implements ItemStore {
     return {
       keyVersion: Number(vault.key_version),
       itemLog: itemLogHead(vaultId, vault),
-      rosterSeq: vault.roster_seq === null ? null : Number(vault.roster_seq),
+      roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
       signingPublicKey: member.signing_public_key,
     };
   }
@@ -84,7 +84,7 @@ export class SqlItems implements ItemStore {
     const entry = decideItemLinkStep(args.itemLink, {
       vaultId: args.vaultId,
       head: locked.itemLog,
-      rosterSeq: locked.rosterSeq,
+      roster: locked.roster,
       keyVersionAfter,
       actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
       change,

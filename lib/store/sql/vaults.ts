@@ -349,7 +349,7 @@ export class SqlVaults implements VaultStore {
       const itemStep = decideRekeyItemStep(rekey.itemLink, {
         vaultId,
         head: snap!.vault.itemLog,
-        rosterSeqAfter: roster?.seq ?? snap!.vault.roster?.seq ?? null,
+        rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
         keyVersionAfter: keyVersion,
         actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
         current: new Map(current.map((r) => [r.item_id, Number(r.revision)])),

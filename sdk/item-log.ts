@@ -123,6 +123,14 @@ export const itemDigestBytes = (item: { encryptedName: string; encryptedData: st
   utf8(`${item.encryptedName}.${item.encryptedData}`);
 export const itemDigest = (item: { encryptedName: string; encryptedData: string }): Promise<string> => sha256Hex(itemDigestBytes(item));
 
+/** Items as the log names them, by id: each one's revision and the digest of its ciphertexts (computed side by side). */
+export async function itemStatesOf(
+  items: ReadonlyArray<{ itemId: string; revision: number; encryptedName: string; encryptedData: string }>,
+): Promise<Map<string, ItemState>> {
+  const digests = await Promise.all(items.map((i) => itemDigest(i)));
+  return new Map(items.map((i, n): [string, ItemState] => [i.itemId, { revision: i.revision, sha256: digests[n]! }]));
+}
+
 /** The bytes a set digest covers: `[{itemId, revision, sha256}, ...]` sorted by itemId, canonical JSON. */
 export function itemSetBytes(items: Iterable<readonly [string, ItemState]>): Bytes {
   const entries = [...items].map(([itemId, s]) => ({ itemId, revision: s.revision, sha256: s.sha256 }));

@@ -18,7 +18,8 @@ import {
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { Chain, fingerprintOf, linkHashOf, wrapHash } from "./helpers/roster";
-import { itemDigestOf, itemLinkHashOf, itemSetDigestOf, signItemLinkAs } from "./helpers/item-log";
+import { itemLinkHashOf, signItemLinkAs } from "./helpers/item-log";
+import { itemDigestOf, itemSetDigestOf } from "../lib/domain/item-log";
 import { auditCheckpointVerifies } from "../sdk/audit";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
 
@@ -188,7 +189,7 @@ test("every route of the interface works through both gateways", async () => {
     prev: "0".repeat(64),
     op: "checkpoint",
     count: 1,
-    setDigest: itemSetDigestOf([item]),
+    setDigest: itemSetDigestOf([[itemId, { revision: item.revision, sha256: itemDigestOf(item) }]]),
   });
   expect((await call("POST /vaults/:vaultId/item-log", `${v}/item-log`, { ...t, body: { itemLink: checkpoint } })).status).toBe(204);
   expect((await call("GET /vaults/:vaultId/item-log", `${v}/item-log`, t)).body).toEqual({ links: [checkpoint], baseSeq: 0, next: null });

@@ -58,6 +58,31 @@ export type ItemChange =
   | { op: "delete"; itemId: string; before: ItemState }
   | { op: "checkpoint" | "rekey"; count: number; setDigest: string };
 
+/** What an item write reads under the vault's lock for its step in the item log. */
+export interface LockedForItemLog {
+  keyVersion: number;
+  itemLog: ItemLogHead | null;
+  roster: { seq: number; hash: string } | null;
+  /** The caller's registered signing key. */
+  signingPublicKey: string;
+}
+
+/** The step an item write (create, update, delete, checkpoint) takes in the log of a vault locked as `locked`. */
+export function decideItemWriteStep(
+  args: { vaultId: string; actorId: UserId; itemLink?: ItemLink },
+  locked: LockedForItemLog,
+  change: ItemChange,
+): ItemLogEntry | undefined {
+  return decideItemLinkStep(args.itemLink, {
+    vaultId: args.vaultId,
+    head: locked.itemLog,
+    roster: locked.roster,
+    keyVersionAfter: locked.keyVersion,
+    actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
+    change,
+  });
+}
+
 /** A rekey's step: every item re-encrypted (`items`, checked to be exactly the vault's) at its current revision plus one. */
 export function rekeyItemChange(
   current: ReadonlyMap<string, number>,

@@ -77,3 +77,14 @@ export class ClientCore {
 
 /** The vault changed between two reads: the caller reads again. */
 export const vaultMoved = () => new ApiError(409, "CONFLICT", "the vault changed while it was being read: read it again");
+
+/** Tasks run one at a time, each after every task queued before it (whether that one failed or not). */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -16,10 +16,10 @@ import {
   applyToItems,
   expectedAfter,
   isBase,
-  itemDigest,
   ItemLinkError,
   itemLinkHash,
   itemSetDigest,
+  itemStatesOf,
   parseItemLink,
   setAtBase,
   signItemLink,
@@ -32,7 +32,7 @@ import {
 import { GENESIS_PREV, linkHash } from "../roster";
 import { keyFingerprint } from "../keys";
 import { mayDo, type VaultRole } from "../vault-roles";
-import type { ClientCore } from "./core";
+import { SerialQueue, type ClientCore } from "./core";
 import type { Trust } from "./trust";
 import type { Rosters } from "./roster";
 import type { StoredItem, VerifiedRoster } from "./types";
@@ -89,7 +89,8 @@ const broken = (vaultId: string, message: string) => new SecurityError("ITEM_LOG
 
 export class ItemLogs {
   private readonly known = new Map<string, FollowedLog>();
-  private headQueue: Promise<unknown> = Promise.resolve();
+  /** Seen heads are compared and moved one follow at a time. */
+  private readonly heads = new SerialQueue();
 
   constructor(
     private readonly core: ClientCore,
@@ -324,7 +325,7 @@ export class ItemLogs {
    * followed chain's link hashes by seq, where there are any.
    */
   private async remember(vaultId: string, followed: FollowedLog, hashes?: ReadonlyMap<number, string>): Promise<void> {
-    await this.serially(async () => {
+    await this.heads.run(async () => {
       const seen = await this.core.rosterHeads.get(itemHeadKey(vaultId));
       // A head seen meanwhile past this one (a write landed between the two reads) is not compared: this one is older, not other.
       if (seen && hashes && seen.seq <= followed.head.seq && hashes.get(seen.seq) !== seen.hash)
@@ -337,12 +338,6 @@ export class ItemLogs {
       if (!seen || followed.head.seq > seen.seq)
         await this.core.rosterHeads.set(itemHeadKey(vaultId), { seq: followed.head.seq, hash: followed.head.head });
     });
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.headQueue.then(task, task);
-    this.headQueue = run.catch(() => undefined);
-    return run;
   }
 
   /**
@@ -358,9 +353,7 @@ export class ItemLogs {
     stored: readonly StoredItem[],
     roster: { seq: number; head: string },
   ): Promise<Map<string, ItemState>> {
-    const listed = new Map<string, ItemState>();
-    const digests = await Promise.all(stored.map((s) => itemDigest(s)));
-    stored.forEach((s, i) => listed.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
+    const listed = await itemStatesOf(stored);
     if (followed.items) {
       for (const [id, state] of followed.items) compareItem(vaultId, id, state, listed.get(id), "the log");
       for (const id of listed.keys()) if (!followed.items.has(id)) throw notInLog(vaultId, id, followed.sinceBase);
@@ -403,9 +396,7 @@ export class ItemLogs {
 
   /** Starts a signed vault's log with a checkpoint of the items as the server lists them now (trusted on first use, as an adopted roster). */
   async start(vaultId: string, keyVersion: number, roster: { seq: number; head: string }, stored: readonly StoredItem[]): Promise<void> {
-    const items = new Map<string, ItemState>();
-    const digests = await Promise.all(stored.map((s) => itemDigest(s)));
-    stored.forEach((s, i) => items.set(s.itemId, { revision: s.revision, sha256: digests[i]! }));
+    const items = await itemStatesOf(stored);
     const link = await signItemLink(
       {
         vaultId: vaultId.toLowerCase(),

@@ -11,7 +11,7 @@ import { keyFingerprint } from "../keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
 import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } from "../roster";
 import { mayDo, type VaultRole } from "../vault-roles";
-import { itemDigest, itemSetDigest, type ItemState } from "../item-log";
+import { itemSetDigest, itemStatesOf } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Members } from "./members";
@@ -203,8 +203,7 @@ export class Rekeys {
       }
       const rosterLink = await planned.link(newKeys);
       // The item log's rekey link: the new item set (each at its revision plus one), on the log's head.
-      const newSet = new Map<string, ItemState>();
-      for (const i of items) newSet.set(i.itemId, { revision: i.revision + 1, sha256: await itemDigest(i) });
+      const newSet = await itemStatesOf(items.map((i) => ({ ...i, revision: i.revision + 1 })));
       const log = planned.roster && (await this.items.logs.follow(vaultId, planned.roster));
       const itemLink =
         log &&

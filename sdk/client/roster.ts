@@ -18,7 +18,7 @@ import {
   type RosterState,
   type UnsignedLink,
 } from "../roster";
-import type { ClientCore } from "./core";
+import { SerialQueue, type ClientCore } from "./core";
 import type { Trust } from "./trust";
 import type { MemberEntry, VerifiedRoster } from "./types";
 
@@ -34,7 +34,7 @@ export function rosterRaced(err: unknown): boolean {
 
 export class Rosters {
   /** Seen heads are compared and moved one at a time: two verifications of one vault never move its head back. */
-  private headQueue: Promise<unknown> = Promise.resolve();
+  private readonly heads = new SerialQueue();
 
   constructor(
     private readonly core: ClientCore,
@@ -52,7 +52,7 @@ export class Rosters {
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
     const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
-    await this.serially(async () => {
+    await this.heads.run(async () => {
       // The head seen is read here, inside the queue, so that a verification that finished first cannot be undone by this one.
       const seen = await this.core.rosterHeads.get(vaultId);
       if (seen) {
@@ -74,13 +74,6 @@ export class Rosters {
     if (!state) return null;
     await this.trust.pinRecorded(state.members);
     return { state, links: links.map((l) => parseLink(l)) };
-  }
-
-  /** Runs `task` after every head comparison queued before it. */
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.headQueue.then(task, task);
-    this.headQueue = run.catch(() => undefined);
-    return run;
   }
 
   /**
@@ -122,7 +115,7 @@ export class Rosters {
   async sawRosterLink(link: RosterLink | undefined): Promise<void> {
     if (!link) return;
     const hash = await linkHash(link);
-    await this.serially(async () => {
+    await this.heads.run(async () => {
       const seen = await this.core.rosterHeads.get(link.vaultId);
       if (!seen || link.seq > seen.seq) await this.core.rosterHeads.set(link.vaultId, { seq: link.seq, hash });
     });

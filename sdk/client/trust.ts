@@ -22,7 +22,7 @@ import { isCanonicalId } from "../ids";
 import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
 import { asPin, type Pin, type PinSource } from "../pins";
 import { inviteBindingVerifies, keyStatementBytes, statementVerifies, type SignedStatement } from "../statements";
-import type { ClientCore } from "./core";
+import { SerialQueue, type ClientCore } from "./core";
 import type { OrgRole } from "./types";
 
 /** A user's public keys as the server hands them out, with what vouches for them. */
@@ -53,7 +53,7 @@ interface PinIndex {
 
 export class Trust {
   /** Pin checks and writes run one at a time: two checks of one new user never both pin. */
-  private pinQueue: Promise<unknown> = Promise.resolve();
+  private readonly pinChecks = new SerialQueue();
 
   constructor(private readonly core: ClientCore) {}
 
@@ -91,7 +91,7 @@ export class Trust {
     own: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">,
     who: { userId: string; email: string } = this.core.account,
   ): Promise<void> {
-    return this.serially(async () => {
+    return this.pinChecks.run(async () => {
       const { userId, email } = who;
       const fingerprint = groupedFingerprint(await keyFingerprint(own));
       const kept = await this.core.pins.get(userId);
@@ -107,7 +107,7 @@ export class Trust {
    * comment); pins it on first contact, and completes an older pin (email, statement seen).
    */
   checkBundle(bundle: ServedBundle, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
-    return this.serially(async () => this.checkAndPin(bundle, await this.pinIndex(), expectedUserId, recordedKey));
+    return this.pinChecks.run(async () => this.checkAndPin(bundle, await this.pinIndex(), expectedUserId, recordedKey));
   }
 
   /** `checkBundle`'s work, inside the queue, against a pin index read inside it. */
@@ -149,7 +149,7 @@ export class Trust {
    * invite link): checked in itself and against the pins, then pinned as `via`.
    */
   pinVouched(bundle: ServedBundle, via: PinSource): Promise<void> {
-    return this.serially(async () => {
+    return this.pinChecks.run(async () => {
       const pins = await this.pinIndex();
       const { userId, email, fingerprint } = await selfConsistent(bundle, bundle.userId);
       checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
@@ -184,13 +184,6 @@ export class Trust {
     return { byUser, userOfEmail };
   }
 
-  /** Runs `task` after every pin check queued before it. */
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.pinQueue.then(task, task);
-    this.pinQueue = run.catch(() => undefined);
-    return run;
-  }
-
   /**
    * The fingerprint the server currently shows for a user (consistent in itself: self-signed, its
    * statement verifying, but not yet checked against the pins), and the pinned one with its source.
@@ -221,7 +214,7 @@ export class Trust {
         `the server now shows these keys under ${bundle.email}, not ${checkedEmail} as you checked`,
         id,
       );
-    await this.serially(async () => {
+    await this.pinChecks.run(async () => {
       // Whoever else this device had pinned under this email loses it: the person checked is the one it belongs to.
       for (const [other, kept] of await this.core.pins.entries()) {
         const pin = asPin(kept);
@@ -245,7 +238,7 @@ export class Trust {
    * checked against the roster's record anyway.
    */
   pinRecorded(members: ReadonlyMap<string, { key: string }>): Promise<void> {
-    return this.serially(async () => {
+    return this.pinChecks.run(async () => {
       // The pins are read once per roster (this runs at every verification), not once per member.
       const pins = await this.pinIndex();
       for (const [userId, { key }] of members)
@@ -263,7 +256,7 @@ export class Trust {
     const { members } = await this.core.http.request<{ members: OrgMember[] }>("GET", `/orgs/${account.orgId}/members`);
     if (!Array.isArray(members)) throw new SecurityError("INCONSISTENT", "the server's member list of your organization is not a list");
     const ownKeys = await keyFingerprint({ publicKey: account.publicKey, signingPublicKey: account.signingPublicKey });
-    return this.serially(async () => {
+    return this.pinChecks.run(async () => {
       const index = await this.pinIndex();
       const checked: CheckedMember[] = [];
       // One email shown for two users: neither is taken as its owner (whichever came first would be pinned).

@@ -1,13 +1,6 @@
 /** Item-log links as a test client signs them with a user's keys (the protocol: sdk/item-log.ts). */
 import { sign } from "node:crypto";
-import {
-  itemDigestBytes,
-  itemLinkBytes,
-  itemLinkSigningBytes,
-  itemSetBytes,
-  type ItemLink,
-  type UnsignedItemLink,
-} from "../../sdk/item-log";
+import { itemLinkBytes, itemLinkSigningBytes, type ItemLink, type UnsignedItemLink } from "../../sdk/item-log";
 import { sha256Hex, type Signer } from "./roster";
 
 export function signItemLinkAs(user: Signer, link: UnsignedItemLink): ItemLink {
@@ -15,6 +8,3 @@ export function signItemLinkAs(user: Signer, link: UnsignedItemLink): ItemLink {
 }
 
 export const itemLinkHashOf = (link: UnsignedItemLink) => sha256Hex(itemLinkBytes(link));
-export const itemDigestOf = (item: { encryptedName: string; encryptedData: string }) => sha256Hex(itemDigestBytes(item));
-export const itemSetDigestOf = (items: Array<{ itemId: string; revision: number; encryptedName: string; encryptedData: string }>) =>
-  sha256Hex(itemSetBytes(items.map((i) => [i.itemId, { revision: i.revision, sha256: itemDigestOf(i) }] as const)));

@@ -6,24 +6,17 @@ import { assertKeyVersion } from "../../domain/rekey";
 import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore } from "../port";
 import {
-  decideItemLinkStep,
+  decideItemWriteStep,
   itemDigestOf,
   itemSetDigestOf,
   type ItemChange,
   type ItemLink,
-  type ItemLogHead,
+  type LockedForItemLog,
   type ItemState,
 } from "../../domain/item-log";
 import type { MongoContext } from "./context";
 import { itemKey, itemLogHeadOf, toItem, type ItemDoc } from "./documents";
 import { writeOutbox } from "./outbox";
-
-interface LockedForItems {
-  keyVersion: number;
-  itemLog: ItemLogHead | null;
-  roster: { seq: number; hash: string } | null;
-  signingPublicKey: string;
-}
 
 export class MongoItems implements ItemStore {
   constructor(private readonly c: MongoContext) {}
@@ -32,7 +25,7 @@ export class MongoItems implements ItemStore {
    * Locks the vault for an item write and checks the caller's membership. MongoDB has no shared
    * lock, so item writes to one vault are serialized (the SQL adapter lets them run side by side).
    */
-  private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItems> {
+  private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItemLog> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
     if (!vault || !member) throw notFound("Vault");
@@ -48,18 +41,11 @@ export class MongoItems implements ItemStore {
   /** The write's step in the vault's item log (decideItemLinkStep), stored in the write's transaction. */
   private async logStep(
     session: ClientSession,
-    locked: LockedForItems,
+    locked: LockedForItemLog,
     args: { vaultId: VaultId; actorId: UserId; itemLink?: ItemLink; now: string },
     change: ItemChange,
   ): Promise<void> {
-    const entry = decideItemLinkStep(args.itemLink, {
-      vaultId: args.vaultId,
-      head: locked.itemLog,
-      roster: locked.roster,
-      keyVersionAfter: locked.keyVersion,
-      actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
-      change,
-    });
+    const entry = decideItemWriteStep(args, locked, change);
     if (entry) await this.c.appendItemLink(session, args.vaultId, entry, args.now);
   }
 

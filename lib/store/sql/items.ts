@@ -6,7 +6,14 @@ import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault
 import { sql } from "kysely";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore, VaultStore } from "../port";
 import { appendItemLink, itemLogHead, type Db, type SqlContext } from "./context";
-import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange, type ItemLink, type ItemLogHead } from "../../domain/item-log";
+import {
+  decideItemWriteStep,
+  itemDigestOf,
+  itemSetDigestOf,
+  type ItemChange,
+  type ItemLink,
+  type LockedForItemLog,
+} from "../../domain/item-log";
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
 
@@ -34,13 +41,6 @@ function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable |
   return db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
 }
 
-interface LockedForItems {
-  keyVersion: number;
-  itemLog: ItemLogHead | null;
-  roster: { seq: number; hash: string } | null;
-  signingPublicKey: string;
-}
-
 export class SqlItems implements ItemStore {
   /** `vaults` answers the membership reads (its prepared statement). */
   constructor(
@@ -53,7 +53,7 @@ export class SqlItems implements ItemStore {
    * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
    * that two writes cannot both fit under the vault's limit and together pass it.
    */
-  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItems> {
+  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItemLog> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
@@ -76,19 +76,11 @@ export class SqlItems implements ItemStore {
   /** The write's step in the vault's item log (decideItemLinkStep), stored in the write's transaction. */
   private async logStep(
     trx: Db,
-    locked: LockedForItems,
+    locked: LockedForItemLog,
     args: { vaultId: VaultId; actorId: UserId; itemLink?: ItemLink; now: string },
     change: ItemChange,
-    keyVersionAfter = locked.keyVersion,
   ): Promise<void> {
-    const entry = decideItemLinkStep(args.itemLink, {
-      vaultId: args.vaultId,
-      head: locked.itemLog,
-      roster: locked.roster,
-      keyVersionAfter,
-      actor: { userId: args.actorId, signingPublicKey: locked.signingPublicKey },
-      change,
-    });
+    const entry = decideItemWriteStep(args, locked, change);
     if (entry) await appendItemLink(trx, args.vaultId, entry, args.now);
   }
 

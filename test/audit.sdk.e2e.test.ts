@@ -91,6 +91,21 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     expect(second.checkedNow).toBe(second.seq - first.seq);
   });
 
+  test("a check that finishes after a newer one never moves the device's seen head back", async () => {
+    const heads = new MemoryRosterHeadStore();
+    const first = await (await aliceBehind((_m, _p, b) => b, heads)).verifyAuditLog();
+    await alice.createVault("Meanwhile", "shared");
+    await eventually("a newer audit record", async () => (await alice.serverAuditVerdict()).count > first.count, { timeoutMs: 20_000 });
+    const newer = { seq: first.seq + 50, hash: "e".repeat(64) };
+    // While this check reads the records, another (on the same device) saw a newer head.
+    const device = await aliceBehind((m, p, body) => {
+      if (m === "GET" && p === "/audit") void heads.set(`audit/${alice.account.orgId}`, newer);
+      return body;
+    }, heads);
+    await device.verifyAuditLog();
+    expect(await heads.get(`audit/${alice.account.orgId}`)).toEqual(newer);
+  });
+
   test("a record dropped: AUDIT_BROKEN, naming the missing record", async () => {
     const all = await allRecords();
     const device = await aliceBehind(rewriteLog((records) => records.filter((r) => r.seq !== 3), all));

@@ -16,7 +16,7 @@ import {
 } from "../audit";
 import { SecurityError } from "../errors";
 import { auditStateFingerprint } from "../fingerprints";
-import type { ClientCore } from "./core";
+import { SerialQueue, type ClientCore } from "./core";
 import type { AuditRecord } from "./types";
 
 /** Records per page read when the log is checked. */
@@ -49,6 +49,9 @@ export interface CheckedAuditLog {
 }
 
 export class Audit {
+  /** Seen heads are compared and moved one check at a time, never back. */
+  private readonly heads = new SerialQueue();
+
   constructor(private readonly core: ClientCore) {}
 
   /** The organization's audit log, newest first (one page, as the server gives it: unchecked). */
@@ -108,7 +111,16 @@ export class Audit {
     const from = opts.full || !seen ? { seq: 0, hash: AUDIT_GENESIS } : seen;
     const chain = await checkAuditChain(orgId, records, from);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
-    if (!seen || chain.seq > seen.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
+    // Read again: another check may have moved the head meanwhile; never back, and not onto another history.
+    await this.heads.run(async () => {
+      const now = await this.core.rosterHeads.get(auditHeadKey(orgId));
+      if (now && now.seq <= chain.seq && chain.hashAt(now.seq) !== now.hash)
+        throw new SecurityError(
+          "AUDIT_ROLLBACK",
+          `the server shows another audit record ${now.seq} than the one this device saw meanwhile`,
+        );
+      if (!now || chain.seq > now.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
+    });
     return {
       ok: true,
       count: chain.count,

@@ -72,6 +72,8 @@ export type SecurityProblem =
   | "AUDIT_BROKEN"
   /** The audit log is shorter than one this client already saw, or differs from it at a seen record. */
   | "AUDIT_ROLLBACK"
+  /** A link another member signed names the audit head they verified, and the record this client verified at that seq differs: two audit histories. */
+  | "AUDIT_FORK"
   /** An audit checkpoint not signed by the pinned audit key, or naming a head the records do not have. */
   | "AUDIT_CHECKPOINT_INVALID"
   /** The server's audit key is not the one this client pinned. */

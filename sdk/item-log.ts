@@ -21,6 +21,7 @@ import { canonicalJson } from "./canonical";
 import { utf8, type Bytes } from "./encoding";
 import type { CryptoKey } from "./primitives";
 import {
+  AUDIT_CLAIM_FIELDS,
   checkAtAndSig,
   ED25519_SIG,
   exactKeys,
@@ -31,6 +32,7 @@ import {
   linkSig,
   linkSigVerifies,
   oneOf,
+  parseAuditClaim,
   sha256Hex,
   str,
   TIMESTAMP,
@@ -86,6 +88,9 @@ export interface UnsignedItemLink {
   count?: number;
   /** checkpoint, rekey: `itemSetDigest` of the vault's items after the link. */
   setDigest?: string;
+  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`, sdk/roster.ts). */
+  auditSeq?: number;
+  auditHead?: string;
 }
 
 export interface ItemLink extends UnsignedItemLink {
@@ -154,7 +159,7 @@ export function parseItemLink(raw: unknown): ItemLink {
   const o = raw as Record<string, unknown>;
   const op = oneOf<ItemLinkOp>(o, "op", ITEM_LINK_OPS);
   const fields = [...COMMON_FIELDS, ...OP_FIELDS[op]];
-  exactKeys(o, fields, "");
+  exactKeys(o, [...fields, ...AUDIT_CLAIM_FIELDS], "");
   for (const f of fields) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
   const link: ItemLink = {
     vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
@@ -169,6 +174,7 @@ export function parseItemLink(raw: unknown): ItemLink {
     sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
   checkAtAndSig(link);
+  parseAuditClaim(o, link);
   if (o.itemId !== undefined) link.itemId = str(o, "itemId", UUID_LOWER, "a lower-case UUID");
   if (o.revision !== undefined) link.revision = int(o, "revision", 1);
   if (o.sha256 !== undefined) link.sha256 = str(o, "sha256", HEX64, "64 lower-case hex digits");

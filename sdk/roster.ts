@@ -75,6 +75,32 @@ export interface UnsignedLink {
   memberDigest?: string;
   /** The wraps the change adds, sorted by userId: one for create and add, one per member for rekey and adopt, none otherwise. */
   wraps: RosterWrap[];
+  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`). */
+  auditSeq?: number;
+  auditHead?: string;
+}
+
+/**
+ * What a signer says of the organization's audit log: the head (seq and record hash) it last
+ * verified itself. Roster and item links carry it, both fields or neither (a signer that never
+ * checked the audit log, such as a plain member, carries none). The server refuses a head its log
+ * does not have; a client that checked the log refuses a head that differs from its own at that
+ * seq (`AUDIT_FORK`): two members shown two audit histories are caught when one reads a link the
+ * other signed.
+ */
+export interface AuditClaim {
+  auditSeq?: number;
+  auditHead?: string;
+}
+export const AUDIT_CLAIM_FIELDS: readonly string[] = ["auditSeq", "auditHead"];
+
+/** The claim of a link as received, both fields or neither, onto `link`. */
+export function parseAuditClaim(o: Record<string, unknown>, link: AuditClaim): void {
+  if (o.auditSeq === undefined && o.auditHead === undefined) return;
+  if (o.auditSeq === undefined) fail("auditSeq", "a link with auditHead needs auditSeq");
+  if (o.auditHead === undefined) fail("auditHead", "a link with auditSeq needs auditHead");
+  link.auditSeq = int(o, "auditSeq", 1);
+  link.auditHead = str(o, "auditHead", HEX64, "64 lower-case hex digits");
 }
 
 export interface RosterLink extends UnsignedLink {
@@ -232,7 +258,7 @@ export function parseLink(raw: unknown): RosterLink {
   const o = raw as Record<string, unknown>;
   const op = oneOf<RosterOp>(o, "op", ROSTER_OPS);
   const required = [...COMMON_FIELDS, ...OP_FIELDS[op]];
-  exactKeys(o, [...required, ...(OPTIONAL_OP_FIELDS[op] ?? [])], "");
+  exactKeys(o, [...required, ...(OPTIONAL_OP_FIELDS[op] ?? []), ...AUDIT_CLAIM_FIELDS], "");
   for (const f of required) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
 
   const link: RosterLink = {
@@ -250,6 +276,7 @@ export function parseLink(raw: unknown): RosterLink {
     sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
   checkAtAndSig(link);
+  parseAuditClaim(o, link);
   if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", TYPES);
   if (o.subjectId !== undefined) link.subjectId = str(o, "subjectId", UUID_LOWER, "a lower-case UUID");
   if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", ROLES);

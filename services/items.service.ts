@@ -1,9 +1,10 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
+import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { assertItemSizes } from "../lib/domain/items";
 import { decideItemPage, itemPage } from "../lib/domain/item-pages";
-import { DEFAULT_ITEM_LOG_PAGE, parseRequestItemLink } from "../lib/domain/item-log";
+import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
 import { invalid } from "../lib/errors";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -54,7 +55,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             write: p,
             limits,
             now: clock.timestamp(),
-            itemLink: parseRequestItemLink(p.itemLink),
+            itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(p.itemLink)),
             events: [events.record("item.created", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId })],
           });
           events.kick();
@@ -76,7 +77,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             write: p,
             limits,
             now: clock.timestamp(),
-            itemLink: parseRequestItemLink(p.itemLink),
+            itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(p.itemLink)),
             events: [events.record("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId })],
           });
           events.kick();
@@ -93,7 +94,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             vaultId,
             actorId: caller.userId,
             itemId,
-            itemLink: parseRequestItemLink(ctx.params.itemLink),
+            itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(ctx.params.itemLink)),
             now: clock.timestamp(),
             events: [events.record("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
           });
@@ -113,11 +114,12 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
       checkpoint: {
         params: paramsOf("items.checkpoint"),
         async handler(ctx: Ctx<{ vaultId: VaultId; itemLink: unknown }>) {
-          const itemLink = parseRequestItemLink(ctx.params.itemLink);
+          const caller = callerOf(ctx);
+          const itemLink = await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(ctx.params.itemLink));
           if (!itemLink) throw invalid("A checkpoint is an itemLink", "itemLink");
           await store.items.appendCheckpoint({
             vaultId: ctx.params.vaultId,
-            actorId: callerOf(ctx).userId,
+            actorId: caller.userId,
             itemLink,
             now: clock.timestamp(),
           });

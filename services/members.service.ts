@@ -1,7 +1,8 @@
 /** Sharing: add, list, change the role of and remove vault members (interface and contract section 3). */
+import { withCheckedAuditClaim } from "../lib/audit-claims";
 import type { UserId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { parseRosterLink } from "../lib/domain/roster";
+import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
 import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -35,7 +36,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
         async handler(ctx: Ctx<AddParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
-          const link = parseRosterLink(p.rosterLink);
+          const link = await withCheckedAuditClaim(store, caller.orgId, ROSTER_LINK_FIELD, parseRosterLink(p.rosterLink));
           await store.vaults.addMember({
             vaultId: p.vaultId,
             actorId: caller.userId,
@@ -67,7 +68,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
         async handler(ctx: Ctx<{ vaultId: VaultId; userId: UserId; role: VaultRole; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId, role } = ctx.params;
-          const link = parseRosterLink(ctx.params.rosterLink);
+          const link = await withCheckedAuditClaim(store, caller.orgId, ROSTER_LINK_FIELD, parseRosterLink(ctx.params.rosterLink));
           const entry = await store.vaults.changeMemberRole({
             vaultId,
             actorId: caller.userId,
@@ -89,7 +90,7 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
         async handler(ctx: Ctx<{ vaultId: VaultId; userId: UserId; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
           const { vaultId, userId } = ctx.params;
-          const link = parseRosterLink(ctx.params.rosterLink);
+          const link = await withCheckedAuditClaim(store, caller.orgId, ROSTER_LINK_FIELD, parseRosterLink(ctx.params.rosterLink));
           const result = await store.vaults.removeMember({
             vaultId,
             actorId: caller.userId,

@@ -3,6 +3,7 @@
  * Its body is streamed from the gateway (up to REKEY_BODY_LIMIT): a 10,000-item rekey is tens of
  * MB, beyond one NATS message. The body is read here, then checked in the gateway's order.
  */
+import { withCheckedAuditClaim } from "../lib/audit-claims";
 import type { VaultId } from "../lib/domain/ids";
 import { Errors, type Context, type ServiceSchema } from "moleculer";
 import type { Readable } from "node:stream";
@@ -10,8 +11,8 @@ import { AppError } from "../lib/errors";
 import { assertItemSizes } from "../lib/domain/items";
 import { FairSlots } from "../lib/limits/slots";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
-import { parseRosterLink } from "../lib/domain/roster";
-import { parseRequestItemLink } from "../lib/domain/item-log";
+import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
+import { ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
 import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "../lib/http/request-body";
 import { paramsOf } from "../lib/http/routes";
 import { SafeValidator } from "../lib/http/validator";
@@ -92,8 +93,18 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     }
     const { newKeys, keyVersion } = top as unknown as RekeyInput;
     const items = rawItems as RekeyInput["items"];
-    const link = parseRosterLink((fields as { rosterLink?: unknown }).rosterLink);
-    const itemLink = parseRequestItemLink((fields as { itemLink?: unknown }).itemLink);
+    const link = await withCheckedAuditClaim(
+      store,
+      caller.orgId,
+      ROSTER_LINK_FIELD,
+      parseRosterLink((fields as { rosterLink?: unknown }).rosterLink),
+    );
+    const itemLink = await withCheckedAuditClaim(
+      store,
+      caller.orgId,
+      ITEM_LINK_FIELD,
+      parseRequestItemLink((fields as { itemLink?: unknown }).itemLink),
+    );
     await store.vaults.rekeyVault({
       vaultId,
       actorId: caller.userId,

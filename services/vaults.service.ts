@@ -1,9 +1,10 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
+import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { invalid, unauthorized } from "../lib/errors";
 import { checkWrap } from "../lib/domain/keys";
-import { parseRosterLink, type RosterLink } from "../lib/domain/roster";
+import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
 import type { VaultType } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
@@ -40,7 +41,12 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
         async handler(ctx: Ctx<CreateParams>) {
           const caller = callerOf(ctx);
           const p = ctx.params;
-          const link: RosterLink | undefined = parseRosterLink(p.rosterLink);
+          const link: RosterLink | undefined = await withCheckedAuditClaim(
+            store,
+            caller.orgId,
+            ROSTER_LINK_FIELD,
+            parseRosterLink(p.rosterLink),
+          );
           const user = await store.accounts.findUserById(caller.userId);
           if (!user) throw unauthorized("The token's user no longer exists");
           checkWrap({
@@ -87,7 +93,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
         params: paramsOf("vaults.rename"),
         async handler(ctx: Ctx<{ vaultId: VaultId; name: string; rosterLink?: unknown }>) {
           const caller = callerOf(ctx);
-          const link = parseRosterLink(ctx.params.rosterLink);
+          const link = await withCheckedAuditClaim(store, caller.orgId, ROSTER_LINK_FIELD, parseRosterLink(ctx.params.rosterLink));
           const vault = await store.vaults.renameVault({
             vaultId: ctx.params.vaultId,
             actorId: caller.userId,

@@ -2,7 +2,15 @@
 import { newId, type ItemId, type OrgId, type UserId, type VaultId } from "../lib/domain/ids";
 import { createHash } from "node:crypto";
 import { AppError } from "../lib/errors";
-import { auditHash, ChainVerifier, EMPTY_HEAD, GENESIS_HASH, nextAuditRecord, type AuditRecord } from "../lib/domain/audit";
+import {
+  auditHash,
+  ChainVerifier,
+  decideAuditClaim,
+  EMPTY_HEAD,
+  GENESIS_HASH,
+  nextAuditRecord,
+  type AuditRecord,
+} from "../lib/domain/audit";
 import { parseDomainEvent, type DomainEvent } from "../lib/domain/events";
 import { retryDelay, settleBatch, type Delivery } from "../lib/queue/settle";
 import type { DeliveryPolicy } from "../lib/queue/port";
@@ -77,6 +85,27 @@ describe("audit chain", () => {
     // The last record rewritten with a fresh hash: only the head kept beside the chain tells.
     const last = { ...chain[4]!, actorId: newId<UserId>() };
     expect(verify([...chain.slice(0, 4), { ...last, hash: auditHash(last) }], head)).toEqual({ ok: false, count: 5, brokenAt: 5 });
+  });
+});
+
+describe("a link's audit claim (decideAuditClaim)", () => {
+  const [, second] = chainOf(2);
+  const refusal = (claim: { auditSeq?: number; auditHead?: string }, record: AuditRecord | undefined) => {
+    try {
+      decideAuditClaim(claim, record, "itemLink");
+      return "accepted";
+    } catch (err) {
+      return `${(err as AppError).code} ${(err as AppError).data.field}`;
+    }
+  };
+  test.each([
+    ["no claim", {}, second, "accepted"],
+    ["the log's record and hash", { auditSeq: 2, auditHead: second!.hash }, second, "accepted"],
+    ["another hash at that seq", { auditSeq: 2, auditHead: "f".repeat(64) }, second, "400 itemLink.auditHead"],
+    ["a seq the log does not hold", { auditSeq: 3, auditHead: second!.hash }, undefined, "400 itemLink.auditSeq"],
+    ["a record of another seq", { auditSeq: 3, auditHead: second!.hash }, second, "400 itemLink.auditSeq"],
+  ])("%s", (_what, claim, record, outcome) => {
+    expect(refusal(claim, record)).toBe(outcome);
   });
 });
 

@@ -94,7 +94,7 @@ describe("item log test vectors", () => {
 
 describe("item log rules", () => {
   test("a log starts with a checkpoint at seq 0; each link follows the head (vault, seq, prev, key version, roster seq never back)", () => {
-    expect(headAfter(links.length)).toMatchObject({ seq: 5, baseSeq: 4, keyVersion: 1 });
+    expect(headAfter(links.length)).toMatchObject({ seq: 6, baseSeq: 4, keyVersion: 1 });
     refusedWith("op", () => applyItemLink(null, { ...links[1]!, seq: 0, prev: "0".repeat(64) }, "x"));
     refusedWith("seq", () => applyItemLink(null, { ...links[0]!, seq: 1 }, "x"));
     const head = headAfter(3);
@@ -115,6 +115,13 @@ describe("item log rules", () => {
     refusedWith("rosterSeq", () => parseItemLink({ ...create, rosterSeq: -1 }));
     refusedWith("op", () => parseItemLink({ ...create, op: "restore" }));
     refusedWith("itemLink", () => parseItemLink([]));
+    // The audit head the signer verified (any op): both fields or neither, a seq from 1, a SHA-256.
+    const claimed = vectors.vectors[6]!.link;
+    expect(parseItemLink(claimed)).toMatchObject({ auditSeq: 42, auditHead: claimed.auditHead });
+    refusedWith("auditHead", () => parseItemLink({ ...claimed, auditHead: undefined }));
+    refusedWith("auditSeq", () => parseItemLink({ ...claimed, auditSeq: undefined }));
+    refusedWith("auditSeq", () => parseItemLink({ ...claimed, auditSeq: 0 }));
+    refusedWith("auditHead", () => parseItemLink({ ...claimed, auditHead: "A".repeat(64) }));
   });
 
   test("applied to a known set: a create of an item that exists, an update or delete of one that does not, or at another state, are refused", () => {

@@ -16,6 +16,7 @@ import { ed25519KeyFromSeed } from "./keys";
 import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../sdk/audit";
 import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
+import { invalid } from "../errors";
 
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -163,4 +164,21 @@ export async function verifyAuditChain(
     after = page[page.length - 1]!.seq;
   }
   return verifier.verdict(head);
+}
+
+/**
+ * A signed link's claim of the audit log (`AuditClaim`, sdk/roster.ts): the head its signer
+ * verified must be a record this organization's log holds, with that hash. `record` is the log's
+ * record at the claimed seq (undefined when there is none); `field` is the link's request field.
+ * Refusals are `400 INVALID` naming `<field>.auditSeq` or `<field>.auditHead`.
+ */
+export function decideAuditClaim(claim: { auditSeq?: number; auditHead?: string }, record: AuditRecord | undefined, field: string): void {
+  if (claim.auditSeq === undefined) return;
+  if (!record || record.seq !== claim.auditSeq)
+    throw invalid(`The link names audit record ${claim.auditSeq}, which this organization's audit log does not hold`, `${field}.auditSeq`);
+  if (record.hash !== claim.auditHead)
+    throw invalid(
+      `The link names another hash for audit record ${claim.auditSeq} than this organization's audit log holds`,
+      `${field}.auditHead`,
+    );
 }

@@ -52,6 +52,9 @@ const statement = object({ version: integer(1), signature: base64 });
 const keyProofs = { keyStatement: statement, inviteBinding: object({ inviteId: uuid, mac: base64 }) };
 const wrap = { encryptedVaultKey: base64, senderId: uuid, wrapSignature: base64 };
 
+/** Any link may carry the audit head its signer verified (both fields or neither: `AuditClaim`, sdk/roster.ts). */
+const auditClaim = { auditSeq: integer(1), auditHead: hex64 };
+
 const rosterLink = object(
   {
     vaultId: uuid,
@@ -72,6 +75,7 @@ const rosterLink = object(
     members: arrayOf(object({ userId: uuid, role: oneOfValues(VAULT_ROLES), key: string })),
     memberDigest: string,
     name: string,
+    ...auditClaim,
   },
 );
 
@@ -88,7 +92,7 @@ const itemLink = object(
     rosterHead: hex64,
     sig: base64,
   },
-  { itemId: uuid, revision: integer(1), sha256: hex64, prevSha256: hex64, count: integer(0), setDigest: hex64 },
+  { itemId: uuid, revision: integer(1), sha256: hex64, prevSha256: hex64, count: integer(0), setDigest: hex64, ...auditClaim },
 );
 
 const memberEntry = object({

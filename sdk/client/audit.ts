@@ -13,8 +13,10 @@ import {
   checkAuditCheckpoint,
   type AuditCheckpoint,
   type AuditExport,
+  type CheckedChain,
 } from "../audit";
-import { SecurityError } from "../errors";
+import { ApiError, SecurityError } from "../errors";
+import type { AuditClaim } from "../roster";
 import { auditStateFingerprint } from "../fingerprints";
 import { SerialQueue, type ClientCore } from "./core";
 import type { AuditRecord } from "./types";
@@ -25,6 +27,43 @@ const AUDIT_PAGE = 500;
 export const AUDIT_KEY_PIN = "server:audit-key";
 /** The head store's key for an organization's audit head. */
 export const auditHeadKey = (orgId: string) => `audit/${orgId}`;
+
+/** Audit hashes by seq a client keeps in memory per organization from its checks (the newest), to judge the claims in links it reads. */
+const KNOWN_AUDIT_HASHES = 10_000;
+/** Claims kept in memory that could not be judged yet (the audit log was out of reach). */
+const MAX_PENDING_CLAIMS = 1_000;
+
+/** A link's audit claim, with the link it came in and who signed it, in words. */
+export interface WitnessedClaim {
+  auditSeq: number;
+  auditHead: string;
+  /** "item link 12 of vault …, signed by …": what the error names. */
+  where: string;
+}
+
+const forked = (claim: WitnessedClaim, ours: string) =>
+  new SecurityError(
+    "AUDIT_FORK",
+    `${claim.where}, says its signer verified audit record ${claim.auditSeq} with hash ${claim.auditHead.slice(0, 16)}…, but the record this device verified there has hash ${ours.slice(0, 16)}…: the server shows members two audit histories`,
+  );
+
+/** The newest claim of each signer among `links` (a signer's newest claim stands for its older ones: a log does not fork back). */
+export function newestClaims<L extends AuditClaim & { actorId: string }>(
+  links: readonly L[],
+  where: (link: L) => string,
+): WitnessedClaim[] {
+  const newest = new Map<string, L>();
+  for (const link of links) {
+    if (link.auditSeq === undefined || link.auditHead === undefined) continue;
+    const held = newest.get(link.actorId);
+    if (!held || held.auditSeq! < link.auditSeq) newest.set(link.actorId, link);
+  }
+  return [...newest.values()].map((l) => ({
+    auditSeq: l.auditSeq!,
+    auditHead: l.auditHead!,
+    where: `${where(l)}, signed by ${l.actorId}`,
+  }));
+}
 
 /** What a check made here found. */
 export interface CheckedAuditLog {
@@ -51,6 +90,10 @@ export interface CheckedAuditLog {
 export class Audit {
   /** Seen heads are compared and moved one check at a time, never back. */
   private readonly heads = new SerialQueue();
+  /** Per organization, the hashes by seq this client's checks verified (the newest KNOWN_AUDIT_HASHES). */
+  private readonly known = new Map<string, Map<number, string>>();
+  /** Per organization, claims not judged yet: checked by the next `verifyAuditLog`. */
+  private readonly pending = new Map<string, WitnessedClaim[]>();
 
   constructor(private readonly core: ClientCore) {}
 
@@ -81,6 +124,68 @@ export class Audit {
   }
 
   /**
+   * What a link this client signs says of the audit log (`AuditClaim`): the head this device
+   * verified for the organization, or nothing when it never checked the log.
+   */
+  async claimToSign(orgId = this.core.account.orgId): Promise<AuditClaim> {
+    const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
+    return seen && seen.seq > 0 ? { auditSeq: seen.seq, auditHead: seen.hash } : {};
+  }
+
+  /**
+   * Judges the audit claims of links other members signed (their signatures verified) against
+   * the log this device verified: another hash at a seq is `AUDIT_FORK`. A claim past what this
+   * client knows makes it check the log now (down to the claim, when it lies before what is in
+   * memory); where the log is out of reach (an `ApiError`: offline, or no longer a manager), the
+   * claim waits for the next check. A device that never checked the log cannot judge, and skips.
+   */
+  async witness(orgId: string, claims: readonly WitnessedClaim[]): Promise<void> {
+    if (claims.length === 0) return;
+    const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
+    if (!seen) return;
+    const known = this.known.get(orgId);
+    const undecided = claims.filter((claim) => {
+      const ours = claim.auditSeq === seen.seq ? seen.hash : known?.get(claim.auditSeq);
+      if (ours !== undefined && ours !== claim.auditHead) throw forked(claim, ours);
+      return ours === undefined;
+    });
+    if (undecided.length === 0) return;
+    this.pending.set(orgId, [...(this.pending.get(orgId) ?? []), ...undecided].slice(-MAX_PENDING_CLAIMS));
+    try {
+      await this.verifyAuditLog(orgId);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err; // out of reach: the claims wait for the next check
+    }
+  }
+
+  /** Judges the claims waiting for `orgId` against a chain just checked; those it holds and agree with are done. */
+  private judgePending(orgId: string, chain: CheckedChain, seen: { seq: number; hash: string } | undefined): void {
+    const waiting = this.pending.get(orgId);
+    if (!waiting) return;
+    for (const claim of waiting) {
+      if (claim.auditSeq > chain.seq)
+        throw new SecurityError(
+          "AUDIT_ROLLBACK",
+          `${claim.where}, says its signer verified audit record ${claim.auditSeq}, but the server shows this device the log up to record ${chain.seq}: records were cut off`,
+        );
+      const ours = claim.auditSeq === seen?.seq ? seen.hash : chain.hashAt(claim.auditSeq);
+      if (ours !== undefined && ours !== claim.auditHead) throw forked(claim, ours);
+    }
+    this.pending.delete(orgId);
+  }
+
+  /** Keeps the hashes a check verified (the newest KNOWN_AUDIT_HASHES per organization). */
+  private keep(orgId: string, hashes: Iterable<readonly [number, string]>): void {
+    const known = this.known.get(orgId) ?? new Map<number, string>();
+    for (const [seq, hash] of hashes) known.set(seq, hash);
+    if (known.size > KNOWN_AUDIT_HASHES) {
+      const floor = [...known.keys()].sort((a, b) => b - a)[KNOWN_AUDIT_HASHES - 1]!;
+      for (const seq of known.keys()) if (seq < floor) known.delete(seq);
+    }
+    this.known.set(orgId, known);
+  }
+
+  /**
    * Checks the organization's audit log here: reads the records newest first down to the head
    * this device saw (all of them the first time), recomputes each hash and link, refuses a log
    * shorter than, or different at, the seen head (`AUDIT_ROLLBACK`), a gap, a reorder or a change
@@ -91,8 +196,11 @@ export class Audit {
     const key = await this.auditKey();
     const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
     const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
+    // Below the seen head only to judge a claim there, from the record at it, which must chain up to the seen one.
+    const downTo = Math.min(...(this.pending.get(orgId) ?? []).map((c) => c.auditSeq));
+    const below = !opts.full && seen && downTo < seen.seq ? Math.max(1, downTo) : undefined;
     // Down to the seen head's record (its hash is compared), or, with `full`, every record (a page that shows them all).
-    const records = await this.readRecords(orgId, opts.full ? undefined : seen?.seq, checkpoint.seq);
+    const records = await this.readRecords(orgId, opts.full ? undefined : (below ?? seen?.seq), checkpoint.seq);
     const newest = records.reduce((max, r) => Math.max(max, r.seq), 0);
     if (seen && newest < seen.seq)
       throw new SecurityError(
@@ -108,7 +216,11 @@ export class Audit {
           `the server shows another audit record ${seen.seq} than the one this device saw: a rewritten or forked log`,
         );
     }
-    const from = opts.full || !seen ? { seq: 0, hash: AUDIT_GENESIS } : seen;
+    const lowest = below === undefined ? undefined : records.find((r) => r.seq === below);
+    if (below !== undefined && !lowest)
+      throw new SecurityError("AUDIT_BROKEN", `the server's audit log has no record ${below}, below the one this device saw`);
+    const from =
+      opts.full || !seen || below === 1 ? { seq: 0, hash: AUDIT_GENESIS } : lowest ? { seq: below! - 1, hash: lowest.prevHash } : seen;
     const chain = await checkAuditChain(orgId, records, from);
     await checkAuditCheckpoint(orgId, chain, checkpoint, key);
     // Read again: another check may have moved the head meanwhile; never back, and not onto another history.
@@ -121,6 +233,12 @@ export class Audit {
         );
       if (!now || chain.seq > now.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
     });
+    this.keep(
+      orgId,
+      records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).map((r) => [r.seq, r.hash] as const),
+    );
+    // The claims of other members' links this device could not judge yet (read down to them above).
+    this.judgePending(orgId, chain, seen);
     return {
       ok: true,
       count: chain.count,

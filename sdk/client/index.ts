@@ -62,14 +62,14 @@ export class VaultClient {
   constructor(opts: VaultClientOptions) {
     this.core = new ClientCore(opts);
     this.trust = new Trust(this.core);
+    this.audit = new Audit(this.core);
     this.invites = new Invites(this.core, this.trust);
     this.session = new Session(this.core, this.trust, this.invites);
-    this.rosters = new Rosters(this.core, this.trust);
+    this.rosters = new Rosters(this.core, this.trust, this.audit);
     this.vaults = new Vaults(this.core, this.trust, this.rosters);
     this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
-    this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters));
+    this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters, this.audit));
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
-    this.audit = new Audit(this.core);
   }
 
   get http(): Transport {

@@ -35,6 +35,7 @@ import { mayDo, type VaultRole } from "../vault-roles";
 import { SerialQueue, type ClientCore } from "./core";
 import type { Trust } from "./trust";
 import type { Rosters } from "./roster";
+import { newestClaims, type Audit } from "./audit";
 import type { StoredItem, VerifiedRoster } from "./types";
 
 /** Most links read to follow one log (pages of the server's size): far above CHECKPOINT_EVERY. */
@@ -96,6 +97,7 @@ export class ItemLogs {
     private readonly core: ClientCore,
     private readonly trust: Trust,
     private readonly rosters: Rosters,
+    private readonly audit: Audit,
   ) {}
 
   /** Forgets what this client verified of a vault's log (the highest head seen stays). */
@@ -204,6 +206,12 @@ export class ItemLogs {
     }
     if (first.seq === 0 && first.prev !== GENESIS_PREV) throw broken(vaultId, "its first link does not start a log");
     await this.checkSigners(vaultId, known ? links.filter((l) => l.seq > known.head.seq) : links, roster);
+    // The audit heads the signers of links new to this device verified, judged against its own before its head moves past them.
+    const unseen = links.filter((l) => l.seq > Math.max(known?.head.seq ?? -1, seen?.seq ?? -1));
+    await this.audit.witness(
+      this.core.account.orgId,
+      newestClaims(unseen, (l) => `item link ${l.seq} of vault ${vaultId}`),
+    );
 
     // What is known now: the base and the links since, and the item set where it follows from a known one.
     const newLinks = known ? links.filter((l) => l.seq > known.head.seq) : links;
@@ -410,6 +418,7 @@ export class ItemLogs {
         rosterHead: roster.head,
         count: items.size,
         setDigest: await itemSetDigest(items),
+        ...(await this.audit.claimToSign()),
       },
       this.core.requireKeys().signingPrivateKey,
     );
@@ -423,7 +432,7 @@ export class ItemLogs {
   }
 
   /** This client's next link on `head`, signed against the roster head `roster` (its seq and hash). */
-  sign(
+  async sign(
     head: ItemLogHead,
     fields: Omit<UnsignedItemLink, "vaultId" | "seq" | "prev" | "actorId" | "at" | "keyVersion" | "rosterSeq" | "rosterHead"> & {
       keyVersion?: number;
@@ -441,6 +450,7 @@ export class ItemLogs {
         rosterSeq: roster.seq,
         rosterHead: roster.head,
         ...fields,
+        ...(await this.audit.claimToSign()),
       },
       this.core.requireKeys().signingPrivateKey,
     );

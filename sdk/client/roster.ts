@@ -19,6 +19,7 @@ import {
   type UnsignedLink,
 } from "../roster";
 import { SerialQueue, type ClientCore } from "./core";
+import { newestClaims, type Audit } from "./audit";
 import type { Trust } from "./trust";
 import type { MemberEntry, VerifiedRoster } from "./types";
 
@@ -39,6 +40,7 @@ export class Rosters {
   constructor(
     private readonly core: ClientCore,
     private readonly trust: Trust,
+    private readonly audit: Audit,
   ) {}
 
   /**
@@ -69,6 +71,14 @@ export class Rosters {
           );
         }
       }
+      // The audit heads the new links' signers verified, judged against this device's before the head moves past them.
+      if (state && this.core.accountInfo) {
+        const fresh = links.slice((seen?.seq ?? -1) + 1).map((l) => parseLink(l));
+        await this.audit.witness(
+          this.core.account.orgId,
+          newestClaims(fresh, (l) => `roster link ${l.seq} of vault ${vaultId}`),
+        );
+      }
       if (state && (!seen || state.seq > seen.seq)) await this.core.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
     });
     if (!state) return null;
@@ -82,7 +92,7 @@ export class Rosters {
    * a member set that does not add up) is refused here, unsigned.
    */
   async signRosterLink(link: UnsignedLink, before: RosterState | null): Promise<RosterLink> {
-    const signed = await signLink(link, this.core.requireKeys().signingPrivateKey);
+    const signed = await signLink({ ...link, ...(await this.audit.claimToSign()) }, this.core.requireKeys().signingPrivateKey);
     try {
       const parsed = parseLink(signed);
       const digest = parsed.op === "rekey" && before ? await memberDigest(before.members) : undefined;

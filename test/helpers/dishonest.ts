@@ -3,6 +3,7 @@
  * rewrite the service's genuine JSON answers (or answer with a status of its own choosing) and
  * records what the client sends.
  */
+/** May answer at once or after looking things up (a promise). */
 export type Edit = (method: string, path: string, body: any) => any;
 
 export interface Sent {
@@ -25,7 +26,7 @@ export function dishonest(edit: Edit, sent: Sent[] = []): typeof fetch {
     sent.push({ method, path });
     const res = await fetch(input, init);
     const text = await res.text();
-    const edited = edit(method, path, text ? JSON.parse(text) : undefined);
+    const edited = await edit(method, path, text ? JSON.parse(text) : undefined);
     if (edited instanceof Answer) return Response.json(edited.body, { status: edited.status });
     if (!text) return new Response(null, { status: res.status, headers: res.headers });
     return new Response(JSON.stringify(edited), { status: res.status, headers: res.headers });

@@ -1,7 +1,8 @@
 /** Every error the service or the SDK can give, as a sentence a person understands. */
-import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../../sdk";
+import { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "../../sdk";
 
-const SECURITY: Record<string, string> = {
+/** One sentence per problem the SDK names: a new one without a sentence here does not compile. */
+const SECURITY: Record<SecurityProblem, string> = {
   KEY_CHANGED:
     "Someone's keys are not the ones you saw before. Do not share with them until you have compared fingerprints with them in person or by phone.",
   BAD_SIGNATURE: "A signature did not check out, so this was refused: the server may have been tampered with.",
@@ -36,6 +37,13 @@ const SECURITY: Record<string, string> = {
   ITEM_HASH_MISMATCH: "The server shows an item's content that is not the one this vault's signed history vouches for at its version.",
   ITEM_SET_MISMATCH:
     "The items the server lists do not add up to what this vault's signed history vouches for: one was left out, added back or changed.",
+  AUDIT_BROKEN: "The audit log does not check out here: a record is missing, out of order or was changed on the server.",
+  AUDIT_ROLLBACK: "The server is showing a shorter or different audit log than this browser, or another member, has already checked.",
+  AUDIT_FORK:
+    "Another member checked a different audit log than this browser did: the server is showing people two histories. Compare the audit fingerprint with them by phone.",
+  AUDIT_CHECKPOINT_INVALID: "The audit log's signed checkpoint does not check out against the server's audit key this browser pinned.",
+  AUDIT_KEY_CHANGED:
+    "The server's audit key is not the one this browser pinned, so its audit checkpoints are not accepted. Ask your administrator whether the key was replaced.",
 };
 
 const API: Record<string, string> = {

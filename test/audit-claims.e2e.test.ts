@@ -75,10 +75,11 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
    * signed by its own audit key; everything else passes. `down` makes the audit routes unreachable.
    */
   async function carolForked(at: number, device = { pins: new MemoryPinStore(), heads: new MemoryRosterHeadStore() }, sent: Sent[] = []) {
-    const state = { down: false };
+    const state: { down: false | 403 | 503 } = { down: false };
     const edit = async (method: string, path: string, body: any) => {
       if (method !== "GET" || !path.startsWith("/audit")) return body;
-      if (state.down) return new Answer(503, { error: { code: "UNAVAILABLE", message: "down" } });
+      if (state.down === 503) return new Answer(503, { error: { code: "UNAVAILABLE", message: "down" } });
+      if (state.down === 403) return new Answer(403, { error: { code: "FORBIDDEN", message: "not a manager" } });
       if (path === "/audit/key") return { publicKey: auditPublicKey(forgerSeed) };
       const forked = forkAt(await genuineRecords(), at);
       const head = forked.at(-1);
@@ -202,7 +203,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     });
   });
 
-  test("the audit log out of reach when alice's link is read: the claim waits, and carol's next check of the log refuses it", async () => {
+  test("the audit log unavailable when alice's link is read: the read fails and, once it is back, is refused (the link read again)", async () => {
     const { alice, vaultId } = await aliceWithVault();
     await settled();
     const { carol, state } = await carolForked(1);
@@ -211,9 +212,26 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     await settled();
     await alice.verifyAuditLog();
     await alice.addItem(vaultId, { name: "signed on it", fields: {} });
-    state.down = true;
+    state.down = 503;
+    await expect(carol.listItems(vaultId)).rejects.toMatchObject({ name: "ApiError", status: 503 });
+    state.down = false;
+    await expect(carol.listItems(vaultId)).rejects.toMatchObject({ code: "AUDIT_FORK" });
+  });
+
+  test("the audit log refused to carol (403: no longer a manager, or so the server says): her read goes on, and her next check refuses the claim", async () => {
+    const { alice, vaultId } = await aliceWithVault();
+    await settled();
+    const { carol, state } = await carolForked(1);
+    await carol.verifyAuditLog();
+    await alice.addItem(vaultId, { name: "more history", fields: {} });
+    await settled();
+    await alice.verifyAuditLog();
+    await alice.addItem(vaultId, { name: "signed on it", fields: {} });
+    state.down = 403;
     expect((await carol.listItems(vaultId)).length).toBe(3);
     state.down = false;
+    await expect(carol.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_FORK" });
+    // Kept until a check agrees with it: the evidence does not vanish after one refusal.
     await expect(carol.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_FORK" });
   });
 
@@ -226,7 +244,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     const before = await alice.listItems(vaultId);
     for (const [claim, field] of [
       [{ auditSeq: seq, auditHead: "f".repeat(64) }, "itemLink.auditHead"],
-      [{ auditSeq: seq + 1000, auditHead: head }, "itemLink.auditSeq"],
+      [{ auditSeq: seq + 1000, auditHead: head }, "itemLink.auditHead"],
     ] as const) {
       auditOf(liar).claimToSign = async () => claim;
       const err = await liar.addItem(vaultId, { name: "lie", fields: {} }).catch((e) => e);

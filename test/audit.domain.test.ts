@@ -102,8 +102,8 @@ describe("a link's audit claim (decideAuditClaim)", () => {
     ["no claim", {}, second, "accepted"],
     ["the log's record and hash", { auditSeq: 2, auditHead: second!.hash }, second, "accepted"],
     ["another hash at that seq", { auditSeq: 2, auditHead: "f".repeat(64) }, second, "400 itemLink.auditHead"],
-    ["a seq the log does not hold", { auditSeq: 3, auditHead: second!.hash }, undefined, "400 itemLink.auditSeq"],
-    ["a record of another seq", { auditSeq: 3, auditHead: second!.hash }, second, "400 itemLink.auditSeq"],
+    ["a seq the log does not hold", { auditSeq: 3, auditHead: second!.hash }, undefined, "400 itemLink.auditHead"],
+    ["a record of another seq", { auditSeq: 3, auditHead: second!.hash }, second, "400 itemLink.auditHead"],
   ])("%s", (_what, claim, record, outcome) => {
     expect(refusal(claim, record)).toBe(outcome);
   });

@@ -170,15 +170,11 @@ export async function verifyAuditChain(
  * A signed link's claim of the audit log (`AuditClaim`, sdk/roster.ts): the head its signer
  * verified must be a record this organization's log holds, with that hash. `record` is the log's
  * record at the claimed seq (undefined when there is none); `field` is the link's request field.
- * Refusals are `400 INVALID` naming `<field>.auditSeq` or `<field>.auditHead`.
+ * One refusal for both (`400 INVALID`, `<field>.auditHead`): which of the two failed would tell a
+ * member who may not read the log how long it is.
  */
 export function decideAuditClaim(claim: { auditSeq?: number; auditHead?: string }, record: AuditRecord | undefined, field: string): void {
   if (claim.auditSeq === undefined) return;
-  if (!record || record.seq !== claim.auditSeq)
-    throw invalid(`The link names audit record ${claim.auditSeq}, which this organization's audit log does not hold`, `${field}.auditSeq`);
-  if (record.hash !== claim.auditHead)
-    throw invalid(
-      `The link names another hash for audit record ${claim.auditSeq} than this organization's audit log holds`,
-      `${field}.auditHead`,
-    );
+  if (!record || record.seq !== claim.auditSeq || record.hash !== claim.auditHead)
+    throw invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);
 }

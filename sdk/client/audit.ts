@@ -28,9 +28,14 @@ export const AUDIT_KEY_PIN = "server:audit-key";
 /** The head store's key for an organization's audit head. */
 export const auditHeadKey = (orgId: string) => `audit/${orgId}`;
 
-/** Audit hashes by seq a client keeps in memory per organization from its checks (the newest), to judge the claims in links it reads. */
+/**
+ * Audit hashes by seq a client keeps in memory per organization from its checks (the newest), to
+ * judge the claims in links it reads; and how far below the head it verified a claim is still
+ * judged (read down to): an older one, the head of a signer that has not checked the log for that
+ * long, is let be, so that no link makes a client read a long log back.
+ */
 const KNOWN_AUDIT_HASHES = 10_000;
-/** Claims kept in memory that could not be judged yet (the audit log was out of reach). */
+/** Claims kept in memory that could not be judged yet (the reader may not read the audit log now). */
 const MAX_PENDING_CLAIMS = 1_000;
 
 /** A link's audit claim, with the link it came in and who signed it, in words. */
@@ -47,22 +52,16 @@ const forked = (claim: WitnessedClaim, ours: string) =>
     `${claim.where}, says its signer verified audit record ${claim.auditSeq} with hash ${claim.auditHead.slice(0, 16)}…, but the record this device verified there has hash ${ours.slice(0, 16)}…: the server shows members two audit histories`,
   );
 
-/** The newest claim of each signer among `links` (a signer's newest claim stands for its older ones: a log does not fork back). */
-export function newestClaims<L extends AuditClaim & { actorId: string }>(
-  links: readonly L[],
-  where: (link: L) => string,
-): WitnessedClaim[] {
-  const newest = new Map<string, L>();
+/** The claims `links` carry, each distinct head once (with the first link that names it). */
+export function claimsIn<L extends AuditClaim & { actorId: string }>(links: readonly L[], where: (link: L) => string): WitnessedClaim[] {
+  const out = new Map<string, WitnessedClaim>();
   for (const link of links) {
     if (link.auditSeq === undefined || link.auditHead === undefined) continue;
-    const held = newest.get(link.actorId);
-    if (!held || held.auditSeq! < link.auditSeq) newest.set(link.actorId, link);
+    const id = `${link.auditSeq}:${link.auditHead}`;
+    if (!out.has(id))
+      out.set(id, { auditSeq: link.auditSeq, auditHead: link.auditHead, where: `${where(link)}, signed by ${link.actorId}` });
   }
-  return [...newest.values()].map((l) => ({
-    auditSeq: l.auditSeq!,
-    auditHead: l.auditHead!,
-    where: `${where(l)}, signed by ${l.actorId}`,
-  }));
+  return [...out.values()];
 }
 
 /** What a check made here found. */
@@ -134,10 +133,13 @@ export class Audit {
 
   /**
    * Judges the audit claims of links other members signed (their signatures verified) against
-   * the log this device verified: another hash at a seq is `AUDIT_FORK`. A claim past what this
-   * client knows makes it check the log now (down to the claim, when it lies before what is in
-   * memory); where the log is out of reach (an `ApiError`: offline, or no longer a manager), the
-   * claim waits for the next check. A device that never checked the log cannot judge, and skips.
+   * the log this device verified: another hash at a seq is `AUDIT_FORK`. A claim this client
+   * cannot judge from memory (past its head, or before the hashes it keeps) makes it check the log
+   * now, down to the claim; one more than KNOWN_AUDIT_HASHES records below its head is let be. The
+   * caller reads the links again after a refusal: it moves no head past them before this returns.
+   * Only a `403` (the reader may not read the audit log: no longer an owner or admin) leaves the
+   * claims waiting, in memory, for a check that can; any other failure is the caller's. A device
+   * that never checked the log cannot judge, and skips.
    */
   async witness(orgId: string, claims: readonly WitnessedClaim[]): Promise<void> {
     if (claims.length === 0) return;
@@ -145,6 +147,7 @@ export class Audit {
     if (!seen) return;
     const known = this.known.get(orgId);
     const undecided = claims.filter((claim) => {
+      if (claim.auditSeq < seen.seq - KNOWN_AUDIT_HASHES) return false;
       const ours = claim.auditSeq === seen.seq ? seen.hash : known?.get(claim.auditSeq);
       if (ours !== undefined && ours !== claim.auditHead) throw forked(claim, ours);
       return ours === undefined;
@@ -154,14 +157,20 @@ export class Audit {
     try {
       await this.verifyAuditLog(orgId);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err; // out of reach: the claims wait for the next check
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
     }
   }
 
-  /** Judges the claims waiting for `orgId` against a chain just checked; those it holds and agree with are done. */
-  private judgePending(orgId: string, chain: CheckedChain, seen: { seq: number; hash: string } | undefined): void {
-    const waiting = this.pending.get(orgId);
-    if (!waiting) return;
+  /**
+   * Judges claims that waited (taken when a check started, so that it read down to them) against
+   * the chain it checked; they leave the waiting list only when they agree with it.
+   */
+  private judge(
+    orgId: string,
+    waiting: readonly WitnessedClaim[],
+    chain: CheckedChain,
+    seen: { seq: number; hash: string } | undefined,
+  ): void {
     for (const claim of waiting) {
       if (claim.auditSeq > chain.seq)
         throw new SecurityError(
@@ -171,7 +180,9 @@ export class Audit {
       const ours = claim.auditSeq === seen?.seq ? seen.hash : chain.hashAt(claim.auditSeq);
       if (ours !== undefined && ours !== claim.auditHead) throw forked(claim, ours);
     }
-    this.pending.delete(orgId);
+    const rest = (this.pending.get(orgId) ?? []).filter((c) => !waiting.includes(c));
+    if (rest.length > 0) this.pending.set(orgId, rest);
+    else this.pending.delete(orgId);
   }
 
   /** Keeps the hashes a check verified (the newest KNOWN_AUDIT_HASHES per organization). */
@@ -196,8 +207,9 @@ export class Audit {
     const key = await this.auditKey();
     const checkpoint = await this.core.http.request<AuditCheckpoint>("GET", "/audit/checkpoint", { query: { orgId } });
     const seen = await this.core.rosterHeads.get(auditHeadKey(orgId));
-    // Below the seen head only to judge a claim there, from the record at it, which must chain up to the seen one.
-    const downTo = Math.min(...(this.pending.get(orgId) ?? []).map((c) => c.auditSeq));
+    // Below the seen head only to judge a claim that waits there, from the record at it, which must chain up to the seen one.
+    const waiting = [...(this.pending.get(orgId) ?? [])];
+    const downTo = Math.min(...waiting.map((c) => c.auditSeq));
     const below = !opts.full && seen && downTo < seen.seq ? Math.max(1, downTo) : undefined;
     // Down to the seen head's record (its hash is compared), or, with `full`, every record (a page that shows them all).
     const records = await this.readRecords(orgId, opts.full ? undefined : (below ?? seen?.seq), checkpoint.seq);
@@ -238,7 +250,7 @@ export class Audit {
       records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).map((r) => [r.seq, r.hash] as const),
     );
     // The claims of other members' links this device could not judge yet (read down to them above).
-    this.judgePending(orgId, chain, seen);
+    this.judge(orgId, waiting, chain, seen);
     return {
       ok: true,
       count: chain.count,

@@ -35,7 +35,7 @@ import { mayDo, type VaultRole } from "../vault-roles";
 import { SerialQueue, type ClientCore } from "./core";
 import type { Trust } from "./trust";
 import type { Rosters } from "./roster";
-import { newestClaims, type Audit } from "./audit";
+import { claimsIn, type Audit } from "./audit";
 import type { StoredItem, VerifiedRoster } from "./types";
 
 /** Most links read to follow one log (pages of the server's size): far above CHECKPOINT_EVERY. */
@@ -210,7 +210,7 @@ export class ItemLogs {
     const unseen = links.filter((l) => l.seq > Math.max(known?.head.seq ?? -1, seen?.seq ?? -1));
     await this.audit.witness(
       this.core.account.orgId,
-      newestClaims(unseen, (l) => `item link ${l.seq} of vault ${vaultId}`),
+      claimsIn(unseen, (l) => `item link ${l.seq} of vault ${vaultId}`),
     );
 
     // What is known now: the base and the links since, and the item set where it follows from a known one.

@@ -19,7 +19,7 @@ import {
   type UnsignedLink,
 } from "../roster";
 import { SerialQueue, type ClientCore } from "./core";
-import { newestClaims, type Audit } from "./audit";
+import { claimsIn, type Audit } from "./audit";
 import type { Trust } from "./trust";
 import type { MemberEntry, VerifiedRoster } from "./types";
 
@@ -54,6 +54,16 @@ export class Rosters {
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
     const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
+    // The audit heads the signers of links new to this device verified, judged against its own before
+    // its head moves past them (outside the queue: a check of the audit log holds up no other vault).
+    if (state && this.core.accountInfo) {
+      const before = await this.core.rosterHeads.get(vaultId);
+      const fresh = links.slice((before?.seq ?? -1) + 1).map((l) => parseLink(l));
+      await this.audit.witness(
+        this.core.account.orgId,
+        claimsIn(fresh, (l) => `roster link ${l.seq} of vault ${vaultId}`),
+      );
+    }
     await this.heads.run(async () => {
       // The head seen is read here, inside the queue, so that a verification that finished first cannot be undone by this one.
       const seen = await this.core.rosterHeads.get(vaultId);
@@ -70,14 +80,6 @@ export class Rosters {
             `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
           );
         }
-      }
-      // The audit heads the new links' signers verified, judged against this device's before the head moves past them.
-      if (state && this.core.accountInfo) {
-        const fresh = links.slice((seen?.seq ?? -1) + 1).map((l) => parseLink(l));
-        await this.audit.witness(
-          this.core.account.orgId,
-          newestClaims(fresh, (l) => `roster link ${l.seq} of vault ${vaultId}`),
-        );
       }
       if (state && (!seen || state.seq > seen.seq)) await this.core.rosterHeads.set(vaultId, { seq: state.seq, hash: state.head });
     });

@@ -82,6 +82,31 @@ async function createAndRead(sdk: any, url: string): Promise<{ create: number; r
 }
 
 /**
+ * Item create with and without an audit head in its link, alternating call by call on two clients
+ * of one server: one that never checked the audit log (its links carry no head) and one that did
+ * (each link carries `auditSeq`/`auditHead`, which the server looks up in the audit log before the
+ * write). Median ms of OPS calls each.
+ */
+async function createsWithAuditHead(sdk: any, url: string): Promise<{ plain: number; claimed: number }> {
+  const plain = (await register(sdk, url)).client;
+  const claimed = (await register(sdk, url)).client;
+  const vaults = [(await plain.createVault("Plain", "shared")).vaultId, (await claimed.createVault("Claimed", "shared")).vaultId];
+  const deadline = Date.now() + 20_000;
+  while ((await claimed.verifyAuditLog()).seq === 0) {
+    if (Date.now() > deadline) throw new Error("the audit log stays empty");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < OPS + 10; i++) {
+    for (const which of i % 2 ? [0, 1] : [1, 0]) {
+      const [ms] = await timed(() => [plain, claimed][which]!.addItem(vaults[which], content(i)));
+      if (i >= 10) times[which]!.push(ms);
+    }
+  }
+  return { plain: median(times[0]), claimed: median(times[1]) };
+}
+
+/**
  * A vault of ITEMS items, then EDITS edits, written at the protocol level for speed: one request
  * per write, sealed with the SDK's code; with the log, each with its signed link, and a checkpoint
  * (a listing) after the creates, so that EDITS links follow the last checkpoint.
@@ -169,6 +194,15 @@ async function embedded(build: Build): Promise<{ create: number; read: number; o
     );
     const sdk = sdkOf(build);
     const ops = await createAndRead(sdk, server.url);
+    if (build.label === "after") {
+      const heads = await createsWithAuditHead(sdk, server.url);
+      console.error(
+        `item create, embedded: ${heads.plain.toFixed(1)} ms without an audit head in its link, ${heads.claimed.toFixed(1)} ms with one`,
+      );
+      console.log(
+        `item create (embedded, alternating): ${heads.plain.toFixed(1)} ms without an audit head in its link, ${heads.claimed.toFixed(1)} ms with one`,
+      );
+    }
     const { client, email } = await register(sdk, server.url);
     const big = await bigVault(build, client);
     return { ...ops, open: await opens(sdk, server.url, email, big.vaultId), bytesPerLink: big.bytesPerLink };

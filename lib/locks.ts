@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { RedisLink } from "./redis";
+import { systemClock, type Clock } from "./clock";
 
 export interface Lease {
   release(): Promise<void>;
@@ -19,8 +20,10 @@ export interface Locks {
 export class MemoryLocks implements Locks {
   private readonly held = new Map<string, { token: string; until: number }>();
 
+  constructor(private readonly clock: Clock = systemClock) {}
+
   async tryAcquire(name: string, ttlMs: number): Promise<Lease | null> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const current = this.held.get(name);
     if (current && current.until > now) return null;
     const token = randomUUID();

@@ -51,8 +51,8 @@ export async function createRuntime(
   const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
-  const counters = redis ? new RedisCounters(redis) : new MemoryCounters();
-  const inviteTokens = redis ? new RedisInviteTokens(store, redis) : new MemoryInviteTokens(store);
+  const counters = redis ? new RedisCounters(redis, clock) : new MemoryCounters(clock);
+  const inviteTokens = redis ? new RedisInviteTokens(store, redis, clock) : new MemoryInviteTokens(store, clock);
   const queue = await openQueue(config, log).catch(async (err: unknown) => {
     await redis?.close();
     await store.close();
@@ -70,7 +70,7 @@ export async function createRuntime(
     inviteTokens,
     queue,
     events,
-    locks: redis ? new RedisLocks(redis) : new MemoryLocks(),
+    locks: redis ? new RedisLocks(redis) : new MemoryLocks(clock),
     metrics,
     serverHmac: (purpose, value) => createHmac("sha256", hmacKey).update(`${purpose}\0${value}`).digest(),
     async close() {

@@ -12,7 +12,11 @@ import {
   defaultVaultMaxItems,
 } from "../lib/domain/vault-limits";
 import { FairSlots } from "../lib/limits/slots";
-import { MemoryCounters, netKey } from "../lib/limits/counters";
+import { MemoryCounters, netKey, retryAfterSec } from "../lib/limits/counters";
+import { AdjustableClock } from "../lib/clock";
+import { MemoryLocks } from "../lib/locks";
+import { MemoryInviteTokens } from "../lib/tokens/invite-tokens";
+import type { Store } from "../lib/store/port";
 import { sleep } from "./helpers/wait";
 
 describe("fair rekey slots", () => {
@@ -75,6 +79,29 @@ test("in-process counters: a mark renews its window at every use", async () => {
   expect((await c.add("k", 0, 300)).count).toBe(1);
   await sleep(200);
   expect((await c.add("k", 0, 300)).count).toBe(0);
+});
+
+test("rate-limit windows, leases and the redemption lock run on the runtime's clock: moved on, they end", async () => {
+  const clock = new AdjustableClock();
+  const c = new MemoryCounters(clock);
+  const w = await c.add("k", 1, 60_000);
+  expect(retryAfterSec(w)).toBe(60);
+  clock.advance(30_000);
+  expect(retryAfterSec(await c.add("k", 1, 60_000))).toBe(30);
+  clock.advance(30_000);
+  expect((await c.add("k", 0, 60_000)).count).toBe(0);
+
+  const locks = new MemoryLocks(clock);
+  expect(await locks.tryAcquire("sweep", 60_000)).not.toBeNull();
+  expect(await locks.tryAcquire("sweep", 60_000)).toBeNull();
+  clock.advance(60_000);
+  expect(await locks.tryAcquire("sweep", 60_000)).not.toBeNull();
+
+  const tokens = new MemoryInviteTokens(undefined as unknown as Store, clock); // the lock reads no store
+  expect(await tokens.lockOnce("t", 10_000)).toBe(true);
+  expect(await tokens.lockOnce("t", 10_000)).toBe(false);
+  clock.advance(10_000);
+  expect(await tokens.lockOnce("t", 10_000)).toBe(true);
 });
 
 describe("client addresses as rate limits count them", () => {

@@ -73,8 +73,8 @@ test("rate-limit counters are shared between nodes, in one window", async () => 
   expect((await b.add(key, 1, 60_000)).count).toBe(2);
   const read = await a.add(key, 0, 60_000);
   expect(read.count).toBe(2);
-  expect(read.resetAtMs - Date.now()).toBeGreaterThan(55_000);
-  expect(read.resetAtMs - Date.now()).toBeLessThanOrEqual(60_000);
+  expect(read.resetInMs).toBeGreaterThan(55_000);
+  expect(read.resetInMs).toBeLessThanOrEqual(60_000);
 });
 
 test("a mark renews its window at every use, on either node, and reads as 1", async () => {

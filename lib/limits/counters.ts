@@ -3,10 +3,12 @@
  * In-process here; a Redis implementation shares them between gateways.
  */
 import { AppError } from "../errors";
+import { systemClock, type Clock } from "../clock";
+
 export interface WindowCount {
   count: number;
-  /** When the current window ends (epoch ms). */
-  resetAtMs: number;
+  /** How long until the current window ends (ms, from the answer). */
+  resetInMs: number;
 }
 
 export interface Counters {
@@ -22,26 +24,30 @@ export interface Counters {
 
 const SWEEP_EVERY = 1024;
 
+/** Windows on the runtime's clock (`lib/clock.ts`), so that a test can move them on. */
 export class MemoryCounters implements Counters {
-  private readonly windows = new Map<string, WindowCount>();
+  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
   private writes = 0;
 
+  constructor(private readonly clock: Clock = systemClock) {}
+
   async add(key: string, by: number, windowMs: number): Promise<WindowCount> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     let w = this.windows.get(key);
     if (!w || w.resetAtMs <= now) {
-      if (by <= 0) return { count: 0, resetAtMs: now + windowMs };
+      if (by <= 0) return { count: 0, resetInMs: windowMs };
       w = { count: 0, resetAtMs: now + windowMs };
       this.windows.set(key, w);
     }
     w.count += by;
     if (by > 0 && ++this.writes % SWEEP_EVERY === 0) this.sweep(now);
-    return { ...w };
+    return { count: w.count, resetInMs: w.resetAtMs - now };
   }
 
   async mark(key: string, windowMs: number): Promise<void> {
-    this.windows.set(key, { count: 1, resetAtMs: Date.now() + windowMs });
-    if (++this.writes % SWEEP_EVERY === 0) this.sweep(Date.now());
+    const now = this.clock.nowMs();
+    this.windows.set(key, { count: 1, resetAtMs: now + windowMs });
+    if (++this.writes % SWEEP_EVERY === 0) this.sweep(now);
   }
 
   /** Keeps memory bounded by dropping windows that have ended. */
@@ -100,5 +106,5 @@ export async function limitPerAddress(
 
 /** Seconds a client should wait, for `Retry-After` (at least 1). */
 export function retryAfterSec(w: WindowCount): number {
-  return Math.max(1, Math.ceil((w.resetAtMs - Date.now()) / 1000));
+  return Math.max(1, Math.ceil(w.resetInMs / 1000));
 }

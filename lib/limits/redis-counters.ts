@@ -5,6 +5,7 @@
  * process (at most N times the limit across N processes) and no request fails because of Redis.
  */
 import type { RedisLink } from "../redis";
+import { systemClock, type Clock } from "../clock";
 import { MemoryCounters, type Counters, type WindowCount } from "./counters";
 
 // Atomic: add, then start the window on the first hit; giving back (a negative add) never starts
@@ -22,14 +23,19 @@ end
 return {n, ttl}`;
 
 export class RedisCounters implements Counters {
-  private readonly fallback = new MemoryCounters();
+  private readonly fallback: MemoryCounters;
 
-  constructor(private readonly redis: RedisLink) {}
+  constructor(
+    private readonly redis: RedisLink,
+    clock: Clock = systemClock,
+  ) {
+    this.fallback = new MemoryCounters(clock);
+  }
 
   async add(key: string, by: number, windowMs: number): Promise<WindowCount> {
     try {
       const [count, ttl] = (await this.redis.client.eval(ADD, 1, `rate:${key}`, by, windowMs)) as [number, number];
-      return { count: Number(count), resetAtMs: Date.now() + Number(ttl) };
+      return { count: Number(count), resetInMs: Number(ttl) };
     } catch {
       return this.fallback.add(key, by, windowMs);
     }

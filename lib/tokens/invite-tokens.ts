@@ -7,6 +7,7 @@
 import type { InviteId } from "../domain/ids";
 import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";
+import { systemClock, type Clock } from "../clock";
 
 export interface InviteTokens {
   /** The invite whose token hashes to `tokenHash`, or null. */
@@ -22,14 +23,17 @@ export interface InviteTokens {
 export class MemoryInviteTokens implements InviteTokens {
   private readonly locks = new Map<string, number>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   find(tokenHash: string): Promise<Invite | null> {
     return this.store.invites.findInviteByTokenHash(tokenHash);
   }
 
   async lockOnce(tokenHash: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = this.clock.nowMs();
     const until = this.locks.get(tokenHash);
     if (until !== undefined && until > now) return false;
     this.locks.set(tokenHash, now + ttlMs);

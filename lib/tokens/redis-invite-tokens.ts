@@ -16,6 +16,7 @@ import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";
 import type { RedisLink } from "../redis";
 import type { InviteTokens } from "./invite-tokens";
+import { systemClock, type Clock } from "../clock";
 
 const BY_HASH = "invite:hash:";
 const BY_ID = "invite:id:";
@@ -44,6 +45,7 @@ export class RedisInviteTokens implements InviteTokens {
   constructor(
     private readonly store: Store,
     private readonly redis: RedisLink,
+    private readonly clock: Clock = systemClock,
   ) {
     redis.onReconnect(() => void this.retryForgets());
   }
@@ -52,7 +54,7 @@ export class RedisInviteTokens implements InviteTokens {
     const cached = await this.redis.client.get(BY_HASH + tokenHash).catch(() => null);
     if (cached) return JSON.parse(cached) as Invite;
     const invite = await this.store.invites.findInviteByTokenHash(tokenHash);
-    const ttlMs = invite ? Date.parse(invite.expiresAt) - Date.now() : 0;
+    const ttlMs = invite ? Date.parse(invite.expiresAt) - this.clock.nowMs() : 0;
     if (invite && ttlMs > 0) {
       await this.redis.client
         .eval(FILL, 2, BY_HASH + tokenHash, BY_ID + invite.inviteId, JSON.stringify(invite), tokenHash, Math.ceil(ttlMs))

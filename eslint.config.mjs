@@ -4,6 +4,16 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
+const composition = {
+  group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"],
+  message: "lib/, sdk/ and the clients never import services, the composition root, entry points, mixins or the CLI.",
+};
+const serverCode = {
+  group: ["**/lib", "**/lib/*", "**/lib/**"],
+  message: "sdk/ and the clients never import the server's lib/: its rules they need are the SDK's.",
+};
+const nodeOnly = { group: ["node:*"], message: "sdk/ runs in browsers too: WebCrypto and standard APIs only." };
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "web/dist/", "coverage/"] },
   js.configs.recommended,
@@ -18,20 +28,18 @@ export default tseslint.config(
   },
   {
     // One direction of imports: lib/ is what services are built from, never the other way round.
-    files: ["lib/**/*.ts", "sdk/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"],
-              message: "lib/ and sdk/ never import services, the composition root, entry points or mixins.",
-            },
-          ],
-        },
-      ],
-    },
+    files: ["lib/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [composition] }] },
+  },
+  {
+    // The SDK runs in browsers too, and is what clients are built on: WebCrypto, none of the server's code.
+    files: ["sdk/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode, nodeOnly] }] },
+  },
+  {
+    // Clients (vaultctl, the web vault) use the SDK's rules, never the server's.
+    files: ["cli/**/*.ts", "web/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode] }] },
   },
   {
     // Tests read response bodies as the JSON they are; production code may not.

@@ -7,7 +7,7 @@ import { normalizeEmail } from "../lib/domain/email";
 import { isSingleScript } from "../sdk/email";
 import { checkKeyBundle, checkWrap } from "../lib/domain/keys";
 import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "../lib/domain/rekey";
-import { assertMayRemoveMember, assertOwnerRemains, mayDo } from "../lib/domain/vault-roles";
+import { assertMayRemoveMember, assertOwnerRemains, mayDo, type VaultAction } from "../lib/domain/vault-roles";
 import { isRedeemable } from "../lib/domain/invites";
 import { Errors } from "moleculer";
 import { bodyError, toHttpError, AppError } from "../lib/errors";
@@ -83,7 +83,8 @@ describe("vault roles", () => {
       rekey: [true, true, false],
       delete: [true, false, false],
       read: [true, true, true],
-    } as const;
+      adoptRoster: [true, false, false],
+    } satisfies Record<VaultAction, readonly [boolean, boolean, boolean]>;
     for (const [action, allowed] of Object.entries(table)) {
       expect((["owner", "admin", "member"] as const).map((r) => mayDo(r, action as keyof typeof table))).toEqual(allowed);
     }

@@ -120,9 +120,11 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   await sleep(5);
   const killedAt = Date.now();
   process.kill(pid, "SIGKILL");
-  const restarted = await cluster.waitFor(/\[cluster\] items started, pid \d+/, 10_000, from);
+  const restarted = await cluster.waitFor(/\[cluster\] items started, pid (\d+)/, 10_000, from);
   const restartedAt = Date.now();
-  expect(restarted).toBeTruthy();
+  // Another process than the one killed: the service was started again, not found still running.
+  expect(Number(restarted[1])).not.toBe(pid);
+  expect(cluster.pid("items")).toBe(Number(restarted[1]));
   // Served again: the first success started after the restart, within 3 s of it.
   const end = Date.now() + 20_000;
   while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);

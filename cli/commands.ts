@@ -6,7 +6,9 @@ import {
   DEFAULT_PBKDF2,
   describeLink,
   generatePassword,
+  GRANTABLE_ROLES,
   normalizeEmail,
+  type GrantableRole,
   SecurityError,
   type CheckedInvite,
   type CheckedVault,
@@ -804,10 +806,10 @@ function itemView(i: Item) {
   return pick(i, "itemId", "vaultId", "name", "fields", "revision", "createdAt", "updatedAt");
 }
 
-function parseRole(role: string | undefined): "admin" | "member" {
-  if (role === undefined || role === "member") return "member";
-  if (role === "admin") return "admin";
-  return usage(`--role must be member or admin, not ${role}`);
+function parseRole(role: string | undefined): GrantableRole {
+  if (role === undefined) return "member";
+  const granted = GRANTABLE_ROLES.find((r) => r === role);
+  return granted ?? usage(`--role must be ${GRANTABLE_ROLES.join(" or ")}, not ${role}`);
 }
 
 function parseFields(pairs: string[] | undefined): Record<string, string> {

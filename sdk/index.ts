@@ -79,6 +79,17 @@ export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./primitives";
 export * as encoding from "./encoding";
 export { generatePassword, PASSWORD_ALPHABET } from "./passwords";
 export { EmailError, normalizeEmail } from "./email";
+export {
+  GRANTABLE_ROLES,
+  mayDo,
+  mayRemoveMember,
+  VAULT_ROLES,
+  VAULT_TYPES,
+  type GrantableRole,
+  type VaultAction,
+  type VaultType,
+} from "./vault-roles";
+export { managesOrg, ORG_ROLES } from "./org-roles";
 export { describeLink } from "./describe";
 export type { CheckedAuditLog } from "./client/audit";
 export { checkAuditChain, verifyAuditExport, type AuditCheckpoint, type AuditExport } from "./audit";

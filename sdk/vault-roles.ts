@@ -3,8 +3,15 @@
  * server enforces them on every request (lib/domain/vault-roles.ts) and the SDK applies the same
  * ones when it replays a vault's signed roster (sdk/roster.ts), so the two can never disagree.
  */
-export type VaultRole = "owner" | "admin" | "member";
-export type VaultType = "personal" | "shared";
+export const VAULT_ROLES = ["owner", "admin", "member"] as const;
+export type VaultRole = (typeof VAULT_ROLES)[number];
+
+export const VAULT_TYPES = ["personal", "shared"] as const;
+export type VaultType = (typeof VAULT_TYPES)[number];
+
+/** Roles an invite may grant, and a member may be given when added to a vault. */
+export const GRANTABLE_ROLES = ["admin", "member"] as const;
+export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 export type VaultAction =
   | "read" // read vault, list members, items CRUD

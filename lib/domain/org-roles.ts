@@ -2,13 +2,14 @@
 import type { OrgId } from "./ids";
 import { forbidden } from "../errors";
 import type { Caller } from "./types";
+import { managesOrg } from "../../sdk/org-roles";
 
 /**
  * Owners and admins manage their organization: its invites (contract section 6) and its audit log
  * (section 8). Anyone else, and anyone of another organization, gets 403.
  */
 export function assertOrgManager(caller: Caller, orgId: OrgId, what: string): void {
-  if (caller.orgId !== orgId || (caller.role !== "owner" && caller.role !== "admin")) {
+  if (caller.orgId !== orgId || !managesOrg(caller.role)) {
     throw forbidden(`Only the organization's owners and admins ${what}`);
   }
 }

@@ -1,18 +1,11 @@
 /** The values the contract names, as types. */
 import type { InviteId, OrgId, UserId } from "./ids";
 
-export const VAULT_ROLES = ["owner", "admin", "member"] as const;
-export type VaultRole = (typeof VAULT_ROLES)[number];
+import type { OrgRole } from "../../sdk/org-roles";
 
-export const VAULT_TYPES = ["personal", "shared"] as const;
-export type VaultType = (typeof VAULT_TYPES)[number];
-
-export const ORG_ROLES = ["owner", "admin", "member"] as const;
-export type OrgRole = (typeof ORG_ROLES)[number];
-
-/** Roles an invite may grant, and a member may be given when added to a vault. */
-export const GRANTABLE_ROLES = ["admin", "member"] as const;
-export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
+// Each role and type union is declared once, in the SDK, beside the predicates clients share.
+export { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES, type GrantableRole, type VaultRole, type VaultType } from "../../sdk/vault-roles";
+export { ORG_ROLES, type OrgRole } from "../../sdk/org-roles";
 
 export type Kdf =
   | { algorithm: "argon2id"; salt: string; iterations: number; memoryKiB: number; parallelism: number }

@@ -6,7 +6,8 @@ import type { RosterLink, RosterState } from "../roster";
 import type { VaultRole } from "../vault-roles";
 
 export type { VaultRole } from "../vault-roles";
-export type OrgRole = "owner" | "admin" | "member";
+export type { OrgRole } from "../org-roles";
+import type { OrgRole } from "../org-roles";
 
 /** A vault as the server shows it to the caller (contract section 3). */
 export interface Vault {

@@ -4,6 +4,7 @@
  * /api/v1); routes live in the URL fragment, so an invite token in a link never reaches a server.
  */
 import { render } from "preact";
+import { managesOrg } from "../../sdk";
 import { useEffect } from "preact/hooks";
 import "./styles.css";
 import { Login, OwnKey, Register, Unlock } from "./pages/account";
@@ -26,7 +27,7 @@ function App() {
 
 function Shell({ page, arg }: { page: string; arg?: string }) {
   const client = currentClient();
-  const admin = client.account.role === "owner" || client.account.role === "admin";
+  const admin = managesOrg(client.account.role);
   useIdleLock();
   useEffect(() => {
     if (!["vaults", "vault", "invites", "audit", "key"].includes(page)) go("#/vaults");

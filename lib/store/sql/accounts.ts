@@ -13,7 +13,7 @@ export function toUser(r: UsersTable): UserRecord {
     userId: r.user_id,
     orgId: r.org_id,
     email: r.email,
-    role: r.org_role as OrgRole,
+    role: r.org_role,
     authHash: r.auth_hash,
     kdf: JSON.parse(r.kdf) as Kdf,
     publicKey: r.public_key,
@@ -92,7 +92,7 @@ export class SqlAccounts implements AccountStore {
         .where("status", "=", "pending")
         .executeTakeFirst();
       if (Number(used.numUpdatedRows) !== 1) throw notRedeemable();
-      const row = userRow(user, invite.org_id, invite.role as OrgRole);
+      const row = userRow(user, invite.org_id, invite.role);
       await trx.insertInto("users").values(row).execute();
       return toUser(row);
     });

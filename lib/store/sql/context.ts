@@ -7,7 +7,6 @@ import type { UserId, VaultId } from "../../domain/ids";
 import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { AppError, conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
-import type { VaultRole, VaultType } from "../../domain/types";
 import type { PoolUsage } from "../port";
 import type { Database, VaultsTable } from "./schema";
 import type { ItemLogEntry, ItemLogHead } from "../../domain/item-log";
@@ -80,7 +79,7 @@ export class SqlContext {
       vault: {
         vaultId,
         orgId: vault.org_id,
-        type: vault.type as VaultType,
+        type: vault.type,
         name: vault.name,
         keyVersion: Number(vault.key_version),
         rekeyRequired: Number(vault.rekey_required) === 1,
@@ -89,7 +88,7 @@ export class SqlContext {
       },
       members: members.map((m): MemberState => ({
         userId: m.user_id,
-        role: m.role as VaultRole,
+        role: m.role,
         publicKey: m.public_key,
         signingPublicKey: m.signing_public_key,
       })),

@@ -1,7 +1,7 @@
 /** Invites on SQL (the port: ../port/invites.ts; MongoDB: ../mongo/invites.ts). */
 import type { InviteId } from "../../domain/ids";
 import { conflict, notRedeemable } from "../../errors";
-import type { GrantableRole, SignedStatement } from "../../domain/types";
+import type { SignedStatement } from "../../domain/types";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { SqlContext } from "./context";
@@ -13,7 +13,7 @@ function toInvite(r: InvitesTable): Invite {
     inviteId: r.invite_id,
     orgId: r.org_id,
     email: r.email,
-    role: r.role as GrantableRole,
+    role: r.role,
     inviterId: r.inviter_id,
     status: r.status as InviteStatus,
     expiresAt: r.expires_at,

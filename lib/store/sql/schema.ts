@@ -4,6 +4,7 @@
  * as integers. Id columns carry their id's type (lib/domain/ids.ts).
  */
 import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
+import type { GrantableRole, OrgRole, VaultRole, VaultType } from "../../domain/types";
 
 export interface OrgsTable {
   org_id: OrgId;
@@ -15,7 +16,7 @@ export interface UsersTable {
   user_id: UserId;
   org_id: OrgId;
   email: string;
-  org_role: string;
+  org_role: OrgRole;
   auth_hash: string;
   kdf: string;
   public_key: string;
@@ -35,7 +36,7 @@ export interface VaultsTable {
   vault_id: VaultId;
   org_id: OrgId;
   name: string;
-  type: string;
+  type: VaultType;
   key_version: number;
   rekey_required: number;
   created_at: string;
@@ -76,7 +77,7 @@ export interface RosterLinksTable {
 export interface VaultMembersTable {
   vault_id: VaultId;
   user_id: UserId;
-  role: string;
+  role: VaultRole;
   encrypted_vault_key: string;
   sender_id: UserId;
   wrap_signature: string;
@@ -99,7 +100,7 @@ export interface InvitesTable {
   invite_id: InviteId;
   org_id: OrgId;
   email: string;
-  role: string;
+  role: GrantableRole;
   inviter_id: UserId;
   token_hash: string;
   status: string;

@@ -39,7 +39,7 @@ const VAULT_VIEW_COLUMNS = [
 interface VaultViewRow {
   vault_id: VaultId;
   name: string;
-  type: string;
+  type: VaultType;
   org_id: OrgId;
   key_version: number;
   rekey_required: number;
@@ -48,19 +48,19 @@ interface VaultViewRow {
   encrypted_vault_key: string;
   sender_id: UserId;
   wrap_signature: string;
-  role: string;
+  role: VaultRole;
 }
 
 function toVaultView(r: VaultViewRow): VaultView {
   return {
     vaultId: r.vault_id,
     vaultName: r.name,
-    vaultType: r.type as VaultType,
+    vaultType: r.type,
     orgId: r.org_id,
     encryptedVaultKey: r.encrypted_vault_key,
     senderId: r.sender_id,
     wrapSignature: r.wrap_signature,
-    role: r.role as VaultRole,
+    role: r.role,
     keyVersion: Number(r.key_version),
     rekeyRequired: Number(r.rekey_required) === 1,
     createdAt: r.created_at,
@@ -73,11 +73,11 @@ function toMemberEntry(r: VaultViewRow & { user_id: UserId }): MemberEntry {
     userId: r.user_id,
     vaultId: r.vault_id,
     vaultName: r.name,
-    vaultType: r.type as VaultType,
+    vaultType: r.type,
     encryptedVaultKey: r.encrypted_vault_key,
     senderId: r.sender_id,
     wrapSignature: r.wrap_signature,
-    role: r.role as VaultRole,
+    role: r.role,
   };
 }
 

@@ -3,6 +3,10 @@ import { useEffect, useState } from "preact/hooks";
 import {
   describeLink,
   generatePassword,
+  mayDo,
+  mayRemoveMember,
+  VAULT_ROLES,
+  type VaultRole,
   type CheckedMember,
   type CheckedVault,
   type Item,
@@ -144,7 +148,8 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
 
   // An email is shown for a user only where their keys and identity check out (else their id).
   const email = (userId: string) => org.find((p) => p.userId === userId && !p.problem)?.email ?? userId;
-  const manager = vault?.role === "owner" || vault?.role === "admin";
+  // What the page offers is what the role table allows (the SDK's, which the server enforces).
+  const may = (action: Parameters<typeof mayDo>[1]) => vault !== undefined && vault !== null && mayDo(vault.role, action);
   // The page reads the vault again after a change, also one that failed half way (a removal whose rekey did not go through).
   const change = (task: () => Promise<void>) =>
     act.run(async () => {
@@ -222,7 +227,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       {vault.rekeyRequired && (
         <div class="warning" role="alert">
           <p>A member was removed and still holds the old key. Rekey the vault so that they cannot read anything in it.</p>
-          {manager && (
+          {may("rekey") && (
             <button type="button" onClick={() => void rekey()} disabled={act.busy}>
               {act.error ? "Try the rekey again" : "Rekey now"}
             </button>
@@ -346,7 +351,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
               ))}
             </tbody>
           </table>
-          {manager && (
+          {may("addMember") && (
             <ShareForm
               vaultId={vaultId}
               candidates={org.filter((p) => !members.some((m) => m.userId === p.userId))}
@@ -357,7 +362,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
               onTrusted={() => void reload()}
             />
           )}
-          {manager && !vault.rekeyRequired && (
+          {may("rekey") && !vault.rekeyRequired && (
             <p>
               <button type="button" class="secondary" onClick={() => void rekey()} disabled={act.busy}>
                 Rekey (new vault key)
@@ -382,7 +387,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
         )}
       </section>
 
-      {manager && <VaultSettings vault={vault} onRenamed={() => void reload()} />}
+      {may("rename") && <VaultSettings vault={vault} onRenamed={() => void reload()} />}
     </main>
   );
 }
@@ -529,16 +534,16 @@ function ItemForm({
 function MemberRow(props: {
   member: MemberEntry;
   email(id: string): string;
-  myRole: string;
+  myRole: VaultRole;
   me: string;
   busy: boolean;
-  onRole(role: "owner" | "admin" | "member"): void;
+  onRole(role: VaultRole): void;
   onRemove(): void;
 }) {
   const { member: m, email } = props;
   const [role, setRole] = useState(m.role);
   const self = m.userId === props.me;
-  const mayRemove = self || props.myRole === "owner" || (props.myRole === "admin" && m.role === "member");
+  const mayRemove = mayRemoveMember(props.myRole, m.role, self);
   return (
     <tr>
       <td>
@@ -546,15 +551,17 @@ function MemberRow(props: {
         {self ? " (you)" : ""}
       </td>
       <td>
-        {props.myRole === "owner" ? (
+        {mayDo(props.myRole, "changeRole") ? (
           <>
             <label class="visually-hidden" for={`role-${m.userId}`}>
               Role of {email(m.userId)}
             </label>
             <select id={`role-${m.userId}`} value={role} onChange={(e) => setRole(inputValue(e) as typeof role)}>
-              <option value="owner">owner</option>
-              <option value="admin">admin</option>
-              <option value="member">member</option>
+              {VAULT_ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
             </select>{" "}
             {role !== m.role && (
               <button type="button" class="secondary" disabled={props.busy} onClick={() => props.onRole(role)}>
@@ -703,7 +710,7 @@ function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string):
   const [progress, setProgress] = useState<RekeyProgress | null>(null);
   const action = useAction();
   useEffect(() => setKeep(new Set([props.me])), [props.members]);
-  if (props.vault.role !== "owner")
+  if (!mayDo(props.vault.role, "adoptRoster"))
     return (
       <div class="warning" role="alert" data-testid="unsigned-vault">
         <p>
@@ -789,7 +796,7 @@ function VaultSettings({ vault, onRenamed }: { vault: Vault; onRenamed(): void }
           Rename
         </button>
       </form>
-      {vault.role === "owner" && (
+      {mayDo(vault.role, "delete") && (
         <button
           type="button"
           class="danger"

@@ -1,0 +1,12 @@
+/**
+ * Organization roles and what they allow (contract sections 6 and 8), as plain predicates: the
+ * server enforces them (lib/domain/org-roles.ts) and the clients show or hide what they allow with
+ * the same ones.
+ */
+export const ORG_ROLES = ["owner", "admin", "member"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/** Owners and admins manage their organization: its invites and its audit log. */
+export function managesOrg(role: OrgRole): boolean {
+  return role === "owner" || role === "admin";
+}

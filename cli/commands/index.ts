@@ -1,0 +1,21 @@
+/** Every CLI command, by group (one file each beside this one): what it takes, what it says, and the SDK calls it makes. */
+import { accountCommands } from "./account";
+import { auditCommands } from "./audit";
+import { inviteCommands } from "./invites";
+import { itemCommands } from "./items";
+import { keysCommands } from "./keys";
+import type { Command } from "./shared";
+import { vaultsCommands } from "./vaults";
+import { verifyCommands } from "./verify";
+
+export type { Command, OptionSpec } from "./shared";
+
+export const commands: Command[] = [
+  ...accountCommands,
+  ...vaultsCommands,
+  ...verifyCommands,
+  ...auditCommands,
+  ...itemCommands,
+  ...inviteCommands,
+  ...keysCommands,
+];

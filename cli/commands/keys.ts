@@ -1,0 +1,63 @@
+/** `vaultctl keys` and `vaultctl trust`: fingerprints, and trusting a key checked out of band. */
+import { type Command, findUser, trustLine, statedLine } from "./shared";
+
+export const keysCommands: Command[] = [
+  {
+    path: ["keys"],
+    args: ["<user?>"],
+    summary: "A user's key fingerprint (yours by default), to compare out of band",
+    async run(ctx, [userRef]) {
+      const client = ctx.loggedIn();
+      if (!userRef) {
+        const fingerprint = await client.ownFingerprint();
+        return {
+          json: { userId: client.account.userId, email: client.account.email, fingerprint, own: true },
+          text: `${client.account.email} (you, user ${client.account.userId})\n  ${fingerprint}\n  your own keys: read this to the people you share with`,
+        };
+      }
+      const user = await findUser(client, userRef, { evenIfUntrusted: true });
+      const { current, pinned, trust } = await client.fingerprint(user.userId);
+      const status =
+        pinned !== undefined && pinned !== current
+          ? `CHANGED: pinned ${pinned}`
+          : user.problem
+            ? `NOT CHECKED OUT: ${user.problem.message}`
+            : pinned === undefined
+              ? "not pinned yet"
+              : trustLine(user.email, trust);
+      return {
+        json: {
+          userId: user.userId,
+          email: user.email,
+          fingerprint: current,
+          pinned: pinned ?? null,
+          trust: trust ?? null,
+          stated: user.stated,
+        },
+        text: `${user.email} (user ${user.userId})\n  ${current}\n  ${status}${statedLine(user, "\n  ")}`,
+      };
+    },
+  },
+  {
+    path: ["trust"],
+    args: ["<user>", "<fingerprint>"],
+    summary: "Accept a user's changed keys after checking the new fingerprint with them",
+    async run(ctx, [userRef, fingerprint]) {
+      const client = ctx.loggedIn();
+      const user = await findUser(client, userRef!, { evenIfUntrusted: true });
+      const normalized =
+        fingerprint!
+          .replace(/\s+/g, "")
+          .toLowerCase()
+          .match(/.{1,4}/g)
+          ?.join(" ") ?? "";
+      // The email checked is the one typed; given an id, the one the server lists, which the output names.
+      const email = userRef!.includes("@") ? userRef! : user.email;
+      await client.trustUser(user.userId, normalized, email);
+      return {
+        json: { userId: user.userId, email, fingerprint: normalized },
+        text: `Pinned ${email} (user ${user.userId}): ${normalized}`,
+      };
+    },
+  },
+];

@@ -1,0 +1,153 @@
+/** What the command groups share: the command and option types, the common options, and how a user, vault or item is found and named. */
+import {
+  ApiError,
+  GRANTABLE_ROLES,
+  SecurityError,
+  type GrantableRole,
+  type CheckedInvite,
+  type CheckedVault,
+  type TrustLevel,
+  type VaultClient,
+} from "../../sdk";
+import type { Context } from "../context";
+import { NotFoundError, UsageError, type Output } from "../output";
+import { didYouMean } from "../suggest";
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  multiple?: boolean;
+  /** Shown in help as `--name VALUE`. */
+  value?: string;
+  description: string;
+}
+
+export interface Command {
+  path: string[];
+  /** Positional arguments, e.g. `<vault> <name>`; a trailing `?` marks an optional one. */
+  args: string[];
+  summary: string;
+  options?: Record<string, OptionSpec>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command reads the options its own spec declares
+  run(ctx: Context, args: string[], opts: Record<string, any>): Promise<Output>;
+}
+
+export const ROLE_OPTION: OptionSpec = { type: "string", value: "ROLE", description: "member (default) or admin" };
+/** Destructive commands ask first on a terminal; scripts say --yes. */
+export const YES_OPTION: OptionSpec = {
+  type: "boolean",
+  description: "do it without asking (needed when standard input is not a terminal)",
+};
+
+export const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+export function usage(message: string): never {
+  throw new UsageError(message);
+}
+
+export function pick<T extends object, K extends keyof T>(obj: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, obj[k]])) as Pick<T, K>;
+}
+
+export function parseRole(role: string | undefined): GrantableRole {
+  if (role === undefined) return "member";
+  const granted = GRANTABLE_ROLES.find((r) => r === role);
+  return granted ?? usage(`--role must be ${GRANTABLE_ROLES.join(" or ")}, not ${role}`);
+}
+
+/**
+ * A user of your organization by email or id; not found names the closest email. A user whose
+ * keys or identity fail the checks is refused, except where the command is about checking them
+ * (`evenIfUntrusted`: `keys`, `trust`).
+ */
+export async function findUser(
+  client: VaultClient,
+  ref: string,
+  opts: { evenIfUntrusted?: boolean } = {},
+): Promise<{ userId: string; email: string; stated: boolean; problem?: Error }> {
+  try {
+    return opts.evenIfUntrusted ? await client.findMember(ref) : await client.findUser(ref);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+    const emails = (await client.orgMembers()).map((m) => m.email);
+    throw new NotFoundError(`no user ${ref} in your organization${didYouMean(ref.trim().toLowerCase(), emails)}`);
+  }
+}
+
+/**
+ * A vault by id, or by its exact name when that is unique among the caller's vaults; a name counts
+ * only where the vault's signed roster vouches for it, so the server cannot point a name at another
+ * vault (and a vault it misnames is refused).
+ */
+export async function findVault(client: VaultClient, ref: string, opts: { toVerify?: boolean } = {}): Promise<CheckedVault> {
+  const vaults = await client.listCheckedVaults();
+  const byId = vaults.find((v) => v.vaultId === ref.toLowerCase());
+  if (byId) return byId;
+  // `verify` reports what is wrong with a vault: found by the name the server shows, if that is unique.
+  const shown = vaults.filter((v) => v.vaultName === ref);
+  if (opts.toVerify && shown.length === 1) return shown[0]!;
+  const byName = vaults.filter((v) => v.nameCheck.status !== "unverified" && v.nameCheck.name === ref);
+  if (byName.length === 1) {
+    const check = byName[0]!.nameCheck;
+    if (check.status === "mismatch")
+      throw new SecurityError(
+        "NAME_MISMATCH",
+        `the server calls the vault whose signed roster names it "${ref}" "${check.shown}": refusing to use it by name`,
+      );
+    return byName[0]!;
+  }
+  if (byName.length > 1) usage(`${byName.length} vaults are named "${ref}": use an id (${byName.map((v) => v.vaultId).join(", ")})`);
+  const misnamed = vaults.find((v) => v.nameCheck.status === "mismatch" && v.nameCheck.shown === ref);
+  if (misnamed)
+    throw new SecurityError(
+      "NAME_MISMATCH",
+      `the server calls vault ${misnamed.vaultId} "${ref}", but its signed roster names it "${misnamed.nameCheck.name}": refusing to use it by that name`,
+    );
+  const unvouched = vaults.filter((v) => v.nameCheck.status === "unverified" && v.vaultName === ref);
+  // A vault of that name whose roster failed its checks: that failure is the answer.
+  const failed = unvouched.find((v) => v.problem);
+  if (failed) throw failed.problem;
+  if (unvouched.length > 0)
+    usage(
+      `no signed roster vouches for the name "${ref}" (${unvouched.map((v) => v.vaultId).join(", ")}): use the vault's id, or have an owner or admin confirm the name (vaultctl vault rename <id> "${ref}")`,
+    );
+  throw new NotFoundError(
+    `no vault "${ref}" among yours${didYouMean(
+      ref,
+      vaults.map((v) => v.nameCheck.name),
+    )} (\`vaultctl vault list\` shows them)`,
+  );
+}
+
+/**
+ * A vault's name as vaultctl shows it: the vouched one (in quotes within a sentence), marked when
+ * nothing vouches for it or the server says otherwise.
+ */
+export function shownName(v: CheckedVault, inSentence = true): string {
+  const check = v.nameCheck;
+  const name = inSentence ? `"${check.name}"` : check.name;
+  if (check.status === "verified") return name;
+  if (check.status === "unverified") return `${name} (?)`;
+  return `${name} (!) the server says "${check.shown}"`;
+}
+
+/** What vouches for a user's keys on this machine. */
+export function trustLine(email: string, trust: TrustLevel | undefined): string {
+  if (trust === "invite") return `vouched for by the invite you sent ${email}: nothing to compare`;
+  if (trust === "checked") return "you checked it with them and trusted it";
+  if (trust === "first-use")
+    return `pinned when first seen: compare it with theirs (\`vaultctl keys\` on their machine) over another channel`;
+  return "not pinned yet";
+}
+
+/** Said of a user who has not signed their id, email and keys (an account not used since statements came). */
+export function statedLine(user: { email: string; stated: boolean }, before = "\n"): string {
+  return user.stated
+    ? ""
+    : `${before}${user.email} has not signed their email and keys yet (an account not used since this check came): the email is the server's word`;
+}
+
+export function inviteTrustLine(invite: CheckedInvite): string {
+  return invite.verified
+    ? `Checked: signed by ${invite.inviter.email}, whose key fingerprint your link names (${invite.inviterFingerprint}).`
+    : "Not checked: this is a bare token, not a link from an invite with its inviter's key fingerprint; ask for the whole link to be sure.";
+}

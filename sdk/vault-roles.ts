@@ -10,7 +10,7 @@ export const VAULT_TYPES = ["personal", "shared"] as const;
 export type VaultType = (typeof VAULT_TYPES)[number];
 
 /** Roles an invite may grant, and a member may be given when added to a vault. */
-export const GRANTABLE_ROLES = ["admin", "member"] as const;
+export const GRANTABLE_ROLES = ["member", "admin"] as const;
 export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 export type VaultAction =

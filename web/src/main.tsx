@@ -9,7 +9,8 @@ import { useEffect } from "preact/hooks";
 import "./styles.css";
 import { Login, OwnKey, Register, Unlock } from "./pages/account";
 import { Audit, Invites } from "./pages/admin";
-import { VaultPage, Vaults } from "./pages/vaults";
+import { VaultPage } from "./pages/vaults/vault";
+import { Vaults } from "./pages/vaults/vault-list";
 import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
 
 function App() {

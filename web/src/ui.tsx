@@ -59,6 +59,39 @@ export function Field(props: { id: string; label: string; children: ComponentChi
   );
 }
 
+/** A form's submit button, off while its action runs (or while `disabled`). */
+export function Submit(props: { busy: boolean; disabled?: boolean; children: ComponentChildren }) {
+  return (
+    <button type="submit" disabled={props.busy || props.disabled}>
+      {props.children}
+    </button>
+  );
+}
+
+/** A labelled choice among `options` (`[value, label]`, or the value as its own label). */
+export function Choice<T extends string>(props: {
+  id: string;
+  label: string;
+  value: T;
+  options: ReadonlyArray<NoInfer<T> | readonly [NoInfer<T>, string]>;
+  onChange(value: NoInfer<T>): void;
+}) {
+  return (
+    <Field id={props.id} label={props.label}>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(inputValue(e) as T)}>
+        {props.options.map((o) => {
+          const [value, label] = typeof o === "string" ? [o, o] : o;
+          return (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          );
+        })}
+      </select>
+    </Field>
+  );
+}
+
 /** Lets the browser paint (a status line) before a long synchronous step such as the KDF. */
 export const nextPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 

@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { InputError, sentence } from "../errors";
 import type { CheckedInvite } from "../../../sdk";
 import { currentClient, go, logout, newClient, signedIn, unlocked } from "../session";
-import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction } from "../ui";
+import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../ui";
 
 const KDF_NOTE = "Deriving your key from your password (Argon2id, 64 MiB, in the background): this takes a moment…";
 
@@ -38,9 +38,7 @@ export function Login() {
             onInput={(e) => setPassword(inputValue(e))}
           />
         </Field>
-        <button type="submit" disabled={action.busy}>
-          Log in
-        </button>
+        <Submit busy={action.busy}>Log in</Submit>
       </form>
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
@@ -174,9 +172,7 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
             onInput={(e) => setConfirm(inputValue(e))}
           />
         </Field>
-        <button type="submit" disabled={action.busy}>
-          Create account
-        </button>
+        <Submit busy={action.busy}>Create account</Submit>
       </form>
       {action.busy && <Busy label={`Creating your keys. ${KDF_NOTE}`} />}
       <ErrorNote error={action.error} />
@@ -214,9 +210,7 @@ export function Unlock() {
             onInput={(e) => setPassword(inputValue(e))}
           />
         </Field>
-        <button type="submit" disabled={action.busy}>
-          Unlock
-        </button>
+        <Submit busy={action.busy}>Unlock</Submit>
         <button type="button" class="secondary" onClick={() => void logout()}>
           Log out
         </button>

@@ -1,14 +1,21 @@
 /** For organization owners and admins: invites (the link shown once) and the audit log. */
 import { useEffect, useState } from "preact/hooks";
-import type { AuditRecord, CheckedAuditLog, Invite } from "../../../sdk";
+import { GRANTABLE_ROLES, type AuditRecord, type CheckedAuditLog, type GrantableRole, type Invite } from "../../../sdk";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, Field, inputValue, useAction } from "../ui";
+import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../ui";
+
+/** How long an invite link stays valid: the server's `expiresIn`, in words. */
+const EXPIRY_CHOICES = [
+  ["24h", "1 day"],
+  ["72h", "3 days"],
+  ["7d", "7 days"],
+] as const;
 
 export function Invites() {
   const client = currentClient();
   const [invites, setInvites] = useState<Invite[] | null>(null);
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState<"member" | "admin">("member");
+  const [role, setRole] = useState<GrantableRole>("member");
   const [expiresIn, setExpiresIn] = useState("72h");
   const [link, setLink] = useState<{ email: string; url: string; orgName: string; role: string } | null>(null);
   const [copied, setCopied] = useState(false);
@@ -37,22 +44,9 @@ export function Invites() {
         <Field id="invite-email" label="Their email">
           <input id="invite-email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} />
         </Field>
-        <Field id="invite-role" label="Organization role">
-          <select id="invite-role" value={role} onChange={(e) => setRole(inputValue(e) as "member" | "admin")}>
-            <option value="member">member</option>
-            <option value="admin">admin</option>
-          </select>
-        </Field>
-        <Field id="invite-expiry" label="Valid for">
-          <select id="invite-expiry" value={expiresIn} onChange={(e) => setExpiresIn(inputValue(e))}>
-            <option value="24h">1 day</option>
-            <option value="72h">3 days</option>
-            <option value="7d">7 days</option>
-          </select>
-        </Field>
-        <button type="submit" disabled={act.busy}>
-          Create invite
-        </button>
+        <Choice id="invite-role" label="Organization role" value={role} options={GRANTABLE_ROLES} onChange={setRole} />
+        <Choice id="invite-expiry" label="Valid for" value={expiresIn} options={EXPIRY_CHOICES} onChange={setExpiresIn} />
+        <Submit busy={act.busy}>Create invite</Submit>
       </form>
       <ErrorNote error={act.error} />
       {link && (

@@ -8,6 +8,7 @@ import {
   bundleFingerprint,
   bundleSelfSignatureVerifies,
   SecurityError,
+  replayRoster,
   roster as protocol,
   type PinStore,
   type PublicKeyBundle,
@@ -52,7 +53,7 @@ export async function verifySavedRoster(saved: SavedRoster, pins: PinStore, head
       throw new SecurityError("KEY_CHANGED", `the saved keys of ${userId} are not the ones pinned here (${pinned})`, userId);
     return bundle;
   };
-  const state = await protocol.replayRoster(saved.vaultId, saved.links, keysOf);
+  const state = await replayRoster(saved.vaultId, saved.links, keysOf);
   const seen = await heads.get(saved.vaultId);
   if (seen && (!state || state.seq < seen.seq || (await protocol.linkHash(saved.links[seen.seq]!)) !== seen.hash)) {
     throw new SecurityError(

@@ -74,6 +74,7 @@ export * as statements from "./statements";
 export { parseInviteCode, type InviteCode, type SignedStatement } from "./statements";
 export * as roster from "./roster";
 export type { RosterLink, RosterState, UnsignedLink } from "./roster";
+export { replayRoster, type SignerKeys } from "./roster-replay";
 export * as primitives from "./primitives";
 export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./primitives";
 export * as encoding from "./encoding";

@@ -20,13 +20,13 @@
 import { canonicalJson } from "./canonical";
 import { utf8, type Bytes } from "./encoding";
 import type { CryptoKey } from "./primitives";
+import { GENESIS_PREV } from "./roster";
 import {
   AUDIT_CLAIM_FIELDS,
   checkAtAndSig,
   ED25519_SIG,
   exactKeys,
   fail,
-  GENESIS_PREV,
   HEX64,
   int,
   linkSig,
@@ -37,9 +37,9 @@ import {
   str,
   TIMESTAMP,
   UUID_LOWER,
-} from "./roster";
+} from "./link-format";
 
-export { RosterLinkError as ItemLinkError } from "./roster";
+export { RosterLinkError as ItemLinkError } from "./link-format";
 
 export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "rekey"] as const;
 export type ItemLinkOp = (typeof ITEM_LINK_OPS)[number];

@@ -13,14 +13,38 @@
  * Pure: WebCrypto only for hashing and signatures, no Node API.
  */
 import { canonicalJson } from "./canonical";
-import { CANONICAL_UUID } from "./ids";
-import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+import { fromBase64, utf8, type Bytes } from "./encoding";
 
 export { canonicalJson } from "./canonical";
-import { SecurityError } from "./errors";
-import { keyFingerprint } from "./keys";
-import { ed25519Sign, ed25519Verify, sha256, type CryptoKey } from "./primitives";
-import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "./vault-roles";
+import type { CryptoKey } from "./primitives";
+import { nameProblem } from "./names";
+import {
+  mayDo,
+  mayRemoveMember,
+  ownersAfter,
+  rekeyRequiredAfterRemoval,
+  VAULT_ROLES,
+  VAULT_TYPES,
+  type VaultRole,
+  type VaultType,
+} from "./vault-roles";
+import {
+  checkAtAndSig,
+  ED25519_SIG,
+  exactKeys,
+  fail,
+  HEX64,
+  int,
+  linkSig,
+  linkSigVerifies,
+  oneOf,
+  parseAuditClaim,
+  AUDIT_CLAIM_FIELDS,
+  sha256Hex,
+  str,
+  TIMESTAMP,
+  UUID_LOWER,
+} from "./link-format";
 
 export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename"] as const;
 export type RosterOp = (typeof ROSTER_OPS)[number];
@@ -32,7 +56,6 @@ export const GENESIS_PREV = "0".repeat(64);
 /** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
 export const MAX_LINK_MEMBERS = 10_000;
 /** A vault name's length limit (UTF-16 code units, as the server counts it). */
-export const MAX_VAULT_NAME = 256;
 
 /** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
 export interface RosterWrap {
@@ -80,43 +103,9 @@ export interface UnsignedLink {
   auditHead?: string;
 }
 
-/**
- * What a signer says of the organization's audit log: the head (seq and record hash) it last
- * verified itself. Roster and item links carry it, both fields or neither (a signer that never
- * checked the audit log, such as a plain member, carries none). The server refuses a head its log
- * does not have; a client that checked the log refuses a head that differs from its own at that
- * seq (`AUDIT_FORK`): two members shown two audit histories are caught when one reads a link the
- * other signed.
- */
-export interface AuditClaim {
-  auditSeq?: number;
-  auditHead?: string;
-}
-export const AUDIT_CLAIM_FIELDS: readonly string[] = ["auditSeq", "auditHead"];
-
-/** The claim of a link as received, both fields or neither, onto `link`. */
-export function parseAuditClaim(o: Record<string, unknown>, link: AuditClaim): void {
-  if (o.auditSeq === undefined && o.auditHead === undefined) return;
-  if (o.auditSeq === undefined) fail("auditSeq", "a link with auditHead needs auditSeq");
-  if (o.auditHead === undefined) fail("auditHead", "a link with auditSeq needs auditHead");
-  link.auditSeq = int(o, "auditSeq", 1);
-  link.auditHead = str(o, "auditHead", HEX64, "64 lower-case hex digits");
-}
-
 export interface RosterLink extends UnsignedLink {
   /** Ed25519 by the actor over `LINK_SIGNING_CONTEXT` + the canonical bytes, base64. */
   sig: string;
-}
-
-/** A link (of a roster or an item log, sdk/item-log.ts) that breaks the format or the rules; `field` is the link's field at fault. */
-export class RosterLinkError extends Error {
-  override readonly name = "RosterLinkError";
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 // ---- Canonical encoding ------------------------------------------------------------------------
@@ -144,29 +133,11 @@ export function memberSetBytes(members: Iterable<RosterMember>): Bytes {
 
 const byUserId = (a: { userId: string }, b: { userId: string }) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
 
-export async function sha256Hex(bytes: Bytes): Promise<string> {
-  return toHex(await sha256(bytes));
-}
-
 export const linkHash = (link: UnsignedLink) => sha256Hex(linkBytes(link));
 
 /** A rekey link's `memberDigest` of the members a state holds. */
 export function memberDigest(members: ReadonlyMap<string, { role: VaultRole; key: string }>): Promise<string> {
   return sha256Hex(memberSetBytes([...members].map(([userId, m]) => ({ userId, role: m.role, key: m.key }))));
-}
-
-/** A link's `sig`: Ed25519 over its signing bytes (context and canonical bytes), base64. */
-export async function linkSig(signingBytes: Bytes, signingPrivateKey: CryptoKey): Promise<string> {
-  return toBase64(await ed25519Sign(signingPrivateKey, signingBytes));
-}
-
-/** Whether a link's `sig` (base64) verifies over its signing bytes; false for one that is not even base64. */
-export async function linkSigVerifies(signingBytes: Bytes, sig: string, signingPublicKeyRaw: Bytes): Promise<boolean> {
-  try {
-    return await ed25519Verify(signingPublicKeyRaw, signingBytes, fromBase64(sig));
-  } catch {
-    return false;
-  }
 }
 
 export async function signLink(link: UnsignedLink, signingPrivateKey: CryptoKey): Promise<RosterLink> {
@@ -184,13 +155,6 @@ export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encrypt
 
 // ---- Format ------------------------------------------------------------------------------------
 
-export const UUID_LOWER = CANONICAL_UUID;
-export const HEX64 = /^[0-9a-f]{64}$/;
-export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const ED25519_SIG = /^[A-Za-z0-9+/]{86}==$/;
-const ROLES: readonly string[] = ["owner", "admin", "member"];
-const TYPES: readonly string[] = ["personal", "shared"];
-
 const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "wraps", "sig"];
 /** The fields each operation carries beside the common ones; every other field is refused. */
 const OP_FIELDS: Record<RosterOp, readonly string[]> = {
@@ -204,28 +168,6 @@ const OP_FIELDS: Record<RosterOp, readonly string[]> = {
 };
 /** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
 const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };
-
-export function fail(field: string, message: string): never {
-  throw new RosterLinkError(field, message);
-}
-
-export function str(o: Record<string, unknown>, field: string, pattern: RegExp, what: string): string {
-  const v = o[field];
-  if (typeof v !== "string" || !pattern.test(v)) fail(field, `${field} must be ${what}`);
-  return v;
-}
-
-export function int(o: Record<string, unknown>, field: string, min: number): number {
-  const v = o[field];
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) fail(field, `${field} must be an integer of at least ${min}`);
-  return v;
-}
-
-export function oneOf<T extends string>(o: Record<string, unknown>, field: string, values: readonly string[]): T {
-  const v = o[field];
-  if (typeof v !== "string" || !values.includes(v)) fail(field, `${field} must be one of ${values.join(", ")}`);
-  return v as T;
-}
 
 function sortedEntries<T extends { userId: string }>(
   o: Record<string, unknown>,
@@ -242,11 +184,6 @@ function sortedEntries<T extends { userId: string }>(
     if (!(out[i - 1]!.userId < out[i]!.userId)) fail(field, `${field} must be sorted by userId, each user once`);
   }
   return out;
-}
-
-export function exactKeys(o: Record<string, unknown>, keys: readonly string[], field: string): void {
-  for (const k of Object.keys(o))
-    if (!keys.includes(k)) fail(field === "" ? k : field, `unknown field ${field === "" ? k : `${field}.${k}`}`);
 }
 
 /**
@@ -277,45 +214,27 @@ export function parseLink(raw: unknown): RosterLink {
   };
   checkAtAndSig(link);
   parseAuditClaim(o, link);
-  if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", TYPES);
+  if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", VAULT_TYPES);
   if (o.subjectId !== undefined) link.subjectId = str(o, "subjectId", UUID_LOWER, "a lower-case UUID");
-  if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", ROLES);
+  if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", VAULT_ROLES);
   if (o.subjectKey !== undefined) link.subjectKey = str(o, "subjectKey", HEX64, "64 lower-case hex digits");
   if (o.memberDigest !== undefined) link.memberDigest = str(o, "memberDigest", HEX64, "64 lower-case hex digits");
-  if (o.name !== undefined) link.name = vaultName(o);
+  if (o.name !== undefined) {
+    const problem = nameProblem(o.name);
+    if (problem) fail("name", `name ${problem}`);
+    link.name = o.name as string;
+  }
   if (o.members !== undefined) {
     link.members = sortedEntries(o, "members", (e) => {
       exactKeys(e, ["userId", "role", "key"], "members");
       return {
         userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"),
-        role: oneOf<VaultRole>(e, "role", ROLES),
+        role: oneOf<VaultRole>(e, "role", VAULT_ROLES),
         key: str(e, "key", HEX64, "64 lower-case hex digits"),
       };
     });
   }
   return link;
-}
-
-/** A link's `at` is a real date in its one form, and its `sig` 64 bytes. */
-export function checkAtAndSig(link: { at: string; sig: string }): void {
-  if (Number.isNaN(Date.parse(link.at)) || new Date(link.at).toISOString() !== link.at) fail("at", "at is not a real date");
-  if (fromBase64Safe(link.sig)?.length !== 64) fail("sig", "sig must be a base64 Ed25519 signature (64 bytes)");
-}
-
-/** A vault name: 1 to MAX_VAULT_NAME characters, not blank (the server's rule for names). */
-function vaultName(o: Record<string, unknown>): string {
-  const v = o.name;
-  if (typeof v !== "string" || v.length < 1 || v.length > MAX_VAULT_NAME || v.trim() === "")
-    fail("name", `name must be 1 to ${MAX_VAULT_NAME} characters, not blank`);
-  return v;
-}
-
-function fromBase64Safe(text: string): Bytes | undefined {
-  try {
-    return fromBase64(text);
-  } catch {
-    return undefined;
-  }
 }
 
 // ---- Rules -------------------------------------------------------------------------------------
@@ -478,54 +397,4 @@ function applyAdopt(link: RosterLink, hash: string): RosterState {
     rekeyRequired: false,
     ...(link.name !== undefined && { name: link.name }),
   };
-}
-
-// ---- Replay (the client's check of a whole chain) ------------------------------------------------
-
-/** A signer's public keys as the server hands them out (checked by the caller: self-signature, pins). */
-export interface SignerKeys {
-  publicKey: string;
-  signingPublicKey: string;
-}
-
-/**
- * Replays a chain from its first link: each link's format, its place in the chain, its actor's
- * right in the state before it, and its signature by the actor's key, which must be the key the
- * chain itself recorded for them (at create, add or adopt), passed to `signerKeys` so that keys
- * which are not those are refused before anything trusts them. Throws `SecurityError`
- * (`ROSTER_BROKEN`, or `BAD_SIGNATURE` for a signature) naming the link. An empty chain is null.
- */
-export async function replayRoster(
-  vaultId: string,
-  rawLinks: readonly unknown[],
-  signerKeys: (userId: string, recordedKey: string) => Promise<SignerKeys>,
-): Promise<RosterState | null> {
-  let state: RosterState | null = null;
-  const checkedKeys = new Map<string, SignerKeys>();
-  for (const [index, raw] of rawLinks.entries()) {
-    const where = `roster link ${index} of vault ${vaultId}`;
-    let link: RosterLink, next: RosterState;
-    try {
-      link = parseLink(raw);
-      if (link.vaultId !== vaultId) fail("vaultId", `it names vault ${link.vaultId}`);
-      if (link.seq !== index) fail("seq", `it says seq ${link.seq}`);
-      const digest: string | undefined = link.op === "rekey" && state ? await memberDigest(state.members) : undefined;
-      next = applyLink(state, link, await linkHash(link), digest);
-    } catch (err) {
-      if (err instanceof RosterLinkError) throw new SecurityError("ROSTER_BROKEN", `${where} is invalid (${err.field}): ${err.message}`);
-      throw err;
-    }
-    // The actor's key as the chain knows it: from the state before, or this very link (create, adopt).
-    const recorded = (state?.members.get(link.actorId) ?? next.members.get(link.actorId))!.key;
-    let keys = checkedKeys.get(`${link.actorId}/${recorded}`);
-    if (!keys) checkedKeys.set(`${link.actorId}/${recorded}`, (keys = await signerKeys(link.actorId, recorded)));
-    if ((await keyFingerprint(keys)) !== recorded) {
-      throw new SecurityError("KEY_CHANGED", `${where}: the signer's keys are not the ones the roster recorded for them`, link.actorId);
-    }
-    if (!(await linkSignatureVerifies(link, fromBase64(keys.signingPublicKey)))) {
-      throw new SecurityError("BAD_SIGNATURE", `${where} is not signed by its actor ${link.actorId}`, link.actorId);
-    }
-    state = next;
-  }
-  return state;
 }

@@ -5,6 +5,7 @@ import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } f
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
+import { decideOrgName } from "../lib/domain/names";
 import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { isRedeemable } from "../lib/domain/invites";
@@ -134,8 +135,7 @@ export function authService(rt: Runtime): ServiceSchema {
             if (!isRedeemable(invite, now)) throw notRedeemable();
             if (invite.email !== address) throw invalid("The email is not the invited one", "email");
           }
-          const orgName = (p.orgName ?? "My organization").trim();
-          if (!orgName) throw invalid("orgName must not be blank", "orgName");
+          const orgName = decideOrgName(p.orgName);
           checkKeyBundle(p);
           const kdf = normalizeKdf(p.kdf);
           checkKdf(kdf);

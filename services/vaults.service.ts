@@ -1,8 +1,9 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
 import { withCheckedAuditClaim } from "../lib/audit-claims";
+import { decideVaultName } from "../lib/domain/names";
 import { newId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid, unauthorized } from "../lib/errors";
+import { unauthorized } from "../lib/errors";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
@@ -19,11 +20,6 @@ interface CreateParams {
   encryptedVaultKey: string;
   wrapSignature: string;
   rosterLink?: unknown;
-}
-
-function vaultName(raw: string): string {
-  if (raw.trim() === "") throw invalid("name must not be blank", "name");
-  return raw;
 }
 
 export function vaultsService({ store, events, clock }: Runtime): ServiceSchema {
@@ -56,7 +52,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
             holderPublicKey: user.publicKey,
             senderSigningPublicKey: user.signingPublicKey,
           });
-          const displayName = vaultName(p.name);
+          const displayName = decideVaultName(p.name);
           // A signed vault takes the id its creator signed into the `create` link.
           const roster =
             link && decideCreateRoster(user, { vaultType: p.type, name: displayName, encryptedVaultKey: p.encryptedVaultKey }, link);
@@ -97,7 +93,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
           const vault = await store.vaults.renameVault({
             vaultId: ctx.params.vaultId,
             actorId: caller.userId,
-            name: vaultName(ctx.params.name),
+            name: decideVaultName(ctx.params.name),
             now: clock.timestamp(),
             rosterLink: link,
             // A vault's members are all of its organization, so the caller's is the vault's.

@@ -9,6 +9,7 @@ import { checkKeyBundle, checkWrap } from "../lib/domain/keys";
 import { assertExactItemSet, assertExactMemberSet, assertKeyVersion } from "../lib/domain/rekey";
 import { assertMayRemoveMember, assertOwnerRemains, mayDo, type VaultAction } from "../lib/domain/vault-roles";
 import { isRedeemable } from "../lib/domain/invites";
+import { decideOrgName, decideVaultName } from "../lib/domain/names";
 import { Errors } from "moleculer";
 import { bodyError, toHttpError, AppError } from "../lib/errors";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapPersonal, wrapShared } from "./helpers/crypto";
@@ -195,5 +196,32 @@ describe("invites and errors", () => {
         status: 503,
         body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } },
       });
+  });
+});
+
+describe("names (decideVaultName, decideOrgName; the rule: sdk/names.ts)", () => {
+  const outcome = (decide: () => string) => {
+    try {
+      return decide();
+    } catch (err) {
+      return `${(err as AppError).type} ${(err as AppError).data.field}: ${(err as AppError).message}`;
+    }
+  };
+  test.each([
+    ["a name", "Team", "Team"],
+    ["kept as given, spaces and all", " Team ", " Team "],
+    ["blank", "   ", "INVALID name: name must not be blank"],
+    ["empty", "", "INVALID name: name must be 1 to 256 characters"],
+    ["too long", "x".repeat(257), "INVALID name: name must be 1 to 256 characters"],
+    ["the longest", "x".repeat(256), "x".repeat(256)],
+  ])("a vault's name: %s", (_what, raw, expected) => {
+    expect(outcome(() => decideVaultName(raw))).toBe(expected);
+  });
+  test.each([
+    ["trimmed", "  Acme  ", "Acme"],
+    ["none given: the default", undefined, "My organization"],
+    ["blank", "  ", "INVALID orgName: orgName must be 1 to 256 characters"],
+  ])("an organization's name: %s", (_what, raw, expected) => {
+    expect(outcome(() => decideOrgName(raw))).toBe(expected);
   });
 });

@@ -17,11 +17,10 @@ import {
   linkSigningBytes,
   memberSetBytes,
   parseLink,
-  RosterLinkError,
-  sha256Hex,
   type RosterLink,
   type RosterState,
 } from "../sdk/roster";
+import { RosterLinkError, sha256Hex } from "../sdk/link-format";
 import { fromBase64 } from "../sdk/encoding";
 
 const ed25519FromSeed = (seedHex: string) =>

@@ -16,11 +16,11 @@ import {
   linkSigningBytes,
   memberSetBytes,
   parseLink,
-  RosterLinkError,
   type RosterLink,
   type RosterMember,
   type RosterState,
 } from "../../sdk/roster";
+import { RosterLinkError } from "../../sdk/link-format";
 import { signatureVerifies } from "./keys";
 import type { VaultRole, VaultType } from "./types";
 

@@ -16,7 +16,7 @@ import {
   type CheckedChain,
 } from "../audit";
 import { ApiError, SecurityError } from "../errors";
-import type { AuditClaim } from "../roster";
+import type { AuditClaim } from "../link-format";
 import { auditStateFingerprint } from "../fingerprints";
 import { SerialQueue, type ClientCore } from "./core";
 import type { AuditRecord } from "./types";

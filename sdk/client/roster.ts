@@ -5,19 +5,9 @@
  */
 import { fromBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
-import {
-  applyLink,
-  linkHash,
-  memberDigest,
-  parseLink,
-  replayRoster,
-  RosterLinkError,
-  sha256Hex,
-  signLink,
-  type RosterLink,
-  type RosterState,
-  type UnsignedLink,
-} from "../roster";
+import { applyLink, linkHash, memberDigest, parseLink, signLink, type RosterLink, type RosterState, type UnsignedLink } from "../roster";
+import { RosterLinkError, sha256Hex } from "../link-format";
+import { replayRoster } from "../roster-replay";
 import { SerialQueue, type ClientCore } from "./core";
 import { claimsIn, type Audit } from "./audit";
 import type { Trust } from "./trust";

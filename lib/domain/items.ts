@@ -1,6 +1,16 @@
-/** Item limits (contract section 4): sizes are of the decoded ciphertext. */
+/**
+ * Items (contract section 4): their limits, and what each write decides on the state it reads
+ * under the vault's lock. Both store adapters (lib/store/sql/items.ts, lib/store/mongo/items.ts)
+ * read that state, call the `decide*` here, and store what it returns: they keep no rule.
+ */
 import { invalid } from "../errors";
 import { base64Bytes } from "./encoding";
+import { itemDigestOf, type ItemChange, type LockedForItemLog } from "./item-log";
+import { assertKeyVersion } from "./rekey";
+import { itemNotFound, itemIdTaken, staleRevision, vaultNotFound } from "./refusals";
+import type { VaultRole } from "./types";
+import { assertMayDo } from "./vault-roles";
+import { itemBytes, type VaultSize } from "./vault-limits";
 
 export const MAX_ENCRYPTED_DATA_BYTES = 256 * 1024;
 export const MAX_ENCRYPTED_NAME_BYTES = 4 * 1024;
@@ -9,3 +19,103 @@ export function assertItemSizes(item: { encryptedData: string; encryptedName: st
   if (base64Bytes(item.encryptedData) > MAX_ENCRYPTED_DATA_BYTES) throw invalid("encryptedData is larger than 256 KiB", "encryptedData");
   if (base64Bytes(item.encryptedName) > MAX_ENCRYPTED_NAME_BYTES) throw invalid("encryptedName is larger than 4 KiB", "encryptedName");
 }
+
+/** An item's ciphertexts and revision, as stored. */
+export interface StoredItemState {
+  revision: number;
+  encryptedName: string;
+  encryptedData: string;
+}
+
+/** What an item write finds under the vault's lock. */
+export interface ItemSnapshot {
+  /** The caller's role in the vault; null when the vault does not exist or they are not a member. */
+  role: VaultRole | null;
+  keyVersion: number;
+  /** The item the write names, as stored (undefined: there is none). */
+  item: StoredItemState | undefined;
+}
+
+/** A write the client states: its ciphertexts, and optionally the key version and revision it was made on. */
+export interface ItemWriteRequest {
+  encryptedName: string;
+  encryptedData: string;
+  keyVersion?: number;
+  revision?: number;
+}
+
+/** What to store: the item's revision after the write, the growth to check against the vault's limits (none: it does not grow), and the log's change. */
+export interface ItemWriteDecision {
+  revision: number;
+  growth: VaultSize | null;
+  change: ItemChange;
+}
+
+/** The caller may work with the vault's items: a member whose role the table lets read (and write) items. */
+function decideItemAccess(s: Pick<ItemSnapshot, "role">): void {
+  if (s.role === null) throw vaultNotFound();
+  assertMayDo(s.role, "read");
+}
+
+function requireItem(s: ItemSnapshot): StoredItemState {
+  if (!s.item) throw itemNotFound();
+  return s.item;
+}
+
+/** A new item: an id not taken, at the vault's key version; it grows the vault by one item and its bytes. */
+export function decideItemCreate(s: ItemSnapshot, itemId: string, write: ItemWriteRequest): ItemWriteDecision {
+  decideItemAccess(s);
+  assertKeyVersion(s.keyVersion, write.keyVersion);
+  if (s.item) throw itemIdTaken();
+  return {
+    revision: 1,
+    growth: { items: 1, bytes: itemBytes(write) },
+    change: { op: "create", itemId, after: { revision: 1, sha256: itemDigestOf(write) } },
+  };
+}
+
+/** A new revision of an item: on the stored revision (when the client states one), at the vault's key version. */
+export function decideItemUpdate(s: ItemSnapshot, itemId: string, write: ItemWriteRequest): ItemWriteDecision {
+  decideItemAccess(s);
+  const item = requireItem(s);
+  if (write.revision !== undefined && write.revision !== item.revision) throw staleRevision(item.revision, write.revision);
+  assertKeyVersion(s.keyVersion, write.keyVersion);
+  const growth = itemBytes(write) - itemBytes(item);
+  return {
+    revision: item.revision + 1,
+    growth: growth > 0 ? { items: 0, bytes: growth } : null,
+    change: {
+      op: "update",
+      itemId,
+      before: { revision: item.revision, sha256: itemDigestOf(item) },
+      after: { revision: item.revision + 1, sha256: itemDigestOf(write) },
+    },
+  };
+}
+
+/** An item deleted: it must exist; the log's tombstone names what it held. */
+export function decideItemDelete(s: ItemSnapshot, itemId: string): ItemChange {
+  decideItemAccess(s);
+  const item = requireItem(s);
+  return { op: "delete", itemId, before: { revision: item.revision, sha256: itemDigestOf(item) } };
+}
+
+/** A read of the vault's items (list, get): a member whose role may read. */
+export function decideItemRead(role: VaultRole | null): void {
+  decideItemAccess({ role });
+}
+
+/** What an adapter locks for an item write: the item log's state, and the caller's role (null: not a member, or no such vault). */
+export interface LockedForItems extends LockedForItemLog {
+  role: VaultRole | null;
+}
+
+/** The lock's answer for a caller who is not a member of the vault (or a vault that does not exist): every decision refuses it. */
+export const NOT_A_MEMBER: LockedForItems = { role: null, keyVersion: 0, itemLog: null, roster: null, signingPublicKey: "" };
+
+/** The snapshot a write decides on: what the lock found, and the item as stored. */
+export const snapshotOf = (locked: LockedForItems, item: StoredItemState | undefined): ItemSnapshot => ({
+  role: locked.role,
+  keyVersion: locked.keyVersion,
+  item,
+});

@@ -12,10 +12,7 @@ export { mayDo, rekeyRequiredAfterRemoval, type VaultAction } from "../../sdk/va
 
 /** `403 FORBIDDEN` when a vault role may not take an action. */
 export function assertMayDo(role: VaultRole, action: VaultAction): void {
-  if (!mayDo(role, action))
-    throw forbidden(
-      `A vault ${role} may not ${action === "read" ? "read this vault" : action.replace(/[A-Z]/g, (c) => " " + c.toLowerCase())}`,
-    );
+  if (!mayDo(role, action)) throw forbidden(`A vault ${role} may not ${action.replace(/[A-Z]/g, (c) => " " + c.toLowerCase())}`);
 }
 
 /** Anyone may leave; owners and admins may remove a `member`; only owners remove an `admin` or `owner`. */

@@ -1,9 +1,17 @@
 /** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
-import { conflict, notFound } from "../../errors";
-import { assertKeyVersion } from "../../domain/rekey";
-import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
+import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
+import {
+  decideItemCreate,
+  decideItemDelete,
+  decideItemRead,
+  decideItemUpdate,
+  NOT_A_MEMBER,
+  snapshotOf,
+  type LockedForItems,
+} from "../../domain/items";
+import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore } from "../port";
 import {
   decideItemWriteStep,
@@ -25,12 +33,13 @@ export class MongoItems implements ItemStore {
    * Locks the vault for an item write and checks the caller's membership. MongoDB has no shared
    * lock, so item writes to one vault are serialized (the SQL adapter lets them run side by side).
    */
-  private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItemLog> {
+  private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItems> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
-    if (!vault || !member) throw notFound("Vault");
+    if (!vault || !member) return NOT_A_MEMBER;
     const user = await this.c.users.findOne({ _id: actorId }, { session, projection: { signingPublicKey: 1 } });
     return {
+      role: member.role,
       keyVersion: vault.keyVersion,
       itemLog: itemLogHeadOf(vault),
       roster: vault.roster ?? null,
@@ -51,7 +60,7 @@ export class MongoItems implements ItemStore {
 
   async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
+      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       const after = page?.after;
       const filter = after
         ? {
@@ -66,10 +75,10 @@ export class MongoItems implements ItemStore {
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     const doc = await this.c.consistentRead(async (session) => {
-      if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
+      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       return this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
     });
-    if (!doc) throw notFound("Item");
+    if (!doc) throw itemNotFound();
     return toItem(doc);
   }
 
@@ -99,18 +108,17 @@ export class MongoItems implements ItemStore {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
-      assertKeyVersion(keyVersion, write.keyVersion);
-      if (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } }))
-        throw conflict("An item with this itemId already exists", "itemId");
-      decideVaultGrowth(await this.sizeOf(session, vaultId), { items: 1, bytes: itemBytes(write) }, limits);
-      await this.logStep(session, locked, args, { op: "create", itemId, after: { revision: 1, sha256: itemDigestOf(write) } });
+      const existing = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
+      const d = decideItemCreate(snapshotOf(locked, existing ?? undefined), itemId, write);
+      if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
+      await this.logStep(session, locked, args, d.change);
       const doc: ItemDoc = {
         _id: itemKey(vaultId, itemId),
         itemId,
         vaultId,
         encryptedData: write.encryptedData,
         encryptedName: write.encryptedName,
-        revision: 1,
+        revision: d.revision,
         keyVersion,
         createdAt: now,
         updatedAt: now,
@@ -126,25 +134,16 @@ export class MongoItems implements ItemStore {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
-      const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
-      if (!doc) throw notFound("Item");
-      if (write.revision !== undefined && write.revision !== doc.revision) {
-        throw conflict(`The item's revision is ${doc.revision}, not ${write.revision}`, "revision");
-      }
-      assertKeyVersion(keyVersion, write.keyVersion);
-      const growth = itemBytes(write) - itemBytes(doc);
-      if (growth > 0) decideVaultGrowth(await this.sizeOf(session, vaultId), { items: 0, bytes: growth }, limits);
-      await this.logStep(session, locked, args, {
-        op: "update",
-        itemId,
-        before: { revision: doc.revision, sha256: itemDigestOf(doc) },
-        after: { revision: doc.revision + 1, sha256: itemDigestOf(write) },
-      });
+      const found = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
+      const d = decideItemUpdate(snapshotOf(locked, found ?? undefined), itemId, write);
+      const doc = found!;
+      if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
+      await this.logStep(session, locked, args, d.change);
       const updated: ItemDoc = {
         ...doc,
         encryptedData: write.encryptedData,
         encryptedName: write.encryptedName,
-        revision: doc.revision + 1,
+        revision: d.revision,
         keyVersion,
         updatedAt: now,
       };
@@ -161,7 +160,7 @@ export class MongoItems implements ItemStore {
         },
         { session },
       );
-      if (res.matchedCount !== 1) throw conflict("The item changed meanwhile", "revision");
+      if (res.matchedCount !== 1) throw itemChangedMeanwhile();
       return toItem(updated);
     });
   }
@@ -171,11 +170,10 @@ export class MongoItems implements ItemStore {
     await this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
-      const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
-      if (!doc) throw notFound("Item");
-      await this.logStep(session, locked, args, { op: "delete", itemId, before: { revision: doc.revision, sha256: itemDigestOf(doc) } });
+      const doc = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
+      await this.logStep(session, locked, args, decideItemDelete(snapshotOf(locked, doc ?? undefined), itemId));
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
-      if (res.deletedCount !== 1) throw notFound("Item");
+      if (res.deletedCount !== 1) throw itemNotFound();
     });
   }
 
@@ -183,6 +181,7 @@ export class MongoItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (session) => {
       const locked = await this.lockForItems(session, vaultId, actorId);
+      decideItemRead(locked.role);
       const docs = await this.c.items
         .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedName: 1, encryptedData: 1 } })
         .toArray();
@@ -193,7 +192,7 @@ export class MongoItems implements ItemStore {
 
   async readItemLog({ vaultId, actorId, from, limit }: ArgsOf<ItemStore["readItemLog"]>): Promise<ItemLogPage> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.vaultView(session, vaultId, actorId))) throw notFound("Vault");
+      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       const vault = await this.c.vaults.findOne({ _id: vaultId }, { session, projection: { itemLog: 1 } });
       if (!vault?.itemLog) return { links: [], baseSeq: null, next: null };
       const baseSeq = vault.itemLog.baseSeq;

@@ -1,8 +1,17 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
-import { conflict, notFound } from "../../errors";
-import { assertKeyVersion } from "../../domain/rekey";
-import { decideVaultGrowth, itemBytes, type VaultSize } from "../../domain/vault-limits";
+import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
+import {
+  decideItemCreate,
+  decideItemDelete,
+  decideItemRead,
+  decideItemUpdate,
+  NOT_A_MEMBER,
+  snapshotOf,
+  type LockedForItems,
+  type StoredItemState,
+} from "../../domain/items";
+import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import { sql } from "kysely";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore, VaultStore } from "../port";
 import { appendItemLink, itemLogHead, type Db, type SqlContext } from "./context";
@@ -14,8 +23,16 @@ import {
   type ItemLink,
   type LockedForItemLog,
 } from "../../domain/item-log";
+
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
+
+/** A row as the item rules read it. */
+const rowState = (r: ItemsTable): StoredItemState => ({
+  revision: Number(r.revision),
+  encryptedName: r.encrypted_name,
+  encryptedData: r.encrypted_data,
+});
 
 function toItem(r: ItemsTable): ItemRecord {
   return {
@@ -53,7 +70,7 @@ export class SqlItems implements ItemStore {
    * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
    * that two writes cannot both fit under the vault's limit and together pass it.
    */
-  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItemLog> {
+  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItems> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
@@ -64,8 +81,9 @@ export class SqlItems implements ItemStore {
         .where("m.vault_id", "=", vaultId)
         .where("m.user_id", "=", actorId)
         .executeTakeFirst());
-    if (!vault || !member) throw notFound("Vault");
+    if (!vault || !member) return NOT_A_MEMBER;
     return {
+      role: member.role,
       keyVersion: Number(vault.key_version),
       itemLog: itemLogHead(vaultId, vault),
       roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
@@ -95,7 +113,7 @@ export class SqlItems implements ItemStore {
   }
 
   async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
-    await this.vaults.getVault({ vaultId, userId: actorId });
+    decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     let q = this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId);
     const after = page?.after;
     if (after)
@@ -111,9 +129,9 @@ export class SqlItems implements ItemStore {
   }
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
-    await this.vaults.getVault({ vaultId, userId: actorId });
+    decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     const row = await itemRow(this.c.db, vaultId, itemId);
-    if (!row) throw notFound("Item");
+    if (!row) throw itemNotFound();
     return toItem(row);
   }
 
@@ -123,16 +141,16 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
-      assertKeyVersion(keyVersion, write.keyVersion);
-      if (await itemRow(trx, vaultId, itemId)) throw conflict("An item with this itemId already exists", "itemId");
-      decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 1, bytes: itemBytes(write) }, limits);
-      await this.logStep(trx, locked, args, { op: "create", itemId, after: { revision: 1, sha256: itemDigestOf(write) } });
+      const existing = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
+      const d = decideItemCreate(snapshotOf(locked, existing && rowState(existing)), itemId, write);
+      if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
+      await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
         item_id: itemId,
         vault_id: vaultId,
         encrypted_data: write.encryptedData,
         encrypted_name: write.encryptedName,
-        revision: 1,
+        revision: d.revision,
         key_version: keyVersion,
         created_at: now,
         updated_at: now,
@@ -148,26 +166,15 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
-      const row = await itemRow(trx, vaultId, itemId);
-      if (!row) throw notFound("Item");
-      if (write.revision !== undefined && write.revision !== Number(row.revision)) {
-        throw conflict(`The item's revision is ${row.revision}, not ${write.revision}`, "revision");
-      }
-      assertKeyVersion(keyVersion, write.keyVersion);
-      const growth = itemBytes(write) - itemBytes({ encryptedData: row.encrypted_data, encryptedName: row.encrypted_name });
-      if (growth > 0) decideVaultGrowth(await this.sizeOf(trx, vaultId), { items: 0, bytes: growth }, limits);
-      const revision = Number(row.revision);
-      await this.logStep(trx, locked, args, {
-        op: "update",
-        itemId,
-        before: { revision, sha256: itemDigestOf({ encryptedName: row.encrypted_name, encryptedData: row.encrypted_data }) },
-        after: { revision: revision + 1, sha256: itemDigestOf(write) },
-      });
+      const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
+      const d = decideItemUpdate(snapshotOf(locked, row && rowState(row)), itemId, write);
+      if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
+      await this.logStep(trx, locked, args, d.change);
       const updated: ItemsTable = {
-        ...row,
+        ...row!,
         encrypted_data: write.encryptedData,
         encrypted_name: write.encryptedName,
-        revision: Number(row.revision) + 1,
+        revision: d.revision,
         key_version: keyVersion,
         updated_at: now,
       };
@@ -182,9 +189,9 @@ export class SqlItems implements ItemStore {
         })
         .where("vault_id", "=", vaultId)
         .where("item_id", "=", itemId)
-        .where("revision", "=", row.revision)
+        .where("revision", "=", row!.revision)
         .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw conflict("The item changed meanwhile", "revision");
+      if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
       return toItem(updated);
     });
   }
@@ -195,18 +202,10 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       // Exclusive: a vault's item log takes one link at a time.
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
-      const row = await itemRow(trx, vaultId, itemId);
-      if (!row) throw notFound("Item");
-      await this.logStep(trx, locked, args, {
-        op: "delete",
-        itemId,
-        before: {
-          revision: Number(row.revision),
-          sha256: itemDigestOf({ encryptedName: row.encrypted_name, encryptedData: row.encrypted_data }),
-        },
-      });
+      const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
+      await this.logStep(trx, locked, args, decideItemDelete(snapshotOf(locked, row && rowState(row)), itemId));
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
-      if (Number(res.numDeletedRows) !== 1) throw notFound("Item");
+      if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
     });
   }
 
@@ -214,6 +213,7 @@ export class SqlItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (trx) => {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      decideItemRead(locked.role);
       const set = await this.itemSet(trx, vaultId);
       await this.logStep(trx, locked, args, { op: "checkpoint", count: set.size, setDigest: itemSetDigestOf(set) });
     });
@@ -221,6 +221,7 @@ export class SqlItems implements ItemStore {
 
   async readItemLog({ vaultId, actorId, from, limit }: ArgsOf<ItemStore["readItemLog"]>): Promise<ItemLogPage> {
     const vault = await this.vaults.getVault({ vaultId, userId: actorId });
+    decideItemRead(vault.role);
     const head = await this.c.db
       .selectFrom("vaults")
       .select(["item_seq", "item_base_seq"])

@@ -2,15 +2,9 @@
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
-import {
-  decideItemCreate,
-  decideItemDelete,
-  decideItemRead,
-  decideItemUpdate,
-  NOT_A_MEMBER,
-  snapshotOf,
-  type LockedForItems,
-} from "../../domain/items";
+// Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
+import * as itemRules from "../../domain/items";
+import type { LockedForItems } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore } from "../port";
 import {
@@ -36,7 +30,7 @@ export class MongoItems implements ItemStore {
   private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItems> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
-    if (!vault || !member) return NOT_A_MEMBER;
+    if (!vault || !member) return itemRules.NOT_A_MEMBER;
     const user = await this.c.users.findOne({ _id: actorId }, { session, projection: { signingPublicKey: 1 } });
     return {
       role: member.role,
@@ -60,7 +54,7 @@ export class MongoItems implements ItemStore {
 
   async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     return this.c.consistentRead(async (session) => {
-      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       const after = page?.after;
       const filter = after
         ? {
@@ -75,7 +69,7 @@ export class MongoItems implements ItemStore {
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     const doc = await this.c.consistentRead(async (session) => {
-      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       return this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
     });
     if (!doc) throw itemNotFound();
@@ -109,7 +103,7 @@ export class MongoItems implements ItemStore {
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
       const existing = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
-      const d = decideItemCreate(snapshotOf(locked, existing ?? undefined), itemId, write);
+      const d = itemRules.decideItemCreate(itemRules.snapshotOf(locked, existing ?? undefined), itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
       await this.logStep(session, locked, args, d.change);
       const doc: ItemDoc = {
@@ -135,7 +129,7 @@ export class MongoItems implements ItemStore {
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
       const found = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
-      const d = decideItemUpdate(snapshotOf(locked, found ?? undefined), itemId, write);
+      const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, found ?? undefined), itemId, write);
       const doc = found!;
       if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
       await this.logStep(session, locked, args, d.change);
@@ -171,7 +165,7 @@ export class MongoItems implements ItemStore {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       const doc = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
-      await this.logStep(session, locked, args, decideItemDelete(snapshotOf(locked, doc ?? undefined), itemId));
+      await this.logStep(session, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, doc ?? undefined), itemId));
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw itemNotFound();
     });
@@ -181,7 +175,7 @@ export class MongoItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (session) => {
       const locked = await this.lockForItems(session, vaultId, actorId);
-      decideItemRead(locked.role);
+      itemRules.decideItemRead(locked.role);
       const docs = await this.c.items
         .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedName: 1, encryptedData: 1 } })
         .toArray();
@@ -192,7 +186,7 @@ export class MongoItems implements ItemStore {
 
   async readItemLog({ vaultId, actorId, from, limit }: ArgsOf<ItemStore["readItemLog"]>): Promise<ItemLogPage> {
     return this.c.consistentRead(async (session) => {
-      decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
       const vault = await this.c.vaults.findOne({ _id: vaultId }, { session, projection: { itemLog: 1 } });
       if (!vault?.itemLog) return { links: [], baseSeq: null, next: null };
       const baseSeq = vault.itemLog.baseSeq;

@@ -1,16 +1,9 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
-import {
-  decideItemCreate,
-  decideItemDelete,
-  decideItemRead,
-  decideItemUpdate,
-  NOT_A_MEMBER,
-  snapshotOf,
-  type LockedForItems,
-  type StoredItemState,
-} from "../../domain/items";
+// Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
+import * as itemRules from "../../domain/items";
+import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import { sql } from "kysely";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore, VaultStore } from "../port";
@@ -81,7 +74,7 @@ export class SqlItems implements ItemStore {
         .where("m.vault_id", "=", vaultId)
         .where("m.user_id", "=", actorId)
         .executeTakeFirst());
-    if (!vault || !member) return NOT_A_MEMBER;
+    if (!vault || !member) return itemRules.NOT_A_MEMBER;
     return {
       role: member.role,
       keyVersion: Number(vault.key_version),
@@ -113,7 +106,7 @@ export class SqlItems implements ItemStore {
   }
 
   async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
-    decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
+    itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     let q = this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId);
     const after = page?.after;
     if (after)
@@ -129,7 +122,7 @@ export class SqlItems implements ItemStore {
   }
 
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
-    decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
+    itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     const row = await itemRow(this.c.db, vaultId, itemId);
     if (!row) throw itemNotFound();
     return toItem(row);
@@ -142,7 +135,7 @@ export class SqlItems implements ItemStore {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
       const existing = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
-      const d = decideItemCreate(snapshotOf(locked, existing && rowState(existing)), itemId, write);
+      const d = itemRules.decideItemCreate(itemRules.snapshotOf(locked, existing && rowState(existing)), itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
@@ -167,7 +160,7 @@ export class SqlItems implements ItemStore {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
       const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
-      const d = decideItemUpdate(snapshotOf(locked, row && rowState(row)), itemId, write);
+      const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, row && rowState(row)), itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const updated: ItemsTable = {
@@ -203,7 +196,7 @@ export class SqlItems implements ItemStore {
       // Exclusive: a vault's item log takes one link at a time.
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
-      await this.logStep(trx, locked, args, decideItemDelete(snapshotOf(locked, row && rowState(row)), itemId));
+      await this.logStep(trx, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, row && rowState(row)), itemId));
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
     });
@@ -213,7 +206,7 @@ export class SqlItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (trx) => {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
-      decideItemRead(locked.role);
+      itemRules.decideItemRead(locked.role);
       const set = await this.itemSet(trx, vaultId);
       await this.logStep(trx, locked, args, { op: "checkpoint", count: set.size, setDigest: itemSetDigestOf(set) });
     });
@@ -221,7 +214,7 @@ export class SqlItems implements ItemStore {
 
   async readItemLog({ vaultId, actorId, from, limit }: ArgsOf<ItemStore["readItemLog"]>): Promise<ItemLogPage> {
     const vault = await this.vaults.getVault({ vaultId, userId: actorId });
-    decideItemRead(vault.role);
+    itemRules.decideItemRead(vault.role);
     const head = await this.c.db
       .selectFrom("vaults")
       .select(["item_seq", "item_base_seq"])

@@ -78,6 +78,22 @@ describe("items", () => {
     expect((await api.delete(`${items}/${clientId}`, { token: owner.token })).status).toBe(404);
   });
 
+  test("a create naming an itemId the vault holds: 409 naming itemId, and the item is as it was", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
+    const itemId = randomUUID();
+    const first = await api.post(`/vaults/${vaultId}/items`, {
+      token: owner.token,
+      body: encryptItem(vaultKey, vaultId, itemId, "pw1", "site1"),
+    });
+    expect(first.status).toBe(201);
+    const again = await api.post(`/vaults/${vaultId}/items`, {
+      token: member.token,
+      body: encryptItem(vaultKey, vaultId, itemId, "pw2", "site2"),
+    });
+    expect([again.status, again.body.error.code, again.body.error.field]).toEqual([409, "CONFLICT", "itemId"]);
+    expect((await api.get(`/vaults/${vaultId}/items/${itemId}`, { token: owner.token })).body).toEqual(first.body);
+  });
+
   test("ids are case-insensitive on input and answered in lower case", async () => {
     const { vaultId, vaultKey } = await sharedVault(api, owner, [[member, "member"]]);
     const itemId = randomUUID();

@@ -1,0 +1,56 @@
+/**
+ * The code map keeps its word: every path the README's "Code map" names exists (its table and
+ * its tree), and no file of the clients (sdk/, cli/, web/src/) grows past 400 lines, as the
+ * server's files stay under 500, one concern each.
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+const ROOT = path.join(__dirname, "..");
+const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+
+/** The "Code map" section, up to the next section of its level. */
+function codeMap(): string {
+  const start = README.indexOf("\n## Code map\n");
+  if (start < 0) throw new Error("the README has no Code map section");
+  const end = README.indexOf("\n## ", start + 1);
+  return README.slice(start, end < 0 ? undefined : end);
+}
+
+/** Paths the map names: backticked words with a slash (`lib/domain/items.ts`), and the tree's first column. */
+function namedPaths(map: string): string[] {
+  const paths = new Set<string>();
+  for (const [, word] of map.matchAll(/`([^`\s]+)`/g)) {
+    if (!word!.includes("/") || /[<*>]|^\.|:/.test(word!)) continue; // a pattern, a relative import or a URL, not a path
+    paths.add(word!.replace(/\/$/, ""));
+  }
+  const tree = map.slice(map.indexOf("```\n") + 4, map.indexOf("\n```", map.indexOf("```\n") + 4));
+  for (const line of tree.split("\n")) {
+    for (const entry of line.match(/^((?:[\w./-]+, )*[\w./-]+)(?=\s)/)?.[1]?.split(", ") ?? []) {
+      if (entry.includes("/") || entry.endsWith(".ts")) paths.add(entry.replace(/\/$/, ""));
+    }
+  }
+  return [...paths].sort();
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = path.join(dir, e.name);
+    if (e.isDirectory()) return filesUnder(rel);
+    return /\.(ts|tsx)$/.test(e.name) ? [rel] : [];
+  });
+}
+
+test("every path the README's code map names exists", () => {
+  const named = namedPaths(codeMap());
+  expect(named.length).toBeGreaterThan(40);
+  expect(named.filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
+});
+
+test("no file of sdk/, cli/ or web/src/ is over 400 lines", () => {
+  const long = ["sdk", "cli", "web/src"]
+    .flatMap(filesUnder)
+    .map((file) => [file, fs.readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1] as const)
+    .filter(([, lines]) => lines > 400);
+  expect(long).toEqual([]);
+});

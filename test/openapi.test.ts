@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { openApiDocument } from "../lib/http/openapi";
-import { ROUTES, paramsOf } from "../lib/http/routes";
+import { ROUTES, paramsOf, type ActionName } from "../lib/http/routes";
 import { Api, registerUser } from "./helpers/client";
 import { requestProblems, responseProblems } from "./helpers/openapi-check";
 import { b64, signWrap, wrapShared, newVaultKey } from "./helpers/crypto";
@@ -62,7 +62,7 @@ test("each action validates exactly the parameters its route declares", async ()
   }>;
   const byName = new Map(actions.map((a) => [a.name, a.action?.params]));
   for (const route of ROUTES.filter((r) => r.params && !r.streamBody)) {
-    expect([route.action, byName.get(route.action)]).toEqual([route.action, paramsOf(route.action)]);
+    expect([route.action, byName.get(route.action)]).toEqual([route.action, paramsOf(route.action as ActionName)]);
   }
 });
 

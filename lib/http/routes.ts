@@ -71,7 +71,7 @@ const rekeyBody = {
 
 const itemContent = { encryptedData: p.encryptedData, encryptedName: p.encryptedName, keyVersion: p.optionalPositiveInteger };
 
-export const ROUTES: readonly RouteDef[] = [
+const ROUTE_TABLE = [
   { method: "GET", path: "/health", action: "api.health", public: true, summary: "Whether the service can serve", reply: ok("Health") },
   {
     method: "GET",
@@ -436,17 +436,22 @@ export const ROUTES: readonly RouteDef[] = [
     params: {},
     reply: ok("AuditKey"),
   },
-];
+] as const satisfies readonly RouteDef[];
+
+/** Every action a route calls: a name that is not one of them (a typo) fails the type check. */
+export type ActionName = (typeof ROUTE_TABLE)[number]["action"];
+
+export const ROUTES: readonly RouteDef[] = ROUTE_TABLE;
 
 /** The route of an action: the one place its parameters are declared. */
-export function routeOf(action: string): RouteDef {
+export function routeOf(action: ActionName): RouteDef {
   const route = ROUTES.find((r) => r.action === action);
   if (!route) throw new Error(`No route calls ${action}`);
   return route;
 }
 
 /** An action's parameter rules, from its route (for the service's `params`). */
-export function paramsOf(action: string): ActionParams {
+export function paramsOf(action: ActionName): ActionParams {
   const params = routeOf(action).params;
   if (!params) throw new Error(`The route of ${action} declares no parameters`);
   return params as ActionParams;

@@ -1,14 +1,15 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
+import { AppError, invalid, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { decideOrgName } from "../lib/domain/names";
 import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
-import { isRedeemable } from "../lib/domain/invites";
+import { decideRegistration, decideRegistrationOpen } from "../lib/domain/registration";
+import { addressLimit } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
@@ -84,19 +85,7 @@ export function authService(rt: Runtime): ServiceSchema {
     limitPerAddress(
       counters,
       ctx.meta.clientIp,
-      what === "prelogin"
-        ? {
-            name: what,
-            limit: config.preloginRateLimit,
-            windowMs: 60_000,
-            message: "Too many prelogins from your address; try again later",
-          }
-        : {
-            name: what,
-            limit: config.registerRateLimit,
-            windowMs: 3_600_000,
-            message: "Too many registrations from your address; try again later",
-          },
+      addressLimit(what, what === "prelogin" ? config.preloginRateLimit : config.registerRateLimit),
       () => metrics.rateLimited(what),
     );
 
@@ -120,21 +109,22 @@ export function authService(rt: Runtime): ServiceSchema {
         params: paramsOf("auth.register"),
         async handler(ctx: Ctx<RegisterParams>) {
           const p = ctx.params;
-          if (config.registrationMode === "disabled") throw forbidden("Registration is disabled on this server");
+          decideRegistrationOpen(config.registrationMode);
           // An invitee's registration is gated by its secret token: only the others count against the address.
           if (p.inviteToken === undefined) await perAddress(ctx, "register");
           const address = normalizeEmail(p.email);
           const tokenHash = p.inviteToken !== undefined ? hashToken(p.inviteToken) : undefined;
-          const invite = tokenHash ? await inviteTokens.find(tokenHash) : null;
-          if (tokenHash && !invite) throw notFound("Invite token");
-          if (!invite && config.registrationMode === "invite" && (await store.accounts.hasUsers())) {
-            throw forbidden("Registration needs an invite");
-          }
+          const found = tokenHash ? await inviteTokens.find(tokenHash) : null;
           const now = clock.timestamp();
-          if (invite) {
-            if (!isRedeemable(invite, now)) throw notRedeemable();
-            if (invite.email !== address) throw invalid("The email is not the invited one", "email");
-          }
+          const invite = decideRegistration({
+            mode: config.registrationMode,
+            tokenGiven: tokenHash !== undefined,
+            invite: found,
+            // Asked only where the answer matters: an invite-only server without an invite.
+            hasUsers: !found && config.registrationMode === "invite" && (await store.accounts.hasUsers()),
+            address,
+            now,
+          });
           const orgName = decideOrgName(p.orgName);
           checkKeyBundle(p);
           const kdf = normalizeKdf(p.kdf);

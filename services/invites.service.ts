@@ -7,8 +7,8 @@ import type { InviteStatement } from "../sdk/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
-import { parseDuration } from "../lib/domain/duration";
-import { isRedeemable, MAX_INVITE_TTL_MS, type Invite } from "../lib/domain/invites";
+import { decideInviteLifetime, isRedeemable, type Invite } from "../lib/domain/invites";
+import { addressLimit } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, GrantableRole, SignedStatement } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
@@ -52,8 +52,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const caller = callerOf(ctx);
           assertInviteManager(caller);
           const address = normalizeEmail(ctx.params.email);
-          const ttlMs = ctx.params.expiresIn === undefined ? config.inviteTtlMs : parseDuration(ctx.params.expiresIn);
-          if (ttlMs === null || ttlMs > MAX_INVITE_TTL_MS) throw invalid("expiresIn must be like 24h or 72h, from 1s to 30d", "expiresIn");
+          const ttlMs = decideInviteLifetime(ctx.params.expiresIn, config.inviteTtlMs);
           const token = newOpaqueToken();
           const now = new Date(clock.nowMs());
           const invite: Invite = {
@@ -132,11 +131,8 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         // checked in the handler, after counting, not by the validator before it.
         params: paramsOf("invites.redeem"),
         async handler(ctx: Ctx<{ token?: unknown }>) {
-          await limitPerAddress(
-            counters,
-            ctx.meta.clientIp,
-            { name: "redeem", limit: config.redeemRateLimit, windowMs: 60_000, message: "Too many redeem requests; try again later" },
-            () => metrics.rateLimited("redeem"),
+          await limitPerAddress(counters, ctx.meta.clientIp, addressLimit("redeem", config.redeemRateLimit), () =>
+            metrics.rateLimited("redeem"),
           );
           const { token } = ctx.params;
           if (typeof token !== "string" || token.length < opaqueToken.min || token.length > opaqueToken.max)

@@ -1,6 +1,8 @@
 /** Invite tokens and states (contract section 6). */
 import type { InviteId, OrgId, UserId } from "./ids";
 import type { GrantableRole, SignedStatement } from "./types";
+import { parseDuration } from "./duration";
+import { badInviteLifetime } from "./refusals";
 
 export type InviteStatus = "pending" | "used" | "revoked";
 
@@ -19,6 +21,13 @@ export interface Invite {
 
 /** `expiresIn` ranges from 1s to 30d. */
 export const MAX_INVITE_TTL_MS = 30 * 86_400_000;
+
+/** An invite's lifetime in ms: `expiresIn` (a duration from 1s to 30d), or the server's default when none is given. */
+export function decideInviteLifetime(expiresIn: string | undefined, defaultTtlMs: number): number {
+  const ttlMs = expiresIn === undefined ? defaultTtlMs : parseDuration(expiresIn);
+  if (ttlMs === null || ttlMs > MAX_INVITE_TTL_MS) throw badInviteLifetime();
+  return ttlMs;
+}
 
 /**
  * Past its expiry, an invite that was never used (pending, or revoked) is only clutter: the sweeper

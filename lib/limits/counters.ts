@@ -2,7 +2,7 @@
  * Fixed-window counters for rate limits (failed logins per email, redeems per client address).
  * In-process here; a Redis implementation shares them between gateways.
  */
-import { AppError } from "../errors";
+import { decideAddressAttempt, type AddressLimit } from "../domain/address-limits";
 import { systemClock, type Clock } from "../clock";
 
 export interface WindowCount {
@@ -79,15 +79,6 @@ export function netKey(ip: string): string {
     .join(":")}::/64`;
 }
 
-/** A limit of requests per client address: past `limit` in `windowMs`, `429` with `message`. */
-export interface AddressLimit {
-  /** The counter's name: `redeem`, `prelogin`, `register`. */
-  name: string;
-  limit: number;
-  windowMs: number;
-  message: string;
-}
-
 /**
  * Counts one request from `clientIp` (by its netKey) against `rule`; past it, calls `refused` and
  * throws `429 RATE_LIMITED` with `Retry-After`.
@@ -99,9 +90,12 @@ export async function limitPerAddress(
   refused: () => void,
 ): Promise<void> {
   const w = await counters.add(`${rule.name}:${netKey(clientIp ?? "unknown")}`, 1, rule.windowMs);
-  if (w.count <= rule.limit) return;
-  refused();
-  throw new AppError("RATE_LIMITED", rule.message, { retryAfterSec: retryAfterSec(w) });
+  try {
+    decideAddressAttempt(w.count, w.resetInMs, rule);
+  } catch (err) {
+    refused();
+    throw err;
+  }
 }
 
 /** Seconds a client should wait, for `Retry-After` (at least 1). */

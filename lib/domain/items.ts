@@ -3,11 +3,10 @@
  * under the vault's lock. Both store adapters (lib/store/sql/items.ts, lib/store/mongo/items.ts)
  * read that state, call the `decide*` here, and store what it returns: they keep no rule.
  */
-import { invalid } from "../errors";
 import { base64Bytes } from "./encoding";
 import { itemDigestOf, type ItemChange, type LockedForItemLog } from "./item-log";
 import { assertKeyVersion } from "./rekey";
-import { itemNotFound, itemIdTaken, staleRevision, vaultNotFound } from "./refusals";
+import { itemNotFound, itemIdTaken, itemTooLarge, staleRevision, vaultNotFound } from "./refusals";
 import type { VaultRole } from "./types";
 import { assertMayDo } from "./vault-roles";
 import { itemBytes, type VaultSize } from "./vault-limits";
@@ -16,8 +15,8 @@ export const MAX_ENCRYPTED_DATA_BYTES = 256 * 1024;
 export const MAX_ENCRYPTED_NAME_BYTES = 4 * 1024;
 
 export function assertItemSizes(item: { encryptedData: string; encryptedName: string }): void {
-  if (base64Bytes(item.encryptedData) > MAX_ENCRYPTED_DATA_BYTES) throw invalid("encryptedData is larger than 256 KiB", "encryptedData");
-  if (base64Bytes(item.encryptedName) > MAX_ENCRYPTED_NAME_BYTES) throw invalid("encryptedName is larger than 4 KiB", "encryptedName");
+  if (base64Bytes(item.encryptedData) > MAX_ENCRYPTED_DATA_BYTES) throw itemTooLarge("encryptedData", "256 KiB");
+  if (base64Bytes(item.encryptedName) > MAX_ENCRYPTED_NAME_BYTES) throw itemTooLarge("encryptedName", "4 KiB");
 }
 
 /** An item's ciphertexts and revision, as stored. */

@@ -1,11 +1,11 @@
 /** Names as the server stores them (the rule itself: sdk/names.ts, shared with the roster and the clients). */
-import { invalid } from "../errors";
+import { badName } from "./refusals";
 import { nameProblem } from "../../sdk/names";
 
 /** A vault's name, as given: `400 INVALID` (field `name`) for one that is blank or too long. */
 export function decideVaultName(raw: string): string {
   const problem = nameProblem(raw);
-  if (problem) throw invalid(`name ${problem}`, "name");
+  if (problem) throw badName("name", problem);
   return raw;
 }
 
@@ -13,6 +13,6 @@ export function decideVaultName(raw: string): string {
 export function decideOrgName(raw: string | undefined): string {
   const name = (raw ?? "My organization").trim();
   const problem = nameProblem(name);
-  if (problem) throw invalid(`orgName ${problem}`, "orgName");
+  if (problem) throw badName("orgName", problem);
   return name;
 }

@@ -1,6 +1,6 @@
 /** What an organization role allows, from the access token's claims. */
 import type { OrgId } from "./ids";
-import { forbidden } from "../errors";
+import { notOrgManager } from "./refusals";
 import type { Caller } from "./types";
 import { managesOrg } from "../../sdk/org-roles";
 
@@ -10,6 +10,6 @@ import { managesOrg } from "../../sdk/org-roles";
  */
 export function assertOrgManager(caller: Caller, orgId: OrgId, what: string): void {
   if (caller.orgId !== orgId || !managesOrg(caller.role)) {
-    throw forbidden(`Only the organization's owners and admins ${what}`);
+    throw notOrgManager(what);
   }
 }

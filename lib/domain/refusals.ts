@@ -5,6 +5,7 @@
  * message, field? } }`).
  */
 import { AppError, conflict, forbidden, invalid, notFound, notRedeemable } from "../errors";
+import type { VaultRole } from "./types";
 
 // ---- Items (lib/domain/items.ts) ----------------------------------------------------------------
 
@@ -38,3 +39,66 @@ export const badInviteLifetime = () => invalid("expiresIn must be like 24h or 72
 
 /** Past a per-address limit: `429` with its message and the seconds until the window ends. */
 export const rateLimited = (message: string, retryAfterSec: number) => new AppError("RATE_LIMITED", message, { retryAfterSec });
+
+// ---- Vault roles and membership (lib/domain/vault-roles.ts, vault-decisions.ts, org-roles.ts) ---
+
+/** The role table does not let a vault role take an action (`mayDo`, sdk/vault-roles.ts). */
+export const roleMayNot = (role: VaultRole, action: string) =>
+  forbidden(`A vault ${role} may not ${action.replace(/[A-Z]/g, (c) => " " + c.toLowerCase())}`);
+/** Who may remove whom (`mayRemoveMember`). */
+export const mayNotRemove = (actorRole: VaultRole, targetRole: VaultRole) =>
+  forbidden(`A vault ${actorRole} may not remove a vault ${targetRole}`);
+/** A change that would leave a vault without an owner. */
+export const lastOwner = (removing: boolean) =>
+  invalid(removing ? "The last owner of a vault cannot be removed" : "The last owner of a vault cannot be demoted");
+/** A personal vault has one member, its owner. */
+export const personalNotShareable = () => invalid("A personal vault cannot be shared");
+/** The owner of a personal vault cannot be given another role. */
+export const personalOwnerStays = () => invalid("The owner of a personal vault stays its owner", "role");
+/** Owners are made by a role change, never when added. */
+export const addedAsOwner = () => invalid("A new member's role is admin or member", "role");
+/** The recipient is not a user of the vault's organization. */
+export const recipientNotFound = () => notFound("Recipient");
+/** The recipient already holds the vault. */
+export const alreadyMember = () => conflict("The recipient is already a member of this vault", "recipientUserId");
+/** The user the change names is not a member of the vault. */
+export const memberNotFound = () => notFound("Member");
+/** Only an organization's owners and admins manage it (its invites, its audit log). */
+export const notOrgManager = (what: string) => forbidden(`Only the organization's owners and admins ${what}`);
+
+// ---- The signed roster (lib/domain/vault-decisions.ts) ------------------------------------------
+
+/** A change with a link on a vault that has no signed roster yet. */
+export const rosterNotAdopted = (field: string) =>
+  invalid(
+    "This vault has no signed roster: an owner adopts one with a rekey that carries an adopt link (POST /vaults/:vaultId/rekey)",
+    field,
+  );
+/** A change without its link on a vault that has a signed roster. */
+export const rosterLinkMissing = (field: string) => invalid("This vault has a signed roster: the change needs its next link", field);
+/** A signed vault's id is derived from its creator and first wrap. */
+export const vaultIdNotDerived = () =>
+  invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, sdk/ids.ts)", "rosterLink.vaultId");
+
+// ---- The rekey (lib/domain/rekey.ts) -----------------------------------------------------------
+
+/** The rekey names an entry twice. */
+export const twiceInSet = (what: string, id: string, field: string) => invalid(`${what} ${id} appears twice`, field);
+/** The rekey names an entry the vault does not hold. */
+export const notInVault = (what: string, id: string, field: string) => invalid(`${what} ${id} is not in the vault`, field);
+/** The rekey leaves entries of the vault out. */
+export const missingFromSet = (what: string, missing: number, field: string) =>
+  invalid(`${missing} ${what}(s) of the vault missing`, field);
+/** An item re-encrypted from an older revision than the stored one. */
+export const itemChangedSinceRead = (itemId: string, stored: number, stated: number) =>
+  conflict(`Item ${itemId} changed since it was read (revision ${stored}, not ${stated})`, "revision");
+/** A key version other than the vault's. */
+export const keyVersionMismatch = (current: number, stated: number) =>
+  conflict(`The vault's key version is ${current}, not ${stated}`, "keyVersion");
+
+// ---- Names and sizes (lib/domain/names.ts, items.ts) -------------------------------------------
+
+/** A name that breaks the one rule for names (sdk/names.ts). */
+export const badName = (field: string, problem: string) => invalid(`${field} ${problem}`, field);
+/** An item's ciphertext past its size. */
+export const itemTooLarge = (field: "encryptedData" | "encryptedName", limit: string) => invalid(`${field} is larger than ${limit}`, field);

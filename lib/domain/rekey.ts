@@ -1,16 +1,16 @@
 /** The rekey's exact-set checks (contract section 5). */
 import type { ItemId } from "./ids";
-import { conflict, invalid } from "../errors";
+import { itemChangedSinceRead, keyVersionMismatch, missingFromSet, notInVault, twiceInSet } from "./refusals";
 
 function assertExactSet(current: Iterable<string>, given: readonly string[], field: string, what: string): void {
   const expected = new Set(current);
   const seen = new Set<string>();
   for (const id of given) {
-    if (seen.has(id)) throw invalid(`${what} ${id} appears twice`, field);
+    if (seen.has(id)) throw twiceInSet(what, id, field);
     seen.add(id);
-    if (!expected.has(id)) throw invalid(`${what} ${id} is not in the vault`, field);
+    if (!expected.has(id)) throw notInVault(what, id, field);
   }
-  if (seen.size !== expected.size) throw invalid(`${expected.size - seen.size} ${what}(s) of the vault missing`, field);
+  if (seen.size !== expected.size) throw missingFromSet(what, expected.size - seen.size, field);
 }
 
 /** `newKeys` holds exactly one entry per current member: none missing, none extra, no duplicates. */
@@ -35,7 +35,7 @@ export function assertItemRevisions(
   for (const item of items) {
     const stored = current.get(item.itemId);
     if (item.revision !== undefined && stored !== undefined && stored !== item.revision) {
-      throw conflict(`Item ${item.itemId} changed since it was read (revision ${stored}, not ${item.revision})`, "revision");
+      throw itemChangedSinceRead(item.itemId, stored, item.revision);
     }
   }
 }
@@ -43,6 +43,6 @@ export function assertItemRevisions(
 /** A `keyVersion` the client states must be the vault's current one (`409 CONFLICT`). */
 export function assertKeyVersion(current: number, stated: number | undefined): void {
   if (stated !== undefined && stated !== current) {
-    throw conflict(`The vault's key version is ${current}, not ${stated}`, "keyVersion");
+    throw keyVersionMismatch(current, stated);
   }
 }

@@ -4,7 +4,17 @@
  * (404 -> 403 -> 400 meaning -> 409) and return what to write.
  */
 import { vaultIdFor, type ItemId, type OrgId, type UserId, type VaultId } from "./ids";
-import { conflict, invalid, notFound } from "../errors";
+import {
+  addedAsOwner,
+  alreadyMember,
+  memberNotFound,
+  personalOwnerStays,
+  recipientNotFound,
+  rosterLinkMissing,
+  rosterNotAdopted,
+  vaultIdNotDerived,
+  vaultNotFound,
+} from "./refusals";
 import { checkWrap } from "./keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
 import {
@@ -57,7 +67,7 @@ export interface VaultSnapshot {
 /** The caller's membership, or `404` for the vault: no route reveals that a vault exists. */
 export function requireMember(snapshot: VaultSnapshot | null, actorId: UserId): MemberState {
   const actor = snapshot?.members.find((m) => m.userId === actorId);
-  if (!actor) throw notFound("Vault");
+  if (!actor) throw vaultNotFound();
   return actor;
 }
 
@@ -105,14 +115,10 @@ function rosterStep(
   change: RequestedChange,
 ): RosterEntry | undefined {
   if (!snapshot.vault.roster) {
-    if (link)
-      throw invalid(
-        "This vault has no signed roster: an owner adopts one with a rekey that carries an adopt link (POST /vaults/:vaultId/rekey)",
-        ROSTER_LINK_FIELD,
-      );
+    if (link) throw rosterNotAdopted(ROSTER_LINK_FIELD);
     return undefined;
   }
-  if (!link) throw invalid("This vault has a signed roster: the change needs its next link", ROSTER_LINK_FIELD);
+  if (!link) throw rosterLinkMissing(ROSTER_LINK_FIELD);
   return checkRosterLink(link, { before: rosterStateOf(snapshot), actor, keyVersionAfter, change });
 }
 
@@ -146,8 +152,7 @@ export function decideCreateRoster(
   });
   // The id is the creator's own (derived from them and their wrap): another organization's vault
   // id can never be named here, so a create answers alike for every id that is not derived.
-  if (link.vaultId !== vaultIdFor(creator.userId, input.encryptedVaultKey))
-    throw invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, sdk/ids.ts)", "rosterLink.vaultId");
+  if (link.vaultId !== vaultIdFor(creator.userId, input.encryptedVaultKey)) throw vaultIdNotDerived();
   return entry;
 }
 
@@ -181,10 +186,10 @@ export function decideAddMember(
 ): RosterEntry | undefined {
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
-  if (!recipient || recipient.orgId !== vault.orgId) throw notFound("Recipient");
+  if (!recipient || recipient.orgId !== vault.orgId) throw recipientNotFound();
   assertMayDo(actor.role, "addMember");
   assertShareable(vault.type);
-  if (input.role === "owner") throw invalid("A new member's role is admin or member", "role");
+  if (input.role === "owner") throw addedAsOwner();
   checkWrap({
     vaultType: vault.type,
     encryptedVaultKey: input.encryptedVaultKey,
@@ -192,8 +197,7 @@ export function decideAddMember(
     holderPublicKey: recipient.publicKey,
     senderSigningPublicKey: actor.signingPublicKey,
   });
-  if (members.some((m) => m.userId === recipient.userId))
-    throw conflict("The recipient is already a member of this vault", "recipientUserId");
+  if (members.some((m) => m.userId === recipient.userId)) throw alreadyMember();
   assertKeyVersion(vault.keyVersion, input.keyVersion);
   return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion, {
     op: "add",
@@ -213,7 +217,7 @@ export function decideRemoveMember(
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
   const target = members.find((m) => m.userId === targetId);
-  if (!target) throw notFound("Member");
+  if (!target) throw memberNotFound();
   assertMayRemoveMember(actor.role, target.role, actorId === targetId);
   assertOwnerRemains(members.filter((m) => m.role === "owner").length, target.role, null);
   const roster = rosterStep(snapshot!, actor, rosterLink, vault.keyVersion, { op: "remove", subjectId: targetId });
@@ -230,9 +234,9 @@ export function decideRoleChange(
   const actor = requireMember(snapshot, actorId);
   const { vault, members } = snapshot!;
   const target = members.find((m) => m.userId === targetId);
-  if (!target) throw notFound("Member");
+  if (!target) throw memberNotFound();
   assertMayDo(actor.role, "changeRole");
-  if (vault.type === "personal" && role !== "owner") throw invalid("The owner of a personal vault stays its owner", "role");
+  if (vault.type === "personal" && role !== "owner") throw personalOwnerStays();
   assertOwnerRemains(members.filter((m) => m.role === "owner").length, target.role, role);
   return rosterStep(snapshot!, actor, rosterLink, vault.keyVersion, { op: "role", subjectId: targetId, role });
 }

@@ -4,7 +4,7 @@
  * replay. Adapters call these inside their transactions on the state they read there, so every
  * store applies the same rules under the same locks.
  */
-import { forbidden, invalid } from "../errors";
+import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "./refusals";
 import { mayDo, mayRemoveMember, ownersAfter, type VaultAction } from "../../sdk/vault-roles";
 import type { VaultRole, VaultType } from "./types";
 
@@ -12,12 +12,12 @@ export { mayDo, rekeyRequiredAfterRemoval, type VaultAction } from "../../sdk/va
 
 /** `403 FORBIDDEN` when a vault role may not take an action. */
 export function assertMayDo(role: VaultRole, action: VaultAction): void {
-  if (!mayDo(role, action)) throw forbidden(`A vault ${role} may not ${action.replace(/[A-Z]/g, (c) => " " + c.toLowerCase())}`);
+  if (!mayDo(role, action)) throw roleMayNot(role, action);
 }
 
 /** Anyone may leave; owners and admins may remove a `member`; only owners remove an `admin` or `owner`. */
 export function assertMayRemoveMember(actorRole: VaultRole, targetRole: VaultRole, removingSelf: boolean): void {
-  if (!mayRemoveMember(actorRole, targetRole, removingSelf)) throw forbidden(`A vault ${actorRole} may not remove a vault ${targetRole}`);
+  if (!mayRemoveMember(actorRole, targetRole, removingSelf)) throw mayNotRemove(actorRole, targetRole);
 }
 
 /**
@@ -26,11 +26,11 @@ export function assertMayRemoveMember(actorRole: VaultRole, targetRole: VaultRol
  */
 export function assertOwnerRemains(ownersBefore: number, targetRole: VaultRole, newRole: VaultRole | null): void {
   if (ownersAfter(ownersBefore, targetRole, newRole) < 1) {
-    throw invalid(newRole === null ? "The last owner of a vault cannot be removed" : "The last owner of a vault cannot be demoted");
+    throw lastOwner(newRole === null);
   }
 }
 
 /** Personal vaults are never shared. */
 export function assertShareable(vaultType: VaultType): void {
-  if (vaultType === "personal") throw invalid("A personal vault cannot be shared");
+  if (vaultType === "personal") throw personalNotShareable();
 }

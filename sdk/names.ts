@@ -7,7 +7,7 @@ export const MAX_NAME = 256;
 
 /** Why `name` is not a name, in words that follow its field's name; undefined when it is one. */
 export function nameProblem(name: unknown): string | undefined {
-  if (typeof name !== "string" || name.length < 1 || name.length > MAX_NAME) return `must be 1 to ${MAX_NAME} characters`;
+  if (typeof name !== "string" || name.length > MAX_NAME) return `must be 1 to ${MAX_NAME} characters`;
   if (name.trim() === "") return "must not be blank";
   return undefined;
 }

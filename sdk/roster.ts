@@ -17,7 +17,7 @@ import { fromBase64, utf8, type Bytes } from "./encoding";
 
 export { canonicalJson } from "./canonical";
 import type { CryptoKey } from "./primitives";
-import { nameProblem } from "./names";
+import { MAX_NAME, nameProblem } from "./names";
 import {
   mayDo,
   mayRemoveMember,
@@ -220,9 +220,9 @@ export function parseLink(raw: unknown): RosterLink {
   if (o.subjectKey !== undefined) link.subjectKey = str(o, "subjectKey", HEX64, "64 lower-case hex digits");
   if (o.memberDigest !== undefined) link.memberDigest = str(o, "memberDigest", HEX64, "64 lower-case hex digits");
   if (o.name !== undefined) {
-    const problem = nameProblem(o.name);
-    if (problem) fail("name", `name ${problem}`);
-    link.name = o.name as string;
+    if (nameProblem(o.name) !== undefined || typeof o.name !== "string")
+      fail("name", `name must be 1 to ${MAX_NAME} characters, not blank`);
+    link.name = o.name;
   }
   if (o.members !== undefined) {
     link.members = sortedEntries(o, "members", (e) => {

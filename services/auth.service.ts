@@ -1,7 +1,7 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { AppError, invalid, notRedeemable, unauthorized } from "../lib/errors";
+import { invalid, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
@@ -9,13 +9,14 @@ import { decideOrgName } from "../lib/domain/names";
 import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
 import { decideRegistration, decideRegistrationOpen } from "../lib/domain/registration";
-import { addressLimit } from "../lib/domain/address-limits";
+import { addressLimit, retryAfterSec } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
-import { limitPerAddress, netKey, retryAfterSec } from "../lib/limits/counters";
+import { limitPerAddress, netKey } from "../lib/limits/counters";
+import { rateLimited } from "../lib/domain/refusals";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -121,7 +122,7 @@ export function authService(rt: Runtime): ServiceSchema {
             tokenGiven: tokenHash !== undefined,
             invite: found,
             // Asked only where the answer matters: an invite-only server without an invite.
-            hasUsers: !found && config.registrationMode === "invite" && (await store.accounts.hasUsers()),
+            hasUsers: !tokenHash && config.registrationMode === "invite" && (await store.accounts.hasUsers()),
             address,
             now,
           });
@@ -215,7 +216,7 @@ export function authService(rt: Runtime): ServiceSchema {
             const verdict = decideLoginAttempt(attempts, limits);
             if (!verdict.ok) {
               metrics.rateLimited("login");
-              throw new AppError("RATE_LIMITED", LOGIN_REFUSAL_MESSAGE[verdict.refusal], { retryAfterSec: retryAfterSec(w) });
+              throw rateLimited(LOGIN_REFUSAL_MESSAGE[verdict.refusal], retryAfterSec(w.resetInMs));
             }
           }
           const user = await store.accounts.findUserByEmail(address);

@@ -211,7 +211,7 @@ describe("names (decideVaultName, decideOrgName; the rule: sdk/names.ts)", () =>
     ["a name", "Team", "Team"],
     ["kept as given, spaces and all", " Team ", " Team "],
     ["blank", "   ", "INVALID name: name must not be blank"],
-    ["empty", "", "INVALID name: name must be 1 to 256 characters"],
+    ["empty", "", "INVALID name: name must not be blank"],
     ["too long", "x".repeat(257), "INVALID name: name must be 1 to 256 characters"],
     ["the longest", "x".repeat(256), "x".repeat(256)],
   ])("a vault's name: %s", (_what, raw, expected) => {
@@ -220,7 +220,7 @@ describe("names (decideVaultName, decideOrgName; the rule: sdk/names.ts)", () =>
   test.each([
     ["trimmed", "  Acme  ", "Acme"],
     ["none given: the default", undefined, "My organization"],
-    ["blank", "  ", "INVALID orgName: orgName must be 1 to 256 characters"],
+    ["blank", "  ", "INVALID orgName: orgName must not be blank"],
   ])("an organization's name: %s", (_what, raw, expected) => {
     expect(outcome(() => decideOrgName(raw))).toBe(expected);
   });

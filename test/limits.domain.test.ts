@@ -12,7 +12,8 @@ import {
   defaultVaultMaxItems,
 } from "../lib/domain/vault-limits";
 import { FairSlots } from "../lib/limits/slots";
-import { MemoryCounters, netKey, retryAfterSec } from "../lib/limits/counters";
+import { MemoryCounters, netKey } from "../lib/limits/counters";
+import { retryAfterSec } from "../lib/domain/address-limits";
 import { AdjustableClock } from "../lib/clock";
 import { MemoryLocks } from "../lib/locks";
 import { MemoryInviteTokens } from "../lib/tokens/invite-tokens";
@@ -85,9 +86,9 @@ test("rate-limit windows, leases and the redemption lock run on the runtime's cl
   const clock = new AdjustableClock();
   const c = new MemoryCounters(clock);
   const w = await c.add("k", 1, 60_000);
-  expect(retryAfterSec(w)).toBe(60);
+  expect(retryAfterSec(w.resetInMs)).toBe(60);
   clock.advance(30_000);
-  expect(retryAfterSec(await c.add("k", 1, 60_000))).toBe(30);
+  expect(retryAfterSec((await c.add("k", 1, 60_000)).resetInMs)).toBe(30);
   clock.advance(30_000);
   expect((await c.add("k", 0, 60_000)).count).toBe(0);
 

@@ -17,12 +17,22 @@ function codeMap(): string {
   return README.slice(start, end < 0 ? undefined : end);
 }
 
-/** Paths the map names: backticked words with a slash (`lib/domain/items.ts`), and the tree's first column. */
+/**
+ * Paths the map names: backticked words with a slash (`lib/domain/items.ts`); a bare file name
+ * (`items.ts`) in the same line, in the folder of the path named before it there; and the tree's
+ * first column.
+ */
 function namedPaths(map: string): string[] {
   const paths = new Set<string>();
-  for (const [, word] of map.matchAll(/`([^`\s]+)`/g)) {
-    if (!word!.includes("/") || /[<*>]|^\.|:/.test(word!)) continue; // a pattern, a relative import or a URL, not a path
-    paths.add(word!.replace(/\/$/, ""));
+  for (const line of map.split("\n")) {
+    let folder: string | undefined;
+    for (const [, word] of line.matchAll(/`([^`\s]+)`/g)) {
+      if (/[<*>]|^\.|:/.test(word!)) continue; // a pattern, a relative import or a URL, not a path
+      if (word!.includes("/")) {
+        paths.add(word!.replace(/\/$/, ""));
+        folder = word!.endsWith("/") ? word! : path.posix.dirname(word!) + "/";
+      } else if (folder && /^[\w.-]+\.tsx?$/.test(word!)) paths.add(folder + word!);
+    }
   }
   const tree = map.slice(map.indexOf("```\n") + 4, map.indexOf("\n```", map.indexOf("```\n") + 4));
   for (const line of tree.split("\n")) {

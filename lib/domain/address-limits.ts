@@ -27,7 +27,10 @@ export function addressLimit(name: AddressLimitName, limit: number): AddressLimi
   return { name, limit, ...RULES[name] };
 }
 
+/** Seconds a refused client should wait (`Retry-After`): until its window ends, at least 1. */
+export const retryAfterSec = (resetInMs: number): number => Math.max(1, Math.ceil(resetInMs / 1000));
+
 /** A request that makes the address's `count` in the window: past the limit, `429 RATE_LIMITED` with the seconds to wait. */
 export function decideAddressAttempt(count: number, resetInMs: number, rule: AddressLimit): void {
-  if (count > rule.limit) throw rateLimited(rule.message, Math.max(1, Math.ceil(resetInMs / 1000)));
+  if (count > rule.limit) throw rateLimited(rule.message, retryAfterSec(resetInMs));
 }

@@ -61,11 +61,15 @@ function requireItem(s: ItemSnapshot): StoredItemState {
   return s.item;
 }
 
-/** A new item: an id not taken, at the vault's key version; it grows the vault by one item and its bytes. */
-export function decideItemCreate(s: ItemSnapshot, itemId: string, write: ItemWriteRequest): ItemWriteDecision {
+/** A new item: an id not taken (`taken`: the vault holds one by that id), at the vault's key version; it grows the vault by one item and its bytes. */
+export function decideItemCreate(
+  s: Omit<ItemSnapshot, "item"> & { taken: boolean },
+  itemId: string,
+  write: ItemWriteRequest,
+): ItemWriteDecision {
   decideItemAccess(s);
   assertKeyVersion(s.keyVersion, write.keyVersion);
-  if (s.item) throw itemIdTaken();
+  if (s.taken) throw itemIdTaken();
   return {
     revision: 1,
     growth: { items: 1, bytes: itemBytes(write) },
@@ -99,18 +103,17 @@ export function decideItemDelete(s: ItemSnapshot, itemId: string): ItemChange {
   return { op: "delete", itemId, before: { revision: item.revision, sha256: itemDigestOf(item) } };
 }
 
-/** A read of the vault's items (list, get): a member whose role may read. */
+/** A read of the vault's items (list, get), or an item write's lock: a member whose role may read; no role (not a member) is refused. */
+export function decideItemRead(role: null): never;
+export function decideItemRead(role: VaultRole | null): void;
 export function decideItemRead(role: VaultRole | null): void {
   decideItemAccess({ role });
 }
 
-/** What an adapter locks for an item write: the item log's state, and the caller's role (null: not a member, or no such vault). */
+/** What an adapter locks for an item write: the item log's state, and the caller's role (a non-member is refused by the lock, with decideItemRead). */
 export interface LockedForItems extends LockedForItemLog {
   role: VaultRole | null;
 }
-
-/** The lock's answer for a caller who is not a member of the vault (or a vault that does not exist): every decision refuses it. */
-export const NOT_A_MEMBER: LockedForItems = { role: null, keyVersion: 0, itemLog: null, roster: null, signingPublicKey: "" };
 
 /** The snapshot a write decides on: what the lock found, and the item as stored. */
 export const snapshotOf = (locked: LockedForItems, item: StoredItemState | undefined): ItemSnapshot => ({

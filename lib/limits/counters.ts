@@ -97,8 +97,3 @@ export async function limitPerAddress(
     throw err;
   }
 }
-
-/** Seconds a client should wait, for `Retry-After` (at least 1). */
-export function retryAfterSec(w: WindowCount): number {
-  return Math.max(1, Math.ceil(w.resetInMs / 1000));
-}

@@ -61,7 +61,7 @@ export class Rekeys {
       if (!roster)
         throw new SecurityError(
           "UNSIGNED_VAULT",
-          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${vault.role === "owner" ? "adopt it" : "ask an owner to adopt it"} (a rekey for the members confirmed) instead`,
+          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${mayDo(vault.role, "adoptRoster") ? "adopt it" : "ask an owner to adopt it"} (a rekey for the members confirmed) instead`,
         );
       if (roster.state.keyVersion !== vault.keyVersion) throw vaultMoved();
       const oldKey = await this.vaults.openVault(vault, roster);

@@ -21,6 +21,7 @@ import {
   rsaOaepWrap,
 } from "../primitives";
 import { isCanonicalId, vaultIdFor } from "../ids";
+import { mayDo } from "../vault-roles";
 import { GENESIS_PREV, rosterWraps } from "../roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
@@ -292,7 +293,7 @@ export class Vaults {
       if (!roster)
         throw new SecurityError(
           "UNSIGNED_VAULT",
-          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${vault.role === "owner" ? "adopt it (a rekey for the members you confirm)" : "ask an owner to adopt it"} before writing to it or sharing it`,
+          `vault "${vault.vaultName}" has no signed roster, so its member list is the server's word: ${mayDo(vault.role, "adoptRoster") ? "adopt it (a rekey for the members you confirm)" : "ask an owner to adopt it"} before writing to it or sharing it`,
         );
       if (roster.state.rekeyRequired)
         throw new SecurityError(

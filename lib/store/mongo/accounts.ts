@@ -1,6 +1,7 @@
 /** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
+import { inviteRequired, notTheInvitedEmail } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
-import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import { conflict, notFound, notRedeemable } from "../../errors";
 import type { SignedStatement } from "../../domain/types";
 import { isRedeemable } from "../../domain/invites";
 import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, RefreshTokenRecord, UserRecord } from "../port";
@@ -15,8 +16,7 @@ export class MongoAccounts implements AccountStore {
     return this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       await this.c.lockRegistrations(session);
-      if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } })))
-        throw forbidden("Registration needs an invite");
+      if (onlyIfFirstUser && (await this.c.users.findOne({}, { session, projection: { _id: 1 } }))) throw inviteRequired();
       await this.c.assertNewUserFree(session, user);
       await this.c.orgs.insertOne({ _id: org.orgId, name: org.name, createdAt: org.createdAt }, { session });
       const doc = userDoc(user, org.orgId, "owner");
@@ -32,7 +32,7 @@ export class MongoAccounts implements AccountStore {
       const invite = await this.c.invites.findOne({ _id: inviteId }, { session });
       if (!invite) throw notFound("Invite");
       if (!isRedeemable({ status: invite.status, expiresAt: invite.expiresAt }, now)) throw notRedeemable();
-      if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
+      if (invite.email !== user.email) throw notTheInvitedEmail();
       await this.c.assertNewUserFree(session, user);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await this.c.invites.updateOne(

@@ -30,7 +30,8 @@ export class MongoItems implements ItemStore {
   private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItems> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
-    if (!vault || !member) return itemRules.NOT_A_MEMBER;
+    // A non-member (or a vault that is not there) is refused here, before anything else is read.
+    if (!vault || !member) itemRules.decideItemRead(null);
     const user = await this.c.users.findOne({ _id: actorId }, { session, projection: { signingPublicKey: 1 } });
     return {
       role: member.role,
@@ -102,8 +103,8 @@ export class MongoItems implements ItemStore {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
-      const existing = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
-      const d = itemRules.decideItemCreate(itemRules.snapshotOf(locked, existing ?? undefined), itemId, write);
+      const taken = (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) !== null;
+      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken }, itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
       await this.logStep(session, locked, args, d.change);
       const doc: ItemDoc = {
@@ -128,7 +129,7 @@ export class MongoItems implements ItemStore {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
-      const found = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
+      const found = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, found ?? undefined), itemId, write);
       const doc = found!;
       if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
@@ -164,7 +165,7 @@ export class MongoItems implements ItemStore {
     await this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
-      const doc = locked.role ? await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session }) : null;
+      const doc = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
       await this.logStep(session, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, doc ?? undefined), itemId));
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw itemNotFound();
@@ -175,7 +176,6 @@ export class MongoItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (session) => {
       const locked = await this.lockForItems(session, vaultId, actorId);
-      itemRules.decideItemRead(locked.role);
       const docs = await this.c.items
         .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedName: 1, encryptedData: 1 } })
         .toArray();

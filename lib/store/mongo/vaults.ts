@@ -1,7 +1,7 @@
 /** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
+import { vaultNotFound } from "../../domain/refusals";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
-import { notFound } from "../../errors";
 import {
   decideAddMember,
   decideRekey,
@@ -45,7 +45,7 @@ export class MongoVaults implements VaultStore {
 
   private async vaultViewOrFail(session: ClientSession, vaultId: VaultId, userId: UserId): Promise<VaultView> {
     const view = await this.c.vaultView(session, vaultId, userId);
-    if (!view) throw notFound("Vault");
+    if (!view) throw vaultNotFound();
     return view;
   }
 
@@ -115,7 +115,7 @@ export class MongoVaults implements VaultStore {
 
   async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[]> {
     const entries = await this.c.consistentRead((session) => this.memberEntries(vaultId, session));
-    if (!entries.some((e) => e.userId === actorId)) throw notFound("Vault");
+    if (!entries.some((e) => e.userId === actorId)) throw vaultNotFound();
     return entries;
   }
 
@@ -256,7 +256,7 @@ export class MongoVaults implements VaultStore {
 
   async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) throw notFound("Vault");
+      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) throw vaultNotFound();
       const links = await this.c.rosterLinks.find({ vaultId }, { session }).sort({ seq: 1 }).toArray();
       return links.map((l) => JSON.parse(l.link) as RosterLink);
     });

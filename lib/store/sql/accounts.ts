@@ -1,6 +1,7 @@
 /** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
+import { inviteRequired, notTheInvitedEmail } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
-import { conflict, forbidden, invalid, notFound, notRedeemable } from "../../errors";
+import { conflict, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type InviteStatus } from "../../domain/invites";
 import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, UserRecord } from "../port";
@@ -64,7 +65,7 @@ export class SqlAccounts implements AccountStore {
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       await this.c.engine.lockRegistrations(trx);
-      if (onlyIfFirstUser && (await anyUser(trx))) throw forbidden("Registration needs an invite");
+      if (onlyIfFirstUser && (await anyUser(trx))) throw inviteRequired();
       await this.c.assertNewUserFree(trx, user);
       await trx.insertInto("orgs").values({ org_id: org.orgId, name: org.name, created_at: org.createdAt }).execute();
       const row = userRow(user, org.orgId, "owner");
@@ -82,7 +83,7 @@ export class SqlAccounts implements AccountStore {
       if (!isRedeemable({ status: invite.status as InviteStatus, expiresAt: invite.expires_at }, now)) {
         throw notRedeemable();
       }
-      if (invite.email !== user.email) throw invalid("The email is not the invited one", "email");
+      if (invite.email !== user.email) throw notTheInvitedEmail();
       await this.c.assertNewUserFree(trx, user);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await trx

@@ -74,7 +74,8 @@ export class SqlItems implements ItemStore {
         .where("m.vault_id", "=", vaultId)
         .where("m.user_id", "=", actorId)
         .executeTakeFirst());
-    if (!vault || !member) return itemRules.NOT_A_MEMBER;
+    // A non-member (or a vault that is not there) is refused here, before anything else is read.
+    if (!vault || !member) itemRules.decideItemRead(null);
     return {
       role: member.role,
       keyVersion: Number(vault.key_version),
@@ -134,8 +135,8 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
-      const existing = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
-      const d = itemRules.decideItemCreate(itemRules.snapshotOf(locked, existing && rowState(existing)), itemId, write);
+      const taken = (await itemRow(trx, vaultId, itemId)) !== undefined;
+      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken }, itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
@@ -159,7 +160,7 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
-      const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
+      const row = await itemRow(trx, vaultId, itemId);
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, row && rowState(row)), itemId, write);
       if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
@@ -195,7 +196,7 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       // Exclusive: a vault's item log takes one link at a time.
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
-      const row = locked.role ? await itemRow(trx, vaultId, itemId) : undefined;
+      const row = await itemRow(trx, vaultId, itemId);
       await this.logStep(trx, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, row && rowState(row)), itemId));
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
@@ -206,7 +207,6 @@ export class SqlItems implements ItemStore {
     const { vaultId, actorId } = args;
     await this.c.tx(async (trx) => {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
-      itemRules.decideItemRead(locked.role);
       const set = await this.itemSet(trx, vaultId);
       await this.logStep(trx, locked, args, { op: "checkpoint", count: set.size, setDigest: itemSetDigestOf(set) });
     });

@@ -1,7 +1,7 @@
 /** Vaults, members, the signed roster and the rekey on SQL (the port: ../port/vaults.ts; MongoDB: ../mongo/vaults.ts). */
+import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql, type CompiledQuery, type Kysely } from "kysely";
-import { notFound } from "../../errors";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember,
@@ -111,7 +111,7 @@ function vaultViews(db: Db) {
 
 async function vaultViewOrFail(db: Db, vaultId: VaultId, userId: UserId): Promise<VaultView> {
   const row = await vaultViews(db).where("m.vault_id", "=", vaultId).where("m.user_id", "=", userId).executeTakeFirst();
-  if (!row) throw notFound("Vault");
+  if (!row) throw vaultNotFound();
   return toVaultView(row);
 }
 
@@ -166,7 +166,7 @@ export class SqlVaults implements VaultStore {
 
   async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView> {
     const [row] = await this.vaultOfUser.rows(vaultId, userId);
-    if (!row) throw notFound("Vault");
+    if (!row) throw vaultNotFound();
     return toVaultView(row);
   }
 
@@ -230,7 +230,7 @@ export class SqlVaults implements VaultStore {
 
   async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[]> {
     const entries = await memberEntries(this.c.db, vaultId);
-    if (!entries.some((e) => e.userId === actorId)) throw notFound("Vault");
+    if (!entries.some((e) => e.userId === actorId)) throw vaultNotFound();
     return entries;
   }
 
@@ -321,7 +321,7 @@ export class SqlVaults implements VaultStore {
         .where("vault_id", "=", vaultId)
         .where("user_id", "=", actorId)
         .executeTakeFirst();
-      if (!member) throw notFound("Vault");
+      if (!member) throw vaultNotFound();
       const rows = await trx.selectFrom("roster_links").select("link").where("vault_id", "=", vaultId).orderBy("seq").execute();
       return rows.map((r) => JSON.parse(r.link) as RosterLink);
     });

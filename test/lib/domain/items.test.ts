@@ -36,7 +36,8 @@ describe("decideItemCreate", () => {
       },
     ],
   ])("%s", (_what, snapshot, extra, expected) => {
-    expect(outcome(() => decideItemCreate(snapshot, "i", { ...write, ...extra }))).toEqual(expected);
+    const { item, ...rest } = snapshot;
+    expect(outcome(() => decideItemCreate({ ...rest, taken: item !== undefined }, "i", { ...write, ...extra }))).toEqual(expected);
   });
 });
 

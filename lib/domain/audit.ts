@@ -11,12 +11,12 @@
  * that record (or at the next one, if its own hash was recomputed too); the organization's head
  * (last seq and hash, kept beside the records) also catches records cut off the end.
  */
+import { unknownAuditHead } from "./refusals";
 import { createHash, createPublicKey, randomBytes, sign } from "node:crypto";
 import { ed25519KeyFromSeed } from "./keys";
 import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../sdk/audit";
 import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
-import { invalid } from "../errors";
 
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -175,6 +175,5 @@ export async function verifyAuditChain(
  */
 export function decideAuditClaim(claim: { auditSeq?: number; auditHead?: string }, record: AuditRecord | undefined, field: string): void {
   if (claim.auditSeq === undefined) return;
-  if (!record || record.seq !== claim.auditSeq || record.hash !== claim.auditHead)
-    throw invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);
+  if (!record || record.seq !== claim.auditSeq || record.hash !== claim.auditHead) throw unknownAuditHead(field);
 }

@@ -2,7 +2,7 @@
  * Email addresses as the server accepts them: the rules are `sdk/email.ts`, the same code every
  * client normalizes with, so an address compares, pins and signs alike on both sides.
  */
-import { invalid } from "../errors";
+import { badEmail } from "./refusals";
 import { EmailError, normalizeEmail as normalize } from "../../sdk/email";
 
 /** Normalize and check an email address; `400 INVALID` (field `email`) when it is not one we accept. */
@@ -10,7 +10,7 @@ export function normalizeEmail(raw: string, field = "email"): string {
   try {
     return normalize(raw);
   } catch (err) {
-    if (err instanceof EmailError) throw invalid(err.message, field);
+    if (err instanceof EmailError) throw badEmail(err.message, field);
     throw err;
   }
 }

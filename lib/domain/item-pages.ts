@@ -8,7 +8,7 @@
  * starts strictly after that position, so an item added or deleted meanwhile never makes a page
  * repeat or skip one that was there all along.
  */
-import { invalid } from "../errors";
+import { badCursor } from "./refusals";
 import { isUuid } from "./ids";
 
 export const DEFAULT_ITEM_PAGE = 500;
@@ -37,8 +37,7 @@ export function decideItemPage(query: { limit?: number; after?: string }): ItemP
   const limit = query.limit ?? DEFAULT_ITEM_PAGE;
   if (query.after === undefined) return { limit };
   const [createdAt, itemId, ...rest] = Buffer.from(query.after, "base64url").toString("utf8").split(" ");
-  if (rest.length > 0 || !createdAt || !TIMESTAMP.test(createdAt) || !isUuid(itemId))
-    throw invalid("after is not a cursor this server gave (pass the `next` of the page before)", "after");
+  if (rest.length > 0 || !createdAt || !TIMESTAMP.test(createdAt) || !isUuid(itemId)) throw badCursor();
   return { limit, after: { createdAt, itemId: itemId.toLowerCase() } };
 }
 

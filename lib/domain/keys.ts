@@ -2,8 +2,20 @@
  * The user's key bundle and the wraps made with it: the server checks sizes and signatures,
  * never holds a private key.
  */
+import {
+  badEd25519Length,
+  badKdfParameter,
+  badKeySignature,
+  badPrivateBlob,
+  badSalt,
+  badWrapLength,
+  badWrapSignature,
+  notCanonicalSpki,
+  notEd25519Key,
+  notSpkiKey,
+  rsaKeyOutOfRange,
+} from "./refusals";
 import { createPrivateKey, createPublicKey, verify, type KeyObject } from "node:crypto";
-import { invalid } from "../errors";
 import type { Kdf, VaultType } from "./types";
 import { KDF_CAPS } from "../../sdk/kdf";
 
@@ -68,7 +80,7 @@ export function checkKeyBundle(bundle: KeyBundle): void {
   try {
     rsa = createPublicKey({ key: der, format: "der", type: "spki" });
   } catch {
-    throw invalid("publicKey is not an SPKI DER public key", "publicKey");
+    throw notSpkiKey();
   }
   const details = rsa.asymmetricKeyDetails;
   if (
@@ -78,25 +90,25 @@ export function checkKeyBundle(bundle: KeyBundle): void {
     details.modulusLength > 4096 ||
     details.publicExponent !== 65537n
   ) {
-    throw invalid("publicKey must be an RSA key of 2048 to 4096 bits with exponent 65537", "publicKey");
+    throw rsaKeyOutOfRange();
   }
   if (!rsa.export({ format: "der", type: "spki" }).equals(der)) {
-    throw invalid("publicKey is not in canonical SPKI DER form", "publicKey");
+    throw notCanonicalSpki();
   }
   if (Buffer.from(bundle.signingPublicKey, "base64").length !== 32) {
-    throw invalid("signingPublicKey must be 32 raw Ed25519 bytes", "signingPublicKey");
+    throw badEd25519Length();
   }
   try {
     signingKey(bundle.signingPublicKey);
   } catch {
-    throw invalid("signingPublicKey is not an Ed25519 public key", "signingPublicKey");
+    throw notEd25519Key();
   }
   if (!signatureVerifies(der, Buffer.from(bundle.publicKeySignature, "base64"), bundle.signingPublicKey)) {
-    throw invalid("publicKeySignature does not verify over publicKey", "publicKeySignature");
+    throw badKeySignature();
   }
   for (const field of ["encryptedPrivateKey", "encryptedSigningPrivateKey"] as const) {
     const size = Buffer.from(bundle[field], "base64").length;
-    if (size === 0 || size > MAX_PRIVATE_BLOB) throw invalid(`${field} must be 1 byte to 16 KiB`, field);
+    if (size === 0 || size > MAX_PRIVATE_BLOB) throw badPrivateBlob(field);
   }
 }
 
@@ -107,17 +119,16 @@ export function checkKeyBundle(bundle: KeyBundle): void {
 export function checkKdf(kdf: Kdf): void {
   const salt = Buffer.from(kdf.salt, "base64");
   const caps = KDF_CAPS;
-  if (salt.length < caps.saltBytes.min || salt.length > caps.saltBytes.max)
-    throw invalid(`kdf.salt must be ${caps.saltBytes.min} to ${caps.saltBytes.max} bytes`, "salt");
+  if (salt.length < caps.saltBytes.min || salt.length > caps.saltBytes.max) throw badSalt(caps.saltBytes.min, caps.saltBytes.max);
   if (kdf.algorithm === "argon2id") {
     if (kdf.iterations < 2 || kdf.iterations > caps.argon2id.iterations)
-      throw invalid(`argon2id iterations must be 2 to ${caps.argon2id.iterations}`, "iterations");
+      throw badKdfParameter("argon2id iterations", 2, caps.argon2id.iterations, "iterations");
     if (kdf.memoryKiB < 19456 || kdf.memoryKiB > caps.argon2id.memoryKiB)
-      throw invalid(`argon2id memoryKiB must be 19456 to ${caps.argon2id.memoryKiB}`, "memoryKiB");
+      throw badKdfParameter("argon2id memoryKiB", 19456, caps.argon2id.memoryKiB, "memoryKiB");
     if (kdf.parallelism < 1 || kdf.parallelism > caps.argon2id.parallelism)
-      throw invalid(`argon2id parallelism must be 1 to ${caps.argon2id.parallelism}`, "parallelism");
+      throw badKdfParameter("argon2id parallelism", 1, caps.argon2id.parallelism, "parallelism");
   } else if (kdf.iterations < 600_000 || kdf.iterations > caps["pbkdf2-sha256"].iterations) {
-    throw invalid(`pbkdf2-sha256 iterations must be 600000 to ${caps["pbkdf2-sha256"].iterations}`, "iterations");
+    throw badKdfParameter("pbkdf2-sha256 iterations", 600000, caps["pbkdf2-sha256"].iterations, "iterations");
   }
 }
 
@@ -138,9 +149,9 @@ export function checkWrap(w: WrapCheck): void {
   const wrapped = Buffer.from(w.encryptedVaultKey, "base64");
   const expected = w.vaultType === "personal" ? PERSONAL_WRAP_BYTES : rsaModulusBytes(w.holderPublicKey);
   if (wrapped.length !== expected) {
-    throw invalid(`encryptedVaultKey must be exactly ${expected} bytes for this ${w.vaultType} vault and holder`, "encryptedVaultKey");
+    throw badWrapLength(expected, w.vaultType);
   }
   if (!signatureVerifies(wrapped, Buffer.from(w.wrapSignature, "base64"), w.senderSigningPublicKey)) {
-    throw invalid("wrapSignature does not verify over encryptedVaultKey with the sender's signing key", "wrapSignature");
+    throw badWrapSignature();
   }
 }

@@ -102,3 +102,48 @@ export const keyVersionMismatch = (current: number, stated: number) =>
 export const badName = (field: string, problem: string) => invalid(`${field} ${problem}`, field);
 /** An item's ciphertext past its size. */
 export const itemTooLarge = (field: "encryptedData" | "encryptedName", limit: string) => invalid(`${field} is larger than ${limit}`, field);
+
+// ---- Keys, statements and formats (lib/domain/keys.ts, statements.ts, email.ts, item-pages.ts, audit.ts) ----
+
+/** publicKey is not an SPKI DER public key. */
+export const notSpkiKey = () => invalid("publicKey is not an SPKI DER public key", "publicKey");
+/** An RSA key outside 2048 to 4096 bits, or another exponent than 65537. */
+export const rsaKeyOutOfRange = () => invalid("publicKey must be an RSA key of 2048 to 4096 bits with exponent 65537", "publicKey");
+/** An SPKI that is not in its one canonical DER form. */
+export const notCanonicalSpki = () => invalid("publicKey is not in canonical SPKI DER form", "publicKey");
+/** A signing key of another length than 32 bytes. */
+export const badEd25519Length = () => invalid("signingPublicKey must be 32 raw Ed25519 bytes", "signingPublicKey");
+/** 32 bytes that are not an Ed25519 public key. */
+export const notEd25519Key = () => invalid("signingPublicKey is not an Ed25519 public key", "signingPublicKey");
+/** The bundle's RSA key is not signed by its Ed25519 key. */
+export const badKeySignature = () => invalid("publicKeySignature does not verify over publicKey", "publicKeySignature");
+/** A wrapped private key of no bytes or past 16 KiB. */
+export const badPrivateBlob = (field: string) => invalid(`${field} must be 1 byte to 16 KiB`, field);
+/** A KDF salt outside its length bounds. */
+export const badSalt = (min: number, max: number) => invalid(`kdf.salt must be ${min} to ${max} bytes`, "salt");
+/** A KDF parameter below the floor or past the cap (sdk/kdf.ts). */
+export const badKdfParameter = (what: string, min: number, max: number, field: string) =>
+  invalid(`${what} must be ${min} to ${max}`, field);
+/** A wrapped vault key of another length than its vault type and holder's key give. */
+export const badWrapLength = (expected: number, vaultType: string) =>
+  invalid(`encryptedVaultKey must be exactly ${expected} bytes for this ${vaultType} vault and holder`, "encryptedVaultKey");
+/** A wrap not signed by its sender. */
+export const badWrapSignature = () =>
+  invalid("wrapSignature does not verify over encryptedVaultKey with the sender's signing key", "wrapSignature");
+/** A signed statement of another version than this server's. */
+export const badStatementVersion = (what: string, version: number, field: string) =>
+  invalid(`${what} must have version ${version}`, `${field}.version`);
+/** A statement that does not verify over its holder's fields. */
+export const badStatementSignature = (what: string, field: string) =>
+  invalid(`${what} does not verify with the signing key for this user id, email and keys`, `${field}.signature`);
+/** An invite binding without the invite it answers. */
+export const bindingWithoutInvite = () => invalid("inviteBinding comes only with an inviteToken", "inviteBinding");
+/** An invite binding that is not a 32-byte tag. */
+export const badBindingTag = () => invalid("inviteBinding must be an HMAC-SHA256 tag (32 bytes)", "inviteBinding");
+/** An address the one email rule (sdk/email.ts) refuses, in its words. */
+export const badEmail = (why: string, field: string) => invalid(why, field);
+/** An `after` that is not a cursor this server gave. */
+export const badCursor = () => invalid("after is not a cursor this server gave (pass the `next` of the page before)", "after");
+/** A link naming an audit head this organization's log does not have (`AuditClaim`). */
+export const unknownAuditHead = (field: string) =>
+  invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);

@@ -4,7 +4,7 @@
  * fields before storing it, so a client that trusts the server's honesty sees only statements
  * that verify; clients check them again themselves. Refusals are `400 INVALID` naming the field.
  */
-import { invalid } from "../errors";
+import { badBindingTag, badStatementSignature, badStatementVersion, bindingWithoutInvite } from "./refusals";
 import { inviteStatementBytes, kdfStatementBytes, keyStatementBytes, type InviteStatement } from "../../sdk/statements";
 import { signatureVerifies } from "./keys";
 import { keyFingerprint } from "./roster";
@@ -21,9 +21,9 @@ interface Holder {
 }
 
 function assertSigned(bytes: Uint8Array, statement: SignedStatement, signingPublicKey: string, field: string, what: string): void {
-  if (statement.version !== STATEMENT_VERSION) throw invalid(`${what} must have version ${STATEMENT_VERSION}`, `${field}.version`);
+  if (statement.version !== STATEMENT_VERSION) throw badStatementVersion(what, STATEMENT_VERSION, field);
   if (!signatureVerifies(Buffer.from(bytes), Buffer.from(statement.signature, "base64"), signingPublicKey)) {
-    throw invalid(`${what} does not verify with the signing key for this user id, email and keys`, `${field}.signature`);
+    throw badStatementSignature(what, field);
   }
 }
 
@@ -51,6 +51,6 @@ export function checkInviteStatement(
 
 /** The MAC an invited user registers with: 32 bytes, and only with an invite token. What it vouches for, the inviter checks. */
 export function checkInviteBinding(mac: string, withInvite: boolean): void {
-  if (!withInvite) throw invalid("inviteBinding comes only with an inviteToken", "inviteBinding");
-  if (Buffer.from(mac, "base64").length !== 32) throw invalid("inviteBinding must be an HMAC-SHA256 tag (32 bytes)", "inviteBinding");
+  if (!withInvite) throw bindingWithoutInvite();
+  if (Buffer.from(mac, "base64").length !== 32) throw badBindingTag();
 }

@@ -10,6 +10,7 @@
  * log or the item moved on since the client read it (`itemLink.seq`, `itemLink.revision`): the
  * SDK reads the new head and signs again.
  */
+import { itemLinkMissing, itemLogWithoutRoster } from "./refusals";
 import type { UserId } from "./ids";
 import { conflict, invalid } from "../errors";
 import {
@@ -156,10 +157,10 @@ const mismatch = (field: string, message: string) => new ItemLinkError(field, me
  */
 export function decideItemLinkStep(link: ItemLink | undefined, check: ItemLinkCheck): ItemLogEntry | undefined {
   if (!link) {
-    if (check.head) throw invalid("This vault keeps a signed item log: the write must carry its next link", ITEM_LINK_FIELD);
+    if (check.head) throw itemLinkMissing(ITEM_LINK_FIELD);
     return undefined;
   }
-  if (check.roster === null) throw invalid("A vault without a signed roster keeps no item log", ITEM_LINK_FIELD);
+  if (check.roster === null) throw itemLogWithoutRoster(ITEM_LINK_FIELD);
   return checkItemLink(link, check);
 }
 

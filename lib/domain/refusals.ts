@@ -80,6 +80,11 @@ export const rosterLinkMissing = (field: string) => invalid("This vault has a si
 export const vaultIdNotDerived = () =>
   invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, sdk/ids.ts)", "rosterLink.vaultId");
 
+/** A write without its next item link on a vault that keeps an item log. */
+export const itemLinkMissing = (field: string) => invalid("This vault keeps a signed item log: the write must carry its next link", field);
+/** An item link on a vault without a signed roster (which keeps no item log). */
+export const itemLogWithoutRoster = (field: string) => invalid("A vault without a signed roster keeps no item log", field);
+
 // ---- The rekey (lib/domain/rekey.ts) -----------------------------------------------------------
 
 /** The rekey names an entry twice. */

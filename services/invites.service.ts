@@ -1,13 +1,14 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { forbidden, invalid, notFound, notRedeemable, unauthorized } from "../lib/errors";
+import { forbidden, invalid, notFound, unauthorized } from "../lib/errors";
 import { checkInviteStatement } from "../lib/domain/statements";
 import type { InviteStatement } from "../sdk/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
-import { decideInviteLifetime, isRedeemable, type Invite } from "../lib/domain/invites";
+import { decideInviteLifetime, decideRedeemable, type Invite } from "../lib/domain/invites";
+import { inviteTokenNotFound } from "../lib/domain/refusals";
 import { addressLimit } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, GrantableRole, SignedStatement } from "../lib/domain/types";
@@ -137,13 +138,11 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const { token } = ctx.params;
           if (typeof token !== "string" || token.length < opaqueToken.min || token.length > opaqueToken.max)
             throw invalid(`token must be a string of ${opaqueToken.min} to ${opaqueToken.max} characters`, "token");
-          const invite = await inviteTokens.find(hashToken(token));
-          if (!invite) throw notFound("Invite token");
-          if (!isRedeemable(invite, clock.timestamp())) throw notRedeemable();
+          const invite = decideRedeemable(await inviteTokens.find(hashToken(token)), clock.timestamp());
           // The organization's name and the inviter's keys and statement too, so the invitee sees
           // whom they are joining and can check it against what their inviter signed.
           const [org, inviter] = await Promise.all([store.accounts.getOrg(invite.orgId), store.accounts.findUserById(invite.inviterId)]);
-          if (!inviter) throw notFound("Invite token");
+          if (!inviter) throw inviteTokenNotFound();
           return {
             inviteId: invite.inviteId,
             orgId: invite.orgId,

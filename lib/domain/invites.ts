@@ -2,7 +2,7 @@
 import type { InviteId, OrgId, UserId } from "./ids";
 import type { GrantableRole, SignedStatement } from "./types";
 import { parseDuration } from "./duration";
-import { badInviteLifetime } from "./refusals";
+import { badInviteLifetime, inviteNotRedeemable, inviteTokenNotFound } from "./refusals";
 
 export type InviteStatus = "pending" | "used" | "revoked";
 
@@ -34,6 +34,13 @@ export function decideInviteLifetime(expiresIn: string | undefined, defaultTtlMs
  * purges it. A used one stays, the record of how its user joined.
  */
 export const PURGEABLE_INVITE_STATUSES: readonly InviteStatus[] = ["pending", "revoked"];
+
+/** The invite a token names, redeemable now: no such invite is `404`, a used, revoked or expired one `INVITE_NOT_REDEEMABLE`. */
+export function decideRedeemable(invite: Invite | null, now: string): Invite {
+  if (!invite) throw inviteTokenNotFound();
+  if (!isRedeemable(invite, now)) throw inviteNotRedeemable();
+  return invite;
+}
 
 /** A pending invite not yet expired can be redeemed; anything else is INVITE_NOT_REDEEMABLE. */
 export function isRedeemable(invite: Pick<Invite, "status" | "expiresAt">, now: string): boolean {

@@ -4,9 +4,8 @@
  * address; a disabled one takes no one. The rule reads no store: the service looks the invite up
  * and asks whether the server has users, then calls it.
  */
-import type { Invite } from "./invites";
-import { isRedeemable } from "./invites";
-import { inviteNotRedeemable, inviteRequired, inviteTokenNotFound, notTheInvitedEmail, registrationDisabled } from "./refusals";
+import { decideRedeemable, type Invite } from "./invites";
+import { inviteRequired, notTheInvitedEmail, registrationDisabled } from "./refusals";
 
 export type RegistrationMode = "open" | "invite" | "disabled";
 
@@ -31,12 +30,11 @@ export interface RegistrationRequest {
 /** The invite the registration redeems (null: none needed), or the refusal. */
 export function decideRegistration(r: RegistrationRequest): Invite | null {
   decideRegistrationOpen(r.mode);
-  if (r.tokenGiven && !r.invite) throw inviteTokenNotFound();
-  if (!r.invite) {
+  if (!r.tokenGiven && !r.invite) {
     if (r.mode === "invite" && r.hasUsers) throw inviteRequired();
     return null;
   }
-  if (!isRedeemable(r.invite, r.now)) throw inviteNotRedeemable();
-  if (r.invite.email !== r.address) throw notTheInvitedEmail();
-  return r.invite;
+  const invite = decideRedeemable(r.invite, r.now);
+  if (invite.email !== r.address) throw notTheInvitedEmail();
+  return invite;
 }

@@ -1,5 +1,5 @@
 /** An invite's lifetime (decideInviteLifetime, lib/domain/invites.ts): `expiresIn` in, milliseconds or the named refusal out. */
-import { decideInviteLifetime } from "../../../lib/domain/invites";
+import { decideInviteLifetime, decideRedeemable, type Invite } from "../../../lib/domain/invites";
 
 const DEFAULT = 72 * 3_600_000;
 
@@ -19,4 +19,25 @@ test.each<[string | undefined, number | string]>([
     got = `${(err as { type: string }).type} ${(err as { data: { field: string } }).data.field}`;
   }
   expect(got).toBe(expected);
+});
+
+describe("an invite a token names (decideRedeemable)", () => {
+  const now = "2026-11-24T12:00:00.000Z";
+  const invite = (status: "pending" | "used" | "revoked", expiresAt = "2026-11-25T00:00:00.000Z") =>
+    ({ inviteId: "i", orgId: "o", email: "a@example.test", role: "member", inviterId: "u", status, expiresAt, createdAt: now }) as Invite;
+  test.each<[string, Invite | null, string]>([
+    ["none", null, "NOT_FOUND"],
+    ["pending", invite("pending"), "redeemable"],
+    ["used", invite("used"), "INVITE_NOT_REDEEMABLE"],
+    ["revoked", invite("revoked"), "INVITE_NOT_REDEEMABLE"],
+    ["expired", invite("pending", now), "INVITE_NOT_REDEEMABLE"],
+  ])("%s: %s", (_what, given, expected) => {
+    let got = "redeemable";
+    try {
+      decideRedeemable(given, now);
+    } catch (err) {
+      got = (err as { type: string }).type;
+    }
+    expect(got).toBe(expected);
+  });
 });

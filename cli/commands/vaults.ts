@@ -1,5 +1,5 @@
 /** Vault commands: list, create, rename, delete, members, share, remove, rekey and adopt. */
-import type { Vault, VaultClient, VaultRole } from "../../sdk";
+import { VAULT_ROLES, type Vault, type VaultClient, type VaultRole } from "../../sdk";
 import type { Context } from "../context";
 import { progressBar, table } from "../output";
 import { confirmOrStop } from "../password";
@@ -16,6 +16,9 @@ import {
   trustLine,
   statedLine,
 } from "./shared";
+
+/** `--member USER[:ROLE]`: a user (email or id), and optionally one of the vault roles. */
+const MEMBER_ARG = new RegExp(`^(.*?)(?::(${VAULT_ROLES.join("|")}))?$`);
 
 export const vaultsCommands: Command[] = [
   {
@@ -198,9 +201,10 @@ export const vaultsCommands: Command[] = [
       if (opts.member?.length) {
         members = [];
         for (const given of opts.member as string[]) {
-          const [, ref, role] = /^(.*?)(?::(owner|admin|member))?$/.exec(given)!;
+          const [, ref, named] = MEMBER_ARG.exec(given)!;
           const userId = (await findUser(client, ref!)).userId;
-          members.push({ userId, role: (role as VaultRole | undefined) ?? (userId === client.account.userId ? "owner" : "member") });
+          const role = VAULT_ROLES.find((r) => r === named) ?? (userId === client.account.userId ? "owner" : "member");
+          members.push({ userId, role });
         }
       } else {
         // What the owner confirms is what was shown: the members, their roles and the name (the SDK refuses a list that differs by then).

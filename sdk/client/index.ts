@@ -35,6 +35,7 @@ import type {
   VaultVerification,
   VerifiedRoster,
 } from "./types";
+import type { GrantableRole } from "../vault-roles";
 import { Vaults, type CheckedVault } from "./vaults";
 
 export type { VaultClientOptions } from "./core";
@@ -171,7 +172,7 @@ export class VaultClient {
   verifiedMembers(vaultId: string): Promise<{ members: MemberEntry[]; roster: VerifiedRoster | null }> {
     return this.memberOps.verifiedMembers(lc(vaultId));
   }
-  share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
+  share(vaultId: string, userId: string, role: GrantableRole = "member"): Promise<void> {
     return this.memberOps.share(lc(vaultId), lc(userId), role);
   }
   removeMember(vaultId: string, userId: string): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }> {
@@ -249,7 +250,7 @@ export class VaultClient {
 
   // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------
 
-  createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<CreatedInvite> {
+  createInvite(email: string, role: GrantableRole = "member", expiresIn?: string): Promise<CreatedInvite> {
     return this.invites.createInvite(email, role, expiresIn);
   }
   inviteLink(code: string): string {

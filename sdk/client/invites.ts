@@ -29,6 +29,7 @@ import {
 import type { ClientCore } from "./core";
 import { selfConsistent, type ServedBundle, type Trust } from "./trust";
 import type { Invite } from "./types";
+import type { GrantableRole } from "../vault-roles";
 
 /** What `POST /invites/redeem` answers. */
 interface Redeemable {
@@ -36,7 +37,7 @@ interface Redeemable {
   orgId: string;
   orgName?: string;
   email: string;
-  role: "admin" | "member";
+  role: GrantableRole;
   expiresAt: string;
   inviter: ServedBundle;
   inviteStatement?: SignedStatement;
@@ -84,7 +85,7 @@ export class Invites {
    * invited email) to check the invitee's keys against at first contact. An invite the server
    * would not take the statement for is revoked again.
    */
-  async createInvite(email: string, role: "admin" | "member" = "member", expiresIn?: string): Promise<CreatedInvite> {
+  async createInvite(email: string, role: GrantableRole = "member", expiresIn?: string): Promise<CreatedInvite> {
     const { core } = this;
     const keys = core.requireKeys();
     const account = core.account;

@@ -12,6 +12,7 @@ import { vaultMoved, type ClientCore } from "./core";
 import { memberListProblems, type Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { MemberEntry, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
+import { mayDo, type GrantableRole } from "../vault-roles";
 import { nameCheckOf, type Vaults } from "./vaults";
 
 export class Members {
@@ -49,7 +50,7 @@ export class Members {
    * invite bindings) and adds them, with a signed `add` link; a rekey in between (409) wraps the
    * new key instead. Refused like every write on a vault that needs a rekey or has no roster.
    */
-  async share(vaultId: string, userId: string, role: "admin" | "member" = "member"): Promise<void> {
+  async share(vaultId: string, userId: string, role: GrantableRole = "member"): Promise<void> {
     const keys = this.core.requireKeys();
     const recipient = await this.trust.userKeys(userId);
     await this.rosters.withRosterRetry(() =>
@@ -210,7 +211,8 @@ export class Members {
           check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
         }
         const senderRole = roles.get(m.senderId);
-        if (senderRole !== "owner" && senderRole !== "admin") {
+        // Who may wrap the key for a member is who may add one (the role table).
+        if (!senderRole || !mayDo(senderRole, "addMember")) {
           check.problems.push(
             `signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`,
           );

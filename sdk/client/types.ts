@@ -3,7 +3,7 @@ import type { SealedItem, ItemContent } from "../items";
 import type { StoredAccountKeys } from "../keys";
 import type { KdfParams } from "../primitives";
 import type { RosterLink, RosterState } from "../roster";
-import type { VaultRole } from "../vault-roles";
+import type { GrantableRole, VaultRole } from "../vault-roles";
 
 export type { VaultRole } from "../vault-roles";
 export type { OrgRole } from "../org-roles";
@@ -53,7 +53,7 @@ export interface Item extends ItemContent {
 export interface Invite {
   id: string;
   email: string;
-  role: "admin" | "member";
+  role: GrantableRole;
   inviterId: string;
   expiresAt: string;
   createdAt: string;

@@ -1,7 +1,6 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2). */
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid, notRedeemable, unauthorized } from "../lib/errors";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
@@ -16,7 +15,14 @@ import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VER
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import { limitPerAddress, netKey } from "../lib/limits/counters";
-import { rateLimited } from "../lib/domain/refusals";
+import {
+  badRefreshToken,
+  inviteBeingRedeemed,
+  kdfParameterMissing,
+  rateLimited,
+  refreshUserGone,
+  wrongEmailOrPassword,
+} from "../lib/domain/refusals";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -39,8 +45,8 @@ const INVITE_LOCK_MS = 30_000;
 /** Only the fields of the chosen algorithm are kept. */
 function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
   if (k.algorithm === "pbkdf2-sha256") return { algorithm: k.algorithm, salt: k.salt, iterations: k.iterations };
-  if (k.memoryKiB === undefined) throw invalid("argon2id needs memoryKiB", "memoryKiB");
-  if (k.parallelism === undefined) throw invalid("argon2id needs parallelism", "parallelism");
+  if (k.memoryKiB === undefined) throw kdfParameterMissing("memoryKiB");
+  if (k.parallelism === undefined) throw kdfParameterMissing("parallelism");
   return { algorithm: "argon2id", salt: k.salt, iterations: k.iterations, memoryKiB: k.memoryKiB, parallelism: k.parallelism };
 }
 
@@ -156,7 +162,7 @@ export function authService(rt: Runtime): ServiceSchema {
           if (invite && tokenHash) {
             // One redemption at a time per token; the store's conditional update decides for real.
             if (!(await inviteTokens.lockOnce(tokenHash, INVITE_LOCK_MS))) {
-              throw notRedeemable("The invite is being redeemed");
+              throw inviteBeingRedeemed();
             }
             try {
               user = await store.accounts.registerWithInvite({
@@ -224,7 +230,7 @@ export function authService(rt: Runtime): ServiceSchema {
           const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
           if (!user || !ok) {
             metrics.loginFailed();
-            throw unauthorized("Wrong email or password");
+            throw wrongEmailOrPassword();
           }
           await Promise.all(counted.map((k) => counters.add(k, -1, window)));
           // Renewed at every sign-in: an address stays known for 30 days after its last one.
@@ -263,12 +269,9 @@ export function authService(rt: Runtime): ServiceSchema {
             next,
             now: clock.timestamp(),
           });
-          if (!outcome.ok)
-            throw unauthorized(
-              outcome.reason === "reused" ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token",
-            );
+          if (!outcome.ok) throw badRefreshToken(outcome.reason === "reused");
           const user = await store.accounts.findUserById(outcome.userId);
-          if (!user) throw unauthorized("Invalid refresh token");
+          if (!user) throw refreshUserGone();
           return tokenPair(user, next.token);
         },
       },

@@ -1,7 +1,8 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
+import { decideInviteSigner, decideVisibleInvite } from "../lib/domain/access";
+import { badRedeemToken, tokenUserGone } from "../lib/domain/refusals";
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { forbidden, invalid, notFound, unauthorized } from "../lib/errors";
 import { checkInviteStatement } from "../lib/domain/statements";
 import type { InviteStatement } from "../sdk/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
@@ -90,8 +91,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         params: paramsOf("invites.revoke"),
         async handler(ctx: Ctx<{ inviteId: InviteId }>) {
           const caller = callerOf(ctx);
-          const invite = await store.invites.getInvite(ctx.params.inviteId);
-          if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
+          const invite = decideVisibleInvite(await store.invites.getInvite(ctx.params.inviteId), caller);
           assertInviteManager(caller);
           // The event is written only when this call revokes it (not again for a revoked one).
           const outcome = await store.invites.revokeInvite({
@@ -115,11 +115,10 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
         params: paramsOf("invites.attachStatement"),
         async handler(ctx: Ctx<{ inviteId: InviteId; statement: SignedStatement }>) {
           const caller = callerOf(ctx);
-          const invite = await store.invites.getInvite(ctx.params.inviteId);
-          if (!invite || invite.orgId !== caller.orgId) throw notFound("Invite");
-          if (invite.inviterId !== caller.userId) throw forbidden("Only the inviter signs an invite");
+          const invite = decideVisibleInvite(await store.invites.getInvite(ctx.params.inviteId), caller);
+          decideInviteSigner(invite, caller.userId);
           const [inviter, org] = await Promise.all([store.accounts.findUserById(caller.userId), store.accounts.getOrg(invite.orgId)]);
-          if (!inviter || !org) throw unauthorized("The token's user no longer exists");
+          if (!inviter || !org) throw tokenUserGone();
           checkInviteStatement(statementOf(invite, org.name), inviter.signingPublicKey, ctx.params.statement);
           await store.invites.attachStatement({ inviteId: invite.inviteId, statement: ctx.params.statement, now: clock.timestamp() });
           await inviteTokens.forget(invite.inviteId);
@@ -137,7 +136,7 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           );
           const { token } = ctx.params;
           if (typeof token !== "string" || token.length < opaqueToken.min || token.length > opaqueToken.max)
-            throw invalid(`token must be a string of ${opaqueToken.min} to ${opaqueToken.max} characters`, "token");
+            throw badRedeemToken(opaqueToken.min, opaqueToken.max);
           const invite = decideRedeemable(await inviteTokens.find(hashToken(token)), clock.timestamp());
           // The organization's name and the inviter's keys and statement too, so the invitee sees
           // whom they are joining and can check it against what their inviter signed.

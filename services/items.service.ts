@@ -1,11 +1,11 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
+import { checkpointWithoutLink } from "../lib/domain/refusals";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { assertItemSizes } from "../lib/domain/items";
 import { decideItemPage, itemPage } from "../lib/domain/item-pages";
 import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
-import { invalid } from "../lib/errors";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -116,7 +116,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
         async handler(ctx: Ctx<{ vaultId: VaultId; itemLink: unknown }>) {
           const caller = callerOf(ctx);
           const itemLink = await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(ctx.params.itemLink));
-          if (!itemLink) throw invalid("A checkpoint is an itemLink", "itemLink");
+          if (!itemLink) throw checkpointWithoutLink();
           await store.items.appendCheckpoint({
             vaultId: ctx.params.vaultId,
             actorId: caller.userId,

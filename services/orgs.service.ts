@@ -1,7 +1,8 @@
 /** Organizations and their members' public key bundles (contract section 2). */
+import { decideOrgAccess } from "../lib/domain/access";
+import { orgNotFound } from "../lib/domain/refusals";
 import type { OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { forbidden, notFound } from "../lib/errors";
 import { callerOf, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -11,7 +12,7 @@ type Ctx<P> = Context<P, RequestMeta>;
 
 export function orgsService({ store }: Runtime): ServiceSchema {
   function assertInOrg(ctx: Ctx<{ orgId: OrgId }>): void {
-    if (callerOf(ctx).orgId !== ctx.params.orgId) throw forbidden("Not a member of this organization");
+    decideOrgAccess(callerOf(ctx), ctx.params.orgId);
   }
   return {
     name: "orgs",
@@ -21,7 +22,7 @@ export function orgsService({ store }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ orgId: OrgId }>) {
           assertInOrg(ctx);
           const org = await store.accounts.getOrg(ctx.params.orgId);
-          if (!org) throw notFound("Organization");
+          if (!org) throw orgNotFound();
           return { orgId: org.orgId, name: org.name, createdAt: org.createdAt };
         },
       },

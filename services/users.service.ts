@@ -1,7 +1,8 @@
 /** The caller's profile and statements, and other users' public keys (contract section 2). */
+import { decideVisibleUser } from "../lib/domain/access";
+import { noStatementGiven, tokenUserGone } from "../lib/domain/refusals";
 import type { UserId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { invalid, notFound, unauthorized } from "../lib/errors";
 import { checkKdfStatement, checkKeyStatement } from "../lib/domain/statements";
 import type { SignedStatement } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
@@ -15,7 +16,7 @@ type Ctx<P = unknown> = Context<P, RequestMeta>;
 export function usersService({ store }: Runtime): ServiceSchema {
   async function caller(ctx: Ctx): Promise<UserRecord> {
     const user = await store.accounts.findUserById(callerOf(ctx).userId);
-    if (!user) throw unauthorized("The token's user no longer exists");
+    if (!user) throw tokenUserGone();
     return user;
   }
 
@@ -31,9 +32,8 @@ export function usersService({ store }: Runtime): ServiceSchema {
       keys: {
         params: paramsOf("users.keys"),
         async handler(ctx: Ctx<{ userId: UserId }>) {
-          const user = await store.accounts.findUserById(ctx.params.userId);
           // Users of other organizations do not exist for the caller.
-          if (!user || user.orgId !== callerOf(ctx).orgId) throw notFound("User");
+          const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
           return publicKeysOf(user);
         },
       },
@@ -44,7 +44,7 @@ export function usersService({ store }: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ keyStatement?: SignedStatement; kdfStatement?: SignedStatement }>) {
           const user = await caller(ctx);
           const { keyStatement, kdfStatement } = ctx.params;
-          if (!keyStatement && !kdfStatement) throw invalid("Give keyStatement, kdfStatement or both", "keyStatement");
+          if (!keyStatement && !kdfStatement) throw noStatementGiven();
           if (keyStatement) checkKeyStatement(user, keyStatement);
           if (kdfStatement) checkKdfStatement(user, kdfStatement);
           await store.accounts.setStatements({ userId: user.userId, keyStatement, kdfStatement });

@@ -3,7 +3,7 @@ import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { decideVaultName } from "../lib/domain/names";
 import { newId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { unauthorized } from "../lib/errors";
+import { tokenUserGone } from "../lib/domain/refusals";
 import { checkWrap } from "../lib/domain/keys";
 import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
@@ -44,7 +44,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
             parseRosterLink(p.rosterLink),
           );
           const user = await store.accounts.findUserById(caller.userId);
-          if (!user) throw unauthorized("The token's user no longer exists");
+          if (!user) throw tokenUserGone();
           checkWrap({
             vaultType: p.type,
             encryptedVaultKey: p.encryptedVaultKey,

@@ -4,7 +4,7 @@
  * rule and the rule's test; the error body keeps the contract's shape (`{ error: { code,
  * message, field? } }`).
  */
-import { AppError, conflict, forbidden, invalid, notFound, notRedeemable } from "../errors";
+import { AppError, conflict, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../errors";
 import type { VaultRole } from "./types";
 
 // ---- Items (lib/domain/items.ts) ----------------------------------------------------------------
@@ -152,3 +152,35 @@ export const badCursor = () => invalid("after is not a cursor this server gave (
 /** A link naming an audit head this organization's log does not have (`AuditClaim`). */
 export const unknownAuditHead = (field: string) =>
   invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);
+
+// ---- Who sees what (lib/domain/access.ts), and sessions ----------------------------------------
+
+/** Another organization than the caller's. */
+export const notOrgMember = () => forbidden("Not a member of this organization");
+/** A user of another organization, or none: they do not exist for the caller. */
+export const userNotFound = () => notFound("User");
+/** An invite of another organization, or none. */
+export const inviteNotFound = () => notFound("Invite");
+/** Only the inviter signs their invite. */
+export const notTheInviter = () => forbidden("Only the inviter signs an invite");
+/** The organization the request names is gone. */
+export const orgNotFound = () => notFound("Organization");
+/** The access token's user no longer exists. */
+export const tokenUserGone = () => unauthorized("The token's user no longer exists");
+/** A login with the wrong email or password (the one answer for both). */
+export const wrongEmailOrPassword = () => unauthorized("Wrong email or password");
+/** A refresh token that is no login's, expired, or reused (which revokes the login). */
+export const badRefreshToken = (reused: boolean) =>
+  unauthorized(reused ? "Refresh token reused; the login was revoked" : "Invalid or expired refresh token");
+/** A refresh token whose user is gone. */
+export const refreshUserGone = () => unauthorized("Invalid refresh token");
+/** Another registration is redeeming this invite right now. */
+export const inviteBeingRedeemed = () => notRedeemable("The invite is being redeemed");
+/** An argon2id KDF without one of its parameters. */
+export const kdfParameterMissing = (field: "memoryKiB" | "parallelism") => invalid(`argon2id needs ${field}`, field);
+/** A checkpoint request without its link. */
+export const checkpointWithoutLink = () => invalid("A checkpoint is an itemLink", "itemLink");
+/** A statements upgrade that gives neither statement. */
+export const noStatementGiven = () => invalid("Give keyStatement, kdfStatement or both", "keyStatement");
+/** A redeem token of the wrong shape (counted against the address before it is checked). */
+export const badRedeemToken = (min: number, max: number) => invalid(`token must be a string of ${min} to ${max} characters`, "token");

@@ -21,23 +21,8 @@ import { canonicalJson } from "./canonical";
 import { utf8, type Bytes } from "./encoding";
 import type { CryptoKey } from "./primitives";
 import { GENESIS_PREV } from "./roster";
-import {
-  AUDIT_CLAIM_FIELDS,
-  checkAtAndSig,
-  ED25519_SIG,
-  exactKeys,
-  fail,
-  HEX64,
-  int,
-  linkSig,
-  linkSigVerifies,
-  oneOf,
-  parseAuditClaim,
-  sha256Hex,
-  str,
-  TIMESTAMP,
-  UUID_LOWER,
-} from "./link-format";
+// What every signed link shares (sdk/link-format.ts): field checks (fmt.str, fmt.int, ...), hash and signature.
+import * as fmt from "./link-format";
 
 export { RosterLinkError as ItemLinkError } from "./link-format";
 
@@ -121,12 +106,12 @@ function canonicalBody(link: UnsignedItemLink): string {
 export const itemLinkBytes = (link: UnsignedItemLink): Bytes => utf8(canonicalBody(link));
 /** What the actor signs: the context string, then the canonical bytes. */
 export const itemLinkSigningBytes = (link: UnsignedItemLink): Bytes => utf8(ITEM_LINK_CONTEXT + canonicalBody(link));
-export const itemLinkHash = (link: UnsignedItemLink): Promise<string> => sha256Hex(itemLinkBytes(link));
+export const itemLinkHash = (link: UnsignedItemLink): Promise<string> => fmt.sha256Hex(itemLinkBytes(link));
 
 /** The bytes an item's digest covers: its two ciphertexts as stored (canonical base64), name first, joined by "." (not a base64 character). */
 export const itemDigestBytes = (item: { encryptedName: string; encryptedData: string }): Bytes =>
   utf8(`${item.encryptedName}.${item.encryptedData}`);
-export const itemDigest = (item: { encryptedName: string; encryptedData: string }): Promise<string> => sha256Hex(itemDigestBytes(item));
+export const itemDigest = (item: { encryptedName: string; encryptedData: string }): Promise<string> => fmt.sha256Hex(itemDigestBytes(item));
 
 /** Items as the log names them, by id: each one's revision and the digest of its ciphertexts (computed side by side). */
 export async function itemStatesOf(
@@ -142,47 +127,47 @@ export function itemSetBytes(items: Iterable<readonly [string, ItemState]>): Byt
   entries.sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
   return utf8(canonicalJson(entries));
 }
-export const itemSetDigest = (items: Iterable<readonly [string, ItemState]>): Promise<string> => sha256Hex(itemSetBytes(items));
+export const itemSetDigest = (items: Iterable<readonly [string, ItemState]>): Promise<string> => fmt.sha256Hex(itemSetBytes(items));
 
 export async function signItemLink(link: UnsignedItemLink, signingPrivateKey: CryptoKey): Promise<ItemLink> {
-  return { ...link, sig: await linkSig(itemLinkSigningBytes(link), signingPrivateKey) };
+  return { ...link, sig: await fmt.linkSig(itemLinkSigningBytes(link), signingPrivateKey) };
 }
 
 export const itemLinkSignatureVerifies = (link: ItemLink, signingPublicKeyRaw: Bytes): Promise<boolean> =>
-  linkSigVerifies(itemLinkSigningBytes(link), link.sig, signingPublicKeyRaw);
+  fmt.linkSigVerifies(itemLinkSigningBytes(link), link.sig, signingPublicKeyRaw);
 
 // ---- Format ------------------------------------------------------------------------------------
 
 /** A link as received (JSON), checked field by field: exactly the fields its operation carries. Throws `ItemLinkError` naming the field. */
 export function parseItemLink(raw: unknown): ItemLink {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail(ITEM_LINK_FIELD, "an item link must be an object");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fmt.fail(ITEM_LINK_FIELD, "an item link must be an object");
   const o = raw as Record<string, unknown>;
-  const op = oneOf<ItemLinkOp>(o, "op", ITEM_LINK_OPS);
+  const op = fmt.oneOf<ItemLinkOp>(o, "op", ITEM_LINK_OPS);
   const fields = [...COMMON_FIELDS, ...OP_FIELDS[op]];
-  exactKeys(o, [...fields, ...AUDIT_CLAIM_FIELDS], "");
-  for (const f of fields) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
+  fmt.exactKeys(o, [...fields, ...fmt.AUDIT_CLAIM_FIELDS], "");
+  for (const f of fields) if (o[f] === undefined) fmt.fail(f, `a ${op} link needs ${f}`);
   const link: ItemLink = {
-    vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
-    seq: int(o, "seq", 0),
-    prev: str(o, "prev", HEX64, "64 lower-case hex digits"),
+    vaultId: fmt.str(o, "vaultId", fmt.UUID_LOWER, "a lower-case UUID"),
+    seq: fmt.int(o, "seq", 0),
+    prev: fmt.str(o, "prev", fmt.HEX64, "64 lower-case hex digits"),
     op,
-    actorId: str(o, "actorId", UUID_LOWER, "a lower-case UUID"),
-    at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
-    keyVersion: int(o, "keyVersion", 1),
-    rosterSeq: int(o, "rosterSeq", 0),
-    rosterHead: str(o, "rosterHead", HEX64, "64 lower-case hex digits"),
-    sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
+    actorId: fmt.str(o, "actorId", fmt.UUID_LOWER, "a lower-case UUID"),
+    at: fmt.str(o, "at", fmt.TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
+    keyVersion: fmt.int(o, "keyVersion", 1),
+    rosterSeq: fmt.int(o, "rosterSeq", 0),
+    rosterHead: fmt.str(o, "rosterHead", fmt.HEX64, "64 lower-case hex digits"),
+    sig: fmt.str(o, "sig", fmt.ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
-  checkAtAndSig(link);
-  parseAuditClaim(o, link);
-  if (o.itemId !== undefined) link.itemId = str(o, "itemId", UUID_LOWER, "a lower-case UUID");
-  if (o.revision !== undefined) link.revision = int(o, "revision", 1);
-  if (o.sha256 !== undefined) link.sha256 = str(o, "sha256", HEX64, "64 lower-case hex digits");
-  if (o.prevSha256 !== undefined) link.prevSha256 = str(o, "prevSha256", HEX64, "64 lower-case hex digits");
-  if (o.count !== undefined) link.count = int(o, "count", 0);
-  if (o.setDigest !== undefined) link.setDigest = str(o, "setDigest", HEX64, "64 lower-case hex digits");
-  if (op === "create" && link.revision !== 1) fail("revision", "a created item's revision is 1");
-  if (op === "update" && link.revision! < 2) fail("revision", "an updated item's revision is at least 2");
+  fmt.checkAtAndSig(link);
+  fmt.parseAuditClaim(o, link);
+  if (o.itemId !== undefined) link.itemId = fmt.str(o, "itemId", fmt.UUID_LOWER, "a lower-case UUID");
+  if (o.revision !== undefined) link.revision = fmt.int(o, "revision", 1);
+  if (o.sha256 !== undefined) link.sha256 = fmt.str(o, "sha256", fmt.HEX64, "64 lower-case hex digits");
+  if (o.prevSha256 !== undefined) link.prevSha256 = fmt.str(o, "prevSha256", fmt.HEX64, "64 lower-case hex digits");
+  if (o.count !== undefined) link.count = fmt.int(o, "count", 0);
+  if (o.setDigest !== undefined) link.setDigest = fmt.str(o, "setDigest", fmt.HEX64, "64 lower-case hex digits");
+  if (op === "create" && link.revision !== 1) fmt.fail("revision", "a created item's revision is 1");
+  if (op === "update" && link.revision! < 2) fmt.fail("revision", "an updated item's revision is at least 2");
   return link;
 }
 
@@ -208,16 +193,17 @@ export interface ItemLogHead {
  */
 export function applyItemLink(before: ItemLogHead | null, link: ItemLink, hash: string): ItemLogHead {
   if (before === null) {
-    if (link.seq !== 0) fail("seq", `the item log starts at seq 0, not ${link.seq}`);
-    if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
-    if (link.op !== "checkpoint") fail("op", `an item log starts with a checkpoint, not ${link.op}`);
+    if (link.seq !== 0) fmt.fail("seq", `the item log starts at seq 0, not ${link.seq}`);
+    if (link.prev !== GENESIS_PREV) fmt.fail("prev", "the first link's prev must be 64 zeros");
+    if (link.op !== "checkpoint") fmt.fail("op", `an item log starts with a checkpoint, not ${link.op}`);
   } else {
-    if (link.vaultId !== before.vaultId) fail("vaultId", `the link names vault ${link.vaultId}, not ${before.vaultId}`);
-    if (link.seq !== before.seq + 1) fail("seq", `the next link's seq is ${before.seq + 1}, not ${link.seq}`);
-    if (link.prev !== before.head) fail("prev", `prev is not the hash of link ${before.seq}`);
+    if (link.vaultId !== before.vaultId) fmt.fail("vaultId", `the link names vault ${link.vaultId}, not ${before.vaultId}`);
+    if (link.seq !== before.seq + 1) fmt.fail("seq", `the next link's seq is ${before.seq + 1}, not ${link.seq}`);
+    if (link.prev !== before.head) fmt.fail("prev", `prev is not the hash of link ${before.seq}`);
     const keyVersion = link.op === "rekey" ? before.keyVersion + 1 : before.keyVersion;
-    if (link.keyVersion !== keyVersion) fail("keyVersion", `the vault's key version at this link is ${keyVersion}, not ${link.keyVersion}`);
-    if (link.rosterSeq < before.rosterSeq) fail("rosterSeq", `rosterSeq goes back from ${before.rosterSeq} to ${link.rosterSeq}`);
+    if (link.keyVersion !== keyVersion)
+      fmt.fail("keyVersion", `the vault's key version at this link is ${keyVersion}, not ${link.keyVersion}`);
+    if (link.rosterSeq < before.rosterSeq) fmt.fail("rosterSeq", `rosterSeq goes back from ${before.rosterSeq} to ${link.rosterSeq}`);
   }
   return {
     vaultId: link.vaultId,
@@ -240,15 +226,15 @@ export function applyToItems(items: Map<string, ItemState>, link: ItemLink): voi
   const id = link.itemId!;
   const now = items.get(id);
   if (link.op === "create") {
-    if (now) fail("itemId", `item ${id} already exists`);
+    if (now) fmt.fail("itemId", `item ${id} already exists`);
     items.set(id, { revision: 1, sha256: link.sha256! });
     return;
   }
-  if (!now) fail("itemId", `item ${id} does not exist`);
+  if (!now) fmt.fail("itemId", `item ${id} does not exist`);
   const revisionBefore = link.op === "update" ? link.revision! - 1 : link.revision!;
   if (now.revision !== revisionBefore)
-    fail("revision", `item ${id} is at revision ${now.revision}, the link follows revision ${revisionBefore}`);
-  if (now.sha256 !== link.prevSha256) fail("prevSha256", `prevSha256 is not the digest of item ${id} as it was`);
+    fmt.fail("revision", `item ${id} is at revision ${now.revision}, the link follows revision ${revisionBefore}`);
+  if (now.sha256 !== link.prevSha256) fmt.fail("prevSha256", `prevSha256 is not the digest of item ${id} as it was`);
   if (link.op === "delete") items.delete(id);
   else items.set(id, { revision: link.revision!, sha256: link.sha256! });
 }
@@ -276,7 +262,7 @@ export function expectedAfter(linksAfterBase: readonly ItemLink[]): ExpectedItem
     const before = stateBefore(link);
     if (!atBase.has(id)) atBase.set(id, before);
     else if (!sameState(touched.get(id)!, before))
-      fail("prevSha256", `link ${link.seq} does not follow from the state the link before left item ${id} in`);
+      fmt.fail("prevSha256", `link ${link.seq} does not follow from the state the link before left item ${id} in`);
     touched.set(id, link.op === "delete" ? null : { revision: link.revision!, sha256: link.sha256! });
   }
   return { touched, atBase };

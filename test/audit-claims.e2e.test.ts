@@ -18,6 +18,7 @@ import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
 import { Answer, dishonest, writesTo, type Sent } from "./helpers/dishonest";
+import { allAuditRecords } from "./helpers/audit";
 
 jest.setTimeout(180_000);
 
@@ -47,16 +48,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   const forgerSeed = newAuditKeySeed();
 
   /** Every record of the organization's log, oldest first, as the service holds it. */
-  async function genuineRecords(): Promise<any[]> {
-    const out: any[] = [];
-    let before: number | null | undefined;
-    do {
-      const page = await alice.auditLog({ limit: 500, before: before ?? undefined });
-      out.push(...page.events);
-      before = page.nextBefore;
-    } while (before);
-    return out.sort((a, b) => a.seq - b.seq);
-  }
+  const genuineRecords = async () => (await allAuditRecords(alice)).sort((a, b) => a.seq - b.seq);
 
   /** The audit log once the worker has recorded every event (its length unchanged for half a second). */
   async function settled(): Promise<number> {
@@ -105,6 +97,22 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     await device.addItem(vault.vaultId, { name: "first", fields: { password: "one" } });
     await device.listItems(vault.vaultId);
     return { alice: device, vaultId: vault.vaultId };
+  }
+
+  /**
+   * Carol checked a forked log; then alice checked the genuine one, longer by now, and signed an
+   * item link carrying its head, which carol has not read yet.
+   */
+  async function headPastCarols() {
+    const { alice, vaultId } = await aliceWithVault();
+    await settled();
+    const { carol, state } = await carolForked(1);
+    await carol.verifyAuditLog();
+    await alice.addItem(vaultId, { name: "more history", fields: {} });
+    await settled();
+    await alice.verifyAuditLog();
+    await alice.addItem(vaultId, { name: "signed on it", fields: {} });
+    return { vaultId, carol, state };
   }
 
   beforeAll(async () => {
@@ -204,14 +212,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   });
 
   test("the audit log unavailable when alice's link is read: the read fails and, once it is back, is refused (the link read again)", async () => {
-    const { alice, vaultId } = await aliceWithVault();
-    await settled();
-    const { carol, state } = await carolForked(1);
-    await carol.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "more history", fields: {} });
-    await settled();
-    await alice.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "signed on it", fields: {} });
+    const { vaultId, carol, state } = await headPastCarols();
     state.down = 503;
     await expect(carol.listItems(vaultId)).rejects.toMatchObject({ name: "ApiError", status: 503 });
     state.down = false;
@@ -219,14 +220,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   });
 
   test("the audit log refused to carol (403: no longer a manager, or so the server says): her read goes on, and her next check refuses the claim", async () => {
-    const { alice, vaultId } = await aliceWithVault();
-    await settled();
-    const { carol, state } = await carolForked(1);
-    await carol.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "more history", fields: {} });
-    await settled();
-    await alice.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "signed on it", fields: {} });
+    const { vaultId, carol, state } = await headPastCarols();
     state.down = 403;
     expect((await carol.listItems(vaultId)).length).toBe(3);
     state.down = false;

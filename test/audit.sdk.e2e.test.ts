@@ -13,6 +13,7 @@ import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { eventually } from "./helpers/wait";
 import { dishonest, type Edit } from "./helpers/dishonest";
+import { allAuditRecords } from "./helpers/audit";
 
 jest.setTimeout(120_000);
 
@@ -51,16 +52,7 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     (m, p, body) =>
       m === "GET" && p === "/audit" ? { events: change(all), nextBefore: null } : body;
 
-  async function allRecords(): Promise<any[]> {
-    const out: any[] = [];
-    let before: number | null | undefined;
-    do {
-      const page = await alice.auditLog({ limit: 500, before: before ?? undefined });
-      out.push(...page.events);
-      before = page.nextBefore;
-    } while (before);
-    return out;
-  }
+  const allRecords = () => allAuditRecords(alice);
 
   beforeAll(async () => {
     const database = await openDatabase();

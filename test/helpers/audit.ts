@@ -6,6 +6,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Api, invite, registerUser, rekeyBody, sharedVault, shareBody, type TestUser } from "./client";
 import { encryptItem } from "./crypto";
 import { sleep } from "./wait";
+import type { VaultClient } from "../../sdk";
 
 export interface ExpectedRecord {
   type: string;
@@ -164,4 +165,16 @@ export function expectRecords(records: any[], expected: ExpectedRecord[], orgId:
     expect(r.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
   expect(new Set(records.map((r) => r.eventId)).size).toBe(records.length);
+}
+
+/** Every record of a client's organization, newest first, through its honest pages (500 at a time). */
+export async function allAuditRecords(client: VaultClient): Promise<any[]> {
+  const out: any[] = [];
+  let before: number | null | undefined;
+  do {
+    const page = await client.auditLog({ limit: 500, before: before ?? undefined });
+    out.push(...page.events);
+    before = page.nextBefore;
+  } while (before);
+  return out;
 }

@@ -245,9 +245,11 @@ export class Audit {
         );
       if (!now || chain.seq > now.seq) await this.core.rosterHeads.set(auditHeadKey(orgId), { seq: chain.seq, hash: chain.head });
     });
+    // The records this check vouches for: those it hashed, and the one at the head seen before.
+    const checked = records.filter((r) => r.seq > from.seq || r.seq === seen?.seq);
     this.keep(
       orgId,
-      records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).map((r) => [r.seq, r.hash] as const),
+      checked.map((r) => [r.seq, r.hash] as const),
     );
     // The claims of other members' links this device could not judge yet (read down to them above).
     this.judge(orgId, waiting, chain, seen);
@@ -261,7 +263,7 @@ export class Audit {
       checkpoint,
       auditKeyFingerprint: await auditKeyFingerprint(key),
       fingerprint: await auditStateFingerprint(orgId, { seq: chain.seq, head: chain.head }),
-      records: records.filter((r) => r.seq > from.seq || r.seq === seen?.seq).sort((a, b) => b.seq - a.seq),
+      records: checked.sort((a, b) => b.seq - a.seq),
       full: from.seq === 0,
     };
   }

@@ -44,11 +44,13 @@ export class Rosters {
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
     const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
+    // Parsed once, after the replay checked every link's form.
+    const parsed = links.map((l) => parseLink(l));
     // The audit heads the signers of links new to this device verified, judged against its own before
     // its head moves past them (outside the queue: a check of the audit log holds up no other vault).
     if (state && this.core.accountInfo) {
       const before = await this.core.rosterHeads.get(vaultId);
-      const fresh = links.slice((before?.seq ?? -1) + 1).map((l) => parseLink(l));
+      const fresh = parsed.slice((before?.seq ?? -1) + 1);
       await this.audit.witness(
         this.core.account.orgId,
         claimsIn(fresh, (l) => `roster link ${l.seq} of vault ${vaultId}`),
@@ -64,7 +66,7 @@ export class Rosters {
             `the server shows the roster of vault ${vaultId} ${state ? `up to link ${state.seq}` : "as empty"}, but this client already saw link ${seen.seq}: a later change, such as a removal, would be undone`,
           );
         }
-        if ((await linkHash(parseLink(links[seen.seq]))) !== seen.hash) {
+        if ((await linkHash(parsed[seen.seq]!)) !== seen.hash) {
           throw new SecurityError(
             "ROSTER_ROLLBACK",
             `the server shows the roster of vault ${vaultId} with another link ${seen.seq} than the one this client saw: a forked history`,
@@ -75,7 +77,7 @@ export class Rosters {
     });
     if (!state) return null;
     await this.trust.pinRecorded(state.members);
-    return { state, links: links.map((l) => parseLink(l)) };
+    return { state, links: parsed };
   }
 
   /**

@@ -118,17 +118,23 @@ test("SIGKILL of the rekey node in the middle of a large rekey: the vault is who
   const rekeyPid = cluster.pid("rekey");
   const from = cluster.output().length;
   const request = gw[0].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
+  // A rekey that answers before its item updates were seen is a failed setup, named with its answer (not a timeout).
+  let answered: { status: number } | undefined;
+  void request.then((r) => (answered = r));
   try {
-    await eventually(
+    const seen = await eventually(
       "the rekey's item updates",
       async () => {
+        if (answered) return { answeredFirst: answered.status };
         const { rowCount } = await watcher.query(
           "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'",
         );
-        return rowCount ? true : undefined;
+        return rowCount ? { answeredFirst: undefined } : undefined;
       },
-      { timeoutMs: 20_000, everyMs: 200 },
+      // The 15 MB request is read, checked and sent to the rekey node before any update: slow on a loaded machine.
+      { timeoutMs: 90_000, everyMs: 100 },
     );
+    expect(seen.answeredFirst).toBeUndefined();
     process.kill(rekeyPid, "SIGKILL");
   } finally {
     await watcher.end();

@@ -1,5 +1,8 @@
-/** An invite's lifetime (decideInviteLifetime, lib/domain/invites.ts): `expiresIn` in, milliseconds or the named refusal out. */
-import { decideInviteLifetime, decideRedeemable, type Invite } from "../../../lib/domain/invites";
+/**
+ * Invites (lib/domain/invites.ts): an invite's lifetime (decideInviteLifetime: `expiresIn` in, milliseconds or the named
+ * refusal out), which invites are redeemable (isRedeemable), and an invite a token names (decideRedeemable).
+ */
+import { decideInviteLifetime, decideRedeemable, isRedeemable, type Invite } from "../../../lib/domain/invites";
 
 const DEFAULT = 72 * 3_600_000;
 
@@ -39,5 +42,16 @@ describe("an invite a token names (decideRedeemable)", () => {
       got = (err as { type: string }).type;
     }
     expect(got).toBe(expected);
+  });
+});
+
+describe("a redeemable invite (isRedeemable)", () => {
+  test("only a pending, unexpired invite is redeemable", () => {
+    const now = new Date().toISOString();
+    const later = new Date(Date.now() + 1000).toISOString();
+    expect(isRedeemable({ status: "pending", expiresAt: later }, now)).toBe(true);
+    expect(isRedeemable({ status: "pending", expiresAt: now }, now)).toBe(false);
+    expect(isRedeemable({ status: "used", expiresAt: later }, now)).toBe(false);
+    expect(isRedeemable({ status: "revoked", expiresAt: later }, now)).toBe(false);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
  * - metrics: GET /vaults with metrics off and on, alternating, medians (bench/metrics.ts);
  * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts);
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
- * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts).
+ * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts);
+ * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
@@ -19,6 +20,7 @@ import { webVault } from "./web";
 import { metricsCost } from "./metrics";
 import { accountFlows } from "./account";
 import { rekeyBodies } from "./bodies";
+import { passwordChange } from "./password";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -29,10 +31,13 @@ const PARTS: Record<string, () => Promise<void>> = {
   account: accountFlows,
   bodies: rekeyBodies,
   itemlog: itemLogCost,
+  password: passwordChange,
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog").split(",").map((p) => p.trim());
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password")
+    .split(",")
+    .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);

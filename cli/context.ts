@@ -1,11 +1,14 @@
 /** What every command gets: where the server is, the saved login, and a client with or without keys. */
-import { encoding, primitives, VaultClient, type Account } from "../sdk";
+import os from "node:os";
+import { encoding, MAX_DEVICE_NAME, primitives, printable, VaultClient, type Account } from "../sdk";
 import type { CliState } from "./state";
 import { readPassword, type PasswordSources } from "./password";
 import { UsageError } from "./output";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:3000/api/v1";
 const SESSION_AD = "vaultctl-session/v1";
+/** What a login from here is called in the account's list of sessions: this machine's name, cut to fit. */
+const DEVICE_NAME = [...printable(`vaultctl on ${os.hostname()}`)].slice(0, MAX_DEVICE_NAME).join("").trim();
 
 export class Context {
   constructor(
@@ -25,7 +28,7 @@ export class Context {
 
   /** A client with no login: for register, login and invite checks. Its tokens are saved by the command once it succeeds, never into the login saved before. */
   anonymous(): VaultClient {
-    return new VaultClient({ baseUrl: this.server, ...this.deviceMemory(this.server) });
+    return new VaultClient({ baseUrl: this.server, deviceName: DEVICE_NAME, ...this.deviceMemory(this.server) });
   }
 
   /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets. */

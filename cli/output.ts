@@ -1,5 +1,5 @@
 /** How the CLI answers: text for people, `--json` for scripts, and exit codes both can rely on. */
-import { ApiError, SecurityError, UnlockError, WeakPasswordError, type RekeyProgress } from "../sdk";
+import { ApiError, printable, SecurityError, UnlockError, WeakPasswordError, type RekeyProgress } from "../sdk";
 
 export const EXIT = {
   ok: 0,
@@ -101,9 +101,10 @@ export function progressBar(enabled: boolean): ((p: RekeyProgress) => void) & { 
   });
 }
 
-/** Rows as aligned columns. */
-export function table(headers: string[], rows: string[][]): string {
-  if (rows.length === 0) return "(none)";
+/** Rows as aligned columns; what a cell holds that would not print (a server's escape sequence, a direction override) shows as U+FFFD. */
+export function table(headers: string[], cells: string[][]): string {
+  if (cells.length === 0) return "(none)";
+  const rows = cells.map((r) => r.map(printable));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   return [line(headers), ...rows.map(line)].join("\n");

@@ -12,7 +12,8 @@ export interface PasswordSources {
   passwordEnv?: string;
 }
 
-let stdinLine: Promise<string> | undefined;
+let stdinText: Promise<string> | undefined;
+const stdinLine = async (n: number) => (await (stdinText ??= readAll(process.stdin))).split(/\r?\n/)[n] ?? "";
 
 export async function readPassword(sources: PasswordSources, prompt: string, opts: { confirm?: boolean } = {}): Promise<string> {
   let password: string;
@@ -22,13 +23,33 @@ export async function readPassword(sources: PasswordSources, prompt: string, opt
     if (value === undefined) throw new UsageError(`--password-env: ${sources.passwordEnv} is not set`);
     password = value;
   } else if (!process.stdin.isTTY) {
-    stdinLine ??= readAll(process.stdin).then(firstLine);
-    password = await stdinLine;
+    password = await stdinLine(0);
   } else {
     password = await promptHidden(prompt);
     if (opts.confirm && (await promptHidden("Repeat it: ")) !== password) throw new UsageError("the two passwords differ");
   }
   if (password.length === 0) throw new UsageError("the master password is empty");
+  return password;
+}
+
+/**
+ * A new master password (a password change), from `--new-password-file`, `--new-password-env
+ * NAME`, the second line of standard input when it is not a terminal (the first is the current
+ * one), or a prompt, typed twice.
+ */
+export async function readNewPassword(sources: { file?: string; env?: string }, prompt: string): Promise<string> {
+  let password: string;
+  if (sources.file) password = firstLine(fs.readFileSync(sources.file, "utf8"));
+  else if (sources.env) {
+    const value = process.env[sources.env];
+    if (value === undefined) throw new UsageError(`--new-password-env: ${sources.env} is not set`);
+    password = value;
+  } else if (!process.stdin.isTTY) password = await stdinLine(1);
+  else {
+    password = await promptHidden(prompt);
+    if ((await promptHidden("Repeat it: ")) !== password) throw new UsageError("the two passwords differ");
+  }
+  if (password.length === 0) throw new UsageError("the new master password is empty");
   return password;
 }
 

@@ -113,6 +113,19 @@ export const SETTINGS = {
     meaning: "refresh-token lifetime",
     parse: (raw) => duration("REFRESH_TOKEN_TTL", raw, "30d"),
   }),
+  sessionCheckIntervalMs: setting({
+    env: "SESSION_CHECK_INTERVAL",
+    shown: "`5s`",
+    template: "5s",
+    group: "basics",
+    meaning:
+      "the longest an ended session's access tokens still work on a gateway that did not hear of the end (`0s` to `1m`; `0s`: every request reads the session)",
+    parse: (raw) => {
+      const ms = raw === "0s" || raw === "0" ? 0 : duration("SESSION_CHECK_INTERVAL", raw, "5s");
+      if (ms > 60_000) throw new Error(`Setting SESSION_CHECK_INTERVAL must be from 0s to 1m, got "${raw}"`);
+      return ms;
+    },
+  }),
   jwtSecret: setting({
     env: "JWT_SECRET",
     shown: "generated",
@@ -414,7 +427,7 @@ export const SETTINGS = {
     shown: "`10m`",
     template: "10m",
     group: "events",
-    meaning: "how often the sweeper purges expired invites and expired or revoked refresh tokens",
+    meaning: "how often the sweeper purges expired invites, expired or revoked refresh tokens and ended sessions",
     parse: (raw) => duration("SWEEP_INTERVAL", raw, "10m"),
   }),
   inviteRetentionMs: setting({

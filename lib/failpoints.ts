@@ -10,7 +10,8 @@ const ARMED = new Set(
     .filter(Boolean),
 );
 
-export type FailpointName = "outbox-before-publish" | "outbox-after-publish";
+export type FailpointName =
+  "outbox-before-publish" | "outbox-after-publish" | "password-change-before-commit" | "password-change-after-commit";
 
 /** Kills this process at once (SIGKILL: no cleanup, as a crash) when `name` is armed. */
 export function failpoint(name: FailpointName): void {

@@ -8,6 +8,7 @@ import { createHmac } from "node:crypto";
 import type { Config } from "./config";
 import { AccessTokens } from "./auth/access-tokens";
 import { signingKeys } from "./auth/secrets";
+import { SessionCheck } from "./auth/session-check";
 import { MemoryCounters, type Counters } from "./limits/counters";
 import { RedisCounters } from "./limits/redis-counters";
 import { DomainEvents } from "./events";
@@ -28,6 +29,8 @@ export interface Runtime {
   clock: Clock;
   store: Store;
   accessTokens: AccessTokens;
+  /** The gateway's check that a token's session is live (lib/auth/session-check.ts). */
+  sessions: SessionCheck;
   counters: Counters;
   inviteTokens: InviteTokens;
   /** Where domain events go to the workers. */
@@ -66,6 +69,7 @@ export async function createRuntime(
     clock,
     store,
     accessTokens: new AccessTokens(keys, config.accessTokenTtlSec, () => clock.nowMs()),
+    sessions: new SessionCheck(store.accounts, clock, config.sessionCheckIntervalMs),
     counters,
     inviteTokens,
     queue,

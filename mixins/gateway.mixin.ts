@@ -8,6 +8,7 @@ import ApiGateway from "moleculer-web";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
 import type { AccessTokens } from "../lib/auth/access-tokens";
+import type { SessionCheck } from "../lib/auth/session-check";
 import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
@@ -72,6 +73,8 @@ export function gatewayMixin(
   accessTokens: AccessTokens,
   routes: readonly GatewayRoute[],
   metrics?: ServiceMetrics,
+  /** The product's check that a token's session is live (the benchmark's baseline has none). */
+  sessions?: SessionCheck,
 ): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
@@ -219,7 +222,9 @@ export function gatewayMixin(
         const header = req.headers.authorization;
         const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;
         if (!match) throw unauthorized();
-        return accessTokens.verify(match[1]!);
+        const caller = await accessTokens.verify(match[1]!);
+        await sessions?.check(caller, ctx.meta.clientIp);
+        return caller;
       },
 
       /**

@@ -21,5 +21,7 @@ export function describeLink(link: RosterLink, name: (userId: string) => string)
       return link.subjectId === link.actorId ? "left the vault" : `removed ${subject}`;
     case "rekey":
       return `rekeyed: key version ${link.keyVersion}, wrapped for ${link.wraps.length} member${link.wraps.length === 1 ? "" : "s"}`;
+    case "rewrap":
+      return "wrapped the vault key again for themselves (a new master password)";
   }
 }

@@ -21,6 +21,10 @@ export type {
   RekeyOptions,
   RekeyProgress,
   RekeyResult,
+  Removal,
+  RemovalFinished,
+  PasswordChangeResult,
+  SessionInfo,
   ServedBundle,
   StoredItem,
   TrustLevel,
@@ -80,6 +84,7 @@ export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./primitives";
 export * as encoding from "./encoding";
 export { generatePassword, PASSWORD_ALPHABET } from "./passwords";
 export { EmailError, normalizeEmail } from "./email";
+export { deviceNameProblem, MAX_DEVICE_NAME, printable } from "./names";
 export {
   GRANTABLE_ROLES,
   mayDo,
@@ -90,7 +95,7 @@ export {
   type VaultAction,
   type VaultType,
 } from "./vault-roles";
-export { managesOrg, ORG_ROLES } from "./org-roles";
+export { managesOrg, mayRemoveFromOrg, ORG_ROLES } from "./org-roles";
 export { describeLink } from "./describe";
 export type { CheckedAuditLog } from "./client/audit";
 export { checkAuditChain, verifyAuditExport, type AuditCheckpoint, type AuditExport } from "./audit";

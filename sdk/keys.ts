@@ -156,6 +156,28 @@ export async function openAccountKeys(stretchedKey: Bytes, stored: StoredAccount
   return keys;
 }
 
+/**
+ * The private keys sealed under a new stretched key (a master password change): opened with the
+ * current one (`UnlockError` when it is not), sealed again with the new, never leaving memory.
+ */
+export async function resealAccountKeys(
+  currentStretchedKey: Bytes,
+  newStretchedKey: Bytes,
+  stored: Pick<StoredAccountKeys, "encryptedPrivateKey" | "encryptedSigningPrivateKey">,
+): Promise<Pick<StoredAccountKeys, "encryptedPrivateKey" | "encryptedSigningPrivateKey">> {
+  let rsaPkcs8: Bytes, edPkcs8: Bytes;
+  try {
+    rsaPkcs8 = await gcmDecrypt(currentStretchedKey, fromBase64(stored.encryptedPrivateKey));
+    edPkcs8 = await gcmDecrypt(currentStretchedKey, fromBase64(stored.encryptedSigningPrivateKey));
+  } catch {
+    throw new UnlockError("wrong password: the private keys do not open");
+  }
+  return {
+    encryptedPrivateKey: toBase64(await gcmEncrypt(newStretchedKey, rsaPkcs8)),
+    encryptedSigningPrivateKey: toBase64(await gcmEncrypt(newStretchedKey, edPkcs8)),
+  };
+}
+
 /** The bundle's self-signature: its Ed25519 key signed its RSA key (SPKI DER bytes). */
 export async function bundleSelfSignatureVerifies(bundle: PublicKeyBundle): Promise<boolean> {
   try {

@@ -11,3 +11,26 @@ export function nameProblem(name: unknown): string | undefined {
   if (name.trim() === "") return "must not be blank";
   return undefined;
 }
+
+/** The most characters a session's device name keeps: enough for "Ada's laptop (Firefox on Linux)". */
+export const MAX_DEVICE_NAME = 64;
+
+/** Control characters, and the format characters that reorder or hide text (bidi overrides, zero-width), and line separators. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * Why `name` (trimmed, NFC) is not a device name, or undefined: 1 to 64 characters, all printable
+ * (it is shown back in a list of sessions, where a bidi override or a newline could make one
+ * session pass for another).
+ */
+export function deviceNameProblem(name: string): string | undefined {
+  if (name.length === 0 || [...name].length > MAX_DEVICE_NAME) return `must be 1 to ${MAX_DEVICE_NAME} characters`;
+  if (new RegExp(UNPRINTABLE.source, "u").test(name))
+    return "must hold only printable characters (no control or direction-override characters)";
+  return undefined;
+}
+
+/** Text a server sent, safe to print on a terminal or in a list: each unprintable character becomes U+FFFD. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, "\uFFFD");
+}

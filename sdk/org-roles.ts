@@ -10,3 +10,11 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 export function managesOrg(role: OrgRole): boolean {
   return role === "owner" || role === "admin";
 }
+
+/**
+ * Who may take a person out of the organization: anyone themselves (they leave), an owner anyone,
+ * an admin members and admins. The last owner stays (`orgOwnersAfter`).
+ */
+export function mayRemoveFromOrg(actorRole: OrgRole, targetRole: OrgRole, removingSelf: boolean): boolean {
+  return removingSelf || actorRole === "owner" || (actorRole === "admin" && targetRole !== "owner");
+}

@@ -5,7 +5,7 @@
  * without trusting the server's word for any of it.
  *
  * This file is the protocol, once: the link's fields, its canonical bytes, its hash, its signature
- * and the rules a link must follow given the state before it. The SDK replays chains with it; the
+ * and the rules a link must follow given the state before it (its form: roster-format.ts). The SDK replays chains with it; the
  * server checks each new link with the same `parseLink` and `applyLink` (lib/domain/roster.ts),
  * so client and server cannot disagree on what a valid link is. The README gives the wire format
  * and test vectors (test/fixtures/roster-vectors.json).
@@ -17,46 +17,16 @@ import { fromBase64, utf8, type Bytes } from "./encoding";
 
 export { canonicalJson } from "./canonical";
 import type { CryptoKey } from "./primitives";
-import { MAX_NAME, nameProblem } from "./names";
-import {
-  mayDo,
-  mayRemoveMember,
-  ownersAfter,
-  rekeyRequiredAfterRemoval,
-  VAULT_ROLES,
-  VAULT_TYPES,
-  type VaultRole,
-  type VaultType,
-} from "./vault-roles";
-import {
-  checkAtAndSig,
-  ED25519_SIG,
-  exactKeys,
-  fail,
-  HEX64,
-  int,
-  linkSig,
-  linkSigVerifies,
-  oneOf,
-  parseAuditClaim,
-  AUDIT_CLAIM_FIELDS,
-  sha256Hex,
-  str,
-  TIMESTAMP,
-  UUID_LOWER,
-} from "./link-format";
+import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "./vault-roles";
+import { fail, linkSig, linkSigVerifies, sha256Hex } from "./link-format";
 
-export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename"] as const;
-export type RosterOp = (typeof ROSTER_OPS)[number];
+export { MAX_LINK_MEMBERS, parseLink, ROSTER_OPS, type RosterOp } from "./roster-format";
+import type { RosterOp } from "./roster-format";
 
 /** Prepended to a link's canonical bytes before signing: a link signature is never valid as anything else. */
 export const LINK_SIGNING_CONTEXT = "vault-roster-link/v1\n";
 /** The `prev` of a chain's first link. */
 export const GENESIS_PREV = "0".repeat(64);
-/** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
-export const MAX_LINK_MEMBERS = 10_000;
-/** A vault name's length limit (UTF-16 code units, as the server counts it). */
-
 /** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
 export interface RosterWrap {
   userId: string;
@@ -84,19 +54,19 @@ export interface UnsignedLink {
   keyVersion: number;
   /** create, adopt */
   vaultType?: VaultType;
-  /** create (the actor), add, role, remove */
+  /** create and rewrap (the actor), add, role, remove */
   subjectId?: string;
   /** create (owner), add, role (the new role) */
   role?: VaultRole;
   /** rename, and optionally create and adopt: the vault's name from this link on (links made before names were bound have none). */
   name?: string;
-  /** create, add, role, remove: the subject's key fingerprint (`keyFingerprint`). */
+  /** create, add, role, remove, rewrap: the subject's key fingerprint (`keyFingerprint`). */
   subjectKey?: string;
   /** adopt: every member, sorted by userId. */
   members?: RosterMember[];
   /** rekey: `memberDigest` of the member set the new key is wrapped for. */
   memberDigest?: string;
-  /** The wraps the change adds, sorted by userId: one for create and add, one per member for rekey and adopt, none otherwise. */
+  /** The wraps the change adds, sorted by userId: one for create, add and rewrap, one per member for rekey and adopt, none otherwise. */
   wraps: RosterWrap[];
   /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`). */
   auditSeq?: number;
@@ -151,90 +121,6 @@ export const linkSignatureVerifies = (link: RosterLink, signingPublicKeyRaw: Byt
 export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encryptedVaultKey: string }>): Promise<RosterWrap[]> {
   const named = await Promise.all(wraps.map(async (w) => ({ userId: w.userId, sha256: await sha256Hex(fromBase64(w.encryptedVaultKey)) })));
   return named.sort(byUserId);
-}
-
-// ---- Format ------------------------------------------------------------------------------------
-
-const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVersion", "wraps", "sig"];
-/** The fields each operation carries beside the common ones; every other field is refused. */
-const OP_FIELDS: Record<RosterOp, readonly string[]> = {
-  create: ["vaultType", "subjectId", "role", "subjectKey"],
-  adopt: ["vaultType", "members"],
-  add: ["subjectId", "role", "subjectKey"],
-  role: ["subjectId", "role", "subjectKey"],
-  remove: ["subjectId", "subjectKey"],
-  rekey: ["memberDigest"],
-  rename: ["name"],
-};
-/** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
-const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };
-
-function sortedEntries<T extends { userId: string }>(
-  o: Record<string, unknown>,
-  field: string,
-  parse: (e: Record<string, unknown>) => T,
-): T[] {
-  const v = o[field];
-  if (!Array.isArray(v) || v.length > MAX_LINK_MEMBERS) fail(field, `${field} must be an array of at most ${MAX_LINK_MEMBERS} entries`);
-  const out = v.map((e) => {
-    if (e === null || typeof e !== "object" || Array.isArray(e)) fail(field, `${field} entries must be objects`);
-    return parse(e as Record<string, unknown>);
-  });
-  for (let i = 1; i < out.length; i++) {
-    if (!(out[i - 1]!.userId < out[i]!.userId)) fail(field, `${field} must be sorted by userId, each user once`);
-  }
-  return out;
-}
-
-/**
- * A link as received (JSON), checked field by field: exactly the fields its operation carries,
- * each of its type and form. Throws `RosterLinkError` naming the field.
- */
-export function parseLink(raw: unknown): RosterLink {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) fail("rosterLink", "a roster link must be an object");
-  const o = raw as Record<string, unknown>;
-  const op = oneOf<RosterOp>(o, "op", ROSTER_OPS);
-  const required = [...COMMON_FIELDS, ...OP_FIELDS[op]];
-  exactKeys(o, [...required, ...(OPTIONAL_OP_FIELDS[op] ?? []), ...AUDIT_CLAIM_FIELDS], "");
-  for (const f of required) if (o[f] === undefined) fail(f, `a ${op} link needs ${f}`);
-
-  const link: RosterLink = {
-    vaultId: str(o, "vaultId", UUID_LOWER, "a lower-case UUID"),
-    seq: int(o, "seq", 0),
-    prev: str(o, "prev", HEX64, "64 lower-case hex digits"),
-    op,
-    actorId: str(o, "actorId", UUID_LOWER, "a lower-case UUID"),
-    at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
-    keyVersion: int(o, "keyVersion", 1),
-    wraps: sortedEntries(o, "wraps", (e) => {
-      exactKeys(e, ["userId", "sha256"], "wraps");
-      return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), sha256: str(e, "sha256", HEX64, "64 lower-case hex digits") };
-    }),
-    sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
-  };
-  checkAtAndSig(link);
-  parseAuditClaim(o, link);
-  if (o.vaultType !== undefined) link.vaultType = oneOf<VaultType>(o, "vaultType", VAULT_TYPES);
-  if (o.subjectId !== undefined) link.subjectId = str(o, "subjectId", UUID_LOWER, "a lower-case UUID");
-  if (o.role !== undefined) link.role = oneOf<VaultRole>(o, "role", VAULT_ROLES);
-  if (o.subjectKey !== undefined) link.subjectKey = str(o, "subjectKey", HEX64, "64 lower-case hex digits");
-  if (o.memberDigest !== undefined) link.memberDigest = str(o, "memberDigest", HEX64, "64 lower-case hex digits");
-  if (o.name !== undefined) {
-    if (nameProblem(o.name) !== undefined || typeof o.name !== "string")
-      fail("name", `name must be 1 to ${MAX_NAME} characters, not blank`);
-    link.name = o.name;
-  }
-  if (o.members !== undefined) {
-    link.members = sortedEntries(o, "members", (e) => {
-      exactKeys(e, ["userId", "role", "key"], "members");
-      return {
-        userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"),
-        role: oneOf<VaultRole>(e, "role", VAULT_ROLES),
-        key: str(e, "key", HEX64, "64 lower-case hex digits"),
-      };
-    });
-  }
-  return link;
 }
 
 // ---- Rules -------------------------------------------------------------------------------------
@@ -301,6 +187,14 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
       fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
     if (link.wraps.length !== 0) fail("wraps", "a rename adds no wrap");
     name = link.name;
+  } else if (link.op === "rewrap") {
+    // A member wraps the key they hold again for themselves (a new master password, for a personal vault): their own wrap only.
+    if (link.subjectId !== link.actorId) fail("subjectId", "a member re-wraps only their own wrap");
+    if (link.subjectKey !== actor.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
+    if (link.keyVersion !== before.keyVersion)
+      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rewrap carries exactly the actor's new wrap");
+    wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
   } else if (link.op === "rekey") {
     if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);
     if (link.keyVersion !== before.keyVersion + 1)
@@ -379,13 +273,8 @@ function applyAdopt(link: RosterLink, hash: string): RosterState {
   const actor = members.find((m) => m.userId === link.actorId);
   if (!actor || !mayDo(actor.role, "adoptRoster")) fail("actorId", "only an owner of the vault adopts a roster for it");
   if (link.vaultType === "personal" && members.length !== 1) fail("members", "a personal vault has exactly one member");
-  if (
-    !sameUsers(
-      link.wraps,
-      members.map((m) => m.userId),
-    )
-  )
-    fail("wraps", "an adopt link names exactly one wrap per member");
+  const memberIds = members.map((m) => m.userId);
+  if (!sameUsers(link.wraps, memberIds)) fail("wraps", "an adopt link names exactly one wrap per member");
   return {
     vaultId: link.vaultId,
     vaultType: link.vaultType!,

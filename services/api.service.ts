@@ -1,5 +1,6 @@
 /** The HTTP gateway under /api/v1: the routes of lib/http/routes.ts and nothing else. */
-import type { ServiceSchema, ServiceBroker } from "moleculer";
+import type { Context, ServiceSchema, ServiceBroker } from "moleculer";
+import { SESSION_ENDED, type SessionEnded } from "../lib/auth/session-check";
 import { AppError } from "../lib/errors";
 import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES } from "../lib/http/routes";
@@ -15,11 +16,20 @@ function canServe(broker: ServiceBroker): boolean {
   return ROUTED_ACTIONS.every((name) => actions.isAvailable(name));
 }
 
-export function apiService({ config, accessTokens, metrics }: Runtime): ServiceSchema {
+export function apiService({ config, accessTokens, metrics, sessions }: Runtime): ServiceSchema {
   const document = openApiDocument();
   return {
     name: "api",
-    mixins: [gatewayMixin(config, accessTokens, ROUTES, metrics)],
+    mixins: [gatewayMixin(config, accessTokens, ROUTES, metrics, sessions)],
+    events: {
+      // Sessions ended on any node: their access tokens are refused here from now on.
+      [SESSION_ENDED]: {
+        params: { sessionIds: { type: "array", items: "string", max: 1_000_000 } },
+        handler(ctx: Context<SessionEnded>) {
+          sessions.forget(ctx.params.sessionIds);
+        },
+      },
+    },
     actions: {
       health: {
         handler(this: { broker: ServiceBroker }) {

@@ -1,4 +1,4 @@
-/** Registration, prelogin, login, refresh and logout (contract section 2). */
+/** Registration, prelogin, login, refresh and logout (contract section 2), and the caller's sessions. */
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
@@ -6,11 +6,11 @@ import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { decideOrgName } from "../lib/domain/names";
 import { decoyKdf } from "../lib/domain/decoy-kdf";
-import { checkKdf, checkKeyBundle, type KeyBundle } from "../lib/domain/keys";
+import { checkKdf, checkKeyBundle, normalizeKdf, type KdfParams, type KeyBundle } from "../lib/domain/keys";
 import { decideRegistration, decideRegistrationOpen } from "../lib/domain/registration";
 import { addressLimit, retryAfterSec } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
-import type { Caller, Kdf, SignedStatement } from "../lib/domain/types";
+import type { Caller, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -18,11 +18,14 @@ import { limitPerAddress, netKey } from "../lib/limits/counters";
 import {
   badRefreshToken,
   inviteBeingRedeemed,
-  kdfParameterMissing,
   rateLimited,
   refreshUserGone,
+  removedFromOrg,
   wrongEmailOrPassword,
 } from "../lib/domain/refusals";
+import { decideDeviceName, decideSessionEnd, MAX_LIVE_SESSIONS } from "../lib/domain/sessions";
+import { announceEnded } from "../lib/auth/session-check";
+import { sessionView } from "../lib/http/views";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
@@ -32,7 +35,7 @@ type Ctx<P> = Context<P, RequestMeta>;
 interface RegisterParams extends KeyBundle {
   email: string;
   authHash: string;
-  kdf: { algorithm: Kdf["algorithm"]; salt: string; iterations: number; memoryKiB?: number; parallelism?: number };
+  kdf: KdfParams;
   inviteToken?: string;
   orgName?: string;
   keyStatement?: SignedStatement;
@@ -41,14 +44,6 @@ interface RegisterParams extends KeyBundle {
 }
 
 const INVITE_LOCK_MS = 30_000;
-
-/** Only the fields of the chosen algorithm are kept. */
-function normalizeKdf(k: RegisterParams["kdf"]): Kdf {
-  if (k.algorithm === "pbkdf2-sha256") return { algorithm: k.algorithm, salt: k.salt, iterations: k.iterations };
-  if (k.memoryKiB === undefined) throw kdfParameterMissing("memoryKiB");
-  if (k.parallelism === undefined) throw kdfParameterMissing("parallelism");
-  return { algorithm: "argon2id", salt: k.salt, iterations: k.iterations, memoryKiB: k.memoryKiB, parallelism: k.parallelism };
-}
 
 export function authService(rt: Runtime): ServiceSchema {
   const { store, config, accessTokens, counters, inviteTokens, events, metrics, clock } = rt;
@@ -77,8 +72,8 @@ export function authService(rt: Runtime): ServiceSchema {
     };
   }
 
-  async function tokenPair(user: Pick<UserRecord, "userId" | "orgId" | "role">, refreshToken: string) {
-    const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role };
+  async function tokenPair(user: Pick<UserRecord, "userId" | "orgId" | "role">, sessionId: string, refreshToken: string) {
+    const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role, sessionId };
     return {
       accessToken: await accessTokens.issue(caller),
       refreshToken,
@@ -196,8 +191,9 @@ export function authService(rt: Runtime): ServiceSchema {
 
       login: {
         params: paramsOf("auth.login"),
-        async handler(ctx: Ctx<{ email: string; authHash: string }>) {
+        async handler(ctx: Ctx<{ email: string; authHash: string; deviceName?: string }>) {
           const address = normalizeEmail(ctx.params.email);
+          const deviceName = decideDeviceName(ctx.params.deviceName);
           const from = ctx.meta.clientIp ?? "unknown";
           const window = config.loginFailureWindowMs;
           // Counted before the slow comparison, and given back on success: of a burst of any size,
@@ -232,19 +228,31 @@ export function authService(rt: Runtime): ServiceSchema {
             metrics.loginFailed();
             throw wrongEmailOrPassword();
           }
+          // Only who knows the password learns it: taken out of the organization, they sign in no more.
+          if (user.removedAt !== undefined) throw removedFromOrg();
           await Promise.all(counted.map((k) => counters.add(k, -1, window)));
           // Renewed at every sign-in: an address stays known for 30 days after its last one.
           await counters.mark(`login-known:${address}|${source}`, KNOWN_ADDRESS_MS);
           const refresh = newRefreshToken();
-          await store.accounts.saveRefreshToken({
-            tokenHash: refresh.tokenHash,
-            familyId: newId(),
-            userId: user.userId,
-            createdAt: refresh.createdAt,
-            expiresAt: refresh.expiresAt,
+          const sessionId = newId();
+          const { ended } = await store.accounts.startSession({
+            accountVersion: user.accountVersion,
+            maxLive: MAX_LIVE_SESSIONS,
+            session: {
+              sessionId,
+              userId: user.userId,
+              deviceName,
+              createdAt: refresh.createdAt,
+              lastUsedAt: refresh.createdAt,
+              address: from,
+              expiresAt: refresh.expiresAt,
+            },
+            token: { tokenHash: refresh.tokenHash, userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt },
           });
+          await announceEnded(ctx, rt.sessions, ended);
           return {
-            ...(await tokenPair(user, refresh.token)),
+            ...(await tokenPair(user, sessionId, refresh.token)),
+            sessionId,
             userId: user.userId,
             orgId: user.orgId,
             role: user.role,
@@ -254,6 +262,7 @@ export function authService(rt: Runtime): ServiceSchema {
             publicKeySignature: user.publicKeySignature,
             encryptedPrivateKey: user.encryptedPrivateKey,
             encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
+            accountVersion: user.accountVersion,
             ...(user.keyStatement && { keyStatement: user.keyStatement }),
             ...(user.kdfStatement && { kdfStatement: user.kdfStatement }),
           };
@@ -268,11 +277,16 @@ export function authService(rt: Runtime): ServiceSchema {
             oldHash: hashToken(ctx.params.refreshToken),
             next,
             now: clock.timestamp(),
+            address: ctx.meta.clientIp ?? "unknown",
           });
-          if (!outcome.ok) throw badRefreshToken(outcome.reason === "reused");
+          if (!outcome.ok) {
+            // A stolen token caught: the session ends, its access tokens with it.
+            if (outcome.reason === "reused") await announceEnded(ctx, rt.sessions, [outcome.sessionId]);
+            throw badRefreshToken(outcome.reason === "reused");
+          }
           const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw refreshUserGone();
-          return tokenPair(user, next.token);
+          return tokenPair(user, outcome.sessionId, next.token);
         },
       },
 
@@ -280,8 +294,45 @@ export function authService(rt: Runtime): ServiceSchema {
         params: paramsOf("auth.logout"),
         async handler(ctx: Ctx<{ refreshToken: string }>) {
           const caller = callerOf(ctx);
-          await store.accounts.revokeRefreshFamily({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId });
+          const now = clock.timestamp();
+          let ended = await store.accounts.endSessionOfToken({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId, now });
+          // A refresh token that is not the caller's, or gone: the session the access token names ends all the same.
+          if (ended === null && caller.sessionId !== undefined) {
+            [ended = null] = await store.accounts.endSessions({ userId: caller.userId, now, only: caller.sessionId });
+          }
+          await announceEnded(ctx, rt.sessions, ended === null ? [] : [ended]);
           return noContent(ctx);
+        },
+      },
+
+      // ---- The caller's sessions (README, "Sessions") ----
+
+      sessions: {
+        async handler(ctx: Ctx<unknown>) {
+          const caller = callerOf(ctx);
+          const sessions = await store.accounts.listSessions({ userId: caller.userId, now: clock.timestamp() });
+          return { sessions: sessions.map((s) => sessionView(s, caller)) };
+        },
+      },
+
+      endSession: {
+        params: paramsOf("auth.endSession"),
+        async handler(ctx: Ctx<{ sessionId: string }>) {
+          const caller = callerOf(ctx);
+          const now = clock.timestamp();
+          decideSessionEnd(await store.accounts.findSession(ctx.params.sessionId), caller.userId, now);
+          const ended = await store.accounts.endSessions({ userId: caller.userId, now, only: ctx.params.sessionId });
+          await announceEnded(ctx, rt.sessions, ended);
+          return noContent(ctx);
+        },
+      },
+
+      endOtherSessions: {
+        async handler(ctx: Ctx<unknown>) {
+          const caller = callerOf(ctx);
+          const ended = await store.accounts.endSessions({ userId: caller.userId, now: clock.timestamp(), except: caller.sessionId });
+          await announceEnded(ctx, rt.sessions, ended);
+          return { ended: ended.length };
         },
       },
     },

@@ -1,7 +1,8 @@
-/** Organizations and their members' public key bundles (contract section 2). */
+/** Organizations, their members' public key bundles (contract section 2), and people leaving them. */
 import { decideOrgAccess } from "../lib/domain/access";
 import { orgNotFound } from "../lib/domain/refusals";
-import type { OrgId } from "../lib/domain/ids";
+import type { OrgId, UserId } from "../lib/domain/ids";
+import { announceEnded } from "../lib/auth/session-check";
 import type { Context, ServiceSchema } from "moleculer";
 import { callerOf, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -10,7 +11,8 @@ import { publicKeysOf } from "../lib/http/views";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
-export function orgsService({ store }: Runtime): ServiceSchema {
+export function orgsService(rt: Runtime): ServiceSchema {
+  const { store, clock, events, inviteTokens } = rt;
   function assertInOrg(ctx: Ctx<{ orgId: OrgId }>): void {
     decideOrgAccess(callerOf(ctx), ctx.params.orgId);
   }
@@ -32,8 +34,31 @@ export function orgsService({ store }: Runtime): ServiceSchema {
           assertInOrg(ctx);
           const users = await store.accounts.listOrgMembers(ctx.params.orgId);
           return {
-            members: users.map((u) => ({ ...publicKeysOf(u), role: u.role, createdAt: u.createdAt })),
+            members: users.map((u) => ({
+              ...publicKeysOf(u),
+              role: u.role,
+              createdAt: u.createdAt,
+              ...(u.removedAt !== undefined && { removedAt: u.removedAt }),
+            })),
           };
+        },
+      },
+      removeMember: {
+        // The rules: lib/domain/org-membership.ts. A person leaves when they name themselves.
+        params: paramsOf("orgs.removeMember"),
+        async handler(ctx: Ctx<{ orgId: OrgId; userId: UserId }>) {
+          assertInOrg(ctx);
+          const caller = callerOf(ctx);
+          const { vaults, endedSessions, revokedInvites } = await store.accounts.removeFromOrg({
+            caller,
+            targetId: ctx.params.userId,
+            now: clock.timestamp(),
+            events: [events.record("user.removed", { actorId: caller.userId, orgId: caller.orgId, targetUserId: ctx.params.userId })],
+          });
+          events.kick();
+          await announceEnded(ctx, rt.sessions, endedSessions);
+          for (const inviteId of revokedInvites) await inviteTokens.forget(inviteId);
+          return { userId: ctx.params.userId, vaults, sessionsEnded: endedSessions.length };
         },
       },
     },

@@ -91,7 +91,7 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
         assertItemSizes(item as RekeyInput["items"][number]);
       }
     }
-    const { newKeys, keyVersion } = top as unknown as RekeyInput;
+    const { newKeys, keyVersion, accountVersion } = top as unknown as RekeyInput;
     const items = rawItems as RekeyInput["items"];
     const link = await withCheckedAuditClaim(
       store,
@@ -108,7 +108,7 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     await store.vaults.rekeyVault({
       vaultId,
       actorId: caller.userId,
-      rekey: { newKeys, items, keyVersion, rosterLink: link, itemLink },
+      rekey: { newKeys, items, keyVersion, rosterLink: link, itemLink, ...(accountVersion !== undefined && { accountVersion }) },
       now: clock.timestamp(),
       limits: { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems },
       events: [events.record("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId })],

@@ -32,8 +32,10 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
         running = sweepOnce(store, locks, policy)
           .then(
             (outcome) => {
-              if (outcome.ran && outcome.invites + outcome.refreshTokens > 0) {
-                log.info(`swept ${outcome.invites} expired invites and ${outcome.refreshTokens} expired or revoked refresh tokens`);
+              if (outcome.ran && outcome.invites + outcome.refreshTokens + outcome.sessions > 0) {
+                log.info(
+                  `swept ${outcome.invites} expired invites, ${outcome.refreshTokens} expired or revoked refresh tokens and ${outcome.sessions} ended sessions`,
+                );
               }
             },
             (err: Error) => log.warn(`sweep failed (${err.name}); next one in ${config.sweepIntervalMs} ms`),

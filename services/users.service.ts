@@ -1,7 +1,7 @@
-/** The caller's profile and statements, and other users' public keys (contract section 2). */
+/** The caller's profile, statements and master password, and other users' public keys (contract section 2). */
 import { decideVisibleUser } from "../lib/domain/access";
-import { noStatementGiven, tokenUserGone } from "../lib/domain/refusals";
-import type { UserId } from "../lib/domain/ids";
+import { noStatementGiven, rateLimited, tokenUserGone, wrongCurrentPassword } from "../lib/domain/refusals";
+import type { UserId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { checkKdfStatement, checkKeyStatement } from "../lib/domain/statements";
 import type { SignedStatement } from "../lib/domain/types";
@@ -10,14 +10,61 @@ import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import { publicKeysOf } from "../lib/http/views";
 import type { Runtime } from "../lib/runtime";
+import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
+import { normalizeKdf, type KdfParams } from "../lib/domain/keys";
+import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/password-change";
+import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
+import { withCheckedAuditClaim } from "../lib/audit-claims";
+import { retryAfterSec } from "../lib/domain/address-limits";
+import { announceEnded } from "../lib/auth/session-check";
+import { failpoint } from "../lib/failpoints";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 
-export function usersService({ store }: Runtime): ServiceSchema {
+interface PasswordChangeParams {
+  currentAuthHash: string;
+  authHash: string;
+  kdf: KdfParams;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+  kdfStatement: SignedStatement;
+  accountVersion: number;
+  vaults: Array<Omit<PersonalRewrap, "rosterLink"> & { rosterLink?: unknown }>;
+}
+
+export function usersService(rt: Runtime): ServiceSchema {
+  const { store, config, counters, clock, events } = rt;
+
   async function caller(ctx: Ctx): Promise<UserRecord> {
     const user = await store.accounts.findUserById(callerOf(ctx).userId);
     if (!user) throw tokenUserGone();
     return user;
+  }
+
+  /**
+   * The current master password, proven by its auth hash: at most LOGIN_MAX_FAILURES wrong ones
+   * per session and LOGIN_EMAIL_MAX_FAILURES per account per LOGIN_FAILURE_WINDOW (a stolen access
+   * token must not become a way to guess the password, nor to keep its owner from changing it:
+   * the owner ends the thief's session and goes on), each counted before the slow comparison and
+   * given back when it matches.
+   */
+  async function proveCurrentPassword(user: UserRecord, sessionId: string | undefined, presented: string): Promise<void> {
+    const window = config.loginFailureWindowMs;
+    const limits: Array<[string, number]> = [
+      [`password-check:${user.userId}|${sessionId ?? "-"}`, config.loginMaxFailures],
+      [`password-check:${user.userId}`, config.loginEmailMaxFailures],
+    ];
+    const counted: string[] = [];
+    for (const [key, limit] of limits) {
+      const w = await counters.add(key, 1, window);
+      counted.push(key);
+      if (w.count > limit) {
+        await Promise.all(counted.map((k) => counters.add(k, -1, window)));
+        throw rateLimited("Too many wrong current passwords; try again later", retryAfterSec(w.resetInMs));
+      }
+    }
+    if (!(await authHashMatches(Buffer.from(presented, "base64"), user.authHash))) throw wrongCurrentPassword();
+    await Promise.all(counted.map((k) => counters.add(k, -1, window)));
   }
 
   return {
@@ -26,7 +73,15 @@ export function usersService({ store }: Runtime): ServiceSchema {
       me: {
         async handler(ctx: Ctx) {
           const user = await caller(ctx);
-          return { userId: user.userId, email: user.email, orgId: user.orgId, role: user.role, createdAt: user.createdAt };
+          return {
+            userId: user.userId,
+            email: user.email,
+            orgId: user.orgId,
+            role: user.role,
+            createdAt: user.createdAt,
+            accountVersion: user.accountVersion,
+            kdf: user.kdf,
+          };
         },
       },
       keys: {
@@ -49,6 +104,43 @@ export function usersService({ store }: Runtime): ServiceSchema {
           if (kdfStatement) checkKdfStatement(user, kdfStatement);
           await store.accounts.setStatements({ userId: user.userId, keyStatement, kdfStatement });
           return noContent(ctx);
+        },
+      },
+      changePassword: {
+        // The rules: lib/domain/password-change.ts; the transaction: the store's changePassword.
+        params: paramsOf("users.changePassword"),
+        async handler(ctx: Ctx<PasswordChangeParams>) {
+          const p = ctx.params;
+          const user = await caller(ctx);
+          const sessionId = callerOf(ctx).sessionId;
+          // From an older read of the account: refused before anything else (the statement's version would not be the next one either).
+          decideAccountVersion(user.accountVersion, p.accountVersion);
+          const kdf = normalizeKdf(p.kdf);
+          const vaults: PersonalRewrap[] = p.vaults.map(({ rosterLink, ...wrap }, i) => {
+            const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
+            return { ...wrap, vaultId: wrap.vaultId as VaultId, ...(link && { rosterLink: link }) };
+          });
+          checkPasswordChangeForm(user, { kdf, kdfStatement: p.kdfStatement, vaults });
+          await proveCurrentPassword(user, sessionId, p.currentAuthHash);
+          // Only a proven caller costs the store a read per link.
+          for (const [i, v] of vaults.entries()) {
+            if (v.rosterLink) await withCheckedAuditClaim(store, user.orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
+          }
+          const { endedSessions } = await store.accounts.changePassword({
+            userId: user.userId,
+            change: { accountVersion: p.accountVersion, kdf, kdfStatement: p.kdfStatement, vaults },
+            authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
+            encryptedPrivateKey: p.encryptedPrivateKey,
+            encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
+            provenAuthHash: user.authHash,
+            keepSession: sessionId,
+            now: clock.timestamp(),
+            events: [events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          failpoint("password-change-after-commit");
+          events.kick();
+          await announceEnded(ctx, rt.sessions, endedSessions);
+          return { accountVersion: p.accountVersion + 1, sessionsEnded: endedSessions.length };
         },
       },
     },

@@ -20,6 +20,7 @@ interface CreateParams {
   encryptedVaultKey: string;
   wrapSignature: string;
   rosterLink?: unknown;
+  accountVersion?: number;
 }
 
 export function vaultsService({ store, events, clock }: Runtime): ServiceSchema {
@@ -68,6 +69,7 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
               encryptedVaultKey: p.encryptedVaultKey,
               wrapSignature: p.wrapSignature,
               roster,
+              ...(p.accountVersion !== undefined && { accountVersion: p.accountVersion }),
             },
             now: clock.timestamp(),
             events: [events.record("vault.created", { actorId: caller.userId, orgId: user.orgId, vaultId })],

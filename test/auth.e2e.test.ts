@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { SignJWT } from "jose";
+import { SignJWT, decodeJwt, type JWTPayload } from "jose";
 import { AUDIENCE, ISSUER, keyId } from "../lib/auth/access-tokens";
 import { Api, invite, registerUser, uniqueEmail, type TestUser } from "./helpers/client";
 import { b64, deriveFromPassword, newUserKeys, openPrivateKeys, registrationBundle } from "./helpers/crypto";
@@ -113,6 +113,8 @@ describe("auth in invite mode (the default)", () => {
       orgId: owner.orgId,
       role: "member",
       createdAt: expect.any(String),
+      accountVersion: 1,
+      kdf: login.body.kdf,
     });
   });
 
@@ -221,7 +223,7 @@ describe("auth in invite mode (the default)", () => {
   });
 
   test("forged, alg:none, tampered, malformed, wrong-audience and wrong-issuer tokens are 401", async () => {
-    const claims = { sub: owner.userId, org: owner.orgId, role: "owner" };
+    const claims = { sub: owner.userId, org: owner.orgId, role: "owner", sid: decodeJwt(owner.token).sid };
     const forged = await new SignJWT(claims)
       .setProtectedHeader({ alg: "HS256" })
       .setIssuer("vault-service")
@@ -245,8 +247,8 @@ describe("auth in invite mode (the default)", () => {
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, "base64url").toString()), role: "admin" })).toString("base64url")}.${s}`;
     // Signed with the server's own key (and its key id): only the audience, or the issuer, is wrong.
     const secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, "jwt-secret"), "utf8").trim(), "base64");
-    const signedByServer = (audience: string, issuer = ISSUER) =>
-      new SignJWT(claims)
+    const signedByServer = (audience: string, issuer = ISSUER, body: JWTPayload = claims) =>
+      new SignJWT(body)
         .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: keyId(secret) })
         .setIssuer(issuer)
         .setAudience(audience)
@@ -258,7 +260,10 @@ describe("auth in invite mode (the default)", () => {
     expect((await api.get("/vaults", { token: await signedByServer(AUDIENCE) })).status).toBe(200);
     const wrongAudience = await signedByServer("another-service-api");
     const wrongIssuer = await signedByServer(AUDIENCE, "another-issuer");
-    for (const token of [forged, `${header}.${payload}.`, tampered, "garbage", `${h}.${p}`, wrongAudience, wrongIssuer]) {
+    // Signed by the server, but naming no session (as tokens did before sessions): refreshed, not accepted.
+    const { sid: _sid, ...sessionless } = claims;
+    const noSession = await signedByServer(AUDIENCE, ISSUER, sessionless);
+    for (const token of [forged, `${header}.${payload}.`, tampered, "garbage", `${h}.${p}`, wrongAudience, wrongIssuer, noSession]) {
       const res = await api.get("/vaults", { token });
       expect([res.status, res.body.error.code]).toEqual([401, "UNAUTHORIZED"]);
     }

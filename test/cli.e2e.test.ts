@@ -339,4 +339,20 @@ describe("vaultctl", () => {
     sessions.alice = (await ok("alice", ["unlock", "--raw"], { input: "ivory tiger mango 42\n" })).stdout.trim();
     await ok("alice", ["item", "list", "Team"]);
   });
+
+  // Last: carol leaves the organization for good.
+  test("org remove: carol is out, her sessions end, and the vaults alice manages are rekeyed with a progress bar", async () => {
+    const shared = (await ok("alice", ["vault", "create", "Leaving", "--json"])).json;
+    await ok("alice", ["vault", "share", "Leaving", "carol@example.test"]);
+    expect((await vaultctl("carol", ["org", "remove", "alice@example.test", "--yes", "--json"])).code).toBe(1);
+    const script = await vaultctl("alice", ["org", "remove", "carol@example.test", "--json"]);
+    expect([script.code, JSON.parse(script.stderr).error.code]).toEqual([2, "USAGE"]);
+    const out = await ok("alice", ["org", "remove", "carol@example.test", "--yes"]);
+    expect(out.stdout).toMatch(/^carol@example\.test is out of the organization; \d+ sessions? ended\.\n\d+ vaults? rekeyed/);
+    expect((await ok("alice", ["vault", "members", shared.vaultId, "--json"])).json.map((m: any) => m.email)).not.toContain(
+      "carol@example.test",
+    );
+    const refused = await vaultctl("carol", ["vault", "list", "--json"]);
+    expect(refused.code).toBe(1);
+  });
 });

@@ -21,6 +21,8 @@ import { Chain, fingerprintOf, linkHashOf, wrapHash } from "./helpers/roster";
 import { itemLinkHashOf, signItemLinkAs } from "./helpers/item-log";
 import { itemDigestOf, itemSetDigestOf } from "../lib/domain/item-log";
 import { auditCheckpointVerifies } from "../sdk/audit";
+import { VaultClient } from "../sdk";
+import { TEST_KDF } from "./helpers/sdk";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
 
 jest.setTimeout(180_000);
@@ -87,6 +89,9 @@ test("every route of the interface works through both gateways", async () => {
   expect(
     (await call("POST /auth/logout", "/auth/logout", { token: admin.token, body: { refreshToken: refreshed.body.refreshToken } })).status,
   ).toBe(204);
+  // Logout ended the session: its access token with it, through either gateway. A new login goes on.
+  for (const api of gw) expect((await api.get("/users/me", { token: admin.token })).status).toBe(401);
+  admin.token = (await gw[1].post("/auth/login", { body: { email, authHash: bundle.authHash } })).body.accessToken;
 
   // An account made without statements signs them later (what the SDK does at its first login).
   expect(
@@ -223,7 +228,59 @@ test("every route of the interface works through both gateways", async () => {
   const cp = (await call("GET /audit/checkpoint", `/audit/checkpoint?orgId=${owner.orgId}`, t)).body;
   expect(await auditCheckpointVerifies(cp, publicKey)).toBe(true);
   expect((await gw[0].get("/audit/key")).body.publicKey).toBe((await gw[1].get("/audit/key")).body.publicKey);
+  // Sessions: a second login of the owner's, listed through either gateway, ended, then the rest.
+  const second = (await gw[1].post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash, deviceName: "phone" } }))
+    .body;
+  const third = (await gw[0].post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body;
+  const listed = (await call("GET /users/me/sessions", "/users/me/sessions", t)).body.sessions;
+  expect(listed.map((s: any) => s.sessionId)).toEqual(expect.arrayContaining([second.sessionId, third.sessionId]));
+  expect((await call("DELETE /users/me/sessions/:sessionId", `/users/me/sessions/${second.sessionId}`, t)).status).toBe(204);
+  expect((await call("DELETE /users/me/sessions", "/users/me/sessions", t)).body.ended).toBeGreaterThanOrEqual(1);
+  // A password change through the SDK (it builds the re-wraps), through the other gateway.
+  const sdkUser = new VaultClient({
+    baseUrl: cluster.urls[1]!,
+    fetch: (input, init) => {
+      if (String(input).endsWith("/users/me/password")) seen.add("POST /users/me/password");
+      return fetch(input, init);
+    },
+  });
+  const sdkInvite = await invite(gw[0], owner);
+  await sdkUser.register({ email: sdkInvite.email, password: "correct horse battery staple", invite: sdkInvite.token, kdf: TEST_KDF });
+  await sdkUser.createVault("Mine", "personal");
+  expect(await sdkUser.changePassword("correct horse battery staple", "purple monkey dishwasher 77", { kdf: TEST_KDF })).toMatchObject({
+    accountVersion: 2,
+    vaults: 1,
+  });
+  // The SDK's user leaves the organization, through the other gateway.
+  expect(
+    (await call("DELETE /orgs/:orgId/members/:userId", `/orgs/${owner.orgId}/members/${sdkUser.account.userId}`, t)).body,
+  ).toMatchObject({
+    userId: sdkUser.account.userId,
+    vaults: [{ needs: "none" }],
+  });
   expect([...seen].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+});
+
+test("an ended session's access tokens stop through both gateways within SESSION_CHECK_INTERVAL, its refresh token at once", async () => {
+  const login = async () => (await gw[0].post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body;
+  for (const via of [0, 1] as const) {
+    const victim = await login();
+    // Both gateways have seen the session live (and remember it so).
+    for (const api of gw) expect((await api.get("/users/me", { token: victim.accessToken })).status).toBe(200);
+    const ended = Date.now();
+    expect((await gw[via].delete(`/users/me/sessions/${victim.sessionId}`, { token: owner.token })).status).toBe(204);
+    expect((await gw[via].get("/users/me", { token: victim.accessToken })).status).toBe(401);
+    const refreshed = await gw[1 - via]!.post("/auth/refresh", { body: { refreshToken: victim.refreshToken } });
+    expect(refreshed.status).toBe(401);
+    // The other gateway: at once when the broadcast arrives; in any case within the interval (5 s).
+    let other = 200;
+    while (other !== 401 && Date.now() - ended < 6_000) {
+      other = (await gw[1 - via]!.get("/users/me", { token: victim.accessToken })).status;
+      if (other !== 401) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(other).toBe(401);
+    expect(Date.now() - ended).toBeLessThan(6_000);
+  }
 });
 
 test("a 10,000-item rekey crosses from the gateway to the rekey node, and every item opens with the new key", async () => {

@@ -90,7 +90,7 @@ describe("roster test vectors", () => {
     }
   });
 
-  test("the chain replays: alice owns, bob is a member, the key is at version 2 for both", () => {
+  test("the chain replays: alice owns, bob is a member, the key is at version 2 for both, and alice's wrap is the one she re-wrapped", () => {
     const state = replayVectors();
     expect(Object.fromEntries([...state.members].map(([id, m]) => [id, m.role]))).toEqual({ [alice]: "owner", [bob]: "member" });
     expect(state.keyVersion).toBe(2);
@@ -98,7 +98,9 @@ describe("roster test vectors", () => {
       [2, alice],
       [2, alice],
     ]);
-    expect(state.head).toBe(vectors.vectors[2]!.hash);
+    expect(state.wraps.get(alice)!.sha256).toBe("5".repeat(64));
+    expect(state.wraps.get(bob)!.sha256).toBe(replayVectors(3).wraps.get(bob)!.sha256);
+    expect(state.head).toBe(vectors.vectors[3]!.hash);
   });
 });
 
@@ -174,6 +176,25 @@ describe("roster rules (applyLink)", () => {
         "h",
       ),
     );
+  });
+
+  test("a rewrap: a member's own wrap only, for the key they hold, under their recorded key", () => {
+    const afterRekey = () => replayVectors(3);
+    const rewrap = (fields: Partial<RosterLink>): RosterLink => ({ ...links[3]!, ...fields }) as RosterLink;
+    expect(applyLink(afterRekey(), rewrap({}), "h").wraps.get(alice)!.sha256).toBe("5".repeat(64));
+    // Bob (a plain member) re-wraps his own: allowed, whatever his role.
+    const bobs = rewrap({
+      actorId: bob,
+      subjectId: bob,
+      subjectKey: afterRekey().members.get(bob)!.key,
+      wraps: [{ userId: bob, sha256: "6".repeat(64) }],
+    });
+    expect(applyLink(afterRekey(), bobs, "h").wraps.get(bob)!.sha256).toBe("6".repeat(64));
+    refusedWith("subjectId", () => applyLink(afterRekey(), rewrap({ subjectId: bob }), "h"));
+    refusedWith("subjectKey", () => applyLink(afterRekey(), rewrap({ subjectKey: "b".repeat(64) }), "h"));
+    refusedWith("keyVersion", () => applyLink(afterRekey(), rewrap({ keyVersion: 3 }), "h"));
+    refusedWith("wraps", () => applyLink(afterRekey(), rewrap({ wraps: [{ userId: bob, sha256: "6".repeat(64) }] }), "h"));
+    refusedWith("wraps", () => applyLink(afterRekey(), rewrap({ wraps: [] }), "h"));
   });
 
   test("the last owner stays; a removal needs a rekey after it", () => {

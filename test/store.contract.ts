@@ -235,26 +235,179 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       ).rejects.toMatchObject({ type: "CONFLICT" });
     });
 
-    test("refresh tokens rotate once; reuse revokes the family", async () => {
-      const family = newId();
-      await store.accounts.saveRefreshToken({
-        tokenHash: "h1",
-        familyId: family,
+    /** A login: its session and first refresh token; answers the session's id. */
+    /** A login of `userId` (the owner by default): its session id, and the sessions the cap ended. */
+    const login = async (tokenHash: string, opts: { expiresAt?: string; maxLive?: number; userId?: UserId } = {}) => {
+      const { expiresAt = at(60_000), maxLive = 100, userId = owner.userId } = opts;
+      const sessionId = newId();
+      const { ended } = await store.accounts.startSession({
+        session: { sessionId, userId, deviceName: "laptop", createdAt: at(), lastUsedAt: at(), address: "192.0.2.1", expiresAt },
+        token: { tokenHash, userId, createdAt: at(), expiresAt },
+        accountVersion: 1,
+        maxLive,
+      });
+      return { sessionId, ended };
+    };
+    const startSession = async (tokenHash: string, expiresAt = at(60_000)) => (await login(tokenHash, { expiresAt })).sessionId;
+    const rotate = (oldHash: string, tokenHash: string, address = "192.0.2.2") =>
+      store.accounts.rotateRefreshToken({ oldHash, next: { tokenHash, createdAt: at(), expiresAt: at(120_000) }, now: at(1_000), address });
+
+    test("refresh tokens rotate once within their session; reuse revokes the family and ends the session", async () => {
+      const h = (n: string) => `${n}-${newId()}`;
+      const [h1, h2, h3, h4] = [h("h1"), h("h2"), h("h3"), h("h4")];
+      const sessionId = await startSession(h1);
+      expect(await rotate(h1, h2)).toEqual({ ok: true, userId: owner.userId, sessionId });
+      // The rotation records the use: when, from where, and the new expiry.
+      expect(await store.accounts.findSession(sessionId)).toEqual({
+        sessionId,
         userId: owner.userId,
-        createdAt: at(),
-        expiresAt: at(60_000),
+        deviceName: "laptop",
+        createdAt: expect.any(String),
+        lastUsedAt: expect.any(String),
+        address: "192.0.2.2",
+        expiresAt: expect.any(String),
       });
-      const next = { tokenHash: "h2", createdAt: at(), expiresAt: at(60_000) };
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next, now: at() })).toEqual({ ok: true, userId: owner.userId });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "h1", next: { ...next, tokenHash: "h3" }, now: at() })).toEqual({
-        ok: false,
-        reason: "reused",
+      expect(await rotate(h1, h3)).toEqual({ ok: false, reason: "reused", sessionId });
+      expect(await rotate(h2, h4)).toEqual({ ok: false, reason: "reused", sessionId });
+      expect(await store.accounts.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
+      expect((await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId)).not.toContain(sessionId);
+      expect(await rotate(`nope-${newId()}`, h("h5"))).toEqual({ ok: false, reason: "unknown" });
+    });
+
+    test("sessions: listed live, the most recent first; ended one, all but one, or by their token; an ended one takes no new token", async () => {
+      const other = await join();
+      const h = (n: string) => `${n}-${newId()}`;
+      const tokens = [h("a"), h("b"), h("c"), h("d")];
+      const [a, b, c, d] = [
+        await startSession(tokens[0]!),
+        await startSession(tokens[1]!),
+        await startSession(tokens[2]!),
+        await startSession(tokens[3]!),
+      ];
+      const expired = await startSession(h("e"), at(-1_000));
+      expect(await rotate(tokens[1]!, h("b2"))).toMatchObject({ ok: true, sessionId: b });
+      const live = (await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
+      expect(live[0]).toBe(b);
+      expect(live).toEqual(expect.arrayContaining([a, b, c, d]));
+      expect(live).not.toContain(expired);
+
+      // Only the caller's own sessions end, and each once.
+      expect(await store.accounts.endSessions({ userId: other.userId, now: at(), only: a })).toEqual([]);
+      expect(await store.accounts.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([a]);
+      expect(await store.accounts.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([]);
+      expect(await rotate(tokens[0]!, h("a2"))).toMatchObject({ ok: false });
+
+      // Logout: the session its refresh token belongs to, and only for its user.
+      expect(await store.accounts.endSessionOfToken({ tokenHash: tokens[2]!, userId: other.userId, now: at() })).toBeNull();
+      expect(await store.accounts.endSessionOfToken({ tokenHash: tokens[2]!, userId: owner.userId, now: at() })).toBe(c);
+      expect(await rotate(tokens[2]!, h("c2"))).toMatchObject({ ok: false });
+
+      // All but the current one.
+      const ended = await store.accounts.endSessions({ userId: owner.userId, now: at(), except: d });
+      expect(ended).toContain(b);
+      expect(ended).not.toContain(d);
+      const after = (await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
+      expect(after).toEqual([d]);
+      expect(await rotate(tokens[3]!, h("d2"))).toMatchObject({ ok: true, sessionId: d });
+    });
+
+    test("a login starts no session once the account's password changed after it compared it; past the cap, the least recently used end", async () => {
+      const person = await join();
+      const h = (n: string) => `${n}-${newId()}`;
+      await expect(
+        store.accounts.startSession({
+          session: {
+            sessionId: newId(),
+            userId: person.userId,
+            deviceName: "x",
+            createdAt: at(),
+            lastUsedAt: at(),
+            address: "a",
+            expiresAt: at(60_000),
+          },
+          token: { tokenHash: h("stale"), userId: person.userId, createdAt: at(), expiresAt: at(60_000) },
+          accountVersion: 2,
+          maxLive: 100,
+        }),
+      ).rejects.toMatchObject({ type: "UNAUTHORIZED" });
+      expect(await store.accounts.listSessions({ userId: person.userId, now: at() })).toEqual([]);
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 5)); // each login later than the one before
+      const first = await login(h("1"), { maxLive: 2, userId: person.userId });
+      await tick();
+      const second = await login(h("2"), { maxLive: 2, userId: person.userId });
+      await tick();
+      const third = await login(h("3"), { maxLive: 2, userId: person.userId });
+      expect([first.ended, second.ended, third.ended]).toEqual([[], [], [first.sessionId]]);
+      const live = (await store.accounts.listSessions({ userId: person.userId, now: at() })).map((x) => x.sessionId);
+      expect(live.sort()).toEqual([second.sessionId, third.sessionId].sort());
+    });
+
+    test("a person taken out of the organization: refused by every vault at once, sessions ended, their pending invites revoked; the rules hold", async () => {
+      const admin = await join("admin");
+      const member = await join();
+      const { vaultId } = await vaultWith([admin, member]);
+      const h = `removed-${newId()}`;
+      await login(h, { userId: admin.userId });
+      const inv = pendingInvite(owner.orgId, admin.userId, `x-${newId()}@example.test`);
+      await store.invites.createInvite({ invite: inv, tokenHash: newId() });
+      const asCaller = (p: { userId: UserId; orgId: OrgId }, role: "owner" | "admin" | "member") => ({
+        userId: p.userId,
+        orgId: p.orgId,
+        role,
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "h2", next: { ...next, tokenHash: "h4" }, now: at() })).toEqual({
-        ok: false,
-        reason: "reused",
+      await expect(
+        store.accounts.removeFromOrg({ caller: asCaller(member, "member"), targetId: admin.userId, now: at() }),
+      ).rejects.toMatchObject({
+        type: "FORBIDDEN",
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: "nope", next, now: at() })).toEqual({ ok: false, reason: "unknown" });
+      const out = await store.accounts.removeFromOrg({ caller: asCaller(owner, "owner"), targetId: admin.userId, now: at() });
+      expect(out.vaults).toEqual([{ vaultId, needs: "rekey" }]);
+      expect(out.endedSessions).toHaveLength(1);
+      expect(out.revokedInvites).toEqual([inv.inviteId]);
+      expect(await store.invites.getInvite(inv.inviteId)).toMatchObject({ status: "revoked" });
+      // Whatever the rows still say, the vault refuses them: a read, an item write.
+      await expect(store.vaults.getVault({ vaultId, userId: admin.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await expect(
+        store.items.createItem({
+          vaultId,
+          actorId: admin.userId,
+          itemId: newId(),
+          write: { encryptedData: "AAAA", encryptedName: "AAAA" },
+          limits: ROOMY,
+          now: at(),
+        }),
+      ).rejects.toMatchObject({ type: "NOT_FOUND" });
+      expect((await store.accounts.findUserById(admin.userId))?.removedAt).toEqual(expect.any(String));
+      expect((await store.vaults.getVault({ vaultId, userId: owner.userId })).rekeyRequired).toBe(true);
+      // Its owner still manages it, and removes them from it for good.
+      await store.vaults.removeMember({ vaultId, actorId: owner.userId, targetId: admin.userId, now: at() });
+      await expect(
+        store.accounts.removeFromOrg({ caller: asCaller(owner, "owner"), targetId: admin.userId, now: at() }),
+      ).rejects.toMatchObject({
+        type: "NOT_FOUND",
+      });
+    });
+
+    test("a session ended while its token rotates: whichever comes second sees the other, and no live token is left (real concurrency)", async () => {
+      const h = (n: string) => `${n}-${newId()}`;
+      for (let i = 0; i < 40; i++) {
+        const first = h("first");
+        const next = h("next");
+        const sessionId = await startSession(first);
+        const end = () => store.accounts.endSessions({ userId: owner.userId, now: at(), only: sessionId });
+        // Each goes first half the time, the other a few ticks behind (0 to 3 awaits).
+        const behind = async <T>(f: () => Promise<T>) => {
+          for (let t = 0; t < i % 4; t++) await Promise.resolve();
+          return f();
+        };
+        const [rotated] =
+          i % 2 === 0
+            ? await Promise.all([rotate(first, next), behind(end)])
+            : await Promise.all([behind(() => rotate(first, next)), end()]);
+        // Whether or not the rotation got in first, the session is over and its newest token with it.
+        expect(await store.accounts.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
+        if (rotated.ok) expect(await rotate(next, h("after"))).toMatchObject({ ok: false });
+      }
     });
 
     test("members: the rules hold inside the store, and the last owner always stays under concurrency", async () => {
@@ -621,25 +774,26 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toMatchObject({ status: "pending" });
 
       const family = newId();
-      const revokedFamily = newId();
-      const token = (tokenHash: string, familyId: string, expiresAt: string) =>
-        store.accounts.saveRefreshToken({ tokenHash, familyId, userId: owner.userId, createdAt: at(), expiresAt });
       const h = (name: string) => `${name}-${family}`;
-      await token(h("expired"), newId(), at(-1_000));
-      await token(h("active"), family, at(60_000));
-      await token(h("rotated"), family, at(60_000));
+      const expiredSession = await startSession(h("expired"), at(-1_000));
+      await startSession(h("active"));
+      await startSession(h("rotated"));
       await store.accounts.rotateRefreshToken({
         oldHash: h("rotated"),
         next: { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) },
         now: at(),
+        address: "192.0.2.3",
       });
-      await token(h("revoked"), revokedFamily, at(60_000));
-      await store.accounts.revokeRefreshFamily({ tokenHash: h("revoked"), userId: owner.userId });
+      const endedSession = await startSession(h("revoked"));
+      await store.accounts.endSessionOfToken({ tokenHash: h("revoked"), userId: owner.userId, now: at() });
 
       // Now is 2 s ahead, and the retention over: the used invite has expired too, and stays.
       const purged = await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) });
       expect(purged.invites).toBeGreaterThanOrEqual(2);
       expect(purged.refreshTokens).toBeGreaterThanOrEqual(2);
+      expect(purged.sessions).toBeGreaterThanOrEqual(2);
+      expect(await store.accounts.findSession(expiredSession)).toBeNull();
+      expect(await store.accounts.findSession(endedSession)).toBeNull();
       expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toBeNull();
       expect(await store.invites.getInvite(invites.expiredRevoked.inviteId)).toBeNull();
       expect(await store.invites.getInvite(invites.live.inviteId)).toMatchObject({ status: "pending" });
@@ -647,26 +801,29 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.invites.getInvite(invites.used.inviteId)).toMatchObject({ status: "used" });
 
       const next = () => ({ tokenHash: newId(), createdAt: at(), expiresAt: at(60_000) });
+      const address = "192.0.2.4";
       // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at() })).toEqual({
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at(), address })).toEqual({
         ok: false,
         reason: "unknown",
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at() })).toEqual({
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at(), address })).toEqual({
         ok: false,
         reason: "unknown",
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at() })).toEqual({
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at(), address })).toEqual({
         ok: true,
         userId: owner.userId,
+        sessionId: expect.any(String),
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at() })).toEqual({
+      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at(), address })).toMatchObject({
         ok: false,
         reason: "reused",
       });
       expect(await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) })).toEqual({
         invites: 0,
         refreshTokens: expect.any(Number),
+        sessions: expect.any(Number),
       });
     });
 

@@ -54,14 +54,23 @@ describe("documents", () => {
     const doc = userDoc(user, orgId, "admin");
     expect(doc._id).toBe(user.userId);
     const { userId, ...rest } = user;
-    expect(toUser(doc)).toEqual({ userId, orgId, role: "admin", ...rest });
+    // A document without a version (all of them until a password change) is at version 1.
+    expect(toUser(doc)).toEqual({ userId, orgId, role: "admin", accountVersion: 1, ...rest });
+    expect(toUser({ ...doc, accountVersion: 3 }).accountVersion).toBe(3);
     // With its statements and invite binding, as a client of today registers; without them they stay absent.
     const statements = {
       keyStatement: { version: 1, signature: "a2V5" },
       kdfStatement: { version: 1, signature: "a2Rm" },
       inviteBinding: { inviteId: newId<InviteId>(), mac: "bWFj" },
     };
-    expect(toUser(userDoc({ ...user, ...statements }, orgId, "member"))).toEqual({ userId, orgId, role: "member", ...rest, ...statements });
+    expect(toUser(userDoc({ ...user, ...statements }, orgId, "member"))).toEqual({
+      userId,
+      orgId,
+      role: "member",
+      accountVersion: 1,
+      ...rest,
+      ...statements,
+    });
     expect(Object.keys(doc)).not.toContain("keyStatement");
   });
 

@@ -8,8 +8,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { hashToken } from "../lib/domain/opaque-tokens";
 import { VaultClient } from "../sdk";
 import { toBase64 } from "../sdk/encoding";
+import { deriveAccountSecrets } from "../sdk/keys";
 import { Api } from "./helpers/client";
 import { startDishonestProxy, type DishonestProxy } from "./helpers/dishonest-proxy";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
@@ -24,6 +27,10 @@ const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE, "fixture.json"), "
   vaults: Record<"team" | "old" | "private", string>;
 };
 const { ada: ADA, bob: BOB, cy: CY } = fixture.people;
+/** vaultctl's saved login on ada's machine, made by the previous release: tokens from before sessions. */
+const savedLogin = JSON.parse(fs.readFileSync(path.join(FIXTURE, "home-ada", "login.json"), "utf8")) as {
+  tokens: { accessToken: string; refreshToken: string };
+};
 
 describe("upgrading from the previous release's data", () => {
   let server: TestServer;
@@ -34,6 +41,13 @@ describe("upgrading from the previous release's data", () => {
 
   beforeAll(async () => {
     fs.cpSync(path.join(FIXTURE, "data"), dataDir, { recursive: true });
+    // Ada's saved login, as if the previous release had issued it today (the fixture's own expires a month after it was made).
+    const db = new DatabaseSync(path.join(dataDir, "vault.sqlite"));
+    db.prepare("UPDATE refresh_tokens SET expires_at = ? WHERE token_hash = ?").run(
+      new Date(Date.now() + 86_400_000).toISOString(),
+      hashToken(savedLogin.tokens.refreshToken),
+    );
+    db.close();
     server = await startTestServer({ DATA_DIR: dataDir });
     api = new Api(server.url);
     proxy = await startDishonestProxy(new URL(server.url).origin);
@@ -50,6 +64,25 @@ describe("upgrading from the previous release's data", () => {
     await proxy.close();
     await server.stop();
     for (const dir of [dataDir, adaHome]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a login from before sessions is one: listed at once, ended by 'end all others' without ever refreshing; its access token names none and is refused", async () => {
+    expect((await api.get("/users/me", { token: savedLogin.tokens.accessToken })).status).toBe(401);
+    // Another login of ada's, made here without the SDK (whose first login would sign her statements: the next test's).
+    const { kdf } = (await api.get(`/auth/prelogin?email=${encodeURIComponent(ADA.email)}`)).body;
+    const { authHash } = await deriveAccountSecrets(ADA.password, kdf);
+    const now = (await api.post("/auth/login", { body: { email: ADA.email, authHash: toBase64(authHash), deviceName: "upgrade test" } }))
+      .body;
+    const listed = (await api.get("/users/me/sessions", { token: now.accessToken })).body.sessions;
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ current: false, deviceName: "signed in before sessions were recorded", address: "unknown" }),
+      ]),
+    );
+    const ended = await api.delete("/users/me/sessions", { token: now.accessToken });
+    expect(ended.body.ended).toBeGreaterThanOrEqual(1);
+    expect((await api.post("/auth/refresh", { body: { refreshToken: savedLogin.tokens.refreshToken } })).status).toBe(401);
+    expect((await api.get("/users/me", { token: now.accessToken })).body.email).toBe(ADA.email);
   });
 
   test("accounts: each signs its statements at its first login; one registered below today's floor is refused, sending nothing", async () => {

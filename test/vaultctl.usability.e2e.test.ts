@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 
@@ -14,6 +15,7 @@ jest.setTimeout(60_000);
 
 const ROOT = path.resolve(__dirname, "..");
 const PASSWORD = "ivory tiger mango 42";
+const NEW_PASSWORD = "lemon harbor violin 97";
 
 interface Run {
   code: number | null;
@@ -116,6 +118,40 @@ describe("vaultctl for a newcomer", () => {
     expect((await run(["vault", "create"])).code).toBe(2);
   });
 
+  test("session list names this machine's login and the others; session end stops one, --others the rest", async () => {
+    const laptop = tempDir("vaultctl-laptop-");
+    try {
+      const onLaptop = { env: { VAULTCTL_HOME: laptop } };
+      expect((await run(["login", "ada@example.test"], { ...onLaptop, input: `${PASSWORD}\n` })).code).toBe(0);
+      const listed = JSON.parse((await run(["session", "list", "--json"])).stdout) as Array<{
+        sessionId: string;
+        deviceName: string;
+        current: boolean;
+      }>;
+      const here = listed.find((s) => s.current)!;
+      expect(here.deviceName).toBe(`vaultctl on ${os.hostname()}`.slice(0, 64).trim());
+      const text = (await run(["session", "list"])).stdout;
+      expect(text).toMatch(/^SESSION +DEVICE +LAST USED +FROM +SINCE\n/);
+      expect(text).toContain(`${here.sessionId} (this one)`);
+      const laptopSession = JSON.parse((await run(["session", "list", "--json"], onLaptop)).stdout).find((s: any) => s.current).sessionId;
+      expect(listed.map((s) => s.sessionId)).toContain(laptopSession);
+
+      const ended = await run(["session", "end", laptopSession]);
+      expect([ended.code, ended.stdout]).toEqual([0, expect.stringContaining(`Ended session ${laptopSession}`)]);
+      // The laptop's saved login is over: refused, with the server's reason.
+      const after = await run(["whoami", "--json"], onLaptop);
+      expect([after.code, errorOf(after).code]).toEqual([1, "UNAUTHORIZED"]);
+      expect((await run(["session", "end"])).code).toBe(2);
+      expect((await run(["session", "end", laptopSession, "--others"])).code).toBe(2);
+      expect((await run(["login", "ada@example.test"], { ...onLaptop, input: `${PASSWORD}\n` })).code).toBe(0);
+      expect(JSON.parse((await run(["session", "end", "--others", "--json"])).stdout).ended).toBeGreaterThanOrEqual(1);
+      expect((await run(["whoami"], onLaptop)).code).toBe(1);
+      expect((await run(["whoami"])).code).toBe(0);
+    } finally {
+      fs.rmSync(laptop, { recursive: true, force: true });
+    }
+  });
+
   test("an unreachable server: the cause, and where the address comes from", async () => {
     const closed = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, "127.0.0.1", () => {
@@ -167,5 +203,25 @@ describe("vaultctl for a newcomer", () => {
     const shown = await run(["item", "add", "Team", "AWS", "--generate", "--show"], { input: `${PASSWORD}\n` });
     const password = /Generated password: (\S{24})\n/.exec(shown.stdout)![1]!;
     expect((await run(["item", "get", "Team", "AWS", "--field", "password"], { input: `${PASSWORD}\n` })).stdout.trim()).toBe(password);
+  });
+
+  // Last: it changes ada's password for good.
+  test("password change: the current and the new password from standard input; a personal vault opens with the new one, the old one is refused", async () => {
+    expect((await run(["vault", "create", "Diary", "--personal"], { input: `${PASSWORD}\n` })).code).toBe(0);
+    expect((await run(["item", "add", "Diary", "Entry", "--field", "text=dear diary"], { input: `${PASSWORD}\n` })).code).toBe(0);
+    const weak = await run(["password", "change", "--json"], { input: `${PASSWORD}\nshort\n` });
+    expect([weak.code, errorOf(weak).code]).toEqual([1, "WEAK_PASSWORD"]);
+    const wrong = await run(["password", "change", "--json"], { input: `not my password at all\n${NEW_PASSWORD}\n` });
+    expect(wrong.code).toBe(1);
+    const changed = await run(["password", "change"], { input: `${PASSWORD}\n${NEW_PASSWORD}\n` });
+    expect([changed.code, changed.stderr]).toEqual([0, ""]);
+    expect(changed.stdout).toMatch(/^Master password changed \(account version 2\)\.\n\d+ personal vaults? wrapped again;/);
+    // This machine's login goes on, under the new password; the old one opens nothing.
+    expect((await run(["item", "get", "Diary", "Entry", "--field", "text"], { input: `${NEW_PASSWORD}\n` })).stdout.trim()).toBe(
+      "dear diary",
+    );
+    expect((await run(["item", "get", "Diary", "Entry", "--field", "text"], { input: `${PASSWORD}\n` })).code).not.toBe(0);
+    expect((await run(["login", "ada@example.test"], { input: `${PASSWORD}\n` })).code).toBe(1);
+    expect((await run(["login", "ada@example.test"], { input: `${NEW_PASSWORD}\n` })).code).toBe(0);
   });
 });

@@ -86,6 +86,8 @@ describe("the web vault", () => {
     await expect(ada.getByRole("alert").textContent()).resolves.toMatch(/Your email or password is not right/);
 
     await ada.getByRole("link", { name: "Create the first account" }).click();
+    // Filled once the registration form is there: a field of the login page, about to go, would take the text instead.
+    await ada.getByRole("heading", { name: "Create the first account" }).waitFor();
     await ada.getByLabel("Email").fill(ADA.email);
     await ada.getByLabel("Organization name").fill("Acme");
     await ada.getByLabel("Master password", { exact: true }).fill("acme2026");
@@ -341,6 +343,44 @@ describe("the web vault", () => {
     await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
   });
 
+  test("sessions: ada sees her phone's login, ends it, and the phone is sent back to the login page, saying why", async () => {
+    // Another browser (by its user agent), so that its session is told apart by name.
+    const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0";
+    const phoneContext = await browser.newContext({ baseURL: origin, viewport: { width: 390, height: 800 }, userAgent: firefox });
+    try {
+      const phone = await newPage(phoneContext);
+      await phone.goto("/");
+      await phone.getByLabel("Email").fill(ADA.email);
+      await phone.getByLabel("Master password").fill(ADA.password);
+      await phone.getByRole("button", { name: "Log in" }).click();
+      await phone.getByRole("heading", { name: "Your vaults" }).waitFor();
+
+      await ada.getByRole("link", { name: "Sessions" }).click();
+      await ada.getByRole("heading", { name: "Where you are signed in" }).waitFor();
+      const rows = ada.getByRole("row");
+      await ada.getByRole("cell", { name: "This browser" }).waitFor(); // the list loads after the heading
+      await expect(ada.getByRole("cell", { name: "This browser" }).count()).resolves.toBe(1);
+      await expect(rows.filter({ hasText: "Web vault, Chromium-based browser on Linux" }).count()).resolves.toBeGreaterThanOrEqual(1);
+      await expect(rows.filter({ hasText: "Web vault, Firefox on Linux" }).count()).resolves.toBe(1);
+      await accessible(ada, "sessions");
+      await shot(ada, "sessions");
+      const before = await rows.count();
+      await ada.getByRole("button", { name: "End session of Web vault, Firefox on Linux" }).click();
+      await expect(ada.getByRole("status").textContent()).resolves.toMatch(/^Ended the session of Web vault, Firefox on Linux/);
+      await expect(rows.count()).resolves.toBe(before - 1);
+
+      // The phone's next request: its login is over, and it says so.
+      await phone.getByRole("link", { name: "Sessions" }).click();
+      await phone.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+      await expect(phone.getByRole("status").textContent()).resolves.toMatch(/session was ended/);
+      // Ada's own session goes on.
+      await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+      await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    } finally {
+      await phoneContext.close();
+    }
+  });
+
   test("the rest of the owner's day: a role change, search, a personal vault renamed, an item and the vault deleted, an invite revoked", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();
@@ -443,6 +483,71 @@ describe("the web vault", () => {
       [sdk.account.userId]: "owner",
       [bobUserId]: "member",
     });
+  });
+
+  test("people: ada takes bob out of the organization; the vaults she manages are rekeyed with progress, and bob cannot log in again", async () => {
+    // A vault ada shares with bob, made through the SDK.
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login(ADA.email, ADA.password);
+    const farewell = await sdk.createVault("Farewell");
+    await sdk.share(farewell.vaultId, bobUserId);
+
+    await ada.getByRole("link", { name: "People" }).click();
+    await ada.getByRole("heading", { name: "People" }).waitFor();
+    await ada.getByRole("button", { name: `Remove ${BOB.email} from the organization` }).click();
+    const done = ada.getByRole("status").filter({ hasText: /is out of the organization/ });
+    await expect(done.textContent({ timeout: 30_000 })).resolves.toMatch(
+      new RegExp(`^${BOB.email.replace(".", "\\.")} is out of the organization; \\d+ sessions? ended\\. [1-9]\\d* vaults? rekeyed\\.`),
+    );
+    await ada.getByRole("heading", { name: "Removed" }).waitFor();
+    await accessible(ada, "people");
+    expect((await sdk.members(farewell.vaultId)).map((m) => m.userId)).not.toContain(bobUserId);
+    expect((await sdk.getVault(farewell.vaultId)).keyVersion).toBe(2);
+
+    // Bob, in a fresh page: his password still derives, and the server says why it lets him in no more.
+    await bob.goto("/");
+    await bob.getByLabel("Email").fill(BOB.email);
+    await bob.getByLabel("Master password").fill(BOB.password);
+    await bob.getByRole("button", { name: "Log in" }).click();
+    await expect(bob.getByRole("alert").textContent({ timeout: 20_000 })).resolves.toMatch(/removed from its organization/);
+  });
+
+  test("a password change: a new password that is too weak, then a good one; another browser logs in with it, not with the old one", async () => {
+    const NEW = "lighthouse keeper 1887 fog";
+    const change = async (from: string, to: string) => {
+      await ada.getByRole("link", { name: "Password" }).click();
+      await ada.getByRole("heading", { name: "Change your master password" }).waitFor();
+      await ada.getByLabel("Current master password").fill(from);
+      await ada.getByLabel("New master password", { exact: true }).fill(to);
+      await ada.getByLabel("New master password, again").fill(to);
+      await ada.getByRole("button", { name: "Change master password" }).click();
+    };
+    await change(ADA.password, "short");
+    await expect(ada.getByRole("alert").textContent()).resolves.toMatch(/^That master password is too weak/);
+    await change("not the password", NEW);
+    await expect(ada.getByRole("alert").textContent()).resolves.toBe("That master password is not right.");
+    await change(ADA.password, NEW);
+    const changed = ada.getByRole("status").filter({ hasText: /^Your master password is changed/ });
+    await expect(changed.textContent()).resolves.toMatch(/^Your master password is changed\. \d+ personal vaults? wrapped again/);
+    await accessible(ada, "password");
+
+    const other = await browser.newContext({ baseURL: origin });
+    try {
+      const page = await newPage(other);
+      await page.goto("/");
+      await page.getByLabel("Email").fill(ADA.email);
+      await page.getByLabel("Master password").fill(ADA.password);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await expect(page.getByRole("alert").textContent()).resolves.toMatch(/Your email or password is not right/);
+      await page.getByLabel("Master password").fill(NEW);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("heading", { name: "Your vaults" }).waitFor();
+    } finally {
+      await other.close();
+    }
+    // Ada's own browser goes on: its session was not ended.
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
   });
 
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {

@@ -1,8 +1,9 @@
-/** Account commands: register, login, logout, unlock, lock, whoami. */
+/** Account commands: register, login, logout, unlock, lock, whoami, and the account's sessions. */
 import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, normalizeEmail, type CheckedInvite, type KdfChoice, type VaultClient } from "../../sdk";
 import type { Context } from "../context";
-import { readPassword } from "../password";
-import { type Command, usage, pick, inviteTrustLine } from "./shared";
+import { readNewPassword, readPassword } from "../password";
+import { table } from "../output";
+import { type Command, usage, pick, plural, inviteTrustLine } from "./shared";
 
 export const accountCommands: Command[] = [
   {
@@ -19,12 +20,7 @@ export const accountCommands: Command[] = [
       kdf: { type: "string", value: "KDF", description: "argon2id (default: 3 passes, 64 MiB, 4 lanes) or pbkdf2 (600,000 iterations)" },
     },
     async run(ctx, [email], opts) {
-      const kdf: KdfChoice =
-        opts.kdf === undefined || opts.kdf === "argon2id"
-          ? DEFAULT_ARGON2ID
-          : opts.kdf === "pbkdf2"
-            ? DEFAULT_PBKDF2
-            : usage(`--kdf must be argon2id or pbkdf2, not ${opts.kdf}`);
+      const kdf = kdfChoice(opts.kdf);
       const client = ctx.anonymous();
       let invite: CheckedInvite | undefined;
       if (opts.invite) {
@@ -118,9 +114,76 @@ export const accountCommands: Command[] = [
     },
   },
 
-  // ---- Vaults ----
+  {
+    path: ["password", "change"],
+    args: [],
+    summary: "Change the master password: every personal vault's key is wrapped again, and your other sessions end",
+    options: {
+      kdf: { type: "string", value: "KDF", description: "new parameters: argon2id (default) or pbkdf2" },
+      "new-password-file": { type: "string", value: "FILE", description: "read the new password from the first line of FILE" },
+      "new-password-env": { type: "string", value: "NAME", description: "read the new password from the environment variable NAME" },
+    },
+    async run(ctx, _args, opts) {
+      const kdf = kdfChoice(opts.kdf);
+      const client = ctx.loggedIn();
+      const current = await readPassword(ctx.passwords, `Current master password for ${client.account.email}: `);
+      await client.unlock(current);
+      const next = await readNewPassword({ file: opts["new-password-file"], env: opts["new-password-env"] }, "New master password: ");
+      const result = await client.changePassword(current, next, { kdf });
+      // The login goes on with the new keys; a VAULT_SESSION sealed the old stretched key: it ends.
+      ctx.state.forgetUnlocked();
+      saveLogin(ctx, client);
+      return {
+        json: result,
+        text: [
+          `Master password changed (account version ${result.accountVersion}).`,
+          `${plural(result.vaults, "personal vault")} wrapped again; ${plural(result.sessionsEnded, "other session")} ended: log in there again with the new password.`,
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["session", "list"],
+    args: [],
+    summary: "The account's logins on the server, the most recently used first (not VAULT_SESSION values: those are `lock`'s)",
+    async run(ctx) {
+      const sessions = await ctx.loggedIn().sessions();
+      return {
+        json: sessions,
+        text: table(
+          ["SESSION", "DEVICE", "LAST USED", "FROM", "SINCE"],
+          sessions.map((s) => [s.sessionId + (s.current ? " (this one)" : ""), s.deviceName, s.lastUsedAt, s.address, s.createdAt]),
+        ),
+      };
+    },
+  },
+  {
+    path: ["session", "end"],
+    args: ["<session?>"],
+    summary: "End one login (its id from `vaultctl session list`), or --others: every login but this one",
+    options: { others: { type: "boolean", description: "end every session but this one" } },
+    async run(ctx, [sessionId], opts) {
+      if (Boolean(opts.others) === (sessionId !== undefined)) usage("give a session id, or --others");
+      const client = ctx.loggedIn();
+      if (opts.others) {
+        const ended = await client.endOtherSessions();
+        return { json: { ended }, text: `Ended ${plural(ended, "other session")}.` };
+      }
+      await client.endSession(sessionId!);
+      return {
+        json: { ended: 1 },
+        text: `Ended session ${sessionId}: it can no longer refresh, and its access tokens stop within seconds.`,
+      };
+    },
+  },
 ];
 
 function saveLogin(ctx: Context, client: VaultClient): void {
   ctx.state.saveLogin({ server: client.http.baseUrl, account: client.account, tokens: client.http.currentTokens! });
+}
+
+function kdfChoice(name: string | undefined): KdfChoice {
+  if (name === undefined || name === "argon2id") return DEFAULT_ARGON2ID;
+  if (name === "pbkdf2") return DEFAULT_PBKDF2;
+  return usage(`--kdf must be argon2id or pbkdf2, not ${name}`);
 }

@@ -4,6 +4,7 @@ import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
 import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
+import { orgCommands } from "./org";
 import type { Command } from "./shared";
 import { vaultsCommands } from "./vaults";
 import { verifyCommands } from "./verify";
@@ -17,5 +18,6 @@ export const commands: Command[] = [
   ...auditCommands,
   ...itemCommands,
   ...inviteCommands,
+  ...orgCommands,
   ...keysCommands,
 ];

@@ -53,7 +53,7 @@ export class AccessTokens {
 
   async issue(caller: Caller): Promise<string> {
     const issuedAt = Math.floor(this.now() / 1000);
-    return new SignJWT({ org: caller.orgId, role: caller.role })
+    return new SignJWT({ org: caller.orgId, role: caller.role, ...(caller.sessionId !== undefined && { sid: caller.sessionId }) })
       .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: this.currentKid })
       .setSubject(caller.userId)
       .setIssuer(ISSUER)
@@ -87,12 +87,23 @@ export class AccessTokens {
     } catch {
       throw unauthorized("Invalid or expired access token");
     }
-    const { sub, org, role, exp } = payload;
-    if (typeof sub !== "string" || typeof org !== "string" || !ORG_ROLES.includes(role as OrgRole) || typeof exp !== "number") {
+    const { sub, org, role, exp, sid } = payload;
+    if (
+      typeof sub !== "string" ||
+      typeof org !== "string" ||
+      !ORG_ROLES.includes(role as OrgRole) ||
+      typeof exp !== "number" ||
+      (sid !== undefined && typeof sid !== "string")
+    ) {
       throw unauthorized("Invalid access token");
     }
-    // Claims of a token this server signed: its ids.
-    const caller: Caller = { userId: sub as UserId, orgId: org as OrgId, role: role as OrgRole };
+    // Claims of a token this server signed: its ids. A token from before sessions names none.
+    const caller: Caller = {
+      userId: sub as UserId,
+      orgId: org as OrgId,
+      role: role as OrgRole,
+      ...(sid !== undefined && { sessionId: sid }),
+    };
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { caller, expMs: exp * 1000, kid });
     return caller;

@@ -8,6 +8,8 @@ import { isUuid, type InviteId, type ItemId, type OrgId, type UserId, type Vault
 
 export const DOMAIN_EVENT_TYPES = [
   "user.registered",
+  "user.password_changed",
+  "user.removed",
   "vault.created",
   "vault.renamed",
   "vault.deleted",

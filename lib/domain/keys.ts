@@ -8,6 +8,7 @@ import {
   badKeySignature,
   badPrivateBlob,
   badSalt,
+  kdfParameterMissing,
   badWrapLength,
   badWrapSignature,
   notCanonicalSpki,
@@ -110,6 +111,23 @@ export function checkKeyBundle(bundle: KeyBundle): void {
     const size = Buffer.from(bundle[field], "base64").length;
     if (size === 0 || size > MAX_PRIVATE_BLOB) throw badPrivateBlob(field);
   }
+}
+
+/** KDF parameters as a request gives them: every algorithm's fields optional but the common ones. */
+export interface KdfParams {
+  algorithm: Kdf["algorithm"];
+  salt: string;
+  iterations: number;
+  memoryKiB?: number;
+  parallelism?: number;
+}
+
+/** Only the fields of the chosen algorithm are kept; argon2id needs its two. */
+export function normalizeKdf(k: KdfParams): Kdf {
+  if (k.algorithm === "pbkdf2-sha256") return { algorithm: k.algorithm, salt: k.salt, iterations: k.iterations };
+  if (k.memoryKiB === undefined) throw kdfParameterMissing("memoryKiB");
+  if (k.parallelism === undefined) throw kdfParameterMissing("parallelism");
+  return { algorithm: "argon2id", salt: k.salt, iterations: k.iterations, memoryKiB: k.memoryKiB, parallelism: k.parallelism };
 }
 
 /**

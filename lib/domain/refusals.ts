@@ -184,3 +184,55 @@ export const checkpointWithoutLink = () => invalid("A checkpoint is an itemLink"
 export const noStatementGiven = () => invalid("Give keyStatement, kdfStatement or both", "keyStatement");
 /** A redeem token of the wrong shape (counted against the address before it is checked). */
 export const badRedeemToken = (min: number, max: number) => invalid(`token must be a string of ${min} to ${max} characters`, "token");
+
+// ---- Sessions (lib/domain/sessions.ts) ----------------------------------------------------------
+
+/** A device name that is empty, too long, or holds characters that do not print. */
+export const badDeviceName = () =>
+  invalid("deviceName must be 1 to 64 printable characters (no control or direction-override characters)", "deviceName");
+/** An access token from before sessions: its holder refreshes it (the refresh token's session is recorded then). */
+export const tokenWithoutSession = () => unauthorized("This access token names no session: refresh it");
+/** The access token's session was ended (logout, a revocation, a password change) or expired. */
+export const sessionEnded = () => unauthorized("This session has ended");
+/** A login whose password was compared just before a password change swapped it: it starts no session. */
+export const passwordChangedMeanwhile = () => unauthorized("The master password changed meanwhile; log in again");
+/** A session to end that is not one of the caller's live sessions. */
+export const sessionNotFound = () => notFound("Session");
+
+// ---- Master password change (lib/domain/password-change.ts) ------------------------------------
+
+/** The current master password's auth hash does not match (counted, like a failed login). */
+export const wrongCurrentPassword = () => forbidden("The current master password is not right");
+/** The client changed the password from an older read of the account: it must sync and start over. */
+export const staleAccountVersion = (current: number, stated: number) =>
+  conflict(`The account's key version is ${current}, not ${stated}: another change came first; read the account again`, "accountVersion");
+/** The request does not re-wrap exactly the user's personal vaults (one was made or deleted meanwhile). */
+export const personalVaultsChanged = (missing: number, extra: number) =>
+  conflict(
+    `The request must re-wrap exactly your personal vaults (${missing} missing, ${extra} not yours or not personal): read them again`,
+    "vaults",
+  );
+/** An account at its cap of personal vaults (a password change re-wraps them all in one request). */
+export const tooManyPersonalVaults = (max: number) =>
+  invalid(`An account holds at most ${max} personal vaults (a password change wraps them all again at once)`, "type");
+/** A personal vault named twice. */
+export const vaultNamedTwice = () => invalid("Each personal vault is named once", "vaults");
+/** A personal-vault write states an account key version other than the account's (its wrap is under another stretched key). */
+export const wrapUnderOldPassword = (current: number, stated: number) =>
+  conflict(
+    `This wrap is under the stretched key of account version ${stated}, the account is at ${current}: the master password changed; log in again`,
+    "accountVersion",
+  );
+
+// ---- People leave (lib/domain/org-membership.ts) ------------------------------------------------
+
+/** The organization's last owner cannot leave it or be removed. */
+export const lastOrgOwner = () => invalid("The organization's last owner cannot leave it: make someone else an owner first");
+/** The person is the last owner of shared vaults others are in: an owner is named there first. */
+export const lastOwnerOfVaults = (vaultIds: readonly string[]) =>
+  invalid(
+    `The last owner of ${vaultIds.length} shared vault(s) others are in cannot leave: make another owner there first (${vaultIds.join(", ")})`,
+    "vaults",
+  );
+/** A person taken out of their organization signs in no more. */
+export const removedFromOrg = () => forbidden("This account was removed from its organization");

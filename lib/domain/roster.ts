@@ -38,15 +38,12 @@ export function keyFingerprint(keys: { publicKey: string; signingPublicKey: stri
   return sha256Hex(Buffer.concat([Buffer.from(keys.publicKey, "base64"), Buffer.from(keys.signingPublicKey, "base64")]));
 }
 
-function asInvalid<T>(check: () => T): T {
+function asInvalid<T>(check: () => T, field = ROSTER_LINK_FIELD): T {
   try {
     return check();
   } catch (err) {
     if (err instanceof RosterLinkError) {
-      throw invalid(
-        `Roster link: ${err.message}`,
-        err.field === ROSTER_LINK_FIELD ? ROSTER_LINK_FIELD : `${ROSTER_LINK_FIELD}.${err.field}`,
-      );
+      throw invalid(`Roster link: ${err.message}`, err.field === ROSTER_LINK_FIELD ? field : `${field}.${err.field}`);
     }
     throw err;
   }
@@ -54,10 +51,10 @@ function asInvalid<T>(check: () => T): T {
 
 const mismatch = (field: string, message: string) => new RosterLinkError(field, message);
 
-/** A request's link, checked for form (a shape error, before any lookup); undefined when there is none (absent or null). */
-export function parseRosterLink(raw: unknown): RosterLink | undefined {
+/** A request's link, checked for form (a shape error, before any lookup); undefined when there is none (absent or null). `field` names it in a refusal. */
+export function parseRosterLink(raw: unknown, field = ROSTER_LINK_FIELD): RosterLink | undefined {
   if (raw === undefined || raw === null) return undefined;
-  return asInvalid(() => parseLink(raw));
+  return asInvalid(() => parseLink(raw), field);
 }
 
 /** What is stored with the change: the link's seq, its hash (the vault's new head) and its canonical JSON, signature included. */
@@ -86,7 +83,8 @@ export type RequestedChange =
   | { op: "role"; subjectId: string; role: VaultRole }
   | { op: "remove"; subjectId: string }
   | { op: "rekey"; wraps: WrapOf[] }
-  | { op: "rename"; name: string };
+  | { op: "rename"; name: string }
+  | { op: "rewrap"; subjectId: string; subjectKey: string; wraps: WrapOf[] };
 
 export interface LinkCheck {
   /** The roster state the vault is in (null when the link starts a chain). */
@@ -144,7 +142,7 @@ function describesChange(link: RosterLink, change: RequestedChange, actorKey: st
     throw mismatch("name", "the link names the vault otherwise than the request");
   if (change.op === "create" && link.subjectKey !== actorKey)
     throw mismatch("subjectKey", "subjectKey is not the fingerprint of the caller's registered keys");
-  if (change.op === "add" && link.subjectKey !== change.subjectKey)
+  if ((change.op === "add" || change.op === "rewrap") && link.subjectKey !== change.subjectKey)
     throw mismatch("subjectKey", "subjectKey is not the fingerprint of the recipient's registered keys");
   if (
     change.op === "adopt" &&

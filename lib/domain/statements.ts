@@ -20,8 +20,15 @@ interface Holder {
   signingPublicKey: string;
 }
 
-function assertSigned(bytes: Uint8Array, statement: SignedStatement, signingPublicKey: string, field: string, what: string): void {
-  if (statement.version !== STATEMENT_VERSION) throw badStatementVersion(what, STATEMENT_VERSION, field);
+function assertSigned(
+  bytes: Uint8Array,
+  statement: SignedStatement,
+  signingPublicKey: string,
+  field: string,
+  what: string,
+  version = STATEMENT_VERSION,
+): void {
+  if (statement.version !== version) throw badStatementVersion(what, version, field);
   if (!signatureVerifies(Buffer.from(bytes), Buffer.from(statement.signature, "base64"), signingPublicKey)) {
     throw badStatementSignature(what, field);
   }
@@ -34,9 +41,14 @@ export function checkKeyStatement(user: Holder, statement: SignedStatement, fiel
 }
 
 /** The user's KDF statement: their id, normalized email and KDF parameters with salt, signed with their signing key. */
-export function checkKdfStatement(user: Holder & { kdf: Kdf }, statement: SignedStatement, field = "kdfStatement"): void {
+export function checkKdfStatement(
+  user: Holder & { kdf: Kdf },
+  statement: SignedStatement,
+  field = "kdfStatement",
+  version = STATEMENT_VERSION,
+): void {
   const bytes = kdfStatementBytes({ userId: user.userId, email: user.email, kdf: user.kdf, version: statement.version });
-  assertSigned(bytes, statement, user.signingPublicKey, field, "The KDF statement");
+  assertSigned(bytes, statement, user.signingPublicKey, field, "The KDF statement", version);
 }
 
 /** An invite's statement, signed by its inviter over the invite as it is (id, organization, email, role, expiry). */

@@ -31,4 +31,6 @@ export interface Caller {
   userId: UserId;
   orgId: OrgId;
   role: OrgRole;
+  /** The session (login) the token belongs to (lib/domain/sessions.ts); absent in tokens from before sessions. */
+  sessionId?: string;
 }

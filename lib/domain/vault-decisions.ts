@@ -57,6 +57,8 @@ export interface MemberState {
   role: VaultRole;
   publicKey: string;
   signingPublicKey: string;
+  /** Taken out of the organization: still on the vault (its roster names them until a manager's `remove` link), but acting no more. */
+  removed?: boolean;
 }
 
 export interface VaultSnapshot {
@@ -66,7 +68,7 @@ export interface VaultSnapshot {
 
 /** The caller's membership, or `404` for the vault: no route reveals that a vault exists. */
 export function requireMember(snapshot: VaultSnapshot | null, actorId: UserId): MemberState {
-  const actor = snapshot?.members.find((m) => m.userId === actorId);
+  const actor = snapshot?.members.find((m) => m.userId === actorId && !m.removed);
   if (!actor) throw vaultNotFound();
   return actor;
 }
@@ -239,6 +241,34 @@ export function decideRoleChange(
   if (vault.type === "personal" && role !== "owner") throw personalOwnerStays();
   assertOwnerRemains(members.filter((m) => m.role === "owner").length, target.role, role);
   return rosterStep(snapshot!, actor, rosterLink, vault.keyVersion, { op: "role", subjectId: targetId, role });
+}
+
+/**
+ * A member's own wrap made again, for the key the vault is at (a master password change, for a
+ * personal vault): the wrap has the holder's size and their signature; the key version is the
+ * vault's (else `409`: a rekey came first); a signed vault takes it only with its `rewrap` link.
+ */
+export function decideRewrap(
+  snapshot: VaultSnapshot | null,
+  actorId: UserId,
+  input: { keyVersion: number; encryptedVaultKey: string; wrapSignature: string; rosterLink?: RosterLink },
+): RosterEntry | undefined {
+  const actor = requireMember(snapshot, actorId);
+  const { vault } = snapshot!;
+  checkWrap({
+    vaultType: vault.type,
+    encryptedVaultKey: input.encryptedVaultKey,
+    wrapSignature: input.wrapSignature,
+    holderPublicKey: actor.publicKey,
+    senderSigningPublicKey: actor.signingPublicKey,
+  });
+  assertKeyVersion(vault.keyVersion, input.keyVersion);
+  return rosterStep(snapshot!, actor, input.rosterLink, vault.keyVersion, {
+    op: "rewrap",
+    subjectId: actorId,
+    subjectKey: keyFingerprint(actor),
+    wraps: [{ userId: actorId, encryptedVaultKey: input.encryptedVaultKey }],
+  });
 }
 
 /**

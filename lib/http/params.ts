@@ -22,6 +22,8 @@ export const uuid = { type: "string", pattern: UUID, lowercase: true } as const;
 export const optionalUuid = { ...uuid, optional: true } as const;
 export const email = { type: "string", min: 1, max: 320 } as const;
 export const name = { type: "string", min: 1, max: 256 } as const;
+/** Checked in full by `decideDeviceName` (lib/domain/sessions.ts); bounded here so nothing long is read. */
+export const deviceName = { type: "string", max: 256, optional: true } as const;
 /** Path ids: the gateway answers 404 for a malformed one before any action runs. */
 export const pathId = { type: "string" } as const;
 /** An organization named in a query string (a malformed one is simply not the caller's: 403). */
@@ -31,7 +33,8 @@ export const orgIdQuery = { type: "string", min: 1, max: 64, lowercase: true } a
 export const authHash = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const;
 export const opaqueToken = { type: "string", min: 1, max: 512 } as const;
 
-export const positiveInteger = { type: "number", integer: true, positive: true } as const;
+/** At most the largest 32-bit integer: every such field (a version, a revision) is an int column on PostgreSQL. */
+export const positiveInteger = { type: "number", integer: true, positive: true, max: 2_147_483_647 } as const;
 export const optionalPositiveInteger = { ...positiveInteger, optional: true } as const;
 /**
  * Query strings carry text: "20" converts, "20.5", "x" and "" do not pass. A seq is at most the

@@ -15,6 +15,7 @@ import { DEFAULT_ITEM_PAGE, MAX_ITEM_PAGE } from "../domain/item-pages";
 import { DEFAULT_ITEM_LOG_PAGE, MAX_ITEM_LOG_PAGE } from "../domain/item-log";
 import type { SchemaName } from "./api-schemas";
 import * as p from "./params";
+import { MAX_PERSONAL_VAULTS } from "../domain/password-change";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -67,6 +68,19 @@ const rekeyBody = {
   keyVersion: p.optionalPositiveInteger,
   rosterLink: p.rosterLink,
   itemLink: p.itemLink,
+  accountVersion: p.optionalPositiveInteger,
+};
+
+const kdfParams = {
+  type: "object",
+  strict: "remove",
+  props: {
+    algorithm: { type: "enum", values: ["argon2id", "pbkdf2-sha256"] },
+    salt: p.base64(1024),
+    iterations: { ...p.positiveInteger, max: 100_000_000 },
+    memoryKiB: { ...p.optionalPositiveInteger, max: 64 * 1024 * 1024 },
+    parallelism: { ...p.optionalPositiveInteger, max: 1024 },
+  },
 };
 
 const itemContent = { encryptedData: p.encryptedData, encryptedName: p.encryptedName, keyVersion: p.optionalPositiveInteger };
@@ -101,17 +115,7 @@ const ROUTE_TABLE = [
       ...p.STRICT,
       email: p.email,
       authHash: p.authHash,
-      kdf: {
-        type: "object",
-        strict: "remove",
-        props: {
-          algorithm: { type: "enum", values: ["argon2id", "pbkdf2-sha256"] },
-          salt: p.base64(1024),
-          iterations: { ...p.positiveInteger, max: 100_000_000 },
-          memoryKiB: { ...p.optionalPositiveInteger, max: 64 * 1024 * 1024 },
-          parallelism: { ...p.optionalPositiveInteger, max: 1024 },
-        },
-      },
+      kdf: kdfParams,
       publicKey: p.base64(4096),
       signingPublicKey: p.base64(64),
       publicKeySignature: p.base64(128),
@@ -131,7 +135,7 @@ const ROUTE_TABLE = [
     action: "auth.login",
     public: true,
     summary: "Log in: tokens and the encrypted key bundle",
-    params: { ...p.STRICT, email: p.email, authHash: p.authHash },
+    params: { ...p.STRICT, email: p.email, authHash: p.authHash, deviceName: p.deviceName },
     reply: ok("Login"),
   },
   {
@@ -162,6 +166,54 @@ const ROUTE_TABLE = [
     reply: noContent,
   },
   {
+    method: "POST",
+    path: "/users/me/password",
+    action: "users.changePassword",
+    summary: "Change the master password: new KDF, auth hash, private keys and a new wrap of every personal vault, at once",
+    params: {
+      ...p.STRICT,
+      currentAuthHash: p.authHash,
+      authHash: p.authHash,
+      kdf: kdfParams,
+      encryptedPrivateKey: p.base64(16 * 1024),
+      encryptedSigningPrivateKey: p.base64(16 * 1024),
+      kdfStatement: p.signedStatement,
+      accountVersion: p.positiveInteger,
+      vaults: {
+        type: "array",
+        max: MAX_PERSONAL_VAULTS,
+        items: {
+          type: "object",
+          strict: "remove",
+          props: {
+            vaultId: p.uuid,
+            keyVersion: p.positiveInteger,
+            encryptedVaultKey: p.wrappedKey,
+            wrapSignature: p.signature,
+            rosterLink: p.rosterLink,
+          },
+        },
+      },
+    },
+    reply: ok("PasswordChanged"),
+  },
+  { method: "GET", path: "/users/me/sessions", action: "auth.sessions", summary: "The caller's live sessions", reply: ok("SessionList") },
+  {
+    method: "DELETE",
+    path: "/users/me/sessions",
+    action: "auth.endOtherSessions",
+    summary: "End every session of the caller but the current one",
+    reply: ok("SessionsEnded"),
+  },
+  {
+    method: "DELETE",
+    path: "/users/me/sessions/:sessionId",
+    action: "auth.endSession",
+    summary: "End one of the caller's sessions (its refresh token at once, its access tokens within SESSION_CHECK_INTERVAL)",
+    params: { sessionId: p.pathId },
+    reply: noContent,
+  },
+  {
     method: "GET",
     path: "/users/:userId/keys",
     action: "users.keys",
@@ -170,6 +222,14 @@ const ROUTE_TABLE = [
     reply: ok("UserKeys"),
   },
   { method: "GET", path: "/orgs/:orgId", action: "orgs.get", summary: "An organization", params: { orgId: p.pathId }, reply: ok("Org") },
+  {
+    method: "DELETE",
+    path: "/orgs/:orgId/members/:userId",
+    action: "orgs.removeMember",
+    summary: "Take a person out of the organization (or leave it): their sessions end and every vault refuses them",
+    params: { orgId: p.pathId, userId: p.pathId },
+    reply: ok("RemovedFromOrg"),
+  },
   {
     method: "GET",
     path: "/orgs/:orgId/members",
@@ -192,6 +252,7 @@ const ROUTE_TABLE = [
       encryptedVaultKey: p.wrappedKey,
       wrapSignature: p.signature,
       rosterLink: p.rosterLink,
+      accountVersion: p.optionalPositiveInteger,
     },
     reply: created("Vault"),
   },

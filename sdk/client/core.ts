@@ -18,6 +18,8 @@ import {
   type RosterHeadStore,
 } from "../pins";
 import type { Account } from "./types";
+import { sameKdf } from "../kdf";
+import type { KdfParams } from "../primitives";
 
 export interface VaultClientOptions {
   baseUrl: string;
@@ -38,6 +40,8 @@ export interface VaultClientOptions {
   fetch?: typeof fetch;
   /** Links after a vault's last checkpoint that make this client sign a new one when it holds the whole item set (CHECKPOINT_EVERY by default). */
   checkpointEvery?: number;
+  /** What this client calls itself in the user's list of sessions ("vaultctl on build-box", "Web vault, Firefox"). */
+  deviceName?: string;
 }
 
 export class ClientCore {
@@ -50,12 +54,14 @@ export class ClientCore {
   readonly inviteSecrets: InviteSecretStore;
   readonly derive: DeriveMasterKey | undefined;
   readonly checkpointEvery: number;
+  readonly deviceName: string | undefined;
   /** Vault keys opened in this session, by vault, with the key version and the very wrap (base64) they were opened from. */
   readonly vaultKeys = new Map<string, { keyVersion: number; wrap: string; key: Bytes }>();
 
   constructor(opts: VaultClientOptions) {
     this.http = new Transport(opts);
     this.accountInfo = opts.account;
+    this.deviceName = opts.deviceName;
     this.pins = opts.pins ?? new MemoryPinStore();
     this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
     this.kdfMemory = opts.kdfMemory ?? new MemoryValues();
@@ -69,11 +75,31 @@ export class ClientCore {
     return this.accountInfo;
   }
 
+  /**
+   * The account key version this client's stretched key belongs to, sent with every personal
+   * wrap so that none lands under a password changed meanwhile. Known from the login; for a login
+   * saved by an earlier release, read from the server once, and taken only if the account's KDF
+   * parameters are still the ones this client derives with: a password change always makes a new
+   * salt, so other parameters mean this client holds an old key.
+   */
+  async accountVersion(): Promise<number> {
+    const account = this.account;
+    if (account.accountVersion !== undefined) return account.accountVersion;
+    const me = await this.http.request<{ accountVersion: number; kdf: KdfParams }>("GET", "/users/me");
+    if (!sameKdf(me.kdf, account.kdf)) throw passwordChangedElsewhere();
+    this.accountInfo = { ...account, accountVersion: me.accountVersion };
+    return me.accountVersion;
+  }
+
   requireKeys(): AccountKeys {
     if (!this.keys) throw new ApiError(0, "LOCKED", "the account is locked: unlock it with the master password first");
     return this.keys;
   }
 }
+
+/** The master password was changed on another device: this client's keys are the old ones. */
+export const passwordChangedElsewhere = () =>
+  new ApiError(409, "CONFLICT", "your master password was changed on another device: log in again with the new one", "accountVersion");
 
 /** The vault changed between two reads: the caller reads again. */
 export const vaultMoved = () => new ApiError(409, "CONFLICT", "the vault changed while it was being read: read it again");

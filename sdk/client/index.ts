@@ -9,7 +9,7 @@
 import type { Bytes } from "../encoding";
 import type { Transport } from "../http";
 import type { ItemContent } from "../items";
-import { groupedFingerprint, keyFingerprint } from "../keys";
+import { groupedFingerprint, keyFingerprint, type KdfChoice } from "../keys";
 import { Audit, type CheckedAuditLog } from "./audit";
 import type { AuditExport } from "../audit";
 import { ClientCore, type VaultClientOptions } from "./core";
@@ -21,6 +21,8 @@ import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { Rosters } from "./roster";
 import { Session } from "./session";
+import { PasswordChanges, type PasswordChangeResult } from "./password";
+import { People, type Removal, type RemovalFinished } from "./people";
 import { Trust, type CheckedMember, type ServedBundle, type TrustLevel } from "./trust";
 import type {
   Account,
@@ -30,6 +32,7 @@ import type {
   MemberEntry,
   OrgRole,
   RekeyResult,
+  SessionInfo,
   Vault,
   VaultRole,
   VaultVerification,
@@ -43,6 +46,8 @@ export type { CheckedInvite, CreatedInvite } from "./invites";
 export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust";
 export type { CheckedVault, NameCheck } from "./vaults";
+export type { PasswordChangeResult } from "./password";
+export type { Removal, RemovalFinished } from "./people";
 export type * from "./types";
 
 /** Ids as the server stores them: lower case. What a caller passes is lowered once, here; what the server answers must already be so. */
@@ -59,6 +64,8 @@ export class VaultClient {
   private readonly rekeys: Rekeys;
   private readonly invites: Invites;
   private readonly audit: Audit;
+  private readonly passwords: PasswordChanges;
+  private readonly people: People;
 
   constructor(opts: VaultClientOptions) {
     this.core = new ClientCore(opts);
@@ -70,7 +77,9 @@ export class VaultClient {
     this.vaults = new Vaults(this.core, this.trust, this.rosters);
     this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
     this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters, this.audit));
+    this.passwords = new PasswordChanges(this.core, this.trust, this.rosters, this.vaults);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
+    this.people = new People(this.core, this.memberOps, this.rekeys);
   }
 
   get http(): Transport {
@@ -108,8 +117,31 @@ export class VaultClient {
   logout(): Promise<void> {
     return this.session.logout();
   }
-  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string }> {
+  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string; accountVersion: number }> {
     return this.session.me();
+  }
+  /**
+   * Changes the master password (password.ts): every personal vault's key wrapped again, the
+   * account's other sessions ended. `kdf` chooses new parameters (never below the floor).
+   */
+  changePassword(current: string, next: string, opts?: { kdf?: KdfChoice }): Promise<PasswordChangeResult> {
+    return this.passwords.changePassword(current, next, opts);
+  }
+  /** Takes a person out of the organization, or (one's own id) leaves it (people.ts); `finishRemoval` then rekeys what it left. */
+  removeFromOrg(userId: string): Promise<Removal> {
+    return this.people.removeFromOrg(lc(userId));
+  }
+  finishRemoval(removal: Removal, opts?: Parameters<People["finishRemoval"]>[1]): Promise<RemovalFinished> {
+    return this.people.finishRemoval(removal, opts);
+  }
+  sessions(): Promise<SessionInfo[]> {
+    return this.session.sessions();
+  }
+  endSession(sessionId: string): Promise<void> {
+    return this.session.endSession(lc(sessionId));
+  }
+  endOtherSessions(): Promise<number> {
+    return this.session.endOtherSessions();
   }
 
   // ---- Other users' keys (trust.ts) ----------------------------------------------------------------

@@ -217,7 +217,14 @@ export class Rekeys {
       progress({ phase: "upload", done: 0, total: 1 });
       try {
         await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, {
-          body: { newKeys, items, keyVersion: vault.keyVersion, rosterLink, ...(itemLink && { itemLink }) },
+          body: {
+            newKeys,
+            items,
+            keyVersion: vault.keyVersion,
+            rosterLink,
+            ...(itemLink && { itemLink }),
+            ...(vault.vaultType === "personal" && { accountVersion: await this.core.accountVersion() }),
+          },
         });
       } catch (err) {
         const raced =

@@ -36,7 +36,7 @@ import { userIdForKey } from "../ids";
 import type { ClientCore } from "./core";
 import type { Invites } from "./invites";
 import type { Trust } from "./trust";
-import type { Account, OrgRole } from "./types";
+import type { Account, OrgRole, SessionInfo } from "./types";
 
 /** The statements of this release have version 1. */
 const STATEMENT_VERSION = 1;
@@ -52,6 +52,7 @@ interface LoginAnswer extends Tokens {
   encryptedSigningPrivateKey: string;
   keyStatement?: SignedStatement;
   kdfStatement?: SignedStatement;
+  accountVersion: number;
 }
 
 export class Session {
@@ -172,7 +173,10 @@ export class Session {
    */
   private async finishLogin(email: string, authHash: string, stretchedKey: Bytes, derivedWith: KdfParams): Promise<Account> {
     const remembered = await this.core.kdfMemory.get(email);
-    const res = await this.core.http.request<LoginAnswer>("POST", "/auth/login", { auth: false, body: { email, authHash } });
+    const res = await this.core.http.request<LoginAnswer>("POST", "/auth/login", {
+      auth: false,
+      body: { email, authHash, deviceName: this.core.deviceName },
+    });
     if (!sameKdf(res.kdf, derivedWith))
       throw new SecurityError("KDF_CHANGED", "the server's login answer names other key-derivation parameters than the ones derived with");
     if (remembered) {
@@ -191,6 +195,7 @@ export class Session {
       signingPublicKey: res.signingPublicKey,
       encryptedPrivateKey: res.encryptedPrivateKey,
       encryptedSigningPrivateKey: res.encryptedSigningPrivateKey,
+      accountVersion: res.accountVersion,
     };
     const keys = await openAccountKeys(stretchedKey, account);
     const upgrade = await this.checkOwnStatements(account, keys, res);
@@ -283,8 +288,27 @@ export class Session {
     }
   }
 
-  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string }> {
+  me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string; accountVersion: number }> {
     return this.core.http.request("GET", "/users/me");
+  }
+
+  /**
+   * The account's live sessions, the most recently used first. What the server says of them
+   * (device names, addresses, times) is what it recorded at each login and use: shown as its
+   * account, never acted on. Ending one acts on its id alone.
+   */
+  async sessions(): Promise<SessionInfo[]> {
+    return (await this.core.http.request<{ sessions: SessionInfo[] }>("GET", "/users/me/sessions")).sessions;
+  }
+
+  /** Ends one session: its refresh token at once, its access tokens within the server's SESSION_CHECK_INTERVAL. */
+  async endSession(sessionId: string): Promise<void> {
+    await this.core.http.request("DELETE", `/users/me/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** Ends every session but this one; answers how many ended. */
+  async endOtherSessions(): Promise<number> {
+    return (await this.core.http.request<{ ended: number }>("DELETE", "/users/me/sessions")).ended;
   }
 }
 

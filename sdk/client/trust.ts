@@ -32,7 +32,8 @@ export interface ServedBundle extends PublicKeyBundle {
   inviteBinding?: { inviteId: string; mac: string };
 }
 
-export type OrgMember = ServedBundle & { role: OrgRole; createdAt: string };
+/** `removedAt`: taken out of the organization (their keys stay, for the rosters they signed; nothing is shared with them). */
+export type OrgMember = ServedBundle & { role: OrgRole; createdAt: string; removedAt?: string };
 
 /** How far this device trusts a user's keys, after `checkBundle`. */
 export type TrustLevel = PinSource;

@@ -61,6 +61,20 @@ export interface Invite {
 
 export type { AuditRecord } from "../audit";
 
+/** One of the account's sessions (logins), as the server recorded it. */
+export interface SessionInfo {
+  sessionId: string;
+  /** The name the client gave at login (`VaultClientOptions.deviceName`), or "unnamed device". */
+  deviceName: string;
+  createdAt: string;
+  lastUsedAt: string;
+  /** The client's address at its last use. */
+  address: string;
+  expiresAt: string;
+  /** The session this client is in. */
+  current: boolean;
+}
+
 /** Who is logged in, and their keys as the server keeps them (public, or sealed under the stretched key). */
 export interface Account extends StoredAccountKeys {
   userId: string;
@@ -68,6 +82,12 @@ export interface Account extends StoredAccountKeys {
   role: OrgRole;
   email: string;
   kdf: KdfParams;
+  /**
+   * The account's key version this client's stretched key belongs to (1, then one more at each
+   * master password change); sent with every personal-vault wrap. Absent in a login saved by an
+   * earlier release: those wraps are then sent without it.
+   */
+  accountVersion?: number;
 }
 
 export interface RekeyProgress {

@@ -132,7 +132,15 @@ export class Vaults {
       null,
     );
     const vault = await core.http.request<Vault>("POST", "/vaults", {
-      body: { name, type, encryptedVaultKey, wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)), rosterLink },
+      body: {
+        name,
+        type,
+        encryptedVaultKey,
+        wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+        rosterLink,
+        // A personal wrap is under the stretched key of this account version: refused (409) if the password changed since.
+        ...(type === "personal" && { accountVersion: await core.accountVersion() }),
+      },
     });
     if (vault.vaultId !== rosterLink.vaultId)
       throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);

@@ -70,6 +70,8 @@ export function sentence(err: unknown): string {
     if (err.code === "RATE_LIMITED") return `Too many attempts. Try again in ${err.retryAfter ?? 60} seconds.`;
     if (err.code === "INVALID") return `That was not accepted: ${err.message.replace(/\.?$/, ".")}`;
     if (err.code === "CONFLICT" && err.field === "email") return "An account with this email already exists. Log in instead.";
+    if (err.code === "CONFLICT" && err.field === "accountVersion")
+      return "Your master password was changed on another device. Log in again with the new one.";
     if (err.code === "FORBIDDEN" && /needs an invite/i.test(err.message))
       return "This server only lets people register with an invite: ask an administrator for an invite link.";
     if (err.code === "FORBIDDEN") return `You are not allowed to do that (${err.message.replace(/\.$/, "")}).`;

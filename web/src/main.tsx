@@ -9,6 +9,9 @@ import { useEffect } from "preact/hooks";
 import "./styles.css";
 import { Login, OwnKey, Register, Unlock } from "./pages/account";
 import { Audit, Invites } from "./pages/admin";
+import { Sessions } from "./pages/sessions";
+import { ChangePassword } from "./pages/password";
+import { People } from "./pages/people";
 import { VaultPage } from "./pages/vaults/vault";
 import { Vaults } from "./pages/vaults/vault-list";
 import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
@@ -31,7 +34,7 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
   const admin = managesOrg(client.account.role);
   useIdleLock();
   useEffect(() => {
-    if (!["vaults", "vault", "invites", "audit", "key"].includes(page)) go("#/vaults");
+    if (!["vaults", "vault", "invites", "audit", "key", "sessions", "password", "people"].includes(page)) go("#/vaults");
   }, [page]);
   return (
     <>
@@ -40,7 +43,10 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
           <a href="#/vaults">Vaults</a>
           {admin && <a href="#/invites">Invites</a>}
           {admin && <a href="#/audit">Audit log</a>}
+          {admin && <a href="#/people">People</a>}
           <a href="#/key">Your key</a>
+          <a href="#/sessions">Sessions</a>
+          <a href="#/password">Password</a>
         </nav>
         <div class="who">
           <span>{client.account.email}</span>
@@ -58,8 +64,14 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
         <Invites />
       ) : page === "audit" && admin ? (
         <Audit />
+      ) : page === "people" && admin ? (
+        <People />
       ) : page === "key" ? (
         <OwnKey />
+      ) : page === "sessions" ? (
+        <Sessions />
+      ) : page === "password" ? (
+        <ChangePassword />
       ) : (
         <Vaults />
       )}

@@ -39,8 +39,41 @@ function seconds(key: string, fallback: number): number {
 export const idleLockMs = () => seconds("vault.idleLockSeconds", 300) * 1000;
 export const clipboardClearMs = () => seconds("vault.clipboardClearSeconds", 30) * 1000;
 
+/** What this browser is called in the account's list of sessions: the web vault, and the browser by name. */
+export function browserDeviceName(userAgent = navigator.userAgent): string {
+  const browser = /Edg\//.test(userAgent)
+    ? "Edge"
+    : /Firefox\//.test(userAgent)
+      ? "Firefox"
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? "Chromium-based browser"
+        : /Safari\//.test(userAgent)
+          ? "Safari"
+          : "a browser";
+  const os = /Windows/.test(userAgent)
+    ? " on Windows"
+    : /Mac OS X/.test(userAgent)
+      ? " on macOS"
+      : /Linux/.test(userAgent)
+        ? " on Linux"
+        : "";
+  return `Web vault, ${browser}${os}`;
+}
+
 export function newClient(): VaultClient {
-  return new VaultClient({ baseUrl: API_URL, pins, rosterHeads, kdfMemory, inviteSecrets, deriveMasterKey: deriveInWorker });
+  return new VaultClient({
+    baseUrl: API_URL,
+    pins,
+    rosterHeads,
+    kdfMemory,
+    inviteSecrets,
+    deriveMasterKey: deriveInWorker,
+    deviceName: browserDeviceName(),
+    // The login ended on the server (ended from another device, or a reused refresh token): back to the login page, saying so.
+    onTokens: (tokens) => {
+      if (tokens === undefined && session.client) ended();
+    },
+  });
 }
 
 interface Session {
@@ -75,6 +108,22 @@ export function lock(): void {
 }
 
 export const unlocked = () => update({ ...session, locked: false });
+
+/** Set when the server ended this browser's login; the login page says so once. */
+let endedNotice = false;
+
+function ended(): void {
+  endedNotice = true;
+  session.client?.lock();
+  update({ client: null, locked: false });
+  location.hash = "#/login";
+}
+
+export function takeEndedNotice(): boolean {
+  const was = endedNotice;
+  endedNotice = false;
+  return was;
+}
 
 export async function logout(): Promise<void> {
   const client = session.client;

@@ -1,12 +1,25 @@
 /** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
-import { inviteRequired, notTheInvitedEmail } from "../../domain/refusals";
+import {
+  inviteRequired,
+  notTheInvitedEmail,
+  passwordChangedMeanwhile,
+  personalVaultsChanged,
+  staleAccountVersion,
+} from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
 import { conflict, notFound, notRedeemable } from "../../errors";
 import type { SignedStatement } from "../../domain/types";
 import { isRedeemable } from "../../domain/invites";
-import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, RefreshTokenRecord, UserRecord } from "../port";
+import type { ClientSession, Filter } from "mongodb";
+import { decidePasswordChange } from "../../domain/password-change";
+import type { VaultSnapshot } from "../../domain/vault-decisions";
+import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
+import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
+import { failpoint } from "../../failpoints";
+import { earlierSession, sessionsOverCap } from "../../domain/sessions";
+import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, SessionRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";
-import { toOrg, toUser, userDoc, type UserDoc } from "./documents";
+import { toOrg, toSession, toUser, userDoc, type SessionDoc, type UserDoc } from "./documents";
 import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
@@ -70,37 +83,70 @@ export class MongoAccounts implements AccountStore {
     return (await this.c.users.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toUser);
   }
 
-  // ---------------------------------------------------------------- refresh tokens
+  // ---------------------------------------------------------------- sessions and refresh tokens
 
-  async saveRefreshToken(t: RefreshTokenRecord): Promise<void> {
-    await this.c.refreshTokens.insertOne({
-      _id: t.tokenHash,
-      familyId: t.familyId,
-      userId: t.userId,
-      status: "active",
-      expiresAt: t.expiresAt,
-      createdAt: t.createdAt,
+  async startSession({ session: s, token, accountVersion, maxLive }: ArgsOf<AccountStore["startSession"]>): Promise<{ ended: string[] }> {
+    return this.c.tx(async (session) => {
+      // A real write to the account (a password change writes it too): one of the two retries on the other's outcome.
+      if ((await lockAccount(this.c, session, s.userId)) !== accountVersion) throw passwordChangedMeanwhile();
+      await this.c.sessions.insertOne(sessionDoc(s), { session });
+      await this.c.refreshTokens.insertOne(
+        {
+          _id: token.tokenHash,
+          familyId: s.sessionId,
+          userId: token.userId,
+          status: "active",
+          expiresAt: token.expiresAt,
+          createdAt: token.createdAt,
+        },
+        { session },
+      );
+      const live = await this.c.sessions
+        .find({ userId: s.userId, endedAt: { $exists: false } }, { session, projection: { _id: 1 } })
+        .sort({ lastUsedAt: -1, _id: 1 })
+        .toArray();
+      const over = sessionsOverCap(
+        live.map((d) => d._id),
+        maxLive,
+      );
+      return { ended: over.length ? await endSessionsIn(this.c, session, { userId: s.userId, now: s.createdAt, ids: over }) : [] };
     });
   }
 
-  async rotateRefreshToken({ oldHash, next, now }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
+  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
     return this.c.tx(async (session): Promise<RefreshOutcome> => {
       const old = await this.c.refreshTokens.findOne({ _id: oldHash }, { session });
       if (!old) return { ok: false, reason: "unknown" };
-      const rotated =
-        old.status === "active"
-          ? await this.c.refreshTokens.updateOne({ _id: oldHash, status: "active" }, { $set: { status: "used" } }, { session })
-          : undefined;
-      if (!rotated || rotated.modifiedCount !== 1) {
+      const sessionId = old.familyId;
+      const reused = async (): Promise<RefreshOutcome> => {
         // A used (or revoked) token presented again: whoever holds it, that login is over.
-        await this.c.refreshTokens.updateMany({ familyId: old.familyId }, { $set: { status: "revoked" } }, { session });
-        return { ok: false, reason: "reused" };
+        await this.c.sessions.updateOne({ _id: sessionId, endedAt: { $exists: false } }, { $set: { endedAt: now } }, { session });
+        await this.c.refreshTokens.updateMany({ familyId: sessionId }, { $set: { status: "revoked" } }, { session });
+        return { ok: false, reason: "reused", sessionId };
+      };
+      if (old.status !== "active") return reused();
+      if (old.expiresAt <= now) {
+        await this.c.refreshTokens.updateOne({ _id: oldHash }, { $set: { status: "used" } }, { session });
+        return { ok: false, reason: "expired" };
       }
-      if (old.expiresAt <= now) return { ok: false, reason: "expired" };
+      // The session's document is written in the same transaction as the token: an end that
+      // races this conflicts with it, and one of the two retries on the other's outcome.
+      const live = await this.c.sessions.updateOne(
+        { _id: sessionId, endedAt: { $exists: false } },
+        { $set: { lastUsedAt: now, address, expiresAt: next.expiresAt } },
+        { session },
+      );
+      if (live.matchedCount !== 1) {
+        if (await this.c.sessions.findOne({ _id: sessionId }, { session, projection: { _id: 1 } })) return { ok: false, reason: "unknown" };
+        const earlier = earlierSession({ sessionId, userId: old.userId, createdAt: old.createdAt });
+        await this.c.sessions.insertOne(sessionDoc({ ...earlier, lastUsedAt: now, address, expiresAt: next.expiresAt }), { session });
+      }
+      const rotated = await this.c.refreshTokens.updateOne({ _id: oldHash, status: "active" }, { $set: { status: "used" } }, { session });
+      if (rotated.modifiedCount !== 1) return reused();
       await this.c.refreshTokens.insertOne(
         {
           _id: next.tokenHash,
-          familyId: old.familyId,
+          familyId: sessionId,
           userId: old.userId,
           status: "active",
           expiresAt: next.expiresAt,
@@ -108,13 +154,157 @@ export class MongoAccounts implements AccountStore {
         },
         { session },
       );
-      return { ok: true, userId: old.userId };
+      return { ok: true, userId: old.userId, sessionId };
     });
   }
 
-  async revokeRefreshFamily({ tokenHash, userId }: ArgsOf<AccountStore["revokeRefreshFamily"]>): Promise<void> {
-    const token = await this.c.refreshTokens.findOne({ _id: tokenHash, userId }, { projection: { familyId: 1 } });
-    if (token) await this.c.refreshTokens.updateMany({ familyId: token.familyId }, { $set: { status: "revoked" } });
+  async findSession(sessionId: string): Promise<SessionRecord | null> {
+    const doc = await this.c.sessions.findOne({ _id: sessionId });
+    return doc ? toSession(doc) : null;
+  }
+
+  async listSessions({ userId, now }: ArgsOf<AccountStore["listSessions"]>): Promise<SessionRecord[]> {
+    const docs = await this.c.sessions
+      .find({ userId, endedAt: { $exists: false }, expiresAt: { $gt: now } })
+      .sort({ lastUsedAt: -1, _id: 1 })
+      .toArray();
+    return docs.map(toSession);
+  }
+
+  async endSessions(args: ArgsOf<AccountStore["endSessions"]>): Promise<string[]> {
+    return this.c.tx((session) => endSessionsIn(this.c, session, args));
+  }
+
+  async changePassword({
+    userId,
+    change,
+    authHash,
+    encryptedPrivateKey,
+    encryptedSigningPrivateKey,
+    provenAuthHash,
+    keepSession,
+    now,
+    events,
+  }: ArgsOf<AccountStore["changePassword"]>): Promise<{ endedSessions: string[] }> {
+    return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      // Each personal vault locked (its write sequence bumped: a concurrent write to it conflicts and retries).
+      const snapshots: VaultSnapshot[] = [];
+      for (const vaultId of await personalVaultIds(this.c, session, userId)) {
+        const snap = await this.c.snapshot(session, vaultId);
+        if (snap) snapshots.push(snap);
+      }
+      // The compare-and-swap on the account (a document without a version is at version 1).
+      const swapped = await this.c.users.updateOne(
+        { _id: userId, authHash: provenAuthHash, ...versionIs(change.accountVersion) },
+        {
+          $set: {
+            accountVersion: change.accountVersion + 1,
+            authHash,
+            kdf: change.kdf,
+            encryptedPrivateKey,
+            encryptedSigningPrivateKey,
+            kdfStatement: { version: change.kdfStatement.version, signature: change.kdfStatement.signature },
+          },
+        },
+        { session },
+      );
+      if (swapped.matchedCount !== 1) {
+        const user = await this.c.users.findOne({ _id: userId }, { session, projection: { accountVersion: 1 } });
+        if (!user) throw notFound("User");
+        throw staleAccountVersion(user.accountVersion ?? 1, change.accountVersion);
+      }
+      const heldNow = await personalVaultIds(this.c, session, userId);
+      const locked = snapshots.filter((s) => heldNow.includes(s.vault.vaultId));
+      if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
+      const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
+      for (const v of change.vaults) {
+        const roster = rosters.get(v.vaultId);
+        if (roster) await appendRosterLink(this.c, session, v.vaultId, roster, now);
+        await this.c.members.updateOne(
+          { vaultId: v.vaultId, userId },
+          { $set: { encryptedVaultKey: v.encryptedVaultKey, wrapSignature: v.wrapSignature, senderId: userId, updatedAt: now } },
+          { session },
+        );
+        await this.c.vaults.updateOne({ _id: v.vaultId }, { $set: { updatedAt: now } }, { session });
+      }
+      failpoint("password-change-before-commit");
+      return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
+    });
+  }
+
+  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
+    return this.c.tx(async (session) => {
+      const token = await this.c.refreshTokens.findOne({ _id: tokenHash, userId }, { session, projection: { familyId: 1, createdAt: 1 } });
+      if (!token) return null;
+      // The session's document, ended (made, ended, for a family that never had one), then the tokens.
+      const earlier = earlierSession({ sessionId: token.familyId, userId, createdAt: token.createdAt });
+      await this.c.sessions.updateOne(
+        { _id: token.familyId },
+        {
+          $set: { endedAt: now },
+          $setOnInsert: {
+            userId,
+            deviceName: earlier.deviceName,
+            createdAt: earlier.createdAt,
+            lastUsedAt: now,
+            address: "unknown",
+            expiresAt: now,
+          },
+        },
+        { session, upsert: true },
+      );
+      await this.c.refreshTokens.updateMany({ familyId: token.familyId }, { $set: { status: "revoked" } }, { session });
+      return token.familyId;
+    });
+  }
+
+  async touchSession({ sessionId, at, address }: ArgsOf<AccountStore["touchSession"]>): Promise<void> {
+    await this.c.sessions.updateOne(
+      { _id: sessionId, endedAt: { $exists: false }, lastUsedAt: { $lt: at } },
+      { $set: { lastUsedAt: at, address } },
+    );
+  }
+
+  async removeFromOrg({ caller, targetId, now, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
+    return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      const memberships = await this.c.members
+        .find({ userId: targetId }, { session, projection: { vaultId: 1 } })
+        .sort({ vaultId: 1 })
+        .toArray();
+      const held: HeldVault[] = [];
+      for (const { vaultId } of memberships) {
+        const snap = await this.c.snapshot(session, vaultId);
+        const them = snap?.members.find((m) => m.userId === targetId);
+        if (!snap || !them) continue;
+        const others = snap.members.filter((m) => m.userId !== targetId && !m.removed).map((m) => ({ userId: m.userId, role: m.role }));
+        held.push({ vaultId, type: snap.vault.type, role: them.role, others });
+      }
+      // The organization's removals one at a time: each writes the organization's document.
+      await this.c.orgs.updateOne({ _id: caller.orgId }, { $inc: { writeSeq: 1 } }, { session });
+      await lockAccount(this.c, session, targetId);
+      const doc = await this.c.users.findOne({ _id: targetId }, { session });
+      const owners = await this.c.users.countDocuments({ orgId: caller.orgId, role: "owner", removedAt: { $exists: false } }, { session });
+      decideOrgRemoval(caller, doc ? toUser(doc) : null, owners);
+      const vaults = decideVaultsAfterRemoval(held);
+      await this.c.users.updateOne({ _id: targetId }, { $set: { removedAt: now } }, { session });
+      const toRekey = vaults.filter((v) => v.needs === "rekey").map((v) => v.vaultId);
+      if (toRekey.length)
+        await this.c.vaults.updateMany({ _id: { $in: toRekey } }, { $set: { rekeyRequired: true, updatedAt: now } }, { session });
+      const pending = await this.c.invites.find({ inviterId: targetId, status: "pending" }, { session, projection: { _id: 1 } }).toArray();
+      if (pending.length)
+        await this.c.invites.updateMany(
+          { _id: { $in: pending.map((i) => i._id) } },
+          { $set: { status: "revoked", updatedAt: now } },
+          { session },
+        );
+      return {
+        vaults,
+        endedSessions: await endSessionsIn(this.c, session, { userId: targetId, now }),
+        revokedInvites: pending.map((i) => i._id),
+      };
+    });
   }
 
   async setStatements({ userId, keyStatement, kdfStatement }: ArgsOf<AccountStore["setStatements"]>): Promise<void> {
@@ -135,4 +325,38 @@ function settledStatement(stored: SignedStatement | undefined, given: SignedStat
   if (stored && (stored.version !== next.version || stored.signature !== next.signature))
     throw conflict("This account's statement is already set: a changed one needs a key change", field);
   return next;
+}
+
+function sessionDoc(s: Omit<SessionRecord, "endedAt">): SessionDoc {
+  return {
+    _id: s.sessionId,
+    userId: s.userId,
+    deviceName: s.deviceName,
+    createdAt: s.createdAt,
+    lastUsedAt: s.lastUsedAt,
+    address: s.address,
+    expiresAt: s.expiresAt,
+  };
+}
+
+/** Ends the user's live sessions (all, the `only` one, all but the `except` one, or the `ids`) and revokes their refresh tokens, in the caller's transaction. */
+async function endSessionsIn(
+  c: MongoContext,
+  session: ClientSession,
+  { userId, now, only, except, ids: given }: ArgsOf<AccountStore["endSessions"]> & { ids?: string[] },
+): Promise<string[]> {
+  const filter: Filter<SessionDoc> = { userId, endedAt: { $exists: false } };
+  if (only !== undefined) filter._id = only;
+  else if (except !== undefined) filter._id = { $ne: except };
+  else if (given !== undefined) filter._id = { $in: given };
+  const ids = (await c.sessions.find(filter, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id);
+  if (ids.length === 0) return [];
+  await c.sessions.updateMany({ _id: { $in: ids }, endedAt: { $exists: false } }, { $set: { endedAt: now } }, { session });
+  await c.refreshTokens.updateMany({ familyId: { $in: ids } }, { $set: { status: "revoked" } }, { session });
+  return ids;
+}
+
+/** A filter on the account's key version (a document without one is at version 1). */
+function versionIs(version: number): Filter<UserDoc> {
+  return version === 1 ? { $or: [{ accountVersion: 1 }, { accountVersion: { $exists: false } }] } : { accountVersion: version };
 }

@@ -29,6 +29,7 @@ import {
   type MemberDoc,
   type OrgDoc,
   type RefreshTokenDoc,
+  type SessionDoc,
   type RosterLinkDoc,
   type UserDoc,
   type VaultDoc,
@@ -63,6 +64,7 @@ export class MongoContext {
   readonly items: Collection<ItemDoc>;
   readonly invites: Collection<InviteDoc>;
   readonly refreshTokens: Collection<RefreshTokenDoc>;
+  readonly sessions: Collection<SessionDoc>;
   readonly locks: Collection<LockDoc>;
   readonly auditEvents: Collection<AuditEventDoc>;
   readonly auditHeads: Collection<AuditHeadDoc>;
@@ -82,6 +84,7 @@ export class MongoContext {
     this.items = db.collection(COLLECTIONS.items);
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
+    this.sessions = db.collection(COLLECTIONS.sessions);
     this.locks = db.collection(COLLECTIONS.locks);
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);
@@ -183,7 +186,14 @@ export class MongoContext {
   async vaultView(session: ClientSession, vaultId: VaultId, userId: UserId): Promise<VaultView | null> {
     const member = await this.members.findOne({ vaultId, userId }, { session });
     const vault = member && (await this.vaults.findOne({ _id: vaultId }, { session }));
-    return member && vault ? toVaultView(vault, member) : null;
+    // One taken out of the organization is a member of no vault, whatever the documents still say.
+    if (!member || !vault || (await this.isRemoved(session, userId))) return null;
+    return toVaultView(vault, member);
+  }
+
+  /** Whether the user was taken out of their organization. */
+  async isRemoved(session: ClientSession, userId: UserId): Promise<boolean> {
+    return (await this.users.findOne({ _id: userId }, { session, projection: { removedAt: 1 } }))?.removedAt !== undefined;
   }
 
   /**
@@ -206,7 +216,7 @@ export class MongoContext {
     if (!vault) return null;
     const members = await this.members.find({ vaultId }, { session }).toArray();
     const keys = await this.users
-      .find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1 } })
+      .find({ _id: { $in: members.map((m) => m.userId) } }, { session, projection: { publicKey: 1, signingPublicKey: 1, removedAt: 1 } })
       .toArray();
     const keysOf = new Map(keys.map((k) => [k._id, k]));
     return {
@@ -225,6 +235,7 @@ export class MongoContext {
         role: m.role,
         publicKey: keysOf.get(m.userId)?.publicKey ?? "",
         signingPublicKey: keysOf.get(m.userId)?.signingPublicKey ?? "",
+        ...(keysOf.get(m.userId)?.removedAt !== undefined && { removed: true }),
       })),
     };
   }

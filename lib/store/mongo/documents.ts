@@ -9,7 +9,7 @@ import { auditRecord, type AuditRecord } from "../../domain/audit";
 import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../domain/events";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { GrantableRole, InviteBinding, Kdf, OrgRole, SignedStatement, VaultRole, VaultType } from "../../domain/types";
-import type { ItemRecord, MemberEntry, NewUser, OrgRecord, UserRecord, VaultView } from "../port";
+import type { ItemRecord, MemberEntry, NewUser, OrgRecord, SessionRecord, UserRecord, VaultView } from "../port";
 
 /** Collection names, mirroring the SQL tables. */
 export const COLLECTIONS = {
@@ -20,6 +20,7 @@ export const COLLECTIONS = {
   items: "items",
   invites: "invites",
   refreshTokens: "refresh_tokens",
+  sessions: "sessions",
   locks: "locks",
   auditEvents: "audit_events",
   auditHeads: "audit_heads",
@@ -33,6 +34,8 @@ export interface OrgDoc {
   _id: OrgId;
   name: string;
   createdAt: string;
+  /** Bumped by each removal of a person, so that two removals in one organization conflict and one retries. */
+  writeSeq?: number;
 }
 
 export interface UserDoc {
@@ -52,6 +55,12 @@ export interface UserDoc {
   keyStatement?: SignedStatement;
   kdfStatement?: SignedStatement;
   inviteBinding?: InviteBinding;
+  /** Absent until the first master password change (then 2, 3, ...). */
+  accountVersion?: number;
+  /** Bumped by every transaction that must not overlap a password change (a login, a personal wrap): its write conflicts with it. */
+  writeSeq?: number;
+  /** When they were taken out of their organization; absent while in it. */
+  removedAt?: string;
 }
 
 export interface VaultDoc {
@@ -157,6 +166,23 @@ export interface RefreshTokenDoc {
   createdAt: string;
 }
 
+/** A session (lib/domain/sessions.ts): `_id` is its refresh-token family's id. */
+export interface SessionDoc {
+  _id: string;
+  userId: UserId;
+  deviceName: string;
+  createdAt: string;
+  lastUsedAt: string;
+  address: string;
+  expiresAt: string;
+  endedAt?: string;
+}
+
+export function toSession(d: SessionDoc): SessionRecord {
+  const { _id, ...rest } = d;
+  return { sessionId: _id, ...rest };
+}
+
 /** A document whose only job is to be written by transactions that must not overlap. */
 export interface LockDoc {
   _id: string;
@@ -177,6 +203,9 @@ export function toUser(d: UserDoc): UserRecord {
     encryptedPrivateKey: d.encryptedPrivateKey,
     encryptedSigningPrivateKey: d.encryptedSigningPrivateKey,
     createdAt: d.createdAt,
+    // Absent on documents from before password changes: version 1.
+    accountVersion: d.accountVersion ?? 1,
+    ...(d.removedAt !== undefined && { removedAt: d.removedAt }),
     ...(d.keyStatement ? { keyStatement: d.keyStatement } : {}),
     ...(d.kdfStatement ? { kdfStatement: d.kdfStatement } : {}),
     ...(d.inviteBinding ? { inviteBinding: d.inviteBinding } : {}),

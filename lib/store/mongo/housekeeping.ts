@@ -12,7 +12,8 @@ export class MongoHousekeeping implements Housekeeping {
       status: { $in: [...PURGEABLE_INVITE_STATUSES] },
     });
     const tokens = await this.c.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
-    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount };
+    const sessions = await this.c.sessions.deleteMany({ $or: [{ endedAt: { $exists: true } }, { expiresAt: { $lte: now } }] });
+    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount, sessions: sessions.deletedCount };
   }
 
   async ping(): Promise<void> {

@@ -30,9 +30,9 @@ export class MongoItems implements ItemStore {
   private async lockForItems(session: ClientSession, vaultId: VaultId, actorId: UserId): Promise<LockedForItems> {
     const vault = await this.c.lockVault(session, vaultId);
     const member = vault && (await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { role: 1 } }));
-    // A non-member (or a vault that is not there) is refused here, before anything else is read.
-    if (!vault || !member) itemRules.decideItemRead(null);
-    const user = await this.c.users.findOne({ _id: actorId }, { session, projection: { signingPublicKey: 1 } });
+    const user = await this.c.users.findOne({ _id: actorId }, { session, projection: { signingPublicKey: 1, removedAt: 1 } });
+    // A non-member, or one taken out of the organization (or a vault that is not there), is refused here, before anything else is read.
+    if (!vault || !member || user?.removedAt !== undefined) itemRules.decideItemRead(null);
     return {
       role: member.role,
       keyVersion: vault.keyVersion,

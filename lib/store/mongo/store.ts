@@ -5,6 +5,8 @@
  * Tested only where MONGO_URL points at a replica set (test/store.mongo.test.ts); the mappings
  * and error translation are unit-tested everywhere (test/store.mongo.unit.test.ts).
  */
+import type { UserId } from "../../domain/ids";
+import { EARLIER_DEVICE } from "../../domain/sessions";
 import { MongoClient } from "mongodb";
 import type { Store } from "../port";
 import { MongoAccounts } from "./accounts";
@@ -38,6 +40,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     assertTransactionsSupported(await db.admin().command({ hello: 1 }));
     const c = new MongoContext(client, db);
     await createIndexes(c);
+    await backfillSessions(c);
     return {
       accounts: new MongoAccounts(c),
       vaults: new MongoVaults(c),
@@ -52,6 +55,45 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     await client.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Every login an earlier release made (a refresh-token family with an active token) becomes a
+ * session, as SQL migration 011 does, once (a marker in `server_keys` says it was): idempotent (an
+ * upsert that sets only what is missing), so nodes starting at once may both run it.
+ */
+async function backfillSessions(c: MongoContext): Promise<void> {
+  const DONE = "backfill:sessions";
+  if (await c.serverKeys.findOne({ _id: DONE })) return;
+  const families = c.refreshTokens.aggregate<{ _id: string; userId: UserId; first: string; last: string; expiresAt: string }>([
+    { $match: { status: "active" } },
+    {
+      $group: {
+        _id: "$familyId",
+        userId: { $first: "$userId" },
+        first: { $min: "$createdAt" },
+        last: { $max: "$createdAt" },
+        expiresAt: { $max: "$expiresAt" },
+      },
+    },
+  ]);
+  for await (const f of families) {
+    await c.sessions.updateOne(
+      { _id: f._id },
+      {
+        $setOnInsert: {
+          userId: f.userId,
+          deviceName: EARLIER_DEVICE,
+          createdAt: f.first,
+          lastUsedAt: f.last,
+          address: "unknown",
+          expiresAt: f.expiresAt,
+        },
+      },
+      { upsert: true },
+    );
+  }
+  await c.serverKeys.updateOne({ _id: DONE }, { $setOnInsert: { value: "done", createdAt: new Date().toISOString() } }, { upsert: true });
 }
 
 /** Idempotent: creating an index that exists is a no-op, so every node may run it at start. */
@@ -70,13 +112,21 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { expiresAt: 1 } },
     { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } },
   ]);
+  await c.sessions.createIndexes([{ key: { userId: 1, lastUsedAt: -1 } }, { key: { expiresAt: 1 } }]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.itemLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.outbox.createIndexes([{ key: { ord: 1, _id: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.
-  for (const name of [COLLECTIONS.orgs, COLLECTIONS.vaults, COLLECTIONS.auditHeads, COLLECTIONS.outbox])
+  for (const name of [
+    COLLECTIONS.orgs,
+    COLLECTIONS.vaults,
+    COLLECTIONS.auditHeads,
+    COLLECTIONS.outbox,
+    COLLECTIONS.sessions,
+    COLLECTIONS.refreshTokens,
+  ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);
 }

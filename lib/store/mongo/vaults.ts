@@ -15,7 +15,9 @@ import type { RosterEntry, RosterLink } from "../../domain/roster";
 import { decideRekeyItemStep } from "../../domain/item-log";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
-import { byCreatedThenId, itemKey, rosterLinkKey, toMemberEntry, toVaultView } from "./documents";
+import { byCreatedThenId, itemKey, toMemberEntry, toVaultView } from "./documents";
+import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
+import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
 import { writeOutbox } from "./outbox";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 
@@ -24,6 +26,7 @@ export class MongoVaults implements VaultStore {
 
   async listVaults(userId: UserId): Promise<VaultView[]> {
     return this.c.consistentRead(async (session) => {
+      if (await this.c.isRemoved(session, userId)) return [];
       const memberships = await this.c.members.find({ userId }, { session }).toArray();
       const vaults = await this.c.vaults.find({ _id: { $in: memberships.map((m) => m.vaultId) } }, { session }).toArray();
       const byId = new Map(vaults.map((v) => [v._id, v]));
@@ -80,6 +83,10 @@ export class MongoVaults implements VaultStore {
         { session },
       );
       if (v.roster) await this.appendRosterLink(session, v.vaultId, v.roster, now);
+      if (v.type === "personal") {
+        decideWrapVersion(await lockAccount(this.c, session, v.ownerId), v.accountVersion);
+        decidePersonalVaultCount((await personalVaultIds(this.c, session, v.ownerId)).length - 1);
+      }
       return this.vaultViewOrFail(session, v.vaultId, v.ownerId);
     });
   }
@@ -114,8 +121,10 @@ export class MongoVaults implements VaultStore {
   }
 
   async listMembers({ vaultId, actorId }: ArgsOf<VaultStore["listMembers"]>): Promise<MemberEntry[]> {
-    const entries = await this.c.consistentRead((session) => this.memberEntries(vaultId, session));
-    if (!entries.some((e) => e.userId === actorId)) throw vaultNotFound();
+    const [entries, removed] = await this.c.consistentRead(
+      async (session) => [await this.memberEntries(vaultId, session), await this.c.isRemoved(session, actorId)] as const,
+    );
+    if (removed || !entries.some((e) => e.userId === actorId)) throw vaultNotFound();
     return entries;
   }
 
@@ -125,7 +134,7 @@ export class MongoVaults implements VaultStore {
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const recipient = await this.c.users.findOne(
-        { _id: member.userId },
+        { _id: member.userId, removedAt: { $exists: false } },
         { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } },
       );
       const roster = decideAddMember(
@@ -203,6 +212,7 @@ export class MongoVaults implements VaultStore {
           limits,
         );
       const keyVersion = snap!.vault.keyVersion + 1;
+      if (snap!.vault.type === "personal") decideWrapVersion(await lockAccount(this.c, session, actorId), input.accountVersion);
       if (roster) await this.appendRosterLink(session, vaultId, roster, now);
       const itemStep = decideRekeyItemStep(input.itemLink, {
         vaultId,
@@ -245,18 +255,13 @@ export class MongoVaults implements VaultStore {
     });
   }
 
-  /** Stores a checked link and makes it the vault's head, in the caller's transaction. */
-  private async appendRosterLink(session: ClientSession, vaultId: VaultId, entry: RosterEntry, now: string): Promise<void> {
-    await this.c.rosterLinks.insertOne(
-      { _id: rosterLinkKey(vaultId, entry.seq), vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, createdAt: now },
-      { session },
-    );
-    await this.c.vaults.updateOne({ _id: vaultId }, { $set: { roster: { seq: entry.seq, hash: entry.hash } } }, { session });
+  private appendRosterLink(session: ClientSession, vaultId: VaultId, entry: RosterEntry, now: string): Promise<void> {
+    return appendRosterLink(this.c, session, vaultId, entry, now);
   }
 
   async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {
     return this.c.consistentRead(async (session) => {
-      if (!(await this.c.members.findOne({ vaultId, userId: actorId }, { session, projection: { _id: 1 } }))) throw vaultNotFound();
+      if (!(await this.c.vaultView(session, vaultId, actorId))) throw vaultNotFound();
       const links = await this.c.rosterLinks.find({ vaultId }, { session }).sort({ seq: 1 }).toArray();
       return links.map((l) => JSON.parse(l.link) as RosterLink);
     });

@@ -1,7 +1,9 @@
 /** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
 import type { InviteId, OrgId, UserId } from "../../domain/ids";
-import type { InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
+import type { Caller, InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { WithEvents } from "./outbox";
+import type { PasswordChange } from "../../domain/password-change";
+import type { VaultAfterRemoval } from "../../domain/org-membership";
 
 export interface UserRecord {
   userId: UserId;
@@ -22,10 +24,14 @@ export interface UserRecord {
   kdfStatement?: SignedStatement;
   /** What the user registered with, invited by a link that carried a binding secret. */
   inviteBinding?: InviteBinding;
+  /** The account's key version: 1, then one more at each master password change (lib/domain/password-change.ts). */
+  accountVersion: number;
+  /** When they were taken out of their organization (lib/domain/org-membership.ts); absent while in it. */
+  removedAt?: string;
 }
 
 /** A new user, before it has an organization and a role. */
-export type NewUser = Omit<UserRecord, "orgId" | "role">;
+export type NewUser = Omit<UserRecord, "orgId" | "role" | "accountVersion" | "removedAt">;
 
 export interface OrgRecord {
   orgId: OrgId;
@@ -41,7 +47,28 @@ export interface RefreshTokenRecord {
   createdAt: string;
 }
 
-export type RefreshOutcome = { ok: true; userId: UserId } | { ok: false; reason: "unknown" | "expired" | "reused" };
+/** A login: its refresh tokens form one family, whose id is the session's. */
+export interface SessionRecord {
+  sessionId: string;
+  userId: UserId;
+  /** What the client called itself at login (lib/domain/sessions.ts `decideDeviceName`). */
+  deviceName: string;
+  createdAt: string;
+  /** The last login, refresh or request seen (written at most once a minute). */
+  lastUsedAt: string;
+  /** The client's address at that last use. */
+  address: string;
+  /** When its newest refresh token expires: the session cannot outlive it. */
+  expiresAt: string;
+  /** When it was ended (logout, revocation); absent while it lasts. */
+  endedAt?: string;
+}
+
+export type RefreshOutcome =
+  | { ok: true; userId: UserId; sessionId: string }
+  | { ok: false; reason: "unknown" | "expired" }
+  /** A used token presented again: its session was ended (named, so that its access tokens stop too). */
+  | { ok: false; reason: "reused"; sessionId: string };
 
 export interface AccountStore {
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
@@ -55,15 +82,78 @@ export interface AccountStore {
   getOrg(orgId: OrgId): Promise<OrgRecord | null>;
   listOrgMembers(orgId: OrgId): Promise<UserRecord[]>;
 
-  // Refresh tokens rotate on use; a reused one revokes its whole family.
-  saveRefreshToken(token: RefreshTokenRecord): Promise<void>;
-  /** The next token joins the old one's user and family. */
+  // Sessions and their refresh tokens. Refresh tokens rotate on use; a reused one revokes its whole family.
+  /**
+   * A login: the session and its first refresh token (the token's family is the session's id),
+   * if the account is still at `accountVersion`, the version whose password the login compared
+   * (else `401`: a password change came in between, and ended every session it saw). The user's
+   * least recently used live sessions beyond `maxLive` end; answers their ids.
+   */
+  startSession(args: {
+    session: Omit<SessionRecord, "endedAt">;
+    token: Omit<RefreshTokenRecord, "familyId">;
+    accountVersion: number;
+    maxLive: number;
+  }): Promise<{ ended: string[] }>;
+  /**
+   * The next token joins the old one's user and family, and the session records the use (`now`,
+   * `address`) and the new expiry. A session that has ended takes no new token ("unknown"), even
+   * when its end races the rotation: of the two, whichever comes second sees the other. A family
+   * from before sessions were recorded gets its session now (`EARLIER_DEVICE`).
+   */
   rotateRefreshToken(args: {
     oldHash: string;
     next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">;
     now: string;
+    address: string;
   }): Promise<RefreshOutcome>;
-  revokeRefreshFamily(args: { tokenHash: string; userId: UserId }): Promise<void>;
+  findSession(sessionId: string): Promise<SessionRecord | null>;
+  /** The user's sessions that have not ended or expired at `now`, the most recently used first. */
+  listSessions(args: { userId: UserId; now: string }): Promise<SessionRecord[]>;
+  /**
+   * Ends the user's live sessions (all, or `only` the one named, or all `except` one) and revokes
+   * their refresh tokens, in one step; answers the ids of the sessions it ended.
+   */
+  endSessions(args: { userId: UserId; now: string; only?: string; except?: string }): Promise<string[]>;
+  /** Ends the session a refresh token belongs to, if it is the user's (logout), in one transaction; answers its id, or null. */
+  endSessionOfToken(args: { tokenHash: string; userId: UserId; now: string }): Promise<string | null>;
+  /** Records a use of a live session (its last use and address). */
+  touchSession(args: { sessionId: string; at: string; address: string }): Promise<void>;
+
+  /**
+   * A master password change, in one transaction (lib/domain/password-change.ts): locks the user's
+   * personal vaults, swaps the account's key version (`409` when it is not `change.accountVersion`),
+   * checks the re-wraps against exactly those vaults (`decidePasswordChange`), writes the new auth
+   * hash, KDF, private keys, KDF statement and wraps (with their roster links), and ends every
+   * other session of the user. Answers the sessions it ended. `authHash` is the stored form.
+   */
+  changePassword(
+    args: {
+      userId: UserId;
+      change: PasswordChange;
+      authHash: string;
+      encryptedPrivateKey: string;
+      encryptedSigningPrivateKey: string;
+      /** The stored auth hash the current password was proven against: the swap happens only while it is still the account's. */
+      provenAuthHash: string;
+      /** The session the change came from, which goes on. */
+      keepSession?: string;
+      now: string;
+    } & WithEvents,
+  ): Promise<{ endedSessions: string[] }>;
+
+  /**
+   * Takes `targetId` out of the caller's organization, in one transaction: every vault they are in
+   * locked, the organization's removals one at a time, the rules (`decideOrgRemoval`,
+   * `decideVaultsAfterRemoval`), then the person marked removed, their sessions ended, their
+   * pending invites revoked, and the shared vaults others are in marked for a rekey. Answers
+   * what each vault needs and the sessions ended.
+   */
+  removeFromOrg(args: { caller: Caller; targetId: UserId; now: string } & WithEvents): Promise<{
+    vaults: VaultAfterRemoval[];
+    endedSessions: string[];
+    revokedInvites: InviteId[];
+  }>;
 
   /**
    * Sets the user's statements that are not set yet (an account made before them, upgraded by its

@@ -4,6 +4,7 @@
 export interface PurgeCounts {
   invites: number;
   refreshTokens: number;
+  sessions: number;
 }
 
 /** A connection pool: open connections, the idle ones, and requests waiting for one. */
@@ -17,7 +18,8 @@ export interface Housekeeping {
   /**
    * Deletes invites that were never used (pending or revoked) and expired before
    * `invitesExpiredBefore` (until then an expired token is still known, and answers "not
-   * redeemable" rather than "not found"), and refresh tokens that are expired at `now` or revoked.
+   * redeemable" rather than "not found"), refresh tokens that are expired at `now` or revoked, and
+   * sessions that have ended or expired (their access tokens are refused alike without them).
    * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
    * stolen token) stay.
    */

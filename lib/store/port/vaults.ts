@@ -53,6 +53,8 @@ export interface NewVault extends WrappedKey {
   ownerId: UserId;
   /** The checked `create` link of a signed vault (its vaultId is the vault's), stored with it. */
   roster?: RosterEntry;
+  /** A personal vault: the account key version its wrap is under (`decideWrapVersion`); unchecked when absent (older clients). */
+  accountVersion?: number;
 }
 
 export interface NewMember extends WrappedKey {
@@ -72,6 +74,8 @@ export interface RekeyInput {
   rosterLink?: RosterLink;
   /** Required on a vault with a signed item log: its `rekey` link (lib/domain/item-log.ts). */
   itemLink?: ItemLink;
+  /** A personal vault: the account key version the new wrap is under (`decideWrapVersion`); unchecked when absent. */
+  accountVersion?: number;
 }
 
 /** A vault and the member acting on it (or reading it). */

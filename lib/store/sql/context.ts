@@ -72,7 +72,7 @@ export class SqlContext {
     const members = await trx
       .selectFrom("vault_members as m")
       .innerJoin("users as u", "u.user_id", "m.user_id")
-      .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key"])
+      .select(["m.user_id", "m.role", "u.public_key", "u.signing_public_key", "u.removed_at"])
       .where("m.vault_id", "=", vaultId)
       .execute();
     return {
@@ -91,6 +91,7 @@ export class SqlContext {
         role: m.role,
         publicKey: m.public_key,
         signingPublicKey: m.signing_public_key,
+        ...(m.removed_at !== null && { removed: true }),
       })),
     };
   }

@@ -41,7 +41,21 @@ export class SqlHousekeeping implements Housekeeping {
         )
         .executeTakeFirst(),
     );
-    return { invites, refreshTokens };
+    const sessions = await purgeInBatches(() =>
+      db
+        .deleteFrom("sessions")
+        .where(
+          "session_id",
+          "in",
+          db
+            .selectFrom("sessions")
+            .select("session_id")
+            .where((eb) => eb.or([eb("ended_at", "is not", null), eb("expires_at", "<=", now)]))
+            .limit(PURGE_BATCH),
+        )
+        .executeTakeFirst(),
+    );
+    return { invites, refreshTokens, sessions };
   }
 
   async ping(): Promise<void> {

@@ -73,6 +73,8 @@ export class SqlItems implements ItemStore {
         .select(["m.role", "u.signing_public_key"])
         .where("m.vault_id", "=", vaultId)
         .where("m.user_id", "=", actorId)
+        // Taken out of the organization: no longer a member who acts, whatever the rows say.
+        .where("u.removed_at", "is", null)
         .executeTakeFirst());
     // A non-member (or a vault that is not there) is refused here, before anything else is read.
     if (!vault || !member) itemRules.decideItemRead(null);

@@ -30,6 +30,10 @@ export interface UsersTable {
   kdf_statement: string | null;
   /** JSON `{"inviteId", "mac"}`, or null. */
   invite_binding: string | null;
+  /** Bumped by each master password change (migration 010). */
+  account_version: number;
+  /** When they were taken out of their organization (migration 012); null while in it. */
+  removed_at: string | null;
 }
 
 export interface VaultsTable {
@@ -120,6 +124,17 @@ export interface RefreshTokensTable {
   created_at: string;
 }
 
+export interface SessionsTable {
+  session_id: string;
+  user_id: UserId;
+  device_name: string;
+  created_at: string;
+  last_used_at: string;
+  address: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
 export interface AuditEventsTable {
   org_id: OrgId;
   seq: number;
@@ -152,6 +167,7 @@ export interface Database {
   server_keys: ServerKeysTable;
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
+  sessions: SessionsTable;
   audit_events: AuditEventsTable;
   audit_heads: AuditHeadsTable;
   outbox: OutboxTable;

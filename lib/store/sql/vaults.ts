@@ -1,4 +1,6 @@
 /** Vaults, members, the signed roster and the rekey on SQL (the port: ../port/vaults.ts; MongoDB: ../mongo/vaults.ts). */
+import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
+import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
 import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql, type CompiledQuery, type Kysely } from "kysely";
@@ -12,7 +14,7 @@ import {
   requireMember,
   requirePermission,
 } from "../../domain/vault-decisions";
-import type { RosterEntry, RosterLink } from "../../domain/roster";
+import type { RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import { appendItemLink, chunks, type Db, type EngineOps, type SqlContext } from "./context";
 import { decideRekeyItemStep } from "../../domain/item-log";
@@ -105,8 +107,14 @@ class PreparedRead<R> {
   }
 }
 
+/** The caller's memberships, as every vault read checks them: one taken out of the organization has none. */
 function vaultViews(db: Db) {
-  return db.selectFrom("vault_members as m").innerJoin("vaults as v", "v.vault_id", "m.vault_id").select(VAULT_VIEW_COLUMNS);
+  return db
+    .selectFrom("vault_members as m")
+    .innerJoin("vaults as v", "v.vault_id", "m.vault_id")
+    .innerJoin("users as u", "u.user_id", "m.user_id")
+    .where("u.removed_at", "is", null)
+    .select(VAULT_VIEW_COLUMNS);
 }
 
 async function vaultViewOrFail(db: Db, vaultId: VaultId, userId: UserId): Promise<VaultView> {
@@ -125,15 +133,6 @@ async function memberEntries(db: Db, vaultId: VaultId): Promise<MemberEntry[]> {
     .orderBy("m.user_id")
     .execute();
   return rows.map(toMemberEntry);
-}
-
-/** Stores a checked link and makes it the vault's head, in the caller's transaction. */
-async function appendRosterLink(trx: Db, vaultId: VaultId, entry: RosterEntry, now: string): Promise<void> {
-  await trx
-    .insertInto("roster_links")
-    .values({ vault_id: vaultId, seq: entry.seq, hash: entry.hash, link: entry.json, created_at: now })
-    .execute();
-  await trx.updateTable("vaults").set({ roster_seq: entry.seq, roster_hash: entry.hash }).where("vault_id", "=", vaultId).execute();
 }
 
 export class SqlVaults implements VaultStore {
@@ -189,6 +188,10 @@ export class SqlVaults implements VaultStore {
         })
         .execute();
       if (v.roster) await appendRosterLink(trx, v.vaultId, v.roster, now);
+      if (v.type === "personal") {
+        decideWrapVersion(await lockAccount(trx, v.ownerId), v.accountVersion);
+        decidePersonalVaultCount((await personalVaultIds(trx, v.ownerId)).length - 1);
+      }
       await trx
         .insertInto("vault_members")
         .values({
@@ -243,6 +246,7 @@ export class SqlVaults implements VaultStore {
         .selectFrom("users")
         .select(["user_id", "org_id", "public_key", "signing_public_key"])
         .where("user_id", "=", member.userId)
+        .where("removed_at", "is", null) // taken out of the organization: no vault is shared with them
         .executeTakeFirst();
       const roster = decideAddMember(
         snap,
@@ -315,12 +319,7 @@ export class SqlVaults implements VaultStore {
 
   async getRoster({ vaultId, actorId }: ArgsOf<VaultStore["getRoster"]>): Promise<RosterLink[]> {
     return this.c.tx(async (trx) => {
-      const member = await trx
-        .selectFrom("vault_members")
-        .select("role")
-        .where("vault_id", "=", vaultId)
-        .where("user_id", "=", actorId)
-        .executeTakeFirst();
+      const member = await vaultViews(trx).where("m.vault_id", "=", vaultId).where("m.user_id", "=", actorId).executeTakeFirst();
       if (!member) throw vaultNotFound();
       const rows = await trx.selectFrom("roster_links").select("link").where("vault_id", "=", vaultId).orderBy("seq").execute();
       return rows.map((r) => JSON.parse(r.link) as RosterLink);
@@ -345,6 +344,7 @@ export class SqlVaults implements VaultStore {
           limits,
         );
       const keyVersion = snap!.vault.keyVersion + 1;
+      if (snap!.vault.type === "personal") decideWrapVersion(await lockAccount(trx, actorId), rekey.accountVersion);
       if (roster) await appendRosterLink(trx, vaultId, roster, now);
       const itemStep = decideRekeyItemStep(rekey.itemLink, {
         vaultId,

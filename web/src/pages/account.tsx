@@ -2,12 +2,13 @@
 import { useEffect, useState } from "preact/hooks";
 import { InputError, sentence } from "../errors";
 import type { CheckedInvite } from "../../../sdk";
-import { currentClient, go, logout, newClient, signedIn, unlocked } from "../session";
+import { currentClient, go, logout, newClient, signedIn, takeEndedNotice, unlocked } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../ui";
 
 const KDF_NOTE = "Deriving your key from your password (Argon2id, 64 MiB, in the background): this takes a moment…";
 
 export function Login() {
+  const [endedElsewhere] = useState(takeEndedNotice);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const action = useAction();
@@ -24,6 +25,11 @@ export function Login() {
   return (
     <main>
       <h1>Log in to your vault</h1>
+      {endedElsewhere && (
+        <p class="note" role="status">
+          This browser&apos;s session was ended (from another device, or because its login was used twice). Log in again.
+        </p>
+      )}
       <form onSubmit={submit}>
         <Field id="login-email" label="Email">
           <input id="login-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />

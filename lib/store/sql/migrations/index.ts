@@ -7,6 +7,10 @@ import * as m005 from "./005_statements";
 import * as m006 from "./006_outbox";
 import * as m007 from "./007_item_log";
 import * as m008 from "./008_server_keys";
+import * as m009 from "./009_sessions";
+import * as m010 from "./010_account_version";
+import * as m011 from "./011_backfill_sessions";
+import * as m012 from "./012_removed_from_org";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +22,10 @@ const MIGRATIONS: Record<string, Migration> = {
   "006_outbox": m006,
   "007_item_log": m007,
   "008_server_keys": m008,
+  "009_sessions": m009,
+  "010_account_version": m010,
+  "011_backfill_sessions": m011,
+  "012_removed_from_org": m012,
 };
 
 export const migrationProvider: MigrationProvider = {

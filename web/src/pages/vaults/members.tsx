@@ -14,7 +14,7 @@ import {
 import { currentClient } from "../../session";
 import { Choice, ErrorNote, Field, inputValue, useAction } from "../../ui";
 
-export type OrgMember = Pick<CheckedMember, "userId" | "email" | "problem" | "stated">;
+export type OrgMember = Pick<CheckedMember, "userId" | "email" | "problem" | "stated" | "removedAt">;
 
 /** What vouches for a person's keys in this browser, in words. */
 function trustWords(email: string, trust: TrustLevel | undefined): string {

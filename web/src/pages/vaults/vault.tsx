@@ -44,7 +44,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       setVault(v);
       setItems(its);
       setMembers(mem);
-      setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated })));
+      setOrg(people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated, removedAt: p.removedAt })));
       setRoster(chain);
       setFingerprint(chain ? await client.vaultFingerprint(vaultId) : null);
     });
@@ -258,7 +258,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
           {may("addMember") && (
             <ShareForm
               vaultId={vaultId}
-              candidates={org.filter((p) => !members.some((m) => m.userId === p.userId))}
+              candidates={org.filter((p) => !p.removedAt && !members.some((m) => m.userId === p.userId))}
               onShared={(who) => {
                 setNotice(`Shared with ${who}.`);
                 void reload();

@@ -1,0 +1,51 @@
+/** People leaving the organization: `org remove` (owners and admins) and `org leave`. */
+import type { Removal, VaultClient } from "../../sdk";
+import type { Context } from "../context";
+import { progressBar } from "../output";
+import { confirmOrStop } from "../password";
+import { type Command, findUser, plural, YES_OPTION } from "./shared";
+
+export const orgCommands: Command[] = [
+  {
+    path: ["org", "remove"],
+    args: ["<user>"],
+    summary: "Take a person out of your organization: their sessions end, every vault refuses them; then rekey the vaults you manage",
+    options: { yes: YES_OPTION },
+    async run(ctx, [ref], opts) {
+      const client = await ctx.unlocked();
+      const user = await findUser(client, ref!, { evenIfUntrusted: true });
+      await confirmOrStop(`Take ${user.email} out of the organization, ending their sessions and their access to every vault?`, opts.yes);
+      return finish(ctx, client, await client.removeFromOrg(user.userId), `${user.email} is out of the organization`);
+    },
+  },
+  {
+    path: ["org", "leave"],
+    args: [],
+    summary: "Leave your organization: your sessions end here and everywhere, and every vault refuses you",
+    options: { yes: YES_OPTION },
+    async run(ctx, _args, opts) {
+      const client = ctx.loggedIn();
+      await confirmOrStop("Leave the organization? You lose every vault of it, on every device", opts.yes);
+      const removal = await client.removeFromOrg(client.account.userId);
+      ctx.state.forgetLogin();
+      const due = removal.vaults.filter((v) => v.needs === "rekey").length;
+      return {
+        json: removal,
+        text: `You left the organization. ${plural(due, "shared vault")} you were in will be rekeyed by ${due === 1 ? "its" : "their"} owners.`,
+      };
+    },
+  },
+];
+
+/** The removal's follow-up: each vault it left to rekey that this user manages, with a progress bar; the rest named for their owners. */
+async function finish(ctx: Context, client: VaultClient, removal: Removal, headline: string) {
+  const bar = progressBar(ctx.progress);
+  const done = await client.finishRemoval(removal, { onProgress: (_vaultId, _i, _n, step) => bar(step) });
+  bar.end();
+  const lines = [
+    `${headline}; ${plural(removal.sessionsEnded, "session")} ended.`,
+    `${plural(done.rekeyed.length, "vault")} rekeyed (their remove link signed, a new key for the others).`,
+    ...done.left.map((l) => `Left to the owners of vault ${l.vaultId}: ${l.reason}`),
+  ];
+  return { json: { ...removal, ...done }, text: lines.join("\n") };
+}

@@ -1,0 +1,141 @@
+/**
+ * Changing the master password (issue 28). Everything is made here, in one request: the current
+ * password proven (it must derive the stretched key this client holds), the new one checked for
+ * strength, derived under new parameters (never below the floor), the private keys sealed again,
+ * a KDF statement signed by the account's key (so this account's other devices take the new
+ * parameters up without a warning), and every personal vault's key wrapped again under the new
+ * stretched key, each with its signed `rewrap` roster link. The server swaps it all in one
+ * transaction, under the account's key version: a change made from an older read (another change
+ * came first, a personal vault was made meanwhile) is refused, and this client reads again and
+ * starts over, so no personal vault is ever left wrapped under a password nobody knows.
+ */
+import { equalBytes, toBase64 } from "../encoding";
+import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../errors";
+import { deriveAccountSecrets, keyFingerprint, newKdfParams, resealAccountKeys, type KdfChoice } from "../keys";
+import { checkMasterPassword, emailWords } from "../password-strength";
+import { aesKwWrap, ed25519Sign } from "../primitives";
+import { rosterWraps, type RosterLink } from "../roster";
+import { kdfStatementBytes, signStatement } from "../statements";
+import { passwordChangedElsewhere, type ClientCore } from "./core";
+import type { Rosters } from "./roster";
+import type { Trust } from "./trust";
+import type { Vaults } from "./vaults";
+
+/** Reads and attempts before a change that keeps meeting another one gives up (409 to the caller). */
+const MAX_ATTEMPTS = 3;
+
+export interface PasswordChangeResult {
+  /** The account's key version now. */
+  accountVersion: number;
+  /** The account's other sessions, ended by the change. */
+  sessionsEnded: number;
+  /** Personal vaults whose key was wrapped again. */
+  vaults: number;
+}
+
+export class PasswordChanges {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+    private readonly rosters: Rosters,
+    private readonly vaults: Vaults,
+  ) {}
+
+  async changePassword(current: string, next: string, opts: { kdf?: KdfChoice } = {}): Promise<PasswordChangeResult> {
+    const { core } = this;
+    const keys = core.requireKeys();
+    const account = core.account;
+    const proof = await deriveAccountSecrets(current, account.kdf, core.derive);
+    if (!equalBytes(proof.stretchedKey, keys.stretchedKey)) throw new UnlockError("the current master password is not right");
+    const verdict = await checkMasterPassword(next, emailWords(account.email));
+    if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
+    const kdf = newKdfParams(opts.kdf);
+    const fresh = await deriveAccountSecrets(next, kdf, core.derive);
+    const sealed = await resealAccountKeys(keys.stretchedKey, fresh.stretchedKey, account);
+    // The next statement version: one above the account's, as this device remembers it (else as prelogin answers it: a lie there only fails the change).
+    const remembered = await core.kdfMemory.get(account.email);
+    const statementVersion =
+      remembered?.version ??
+      (
+        await core.http.request<{ kdfStatement?: { version: number } }>("GET", "/auth/prelogin", {
+          auth: false,
+          query: { email: account.email },
+        })
+      ).kdfStatement?.version ??
+      1;
+    const version = statementVersion + 1;
+    const statementBytes = kdfStatementBytes({ userId: account.userId, email: account.email, kdf, version });
+    const kdfStatement = { version, signature: await signStatement(statementBytes, keys.signingPrivateKey) };
+    const me = account.userId;
+    const subjectKey = await keyFingerprint(await this.trust.keysOf(me));
+
+    for (let attempt = 1; ; attempt++) {
+      const accountVersion = await core.accountVersion();
+      // Every personal vault, each opened as any read opens it (its roster verified, its wrap the one the roster vouches for).
+      const personal = (await this.vaults.listVaults()).filter((v) => v.vaultType === "personal");
+      const rewraps = [];
+      const links: RosterLink[] = [];
+      for (const listed of personal) {
+        const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
+        const wrapped = await aesKwWrap(fresh.stretchedKey, key);
+        const encryptedVaultKey = toBase64(wrapped);
+        const rosterLink =
+          roster &&
+          (await this.rosters.nextRosterLink(roster.state, {
+            op: "rewrap",
+            keyVersion: roster.state.keyVersion,
+            subjectId: me,
+            subjectKey,
+            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+          }));
+        if (rosterLink) links.push(rosterLink);
+        rewraps.push({
+          vaultId: vault.vaultId,
+          keyVersion: vault.keyVersion,
+          encryptedVaultKey,
+          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+          ...(rosterLink && { rosterLink }),
+          key,
+        });
+      }
+      let answer: { accountVersion: number; sessionsEnded: number };
+      try {
+        answer = await core.http.request("POST", "/users/me/password", {
+          body: {
+            currentAuthHash: toBase64(proof.authHash),
+            authHash: toBase64(fresh.authHash),
+            kdf,
+            ...sealed,
+            kdfStatement,
+            accountVersion,
+            vaults: rewraps.map(({ key: _key, ...wrap }) => wrap),
+          },
+        });
+      } catch (err) {
+        // Changed on another device: this client's keys are the old ones, and no retry can help.
+        if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw passwordChangedElsewhere();
+        // A new personal vault, a rekey or a roster link came first: read again.
+        if (err instanceof ApiError && err.status === 409 && attempt < MAX_ATTEMPTS) continue;
+        throw err;
+      }
+      if (answer.accountVersion !== accountVersion + 1)
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server answers account version ${answer.accountVersion} for a change from ${accountVersion}`,
+        );
+      // Taken up only now: the new stretched key, parameters, sealed keys and version, and the wraps and heads this change made.
+      core.keys = { ...keys, stretchedKey: fresh.stretchedKey };
+      core.accountInfo = { ...account, kdf, ...sealed, accountVersion: answer.accountVersion };
+      for (const w of rewraps) core.vaultKeys.set(w.vaultId, { keyVersion: w.keyVersion, wrap: w.encryptedVaultKey, key: w.key });
+      for (const link of links) await this.rosters.sawRosterLink(link);
+      await core.kdfMemory.set(account.email, {
+        kdf,
+        userId: me,
+        signingPublicKey: account.signingPublicKey,
+        version,
+        orgId: account.orgId,
+      });
+      return { accountVersion: answer.accountVersion, sessionsEnded: answer.sessionsEnded, vaults: rewraps.length };
+    }
+  }
+}

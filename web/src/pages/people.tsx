@@ -1,0 +1,106 @@
+/**
+ * The organization's people (owners and admins): who is in it, and taking someone out. The
+ * removal ends their sessions and every vault refuses them at once; then each shared vault they
+ * were in that this user manages gets their signed `remove` link and a new key, with progress, and
+ * the others are named for their owners.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { mayRemoveFromOrg, printable, type CheckedMember, type RekeyProgress, type RemovalFinished } from "../../../sdk";
+import { currentClient } from "../session";
+import { Busy, ErrorNote, useAction } from "../ui";
+import { PHASES } from "./vaults/adopt";
+
+export function People() {
+  const client = currentClient();
+  const me = client.account;
+  const [people, setPeople] = useState<CheckedMember[] | null>(null);
+  const [progress, setProgress] = useState<{ vault: number; of: number; step: RekeyProgress } | null>(null);
+  const [result, setResult] = useState<{ email: string; finished: RemovalFinished; sessionsEnded: number } | null>(null);
+  const load = useAction();
+  const act = useAction();
+  const reload = () => load.run(async () => setPeople(await client.orgMembers()));
+  useEffect(() => void reload(), []);
+
+  const remove = (person: CheckedMember) =>
+    void act.run(async () => {
+      if (!confirm(`Take ${person.email} out of the organization? Their sessions end and every vault refuses them at once.`)) return;
+      setResult(null);
+      const removal = await client.removeFromOrg(person.userId);
+      try {
+        const finished = await client.finishRemoval(removal, { onProgress: (_id, vault, of, step) => setProgress({ vault, of, step }) });
+        setResult({ email: person.email, finished, sessionsEnded: removal.sessionsEnded });
+      } finally {
+        setProgress(null);
+        await reload();
+      }
+    });
+
+  const current = people?.filter((p) => !p.removedAt) ?? [];
+  const removed = people?.filter((p) => p.removedAt) ?? [];
+  return (
+    <main>
+      <h1>People</h1>
+      {load.busy && !people && <Busy label="Loading the organization's people…" />}
+      <ErrorNote error={load.error} />
+      <ErrorNote error={act.error} />
+      {progress && (
+        <p role="status">
+          Vault {progress.vault + 1} of {progress.of}: {PHASES[progress.step.phase]}: {progress.step.done} of {progress.step.total}
+        </p>
+      )}
+      {result && (
+        <div class="note" role="status">
+          <p>
+            {printable(result.email)} is out of the organization; {result.sessionsEnded} session{result.sessionsEnded === 1 ? "" : "s"}{" "}
+            ended. {result.finished.rekeyed.length} vault{result.finished.rekeyed.length === 1 ? "" : "s"} rekeyed.
+          </p>
+          {result.finished.left.length > 0 && (
+            <p>
+              {result.finished.left.length} vault{result.finished.left.length === 1 ? " is" : "s are"} left to{" "}
+              {result.finished.left.length === 1 ? "its" : "their"} owners to rekey: {result.finished.left.map((l) => l.vaultId).join(", ")}
+              .
+            </p>
+          )}
+        </div>
+      )}
+      {people && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {current.map((p) => (
+              <tr key={p.userId}>
+                <td>{printable(p.email)}</td>
+                <td>{p.role}</td>
+                <td>
+                  {p.userId !== me.userId && mayRemoveFromOrg(me.role, p.role, false) && (
+                    <button type="button" class="danger" disabled={act.busy} onClick={() => remove(p)}>
+                      Remove {printable(p.email)} from the organization
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {removed.length > 0 && (
+        <>
+          <h2>Removed</h2>
+          <ul>
+            {removed.map((p) => (
+              <li key={p.userId}>
+                {printable(p.email)}, since {new Date(p.removedAt!).toLocaleString()}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </main>
+  );
+}

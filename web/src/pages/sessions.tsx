@@ -1,0 +1,86 @@
+/** The account's sessions (logins): where it is signed in, and ending one, or all but this browser's. */
+import { useEffect, useState } from "preact/hooks";
+import { printable, type SessionInfo } from "../../../sdk";
+import { currentClient } from "../session";
+import { Busy, ErrorNote, useAction } from "../ui";
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function Sessions() {
+  const client = currentClient();
+  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const load = useAction();
+  const act = useAction();
+  const reload = () => load.run(async () => setSessions(await client.sessions()));
+  useEffect(() => void reload(), []);
+
+  const end = (s: SessionInfo) =>
+    void act.run(async () => {
+      await client.endSession(s.sessionId);
+      setNote(`Ended the session of ${printable(s.deviceName)}: it is signed out within seconds.`);
+      await reload();
+    });
+  const endOthers = () =>
+    void act.run(async () => {
+      const ended = await client.endOtherSessions();
+      setNote(ended === 0 ? "There was no other session." : `Ended ${ended} other session${ended === 1 ? "" : "s"}.`);
+      await reload();
+    });
+  const others = sessions?.filter((s) => !s.current) ?? [];
+
+  return (
+    <main>
+      <h1>Where you are signed in</h1>
+      <p>
+        Each login is a session. If you do not recognize one, end it, and change your master password if it may be known. Device names are
+        what each app said at login; the address is where it was last used from.
+      </p>
+      {load.busy && !sessions && <Busy label="Loading sessions…" />}
+      <ErrorNote error={load.error} />
+      <ErrorNote error={act.error} />
+      {note && (
+        <p class="note" role="status">
+          {note}
+        </p>
+      )}
+      {sessions && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Device</th>
+              <th scope="col">Last used</th>
+              <th scope="col">From</th>
+              <th scope="col">Signed in</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.sessionId}>
+                <td>{printable(s.deviceName)}</td>
+                <td>{when(s.lastUsedAt)}</td>
+                <td>{printable(s.address)}</td>
+                <td>{when(s.createdAt)}</td>
+                <td>
+                  {s.current ? (
+                    <strong>This browser</strong>
+                  ) : (
+                    <button type="button" class="danger" disabled={act.busy} onClick={() => end(s)}>
+                      End session of {printable(s.deviceName)}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {others.length > 0 && (
+        <button type="button" class="danger" disabled={act.busy} onClick={endOthers}>
+          End all other sessions
+        </button>
+      )}
+    </main>
+  );
+}

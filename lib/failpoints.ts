@@ -11,7 +11,11 @@ const ARMED = new Set(
 );
 
 export type FailpointName =
-  "outbox-before-publish" | "outbox-after-publish" | "password-change-before-commit" | "password-change-after-commit";
+  | "outbox-before-publish"
+  | "outbox-after-publish"
+  | "password-change-before-commit"
+  | "key-rotation-before-commit"
+  | "password-change-after-commit";
 
 /** Kills this process at once (SIGKILL: no cleanup, as a crash) when `name` is armed. */
 export function failpoint(name: FailpointName): void {

@@ -23,5 +23,7 @@ export function describeLink(link: RosterLink, name: (userId: string) => string)
       return `rekeyed: key version ${link.keyVersion}, wrapped for ${link.wraps.length} member${link.wraps.length === 1 ? "" : "s"}`;
     case "rewrap":
       return "wrapped the vault key again for themselves (a new master password)";
+    case "rotate":
+      return `moved to new keys${key}, signed with the old ones, and wrapped the vault key to them`;
   }
 }

@@ -22,6 +22,12 @@ export type SecurityProblem =
   | "BAD_SIGNATURE"
   /** A user's key bundle differs from the one pinned on first use. */
   | "KEY_CHANGED"
+  /** A user's key log that does not verify on its own: an entry out of place, or a step not signed by the key before it and its own. */
+  | "KEY_LOG_BROKEN"
+  /** A user's key log shorter than the one this device followed, or keys older than the ones it followed to. */
+  | "KEY_LOG_ROLLBACK"
+  /** A user's key log with another entry at a version this device followed: a forked key history. */
+  | "KEY_LOG_FORK"
   /** A ciphertext does not open under its key and its vault and item ids. */
   | "TAMPERED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */

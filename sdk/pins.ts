@@ -35,6 +35,12 @@ export interface Pin {
   via?: PinSource;
   /** Their signed key statement was seen: from now on a bundle without one is refused (a downgrade). */
   stated?: boolean;
+  /**
+   * The key-log version and entry hash this device followed their log to (sdk/key-log.ts); absent
+   * until it followed a rotation. A log shorter than this, or with another entry here, is refused.
+   */
+  keyVersion?: number;
+  keyHash?: string;
 }
 
 /** Pins by user id. A bare string is a pin kept by an earlier release: the fingerprint alone. */

@@ -21,7 +21,7 @@ import {
 } from "./link-format";
 import type { RosterLink } from "./roster";
 
-export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename", "rewrap"] as const;
+export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename", "rewrap", "rotate"] as const;
 export type RosterOp = (typeof ROSTER_OPS)[number];
 
 /** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
@@ -40,6 +40,7 @@ const OP_FIELDS: Record<RosterOp, readonly string[]> = {
   rekey: ["memberDigest"],
   rename: ["name"],
   rewrap: ["subjectId", "subjectKey"],
+  rotate: ["subjectId", "subjectKey"],
 };
 /** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
 const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };

@@ -54,19 +54,19 @@ export interface UnsignedLink {
   keyVersion: number;
   /** create, adopt */
   vaultType?: VaultType;
-  /** create and rewrap (the actor), add, role, remove */
+  /** create, rewrap and rotate (the actor), add, role, remove */
   subjectId?: string;
   /** create (owner), add, role (the new role) */
   role?: VaultRole;
   /** rename, and optionally create and adopt: the vault's name from this link on (links made before names were bound have none). */
   name?: string;
-  /** create, add, role, remove, rewrap: the subject's key fingerprint (`keyFingerprint`). */
+  /** create, add, role, remove, rewrap: the subject's key fingerprint (`keyFingerprint`); rotate: the actor's new one. */
   subjectKey?: string;
   /** adopt: every member, sorted by userId. */
   members?: RosterMember[];
   /** rekey: `memberDigest` of the member set the new key is wrapped for. */
   memberDigest?: string;
-  /** The wraps the change adds, sorted by userId: one for create, add and rewrap, one per member for rekey and adopt, none otherwise. */
+  /** The wraps the change adds, sorted by userId: one for create, add, rewrap and rotate, one per member for rekey and adopt, none otherwise. */
   wraps: RosterWrap[];
   /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`). */
   auditSeq?: number;
@@ -194,6 +194,17 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
     if (link.keyVersion !== before.keyVersion)
       fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
     if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rewrap carries exactly the actor's new wrap");
+    wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
+  } else if (link.op === "rotate") {
+    // A member moves to new keys (a key rotation, followed through their signed key log): signed with
+    // the key the roster holds for them, naming the new one, with the vault's key wrapped to it.
+    // Their links after this one are signed with the new key.
+    if (link.subjectId !== link.actorId) fail("subjectId", "a member rotates only their own keys");
+    if (link.subjectKey === actor.key) fail("subjectKey", "subjectKey is the key the roster already holds for the member");
+    if (link.keyVersion !== before.keyVersion)
+      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rotate carries exactly the actor's new wrap");
+    members.set(link.actorId, { ...actor, key: link.subjectKey! });
     wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
   } else if (link.op === "rekey") {
     if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);

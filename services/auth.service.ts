@@ -250,6 +250,8 @@ export function authService(rt: Runtime): ServiceSchema {
             token: { tokenHash: refresh.tokenHash, userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt },
           });
           await announceEnded(ctx, rt.sessions, ended);
+          // An account that rotated its keys: its devices follow the log from the keys they knew.
+          const keyLog = await store.accounts.keyLog(user.userId);
           return {
             ...(await tokenPair(user, sessionId, refresh.token)),
             sessionId,
@@ -265,6 +267,7 @@ export function authService(rt: Runtime): ServiceSchema {
             accountVersion: user.accountVersion,
             ...(user.keyStatement && { keyStatement: user.keyStatement }),
             ...(user.kdfStatement && { kdfStatement: user.kdfStatement }),
+            ...(keyLog.length > 0 && { keyLog }),
           };
         },
       },

@@ -18,8 +18,21 @@ import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { retryAfterSec } from "../lib/domain/address-limits";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
+import { checkKeyRotationForm, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
+import { genesisEntry } from "../sdk/key-log";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
+
+type KeyRotationParams = Omit<KeyRotation, "keyLogEntry" | "vaults"> & {
+  keyLogEntry: unknown;
+  vaults: Array<
+    Omit<VaultRotation, "rosterLink" | "vaultId" | "resigned"> & {
+      vaultId: string;
+      rosterLink?: unknown;
+      resigned: Array<{ userId: string; wrapSignature: string }>;
+    }
+  >;
+};
 
 interface PasswordChangeParams {
   currentAuthHash: string;
@@ -104,6 +117,50 @@ export function usersService(rt: Runtime): ServiceSchema {
           if (kdfStatement) checkKdfStatement(user, kdfStatement);
           await store.accounts.setStatements({ userId: user.userId, keyStatement, kdfStatement });
           return noContent(ctx);
+        },
+      },
+      keyLog: {
+        params: paramsOf("users.keyLog"),
+        async handler(ctx: Ctx<{ userId: UserId }>) {
+          // As a key lookup: users of other organizations do not exist for the caller.
+          const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
+          const stored = await store.accounts.keyLog(user.userId);
+          return { entries: stored.length > 0 ? stored : [genesisEntry(user.userId, user)] };
+        },
+      },
+      rotateKeys: {
+        // The rules: lib/domain/key-rotation.ts; the transaction: the store's rotateKeys.
+        params: paramsOf("users.rotateKeys"),
+        async handler(ctx: Ctx<KeyRotationParams>) {
+          const p = ctx.params;
+          const user = await caller(ctx);
+          const sessionId = callerOf(ctx).sessionId;
+          decideAccountVersion(user.accountVersion, p.accountVersion);
+          const vaults: VaultRotation[] = p.vaults.map(({ rosterLink, resigned, ...wrap }, i) => {
+            const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
+            return {
+              ...wrap,
+              vaultId: wrap.vaultId as VaultId,
+              resigned: resigned.map((r) => ({ userId: r.userId as UserId, wrapSignature: r.wrapSignature })),
+              ...(link && { rosterLink: link }),
+            };
+          });
+          const head = keyLogHead(user, await store.accounts.keyLog(user.userId));
+          const keyLogEntry = checkKeyRotationForm(user, head, { ...p, vaults });
+          for (const [i, v] of vaults.entries()) {
+            if (v.rosterLink) await withCheckedAuditClaim(store, user.orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
+          }
+          const { endedSessions } = await store.accounts.rotateKeys({
+            userId: user.userId,
+            rotation: { ...p, keyLogEntry, vaults },
+            headVersion: head.entry.version,
+            keepSession: sessionId,
+            now: clock.timestamp(),
+            events: [events.record("user.keys_rotated", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          events.kick();
+          await announceEnded(ctx, rt.sessions, endedSessions);
+          return { accountVersion: p.accountVersion + 1, keyVersion: keyLogEntry.version, sessionsEnded: endedSessions.length };
         },
       },
       changePassword: {

@@ -1,9 +1,8 @@
 /** Account commands: register, login, logout, unlock, lock, whoami, and the account's sessions. */
-import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, normalizeEmail, type CheckedInvite, type KdfChoice, type VaultClient } from "../../sdk";
-import type { Context } from "../context";
+import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, normalizeEmail, type CheckedInvite, type KdfChoice } from "../../sdk";
 import { readNewPassword, readPassword } from "../password";
 import { table } from "../output";
-import { type Command, usage, pick, plural, inviteTrustLine } from "./shared";
+import { type Command, usage, pick, plural, inviteTrustLine, saveLogin } from "./shared";
 
 export const accountCommands: Command[] = [
   {
@@ -177,10 +176,6 @@ export const accountCommands: Command[] = [
     },
   },
 ];
-
-function saveLogin(ctx: Context, client: VaultClient): void {
-  ctx.state.saveLogin({ server: client.http.baseUrl, account: client.account, tokens: client.http.currentTokens! });
-}
 
 function kdfChoice(name: string | undefined): KdfChoice {
   if (name === undefined || name === "argon2id") return DEFAULT_ARGON2ID;

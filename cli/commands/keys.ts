@@ -1,7 +1,46 @@
-/** `vaultctl keys` and `vaultctl trust`: fingerprints, and trusting a key checked out of band. */
-import { type Command, findUser, trustLine, statedLine } from "./shared";
+/** `vaultctl keys` and `vaultctl trust`: fingerprints, trusting a key checked out of band, rotating one's own keys, key logs. */
+import { table } from "../output";
+import { type Command, findUser, plural, saveLogin, trustLine, statedLine } from "./shared";
 
 export const keysCommands: Command[] = [
+  {
+    path: ["keys", "rotate"],
+    args: [],
+    summary:
+      "Replace your RSA and Ed25519 keys: a signed step in your key log, every vault's key wrapped to the new keys, your other sessions ended",
+    async run(ctx) {
+      const client = await ctx.unlocked();
+      const result = await client.rotateKeys();
+      // The login goes on with the new keys (saved with it); a VAULT_SESSION holds the same stretched key and stays good.
+      saveLogin(ctx, client);
+      return {
+        json: result,
+        text: [
+          `Keys rotated: key version ${result.keyVersion}, fingerprint`,
+          `  ${result.fingerprint}`,
+          `${plural(result.vaults, "vault")} wrapped to the new keys; ${plural(result.sessionsEnded, "other session")} ended: log in there again.`,
+          "People who pinned your old keys follow your signed key log to these without a warning.",
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["keys", "log"],
+    args: ["<user?>"],
+    summary: "A user's key log (yours by default), verified: every key they had, each step signed by the key before it",
+    async run(ctx, [userRef]) {
+      const client = ctx.loggedIn();
+      const userId = userRef ? (await findUser(client, userRef, { evenIfUntrusted: true })).userId : client.account.userId;
+      const log = await client.keyLog(userId);
+      return {
+        json: log,
+        text: table(
+          ["VERSION", "FINGERPRINT", "SINCE"],
+          log.map((e) => [String(e.version), e.fingerprint, e.at ?? "registration"]),
+        ),
+      };
+    },
+  },
   {
     path: ["keys"],
     args: ["<user?>"],

@@ -151,3 +151,8 @@ export function inviteTrustLine(invite: CheckedInvite): string {
     ? `Checked: signed by ${invite.inviter.email}, whose key fingerprint your link names (${invite.inviterFingerprint}).`
     : "Not checked: this is a bare token, not a link from an invite with its inviter's key fingerprint; ask for the whole link to be sure.";
 }
+
+/** Keeps the login as the client holds it now (after a login, a password change, a key rotation). */
+export function saveLogin(ctx: Context, client: VaultClient): void {
+  ctx.state.saveLogin({ server: client.http.baseUrl, account: client.account, tokens: client.http.currentTokens! });
+}

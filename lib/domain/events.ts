@@ -9,6 +9,7 @@ import { isUuid, type InviteId, type ItemId, type OrgId, type UserId, type Vault
 export const DOMAIN_EVENT_TYPES = [
   "user.registered",
   "user.password_changed",
+  "user.keys_rotated",
   "user.removed",
   "vault.created",
   "vault.renamed",

@@ -224,6 +224,39 @@ export const wrapUnderOldPassword = (current: number, stated: number) =>
     "accountVersion",
   );
 
+// ---- Key rotation (lib/domain/key-rotation.ts) ---------------------------------------------------
+
+/** The new key-log entry is not for the caller's account. */
+export const rotationKeysMismatch = (field: string) => invalid("The key log entry is not for your account", `keyLogEntry.${field}`);
+/** The entry does not follow the stored head of the key log: another rotation came first. */
+export const keyLogEntryStale = (headVersion: number) =>
+  conflict(
+    `The key log is at version ${headVersion}: the entry must be version ${headVersion + 1} with prev its hash; another rotation came first, read the log again`,
+    "keyLogEntry",
+  );
+/** The step is not signed as the log requires (by the current key and by the new one), or the log is full. */
+export const keyLogStepRefused = (field: string, why: string) => invalid(`Key log entry: ${why}`, `keyLogEntry.${field}`);
+/** The new keys are keys this account had before: a rotation moves to keys never used. */
+export const keysUsedBefore = () =>
+  invalid("These keys were used before by this account: a rotation moves to new keys", "keyLogEntry.publicKey");
+/** A write made with keys the account rotated away from while it was on its way. */
+export const keysRotatedMeanwhile = () =>
+  conflict("Your keys were rotated meanwhile: this was made with the old ones; log in again and retry", "encryptedVaultKey");
+/** A vault named twice in a rotation. */
+export const rotationVaultNamedTwice = () => invalid("Each vault is named once", "vaults");
+/** The rotation does not re-wrap exactly the vaults the user is a member of (one was shared with them or left meanwhile). */
+export const rotationVaultsChanged = (missing: number, extra: number) =>
+  conflict(
+    `The request must wrap the key of exactly the vaults you are a member of (${missing} missing, ${extra} not yours): read them again`,
+    "vaults",
+  );
+/** The wraps re-signed in a vault are not exactly the ones the user made for others there. */
+export const resignedWrapsMismatch = (vaultId: string) =>
+  conflict(
+    `In vault ${vaultId}, the request must sign again exactly the wraps you made for others (one was made or replaced meanwhile): read it again`,
+    "vaults.resigned",
+  );
+
 // ---- People leave (lib/domain/org-membership.ts) ------------------------------------------------
 
 /** The organization's last owner cannot leave it or be removed. */

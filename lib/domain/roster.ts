@@ -84,7 +84,8 @@ export type RequestedChange =
   | { op: "remove"; subjectId: string }
   | { op: "rekey"; wraps: WrapOf[] }
   | { op: "rename"; name: string }
-  | { op: "rewrap"; subjectId: string; subjectKey: string; wraps: WrapOf[] };
+  | { op: "rewrap"; subjectId: string; subjectKey: string; wraps: WrapOf[] }
+  | { op: "rotate"; subjectId: string; subjectKey: string; wraps: WrapOf[] };
 
 export interface LinkCheck {
   /** The roster state the vault is in (null when the link starts a chain). */
@@ -142,7 +143,7 @@ function describesChange(link: RosterLink, change: RequestedChange, actorKey: st
     throw mismatch("name", "the link names the vault otherwise than the request");
   if (change.op === "create" && link.subjectKey !== actorKey)
     throw mismatch("subjectKey", "subjectKey is not the fingerprint of the caller's registered keys");
-  if ((change.op === "add" || change.op === "rewrap") && link.subjectKey !== change.subjectKey)
+  if ((change.op === "add" || change.op === "rewrap" || change.op === "rotate") && link.subjectKey !== change.subjectKey)
     throw mismatch("subjectKey", "subjectKey is not the fingerprint of the recipient's registered keys");
   if (
     change.op === "adopt" &&

@@ -35,9 +35,9 @@ function assertSigned(
 }
 
 /** The user's key statement: their id, normalized email and key fingerprint, signed with their signing key. */
-export function checkKeyStatement(user: Holder, statement: SignedStatement, field = "keyStatement"): void {
+export function checkKeyStatement(user: Holder, statement: SignedStatement, field = "keyStatement", version = STATEMENT_VERSION): void {
   const bytes = keyStatementBytes({ userId: user.userId, email: user.email, keys: keyFingerprint(user), version: statement.version });
-  assertSigned(bytes, statement, user.signingPublicKey, field, "The key statement");
+  assertSigned(bytes, statement, user.signingPublicKey, field, "The key statement", version);
 }
 
 /** The user's KDF statement: their id, normalized email and KDF parameters with salt, signed with their signing key. */

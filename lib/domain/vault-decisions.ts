@@ -109,7 +109,7 @@ function rosterStateOf(snapshot: VaultSnapshot): RosterState | null {
  * transaction); a vault without a roster takes no link, except the `adopt` link of a rekey, which
  * starts its roster.
  */
-function rosterStep(
+export function rosterStep(
   snapshot: VaultSnapshot,
   actor: MemberState,
   link: RosterLink | undefined,

@@ -79,6 +79,11 @@ const rosterLink = object(
   },
 );
 
+const keyLogEntry = object(
+  { userId: uuid, version: integer(1), prev: hex64, ...publicKeys },
+  { at: timestamp, sig: base64, selfSig: base64 },
+);
+
 const itemLink = object(
   {
     vaultId: uuid,
@@ -135,7 +140,7 @@ export const SCHEMAS = {
       sessionId: uuid,
       accountVersion: integer(1),
     },
-    { keyStatement: statement, kdfStatement: statement },
+    { keyStatement: statement, kdfStatement: statement, keyLog: arrayOf(ref("KeyLogEntry")) },
   ),
   Me: object({
     userId: uuid,
@@ -190,6 +195,9 @@ export const SCHEMAS = {
   MemberList: object({ members: arrayOf(ref("MemberEntry")) }),
   MemberRemoved: object({ rekeyRequired: { type: "boolean" }, remainingMembers: arrayOf(ref("MemberEntry")) }),
   RosterLink: rosterLink,
+  KeyLogEntry: keyLogEntry,
+  KeyLog: object({ entries: arrayOf(ref("KeyLogEntry")) }),
+  KeysRotated: object({ accountVersion: integer(2), keyVersion: integer(2), sessionsEnded: integer(0) }),
   Roster: object({ links: arrayOf(ref("RosterLink")) }),
   ItemLink: itemLink,
   AuditCheckpoint: object({ orgId: uuid, seq: integer(0), head: hex64, at: timestamp, sig: base64 }),

@@ -16,6 +16,8 @@ import { DEFAULT_ITEM_LOG_PAGE, MAX_ITEM_LOG_PAGE } from "../domain/item-log";
 import type { SchemaName } from "./api-schemas";
 import * as p from "./params";
 import { MAX_PERSONAL_VAULTS } from "../domain/password-change";
+import { MAX_ROTATION_VAULTS } from "../domain/key-rotation";
+import { MAX_LINK_MEMBERS } from "../../sdk/roster-format";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -196,6 +198,51 @@ const ROUTE_TABLE = [
       },
     },
     reply: ok("PasswordChanged"),
+  },
+  {
+    method: "POST",
+    path: "/users/me/keys",
+    action: "users.rotateKeys",
+    summary:
+      "Rotate the caller's keys: the next key-log entry (signed by the old key and the new), sealed private keys, statements, and every vault's key wrapped to the new key, at once",
+    params: {
+      ...p.STRICT,
+      accountVersion: p.positiveInteger,
+      keyLogEntry: p.keyLogEntry,
+      encryptedPrivateKey: p.base64(16 * 1024),
+      encryptedSigningPrivateKey: p.base64(16 * 1024),
+      keyStatement: p.signedStatement,
+      kdfStatement: p.signedStatement,
+      vaults: {
+        type: "array",
+        max: MAX_ROTATION_VAULTS,
+        items: {
+          type: "object",
+          strict: "remove",
+          props: {
+            vaultId: p.uuid,
+            keyVersion: p.positiveInteger,
+            encryptedVaultKey: p.wrappedKey,
+            wrapSignature: p.signature,
+            rosterLink: p.rosterLink,
+            resigned: {
+              type: "array",
+              max: MAX_LINK_MEMBERS,
+              items: { type: "object", strict: "remove", props: { userId: p.uuid, wrapSignature: p.signature } },
+            },
+          },
+        },
+      },
+    },
+    reply: ok("KeysRotated"),
+  },
+  {
+    method: "GET",
+    path: "/users/:userId/key-log",
+    action: "users.keyLog",
+    summary: "A user's key log: every key bundle they had, oldest first, each step signed by the key before it",
+    params: { userId: p.pathId },
+    reply: ok("KeyLog"),
   },
   { method: "GET", path: "/users/me/sessions", action: "auth.sessions", summary: "The caller's live sessions", reply: ok("SessionList") },
   {

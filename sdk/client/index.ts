@@ -22,6 +22,7 @@ import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { Rosters } from "./roster";
 import { Session } from "./session";
 import { PasswordChanges, type PasswordChangeResult } from "./password";
+import { KeyRotations, type KeyRotationResult } from "./keys";
 import { People, type Removal, type RemovalFinished } from "./people";
 import { Trust, type CheckedMember, type ServedBundle, type TrustLevel } from "./trust";
 import type {
@@ -47,6 +48,7 @@ export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
+export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
 export type * from "./types";
 
@@ -65,6 +67,7 @@ export class VaultClient {
   private readonly invites: Invites;
   private readonly audit: Audit;
   private readonly passwords: PasswordChanges;
+  private readonly keyRotations: KeyRotations;
   private readonly people: People;
 
   constructor(opts: VaultClientOptions) {
@@ -78,6 +81,7 @@ export class VaultClient {
     this.memberOps = new Members(this.core, this.trust, this.rosters, this.vaults);
     this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters, this.audit));
     this.passwords = new PasswordChanges(this.core, this.trust, this.rosters, this.vaults);
+    this.keyRotations = new KeyRotations(this.core, this.trust, this.rosters, this.vaults, this.memberOps);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
     this.people = new People(this.core, this.memberOps, this.rekeys);
   }
@@ -126,6 +130,22 @@ export class VaultClient {
    */
   changePassword(current: string, next: string, opts?: { kdf?: KdfChoice }): Promise<PasswordChangeResult> {
     return this.passwords.changePassword(current, next, opts);
+  }
+  /**
+   * Replaces the account's RSA and Ed25519 keys (keys.ts): a signed step in the account's key log,
+   * every vault's key wrapped to the new keys, the account's other sessions ended. Peers follow the
+   * key log from the keys they pinned, without a warning.
+   */
+  rotateKeys(opts?: { rsaBits?: number }): Promise<KeyRotationResult> {
+    return this.keyRotations.rotateKeys(opts);
+  }
+  /** A user's key log, verified on its own (each step signed by the key before it and its own): oldest first. */
+  async keyLog(userId: string): Promise<Array<{ version: number; fingerprint: string; at?: string }>> {
+    return (await this.trust.verifiedKeyLog(lc(userId))).map((e) => ({
+      version: e.entry.version,
+      fingerprint: groupedFingerprint(e.keys),
+      ...(e.entry.at !== undefined && { at: e.entry.at }),
+    }));
   }
   /** Takes a person out of the organization, or (one's own id) leaves it (people.ts); `finishRemoval` then rekeys what it left. */
   removeFromOrg(userId: string): Promise<Removal> {

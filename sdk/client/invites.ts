@@ -27,7 +27,8 @@ import {
   type SignedStatement,
 } from "../statements";
 import type { ClientCore } from "./core";
-import { selfConsistent, type ServedBundle, type Trust } from "./trust";
+import { selfConsistent } from "./bundle-checks";
+import type { ServedBundle, Trust } from "./trust";
 import type { Invite } from "./types";
 import type { GrantableRole } from "../vault-roles";
 

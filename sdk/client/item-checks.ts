@@ -37,6 +37,11 @@ function membershipAt(roster: VerifiedRoster): (userId: string, rosterSeq: numbe
     else if (link.op === "adopt") for (const m of link.members!) open(m.userId, link.seq, m.key, m.role);
     else if (link.op === "role") open(link.subjectId!, link.seq, link.subjectKey!, link.role!);
     else if (link.op === "remove") close(link.subjectId!, link.seq);
+    else if (link.op === "rotate") {
+      // Their keys from this link on: the role goes on.
+      const role = spans.get(link.subjectId!)?.at(-1)?.role;
+      if (role) open(link.subjectId!, link.seq, link.subjectKey!, role);
+    }
   }
   return (userId, rosterSeq) => {
     const span = spans.get(userId)?.find((s) => s.from <= rosterSeq && rosterSeq < s.to);
@@ -78,7 +83,7 @@ export async function checkSigners(
       throw broken(vaultId, `link ${link.seq} is a rekey by a vault ${member.role}, who may not rekey`);
     let key = verifiedKeys.get(`${link.actorId}/${member.key}`);
     if (!key) {
-      const keys = await trust.keysOf(link.actorId, member.key);
+      const keys = await trust.signerKeysOf(link.actorId, member.key);
       if ((await keyFingerprint(keys)) !== member.key)
         throw new SecurityError(
           "KEY_CHANGED",

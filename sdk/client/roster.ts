@@ -43,7 +43,7 @@ export class Rosters {
     const vaultId = rawVaultId.toLowerCase();
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
-    const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.keysOf(userId, recordedKey));
+    const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.signerKeysOf(userId, recordedKey));
     // Parsed once, after the replay checked every link's form.
     const parsed = links.map((l) => parseLink(l));
     // The audit heads the signers of links new to this device verified, judged against its own before

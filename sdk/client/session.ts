@@ -53,6 +53,8 @@ interface LoginAnswer extends Tokens {
   keyStatement?: SignedStatement;
   kdfStatement?: SignedStatement;
   accountVersion: number;
+  /** The account's key log, when it rotated its keys (sdk/key-log.ts). */
+  keyLog?: unknown;
 }
 
 export class Session {
@@ -180,8 +182,9 @@ export class Session {
     if (!sameKdf(res.kdf, derivedWith))
       throw new SecurityError("KDF_CHANGED", "the server's login answer names other key-derivation parameters than the ones derived with");
     if (remembered) {
-      if (remembered.userId !== res.userId || remembered.signingPublicKey !== res.signingPublicKey)
-        throw new SecurityError("IDENTITY_MISMATCH", `the server answers another account for ${email} than the one this device knows`);
+      if (remembered.userId !== res.userId) throw otherAccount(email);
+      // Other keys than the ones remembered: the account rotated them, and its signed key log leads from those to these.
+      if (remembered.signingPublicKey !== res.signingPublicKey) await this.checkRotatedFrom(remembered.signingPublicKey, res, email);
       if (remembered.orgId !== undefined && remembered.orgId !== res.orgId)
         throw new SecurityError("IDENTITY_MISMATCH", `the server puts ${email} in organization ${res.orgId}, not ${remembered.orgId}`);
     }
@@ -200,7 +203,7 @@ export class Session {
     const keys = await openAccountKeys(stretchedKey, account);
     const upgrade = await this.checkOwnStatements(account, keys, res);
     // Last, as it pins the account's keys on this device's first login: nothing is kept of a login that fails a check.
-    await this.trust.checkOwnPin(account, account);
+    await this.trust.checkOwnPin(account, account, res.keyLog);
     this.core.accountInfo = account;
     this.core.keys = keys;
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
@@ -215,6 +218,19 @@ export class Session {
       orgId: res.orgId,
     });
     return account;
+  }
+
+  /**
+   * Keys a login answers other than the ones this device remembers for the account: the account's
+   * key log, as the login carries it, verified, must hold the remembered signing key and end with
+   * the answered keys, after it. Else the server answers another account (`IDENTITY_MISMATCH`).
+   */
+  private async checkRotatedFrom(rememberedSigningKey: string, res: LoginAnswer, email: string): Promise<void> {
+    if (res.keyLog === undefined) throw otherAccount(email);
+    const log = await this.trust.verifiedKeyLog(res.userId, res.keyLog);
+    const from = log.findIndex((e) => e.entry.signingPublicKey === rememberedSigningKey);
+    const last = log[log.length - 1]!;
+    if (from < 0 || from === log.length - 1 || last.keys !== (await keyFingerprint(res))) throw otherAccount(email);
   }
 
   /**
@@ -311,6 +327,9 @@ export class Session {
     return (await this.core.http.request<{ ended: number }>("DELETE", "/users/me/sessions")).ended;
   }
 }
+
+const otherAccount = (email: string) =>
+  new SecurityError("IDENTITY_MISMATCH", `the server answers another account for ${email} than the one this device knows`);
 
 function describeKdf(kdf: KdfParams): string {
   const salt = (() => {

@@ -15,15 +15,15 @@
  *   that these are the keys of whoever opened the link (`INVITE_BINDING_MISMATCH`).
  * Only then is a bundle pinned (first contact) or its pin completed, one check at a time.
  */
-import { normalizeEmail } from "../email";
 import { fromBase64, toBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
-import { isCanonicalId } from "../ids";
-import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
+import { groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
 import { asPin, type Pin, type PinSource } from "../pins";
-import { inviteBindingVerifies, keyStatementBytes, statementVerifies, type SignedStatement } from "../statements";
+import { inviteBindingVerifies, type SignedStatement } from "../statements";
+import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../key-log";
 import { SerialQueue, type ClientCore } from "./core";
 import type { OrgRole } from "./types";
+import { checkAgainstPins, emailOrNull, followKeyLogFrom, selfConsistent, type PinIndex } from "./bundle-checks";
 
 /** A user's public keys as the server hands them out, with what vouches for them. */
 export interface ServedBundle extends PublicKeyBundle {
@@ -46,12 +46,6 @@ export interface CheckedMember extends OrgMember {
   problem?: SecurityError;
 }
 
-/** Pins by user id, and which user id each pinned email belongs to: read once per check of a list. */
-interface PinIndex {
-  byUser: Map<string, Pin>;
-  userOfEmail: Map<string, string>;
-}
-
 export class Trust {
   /** Pin checks and writes run one at a time: two checks of one new user never both pin. */
   private readonly pinChecks = new SerialQueue();
@@ -72,14 +66,90 @@ export class Trust {
   }
 
   /**
+   * The keys a signature was made with, `recordedKey` as a signed roster recorded them for the
+   * signer: the current keys, or keys the user had before, reached through their verified key log
+   * from the current ones (links and items signed before a rotation). Never for encrypting to:
+   * that is `keysOf`, which takes the current keys only.
+   */
+  async signerKeysOf(userId: string, recordedKey: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
+    const own = userId === this.core.account.userId;
+    const id = userId.toLowerCase();
+    const served = own ? undefined : await this.served(id);
+    const current = own ? this.ownKeys() : served!.bundle;
+    const currentKeys = own ? await keyFingerprint(current) : (await selfConsistent(served!.bundle, id)).keys;
+    if (currentKeys === recordedKey) return this.keysOf(id, recordedKey);
+    // Keys the roster recorded before a rotation: the verified log leads from them to the current keys, or nothing is taken up.
+    const log = await this.verifiedKeyLog(id);
+    const at = log.findIndex((e) => e.keys === recordedKey);
+    if (at < 0 || log[log.length - 1]!.keys !== currentKeys || at === log.length - 1)
+      throw new SecurityError(
+        "KEY_CHANGED",
+        `the keys the server shows for ${userId} are not the ones a signed roster recorded for them, and no signed step of their key log leads from those to these`,
+        userId,
+      );
+    // The current keys are vouched for by the recorded ones: checked against the pins (and followed, or pinned) as any bundle is.
+    if (own) {
+      if (!this.core.keys) await this.checkOwnPin(current);
+    } else await this.checkBundle(served!.bundle, id);
+    return bundleOfEntry(log[at]!.entry);
+  }
+
+  /** A user's key log as the server serves it, verified on its own (`KEY_LOG_BROKEN`): each step signed by the key before it and its own. */
+  async verifiedKeyLog(userId: string, served?: unknown): Promise<VerifiedKeyEntry[]> {
+    const raw =
+      served ?? (await this.core.http.request<{ entries: unknown }>("GET", `/users/${encodeURIComponent(userId)}/key-log`)).entries;
+    try {
+      return await verifyKeyLog(userId, raw);
+    } catch (err) {
+      if (err instanceof KeyLogError) throw new SecurityError("KEY_LOG_BROKEN", err.message, userId);
+      throw err;
+    }
+  }
+
+  /**
+   * Follows a user's key log from the keys this device pinned to the keys the server shows now
+   * (`shownKeys`, hex): the pinned keys must be in the verified log, never past a version this
+   * device followed to (`KEY_LOG_ROLLBACK`) nor with another entry there (`KEY_LOG_FORK`), and the
+   * shown keys its last entry, after them. No such signed path: `KEY_CHANGED`, as before key logs.
+   * Answers the pin to keep.
+   */
+  async followKeyLog(userId: string, email: string, pin: Pin, shownKeys: string, served?: unknown): Promise<Pin> {
+    return followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
+  }
+
+  /** After this device rotated the account's keys: its own pin moves to them, at the log entry it made. */
+  pinOwnRotation(userId: string, email: string, keysHex: string, keyVersion: number, keyHash: string): Promise<void> {
+    return this.pinChecks.run(async () => {
+      const kept = await this.core.pins.get(userId);
+      const pin = kept === undefined ? undefined : asPin(kept);
+      await this.core.pins.set(userId, {
+        ...pin,
+        fingerprint: groupedFingerprint(keysHex),
+        email,
+        via: pin?.via ?? "first-use",
+        stated: true,
+        keyVersion,
+        keyHash,
+      });
+    });
+  }
+
+  /** One's own public keys: the unlocked ones, or (locked) the login's copy. */
+  private ownKeys(): Pick<PublicKeyBundle, "publicKey" | "signingPublicKey"> {
+    const { core } = this;
+    return core.keys
+      ? { publicKey: toBase64(core.keys.publicKeyDer), signingPublicKey: toBase64(core.keys.signingPublicKeyRaw) }
+      : { publicKey: core.account.publicKey, signingPublicKey: core.account.signingPublicKey };
+  }
+
+  /**
    * One's own bundle comes from the unlocked keys (or, locked, the login's copy, checked against
-   * its pin); anyone else's through the checked lookup.
+   * its pin); anyone else's through the checked lookup. The current keys only: what is wrapped
+   * to a member goes to these.
    */
   async keysOf(userId: string, recordedKey?: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
     const { core } = this;
-    const own = core.keys
-      ? { publicKey: toBase64(core.keys.publicKeyDer), signingPublicKey: toBase64(core.keys.signingPublicKeyRaw) }
-      : { publicKey: core.account.publicKey, signingPublicKey: core.account.signingPublicKey };
+    const own = this.ownKeys();
     if (userId !== core.account.userId) return this.userKeys(userId, recordedKey);
     if (recordedKey !== undefined && (await keyFingerprint(own)) !== recordedKey)
       throw new SecurityError("KEY_CHANGED", "your own keys are not the ones the vault's signed roster recorded for you", userId);
@@ -91,15 +161,17 @@ export class Trust {
   checkOwnPin(
     own: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">,
     who: { userId: string; email: string } = this.core.account,
+    /** The key log as a login answered it (before this client holds tokens to ask for it). */
+    servedLog?: unknown,
   ): Promise<void> {
     return this.pinChecks.run(async () => {
       const { userId, email } = who;
       const fingerprint = groupedFingerprint(await keyFingerprint(own));
       const kept = await this.core.pins.get(userId);
       if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use" });
-      const pin = asPin(kept);
-      if (pin.fingerprint !== fingerprint) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
-      if (pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
+      let pin = asPin(kept);
+      if (pin.fingerprint !== fingerprint) pin = await this.followKeyLog(userId, email, pin, await keyFingerprint(own), servedLog);
+      if (pin !== kept || pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
     });
   }
 
@@ -121,8 +193,10 @@ export class Trust {
         userId,
       );
     const statement = bundle.keyStatement;
-    const pinned = pins.byUser.get(userId);
-    checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined });
+    let pinned = pins.byUser.get(userId);
+    // New keys for a pinned user: taken up only through their signed key log, from the pinned keys.
+    if (pinned && pinned.fingerprint !== fingerprint) pinned = await this.followKeyLog(userId, email, pinned, keys);
+    checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined }, pinned);
     let via: PinSource = pinned?.via ?? "first-use";
     if (via === "first-use") {
       const invited = await this.core.inviteSecrets.get(email);
@@ -141,7 +215,13 @@ export class Trust {
         via = "invite";
       }
     }
-    await this.pin(pins, userId, { fingerprint, email, via, ...((statement || pinned?.stated) && { stated: true }) });
+    await this.pin(pins, userId, {
+      fingerprint,
+      email,
+      via,
+      ...((statement || pinned?.stated) && { stated: true }),
+      ...(pinned?.keyVersion !== undefined && { keyVersion: pinned.keyVersion, keyHash: pinned.keyHash }),
+    });
     return via;
   }
 
@@ -166,7 +246,9 @@ export class Trust {
       pinned.fingerprint === next.fingerprint &&
       pinned.email === next.email &&
       pinned.via === next.via &&
-      pinned.stated === next.stated
+      pinned.stated === next.stated &&
+      pinned.keyVersion === next.keyVersion &&
+      pinned.keyHash === next.keyHash
     )
       return;
     await this.core.pins.set(userId, next);
@@ -300,88 +382,5 @@ export class Trust {
     const found = (await this.orgMembers()).find((m) => m.userId === id || (address !== null && m.email === address));
     if (!found) throw new ApiError(404, "NOT_FOUND", `no user ${emailOrId} in your organization`);
     return found;
-  }
-}
-
-/**
- * What a bundle must be on its own, before any pin is consulted: the user asked for, by an id in
- * the one form ids have (lower-case UUID), its Ed25519 key's signature over its RSA key, a
- * normalized email, and its key statement, when it has one, verifying over exactly this id, email
- * and these keys.
- */
-export async function selfConsistent(
-  bundle: ServedBundle,
-  expectedUserId?: string,
-): Promise<{ userId: string; email: string; keys: string; fingerprint: string }> {
-  const userId = bundle?.userId;
-  if (!isCanonicalId(userId) || (expectedUserId !== undefined && userId !== expectedUserId))
-    throw new SecurityError(
-      "INCONSISTENT",
-      `asked for the keys of ${expectedUserId ?? "a user"}, got those of ${String(userId)}`,
-      expectedUserId,
-    );
-  if (!(await bundleSelfSignatureVerifies(bundle)))
-    throw new SecurityError("BAD_SIGNATURE", `the key bundle of ${bundle.email ?? userId} is not signed by its own signing key`, userId);
-  const email = bundle.email;
-  if (typeof email !== "string" || emailOrNull(email) !== email)
-    throw new SecurityError("IDENTITY_MISMATCH", `the server gives user ${userId} an address that is not a normalized email`, userId);
-  const keys = await keyFingerprint(bundle);
-  const fingerprint = groupedFingerprint(keys);
-  const statement = bundle.keyStatement;
-  if (statement) {
-    const bytes = keyStatementBytes({ userId, email, keys, version: statement.version });
-    if (!(await statementVerifies(bytes, bundle.signingPublicKey, statement.signature))) {
-      throw new SecurityError(
-        "IDENTITY_MISMATCH",
-        `the server pairs user ${userId}, ${email} and keys ${fingerprint} otherwise than the user's own signed key statement: it does not verify`,
-        userId,
-      );
-    }
-  }
-  return { userId, email, keys, fingerprint };
-}
-
-/** A user's id, email and keys against what this device pinned: the same keys, the same email, a statement if one was seen, nobody else's email. */
-function checkAgainstPins(pins: PinIndex, user: { userId: string; email: string; fingerprint: string; stated: boolean }): void {
-  const { userId, email, fingerprint } = user;
-  const pinned = pins.byUser.get(userId);
-  if (pinned) {
-    if (pinned.fingerprint !== fingerprint) throw keyChanged(userId, email, pinned.fingerprint, fingerprint);
-    if (pinned.email !== undefined && pinned.email !== email)
-      throw new SecurityError(
-        "IDENTITY_MISMATCH",
-        `the server shows ${email} for user ${userId}, whom this device pinned as ${pinned.email}`,
-        userId,
-      );
-    if (pinned.stated && !user.stated)
-      throw new SecurityError(
-        "IDENTITY_MISMATCH",
-        `the server withholds the signed key statement of ${email}, which this device saw before`,
-        userId,
-      );
-  }
-  const owner = pins.userOfEmail.get(email);
-  if (owner !== undefined && owner !== userId)
-    throw new SecurityError(
-      "IDENTITY_MISMATCH",
-      `the server shows ${email} for user ${userId}, but this device pinned ${email} as user ${owner}`,
-      userId,
-    );
-}
-
-function keyChanged(userId: string, email: string, pinned: string, now: string): SecurityError {
-  return new SecurityError(
-    "KEY_CHANGED",
-    `the keys of ${email} (user ${userId}) changed since first seen (pinned ${pinned}, now ${now}); check the new fingerprint with them, then trust it`,
-    userId,
-  );
-}
-
-/** The address normalized as the server does, or null for text that is no address we accept. */
-function emailOrNull(text: string): string | null {
-  try {
-    return normalizeEmail(text);
-  } catch {
-    return null;
   }
 }

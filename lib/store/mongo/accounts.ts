@@ -3,7 +3,9 @@ import {
   inviteRequired,
   notTheInvitedEmail,
   passwordChangedMeanwhile,
+  keyLogEntryStale,
   personalVaultsChanged,
+  rotationVaultsChanged,
   staleAccountVersion,
 } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
@@ -13,13 +15,16 @@ import { isRedeemable } from "../../domain/invites";
 import type { ClientSession, Filter } from "mongodb";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
-import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
+import { appendRosterLink, lockAccount, memberVaultIds, personalVaultIds } from "./writes";
+import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
+import { keyLogEntryBytes } from "../../../sdk/key-log";
+import { sha256Hex } from "../../domain/roster";
 import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
 import { failpoint } from "../../failpoints";
 import { earlierSession, sessionsOverCap } from "../../domain/sessions";
 import type { AccountStore, ArgsOf, OrgRecord, RefreshOutcome, SessionRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";
-import { toOrg, toSession, toUser, userDoc, type SessionDoc, type UserDoc } from "./documents";
+import { keyLogKey, toOrg, toSession, toUser, userDoc, type SessionDoc, type UserDoc } from "./documents";
 import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
@@ -233,6 +238,82 @@ export class MongoAccounts implements AccountStore {
     });
   }
 
+  async rotateKeys({ userId, rotation, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
+    endedSessions: string[];
+  }> {
+    return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      // Every vault they are in, each locked in id order (its write sequence bumped: a concurrent write to it conflicts and retries).
+      const held: HeldRotationVault[] = [];
+      for (const vaultId of await memberVaultIds(this.c, session, userId)) {
+        const snapshot = await this.c.snapshot(session, vaultId);
+        if (!snapshot) continue;
+        const sentWraps = await this.c.members
+          .find({ vaultId, senderId: userId }, { session, projection: { userId: 1, encryptedVaultKey: 1 } })
+          .toArray();
+        held.push({ snapshot, sentWraps: sentWraps.map((w) => ({ userId: w.userId, encryptedVaultKey: w.encryptedVaultKey })) });
+      }
+      // A real write to the account: another rotation, a password change or a login conflicts with it, and one retries.
+      const version = await lockAccount(this.c, session, userId);
+      const doc = await this.c.users.findOne({ _id: userId }, { session });
+      if (!doc) throw notFound("User");
+      const before = toUser(doc);
+      const stored = await keyLogIn(this.c, userId, session);
+      const head = keyLogHead(before, stored);
+      if (head.entry.version !== headVersion) throw keyLogEntryStale(head.entry.version);
+      // A share to them writes their account first (vaults.ts, addMember): one made meanwhile conflicts with this transaction.
+      const heldNow = await memberVaultIds(this.c, session, userId);
+      const locked = held.filter((h) => heldNow.includes(h.snapshot.vault.vaultId));
+      if (heldNow.length !== locked.length) throw rotationVaultsChanged(heldNow.length - locked.length, 0);
+      const rosters = decideKeyRotation({ userId, accountVersion: version }, locked, rotation);
+      const entry = rotation.keyLogEntry;
+      if (stored.length === 0) await insertKeyLogEntry(this.c, session, head.entry, head.hash, now);
+      await insertKeyLogEntry(this.c, session, entry, sha256Hex(keyLogEntryBytes(entry)), now);
+      await this.c.users.updateOne(
+        { _id: userId },
+        {
+          $set: {
+            accountVersion: version + 1,
+            publicKey: entry.publicKey,
+            signingPublicKey: entry.signingPublicKey,
+            publicKeySignature: entry.publicKeySignature,
+            encryptedPrivateKey: rotation.encryptedPrivateKey,
+            encryptedSigningPrivateKey: rotation.encryptedSigningPrivateKey,
+            keyStatement: { version: rotation.keyStatement.version, signature: rotation.keyStatement.signature },
+            kdfStatement: { version: rotation.kdfStatement.version, signature: rotation.kdfStatement.signature },
+          },
+        },
+        { session },
+      );
+      for (const v of rotation.vaults) {
+        const roster = rosters.get(v.vaultId);
+        if (roster) await appendRosterLink(this.c, session, v.vaultId, roster, now);
+        await this.c.members.updateOne(
+          { vaultId: v.vaultId, userId },
+          { $set: { encryptedVaultKey: v.encryptedVaultKey, wrapSignature: v.wrapSignature, senderId: userId, updatedAt: now } },
+          { session },
+        );
+        if (v.resigned.length > 0)
+          await this.c.members.bulkWrite(
+            v.resigned.map((r) => ({
+              updateOne: {
+                filter: { vaultId: v.vaultId, userId: r.userId, senderId: userId },
+                update: { $set: { wrapSignature: r.wrapSignature } },
+              },
+            })),
+            { session, ordered: true },
+          );
+        await this.c.vaults.updateOne({ _id: v.vaultId }, { $set: { updatedAt: now } }, { session });
+      }
+      failpoint("key-rotation-before-commit");
+      return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
+    });
+  }
+
+  async keyLog(userId: UserId): Promise<KeyLogEntry[]> {
+    return keyLogIn(this.c, userId);
+  }
+
   async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
     return this.c.tx(async (session) => {
       const token = await this.c.refreshTokens.findOne({ _id: tokenHash, userId }, { session, projection: { familyId: 1, createdAt: 1 } });
@@ -359,4 +440,21 @@ async function endSessionsIn(
 /** A filter on the account's key version (a document without one is at version 1). */
 function versionIs(version: number): Filter<UserDoc> {
   return version === 1 ? { $or: [{ accountVersion: 1 }, { accountVersion: { $exists: false } }] } : { accountVersion: version };
+}
+
+/** The user's stored key log, oldest first (in the caller's transaction, if given). */
+async function keyLogIn(c: MongoContext, userId: UserId, session?: ClientSession): Promise<KeyLogEntry[]> {
+  const docs = await c.keyLog
+    .find({ userId }, { session, projection: { entry: 1 } })
+    .sort({ version: 1 })
+    .toArray();
+  return docs.map((d) => JSON.parse(d.entry) as KeyLogEntry);
+}
+
+async function insertKeyLogEntry(c: MongoContext, session: ClientSession, entry: KeyLogEntry, hash: string, now: string): Promise<void> {
+  const userId = entry.userId as UserId;
+  await c.keyLog.insertOne(
+    { _id: keyLogKey(userId, entry.version), userId, version: entry.version, hash, entry: JSON.stringify(entry), createdAt: now },
+    { session },
+  );
 }

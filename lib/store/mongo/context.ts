@@ -25,6 +25,7 @@ import {
   type AuditHeadDoc,
   type InviteDoc,
   type ItemDoc,
+  type KeyLogDoc,
   type LockDoc,
   type MemberDoc,
   type OrgDoc,
@@ -65,6 +66,7 @@ export class MongoContext {
   readonly invites: Collection<InviteDoc>;
   readonly refreshTokens: Collection<RefreshTokenDoc>;
   readonly sessions: Collection<SessionDoc>;
+  readonly keyLog: Collection<KeyLogDoc>;
   readonly locks: Collection<LockDoc>;
   readonly auditEvents: Collection<AuditEventDoc>;
   readonly auditHeads: Collection<AuditHeadDoc>;
@@ -85,6 +87,7 @@ export class MongoContext {
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.sessions = db.collection(COLLECTIONS.sessions);
+    this.keyLog = db.collection(COLLECTIONS.keyLog);
     this.locks = db.collection(COLLECTIONS.locks);
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);

@@ -21,6 +21,7 @@ export const COLLECTIONS = {
   invites: "invites",
   refreshTokens: "refresh_tokens",
   sessions: "sessions",
+  keyLog: "key_log",
   locks: "locks",
   auditEvents: "audit_events",
   auditHeads: "audit_heads",
@@ -176,6 +177,23 @@ export interface SessionDoc {
   address: string;
   expiresAt: string;
   endedAt?: string;
+}
+
+/** One entry of a user's key log (lib/domain/key-rotation.ts), unique on userId + version (as the SQL primary key). */
+export interface KeyLogDoc {
+  /** `keyLogKey(userId, version)`. */
+  _id: string;
+  userId: UserId;
+  version: number;
+  /** SHA-256 (hex) of the entry's canonical bytes: the next entry's `prev`. */
+  hash: string;
+  /** The entry as JSON (stored as text, as a roster link is: re-serializing a document could reorder it). */
+  entry: string;
+  createdAt: string;
+}
+
+export function keyLogKey(userId: UserId, version: number): string {
+  return `${userId}:${version}`;
 }
 
 export function toSession(d: SessionDoc): SessionRecord {

@@ -1,4 +1,5 @@
 /** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
+import { decideWrapStillSigned } from "../../domain/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
@@ -83,8 +84,12 @@ export class MongoVaults implements VaultStore {
         { session },
       );
       if (v.roster) await this.appendRosterLink(session, v.vaultId, v.roster, now);
+      // The owner's account, locked: a password change or key rotation and this vault come one after the other.
+      const accountVersion = await lockAccount(this.c, session, v.ownerId);
+      const owner = await this.c.users.findOne({ _id: v.ownerId }, { session, projection: { signingPublicKey: 1 } });
+      decideWrapStillSigned(owner?.signingPublicKey, v);
       if (v.type === "personal") {
-        decideWrapVersion(await lockAccount(this.c, session, v.ownerId), v.accountVersion);
+        decideWrapVersion(accountVersion, v.accountVersion);
         decidePersonalVaultCount((await personalVaultIds(this.c, session, v.ownerId)).length - 1);
       }
       return this.vaultViewOrFail(session, v.vaultId, v.ownerId);
@@ -133,6 +138,8 @@ export class MongoVaults implements VaultStore {
       await writeOutbox(this.c, session, events);
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
+      // The recipient's account, locked (written) before their keys are read: a key rotation of theirs and this share conflict.
+      await lockAccount(this.c, session, member.userId);
       const recipient = await this.c.users.findOne(
         { _id: member.userId, removedAt: { $exists: false } },
         { session, projection: { orgId: 1, publicKey: 1, signingPublicKey: 1 } },

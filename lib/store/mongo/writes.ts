@@ -1,4 +1,4 @@
-/** Writes that several aggregates make inside their transactions (vaults, and an account's password change). */
+/** Writes that several aggregates make inside their transactions (vaults, and an account's password change and key rotation). */
 import type { ClientSession } from "mongodb";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry } from "../../domain/roster";
@@ -42,4 +42,13 @@ export async function personalVaultIds(c: MongoContext, session: ClientSession, 
     .sort({ _id: 1 })
     .toArray();
   return vaults.map((v) => v._id);
+}
+
+/** Every vault the user is a member of, by id (a key rotation wraps each one's key again). */
+export async function memberVaultIds(c: MongoContext, session: ClientSession, userId: UserId): Promise<VaultId[]> {
+  const memberships = await c.members
+    .find({ userId }, { session, projection: { vaultId: 1 } })
+    .sort({ vaultId: 1 })
+    .toArray();
+  return memberships.map((m) => m.vaultId);
 }

@@ -4,6 +4,7 @@ import type { Caller, InviteBinding, Kdf, OrgRole, SignedStatement } from "../..
 import type { WithEvents } from "./outbox";
 import type { PasswordChange } from "../../domain/password-change";
 import type { VaultAfterRemoval } from "../../domain/org-membership";
+import type { KeyLogEntry, KeyRotation } from "../../domain/key-rotation";
 
 export interface UserRecord {
   userId: UserId;
@@ -141,6 +142,28 @@ export interface AccountStore {
       now: string;
     } & WithEvents,
   ): Promise<{ endedSessions: string[] }>;
+
+  /**
+   * A key rotation, in one transaction (lib/domain/key-rotation.ts): locks every vault the user is a
+   * member of (in id order) and the account, swaps the account's version (`409` when it is not
+   * `rotation.accountVersion`), checks the entry still follows the key log's head and the vaults
+   * against exactly those (`decideKeyRotation`), then writes the new keys, private keys and
+   * statements, the log entry (entry 1 first, at the first rotation), each vault's new wrap with its
+   * roster link and the wraps re-signed, and ends every other session of the user.
+   */
+  rotateKeys(
+    args: {
+      userId: UserId;
+      rotation: KeyRotation;
+      /** The head `checkKeyRotationForm` checked the entry against (its version): another rotation since is a `409`. */
+      headVersion: number;
+      keepSession?: string;
+      now: string;
+    } & WithEvents,
+  ): Promise<{ endedSessions: string[] }>;
+
+  /** The user's stored key log, oldest first; empty for an account that never rotated (its log is its registered keys). */
+  keyLog(userId: UserId): Promise<KeyLogEntry[]>;
 
   /**
    * Takes `targetId` out of the caller's organization, in one transaction: every vault they are in

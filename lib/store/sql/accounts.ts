@@ -3,14 +3,19 @@ import {
   inviteRequired,
   notTheInvitedEmail,
   passwordChangedMeanwhile,
+  keyLogEntryStale,
   personalVaultsChanged,
+  rotationVaultsChanged,
   staleAccountVersion,
 } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
 import { failpoint } from "../../failpoints";
-import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
+import { appendRosterLink, lockAccount, memberVaultIds, personalVaultIds } from "./writes";
+import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
+import { keyLogEntryBytes } from "../../../sdk/key-log";
+import { sha256Hex } from "../../domain/roster";
 import { conflict, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type InviteStatus } from "../../domain/invites";
 import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
@@ -331,6 +336,81 @@ export class SqlAccounts implements AccountStore {
     });
   }
 
+  async rotateKeys({ userId, rotation, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
+    endedSessions: string[];
+  }> {
+    return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
+      // Every vault they are in, each locked in id order (as every vault write locks its vault before the account).
+      const held: HeldRotationVault[] = [];
+      for (const vaultId of await memberVaultIds(trx, userId)) {
+        const snapshot = await this.c.snapshot(trx, vaultId);
+        if (!snapshot) continue;
+        const sentWraps = await trx
+          .selectFrom("vault_members")
+          .select(["user_id", "encrypted_vault_key"])
+          .where("vault_id", "=", vaultId)
+          .where("sender_id", "=", userId)
+          .execute();
+        held.push({ snapshot, sentWraps: sentWraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })) });
+      }
+      const version = await lockAccount(trx, userId);
+      const row = await trx.selectFrom("users").selectAll().where("user_id", "=", userId).executeTakeFirst();
+      if (!row) throw notFound("User");
+      const before = toUser(row);
+      const stored = await keyLogIn(trx, userId);
+      const head = keyLogHead(before, stored);
+      if (head.entry.version !== headVersion) throw keyLogEntryStale(head.entry.version);
+      // A vault shared with them since the list above (its write waited on the account) counts as missing.
+      const heldNow = await memberVaultIds(trx, userId);
+      const locked = held.filter((h) => heldNow.includes(h.snapshot.vault.vaultId));
+      if (heldNow.length !== locked.length) throw rotationVaultsChanged(heldNow.length - locked.length, 0);
+      const rosters = decideKeyRotation({ userId, accountVersion: version }, locked, rotation);
+      const entry = rotation.keyLogEntry;
+      if (stored.length === 0) await insertKeyLogEntry(trx, head.entry, head.hash, now);
+      await insertKeyLogEntry(trx, entry, sha256Hex(keyLogEntryBytes(entry)), now);
+      await trx
+        .updateTable("users")
+        .set({
+          account_version: version + 1,
+          public_key: entry.publicKey,
+          signing_public_key: entry.signingPublicKey,
+          public_key_signature: entry.publicKeySignature,
+          encrypted_private_key: rotation.encryptedPrivateKey,
+          encrypted_signing_private_key: rotation.encryptedSigningPrivateKey,
+          key_statement: statementText(rotation.keyStatement),
+          kdf_statement: statementText(rotation.kdfStatement),
+        })
+        .where("user_id", "=", userId)
+        .execute();
+      for (const v of rotation.vaults) {
+        const roster = rosters.get(v.vaultId);
+        if (roster) await appendRosterLink(trx, v.vaultId, roster, now);
+        await trx
+          .updateTable("vault_members")
+          .set({ encrypted_vault_key: v.encryptedVaultKey, wrap_signature: v.wrapSignature, sender_id: userId, updated_at: now })
+          .where("vault_id", "=", v.vaultId)
+          .where("user_id", "=", userId)
+          .execute();
+        for (const r of v.resigned)
+          await trx
+            .updateTable("vault_members")
+            .set({ wrap_signature: r.wrapSignature })
+            .where("vault_id", "=", v.vaultId)
+            .where("user_id", "=", r.userId)
+            .where("sender_id", "=", userId)
+            .execute();
+        await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", v.vaultId).execute();
+      }
+      failpoint("key-rotation-before-commit");
+      return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
+    });
+  }
+
+  async keyLog(userId: UserId): Promise<KeyLogEntry[]> {
+    return keyLogIn(this.c.db, userId);
+  }
+
   async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
     return this.c.tx(async (trx) => {
       const token = await trx
@@ -495,4 +575,17 @@ async function endSessionsIn(trx: Db, { userId, now, only, except, ids: given }:
 
 async function anyUser(db: Db): Promise<boolean> {
   return !!(await db.selectFrom("users").select("user_id").limit(1).executeTakeFirst());
+}
+
+/** The user's stored key log, oldest first. */
+async function keyLogIn(db: Db, userId: UserId): Promise<KeyLogEntry[]> {
+  const rows = await db.selectFrom("key_log").select("entry").where("user_id", "=", userId).orderBy("version").execute();
+  return rows.map((r) => JSON.parse(r.entry) as KeyLogEntry);
+}
+
+async function insertKeyLogEntry(trx: Db, entry: KeyLogEntry, hash: string, now: string): Promise<void> {
+  await trx
+    .insertInto("key_log")
+    .values({ user_id: entry.userId as UserId, version: entry.version, hash, entry: JSON.stringify(entry), created_at: now })
+    .execute();
 }

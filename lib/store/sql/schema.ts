@@ -135,6 +135,14 @@ export interface SessionsTable {
   ended_at: string | null;
 }
 
+export interface KeyLogTable {
+  user_id: UserId;
+  version: number;
+  hash: string;
+  entry: string;
+  created_at: string;
+}
+
 export interface AuditEventsTable {
   org_id: OrgId;
   seq: number;
@@ -168,6 +176,7 @@ export interface Database {
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
   sessions: SessionsTable;
+  key_log: KeyLogTable;
   audit_events: AuditEventsTable;
   audit_heads: AuditHeadsTable;
   outbox: OutboxTable;

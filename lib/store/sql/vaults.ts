@@ -1,6 +1,7 @@
 /** Vaults, members, the signed roster and the rekey on SQL (the port: ../port/vaults.ts; MongoDB: ../mongo/vaults.ts). */
 import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
 import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
+import { decideWrapStillSigned } from "../../domain/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql, type CompiledQuery, type Kysely } from "kysely";
@@ -188,8 +189,12 @@ export class SqlVaults implements VaultStore {
         })
         .execute();
       if (v.roster) await appendRosterLink(trx, v.vaultId, v.roster, now);
+      // The owner's account, locked: a password change or key rotation and this vault come one after the other.
+      const accountVersion = await lockAccount(trx, v.ownerId);
+      const owner = await trx.selectFrom("users").select("signing_public_key").where("user_id", "=", v.ownerId).executeTakeFirst();
+      decideWrapStillSigned(owner?.signing_public_key, v);
       if (v.type === "personal") {
-        decideWrapVersion(await lockAccount(trx, v.ownerId), v.accountVersion);
+        decideWrapVersion(accountVersion, v.accountVersion);
         decidePersonalVaultCount((await personalVaultIds(trx, v.ownerId)).length - 1);
       }
       await trx
@@ -242,6 +247,8 @@ export class SqlVaults implements VaultStore {
       await writeOutbox(trx, events);
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
+      // The recipient's account, locked before their keys are read: a key rotation of theirs and this share come one after the other.
+      await lockAccount(trx, member.userId);
       const recipient = await trx
         .selectFrom("users")
         .select(["user_id", "org_id", "public_key", "signing_public_key"])

@@ -39,3 +39,9 @@ export async function personalVaultIds(trx: Db, userId: UserId): Promise<VaultId
     .execute();
   return rows.map((r) => r.vault_id);
 }
+
+/** Every vault the user is a member of, by id (a key rotation wraps each one's key again). */
+export async function memberVaultIds(trx: Db, userId: UserId): Promise<VaultId[]> {
+  const rows = await trx.selectFrom("vault_members").select("vault_id").where("user_id", "=", userId).orderBy("vault_id").execute();
+  return rows.map((r) => r.vault_id);
+}

@@ -1,0 +1,243 @@
+/**
+ * Rotating one's keys (issue 28): new RSA and Ed25519 keys, made here, taken up in one request. The
+ * next entry of the account's key log is signed by the old signing key (the step is the user's)
+ * and by the new one; the new private keys are sealed under the same stretched key; the key and KDF
+ * statements are signed by the new key; and every vault the user is in gets its key wrapped to the
+ * new keys with a `rotate` roster link (signed by the old key, which the roster holds), and the
+ * wraps the user made for others signed again with the new key (only wraps the verified roster
+ * vouches for: the server cannot get a signature over bytes of its choosing). The server swaps it
+ * all in one transaction under the account's version: a rotation from an older read is refused and
+ * this client reads again. Peers follow the key log from the keys they pinned (trust.ts).
+ */
+import { fromBase64, toBase64 } from "../encoding";
+import { ApiError, SecurityError } from "../errors";
+import { keyFingerprint, type AccountKeys } from "../keys";
+import { keyLogEntryHash, signKeyLogStep } from "../key-log";
+import {
+  aesKwWrap,
+  ed25519Sign,
+  gcmEncrypt,
+  generateEd25519KeyPair,
+  generateRsaKeyPair,
+  importEd25519PrivateKey,
+  importRsaPrivateKey,
+  rsaModulusBytes,
+  rsaOaepWrap,
+} from "../primitives";
+import { rosterWraps, type RosterLink } from "../roster";
+import { kdfStatementBytes, keyStatementBytes, signStatement } from "../statements";
+import type { ClientCore } from "./core";
+import type { Members } from "./members";
+import { wrapProblem, type Rosters } from "./roster";
+import type { Trust } from "./trust";
+import type { Vaults } from "./vaults";
+
+/** Reads and attempts before a rotation that keeps meeting another change gives up (409 to the caller). */
+const MAX_ATTEMPTS = 3;
+
+export interface KeyRotationResult {
+  /** The account's key version (its key log's length) now. */
+  keyVersion: number;
+  /** The new keys' fingerprint, grouped: what others compare out of band. */
+  fingerprint: string;
+  accountVersion: number;
+  sessionsEnded: number;
+  /** Vaults whose key was wrapped to the new keys. */
+  vaults: number;
+}
+
+export class KeyRotations {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+    private readonly rosters: Rosters,
+    private readonly vaults: Vaults,
+    private readonly members: Members,
+  ) {}
+
+  async rotateKeys(opts: { rsaBits?: number } = {}): Promise<KeyRotationResult> {
+    const { core } = this;
+    const keys = core.requireKeys();
+    const account = core.account;
+    const me = account.userId;
+    const [rsa, ed] = await Promise.all([
+      generateRsaKeyPair(opts.rsaBits ?? (await rsaModulusBytes(keys.publicKeyDer)) * 8),
+      generateEd25519KeyPair(),
+    ]);
+    const newSigningKey = await importEd25519PrivateKey(ed.privateKeyPkcs8);
+    const bundle = {
+      publicKey: toBase64(rsa.publicKeyDer),
+      signingPublicKey: toBase64(ed.publicKeyRaw),
+      publicKeySignature: toBase64(await ed25519Sign(newSigningKey, rsa.publicKeyDer)),
+    };
+    const newKeysHex = await keyFingerprint(bundle);
+    const sealed = {
+      encryptedPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, rsa.privateKeyPkcs8)),
+      encryptedSigningPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, ed.privateKeyPkcs8)),
+    };
+    const next: AccountKeys = {
+      stretchedKey: keys.stretchedKey,
+      rsaPrivateKey: await importRsaPrivateKey(rsa.privateKeyPkcs8),
+      signingPrivateKey: newSigningKey,
+      publicKeyDer: rsa.publicKeyDer,
+      signingPublicKeyRaw: ed.publicKeyRaw,
+    };
+
+    for (let attempt = 1; ; attempt++) {
+      const accountVersion = await core.accountVersion();
+      // The log as it stands, verified, must end with the keys this client holds: else they were rotated elsewhere.
+      const log = await this.trust.verifiedKeyLog(me);
+      const head = log[log.length - 1]!;
+      if (
+        head.keys !==
+        (await keyFingerprint({ publicKey: toBase64(keys.publicKeyDer), signingPublicKey: toBase64(keys.signingPublicKeyRaw) }))
+      )
+        throw rotatedElsewhere();
+      const entry = await signKeyLogStep(head.entry, { ...bundle, at: new Date().toISOString() }, keys.signingPrivateKey, newSigningKey);
+      const keyStatement = {
+        version: entry.version,
+        signature: await signStatement(
+          keyStatementBytes({ userId: me, email: account.email, keys: newKeysHex, version: entry.version }),
+          newSigningKey,
+        ),
+      };
+      const kdfVersion = (await this.kdfStatementVersion()) + 1;
+      const kdfStatement = {
+        version: kdfVersion,
+        signature: await signStatement(
+          kdfStatementBytes({ userId: me, email: account.email, kdf: account.kdf, version: kdfVersion }),
+          newSigningKey,
+        ),
+      };
+
+      const rotations = [];
+      const links: RosterLink[] = [];
+      for (const listed of await this.vaults.listVaults()) {
+        const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
+        const personal = vault.vaultType === "personal";
+        const wrapped = personal ? await aesKwWrap(keys.stretchedKey, key) : await rsaOaepWrap(rsa.publicKeyDer, key);
+        const encryptedVaultKey = toBase64(wrapped);
+        const rosterLink =
+          roster &&
+          (await this.rosters.nextRosterLink(roster.state, {
+            op: "rotate",
+            keyVersion: roster.state.keyVersion,
+            subjectId: me,
+            subjectKey: newKeysHex,
+            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+          }));
+        if (rosterLink) links.push(rosterLink);
+        rotations.push({
+          vaultId: vault.vaultId,
+          keyVersion: vault.keyVersion,
+          encryptedVaultKey,
+          wrapSignature: toBase64(await ed25519Sign(newSigningKey, wrapped)),
+          ...(rosterLink && { rosterLink }),
+          resigned: personal ? [] : await this.resign(vault.vaultId, newSigningKey),
+          key,
+        });
+      }
+      let answer: { accountVersion: number; keyVersion: number; sessionsEnded: number };
+      try {
+        answer = await core.http.request("POST", "/users/me/keys", {
+          body: {
+            accountVersion,
+            keyLogEntry: entry,
+            ...sealed,
+            keyStatement,
+            kdfStatement,
+            vaults: rotations.map(({ key: _key, ...v }) => v),
+          },
+        });
+      } catch (err) {
+        // The account changed on another device (a password change, a rotation): this client's keys are not the account's.
+        if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw accountChangedElsewhere();
+        if (err instanceof ApiError && err.status === 409 && err.field === "keyLogEntry") throw rotatedElsewhere();
+        // A vault shared with this user, a rekey or a roster link came first: read again.
+        if (err instanceof ApiError && (err.status === 409 || this.raced(err)) && attempt < MAX_ATTEMPTS) continue;
+        throw err;
+      }
+      if (answer.accountVersion !== accountVersion + 1 || answer.keyVersion !== entry.version)
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server answers account version ${answer.accountVersion} and key version ${answer.keyVersion} for a rotation to ${accountVersion + 1} and ${entry.version}`,
+        );
+      // Taken up only now: the new keys, the account as it is, the pin at the new log head, the wraps and heads this rotation made.
+      core.keys = next;
+      core.accountInfo = { ...account, ...bundle, ...sealed, accountVersion: answer.accountVersion };
+      await this.trust.pinOwnRotation(me, account.email, newKeysHex, entry.version, await keyLogEntryHash(entry));
+      for (const r of rotations) core.vaultKeys.set(r.vaultId, { keyVersion: r.keyVersion, wrap: r.encryptedVaultKey, key: r.key });
+      for (const link of links) await this.rosters.sawRosterLink(link);
+      const remembered = await core.kdfMemory.get(account.email);
+      await core.kdfMemory.set(account.email, {
+        kdf: account.kdf,
+        userId: me,
+        signingPublicKey: bundle.signingPublicKey,
+        version: kdfVersion,
+        orgId: remembered?.orgId ?? account.orgId,
+      });
+      return {
+        keyVersion: entry.version,
+        fingerprint: newKeysHex.match(/.{4}/g)!.join(" "),
+        accountVersion: answer.accountVersion,
+        sessionsEnded: answer.sessionsEnded,
+        vaults: rotations.length,
+      };
+    }
+  }
+
+  /**
+   * The wraps this user made for others in a vault, signed again with the new key: only the ones
+   * its verified roster vouches for (by hash, made by this user). A vault without a roster cannot
+   * vouch for any: it is adopted first.
+   */
+  private async resign(vaultId: string, newSigningKey: CryptoKeyLike): Promise<Array<{ userId: string; wrapSignature: string }>> {
+    const me = this.core.account.userId;
+    const { members, roster } = await this.members.verifiedMembers(vaultId);
+    const sent = members.filter((m) => m.senderId === me && m.userId !== me);
+    if (sent.length === 0) return [];
+    if (!roster)
+      throw new SecurityError(
+        "UNSIGNED_VAULT",
+        `vault ${vaultId} has no signed roster to vouch for the wraps you made there: an owner adopts one before you rotate your keys`,
+      );
+    const out = [];
+    for (const m of sent) {
+      const problem = await wrapProblem(roster.state, m.userId, m);
+      if (problem) throw problem;
+      out.push({ userId: m.userId, wrapSignature: toBase64(await ed25519Sign(newSigningKey, fromBase64(m.encryptedVaultKey))) });
+    }
+    return out;
+  }
+
+  /** The account's KDF statement version, as this device remembers it (else as prelogin answers it: a lie there only fails the rotation). */
+  private async kdfStatementVersion(): Promise<number> {
+    const { account } = this.core;
+    const remembered = await this.core.kdfMemory.get(account.email);
+    if (remembered) return remembered.version;
+    const answer = await this.core.http.request<{ kdfStatement?: { version: number } }>("GET", "/auth/prelogin", {
+      auth: false,
+      query: { email: account.email },
+    });
+    return answer.kdfStatement?.version ?? 1;
+  }
+
+  private raced(err: ApiError): boolean {
+    return err.status === 400 && /^vaults\.\d+\.rosterLink\.(seq|prev|keyVersion)$/.test(err.field ?? "");
+  }
+}
+
+type CryptoKeyLike = Awaited<ReturnType<typeof importEd25519PrivateKey>>;
+
+/** The account's password or keys changed on another device: this client holds the old ones. */
+const accountChangedElsewhere = () =>
+  new ApiError(
+    409,
+    "CONFLICT",
+    "your master password or keys were changed on another device: log in again, then rotate if you still need to",
+    "accountVersion",
+  );
+
+/** The account's keys were rotated on another device: this client holds the old ones. */
+const rotatedElsewhere = () =>
+  new ApiError(409, "CONFLICT", "your keys were rotated on another device: log in again to use the new ones", "keyLogEntry");

@@ -96,11 +96,19 @@ export function authService(rt: Runtime): ServiceSchema {
     actions: {
       prelogin: {
         params: paramsOf("auth.prelogin"),
-        async handler(ctx: Ctx<{ email: string }>) {
+        async handler(ctx: Ctx<{ email: string; knownSigningKey?: string }>) {
           await perAddress(ctx, "prelogin");
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
-          if (user) return { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
+          if (user) {
+            const answer = { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
+            // A device that knows keys this account had before a rotation gets its key log, to follow them to the key that
+            // signed these parameters. Only one that names such a key: it knew of the account already.
+            const known = ctx.params.knownSigningKey;
+            if (known === undefined || known === user.signingPublicKey) return answer;
+            const keyLog = await store.accounts.keyLog(user.userId);
+            return keyLog.some((e) => e.signingPublicKey === known) ? { ...answer, keyLog } : answer;
+          }
           // An unknown address answers what a new user of the SDK registers, with a salt derived
           // from the address and a server secret: stable, and alike in every field and in form.
           return { kdf: decoyKdf(rt.serverHmac("prelogin-salt", address)), kdfStatement: decoyStatement(address) };

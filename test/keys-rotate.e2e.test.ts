@@ -151,6 +151,13 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     await bobLater.login(bob.account.email, PASSWORD);
     expect((await bob.listItems(team.vaultId)).length).toBe(2);
     expect((await bobLater.listItems(team.vaultId)).length).toBe(2);
+
+    // A new master password after the rotations (new KDF salt, signed by her newest key): the laptop, which
+    // remembers her version-2 key, follows her log at prelogin to the key that signed the new parameters.
+    await ada.changePassword(PASSWORD, "a new master password for Ada 2026");
+    const afterChange = device(laptop);
+    await afterChange.login(ada.account.email, "a new master password for Ada 2026");
+    expect((await afterChange.listItems(diary.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
   });
 
   test("refused whole: an older read, a vault or a re-signed wrap left out, a step not signed by the current key, reused keys; nothing half-written", async () => {

@@ -116,7 +116,7 @@ export const SCHEMAS = {
   Health: object({ status: { const: "ok" } }),
   Kdf: { oneOf: [argon2id, pbkdf2] },
   SignedStatement: statement,
-  Prelogin: object({ kdf: ref("Kdf"), kdfStatement: ref("SignedStatement") }),
+  Prelogin: object({ kdf: ref("Kdf"), kdfStatement: ref("SignedStatement") }, { keyLog: arrayOf(ref("KeyLogEntry")) }),
   Registered: object({ userId: uuid, orgId: uuid, role: oneOfValues(ORG_ROLES) }),
   TokenPair: object({
     accessToken: string,

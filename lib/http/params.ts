@@ -57,6 +57,9 @@ export const signedStatement = {
 } as const;
 export const optionalSignedStatement = { ...signedStatement, optional: true } as const;
 
+/** An Ed25519 public key: 32 bytes, canonical base64. */
+export const signingPublicKeyText = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const;
+
 /** Drop body fields the contract does not know. */
 export const STRICT = { $$strict: "remove" } as const;
 

@@ -103,8 +103,8 @@ const ROUTE_TABLE = [
     path: "/auth/prelogin",
     action: "auth.prelogin",
     public: true,
-    summary: "The key-derivation parameters of an email",
-    params: { ...p.STRICT, email: p.email },
+    summary: "The key-derivation parameters of an email (and its key log, to a device that names keys it had)",
+    params: { ...p.STRICT, email: p.email, knownSigningKey: { ...p.signingPublicKeyText, optional: true } },
     reply: ok("Prelogin"),
   },
   {

@@ -134,12 +134,13 @@ export class Session {
   /** Prelogin (for the KDF parameters, checked), derive, log in, open the private keys. */
   async login(rawEmail: string, password: string): Promise<Account> {
     const email = normalizeEmail(rawEmail);
-    const { kdf, kdfStatement } = await this.core.http.request<{ kdf: KdfParams; kdfStatement?: SignedStatement }>(
-      "GET",
-      "/auth/prelogin",
-      { auth: false, query: { email } },
-    );
-    await this.checkRemembered(email, kdf, kdfStatement);
+    const remembered = await this.core.kdfMemory.get(email);
+    const { kdf, kdfStatement, keyLog } = await this.core.http.request<{
+      kdf: KdfParams;
+      kdfStatement?: SignedStatement;
+      keyLog?: unknown;
+    }>("GET", "/auth/prelogin", { auth: false, query: { email, ...(remembered && { knownSigningKey: remembered.signingPublicKey }) } });
+    await this.checkRemembered(email, kdf, kdfStatement, keyLog);
     const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf, this.core.derive);
     return this.finishLogin(email, toBase64(authHash), stretchedKey, kdf);
   }
@@ -148,17 +149,15 @@ export class Session {
    * Parameters other than the ones this device remembers for the account are refused unless the
    * account's signing key, which this device knows, signed them in a newer statement.
    */
-  private async checkRemembered(email: string, kdf: KdfParams, statement: SignedStatement | undefined): Promise<void> {
+  private async checkRemembered(email: string, kdf: KdfParams, statement: SignedStatement | undefined, keyLog?: unknown): Promise<void> {
     const remembered = await this.core.kdfMemory.get(email);
     if (!remembered || sameKdf(kdf, remembered.kdf)) return;
+    const bytes = kdfStatementBytes({ userId: remembered.userId, email, kdf, version: statement?.version ?? 0 });
+    // The key that may sign new parameters: the one remembered or, after a rotation, the current one its signed key log leads to
+    // (never a key the log shows was replaced: a thief of an old key signs nothing this device takes).
+    const signer = (await this.keyAfter(remembered, keyLog)) ?? remembered.signingPublicKey;
     const vouched =
-      statement !== undefined &&
-      statement.version > remembered.version &&
-      (await statementVerifies(
-        kdfStatementBytes({ userId: remembered.userId, email, kdf, version: statement.version }),
-        remembered.signingPublicKey,
-        statement.signature,
-      ));
+      statement !== undefined && statement.version > remembered.version && (await statementVerifies(bytes, signer, statement.signature));
     if (!vouched) {
       throw new SecurityError(
         "KDF_CHANGED",
@@ -218,6 +217,23 @@ export class Session {
       orgId: res.orgId,
     });
     return account;
+  }
+
+  /**
+   * The current signing key the account's key log (as prelogin served it) leads to from the
+   * remembered one, each step signed by the key before it; undefined when there is no such log or
+   * it does not verify (the remembered key alone then vouches, as before rotations).
+   */
+  private async keyAfter(remembered: { userId: string; signingPublicKey: string }, keyLog: unknown): Promise<string | undefined> {
+    if (keyLog === undefined) return undefined;
+    try {
+      const log = await this.trust.verifiedKeyLog(remembered.userId, keyLog);
+      const from = log.findIndex((e) => e.entry.signingPublicKey === remembered.signingPublicKey);
+      return from < 0 || from === log.length - 1 ? undefined : log[log.length - 1]!.entry.signingPublicKey;
+    } catch (err) {
+      if (err instanceof SecurityError) return undefined;
+      throw err;
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -9,6 +9,7 @@
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
  * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts);
  * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
+ * - rotation: a key rotation for a member of 200 shared vaults, against the bare key generation and RSA work (bench/rotation.ts).
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
@@ -21,6 +22,7 @@ import { metricsCost } from "./metrics";
 import { accountFlows } from "./account";
 import { rekeyBodies } from "./bodies";
 import { passwordChange } from "./password";
+import { keyRotation } from "./rotation";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -32,10 +34,11 @@ const PARTS: Record<string, () => Promise<void>> = {
   bodies: rekeyBodies,
   itemlog: itemLogCost,
   password: passwordChange,
+  rotation: keyRotation,
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password")
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation")
     .split(",")
     .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));

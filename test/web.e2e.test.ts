@@ -550,6 +550,68 @@ describe("the web vault", () => {
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
   });
 
+  test("a key rotation: ada rotates her keys on her key page; cy, who had pinned the old ones, opens their vault without a warning", async () => {
+    const NEW = "lighthouse keeper 1887 fog"; // ada's password since the test before
+    const CY = { email: "cy@example.test", password: "cy's own long master password" };
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login(ADA.email, NEW);
+    const invite = await sdk.createInvite(CY.email, "member");
+    const cySdk = new VaultClient({ baseUrl: server.url });
+    await cySdk.register({ email: CY.email, password: CY.password, invite: invite.code });
+    const vault = await sdk.createVault("Rotation");
+    await sdk.addItem(vault.vaultId, { name: "Before", fields: { password: "signed by the old key" } });
+    await sdk.share(vault.vaultId, cySdk.account.userId);
+
+    const cyContext = await browser.newContext({ baseURL: origin });
+    try {
+      const cy = await newPage(cyContext);
+      const openItem = async () => {
+        await cy.getByRole("link", { name: "Vaults", exact: true }).click();
+        await cy.getByRole("link", { name: "Rotation" }).click();
+        await cy.getByRole("button", { name: "Before" }).click();
+        await cy.getByRole("button", { name: "Reveal" }).click();
+        expect(await cy.getByTestId("password").textContent()).toBe("signed by the old key");
+      };
+      await cy.goto("/");
+      await cy.getByLabel("Email").fill(CY.email);
+      await cy.getByLabel("Master password").fill(CY.password);
+      await cy.getByRole("button", { name: "Log in" }).click();
+      await cy.getByRole("heading", { name: "Your vaults" }).waitFor();
+      await openItem();
+      const pinnedBefore = JSON.parse(await cy.evaluate<string>(`localStorage.getItem("vault.pins")`))[sdk.account.userId];
+
+      await ada.getByRole("link", { name: "Your key" }).click();
+      await ada.getByRole("heading", { name: "Your key", exact: true }).waitFor();
+      const shownFingerprint = ada.getByTestId("own-fingerprint").filter({ hasText: /^[0-9a-f]{4}( [0-9a-f]{4}){15}$/ });
+      const oldFingerprint = await shownFingerprint.textContent();
+      await ada.getByRole("button", { name: "Rotate my keys" }).click();
+      const rotated = ada.getByRole("status").filter({ hasText: /^Your keys are rotated/ });
+      await expect(rotated.textContent({ timeout: 30_000 })).resolves.toMatch(
+        /^Your keys are rotated \(key version 2\)\. [1-9]\d* vaults? wrapped/,
+      );
+      await ada.getByRole("heading", { name: "Your key log" }).waitFor();
+      await expect(ada.getByRole("row").count()).resolves.toBe(3); // the heading row and two versions
+      // The page shows the new fingerprint once the rotation is done (it reads it again).
+      await ada.waitForFunction(
+        `(() => { const t = document.querySelector('[data-testid="own-fingerprint"]')?.textContent ?? ""; return /^[0-9a-f]{4}( [0-9a-f]{4}){15}$/.test(t) && t !== ${JSON.stringify(oldFingerprint)}; })()`,
+      );
+      const newFingerprint = await shownFingerprint.textContent();
+      await accessible(ada, "your key (rotated)");
+      await shot(ada, "key-rotation");
+
+      // Cy's browser follows the signed step: no warning, the item ada signed with her old key opens, the pin moves.
+      await openItem();
+      await expect(cy.getByRole("alert").count()).resolves.toBe(0);
+      const pinnedAfter = JSON.parse(await cy.evaluate<string>(`localStorage.getItem("vault.pins")`))[sdk.account.userId];
+      expect(pinnedBefore.fingerprint).toBe(oldFingerprint);
+      expect(pinnedAfter).toMatchObject({ fingerprint: newFingerprint, keyVersion: 2 });
+      // The SDK session ada had elsewhere ended with the rotation.
+      await expect(sdk.listVaults()).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await cyContext.close();
+    }
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

@@ -114,3 +114,18 @@ export class SerialQueue {
     return run;
   }
 }
+
+/** `fn` over every item, at most `width` at a time, the answers in the items' order (the first failure fails it). */
+export async function inTurns<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return out;
+}

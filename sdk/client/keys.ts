@@ -24,16 +24,19 @@ import {
   rsaModulusBytes,
   rsaOaepWrap,
 } from "../primitives";
-import { rosterWraps, type RosterLink } from "../roster";
+import { rosterWraps } from "../roster";
 import { kdfStatementBytes, keyStatementBytes, signStatement } from "../statements";
-import type { ClientCore } from "./core";
+import { inTurns, type ClientCore } from "./core";
 import type { Members } from "./members";
-import { wrapProblem, type Rosters } from "./roster";
+import { memberListProblems, wrapProblem, type Rosters } from "./roster";
+import type { VerifiedRoster } from "./types";
 import type { Trust } from "./trust";
 import type { Vaults } from "./vaults";
 
 /** Reads and attempts before a rotation that keeps meeting another change gives up (409 to the caller). */
 const MAX_ATTEMPTS = 3;
+/** Vaults opened and wrapped at once: their reads overlap, the client's crypto stays a few operations deep. */
+const VAULTS_AT_ONCE = 6;
 
 export interface KeyRotationResult {
   /** The account's key version (its key log's length) now. */
@@ -110,9 +113,8 @@ export class KeyRotations {
         ),
       };
 
-      const rotations = [];
-      const links: RosterLink[] = [];
-      for (const listed of await this.vaults.listVaults()) {
+      // Every vault, opened as any read opens it (its roster verified, its wrap the one the roster vouches for), a few at a time.
+      const rotations = await inTurns(await this.vaults.listVaults(), VAULTS_AT_ONCE, async (listed) => {
         const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
         const personal = vault.vaultType === "personal";
         const wrapped = personal ? await aesKwWrap(keys.stretchedKey, key) : await rsaOaepWrap(rsa.publicKeyDer, key);
@@ -126,17 +128,17 @@ export class KeyRotations {
             subjectKey: newKeysHex,
             wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
           }));
-        if (rosterLink) links.push(rosterLink);
-        rotations.push({
+        return {
           vaultId: vault.vaultId,
           keyVersion: vault.keyVersion,
           encryptedVaultKey,
           wrapSignature: toBase64(await ed25519Sign(newSigningKey, wrapped)),
           ...(rosterLink && { rosterLink }),
-          resigned: personal ? [] : await this.resign(vault.vaultId, newSigningKey),
+          resigned: personal ? [] : await this.resign(vault.vaultId, newSigningKey, roster),
           key,
-        });
-      }
+        };
+      });
+      const links = rotations.flatMap((r) => (r.rosterLink ? [r.rosterLink] : []));
       let answer: { accountVersion: number; keyVersion: number; sessionsEnded: number };
       try {
         answer = await core.http.request("POST", "/users/me/keys", {
@@ -191,9 +193,17 @@ export class KeyRotations {
    * its verified roster vouches for (by hash, made by this user). A vault without a roster cannot
    * vouch for any: it is adopted first.
    */
-  private async resign(vaultId: string, newSigningKey: CryptoKeyLike): Promise<Array<{ userId: string; wrapSignature: string }>> {
+  private async resign(
+    vaultId: string,
+    newSigningKey: CryptoKeyLike,
+    opened: VerifiedRoster | null,
+  ): Promise<Array<{ userId: string; wrapSignature: string }>> {
     const me = this.core.account.userId;
-    const { members, roster } = await this.members.verifiedMembers(vaultId);
+    // The member list against the roster the vault was opened with; on a disagreement (a change in between), both read again.
+    let roster = opened;
+    let members = await this.members.members(vaultId);
+    if (!roster || (await memberListProblems(roster.state, members)).length > 0)
+      ({ members, roster } = await this.members.verifiedMembers(vaultId));
     const sent = members.filter((m) => m.senderId === me && m.userId !== me);
     if (sent.length === 0) return [];
     if (!roster)

@@ -5,6 +5,12 @@ import { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityP
 const SECURITY: Record<SecurityProblem, string> = {
   KEY_CHANGED:
     "Someone's keys are not the ones you saw before. Do not share with them until you have compared fingerprints with them in person or by phone.",
+  KEY_LOG_BROKEN:
+    "Someone's key history does not check out: a key step in it is not signed by the key before it. Their new keys were not trusted; compare fingerprints with them in person or by phone.",
+  KEY_LOG_ROLLBACK:
+    "The server is showing keys for someone that their own signed key history already replaced, or a shorter history than this browser has seen: their old keys were not used.",
+  KEY_LOG_FORK:
+    "The server is showing another key history for someone than the one this browser followed: someone may hold one of their old keys. Nothing was trusted; compare fingerprints with them in person or by phone.",
   BAD_SIGNATURE: "A signature did not check out, so this was refused: the server may have been tampered with.",
   TAMPERED: "Some stored data does not decrypt as it should: it may have been altered on the server.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",

@@ -226,26 +226,3 @@ export function Unlock() {
     </main>
   );
 }
-
-/** The account's own key fingerprint: what others compare the one they see for you with. */
-export function OwnKey() {
-  const client = currentClient();
-  const [fingerprint, setFingerprint] = useState<string | null>(null);
-  useEffect(() => void client.ownFingerprint().then(setFingerprint), []);
-  return (
-    <main>
-      <h1>Your key</h1>
-      <p>
-        Signed in as <strong>{client.account.email}</strong> (user <code>{client.account.userId}</code>).
-      </p>
-      <p>Your key fingerprint:</p>
-      <p>
-        <code data-testid="own-fingerprint">{fingerprint ?? "…"}</code>
-      </p>
-      <p>
-        When someone shares a vault with you for the first time, their browser shows them this fingerprint for you. Read it to them by phone
-        or in person: if theirs says the same, the server did not slip another key in between.
-      </p>
-    </main>
-  );
-}

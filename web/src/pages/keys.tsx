@@ -1,0 +1,96 @@
+/**
+ * The account's own keys: the fingerprint others compare, the key log (every key the account had,
+ * each step signed by the key before it), and rotating the keys: a signed step in the log, every
+ * vault's key wrapped to the new keys here, the other sessions ended. People who pinned the old
+ * keys follow the signed log to the new ones without a warning.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { currentClient } from "../session";
+import { Busy, ErrorNote, nextPaint, Submit, useAction } from "../ui";
+
+type LogEntry = { version: number; fingerprint: string; at?: string };
+
+export function OwnKey() {
+  const client = currentClient();
+  const [fingerprint, setFingerprint] = useState<string | null>(null);
+  const [log, setLog] = useState<LogEntry[] | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const load = () => {
+    void client.ownFingerprint().then(setFingerprint);
+    void client.keyLog(client.account.userId).then(setLog, () => setLog(null));
+  };
+  useEffect(load, []);
+
+  const rotate = (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    void action.run(async () => {
+      await nextPaint();
+      const result = await client.rotateKeys();
+      setDone(
+        `Your keys are rotated (key version ${result.keyVersion}). ${result.vaults} vault${result.vaults === 1 ? "" : "s"} wrapped to the new keys; ` +
+          `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there again.`,
+      );
+      load();
+    });
+  };
+
+  return (
+    <main>
+      <h1>Your key</h1>
+      <p>
+        Signed in as <strong>{client.account.email}</strong> (user <code>{client.account.userId}</code>).
+      </p>
+      <p>Your key fingerprint:</p>
+      <p>
+        <code data-testid="own-fingerprint">{fingerprint ?? "…"}</code>
+      </p>
+      <p>
+        When someone shares a vault with you for the first time, their browser shows them this fingerprint for you. Read it to them by phone
+        or in person: if theirs says the same, the server did not slip another key in between.
+      </p>
+      <h2>Rotate your keys</h2>
+      <p>
+        If you fear your keys were exposed (a lost laptop, a leaked backup), replace them. Your old keys sign the new ones into your key
+        log, every vault&apos;s key is wrapped to the new keys in this browser, in one step, and your other sessions end. People who pinned
+        your old keys follow your signed log to the new ones without a warning.
+      </p>
+      <form onSubmit={rotate}>
+        <Submit busy={action.busy}>Rotate my keys</Submit>
+      </form>
+      {action.busy && <Busy label="Making new keys and wrapping every vault key to them: this takes a moment…" />}
+      <ErrorNote error={action.error} />
+      {done && (
+        <p class="note" role="status">
+          {done}
+        </p>
+      )}
+      {log && (
+        <>
+          <h2>Your key log</h2>
+          <table>
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Fingerprint</th>
+                <th>Since</th>
+              </tr>
+            </thead>
+            <tbody>
+              {log.map((e) => (
+                <tr key={e.version}>
+                  <td>{e.version}</td>
+                  <td>
+                    <code>{e.fingerprint}</code>
+                  </td>
+                  <td>{e.at ?? "registration"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </main>
+  );
+}

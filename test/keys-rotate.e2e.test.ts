@@ -208,6 +208,21 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     expect(await keyFingerprint(check.account)).toBe(oldKeys);
     expect((await check.keyLog(ada.account.userId)).length).toBe(1);
 
+    // A vault shared with her after the rotation was read: left out of it, so refused (the SDK reads again).
+    const late = await bob.createVault("Shared late");
+    await bob.share(late.vaultId, ada.account.userId);
+    expect(await refusal(send(genuine))).toEqual([409, "CONFLICT", "vaults"]);
+    await ada.removeMember(late.vaultId, ada.account.userId);
+    // Someone outside her organization has no key log she may read.
+    const stranger = device();
+    await stranger.register({
+      email: `stranger-${randomUUID().slice(0, 8)}@example.test`,
+      password: PASSWORD,
+      kdf: TEST_KDF,
+      orgName: "Else",
+    });
+    expect(await refusal(sender.http.request("GET", `/users/${stranger.account.userId}/key-log`))).toEqual([404, "NOT_FOUND", undefined]);
+
     // The genuine request goes through once; again, it is from an older read.
     expect(await send(genuine)).toMatchObject({ accountVersion: 2, keyVersion: 2 });
     expect(await refusal(send(genuine))).toEqual([409, "CONFLICT", "accountVersion"]);

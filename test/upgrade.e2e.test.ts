@@ -38,6 +38,7 @@ describe("upgrading from the previous release's data", () => {
   let api: Api;
   const dataDir = tempDir("upgrade-data-");
   const adaHome = tempDir("upgrade-ada-home-");
+  const asAda = (args: string[], input = "") => vaultctl([...args, "--json"], { server: proxy.url, home: adaHome, input });
 
   beforeAll(async () => {
     fs.cpSync(path.join(FIXTURE, "data"), dataDir, { recursive: true });
@@ -147,7 +148,6 @@ describe("upgrading from the previous release's data", () => {
   });
 
   test("vaultctl's old state: its login's KDF parameters are remembered, its string pins and roster heads still hold", async () => {
-    const asAda = (args: string[], input = "") => vaultctl([...args, "--json"], { server: proxy.url, home: adaHome, input });
     // The machine logged in with the previous release: a salt the server now chose is refused, before anything is derived.
     proxy.edit = (method, p, body) =>
       method === "GET" && p === "/auth/prelogin" ? { ...body, kdf: { ...body.kdf, salt: toBase64(new Uint8Array(16).fill(1)) } } : body;
@@ -180,5 +180,29 @@ describe("upgrading from the previous release's data", () => {
     const rolledBack = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
     expect([rolledBack.code, rolledBack.error?.code]).toEqual([3, "ROSTER_ROLLBACK"]);
     proxy.edit = (_m, _p, body) => body;
+  });
+
+  test("keys: bob, registered by the previous release, rotates his keys; ada's vaultctl, with the bare pin that release kept, follows his signed log", async () => {
+    const bob = new VaultClient({ baseUrl: server.url });
+    await bob.login(BOB.email, BOB.password);
+    const before = await asAda(["keys", BOB.email]);
+    // His log, before any rotation, is the keys he registered with under the previous release.
+    expect((await bob.keyLog(BOB.userId)).map((e) => e.fingerprint)).toEqual([before.json.fingerprint]);
+    const rotated = await bob.rotateKeys();
+    expect(rotated.keyVersion).toBe(2);
+    // Ada's old pin (a bare fingerprint) leads through his signed step to the new keys: no warning, the pin moves.
+    const listed = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
+    expect(listed.code).toBe(0);
+    const after = await asAda(["keys", BOB.email]);
+    expect(after.json).toMatchObject({ fingerprint: rotated.fingerprint, pinned: rotated.fingerprint });
+    const log = await asAda(["keys", "log", BOB.email]);
+    expect(log.json.map((e: { version: number; fingerprint: string }) => [e.version, e.fingerprint])).toEqual([
+      [1, before.json.fingerprint],
+      [2, rotated.fingerprint],
+    ]);
+    // Bob, on a new device, opens what the previous release shared with him.
+    const fresh = new VaultClient({ baseUrl: server.url });
+    await fresh.login(BOB.email, BOB.password);
+    expect((await fresh.listItems(fixture.vaults.team)).map((i) => i.fields.password)).toContain("team-secret-1");
   });
 });

@@ -240,7 +240,10 @@ test("every route of the interface works through both gateways", async () => {
   const sdkUser = new VaultClient({
     baseUrl: cluster.urls[1]!,
     fetch: (input, init) => {
-      if (String(input).endsWith("/users/me/password")) seen.add("POST /users/me/password");
+      const url = String(input);
+      if (url.endsWith("/users/me/password")) seen.add("POST /users/me/password");
+      if (url.endsWith("/users/me/keys")) seen.add("POST /users/me/keys");
+      if (url.endsWith("/key-log")) seen.add("GET /users/:userId/key-log");
       return fetch(input, init);
     },
   });
@@ -251,6 +254,8 @@ test("every route of the interface works through both gateways", async () => {
     accountVersion: 2,
     vaults: 1,
   });
+  // A key rotation through the SDK (it reads its key log, signs the step and wraps the vault's key to the new keys).
+  expect(await sdkUser.rotateKeys({ rsaBits: 2048 })).toMatchObject({ keyVersion: 2, accountVersion: 3, vaults: 1 });
   // The SDK's user leaves the organization, through the other gateway.
   expect(
     (await call("DELETE /orgs/:orgId/members/:userId", `/orgs/${owner.orgId}/members/${sdkUser.account.userId}`, t)).body,

@@ -84,7 +84,7 @@ export class Trust {
     if (at < 0 || log[log.length - 1]!.keys !== currentKeys || at === log.length - 1)
       throw new SecurityError(
         "KEY_CHANGED",
-        `the keys the server shows for ${userId} are not the ones a signed roster recorded for them, and no signed step of their key log leads from those to these`,
+        `the keys the server shows for ${userId} are not the ones the vault's signed roster recorded for them, and no signed step of their key log leads from those to these`,
         userId,
       );
     // The current keys are vouched for by the recorded ones: checked against the pins (and followed, or pinned) as any bundle is.

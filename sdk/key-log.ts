@@ -136,6 +136,10 @@ export function parseKeyLogEntry(raw: unknown): KeyLogEntry {
     signingPublicKey: str(o, "signingPublicKey", BASE64, "base64"),
     publicKeySignature: str(o, "publicKeySignature", BASE64, "base64"),
   };
+  // Canonical base64 of the sizes keys have: every client and the server read the same bytes from the same text.
+  canonical(entry.publicKey, "publicKey", 1, 4096);
+  canonical(entry.signingPublicKey, "signingPublicKey", 32, 32);
+  canonical(entry.publicKeySignature, "publicKeySignature", 64, 64);
   if (version === 1) {
     if (entry.prev !== KEY_LOG_GENESIS_PREV) fail("prev", "the first entry's prev must be 64 zeros");
     return entry;
@@ -146,6 +150,17 @@ export function parseKeyLogEntry(raw: unknown): KeyLogEntry {
   checkAtAndSig({ at: entry.at, sig: entry.sig });
   checkAtAndSig({ at: entry.at, sig: entry.selfSig });
   return entry;
+}
+
+function canonical(text: string, field: string, min: number, max: number): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = fromBase64(text);
+  } catch {
+    return fail(field, `${field} must be canonical base64`);
+  }
+  if (bytes.length < min || bytes.length > max)
+    fail(field, min === max ? `${field} must be ${min} bytes` : `${field} must be ${min} to ${max} bytes`);
 }
 
 /**
@@ -184,13 +199,13 @@ export async function verifyKeyLog(userId: string, raw: unknown): Promise<Verifi
   const out: VerifiedKeyEntry[] = [];
   const seen = new Set<string>();
   for (const [index, item] of raw.entries()) {
-    let entry: KeyLogEntry;
+    let entry: KeyLogEntry, keys: string;
     try {
       entry = parseKeyLogEntry(item);
+      keys = await keyFingerprint(entry);
     } catch (err) {
       throw new KeyLogError(`entry ${index + 1} of the key log of ${userId} is invalid: ${(err as Error).message}`);
     }
-    const keys = await keyFingerprint(entry);
     if (index === 0) {
       if (entry.userId !== userId || entry.version !== 1)
         throw new KeyLogError(

@@ -76,6 +76,13 @@ describe("key log test vectors", () => {
     ["a step at no real date", { ...v2, at: "2026-13-40T00:00:00.000Z" }, "at"],
     ["entry 1 not at the chain's start", { ...v1, prev: "1".repeat(64) }, "prev"],
     ["a key that is not base64", { ...v2, publicKey: "not base64!" }, "publicKey"],
+    [
+      "a signing key without its padding (base64 other clients read otherwise)",
+      { ...v2, signingPublicKey: v2.signingPublicKey.replace(/=$/, "") },
+      "signingPublicKey",
+    ],
+    ["a signing key with stray low bits", { ...v2, signingPublicKey: v2.signingPublicKey.replace(/.=$/, "B=") }, "signingPublicKey"],
+    ["a signature of another size", { ...v2, publicKeySignature: v2.signingPublicKey }, "publicKeySignature"],
   ])("the form: %s is refused", (_what, raw, field) => {
     let err: unknown;
     try {

@@ -260,6 +260,28 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     expect((await fresh.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
     expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
     expect((await ada.getVault(team.vaultId)).keyVersion).toBe(2);
+
+    // A roster change landing between the rotation's reads and its request: refused naming the vault's link, read again, done.
+    let renamed = false;
+    const renaming: typeof fetch = async (input, init) => {
+      if (!renamed && String(input).endsWith("/users/me/keys") && init?.method === "POST") {
+        renamed = true;
+        await ada.renameVault(team.vaultId, "Team, renamed");
+      }
+      return fetch(input, init);
+    };
+    const sent: number[] = [];
+    const bobAgain = device({
+      fetch: async (input, init) => {
+        const res = await renaming(input, init);
+        if (String(input).endsWith("/users/me/keys")) sent.push(res.status);
+        return res;
+      },
+    });
+    await bobAgain.login(bob.account.email, PASSWORD);
+    expect((await bobAgain.rotateKeys()).keyVersion).toBe(3);
+    expect(sent).toEqual([400, 200]);
+    expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
   });
 
   test("a dishonest server: a key without a signed step stays KEY_CHANGED; a followed log rolled back or forked is refused", async () => {

@@ -21,13 +21,13 @@ import {
   rotationVaultsChanged,
   resignedWrapsMismatch,
 } from "./refusals";
-import { keyFingerprint, sha256Hex, type RosterEntry, type RosterLink } from "./roster";
+import { keyFingerprint, ROSTER_LINK_FIELD, sha256Hex, type RosterEntry, type RosterLink } from "./roster";
 import { checkKdfStatement, checkKeyStatement } from "./statements";
 import type { Kdf, SignedStatement } from "./types";
 import { decideAccountVersion } from "./password-change";
 import { assertKeyVersion } from "./rekey";
 import { requireMember, rosterStep, type VaultSnapshot } from "./vault-decisions";
-import { invalid } from "../errors";
+import { AppError, invalid, type ErrorCode } from "../errors";
 import { RosterLinkError } from "../../sdk/link-format";
 import {
   genesisEntry,
@@ -163,7 +163,7 @@ export function decideKeyRotation(
   const entry = rotation.keyLogEntry;
   const newKeys = { publicKey: entry.publicKey, signingPublicKey: entry.signingPublicKey };
   const out = new Map<VaultId, RosterEntry | undefined>();
-  for (const v of rotation.vaults) {
+  for (const [i, v] of rotation.vaults.entries()) {
     const { snapshot, sentWraps } = byId.get(v.vaultId)!;
     const actor = requireMember(snapshot, account.userId);
     checkWrap({
@@ -182,15 +182,29 @@ export function decideKeyRotation(
     }
     out.set(
       v.vaultId,
-      rosterStep(snapshot, actor, v.rosterLink, snapshot.vault.keyVersion, {
-        op: "rotate",
-        subjectId: account.userId,
-        subjectKey: keyFingerprint(newKeys),
-        wraps: [{ userId: account.userId, encryptedVaultKey: v.encryptedVaultKey }],
-      }),
+      inVault(i, () =>
+        rosterStep(snapshot, actor, v.rosterLink, snapshot.vault.keyVersion, {
+          op: "rotate",
+          subjectId: account.userId,
+          subjectKey: keyFingerprint(newKeys),
+          wraps: [{ userId: account.userId, encryptedVaultKey: v.encryptedVaultKey }],
+        }),
+      ),
     );
   }
   return out;
+}
+
+/** A refusal of one vault's roster link, naming the vault's place in the request (`vaults.3.rosterLink.prev`): the client reads that vault again. */
+function inVault<T>(index: number, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    const field = err instanceof AppError ? (err.data as { field?: unknown } | undefined)?.field : undefined;
+    if (err instanceof AppError && typeof field === "string" && field.startsWith(ROSTER_LINK_FIELD))
+      throw new AppError(err.type as ErrorCode, err.message, { ...(err.data as object), field: `vaults.${index}.${field}` });
+    throw err;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ApiError, MemoryPinStore, MemoryValues, SecurityError, VaultClient, type RememberedKdf } from "../sdk";
-import { signKeyLogStep, type KeyLogEntry } from "../sdk/key-log";
+import { genesisEntry, signKeyLogStep, type KeyLogEntry } from "../sdk/key-log";
 import { openAccountKeys, keyFingerprint } from "../sdk/keys";
 import { toBase64 } from "../sdk/encoding";
 import { ed25519Sign, generateEd25519KeyPair, generateRsaKeyPair, importEd25519PrivateKey } from "../sdk/primitives";
@@ -327,6 +327,12 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     const rotated = await ada.rotateKeys();
     expect((await bob.userKeys(adaId)).signingPublicKey).toBe(ada.account.signingPublicKey);
     expect((await bob.fingerprint(adaId)).pinned).toBe(rotated.fingerprint);
+
+    // Her own next rotation, offered a log cut down to her current keys (to sign a history without her first keys): refused.
+    const current = await bob.userKeys(adaId);
+    proxy.edit = (_m, path, body) => (path === logPath ? { entries: [genesisEntry(adaId, current)] } : body);
+    expect(await securityProblem(ada.rotateKeys({ rsaBits: 2048 }))).toBe("KEY_LOG_ROLLBACK");
+    proxy.edit = (_m, _p, body) => body;
 
     // Rolled back: her old keys, and her log cut before the rotation.
     proxy.edit = (_m, path, body) => (path === keysPath ? { ...body, ...v1Bundle } : path === logPath ? { entries: [v1] } : body);

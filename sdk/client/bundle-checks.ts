@@ -139,3 +139,11 @@ export function followKeyLogFrom(
   const last = log[to]!;
   return { ...pin, fingerprint: groupedFingerprint(last.keys), keyVersion: last.entry.version, keyHash: last.hash };
 }
+
+/** Where `keys` (hex) stand in a verified log: its last entry's version and hash (else the log is not the one answered with them: `KEY_LOG_BROKEN`). */
+export function placeInLog(log: readonly VerifiedKeyEntry[], userId: string, keys: string): { keyVersion: number; keyHash: string } {
+  const last = log[log.length - 1]!;
+  if (last.keys !== keys)
+    throw new SecurityError("KEY_LOG_BROKEN", `the key log answered for ${userId} does not end with the keys answered`, userId);
+  return { keyVersion: last.entry.version, keyHash: last.hash };
+}

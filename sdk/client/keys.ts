@@ -90,6 +90,7 @@ export class KeyRotations {
       const accountVersion = await core.accountVersion();
       // The log as it stands, verified, must end with the keys this client holds: else they were rotated elsewhere.
       const log = await this.trust.verifiedKeyLog(me);
+      await this.trust.checkOwnLog(log);
       const head = log[log.length - 1]!;
       if (
         head.keys !==

@@ -202,7 +202,7 @@ export class Session {
     const keys = await openAccountKeys(stretchedKey, account);
     const upgrade = await this.checkOwnStatements(account, keys, res);
     // Last, as it pins the account's keys on this device's first login: nothing is kept of a login that fails a check.
-    await this.trust.checkOwnPin(account, account, res.keyLog);
+    await this.trust.checkOwnPin(account, account, res.keyLog ?? null);
     this.core.accountInfo = account;
     this.core.keys = keys;
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });

@@ -23,7 +23,7 @@ import { inviteBindingVerifies, type SignedStatement } from "../statements";
 import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../key-log";
 import { SerialQueue, type ClientCore } from "./core";
 import type { OrgRole } from "./types";
-import { checkAgainstPins, emailOrNull, followKeyLogFrom, selfConsistent, type PinIndex } from "./bundle-checks";
+import { checkAgainstPins, emailOrNull, followKeyLogFrom, keyChanged, placeInLog, selfConsistent, type PinIndex } from "./bundle-checks";
 
 /** A user's public keys as the server hands them out, with what vouches for them. */
 export interface ServedBundle extends PublicKeyBundle {
@@ -161,18 +161,32 @@ export class Trust {
   checkOwnPin(
     own: Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">,
     who: { userId: string; email: string } = this.core.account,
-    /** The key log as a login answered it (before this client holds tokens to ask for it). */
+    /** The log a login answered, before this client holds tokens (`null`: none, never rotated); undefined: asked for. */
     servedLog?: unknown,
   ): Promise<void> {
     return this.pinChecks.run(async () => {
       const { userId, email } = who;
-      const fingerprint = groupedFingerprint(await keyFingerprint(own));
+      const keys = await keyFingerprint(own);
+      const fingerprint = groupedFingerprint(keys);
       const kept = await this.core.pins.get(userId);
-      if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use" });
+      // A login's log places the keys in the account's history, so that a later log cut short or forked is caught.
+      const at: Partial<Pin> = servedLog ? placeInLog(await this.verifiedKeyLog(userId, servedLog), userId, keys) : {};
+      if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use", ...at });
       let pin = asPin(kept);
-      if (pin.fingerprint !== fingerprint) pin = await this.followKeyLog(userId, email, pin, await keyFingerprint(own), servedLog);
+      if (pin.fingerprint !== fingerprint) {
+        if (servedLog === null) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
+        pin = await this.followKeyLog(userId, email, pin, keys, servedLog);
+      } else if (pin.keyVersion === undefined && at.keyVersion !== undefined) pin = { ...pin, ...at };
       if (pin !== kept || pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
     });
+  }
+
+  /** One's own key log as a rotation is about to extend it: as the pin followed it (not cut short, not forked). */
+  async checkOwnLog(log: readonly VerifiedKeyEntry[]): Promise<void> {
+    const { userId, email } = this.core.account;
+    const kept = await this.core.pins.get(userId);
+    if (kept === undefined) return;
+    followKeyLogFrom(log, { userId, email }, asPin(kept), log[log.length - 1]!.keys);
   }
 
   /**

@@ -323,10 +323,23 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_LOG_BROKEN");
     proxy.edit = (_m, _p, body) => body;
 
+    // A second device of Bob's that pinned her first keys and has not met her since.
+    const bobTablet = device({ pins: new MemoryPinStore() });
+    await bobTablet.login(bob.account.email, PASSWORD);
+    await bobTablet.listItems(team.vaultId);
+    const bobsOwn = await bob.createVault("Bob's own");
+
     // The genuine rotation: followed.
     const rotated = await ada.rotateKeys();
     expect((await bob.userKeys(adaId)).signingPublicKey).toBe(ada.account.signingPublicKey);
     expect((await bob.fingerprint(adaId)).pinned).toBe(rotated.fingerprint);
+
+    // The tablet reads Team's roster (her `rotate` link, signed by the keys it pinned) while the server still shows her
+    // old keys: its pin follows her log all the same, so those replaced keys are refused, never wrapped to.
+    proxy.edit = (_m, path, body) => (path === keysPath ? { ...body, ...v1Bundle } : body);
+    await bobTablet.verifiedRoster(team.vaultId);
+    expect(await securityProblem(bobTablet.share(bobsOwn.vaultId, adaId))).toBe("KEY_LOG_ROLLBACK");
+    proxy.edit = (_m, _p, body) => body;
 
     // Her own next rotation, offered a log cut down to her current keys (to sign a history without her first keys): refused.
     const current = await bob.userKeys(adaId);

@@ -4,7 +4,7 @@
  * signed step in the user's key log.
  */
 import { normalizeEmail } from "../email";
-import { SecurityError } from "../errors";
+import { ApiError, SecurityError } from "../errors";
 import { isCanonicalId } from "../ids";
 import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint } from "../keys";
 import type { Pin } from "../pins";
@@ -146,4 +146,61 @@ export function placeInLog(log: readonly VerifiedKeyEntry[], userId: string, key
   if (last.keys !== keys)
     throw new SecurityError("KEY_LOG_BROKEN", `the key log answered for ${userId} does not end with the keys answered`, userId);
   return { keyVersion: last.entry.version, keyHash: last.hash };
+}
+
+/** How many users of a member list carry each email: one shown for two users is taken as neither's. */
+export function emailCounts(members: ReadonlyArray<{ email?: unknown }>): Map<unknown, number> {
+  const counts = new Map<unknown, number>();
+  for (const m of members) counts.set(m?.email, (counts.get(m?.email) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * A member list's entry before its pin is checked: refused when its email is listed twice; true for
+ * the caller's own entry, which must carry the caller's email and keys; false for anyone else.
+ */
+export async function ownOrShared(
+  m: ServedBundle,
+  account: { userId: string; email: string },
+  ownKeys: string,
+  sameEmail: ReadonlyMap<unknown, number>,
+): Promise<boolean> {
+  if ((sameEmail.get(m?.email) ?? 0) > 1)
+    throw new SecurityError(
+      "IDENTITY_MISMATCH",
+      `the server lists ${String(m?.email)} for more than one user of your organization`,
+      m?.userId,
+    );
+  if (m.userId !== account.userId) return false;
+  if (m.email !== account.email || (await keyFingerprint(m)) !== ownKeys)
+    throw new SecurityError("IDENTITY_MISMATCH", `the server lists you under another email or other keys (${m.email})`, m.userId);
+  return true;
+}
+
+/** The member a person names by email or id, or `404`. */
+export function memberNamed<T extends { userId: string; email: string }>(members: readonly T[], emailOrId: string): T {
+  const id = emailOrId.trim().toLowerCase();
+  const address = emailOrNull(emailOrId);
+  const found = members.find((m) => m.userId === id || (address !== null && m.email === address));
+  if (!found) throw new ApiError(404, "NOT_FOUND", `no user ${emailOrId} in your organization`);
+  return found;
+}
+
+/**
+ * A member a verified roster records at other keys than the pin (their `rotate` link, signed by the
+ * pinned keys): when their log leads from the pin through those keys, the pin to keep, at the log's
+ * head, so that a server later showing the replaced keys is refused (`KEY_LOG_ROLLBACK`) instead of
+ * wrapped to. Undefined when the log does not lead there: wherever the keys are used, the bundle
+ * checks refuse them.
+ */
+export function pinFollowingRecord(log: readonly VerifiedKeyEntry[], userId: string, pinned: Pin, recordedKey: string): Pin | undefined {
+  const from = log.findIndex((e) => groupedFingerprint(e.keys) === pinned.fingerprint);
+  const recorded = log.findIndex((e) => e.keys === recordedKey);
+  if (from < 0 || recorded <= from) return undefined;
+  try {
+    return followKeyLogFrom(log, { userId, email: pinned.email ?? userId }, pinned, log[log.length - 1]!.keys);
+  } catch (err) {
+    if (err instanceof SecurityError) return undefined;
+    throw err;
+  }
 }

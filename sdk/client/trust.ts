@@ -23,7 +23,8 @@ import { inviteBindingVerifies, type SignedStatement } from "../statements";
 import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../key-log";
 import { SerialQueue, type ClientCore } from "./core";
 import type { OrgRole } from "./types";
-import { checkAgainstPins, emailOrNull, followKeyLogFrom, keyChanged, placeInLog, selfConsistent, type PinIndex } from "./bundle-checks";
+import * as checks from "./bundle-checks";
+import type { PinIndex } from "./bundle-checks";
 
 /** A user's public keys as the server hands them out, with what vouches for them. */
 export interface ServedBundle extends PublicKeyBundle {
@@ -76,7 +77,7 @@ export class Trust {
     const id = userId.toLowerCase();
     const served = own ? undefined : await this.served(id);
     const current = own ? this.ownKeys() : served!.bundle;
-    const currentKeys = own ? await keyFingerprint(current) : (await selfConsistent(served!.bundle, id)).keys;
+    const currentKeys = own ? await keyFingerprint(current) : (await checks.selfConsistent(served!.bundle, id)).keys;
     if (currentKeys === recordedKey) return this.keysOf(id, recordedKey);
     // Keys the roster recorded before a rotation: the verified log leads from them to the current keys, or nothing is taken up.
     const log = await this.verifiedKeyLog(id);
@@ -114,7 +115,7 @@ export class Trust {
    * Answers the pin to keep.
    */
   async followKeyLog(userId: string, email: string, pin: Pin, shownKeys: string, served?: unknown): Promise<Pin> {
-    return followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
+    return checks.followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
   }
 
   /** After this device rotated the account's keys: its own pin moves to them, at the log entry it made. */
@@ -170,11 +171,11 @@ export class Trust {
       const fingerprint = groupedFingerprint(keys);
       const kept = await this.core.pins.get(userId);
       // A login's log places the keys in the account's history, so that a later log cut short or forked is caught.
-      const at: Partial<Pin> = servedLog ? placeInLog(await this.verifiedKeyLog(userId, servedLog), userId, keys) : {};
+      const at: Partial<Pin> = servedLog ? checks.placeInLog(await this.verifiedKeyLog(userId, servedLog), userId, keys) : {};
       if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use", ...at });
       let pin = asPin(kept);
       if (pin.fingerprint !== fingerprint) {
-        if (servedLog === null) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
+        if (servedLog === null) throw checks.keyChanged(userId, email, pin.fingerprint, fingerprint);
         pin = await this.followKeyLog(userId, email, pin, keys, servedLog);
       } else if (pin.keyVersion === undefined && at.keyVersion !== undefined) pin = { ...pin, ...at };
       if (pin !== kept || pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
@@ -186,7 +187,7 @@ export class Trust {
     const { userId, email } = this.core.account;
     const kept = await this.core.pins.get(userId);
     if (kept === undefined) return;
-    followKeyLogFrom(log, { userId, email }, asPin(kept), log[log.length - 1]!.keys);
+    checks.followKeyLogFrom(log, { userId, email }, asPin(kept), log[log.length - 1]!.keys);
   }
 
   /**
@@ -199,7 +200,7 @@ export class Trust {
 
   /** `checkBundle`'s work, inside the queue, against a pin index read inside it. */
   private async checkAndPin(bundle: ServedBundle, pins: PinIndex, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
-    const { userId, email, keys, fingerprint } = await selfConsistent(bundle, expectedUserId);
+    const { userId, email, keys, fingerprint } = await checks.selfConsistent(bundle, expectedUserId);
     if (recordedKey !== undefined && keys !== recordedKey)
       throw new SecurityError(
         "KEY_CHANGED",
@@ -210,7 +211,7 @@ export class Trust {
     let pinned = pins.byUser.get(userId);
     // New keys for a pinned user: taken up only through their signed key log, from the pinned keys.
     if (pinned && pinned.fingerprint !== fingerprint) pinned = await this.followKeyLog(userId, email, pinned, keys);
-    checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined }, pinned);
+    checks.checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined }, pinned);
     let via: PinSource = pinned?.via ?? "first-use";
     if (via === "first-use") {
       const invited = await this.core.inviteSecrets.get(email);
@@ -246,8 +247,8 @@ export class Trust {
   pinVouched(bundle: ServedBundle, via: PinSource): Promise<void> {
     return this.pinChecks.run(async () => {
       const pins = await this.pinIndex();
-      const { userId, email, fingerprint } = await selfConsistent(bundle, bundle.userId);
-      checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
+      const { userId, email, fingerprint } = await checks.selfConsistent(bundle, bundle.userId);
+      checks.checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
       await this.pin(pins, userId, { fingerprint, email, via, ...(bundle.keyStatement && { stated: true }) });
     });
   }
@@ -287,7 +288,7 @@ export class Trust {
    */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
     const { id, bundle } = await this.served(userId);
-    const { fingerprint } = await selfConsistent(bundle, id);
+    const { fingerprint } = await checks.selfConsistent(bundle, id);
     const kept = await this.core.pins.get(id);
     const pin = kept === undefined ? undefined : asPin(kept);
     return { current: fingerprint, pinned: pin?.fingerprint, email: bundle.email, trust: pin?.via };
@@ -299,10 +300,10 @@ export class Trust {
    * fingerprint under that very email (it could otherwise slip another address in between).
    */
   async trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
-    const checkedEmail = emailOrNull(email);
+    const checkedEmail = checks.emailOrNull(email);
     if (checkedEmail === null) throw new ApiError(400, "INVALID", `${email} is not an email address`, "email");
     const { id, bundle } = await this.served(userId);
-    const { fingerprint: current } = await selfConsistent(bundle, id);
+    const { fingerprint: current } = await checks.selfConsistent(bundle, id);
     if (current !== fingerprint)
       throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);
     if (bundle.email !== checkedEmail)
@@ -338,9 +339,23 @@ export class Trust {
     return this.pinChecks.run(async () => {
       // The pins are read once per roster (this runs at every verification), not once per member.
       const pins = await this.pinIndex();
-      for (const [userId, { key }] of members)
-        if (!pins.byUser.has(userId)) await this.pin(pins, userId, { fingerprint: groupedFingerprint(key), via: "first-use" });
+      for (const [userId, { key }] of members) {
+        const pinned = pins.byUser.get(userId);
+        if (!pinned) await this.pin(pins, userId, { fingerprint: groupedFingerprint(key), via: "first-use" });
+        else if (pinned.fingerprint !== groupedFingerprint(key) && userId !== this.core.account.userId)
+          await this.followRecorded(pins, userId, pinned, key);
+      }
     });
+  }
+
+  /** A member the roster records at other keys than the pin: the pin follows their log (`pinFollowingRecord`), or stays. */
+  private async followRecorded(pins: PinIndex, userId: string, pinned: Pin, recordedKey: string): Promise<void> {
+    const log = await this.verifiedKeyLog(userId).catch((err: unknown) => {
+      if (err instanceof SecurityError) return undefined;
+      throw err;
+    });
+    const next = log && checks.pinFollowingRecord(log, userId, pinned, recordedKey);
+    if (next) await this.pin(pins, userId, next);
   }
 
   /**
@@ -356,23 +371,12 @@ export class Trust {
     return this.pinChecks.run(async () => {
       const index = await this.pinIndex();
       const checked: CheckedMember[] = [];
-      // One email shown for two users: neither is taken as its owner (whichever came first would be pinned).
-      const emailCount = new Map<unknown, number>();
-      for (const m of members) emailCount.set(m?.email, (emailCount.get(m?.email) ?? 0) + 1);
+      const sameEmail = checks.emailCounts(members);
       for (const m of members) {
         const stated = m?.keyStatement !== undefined;
         try {
-          if ((emailCount.get(m?.email) ?? 0) > 1)
-            throw new SecurityError(
-              "IDENTITY_MISMATCH",
-              `the server lists ${String(m?.email)} for more than one user of your organization`,
-              m?.userId,
-            );
-          if (m.userId === account.userId) {
-            if (m.email !== account.email || (await keyFingerprint(m)) !== ownKeys)
-              throw new SecurityError("IDENTITY_MISMATCH", `the server lists you under another email or other keys (${m.email})`, m.userId);
-            checked.push({ ...m, stated, trust: "checked" });
-          } else checked.push({ ...m, stated, trust: await this.checkAndPin(m, index) });
+          const own = await checks.ownOrShared(m, account, ownKeys, sameEmail);
+          checked.push({ ...m, stated, trust: own ? "checked" : await this.checkAndPin(m, index) });
         } catch (err) {
           if (!(err instanceof SecurityError)) throw err;
           checked.push({ ...m, stated, problem: err });
@@ -391,10 +395,6 @@ export class Trust {
 
   /** A member of the caller's organization by email or id, with what is wrong with them if anything (to show it, or to check a changed key with them). */
   async findMember(emailOrId: string): Promise<CheckedMember> {
-    const id = emailOrId.trim().toLowerCase();
-    const address = emailOrNull(emailOrId);
-    const found = (await this.orgMembers()).find((m) => m.userId === id || (address !== null && m.email === address));
-    if (!found) throw new ApiError(404, "NOT_FOUND", `no user ${emailOrId} in your organization`);
-    return found;
+    return checks.memberNamed(await this.orgMembers(), emailOrId);
   }
 }

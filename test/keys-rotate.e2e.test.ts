@@ -244,6 +244,23 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     ).toEqual([400, "INVALID", "keyLogEntry.publicKey"]);
   });
 
+  test("a vault she left before rotating: the wraps she made there, signed by her old key, still open for the others", async () => {
+    const { ada, people } = await org("bob", "cy");
+    const [bob, cy] = people as [VaultClient, VaultClient];
+    const club = await ada.createVault("Club");
+    await ada.addItem(club.vaultId, { name: "Door", fields: { password: "1234" } });
+    await ada.share(club.vaultId, bob.account.userId);
+    await ada.share(club.vaultId, cy.account.userId, "admin");
+    await ada.changeRole(club.vaultId, cy.account.userId, "owner");
+    await ada.removeMember(club.vaultId, ada.account.userId);
+    await ada.rotateKeys();
+    // Bob's wrap is still the one Ada made, signed by her first key; the roster vouches for it, her log for that key.
+    expect((await bob.listItems(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
+    // Cy, its owner now, rekeys it (Ada still held the key): her own wrap opens, as the rekey needs.
+    expect((await cy.rekey(club.vaultId)).keyVersion).toBe(2);
+    expect((await bob.listItems(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
+  });
+
   test("a rotation racing a rekey of a vault it holds: both land, one after the other, and both keys open it", async () => {
     const { ada, people } = await org("bob");
     const bob = people[0]!;

@@ -189,7 +189,8 @@ export class Vaults {
     const keys = core.requireKeys();
     // The roster first, every time: a key opened before is used again only for the very wrap, at
     // the very key version, that the verified roster vouches for now.
-    await this.checkOwnWrapAgainstRoster(vault, roster === undefined ? await this.rosters.verifiedRoster(vault.vaultId) : roster);
+    const verified = roster === undefined ? await this.rosters.verifiedRoster(vault.vaultId) : roster;
+    await this.checkOwnWrapAgainstRoster(vault, verified);
     const cached = core.vaultKeys.get(vault.vaultId);
     if (cached && cached.keyVersion === vault.keyVersion && cached.wrap === vault.encryptedVaultKey) return cached.key;
     const wrapped = fromBase64(vault.encryptedVaultKey);
@@ -205,8 +206,11 @@ export class Vaults {
         "TAMPERED",
         `the key of vault "${vault.vaultName}" is ${wrapped.length} bytes, not a ${size}-byte wrap for your key`,
       );
-    const signingKey = fromBase64((await this.trust.keysOf(vault.senderId)).signingPublicKey);
-    if (!(await ed25519Verify(signingKey, wrapped, fromBase64(vault.wrapSignature)))) {
+    const sender = (await this.trust.keysOf(vault.senderId)).signingPublicKey;
+    if (
+      !(await ed25519Verify(fromBase64(sender), wrapped, fromBase64(vault.wrapSignature))) &&
+      !(verified && (await this.signedBeforeRotation(vault.senderId, sender, wrapped, vault.wrapSignature)))
+    ) {
       throw new SecurityError(
         "BAD_SIGNATURE",
         `the key of vault "${vault.vaultName}" is not signed by its sender ${vault.senderId}: refusing it`,
@@ -222,6 +226,20 @@ export class Vaults {
     if (key.length !== AES_KEY_BYTES) throw new SecurityError("TAMPERED", `the key of vault "${vault.vaultName}" is not a 256-bit key`);
     core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, wrap: vault.encryptedVaultKey, key });
     return key;
+  }
+
+  /**
+   * A wrap its sender signed with keys they have since rotated away from, in a vault they left (so
+   * their rotation did not sign it again): taken on a signed vault only, whose verified roster
+   * vouches for the wrap itself, when a key of the sender's verified log signed it.
+   */
+  private async signedBeforeRotation(senderId: string, currentKey: string, wrapped: Bytes, signature: string): Promise<boolean> {
+    const log = await this.trust.verifiedKeyLog(senderId.toLowerCase());
+    // The log vouches for earlier keys only as far as it ends with the sender's current (checked) keys.
+    if (log[log.length - 1]!.entry.signingPublicKey !== currentKey) return false;
+    for (const e of log.slice(0, -1))
+      if (await ed25519Verify(fromBase64(e.entry.signingPublicKey), wrapped, fromBase64(signature))) return true;
+    return false;
   }
 
   /**

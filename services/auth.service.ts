@@ -1,4 +1,5 @@
 /** Registration, prelogin, login, refresh and logout (contract section 2), and the caller's sessions. */
+import type { UserId } from "../lib/domain/ids";
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
@@ -29,6 +30,9 @@ import { sessionView } from "../lib/http/views";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
+
+/** An id no account has (ids are version 8 UUIDs of a key's hash): the read an unknown address costs. */
+const NO_USER = "00000000-0000-8000-8000-000000000000" as UserId;
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -100,6 +104,8 @@ export function authService(rt: Runtime): ServiceSchema {
           await perAddress(ctx, "prelogin");
           const address = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(address);
+          // A named key costs the same read for an address with no account: the answer's time tells nothing more.
+          if (!user && ctx.params.knownSigningKey !== undefined) await store.accounts.keyLog(NO_USER);
           if (user) {
             const answer = { kdf: user.kdf, kdfStatement: user.kdfStatement ?? decoyStatement(address) };
             // A device that knows keys this account had before a rotation gets its key log, to follow them to the key that

@@ -115,8 +115,17 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     expect((await bob.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
     const before = await bob.fingerprint(adaId);
 
+    const prelogin = () =>
+      ada.http.request<{ kdf: unknown; kdfStatement: { version: number } }>("GET", "/auth/prelogin", {
+        auth: false,
+        query: { email: ada.account.email },
+      });
+    const preloginBefore = await prelogin();
     const rotated = await ada.rotateKeys();
     expect(rotated).toMatchObject({ keyVersion: 2, accountVersion: 2, sessionsEnded: 1, vaults: 3 });
+    // Prelogin answers as before (the same parameters, at the same statement version): a rotation does not show there.
+    expect((await prelogin()).kdfStatement.version).toBe(preloginBefore.kdfStatement.version);
+    expect((await prelogin()).kdf).toEqual(preloginBefore.kdf);
     expect(rotated.fingerprint).not.toBe(before.current);
     expect((await ada.keyLog(adaId)).map((e) => e.version)).toEqual([1, 2]);
 

@@ -111,7 +111,7 @@ function asInvalid<T>(check: () => T): T {
  * would take, the entry exactly these keys, the next version after the stored head with `prev` its
  * hash, signed by the current key and by the new one, keys never used before by this account, and
  * the statements signed by the new key (the key statement at the entry's version, the KDF statement
- * over the account's unchanged parameters at the next version). Returns the entry.
+ * over the account's unchanged parameters at its current version). Returns the entry.
  */
 export function checkKeyRotationForm(
   account: RotatingAccount,
@@ -132,7 +132,8 @@ export function checkKeyRotationForm(
     throw keyLogStepRefused("selfSig", "the step is not signed by its own new signing key");
   const next = { userId: account.userId, email: account.email, publicKey: entry.publicKey, signingPublicKey: entry.signingPublicKey };
   checkKeyStatement(next, raw.keyStatement, "keyStatement", entry.version);
-  checkKdfStatement({ ...next, kdf: account.kdf }, raw.kdfStatement, "kdfStatement", (account.kdfStatement?.version ?? 0) + 1);
+  // The same parameters at the same version, now signed by the new key: a rotation does not show in prelogin's answer.
+  checkKdfStatement({ ...next, kdf: account.kdf }, raw.kdfStatement, "kdfStatement", account.kdfStatement?.version ?? 1);
   if (new Set(raw.vaults.map((v) => v.vaultId)).size !== raw.vaults.length) throw rotationVaultNamedTwice();
   return entry;
 }

@@ -105,7 +105,8 @@ export class KeyRotations {
           newSigningKey,
         ),
       };
-      const kdfVersion = (await this.kdfStatementVersion()) + 1;
+      // The same parameters at the same version, signed again by the new key (a rotation does not show in prelogin's answer).
+      const kdfVersion = await this.kdfStatementVersion();
       const kdfStatement = {
         version: kdfVersion,
         signature: await signStatement(

@@ -41,8 +41,8 @@ describe("the server's rotation rules", () => {
     encryptedSigningPrivateKey: Buffer.alloc(80, 2).toString("base64"),
     keyStatement: { version: 2, signature: signBy(seed2, keyStatementBytes({ userId, email: account.email, keys: newKeys, version: 2 })) },
     kdfStatement: {
-      version: 2,
-      signature: signBy(seed2, kdfStatementBytes({ userId, email: account.email, kdf: account.kdf, version: 2 })),
+      version: 1,
+      signature: signBy(seed2, kdfStatementBytes({ userId, email: account.email, kdf: account.kdf, version: 1 })),
     },
     vaults: [],
     ...over,
@@ -98,8 +98,8 @@ describe("the server's rotation rules", () => {
           head,
           request({
             kdfStatement: {
-              version: 2,
-              signature: signBy(seed1, kdfStatementBytes({ userId, email: account.email, kdf: account.kdf, version: 2 })),
+              version: 1,
+              signature: signBy(seed1, kdfStatementBytes({ userId, email: account.email, kdf: account.kdf, version: 1 })),
             },
           }),
         ),

@@ -52,9 +52,10 @@ export function OwnKey() {
       </p>
       <h2>Rotate your keys</h2>
       <p>
-        If you fear your keys were exposed (a lost laptop, a leaked backup), replace them. Your old keys sign the new ones into your key
-        log, every vault&apos;s key is wrapped to the new keys in this browser, in one step, and your other sessions end. People who pinned
-        your old keys follow your signed log to the new ones without a warning.
+        Replace your keys: your old keys sign the new ones into your key log, every vault&apos;s key is wrapped to the new keys in this
+        browser, in one step, and your other sessions end. People who pinned your old keys follow your signed log to the new ones without a
+        warning. If your old keys were exposed (a lost laptop, a leaked backup), rotating is not enough on its own: the vault keys you held
+        until now still open with them, so rekey the vaults you manage, and ask the owners of the others to rekey theirs.
       </p>
       <form onSubmit={rotate}>
         <Submit busy={action.busy}>Rotate my keys</Submit>

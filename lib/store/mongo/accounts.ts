@@ -15,7 +15,7 @@ import { isRedeemable } from "../../domain/invites";
 import type { ClientSession, Filter } from "mongodb";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
-import { appendRosterLink, lockAccount, memberVaultIds, personalVaultIds } from "./writes";
+import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
 import { keyLogEntryBytes } from "../../../sdk/key-log";
 import { sha256Hex } from "../../domain/roster";
@@ -223,16 +223,7 @@ export class MongoAccounts implements AccountStore {
       const locked = snapshots.filter((s) => heldNow.includes(s.vault.vaultId));
       if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
-      for (const v of change.vaults) {
-        const roster = rosters.get(v.vaultId);
-        if (roster) await appendRosterLink(this.c, session, v.vaultId, roster, now);
-        await this.c.members.updateOne(
-          { vaultId: v.vaultId, userId },
-          { $set: { encryptedVaultKey: v.encryptedVaultKey, wrapSignature: v.wrapSignature, senderId: userId, updatedAt: now } },
-          { session },
-        );
-        await this.c.vaults.updateOne({ _id: v.vaultId }, { $set: { updatedAt: now } }, { session });
-      }
+      for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
       failpoint("password-change-before-commit");
       return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
     });
@@ -286,13 +277,7 @@ export class MongoAccounts implements AccountStore {
         { session },
       );
       for (const v of rotation.vaults) {
-        const roster = rosters.get(v.vaultId);
-        if (roster) await appendRosterLink(this.c, session, v.vaultId, roster, now);
-        await this.c.members.updateOne(
-          { vaultId: v.vaultId, userId },
-          { $set: { encryptedVaultKey: v.encryptedVaultKey, wrapSignature: v.wrapSignature, senderId: userId, updatedAt: now } },
-          { session },
-        );
+        await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
         if (v.resigned.length > 0)
           await this.c.members.bulkWrite(
             v.resigned.map((r) => ({
@@ -303,7 +288,6 @@ export class MongoAccounts implements AccountStore {
             })),
             { session, ordered: true },
           );
-        await this.c.vaults.updateOne({ _id: v.vaultId }, { $set: { updatedAt: now } }, { session });
       }
       failpoint("key-rotation-before-commit");
       return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };

@@ -52,3 +52,21 @@ export async function memberVaultIds(c: MongoContext, session: ClientSession, us
     .toArray();
   return memberships.map((m) => m.vaultId);
 }
+
+/** The user's own wrap of a vault, replaced (a password change, a key rotation), with its link if the vault is signed. */
+export async function replaceOwnWrap(
+  c: MongoContext,
+  session: ClientSession,
+  userId: UserId,
+  v: { vaultId: VaultId; encryptedVaultKey: string; wrapSignature: string },
+  roster: RosterEntry | undefined,
+  now: string,
+): Promise<void> {
+  if (roster) await appendRosterLink(c, session, v.vaultId, roster, now);
+  await c.members.updateOne(
+    { vaultId: v.vaultId, userId },
+    { $set: { encryptedVaultKey: v.encryptedVaultKey, wrapSignature: v.wrapSignature, senderId: userId, updatedAt: now } },
+    { session },
+  );
+  await c.vaults.updateOne({ _id: v.vaultId }, { $set: { updatedAt: now } }, { session });
+}

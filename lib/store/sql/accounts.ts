@@ -12,7 +12,7 @@ import type { OrgId, UserId } from "../../domain/ids";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
 import { failpoint } from "../../failpoints";
-import { appendRosterLink, lockAccount, memberVaultIds, personalVaultIds } from "./writes";
+import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
 import { keyLogEntryBytes } from "../../../sdk/key-log";
 import { sha256Hex } from "../../domain/roster";
@@ -320,17 +320,7 @@ export class SqlAccounts implements AccountStore {
       const locked = snapshots.filter((s) => heldNow.includes(s.vault.vaultId));
       if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
-      for (const v of change.vaults) {
-        const roster = rosters.get(v.vaultId);
-        if (roster) await appendRosterLink(trx, v.vaultId, roster, now);
-        await trx
-          .updateTable("vault_members")
-          .set({ encrypted_vault_key: v.encryptedVaultKey, wrap_signature: v.wrapSignature, sender_id: userId, updated_at: now })
-          .where("vault_id", "=", v.vaultId)
-          .where("user_id", "=", userId)
-          .execute();
-        await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", v.vaultId).execute();
-      }
+      for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
       failpoint("password-change-before-commit");
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
     });
@@ -384,14 +374,7 @@ export class SqlAccounts implements AccountStore {
         .where("user_id", "=", userId)
         .execute();
       for (const v of rotation.vaults) {
-        const roster = rosters.get(v.vaultId);
-        if (roster) await appendRosterLink(trx, v.vaultId, roster, now);
-        await trx
-          .updateTable("vault_members")
-          .set({ encrypted_vault_key: v.encryptedVaultKey, wrap_signature: v.wrapSignature, sender_id: userId, updated_at: now })
-          .where("vault_id", "=", v.vaultId)
-          .where("user_id", "=", userId)
-          .execute();
+        await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
         for (const r of v.resigned)
           await trx
             .updateTable("vault_members")
@@ -400,7 +383,6 @@ export class SqlAccounts implements AccountStore {
             .where("user_id", "=", r.userId)
             .where("sender_id", "=", userId)
             .execute();
-        await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", v.vaultId).execute();
       }
       failpoint("key-rotation-before-commit");
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };

@@ -45,3 +45,21 @@ export async function memberVaultIds(trx: Db, userId: UserId): Promise<VaultId[]
   const rows = await trx.selectFrom("vault_members").select("vault_id").where("user_id", "=", userId).orderBy("vault_id").execute();
   return rows.map((r) => r.vault_id);
 }
+
+/** The user's own wrap of a vault, replaced (a password change, a key rotation), with its link if the vault is signed. */
+export async function replaceOwnWrap(
+  trx: Db,
+  userId: UserId,
+  v: { vaultId: VaultId; encryptedVaultKey: string; wrapSignature: string },
+  roster: RosterEntry | undefined,
+  now: string,
+): Promise<void> {
+  if (roster) await appendRosterLink(trx, v.vaultId, roster, now);
+  await trx
+    .updateTable("vault_members")
+    .set({ encrypted_vault_key: v.encryptedVaultKey, wrap_signature: v.wrapSignature, sender_id: userId, updated_at: now })
+    .where("vault_id", "=", v.vaultId)
+    .where("user_id", "=", userId)
+    .execute();
+  await trx.updateTable("vaults").set({ updated_at: now }).where("vault_id", "=", v.vaultId).execute();
+}

@@ -48,6 +48,15 @@ const ok = (body: SchemaName) => ({ status: 200, body }) as const;
 const created = (body: SchemaName) => ({ status: 201, body }) as const;
 const noContent = { status: 204 } as const;
 
+/** A vault's key wrapped again for the caller (a password change, a key rotation), with its roster link. */
+const ownWrapOfVault = {
+  vaultId: p.uuid,
+  keyVersion: p.positiveInteger,
+  encryptedVaultKey: p.wrappedKey,
+  wrapSignature: p.signature,
+  rosterLink: p.rosterLink,
+};
+
 const rekeyBody = {
   newKeys: {
     type: "array",
@@ -187,13 +196,7 @@ const ROUTE_TABLE = [
         items: {
           type: "object",
           strict: "remove",
-          props: {
-            vaultId: p.uuid,
-            keyVersion: p.positiveInteger,
-            encryptedVaultKey: p.wrappedKey,
-            wrapSignature: p.signature,
-            rosterLink: p.rosterLink,
-          },
+          props: ownWrapOfVault,
         },
       },
     },
@@ -220,11 +223,7 @@ const ROUTE_TABLE = [
           type: "object",
           strict: "remove",
           props: {
-            vaultId: p.uuid,
-            keyVersion: p.positiveInteger,
-            encryptedVaultKey: p.wrappedKey,
-            wrapSignature: p.signature,
-            rosterLink: p.rosterLink,
+            ...ownWrapOfVault,
             resigned: {
               type: "array",
               max: MAX_LINK_MEMBERS,

@@ -15,6 +15,7 @@ export type FailpointName =
   | "outbox-after-publish"
   | "password-change-before-commit"
   | "key-rotation-before-commit"
+  | "key-rotation-after-commit"
   | "password-change-after-commit";
 
 /** Kills this process at once (SIGKILL: no cleanup, as a crash) when `name` is armed. */

@@ -158,6 +158,7 @@ export function usersService(rt: Runtime): ServiceSchema {
             now: clock.timestamp(),
             events: [events.record("user.keys_rotated", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
           });
+          failpoint("key-rotation-after-commit");
           events.kick();
           await announceEnded(ctx, rt.sessions, endedSessions);
           return { accountVersion: p.accountVersion + 1, keyVersion: keyLogEntry.version, sessionsEnded: endedSessions.length };

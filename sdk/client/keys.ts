@@ -11,7 +11,7 @@
  */
 import { fromBase64, toBase64 } from "../encoding";
 import { ApiError, SecurityError } from "../errors";
-import { keyFingerprint, type AccountKeys } from "../keys";
+import { groupedFingerprint, keyFingerprint, type AccountKeys } from "../keys";
 import { keyLogEntryHash, signKeyLogStep } from "../key-log";
 import {
   aesKwWrap,
@@ -182,7 +182,7 @@ export class KeyRotations {
       });
       return {
         keyVersion: entry.version,
-        fingerprint: newKeysHex.match(/.{4}/g)!.join(" "),
+        fingerprint: groupedFingerprint(newKeysHex),
         accountVersion: answer.accountVersion,
         sessionsEnded: answer.sessionsEnded,
         vaults: rotations.length,

@@ -308,6 +308,33 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     expect((await bobAgain.rotateKeys()).keyVersion).toBe(3);
     expect(sent).toEqual([400, 200]);
     expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+
+    // A share to Bob while he rotates, between the lookup of his keys and the request: refused for naming
+    // his old keys, looked up again (his signed log followed), and sent to his new keys.
+    const adaDevice = device();
+    await adaDevice.login(ada.account.email, PASSWORD);
+    const later = await adaDevice.createVault("Later");
+    let rotatedFirst = false;
+    const shares: number[] = [];
+    const adaSharing = device({
+      fetch: async (input, init) => {
+        if (String(input).endsWith(`/vaults/${later.vaultId}/members`) && init?.method === "POST") {
+          if (!rotatedFirst) {
+            rotatedFirst = true;
+            await bobAgain.rotateKeys();
+          }
+          const res = await fetch(input, init);
+          shares.push(res.status);
+          return res;
+        }
+        return fetch(input, init);
+      },
+    });
+    await adaSharing.login(ada.account.email, PASSWORD);
+    await adaSharing.listItems(team.vaultId);
+    await adaSharing.share(later.vaultId, bob.account.userId);
+    expect(shares).toEqual([400, 204]);
+    await bobAgain.openVault(await bobAgain.getVault(later.vaultId));
   });
 
   test("a dishonest server: a key without a signed step stays KEY_CHANGED; a followed log rolled back or forked is refused", async () => {

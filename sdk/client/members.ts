@@ -52,9 +52,13 @@ export class Members {
    */
   async share(vaultId: string, userId: string, role: GrantableRole = "member"): Promise<void> {
     const keys = this.core.requireKeys();
-    const recipient = await this.trust.userKeys(userId);
-    await this.rosters.withRosterRetry(() =>
-      this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
+    let recipient = await this.trust.userKeys(userId);
+    // Their keys changed between the lookup and the share (a rotation): looked up again, followed through their log, and sent again.
+    let rotatedMeanwhile = false;
+    await this.rosters.withRosterRetry(async () => {
+      if (rotatedMeanwhile) recipient = await this.trust.userKeys(userId);
+      rotatedMeanwhile = false;
+      return this.vaults.withCurrentKey(vaultId, async (vaultKey, keyVersion, roster) => {
         if (roster.state.keyVersion !== keyVersion) throw vaultMoved();
         const wrapped = await rsaOaepWrap(fromBase64(recipient.publicKey), vaultKey);
         const encryptedVaultKey = toBase64(wrapped);
@@ -66,19 +70,24 @@ export class Members {
           subjectKey: await keyFingerprint(recipient),
           wraps: await rosterWraps([{ userId: recipient.userId, encryptedVaultKey }]),
         });
-        await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
-          body: {
-            recipientUserId: recipient.userId,
-            role,
-            keyVersion,
-            encryptedVaultKey,
-            wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
-            rosterLink,
-          },
-        });
+        await this.core.http
+          .request("POST", `/vaults/${encodeURIComponent(vaultId)}/members`, {
+            body: {
+              recipientUserId: recipient.userId,
+              role,
+              keyVersion,
+              encryptedVaultKey,
+              wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+              rosterLink,
+            },
+          })
+          .catch((err: unknown) => {
+            rotatedMeanwhile = err instanceof ApiError && err.field === "rosterLink.subjectKey";
+            throw err;
+          });
         await this.rosters.sawRosterLink(rosterLink);
-      }),
-    );
+      });
+    });
   }
 
   /**

@@ -19,7 +19,9 @@ const MAX_ROSTER_ATTEMPTS = 5;
 /** The server's refusal of a link because the chain moved on meanwhile (another change landed first). */
 export function rosterRaced(err: unknown): boolean {
   return (
-    err instanceof ApiError && err.status === 400 && /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps)$/.test(err.field ?? "")
+    err instanceof ApiError &&
+    err.status === 400 &&
+    /^rosterLink\.(seq|prev|keyVersion|memberDigest|members|wraps|subjectKey)$/.test(err.field ?? "")
   );
 }
 

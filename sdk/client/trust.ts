@@ -249,7 +249,7 @@ export class Trust {
       const pins = await this.pinIndex();
       const { userId, email, fingerprint } = await checks.selfConsistent(bundle, bundle.userId);
       checks.checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
-      await this.pin(pins, userId, { fingerprint, email, via, ...(bundle.keyStatement && { stated: true }) });
+      await this.pin(pins, userId, { ...pins.byUser.get(userId), fingerprint, email, via, ...(bundle.keyStatement && { stated: true }) });
     });
   }
 

@@ -612,6 +612,48 @@ describe("the web vault", () => {
     }
   });
 
+  test("a page that stays current: a vault shared meanwhile shows when 'Vaults' is clicked again or the tab regains focus, an item added meanwhile too", async () => {
+    const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
+    const DEE = { email: "dee@example.test", password: "dee's own long master password" };
+    const sdk = new VaultClient({ baseUrl: server.url });
+    await sdk.login(ADA.email, NEW);
+    const invite = await sdk.createInvite(DEE.email, "member");
+    const deeSdk = new VaultClient({ baseUrl: server.url });
+    await deeSdk.register({ email: DEE.email, password: DEE.password, invite: invite.code });
+    const deeContext = await browser.newContext({ baseURL: origin });
+    try {
+      const dee = await newPage(deeContext);
+      await dee.goto("/");
+      await dee.getByLabel("Email").fill(DEE.email);
+      await dee.getByLabel("Master password").fill(DEE.password);
+      await dee.getByRole("button", { name: "Log in" }).click();
+      await dee.getByRole("heading", { name: "Your vaults" }).waitFor();
+      await dee.getByText("No vaults yet: create one below.").waitFor();
+
+      // Shared while her list is open: clicking "Vaults" again reads it again.
+      const first = await sdk.createVault("Shared while open");
+      await sdk.addItem(first.vaultId, { name: "Printer", fields: { password: "toner" } });
+      await sdk.share(first.vaultId, deeSdk.account.userId);
+      await dee.getByRole("link", { name: "Vaults", exact: true }).click();
+      await dee.getByRole("link", { name: "Shared while open" }).waitFor();
+
+      // Shared while she is elsewhere: the tab regaining focus reads it again.
+      const second = await sdk.createVault("Shared while away");
+      await sdk.share(second.vaultId, deeSdk.account.userId);
+      await dee.evaluate(`window.dispatchEvent(new Event("focus"))`);
+      await dee.getByRole("link", { name: "Shared while away" }).waitFor();
+
+      // An item added while her vault is open shows when she comes back to the tab.
+      await dee.getByRole("link", { name: "Shared while open" }).click();
+      await dee.getByRole("button", { name: "Printer" }).waitFor();
+      await sdk.addItem(first.vaultId, { name: "Scanner", fields: { password: "flatbed" } });
+      await dee.evaluate(`document.dispatchEvent(new Event("visibilitychange"))`);
+      await dee.getByRole("button", { name: "Scanner" }).waitFor();
+    } finally {
+      await deeContext.close();
+    }
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

@@ -15,7 +15,7 @@ import { ChangePassword } from "./pages/password";
 import { People } from "./pages/people";
 import { VaultPage } from "./pages/vaults/vault";
 import { Vaults } from "./pages/vaults/vault-list";
-import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
+import { currentClient, go, idleLockMs, lock, logout, refreshNow, useRoute, useSession } from "./session";
 
 function App() {
   const route = useRoute();
@@ -40,7 +40,8 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
   return (
     <>
       <header>
-        <nav aria-label="Main">
+        {/* A link to the page already shown reads it again (the hash does not change, so nothing else would). */}
+        <nav aria-label="Main" onClick={(e) => sameRoute(e) && refreshNow()}>
           <a href="#/vaults">Vaults</a>
           {admin && <a href="#/invites">Invites</a>}
           {admin && <a href="#/audit">Audit log</a>}
@@ -78,6 +79,12 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
       )}
     </>
   );
+}
+
+/** A click on a link to the route already shown. */
+function sameRoute(e: MouseEvent): boolean {
+  const link = (e.target as Element | null)?.closest?.("a");
+  return link?.getAttribute("href") === location.hash;
 }
 
 /** Locks after a while without a key press, click or touch. */

@@ -150,3 +150,32 @@ export function useRoute(): string[] {
 }
 
 export const go = (hash: string) => void (location.hash = hash);
+
+/**
+ * When a page reads the server again: when the tab comes back into view or regains focus, and when
+ * a link to the page already shown is followed (the hash does not change, so nothing else would
+ * tell). Pages put `useRefresh()` among their effect's dependencies: a vault shared meanwhile then
+ * shows without a reload.
+ */
+let refreshes = 0;
+const refreshListeners = new Set<() => void>();
+
+export function refreshNow(): void {
+  refreshes++;
+  for (const listener of refreshListeners) listener();
+}
+
+addEventListener("focus", refreshNow);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") refreshNow();
+});
+
+export function useRefresh(): number {
+  const [seen, setSeen] = useState(refreshes);
+  useEffect(() => {
+    const listener = () => setSeen(refreshes);
+    refreshListeners.add(listener);
+    return () => void refreshListeners.delete(listener);
+  }, []);
+  return seen;
+}

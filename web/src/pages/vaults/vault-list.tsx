@@ -1,7 +1,7 @@
 /** The vault list: each vault with its name as its signed roster vouches for it. */
 import { useEffect, useState } from "preact/hooks";
 import type { CheckedVault, NameCheck, VaultType } from "../../../../sdk";
-import { currentClient, go } from "../../session";
+import { currentClient, go, useRefresh } from "../../session";
 import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../../ui";
 
 /** What a new vault can be, in words. */
@@ -15,7 +15,8 @@ export function Vaults() {
   const [type, setType] = useState<VaultType>("shared");
   const load = useAction();
   const create = useAction();
-  useEffect(() => void load.run(async () => setVaults(await client.listCheckedVaults())), []);
+  const refresh = useRefresh();
+  useEffect(() => void load.run(async () => setVaults(await client.listCheckedVaults())), [refresh]);
 
   const wanted = query.trim().toLowerCase();
   const shown = (vaults ?? []).filter((v) => v.nameCheck.name.toLowerCase().includes(wanted));

@@ -9,7 +9,7 @@ import {
   type RekeyProgress,
   type VerifiedRoster,
 } from "../../../../sdk";
-import { currentClient, go } from "../../session";
+import { currentClient, go, useRefresh } from "../../session";
 import { Busy, ErrorNote, useAction } from "../../ui";
 import { NameFlag } from "./vault-list";
 import { ItemView, ItemForm } from "./items";
@@ -48,7 +48,8 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       setRoster(chain);
       setFingerprint(chain ? await client.vaultFingerprint(vaultId) : null);
     });
-  useEffect(() => void reload(), [vaultId]);
+  const refresh = useRefresh();
+  useEffect(() => void reload(), [vaultId, refresh]);
 
   // An email is shown for a user only where their keys and identity check out (else their id).
   const email = (userId: string) => org.find((p) => p.userId === userId && !p.problem)?.email ?? userId;

@@ -654,6 +654,51 @@ describe("the web vault", () => {
     }
   });
 
+  test("on a phone, 390 px wide: no page scrolls sideways (vaults, a shared vault with its members and items, your key, sessions, audit, people)", async () => {
+    const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
+    const phoneContext = await browser.newContext({ baseURL: origin, viewport: { width: 390, height: 800 } });
+    try {
+      const phone = await newPage(phoneContext);
+      await phone.goto("/");
+      await phone.getByLabel("Email").fill(ADA.email);
+      await phone.getByLabel("Master password").fill(NEW);
+      await phone.getByRole("button", { name: "Log in" }).click();
+      await phone.getByRole("heading", { name: "Your vaults" }).waitFor();
+      /** Elements reaching past the right edge, named, for a message that says where. */
+      const overflow = () =>
+        phone.evaluate<string[]>(`(() => {
+          const width = document.documentElement.clientWidth;
+          if (document.documentElement.scrollWidth <= width) return [];
+          return [...document.querySelectorAll("body *")]
+            .filter((e) => e.getBoundingClientRect().right > width + 0.5)
+            .slice(0, 8)
+            .map((e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).replace(/ /g, ".") : "") + " " + (e.textContent || "").trim().slice(0, 40));
+        })()`);
+      const pages: Array<[string, string]> = [
+        ["Vaults", "Your vaults"],
+        ["Your key", "Your key"],
+        ["Sessions", "Where you are signed in"],
+        ["Audit log", "Audit log"],
+        ["People", "People"],
+      ];
+      for (const [link, heading] of pages) {
+        await phone.getByRole("link", { name: link, exact: true }).click();
+        await phone.getByRole("heading", { name: heading, exact: true }).first().waitFor();
+        await phone.waitForLoadState("networkidle");
+        expect({ page: link, overflowing: await overflow() }).toEqual({ page: link, overflowing: [] });
+      }
+      // A shared vault with members, its roster history and an item open.
+      await phone.getByRole("link", { name: "Vaults", exact: true }).click();
+      await phone.getByRole("link", { name: "Team" }).click();
+      await phone.getByRole("button", { name: "Wifi" }).click();
+      await phone.waitForLoadState("networkidle");
+      expect({ page: "vault", overflowing: await overflow() }).toEqual({ page: "vault", overflowing: [] });
+      await shot(phone, "phone-vault");
+    } finally {
+      await phoneContext.close();
+    }
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

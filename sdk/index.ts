@@ -38,7 +38,7 @@ export type {
 export { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";
 export { Transport, type Tokens, type TransportOptions } from "./http";
-export { itemAssociatedData, openItem, sealItem, type ItemContent, type SealedItem } from "./items";
+export { completeItemUrl, itemAssociatedData, openableUrl, openItem, sealItem, type ItemContent, type SealedItem } from "./items";
 export {
   bundleFingerprint,
   bundleSelfSignatureVerifies,

@@ -52,3 +52,29 @@ export async function openItem(vaultKey: Bytes, vaultId: string, item: SealedIte
     );
   }
 }
+
+/**
+ * A website as a person types it, made a web address: `github.com` is `https://github.com`; an
+ * address with its own scheme keeps it. Undefined for blank text. What is stored is the person's
+ * (completed) text: opening it is `openableUrl`'s decision.
+ */
+export function completeItemUrl(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  return /^[a-z][a-z0-9+.-]*:/i.test(trimmed) ? trimmed : `https://${trimmed}`;
+}
+
+/**
+ * The address a client may open for an item's website: only http and https, as a parsed URL (never
+ * `javascript:`, `data:` or a `file:` path, which an item shared by someone else could hold);
+ * undefined otherwise.
+ */
+export function openableUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const url = new URL(completeItemUrl(text) ?? "");
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -699,6 +699,32 @@ describe("the web vault", () => {
     }
   });
 
+  test("an item as people use it: copy the username, open github.com typed without https://, notes keep their lines; a javascript: address is no link", async () => {
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("GitHub bot");
+    await ada.getByLabel("Username").fill("acme-bot");
+    await ada.getByLabel("Website").fill("github.com");
+    await ada.getByLabel("Notes").fill("Recovery codes in the safe.\nRotate every spring.");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    // A saved item is shown at once.
+    const view = ada.getByRole("region", { name: "Item GitHub bot" });
+    await expect(view.getByRole("link", { name: "https://github.com" }).getAttribute("href")).resolves.toBe("https://github.com/");
+    await expect(view.getByRole("link", { name: "https://github.com" }).getAttribute("rel")).resolves.toBe("noopener noreferrer");
+    await view.getByRole("button", { name: "Copy username" }).click();
+    await expect(ada.evaluate<string>(`navigator.clipboard.readText()`)).resolves.toBe("acme-bot");
+    await expect(view.getByTestId("notes").innerText()).resolves.toBe("Recovery codes in the safe.\nRotate every spring.");
+    await accessible(ada, "item (login)");
+
+    await view.getByRole("button", { name: "Edit" }).click();
+    await ada.getByLabel("Website").fill("javascript:alert(document.domain)");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    const edited = ada.getByRole("region", { name: "Item GitHub bot" });
+    await edited.getByText("javascript:alert(document.domain)").waitFor();
+    await expect(edited.getByRole("link").count()).resolves.toBe(0);
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

@@ -1,38 +1,64 @@
 /** One item shown (its fields, copy to the clipboard) and the form that adds or edits one. */
 import { useState } from "preact/hooks";
-import { generatePassword, type Item } from "../../../../sdk";
+import { completeItemUrl, generatePassword, openableUrl, type Item } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
 import { Field, inputValue } from "../../ui";
 
 export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): void; onDelete(): void }) {
   const [revealed, setRevealed] = useState(false);
   const [copied, setCopied] = useState<string | null>(null);
-  const password = item.fields.password;
-  const copy = async () => {
+  const { password, username, url, notes } = item.fields;
+  const copy = async (value: string, what: string) => {
     try {
-      await navigator.clipboard.writeText(password!);
+      await navigator.clipboard.writeText(value);
     } catch {
-      return setCopied("The browser did not allow copying: reveal the password and copy it by hand.");
+      return setCopied(`The browser did not allow copying: select the ${what} and copy it by hand.`);
     }
     const wait = clipboardClearMs();
     setCopied(`Copied. The clipboard will be cleared in ${Math.round(wait / 1000)} seconds.`);
     setTimeout(async () => {
       // Only if it still holds what was copied here.
-      const now = await navigator.clipboard.readText().catch(() => password);
-      if (now === password) await navigator.clipboard.writeText("").catch(() => undefined);
+      const now = await navigator.clipboard.readText().catch(() => value);
+      if (now === value) await navigator.clipboard.writeText("").catch(() => undefined);
       setCopied("The clipboard was cleared.");
     }, wait);
   };
+  const href = openableUrl(url);
   return (
     <div class="card" aria-label={`Item ${item.name}`} role="region">
       <h3>{item.name}</h3>
       <dl>
+        {username !== undefined && (
+          <div>
+            <dt>username</dt>
+            <dd>
+              <span data-testid="username">{username}</span>{" "}
+              <button type="button" class="secondary" onClick={() => void copy(username, "username")}>
+                Copy username
+              </button>
+            </dd>
+          </div>
+        )}
+        {url !== undefined && (
+          <div>
+            <dt>website</dt>
+            <dd>
+              {href ? (
+                <a href={href} target="_blank" rel="noopener noreferrer">
+                  {url}
+                </a>
+              ) : (
+                <span title="Not a web address: not opened from here">{url}</span>
+              )}
+            </dd>
+          </div>
+        )}
         {Object.entries(item.fields)
-          .filter(([k]) => k !== "password")
+          .filter(([k]) => !["password", "username", "url", "notes"].includes(k))
           .map(([k, v]) => (
             <div key={k}>
               <dt>{k}</dt>
-              <dd>{v}</dd>
+              <dd class="multiline">{v}</dd>
             </div>
           ))}
         {password !== undefined && (
@@ -43,9 +69,17 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
               <button type="button" class="secondary" aria-pressed={revealed} onClick={() => setRevealed(!revealed)}>
                 {revealed ? "Hide" : "Reveal"}
               </button>{" "}
-              <button type="button" class="secondary" onClick={() => void copy()}>
+              <button type="button" class="secondary" onClick={() => void copy(password, "password")}>
                 Copy password
               </button>
+            </dd>
+          </div>
+        )}
+        {notes !== undefined && (
+          <div>
+            <dt>notes</dt>
+            <dd class="multiline" data-testid="notes">
+              {notes}
             </dd>
           </div>
         )}
@@ -88,7 +122,7 @@ export function ItemForm({
   const submit = (e: Event) => {
     e.preventDefault();
     const fields: Record<string, string> = { ...(item?.fields ?? {}) };
-    for (const [k, v] of Object.entries({ username, password, url, notes })) {
+    for (const [k, v] of Object.entries({ username, password, url: completeItemUrl(url), notes })) {
       if (v) fields[k] = v;
       else delete fields[k];
     }
@@ -128,7 +162,7 @@ export function ItemForm({
         </button>
       </p>
       <Field id="item-url" label="Website">
-        <input id="item-url" type="url" value={url} onInput={(e) => setUrl(inputValue(e))} />
+        <input id="item-url" inputMode="url" autocomplete="off" value={url} onInput={(e) => setUrl(inputValue(e))} />
       </Field>
       <Field id="item-notes" label="Notes">
         <textarea id="item-notes" value={notes} onInput={(e) => setNotes(inputValue(e))} />

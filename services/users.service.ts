@@ -18,8 +18,7 @@ import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { retryAfterSec } from "../lib/domain/address-limits";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
-import { checkKeyRotationForm, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
-import { genesisEntry } from "../sdk/key-log";
+import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 

@@ -38,7 +38,7 @@ import {
   type KeyLogEntry,
 } from "../../sdk/key-log";
 
-export { MAX_KEY_VERSIONS };
+export { MAX_KEY_VERSIONS, genesisEntry };
 export type { KeyLogEntry };
 
 /**

@@ -725,6 +725,19 @@ describe("the web vault", () => {
     await expect(edited.getByRole("link").count()).resolves.toBe(0);
   });
 
+  test("a reload asks to log in again, the email of the last login filled in (no login kept in the browser)", async () => {
+    const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
+    await ada.reload();
+    await ada.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    await expect(ada.getByLabel("Email").inputValue()).resolves.toBe(ADA.email);
+    // Nothing of the login is kept in the browser: no token, no key.
+    const kept = await ada.evaluate<string>(`JSON.stringify(Object.assign({}, localStorage, sessionStorage))`);
+    expect(kept).not.toMatch(/refreshToken|accessToken|eyJ/);
+    await ada.getByLabel("Master password").fill(NEW);
+    await ada.getByRole("button", { name: "Log in" }).click();
+    await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

@@ -2,7 +2,8 @@
  * The web vault's one session: a `VaultClient` (the project's SDK: every key and ciphertext is
  * made and opened here, in the browser), whether it is locked, and what the browser keeps between
  * visits (localStorage): key pins with their emails, seen roster heads, each account's KDF
- * parameters, the binding secrets of the invites made here; never a password, key or token.
+ * parameters, the binding secrets of the invites made here, the last login's email; never a
+ * password, key or token.
  */
 import { VaultClient, type InviteSecretStore, type KdfMemory, type KeptValues, type PinStore, type RosterHeadStore } from "../../sdk";
 import { useEffect, useState } from "preact/hooks";
@@ -30,6 +31,17 @@ export const pins: PinStore = stored("vault.pins");
 export const rosterHeads: RosterHeadStore = stored("vault.rosterHeads");
 export const kdfMemory: KdfMemory = stored("vault.kdf");
 export const inviteSecrets: InviteSecretStore = stored("vault.inviteSecrets");
+
+/**
+ * A reload asks to log in again, with the email of the last login filled in. Decided over keeping
+ * the login (its refresh token sealed under a key only the password recovers): a token at rest in
+ * the browser is a credential any script of this origin or anyone with the disk can take away and
+ * guess the password against, and unlocking it would cost the same key derivation as logging in.
+ * So nothing but the email stays, and the session a reload leaves behind expires on its own.
+ */
+const LAST_EMAIL = "vault.lastEmail";
+export const lastEmail = (): string => localStorage.getItem(LAST_EMAIL) ?? "";
+export const rememberEmail = (email: string): void => localStorage.setItem(LAST_EMAIL, email);
 
 /** Seconds, from localStorage (a test or an admin shortens them), else the default. */
 function seconds(key: string, fallback: number): number {

@@ -2,14 +2,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { InputError, sentence } from "../errors";
 import type { CheckedInvite } from "../../../sdk";
-import { currentClient, go, logout, newClient, signedIn, takeEndedNotice, unlocked } from "../session";
+import { currentClient, go, lastEmail, logout, newClient, rememberEmail, signedIn, takeEndedNotice, unlocked } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../ui";
 
 const KDF_NOTE = "Deriving your key from your password (Argon2id, 64 MiB, in the background): this takes a moment…";
 
 export function Login() {
   const [endedElsewhere] = useState(takeEndedNotice);
-  const [email, setEmail] = useState("");
+  // After a reload (or a logout) the email of the last login is filled in: only the password is asked.
+  const [email, setEmail] = useState(lastEmail);
   const [password, setPassword] = useState("");
   const action = useAction();
   const submit = (e: Event) => {
@@ -18,6 +19,7 @@ export function Login() {
       await nextPaint();
       const client = newClient();
       await client.login(email, password);
+      rememberEmail(client.account.email);
       signedIn(client);
       go("#/vaults");
     });
@@ -39,6 +41,7 @@ export function Login() {
             id="login-password"
             type="password"
             autocomplete="current-password"
+            autoFocus={email !== ""}
             required
             value={password}
             onInput={(e) => setPassword(inputValue(e))}
@@ -88,6 +91,7 @@ export function Register({ inviteToken }: { inviteToken?: string }) {
       await nextPaint();
       const client = newClient();
       await client.register({ email, password, invite: inviteToken, orgName: inviteToken ? undefined : orgName || undefined });
+      rememberEmail(client.account.email);
       signedIn(client);
       go("#/vaults");
     });

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseDuration } from "./domain/duration";
 import { MAX_INVITE_TTL_MS } from "./domain/invites";
+import { DEFAULT_ITEM_HISTORY, MAX_ITEM_HISTORY } from "./domain/item-history";
 import { defaultVaultMaxBytes, defaultVaultMaxItems, vaultLimitsProblem } from "./domain/vault-limits";
 import type { LogFormat } from "./ops/request-scope";
 
@@ -247,6 +248,22 @@ export const SETTINGS = {
     group: "basics",
     meaning: "items one vault may hold; one more is `413`",
     parse: (raw, env): number => int("VAULT_MAX_ITEMS", raw, defaultVaultMaxItems(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1),
+  }),
+  itemHistory: setting({
+    env: "ITEM_HISTORY",
+    shown: "10",
+    template: "10",
+    group: "basics",
+    meaning: "revisions kept per item (0: none); the oldest give way first, and whenever a vault needs the room for its items and trash",
+    parse: (raw) => int("ITEM_HISTORY", raw, DEFAULT_ITEM_HISTORY, 0, MAX_ITEM_HISTORY),
+  }),
+  trashRetentionMs: setting({
+    env: "TRASH_RETENTION",
+    shown: "`30d`",
+    template: "30d",
+    group: "basics",
+    meaning: "how long a deleted item stays in its vault's trash, where members can restore it, before the sweeper purges it",
+    parse: (raw) => duration("TRASH_RETENTION", raw, "30d"),
   }),
   requestTimeoutMs: setting({
     env: "REQUEST_TIMEOUT",

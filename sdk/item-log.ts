@@ -26,7 +26,7 @@ import * as fmt from "./link-format";
 
 export { RosterLinkError as ItemLinkError } from "./link-format";
 
-export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "rekey"] as const;
+export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "restore", "rekey"] as const;
 export type ItemLinkOp = (typeof ITEM_LINK_OPS)[number];
 
 /** Prepended to a link's canonical bytes before signing: an item link's signature is never valid as anything else. */
@@ -63,9 +63,9 @@ export interface UnsignedItemLink {
   rosterHead: string;
   /** create, update, delete: the item. */
   itemId?: string;
-  /** create (1), update: the item's revision after the link; delete: the revision deleted. */
+  /** create (1), update, restore: the item's revision after the link (a restore's: the revision its delete removed, plus one); delete: the revision deleted. */
   revision?: number;
-  /** create, update: `itemDigest` of the new ciphertexts. */
+  /** create, update, restore: `itemDigest` of the new ciphertexts (a restore's: those the item was deleted with, unchanged). */
   sha256?: string;
   /** update, delete: `itemDigest` of the ciphertexts the item had before (delete's tombstone names what it deleted). */
   prevSha256?: string;
@@ -90,6 +90,8 @@ const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
   create: ["itemId", "revision", "sha256"],
   update: ["itemId", "revision", "sha256", "prevSha256"],
   delete: ["itemId", "revision", "prevSha256"],
+  // An item taken back out of the vault's trash, with the ciphertexts it was deleted with.
+  restore: ["itemId", "revision", "sha256"],
 };
 
 /** A base link fixes the whole item set (its digest): reading starts from the last one. */
@@ -168,6 +170,7 @@ export function parseItemLink(raw: unknown): ItemLink {
   if (o.setDigest !== undefined) link.setDigest = fmt.str(o, "setDigest", fmt.HEX64, "64 lower-case hex digits");
   if (op === "create" && link.revision !== 1) fmt.fail("revision", "a created item's revision is 1");
   if (op === "update" && link.revision! < 2) fmt.fail("revision", "an updated item's revision is at least 2");
+  if (op === "restore" && link.revision! < 2) fmt.fail("revision", "a restored item's revision is at least 2");
   return link;
 }
 
@@ -216,8 +219,8 @@ export function applyItemLink(before: ItemLogHead | null, link: ItemLink, hash: 
 }
 
 /**
- * Applies what a create, update or delete link says to a known item set (in place), refusing a
- * link that does not follow from it: a create of an item that exists, an update or delete of one
+ * Applies what a create, update, delete or restore link says to a known item set (in place), refusing a
+ * link that does not follow from it: a create or restore of an item that exists, an update or delete of one
  * that does not, or at another revision or ciphertext than the set holds. Base links change no
  * entry here (a rekey's set is known only from a listing; a checkpoint's is compared by the caller).
  */
@@ -225,9 +228,9 @@ export function applyToItems(items: Map<string, ItemState>, link: ItemLink): voi
   if (isBase(link)) return;
   const id = link.itemId!;
   const now = items.get(id);
-  if (link.op === "create") {
+  if (link.op === "create" || link.op === "restore") {
     if (now) fmt.fail("itemId", `item ${id} already exists`);
-    items.set(id, { revision: 1, sha256: link.sha256! });
+    items.set(id, { revision: link.revision!, sha256: link.sha256! });
     return;
   }
   if (!now) fmt.fail("itemId", `item ${id} does not exist`);
@@ -239,9 +242,9 @@ export function applyToItems(items: Map<string, ItemState>, link: ItemLink): voi
   else items.set(id, { revision: link.revision!, sha256: link.sha256! });
 }
 
-/** The item state a link found its item in: absent before a create, else `revision - 1` (update) or `revision` (delete) with `prevSha256`. */
+/** The item state a link found its item in: absent before a create or restore, else `revision - 1` (update) or `revision` (delete) with `prevSha256`. */
 export function stateBefore(link: ItemLink): ItemState | null {
-  if (link.op === "create") return null;
+  if (link.op === "create" || link.op === "restore") return null;
   return { revision: link.op === "update" ? link.revision! - 1 : link.revision!, sha256: link.prevSha256! };
 }
 

@@ -22,6 +22,7 @@ interface WriteParams {
 
 export function itemsService({ store, events, clock, config }: Runtime): ServiceSchema {
   const limits = { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems };
+  const history = { keep: config.itemHistory };
   return {
     name: "items",
     actions: {
@@ -76,6 +77,7 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             itemId: p.itemId,
             write: p,
             limits,
+            history,
             now: clock.timestamp(),
             itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(p.itemLink)),
             events: [events.record("item.updated", { actorId: caller.userId, orgId: caller.orgId, vaultId: p.vaultId, itemId: p.itemId })],
@@ -97,6 +99,55 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(ctx.params.itemLink)),
             now: clock.timestamp(),
             events: [events.record("item.deleted", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
+          });
+          events.kick();
+          return noContent(ctx);
+        },
+      },
+
+      history: {
+        params: paramsOf("items.history"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId?: ItemId }>) {
+          const { vaultId, itemId } = ctx.params;
+          return { revisions: await store.items.listHistory({ vaultId, actorId: callerOf(ctx).userId, ...(itemId && { itemId }) }) };
+        },
+      },
+
+      trash: {
+        params: paramsOf("items.trash"),
+        async handler(ctx: Ctx<{ vaultId: VaultId }>) {
+          return { items: await store.items.listTrash({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId }) };
+        },
+      },
+
+      restore: {
+        params: paramsOf("items.restore"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId; itemLink?: unknown }>) {
+          const caller = callerOf(ctx);
+          const { vaultId, itemId } = ctx.params;
+          const item = await store.items.restoreItem({
+            vaultId,
+            actorId: caller.userId,
+            itemId,
+            itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(ctx.params.itemLink)),
+            now: clock.timestamp(),
+            events: [events.record("item.restored", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
+          });
+          events.kick();
+          return item;
+        },
+      },
+
+      purge: {
+        params: paramsOf("items.purge"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; itemId: ItemId }>) {
+          const caller = callerOf(ctx);
+          const { vaultId, itemId } = ctx.params;
+          await store.items.purgeItem({
+            vaultId,
+            actorId: caller.userId,
+            itemId,
+            events: [events.record("item.purged", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
           });
           events.kick();
           return noContent(ctx);

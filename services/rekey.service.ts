@@ -29,10 +29,17 @@ const validationError = (verdict: unknown[]) => new Errors.ValidationError("Para
 export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
   // The body is checked in two parts, so that no check holds the event loop for long: its top level
   // (with the items left out), then its items a batch at a time, yielding between batches.
-  const { items: itemsRule, ...topRules } = paramsOf("rekey.rekey") as Record<string, { items: object }>;
+  // `items`, `history` and `trash` (each entry an item's ciphertexts) are checked a batch at a time.
+  const {
+    items: itemsRule,
+    history: historyRule,
+    trash: trashRule,
+    ...topRules
+  } = paramsOf("rekey.rekey") as Record<string, { items: object }>;
   const validator = new SafeValidator();
   const checkTop = validator.compile({ ...topRules }) as unknown as Check;
-  const checkItem = validator.compile({ $$root: true, ...itemsRule!.items }) as unknown as Check;
+  const entryCheck = (rule: { items: object } | undefined) => validator.compile({ $$root: true, ...rule!.items }) as unknown as Check;
+  const checks = { items: entryCheck(itemsRule), history: entryCheck(historyRule), trash: entryCheck(trashRule) };
   // Bodies read and held at once in this process (each up to REKEY_BODY_LIMIT, read before the
   // membership check as the contract orders): past REKEY_CONCURRENCY, or past the caller's
   // organization's or own share of it, 503 at once, so that no caller's large or stalled bodies
@@ -78,21 +85,13 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
     // Path parameters win over body fields of the same name (contract section 1).
-    const { items: rawItems, ...top } = fields;
+    const { items: rawItems, history: rawHistory, trash: rawTrash, ...top } = fields;
     const verdict = checkTop({ ...top, vaultId });
     if (verdict !== true) throw validationError(verdict);
-    if (!Array.isArray(rawItems))
-      throw validationError([{ type: "required", field: "items", message: "The 'items' field must be an array." }]);
-    for (let i = 0; i < rawItems.length; i += VALIDATION_BATCH) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      for (const item of rawItems.slice(i, i + VALIDATION_BATCH)) {
-        const itemVerdict = checkItem(item);
-        if (itemVerdict !== true) throw validationError(itemVerdict);
-        assertItemSizes(item as RekeyInput["items"][number]);
-      }
-    }
+    const items = (await checkEntries("items", rawItems, false)) as RekeyInput["items"];
+    const history = (await checkEntries("history", rawHistory, true)) as RekeyInput["history"];
+    const trash = (await checkEntries("trash", rawTrash, true)) as RekeyInput["trash"];
     const { newKeys, keyVersion, accountVersion } = top as unknown as RekeyInput;
-    const items = rawItems as RekeyInput["items"];
     const link = await withCheckedAuditClaim(
       store,
       caller.orgId,
@@ -108,7 +107,16 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     await store.vaults.rekeyVault({
       vaultId,
       actorId: caller.userId,
-      rekey: { newKeys, items, keyVersion, rosterLink: link, itemLink, ...(accountVersion !== undefined && { accountVersion }) },
+      rekey: {
+        newKeys,
+        items,
+        keyVersion,
+        rosterLink: link,
+        itemLink,
+        ...(history && { history }),
+        ...(trash && { trash }),
+        ...(accountVersion !== undefined && { accountVersion }),
+      },
       now: clock.timestamp(),
       limits: { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems },
       events: [events.record("vault.rekeyed", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
@@ -116,5 +124,20 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     events.kick();
     metrics.rekey(items.length, performance.now() - started);
     return noContent(ctx);
+  }
+
+  /** One of the body's arrays of ciphertexts, checked a batch at a time (yielding between batches); undefined when optional and absent. */
+  async function checkEntries(field: keyof typeof checks, raw: unknown, optional: boolean): Promise<unknown[] | undefined> {
+    if (raw === undefined && optional) return undefined;
+    if (!Array.isArray(raw)) throw validationError([{ type: "required", field, message: `The '${field}' field must be an array.` }]);
+    for (let i = 0; i < raw.length; i += VALIDATION_BATCH) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const entry of raw.slice(i, i + VALIDATION_BATCH)) {
+        const entryVerdict = checks[field](entry);
+        if (entryVerdict !== true) throw validationError(entryVerdict);
+        assertItemSizes(entry as RekeyInput["items"][number]);
+      }
+    }
+    return raw;
   }
 }

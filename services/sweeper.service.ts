@@ -1,6 +1,6 @@
 /**
  * The sweeper: every SWEEP_INTERVAL (and shortly after start), purges invites never used,
- * INVITE_RETENTION after their expiry, and expired or revoked refresh tokens (lib/workers/sweeper.ts); one node at a time across the deployment.
+ * INVITE_RETENTION after their expiry, expired or revoked refresh tokens, and items TRASH_RETENTION in a trash (lib/workers/sweeper.ts); one node at a time across the deployment.
  */
 import type { ServiceSchema } from "moleculer";
 import type { Runtime } from "../lib/runtime";
@@ -14,7 +14,7 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
-  const policy = { leaseMs: LEASE_MS, inviteRetentionMs: config.inviteRetentionMs };
+  const policy = { leaseMs: LEASE_MS, inviteRetentionMs: config.inviteRetentionMs, trashRetentionMs: config.trashRetentionMs };
   return {
     name: "sweeper",
     actions: {

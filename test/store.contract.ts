@@ -581,6 +581,52 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await expect(store.items.listItems({ vaultId, actorId: owner.userId })).rejects.toMatchObject({ type: "NOT_FOUND" });
     });
 
+    test("history and trash: updates keep what they replace, deletes go to the trash, restore and purge; a rekey keeps what it names", async () => {
+      const { vaultId } = await vaultWith([]);
+      const T = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      const id = newId<ItemId>();
+      const on = { vaultId, actorId: owner.userId };
+      const write = (data: string) => ({ encryptedData: b64(Buffer.from(data)), encryptedName: "AAAA" });
+      await store.items.createItem({ ...on, itemId: id, write: write("r1"), limits: ROOMY, now: T(1) });
+      for (const [n, data] of [
+        [2, "r2"],
+        [3, "r3"],
+        [4, "r4"],
+      ] as const)
+        await store.items.updateItem({ ...on, itemId: id, write: write(data), limits: ROOMY, history: { keep: 2 }, now: at(n) });
+      const revisionsOf = async () => (await store.items.listHistory({ ...on, itemId: id })).map((r) => [r.revision, r.encryptedData]);
+      expect(await revisionsOf()).toEqual([
+        [3, write("r3").encryptedData],
+        [2, write("r2").encryptedData],
+      ]);
+      await store.items.deleteItem({ ...on, itemId: id, now: T(5) });
+      expect(await store.items.listItems(on)).toEqual([]);
+      expect((await store.items.listTrash(on)).map((t) => [t.itemId, t.revision, t.deletedAt, t.deletedBy])).toEqual([
+        [id, 4, T(5), owner.userId],
+      ]);
+      await expect(store.items.createItem({ ...on, itemId: id, write: write("x"), limits: ROOMY, now: T(6) })).rejects.toMatchObject({
+        type: "CONFLICT",
+      });
+      expect(await store.items.restoreItem({ ...on, itemId: id, now: T(7) })).toMatchObject({ itemId: id, revision: 5 });
+      await expect(store.items.restoreItem({ ...on, itemId: id, now: T(8) })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      // A rekey naming one revision keeps it under the new key version and drops the other.
+      const newKeys = [{ userId: owner.userId, ...wrapFor(Buffer.alloc(32, 2), owner, owner) }];
+      await store.vaults.rekeyVault({
+        ...on,
+        rekey: { newKeys, items: [{ itemId: id, ...write("r4'") }], history: [{ itemId: id, revision: 3, ...write("r3'") }] },
+        now: T(9),
+      });
+      expect(await revisionsOf()).toEqual([[3, write("r3'").encryptedData]]);
+      expect((await store.items.listHistory(on))[0]!.keyVersion).toBe(2);
+      await store.items.deleteItem({ ...on, itemId: id, now: T(10) });
+      await expect(store.items.purgeItem({ ...on, actorId: newId<UserId>(), itemId: id })).rejects.toMatchObject({ type: "NOT_FOUND" });
+      // The sweeper's purge: only what was deleted before its time, with its history.
+      expect((await store.housekeeping.purgeExpired({ now: T(11), invitesExpiredBefore: T(0), trashDeletedBefore: T(9) })).trash).toBe(0);
+      expect((await store.housekeeping.purgeExpired({ now: T(11), invitesExpiredBefore: T(0), trashDeletedBefore: T(10) })).trash).toBe(1);
+      expect(await store.items.listTrash(on)).toEqual([]);
+      expect(await store.items.listHistory(on)).toEqual([]);
+    });
+
     test("vault limits: a write past the vault's items or bytes is 413 and writes nothing; concurrent writes never pass them together", async () => {
       const { vaultId } = await vaultWith([]);
       const limits = { maxBytes: 40, maxItems: 3 };
@@ -824,6 +870,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         invites: 0,
         refreshTokens: expect.any(Number),
         sessions: expect.any(Number),
+        trash: 0,
       });
     });
 

@@ -24,6 +24,8 @@ export const DOMAIN_EVENT_TYPES = [
   "item.created",
   "item.updated",
   "item.deleted",
+  "item.restored",
+  "item.purged",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

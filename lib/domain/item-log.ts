@@ -57,6 +57,7 @@ export type ItemChange =
   | { op: "create"; itemId: string; after: ItemState }
   | { op: "update"; itemId: string; before: ItemState; after: ItemState }
   | { op: "delete"; itemId: string; before: ItemState }
+  | { op: "restore"; itemId: string; after: ItemState }
   | { op: "checkpoint" | "rekey"; count: number; setDigest: string };
 
 /** What an item write reads under the vault's lock for its step in the item log. */
@@ -208,6 +209,8 @@ function describesChange(link: ItemLink, change: ItemChange): void {
     if (link.prevSha256 !== change.before.sha256)
       throw new RacedLinkError("prevSha256", "prevSha256 is not the digest of the item as stored");
   }
+  if (change.op === "restore" && link.revision !== change.after.revision)
+    throw mismatch("revision", `the item comes back out of the trash at revision ${change.after.revision}, not ${link.revision}`);
   if ("after" in change && link.sha256 !== change.after.sha256)
     throw mismatch("sha256", "sha256 is not the digest of the request's encryptedName and encryptedData");
 }

@@ -6,7 +6,7 @@
 import { base64Bytes } from "./encoding";
 import { itemDigestOf, type ItemChange, type LockedForItemLog } from "./item-log";
 import { assertKeyVersion } from "./rekey";
-import { itemNotFound, itemIdTaken, itemTooLarge, staleRevision, vaultNotFound } from "./refusals";
+import { itemNotFound, itemIdInTrash, itemIdTaken, itemTooLarge, staleRevision, vaultNotFound } from "./refusals";
 import type { VaultRole } from "./types";
 import { assertMayDo } from "./vault-roles";
 import { itemBytes, type VaultSize } from "./vault-limits";
@@ -61,15 +61,16 @@ function requireItem(s: ItemSnapshot): StoredItemState {
   return s.item;
 }
 
-/** A new item: an id not taken (`taken`: the vault holds one by that id), at the vault's key version; it grows the vault by one item and its bytes. */
+/** A new item: an id not taken (`taken`: the vault holds one by that id; `inTrash`: its trash does), at the vault's key version; it grows the vault by one item and its bytes. */
 export function decideItemCreate(
-  s: Omit<ItemSnapshot, "item"> & { taken: boolean },
+  s: Omit<ItemSnapshot, "item"> & { taken: boolean; inTrash?: boolean },
   itemId: string,
   write: ItemWriteRequest,
 ): ItemWriteDecision {
   decideItemAccess(s);
   assertKeyVersion(s.keyVersion, write.keyVersion);
   if (s.taken) throw itemIdTaken();
+  if (s.inTrash) throw itemIdInTrash();
   return {
     revision: 1,
     growth: { items: 1, bytes: itemBytes(write) },

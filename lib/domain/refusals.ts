@@ -15,6 +15,10 @@ export const vaultNotFound = () => notFound("Vault");
 export const itemNotFound = () => notFound("Item");
 /** A create names an itemId the vault already holds. */
 export const itemIdTaken = () => conflict("An item with this itemId already exists", "itemId");
+/** A create names an itemId that is in the vault's trash (restore or purge it first). */
+export const itemIdInTrash = () => conflict("An item with this itemId is in the vault's trash: restore or purge it", "itemId");
+/** A restore or purge names an item that is not in the vault's trash. */
+export const notInTrash = () => notFound("Trashed item");
 /** An update states a revision other than the stored one: it was made on an older read. */
 export const staleRevision = (stored: number, stated: number) => conflict(`The item's revision is ${stored}, not ${stated}`, "revision");
 /** The item changed between the read under the lock and the conditional write (the store's own race). */
@@ -91,6 +95,9 @@ export const itemLogWithoutRoster = (field: string) => invalid("A vault without 
 export const twiceInSet = (what: string, id: string, field: string) => invalid(`${what} ${id} appears twice`, field);
 /** The rekey names an entry the vault does not hold. */
 export const notInVault = (what: string, id: string, field: string) => invalid(`${what} ${id} is not in the vault`, field);
+/** The rekey re-encrypts a revision of a trashed item it leaves out of `trash` (and so drops). */
+export const revisionOfDroppedItem = (key: string) =>
+  invalid(`revision ${key} belongs to a trashed item this rekey leaves out of trash, which drops it with its history`, "history");
 /** The rekey leaves entries of the vault out. */
 export const missingFromSet = (what: string, missing: number, field: string) =>
   invalid(`${missing} ${what}(s) of the vault missing`, field);

@@ -218,6 +218,36 @@ export const SCHEMAS = {
     updatedAt: timestamp,
   }),
   ItemList: object({ items: arrayOf(ref("Item")) }, { next: { type: ["string", "null"] } }),
+  ItemHistory: object({
+    revisions: arrayOf(
+      object({
+        itemId: uuid,
+        vaultId: uuid,
+        revision: integer(1),
+        encryptedData: base64,
+        encryptedName: base64,
+        keyVersion: integer(1),
+        createdAt: timestamp,
+        replacedAt: timestamp,
+      }),
+    ),
+  }),
+  Trash: object({
+    items: arrayOf(
+      object({
+        itemId: uuid,
+        vaultId: uuid,
+        encryptedData: base64,
+        encryptedName: base64,
+        revision: integer(1),
+        keyVersion: integer(1),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+        deletedAt: timestamp,
+        deletedBy: uuid,
+      }),
+    ),
+  }),
   InviteCreated: object({ inviteId: uuid, token: string, expiresAt: timestamp }),
   InviteList: arrayOf(
     object({ id: uuid, email: string, role: oneOfValues(GRANTABLE_ROLES), inviterId: uuid, expiresAt: timestamp, createdAt: timestamp }),

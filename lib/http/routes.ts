@@ -80,6 +80,21 @@ const rekeyBody = {
   rosterLink: p.rosterLink,
   itemLink: p.itemLink,
   accountVersion: p.optionalPositiveInteger,
+  // Kept revisions and trashed items re-encrypted (lib/domain/item-history.ts); what is left out is dropped.
+  history: {
+    type: "array",
+    optional: true,
+    items: {
+      type: "object",
+      strict: "remove",
+      props: { itemId: p.uuid, revision: p.positiveInteger, encryptedData: p.encryptedData, encryptedName: p.encryptedName },
+    },
+  },
+  trash: {
+    type: "array",
+    optional: true,
+    items: { type: "object", strict: "remove", props: { itemId: p.uuid, encryptedData: p.encryptedData, encryptedName: p.encryptedName } },
+  },
 };
 
 const kdfParams = {
@@ -427,6 +442,38 @@ const ROUTE_TABLE = [
     action: "items.remove",
     summary: "Delete an item (with a JSON body `{ itemLink }` on a vault that keeps a signed item log)",
     params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, itemLink: p.itemLink },
+    reply: noContent,
+  },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/history",
+    action: "items.history",
+    summary: "The revisions a vault keeps of its items (of one, with `itemId`), newest first by item",
+    params: { vaultId: p.pathId, itemId: { ...p.uuid, optional: true } },
+    reply: ok("ItemHistory"),
+  },
+  {
+    method: "GET",
+    path: "/vaults/:vaultId/trash",
+    action: "items.trash",
+    summary: "A vault's trash: deleted items, most recent first",
+    params: { vaultId: p.pathId },
+    reply: ok("Trash"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/trash/:itemId/restore",
+    action: "items.restore",
+    summary: "Bring an item back out of the trash (with `{ itemLink }` on a vault that keeps a signed item log)",
+    params: { ...p.STRICT, vaultId: p.pathId, itemId: p.pathId, itemLink: p.itemLink },
+    reply: ok("Item"),
+  },
+  {
+    method: "DELETE",
+    path: "/vaults/:vaultId/trash/:itemId",
+    action: "items.purge",
+    summary: "Delete a trashed item and its history for good",
+    params: { vaultId: p.pathId, itemId: p.pathId },
     reply: noContent,
   },
   {

@@ -1,7 +1,7 @@
 /**
  * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites that were
  * never used, INVITE_RETENTION after their expiry; refresh tokens expired or revoked; sessions ended
- * or expired), holding the
+ * or expired; items in a trash TRASH_RETENTION after their delete), holding the
  * `sweeper` lease so that of the nodes that schedule it, one sweeps at a time.
  */
 import type { Locks } from "../locks";
@@ -16,6 +16,8 @@ export interface SweepPolicy {
   leaseMs: number;
   /** How long an invite that was never used is kept after its expiry (redeeming it answers 400 until then, 404 after). */
   inviteRetentionMs: number;
+  /** How long a deleted item stays in its vault's trash (TRASH_RETENTION). */
+  trashRetentionMs?: number;
 }
 
 export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy, now: Date = new Date()): Promise<SweepOutcome> {
@@ -27,6 +29,9 @@ export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy,
       ...(await store.housekeeping.purgeExpired({
         now: now.toISOString(),
         invitesExpiredBefore: new Date(now.getTime() - policy.inviteRetentionMs).toISOString(),
+        ...(policy.trashRetentionMs !== undefined && {
+          trashDeletedBefore: new Date(now.getTime() - policy.trashRetentionMs).toISOString(),
+        }),
       })),
     };
   } finally {

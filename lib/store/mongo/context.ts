@@ -25,6 +25,8 @@ import {
   type AuditHeadDoc,
   type InviteDoc,
   type ItemDoc,
+  type ItemRevisionDoc,
+  type TrashedItemDoc,
   type KeyLogDoc,
   type LockDoc,
   type MemberDoc,
@@ -63,6 +65,8 @@ export class MongoContext {
   readonly vaults: Collection<VaultDoc>;
   readonly members: Collection<MemberDoc>;
   readonly items: Collection<ItemDoc>;
+  readonly itemRevisions: Collection<ItemRevisionDoc>;
+  readonly itemTrash: Collection<TrashedItemDoc>;
   readonly invites: Collection<InviteDoc>;
   readonly refreshTokens: Collection<RefreshTokenDoc>;
   readonly sessions: Collection<SessionDoc>;
@@ -84,6 +88,8 @@ export class MongoContext {
     this.vaults = db.collection(COLLECTIONS.vaults);
     this.members = db.collection(COLLECTIONS.members);
     this.items = db.collection(COLLECTIONS.items);
+    this.itemRevisions = db.collection(COLLECTIONS.itemRevisions);
+    this.itemTrash = db.collection(COLLECTIONS.itemTrash);
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.sessions = db.collection(COLLECTIONS.sessions);

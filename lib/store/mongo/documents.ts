@@ -9,7 +9,17 @@ import { auditRecord, type AuditRecord } from "../../domain/audit";
 import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../domain/events";
 import type { Invite, InviteStatus } from "../../domain/invites";
 import type { GrantableRole, InviteBinding, Kdf, OrgRole, SignedStatement, VaultRole, VaultType } from "../../domain/types";
-import type { ItemRecord, MemberEntry, NewUser, OrgRecord, SessionRecord, UserRecord, VaultView } from "../port";
+import type {
+  ItemRecord,
+  ItemRevisionRecord,
+  MemberEntry,
+  NewUser,
+  OrgRecord,
+  SessionRecord,
+  TrashedItemRecord,
+  UserRecord,
+  VaultView,
+} from "../port";
 
 /** Collection names, mirroring the SQL tables. */
 export const COLLECTIONS = {
@@ -18,6 +28,8 @@ export const COLLECTIONS = {
   vaults: "vaults",
   members: "vault_members",
   items: "items",
+  itemRevisions: "item_revisions",
+  itemTrash: "item_trash",
   invites: "invites",
   refreshTokens: "refresh_tokens",
   sessions: "sessions",
@@ -140,6 +152,27 @@ export interface ItemDoc {
   keyVersion: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A revision an update replaced (lib/domain/item-history.ts): the item's ciphertexts as they were. */
+export interface ItemRevisionDoc {
+  /** `itemRevisionKey(vaultId, itemId, revision)`: one per item and revision, as the SQL primary key. */
+  _id: string;
+  vaultId: VaultId;
+  itemId: ItemId;
+  revision: number;
+  encryptedData: string;
+  encryptedName: string;
+  keyVersion: number;
+  /** When this revision was written (the item's updatedAt then), and when an update replaced it. */
+  createdAt: string;
+  replacedAt: string;
+}
+
+/** An item deleted into its vault's trash, as it was; `_id` is its `itemKey`, as in `items`. */
+export interface TrashedItemDoc extends ItemDoc {
+  deletedAt: string;
+  deletedBy: UserId;
 }
 
 export interface InviteDoc {
@@ -300,6 +333,27 @@ export function toItem(d: ItemDoc): ItemRecord {
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
+}
+
+export function itemRevisionKey(vaultId: VaultId, itemId: ItemId, revision: number): string {
+  return `${vaultId}/${itemId}/${revision}`;
+}
+
+export function toRevision(d: ItemRevisionDoc): ItemRevisionRecord {
+  return {
+    itemId: d.itemId,
+    vaultId: d.vaultId,
+    revision: d.revision,
+    encryptedData: d.encryptedData,
+    encryptedName: d.encryptedName,
+    keyVersion: d.keyVersion,
+    createdAt: d.createdAt,
+    replacedAt: d.replacedAt,
+  };
+}
+
+export function toTrashed(d: TrashedItemDoc): TrashedItemRecord {
+  return { ...toItem(d), deletedAt: d.deletedAt, deletedBy: d.deletedBy };
 }
 
 export function toInvite(d: InviteDoc): Invite {

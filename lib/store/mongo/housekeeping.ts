@@ -1,19 +1,53 @@
 /** Housekeeping on MongoDB (the port: ../port/housekeeping.ts; SQL: ../sql/housekeeping.ts). */
+import type { VaultId } from "../../domain/ids";
 import { PURGEABLE_INVITE_STATUSES } from "../../domain/invites";
 import type { ArgsOf, Housekeeping, PurgeCounts } from "../port";
 import type { MongoContext } from "./context";
+import { deleteFromTrash } from "./item-history";
+
+/** Vaults whose trash a purge round takes: short transactions, one per vault, whatever the backlog. */
+const PURGE_BATCH = 1_000;
 
 export class MongoHousekeeping implements Housekeeping {
   constructor(private readonly c: MongoContext) {}
 
-  async purgeExpired({ now, invitesExpiredBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+  async purgeExpired({ now, invitesExpiredBefore, trashDeletedBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
     const invites = await this.c.invites.deleteMany({
       expiresAt: { $lte: invitesExpiredBefore },
       status: { $in: [...PURGEABLE_INVITE_STATUSES] },
     });
     const tokens = await this.c.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
     const sessions = await this.c.sessions.deleteMany({ $or: [{ endedAt: { $exists: true } }, { expiresAt: { $lte: now } }] });
-    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount, sessions: sessions.deletedCount };
+    const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
+    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount, sessions: sessions.deletedCount, trash };
+  }
+
+  /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */
+  private async purgeTrash(before: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const vaults = await this.c.itemTrash
+        .aggregate<{ _id: VaultId }>([
+          { $match: { deletedAt: { $lte: before } } },
+          { $group: { _id: "$vaultId" } },
+          { $limit: PURGE_BATCH },
+        ])
+        .toArray();
+      for (const { _id: vaultId } of vaults)
+        total += await this.c.tx(async (session) => {
+          await this.c.lockVault(session, vaultId);
+          const expired = await this.c.itemTrash
+            .find({ vaultId, deletedAt: { $lte: before } }, { session, projection: { itemId: 1 } })
+            .toArray();
+          return deleteFromTrash(
+            this.c,
+            session,
+            vaultId,
+            expired.map((t) => t.itemId),
+          );
+        });
+      if (vaults.length < PURGE_BATCH) return total;
+    }
   }
 
   async ping(): Promise<void> {

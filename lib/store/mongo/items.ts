@@ -1,12 +1,12 @@
 /** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
-import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
+import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
 import * as itemRules from "../../domain/items";
 import type { LockedForItems } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
-import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore } from "../port";
+import type { ArgsOf, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -17,8 +17,10 @@ import {
   type ItemState,
 } from "../../domain/item-log";
 import type { MongoContext } from "./context";
-import { itemKey, itemLogHeadOf, toItem, type ItemDoc } from "./documents";
+import { itemKey, itemLogHeadOf, toItem, toRevision, toTrashed, type ItemDoc } from "./documents";
 import { writeOutbox } from "./outbox";
+import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
+import { deleteFromTrash, firmSizeOf, keepRevision, makeRoom, moveToTrash, trashDoc } from "./item-history";
 
 export class MongoItems implements ItemStore {
   constructor(private readonly c: MongoContext) {}
@@ -77,26 +79,6 @@ export class MongoItems implements ItemStore {
     return toItem(doc);
   }
 
-  /** What the vault holds: its items, and their ciphertext's bytes. */
-  private async sizeOf(session: ClientSession, vaultId: VaultId): Promise<VaultSize> {
-    const [r] = await this.c.items
-      .aggregate<{ items: number; bytes: number }>(
-        [
-          { $match: { vaultId } },
-          {
-            $group: {
-              _id: null,
-              items: { $sum: 1 },
-              bytes: { $sum: { $add: [{ $strLenBytes: "$encryptedData" }, { $strLenBytes: "$encryptedName" }] } },
-            },
-          },
-        ],
-        { session },
-      )
-      .toArray();
-    return { items: r?.items ?? 0, bytes: r?.bytes ?? 0 };
-  }
-
   async createItem(args: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     const { vaultId, actorId, itemId, write, limits, now, events } = args;
     return this.c.tx(async (session) => {
@@ -104,8 +86,10 @@ export class MongoItems implements ItemStore {
       const locked = await this.lockForItems(session, vaultId, actorId);
       const { keyVersion } = locked;
       const taken = (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) !== null;
-      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken }, itemId, write);
-      if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
+      const inTrash = (await this.c.itemTrash.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) !== null;
+      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
+      const firm = await firmSizeOf(this.c, session, vaultId);
+      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(session, locked, args, d.change);
       const doc: ItemDoc = {
         _id: itemKey(vaultId, itemId),
@@ -119,12 +103,13 @@ export class MongoItems implements ItemStore {
         updatedAt: now,
       };
       await this.c.items.insertOne(doc, { session });
+      await makeRoom(this.c, session, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) });
       return toItem(doc);
     });
   }
 
   async updateItem(args: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
-    const { vaultId, actorId, itemId, write, limits, now, events } = args;
+    const { vaultId, actorId, itemId, write, limits, history, now, events } = args;
     return this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
@@ -132,7 +117,8 @@ export class MongoItems implements ItemStore {
       const found = await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session });
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, found ?? undefined), itemId, write);
       const doc = found!;
-      if (d.growth) decideVaultGrowth(await this.sizeOf(session, vaultId), d.growth, limits);
+      const firm = await firmSizeOf(this.c, session, vaultId);
+      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(session, locked, args, d.change);
       const updated: ItemDoc = {
         ...doc,
@@ -156,12 +142,14 @@ export class MongoItems implements ItemStore {
         { session },
       );
       if (res.matchedCount !== 1) throw itemChangedMeanwhile();
+      await keepRevision(this.c, session, doc, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
+      await makeRoom(this.c, session, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(doc) });
       return toItem(updated);
     });
   }
 
   async deleteItem(args: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
-    const { vaultId, actorId, itemId, events } = args;
+    const { vaultId, actorId, itemId, now, events } = args;
     await this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
@@ -169,6 +157,51 @@ export class MongoItems implements ItemStore {
       await this.logStep(session, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, doc ?? undefined), itemId));
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw itemNotFound();
+      await moveToTrash(this.c, session, doc!, actorId, now);
+    });
+  }
+
+  async listHistory({ vaultId, actorId, itemId }: ArgsOf<ItemStore["listHistory"]>): Promise<ItemRevisionRecord[]> {
+    return this.c.consistentRead(async (session) => {
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      const docs = await this.c.itemRevisions
+        .find(itemId ? { vaultId, itemId } : { vaultId }, { session })
+        .sort({ itemId: 1, revision: -1 })
+        .toArray();
+      return docs.map(toRevision);
+    });
+  }
+
+  async listTrash({ vaultId, actorId }: ArgsOf<ItemStore["listTrash"]>): Promise<TrashedItemRecord[]> {
+    return this.c.consistentRead(async (session) => {
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      const docs = await this.c.itemTrash.find({ vaultId }, { session }).sort({ deletedAt: -1, itemId: 1 }).toArray();
+      return docs.map(toTrashed);
+    });
+  }
+
+  async restoreItem(args: ArgsOf<ItemStore["restoreItem"]>): Promise<ItemRecord> {
+    const { vaultId, actorId, itemId, now, events } = args;
+    return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      const locked = await this.lockForItems(session, vaultId, actorId);
+      const trashed = await trashDoc(this.c, session, vaultId, itemId);
+      const d = decideItemRestore({ role: locked.role, trashed: trashed ?? undefined }, itemId);
+      await this.logStep(session, locked, args, d.change);
+      const { deletedAt: _at, deletedBy: _by, ...item } = trashed!;
+      const doc: ItemDoc = { ...item, revision: d.revision, updatedAt: now };
+      await this.c.itemTrash.deleteOne({ _id: doc._id }, { session });
+      await this.c.items.insertOne(doc, { session });
+      return toItem(doc);
+    });
+  }
+
+  async purgeItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["purgeItem"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      const locked = await this.lockForItems(session, vaultId, actorId);
+      decideTrashPurge({ role: locked.role, trashed: (await trashDoc(this.c, session, vaultId, itemId)) !== null });
+      await deleteFromTrash(this.c, session, vaultId, [itemId]);
     });
   }
 

@@ -101,6 +101,12 @@ async function createIndexes(c: MongoContext): Promise<void> {
   await c.users.createIndexes([{ key: { email: 1 }, unique: true }, { key: { orgId: 1, createdAt: 1 } }]);
   await c.members.createIndexes([{ key: { vaultId: 1, userId: 1 }, unique: true }, { key: { userId: 1 } }]);
   await c.items.createIndexes([{ key: { vaultId: 1, createdAt: 1, itemId: 1 } }]);
+  // History by item (listHistory, keepRevision) and oldest first (makeRoom); the trash by vault (listTrash) and by age (the sweeper).
+  await c.itemRevisions.createIndexes([
+    { key: { vaultId: 1, itemId: 1, revision: 1 }, unique: true },
+    { key: { vaultId: 1, replacedAt: 1 } },
+  ]);
+  await c.itemTrash.createIndexes([{ key: { vaultId: 1, deletedAt: 1 } }, { key: { deletedAt: 1 } }]);
   await c.invites.createIndexes([
     { key: { tokenHash: 1 }, unique: true },
     { key: { orgId: 1, status: 1, createdAt: -1 } },

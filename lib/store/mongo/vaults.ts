@@ -21,6 +21,7 @@ import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
 import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
 import { writeOutbox } from "./outbox";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
+import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 
 export class MongoVaults implements VaultStore {
   constructor(private readonly c: MongoContext) {}
@@ -111,6 +112,8 @@ export class MongoVaults implements VaultStore {
       await writeOutbox(this.c, session, events);
       requirePermission(await this.c.snapshot(session, vaultId), actorId, "delete");
       await this.c.items.deleteMany({ vaultId }, { session });
+      await this.c.itemRevisions.deleteMany({ vaultId }, { session });
+      await this.c.itemTrash.deleteMany({ vaultId }, { session });
       await this.c.rosterLinks.deleteMany({ vaultId }, { session });
       await this.c.itemLinks.deleteMany({ vaultId }, { session });
       await this.c.members.deleteMany({ vaultId }, { session });
@@ -208,14 +211,12 @@ export class MongoVaults implements VaultStore {
       await writeOutbox(this.c, session, events);
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
-      const current = await this.c.items
-        .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedData: 1, encryptedName: 1 } })
-        .toArray();
+      const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
       const roster = decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
       if (limits)
         decideRekeySize(
-          current.reduce((sum, i) => sum + itemBytes(i), 0),
-          input.items.reduce((sum, i) => sum + itemBytes(i), 0),
+          await storedBytesOf(this.c, session, vaultId),
+          [...input.items, ...(input.history ?? []), ...(input.trash ?? [])].reduce((sum, i) => sum + itemBytes(i), 0),
           limits,
         );
       const keyVersion = snap!.vault.keyVersion + 1;
@@ -258,6 +259,7 @@ export class MongoVaults implements VaultStore {
         );
         if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
       }
+      await rekeyHistoryAndTrash(this.c, session, vaultId, input, keyVersion);
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });
     });
   }

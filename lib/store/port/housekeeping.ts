@@ -5,6 +5,8 @@ export interface PurgeCounts {
   invites: number;
   refreshTokens: number;
   sessions: number;
+  /** Items purged from trashes (with their history). */
+  trash: number;
 }
 
 /** A connection pool: open connections, the idle ones, and requests waiting for one. */
@@ -21,9 +23,10 @@ export interface Housekeeping {
    * redeemable" rather than "not found"), refresh tokens that are expired at `now` or revoked, and
    * sessions that have ended or expired (their access tokens are refused alike without them).
    * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
-   * stolen token) stay.
+   * stolen token) stay. With `trashDeletedBefore`, items deleted into a trash before it are purged,
+   * with their history.
    */
-  purgeExpired(args: { now: string; invitesExpiredBefore: string }): Promise<PurgeCounts>;
+  purgeExpired(args: { now: string; invitesExpiredBefore: string; trashDeletedBefore?: string }): Promise<PurgeCounts>;
   /** Resolves once the database answers a trivial query; rejects when it cannot be reached (readiness). */
   ping(): Promise<void>;
   /** The connection pool's figures, for a store with a pool (PostgreSQL); else undefined. */

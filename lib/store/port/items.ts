@@ -1,5 +1,5 @@
 /** Items: ciphertext in a vault, written under the vault's current key version. */
-import type { ItemId, VaultId } from "../../domain/ids";
+import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
 import type { VaultLimits } from "../../domain/vault-limits";
 import type { ItemPageRequest } from "../../domain/item-pages";
@@ -25,6 +25,30 @@ export interface ItemWrite {
   keyVersion?: number;
 }
 
+/** A revision an update replaced, as it was (lib/domain/item-history.ts). */
+export interface ItemRevisionRecord {
+  itemId: ItemId;
+  vaultId: VaultId;
+  revision: number;
+  encryptedData: string;
+  encryptedName: string;
+  keyVersion: number;
+  /** When it was written, and when the next revision replaced it. */
+  createdAt: string;
+  replacedAt: string;
+}
+
+/** An item in the vault's trash, as it was deleted. */
+export interface TrashedItemRecord extends ItemRecord {
+  deletedAt: string;
+  deletedBy: UserId;
+}
+
+/** What a vault keeps of its past: revisions per item (ITEM_HISTORY, 0: none). */
+export interface HistoryPolicy {
+  keep: number;
+}
+
 /** One item of a vault, and the member acting on it. */
 export type OnItem = OnVault & { itemId: ItemId };
 
@@ -36,9 +60,25 @@ export interface ItemStore {
   createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents): Promise<ItemRecord>;
   /** With `revision`, 409 unless it is the item's current one; 413 when a larger ciphertext would take the vault past `limits`. */
   updateItem(
-    args: OnItem & { write: ItemWrite & { revision?: number }; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents,
+    args: OnItem & {
+      write: ItemWrite & { revision?: number };
+      limits: VaultLimits;
+      /** Default: DEFAULT_ITEM_HISTORY (lib/domain/item-history.ts). */
+      history?: HistoryPolicy;
+      now: string;
+      itemLink?: ItemLink;
+    } & WithEvents,
   ): Promise<ItemRecord>;
+  /** Moves the item, with its history, to the vault's trash. */
   deleteItem(args: OnItem & { itemLink?: ItemLink; now: string } & WithEvents): Promise<void>;
+  /** The revisions kept of one item (`itemId`) or of every item, the trashed ones' included; newest first by item. */
+  listHistory(args: OnVault & { itemId?: ItemId }): Promise<ItemRevisionRecord[]>;
+  /** The vault's trash, most recently deleted first. */
+  listTrash(args: OnVault): Promise<TrashedItemRecord[]>;
+  /** Brings a trashed item back as it was, at its next revision (404 when it is not in the trash). */
+  restoreItem(args: OnItem & { itemLink?: ItemLink; now: string } & WithEvents): Promise<ItemRecord>;
+  /** Deletes a trashed item and its history for good (404 when it is not in the trash). */
+  purgeItem(args: OnItem & WithEvents): Promise<void>;
   /** Appends a checkpoint link (the server computes the item set's digest it must name). */
   appendCheckpoint(args: OnVault & { itemLink: ItemLink; now: string }): Promise<void>;
   /** The vault's item log from seq `from` (default: its last base link), at most `limit` links; members only. */

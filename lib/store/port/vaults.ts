@@ -70,6 +70,10 @@ export interface RekeyInput {
   /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
   items: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string; revision?: number }>;
   keyVersion?: number;
+  /** The kept revisions re-encrypted (lib/domain/item-history.ts): each at most once; those left out are dropped. */
+  history?: Array<{ itemId: ItemId; revision: number; encryptedData: string; encryptedName: string }>;
+  /** The trashed items re-encrypted, likewise. */
+  trash?: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string }>;
   /** Required on a signed vault; on a vault without a roster, an `adopt` link starts one. */
   rosterLink?: RosterLink;
   /** Required on a vault with a signed item log: its `rekey` link (lib/domain/item-log.ts). */

@@ -10,7 +10,7 @@ const PURGE_BATCH = 1_000;
 export class SqlHousekeeping implements Housekeeping {
   constructor(private readonly c: SqlContext) {}
 
-  async purgeExpired({ now, invitesExpiredBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+  async purgeExpired({ now, invitesExpiredBefore, trashDeletedBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
     const db = this.c.db;
     const invites = await purgeInBatches(() =>
       db
@@ -55,7 +55,35 @@ export class SqlHousekeeping implements Housekeeping {
         )
         .executeTakeFirst(),
     );
-    return { invites, refreshTokens, sessions };
+    const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
+    return { invites, refreshTokens, sessions, trash };
+  }
+
+  /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */
+  private async purgeTrash(before: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const vaults = await this.c.db
+        .selectFrom("item_trash")
+        .select("vault_id")
+        .distinct()
+        .where("deleted_at", "<=", before)
+        .limit(PURGE_BATCH)
+        .execute();
+      for (const { vault_id: vaultId } of vaults)
+        total += await this.c.tx(async (trx) => {
+          await this.c.engine.lockVault(trx, vaultId, "update");
+          const expired = trx.selectFrom("item_trash").select("item_id").where("vault_id", "=", vaultId).where("deleted_at", "<=", before);
+          await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).where("item_id", "in", expired).execute();
+          const res = await trx
+            .deleteFrom("item_trash")
+            .where("vault_id", "=", vaultId)
+            .where("deleted_at", "<=", before)
+            .executeTakeFirst();
+          return Number(res.numDeletedRows);
+        });
+      if (vaults.length < PURGE_BATCH) return total;
+    }
   }
 
   async ping(): Promise<void> {

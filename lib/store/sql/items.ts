@@ -1,12 +1,11 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
-import { decideVaultGrowth, type VaultSize } from "../../domain/vault-limits";
+import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
 import * as itemRules from "../../domain/items";
 import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
-import { sql } from "kysely";
-import type { ArgsOf, ItemLogPage, ItemRecord, ItemStore, VaultStore } from "../port";
+import type { ArgsOf, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
 import { appendItemLink, itemLogHead, type Db, type SqlContext } from "./context";
 import {
   decideItemWriteStep,
@@ -19,6 +18,8 @@ import {
 
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
+import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
+import { firmSizeOf, keepRevision, makeRoom, moveToTrash, toRevision, toTrashed, trashRow } from "./item-history";
 
 /** A row as the item rules read it. */
 const rowState = (r: ItemsTable): StoredItemState => ({
@@ -39,12 +40,6 @@ function toItem(r: ItemsTable): ItemRecord {
     updatedAt: r.updated_at,
   };
 }
-
-/**
- * An item row's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it, in SQL:
- * octet_length reads no value (the sizes are in the rows' headers), and base64 is one byte a character.
- */
-export const ITEM_BYTES = sql<number>`octet_length(encrypted_data) + octet_length(encrypted_name)`;
 
 /** One item of a vault, if there is such an item in that vault. */
 function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
@@ -98,16 +93,6 @@ export class SqlItems implements ItemStore {
     if (entry) await appendItemLink(trx, args.vaultId, entry, args.now);
   }
 
-  /** What the vault holds: its items, and their ciphertext's bytes. */
-  private async sizeOf(trx: Db, vaultId: VaultId): Promise<VaultSize> {
-    const r = await trx
-      .selectFrom("items")
-      .select([sql<number | string>`count(*)`.as("items"), sql<number | string>`coalesce(sum(${ITEM_BYTES}), 0)`.as("bytes")])
-      .where("vault_id", "=", vaultId)
-      .executeTakeFirstOrThrow();
-    return { items: Number(r.items), bytes: Number(r.bytes) };
-  }
-
   async listItems({ vaultId, actorId, page }: ArgsOf<ItemStore["listItems"]>): Promise<ItemRecord[]> {
     itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     let q = this.c.db.selectFrom("items").selectAll().where("vault_id", "=", vaultId);
@@ -138,8 +123,10 @@ export class SqlItems implements ItemStore {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
       const taken = (await itemRow(trx, vaultId, itemId)) !== undefined;
-      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken }, itemId, write);
-      if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
+      const inTrash = (await trashRow(trx, vaultId, itemId)) !== undefined;
+      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
+      const firm = await firmSizeOf(trx, vaultId);
+      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
         item_id: itemId,
@@ -152,19 +139,21 @@ export class SqlItems implements ItemStore {
         updated_at: now,
       };
       await trx.insertInto("items").values(row).execute();
+      await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) });
       return toItem(row);
     });
   }
 
   async updateItem(args: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
-    const { vaultId, actorId, itemId, write, limits, now, events } = args;
+    const { vaultId, actorId, itemId, write, limits, history, now, events } = args;
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
       const row = await itemRow(trx, vaultId, itemId);
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, row && rowState(row)), itemId, write);
-      if (d.growth) decideVaultGrowth(await this.sizeOf(trx, vaultId), d.growth, limits);
+      const firm = await firmSizeOf(trx, vaultId);
+      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const updated: ItemsTable = {
         ...row!,
@@ -188,12 +177,14 @@ export class SqlItems implements ItemStore {
         .where("revision", "=", row!.revision)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
+      await keepRevision(trx, row!, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
+      await makeRoom(trx, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(rowState(row!)) });
       return toItem(updated);
     });
   }
 
   async deleteItem(args: ArgsOf<ItemStore["deleteItem"]>): Promise<void> {
-    const { vaultId, actorId, itemId, events } = args;
+    const { vaultId, actorId, itemId, now, events } = args;
     await this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       // Exclusive: a vault's item log takes one link at a time.
@@ -202,6 +193,53 @@ export class SqlItems implements ItemStore {
       await this.logStep(trx, locked, args, itemRules.decideItemDelete(itemRules.snapshotOf(locked, row && rowState(row)), itemId));
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
+      await moveToTrash(trx, row!, actorId, now);
+    });
+  }
+
+  async listHistory({ vaultId, actorId, itemId }: ArgsOf<ItemStore["listHistory"]>): Promise<ItemRevisionRecord[]> {
+    itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
+    let q = this.c.db.selectFrom("item_revisions").selectAll().where("vault_id", "=", vaultId);
+    if (itemId) q = q.where("item_id", "=", itemId);
+    const rows = await q.orderBy("item_id").orderBy("revision", "desc").execute();
+    return rows.map(toRevision);
+  }
+
+  async listTrash({ vaultId, actorId }: ArgsOf<ItemStore["listTrash"]>): Promise<TrashedItemRecord[]> {
+    itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
+    const rows = await this.c.db
+      .selectFrom("item_trash")
+      .selectAll()
+      .where("vault_id", "=", vaultId)
+      .orderBy("deleted_at", "desc")
+      .orderBy("item_id")
+      .execute();
+    return rows.map(toTrashed);
+  }
+
+  async restoreItem(args: ArgsOf<ItemStore["restoreItem"]>): Promise<ItemRecord> {
+    const { vaultId, actorId, itemId, now, events } = args;
+    return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const trashed = await trashRow(trx, vaultId, itemId);
+      const d = decideItemRestore({ role: locked.role, trashed: trashed && rowState(trashed) }, itemId);
+      await this.logStep(trx, locked, args, d.change);
+      const { deleted_at: _at, deleted_by: _by, ...item } = trashed!;
+      const row: ItemsTable = { ...item, revision: d.revision, updated_at: now };
+      await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
+      await trx.insertInto("items").values(row).execute();
+      return toItem(row);
+    });
+  }
+
+  async purgeItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["purgeItem"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      decideTrashPurge({ role: locked.role, trashed: (await trashRow(trx, vaultId, itemId)) !== undefined });
+      await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
+      await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
     });
   }
 

@@ -100,6 +100,25 @@ export interface ItemsTable {
   updated_at: string;
 }
 
+/** A revision an update replaced (lib/domain/item-history.ts): the item's ciphertexts as they were. */
+export interface ItemRevisionsTable {
+  vault_id: VaultId;
+  item_id: ItemId;
+  revision: number;
+  encrypted_data: string;
+  encrypted_name: string;
+  key_version: number;
+  /** When this revision was written (the item's updated_at then), and when an update replaced it. */
+  created_at: string;
+  replaced_at: string;
+}
+
+/** An item deleted into the vault's trash, as it was. */
+export interface ItemTrashTable extends ItemsTable {
+  deleted_at: string;
+  deleted_by: UserId;
+}
+
 export interface InvitesTable {
   invite_id: InviteId;
   org_id: OrgId;
@@ -170,6 +189,8 @@ export interface Database {
   vaults: VaultsTable;
   vault_members: VaultMembersTable;
   items: ItemsTable;
+  item_revisions: ItemRevisionsTable;
+  item_trash: ItemTrashTable;
   roster_links: RosterLinksTable;
   item_links: ItemLinksTable;
   server_keys: ServerKeysTable;

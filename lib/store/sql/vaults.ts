@@ -22,7 +22,7 @@ import { decideRekeyItemStep } from "../../domain/item-log";
 import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
-import { ITEM_BYTES } from "./items";
+import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 
 const VAULT_VIEW_COLUMNS = [
   "v.vault_id",
@@ -229,6 +229,8 @@ export class SqlVaults implements VaultStore {
       await writeOutbox(trx, events);
       requirePermission(await this.c.snapshot(trx, vaultId), actorId, "delete");
       await trx.deleteFrom("items").where("vault_id", "=", vaultId).execute();
+      await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).execute();
+      await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("roster_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("item_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).execute();
@@ -338,16 +340,12 @@ export class SqlVaults implements VaultStore {
       await writeOutbox(trx, events);
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
-      const current = await trx
-        .selectFrom("items")
-        .select(["item_id", "revision", ITEM_BYTES.as("size")])
-        .where("vault_id", "=", vaultId)
-        .execute();
+      const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
       const roster = decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), rekey);
       if (limits)
         decideRekeySize(
-          current.reduce((sum, r) => sum + Number(r.size), 0),
-          rekey.items.reduce((sum, i) => sum + itemBytes(i), 0),
+          await storedBytesOf(trx, vaultId),
+          [...rekey.items, ...(rekey.history ?? []), ...(rekey.trash ?? [])].reduce((sum, i) => sum + itemBytes(i), 0),
           limits,
         );
       const keyVersion = snap!.vault.keyVersion + 1;
@@ -379,6 +377,7 @@ export class SqlVaults implements VaultStore {
           FROM (VALUES ${values}) AS v WHERE items.vault_id = ${vaultId} AND items.item_id = v.column1`.execute(trx);
         if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: item rows changed under the lock");
       }
+      await rekeyHistoryAndTrash(trx, vaultId, rekey, keyVersion, this.c.engine.batchRows);
       await trx
         .updateTable("vaults")
         .set({ key_version: keyVersion, rekey_required: 0, updated_at: now })

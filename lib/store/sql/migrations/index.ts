@@ -12,6 +12,7 @@ import * as m010 from "./010_account_version";
 import * as m011 from "./011_backfill_sessions";
 import * as m012 from "./012_removed_from_org";
 import * as m013 from "./013_key_log";
+import * as m014 from "./014_history_trash";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "011_backfill_sessions": m011,
   "012_removed_from_org": m012,
   "013_key_log": m013,
+  "014_history_trash": m014,
 };
 
 export const migrationProvider: MigrationProvider = {

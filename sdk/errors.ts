@@ -30,6 +30,8 @@ export type SecurityProblem =
   | "KEY_LOG_FORK"
   /** A ciphertext does not open under its key and its vault and item ids. */
   | "TAMPERED"
+  /** A kept revision or a trashed item other than the one the signed item log names for it (another revision's ciphertext, labelled as this one). */
+  | "HISTORY_MISMATCH"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */
   | "INCONSISTENT"
   /** A vault's signed roster breaks its rules: a link out of place, by someone without the right, or not whole. */

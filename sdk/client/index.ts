@@ -19,6 +19,7 @@ import { vaultStateFingerprint } from "../fingerprints";
 import { ItemLogs } from "./item-log";
 import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
+import { History } from "./history";
 import { Rosters } from "./roster";
 import { Session } from "./session";
 import { PasswordChanges, type PasswordChangeResult } from "./password";
@@ -30,8 +31,10 @@ import type {
   AuditRecord,
   Invite,
   Item,
+  ItemRevision,
   MemberEntry,
   OrgRole,
+  TrashedItem,
   RekeyResult,
   SessionInfo,
   Vault,
@@ -64,6 +67,7 @@ export class VaultClient {
   private readonly memberOps: Members;
   private readonly items: Items;
   private readonly rekeys: Rekeys;
+  private readonly history: History;
   private readonly invites: Invites;
   private readonly audit: Audit;
   private readonly passwords: PasswordChanges;
@@ -82,7 +86,8 @@ export class VaultClient {
     this.items = new Items(this.core, this.vaults, this.rosters, new ItemLogs(this.core, this.trust, this.rosters, this.audit));
     this.passwords = new PasswordChanges(this.core, this.trust, this.rosters, this.vaults);
     this.keyRotations = new KeyRotations(this.core, this.trust, this.rosters, this.vaults, this.memberOps);
-    this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items);
+    this.history = new History(this.core, this.vaults, this.items);
+    this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items, this.history);
     this.people = new People(this.core, this.memberOps, this.rekeys);
   }
 
@@ -296,8 +301,26 @@ export class VaultClient {
   editItem(vaultId: string, itemId: string, content: ItemContent, opts: { revision?: number } = {}): Promise<Item> {
     return this.items.editItem(lc(vaultId), lc(itemId), content, opts);
   }
+  /** Moves an item to the vault's trash (history.ts: `trash`, `restoreItem`, `purgeItem`). */
   deleteItem(vaultId: string, itemId: string): Promise<void> {
     return this.items.deleteItem(lc(vaultId), lc(itemId));
+  }
+  /** An item's kept revisions, newest first, opened and checked against the signed item log. */
+  itemHistory(vaultId: string, itemId: string): Promise<ItemRevision[]> {
+    return this.history.itemHistory(lc(vaultId), lc(itemId));
+  }
+  /** Makes a kept revision the item's content again (a new revision). */
+  restoreRevision(vaultId: string, itemId: string, revision: number): Promise<Item> {
+    return this.history.restoreRevision(lc(vaultId), lc(itemId), revision);
+  }
+  trash(vaultId: string): Promise<TrashedItem[]> {
+    return this.history.trash(lc(vaultId));
+  }
+  restoreItem(vaultId: string, itemId: string): Promise<Item> {
+    return this.history.restoreItem(lc(vaultId), lc(itemId));
+  }
+  purgeItem(vaultId: string, itemId: string): Promise<void> {
+    return this.history.purgeItem(lc(vaultId), lc(itemId));
   }
 
   // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------

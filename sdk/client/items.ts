@@ -160,7 +160,7 @@ export class Items {
    * another write or a roster change took the place (409 on `itemLink.*`). A roster that moved to
    * a state where writing is not safe (a rekey due, another key) gives up the write.
    */
-  private async logged<T>(
+  async logged<T>(
     vaultId: string,
     vault: { keyVersion: number },
     firstRoster: VerifiedRoster,
@@ -292,7 +292,7 @@ async function settle(vaultId: string, attempt: number): Promise<void> {
 }
 
 /** The record is the item asked for, in the vault asked for, both ids exactly as the server stores them (lower case). */
-function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
+export function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
   if (!isCanonicalId(stored?.itemId) || stored.itemId !== itemId.toLowerCase() || stored.vaultId !== vaultId.toLowerCase())
     throw new SecurityError(
       "ITEM_MISMATCH",
@@ -300,7 +300,7 @@ function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
     );
 }
 
-function toItem(stored: StoredItem, content: ItemContent): Item {
+export function toItem(stored: StoredItem, content: ItemContent): Item {
   return {
     itemId: stored.itemId,
     vaultId: stored.vaultId,

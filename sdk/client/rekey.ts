@@ -14,6 +14,7 @@ import { mayDo, type VaultRole } from "../vault-roles";
 import { itemSetDigest, itemStatesOf } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
 import type { Items } from "./items";
+import type { History } from "./history";
 import type { Members } from "./members";
 import { rosterRaced, type Rosters } from "./roster";
 import type { Trust } from "./trust";
@@ -43,6 +44,7 @@ export class Rekeys {
     private readonly vaults: Vaults,
     private readonly members: Members,
     private readonly items: Items,
+    private readonly history: History,
   ) {}
 
   /**
@@ -184,6 +186,9 @@ export class Rekeys {
         progress({ phase: "items", done: items.length, total: stored.length });
       }
 
+      // What the vault keeps of its items' past, re-encrypted too: what is left out, the server drops.
+      const { history, trash } = await this.resealPast(vaultId, planned.oldKey, newKey);
+
       const newKeys: NewKey[] = [];
       progress({ phase: "wraps", done: 0, total: planned.recipients.length });
       for (const userId of planned.recipients) {
@@ -220,6 +225,8 @@ export class Rekeys {
           body: {
             newKeys,
             items,
+            history,
+            trash,
             keyVersion: vault.keyVersion,
             rosterLink,
             ...(itemLink && { itemLink }),
@@ -227,8 +234,7 @@ export class Rekeys {
           },
         });
       } catch (err) {
-        const raced =
-          err instanceof ApiError && (err.status === 409 || (err.status === 400 && (err.field === "newKeys" || err.field === "items")));
+        const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
         if ((raced || rosterRaced(err)) && attempt < maxAttempts) continue;
         throw err;
       }
@@ -237,10 +243,51 @@ export class Rekeys {
       progress({ phase: "upload", done: 1, total: 1 });
       const own = newKeys.find((k) => k.userId === this.core.account.userId)!;
       this.core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion + 1, wrap: own.encryptedVaultKey, key: newKey });
-      return { keyVersion: vault.keyVersion + 1, items: items.length, members: newKeys.length, attempts: attempt };
+      return {
+        keyVersion: vault.keyVersion + 1,
+        items: items.length,
+        members: newKeys.length,
+        attempts: attempt,
+        history: history.length,
+        trash: trash.length,
+      };
     }
   }
+
+  /**
+   * The vault's kept revisions and trash, opened under the old key and sealed under the new one.
+   * An entry that does not open (not this item's under this key: the server's doing) is left out,
+   * and so dropped by the server, with the history of a trashed item left out.
+   */
+  private async resealPast(vaultId: string, oldKey: Bytes, newKey: Bytes) {
+    const [oldHistory, oldTrash] = await Promise.all([this.history.storedHistory(vaultId), this.history.storedTrash(vaultId)]);
+    const reseal = async (entry: SealedItem) => {
+      try {
+        return await sealItem(newKey, vaultId, entry.itemId, await openItem(oldKey, vaultId, entry));
+      } catch (err) {
+        if (err instanceof SecurityError && err.code === "TAMPERED") return undefined;
+        throw err;
+      }
+    };
+    const trash: SealedItem[] = [];
+    for (const t of oldTrash) {
+      const sealed = await reseal(t);
+      if (sealed) trash.push(sealed);
+    }
+    const trashed = new Set(oldTrash.map((t) => t.itemId));
+    const kept = new Set(trash.map((t) => t.itemId));
+    const history: Array<SealedItem & { revision: number }> = [];
+    for (const r of oldHistory) {
+      if (trashed.has(r.itemId) && !kept.has(r.itemId)) continue;
+      const sealed = await reseal(r);
+      if (sealed) history.push({ ...sealed, revision: r.revision });
+    }
+    return { history, trash };
+  }
 }
+
+/** The rekey's sets whose refusal (400 naming one) means the vault changed since it was read: read again and retry. */
+const REKEY_SETS = ["newKeys", "items", "history", "trash"];
 
 /** Where the server's member list differs from the members, and their roles, an owner confirmed. */
 function memberSetProblems(listed: readonly MemberEntry[], confirmed: ReadonlyMap<string, VaultRole>): SecurityError[] {

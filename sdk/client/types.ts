@@ -101,6 +101,30 @@ export interface RekeyResult {
   items: number;
   members: number;
   attempts: number;
+  /** Kept revisions and trashed items re-encrypted with the items (a server of an earlier release keeps none: 0). */
+  history: number;
+  trash: number;
+}
+
+/** A revision an update replaced, opened here. */
+export interface ItemRevision {
+  itemId: string;
+  vaultId: string;
+  revision: number;
+  name: string;
+  fields: Record<string, string>;
+  /** When it was written and replaced: the server's word. */
+  createdAt: string;
+  replacedAt: string;
+  /** Who wrote it, where a signed item-log link this client verified names this revision's ciphertext; else undefined (older than what it verified, or a vault without a log). */
+  signedBy?: string;
+}
+
+/** An item in the vault's trash, opened here. */
+export interface TrashedItem extends Item {
+  deletedAt: string;
+  /** Who deleted it: the server's word, or the signer of the `delete` link this client verified. */
+  deletedBy: string;
 }
 
 export interface WrapCheck {

@@ -314,10 +314,26 @@ describe("vaultctl", () => {
     expect((await ok("alice", ["vault", "rename", vault.vaultId, "Renamed", "--json"])).json.vaultName).toBe("Renamed");
 
     const item = (await ok("carol", ["item", "add", "Renamed", "temp", "--json"])).json;
-    expect((await ok("alice", ["item", "delete", "Renamed", "temp", "--yes"])).stdout).toContain(`Deleted "temp".`);
+    const carolId = (await ok("carol", ["whoami", "--json"])).json.userId;
+    const aliceId = (await ok("alice", ["whoami", "--json"])).json.userId;
+    await ok("carol", ["item", "edit", "Renamed", "temp", "--field", "password=second"]);
+    const history = (await ok("alice", ["item", "history", "Renamed", "temp", "--json"])).json;
+    expect(history.map((r: any) => [r.revision, r.signedBy])).toEqual([[1, carolId]]);
+    expect((await ok("alice", ["item", "history", "Renamed", "temp", "--revision", "1"])).stdout).not.toContain("second");
+    expect((await ok("alice", ["item", "delete", "Renamed", "temp", "--yes"])).stdout).toContain(
+      `Deleted "temp": it is in the vault's trash`,
+    );
     const missing = await vaultctl("alice", ["item", "get", "Renamed", item.itemId]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`no item "${item.itemId}"`);
+    expect((await ok("carol", ["trash", "list", "Renamed", "--json"])).json.map((t: any) => [t.name, t.deletedBy])).toEqual([
+      ["temp", aliceId],
+    ]);
+    expect((await ok("carol", ["trash", "restore", "Renamed", "temp"])).stdout).toContain(`Restored "temp" (revision 3).`);
+    expect((await ok("alice", ["item", "revert", "Renamed", "temp", "1"])).stdout).toContain("now revision 4");
+    await ok("alice", ["item", "delete", "Renamed", "temp", "--yes"]);
+    expect((await ok("alice", ["trash", "purge", "Renamed", "temp", "--yes"])).stdout).toContain(`Purged "temp" for good.`);
+    expect((await ok("alice", ["trash", "list", "Renamed"])).stdout).toContain("The trash is empty.");
 
     await ok("alice", ["vault", "delete", "Renamed", "--yes"]);
     expect((await ok("carol", ["vault", "list", "--json"])).json.map((v: any) => v.vaultName)).not.toContain("Renamed");

@@ -2,6 +2,7 @@
 import { accountCommands } from "./account";
 import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
+import { historyCommands } from "./history";
 import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
 import { orgCommands } from "./org";
@@ -17,6 +18,7 @@ export const commands: Command[] = [
   ...verifyCommands,
   ...auditCommands,
   ...itemCommands,
+  ...historyCommands,
   ...inviteCommands,
   ...orgCommands,
   ...keysCommands,

@@ -94,7 +94,7 @@ export const itemCommands: Command[] = [
   {
     path: ["item", "delete"],
     args: ["<vault>", "<item>"],
-    summary: "Delete an item",
+    summary: "Move an item to the vault's trash (`vaultctl trash restore` brings it back)",
     options: { yes: YES_OPTION },
     async run(ctx, [vaultRef, itemRef], opts) {
       const client = await ctx.unlocked();
@@ -103,7 +103,10 @@ export const itemCommands: Command[] = [
       const item = await findItem(client, vaultId, itemRef!);
       await confirmOrStop(`Delete item "${item.name}" from vault ${shownName(vault)}?`, opts.yes === true);
       await client.deleteItem(vaultId, item.itemId);
-      return { json: { deleted: item.itemId }, text: `Deleted "${item.name}".` };
+      return {
+        json: { deleted: item.itemId, trash: true },
+        text: `Deleted "${item.name}": it is in the vault's trash (vaultctl trash restore ${vaultId} ${item.itemId}).`,
+      };
     },
   },
 
@@ -124,7 +127,7 @@ function parseFields(pairs: string[] | undefined): Record<string, string> {
   return fields;
 }
 
-async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {
+export async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {
   const items = await client.listItems(vaultId);
   const byId = items.find((i) => i.itemId === ref.toLowerCase());
   if (byId) return byId;

@@ -725,6 +725,29 @@ describe("the web vault", () => {
     await expect(edited.getByRole("link").count()).resolves.toBe(0);
   });
 
+  test("history and trash: an earlier version made current again; an item deleted to the trash and restored from it", async () => {
+    // The item the test before edited: its first version had the github.com link.
+    const view = ada.getByRole("region", { name: "Item GitHub bot" });
+    await view.waitFor();
+    await ada.getByRole("button", { name: "Show history" }).click();
+    const history = ada.getByRole("region", { name: "History of GitHub bot" });
+    await history.getByTestId("revision-1").waitFor();
+    await accessible(ada, "item history");
+    await history.getByRole("button", { name: "Restore revision 1" }).click();
+    await ada.getByRole("region", { name: "Item GitHub bot" }).getByRole("link", { name: "https://github.com" }).waitFor();
+    await ada.getByText("Revision 3 ·").waitFor();
+
+    await ada.getByRole("region", { name: "Item GitHub bot" }).getByRole("button", { name: "Delete", exact: true }).click();
+    const trash = ada.getByRole("list", { name: "Trash" });
+    await trash.getByText("GitHub bot", { exact: true }).waitFor();
+    expect(await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).count()).toBe(0);
+    await accessible(ada, "trash");
+    await trash.getByRole("button", { name: "Restore GitHub bot" }).click();
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).waitFor();
+    await ada.getByText("The trash is empty.").waitFor();
+    await ada.getByText("Revision 4 ·").waitFor();
+  });
+
   test("a reload asks to log in again, the email of the last login filled in (no login kept in the browser)", async () => {
     const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
     await ada.reload();

@@ -13,6 +13,8 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The server is showing another key history for someone than the one this browser followed: someone may hold one of their old keys. Nothing was trusted; compare fingerprints with them in person or by phone.",
   BAD_SIGNATURE: "A signature did not check out, so this was refused: the server may have been tampered with.",
   TAMPERED: "Some stored data does not decrypt as it should: it may have been altered on the server.",
+  HISTORY_MISMATCH:
+    "The server offered an earlier version of an item (or a deleted one) that is not the one the vault's signed history wrote: it was refused, and nothing was restored.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
   ROSTER_BROKEN: "This vault's signed member history does not check out: the server may be misreporting who is in it.",
   ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",

@@ -16,6 +16,7 @@ import { ItemView, ItemForm } from "./items";
 import { type OrgMember, MemberRow, ShareForm } from "./members";
 import { Adopt, PHASES } from "./adopt";
 import { VaultSettings } from "./settings";
+import { ItemHistory, Trash } from "./past";
 
 export function VaultPage({ vaultId }: { vaultId: string }) {
   const client = currentClient();
@@ -174,13 +175,16 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
             item={item}
             onEdit={() => setEditing(item)}
             onDelete={() => {
-              if (confirm(`Delete "${item.name}"? This cannot be undone.`))
+              if (confirm(`Move "${item.name}" to the trash? Members can restore it from there until it is purged.`))
                 void change(async () => {
                   await client.deleteItem(vaultId, item.itemId);
                   setOpen(null);
                 });
             }}
           />
+        )}
+        {item && editing === null && (
+          <ItemHistory vaultId={vaultId} item={item} onRestored={(i) => void reload().then(() => setOpen(i.itemId))} />
         )}
         {editing !== null ? (
           <ItemForm
@@ -210,6 +214,8 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
           </button>
         )}
       </section>
+
+      <Trash vaultId={vaultId} version={items} onRestored={(i) => void reload().then(() => setOpen(i.itemId))} />
 
       {vault.vaultType === "shared" && (
         <section aria-labelledby="members-heading">

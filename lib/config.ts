@@ -239,14 +239,14 @@ export const SETTINGS = {
     shown: "half of `REKEY_BODY_LIMIT`",
     group: "basics",
     meaning:
-      "ciphertext one vault may hold (its items' `encryptedData` and `encryptedName`, as base64 characters); a write past it is `413`. Bounded so that a full vault can always be rekeyed",
+      "ciphertext one vault may hold (its items', trash's and history's `encryptedData` and `encryptedName`, as base64 characters); a write past it is `413` (history gives way first). Bounded so that a full vault can always be rekeyed",
     parse: (raw, env): number => int("VAULT_MAX_BYTES", raw, defaultVaultMaxBytes(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1024),
   }),
   vaultMaxItems: setting({
     env: "VAULT_MAX_ITEMS",
     shown: "50000 (fewer below a 64 MiB `REKEY_BODY_LIMIT`)",
     group: "basics",
-    meaning: "items one vault may hold; one more is `413`",
+    meaning: "items one vault may hold, its trash included; one more is `413` (kept revisions count too, and give way)",
     parse: (raw, env): number => int("VAULT_MAX_ITEMS", raw, defaultVaultMaxItems(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1),
   }),
   itemHistory: setting({

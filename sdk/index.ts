@@ -42,6 +42,20 @@ export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SC
 export { Transport, type Tokens, type TransportOptions } from "./http";
 export { completeItemUrl, itemAssociatedData, openableUrl, openItem, sealItem, type ItemContent, type SealedItem } from "./items";
 export {
+  ITEM_TYPES,
+  TYPE_FIELDS,
+  TYPE_LABELS,
+  URL_MATCHES,
+  itemUrls,
+  type CustomField,
+  type ItemType,
+  type ItemUrl,
+  type TypeField,
+  type UrlMatch,
+} from "./item-types";
+export { parseTotp, totpCode, totpProblem, type TotpCode } from "./totp";
+export { ItemSearch, type SearchHit, type SearchableItem } from "./search";
+export {
   bundleFingerprint,
   bundleSelfSignatureVerifies,
   groupedFingerprint,

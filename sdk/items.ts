@@ -7,12 +7,9 @@
 import { fromBase64, fromUtf8, toBase64, utf8, type Bytes } from "./encoding";
 import { SecurityError } from "./errors";
 import { gcmDecrypt, gcmEncrypt } from "./primitives";
+import { itemDataJson, parseItemData, type ItemContent } from "./item-types";
 
-export interface ItemContent {
-  name: string;
-  /** e.g. username, password, url, notes. */
-  fields: Record<string, string>;
-}
+export type { ItemContent } from "./item-types";
 
 export interface SealedItem {
   itemId: string;
@@ -30,7 +27,7 @@ export function itemAssociatedData(vaultId: string, itemId: string, part: Part):
 export async function sealItem(vaultKey: Bytes, vaultId: string, itemId: string, content: ItemContent): Promise<SealedItem> {
   const [encryptedName, encryptedData] = await Promise.all([
     gcmEncrypt(vaultKey, utf8(content.name), itemAssociatedData(vaultId, itemId, "name")),
-    gcmEncrypt(vaultKey, utf8(JSON.stringify(content.fields)), itemAssociatedData(vaultId, itemId, "data")),
+    gcmEncrypt(vaultKey, utf8(itemDataJson(content)), itemAssociatedData(vaultId, itemId, "data")),
   ]);
   return { itemId, encryptedName: toBase64(encryptedName), encryptedData: toBase64(encryptedData) };
 }
@@ -42,9 +39,7 @@ export async function openItem(vaultKey: Bytes, vaultId: string, item: SealedIte
       gcmDecrypt(vaultKey, fromBase64(item.encryptedName), itemAssociatedData(vaultId, item.itemId, "name")),
       gcmDecrypt(vaultKey, fromBase64(item.encryptedData), itemAssociatedData(vaultId, item.itemId, "data")),
     ]);
-    const fields: unknown = JSON.parse(fromUtf8(data));
-    if (typeof fields !== "object" || fields === null || Array.isArray(fields)) throw new Error("fields are not an object");
-    return { name: fromUtf8(name), fields: fields as Record<string, string> };
+    return parseItemData(fromUtf8(name), fromUtf8(data));
   } catch {
     throw new SecurityError(
       "TAMPERED",

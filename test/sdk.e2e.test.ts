@@ -112,7 +112,7 @@ describe("SDK end to end", () => {
 
     const phases = new Set<string>();
     const result = await carol.rekey(vault.vaultId, { onProgress: (p) => phases.add(`${p.phase}:${p.done}/${p.total}`) });
-    expect(result).toEqual({ keyVersion: 2, items: 2, members: 2, attempts: 1 });
+    expect(result).toEqual({ keyVersion: 2, items: 2, members: 2, attempts: 1, history: 1, trash: 0 });
     expect(phases).toEqual(
       new Set(["items:0/2", "items:1/2", "items:2/2", "wraps:0/2", "wraps:1/2", "wraps:2/2", "upload:0/1", "upload:1/1"]),
     );

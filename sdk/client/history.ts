@@ -78,11 +78,11 @@ export class History {
           `the server's revision ${r.revision} of item ${itemId} is not the one link ${link.seq} of the vault's signed item log wrote`,
         );
       out.push({
+        ...content,
+        type: content.type ?? "login",
         itemId: r.itemId,
         vaultId: r.vaultId,
         revision: r.revision,
-        name: content.name,
-        fields: content.fields,
         createdAt: r.createdAt,
         replacedAt: r.replacedAt,
         ...(link && { signedBy: link.actorId }),
@@ -148,6 +148,7 @@ export class History {
   async restoreRevision(vaultId: string, itemId: string, revision: number): Promise<Item> {
     const kept = (await this.itemHistory(vaultId, itemId)).find((r) => r.revision === revision);
     if (!kept) throw new ApiError(404, "NOT_FOUND", `Revision ${revision} of item ${itemId} is not kept`);
-    return this.items.editItem(vaultId, itemId, { name: kept.name, fields: kept.fields });
+    const { itemId: _i, vaultId: _v, revision: _r, createdAt: _c, replacedAt: _p, signedBy: _s, ...content } = kept;
+    return this.items.editItem(vaultId, itemId, content);
   }
 }

@@ -302,10 +302,10 @@ export function assertItem(stored: StoredItem, vaultId: string, itemId: string):
 
 export function toItem(stored: StoredItem, content: ItemContent): Item {
   return {
+    ...content,
     itemId: stored.itemId,
     vaultId: stored.vaultId,
-    name: content.name,
-    fields: content.fields,
+    type: content.type ?? "login",
     revision: stored.revision,
     createdAt: stored.createdAt,
     updatedAt: stored.updatedAt,

@@ -1,5 +1,6 @@
 /** What the client's calls take and answer: the server's shapes (contract sections 2 to 8) and the client's own reports. */
 import type { SealedItem, ItemContent } from "../items";
+import type { ItemType } from "../item-types";
 import type { StoredAccountKeys } from "../keys";
 import type { KdfParams } from "../primitives";
 import type { RosterLink, RosterState } from "../roster";
@@ -43,6 +44,7 @@ export interface StoredItem extends SealedItem {
 
 /** An item opened: its content beside the server's bookkeeping. */
 export interface Item extends ItemContent {
+  type: ItemType;
   itemId: string;
   vaultId: string;
   revision: number;
@@ -107,12 +109,11 @@ export interface RekeyResult {
 }
 
 /** A revision an update replaced, opened here. */
-export interface ItemRevision {
+export interface ItemRevision extends ItemContent {
+  type: ItemType;
   itemId: string;
   vaultId: string;
   revision: number;
-  name: string;
-  fields: Record<string, string>;
   /** When it was written and replaced: the server's word. */
   createdAt: string;
   replacedAt: string;

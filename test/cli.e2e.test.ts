@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { commands } from "../cli/commands";
 import { VaultClient } from "../sdk";
+import { fromBase32, referenceTotp } from "./helpers/totp";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { vaultctl as run, type VaultctlRun } from "./helpers/vaultctl";
 import { sleep } from "./helpers/wait";
@@ -346,6 +347,53 @@ describe("vaultctl", () => {
     });
     expect(revoked.code).toBe(1);
     expect(JSON.parse(revoked.stderr).error.code).toBe("INVITE_NOT_REDEEMABLE");
+  });
+
+  test("typed items: a login with two websites, a TOTP seed and custom fields, a card; the code matches one computed here; search finds 'github'", async () => {
+    await ok("alice", ["vault", "create", "Typed"]);
+    const seed = "JBSWY3DPEHPK3PXPJBSWY3DP";
+    const login = (
+      await ok("alice", [
+        ...["item", "add", "Typed", "GitHub", "--field", "username=ada", "--url", "github.com", "--url", "gist.github.com"],
+        ...["--url-match", "host", "--totp", seed, "--custom", "team=core", "--hidden", "pin=1234", "--favorite", "--json"],
+      ])
+    ).json;
+    expect(login).toMatchObject({
+      type: "login",
+      urls: [
+        { url: "https://github.com", match: "host" },
+        { url: "https://gist.github.com", match: "host" },
+      ],
+      custom: [
+        { name: "team", value: "core", hidden: false },
+        { name: "pin", value: "1234", hidden: true },
+      ],
+      favorite: true,
+    });
+    expect((await ok("alice", ["item", "add", "Typed", "Visa", "--type", "card", "--field", "number=4111", "--json"])).json.type).toBe(
+      "card",
+    );
+    expect((await vaultctl("alice", ["item", "add", "Typed", "x", "--type", "passport"])).code).toBe(2);
+    const badSeed = await vaultctl("alice", ["item", "add", "Typed", "x", "--totp", "not a seed"]);
+    expect([badSeed.code, badSeed.stderr]).toEqual([2, expect.stringContaining("--totp: a TOTP secret is base32")]);
+
+    const before = referenceTotp(fromBase32(seed), Date.now());
+    const { code, remaining } = (await ok("alice", ["item", "totp", "Typed", "GitHub", "--json"])).json;
+    expect([before, referenceTotp(fromBase32(seed), Date.now())]).toContain(code);
+    expect(remaining).toBeGreaterThan(0);
+    const shown = (await ok("alice", ["item", "get", "Typed", "GitHub"])).stdout;
+    expect(shown).toContain("website: https://gist.github.com (match: host)");
+    expect(shown).toMatch(/one-time code: \d{6} \(\d+ s left\)/);
+
+    const found = (await ok("alice", ["item", "search", "github", "--json"])).json;
+    // Every vault alice can open: the walkthrough's Team has a GitHub item too.
+    expect(found.items.map((i: any) => i.itemId)).toContain(login.itemId);
+    expect(new Set(found.items.map((i: any) => i.name))).toEqual(new Set(["GitHub"]));
+    expect(new Set(found.items.map((i: any) => i.vaultId)).size).toBe(2);
+    expect((await ok("alice", ["item", "search", "visa", "--vault", "Typed", "--json"])).json.items.map((i: any) => i.type)).toEqual([
+      "card",
+    ]);
+    expect((await ok("alice", ["item", "search", "nothing like it"])).stdout).toContain('No item matches "nothing like it".');
   });
 
   test("lock makes every session value useless", async () => {

@@ -2,6 +2,7 @@
 import { accountCommands } from "./account";
 import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
+import { findCommands } from "./find";
 import { historyCommands } from "./history";
 import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
@@ -19,6 +20,7 @@ export const commands: Command[] = [
   ...auditCommands,
   ...itemCommands,
   ...historyCommands,
+  ...findCommands,
   ...inviteCommands,
   ...orgCommands,
   ...keysCommands,

@@ -1,9 +1,33 @@
 /** Item commands: list, add, get, edit, delete. */
-import { generatePassword, type Item, type VaultClient } from "../../sdk";
+import {
+  completeItemUrl,
+  generatePassword,
+  ITEM_TYPES,
+  itemUrls,
+  totpCode,
+  totpProblem,
+  URL_MATCHES,
+  type CustomField,
+  type Item,
+  type ItemContent,
+  type ItemType,
+  type UrlMatch,
+  type VaultClient,
+} from "../../sdk";
 import { NotFoundError, table, UsageError } from "../output";
 import { confirmOrStop } from "../password";
 import { didYouMean } from "../suggest";
 import { type Command, YES_OPTION, usage, pick, findVault, shownName } from "./shared";
+
+/** The options `item add` and `item edit` share for what a type holds beyond its fields. */
+const TYPED_OPTIONS = {
+  url: { type: "string", multiple: true, value: "URL", description: "a website (repeatable; replaces the item's websites)" },
+  "url-match": { type: "string", value: "RULE", description: `how the websites match: ${URL_MATCHES.join(", ")} (default domain)` },
+  totp: { type: "string", value: "SEED", description: "a TOTP seed: an otpauth:// address or a base32 secret" },
+  custom: { type: "string", multiple: true, value: "NAME=VALUE", description: "a custom field (repeatable)" },
+  hidden: { type: "string", multiple: true, value: "NAME=VALUE", description: "a custom field shown masked (repeatable)" },
+  favorite: { type: "boolean", description: "mark it a favourite" },
+} as const;
 
 export const itemCommands: Command[] = [
   {
@@ -27,7 +51,9 @@ export const itemCommands: Command[] = [
     args: ["<vault>", "<name>"],
     summary: "Add an item, encrypted on this machine",
     options: {
+      type: { type: "string", value: "TYPE", description: `${ITEM_TYPES.join(", ")} (default login)` },
       field: { type: "string", multiple: true, value: "KEY=VALUE", description: "a field, e.g. username=ana (repeatable)" },
+      ...TYPED_OPTIONS,
       generate: { type: "boolean", description: "add a random 24-character `password` field" },
       show: { type: "boolean", description: "with --generate: print the generated password" },
     },
@@ -36,7 +62,7 @@ export const itemCommands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const fields = parseFields(opts.field);
       if (opts.generate) fields.password = generatePassword(24);
-      const item = await client.addItem(vault.vaultId, { name: name!, fields });
+      const item = await client.addItem(vault.vaultId, typed({ name: name!, fields, type: parseType(opts.type) }, opts));
       const lines = [`Added "${item.name}" to ${shownName(vault)}: ${item.itemId}`];
       if (opts.generate && opts.show) lines.push(`Generated password: ${fields.password}`);
       else if (opts.generate)
@@ -64,8 +90,13 @@ export const itemCommands: Command[] = [
         return { json: { [opts.field]: value }, text: value };
       }
       const lines = [
-        `${item.name}  (${item.itemId}, revision ${item.revision})`,
-        ...Object.entries(item.fields).map(([k, v]) => `  ${k}: ${v}`),
+        `${item.favorite ? "★ " : ""}${item.name}  (${item.type}, ${item.itemId}, revision ${item.revision})`,
+        ...Object.entries(item.fields)
+          .filter(([k]) => !(k === "url" && !item.urls))
+          .map(([k, v]) => `  ${k}: ${v}`),
+        ...itemUrls(item).map((u) => `  website: ${u.url}${u.match === "domain" ? "" : ` (match: ${u.match})`}`),
+        ...(item.custom ?? []).map((c) => `  ${c.name}: ${c.value}${c.hidden ? " (hidden)" : ""}`),
+        ...(item.totp ? [totpLine(item.totp)] : []),
       ];
       return { json: itemView(item), text: lines.join("\n") };
     },
@@ -78,6 +109,7 @@ export const itemCommands: Command[] = [
       name: { type: "string", value: "NAME", description: "the new name" },
       field: { type: "string", multiple: true, value: "KEY=VALUE", description: "set a field (repeatable)" },
       "remove-field": { type: "string", multiple: true, value: "KEY", description: "remove a field (repeatable)" },
+      ...TYPED_OPTIONS,
       generate: { type: "boolean", description: "set `password` to a new random 24-character value" },
     },
     async run(ctx, [vaultRef, itemRef], opts) {
@@ -87,7 +119,10 @@ export const itemCommands: Command[] = [
       const fields = { ...item.fields, ...parseFields(opts.field) };
       for (const key of opts["remove-field"] ?? []) delete fields[key];
       if (opts.generate) fields.password = generatePassword(24);
-      const edited = await client.editItem(vaultId, item.itemId, { name: opts.name ?? item.name, fields }, { revision: item.revision });
+      const { itemId: _i, vaultId: _v, revision, createdAt: _c, updatedAt: _u, ...content } = item;
+      const edited = await client.editItem(vaultId, item.itemId, typed({ ...content, name: opts.name ?? item.name, fields }, opts), {
+        revision,
+      });
       return { json: itemView(edited), text: `Updated "${edited.name}" (revision ${edited.revision}).` };
     },
   },
@@ -114,7 +149,46 @@ export const itemCommands: Command[] = [
 ];
 
 function itemView(i: Item) {
-  return pick(i, "itemId", "vaultId", "name", "fields", "revision", "createdAt", "updatedAt");
+  return pick(i, "itemId", "vaultId", "name", "type", "fields", "urls", "custom", "favorite", "revision", "createdAt", "updatedAt");
+}
+
+function parseType(raw: string | undefined): ItemType {
+  if (raw === undefined) return "login";
+  if (!ITEM_TYPES.includes(raw as ItemType)) usage(`--type is one of ${ITEM_TYPES.join(", ")}, not ${raw}`);
+  return raw as ItemType;
+}
+
+/** The content with what the options give: websites (completed with https://), a TOTP seed that parses, custom fields, the favourite mark. */
+function typed(content: ItemContent, opts: Record<string, unknown>): ItemContent {
+  const out = { ...content };
+  const urls = opts.url as string[] | undefined;
+  if (urls && urls.length > 0) {
+    const match = (opts["url-match"] as string | undefined) ?? "domain";
+    if (!URL_MATCHES.includes(match as UrlMatch)) usage(`--url-match is one of ${URL_MATCHES.join(", ")}, not ${match}`);
+    out.urls = urls.map((u) => ({ url: completeItemUrl(u) ?? u, match: match as UrlMatch }));
+    delete out.fields.url;
+  }
+  if (typeof opts.totp === "string") {
+    const problem = totpProblem(opts.totp);
+    if (problem) usage(`--totp: ${problem}`);
+    out.totp = opts.totp.trim();
+  }
+  const custom: CustomField[] = [
+    ...Object.entries(parseFields(opts.custom as string[] | undefined)).map(([name, value]) => ({ name, value, hidden: false })),
+    ...Object.entries(parseFields(opts.hidden as string[] | undefined)).map(([name, value]) => ({ name, value, hidden: true })),
+  ];
+  if (custom.length > 0) out.custom = [...(content.custom ?? []).filter((c) => !custom.some((n) => n.name === c.name)), ...custom];
+  if (opts.favorite === true) out.favorite = true;
+  return out;
+}
+
+export function totpLine(seed: string): string {
+  try {
+    const { code, remaining } = totpCode(seed);
+    return `  one-time code: ${code} (${remaining} s left)`;
+  } catch (err) {
+    return `  one-time code: the seed does not parse (${(err as Error).message})`;
+  }
 }
 
 function parseFields(pairs: string[] | undefined): Record<string, string> {

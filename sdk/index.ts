@@ -53,8 +53,9 @@ export {
   type TypeField,
   type UrlMatch,
 } from "./item-types";
-export { parseTotp, totpCode, totpProblem, type TotpCode } from "./totp";
-export { ItemSearch, type SearchHit, type SearchableItem } from "./search";
+// TOTP codes and search are imported from their own modules (sdk/totp.ts, sdk/search.ts), so that the web vault loads them only when used.
+export type { TotpCode } from "./totp";
+export type { ItemSearch, SearchHit, SearchableItem } from "./search";
 export {
   bundleFingerprint,
   bundleSelfSignatureVerifies,

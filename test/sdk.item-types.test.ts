@@ -6,7 +6,9 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { referenceTotp, toBase32 } from "./helpers/totp";
-import { ItemSearch, openItem, sealItem, totpCode, totpProblem, type ItemContent } from "../sdk";
+import { openItem, sealItem, type ItemContent } from "../sdk";
+import { ItemSearch } from "../sdk/search";
+import { totpCode, totpProblem } from "../sdk/totp";
 import { gcmEncrypt } from "../sdk/primitives";
 import { itemAssociatedData } from "../sdk/items";
 import { toBase64, utf8 } from "../sdk/encoding";

@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../sdk";
 import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations } from "./helpers/browser";
 import { plainShare, unsignedVault } from "./helpers/sdk";
+import { fromBase32, referenceTotp } from "./helpers/totp";
 import { startTestServer, type TestServer } from "./helpers/server";
 
 jest.setTimeout(120_000);
@@ -746,6 +747,62 @@ describe("the web vault", () => {
     await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).waitFor();
     await ada.getByText("The trash is empty.").waitFor();
     await ada.getByText("Revision 4 ·").waitFor();
+  });
+
+  test("item types: a login with two websites, a TOTP seed whose code matches one computed here, a custom field; a card; search across vaults", async () => {
+    const seed = "JBSWY3DPEHPK3PXPJBSWY3DP";
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Name", { exact: true }).fill("Deploy");
+    await ada.getByLabel("Username").fill("deployer");
+    await ada.getByLabel("Website", { exact: true }).fill("github.com/acme");
+    await ada.getByRole("button", { name: "Add a website" }).click();
+    await ada.getByLabel("Website 2").fill("gitlab.com");
+    await ada.getByLabel("How address 2 matches").selectOption("host");
+    await ada.getByLabel("One-time code seed (TOTP)").fill("not a seed");
+    await ada.getByText("a TOTP secret is base32").waitFor();
+    await ada.getByLabel("One-time code seed (TOTP)").fill(seed.toLowerCase());
+    await ada.getByRole("button", { name: "Add a field" }).click();
+    await ada.getByLabel("Field 1 name").fill("team");
+    await ada.getByLabel("Field 1 value").fill("core");
+    await ada.getByLabel("Favourite").check();
+    await accessible(ada, "item form (login)");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    const view = ada.getByRole("region", { name: "Item Deploy" });
+    await view.getByTestId("totp").waitFor();
+    const before = referenceTotp(fromBase32(seed), Date.now() - 1000);
+    const shownCode = await view.getByTestId("totp").innerText();
+    expect([before, referenceTotp(fromBase32(seed), Date.now())]).toContain(shownCode);
+    await expect(view.getByTestId("totp-remaining").innerText()).resolves.toMatch(/^\d+ s left$/);
+    await view.getByRole("link", { name: "https://gitlab.com" }).waitFor();
+    await view.getByText("matches: host").waitFor();
+    await view.getByText("core").waitFor();
+    await view.getByLabel("Favourite").waitFor();
+    await accessible(ada, "item (login with a one-time code)");
+
+    await ada.getByRole("button", { name: "Add item" }).click();
+    await ada.getByLabel("Type").selectOption("card");
+    await ada.getByLabel("Name", { exact: true }).fill("Visa");
+    await ada.getByLabel("Number").fill("4111111111111111");
+    await ada.getByRole("button", { name: "Save item" }).click();
+    const card = ada.getByRole("region", { name: "Item Visa" });
+    await card.getByText("Card", { exact: true }).waitFor();
+    await expect(card.getByTestId("number").innerText()).resolves.not.toContain("4111");
+    await card.getByRole("button", { name: "Reveal number" }).click();
+    await expect(card.getByTestId("number").innerText()).resolves.toBe("4111111111111111");
+
+    await ada.getByLabel("Search items").fill("visa");
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "Deploy" }).waitFor({ state: "detached" });
+    await expect(ada.getByRole("list", { name: "Items" }).getByRole("button").allInnerTexts()).resolves.toEqual(["Visa"]);
+    await ada.getByLabel("Search items").fill("");
+
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
+    await ada.getByLabel("Search all items").fill("github");
+    const hits = ada.getByRole("list", { name: "Matching items" });
+    await hits.getByRole("link", { name: "Deploy" }).waitFor();
+    await hits.getByRole("link", { name: "GitHub bot" }).waitFor();
+    await accessible(ada, "search all items");
+    await hits.getByRole("link", { name: "Deploy" }).click();
+    await ada.getByRole("region", { name: "Item Deploy" }).waitFor();
   });
 
   test("a reload asks to log in again, the email of the last login filled in (no login kept in the browser)", async () => {

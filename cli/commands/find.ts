@@ -1,5 +1,7 @@
 /** Finding items: search across every vault (or one), and an item's current one-time code. */
-import { ItemSearch, totpCode, type Item } from "../../sdk";
+import type { Item } from "../../sdk";
+import { ItemSearch } from "../../sdk/search";
+import { totpCode } from "../../sdk/totp";
 import { table, UsageError } from "../output";
 import { findItem } from "./items";
 import { type Command, findVault, shownName } from "./shared";

@@ -4,8 +4,6 @@ import {
   generatePassword,
   ITEM_TYPES,
   itemUrls,
-  totpCode,
-  totpProblem,
   URL_MATCHES,
   type CustomField,
   type Item,
@@ -14,6 +12,7 @@ import {
   type UrlMatch,
   type VaultClient,
 } from "../../sdk";
+import { totpCode, totpProblem } from "../../sdk/totp";
 import { NotFoundError, table, UsageError } from "../output";
 import { confirmOrStop } from "../password";
 import { didYouMean } from "../suggest";

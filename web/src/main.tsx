@@ -27,10 +27,10 @@ function App() {
     return <Login />;
   }
   if (session.locked) return <Unlock />;
-  return <Shell page={page ?? "vaults"} arg={arg} />;
+  return <Shell page={page ?? "vaults"} arg={arg} sub={route[2]} />;
 }
 
-function Shell({ page, arg }: { page: string; arg?: string }) {
+function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string }) {
   const client = currentClient();
   const admin = managesOrg(client.account.role);
   useIdleLock();
@@ -61,7 +61,7 @@ function Shell({ page, arg }: { page: string; arg?: string }) {
         </div>
       </header>
       {page === "vault" && arg ? (
-        <VaultPage vaultId={arg} />
+        <VaultPage vaultId={arg} itemId={sub} />
       ) : page === "invites" && admin ? (
         <Invites />
       ) : page === "audit" && admin ? (

@@ -1,13 +1,16 @@
-/** One item shown (its fields, copy to the clipboard) and the form that adds or edits one. */
-import { useState } from "preact/hooks";
-import { completeItemUrl, generatePassword, openableUrl, type Item } from "../../../../sdk";
+/** One item shown: its type's fields, websites, one-time code and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
+import { useEffect, useState } from "preact/hooks";
+import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
-import { Field, inputValue } from "../../ui";
 
 export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): void; onDelete(): void }) {
-  const [revealed, setRevealed] = useState(false);
+  const [revealed, setRevealed] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (key: string) => {
+    const next = new Set(revealed);
+    if (!next.delete(key)) next.add(key);
+    setRevealed(next);
+  };
   const [copied, setCopied] = useState<string | null>(null);
-  const { password, username, url, notes } = item.fields;
   const copy = async (value: string, what: string) => {
     try {
       await navigator.clipboard.writeText(value);
@@ -23,65 +26,89 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
       setCopied("The clipboard was cleared.");
     }, wait);
   };
-  const href = openableUrl(url);
+  const known = new Set(TYPE_FIELDS[item.type].map((f) => f.key));
+  const urls = itemUrls(item);
+  const secret = (key: string, label: string, value: string) => (
+    <div key={key}>
+      <dt>{label}</dt>
+      <dd>
+        <code data-testid={key}>{revealed.has(key) ? value : "••••••••••••"}</code>{" "}
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={revealed.has(key)}
+          aria-label={`${revealed.has(key) ? "Hide" : "Reveal"} ${label.toLowerCase()}`}
+          onClick={() => toggle(key)}
+        >
+          {revealed.has(key) ? "Hide" : "Reveal"}
+        </button>{" "}
+        <button type="button" class="secondary" onClick={() => void copy(value, label.toLowerCase())}>
+          Copy {label.toLowerCase()}
+        </button>
+      </dd>
+    </div>
+  );
   return (
     <div class="card" aria-label={`Item ${item.name}`} role="region">
-      <h3>{item.name}</h3>
+      <h3>
+        {item.favorite && <span aria-label="Favourite">★ </span>}
+        {item.name} <span class="meta">{TYPE_LABELS[item.type]}</span>
+      </h3>
       <dl>
-        {username !== undefined && (
-          <div>
-            <dt>username</dt>
-            <dd>
-              <span data-testid="username">{username}</span>{" "}
-              <button type="button" class="secondary" onClick={() => void copy(username, "username")}>
-                Copy username
-              </button>
-            </dd>
-          </div>
-        )}
-        {url !== undefined && (
-          <div>
-            <dt>website</dt>
-            <dd>
-              {href ? (
-                <a href={href} target="_blank" rel="noopener noreferrer">
-                  {url}
-                </a>
-              ) : (
-                <span title="Not a web address: not opened from here">{url}</span>
-              )}
-            </dd>
-          </div>
-        )}
+        {TYPE_FIELDS[item.type].map((f) => {
+          const value = item.fields[f.key];
+          if (value === undefined) return null;
+          if (f.secret) return secret(f.key, f.label, value);
+          return (
+            <div key={f.key}>
+              <dt>{f.label}</dt>
+              <dd class={f.multiline ? "multiline" : undefined}>
+                <span data-testid={f.key}>{value}</span>{" "}
+                {!f.multiline && (
+                  <button type="button" class="secondary" onClick={() => void copy(value, f.label.toLowerCase())}>
+                    Copy {f.label.toLowerCase()}
+                  </button>
+                )}
+              </dd>
+            </div>
+          );
+        })}
+        {urls.map((u, n) => {
+          const href = openableUrl(u.url);
+          return (
+            <div key={`url-${n}`}>
+              <dt>{n === 0 ? "website" : `website ${n + 1}`}</dt>
+              <dd>
+                {href ? (
+                  <a href={href} target="_blank" rel="noopener noreferrer">
+                    {u.url}
+                  </a>
+                ) : (
+                  <span title="Not a web address: not opened from here">{u.url}</span>
+                )}
+                {u.match !== "domain" && <span class="meta"> · matches: {u.match}</span>}
+              </dd>
+            </div>
+          );
+        })}
+        {item.totp && <OneTimeCode seed={item.totp} onCopy={(code) => void copy(code, "one-time code")} />}
         {Object.entries(item.fields)
-          .filter(([k]) => !["password", "username", "url", "notes"].includes(k))
+          .filter(([k]) => !known.has(k) && k !== "url")
           .map(([k, v]) => (
             <div key={k}>
               <dt>{k}</dt>
               <dd class="multiline">{v}</dd>
             </div>
           ))}
-        {password !== undefined && (
-          <div>
-            <dt>password</dt>
-            <dd>
-              <code data-testid="password">{revealed ? password : "••••••••••••"}</code>{" "}
-              <button type="button" class="secondary" aria-pressed={revealed} onClick={() => setRevealed(!revealed)}>
-                {revealed ? "Hide" : "Reveal"}
-              </button>{" "}
-              <button type="button" class="secondary" onClick={() => void copy(password, "password")}>
-                Copy password
-              </button>
-            </dd>
-          </div>
-        )}
-        {notes !== undefined && (
-          <div>
-            <dt>notes</dt>
-            <dd class="multiline" data-testid="notes">
-              {notes}
-            </dd>
-          </div>
+        {(item.custom ?? []).map((c, n) =>
+          c.hidden ? (
+            secret(`custom-${n}`, c.name, c.value)
+          ) : (
+            <div key={`custom-${n}`}>
+              <dt>{c.name}</dt>
+              <dd class="multiline">{c.value}</dd>
+            </div>
+          ),
         )}
       </dl>
       {copied && (
@@ -102,77 +129,49 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
   );
 }
 
-export function ItemForm({
-  item,
-  busy,
-  onSave,
-  onCancel,
-}: {
-  item?: Item;
-  busy: boolean;
-  onSave(content: { name: string; fields: Record<string, string> }): void;
-  onCancel(): void;
-}) {
-  const [name, setName] = useState(item?.name ?? "");
-  const [username, setUsername] = useState(item?.fields.username ?? "");
-  const [password, setPassword] = useState(item?.fields.password ?? "");
-  const [url, setUrl] = useState(item?.fields.url ?? "");
-  const [notes, setNotes] = useState(item?.fields.notes ?? "");
-  const [shown, setShown] = useState(false);
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const fields: Record<string, string> = { ...(item?.fields ?? {}) };
-    for (const [k, v] of Object.entries({ username, password, url: completeItemUrl(url), notes })) {
-      if (v) fields[k] = v;
-      else delete fields[k];
-    }
-    onSave({ name, fields });
-  };
+/** A login's current one-time code, its seconds left counting down; the TOTP code is loaded when an item has a seed. */
+function OneTimeCode({ seed, onCopy }: { seed: string; onCopy(code: string): void }) {
+  const [now, setNow] = useState<TotpCode | { problem: string } | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void import("../../../../sdk/totp").then(({ totpCode }) => {
+      const tick = () => {
+        if (stopped) return;
+        try {
+          setNow(totpCode(seed));
+        } catch (err) {
+          return setNow({ problem: (err as Error).message });
+        }
+        timer = setTimeout(tick, 1000 - (Date.now() % 1000));
+      };
+      tick();
+    });
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [seed]);
   return (
-    <form onSubmit={submit} class="card" aria-label={item ? `Edit ${item.name}` : "New item"}>
-      <h3>{item ? `Edit ${item.name}` : "New item"}</h3>
-      <Field id="item-name" label="Name">
-        <input id="item-name" required value={name} onInput={(e) => setName(inputValue(e))} />
-      </Field>
-      <Field id="item-username" label="Username">
-        <input id="item-username" autocomplete="off" value={username} onInput={(e) => setUsername(inputValue(e))} />
-      </Field>
-      <Field id="item-password" label="Password">
-        <input
-          id="item-password"
-          type={(shown ? "text" : "password") as "password"}
-          autocomplete="new-password"
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-        />
-      </Field>
-      <p>
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => {
-            setPassword(generatePassword(24));
-            setShown(true);
-          }}
-        >
-          Generate a password
-        </button>{" "}
-        <button type="button" class="secondary" aria-pressed={shown} onClick={() => setShown(!shown)}>
-          {shown ? "Hide password" : "Show password"}
-        </button>
-      </p>
-      <Field id="item-url" label="Website">
-        <input id="item-url" inputMode="url" autocomplete="off" value={url} onInput={(e) => setUrl(inputValue(e))} />
-      </Field>
-      <Field id="item-notes" label="Notes">
-        <textarea id="item-notes" value={notes} onInput={(e) => setNotes(inputValue(e))} />
-      </Field>
-      <button type="submit" disabled={busy}>
-        Save item
-      </button>{" "}
-      <button type="button" class="secondary" onClick={onCancel}>
-        Cancel
-      </button>
-    </form>
+    <div>
+      <dt>one-time code</dt>
+      <dd>
+        {now === null ? (
+          "…"
+        ) : "problem" in now ? (
+          <span class="error">The seed does not give codes: {now.problem}</span>
+        ) : (
+          <>
+            <code data-testid="totp">{now.code}</code>{" "}
+            <span class="meta" data-testid="totp-remaining">
+              {now.remaining} s left
+            </span>{" "}
+            <button type="button" class="secondary" onClick={() => onCopy(now.code)}>
+              Copy code
+            </button>
+          </>
+        )}
+      </dd>
+    </div>
   );
 }

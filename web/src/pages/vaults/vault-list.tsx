@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { CheckedVault, NameCheck, VaultType } from "../../../../sdk";
 import { currentClient, go, useRefresh } from "../../session";
 import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../../ui";
+import { SearchAllItems } from "./search";
 
 /** What a new vault can be, in words. */
 const KIND_CHOICES = [["shared", "Shared (can add members)"] as const, ["personal", "Personal (only you)"] as const];
@@ -31,6 +32,7 @@ export function Vaults() {
   return (
     <main>
       <h1>Your vaults</h1>
+      {vaults && vaults.length > 0 && <SearchAllItems vaults={vaults} />}
       <Field id="vault-search" label="Search vaults">
         <input id="vault-search" type="search" value={query} onInput={(e) => setQuery(inputValue(e))} />
       </Field>

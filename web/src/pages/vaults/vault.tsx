@@ -10,15 +10,17 @@ import {
   type VerifiedRoster,
 } from "../../../../sdk";
 import { currentClient, go, useRefresh } from "../../session";
-import { Busy, ErrorNote, useAction } from "../../ui";
+import { Busy, ErrorNote, Field, inputValue, useAction } from "../../ui";
+import { favouritesFirst, useItemSearch } from "./search";
 import { NameFlag } from "./vault-list";
-import { ItemView, ItemForm } from "./items";
+import { ItemView } from "./items";
+import { ItemForm } from "./item-form";
 import { type OrgMember, MemberRow, ShareForm } from "./members";
 import { Adopt, PHASES } from "./adopt";
 import { VaultSettings } from "./settings";
 import { ItemHistory, Trash } from "./past";
 
-export function VaultPage({ vaultId }: { vaultId: string }) {
+export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: string }) {
   const client = currentClient();
   const me = client.account.userId;
   const [vault, setVault] = useState<CheckedVault | null>(null);
@@ -27,7 +29,10 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
   const [org, setOrg] = useState<OrgMember[]>([]);
   const [roster, setRoster] = useState<VerifiedRoster | null>(null);
   const [fingerprint, setFingerprint] = useState<string | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(itemId ?? null);
+  const [query, setQuery] = useState("");
+  const found = useItemSearch(items, query);
+  useEffect(() => setOpen(itemId ?? null), [vaultId, itemId]);
   const [editing, setEditing] = useState<Item | "new" | null>(null);
   const [progress, setProgress] = useState<RekeyProgress | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -152,8 +157,14 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
       <section aria-labelledby="items-heading">
         <h2 id="items-heading">Items</h2>
         {items.length === 0 && <p>No items yet.</p>}
+        {items.length > 0 && (
+          <Field id="item-search" label="Search items">
+            <input id="item-search" type="search" value={query} onInput={(e) => setQuery(inputValue(e))} />
+          </Field>
+        )}
+        {found && found.length === 0 && <p>No item matches your search.</p>}
         <ul class="list" aria-label="Items">
-          {items.map((i) => (
+          {(found ?? favouritesFirst(items)).map((i) => (
             <li key={i.itemId}>
               <button
                 type="button"
@@ -164,6 +175,7 @@ export function VaultPage({ vaultId }: { vaultId: string }) {
                   setEditing(null);
                 }}
               >
+                {i.favorite ? "★ " : ""}
                 {i.name}
               </button>
               {i.fields.username && <span class="meta">{i.fields.username}</span>}

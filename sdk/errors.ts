@@ -32,6 +32,8 @@ export type SecurityProblem =
   | "TAMPERED"
   /** A kept revision or a trashed item other than the one the signed item log names for it (another revision's ciphertext, labelled as this one). */
   | "HISTORY_MISMATCH"
+  /** A trashed item deleted before the signed history this device checked: restored only when the person confirms it. */
+  | "TRASH_UNVERIFIED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */
   | "INCONSISTENT"
   /** A vault's signed roster breaks its rules: a link out of place, by someone without the right, or not whole. */

@@ -259,6 +259,8 @@ export interface ExpectedItems {
 export function expectedAfter(linksAfterBase: readonly ItemLink[]): ExpectedItems {
   const touched = new Map<string, ItemState | null>();
   const atBase = new Map<string, ItemState | null>();
+  // What each delete removed: a restore after it must bring exactly that back, at the next revision.
+  const deleted = new Map<string, { state: ItemState; seq: number }>();
   for (const link of linksAfterBase) {
     if (isBase(link)) continue;
     const id = link.itemId!;
@@ -266,9 +268,41 @@ export function expectedAfter(linksAfterBase: readonly ItemLink[]): ExpectedItem
     if (!atBase.has(id)) atBase.set(id, before);
     else if (!sameState(touched.get(id)!, before))
       fmt.fail("prevSha256", `link ${link.seq} does not follow from the state the link before left item ${id} in`);
+    const gone = deleted.get(id);
+    if (link.op === "restore" && gone && (link.revision !== gone.state.revision + 1 || link.sha256 !== gone.state.sha256))
+      fmt.fail("sha256", `restore link ${link.seq} does not bring back item ${id} as link ${gone.seq} deleted it`);
+    if (link.op === "delete") deleted.set(id, { state: stateBefore(link)!, seq: link.seq });
+    else deleted.delete(id);
     touched.set(id, link.op === "delete" ? null : { revision: link.revision!, sha256: link.sha256! });
   }
   return { touched, atBase };
+}
+
+/** What a delete after the base removed, if the item's last link since the base is that delete: the state a restore must bring back. */
+export function lastDeleted(linksAfterBase: readonly ItemLink[], itemId: string): { state: ItemState; seq: number } | undefined {
+  const last = linksAfterBase.findLast((l) => l.itemId === itemId);
+  return last?.op === "delete" ? { state: stateBefore(last)!, seq: last.seq } : undefined;
+}
+
+/**
+ * The digest each revision of an item had, as the links after the base pin it, for the item as it
+ * is now (its links since its last create; a purged and re-created id starts again): a create,
+ * update or restore names its new revision's, an update the one before's, a delete the one it
+ * removed.
+ */
+export function pinnedRevisions(
+  linksAfterBase: readonly ItemLink[],
+  itemId: string,
+): Map<number, { sha256: string; seq: number; actorId?: string }> {
+  const pinned = new Map<number, { sha256: string; seq: number; actorId?: string }>();
+  for (const l of linksAfterBase) {
+    if (l.itemId !== itemId) continue;
+    if (l.op === "create") pinned.clear();
+    if (l.op === "update") pinned.set(l.revision! - 1, { sha256: l.prevSha256!, seq: l.seq, ...pinned.get(l.revision! - 1) });
+    if (l.op === "delete") pinned.set(l.revision!, { sha256: l.prevSha256!, seq: l.seq, ...pinned.get(l.revision!) });
+    if (l.op !== "delete") pinned.set(l.revision!, { sha256: l.sha256!, seq: l.seq, actorId: l.actorId });
+  }
+  return pinned;
 }
 
 const sameState = (a: ItemState | null, b: ItemState | null): boolean =>

@@ -265,7 +265,7 @@ describe("a vault at its limits", () => {
     }
   });
 
-  test("5. past VAULT_MAX_ITEMS the next item is 413; deleting one makes room", async () => {
+  test("5. past VAULT_MAX_ITEMS the next item is 413; a deleted one counts while in the trash, purging it makes room", async () => {
     const server = await startTestServer({ VAULT_MAX_ITEMS: "3" });
     try {
       const api = new Api(server.url);
@@ -283,6 +283,9 @@ describe("a vault at its limits", () => {
       expect(statuses).toEqual([201, 201, 201, 413]);
       const first = (await api.get(`/vaults/${vault.vaultId}/items`, { token: owner.token })).body.items[0];
       expect((await api.delete(`/vaults/${vault.vaultId}/items/${first.itemId}`, { token: owner.token })).status).toBe(204);
+      const stillFull = await post();
+      expect([stillFull.status, stillFull.body.error.message]).toEqual([413, expect.stringContaining("its trash included")]);
+      expect((await api.delete(`/vaults/${vault.vaultId}/trash/${first.itemId}`, { token: owner.token })).status).toBe(204);
       expect((await post()).status).toBe(201);
     } finally {
       await server.stop();

@@ -144,5 +144,57 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
     await expect((await aliceBehind(swapped)).trash(vaultId)).rejects.toMatchObject({ code: "TAMPERED" });
     // The honest answer still restores it.
     expect((await alice.restoreItem(vaultId, itemId)).fields.password).toBe("three");
+
+    // An item the verified log holds (not deleted) offered as trash: refused before anything is signed.
+    const live: Edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${vaultId}/trash`
+        ? { items: [{ ...rev2, deletedAt: rev2.replacedAt, deletedBy: alice.account.userId }] }
+        : body;
+    const sentLive: Sent[] = [];
+    await expect((await aliceBehind(live, sentLive)).restoreItem(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+    expect(writesTo(sentLive, vaultId)).toEqual([]);
+  });
+
+  test("after a rekey: a revision pinned only by the next update's prevSha256 is still checked; a trashed item from before it is restored only when confirmed", async () => {
+    const { vaultId, itemId } = await team();
+    const gone = await alice.addItem(vaultId, { name: "old", fields: { password: "p" } });
+    await alice.deleteItem(vaultId, gone.itemId);
+    await alice.removeMember(vaultId, carol.account.userId);
+    await alice.rekey(vaultId);
+    // Revision 4 is the rekeyed copy of 3 (a rekey keeps no revision under the old key); the edit's link names its digest as prevSha256.
+    await alice.editItem(vaultId, itemId, { name: "github", fields: { username: "ada", password: "four" } });
+    const history = await alice.itemHistory(vaultId, itemId);
+    expect(history.map((r) => [r.revision, r.fields.password, r.verified])).toEqual([
+      [4, "three", true],
+      [2, "two", false],
+      [1, "one", false],
+    ]);
+    const kept = (await raw(`/vaults/${vaultId}/history?itemId=${itemId}`)).revisions;
+    const rev2 = kept.find((r: any) => r.revision === 2);
+    const relabel: Edit = (method, path, body) =>
+      method === "GET" && path === `/vaults/${vaultId}/history`
+        ? {
+            revisions: body.revisions.map((r: any) =>
+              r.revision === 4 ? { ...r, encryptedData: rev2.encryptedData, encryptedName: rev2.encryptedName } : r,
+            ),
+          }
+        : body;
+    await expect((await aliceBehind(relabel)).itemHistory(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+
+    // What a person saw is what is restored, or nothing.
+    const shown = history.find((r) => r.revision === 2)!;
+    await expect(
+      alice.restoreRevision(vaultId, itemId, 2, { ...shown, fields: { ...shown.fields, password: "other" } }),
+    ).rejects.toMatchObject({
+      status: 409,
+    });
+    expect((await alice.restoreRevision(vaultId, itemId, 2, shown)).fields.password).toBe("two");
+
+    // Deleted before the rekey: the trash entry opens, but no verified link vouches for it.
+    const trash = await alice.trash(vaultId);
+    expect(trash.map((t) => [t.name, t.verified])).toEqual([["old", false]]);
+    await expect(alice.restoreItem(vaultId, gone.itemId)).rejects.toMatchObject({ name: "SecurityError", code: "TRASH_UNVERIFIED" });
+    expect(await alice.trash(vaultId)).toHaveLength(1);
+    expect((await alice.restoreItem(vaultId, gone.itemId, { unverified: true })).fields.password).toBe("p");
   });
 });

@@ -113,7 +113,9 @@ describe("item log rules", () => {
     refusedWith("revision", () => parseItemLink({ ...create, revision: 2 }));
     refusedWith("revision", () => parseItemLink({ ...vectors.vectors[3]!.link, revision: 1 }));
     refusedWith("rosterSeq", () => parseItemLink({ ...create, rosterSeq: -1 }));
-    refusedWith("op", () => parseItemLink({ ...create, op: "restore" }));
+    refusedWith("op", () => parseItemLink({ ...create, op: "purge" }));
+    // A restore names the revision after the one its delete removed: never 1.
+    refusedWith("revision", () => parseItemLink({ ...create, op: "restore" }));
     refusedWith("itemLink", () => parseItemLink([]));
     // The audit head the signer verified (any op): both fields or neither, a seq from 1, a SHA-256.
     const claimed = vectors.vectors[6]!.link;
@@ -122,6 +124,25 @@ describe("item log rules", () => {
     refusedWith("auditSeq", () => parseItemLink({ ...claimed, auditSeq: undefined }));
     refusedWith("auditSeq", () => parseItemLink({ ...claimed, auditSeq: 0 }));
     refusedWith("auditHead", () => parseItemLink({ ...claimed, auditHead: "A".repeat(64) }));
+  });
+
+  test("a restore brings back exactly what its delete removed, at the next revision; one that does not is refused", () => {
+    const update = links[3]!; // item a at revision 2
+    const del: ItemLink = { ...update, op: "delete", seq: 4, revision: 2, prevSha256: update.sha256 };
+    delete del.sha256;
+    const restore = (over: Partial<ItemLink>): ItemLink => {
+      const link: ItemLink = { ...update, op: "restore", seq: 5, revision: 3, sha256: update.sha256, ...over };
+      delete link.prevSha256;
+      return link;
+    };
+    const before = links.slice(1, 4);
+    expect(expectedAfter([...before, del, restore({})]).touched.get(update.itemId!)).toEqual({ revision: 3, sha256: update.sha256 });
+    refusedWith("sha256", () => expectedAfter([...before, del, restore({ sha256: "f".repeat(64) })]));
+    refusedWith("sha256", () => expectedAfter([...before, del, restore({ revision: 4 })]));
+    // Restored into a known set: only an item that is not there.
+    const items = new Map<string, ItemState>();
+    applyToItems(items, restore({}));
+    refusedWith("itemId", () => applyToItems(items, restore({})));
   });
 
   test("applied to a known set: a create of an item that exists, an update or delete of one that does not, or at another state, are refused", () => {

@@ -1,5 +1,5 @@
 /** History and trash commands: an item's kept revisions, one made current again; the vault's trash, restore and purge. */
-import type { TrashedItem, VaultClient } from "../../sdk";
+import { SecurityError, type TrashedItem, type VaultClient } from "../../sdk";
 import { NotFoundError, table, UsageError } from "../output";
 import { confirmOrStop } from "../password";
 import { didYouMean } from "../suggest";
@@ -34,7 +34,7 @@ export const historyCommands: Command[] = [
         r.name,
         r.createdAt,
         r.replacedAt,
-        r.signedBy ?? "(before this machine's check)",
+        r.signedBy ?? (r.verified ? "(checked)" : "(before this machine's check)"),
       ]);
       return {
         json: revisions.map(({ fields: _fields, ...r }) => r),
@@ -67,7 +67,14 @@ export const historyCommands: Command[] = [
       const client = await ctx.unlocked();
       const trash = await client.trash((await findVault(client, vaultRef!)).vaultId);
       return {
-        json: trash.map((t) => ({ itemId: t.itemId, name: t.name, revision: t.revision, deletedAt: t.deletedAt, deletedBy: t.deletedBy })),
+        json: trash.map((t) => ({
+          itemId: t.itemId,
+          name: t.name,
+          revision: t.revision,
+          deletedAt: t.deletedAt,
+          deletedBy: t.deletedBy,
+          verified: t.verified,
+        })),
         text:
           trash.length === 0
             ? "The trash is empty."
@@ -82,11 +89,21 @@ export const historyCommands: Command[] = [
     path: ["trash", "restore"],
     args: ["<vault>", "<item>"],
     summary: "Bring an item back out of the trash (by id or name)",
-    async run(ctx, [vaultRef, itemRef]) {
+    options: {
+      unverified: {
+        type: "boolean",
+        description: "restore an item deleted before the signed history this machine checked (its copy cannot be checked)",
+      },
+    },
+    async run(ctx, [vaultRef, itemRef], opts) {
       const client = await ctx.unlocked();
       const vaultId = (await findVault(client, vaultRef!)).vaultId;
       const trashed = await findTrashed(client, vaultId, itemRef!);
-      const item = await client.restoreItem(vaultId, trashed.itemId);
+      const item = await client.restoreItem(vaultId, trashed.itemId, { unverified: opts.unverified === true }).catch((err: unknown) => {
+        if (err instanceof SecurityError && err.code === "TRASH_UNVERIFIED")
+          throw new SecurityError(err.code, `${err.message}. To restore it anyway: vaultctl trash restore --unverified ...`);
+        throw err;
+      });
       return { json: item, text: `Restored "${item.name}" (revision ${item.revision}).` };
     },
   },

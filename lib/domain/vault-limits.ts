@@ -61,11 +61,13 @@ export interface VaultSize {
 /** Refuses a write that would take a vault past its limits (413, naming the limit). `change` is what the write adds (negative: frees). */
 export function decideVaultGrowth(now: VaultSize, change: VaultSize, limits: VaultLimits): void {
   if (change.items > 0 && now.items + change.items > limits.maxItems)
-    throw vaultFull(`The vault holds ${now.items} items, its limit (VAULT_MAX_ITEMS ${limits.maxItems}) allows no more`);
+    throw vaultFull(
+      `The vault holds ${now.items} items, its trash included; its limit (VAULT_MAX_ITEMS ${limits.maxItems}) allows no more`,
+    );
   if (change.bytes > 0 && now.bytes + change.bytes > limits.maxBytes)
     throw vaultFull(
       `The vault holds ${now.bytes} bytes of ciphertext; this write would take it past its limit of ${limits.maxBytes} (VAULT_MAX_BYTES), ` +
-        "so that it can always be rekeyed. Delete items, or move some to another vault",
+        "so that it can always be rekeyed. Delete items and purge them from the trash (deleted items count until then), or move some to another vault",
     );
 }
 

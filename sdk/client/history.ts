@@ -9,7 +9,8 @@
  */
 import { ApiError, SecurityError } from "../errors";
 import { openItem } from "../items";
-import { itemDigest, type ItemLink } from "../item-log";
+import { itemDigest, lastDeleted, pinnedRevisions, type ItemLink } from "../item-log";
+import type { ItemContent } from "../item-types";
 import type { ClientCore } from "./core";
 import { assertItem, toItem, type Items } from "./items";
 import type { Item, ItemRevision, StoredItem, TrashedItem } from "./types";
@@ -67,15 +68,16 @@ export class History {
   async itemHistory(vaultId: string, itemId: string): Promise<ItemRevision[]> {
     const { key, roster } = await this.vaults.openCurrent(vaultId);
     const links = roster ? ((await this.items.logs.follow(vaultId, roster))?.sinceBase ?? []) : [];
+    const pinned = pinnedRevisions(links, itemId);
     const stored = await this.storedHistory(vaultId, itemId);
     const out: ItemRevision[] = [];
     for (const r of [...stored].sort((a, b) => b.revision - a.revision)) {
       const content = await openItem(key, vaultId, r);
-      const link = links.find((l) => l.itemId === r.itemId && l.op !== "delete" && l.revision === r.revision);
-      if (link && link.sha256 !== (await itemDigest(r)))
+      const pin = pinned.get(r.revision);
+      if (pin && pin.sha256 !== (await itemDigest(r)))
         throw new SecurityError(
           "HISTORY_MISMATCH",
-          `the server's revision ${r.revision} of item ${itemId} is not the one link ${link.seq} of the vault's signed item log wrote`,
+          `the server's revision ${r.revision} of item ${itemId} is not the one link ${pin.seq} of the vault's signed item log names`,
         );
       out.push({
         ...content,
@@ -85,7 +87,8 @@ export class History {
         revision: r.revision,
         createdAt: r.createdAt,
         replacedAt: r.replacedAt,
-        ...(link && { signedBy: link.actorId }),
+        verified: pin !== undefined,
+        ...(pin?.actorId && { signedBy: pin.actorId }),
       });
     }
     return out;
@@ -99,44 +102,64 @@ export class History {
     return Promise.all(stored.map((t) => this.openTrashed(key, vaultId, t, links)));
   }
 
+  /**
+   * A trashed item opened, and checked where the links since the base touch it: its last one must
+   * be the delete, and the entry what that delete removed. Not touched since (deleted before the
+   * last checkpoint or rekey), it is `verified: false`: it opens under this vault's key as this item,
+   * and nothing more is known.
+   */
   private async openTrashed(key: Bytes, vaultId: string, t: StoredTrashed, links: readonly ItemLink[]): Promise<TrashedItem> {
     const content = await openItem(key, vaultId, t);
-    const deleted = links.findLast((l) => l.itemId === t.itemId && l.op === "delete");
-    if (deleted && (deleted.revision !== t.revision || deleted.prevSha256 !== (await itemDigest(t))))
+    const touched = links.some((l) => l.itemId === t.itemId);
+    const deleted = lastDeleted(links, t.itemId);
+    if (touched && !deleted)
       throw new SecurityError(
         "HISTORY_MISMATCH",
-        `the server's trashed item ${t.itemId} is not what link ${deleted.seq} of the vault's signed item log deleted (revision ${deleted.revision})`,
+        `the server lists item ${t.itemId} in the trash, which the vault's signed item log holds as not deleted`,
       );
-    return { ...toItem(t, content), deletedAt: t.deletedAt, deletedBy: deleted?.actorId ?? t.deletedBy };
+    if (deleted && (deleted.state.revision !== t.revision || deleted.state.sha256 !== (await itemDigest(t))))
+      throw new SecurityError(
+        "HISTORY_MISMATCH",
+        `the server's trashed item ${t.itemId} is not what link ${deleted.seq} of the vault's signed item log deleted (revision ${deleted.state.revision})`,
+      );
+    const by = deleted && links.find((l) => l.seq === deleted.seq)?.actorId;
+    return { ...toItem(t, content), deletedAt: t.deletedAt, deletedBy: by ?? t.deletedBy, verified: deleted !== undefined };
   }
 
-  /** Brings an item back out of the trash, as it was deleted (checked as `trash` checks it), with the log's `restore` link on a signed vault. */
-  async restoreItem(vaultId: string, itemId: string): Promise<Item> {
-    const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
+  /**
+   * Brings an item back out of the trash, as it was deleted (checked as `trash` checks it), with the
+   * log's `restore` link, on a vault the client may write to (as an edit). An entry the signed log
+   * cannot vouch for (deleted before the last checkpoint or rekey) is refused with
+   * `TRASH_UNVERIFIED` unless the caller confirmed it (`unverified: true`).
+   */
+  restoreItem(vaultId: string, itemId: string, opts: { unverified?: boolean } = {}): Promise<Item> {
     const path = `${vaultPath(vaultId)}/trash/${encodeURIComponent(itemId)}/restore`;
-    const find = async (links: readonly ItemLink[]) => {
-      const stored = (await this.storedTrash(vaultId)).find((t) => t.itemId === itemId);
-      if (!stored) throw new ApiError(404, "NOT_FOUND", `Item ${itemId} is not in the vault's trash`);
-      return { stored, item: await this.openTrashed(key, vaultId, stored, links) };
-    };
-    if (!roster) {
-      const { item } = await find([]);
-      const restored = await this.core.http.request<StoredItem>("POST", path);
-      assertItem(restored, vaultId, itemId);
-      return toItem(restored, item);
-    }
-    return this.items.logged(vaultId, vault, roster, false, async (log, signedRoster) => {
-      const { stored, item } = await find(log.sinceBase);
-      const itemLink = await this.items.logs.sign(
-        log.head,
-        { op: "restore", itemId, revision: stored.revision + 1, sha256: await itemDigest(stored) },
-        signedRoster.state,
-      );
-      const restored = await this.core.http.request<StoredItem>("POST", path, { body: { itemLink } });
-      assertItem(restored, vaultId, itemId);
-      await this.items.logs.saw(itemLink);
-      return toItem(restored, item);
-    });
+    return this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) =>
+      this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
+        if (log.items?.has(itemId))
+          throw new SecurityError(
+            "HISTORY_MISMATCH",
+            `the server lists item ${itemId} in the trash, which the vault's signed item log holds`,
+          );
+        const stored = (await this.storedTrash(vaultId)).find((t) => t.itemId === itemId);
+        if (!stored) throw new ApiError(404, "NOT_FOUND", `Item ${itemId} is not in the vault's trash`);
+        const item = await this.openTrashed(key, vaultId, stored, log.sinceBase);
+        if (!item.verified && !opts.unverified)
+          throw new SecurityError(
+            "TRASH_UNVERIFIED",
+            `item ${itemId} was deleted before the signed history this device checked: the server's copy opens as this item, but which version it is cannot be checked`,
+          );
+        const itemLink = await this.items.logs.sign(
+          log.head,
+          { op: "restore", itemId, revision: stored.revision + 1, sha256: await itemDigest(stored) },
+          signedRoster.state,
+        );
+        const restored = await this.core.http.request<StoredItem>("POST", path, { body: { itemLink } });
+        assertItem(restored, vaultId, itemId);
+        await this.items.logs.saw(itemLink);
+        return toItem(restored, item);
+      }),
+    );
   }
 
   /** Deletes a trashed item, with its history, for good. */
@@ -144,11 +167,21 @@ export class History {
     await this.core.http.request("DELETE", `${vaultPath(vaultId)}/trash/${encodeURIComponent(itemId)}`);
   }
 
-  /** Makes a kept revision the item's content again: a new revision, written as any edit (the revision replaced is kept in turn). */
-  async restoreRevision(vaultId: string, itemId: string, revision: number): Promise<Item> {
+  /**
+   * Makes a kept revision the item's content again: a new revision, written as any edit (the
+   * revision replaced is kept in turn). With `seen` (the revision as shown), refused (409) when the
+   * server's revision now holds anything else.
+   */
+  async restoreRevision(vaultId: string, itemId: string, revision: number, seen?: ItemContent): Promise<Item> {
     const kept = (await this.itemHistory(vaultId, itemId)).find((r) => r.revision === revision);
     if (!kept) throw new ApiError(404, "NOT_FOUND", `Revision ${revision} of item ${itemId} is not kept`);
-    const { itemId: _i, vaultId: _v, revision: _r, createdAt: _c, replacedAt: _p, signedBy: _s, ...content } = kept;
+    if (seen && contentKey(seen) !== contentKey(kept))
+      throw new ApiError(409, "CONFLICT", `Revision ${revision} of item ${itemId} is not what was shown: read its history again`);
+    const { itemId: _i, vaultId: _v, revision: _r, createdAt: _c, replacedAt: _p, signedBy: _s, verified: _f, ...content } = kept;
     return this.items.editItem(vaultId, itemId, content);
   }
 }
+
+/** An item's content, comparable: what a person saw and what is restored must be the same. */
+const contentKey = (c: ItemContent): string =>
+  JSON.stringify([c.name, c.type ?? "login", c.fields, c.urls ?? null, c.totp ?? null, c.custom ?? null, c.favorite ?? false]);

@@ -310,14 +310,15 @@ export class VaultClient {
     return this.history.itemHistory(lc(vaultId), lc(itemId));
   }
   /** Makes a kept revision the item's content again (a new revision). */
-  restoreRevision(vaultId: string, itemId: string, revision: number): Promise<Item> {
-    return this.history.restoreRevision(lc(vaultId), lc(itemId), revision);
+  restoreRevision(vaultId: string, itemId: string, revision: number, seen?: ItemContent): Promise<Item> {
+    return this.history.restoreRevision(lc(vaultId), lc(itemId), revision, seen);
   }
   trash(vaultId: string): Promise<TrashedItem[]> {
     return this.history.trash(lc(vaultId));
   }
-  restoreItem(vaultId: string, itemId: string): Promise<Item> {
-    return this.history.restoreItem(lc(vaultId), lc(itemId));
+  /** Out of the trash; `unverified: true` once the person confirmed an entry the signed history cannot vouch for (TRASH_UNVERIFIED). */
+  restoreItem(vaultId: string, itemId: string, opts: { unverified?: boolean } = {}): Promise<Item> {
+    return this.history.restoreItem(lc(vaultId), lc(itemId), opts);
   }
   purgeItem(vaultId: string, itemId: string): Promise<void> {
     return this.history.purgeItem(lc(vaultId), lc(itemId));

@@ -77,7 +77,16 @@ export class Items {
    * (trusted on first use).
    */
   async listCheckedItems(vaultId: string, vault: Pick<Vault, "keyVersion">, roster: VerifiedRoster | null): Promise<StoredItem[]> {
-    if (!roster) return this.listStoredItems(vaultId);
+    return (await this.listCheckedItemsAt(vaultId, vault, roster)).stored;
+  }
+
+  /** `listCheckedItems`, with the item log as followed when the listing was checked (null: a vault without a roster). */
+  async listCheckedItemsAt(
+    vaultId: string,
+    vault: Pick<Vault, "keyVersion">,
+    roster: VerifiedRoster | null,
+  ): Promise<{ stored: StoredItem[]; log: FollowedLog | null }> {
+    if (!roster) return { stored: await this.listStoredItems(vaultId), log: null };
     for (let attempt = 1; ; attempt++) {
       const before = await this.logs.follow(vaultId, roster);
       const stored = await this.listStoredItems(vaultId);
@@ -89,7 +98,7 @@ export class Items {
       const after = await this.logs.follow(vaultId, roster);
       if (after && after.head.seq === before.head.seq) {
         await this.logs.checkListing(vaultId, after, stored, roster.state);
-        return stored;
+        return { stored, log: after };
       }
       await settle(vaultId, attempt);
     }

@@ -171,7 +171,9 @@ export class Rekeys {
         throw err;
       }
       // On a signed vault, exactly the items its signed item log holds: a dropped item would otherwise be lost to the rekey.
-      const stored = await this.items.listCheckedItems(vaultId, vault, planned.roster);
+      // The rekey link is signed on the head this listing was checked at: any item write after it
+      // (a restore, an edit, a delete meanwhile) makes the server refuse it (409), and the rekey reads again.
+      const { stored, log } = await this.items.listCheckedItemsAt(vaultId, vault, planned.roster);
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than
@@ -209,7 +211,6 @@ export class Rekeys {
       const rosterLink = await planned.link(newKeys);
       // The item log's rekey link: the new item set (each at its revision plus one), on the log's head.
       const newSet = await itemStatesOf(items.map((i) => ({ ...i, revision: i.revision + 1 })));
-      const log = planned.roster && (await this.items.logs.follow(vaultId, planned.roster));
       const itemLink =
         log &&
         (await this.items.logs.sign(

@@ -117,15 +117,19 @@ export interface ItemRevision extends ItemContent {
   /** When it was written and replaced: the server's word. */
   createdAt: string;
   replacedAt: string;
-  /** Who wrote it, where a signed item-log link this client verified names this revision's ciphertext; else undefined (older than what it verified, or a vault without a log). */
+  /** Whether a signed item-log link this client verified names this revision's ciphertext (else: older than what it verified, or a vault without a log). */
+  verified: boolean;
+  /** Who wrote it, where such a link says so. */
   signedBy?: string;
 }
 
 /** An item in the vault's trash, opened here. */
 export interface TrashedItem extends Item {
   deletedAt: string;
-  /** Who deleted it: the server's word, or the signer of the `delete` link this client verified. */
+  /** Who deleted it: the signer of the `delete` link this client verified, else the server's word. */
   deletedBy: string;
+  /** Whether that delete link vouches for this copy (false: deleted before the last checkpoint or rekey this client follows from). */
+  verified: boolean;
 }
 
 export interface WrapCheck {

@@ -15,6 +15,8 @@ const SECURITY: Record<SecurityProblem, string> = {
   TAMPERED: "Some stored data does not decrypt as it should: it may have been altered on the server.",
   HISTORY_MISMATCH:
     "The server offered an earlier version of an item (or a deleted one) that is not the one the vault's signed history wrote: it was refused, and nothing was restored.",
+  TRASH_UNVERIFIED:
+    "This item was deleted before the signed history this browser checked, so which version the server is giving back cannot be checked.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
   ROSTER_BROKEN: "This vault's signed member history does not check out: the server may be misreporting who is in it.",
   ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",

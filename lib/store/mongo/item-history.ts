@@ -105,8 +105,9 @@ export async function makeRoom(
     .aggregate<{ itemId: ItemId; revision: number; bytes: number }>(
       [
         { $match: { vaultId } },
+        // Sizes first, so that the sort holds no ciphertext.
+        { $project: { _id: 0, itemId: 1, revision: 1, replacedAt: 1, bytes: BYTES } },
         { $sort: { replacedAt: 1, itemId: 1, revision: 1 } },
-        { $project: { _id: 0, itemId: 1, revision: 1, bytes: BYTES } },
       ],
       { session },
     )

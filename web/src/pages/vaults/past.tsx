@@ -30,7 +30,7 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
         {revisions.map((r) => (
           <li key={r.revision} data-testid={`revision-${r.revision}`}>
             Revision {r.revision} · {r.name} · replaced {new Date(r.replacedAt).toLocaleString()}
-            {r.signedBy ? "" : " · not covered by the history this browser verified"}
+            {r.verified ? "" : " · not covered by the history this browser verified"}
             {r.fields.password !== undefined && (
               <span class="meta"> · password {r.fields.password === item.fields.password ? "as now" : "different"}</span>
             )}{" "}
@@ -40,7 +40,8 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
               disabled={act.busy}
               onClick={() =>
                 void act.run(async () => {
-                  const restored = await client.restoreRevision(vaultId, item.itemId, r.revision);
+                  // Exactly what is shown here, or a refusal: the server cannot swap in another version meanwhile.
+                  const restored = await client.restoreRevision(vaultId, item.itemId, r.revision, r);
                   onRestored(restored);
                 })
               }
@@ -62,6 +63,17 @@ export function Trash({ vaultId, version, onRestored }: { vaultId: string; versi
   const load = useAction();
   const act = useAction();
   const reload = () => load.run(async () => setTrash(await client.trash(vaultId)));
+  // An item the signed history cannot vouch for comes back only when the person says so.
+  const restore = async (t: TrashedItem): Promise<Item> => {
+    if (t.verified) return client.restoreItem(vaultId, t.itemId);
+    if (
+      !confirm(
+        `"${t.name}" was deleted before the signed history this browser checked: the server's copy cannot be checked. Restore it anyway?`,
+      )
+    )
+      throw new Error("Not restored.");
+    return client.restoreItem(vaultId, t.itemId, { unverified: true });
+  };
   useEffect(() => void reload(), [vaultId, version]);
   return (
     <section aria-labelledby="trash-heading">
@@ -74,12 +86,16 @@ export function Trash({ vaultId, version, onRestored }: { vaultId: string; versi
         <ul class="list" aria-label="Trash">
           {trash.map((t) => (
             <li key={t.itemId}>
-              <span>{t.name}</span> <span class="meta">deleted {new Date(t.deletedAt).toLocaleString()}</span>{" "}
+              <span>{t.name}</span>{" "}
+              <span class="meta">
+                deleted {new Date(t.deletedAt).toLocaleString()}
+                {t.verified ? "" : " · deleted before the history this browser verified"}
+              </span>{" "}
               <button
                 type="button"
                 class="secondary"
                 disabled={act.busy}
-                onClick={() => void act.run(async () => onRestored(await client.restoreItem(vaultId, t.itemId)))}
+                onClick={() => void act.run(async () => onRestored(await restore(t)))}
               >
                 Restore {t.name}
               </button>{" "}

@@ -9,6 +9,7 @@ import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "..
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
+import { streamedBodies } from "../lib/http/streamed-body";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -23,6 +24,8 @@ interface WriteParams {
 export function itemsService({ store, events, clock, config }: Runtime): ServiceSchema {
   const limits = { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems };
   const history = { keep: config.itemHistory };
+  // An import's body is streamed, as a rekey's: up to 5,000 items in one request.
+  const imports = streamedBodies(config, "items.import", { required: ["items"], optional: [] }, "imports");
   return {
     name: "items",
     actions: {
@@ -148,6 +151,45 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
             actorId: caller.userId,
             itemId,
             events: [events.record("item.purged", { actorId: caller.userId, orgId: caller.orgId, vaultId, itemId })],
+          });
+          events.kick();
+          return noContent(ctx);
+        },
+      },
+
+      import: {
+        // The stream's own parameters; its body is checked against the route's.
+        params: { vaultId: { type: "string" } },
+        handler: (ctx: Ctx<{ vaultId: VaultId }>) =>
+          imports.handle(ctx, async ({ vaultId, top, arrays }) => {
+            const caller = callerOf(ctx);
+            const items = arrays.items as Array<{ itemId: ItemId; encryptedData: string; encryptedName: string }>;
+            const res = await store.items.importItems({
+              vaultId,
+              actorId: caller.userId,
+              items,
+              ...(top.keyVersion !== undefined && { keyVersion: top.keyVersion as number }),
+              limits,
+              now: clock.timestamp(),
+              itemLink: await withCheckedAuditClaim(store, caller.orgId, ITEM_LINK_FIELD, parseRequestItemLink(top.itemLink)),
+              events: [events.record("vault.items_imported", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
+            });
+            events.kick();
+            created(ctx, `/vaults/${vaultId}/items`);
+            return res;
+          }),
+      },
+
+      exported: {
+        params: paramsOf("items.exported"),
+        async handler(ctx: Ctx<{ vaultId: VaultId; format: string }>) {
+          const caller = callerOf(ctx);
+          const { vaultId } = ctx.params;
+          // Only a member exports (and so is recorded); the export itself is made on the client.
+          await store.items.recordExport({
+            vaultId,
+            actorId: caller.userId,
+            events: [events.record("vault.exported", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
           });
           events.kick();
           return noContent(ctx);

@@ -163,6 +163,25 @@ test("every route of the interface works through both gateways", async () => {
       })
     ).status,
   ).toBe(200);
+  // History and trash: the replaced revision kept; an item deleted, restored, deleted again and purged.
+  expect((await call("GET /vaults/:vaultId/history", `${v}/history?itemId=${itemId}`, t)).body.revisions).toHaveLength(1);
+  const spare = randomUUID();
+  await gw[0].post(`${v}/items`, { ...t, body: encryptItem(vaultKey, created.body.vaultId, spare, "x", "spare") });
+  expect((await gw[1].delete(`${v}/items/${spare}`, t)).status).toBe(204);
+  expect((await call("GET /vaults/:vaultId/trash", `${v}/trash`, t)).body.items.map((i: any) => i.itemId)).toEqual([spare]);
+  expect((await call("POST /vaults/:vaultId/trash/:itemId/restore", `${v}/trash/${spare}/restore`, t)).body.revision).toBe(2);
+  // Many items at once (the streamed bulk route), then out again for good.
+  const bulk = [randomUUID(), randomUUID()];
+  const imported = await call("POST /vaults/:vaultId/items/bulk", `${v}/items/bulk`, {
+    ...t,
+    body: { items: bulk.map((id) => encryptItem(vaultKey, created.body.vaultId, id, "b", "bulk")) },
+  });
+  expect([imported.status, imported.body]).toEqual([201, { created: 2 }]);
+  for (const id of [spare, ...bulk]) {
+    await gw[0].delete(`${v}/items/${id}`, t);
+    expect((await call("DELETE /vaults/:vaultId/trash/:itemId", `${v}/trash/${id}`, t)).status).toBe(204);
+  }
+  expect((await call("POST /vaults/:vaultId/exports", `${v}/exports`, { ...t, body: { format: "json" } })).status).toBe(204);
   expect((await call("DELETE /vaults/:vaultId/members/:userId", `${v}/members/${admin.userId}`, t)).body.rekeyRequired).toBe(true);
   const newKey = newVaultKey();
   const items = [encryptItem(newKey, created.body.vaultId, itemId, "pw2", "site")];

@@ -26,6 +26,8 @@ export const DOMAIN_EVENT_TYPES = [
   "item.deleted",
   "item.restored",
   "item.purged",
+  "vault.items_imported",
+  "vault.exported",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -58,7 +58,7 @@ export type ItemChange =
   | { op: "update"; itemId: string; before: ItemState; after: ItemState }
   | { op: "delete"; itemId: string; before: ItemState }
   | { op: "restore"; itemId: string; after: ItemState }
-  | { op: "checkpoint" | "rekey"; count: number; setDigest: string };
+  | { op: "checkpoint" | "rekey" | "import"; count: number; setDigest: string };
 
 /** What an item write reads under the vault's lock for its step in the item log. */
 export interface LockedForItemLog {

@@ -6,13 +6,26 @@
 import { base64Bytes } from "./encoding";
 import { itemDigestOf, type ItemChange, type LockedForItemLog } from "./item-log";
 import { assertKeyVersion } from "./rekey";
-import { itemNotFound, itemIdInTrash, itemIdTaken, itemTooLarge, staleRevision, vaultNotFound } from "./refusals";
+import {
+  importEmpty,
+  importIdTaken,
+  importIdTwice,
+  importTooLarge,
+  itemNotFound,
+  itemIdInTrash,
+  itemIdTaken,
+  itemTooLarge,
+  staleRevision,
+  vaultNotFound,
+} from "./refusals";
 import type { VaultRole } from "./types";
 import { assertMayDo } from "./vault-roles";
 import { itemBytes, type VaultSize } from "./vault-limits";
 
 export const MAX_ENCRYPTED_DATA_BYTES = 256 * 1024;
 export const MAX_ENCRYPTED_NAME_BYTES = 4 * 1024;
+/** Items one bulk request (an import) may add. */
+export const MAX_IMPORT_ITEMS = 5_000;
 
 export function assertItemSizes(item: { encryptedData: string; encryptedName: string }): void {
   if (base64Bytes(item.encryptedData) > MAX_ENCRYPTED_DATA_BYTES) throw itemTooLarge("encryptedData", "256 KiB");
@@ -102,6 +115,32 @@ export function decideItemDelete(s: ItemSnapshot, itemId: string): ItemChange {
   decideItemAccess(s);
   const item = requireItem(s);
   return { op: "delete", itemId, before: { revision: item.revision, sha256: itemDigestOf(item) } };
+}
+
+/**
+ * Items added in one request (an import): between 1 and MAX_IMPORT_ITEMS, each id once and none the
+ * vault holds, in its items or its trash (`taken`), at the vault's key version; the vault grows by
+ * all of them at once. On a vault with an item log the link is an `import`, a base link naming the
+ * whole item set after it (the caller computes it from what it stores).
+ */
+export function decideItemImport(
+  s: Omit<ItemSnapshot, "item"> & { taken: ReadonlySet<string> },
+  items: ReadonlyArray<{ itemId: string; encryptedName: string; encryptedData: string }>,
+  keyVersion: number | undefined,
+): { growth: VaultSize } {
+  decideItemAccess(s);
+  assertKeyVersion(s.keyVersion, keyVersion);
+  if (items.length === 0) throw importEmpty();
+  if (items.length > MAX_IMPORT_ITEMS) throw importTooLarge(MAX_IMPORT_ITEMS);
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const i of items) {
+    if (seen.has(i.itemId)) throw importIdTwice(i.itemId);
+    if (s.taken.has(i.itemId)) throw importIdTaken(i.itemId);
+    seen.add(i.itemId);
+    bytes += itemBytes(i);
+  }
+  return { growth: { items: items.length, bytes } };
 }
 
 /** A read of the vault's items (list, get), or an item write's lock: a member whose role may read; no role (not a member) is refused. */

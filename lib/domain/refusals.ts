@@ -17,6 +17,15 @@ export const itemNotFound = () => notFound("Item");
 export const itemIdTaken = () => conflict("An item with this itemId already exists", "itemId");
 /** A create names an itemId that is in the vault's trash (restore or purge it first). */
 export const itemIdInTrash = () => conflict("An item with this itemId is in the vault's trash: restore or purge it", "itemId");
+/** An import with no items. */
+export const importEmpty = () => invalid("An import holds at least one item", "items");
+/** An import of more items than one request may add. */
+export const importTooLarge = (max: number) => invalid(`An import adds at most ${max} items: send the rest in another`, "items");
+/** An import names an itemId twice. */
+export const importIdTwice = (itemId: string) => invalid(`item ${itemId} appears twice`, "items");
+/** An import names an itemId the vault holds (in its items or its trash). */
+export const importIdTaken = (itemId: string) =>
+  conflict(`An item with itemId ${itemId} already exists in the vault or its trash`, "items");
 /** A restore or purge names an item that is not in the vault's trash. */
 export const notInTrash = () => notFound("Trashed item");
 /** An update states a revision other than the stored one: it was made on an older read. */

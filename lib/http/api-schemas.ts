@@ -218,6 +218,7 @@ export const SCHEMAS = {
     updatedAt: timestamp,
   }),
   ItemList: object({ items: arrayOf(ref("Item")) }, { next: { type: ["string", "null"] } }),
+  Imported: object({ created: integer(1) }),
   ItemHistory: object({
     revisions: arrayOf(
       object({

@@ -421,6 +421,36 @@ const ROUTE_TABLE = [
     reply: created("Item"),
   },
   {
+    method: "POST",
+    path: "/vaults/:vaultId/items/bulk",
+    action: "items.import",
+    streamBody: true,
+    summary: "Add many items at once (an import): all or none, at most 5,000",
+    params: {
+      ...p.STRICT,
+      vaultId: p.pathId,
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          strict: "remove",
+          props: { itemId: p.uuid, encryptedData: p.encryptedData, encryptedName: p.encryptedName },
+        },
+      },
+      keyVersion: p.optionalPositiveInteger,
+      itemLink: p.itemLink,
+    },
+    reply: created("Imported"),
+  },
+  {
+    method: "POST",
+    path: "/vaults/:vaultId/exports",
+    action: "items.exported",
+    summary: "Record that a member exported the vault (the export itself is made on the client)",
+    params: { ...p.STRICT, vaultId: p.pathId, format: { type: "enum", values: ["encrypted", "json", "csv"] } },
+    reply: noContent,
+  },
+  {
     method: "GET",
     path: "/vaults/:vaultId/items/:itemId",
     action: "items.get",

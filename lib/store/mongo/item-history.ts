@@ -17,7 +17,8 @@ const IDS_PER_DELETE = 1_000;
 /** An entry's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it: base64 is one byte a character. */
 const BYTES = { $add: [{ $strLenBytes: "$encryptedData" }, { $strLenBytes: "$encryptedName" }] };
 
-function* chunks<T>(all: readonly T[], size: number): Generator<T[]> {
+/** `all` in slices of at most `size`, in order. */
+export function* chunks<T>(all: readonly T[], size: number): Generator<T[]> {
   for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size);
 }
 

@@ -20,7 +20,10 @@ import type { MongoContext } from "./context";
 import { itemKey, itemLogHeadOf, toItem, toRevision, toTrashed, type ItemDoc } from "./documents";
 import { writeOutbox } from "./outbox";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
-import { deleteFromTrash, firmSizeOf, keepRevision, makeRoom, moveToTrash, trashDoc } from "./item-history";
+import { chunks, deleteFromTrash, firmSizeOf, keepRevision, makeRoom, moveToTrash, trashDoc } from "./item-history";
+
+/** Ids per `$in` of a find: far below the 16 MB a command may hold. */
+const IDS_PER_FIND = 1_000;
 
 export class MongoItems implements ItemStore {
   constructor(private readonly c: MongoContext) {}
@@ -205,14 +208,58 @@ export class MongoItems implements ItemStore {
     });
   }
 
+  async importItems(args: ArgsOf<ItemStore["importItems"]>): Promise<{ created: number }> {
+    const { vaultId, actorId, items, keyVersion: stated, limits, now, events } = args;
+    return this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      const locked = await this.lockForItems(session, vaultId, actorId);
+      // The ids the vault already holds, in its items or its trash (one after the other: a session runs one operation at a time).
+      const taken = new Set<string>();
+      for (const chunk of chunks(
+        items.map((i) => itemKey(vaultId, i.itemId)),
+        IDS_PER_FIND,
+      )) {
+        const live = await this.c.items.find({ _id: { $in: chunk } }, { session, projection: { itemId: 1 } }).toArray();
+        const trashed = await this.c.itemTrash.find({ _id: { $in: chunk } }, { session, projection: { itemId: 1 } }).toArray();
+        for (const d of [...live, ...trashed]) taken.add(d.itemId);
+      }
+      const d = itemRules.decideItemImport({ role: locked.role, keyVersion: locked.keyVersion, taken }, items, stated);
+      const firm = await firmSizeOf(this.c, session, vaultId);
+      decideVaultGrowth(firm, d.growth, limits);
+      const docs: ItemDoc[] = items.map((i) => ({
+        _id: itemKey(vaultId, i.itemId),
+        itemId: i.itemId,
+        vaultId,
+        encryptedData: i.encryptedData,
+        encryptedName: i.encryptedName,
+        revision: 1,
+        keyVersion: locked.keyVersion,
+        createdAt: now,
+        updatedAt: now,
+      }));
+      // One call; the driver splits it into batches the server accepts.
+      await this.c.items.insertMany(docs, { session, ordered: true });
+      // The link names the whole set after the import, as stored.
+      const set = await this.itemSet(session, vaultId);
+      await this.logStep(session, locked, args, { op: "import", count: set.length, setDigest: itemSetDigestOf(set) });
+      await makeRoom(this.c, session, vaultId, limits, { items: firm.items + d.growth.items, bytes: firm.bytes + d.growth.bytes });
+      return { created: docs.length };
+    });
+  }
+
+  async recordExport({ vaultId, actorId, events }: ArgsOf<ItemStore["recordExport"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      // Refuses a non-member before anything is written.
+      await this.lockForItems(session, vaultId, actorId);
+      await writeOutbox(this.c, session, events);
+    });
+  }
+
   async appendCheckpoint(args: ArgsOf<ItemStore["appendCheckpoint"]>): Promise<void> {
     const { vaultId, actorId } = args;
     await this.c.tx(async (session) => {
       const locked = await this.lockForItems(session, vaultId, actorId);
-      const docs = await this.c.items
-        .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedName: 1, encryptedData: 1 } })
-        .toArray();
-      const set = docs.map((d): [string, ItemState] => [d.itemId, { revision: d.revision, sha256: itemDigestOf(d) }]);
+      const set = await this.itemSet(session, vaultId);
       await this.logStep(session, locked, args, { op: "checkpoint", count: set.length, setDigest: itemSetDigestOf(set) });
     });
   }
@@ -235,5 +282,13 @@ export class MongoItems implements ItemStore {
         next: more ? docs[limit]!.seq : null,
       };
     });
+  }
+
+  /** Every item of the vault as the log names it: revision and ciphertext digest. */
+  private async itemSet(session: ClientSession, vaultId: VaultId): Promise<Array<[string, ItemState]>> {
+    const docs = await this.c.items
+      .find({ vaultId }, { session, projection: { itemId: 1, revision: 1, encryptedName: 1, encryptedData: 1 } })
+      .toArray();
+    return docs.map((d): [string, ItemState] => [d.itemId, { revision: d.revision, sha256: itemDigestOf(d) }]);
   }
 }

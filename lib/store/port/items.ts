@@ -79,6 +79,21 @@ export interface ItemStore {
   restoreItem(args: OnItem & { itemLink?: ItemLink; now: string } & WithEvents): Promise<ItemRecord>;
   /** Deletes a trashed item and its history for good (404 when it is not in the trash). */
   purgeItem(args: OnItem & WithEvents): Promise<void>;
+  /**
+   * Adds many items at once (an import), atomically: all or none; 413 past the vault's limits.
+   * On a vault with an item log, with its `import` link (the server computes the set digest it must name).
+   */
+  importItems(
+    args: OnVault & {
+      items: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string }>;
+      keyVersion?: number;
+      limits: VaultLimits;
+      now: string;
+      itemLink?: ItemLink;
+    } & WithEvents,
+  ): Promise<{ created: number }>;
+  /** Records the events of an export a member made (the export is made on the client): members only. */
+  recordExport(args: OnVault & WithEvents): Promise<void>;
   /** Appends a checkpoint link (the server computes the item set's digest it must name). */
   appendCheckpoint(args: OnVault & { itemLink: ItemLink; now: string }): Promise<void>;
   /** The vault's item log from seq `from` (default: its last base link), at most `limit` links; members only. */

@@ -6,7 +6,7 @@ import * as itemRules from "../../domain/items";
 import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
-import { appendItemLink, itemLogHead, type Db, type SqlContext } from "./context";
+import { appendItemLink, chunks, itemLogHead, type Db, type SqlContext } from "./context";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -240,6 +240,51 @@ export class SqlItems implements ItemStore {
       decideTrashPurge({ role: locked.role, trashed: (await trashRow(trx, vaultId, itemId)) !== undefined });
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
       await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
+    });
+  }
+
+  async importItems(args: ArgsOf<ItemStore["importItems"]>): Promise<{ created: number }> {
+    const { vaultId, actorId, items, keyVersion: stated, limits, now, events } = args;
+    return this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const taken = new Set<string>();
+      for (const chunk of chunks(
+        items.map((i) => i.itemId),
+        500,
+      )) {
+        const [live, trashed] = await Promise.all([
+          trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
+          trx.selectFrom("item_trash").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
+        ]);
+        for (const r of [...live, ...trashed]) taken.add(r.item_id);
+      }
+      const d = itemRules.decideItemImport({ role: locked.role, keyVersion: locked.keyVersion, taken }, items, stated);
+      const firm = await firmSizeOf(trx, vaultId);
+      decideVaultGrowth(firm, d.growth, limits);
+      const rows: ItemsTable[] = items.map((i) => ({
+        item_id: i.itemId,
+        vault_id: vaultId,
+        encrypted_data: i.encryptedData,
+        encrypted_name: i.encryptedName,
+        revision: 1,
+        key_version: locked.keyVersion,
+        created_at: now,
+        updated_at: now,
+      }));
+      for (const chunk of chunks(rows, this.c.engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
+      // The link names the whole set after the import, as stored.
+      const set = await this.itemSet(trx, vaultId);
+      await this.logStep(trx, locked, args, { op: "import", count: set.size, setDigest: itemSetDigestOf(set) });
+      await makeRoom(trx, vaultId, limits, { items: firm.items + d.growth.items, bytes: firm.bytes + d.growth.bytes });
+      return { created: rows.length };
+    });
+  }
+
+  async recordExport({ vaultId, actorId, events }: ArgsOf<ItemStore["recordExport"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await this.lockForItems(trx, vaultId, actorId, "share");
+      await writeOutbox(trx, events);
     });
   }
 

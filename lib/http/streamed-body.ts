@@ -1,0 +1,111 @@
+/**
+ * Actions whose JSON body is streamed from the gateway (`streamBody` routes: the rekey, a bulk
+ * import), up to REKEY_BODY_LIMIT: beyond one NATS message and the 1 MiB of other routes. Each
+ * body is read within bounds (lib/http/request-body.ts), held in one of REKEY_CONCURRENCY fair
+ * slots per process (503 past it, or past the caller's organization's or own share, so that no
+ * caller's large or stalled bodies grow memory without bound or starve another tenant), then
+ * checked against the route's rules: its top level at once, its arrays of ciphertexts a batch at a
+ * time, yielding between batches, so that no check holds the event loop for long.
+ */
+import { Errors, type Context } from "moleculer";
+import type { Readable } from "node:stream";
+import type { VaultId } from "../domain/ids";
+import { assertItemSizes } from "../domain/items";
+import { AppError } from "../errors";
+import { FairSlots } from "../limits/slots";
+import { callerOf, type RequestMeta } from "./context";
+import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "./request-body";
+import { paramsOf, type ActionName } from "./routes";
+import { SafeValidator } from "./validator";
+
+type Check = (value: unknown) => true | unknown[];
+
+/** Entries checked between two turns of the event loop. */
+const VALIDATION_BATCH = 2_000;
+
+const validationError = (verdict: unknown[]) => new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", verdict);
+
+export interface StreamedBody<A extends string> {
+  vaultId: VaultId;
+  /** The top-level fields, checked. */
+  top: Record<string, unknown>;
+  /** Each array of ciphertexts, checked entry by entry (undefined: an optional one not sent). */
+  arrays: Record<A, unknown[] | undefined>;
+}
+
+/**
+ * The streamed body of `action` (a route with a `:vaultId`): `arrays` are its arrays of item
+ * ciphertexts, checked a batch at a time (those in `optional` may be absent). `what` names the
+ * action in the 503 ("Too many rekeys in progress").
+ */
+export function streamedBodies<A extends string>(
+  config: { rekeyConcurrency: number; rekeyBodyLimitBytes: number; vaultMaxItems: number; requestTimeoutMs: number },
+  action: ActionName,
+  arrays: { required: readonly A[]; optional: readonly A[] },
+  what: string,
+) {
+  const rules = paramsOf(action) as Record<string, { items: object }>;
+  const validator = new SafeValidator();
+  const names = [...arrays.required, ...arrays.optional];
+  const top = Object.fromEntries(Object.entries(rules).filter(([k]) => !names.includes(k as A)));
+  const checkTop = validator.compile(top) as unknown as Check;
+  const checks = Object.fromEntries(
+    names.map((n) => [n, validator.compile({ $$root: true, ...rules[n]!.items }) as unknown as Check]),
+  ) as Record<A, Check>;
+  const slots = new FairSlots(config.rekeyConcurrency);
+  const bounds = rekeyBodyBounds(config);
+
+  async function checkEntries(field: A, raw: unknown, optional: boolean): Promise<unknown[] | undefined> {
+    if (raw === undefined && optional) return undefined;
+    if (!Array.isArray(raw)) throw validationError([{ type: "required", field, message: `The '${field}' field must be an array.` }]);
+    for (let i = 0; i < raw.length; i += VALIDATION_BATCH) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const entry of raw.slice(i, i + VALIDATION_BATCH)) {
+        const verdict = checks[field](entry);
+        if (verdict !== true) throw validationError(verdict);
+        assertItemSizes(entry as { encryptedData: string; encryptedName: string });
+      }
+    }
+    return raw;
+  }
+
+  async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>): Promise<StreamedBody<A>> {
+    const stream = ctx.stream as Readable | null;
+    // The body's deadline: a little before the caller's own, so that the client reads why.
+    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
+    // Its depth was bounded as it was parsed.
+    const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
+    const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
+    // Path parameters win over body fields of the same name (contract section 1).
+    const rest: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(fields)) if (!names.includes(k as A)) rest[k] = v;
+    const verdict = checkTop({ ...rest, vaultId });
+    if (verdict !== true) throw validationError(verdict);
+    const out = {} as Record<A, unknown[] | undefined>;
+    for (const n of arrays.required) out[n] = await checkEntries(n, fields[n], false);
+    for (const n of arrays.optional) out[n] = await checkEntries(n, fields[n], true);
+    return { vaultId, top: rest, arrays: out };
+  }
+
+  return {
+    /** Takes a slot, reads and checks the body, runs `handle`; refused before or while reading, what is left of the body is drained, never held. */
+    async handle<T>(ctx: Context<{ vaultId: VaultId }, RequestMeta>, handle: (body: StreamedBody<A>) => Promise<T>): Promise<T> {
+      try {
+        const caller = callerOf(ctx);
+        const slot = slots.take(caller.orgId, caller.userId);
+        if ("refusal" in slot) {
+          const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
+          throw new AppError("UNAVAILABLE", `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
+        }
+        try {
+          return await handle(await read(ctx));
+        } finally {
+          slot.release();
+        }
+      } catch (err) {
+        discardStream(ctx.stream as Readable | null);
+        throw err;
+      }
+    },
+  };
+}

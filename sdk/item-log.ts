@@ -26,7 +26,7 @@ import * as fmt from "./link-format";
 
 export { RosterLinkError as ItemLinkError } from "./link-format";
 
-export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "restore", "rekey"] as const;
+export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "restore", "rekey", "import"] as const;
 export type ItemLinkOp = (typeof ITEM_LINK_OPS)[number];
 
 /** Prepended to a link's canonical bytes before signing: an item link's signature is never valid as anything else. */
@@ -69,9 +69,9 @@ export interface UnsignedItemLink {
   sha256?: string;
   /** update, delete: `itemDigest` of the ciphertexts the item had before (delete's tombstone names what it deleted). */
   prevSha256?: string;
-  /** checkpoint, rekey: how many items the vault holds after the link. */
+  /** checkpoint, rekey, import: how many items the vault holds after the link. */
   count?: number;
-  /** checkpoint, rekey: `itemSetDigest` of the vault's items after the link. */
+  /** checkpoint, rekey, import: `itemSetDigest` of the vault's items after the link. */
   setDigest?: string;
   /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`, sdk/roster.ts). */
   auditSeq?: number;
@@ -87,6 +87,8 @@ const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVers
 const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
   checkpoint: ["count", "setDigest"],
   rekey: ["count", "setDigest"],
+  // Items added in one bulk request (an import): a base link, the whole item set after it.
+  import: ["count", "setDigest"],
   create: ["itemId", "revision", "sha256"],
   update: ["itemId", "revision", "sha256", "prevSha256"],
   delete: ["itemId", "revision", "prevSha256"],
@@ -95,7 +97,7 @@ const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
 };
 
 /** A base link fixes the whole item set (its digest): reading starts from the last one. */
-export const isBase = (link: UnsignedItemLink): boolean => link.op === "checkpoint" || link.op === "rekey";
+export const isBase = (link: UnsignedItemLink): boolean => link.op === "checkpoint" || link.op === "rekey" || link.op === "import";
 
 // ---- Bytes and digests -------------------------------------------------------------------------
 

@@ -198,7 +198,8 @@ export class ItemLogs {
             throw broken(vaultId, `checkpoint ${link.seq} names another item set than the links before it leave`);
           if (items && link.op === "rekey" && items.size !== link.count)
             throw broken(vaultId, `rekey ${link.seq} names ${link.count} items, the links before it leave ${items.size}`);
-          if (link.op === "rekey") items = undefined;
+          // A rekey's and an import's new set is known only from a listing (checked against the link's digest).
+          if (link.op === "rekey" || link.op === "import") items = undefined;
           base = link;
           sinceBase = [];
           continue;

@@ -147,3 +147,9 @@ export function parseItemData(name: string, json: string): ItemContent {
   }
   return content;
 }
+
+/** Content from elsewhere (a file being imported) in exactly the form items hold, or an Error saying what is wrong with it. */
+export function checkedContent(c: ItemContent): ItemContent {
+  if (typeof c.name !== "string" || c.name.trim() === "") throw new Error("it has no name");
+  return parseItemData(c.name, itemDataJson(c));
+}

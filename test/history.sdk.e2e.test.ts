@@ -8,14 +8,13 @@ import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
 import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
-import { TEST_KDF } from "./helpers/sdk";
+import { ownerAndAdmin, SDK_PASSWORD } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { dishonest, writesTo, type Edit, type Sent } from "./helpers/dishonest";
 
 jest.setTimeout(120_000);
 
-const PASSWORD = "correct horse battery staple";
-const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+const PASSWORD = SDK_PASSWORD;
 
 describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, openDatabase) => {
   let server: TestServer;
@@ -37,12 +36,7 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
     dropDatabase = database.drop;
     server = await startTestServer(database.env);
     api = new Api(server.url);
-    alice = new VaultClient({ baseUrl: server.url, pins: alicePins, rosterHeads: aliceHeads });
-    await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    const address = email("carol");
-    const { code } = await alice.createInvite(address, "admin");
-    carol = new VaultClient({ baseUrl: server.url });
-    await carol.register({ email: address, password: PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
+    ({ alice, carol } = await ownerAndAdmin(server.url, alicePins, aliceHeads));
   });
   afterAll(async () => {
     await server?.stop();

@@ -253,7 +253,11 @@ describe("items", () => {
   test("an item opens under its key, vault and item id, and node:crypto opens it with the same associated data", async () => {
     const key = p.randomBytes(32);
     const sealed = await sealItem(key, vaultId, itemId, { name: "GitHub", fields: { username: "ana", password: "s3cret" } });
-    expect(await openItem(key, vaultId, sealed)).toEqual({ name: "GitHub", fields: { username: "ana", password: "s3cret" } });
+    expect(await openItem(key, vaultId, sealed)).toEqual({
+      name: "GitHub",
+      type: "login",
+      fields: { username: "ana", password: "s3cret" },
+    });
     const aad = Buffer.from(`vault-item/v1/${vaultId}/${itemId}/name`);
     expect(Buffer.from(itemAssociatedData(vaultId, itemId, "name")).equals(aad)).toBe(true);
     expect(decryptGcm(Buffer.from(key), Buffer.from(sealed.encryptedName, "base64"), aad).toString()).toBe("GitHub");

@@ -20,6 +20,8 @@ import { ItemLogs } from "./item-log";
 import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { History } from "./history";
+import { Transfers, type ImportResult, type TransferProgress } from "./transfer";
+import type { ExportFormat } from "../transfer/export";
 import { Rosters } from "./roster";
 import { Session } from "./session";
 import { PasswordChanges, type PasswordChangeResult } from "./password";
@@ -53,6 +55,7 @@ export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
 export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
+export type { ImportResult, TransferProgress } from "./transfer";
 export type * from "./types";
 
 /** Ids as the server stores them: lower case. What a caller passes is lowered once, here; what the server answers must already be so. */
@@ -68,6 +71,7 @@ export class VaultClient {
   private readonly items: Items;
   private readonly rekeys: Rekeys;
   private readonly history: History;
+  private readonly transfers: Transfers;
   private readonly invites: Invites;
   private readonly audit: Audit;
   private readonly passwords: PasswordChanges;
@@ -87,6 +91,7 @@ export class VaultClient {
     this.passwords = new PasswordChanges(this.core, this.trust, this.rosters, this.vaults);
     this.keyRotations = new KeyRotations(this.core, this.trust, this.rosters, this.vaults, this.memberOps);
     this.history = new History(this.core, this.vaults, this.items);
+    this.transfers = new Transfers(this.core, this.vaults, this.items);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items, this.history);
     this.people = new People(this.core, this.memberOps, this.rekeys);
   }
@@ -322,6 +327,17 @@ export class VaultClient {
   }
   purgeItem(vaultId: string, itemId: string): Promise<void> {
     return this.history.purgeItem(lc(vaultId), lc(itemId));
+  }
+
+  // ---- Import and export (transfer.ts; the formats: sdk/transfer/) ------------------------------
+
+  /** Seals the items here and adds them in one bulk request per 5,000 (each all or none). */
+  importItems(vaultId: string, contents: readonly ItemContent[], onProgress?: (p: TransferProgress) => void): Promise<ImportResult> {
+    return this.transfers.importItems(lc(vaultId), contents, onProgress);
+  }
+  /** The vaults' items as a file's text (`encrypted` needs a passphrase); each vault's export is an audit record. */
+  exportVaults(vaultIds: readonly string[], format: ExportFormat, passphrase?: string): Promise<string> {
+    return this.transfers.exportVaults(vaultIds.map(lc), format, passphrase);
   }
 
   // ---- Invites and the audit log (invites.ts, audit.ts) ------------------------------------------

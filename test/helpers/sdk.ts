@@ -3,7 +3,8 @@
  * interface client (or a release before signed rosters) does it, with a user's real keys but no
  * roster link.
  */
-import type { VaultClient } from "../../sdk";
+import { randomUUID } from "node:crypto";
+import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../../sdk";
 import { fromBase64, toBase64, type Bytes } from "../../sdk/encoding";
 import { openAccountKeys, type KdfChoice } from "../../sdk/keys";
 import { aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../sdk/primitives";
@@ -44,4 +45,27 @@ export async function plainShare(
       wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
     },
   });
+}
+
+/** The password of every user `ownerAndAdmin` registers. */
+export const SDK_PASSWORD = "correct horse battery staple";
+
+/**
+ * Two real SDK clients of the server at `url`: alice, owner of a new organization (her pins and
+ * seen heads in `pins` and `heads`, for clients of hers made later), and carol, an admin she
+ * invited; each with a unique email.
+ */
+export async function ownerAndAdmin(
+  url: string,
+  pins: MemoryPinStore = new MemoryPinStore(),
+  heads: MemoryRosterHeadStore = new MemoryRosterHeadStore(),
+): Promise<{ alice: VaultClient; carol: VaultClient }> {
+  const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+  const alice = new VaultClient({ baseUrl: url, pins, rosterHeads: heads });
+  await alice.register({ email: email("alice"), password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+  const address = email("carol");
+  const { code } = await alice.createInvite(address, "admin");
+  const carol = new VaultClient({ baseUrl: url });
+  await carol.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
+  return { alice, carol };
 }

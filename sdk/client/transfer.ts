@@ -1,0 +1,106 @@
+/**
+ * Importing into a vault and exporting out of it (the formats: sdk/transfer/). An import seals
+ * every item here and sends them in one bulk request per 5,000 (all or none each), on a signed
+ * vault with an `import` link naming the whole item set after it, computed from the set this
+ * client verified. An export is recorded by the server first (an audit record), then made here
+ * from the items opened and checked as any read.
+ */
+import { checkedContent, type ItemContent } from "../item-types";
+import { sealItem, type SealedItem } from "../items";
+import { itemStatesOf, itemSetDigest } from "../item-log";
+import type { ExportFormat, ExportedVault } from "../transfer/export";
+import type { ClientCore } from "./core";
+import type { Items } from "./items";
+import type { Vaults } from "./vaults";
+
+/** Items one bulk request adds at most (the server's MAX_IMPORT_ITEMS). */
+export const IMPORT_BATCH = 5_000;
+
+export interface TransferProgress {
+  phase: "seal" | "upload";
+  done: number;
+  total: number;
+}
+
+export interface ImportResult {
+  imported: number;
+  /** Contents that are not an item (no name, a field that is not text): not sent. */
+  skipped: Array<{ name: string; why: string }>;
+  requests: number;
+}
+
+export class Transfers {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly vaults: Vaults,
+    private readonly items: Items,
+  ) {}
+
+  async importItems(
+    vaultId: string,
+    contents: readonly ItemContent[],
+    onProgress: (p: TransferProgress) => void = () => {},
+  ): Promise<ImportResult> {
+    const good: ItemContent[] = [];
+    const skipped: ImportResult["skipped"] = [];
+    for (const c of contents) {
+      try {
+        good.push(checkedContent(c));
+      } catch (err) {
+        skipped.push({ name: typeof c?.name === "string" && c.name ? c.name : "(no name)", why: (err as Error).message });
+      }
+    }
+    let imported = 0;
+    let requests = 0;
+    for (let at = 0; at < good.length; at += IMPORT_BATCH) {
+      const batch = good.slice(at, at + IMPORT_BATCH);
+      await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
+        const sealed: SealedItem[] = [];
+        for (const c of batch) {
+          sealed.push(await sealItem(key, vaultId, globalThis.crypto.randomUUID(), c));
+          if (sealed.length % 250 === 0 || sealed.length === batch.length)
+            onProgress({ phase: "seal", done: at + sealed.length, total: good.length });
+        }
+        const added = await itemStatesOf(sealed.map((s) => ({ ...s, revision: 1 })));
+        await this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
+          // The set after the import: the verified set and the new items.
+          const after = new Map([...log.items!, ...added]);
+          const itemLink = await this.items.logs.sign(
+            log.head,
+            { op: "import", count: after.size, setDigest: await itemSetDigest(after) },
+            signedRoster.state,
+          );
+          onProgress({ phase: "upload", done: at, total: good.length });
+          await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/items/bulk`, {
+            body: { items: sealed, keyVersion, itemLink },
+          });
+          await this.items.logs.saw(itemLink, after);
+        });
+      });
+      imported += batch.length;
+      requests++;
+      onProgress({ phase: "upload", done: imported, total: good.length });
+    }
+    return { imported, skipped, requests };
+  }
+
+  /** The vaults' items in `format` (an encrypted export needs `passphrase`); each vault's export is an audit record, made before anything is read. */
+  async exportVaults(vaultIds: readonly string[], format: ExportFormat, passphrase?: string): Promise<string> {
+    if (format === "encrypted" && !passphrase) throw new Error("an encrypted export needs a passphrase");
+    const vaults: ExportedVault[] = [];
+    for (const vaultId of vaultIds) {
+      await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/exports`, { body: { format } });
+      const vault = await this.vaults.getCheckedVault(vaultId);
+      const items = await this.items.listItems(vaultId);
+      vaults.push({
+        name: vault.nameCheck.name,
+        items: items.map(({ itemId: _i, vaultId: _v, revision: _r, createdAt: _c, updatedAt: _u, ...content }) => content),
+      });
+    }
+    // The writers (and the CSV library) are loaded when an export is made, not on a web page's first load.
+    const { exportCsv, exportEncrypted, exportJson } = await import("../transfer/export.js");
+    if (format === "json") return exportJson(vaults);
+    if (format === "csv") return exportCsv(vaults);
+    return exportEncrypted(vaults, passphrase!);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * A generic CSV, as password managers and spreadsheets write them: a header row naming the columns
+ * in any case and order (name or title; username, user or login; password; url, website or uri,
+ * several separated by new lines or commas; totp or otp; notes; favorite), one item per row, every
+ * other non-empty column a custom field. Our own CSV export reads back this way too.
+ */
+import Papa from "papaparse";
+import { checkedContent, type ItemContent, type ItemType, ITEM_TYPES } from "../item-types";
+import { customLines } from "./bitwarden";
+import { ImportError, type Parsed } from "./types";
+
+const COLUMNS: Record<string, readonly string[]> = {
+  name: ["name", "title"],
+  username: ["username", "user", "login", "login_username", "user name"],
+  password: ["password", "login_password", "pass"],
+  url: ["url", "urls", "website", "uri", "login_uri", "web site"],
+  totp: ["totp", "otp", "otpauth", "login_totp", "one-time code"],
+  notes: ["notes", "note", "comments", "extra"],
+  favorite: ["favorite", "favourite"],
+  type: ["type"],
+  fields: ["fields"],
+  // Where the item was kept (our own CSV's vault, Bitwarden's folder, KeePass's group): not a field of the item.
+  place: ["vault", "folder", "group", "grouping"],
+};
+
+export function parseCsv(source: string): Parsed {
+  const { data, errors, meta } = Papa.parse<Record<string, string>>(source, {
+    header: true,
+    skipEmptyLines: "greedy",
+    transformHeader: (h) => h.trim().toLowerCase(),
+  });
+  if (errors.length > 0 && data.length === 0) throw new ImportError(`the CSV does not parse: ${errors[0]!.message}`);
+  const headers = meta.fields ?? [];
+  const column = (what: string) => headers.find((h) => COLUMNS[what]!.includes(h));
+  const nameColumn = column("name");
+  if (!nameColumn) throw new ImportError(`the CSV has no name or title column (its columns: ${headers.join(", ")})`);
+  const used = new Set(Object.keys(COLUMNS).map(column).filter(Boolean));
+  const parsed: Parsed = { format: "csv", items: [], skipped: [] };
+  for (const row of data) {
+    const get = (what: string) => {
+      const c = column(what);
+      return c ? (row[c] ?? "").trim() : "";
+    };
+    const name = get("name");
+    const type = (ITEM_TYPES.includes(get("type") as ItemType) ? get("type") : "login") as ItemType;
+    const content: ItemContent = { name, type, fields: {} };
+    for (const key of ["username", "password", "notes"])
+      if (get(key)) content.fields[key] = key === "notes" ? row[column(key)!]! : get(key);
+    const urls = get("url")
+      .split(/[\n,]/)
+      .map((u) => u.trim())
+      .filter(Boolean);
+    if (urls.length > 0) content.urls = urls.map((url) => ({ url, match: "domain" }));
+    if (get("totp")) content.totp = get("totp");
+    if (["1", "true", "yes", "x"].includes(get("favorite").toLowerCase())) content.favorite = true;
+    const custom = [
+      ...customLines(get("fields")),
+      ...headers.filter((h) => !used.has(h) && (row[h] ?? "").trim() !== "").map((h) => ({ name: h, value: row[h]!, hidden: false })),
+    ];
+    if (custom.length > 0) content.custom = custom;
+    try {
+      parsed.items.push(checkedContent(content));
+    } catch (err) {
+      parsed.skipped.push({ name: name || "(no name)", why: (err as Error).message });
+    }
+  }
+  return parsed;
+}

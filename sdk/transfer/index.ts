@@ -1,0 +1,41 @@
+/**
+ * Importing into a vault and exporting out of it, read and written here on the client: the server
+ * only ever sees the items sealed (one bulk request per vault) and records that an export was
+ * made. `readImport` tells the formats apart by their content; KeePass is read in its own module
+ * (sdk/transfer/keepass.ts, with kdbxweb), loaded only when a KeePass file is imported.
+ */
+import { parseBitwardenCsv, parseBitwardenJson } from "./bitwarden";
+import { parseCsv } from "./csv";
+import { ENCRYPTED_EXPORT, EXPORT_ITEMS, parseOwnExport } from "./export";
+import { ImportError, type Parsed } from "./types";
+
+export { ImportError, IMPORT_FORMATS, type ImportFormat, type Parsed } from "./types";
+export { EXPORT_FORMATS, exportCsv, exportEncrypted, exportJson, isEncryptedExport, type ExportFormat, type ExportedVault } from "./export";
+
+/** KDBX files start with these 4 bytes (then the KeePass 2 signature). */
+const KDBX = [0x03, 0xd9, 0xa2, 0x9a];
+
+export const isKeepass = (bytes: Uint8Array): boolean => KDBX.every((b, i) => bytes[i] === b);
+
+/**
+ * A file to import, as bytes: a KeePass database (with its `password`), an export of ours
+ * (encrypted: with its `password`), Bitwarden's JSON or CSV, or a generic CSV.
+ */
+export async function readImport(bytes: Uint8Array, opts: { password?: string; keyFile?: Uint8Array } = {}): Promise<Parsed> {
+  if (isKeepass(bytes)) {
+    if (opts.password === undefined) throw new ImportError("a KeePass database: give its password");
+    const { parseKeepass } = await import("./keepass.js");
+    return parseKeepass(bytes, opts.password, opts.keyFile);
+  }
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes).replace(/^\uFEFF/, "");
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{")) {
+    const format = /"format"\s*:\s*"([^"]+)"/.exec(trimmed.slice(0, 200))?.[1];
+    if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS) return parseOwnExport(text, opts.password);
+    return parseBitwardenJson(text);
+  }
+  const header = trimmed.split(/\r?\n/, 1)[0]!.toLowerCase();
+  if (header.includes("login_uri") && header.includes("login_username")) return parseBitwardenCsv(text);
+  if (header.includes(",")) return parseCsv(text);
+  throw new ImportError("not a file this client can import (KeePass, Bitwarden JSON or CSV, a CSV, or an export of this service)");
+}

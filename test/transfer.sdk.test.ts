@@ -1,0 +1,200 @@
+/**
+ * Import formats and exports (sdk/transfer/), read and written without a server: Bitwarden's JSON
+ * and CSV (files in the form Bitwarden writes them), a generic CSV (written with papaparse), a
+ * KeePass KDBX 4 database (made here with kdbxweb, the library KeeWeb uses, with Argon2id), and
+ * this service's exports: the encrypted one round trip, with a wrong passphrase, a changed byte and
+ * a weak key derivation refused.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Papa from "papaparse";
+import { keepassFile } from "./helpers/keepass";
+import { exportCsv, exportEncrypted, exportJson, ImportError, readImport, type ExportedVault } from "../sdk/transfer";
+import type { ItemContent } from "../sdk";
+
+const fixture = (name: string) => new Uint8Array(fs.readFileSync(path.join(__dirname, "fixtures/import", name)));
+const bytes = (text: string) => new TextEncoder().encode(text);
+const names = (items: ItemContent[]) => items.map((i) => i.name);
+
+test("Bitwarden JSON: each type as it holds it; what this service has no place for is skipped with the reason", async () => {
+  const parsed = await readImport(fixture("bitwarden.json"));
+  expect(parsed.format).toBe("bitwarden-json");
+  expect(names(parsed.items)).toEqual(["GitHub", "Wi-Fi", "Visa", "Me", "deploy key"]);
+  expect(parsed.items[0]).toEqual({
+    name: "GitHub",
+    type: "login",
+    fields: { username: "ada", password: "correct-horse", notes: "Recovery codes in the safe.\nRotate every spring." },
+    urls: [
+      { url: "https://github.com/login", match: "domain" },
+      { url: "https://gist.github.com", match: "host" },
+      { url: "^https://.*\\.github\\.com", match: "never" },
+    ],
+    totp: "otpauth://totp/GitHub:ada?secret=JBSWY3DPEHPK3PXP&issuer=GitHub",
+    custom: [
+      { name: "team", value: "core", hidden: false },
+      { name: "pin", value: "1234", hidden: true },
+    ],
+    favorite: true,
+  });
+  expect(parsed.items[2]).toMatchObject({
+    type: "card",
+    fields: { cardholder: "Ada Lovelace", number: "4111111111111111", expiry: "07/29", code: "123" },
+  });
+  expect(parsed.items[3]).toMatchObject({
+    type: "identity",
+    fields: { fullName: "Mrs Ada Lovelace", email: "ada@example.test", address: "12 St James's Square\nSW1Y 4JH London\nGB" },
+  });
+  expect(parsed.items[3]!.custom).toContainEqual({ name: "passportNumber", value: "123456789", hidden: true });
+  expect(parsed.items[4]).toMatchObject({ type: "ssh", fields: { publicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG" } });
+  expect(parsed.skipped).toEqual([{ name: "From the future", why: "a Bitwarden item type this service does not have (9)" }]);
+});
+
+test("an encrypted Bitwarden export is refused with what to do", async () => {
+  await expect(readImport(bytes(JSON.stringify({ encrypted: true, passwordProtected: true, data: "2.x" })))).rejects.toThrow(
+    /export it again from Bitwarden as JSON \(not encrypted\)/,
+  );
+});
+
+test("Bitwarden CSV: logins and notes, several websites, custom fields; other types skipped", async () => {
+  const parsed = await readImport(fixture("bitwarden.csv"));
+  expect(parsed.format).toBe("bitwarden-csv");
+  expect(parsed.items).toEqual([
+    {
+      name: "GitLab",
+      type: "login",
+      fields: { username: "ada", password: "pw1", notes: "two\nlines" },
+      urls: [
+        { url: "https://gitlab.com", match: "domain" },
+        { url: "https://about.gitlab.com", match: "domain" },
+      ],
+      totp: "JBSWY3DPEHPK3PXP",
+      custom: [
+        { name: "team", value: "core", hidden: false },
+        { name: "pin", value: "1234", hidden: false },
+      ],
+      favorite: true,
+    },
+    { name: "Door code", type: "note", fields: { notes: "1234#" } },
+  ]);
+  expect(parsed.skipped).toEqual([{ name: "Not in Bitwarden's CSV", why: "a Bitwarden CSV type this service does not read (card)" }]);
+});
+
+test("a generic CSV (columns in any case and order; other columns become custom fields; a row without a name is skipped)", async () => {
+  const csv = Papa.unparse([
+    {
+      Title: "Bank",
+      "User Name": "ada.l",
+      Password: "s3cret",
+      Website: "bank.example",
+      Notes: "branch: Soho",
+      PIN: "0000",
+      Group: "Money",
+    },
+    { Title: "", "User Name": "nobody", Password: "x", Website: "", Notes: "", PIN: "", Group: "" },
+  ]);
+  const parsed = await readImport(bytes(csv));
+  expect(parsed.format).toBe("csv");
+  expect(parsed.items).toEqual([
+    {
+      name: "Bank",
+      type: "login",
+      fields: { username: "ada.l", password: "s3cret", notes: "branch: Soho" },
+      urls: [{ url: "bank.example", match: "domain" }],
+      custom: [{ name: "pin", value: "0000", hidden: false }],
+    },
+  ]);
+  expect(parsed.skipped).toEqual([{ name: "(no name)", why: "it has no name" }]);
+});
+
+test("a KeePass KDBX 4 database (Argon2id): every entry outside the recycle bin, protected fields hidden, KeePassXC's TOTP; the wrong password refused", async () => {
+  const file = await keepassFile("kp-pass");
+  const parsed = await readImport(file, { password: "kp-pass" });
+  expect(parsed.format).toBe("keepass");
+  expect(names(parsed.items).sort()).toEqual(["db1", "scan"]);
+  expect(parsed.items.find((i) => i.name === "db1")).toEqual({
+    name: "db1",
+    type: "login",
+    fields: { username: "postgres", password: "p0stgres!", notes: "primary\nreplica on db2" },
+    urls: [{ url: "https://db1.example", match: "domain" }],
+    totp: "otpauth://totp/db1?secret=JBSWY3DPEHPK3PXP",
+    custom: expect.arrayContaining([
+      { name: "Root PIN", value: "9999", hidden: true },
+      { name: "Rack", value: "B4", hidden: false },
+    ]),
+  });
+  expect(parsed.skipped).toEqual([{ name: "scan", why: "1 attachment(s) not imported (the entry itself is)" }]);
+  await expect(readImport(file, { password: "wrong" })).rejects.toThrow(ImportError);
+  await expect(readImport(file)).rejects.toThrow("give its password");
+});
+
+const vaults: ExportedVault[] = [
+  {
+    name: "Team",
+    items: [
+      {
+        name: "GitHub",
+        type: "login",
+        fields: { username: "ada", password: "pw" },
+        urls: [{ url: "https://github.com", match: "host" }],
+        totp: "JBSWY3DPEHPK3PXP",
+      },
+      {
+        name: "Visa",
+        type: "card",
+        fields: { number: "4111" },
+        custom: [{ name: "brand", value: "Visa", hidden: false }],
+        favorite: true,
+      },
+    ],
+  },
+];
+const FAST_KDF = {
+  algorithm: "argon2id" as const,
+  iterations: 3,
+  memoryKiB: 65_536,
+  parallelism: 1,
+  salt: Buffer.alloc(16, 7).toString("base64"),
+};
+
+test("the encrypted export reads back as it was; a wrong passphrase, a changed byte or a weak key derivation is refused", async () => {
+  const file = await exportEncrypted(vaults, "export passphrase", FAST_KDF);
+  expect(file).not.toContain("GitHub");
+  const back = await readImport(bytes(file), { password: "export passphrase" });
+  expect(back).toEqual({ format: "vault-export", items: vaults[0]!.items, skipped: [] });
+  await expect(readImport(bytes(file), { password: "wrong" })).rejects.toThrow("the passphrase is wrong, or the export was altered");
+  const doc = JSON.parse(file);
+  const changed = Buffer.from(doc.ciphertext, "base64");
+  changed[20]! ^= 1;
+  await expect(
+    readImport(bytes(JSON.stringify({ ...doc, ciphertext: changed.toString("base64") })), { password: "export passphrase" }),
+  ).rejects.toThrow("altered");
+  await expect(
+    readImport(bytes(JSON.stringify({ ...doc, kdf: { ...doc.kdf, memoryKiB: 1024 } })), { password: "export passphrase" }),
+  ).rejects.toThrow("key derivation is not one this client accepts");
+  await expect(readImport(bytes(file))).rejects.toThrow("give its passphrase");
+});
+
+test("the plaintext exports read back: JSON exactly, CSV as a CSV", async () => {
+  expect((await readImport(bytes(exportJson(vaults)))).items).toEqual(vaults[0]!.items);
+  const csv = exportCsv(vaults);
+  const back = await readImport(bytes(csv));
+  expect(back.items).toEqual([
+    {
+      name: "GitHub",
+      type: "login",
+      fields: { username: "ada", password: "pw" },
+      urls: [{ url: "https://github.com", match: "domain" }],
+      totp: "JBSWY3DPEHPK3PXP",
+    },
+    {
+      name: "Visa",
+      type: "card",
+      fields: {},
+      custom: [
+        { name: "number", value: "4111", hidden: false },
+        { name: "brand", value: "Visa", hidden: false },
+      ],
+      favorite: true,
+    },
+  ]);
+});

@@ -73,7 +73,9 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     const required = command.args.filter((a) => !a.endsWith("?>")).length;
-    if (positionals.length < required || positionals.length > command.args.length) {
+    // A last argument written `<name...>` takes one or more.
+    const variadic = command.args.at(-1)?.endsWith("...>") === true;
+    if (positionals.length < required || (!variadic && positionals.length > command.args.length)) {
       throw new UsageError(`usage: vaultctl ${command.path.join(" ")} ${command.args.join(" ")} (see --help)`);
     }
     const ctx = new Context(

@@ -67,17 +67,20 @@ function describe(err: unknown): { code: string; message: string; field?: string
   return { code: "ERROR", message: (err as Error)?.message ?? String(err), exit: EXIT.error };
 }
 
+/** A long operation's progress: a rekey's phases, or an import's (`seal`, `upload`). */
+type Progress = { phase: RekeyProgress["phase"] | "seal"; done: number; total: number };
+
 /**
  * A progress bar on stderr for long operations. On a terminal it redraws one line; elsewhere
  * (with `--progress`) it prints a line at every tenth of each phase.
  */
-export function progressBar(enabled: boolean): ((p: RekeyProgress) => void) & { end(): void } {
+export function progressBar(enabled: boolean): ((p: Progress) => void) & { end(): void } {
   const tty = process.stderr.isTTY === true;
-  const label = { items: "re-encrypting items", wraps: "wrapping the new key", upload: "sending" } as const;
+  const label = { items: "re-encrypting items", wraps: "wrapping the new key", upload: "sending", seal: "encrypting items" } as const;
   let lastLine = "";
   let lastTenth = -1;
   let lastPhase = "";
-  const render = (p: RekeyProgress) => {
+  const render = (p: Progress) => {
     if (!enabled) return;
     const fraction = p.total === 0 ? 1 : p.done / p.total;
     if (tty) {

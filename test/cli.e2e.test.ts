@@ -7,6 +7,7 @@ import path from "node:path";
 import { commands } from "../cli/commands";
 import { VaultClient } from "../sdk";
 import { fromBase32, referenceTotp } from "./helpers/totp";
+import { keepassFile } from "./helpers/keepass";
 import { startTestServer, tempDir, type TestServer } from "./helpers/server";
 import { vaultctl as run, type VaultctlRun } from "./helpers/vaultctl";
 import { sleep } from "./helpers/wait";
@@ -394,6 +395,44 @@ describe("vaultctl", () => {
       "card",
     ]);
     expect((await ok("alice", ["item", "search", "nothing like it"])).stdout).toContain('No item matches "nothing like it".');
+  });
+
+  test("import a Bitwarden export and a KeePass database, export encrypted and import it again, export CSV only with --yes", async () => {
+    const fixture = path.join(__dirname, "fixtures/import/bitwarden.json");
+    const imported = (await ok("alice", ["import", "Typed", fixture, "--json"])).json;
+    expect(imported).toMatchObject({ imported: 5, format: "bitwarden-json", skipped: [{ name: "From the future" }] });
+    const kdbx = path.join(homes.alice, "team.kdbx");
+    fs.writeFileSync(kdbx, await keepassFile("kp-pass"));
+    const kp = await ok("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "kp-pass" } });
+    expect(kp.stdout).toContain('Imported 2 items into "Typed" from a keepass file (1 request).');
+    expect(kp.stdout).toContain("scan: 1 attachment(s) not imported");
+    const wrong = await vaultctl("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "nope" } });
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining("the KeePass password (or key file) is wrong")]);
+
+    const out = path.join(homes.alice, "typed.export");
+    await ok("alice", ["export", "Typed", "--out", out, "--passphrase-env", "EXPORT_PASS"], {
+      env: { EXPORT_PASS: "a long export passphrase" },
+    });
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(out, "utf8")).not.toContain("GitHub");
+    await ok("alice", ["vault", "create", "Restored"]);
+    const back = (
+      await ok("alice", ["import", "Restored", out, "--password-env", "EXPORT_PASS", "--json"], {
+        env: { EXPORT_PASS: "a long export passphrase" },
+      })
+    ).json;
+    const typed = (await ok("alice", ["item", "list", "Typed", "--json"])).json.map((i: any) => i.name).sort();
+    expect(back.imported).toBe(typed.length);
+    expect((await ok("alice", ["item", "list", "Restored", "--json"])).json.map((i: any) => i.name).sort()).toEqual(typed);
+
+    const again = await vaultctl("alice", ["export", "Typed", "--out", out, "--format", "csv", "--yes"]);
+    expect([again.code, again.stderr]).toEqual([2, expect.stringContaining("exists")]);
+    const csv = path.join(homes.alice, "typed.csv");
+    const unconfirmed = await vaultctl("alice", ["export", "Typed", "--out", csv, "--format", "csv"], { input: "n\n" });
+    expect(unconfirmed.code).not.toBe(0);
+    expect(fs.existsSync(csv)).toBe(false);
+    await ok("alice", ["export", "Typed", "--out", csv, "--format", "csv", "--yes"]);
+    expect(fs.readFileSync(csv, "utf8")).toContain("GitHub");
   });
 
   test("lock makes every session value useless", async () => {

@@ -4,6 +4,7 @@ import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
 import { findCommands } from "./find";
 import { historyCommands } from "./history";
+import { transferCommands } from "./transfer";
 import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
 import { orgCommands } from "./org";
@@ -21,6 +22,7 @@ export const commands: Command[] = [
   ...itemCommands,
   ...historyCommands,
   ...findCommands,
+  ...transferCommands,
   ...inviteCommands,
   ...orgCommands,
   ...keysCommands,

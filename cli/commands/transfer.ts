@@ -1,0 +1,88 @@
+/** Import into a vault and export out of it: files read and written on this machine (the formats: sdk/transfer/). */
+import fs from "node:fs";
+import { EXPORT_FORMATS, readImport, type ExportFormat } from "../../sdk/transfer";
+import { progressBar, UsageError } from "../output";
+import { confirmOrStop, readNewPassword, readPassword } from "../password";
+import { type Command, YES_OPTION, findVault, plural, shownName } from "./shared";
+
+export const transferCommands: Command[] = [
+  {
+    path: ["import"],
+    args: ["<vault>", "<file>"],
+    summary: "Import a Bitwarden (JSON or CSV), KeePass (.kdbx), CSV or vaultctl export file into a vault, encrypted here",
+    options: {
+      "password-file": {
+        type: "string",
+        value: "FILE",
+        description: "the file's password (KeePass, an encrypted export) from the first line of FILE",
+      },
+      "password-env": { type: "string", value: "NAME", description: "the file's password from the environment variable NAME" },
+      "key-file": { type: "string", value: "FILE", description: "a KeePass key file" },
+    },
+    async run(ctx, [vaultRef, file], opts) {
+      const client = await ctx.unlocked();
+      const vault = await findVault(client, vaultRef!);
+      const bytes = new Uint8Array(fs.readFileSync(file!));
+      const needsPassword = bytes[0] === 0x03 || /"format"\s*:\s*"vault-export\/v1"/.test(new TextDecoder().decode(bytes.subarray(0, 200)));
+      const password = needsPassword
+        ? await readPassword({ passwordFile: opts["password-file"], passwordEnv: opts["password-env"] }, "The file's password: ")
+        : undefined;
+      const parsed = await readImport(bytes, {
+        ...(password !== undefined && { password }),
+        ...(opts["key-file"] && { keyFile: new Uint8Array(fs.readFileSync(opts["key-file"])) }),
+      });
+      const bar = progressBar(ctx.progress);
+      let result;
+      try {
+        result = await client.importItems(vault.vaultId, parsed.items, bar);
+      } finally {
+        bar.end();
+      }
+      const skipped = [...parsed.skipped, ...result.skipped];
+      const lines = [
+        `Imported ${plural(result.imported, "item")} into ${shownName(vault)} from a ${parsed.format} file (${plural(result.requests, "request")}).`,
+        ...(skipped.length > 0 ? [`Skipped ${skipped.length}:`, ...skipped.map((s) => `  ${s.name}: ${s.why}`)] : []),
+      ];
+      return { json: { imported: result.imported, format: parsed.format, skipped }, text: lines.join("\n") };
+    },
+  },
+  {
+    path: ["export"],
+    args: ["<vault...>"],
+    summary: "Export vaults to a file: encrypted with a passphrase (default, re-importable), or in the clear as JSON or CSV",
+    options: {
+      out: { type: "string", value: "FILE", description: "where to write it (it must not exist)" },
+      format: { type: "string", value: "FORMAT", description: `${EXPORT_FORMATS.join(", ")} (default encrypted)` },
+      "passphrase-file": { type: "string", value: "FILE", description: "the export's passphrase from the first line of FILE" },
+      "passphrase-env": { type: "string", value: "NAME", description: "the export's passphrase from the environment variable NAME" },
+      yes: YES_OPTION,
+    },
+    async run(ctx, refs, opts) {
+      const format = (opts.format ?? "encrypted") as ExportFormat;
+      if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format is one of ${EXPORT_FORMATS.join(", ")}, not ${format}`);
+      if (!opts.out) throw new UsageError("--out FILE: where to write the export");
+      if (fs.existsSync(opts.out)) throw new UsageError(`${opts.out} exists: choose another file`);
+      const client = await ctx.unlocked();
+      const vaults = [];
+      for (const ref of refs) vaults.push(await findVault(client, ref));
+      let passphrase: string | undefined;
+      if (format === "encrypted")
+        passphrase = await readNewPassword({ file: opts["passphrase-file"], env: opts["passphrase-env"] }, "A passphrase for the export: ");
+      else
+        await confirmOrStop(
+          `This writes every password of ${vaults.map((v) => shownName(v)).join(", ")} IN THE CLEAR to ${opts.out}: anyone who reads the file reads them. Go on?`,
+          opts.yes === true,
+        );
+      const text = await client.exportVaults(
+        vaults.map((v) => v.vaultId),
+        format,
+        passphrase,
+      );
+      fs.writeFileSync(opts.out, text, { mode: 0o600, flag: "wx" });
+      return {
+        json: { out: opts.out, format, vaults: vaults.map((v) => v.vaultId) },
+        text: `Exported ${plural(vaults.length, "vault")} to ${opts.out} (${format === "encrypted" ? "encrypted with the passphrase" : `${format}, in the clear`}).`,
+      };
+    },
+  },
+];

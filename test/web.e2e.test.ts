@@ -11,6 +11,8 @@ import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations } fr
 import { plainShare, unsignedVault } from "./helpers/sdk";
 import { fromBase32, referenceTotp } from "./helpers/totp";
 import { startTestServer, type TestServer } from "./helpers/server";
+import { keepassFile } from "./helpers/keepass";
+import { readImport } from "../sdk/transfer";
 
 jest.setTimeout(120_000);
 
@@ -803,6 +805,46 @@ describe("the web vault", () => {
     await accessible(ada, "search all items");
     await hits.getByRole("link", { name: "Deploy" }).click();
     await ada.getByRole("region", { name: "Item Deploy" }).waitFor();
+  });
+
+  test("import a Bitwarden export and a KeePass database; export encrypted (it reads back) and, after a loud confirmation, as CSV", async () => {
+    const transfer = ada.getByRole("region", { name: "Import and export" });
+    await transfer.getByLabel("File to import").setInputFiles(path.join(__dirname, "fixtures/import/bitwarden.json"));
+    await transfer.getByRole("button", { name: "Import", exact: true }).click();
+    await ada.getByText("Imported 5 items. Skipped 1:").waitFor();
+    await ada
+      .getByRole("list", { name: "Skipped" })
+      .getByText("From the future: a Bitwarden item type this service does not have (9)")
+      .waitFor();
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "Wi-Fi" }).waitFor();
+    await accessible(ada, "import and export");
+
+    await transfer
+      .getByLabel("File to import")
+      .setInputFiles({ name: "team.kdbx", mimeType: "application/octet-stream", buffer: Buffer.from(await keepassFile("kp-pass")) });
+    await transfer.getByLabel("The file's password").fill("kp-pass");
+    await transfer.getByRole("button", { name: "Import", exact: true }).click();
+    await ada.getByText("Imported 2 items. Skipped 1:").waitFor();
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "db1" }).click();
+    await ada.getByRole("region", { name: "Item db1" }).getByTestId("totp").waitFor();
+
+    await transfer.getByLabel("Export passphrase", { exact: true }).fill("a long export passphrase");
+    await transfer.getByLabel("Export passphrase, again").fill("a long export passphrase");
+    const [encrypted] = await Promise.all([
+      ada.waitForEvent("download"),
+      transfer.getByRole("button", { name: "Export", exact: true }).click(),
+    ]);
+    const file = fs.readFileSync((await encrypted.path())!);
+    expect(file.toString()).not.toContain("db1");
+    const back = await readImport(new Uint8Array(file), { password: "a long export passphrase" });
+    expect(back.items.map((i) => i.name)).toEqual(expect.arrayContaining(["db1", "Wi-Fi", "Deploy", "GitHub bot"]));
+
+    await transfer.getByLabel("Export as").selectOption("csv");
+    await transfer.getByText("A file in the clear holds every password of this vault").waitFor();
+    const [csv] = await Promise.all([ada.waitForEvent("download"), transfer.getByRole("button", { name: "Export", exact: true }).click()]);
+    expect(fs.readFileSync((await csv.path())!, "utf8").split(/\r?\n/)[0]).toBe(
+      "vault,type,name,username,password,urls,totp,notes,favorite,fields",
+    );
   });
 
   test("a reload asks to log in again, the email of the last login filled in (no login kept in the browser)", async () => {

@@ -19,6 +19,7 @@ import { type OrgMember, MemberRow, ShareForm } from "./members";
 import { Adopt, PHASES } from "./adopt";
 import { VaultSettings } from "./settings";
 import { ItemHistory, Trash } from "./past";
+import { Transfer } from "./transfer";
 
 export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: string }) {
   const client = currentClient();
@@ -228,6 +229,7 @@ export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: strin
       </section>
 
       <Trash vaultId={vaultId} version={items} onRestored={(i) => void reload().then(() => setOpen(i.itemId))} />
+      <Transfer vaultId={vaultId} vaultName={vault.nameCheck.name} onImported={() => void reload()} />
 
       {vault.vaultType === "shared" && (
         <section aria-labelledby="members-heading">

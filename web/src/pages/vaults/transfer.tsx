@@ -1,0 +1,145 @@
+/** A vault's import and export: files read and written here in the browser (the formats: sdk/transfer/, loaded when first used). */
+import { useState } from "preact/hooks";
+import type { ExportFormat } from "../../../../sdk";
+import { currentClient } from "../../session";
+import { Choice, ErrorNote, Field, inputValue, useAction } from "../../ui";
+
+const FORMAT_CHOICES = [
+  ["encrypted", "Encrypted with a passphrase (can be imported again)"] as const,
+  ["json", "JSON, in the clear"] as const,
+  ["csv", "CSV, in the clear"] as const,
+];
+
+export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; vaultName: string; onImported(): void }) {
+  const client = currentClient();
+  const [file, setFile] = useState<File | null>(null);
+  const [filePassword, setFilePassword] = useState("");
+  const [progress, setProgress] = useState<string | null>(null);
+  const [report, setReport] = useState<{ imported: number; skipped: Array<{ name: string; why: string }> } | null>(null);
+  const [format, setFormat] = useState<ExportFormat>("encrypted");
+  const [passphrase, setPassphrase] = useState("");
+  const [again, setAgain] = useState("");
+  const importing = useAction();
+  const exporting = useAction();
+
+  const runImport = (e: Event) => {
+    e.preventDefault();
+    if (!file) return;
+    void importing.run(async () => {
+      setReport(null);
+      const { readImport } = await import("../../../../sdk/transfer");
+      const parsed = await readImport(new Uint8Array(await file.arrayBuffer()), filePassword ? { password: filePassword } : {});
+      try {
+        const result = await client.importItems(vaultId, parsed.items, (p) =>
+          setProgress(`${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`),
+        );
+        setReport({ imported: result.imported, skipped: [...parsed.skipped, ...result.skipped] });
+      } finally {
+        setProgress(null);
+      }
+      onImported();
+    });
+  };
+
+  const runExport = (e: Event) => {
+    e.preventDefault();
+    void exporting.run(async () => {
+      if (format === "encrypted") {
+        if (passphrase.length < 12) throw new Error("Choose a passphrase of at least 12 characters for the export.");
+        if (passphrase !== again) throw new Error("The two passphrases differ.");
+      } else if (
+        !confirm(
+          `This saves every password of "${vaultName}" IN THE CLEAR to a file on this computer: anyone who reads the file reads them. Export anyway?`,
+        )
+      )
+        return;
+      const text = await client.exportVaults([vaultId], format, format === "encrypted" ? passphrase : undefined);
+      const type = format === "csv" ? "text/csv" : "application/json";
+      const url = URL.createObjectURL(new Blob([text], { type }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `${vaultName.replace(/[^\w.-]+/g, "_")}-${format === "encrypted" ? "encrypted.json" : `export.${format}`}`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    });
+  };
+
+  return (
+    <section aria-labelledby="transfer-heading">
+      <h2 id="transfer-heading">Import and export</h2>
+      <form onSubmit={runImport} aria-label="Import">
+        <Field id="import-file" label="File to import" hint="Bitwarden (JSON or CSV), KeePass (.kdbx), a CSV, or an export of this vault">
+          <input id="import-file" type="file" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+        </Field>
+        <Field id="import-password" label="The file's password" hint="For a KeePass database or an encrypted export">
+          <input
+            id="import-password"
+            type="password"
+            autocomplete="off"
+            value={filePassword}
+            onInput={(e) => setFilePassword(inputValue(e))}
+          />
+        </Field>
+        <button type="submit" disabled={!file || importing.busy}>
+          Import
+        </button>
+      </form>
+      {progress && (
+        <p role="status" class="note">
+          {progress}
+        </p>
+      )}
+      <ErrorNote error={importing.error} />
+      {report && (
+        <div role="status" class="note">
+          <p>
+            Imported {report.imported} item{report.imported === 1 ? "" : "s"}.
+            {report.skipped.length > 0 && ` Skipped ${report.skipped.length}:`}
+          </p>
+          {report.skipped.length > 0 && (
+            <ul aria-label="Skipped">
+              {report.skipped.map((s, n) => (
+                <li key={n}>
+                  {s.name}: {s.why}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <form onSubmit={runExport} aria-label="Export">
+        <Choice id="export-format" label="Export as" value={format} options={FORMAT_CHOICES} onChange={setFormat} />
+        {format === "encrypted" ? (
+          <>
+            <Field id="export-passphrase" label="Export passphrase">
+              <input
+                id="export-passphrase"
+                type="password"
+                autocomplete="new-password"
+                value={passphrase}
+                onInput={(e) => setPassphrase(inputValue(e))}
+              />
+            </Field>
+            <Field id="export-passphrase-again" label="Export passphrase, again">
+              <input
+                id="export-passphrase-again"
+                type="password"
+                autocomplete="new-password"
+                value={again}
+                onInput={(e) => setAgain(inputValue(e))}
+              />
+            </Field>
+          </>
+        ) : (
+          <p class="warning" role="note">
+            A file in the clear holds every password of this vault, readable by anyone who gets the file.
+          </p>
+        )}
+        <button type="submit" disabled={exporting.busy}>
+          Export
+        </button>
+      </form>
+      <ErrorNote error={exporting.error} />
+    </section>
+  );
+}

@@ -56,6 +56,7 @@ export {
 // TOTP codes and search are imported from their own modules (sdk/totp.ts, sdk/search.ts), so that the web vault loads them only when used.
 export type { TotpCode } from "./totp";
 export type { ItemSearch, SearchHit, SearchableItem } from "./search";
+export { exposureOf, membershipsOf, type ExposureItem, type ExposureReport, type Membership } from "./exposure";
 // Import and export formats likewise (sdk/transfer/index.ts).
 export type { ExportFormat, ImportFormat, Parsed } from "./transfer";
 export {

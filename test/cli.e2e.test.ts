@@ -174,6 +174,16 @@ describe("vaultctl", () => {
     expect(verify.stdout).toContain("ok    alice@example.test (owner), wrapped by carol@example.test");
     expect((await ok("alice", ["vault", "list", "--json"])).json[0]).toMatchObject({ keyVersion: 2, rekeyRequired: false });
 
+    // What bob could read: both items, neither changed since; the checklist clears one once it is edited.
+    expect(removed.stdout).toContain(`What bob@example.test could read, to change: vaultctl exposure ${vault.vaultId} bob@example.test`);
+    const exposure = (await ok("alice", ["exposure", "Team", "bob@example.test", "--json"])).json;
+    expect(exposure.items.map((i: any) => i.status)).toEqual(["exposed", "exposed"]);
+    const first = exposure.items[0].name;
+    await ok("alice", ["item", "edit", "Team", first, "--generate"]);
+    const after = await ok("alice", ["exposure", "Team", "bob@example.test"]);
+    expect(after.stdout).toContain("1 secret to change (a change clears it):");
+    expect(after.stdout).toMatch(new RegExp(`\\[x\\] +${first}`));
+
     // Bob's login still works, but the vault is gone for him.
     const gone = await vaultctl("bob", ["item", "list", vault.vaultId, "--json"]);
     expect(gone.code).not.toBe(0);

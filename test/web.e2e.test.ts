@@ -236,6 +236,11 @@ describe("the web vault", () => {
     expect(progress.at(-1)).toBe("Uploading: 1 of 1");
     await ada.getByText(`removed ${BOB.email}`).waitFor();
     await ada.getByText("rekeyed: key version 2, wrapped for 1 member").waitFor();
+    // What bob could read, from the signed history: both items, neither changed since.
+    const exposure = ada.getByRole("region", { name: `What ${BOB.email} could read` });
+    await exposure.getByText("2 secrets to change:").waitFor();
+    await expect(exposure.getByRole("checkbox", { checked: false }).count()).resolves.toBe(2);
+    await accessible(ada, "exposure report");
 
     await bob.reload();
     await bob.getByLabel("Email").fill(BOB.email);

@@ -2,6 +2,7 @@
 import { accountCommands } from "./account";
 import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
+import { exposureCommands } from "./exposure";
 import { findCommands } from "./find";
 import { historyCommands } from "./history";
 import { transferCommands } from "./transfer";
@@ -23,6 +24,7 @@ export const commands: Command[] = [
   ...historyCommands,
   ...findCommands,
   ...transferCommands,
+  ...exposureCommands,
   ...inviteCommands,
   ...orgCommands,
   ...keysCommands,

@@ -149,6 +149,8 @@ export const vaultsCommands: Command[] = [
           `Rekey required: ${user.email} still holds the old key; nothing can be added or shared until then. Run: vaultctl rekey ${vault.vaultId}`,
         );
       }
+      if (user.userId !== client.account.userId)
+        lines.push(`What ${user.email} could read, to change: vaultctl exposure ${vault.vaultId} ${user.email}`);
       return {
         json: { vaultId: vault.vaultId, removed: user.userId, rekeyRequired: result.rekeyRequired && !rekey, rekey },
         text: lines.join("\n"),

@@ -21,6 +21,8 @@ import { Members } from "./members";
 import { Rekeys, type AdoptConfirmation, type RekeyOptions } from "./rekey";
 import { History } from "./history";
 import { Transfers, type ImportResult, type TransferProgress } from "./transfer";
+import { Exposures } from "./exposure";
+import type { ExposureReport } from "../exposure";
 import type { ExportFormat } from "../transfer/export";
 import { Rosters } from "./roster";
 import { Session } from "./session";
@@ -72,6 +74,7 @@ export class VaultClient {
   private readonly rekeys: Rekeys;
   private readonly history: History;
   private readonly transfers: Transfers;
+  private readonly exposures: Exposures;
   private readonly invites: Invites;
   private readonly audit: Audit;
   private readonly passwords: PasswordChanges;
@@ -92,6 +95,7 @@ export class VaultClient {
     this.keyRotations = new KeyRotations(this.core, this.trust, this.rosters, this.vaults, this.memberOps);
     this.history = new History(this.core, this.vaults, this.items);
     this.transfers = new Transfers(this.core, this.vaults, this.items);
+    this.exposures = new Exposures(this.rosters, this.items, this.history, this.audit);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items, this.history);
     this.people = new People(this.core, this.memberOps, this.rekeys);
   }
@@ -327,6 +331,11 @@ export class VaultClient {
   }
   purgeItem(vaultId: string, itemId: string): Promise<void> {
     return this.history.purgeItem(lc(vaultId), lc(itemId));
+  }
+
+  /** After a removal: which secrets `userId` could have read and which were changed since (exposure.ts; the rules: sdk/exposure.ts). */
+  exposureReport(vaultId: string, userId: string): Promise<ExposureReport> {
+    return this.exposures.report(lc(vaultId), lc(userId));
   }
 
   // ---- Import and export (transfer.ts; the formats: sdk/transfer/) ------------------------------

@@ -20,6 +20,7 @@ import { Adopt, PHASES } from "./adopt";
 import { VaultSettings } from "./settings";
 import { ItemHistory, Trash } from "./past";
 import { Transfer } from "./transfer";
+import { Exposure } from "./exposure";
 
 export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: string }) {
   const client = currentClient();
@@ -37,6 +38,7 @@ export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: strin
   const [editing, setEditing] = useState<Item | "new" | null>(null);
   const [progress, setProgress] = useState<RekeyProgress | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [exposureFor, setExposureFor] = useState<string | null>(null);
   const load = useAction();
   const act = useAction();
 
@@ -270,6 +272,7 @@ export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: strin
                       );
                       // The remover rekeys at once: until then nothing is written under the key they still hold.
                       if (result.rekeyRequired) await rekeyNow();
+                      setExposureFor(m.userId);
                     });
                   }}
                 />
@@ -297,6 +300,8 @@ export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: strin
         </section>
       )}
 
+      {exposureFor && <Exposure vaultId={vaultId} userId={exposureFor} who={email(exposureFor)} version={items} />}
+
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">Member history</h2>
         {roster ? (
@@ -304,6 +309,14 @@ export function VaultPage({ vaultId, itemId }: { vaultId: string; itemId?: strin
             {roster.links.map((l) => (
               <li key={l.seq}>
                 <time dateTime={l.at}>{new Date(l.at).toLocaleString()}</time> {email(l.actorId)} {describeLink(l, email)}
+                {l.op === "remove" && l.subjectId && l.subjectId !== me && (
+                  <>
+                    {" "}
+                    <button type="button" class="secondary" onClick={() => setExposureFor(l.subjectId!)}>
+                      What {email(l.subjectId)} could read
+                    </button>
+                  </>
+                )}
               </li>
             ))}
           </ol>

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -10,6 +10,7 @@
  * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts);
  * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
  * - rotation: a key rotation for a member of 200 shared vaults, against the bare key generation and RSA work (bench/rotation.ts).
+ * - items: search over 10,000 items, an import of 5,000, opening a vault with history, each against a floor (bench/items.ts).
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
@@ -23,6 +24,7 @@ import { accountFlows } from "./account";
 import { rekeyBodies } from "./bodies";
 import { passwordChange } from "./password";
 import { keyRotation } from "./rotation";
+import { itemsBench } from "./items";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -35,10 +37,11 @@ const PARTS: Record<string, () => Promise<void>> = {
   itemlog: itemLogCost,
   password: passwordChange,
   rotation: keyRotation,
+  items: itemsBench,
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation")
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items")
     .split(",")
     .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));

@@ -73,6 +73,8 @@ export interface UnsignedItemLink {
   count?: number;
   /** checkpoint, rekey, import: `itemSetDigest` of the vault's items after the link. */
   setDigest?: string;
+  /** import: how many new items it adds (each at revision 1): the set before it is the set after it without them. */
+  added?: number;
   /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`, sdk/roster.ts). */
   auditSeq?: number;
   auditHead?: string;
@@ -87,8 +89,8 @@ const COMMON_FIELDS = ["vaultId", "seq", "prev", "op", "actorId", "at", "keyVers
 const OP_FIELDS: Record<ItemLinkOp, readonly string[]> = {
   checkpoint: ["count", "setDigest"],
   rekey: ["count", "setDigest"],
-  // Items added in one bulk request (an import): a base link, the whole item set after it.
-  import: ["count", "setDigest"],
+  // Items added in one bulk request (an import): a base link, the whole item set after it, and how many it adds.
+  import: ["count", "setDigest", "added"],
   create: ["itemId", "revision", "sha256"],
   update: ["itemId", "revision", "sha256", "prevSha256"],
   delete: ["itemId", "revision", "prevSha256"],
@@ -170,6 +172,7 @@ export function parseItemLink(raw: unknown): ItemLink {
   if (o.prevSha256 !== undefined) link.prevSha256 = fmt.str(o, "prevSha256", fmt.HEX64, "64 lower-case hex digits");
   if (o.count !== undefined) link.count = fmt.int(o, "count", 0);
   if (o.setDigest !== undefined) link.setDigest = fmt.str(o, "setDigest", fmt.HEX64, "64 lower-case hex digits");
+  if (o.added !== undefined) link.added = fmt.int(o, "added", 1);
   if (op === "create" && link.revision !== 1) fmt.fail("revision", "a created item's revision is 1");
   if (op === "update" && link.revision! < 2) fmt.fail("revision", "an updated item's revision is at least 2");
   if (op === "restore" && link.revision! < 2) fmt.fail("revision", "a restored item's revision is at least 2");

@@ -3,7 +3,8 @@ import { checkpointWithoutLink } from "../lib/domain/refusals";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
-import { assertItemSizes } from "../lib/domain/items";
+import { assertItemSizes, MAX_IMPORT_ITEMS } from "../lib/domain/items";
+import { importTooLarge } from "../lib/domain/refusals";
 import { decideItemPage, itemPage } from "../lib/domain/item-pages";
 import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
@@ -25,7 +26,10 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
   const limits = { maxBytes: config.vaultMaxBytes, maxItems: config.vaultMaxItems };
   const history = { keep: config.itemHistory };
   // An import's body is streamed, as a rekey's: up to 5,000 items in one request.
-  const imports = streamedBodies(config, "items.import", { required: ["items"], optional: [] }, "imports");
+  const imports = streamedBodies(config, "items.import", { required: ["items"], optional: [] }, "imports", {
+    max: MAX_IMPORT_ITEMS,
+    refusal: () => importTooLarge(MAX_IMPORT_ITEMS),
+  });
   return {
     name: "items",
     actions: {

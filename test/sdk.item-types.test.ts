@@ -89,6 +89,10 @@ test.each([
   ["not base32 at all", "hello world!"],
   ["too short", "JBSWY3DP"],
   ["an HOTP address", "otpauth://hotp/x?secret=JBSWY3DPEHPK3PXP&counter=1"],
+  // What a crafted file could ask of every member who opens the item: codes of 80 million digits, a year-long period, a huge secret.
+  ["an address asking for 80,000,000 digits", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DP&digits=80000000"],
+  ["an address with a period of a year", "otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DP&period=31536000"],
+  ["a secret of 1,000 bytes", "A".repeat(1600)],
 ])("a seed that is %s is named as such", (_what, seed) => {
   expect(totpProblem(seed)).toEqual(expect.any(String));
 });

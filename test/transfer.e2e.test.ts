@@ -7,6 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient, type ItemContent } from "../sdk";
 import { readImport } from "../sdk/transfer";
+import { itemSetDigest, itemStatesOf, type ItemLink } from "../sdk/item-log";
+import type { ItemLogs } from "../sdk/client/item-log";
+import { dishonest, type Edit } from "./helpers/dishonest";
 import { Api, newOrg, sharedVault, type TestUser } from "./helpers/client";
 import { encryptItem } from "./helpers/crypto";
 import { SQL_ENGINES } from "./helpers/postgres";
@@ -61,18 +64,31 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
       },
     });
     await counted.login(alice.account.email, PASSWORD);
-    const contents = many(5_000);
+    const contents = many(4_999);
     const phases = new Set<string>();
-    const result = await counted.importItems(vault.vaultId, [...contents, { name: "", fields: {} }], (p) => phases.add(p.phase));
-    expect(result).toEqual({ imported: 5_000, skipped: [{ name: "(no name)", why: "it has no name" }], requests: 1 });
+    const oversize = { name: "huge note", fields: { notes: "x".repeat(300 * 1024) } };
+    const badSeed = { name: "odd code", fields: {}, totp: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DP&digits=80000000" };
+    const result = await counted.importItems(vault.vaultId, [...contents, { name: "", fields: {} }, oversize, badSeed], (p) =>
+      phases.add(p.phase),
+    );
+    expect(result).toEqual({
+      imported: 5_000,
+      skipped: [
+        { name: "(no name)", why: "it has no name" },
+        { name: "huge note", why: expect.stringMatching(/more than an item holds \(256 KiB\)$/) },
+        { name: "odd code", why: "its one-time code seed was left out: a TOTP code has 6 to 10 digits, not 80000000" },
+      ],
+      requests: 1,
+    });
     expect(bulkRequests).toBe(1);
     expect([...phases]).toEqual(["seal", "upload"]);
     const listed = await carol.listItems(vault.vaultId);
     expect(listed).toHaveLength(5_001);
+    expect(listed.find((i) => i.name === "odd code")!.totp).toBeUndefined();
     const byName = new Map(listed.map((i) => [i.name, i]));
-    expect(byName.get("site 4999")).toMatchObject({ fields: contents[4999]!.fields, urls: contents[4999]!.urls, revision: 1 });
+    expect(byName.get("site 4998")).toMatchObject({ fields: contents[4998]!.fields, urls: contents[4998]!.urls, revision: 1 });
     const log = (await api.get(`/vaults/${vault.vaultId}/item-log`, { token: carol.http.currentTokens!.accessToken })).body;
-    expect(log.links[0]).toMatchObject({ op: "import", count: 5_001, actorId: alice.account.userId });
+    expect(log.links[0]).toMatchObject({ op: "import", count: 5_001, added: 5_000, actorId: alice.account.userId });
     // The audit log records it (its worker writes the outbox's events a moment later).
     await eventually("the import's audit record", async () =>
       (await alice.auditLog({ limit: 50 })).events.some((e) => e.type === "vault.items_imported" && e.vaultId === vault.vaultId),
@@ -135,6 +151,65 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     await expect(liar.listItems(vault.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "ITEM_LOG_ROLLBACK" });
   });
 
+  test("an import only adds: a member's import link over a set without an item, or with one rolled back, is refused by a device that knew the set", async () => {
+    const vault = await alice.createVault(`Forged ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.share(vault.vaultId, carol.account.userId, "admin");
+    const a = await alice.addItem(vault.vaultId, { name: "a", fields: { password: "a1" } });
+    const b = await alice.addItem(vault.vaultId, { name: "b", fields: { password: "b1" } });
+    await alice.editItem(vault.vaultId, a.itemId, { name: "a", fields: { password: "a2" } });
+    const token = alice.http.currentTokens!.accessToken;
+    const records = (await api.get(`/vaults/${vault.vaultId}/items`, { token })).body.items as any[];
+    const recB = records.find((r) => r.itemId === b.itemId);
+    // a's first password, labelled as its current revision; an "imported" item.
+    const oldA = { ...(await api.get(`/vaults/${vault.vaultId}/history?itemId=${a.itemId}`, { token })).body.revisions[0], revision: 2 };
+    const newC = { ...recB, itemId: randomUUID(), revision: 1 };
+    // Carol, a member, signs an import on the real head, over a set of the server's choosing.
+    const carolLogs = (carol as unknown as { items: { logs: ItemLogs } }).items.logs;
+    const roster = (await carol.verifiedRoster(vault.vaultId))!;
+    const head = (await carolLogs.follow(vault.vaultId, roster))!.head;
+    const forge = async (set: any[]) =>
+      carolLogs.sign(
+        head,
+        { op: "import", count: set.length, setDigest: await itemSetDigest(await itemStatesOf(set)), added: 1 },
+        roster.state,
+      );
+    const serving =
+      (link: ItemLink, listing: any[]): Edit =>
+      (method, path, body) => {
+        if (method === "GET" && path === `/vaults/${vault.vaultId}/item-log`) return { ...body, links: [...body.links, link], next: null };
+        if (method === "GET" && path === `/vaults/${vault.vaultId}/items`)
+          return { items: [...listing].sort((x, y) => (x.createdAt + x.itemId < y.createdAt + y.itemId ? -1 : 1)), next: null };
+        return body;
+      };
+    /** A device of alice's that reads the vault honestly first (it knows {a, b}), then behind `edit`. */
+    const knowing = async (edit: Edit) => {
+      let now: Edit = (_m, _p, body) => body;
+      // Heads of its own: what it is shown is not what alice's other clients saw.
+      const device = new VaultClient({
+        baseUrl: server.url,
+        pins,
+        rosterHeads: new MemoryRosterHeadStore(),
+        fetch: dishonest((m, p, body) => now(m, p, body)),
+      });
+      await device.login(alice.account.email, PASSWORD);
+      await device.listItems(vault.vaultId);
+      now = edit;
+      return device;
+    };
+    const dropped = [recB, newC];
+    await expect((await knowing(serving(await forge(dropped), dropped))).listItems(vault.vaultId)).rejects.toMatchObject({
+      name: "SecurityError",
+      code: "ITEM_LOG_BROKEN",
+    });
+    const rolled = [oldA, recB, newC];
+    await expect((await knowing(serving(await forge(rolled), rolled))).listItems(vault.vaultId)).rejects.toMatchObject({
+      name: "SecurityError",
+      code: "ITEM_HASH_MISMATCH",
+    });
+    // The honest vault still reads as it is.
+    expect((await alice.listItems(vault.vaultId)).map((i) => i.fields.password).sort()).toEqual(["a2", "b1"]);
+  });
+
   test("exports: recorded in the audit log before anything is read; an encrypted one imports again as it was; an outsider records none", async () => {
     const vault = await alice.createVault(`Export ${randomUUID().slice(0, 6)}`, "shared");
     await alice.addItem(vault.vaultId, {
@@ -145,6 +220,7 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
       favorite: true,
     });
     await alice.addItem(vault.vaultId, { name: "Visa", type: "card", fields: { number: "4111" } });
+    await expect(alice.exportVaults([vault.vaultId], "encrypted", "short")).rejects.toThrow("at least 12 characters");
     const file = await alice.exportVaults([vault.vaultId], "encrypted", "a long export passphrase");
     expect(file).not.toContain("GitHub");
     const exported = await eventually("the export's audit record", async () => {

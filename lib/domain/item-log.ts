@@ -58,7 +58,8 @@ export type ItemChange =
   | { op: "update"; itemId: string; before: ItemState; after: ItemState }
   | { op: "delete"; itemId: string; before: ItemState }
   | { op: "restore"; itemId: string; after: ItemState }
-  | { op: "checkpoint" | "rekey" | "import"; count: number; setDigest: string };
+  | { op: "checkpoint" | "rekey"; count: number; setDigest: string }
+  | { op: "import"; count: number; setDigest: string; added: number };
 
 /** What an item write reads under the vault's lock for its step in the item log. */
 export interface LockedForItemLog {
@@ -198,6 +199,8 @@ export function checkItemLink(link: ItemLink, check: ItemLinkCheck): ItemLogEntr
 
 function describesChange(link: ItemLink, change: ItemChange): void {
   if (!("itemId" in change)) {
+    if (change.op === "import" && link.added !== change.added)
+      throw mismatch("added", `the request adds ${change.added} items, not ${link.added}`);
     if (link.count !== change.count) throw mismatch("count", `the vault holds ${change.count} items after this, not ${link.count}`);
     if (link.setDigest !== change.setDigest) throw mismatch("setDigest", "setDigest is not the digest of the vault's items after this");
     return;

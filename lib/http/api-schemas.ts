@@ -97,7 +97,16 @@ const itemLink = object(
     rosterHead: hex64,
     sig: base64,
   },
-  { itemId: uuid, revision: integer(1), sha256: hex64, prevSha256: hex64, count: integer(0), setDigest: hex64, ...auditClaim },
+  {
+    itemId: uuid,
+    revision: integer(1),
+    sha256: hex64,
+    prevSha256: hex64,
+    count: integer(0),
+    setDigest: hex64,
+    added: integer(1),
+    ...auditClaim,
+  },
 );
 
 const memberEntry = object({

@@ -20,6 +20,13 @@ import { SafeValidator } from "./validator";
 
 type Check = (value: unknown) => true | unknown[];
 
+const pools = new WeakMap<object, FairSlots>();
+function poolOf(config: { rekeyConcurrency: number }): FairSlots {
+  let pool = pools.get(config);
+  if (!pool) pools.set(config, (pool = new FairSlots(config.rekeyConcurrency)));
+  return pool;
+}
+
 /** Entries checked between two turns of the event loop. */
 const VALIDATION_BATCH = 2_000;
 
@@ -31,6 +38,8 @@ export interface StreamedBody<A extends string> {
   top: Record<string, unknown>;
   /** Each array of ciphertexts, checked entry by entry (undefined: an optional one not sent). */
   arrays: Record<A, unknown[] | undefined>;
+  /** When the request was taken (performance.now()), before its body was read. */
+  started: number;
 }
 
 /**
@@ -43,6 +52,8 @@ export function streamedBodies<A extends string>(
   action: ActionName,
   arrays: { required: readonly A[]; optional: readonly A[] },
   what: string,
+  /** Refuses an array longer than this as soon as the body is read (before any database work). */
+  maxEntries?: { max: number; refusal: () => Error },
 ) {
   const rules = paramsOf(action) as Record<string, { items: object }>;
   const validator = new SafeValidator();
@@ -52,12 +63,14 @@ export function streamedBodies<A extends string>(
   const checks = Object.fromEntries(
     names.map((n) => [n, validator.compile({ $$root: true, ...rules[n]!.items }) as unknown as Check]),
   ) as Record<A, Check>;
-  const slots = new FairSlots(config.rekeyConcurrency);
+  // One pool per node (its config): rekeys and imports share REKEY_CONCURRENCY's slots.
+  const slots = poolOf(config);
   const bounds = rekeyBodyBounds(config);
 
   async function checkEntries(field: A, raw: unknown, optional: boolean): Promise<unknown[] | undefined> {
     if (raw === undefined && optional) return undefined;
     if (!Array.isArray(raw)) throw validationError([{ type: "required", field, message: `The '${field}' field must be an array.` }]);
+    if (maxEntries && raw.length > maxEntries.max) throw maxEntries.refusal();
     for (let i = 0; i < raw.length; i += VALIDATION_BATCH) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       for (const entry of raw.slice(i, i + VALIDATION_BATCH)) {
@@ -69,7 +82,7 @@ export function streamedBodies<A extends string>(
     return raw;
   }
 
-  async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>): Promise<StreamedBody<A>> {
+  async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>): Promise<Omit<StreamedBody<A>, "started">> {
     const stream = ctx.stream as Readable | null;
     // The body's deadline: a little before the caller's own, so that the client reads why.
     const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
@@ -90,6 +103,7 @@ export function streamedBodies<A extends string>(
   return {
     /** Takes a slot, reads and checks the body, runs `handle`; refused before or while reading, what is left of the body is drained, never held. */
     async handle<T>(ctx: Context<{ vaultId: VaultId }, RequestMeta>, handle: (body: StreamedBody<A>) => Promise<T>): Promise<T> {
+      const started = performance.now();
       try {
         const caller = callerOf(ctx);
         const slot = slots.take(caller.orgId, caller.userId);
@@ -98,7 +112,7 @@ export function streamedBodies<A extends string>(
           throw new AppError("UNAVAILABLE", `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
         }
         try {
-          return await handle(await read(ctx));
+          return await handle({ ...(await read(ctx)), started });
         } finally {
           slot.release();
         }

@@ -8,12 +8,35 @@ import { SecurityError } from "../errors";
 import { keyFingerprint } from "../keys";
 import { linkHash } from "../roster";
 import { mayDo } from "../vault-roles";
-import { expectedAfter, itemLinkSignatureVerifies, itemSetDigest, setAtBase, type ItemLink, type ItemState } from "../item-log";
+import {
+  expectedAfter,
+  itemLinkSignatureVerifies,
+  itemSetDigest,
+  setAtBase,
+  type ItemLink,
+  type ItemLogHead,
+  type ItemState,
+} from "../item-log";
 import type { VaultRole } from "../vault-roles";
-import type { FollowedLog } from "./item-log";
 import type { Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { VerifiedRoster } from "./types";
+
+/** A log as this client verified it. */
+export interface FollowedLog {
+  head: ItemLogHead;
+  /** The last checkpoint or rekey link, and every link after it, in order. */
+  base: ItemLink;
+  sinceBase: ItemLink[];
+  /** The whole item set at the head, once a listing was checked against the log. */
+  items?: Map<string, ItemState>;
+  /**
+   * When the base is an import this client followed from a known set: that set. An import only
+   * adds: the listing after it must hold every one of these as it was (or as the links since left
+   * it), and nothing else but new items at revision 1.
+   */
+  importedOver?: Map<string, ItemState>;
+}
 
 /** The log itself does not hold together (`ITEM_LOG_BROKEN`). */
 export const broken = (vaultId: string, message: string) =>
@@ -122,6 +145,17 @@ export async function checkListed(vaultId: string, followed: FollowedLog, listed
   }
   const expected = expectedAfter(followed.sinceBase);
   for (const [id, state] of expected.touched) compareItem(vaultId, id, state, listed.get(id), `link ${lastTouch(followed, id)}`);
+  if (followed.importedOver) {
+    // An import adds only: every item of the set it was made over, where no link since touched it, as it was; the rest new.
+    for (const [id, state] of followed.importedOver)
+      if (!expected.touched.has(id)) compareItem(vaultId, id, state, listed.get(id), `the set import ${followed.base.seq} was made over`);
+    for (const [id, state] of listed)
+      if (!expected.touched.has(id) && !followed.importedOver.has(id) && state.revision !== 1)
+        throw new SecurityError(
+          "ITEM_SET_MISMATCH",
+          `the server lists item ${id} of vault ${vaultId} at revision ${state.revision}, which neither the set import ${followed.base.seq} was made over nor the import itself holds`,
+        );
+  }
   const base = setAtBase(listed, expected);
   if (base.size !== followed.base.count || (await itemSetDigest(base)) !== followed.base.setDigest)
     throw new SecurityError(

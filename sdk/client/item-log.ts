@@ -42,15 +42,9 @@ const MAX_LOG_PAGE = 5_000;
 /** The key the seen head is kept under in the device's head store (shared with rosters, by vault id). */
 export const itemHeadKey = (vaultId: string) => `items/${vaultId}`;
 
-/** A log as this client verified it. */
-export interface FollowedLog {
-  head: ItemLogHead;
-  /** The last checkpoint or rekey link, and every link after it, in order. */
-  base: ItemLink;
-  sinceBase: ItemLink[];
-  /** The whole item set at the head, once a listing was checked against the log. */
-  items?: Map<string, ItemState>;
-}
+import type { FollowedLog } from "./item-checks";
+
+export type { FollowedLog };
 
 /** The server's refusal of an item link because the log or the item moved on (409 on `itemLink.*`). */
 export function itemLogRaced(err: unknown): boolean {
@@ -190,6 +184,7 @@ export class ItemLogs {
       // set the links before it leave (a member cannot bring back or revert items by signing one);
       // after a rekey the set is known again only from a listing.
       let items = known.items && new Map(known.items);
+      let importedOver = known.importedOver;
       let base = known.base;
       let sinceBase = [...known.sinceBase];
       for (const link of newLinks) {
@@ -198,7 +193,11 @@ export class ItemLogs {
             throw broken(vaultId, `checkpoint ${link.seq} names another item set than the links before it leave`);
           if (items && link.op === "rekey" && items.size !== link.count)
             throw broken(vaultId, `rekey ${link.seq} names ${link.count} items, the links before it leave ${items.size}`);
-          // A rekey's and an import's new set is known only from a listing (checked against the link's digest).
+          if (items && link.op === "import" && items.size + link.added! !== link.count)
+            throw broken(vaultId, `import ${link.seq} adds ${link.added} items to ${items.size} but names ${link.count}`);
+          // A rekey's and an import's new set is known only from a listing (checked against the link's
+          // digest); an import's must also keep the set it was made over.
+          importedOver = link.op === "import" ? items : undefined;
           if (link.op === "rekey" || link.op === "import") items = undefined;
           base = link;
           sinceBase = [];
@@ -215,7 +214,13 @@ export class ItemLogs {
         }
         sinceBase.push(link);
       }
-      followed = { head: { ...last, baseSeq: base.seq }, base, sinceBase, ...(items && { items }) };
+      followed = {
+        head: { ...last, baseSeq: base.seq },
+        base,
+        sinceBase,
+        ...(items && { items }),
+        ...(importedOver && !items && { importedOver }),
+      };
     } else {
       const baseIndex = links.findLastIndex(isBase);
       if (baseIndex < 0) throw broken(vaultId, "no checkpoint to start from");

@@ -5,13 +5,20 @@
  * client verified. An export is recorded by the server first (an audit record), then made here
  * from the items opened and checked as any read.
  */
-import { checkedContent, type ItemContent } from "../item-types";
+import { checkedContent, itemDataJson, type ItemContent } from "../item-types";
+import { utf8 } from "../encoding";
 import { sealItem, type SealedItem } from "../items";
 import { itemStatesOf, itemSetDigest } from "../item-log";
 import type { ExportFormat, ExportedVault } from "../transfer/export";
+import { ApiError } from "../errors";
 import type { ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Vaults } from "./vaults";
+
+/** An encrypted export's passphrase is at least this long (the clients say so before asking the SDK). */
+export const MIN_EXPORT_PASSPHRASE = 12;
+const MAX_DATA_BYTES = 256 * 1024 - 28;
+const MAX_NAME_BYTES = 4 * 1024 - 28;
 
 /** Items one bulk request adds at most (the server's MAX_IMPORT_ITEMS). */
 export const IMPORT_BATCH = 5_000;
@@ -43,50 +50,74 @@ export class Transfers {
   ): Promise<ImportResult> {
     const good: ItemContent[] = [];
     const skipped: ImportResult["skipped"] = [];
+    const { totpProblem } = await import("../totp.js");
     for (const c of contents) {
+      const name = typeof c?.name === "string" && c.name ? c.name : "(no name)";
       try {
-        good.push(checkedContent(c));
+        const item = checkedContent(c);
+        // What the server would refuse (256 KiB of data, 4 KiB of name, before sealing adds its 28 bytes) is named here, not sent.
+        const data = utf8(itemDataJson(item)).length;
+        if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
+        if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
+        if (item.totp !== undefined) {
+          const problem = totpProblem(item.totp);
+          if (problem) {
+            // The item without a seed that would not give codes (or would make a client build huge ones).
+            delete item.totp;
+            skipped.push({ name, why: `its one-time code seed was left out: ${problem}` });
+          }
+        }
+        good.push(item);
       } catch (err) {
-        skipped.push({ name: typeof c?.name === "string" && c.name ? c.name : "(no name)", why: (err as Error).message });
+        skipped.push({ name, why: (err as Error).message });
       }
     }
     let imported = 0;
     let requests = 0;
-    for (let at = 0; at < good.length; at += IMPORT_BATCH) {
-      const batch = good.slice(at, at + IMPORT_BATCH);
-      await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
-        const sealed: SealedItem[] = [];
-        for (const c of batch) {
-          sealed.push(await sealItem(key, vaultId, globalThis.crypto.randomUUID(), c));
-          if (sealed.length % 250 === 0 || sealed.length === batch.length)
-            onProgress({ phase: "seal", done: at + sealed.length, total: good.length });
-        }
-        const added = await itemStatesOf(sealed.map((s) => ({ ...s, revision: 1 })));
-        await this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
-          // The set after the import: the verified set and the new items.
-          const after = new Map([...log.items!, ...added]);
-          const itemLink = await this.items.logs.sign(
-            log.head,
-            { op: "import", count: after.size, setDigest: await itemSetDigest(after) },
-            signedRoster.state,
-          );
-          onProgress({ phase: "upload", done: at, total: good.length });
-          await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/items/bulk`, {
-            body: { items: sealed, keyVersion, itemLink },
+    try {
+      for (let at = 0; at < good.length; at += IMPORT_BATCH) {
+        const batch = good.slice(at, at + IMPORT_BATCH);
+        await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
+          const sealed: SealedItem[] = [];
+          for (const c of batch) {
+            sealed.push(await sealItem(key, vaultId, globalThis.crypto.randomUUID(), c));
+            if (sealed.length % 250 === 0 || sealed.length === batch.length)
+              onProgress({ phase: "seal", done: at + sealed.length, total: good.length });
+          }
+          const added = await itemStatesOf(sealed.map((s) => ({ ...s, revision: 1 })));
+          await this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
+            // The set after the import: the verified set and the new items.
+            if (!log.items) throw new ApiError(409, "CONFLICT", `vault ${vaultId} kept changing while it was read: try the import again`);
+            const after = new Map([...log.items, ...added]);
+            const itemLink = await this.items.logs.sign(
+              log.head,
+              { op: "import", count: after.size, setDigest: await itemSetDigest(after), added: added.size },
+              signedRoster.state,
+            );
+            onProgress({ phase: "upload", done: at, total: good.length });
+            await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/items/bulk`, {
+              body: { items: sealed, keyVersion, itemLink },
+            });
+            await this.items.logs.saw(itemLink, after);
           });
-          await this.items.logs.saw(itemLink, after);
         });
-      });
-      imported += batch.length;
-      requests++;
-      onProgress({ phase: "upload", done: imported, total: good.length });
+        imported += batch.length;
+        requests++;
+        onProgress({ phase: "upload", done: imported, total: good.length });
+      }
+    } catch (err) {
+      // Each batch is all or none: say how many are in already, so that no one imports them twice.
+      if (imported > 0 && err instanceof Error)
+        err.message += ` (${imported} of ${good.length} items were imported before this; the rest were not)`;
+      throw err;
     }
     return { imported, skipped, requests };
   }
 
   /** The vaults' items in `format` (an encrypted export needs `passphrase`); each vault's export is an audit record, made before anything is read. */
   async exportVaults(vaultIds: readonly string[], format: ExportFormat, passphrase?: string): Promise<string> {
-    if (format === "encrypted" && !passphrase) throw new Error("an encrypted export needs a passphrase");
+    if (format === "encrypted" && (passphrase ?? "").length < MIN_EXPORT_PASSPHRASE)
+      throw new Error(`an encrypted export needs a passphrase of at least ${MIN_EXPORT_PASSPHRASE} characters`);
     const vaults: ExportedVault[] = [];
     for (const vaultId of vaultIds) {
       await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/exports`, { body: { format } });

@@ -135,8 +135,12 @@ export function parseBitwardenCsv(source: string): Parsed {
 
 /** "name: value" lines, as Bitwarden's CSV and our own CSV write custom fields. */
 export function customLines(cell: string | undefined): CustomField[] {
-  return (cell ?? "")
-    .split("\n")
-    .map((line) => line.match(/^([^:]+):\s?(.*)$/))
-    .flatMap((m) => (m ? [{ name: m[1]!.trim(), value: m[2]!, hidden: false }] : []));
+  const out: CustomField[] = [];
+  for (const line of (cell ?? "").split("\n")) {
+    const m = line.match(/^([^:\s][^:]*):\s?(.*)$/);
+    // A line that starts no field goes on the one before (a multi-line value: an SSH key, an address).
+    if (m && !(out.length > 0 && /^\s/.test(line))) out.push({ name: m[1]!.trim(), value: m[2]!, hidden: false });
+    else if (out.length > 0) out.at(-1)!.value += `\n${line}`;
+  }
+  return out;
 }

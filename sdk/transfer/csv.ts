@@ -37,9 +37,14 @@ export function parseCsv(source: string): Parsed {
   const used = new Set(Object.keys(COLUMNS).map(column).filter(Boolean));
   const parsed: Parsed = { format: "csv", items: [], skipped: [] };
   for (const row of data) {
+    const cell = (h: string): string => {
+      const v = Object.hasOwn(row, h) ? row[h] : undefined;
+      // A cell an exporter quoted so that a spreadsheet would not run it as a formula: its text.
+      return typeof v === "string" ? v.replace(/^'(?=[=+\-@\t\r])/, "") : "";
+    };
     const get = (what: string) => {
       const c = column(what);
-      return c ? (row[c] ?? "").trim() : "";
+      return c ? cell(c).trim() : "";
     };
     const name = get("name");
     const type = (ITEM_TYPES.includes(get("type") as ItemType) ? get("type") : "login") as ItemType;
@@ -55,7 +60,7 @@ export function parseCsv(source: string): Parsed {
     if (["1", "true", "yes", "x"].includes(get("favorite").toLowerCase())) content.favorite = true;
     const custom = [
       ...customLines(get("fields")),
-      ...headers.filter((h) => !used.has(h) && (row[h] ?? "").trim() !== "").map((h) => ({ name: h, value: row[h]!, hidden: false })),
+      ...headers.filter((h) => !used.has(h) && cell(h).trim() !== "").map((h) => ({ name: h, value: cell(h), hidden: false })),
     ];
     if (custom.length > 0) content.custom = custom;
     try {

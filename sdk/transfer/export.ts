@@ -61,7 +61,12 @@ export function exportCsv(vaults: readonly ExportedVault[]): string {
       };
     }),
   );
-  return Papa.unparse(rows, { columns: ["vault", "type", "name", "username", "password", "urls", "totp", "notes", "favorite", "fields"] });
+  // A cell that starts like a formula (= + - @) is quoted with a leading ' so that a spreadsheet shows it
+  // rather than runs it (a shared item's name could be a formula that sends a row's password away); the importer takes the ' off.
+  return Papa.unparse(rows, {
+    columns: ["vault", "type", "name", "username", "password", "urls", "totp", "notes", "favorite", "fields"],
+    escapeFormulae: true,
+  });
 }
 
 /** The encrypted export of `vaults` under `passphrase` (Argon2id at the SDK's default cost, unless `kdf` says otherwise). */

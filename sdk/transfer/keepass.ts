@@ -12,7 +12,16 @@ import { ImportError, type Parsed } from "./types";
 
 const STANDARD = new Set(["Title", "UserName", "Password", "URL", "Notes", "otp", "TOTP Seed", "TOTP Settings"]);
 
+/** What a database's key derivation may ask of this client (a crafted file could ask for hours or gigabytes): as the SDK's own caps. */
+const ARGON2_CAPS = { memoryKiB: 1_048_576, iterations: 100, parallelism: 16 };
+/** The largest database read (its XML inflates several times). */
+export const MAX_KEEPASS_BYTES = 64 * 1024 * 1024;
+
 kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, length, parallelism, type) => {
+  if (memory > ARGON2_CAPS.memoryKiB || iterations > ARGON2_CAPS.iterations || parallelism > ARGON2_CAPS.parallelism)
+    throw new ImportError(
+      `the database asks for a key derivation beyond what this client runs (Argon2 over ${memory} KiB, ${iterations} passes, ${parallelism} lanes)`,
+    );
   const args = {
     password: new Uint8Array(password),
     salt: new Uint8Array(salt),
@@ -29,11 +38,13 @@ kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, le
 const valueOf = (v: kdbxweb.KdbxEntryField | undefined): string => (v instanceof kdbxweb.ProtectedValue ? v.getText() : (v ?? ""));
 
 export async function parseKeepass(file: Uint8Array, password: string, keyFile?: Uint8Array): Promise<Parsed> {
+  if (file.length > MAX_KEEPASS_BYTES) throw new ImportError(`the database is larger than ${MAX_KEEPASS_BYTES / 1024 / 1024} MiB`);
   const credentials = new kdbxweb.Credentials(kdbxweb.ProtectedValue.fromString(password), keyFile ? keyFile.slice().buffer : null);
   let db: kdbxweb.Kdbx;
   try {
     db = await kdbxweb.Kdbx.load(file.slice().buffer, credentials);
   } catch (err) {
+    if (err instanceof ImportError) throw err;
     const code = (err as { code?: string }).code;
     if (code === kdbxweb.Consts.ErrorCodes.InvalidKey) throw new ImportError("the KeePass password (or key file) is wrong");
     throw new ImportError(`not a KeePass database this client can read (${(err as Error).message})`);

@@ -36,6 +36,7 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
         setReport({ imported: result.imported, skipped: [...parsed.skipped, ...result.skipped] });
       } finally {
         setProgress(null);
+        setFilePassword("");
       }
       onImported();
     });
@@ -54,6 +55,9 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
       )
         return;
       const text = await client.exportVaults([vaultId], format, format === "encrypted" ? passphrase : undefined);
+      // The passphrase is not kept in the form once used.
+      setPassphrase("");
+      setAgain("");
       const type = format === "csv" ? "text/csv" : "application/json";
       const url = URL.createObjectURL(new Blob([text], { type }));
       const a = document.createElement("a");

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Papa from "papaparse";
+import { strToU8, zipSync } from "fflate";
 import { keepassFile } from "./helpers/keepass";
 import { exportCsv, exportEncrypted, exportJson, ImportError, readImport, type ExportedVault } from "../sdk/transfer";
 import type { ItemContent } from "../sdk";
@@ -125,6 +126,140 @@ test("a KeePass KDBX 4 database (Argon2id): every entry outside the recycle bin,
   expect(parsed.skipped).toEqual([{ name: "scan", why: "1 attachment(s) not imported (the entry itself is)" }]);
   await expect(readImport(file, { password: "wrong" })).rejects.toThrow(ImportError);
   await expect(readImport(file)).rejects.toThrow("give its password");
+});
+
+/** A 1PUX file as 1Password writes one (a zip of export.attributes and export.data), built with fflate. */
+function onePux(items: unknown[]): Uint8Array {
+  const data = {
+    accounts: [{ attrs: { accountName: "Acme", name: "Acme" }, vaults: [{ attrs: { uuid: "v1", name: "Private" }, items }] }],
+  };
+  return zipSync({
+    "export.attributes": strToU8(JSON.stringify({ version: 3, description: "1Password Unencrypted Export", createdAt: 1700000000 })),
+    "export.data": strToU8(JSON.stringify(data)),
+    "files/": new Uint8Array(0),
+  });
+}
+
+test("1Password 1PUX: logins with their websites and one-time code, a card, an SSH key, other categories as notes with their fields; documents skipped", async () => {
+  const file = onePux([
+    {
+      uuid: "a",
+      favIndex: 1,
+      categoryUuid: "001",
+      state: "active",
+      overview: {
+        title: "GitHub",
+        url: "https://github.com",
+        urls: [
+          { label: "", url: "https://github.com" },
+          { label: "gist", url: "https://gist.github.com" },
+        ],
+      },
+      details: {
+        loginFields: [
+          { value: "ada", name: "username", fieldType: "T", designation: "username" },
+          { value: "correct-horse", name: "password", fieldType: "P", designation: "password" },
+        ],
+        notesPlain: "two\nlines",
+        sections: [
+          {
+            title: "",
+            fields: [{ title: "one-time password", id: "TOTP_1", value: { totp: "otpauth://totp/GitHub:ada?secret=JBSWY3DPEHPK3PXP" } }],
+          },
+          {
+            title: "extra",
+            fields: [
+              { title: "PIN", id: "pin", value: { concealed: "1234" } },
+              { title: "team", id: "t", value: { string: "core" } },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      uuid: "b",
+      categoryUuid: "002",
+      overview: { title: "Visa" },
+      details: {
+        sections: [
+          {
+            fields: [
+              { title: "cardholder name", id: "cardholder", value: { string: "Ada Lovelace" } },
+              { title: "number", id: "ccnum", value: { creditCardNumber: "4111111111111111" } },
+              { title: "verification number", id: "cvv", value: { concealed: "123" } },
+              { title: "expiry date", id: "expiry", value: { monthYear: 202907 } },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      uuid: "c",
+      categoryUuid: "114",
+      overview: { title: "deploy" },
+      details: {
+        sections: [
+          {
+            fields: [
+              {
+                title: "private key",
+                id: "pk",
+                value: { sshKey: { privateKey: "-----BEGIN-----\nAAA\n-----END-----", metadata: { publicKey: "ssh-ed25519 AAAA" } } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      uuid: "d",
+      categoryUuid: "110",
+      overview: { title: "db server" },
+      details: {
+        sections: [
+          {
+            fields: [
+              { title: "URL", id: "url", value: { string: "db.internal" } },
+              { title: "admin password", id: "pw", value: { concealed: "s3" } },
+            ],
+          },
+        ],
+      },
+    },
+    { uuid: "e", categoryUuid: "006", overview: { title: "passport scan" }, details: {} },
+  ]);
+  const parsed = await readImport(file);
+  expect(parsed.format).toBe("1password");
+  expect(parsed.items).toEqual([
+    {
+      name: "GitHub",
+      type: "login",
+      fields: { username: "ada", password: "correct-horse", notes: "two\nlines" },
+      urls: [
+        { url: "https://github.com", match: "domain" },
+        { url: "https://gist.github.com", match: "domain" },
+      ],
+      totp: "otpauth://totp/GitHub:ada?secret=JBSWY3DPEHPK3PXP",
+      custom: [
+        { name: "PIN", value: "1234", hidden: true },
+        { name: "team", value: "core", hidden: false },
+      ],
+      favorite: true,
+    },
+    { name: "Visa", type: "card", fields: { cardholder: "Ada Lovelace", number: "4111111111111111", code: "123", expiry: "07/29" } },
+    { name: "deploy", type: "ssh", fields: { privateKey: "-----BEGIN-----\nAAA\n-----END-----", publicKey: "ssh-ed25519 AAAA" } },
+    {
+      name: "db server",
+      type: "note",
+      fields: {},
+      custom: [
+        { name: "URL", value: "db.internal", hidden: false },
+        { name: "admin password", value: "s3", hidden: true },
+      ],
+    },
+  ]);
+  expect(parsed.skipped).toEqual([{ name: "passport scan", why: "a 1Password document (a file): not imported" }]);
+  await expect(readImport(zipSync({ "other.txt": strToU8("x") }))).rejects.toThrow("no export.data");
 });
 
 const vaults: ExportedVault[] = [

@@ -10,7 +10,8 @@ export const transferCommands: Command[] = [
   {
     path: ["import"],
     args: ["<vault>", "<file>"],
-    summary: "Import a Bitwarden (JSON or CSV), KeePass (.kdbx), CSV or vaultctl export file into a vault, encrypted here",
+    summary:
+      "Import a Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), CSV or vaultctl export file into a vault, encrypted here",
     options: {
       "password-file": {
         type: "string",

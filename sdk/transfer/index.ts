@@ -16,9 +16,11 @@ export { EXPORT_FORMATS, exportCsv, exportEncrypted, exportJson, isEncryptedExpo
 const KDBX = [0x03, 0xd9, 0xa2, 0x9a];
 
 export const isKeepass = (bytes: Uint8Array): boolean => KDBX.every((b, i) => bytes[i] === b);
+/** A zip (1Password's 1PUX is one). */
+const isZip = (bytes: Uint8Array): boolean => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 /**
- * A file to import, as bytes: a KeePass database (with its `password`), an export of ours
+ * A file to import, as bytes: a KeePass database (with its `password`), 1Password's 1PUX, an export of ours
  * (encrypted: with its `password`), Bitwarden's JSON or CSV, or a generic CSV.
  */
 export async function readImport(bytes: Uint8Array, opts: { password?: string; keyFile?: Uint8Array } = {}): Promise<Parsed> {
@@ -26,6 +28,10 @@ export async function readImport(bytes: Uint8Array, opts: { password?: string; k
     if (opts.password === undefined) throw new ImportError("a KeePass database: give its password");
     const { parseKeepass } = await import("./keepass.js");
     return parseKeepass(bytes, opts.password, opts.keyFile);
+  }
+  if (isZip(bytes)) {
+    const { parseOnePux } = await import("./onepassword.js");
+    return parseOnePux(bytes);
   }
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes).replace(/^\uFEFF/, "");
   const trimmed = text.trimStart();
@@ -37,5 +43,7 @@ export async function readImport(bytes: Uint8Array, opts: { password?: string; k
   const header = trimmed.split(/\r?\n/, 1)[0]!.toLowerCase();
   if (header.includes("login_uri") && header.includes("login_username")) return parseBitwardenCsv(text);
   if (header.includes(",")) return parseCsv(text);
-  throw new ImportError("not a file this client can import (KeePass, Bitwarden JSON or CSV, a CSV, or an export of this service)");
+  throw new ImportError(
+    "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, a CSV, or an export of this service)",
+  );
 }

@@ -8,7 +8,7 @@ export interface Parsed {
   skipped: Array<{ name: string; why: string }>;
 }
 
-export const IMPORT_FORMATS = ["bitwarden-json", "bitwarden-csv", "csv", "keepass", "vault-export"] as const;
+export const IMPORT_FORMATS = ["bitwarden-json", "bitwarden-csv", "csv", "keepass", "1password", "vault-export"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** A file an importer cannot read at all (not one bad entry: those are skipped). */

@@ -72,7 +72,11 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
     <section aria-labelledby="transfer-heading">
       <h2 id="transfer-heading">Import and export</h2>
       <form onSubmit={runImport} aria-label="Import">
-        <Field id="import-file" label="File to import" hint="Bitwarden (JSON or CSV), KeePass (.kdbx), a CSV, or an export of this vault">
+        <Field
+          id="import-file"
+          label="File to import"
+          hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), a CSV, or an export of this vault"
+        >
           <input id="import-file" type="file" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
         </Field>
         <Field id="import-password" label="The file's password" hint="For a KeePass database or an encrypted export">

@@ -5,7 +5,9 @@
  * this service's exports: the encrypted one round trip, with a wrong passphrase, a changed byte and
  * a weak key derivation refused.
  */
+import { createCipheriv, createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
+import { argon2id } from "hash-wasm";
 import path from "node:path";
 import Papa from "papaparse";
 import { strToU8, zipSync } from "fflate";
@@ -50,10 +52,86 @@ test("Bitwarden JSON: each type as it holds it; what this service has no place f
   expect(parsed.skipped).toEqual([{ name: "From the future", why: "a Bitwarden item type this service does not have (9)" }]);
 });
 
-test("an encrypted Bitwarden export is refused with what to do", async () => {
-  await expect(readImport(bytes(JSON.stringify({ encrypted: true, passwordProtected: true, data: "2.x" })))).rejects.toThrow(
-    /export it again from Bitwarden as JSON \(not encrypted\)/,
+/**
+ * A password-protected Bitwarden export, made here with node:crypto as Bitwarden's clients make one:
+ * the key from the password (PBKDF2-SHA256 over the salt, or Argon2id over its SHA-256), stretched
+ * with HKDF-Expand into an AES-256-CBC key and an HMAC-SHA256 key, each string `2.iv|data|mac`.
+ */
+async function bitwardenProtected(plain: string, password: string, kdf: "pbkdf2" | "argon2id") {
+  const salt = randomBytes(16).toString("base64");
+  const key =
+    kdf === "pbkdf2"
+      ? pbkdf2Sync(password, salt, 600_000, 32, "sha256")
+      : Buffer.from(
+          await argon2id({
+            password,
+            salt: createHash("sha256").update(salt).digest(),
+            iterations: 3,
+            memorySize: 64 * 1024,
+            parallelism: 4,
+            hashLength: 32,
+            outputType: "binary",
+          }),
+        );
+  const expandOne = (info: string) =>
+    createHmac("sha256", key)
+      .update(Buffer.concat([Buffer.from(info), Buffer.from([1])]))
+      .digest();
+  const [enc, mac] = [expandOne("enc"), expandOne("mac")];
+  const encString = (text: string) => {
+    const iv = randomBytes(16);
+    const c = createCipheriv("aes-256-cbc", enc, iv);
+    const ct = Buffer.concat([c.update(text, "utf8"), c.final()]);
+    const tag = createHmac("sha256", mac)
+      .update(Buffer.concat([iv, ct]))
+      .digest();
+    return `2.${iv.toString("base64")}|${ct.toString("base64")}|${tag.toString("base64")}`;
+  };
+  return JSON.stringify({
+    encrypted: true,
+    passwordProtected: true,
+    salt,
+    kdfType: kdf === "pbkdf2" ? 0 : 1,
+    kdfIterations: kdf === "pbkdf2" ? 600_000 : 3,
+    ...(kdf === "argon2id" && { kdfMemory: 64, kdfParallelism: 4 }),
+    encKeyValidation_DO_NOT_EDIT: encString(randomUUID()),
+    data: encString(plain),
+  });
+}
+
+test.each(["pbkdf2", "argon2id"] as const)(
+  "a password-protected Bitwarden export (%s) opens with its password, as the plain one; a wrong password or a changed byte is refused",
+  async (kdf) => {
+    const plain = new TextDecoder().decode(fixture("bitwarden.json"));
+    const file = await bitwardenProtected(plain, "bw export password", kdf);
+    const parsed = await readImport(bytes(file), { password: "bw export password" });
+    expect(parsed).toEqual(await readImport(bytes(plain)));
+    await expect(readImport(bytes(file), { password: "wrong" })).rejects.toThrow(
+      "the password is wrong, or the Bitwarden export was altered",
+    );
+    const doc = JSON.parse(file);
+    const parts = doc.data.split("|");
+    const ct = Buffer.from(parts[1], "base64");
+    ct[3]! ^= 1;
+    await expect(
+      readImport(bytes(JSON.stringify({ ...doc, data: [parts[0], ct.toString("base64"), parts[2]].join("|") })), {
+        password: "bw export password",
+      }),
+    ).rejects.toThrow("altered");
+    await expect(readImport(bytes(file))).rejects.toThrow("give its password");
+  },
+);
+
+test("a Bitwarden export encrypted with an account's key, or asking for an extreme cost, is refused with what to do", async () => {
+  await expect(readImport(bytes(JSON.stringify({ encrypted: true, data: "2.x|y|z" })), { password: "p" })).rejects.toThrow(
+    "export it again with a password",
   );
+  await expect(
+    readImport(
+      bytes(JSON.stringify({ encrypted: true, passwordProtected: true, salt: "s", kdfType: 0, kdfIterations: 1e12, data: "2.a|b|c" })),
+      { password: "p" },
+    ),
+  ).rejects.toThrow("at most 2000000");
 });
 
 test("Bitwarden CSV: logins and notes, several websites, custom fields; other types skipped", async () => {

@@ -16,7 +16,8 @@ export const transferCommands: Command[] = [
       "password-file": {
         type: "string",
         value: "FILE",
-        description: "the file's password (KeePass, an encrypted export) from the first line of FILE",
+        description:
+          "the file's password (KeePass, an encrypted export, a password-protected Bitwarden export) from the first line of FILE",
       },
       "password-env": { type: "string", value: "NAME", description: "the file's password from the environment variable NAME" },
       "key-file": { type: "string", value: "FILE", description: "a KeePass key file" },
@@ -25,7 +26,9 @@ export const transferCommands: Command[] = [
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
       const bytes = new Uint8Array(fs.readFileSync(file!));
-      const needsPassword = bytes[0] === 0x03 || /"format"\s*:\s*"vault-export\/v1"/.test(new TextDecoder().decode(bytes.subarray(0, 200)));
+      // A KeePass database, an encrypted export of ours, a password-protected Bitwarden export: the file's password.
+      const head = new TextDecoder().decode(bytes.subarray(0, 400));
+      const needsPassword = bytes[0] === 0x03 || /"format"\s*:\s*"vault-export\/v1"|"passwordProtected"\s*:\s*true/.test(head);
       const password = needsPassword
         ? await readPassword({ passwordFile: opts["password-file"], passwordEnv: opts["password-env"] }, "The file's password: ")
         : undefined;

@@ -36,8 +36,7 @@ export function parseBitwardenJson(source: string): Parsed {
   } catch {
     throw new ImportError("the file is not JSON");
   }
-  if (doc.encrypted === true)
-    throw new ImportError("this Bitwarden export is encrypted: export it again from Bitwarden as JSON (not encrypted) to import it here");
+  if (doc.encrypted === true) throw new ImportError("this Bitwarden export is encrypted: give its password");
   if (!Array.isArray(doc.items)) throw new ImportError("not a Bitwarden JSON export (no items)");
   const parsed: Parsed = { format: "bitwarden-json", items: [], skipped: [] };
   for (const raw of list(doc.items)) {

@@ -38,6 +38,13 @@ export async function readImport(bytes: Uint8Array, opts: { password?: string; k
   if (trimmed.startsWith("{")) {
     const format = /"format"\s*:\s*"([^"]+)"/.exec(trimmed.slice(0, 200))?.[1];
     if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS) return parseOwnExport(text, opts.password);
+    const doc = parseJsonObject(text);
+    if (doc?.encrypted === true) {
+      if (doc.passwordProtected === true && opts.password === undefined)
+        throw new ImportError("this Bitwarden export is encrypted: give its password");
+      const { openBitwardenEncrypted } = await import("./bitwarden-encrypted.js");
+      return parseBitwardenJson(await openBitwardenEncrypted(doc, opts.password ?? ""));
+    }
     return parseBitwardenJson(text);
   }
   const header = trimmed.split(/\r?\n/, 1)[0]!.toLowerCase();
@@ -46,4 +53,13 @@ export async function readImport(bytes: Uint8Array, opts: { password?: string; k
   throw new ImportError(
     "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, a CSV, or an export of this service)",
   );
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }

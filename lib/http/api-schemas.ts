@@ -109,6 +109,19 @@ const itemLink = object(
   },
 );
 
+/** An item as stored: the Item answer, and what a kept revision and a trashed item are built on. */
+const itemFields = {
+  itemId: uuid,
+  vaultId: uuid,
+  encryptedData: base64,
+  encryptedName: base64,
+  revision: integer(1),
+  keyVersion: integer(1),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+const { updatedAt: _updatedAt, ...revisionFields } = itemFields;
+
 const memberEntry = object({
   userId: uuid,
   vaultId: uuid,
@@ -216,47 +229,17 @@ export const SCHEMAS = {
     baseSeq: { type: ["integer", "null"], minimum: 0 },
     next: { type: ["integer", "null"], minimum: 0 },
   }),
-  Item: object({
-    itemId: uuid,
-    vaultId: uuid,
-    encryptedData: base64,
-    encryptedName: base64,
-    revision: integer(1),
-    keyVersion: integer(1),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-  }),
+  Item: object(itemFields),
   ItemList: object({ items: arrayOf(ref("Item")) }, { next: { type: ["string", "null"] } }),
   Imported: object({ created: integer(1) }),
   ItemHistory: object({
     revisions: arrayOf(
-      object({
-        itemId: uuid,
-        vaultId: uuid,
-        revision: integer(1),
-        encryptedData: base64,
-        encryptedName: base64,
-        keyVersion: integer(1),
-        createdAt: timestamp,
-        replacedAt: timestamp,
-      }),
+      // A revision: what the item held then, and when the next one replaced it.
+      object({ ...revisionFields, replacedAt: timestamp }),
     ),
   }),
   Trash: object({
-    items: arrayOf(
-      object({
-        itemId: uuid,
-        vaultId: uuid,
-        encryptedData: base64,
-        encryptedName: base64,
-        revision: integer(1),
-        keyVersion: integer(1),
-        createdAt: timestamp,
-        updatedAt: timestamp,
-        deletedAt: timestamp,
-        deletedBy: uuid,
-      }),
-    ),
+    items: arrayOf(object({ ...itemFields, deletedAt: timestamp, deletedBy: uuid })),
   }),
   InviteCreated: object({ inviteId: uuid, token: string, expiresAt: timestamp }),
   InviteList: arrayOf(

@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/item-history";
 import type { VaultLimits, VaultSize } from "../../domain/vault-limits";
-import type { ItemRevisionRecord, RekeyInput, TrashedItemRecord } from "../port";
+import type { ItemRecord, ItemRevisionRecord, RekeyInput, TrashedItemRecord } from "../port";
 import { chunks, type Db } from "./context";
 import type { ItemRevisionsTable, ItemsTable, ItemTrashTable } from "./schema";
 
@@ -29,7 +29,8 @@ export function toRevision(r: ItemRevisionsTable): ItemRevisionRecord {
   };
 }
 
-export function toTrashed(r: ItemTrashTable): TrashedItemRecord {
+/** An item row as the port answers it (its trash row too, with when and by whom it was deleted). */
+export function toItem(r: ItemsTable): ItemRecord {
   return {
     itemId: r.item_id,
     vaultId: r.vault_id,
@@ -39,9 +40,11 @@ export function toTrashed(r: ItemTrashTable): TrashedItemRecord {
     keyVersion: Number(r.key_version),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
-    deletedAt: r.deleted_at,
-    deletedBy: r.deleted_by,
   };
+}
+
+export function toTrashed(r: ItemTrashTable): TrashedItemRecord {
+  return { ...toItem(r), deletedAt: r.deleted_at, deletedBy: r.deleted_by };
 }
 
 export function trashRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemTrashTable | undefined> {

@@ -19,7 +19,7 @@ import {
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
-import { firmSizeOf, keepRevision, makeRoom, moveToTrash, toRevision, toTrashed, trashRow } from "./item-history";
+import { firmSizeOf, keepRevision, makeRoom, moveToTrash, toItem, toRevision, toTrashed, trashRow } from "./item-history";
 
 /** A row as the item rules read it. */
 const rowState = (r: ItemsTable): StoredItemState => ({
@@ -27,19 +27,6 @@ const rowState = (r: ItemsTable): StoredItemState => ({
   encryptedName: r.encrypted_name,
   encryptedData: r.encrypted_data,
 });
-
-function toItem(r: ItemsTable): ItemRecord {
-  return {
-    itemId: r.item_id,
-    vaultId: r.vault_id,
-    encryptedData: r.encrypted_data,
-    encryptedName: r.encrypted_name,
-    revision: Number(r.revision),
-    keyVersion: Number(r.key_version),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
 
 /** One item of a vault, if there is such an item in that vault. */
 function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {

@@ -79,15 +79,13 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
         >
           <input id="import-file" type="file" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
         </Field>
-        <Field id="import-password" label="The file's password" hint="For a KeePass database or an encrypted export">
-          <input
-            id="import-password"
-            type="password"
-            autocomplete="off"
-            value={filePassword}
-            onInput={(e) => setFilePassword(inputValue(e))}
-          />
-        </Field>
+        <Secret
+          id="import-password"
+          label="The file's password"
+          hint="For a KeePass database, an encrypted export or a password-protected Bitwarden export"
+          value={filePassword}
+          onInput={setFilePassword}
+        />
         <button type="submit" disabled={!file || importing.busy}>
           Import
         </button>
@@ -119,24 +117,8 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
         <Choice id="export-format" label="Export as" value={format} options={FORMAT_CHOICES} onChange={setFormat} />
         {format === "encrypted" ? (
           <>
-            <Field id="export-passphrase" label="Export passphrase">
-              <input
-                id="export-passphrase"
-                type="password"
-                autocomplete="new-password"
-                value={passphrase}
-                onInput={(e) => setPassphrase(inputValue(e))}
-              />
-            </Field>
-            <Field id="export-passphrase-again" label="Export passphrase, again">
-              <input
-                id="export-passphrase-again"
-                type="password"
-                autocomplete="new-password"
-                value={again}
-                onInput={(e) => setAgain(inputValue(e))}
-              />
-            </Field>
+            <Secret id="export-passphrase" label="Export passphrase" value={passphrase} onInput={setPassphrase} fresh />
+            <Secret id="export-passphrase-again" label="Export passphrase, again" value={again} onInput={setAgain} fresh />
           </>
         ) : (
           <p class="warning" role="note">
@@ -149,5 +131,20 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
       </form>
       <ErrorNote error={exporting.error} />
     </section>
+  );
+}
+
+/** A password typed into the form (kept only as long as the form needs it). */
+function Secret(props: { id: string; label: string; hint?: string; value: string; onInput(value: string): void; fresh?: boolean }) {
+  return (
+    <Field id={props.id} label={props.label} {...(props.hint && { hint: props.hint })}>
+      <input
+        id={props.id}
+        type="password"
+        autocomplete={props.fresh ? "new-password" : "off"}
+        value={props.value}
+        onInput={(e) => props.onInput(inputValue(e))}
+      />
+    </Field>
   );
 }

@@ -193,7 +193,14 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
           await store.items.recordExport({
             vaultId,
             actorId: caller.userId,
-            events: [events.record("vault.exported", { actorId: caller.userId, orgId: caller.orgId, vaultId })],
+            // An export in the clear is recorded as such: whoever reads the audit log can tell it from an encrypted one.
+            events: [
+              events.record(ctx.params.format === "encrypted" ? "vault.exported" : "vault.exported_plaintext", {
+                actorId: caller.userId,
+                orgId: caller.orgId,
+                vaultId,
+              }),
+            ],
           });
           events.kick();
           return noContent(ctx);

@@ -237,6 +237,9 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
         .sort((a, b) => a.name.localeCompare(b.name));
     expect(strip(await alice.listItems(copy.vaultId))).toEqual(strip(await alice.listItems(vault.vaultId)));
     const csv = await alice.exportVaults([vault.vaultId], "csv");
+    await eventually("the plaintext export's audit record", async () =>
+      (await alice.auditLog({ limit: 50 })).events.some((e) => e.type === "vault.exported_plaintext" && e.vaultId === vault.vaultId),
+    );
     expect(csv.split(/\r?\n/)[0]).toBe("vault,type,name,username,password,urls,totp,notes,favorite,fields");
     const outsider = (await newOrg(api)).owner;
     const res = await api.post(`/vaults/${vault.vaultId}/exports`, { token: outsider.token, body: { format: "json" } });

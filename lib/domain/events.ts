@@ -28,6 +28,7 @@ export const DOMAIN_EVENT_TYPES = [
   "item.purged",
   "vault.items_imported",
   "vault.exported",
+  "vault.exported_plaintext",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -92,15 +92,23 @@ export function exposureOf(input: {
   if (!last) return report;
   const removedAt = removal?.at ?? "9999-12-31T23:59:59.999Z";
   const removedSeq = removal?.seq ?? Number.MAX_SAFE_INTEGER;
+  // Each item's content writes since the base, and its revisions kept from before the removal, read once: not per item.
+  const writesOf = new Map<string, ItemLink[]>();
+  for (const l of input.sinceBase) {
+    if (!l.itemId || !(l.op === "create" || l.op === "update" || l.op === "restore")) continue;
+    const list = writesOf.get(l.itemId);
+    if (list) list.push(l);
+    else writesOf.set(l.itemId, [l]);
+  }
+  const keptBefore = new Map<string, number>();
+  for (const r of input.history) if (r.createdAt < removedAt) keptBefore.set(r.itemId, (keptBefore.get(r.itemId) ?? 0) + 1);
   for (const item of input.items) {
-    const writes = input.sinceBase.filter(
-      (l) => l.itemId === item.itemId && (l.op === "create" || l.op === "update" || l.op === "restore"),
-    );
+    const writes = writesOf.get(item.itemId) ?? [];
     const lastWrite = writes.at(-1);
     const created = writes.findLast((l) => l.op === "create");
     // Created after the removal: never readable by them.
     if (created && created.rosterSeq >= removedSeq && writes.every((l) => l.rosterSeq >= removedSeq)) continue;
-    const revisions = input.history.filter((r) => r.itemId === item.itemId && r.createdAt < removedAt).length;
+    const revisions = keptBefore.get(item.itemId) ?? 0;
     if (!lastWrite) {
       report.items.push({ itemId: item.itemId, name: item.name, status: "exposed", basis: "unchanged since the log's base", revisions });
       continue;

@@ -284,9 +284,9 @@ export function expectedAfter(linksAfterBase: readonly ItemLink[]): ExpectedItem
 }
 
 /** What a delete after the base removed, if the item's last link since the base is that delete: the state a restore must bring back. */
-export function lastDeleted(linksAfterBase: readonly ItemLink[], itemId: string): { state: ItemState; seq: number } | undefined {
+export function lastDeleted(linksAfterBase: readonly ItemLink[], itemId: string): { state: ItemState; link: ItemLink } | undefined {
   const last = linksAfterBase.findLast((l) => l.itemId === itemId);
-  return last?.op === "delete" ? { state: stateBefore(last)!, seq: last.seq } : undefined;
+  return last?.op === "delete" ? { state: stateBefore(last)!, link: last } : undefined;
 }
 
 /**
@@ -300,12 +300,16 @@ export function pinnedRevisions(
   itemId: string,
 ): Map<number, { sha256: string; seq: number; actorId?: string }> {
   const pinned = new Map<number, { sha256: string; seq: number; actorId?: string }>();
+  // A revision a later link names as the one before it keeps the pin of the link that wrote it (with its writer), if there was one.
+  const pinBefore = (revision: number, l: ItemLink) => {
+    if (!pinned.has(revision)) pinned.set(revision, { sha256: l.prevSha256!, seq: l.seq });
+  };
   for (const l of linksAfterBase) {
     if (l.itemId !== itemId) continue;
     if (l.op === "create") pinned.clear();
-    if (l.op === "update") pinned.set(l.revision! - 1, { sha256: l.prevSha256!, seq: l.seq, ...pinned.get(l.revision! - 1) });
-    if (l.op === "delete") pinned.set(l.revision!, { sha256: l.prevSha256!, seq: l.seq, ...pinned.get(l.revision!) });
-    if (l.op !== "delete") pinned.set(l.revision!, { sha256: l.sha256!, seq: l.seq, actorId: l.actorId });
+    if (l.op === "update") pinBefore(l.revision! - 1, l);
+    if (l.op === "delete") pinBefore(l.revision!, l);
+    else pinned.set(l.revision!, { sha256: l.sha256!, seq: l.seq, actorId: l.actorId });
   }
   return pinned;
 }

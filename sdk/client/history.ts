@@ -120,10 +120,14 @@ export class History {
     if (deleted && (deleted.state.revision !== t.revision || deleted.state.sha256 !== (await itemDigest(t))))
       throw new SecurityError(
         "HISTORY_MISMATCH",
-        `the server's trashed item ${t.itemId} is not what link ${deleted.seq} of the vault's signed item log deleted (revision ${deleted.state.revision})`,
+        `the server's trashed item ${t.itemId} is not what link ${deleted.link.seq} of the vault's signed item log deleted (revision ${deleted.state.revision})`,
       );
-    const by = deleted && links.find((l) => l.seq === deleted.seq)?.actorId;
-    return { ...toItem(t, content), deletedAt: t.deletedAt, deletedBy: by ?? t.deletedBy, verified: deleted !== undefined };
+    return {
+      ...toItem(t, content),
+      deletedAt: t.deletedAt,
+      deletedBy: deleted?.link.actorId ?? t.deletedBy,
+      verified: deleted !== undefined,
+    };
   }
 
   /**

@@ -151,6 +151,35 @@ export const SETTINGS = {
     meaning: "the ISO 8601 time until which the previous key's tokens are accepted (required with `JWT_PREVIOUS_SECRET`, and only with it)",
     parse: (_raw, env) => previousSigningKey(env, env.JWT_PREVIOUS_SECRET).untilMs,
   }),
+  sealSecret: setting({
+    env: "SEAL_SECRET",
+    shown: "generated",
+    group: "basics",
+    meaning:
+      "key that seals second-factor secrets at rest (base64 of at least 32 bytes), the same on every node; unset: generated under `DATA_DIR`, or on a split deployment derived from `JWT_SECRET` (set it before rotating that)",
+    parse: (raw) => raw || undefined,
+  }),
+  webauthnRpId: setting({
+    env: "WEBAUTHN_RP_ID",
+    shown: "`localhost`",
+    group: "basics",
+    meaning: "the WebAuthn relying party id: the host name the web vault is served under (security keys and passkeys are bound to it)",
+    parse: (raw) => raw || "localhost",
+  }),
+  webauthnOrigins: setting({
+    env: "WEBAUTHN_ORIGINS",
+    shown: "any `http://localhost:<port>`",
+    example: "https://vault.example.com",
+    group: "basics",
+    meaning: "the origins (comma-separated) a WebAuthn answer may come from; unset: http://localhost on any port (development only)",
+    parse: (raw) =>
+      raw
+        ? raw
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : undefined,
+  }),
   loginMaxFailures: setting({
     env: "LOGIN_MAX_FAILURES",
     shown: "10",

@@ -7,7 +7,8 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "./config";
 import { AccessTokens } from "./auth/access-tokens";
-import { signingKeys } from "./auth/secrets";
+import { sealKeys, signingKeys } from "./auth/secrets";
+import { Sealer } from "./auth/sealed";
 import { SessionCheck } from "./auth/session-check";
 import { MemoryCounters, type Counters } from "./limits/counters";
 import { RedisCounters } from "./limits/redis-counters";
@@ -42,6 +43,8 @@ export interface Runtime {
   metrics: ServiceMetrics;
   /** Keyed HMAC for values that must be stable but unguessable (prelogin's fake salts). */
   serverHmac(purpose: string, value: string): Buffer;
+  /** Seals values for the server alone: pending second steps, and second-factor secrets at rest (lib/auth/sealed.ts). */
+  sealer: Sealer;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function createRuntime(
     locks: redis ? new RedisLocks(redis) : new MemoryLocks(clock),
     metrics,
     serverHmac: (purpose, value) => createHmac("sha256", hmacKey).update(`${purpose}\0${value}`).digest(),
+    sealer: new Sealer(sealKeys(config), () => clock.nowMs()),
     async close() {
       await events.close();
       await queue.close();

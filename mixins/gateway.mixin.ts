@@ -13,9 +13,10 @@ import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
+import { enrolmentRequired } from "../lib/domain/refusals";
 
 /** What the gateway needs of a route (the benchmark's baseline declares its own). */
-export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody">;
+export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly">;
 import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
@@ -77,6 +78,8 @@ export function gatewayMixin(
   sessions?: SessionCheck,
 ): ServiceSchema {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
+  // What a login that may only enrol a second factor reaches (lib/domain/second-factors.ts `decideEnrolOnly`).
+  const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
   // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
   const web = WebAssets.load(config.webDir);
   const route = (name: string, defs: readonly GatewayRoute[], parseJson: boolean) => ({
@@ -224,6 +227,7 @@ export function gatewayMixin(
         if (!match) throw unauthorized();
         const caller = await accessTokens.verify(match[1]!);
         await sessions?.check(caller, ctx.meta.clientIp);
+        if (caller.enrolOnly && !enrolActions.has(req.$alias?.action ?? "")) throw enrolmentRequired();
         return caller;
       },
 

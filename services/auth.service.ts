@@ -3,14 +3,13 @@ import type { UserId } from "../lib/domain/ids";
 import { newId, userIdForKey, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
-import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { decideOrgName } from "../lib/domain/names";
 import { decoyKdf } from "../lib/domain/decoy-kdf";
 import { checkKdf, checkKeyBundle, normalizeKdf, type KdfParams, type KeyBundle } from "../lib/domain/keys";
 import { decideRegistration, decideRegistrationOpen } from "../lib/domain/registration";
 import { addressLimit, retryAfterSec } from "../lib/domain/address-limits";
-import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
+import { hashToken } from "../lib/domain/opaque-tokens";
 import type { Caller, SignedStatement } from "../lib/domain/types";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement, STATEMENT_VERSION } from "../lib/domain/statements";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
@@ -22,19 +21,60 @@ import {
   rateLimited,
   refreshUserGone,
   removedFromOrg,
+  tooManyStepTries,
   wrongEmailOrPassword,
+  wrongPasswordOrCode,
 } from "../lib/domain/refusals";
-import { decideDeviceName, decideSessionEnd, MAX_LIVE_SESSIONS } from "../lib/domain/sessions";
+import { decideDeviceName, decideSessionEnd } from "../lib/domain/sessions";
 import { announceEnded } from "../lib/auth/session-check";
 import { sessionView } from "../lib/http/views";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
+import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
+import { enrolOnlyFor, newRefreshToken, signIn, tokenPair } from "../lib/auth/sign-in";
+import { authenticationOptions, totpStep, verifyAuthentication } from "../lib/auth/factor-checks";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { decideStepTry, decideTotpStep, hashRecoveryCode, SECOND_STEP_TTL_MS, type SecondFactor } from "../lib/domain/second-factors";
+import { TOTP_SECRET_PURPOSE } from "../lib/auth/factor-checks";
 import type { Runtime } from "../lib/runtime";
 
 /** An id no account has (ids are version 8 UUIDs of a key's hash): the read an unknown address costs. */
 const NO_USER = "00000000-0000-8000-8000-000000000000" as UserId;
 
 type Ctx<P> = Context<P, RequestMeta>;
+
+/** A login's pending second step, sealed for the server alone (lib/auth/sealed.ts) and handed to the client. */
+interface PendingStep {
+  id: string;
+  userId: UserId;
+  /** Whether the first step's password was right: the client cannot tell, the second step answers the same either way. */
+  passwordOk: boolean;
+  email: string;
+  source: string;
+  deviceName: string;
+  /** The first step's counted attempts, given back when the second succeeds. */
+  counted: string[];
+  /** The WebAuthn challenge the security keys sign. */
+  challenge?: string;
+}
+const STEP_PURPOSE = "login-second-step";
+
+interface SecondStepParams {
+  stepToken: string;
+  totpCode?: string;
+  recoveryCode?: string;
+  webauthn?: Record<string, unknown>;
+  deviceName?: string;
+}
+
+/** What a second step may answer with, as the account's factors allow. */
+function factorMethods(factors: readonly SecondFactor[]): Array<"totp" | "webauthn" | "recovery-code"> {
+  return [
+    ...(factors.some((f) => f.kind === "totp") ? (["totp"] as const) : []),
+    ...(factors.some((f) => f.kind === "webauthn") ? (["webauthn"] as const) : []),
+    "recovery-code" as const,
+  ];
+}
 
 interface RegisterParams extends KeyBundle {
   email: string;
@@ -50,7 +90,7 @@ interface RegisterParams extends KeyBundle {
 const INVITE_LOCK_MS = 30_000;
 
 export function authService(rt: Runtime): ServiceSchema {
-  const { store, config, accessTokens, counters, inviteTokens, events, metrics, clock } = rt;
+  const { store, config, counters, inviteTokens, events, metrics, clock } = rt;
   // Compared against for unknown emails, so they cost what a wrong hash costs.
   const decoyHash = hashAuthHash(Buffer.alloc(32), config.scryptCost);
 
@@ -65,27 +105,6 @@ export function authService(rt: Runtime): ServiceSchema {
     return { version: STATEMENT_VERSION, signature: bytes.toString("base64") };
   }
 
-  function newRefreshToken() {
-    const token = newOpaqueToken();
-    const now = clock.nowMs();
-    return {
-      token,
-      tokenHash: hashToken(token),
-      createdAt: timestamp(new Date(now)),
-      expiresAt: timestamp(new Date(now + config.refreshTokenTtlMs)),
-    };
-  }
-
-  async function tokenPair(user: Pick<UserRecord, "userId" | "orgId" | "role">, sessionId: string, refreshToken: string) {
-    const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role, sessionId };
-    return {
-      accessToken: await accessTokens.issue(caller),
-      refreshToken,
-      tokenType: "Bearer" as const,
-      expiresIn: accessTokens.lifetimeSec,
-    };
-  }
-
   /** Prelogin and registration (without an invite) per client address. */
   const perAddress = (ctx: Ctx<unknown>, what: "prelogin" | "register") =>
     limitPerAddress(
@@ -94,6 +113,79 @@ export function authService(rt: Runtime): ServiceSchema {
       addressLimit(what, what === "prelogin" ? config.preloginRateLimit : config.registerRateLimit),
       () => metrics.rateLimited(what),
     );
+
+  const rp = { rpId: config.webauthnRpId, ...(config.webauthnOrigins && { origins: config.webauthnOrigins }) };
+
+  /**
+   * Counts one attempt on each counter, one after the other, stopping at the first that refuses:
+   * an attempt refused by its own address's counters never counts against the account, so one
+   * stranger's flood cannot use up what the owner, elsewhere, signs in within. Answers the keys counted.
+   */
+  async function countLoginAttempt(keys: [string, string, string], address: string, source: string): Promise<string[]> {
+    const window = config.loginFailureWindowMs;
+    const limits = {
+      perEmailAndAddress: config.loginMaxFailures,
+      perAddress: config.loginAddressMaxFailures,
+      perEmail: config.loginEmailMaxFailures,
+    };
+    const known = (await counters.add(`login-known:${address}|${source}`, 0, KNOWN_ADDRESS_MS)).count > 0;
+    const attempts = { emailAndAddress: 0, address: 0, email: 0, knownAddress: known };
+    const counted: string[] = [];
+    for (const [i, field] of (["emailAndAddress", "address", "email"] as const).entries()) {
+      const w = await counters.add(keys[i]!, 1, window);
+      counted.push(keys[i]!);
+      attempts[field] = w.count;
+      const verdict = decideLoginAttempt(attempts, limits);
+      if (!verdict.ok) {
+        metrics.rateLimited("login");
+        throw rateLimited(LOGIN_REFUSAL_MESSAGE[verdict.refusal], retryAfterSec(w.resetInMs));
+      }
+    }
+    return counted;
+  }
+
+  /** A successful sign-in gives its counts back, and keeps the address known for 30 days after its last one. */
+  async function giveBack(counted: readonly string[], address: string, source: string): Promise<void> {
+    await Promise.all(counted.map((k) => counters.add(k, -1, config.loginFailureWindowMs)));
+    await counters.mark(`login-known:${address}|${source}`, KNOWN_ADDRESS_MS);
+  }
+
+  /**
+   * Whether the answer of a second step is right, and (only after a right password) used up: a TOTP
+   * code of a step after the last one used, an unused recovery code, or a security key's signature
+   * over this step's challenge with a counter that moved on. Every kind of wrong answers false.
+   */
+  async function secondFactorHolds(step: PendingStep, factors: SecondFactor[], p: SecondStepParams): Promise<boolean> {
+    const at = clock.timestamp();
+    const given = [p.totpCode, p.recoveryCode, p.webauthn].filter((v) => v !== undefined).length;
+    if (given !== 1) return false;
+    if (p.totpCode !== undefined) {
+      const factor = factors.find((f) => f.kind === "totp");
+      const secret = factor?.sealedSecret === undefined ? null : rt.sealer.open<string>(TOTP_SECRET_PURPOSE, factor.sealedSecret);
+      if (!factor || secret === null) return false;
+      let used: number;
+      try {
+        used = decideTotpStep(totpStep(secret, p.totpCode, clock.nowMs()), factor.lastStep);
+      } catch {
+        return false;
+      }
+      return step.passwordOk && (await store.security.useTotpStep({ factorId: factor.factorId, step: used, at }));
+    }
+    if (p.recoveryCode !== undefined) {
+      return (
+        step.passwordOk && (await store.security.useRecoveryCode({ userId: step.userId, codeHash: hashRecoveryCode(p.recoveryCode), at }))
+      );
+    }
+    const response = p.webauthn as unknown as AuthenticationResponseJSON;
+    const factor = factors.find((f) => f.kind === "webauthn" && f.credentialId === response?.id);
+    if (!factor || step.challenge === undefined) return false;
+    const counter = await verifyAuthentication(rp, step.challenge, response, factor);
+    if (counter === null) return false;
+    return (
+      step.passwordOk &&
+      (await store.security.useWebauthnCounter({ factorId: factor.factorId, from: factor.counter ?? 0, to: counter, at }))
+    );
+  }
 
   return {
     name: "auth",
@@ -167,6 +259,8 @@ export function authService(rt: Runtime): ServiceSchema {
             kdfStatement: p.kdfStatement,
             inviteBinding: invite && p.inviteBinding !== undefined ? { inviteId: invite.inviteId, mac: p.inviteBinding } : undefined,
           };
+          // An invitee's new password meets their organization's least KDF cost.
+          if (invite) decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(invite.orgId)) ?? DEFAULT_POLICIES);
           let user: UserRecord;
           if (invite && tokenHash) {
             // One redemption at a time per token; the store's conditional update decides for real.
@@ -209,87 +303,86 @@ export function authService(rt: Runtime): ServiceSchema {
           const address = normalizeEmail(ctx.params.email);
           const deviceName = decideDeviceName(ctx.params.deviceName);
           const from = ctx.meta.clientIp ?? "unknown";
-          const window = config.loginFailureWindowMs;
-          // Counted before the slow comparison, and given back on success: of a burst of any size,
-          // at most the limits' attempts are ever compared (the model: lib/domain/login-limits.ts).
-          // Counted one after the other, stopping at the first that refuses: an attempt refused by
-          // its own address's counters never counts against the email, so one stranger's flood of
-          // refused attempts cannot use up what the owner, elsewhere, signs in within.
           const source = netKey(from);
-          const keys = [`login:${address}|${source}`, `login-from:${source}`, `login-for:${address}`];
-          const limits = {
-            perEmailAndAddress: config.loginMaxFailures,
-            perAddress: config.loginAddressMaxFailures,
-            perEmail: config.loginEmailMaxFailures,
-          };
-          const known = (await counters.add(`login-known:${address}|${source}`, 0, KNOWN_ADDRESS_MS)).count > 0;
-          const attempts = { emailAndAddress: 0, address: 0, email: 0, knownAddress: known };
-          const counted: string[] = [];
-          for (const [i, field] of (["emailAndAddress", "address", "email"] as const).entries()) {
-            const w = await counters.add(keys[i]!, 1, window);
-            counted.push(keys[i]!);
-            attempts[field] = w.count;
-            const verdict = decideLoginAttempt(attempts, limits);
-            if (!verdict.ok) {
-              metrics.rateLimited("login");
-              throw rateLimited(LOGIN_REFUSAL_MESSAGE[verdict.refusal], retryAfterSec(w.resetInMs));
-            }
-          }
+          // Counted before the slow comparison, and given back on success (lib/domain/login-limits.ts).
+          const counted = await countLoginAttempt(
+            [`login:${address}|${source}`, `login-from:${source}`, `login-for:${address}`],
+            address,
+            source,
+          );
           const user = await store.accounts.findUserByEmail(address);
           const presented = Buffer.from(ctx.params.authHash, "base64");
           const ok = await authHashMatches(presented, user ? user.authHash : await decoyHash);
+          // Read for an unknown address too: the answer's time tells nothing more.
+          const factors = await store.security.listFactors(user ? user.userId : NO_USER);
+          if (user && factors.length > 0) {
+            // A second step, whether or not the password was right: only both together sign in, and
+            // neither step tells which was wrong (lib/domain/second-factors.ts). The counts stay until then.
+            const webauthn = factors.some((f) => f.kind === "webauthn") ? await authenticationOptions(rp, factors) : undefined;
+            const step: PendingStep = {
+              id: newId(),
+              userId: user.userId,
+              passwordOk: ok,
+              email: address,
+              source,
+              deviceName,
+              counted,
+              ...(webauthn && { challenge: webauthn.challenge }),
+            };
+            return {
+              secondFactorRequired: true as const,
+              stepToken: rt.sealer.seal(STEP_PURPOSE, step, SECOND_STEP_TTL_MS),
+              methods: factorMethods(factors),
+              ...(webauthn && { webauthn }),
+            };
+          }
           if (!user || !ok) {
             metrics.loginFailed();
             throw wrongEmailOrPassword();
           }
           // Only who knows the password learns it: taken out of the organization, they sign in no more.
           if (user.removedAt !== undefined) throw removedFromOrg();
-          await Promise.all(counted.map((k) => counters.add(k, -1, window)));
-          // Renewed at every sign-in: an address stays known for 30 days after its last one.
-          await counters.mark(`login-known:${address}|${source}`, KNOWN_ADDRESS_MS);
-          const refresh = newRefreshToken();
-          const sessionId = newId();
-          const { ended } = await store.accounts.startSession({
-            accountVersion: user.accountVersion,
-            maxLive: MAX_LIVE_SESSIONS,
-            session: {
-              sessionId,
-              userId: user.userId,
-              deviceName,
-              createdAt: refresh.createdAt,
-              lastUsedAt: refresh.createdAt,
-              address: from,
-              expiresAt: refresh.expiresAt,
-            },
-            token: { tokenHash: refresh.tokenHash, userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt },
+          await giveBack(counted, address, source);
+          return signIn(rt, ctx, user, { deviceName, address: from });
+        },
+      },
+
+      secondStep: {
+        params: paramsOf("auth.secondStep"),
+        async handler(ctx: Ctx<SecondStepParams>) {
+          const p = ctx.params;
+          const from = ctx.meta.clientIp ?? "unknown";
+          const step = rt.sealer.open<PendingStep>(STEP_PURPOSE, p.stepToken);
+          if (!step) throw tooManyStepTries();
+          decideStepTry((await counters.add(`login-step:${step.id}`, 1, SECOND_STEP_TTL_MS)).count);
+          const source = netKey(from);
+          const counted = await countLoginAttempt(
+            [`login-2fa:${step.userId}|${source}`, `login-from:${source}`, `login-2fa-for:${step.userId}`],
+            step.email,
+            source,
+          );
+          const factors = await store.security.listFactors(step.userId);
+          const right = await secondFactorHolds(step, factors, p);
+          const user = right && step.passwordOk ? await store.accounts.findUserById(step.userId) : null;
+          if (!user || user.email !== step.email) {
+            metrics.loginFailed();
+            throw wrongPasswordOrCode();
+          }
+          // One sign-in per step, even when two right answers arrive at once.
+          if ((await counters.add(`login-step-done:${step.id}`, 1, SECOND_STEP_TTL_MS)).count !== 1) throw tooManyStepTries();
+          if (user.removedAt !== undefined) throw removedFromOrg();
+          await giveBack([...step.counted, ...counted], step.email, source);
+          return signIn(rt, ctx, user, {
+            deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),
+            address: from,
           });
-          await announceEnded(ctx, rt.sessions, ended);
-          // An account that rotated its keys: its devices follow the log from the keys they knew.
-          const keyLog = await store.accounts.keyLog(user.userId);
-          return {
-            ...(await tokenPair(user, sessionId, refresh.token)),
-            sessionId,
-            userId: user.userId,
-            orgId: user.orgId,
-            role: user.role,
-            kdf: user.kdf,
-            publicKey: user.publicKey,
-            signingPublicKey: user.signingPublicKey,
-            publicKeySignature: user.publicKeySignature,
-            encryptedPrivateKey: user.encryptedPrivateKey,
-            encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
-            accountVersion: user.accountVersion,
-            ...(user.keyStatement && { keyStatement: user.keyStatement }),
-            ...(user.kdfStatement && { kdfStatement: user.kdfStatement }),
-            ...(keyLog.length > 0 && { keyLog }),
-          };
         },
       },
 
       refresh: {
         params: paramsOf("auth.refresh"),
         async handler(ctx: Ctx<{ refreshToken: string }>) {
-          const next = newRefreshToken();
+          const next = newRefreshToken(rt);
           const outcome = await store.accounts.rotateRefreshToken({
             oldHash: hashToken(ctx.params.refreshToken),
             next,
@@ -303,7 +396,10 @@ export function authService(rt: Runtime): ServiceSchema {
           }
           const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw refreshUserGone();
-          return tokenPair(user, outcome.sessionId, next.token);
+          // The organization's policy as it is now: a member without a factor under a new requirement may only enrol from here on.
+          const enrolOnly = await enrolOnlyFor(rt, user);
+          const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role, sessionId: outcome.sessionId };
+          return tokenPair(rt, enrolOnly ? { ...caller, enrolOnly: true } : caller, next.token);
         },
       },
 

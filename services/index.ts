@@ -20,5 +20,7 @@ export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
   invites: async () => (await import("./invites.service.js")).invitesService,
   audit: async () => (await import("./audit.service.js")).auditService,
   "audit-worker": async () => (await import("./audit-worker.service.js")).auditWorkerService,
+  factors: async () => (await import("./factors.service.js")).factorsService,
+  recovery: async () => (await import("./recovery.service.js")).recoveryService,
   sweeper: async () => (await import("./sweeper.service.js")).sweeperService,
 };

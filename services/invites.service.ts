@@ -9,6 +9,7 @@ import { assertOrgManager } from "../lib/domain/org-roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
 import { decideInviteLifetime, decideRedeemable, type Invite } from "../lib/domain/invites";
+import { decideInviteLifetimeCap, DEFAULT_POLICIES } from "../lib/domain/org-policies";
 import { inviteTokenNotFound } from "../lib/domain/refusals";
 import { addressLimit } from "../lib/domain/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
@@ -54,7 +55,11 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
           const caller = callerOf(ctx);
           assertInviteManager(caller);
           const address = normalizeEmail(ctx.params.email);
-          const ttlMs = decideInviteLifetime(ctx.params.expiresIn, config.inviteTtlMs);
+          const ttlMs = decideInviteLifetimeCap(
+            decideInviteLifetime(ctx.params.expiresIn, config.inviteTtlMs),
+            ctx.params.expiresIn !== undefined,
+            (await store.security.getPolicies(caller.orgId)) ?? DEFAULT_POLICIES,
+          );
           const token = newOpaqueToken();
           const now = new Date(clock.nowMs());
           const invite: Invite = {

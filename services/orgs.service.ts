@@ -1,6 +1,7 @@
 /** Organizations, their members' public key bundles (contract section 2), and people leaving them. */
 import { decideOrgAccess } from "../lib/domain/access";
-import { orgNotFound } from "../lib/domain/refusals";
+import { orgNotFound, policiesOwnersOnly } from "../lib/domain/refusals";
+import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/org-policies";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceEnded } from "../lib/auth/session-check";
 import type { Context, ServiceSchema } from "moleculer";
@@ -16,9 +17,50 @@ export function orgsService(rt: Runtime): ServiceSchema {
   function assertInOrg(ctx: Ctx<{ orgId: OrgId }>): void {
     decideOrgAccess(callerOf(ctx), ctx.params.orgId);
   }
+  /** Policies as members read them: each one marked enforced by the server or applied by clients only. */
+  const policiesView = (p: OrgPolicies) => ({
+    ...p,
+    enforced: ["requireSecondFactor", "minKdf", "inviteMaxLifetime", "recoveryMinThreshold"],
+    clientOnly: ["client.minPasswordScore", "client.idleLockMinutes"],
+  });
+
   return {
     name: "orgs",
     actions: {
+      policies: {
+        params: paramsOf("orgs.policies"),
+        async handler(ctx: Ctx<{ orgId: OrgId }>) {
+          assertInOrg(ctx);
+          return policiesView((await store.security.getPolicies(ctx.params.orgId)) ?? DEFAULT_POLICIES);
+        },
+      },
+      setPolicies: {
+        params: paramsOf("orgs.setPolicies"),
+        async handler(ctx: Ctx<{ orgId: OrgId } & Partial<OrgPolicies> & { requireSecondFactor: boolean }>) {
+          assertInOrg(ctx);
+          const caller = callerOf(ctx);
+          if (caller.role !== "owner") throw policiesOwnersOnly();
+          const p = ctx.params;
+          const policies = decidePolicies({
+            requireSecondFactor: p.requireSecondFactor,
+            ...(p.minKdf && { minKdf: p.minKdf }),
+            ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
+            recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,
+            client: {
+              minPasswordScore: p.client?.minPasswordScore ?? 0,
+              ...(p.client?.idleLockMinutes !== undefined && { idleLockMinutes: p.client.idleLockMinutes }),
+            },
+          });
+          await store.security.setPolicies({
+            orgId: p.orgId,
+            policies,
+            at: clock.timestamp(),
+            events: [events.record("org.policies_changed", { actorId: caller.userId, orgId: p.orgId })],
+          });
+          events.kick();
+          return policiesView(policies);
+        },
+      },
       get: {
         params: paramsOf("orgs.get"),
         async handler(ctx: Ctx<{ orgId: OrgId }>) {

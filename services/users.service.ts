@@ -1,6 +1,6 @@
 /** The caller's profile, statements and master password, and other users' public keys (contract section 2). */
 import { decideVisibleUser } from "../lib/domain/access";
-import { noStatementGiven, rateLimited, tokenUserGone, wrongCurrentPassword } from "../lib/domain/refusals";
+import { noStatementGiven, tokenUserGone } from "../lib/domain/refusals";
 import type { UserId, VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { checkKdfStatement, checkKeyStatement } from "../lib/domain/statements";
@@ -10,12 +10,13 @@ import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import { publicKeysOf } from "../lib/http/views";
 import type { Runtime } from "../lib/runtime";
-import { authHashMatches, hashAuthHash } from "../lib/auth/auth-hash";
+import { hashAuthHash } from "../lib/auth/auth-hash";
+import { proveCurrentPassword, recoverySession } from "../lib/auth/password-proof";
+import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
 import { normalizeKdf, type KdfParams } from "../lib/domain/keys";
 import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/password-change";
 import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
-import { retryAfterSec } from "../lib/domain/address-limits";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
 import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
@@ -34,7 +35,7 @@ type KeyRotationParams = Omit<KeyRotation, "keyLogEntry" | "vaults"> & {
 };
 
 interface PasswordChangeParams {
-  currentAuthHash: string;
+  currentAuthHash?: string;
   authHash: string;
   kdf: KdfParams;
   encryptedPrivateKey: string;
@@ -45,38 +46,12 @@ interface PasswordChangeParams {
 }
 
 export function usersService(rt: Runtime): ServiceSchema {
-  const { store, config, counters, clock, events } = rt;
+  const { store, config, clock, events } = rt;
 
   async function caller(ctx: Ctx): Promise<UserRecord> {
     const user = await store.accounts.findUserById(callerOf(ctx).userId);
     if (!user) throw tokenUserGone();
     return user;
-  }
-
-  /**
-   * The current master password, proven by its auth hash: at most LOGIN_MAX_FAILURES wrong ones
-   * per session and LOGIN_EMAIL_MAX_FAILURES per account per LOGIN_FAILURE_WINDOW (a stolen access
-   * token must not become a way to guess the password, nor to keep its owner from changing it:
-   * the owner ends the thief's session and goes on), each counted before the slow comparison and
-   * given back when it matches.
-   */
-  async function proveCurrentPassword(user: UserRecord, sessionId: string | undefined, presented: string): Promise<void> {
-    const window = config.loginFailureWindowMs;
-    const limits: Array<[string, number]> = [
-      [`password-check:${user.userId}|${sessionId ?? "-"}`, config.loginMaxFailures],
-      [`password-check:${user.userId}`, config.loginEmailMaxFailures],
-    ];
-    const counted: string[] = [];
-    for (const [key, limit] of limits) {
-      const w = await counters.add(key, 1, window);
-      counted.push(key);
-      if (w.count > limit) {
-        await Promise.all(counted.map((k) => counters.add(k, -1, window)));
-        throw rateLimited("Too many wrong current passwords; try again later", retryAfterSec(w.resetInMs));
-      }
-    }
-    if (!(await authHashMatches(Buffer.from(presented, "base64"), user.authHash))) throw wrongCurrentPassword();
-    await Promise.all(counted.map((k) => counters.add(k, -1, window)));
   }
 
   return {
@@ -178,7 +153,10 @@ export function usersService(rt: Runtime): ServiceSchema {
             return { ...wrap, vaultId: wrap.vaultId as VaultId, ...(link && { rosterLink: link }) };
           });
           checkPasswordChangeForm(user, { kdf, kdfStatement: p.kdfStatement, vaults });
-          await proveCurrentPassword(user, sessionId, p.currentAuthHash);
+          decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES);
+          // The old password, proven; or, in the session an account recovery began, the recovery stands for it (once).
+          const recovered = p.currentAuthHash === undefined && sessionId !== undefined && (await recoverySession(rt, sessionId, "check"));
+          if (!recovered) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
           // Only a proven caller costs the store a read per link.
           for (const [i, v] of vaults.entries()) {
             if (v.rosterLink) await withCheckedAuditClaim(store, user.orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
@@ -194,6 +172,7 @@ export function usersService(rt: Runtime): ServiceSchema {
             now: clock.timestamp(),
             events: [events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
           });
+          if (recovered) await recoverySession(rt, sessionId!, "spend");
           failpoint("password-change-after-commit");
           events.kick();
           await announceEnded(ctx, rt.sessions, endedSessions);

@@ -53,7 +53,12 @@ export class AccessTokens {
 
   async issue(caller: Caller): Promise<string> {
     const issuedAt = Math.floor(this.now() / 1000);
-    return new SignJWT({ org: caller.orgId, role: caller.role, ...(caller.sessionId !== undefined && { sid: caller.sessionId }) })
+    return new SignJWT({
+      org: caller.orgId,
+      role: caller.role,
+      ...(caller.sessionId !== undefined && { sid: caller.sessionId }),
+      ...(caller.enrolOnly && { enr: true }),
+    })
       .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: this.currentKid })
       .setSubject(caller.userId)
       .setIssuer(ISSUER)
@@ -87,13 +92,14 @@ export class AccessTokens {
     } catch {
       throw unauthorized("Invalid or expired access token");
     }
-    const { sub, org, role, exp, sid } = payload;
+    const { sub, org, role, exp, sid, enr } = payload;
     if (
       typeof sub !== "string" ||
       typeof org !== "string" ||
       !ORG_ROLES.includes(role as OrgRole) ||
       typeof exp !== "number" ||
-      (sid !== undefined && typeof sid !== "string")
+      (sid !== undefined && typeof sid !== "string") ||
+      (enr !== undefined && enr !== true)
     ) {
       throw unauthorized("Invalid access token");
     }
@@ -103,6 +109,7 @@ export class AccessTokens {
       orgId: org as OrgId,
       role: role as OrgRole,
       ...(sid !== undefined && { sessionId: sid }),
+      ...(enr === true && { enrolOnly: true as const }),
     };
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { caller, expMs: exp * 1000, kid });

@@ -29,6 +29,16 @@ export const DOMAIN_EVENT_TYPES = [
   "vault.items_imported",
   "vault.exported",
   "vault.exported_plaintext",
+  "user.factor_added",
+  "user.factor_removed",
+  "user.recovery_codes_made",
+  "org.policies_changed",
+  "recovery.enrolled",
+  "recovery.unenrolled",
+  "recovery.requested",
+  "recovery.approved",
+  "recovery.cancelled",
+  "recovery.completed",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

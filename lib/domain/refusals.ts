@@ -285,3 +285,74 @@ export const lastOwnerOfVaults = (vaultIds: readonly string[]) =>
   );
 /** A person taken out of their organization signs in no more. */
 export const removedFromOrg = () => forbidden("This account was removed from its organization");
+
+// ---- Second factors (lib/domain/second-factors.ts) ----------------------------------------------
+
+/**
+ * A login's second step with a wrong code, a replayed code, a used recovery code, a security key
+ * that did not sign the challenge, or after a wrong password: one answer for all of them, so that
+ * neither step tells a right password from a wrong one.
+ */
+export const wrongPasswordOrCode = () => unauthorized("Wrong password or second-factor code");
+/** A pending second step that was tried too often, expired or was used: the login starts again. */
+export const tooManyStepTries = () => unauthorized("This sign-in expired or was tried too often: sign in again");
+/** A factor's name that would not print honestly. */
+export const badFactorName = () => invalid("name must be 1 to 64 printable characters", "name");
+/** A second TOTP authenticator (one replaces the other: remove the old one first). */
+export const totpAlreadyEnrolled = () => conflict("An authenticator app is already enrolled: remove it first");
+/** More security keys and passkeys than an account keeps. */
+export const tooManyFactors = (max: number) => conflict(`An account keeps at most ${max} security keys and passkeys`);
+/** The last factor of an account whose organization requires one. */
+export const lastFactorRequired = () => forbidden("Your organization requires a second factor: enrol another before removing this one");
+/** A factor that is not the caller's. */
+export const factorNotFound = () => notFound("Second factor");
+/** An enrolment whose code or security-key answer did not check out (or whose setup expired). */
+export const factorNotConfirmed = (field: string) =>
+  invalid("The code or security-key answer does not match this setup (or the setup expired): try again", field);
+/** A login that may only enrol a second factor (the organization requires one) reached another route. */
+export const enrolmentRequired = () => forbidden("Your organization requires a second factor: enrol one, then sign in again");
+
+// ---- Organization policies (lib/domain/org-policies.ts) -----------------------------------------
+
+/** Only an organization's owners set its policies. */
+export const policiesOwnersOnly = () => forbidden("Only the organization's owners set its policies");
+/** A policy value outside its bounds. */
+export const badPolicy = (field: string) => invalid(`${field} is outside its bounds`, field.split(".").pop());
+/** A new master password whose KDF costs less than the organization requires. */
+export const kdfBelowPolicy = (m: { argon2idMemoryKiB: number; argon2idIterations: number; pbkdf2Iterations: number }) =>
+  invalid(
+    `Your organization requires a KDF of at least argon2id ${m.argon2idMemoryKiB} KiB x ${m.argon2idIterations}, or pbkdf2-sha256 x ${m.pbkdf2Iterations}`,
+    "kdf",
+  );
+/** An invite asked to last longer than the organization allows. */
+export const inviteOutlivesPolicy = (max: string) => invalid(`Your organization's invites last at most ${max}`, "expiresIn");
+
+// ---- Account recovery (lib/domain/account-recovery.ts) ------------------------------------------
+
+/** Trustees named twice. */
+export const trusteeNamedTwice = () => invalid("A trustee is named twice", "shares");
+/** k or n outside their bounds. */
+export const badRecoveryThreshold = (minK: number, maxN: number) =>
+  invalid(`A recovery has 2 to ${maxN} trustees, and needs from ${minK} (your organization's least) to all of them`, "threshold");
+/** A trustee who is not in the user's organization (or was removed, or is the user). */
+export const trusteeOutsideOrg = (userId: string) => invalid(`Trustee ${userId} is not another member of your organization`, "shares");
+/** A trustee who is not an owner or admin. */
+export const trusteeNotEligible = (userId: string) => invalid(`Trustee ${userId} is not an owner or admin of your organization`, "shares");
+/** The enrolment's signature does not verify under the account's signing key. */
+export const enrolmentNotSigned = () => invalid("The enrolment is not signed by this account's key", "signature");
+/** The account has no recovery enrolment. */
+export const noRecoveryEnrolment = () => notFound("Recovery enrolment");
+/** Too many pending requests for the account. */
+export const tooManyRecoveryRequests = (max: number) => conflict(`An account has at most ${max} pending recovery requests`);
+/** A request that is not pending (completed, cancelled, expired, or its enrolment replaced). */
+export const recoveryNotPending = () => conflict("This recovery request is no longer pending");
+/** An approval by someone who holds no share of the request's enrolment. */
+export const notATrustee = () => forbidden("You are not a trustee of this recovery");
+/** An approval whose signature does not verify under the trustee's key. */
+export const approvalNotSigned = () => invalid("The approval is not signed by your key", "signature");
+/** A request's secret that is not its own. */
+export const recoveryTokenWrong = () => notFound("Recovery request");
+/** Completion with fewer approvals than the enrolment needs. */
+export const tooFewApprovals = (have: number, need: number) => conflict(`This recovery has ${have} of the ${need} approvals it needs`);
+/** Only the account's own sessions cancel its requests. */
+export const recoveryRequestNotFound = () => notFound("Recovery request");

@@ -33,4 +33,6 @@ export interface Caller {
   role: OrgRole;
   /** The session (login) the token belongs to (lib/domain/sessions.ts); absent in tokens from before sessions. */
   sessionId?: string;
+  /** A login that may only enrol a second factor: its organization requires one and it has none (lib/domain/second-factors.ts). */
+  enrolOnly?: true;
 }

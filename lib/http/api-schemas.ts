@@ -162,8 +162,89 @@ export const SCHEMAS = {
       sessionId: uuid,
       accountVersion: integer(1),
     },
-    { keyStatement: statement, kdfStatement: statement, keyLog: arrayOf(ref("KeyLogEntry")) },
+    { keyStatement: statement, kdfStatement: statement, keyLog: arrayOf(ref("KeyLogEntry")), enrolOnly: { const: true } },
   ),
+  /** A login of an account with a second factor: the step it takes next (whether or not the password was right). */
+  LoginStep: object(
+    { secondFactorRequired: { const: true }, stepToken: string, methods: arrayOf(oneOfValues(["totp", "webauthn", "recovery-code"])) },
+    { webauthn: { type: "object" } },
+  ),
+  LoginAnswer: { oneOf: [ref("Login"), ref("LoginStep")] },
+  SecondFactor: object(
+    { factorId: uuid, kind: oneOfValues(["totp", "webauthn"]), name: string, createdAt: timestamp },
+    { lastUsedAt: timestamp },
+  ),
+  SecondFactors: object({ factors: arrayOf(ref("SecondFactor")), recoveryCodesLeft: integer(0), required: { type: "boolean" } }),
+  FactorEnrolled: object({ factor: ref("SecondFactor") }, { recoveryCodes: arrayOf(string) }),
+  TotpSetup: object({ secret: string, uri: string, setupToken: string }),
+  WebauthnSetup: object({ options: { type: "object" }, setupToken: string }),
+  RecoveryCodes: object({ recoveryCodes: arrayOf(string) }),
+  Policies: object(
+    {
+      requireSecondFactor: { type: "boolean" },
+      recoveryMinThreshold: integer(2),
+      client: object({ minPasswordScore: integer(0) }, { idleLockMinutes: integer(1) }),
+      enforced: arrayOf(string),
+      clientOnly: arrayOf(string),
+    },
+    {
+      minKdf: object({ argon2idMemoryKiB: integer(1), argon2idIterations: integer(1), pbkdf2Iterations: integer(1) }),
+      inviteMaxLifetime: string,
+    },
+  ),
+  RecoveryEnrolment: object({
+    enrolmentId: uuid,
+    userId: uuid,
+    threshold: integer(2),
+    copy: base64,
+    signature: base64,
+    createdAt: timestamp,
+    current: { type: "boolean" },
+    shares: arrayOf(object({ trusteeId: uuid, encryptedShare: base64, trusteeKeys: hex64 })),
+  }),
+  RecoveryRequestCreated: object({ requestId: uuid, requestToken: string, expiresAt: timestamp }),
+  RecoveryRequestSummary: object(
+    {
+      requestId: uuid,
+      userId: uuid,
+      publicKey: base64,
+      status: oneOfValues(["pending", "completed", "cancelled"]),
+      createdAt: timestamp,
+      expiresAt: timestamp,
+    },
+    { endedAt: timestamp, approvedBy: arrayOf(uuid) },
+  ),
+  RecoveryRequestList: object({ requests: arrayOf(ref("RecoveryRequestSummary")) }),
+  /** What a trustee is asked: the request, the user's signed enrolment, and the trustee's own share. */
+  RecoveryApprovalTask: object({
+    request: ref("RecoveryRequestSummary"),
+    enrolment: object({ enrolmentId: uuid, threshold: integer(2), copy: base64, signature: base64, createdAt: timestamp }),
+    trustees: arrayOf(object({ trusteeId: uuid, trusteeKeys: hex64, encryptedShare: base64 })),
+    approved: { type: "boolean" },
+  }),
+  RecoveryApprovalTasks: object({ tasks: arrayOf(ref("RecoveryApprovalTask")) }),
+  /** What the recovering device reads with its request's secret. */
+  RecoveryState: object(
+    {
+      requestId: uuid,
+      status: oneOfValues(["pending", "completed", "cancelled"]),
+      threshold: integer(2),
+      approvals: arrayOf(object({ trusteeId: uuid, encryptedShare: base64, signature: base64, approvedAt: timestamp })),
+    },
+    {
+      userId: uuid,
+      enrolmentId: uuid,
+      copy: base64,
+      accountVersion: integer(1),
+      kdf: ref("Kdf"),
+      kdfStatement: statement,
+      email: string,
+      ...publicKeys,
+      encryptedPrivateKey: base64,
+      encryptedSigningPrivateKey: base64,
+    },
+  ),
+
   Me: object({
     userId: uuid,
     email: string,

@@ -41,6 +41,8 @@ export function ruleToJsonSchema(rule: Rule): JsonSchema {
       if (typeof rule.min === "number") out.minItems = rule.min;
       return out;
     }
+    case "boolean":
+      return { type: "boolean" };
     case "any":
       return {};
     default:

@@ -74,3 +74,53 @@ export const grantableRole = { type: "enum", values: [...GRANTABLE_ROLES] } as c
 
 export const encryptedData = base64(MAX_ENCRYPTED_DATA_BYTES);
 export const encryptedName = base64(MAX_ENCRYPTED_NAME_BYTES);
+
+const b64url = (max: number) => ({ type: "string", max, pattern: /^[A-Za-z0-9_-]*$/ }) as const;
+const webauthnEnvelope = {
+  id: b64url(1024),
+  rawId: b64url(1024),
+  type: { type: "enum", values: ["public-key"] },
+  clientExtensionResults: { type: "object", optional: true, strict: "remove", props: {} },
+  authenticatorAttachment: { type: "string", optional: true, max: 32 },
+} as const;
+
+/** A security key's answer at sign-in (WebAuthn's AuthenticationResponseJSON), every field bounded. */
+export const webauthnAnswer = {
+  type: "object",
+  optional: true,
+  strict: "remove",
+  props: {
+    ...webauthnEnvelope,
+    response: {
+      type: "object",
+      strict: "remove",
+      props: {
+        clientDataJSON: b64url(4096),
+        authenticatorData: b64url(4096),
+        signature: b64url(1024),
+        userHandle: { ...b64url(1024), optional: true },
+      },
+    },
+  },
+} as const;
+
+/** A security key's answer at enrolment (WebAuthn's RegistrationResponseJSON), every field bounded. */
+export const webauthnRegistration = {
+  type: "object",
+  strict: "remove",
+  props: {
+    ...webauthnEnvelope,
+    response: {
+      type: "object",
+      strict: "remove",
+      props: {
+        clientDataJSON: b64url(4096),
+        attestationObject: b64url(16384),
+        transports: { type: "array", optional: true, max: 8, items: { type: "string", max: 32 } },
+        publicKeyAlgorithm: { type: "number", optional: true, integer: true },
+        publicKey: { ...b64url(4096), optional: true },
+        authenticatorData: { ...b64url(8192), optional: true },
+      },
+    },
+  },
+} as const;

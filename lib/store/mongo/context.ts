@@ -36,6 +36,13 @@ import {
   type RosterLinkDoc,
   type UserDoc,
   type VaultDoc,
+  type SecondFactorDoc,
+  type RecoveryCodeDoc,
+  type OrgPoliciesDoc,
+  type RecoveryEnrolmentDoc,
+  type RecoveryShareDoc,
+  type RecoveryRequestDoc,
+  type RecoveryApprovalDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -78,6 +85,13 @@ export class MongoContext {
   readonly itemLinks: Collection<ItemLinkDoc>;
   readonly serverKeys: Collection<{ _id: string; value: string; createdAt: string }>;
   readonly outbox: Collection<OutboxDoc>;
+  readonly secondFactors: Collection<SecondFactorDoc>;
+  readonly recoveryCodes: Collection<RecoveryCodeDoc>;
+  readonly orgPolicies: Collection<OrgPoliciesDoc>;
+  readonly recoveryEnrolments: Collection<RecoveryEnrolmentDoc>;
+  readonly recoveryShares: Collection<RecoveryShareDoc>;
+  readonly recoveryRequests: Collection<RecoveryRequestDoc>;
+  readonly recoveryApprovals: Collection<RecoveryApprovalDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -101,6 +115,13 @@ export class MongoContext {
     this.itemLinks = db.collection(COLLECTIONS.itemLinks);
     this.serverKeys = db.collection(COLLECTIONS.serverKeys);
     this.outbox = db.collection(COLLECTIONS.outbox);
+    this.secondFactors = db.collection(COLLECTIONS.secondFactors);
+    this.recoveryCodes = db.collection(COLLECTIONS.recoveryCodes);
+    this.orgPolicies = db.collection(COLLECTIONS.orgPolicies);
+    this.recoveryEnrolments = db.collection(COLLECTIONS.recoveryEnrolments);
+    this.recoveryShares = db.collection(COLLECTIONS.recoveryShares);
+    this.recoveryRequests = db.collection(COLLECTIONS.recoveryRequests);
+    this.recoveryApprovals = db.collection(COLLECTIONS.recoveryApprovals);
   }
 
   /**

@@ -18,6 +18,7 @@ import { MongoHousekeeping } from "./housekeeping";
 import { MongoInvites } from "./invites";
 import { MongoItems } from "./items";
 import { MongoOutbox } from "./outbox";
+import { MongoSecurity } from "./security";
 import { MongoVaults } from "./vaults";
 
 export interface MongoStoreOptions {
@@ -49,6 +50,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       audit: new MongoAudit(c),
       outbox: new MongoOutbox(c),
       housekeeping: new MongoHousekeeping(c),
+      security: new MongoSecurity(c),
       close: () => client.close(),
     };
   } catch (err) {
@@ -124,6 +126,14 @@ async function createIndexes(c: MongoContext): Promise<void> {
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.itemLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.outbox.createIndexes([{ key: { ord: 1, _id: 1 } }]);
+  // An account's security (SQL: migration 015). One authenticator app per account, any number of
+  // security keys: unique on (userId, slot), so two enrolments of an app at once cannot both land.
+  await c.secondFactors.createIndexes([{ key: { userId: 1, slot: 1 }, unique: true }, { key: { userId: 1, createdAt: 1 } }]);
+  await c.recoveryCodes.createIndexes([{ key: { userId: 1 } }]);
+  await c.recoveryEnrolments.createIndexes([{ key: { enrolmentId: 1 }, unique: true }]);
+  await c.recoveryShares.createIndexes([{ key: { enrolmentId: 1, trusteeId: 1 } }, { key: { trusteeId: 1 } }]);
+  await c.recoveryRequests.createIndexes([{ key: { userId: 1, status: 1, createdAt: -1 } }, { key: { enrolmentId: 1, status: 1 } }]);
+  await c.recoveryApprovals.createIndexes([{ key: { requestId: 1, approvedAt: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.
   for (const name of [
@@ -133,6 +143,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
     COLLECTIONS.outbox,
     COLLECTIONS.sessions,
     COLLECTIONS.refreshTokens,
+    COLLECTIONS.orgPolicies,
   ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);

@@ -13,6 +13,7 @@ import type { Housekeeping } from "./housekeeping";
 import type { InviteStore } from "./invites";
 import type { ItemStore } from "./items";
 import type { OutboxStore } from "./outbox";
+import type { SecurityStore } from "./security";
 import type { VaultStore } from "./vaults";
 
 export interface Store {
@@ -23,6 +24,7 @@ export interface Store {
   audit: AuditStore;
   outbox: OutboxStore;
   housekeeping: Housekeeping;
+  security: SecurityStore;
   close(): Promise<void>;
 }
 
@@ -30,9 +32,16 @@ export interface Store {
 export type ArgsOf<F> = F extends (args: infer A) => unknown ? A : never;
 
 /** The aggregates, in the order the adapters build them. */
-export const AGGREGATES = ["accounts", "vaults", "items", "invites", "audit", "outbox", "housekeeping"] as const satisfies ReadonlyArray<
-  keyof Store
->;
+export const AGGREGATES = [
+  "accounts",
+  "vaults",
+  "items",
+  "invites",
+  "audit",
+  "outbox",
+  "housekeeping",
+  "security",
+] as const satisfies ReadonlyArray<keyof Store>;
 
 export type * from "./accounts";
 export type * from "./audit";
@@ -40,4 +49,5 @@ export type * from "./housekeeping";
 export type * from "./invites";
 export type * from "./items";
 export type * from "./outbox";
+export type * from "./security";
 export type * from "./vaults";

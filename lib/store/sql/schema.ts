@@ -201,6 +201,84 @@ export interface Database {
   audit_events: AuditEventsTable;
   audit_heads: AuditHeadsTable;
   outbox: OutboxTable;
+  second_factors: SecondFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  org_policies: OrgPoliciesTable;
+  recovery_enrolments: RecoveryEnrolmentsTable;
+  recovery_shares: RecoverySharesTable;
+  recovery_requests: RecoveryRequestsTable;
+  recovery_approvals: RecoveryApprovalsTable;
+}
+
+export interface SecondFactorsTable {
+  factor_id: string;
+  user_id: UserId;
+  slot: string;
+  kind: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  sealed_secret: string | null;
+  /** bigint: PostgreSQL's driver answers it as a string. */
+  last_step: number | string | null;
+  credential_id: string | null;
+  public_key: string | null;
+  counter: number | string | null;
+  /** JSON array. */
+  transports: string | null;
+}
+
+export interface RecoveryCodesTable {
+  user_id: UserId;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+export interface OrgPoliciesTable {
+  org_id: OrgId;
+  /** JSON (lib/domain/org-policies.ts). */
+  policies: string;
+  updated_at: string;
+}
+
+export interface RecoveryEnrolmentsTable {
+  user_id: UserId;
+  enrolment_id: string;
+  org_id: OrgId;
+  threshold: number;
+  copy: string;
+  signature: string;
+  kdf_salt: string;
+  created_at: string;
+}
+
+export interface RecoverySharesTable {
+  enrolment_id: string;
+  trustee_id: UserId;
+  encrypted_share: string;
+  trustee_keys: string;
+}
+
+export interface RecoveryRequestsTable {
+  request_id: string;
+  user_id: UserId;
+  org_id: OrgId;
+  enrolment_id: string;
+  public_key: string;
+  token_hash: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
+export interface RecoveryApprovalsTable {
+  request_id: string;
+  trustee_id: UserId;
+  encrypted_share: string;
+  signature: string;
+  approved_at: string;
 }
 
 export interface OutboxTable {

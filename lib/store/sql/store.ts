@@ -12,6 +12,7 @@ import { SqlHousekeeping } from "./housekeeping";
 import { SqlInvites } from "./invites";
 import { SqlItems } from "./items";
 import { SqlOutbox } from "./outbox";
+import { SqlSecurity } from "./security";
 import { migrationProvider } from "./migrations";
 import type { Database } from "./schema";
 import { SqlVaults } from "./vaults";
@@ -30,6 +31,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps): Pro
     audit: new SqlAudit(c),
     outbox: new SqlOutbox(c),
     housekeeping: new SqlHousekeeping(c),
+    security: new SqlSecurity(c),
     close: () => db.destroy(),
   };
 }

@@ -13,6 +13,7 @@ import * as m011 from "./011_backfill_sessions";
 import * as m012 from "./012_removed_from_org";
 import * as m013 from "./013_key_log";
 import * as m014 from "./014_history_trash";
+import * as m015 from "./015_second_factors_recovery";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "012_removed_from_org": m012,
   "013_key_log": m013,
   "014_history_trash": m014,
+  "015_second_factors_recovery": m015,
 };
 
 export const migrationProvider: MigrationProvider = {

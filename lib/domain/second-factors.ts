@@ -1,0 +1,114 @@
+/**
+ * Second factors (issue 30): a TOTP authenticator (RFC 6238), WebAuthn security keys and passkeys,
+ * and one-time recovery codes, asked for as a second step of login. The rules here are plain
+ * functions with named refusals; the cryptographic checks are the libraries' (`otpauth`,
+ * `@simplewebauthn/server`, in lib/auth/factor-checks.ts).
+ *
+ * A login of an account with a factor answers a second step whether or not the password was right
+ * (lib/auth/login-step.ts): only a right password *and* a right code sign in, and a wrong one of
+ * either answers the same `wrongPasswordOrCode`. So the second step is never an oracle for the
+ * password, and both steps count against the login limits (lib/domain/login-limits.ts).
+ */
+import { createHash } from "node:crypto";
+import type { UserId } from "./ids";
+import { deviceNameProblem } from "../../sdk/names";
+import { badFactorName, lastFactorRequired, totpAlreadyEnrolled, tooManyFactors, tooManyStepTries, wrongPasswordOrCode } from "./refusals";
+
+export type FactorKind = "totp" | "webauthn";
+
+export interface SecondFactor {
+  factorId: string;
+  userId: UserId;
+  kind: FactorKind;
+  /** What the user called it ("Phone", "YubiKey 5C"). */
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string;
+  /** TOTP: the secret (base32), sealed under the server's seal key (lib/auth/sealed.ts). */
+  sealedSecret?: string;
+  /** TOTP: the last time step a code was accepted for; a code of that step or an earlier one is a replay. */
+  lastStep?: number;
+  /** WebAuthn: the credential's id (base64url), public key (COSE, base64url), signature counter and transports. */
+  credentialId?: string;
+  publicKey?: string;
+  counter?: number;
+  transports?: string[];
+}
+
+/** One TOTP authenticator per account (a new phone replaces it); security keys and passkeys up to this many. */
+export const MAX_WEBAUTHN_FACTORS = 10;
+/** Recovery codes made at once; each signs in once. */
+export const RECOVERY_CODE_COUNT = 10;
+/** A pending second step (and a setup) lasts this long. */
+export const SECOND_STEP_TTL_MS = 5 * 60_000;
+/** Codes tried against one pending second step, at most (then the login starts again). */
+export const MAX_STEP_TRIES = 5;
+/** TOTP codes of the step before and after the current one are accepted (clock drift). */
+export const TOTP_WINDOW = 1;
+export const TOTP_PERIOD = 30;
+export const TOTP_DIGITS = 6;
+
+/** The name a factor is enrolled with: the device-name rule (sdk/names.ts). */
+export function decideFactorName(raw: string): string {
+  const name = raw.normalize("NFC").trim();
+  if (deviceNameProblem(name) !== undefined) throw badFactorName();
+  return name;
+}
+
+/** Whether the account may enrol one more factor of `kind`. */
+export function decideFactorEnrolment(existing: readonly Pick<SecondFactor, "kind">[], kind: FactorKind): void {
+  if (kind === "totp" && existing.some((f) => f.kind === "totp")) throw totpAlreadyEnrolled();
+  if (kind === "webauthn" && existing.filter((f) => f.kind === "webauthn").length >= MAX_WEBAUTHN_FACTORS) {
+    throw tooManyFactors(MAX_WEBAUTHN_FACTORS);
+  }
+}
+
+/** Removing a factor: refused when it is the last and the organization requires one. */
+export function decideFactorRemoval(remainingAfter: number, policyRequires: boolean): void {
+  if (remainingAfter === 0 && policyRequires) throw lastFactorRequired();
+}
+
+/**
+ * Whether a login may only enrol a factor: the organization requires one and the account has none.
+ * Such a login's tokens reach only the routes that enrol (`enrolOnly` in lib/http/routes.ts).
+ */
+export function decideEnrolOnly(policyRequires: boolean, factorCount: number): boolean {
+  return policyRequires && factorCount === 0;
+}
+
+/**
+ * A TOTP code against the step it matched (`null`: it matched none in the window) and the last
+ * step accepted: a step at or before the last is a replay. Both answer `wrongPasswordOrCode`.
+ */
+export function decideTotpStep(matchedStep: number | null, lastStep: number | undefined): number {
+  if (matchedStep === null) throw wrongPasswordOrCode();
+  if (lastStep !== undefined && matchedStep <= lastStep) throw wrongPasswordOrCode();
+  return matchedStep;
+}
+
+/** A pending second step tried `tries` times (this one included). */
+export function decideStepTry(tries: number): void {
+  if (tries > MAX_STEP_TRIES) throw tooManyStepTries();
+}
+
+/** Crockford's base32: no I, L, O or U, so nothing reads as another. 32 letters: 5 bits each, no bias. */
+const RECOVERY_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** A recovery code as typed: case, spaces and dashes do not matter, nor I, L for 1 or O for 0. */
+export function normalizeRecoveryCode(raw: string): string {
+  return raw.toUpperCase().replace(/[\s-]/g, "").replace(/[IL]/g, "1").replace(/O/g, "0");
+}
+
+/** The stored form of a recovery code (codes are 80 random bits: a plain hash suffices). */
+export function hashRecoveryCode(raw: string): string {
+  return createHash("sha256")
+    .update(`recovery-code-v1\0${normalizeRecoveryCode(raw)}`)
+    .digest("base64url");
+}
+
+/** A new recovery code from 16 random bytes: 16 characters of Crockford's base32 (80 bits), in groups of four. */
+export function formatRecoveryCode(random: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < 16; i++) out += RECOVERY_ALPHABET[random[i]! & 31];
+  return out.match(/.{4}/g)!.join("-");
+}

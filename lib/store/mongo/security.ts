@@ -1,0 +1,279 @@
+/**
+ * An account's security on MongoDB (the port: ../port/security.ts; SQL: ../sql/security.ts).
+ *
+ * What the SQL adapter serializes with the account's row lock, this one serializes with the
+ * account's document (`lockAccount`); what it does with a conditional UPDATE, this one does with
+ * a conditional `updateOne` (atomic on its document, and in a transaction a write that conflicts
+ * with any other on that document). An approval writes its request's document first, as the SQL
+ * adapter writes its row, so an approval and the request's end come one after the other.
+ */
+import type { OrgId, UserId } from "../../domain/ids";
+import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/second-factors";
+import type { OrgPolicies } from "../../domain/org-policies";
+import {
+  decideRecoveryRequest,
+  type RecoveryApproval,
+  type RecoveryEnrolment,
+  type RecoveryRequest,
+  type RecoveryShare,
+} from "../../domain/account-recovery";
+import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
+import { conflict } from "../../errors";
+import type { ArgsOf, SecurityStore } from "../port";
+import type { MongoContext } from "./context";
+import {
+  recoveryApprovalDoc,
+  recoveryApprovalKey,
+  recoveryCodeKey,
+  recoveryEnrolmentDoc,
+  recoveryRequestDoc,
+  recoveryShareDoc,
+  secondFactorDoc,
+  storedPolicies,
+  toRecoveryApproval,
+  toRecoveryEnrolment,
+  toRecoveryRequest,
+  toRecoveryShare,
+  toSecondFactor,
+} from "./documents";
+import { writeOutbox } from "./outbox";
+import { lockAccount } from "./writes";
+
+export class MongoSecurity implements SecurityStore {
+  constructor(private readonly c: MongoContext) {}
+
+  // ---------------------------------------------------------------- second factors
+
+  async listFactors(userId: UserId): Promise<SecondFactor[]> {
+    const docs = await this.c.secondFactors.find({ userId }).sort({ createdAt: 1, _id: 1 }).toArray();
+    return docs.map(toSecondFactor);
+  }
+
+  async addFactor({ factor, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await lockAccount(this.c, session, factor.userId);
+      const existing = await this.c.secondFactors.find({ userId: factor.userId }, { session, projection: { kind: 1 } }).toArray();
+      decideFactorEnrolment(
+        existing.map((d) => ({ kind: d.kind })),
+        factor.kind,
+      );
+      await writeOutbox(this.c, session, events);
+      // Unique on (userId, slot): a second authenticator app that got past the check is a duplicate key (409).
+      await this.c.secondFactors.insertOne(secondFactorDoc(factor), { session });
+    });
+  }
+
+  async removeFactor({ userId, factorId, policyRequires, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await lockAccount(this.c, session, userId);
+      const gone = await this.c.secondFactors.deleteOne({ _id: factorId, userId }, { session });
+      if (gone.deletedCount === 0) throw factorNotFound();
+      const left = await this.c.secondFactors.countDocuments({ userId }, { session });
+      // A refusal aborts the transaction: the factor stays.
+      decideFactorRemoval(left, policyRequires);
+      if (left === 0) await this.c.recoveryCodes.deleteMany({ userId }, { session });
+      await writeOutbox(this.c, session, events);
+    });
+  }
+
+  async useTotpStep({ factorId, step, at }: ArgsOf<SecurityStore["useTotpStep"]>): Promise<boolean> {
+    // Conditional: of two sign-ins with codes of one step, exactly one moves the step.
+    const r = await this.c.secondFactors.updateOne(
+      { _id: factorId, $or: [{ lastStep: { $exists: false } }, { lastStep: { $lt: step } }] },
+      { $set: { lastStep: step, lastUsedAt: at } },
+    );
+    return r.matchedCount === 1;
+  }
+
+  async useWebauthnCounter({ factorId, from, to, at }: ArgsOf<SecurityStore["useWebauthnCounter"]>): Promise<boolean> {
+    // Matched, not modified: a key that keeps no counter moves it from 0 to 0, as the SQL UPDATE counts it.
+    const r = await this.c.secondFactors.updateOne({ _id: factorId, counter: from }, { $set: { counter: to, lastUsedAt: at } });
+    return r.matchedCount === 1;
+  }
+
+  async replaceRecoveryCodes({ userId, codeHashes, at, events }: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await lockAccount(this.c, session, userId);
+      await writeOutbox(this.c, session, events);
+      await this.c.recoveryCodes.deleteMany({ userId }, { session });
+      if (codeHashes.length > 0) {
+        await this.c.recoveryCodes.insertMany(
+          codeHashes.map((codeHash) => ({ _id: recoveryCodeKey(userId, codeHash), userId, codeHash, createdAt: at })),
+          { session },
+        );
+      }
+    });
+  }
+
+  async useRecoveryCode({ userId, codeHash, at }: ArgsOf<SecurityStore["useRecoveryCode"]>): Promise<boolean> {
+    // Conditional: of two sign-ins with one code, exactly one marks it used.
+    const r = await this.c.recoveryCodes.updateOne(
+      { _id: recoveryCodeKey(userId, codeHash), userId, usedAt: { $exists: false } },
+      { $set: { usedAt: at } },
+    );
+    return r.matchedCount === 1;
+  }
+
+  async recoveryCodesLeft(userId: UserId): Promise<number> {
+    return this.c.recoveryCodes.countDocuments({ userId, usedAt: { $exists: false } });
+  }
+
+  // ---------------------------------------------------------------- policies
+
+  async getPolicies(orgId: OrgId): Promise<OrgPolicies | null> {
+    const doc = await this.c.orgPolicies.findOne({ _id: orgId });
+    return doc ? doc.policies : null;
+  }
+
+  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
+      await this.c.orgPolicies.updateOne(
+        { _id: orgId },
+        { $set: { policies: storedPolicies(policies), updatedAt: at } },
+        { session, upsert: true },
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- account recovery
+
+  async putRecoveryEnrolment({ enrolment: e, shares, events }: ArgsOf<SecurityStore["putRecoveryEnrolment"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await lockAccount(this.c, session, e.userId);
+      await writeOutbox(this.c, session, events);
+      const old = await this.c.recoveryEnrolments.findOne({ _id: e.userId }, { session, projection: { enrolmentId: 1 } });
+      if (old) {
+        await this.c.recoveryRequests.updateMany(
+          { enrolmentId: old.enrolmentId, status: "pending" },
+          { $set: { status: "cancelled", endedAt: e.createdAt } },
+          { session },
+        );
+        await this.c.recoveryShares.deleteMany({ enrolmentId: old.enrolmentId }, { session });
+        await this.c.recoveryEnrolments.deleteOne({ _id: e.userId }, { session });
+      }
+      await this.c.recoveryEnrolments.insertOne(recoveryEnrolmentDoc(e), { session });
+      await this.c.recoveryShares.insertMany(
+        shares.map((s) => recoveryShareDoc(e.enrolmentId, s)),
+        { session },
+      );
+    });
+  }
+
+  async getRecoveryEnrolment(userId: UserId): Promise<{ enrolment: RecoveryEnrolment; shares: RecoveryShare[] } | null> {
+    // One snapshot: an enrolment replaced meanwhile is seen wholly or not at all.
+    return this.c.consistentRead(async (session) => {
+      const e = await this.c.recoveryEnrolments.findOne({ _id: userId }, { session });
+      if (!e) return null;
+      const shares = await this.c.recoveryShares.find({ enrolmentId: e.enrolmentId }, { session }).sort({ trusteeId: 1 }).toArray();
+      return { enrolment: toRecoveryEnrolment(e), shares: shares.map(toRecoveryShare) };
+    });
+  }
+
+  async deleteRecoveryEnrolment({ userId, events }: ArgsOf<SecurityStore["deleteRecoveryEnrolment"]>): Promise<boolean> {
+    return this.c.tx(async (session) => {
+      await lockAccount(this.c, session, userId);
+      const old = await this.c.recoveryEnrolments.findOne({ _id: userId }, { session, projection: { enrolmentId: 1 } });
+      if (!old) return false;
+      await writeOutbox(this.c, session, events);
+      // As the SQL adapter: cancelled, without an end time (the port gives none).
+      await this.c.recoveryRequests.updateMany(
+        { enrolmentId: old.enrolmentId, status: "pending" },
+        { $set: { status: "cancelled", endedAt: new Date().toISOString() } },
+        { session },
+      );
+      await this.c.recoveryShares.deleteMany({ enrolmentId: old.enrolmentId }, { session });
+      await this.c.recoveryEnrolments.deleteOne({ _id: userId }, { session });
+      return true;
+    });
+  }
+
+  async createRecoveryRequest({ request: r, maxPending, events }: ArgsOf<SecurityStore["createRecoveryRequest"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      await lockAccount(this.c, session, r.userId);
+      const pending = await this.c.recoveryRequests.countDocuments(
+        { userId: r.userId, status: "pending", expiresAt: { $gt: r.createdAt } },
+        { session },
+      );
+      decideRecoveryRequest(pending, maxPending);
+      const current = await this.c.recoveryEnrolments.findOne({ userId: r.userId }, { session });
+      if (current?.enrolmentId !== r.enrolmentId) throw recoveryNotPending();
+      await writeOutbox(this.c, session, events);
+      await this.c.recoveryRequests.insertOne(recoveryRequestDoc(r), { session });
+    });
+  }
+
+  async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
+    const doc = await this.c.recoveryRequests.findOne({ _id: requestId });
+    return doc ? toRecoveryRequest(doc) : null;
+  }
+
+  async listRecoveryRequests({ userId, now, pendingOnly }: ArgsOf<SecurityStore["listRecoveryRequests"]>): Promise<RecoveryRequest[]> {
+    const filter = pendingOnly ? { userId, status: "pending" as const, expiresAt: { $gt: now } } : { userId };
+    const docs = await this.c.recoveryRequests.find(filter).sort({ createdAt: -1, _id: -1 }).limit(50).toArray();
+    return docs.map(toRecoveryRequest);
+  }
+
+  async listRequestsForTrustee({ trusteeId, now }: ArgsOf<SecurityStore["listRequestsForTrustee"]>): Promise<RecoveryRequest[]> {
+    // The SQL join, on one snapshot: the trustee's shares, then the pending requests of their enrolments.
+    return this.c.consistentRead(async (session) => {
+      const shares = await this.c.recoveryShares.find({ trusteeId }, { session, projection: { enrolmentId: 1 } }).toArray();
+      if (shares.length === 0) return [];
+      const docs = await this.c.recoveryRequests
+        .find({ enrolmentId: { $in: shares.map((s) => s.enrolmentId) }, status: "pending", expiresAt: { $gt: now } }, { session })
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(100)
+        .toArray();
+      return docs.map(toRecoveryRequest);
+    });
+  }
+
+  async listApprovals(requestId: string): Promise<RecoveryApproval[]> {
+    const docs = await this.c.recoveryApprovals.find({ requestId }).sort({ approvedAt: 1, trusteeId: 1 }).toArray();
+    return docs.map(toRecoveryApproval);
+  }
+
+  async addRecoveryApproval({ approval: a, now, events }: ArgsOf<SecurityStore["addRecoveryApproval"]>): Promise<void> {
+    await this.c.tx(async (session) => {
+      // A real write on the request first (the lock): an approval and the request's end conflict, and one retries.
+      const held = await this.c.recoveryRequests.updateOne(
+        { _id: a.requestId, status: "pending", expiresAt: { $gt: now } },
+        { $inc: { writeSeq: 1 } },
+        { session },
+      );
+      if (held.matchedCount !== 1) throw recoveryNotPending();
+      const dup = await this.c.recoveryApprovals.findOne(
+        { _id: recoveryApprovalKey(a.requestId, a.trusteeId) },
+        { session, projection: { _id: 1 } },
+      );
+      if (dup) throw conflict("You approved this recovery already");
+      await writeOutbox(this.c, session, events);
+      await this.c.recoveryApprovals.insertOne(recoveryApprovalDoc(a), { session });
+    });
+  }
+
+  async endRecoveryRequest({ requestId, status, at, events }: ArgsOf<SecurityStore["endRecoveryRequest"]>): Promise<boolean> {
+    return this.c.tx(async (session) => {
+      // Conditional: of an end and another end (or an approval) at once, one conflicts and retries on the other's outcome.
+      const req = await this.c.recoveryRequests.findOneAndUpdate(
+        // A completion counts only before the request expires; a cancellation at any time.
+        { _id: requestId, status: "pending", ...(status === "completed" && { expiresAt: { $gt: at } }) },
+        { $set: { status, endedAt: at } },
+        { session, projection: { enrolmentId: 1 }, returnDocument: "before" },
+      );
+      if (!req) return false;
+      await writeOutbox(this.c, session, events);
+      if (status === "completed") {
+        // The secret is rebuilt: the enrolment is spent. The user enrols again with a new one.
+        await this.c.recoveryRequests.updateMany(
+          { enrolmentId: req.enrolmentId, status: "pending" },
+          { $set: { status: "cancelled", endedAt: at } },
+          { session },
+        );
+        await this.c.recoveryShares.deleteMany({ enrolmentId: req.enrolmentId }, { session });
+        await this.c.recoveryEnrolments.deleteOne({ enrolmentId: req.enrolmentId }, { session });
+      }
+      return true;
+    });
+  }
+}

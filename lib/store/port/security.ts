@@ -1,0 +1,57 @@
+/**
+ * An account's security (issue 30): its second factors and recovery codes, its organization's
+ * policies, and k-of-n account recovery (enrolments with their shares, requests and approvals).
+ */
+import type { OrgId, UserId } from "../../domain/ids";
+import type { SecondFactor } from "../../domain/second-factors";
+import type { OrgPolicies } from "../../domain/org-policies";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/account-recovery";
+import type { WithEvents } from "./outbox";
+
+export interface SecurityStore {
+  // ---- Second factors ----
+  listFactors(userId: UserId): Promise<SecondFactor[]>;
+  /**
+   * Adds a factor under the account's lock, after `decideFactorEnrolment` against the ones it has
+   * (so two enrolments at once cannot pass a limit together).
+   */
+  addFactor(args: { factor: SecondFactor } & WithEvents): Promise<void>;
+  /**
+   * Removes the user's factor, refusing (`decideFactorRemoval`) to remove the last one while
+   * `policyRequires`; 404 when it is not theirs. Removing the last one drops the recovery codes.
+   */
+  removeFactor(args: { userId: UserId; factorId: string; policyRequires: boolean } & WithEvents): Promise<void>;
+  /** Records a TOTP code of `step` as used, if no code of that step or a later one was: false on a replay. */
+  useTotpStep(args: { factorId: string; step: number; at: string }): Promise<boolean>;
+  /** Moves a security key's signature counter from `from` to `to`, if it is still `from`: false when another sign-in moved it. */
+  useWebauthnCounter(args: { factorId: string; from: number; to: number; at: string }): Promise<boolean>;
+  /** The user's recovery codes, replaced by these (hashed) ones. */
+  replaceRecoveryCodes(args: { userId: UserId; codeHashes: string[]; at: string } & WithEvents): Promise<void>;
+  /** Marks the user's unused recovery code used: false when it is none, or was used already (once, even at once). */
+  useRecoveryCode(args: { userId: UserId; codeHash: string; at: string }): Promise<boolean>;
+  recoveryCodesLeft(userId: UserId): Promise<number>;
+
+  // ---- Policies ----
+  /** The organization's policies, or null while it has set none. */
+  getPolicies(orgId: OrgId): Promise<OrgPolicies | null>;
+  setPolicies(args: { orgId: OrgId; policies: OrgPolicies; at: string } & WithEvents): Promise<void>;
+
+  // ---- Account recovery ----
+  /** The user's enrolment (replacing any earlier one, whose pending requests end) with its shares. */
+  putRecoveryEnrolment(args: { enrolment: RecoveryEnrolment; shares: RecoveryShare[] } & WithEvents): Promise<void>;
+  getRecoveryEnrolment(userId: UserId): Promise<{ enrolment: RecoveryEnrolment; shares: RecoveryShare[] } | null>;
+  /** Removes the user's enrolment and ends its pending requests; false when there was none. */
+  deleteRecoveryEnrolment(args: { userId: UserId } & WithEvents): Promise<boolean>;
+  /** A new request, if the user has fewer than `maxPending` pending ones. */
+  createRecoveryRequest(args: { request: RecoveryRequest; maxPending: number } & WithEvents): Promise<void>;
+  findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null>;
+  /** Requests (pending at `now`, or all) of the user. */
+  listRecoveryRequests(args: { userId: UserId; now: string; pendingOnly: boolean }): Promise<RecoveryRequest[]>;
+  /** Pending requests (at `now`) whose enrolment names `trusteeId`. */
+  listRequestsForTrustee(args: { trusteeId: UserId; now: string }): Promise<RecoveryRequest[]>;
+  listApprovals(requestId: string): Promise<RecoveryApproval[]>;
+  /** Adds a trustee's approval to a request still pending at `now` (409 when it is not, or they approved it already). */
+  addRecoveryApproval(args: { approval: RecoveryApproval; now: string } & WithEvents): Promise<void>;
+  /** Ends a pending request (`completed` or `cancelled`), if it is still pending: false otherwise. */
+  endRecoveryRequest(args: { requestId: string; status: "completed" | "cancelled"; at: string } & WithEvents): Promise<boolean>;
+}

@@ -1,0 +1,408 @@
+/** An account's security on SQL (the port: ../port/security.ts; MongoDB: ../mongo/security.ts). */
+import type { OrgId, UserId } from "../../domain/ids";
+import { decideFactorEnrolment, decideFactorRemoval, type FactorKind, type SecondFactor } from "../../domain/second-factors";
+import type { OrgPolicies } from "../../domain/org-policies";
+import {
+  decideRecoveryRequest,
+  type RecoveryApproval,
+  type RecoveryEnrolment,
+  type RecoveryRequest,
+  type RecoveryShare,
+  type RecoveryStatus,
+} from "../../domain/account-recovery";
+import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
+import { conflict } from "../../errors";
+import type { ArgsOf, SecurityStore } from "../port";
+import type { SqlContext } from "./context";
+import type { RecoveryRequestsTable, SecondFactorsTable } from "./schema";
+import { writeOutbox } from "./outbox";
+import { lockAccount } from "./writes";
+
+const num = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v));
+
+function toFactor(r: SecondFactorsTable): SecondFactor {
+  return {
+    factorId: r.factor_id,
+    userId: r.user_id,
+    kind: r.kind as FactorKind,
+    name: r.name,
+    createdAt: r.created_at,
+    ...(r.last_used_at !== null && { lastUsedAt: r.last_used_at }),
+    ...(r.sealed_secret !== null && { sealedSecret: r.sealed_secret }),
+    ...(r.last_step !== null && { lastStep: num(r.last_step) }),
+    ...(r.credential_id !== null && { credentialId: r.credential_id }),
+    ...(r.public_key !== null && { publicKey: r.public_key }),
+    ...(r.counter !== null && { counter: num(r.counter) }),
+    ...(r.transports !== null && { transports: JSON.parse(r.transports) as string[] }),
+  };
+}
+
+function toRequest(r: RecoveryRequestsTable): RecoveryRequest {
+  return {
+    requestId: r.request_id,
+    userId: r.user_id,
+    orgId: r.org_id,
+    enrolmentId: r.enrolment_id,
+    publicKey: r.public_key,
+    tokenHash: r.token_hash,
+    status: r.status as RecoveryStatus,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    ...(r.ended_at !== null && { endedAt: r.ended_at }),
+  };
+}
+
+export class SqlSecurity implements SecurityStore {
+  constructor(private readonly c: SqlContext) {}
+
+  async listFactors(userId: UserId): Promise<SecondFactor[]> {
+    const rows = await this.c.db.selectFrom("second_factors").selectAll().where("user_id", "=", userId).orderBy("created_at").execute();
+    return rows.map(toFactor);
+  }
+
+  async addFactor({ factor, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await lockAccount(trx, factor.userId);
+      const existing = await trx.selectFrom("second_factors").select("kind").where("user_id", "=", factor.userId).execute();
+      decideFactorEnrolment(
+        existing.map((r) => ({ kind: r.kind as FactorKind })),
+        factor.kind,
+      );
+      await writeOutbox(trx, events);
+      await trx
+        .insertInto("second_factors")
+        .values({
+          factor_id: factor.factorId,
+          user_id: factor.userId,
+          slot: factor.kind === "totp" ? "totp" : factor.factorId,
+          kind: factor.kind,
+          name: factor.name,
+          created_at: factor.createdAt,
+          last_used_at: null,
+          sealed_secret: factor.sealedSecret ?? null,
+          last_step: factor.lastStep ?? null,
+          credential_id: factor.credentialId ?? null,
+          public_key: factor.publicKey ?? null,
+          counter: factor.counter ?? null,
+          transports: factor.transports ? JSON.stringify(factor.transports) : null,
+        })
+        .execute();
+    });
+  }
+
+  async removeFactor({ userId, factorId, policyRequires, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await lockAccount(trx, userId);
+      const gone = await trx
+        .deleteFrom("second_factors")
+        .where("factor_id", "=", factorId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) throw factorNotFound();
+      const left = await trx.selectFrom("second_factors").select("factor_id").where("user_id", "=", userId).execute();
+      decideFactorRemoval(left.length, policyRequires);
+      if (left.length === 0) await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+      await writeOutbox(trx, events);
+    });
+  }
+
+  async useTotpStep({ factorId, step, at }: ArgsOf<SecurityStore["useTotpStep"]>): Promise<boolean> {
+    const r = await this.c.db
+      .updateTable("second_factors")
+      .set({ last_step: step, last_used_at: at })
+      .where("factor_id", "=", factorId)
+      .where((eb) => eb.or([eb("last_step", "is", null), eb("last_step", "<", step)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async useWebauthnCounter({ factorId, from, to, at }: ArgsOf<SecurityStore["useWebauthnCounter"]>): Promise<boolean> {
+    const r = await this.c.db
+      .updateTable("second_factors")
+      .set({ counter: to, last_used_at: at })
+      .where("factor_id", "=", factorId)
+      .where("counter", "=", from)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async replaceRecoveryCodes({ userId, codeHashes, at, events }: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await lockAccount(trx, userId);
+      await writeOutbox(trx, events);
+      await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+      if (codeHashes.length > 0) {
+        await trx
+          .insertInto("recovery_codes")
+          .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: at, used_at: null })))
+          .execute();
+      }
+    });
+  }
+
+  async useRecoveryCode({ userId, codeHash, at }: ArgsOf<SecurityStore["useRecoveryCode"]>): Promise<boolean> {
+    const r = await this.c.db
+      .updateTable("recovery_codes")
+      .set({ used_at: at })
+      .where("user_id", "=", userId)
+      .where("code_hash", "=", codeHash)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async recoveryCodesLeft(userId: UserId): Promise<number> {
+    const r = await this.c.db
+      .selectFrom("recovery_codes")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("user_id", "=", userId)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
+  async getPolicies(orgId: OrgId): Promise<OrgPolicies | null> {
+    const r = await this.c.db.selectFrom("org_policies").select("policies").where("org_id", "=", orgId).executeTakeFirst();
+    return r ? (JSON.parse(r.policies) as OrgPolicies) : null;
+  }
+
+  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
+      const text = JSON.stringify(policies);
+      await trx
+        .insertInto("org_policies")
+        .values({ org_id: orgId, policies: text, updated_at: at })
+        .onConflict((oc) => oc.column("org_id").doUpdateSet({ policies: text, updated_at: at }))
+        .execute();
+    });
+  }
+
+  async putRecoveryEnrolment({ enrolment: e, shares, events }: ArgsOf<SecurityStore["putRecoveryEnrolment"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await lockAccount(trx, e.userId);
+      await writeOutbox(trx, events);
+      const old = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", e.userId).executeTakeFirst();
+      if (old) {
+        await trx
+          .updateTable("recovery_requests")
+          .set({ status: "cancelled", ended_at: e.createdAt })
+          .where("enrolment_id", "=", old.enrolment_id)
+          .where("status", "=", "pending")
+          .execute();
+        await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
+        await trx.deleteFrom("recovery_enrolments").where("user_id", "=", e.userId).execute();
+      }
+      await trx
+        .insertInto("recovery_enrolments")
+        .values({
+          user_id: e.userId,
+          enrolment_id: e.enrolmentId,
+          org_id: e.orgId,
+          threshold: e.threshold,
+          copy: e.copy,
+          signature: e.signature,
+          kdf_salt: e.kdfSalt,
+          created_at: e.createdAt,
+        })
+        .execute();
+      await trx
+        .insertInto("recovery_shares")
+        .values(
+          shares.map((s) => ({
+            enrolment_id: e.enrolmentId,
+            trustee_id: s.trusteeId,
+            encrypted_share: s.encryptedShare,
+            trustee_keys: s.trusteeKeys,
+          })),
+        )
+        .execute();
+    });
+  }
+
+  async getRecoveryEnrolment(userId: UserId): Promise<{ enrolment: RecoveryEnrolment; shares: RecoveryShare[] } | null> {
+    const e = await this.c.db.selectFrom("recovery_enrolments").selectAll().where("user_id", "=", userId).executeTakeFirst();
+    if (!e) return null;
+    const shares = await this.c.db
+      .selectFrom("recovery_shares")
+      .selectAll()
+      .where("enrolment_id", "=", e.enrolment_id)
+      .orderBy("trustee_id")
+      .execute();
+    return {
+      enrolment: {
+        enrolmentId: e.enrolment_id,
+        userId: e.user_id,
+        orgId: e.org_id,
+        threshold: Number(e.threshold),
+        copy: e.copy,
+        signature: e.signature,
+        kdfSalt: e.kdf_salt,
+        createdAt: e.created_at,
+      },
+      shares: shares.map((s) => ({
+        enrolmentId: s.enrolment_id,
+        trusteeId: s.trustee_id,
+        encryptedShare: s.encrypted_share,
+        trusteeKeys: s.trustee_keys,
+      })),
+    };
+  }
+
+  async deleteRecoveryEnrolment({ userId, events }: ArgsOf<SecurityStore["deleteRecoveryEnrolment"]>): Promise<boolean> {
+    return this.c.tx(async (trx) => {
+      await lockAccount(trx, userId);
+      const old = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", userId).executeTakeFirst();
+      if (!old) return false;
+      await writeOutbox(trx, events);
+      await trx
+        .updateTable("recovery_requests")
+        .set({ status: "cancelled", ended_at: new Date().toISOString() })
+        .where("enrolment_id", "=", old.enrolment_id)
+        .where("status", "=", "pending")
+        .execute();
+      await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
+      await trx.deleteFrom("recovery_enrolments").where("user_id", "=", userId).execute();
+      return true;
+    });
+  }
+
+  async createRecoveryRequest({ request: r, maxPending, events }: ArgsOf<SecurityStore["createRecoveryRequest"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      await lockAccount(trx, r.userId);
+      const pending = await trx
+        .selectFrom("recovery_requests")
+        .select("request_id")
+        .where("user_id", "=", r.userId)
+        .where("status", "=", "pending")
+        .where("expires_at", ">", r.createdAt)
+        .execute();
+      decideRecoveryRequest(pending.length, maxPending);
+      // The enrolment may have been replaced or removed since the caller read it: a request is for the current one only.
+      const current = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", r.userId).executeTakeFirst();
+      if (current?.enrolment_id !== r.enrolmentId) throw recoveryNotPending();
+      await writeOutbox(trx, events);
+      await trx
+        .insertInto("recovery_requests")
+        .values({
+          request_id: r.requestId,
+          user_id: r.userId,
+          org_id: r.orgId,
+          enrolment_id: r.enrolmentId,
+          public_key: r.publicKey,
+          token_hash: r.tokenHash,
+          status: r.status,
+          created_at: r.createdAt,
+          expires_at: r.expiresAt,
+          ended_at: null,
+        })
+        .execute();
+    });
+  }
+
+  async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
+    const r = await this.c.db.selectFrom("recovery_requests").selectAll().where("request_id", "=", requestId).executeTakeFirst();
+    return r ? toRequest(r) : null;
+  }
+
+  async listRecoveryRequests({ userId, now, pendingOnly }: ArgsOf<SecurityStore["listRecoveryRequests"]>): Promise<RecoveryRequest[]> {
+    let q = this.c.db.selectFrom("recovery_requests").selectAll().where("user_id", "=", userId);
+    if (pendingOnly) q = q.where("status", "=", "pending").where("expires_at", ">", now);
+    const rows = await q.orderBy("created_at", "desc").limit(50).execute();
+    return rows.map(toRequest);
+  }
+
+  async listRequestsForTrustee({ trusteeId, now }: ArgsOf<SecurityStore["listRequestsForTrustee"]>): Promise<RecoveryRequest[]> {
+    const rows = await this.c.db
+      .selectFrom("recovery_requests as r")
+      .innerJoin("recovery_shares as s", "s.enrolment_id", "r.enrolment_id")
+      .selectAll("r")
+      .where("s.trustee_id", "=", trusteeId)
+      .where("r.status", "=", "pending")
+      .where("r.expires_at", ">", now)
+      .orderBy("r.created_at")
+      .limit(100)
+      .execute();
+    return rows.map(toRequest);
+  }
+
+  async listApprovals(requestId: string): Promise<RecoveryApproval[]> {
+    const rows = await this.c.db
+      .selectFrom("recovery_approvals")
+      .selectAll()
+      .where("request_id", "=", requestId)
+      .orderBy("approved_at")
+      .execute();
+    return rows.map((a) => ({
+      requestId: a.request_id,
+      trusteeId: a.trustee_id,
+      encryptedShare: a.encrypted_share,
+      signature: a.signature,
+      approvedAt: a.approved_at,
+    }));
+  }
+
+  async addRecoveryApproval({ approval: a, now, events }: ArgsOf<SecurityStore["addRecoveryApproval"]>): Promise<void> {
+    await this.c.tx(async (trx) => {
+      // A write on the request first: an approval and the request's end come one after the other.
+      const held = await trx
+        .updateTable("recovery_requests")
+        .set({ status: "pending" })
+        .where("request_id", "=", a.requestId)
+        .where("status", "=", "pending")
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      if (Number(held.numUpdatedRows) !== 1) throw recoveryNotPending();
+      const dup = await trx
+        .selectFrom("recovery_approvals")
+        .select("trustee_id")
+        .where("request_id", "=", a.requestId)
+        .where("trustee_id", "=", a.trusteeId)
+        .executeTakeFirst();
+      if (dup) throw conflict("You approved this recovery already");
+      await writeOutbox(trx, events);
+      await trx
+        .insertInto("recovery_approvals")
+        .values({
+          request_id: a.requestId,
+          trustee_id: a.trusteeId,
+          encrypted_share: a.encryptedShare,
+          signature: a.signature,
+          approved_at: a.approvedAt,
+        })
+        .execute();
+    });
+  }
+
+  async endRecoveryRequest({ requestId, status, at, events }: ArgsOf<SecurityStore["endRecoveryRequest"]>): Promise<boolean> {
+    return this.c.tx(async (trx) => {
+      const r = await trx
+        .updateTable("recovery_requests")
+        .set({ status, ended_at: at })
+        .where("request_id", "=", requestId)
+        .where("status", "=", "pending")
+        // A completion counts only before the request expires; a cancellation at any time.
+        .where("expires_at", ">", status === "completed" ? at : "")
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await writeOutbox(trx, events);
+      if (status === "completed") {
+        // The secret is rebuilt: the enrolment is spent. The user enrols again with a new one.
+        const req = await trx
+          .selectFrom("recovery_requests")
+          .select(["user_id", "enrolment_id"])
+          .where("request_id", "=", requestId)
+          .executeTakeFirstOrThrow();
+        await trx
+          .updateTable("recovery_requests")
+          .set({ status: "cancelled", ended_at: at })
+          .where("enrolment_id", "=", req.enrolment_id)
+          .where("status", "=", "pending")
+          .execute();
+        await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", req.enrolment_id).execute();
+        await trx.deleteFrom("recovery_enrolments").where("enrolment_id", "=", req.enrolment_id).execute();
+      }
+      return true;
+    });
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * k-of-n account recovery (issue 30): the bytes the user and the trustees sign, the short code a
+ * trustee checks with the user, and the recovery copy's encryption. Shared by the server (which
+ * checks signatures as a form check) and the clients (which check what matters). README "Account
+ * recovery" gives the format; test/fixtures/recovery-vectors.json, test vectors.
+ *
+ * | context                          | signed by   | over |
+ * |----------------------------------|-------------|------|
+ * | `vault-recovery-enrolment/v1`    | the user    | enrolment id, user id, k, the copy's hash, each trustee's id, key fingerprint and share hash |
+ * | `vault-recovery-approval/v1`     | the trustee | request id, user id, enrolment id, trustee id, the request key's hash, the re-wrapped share's hash |
+ * | `vault-recovery-session/v1`      | the user (the recovering device, with the recovered key) | request id, user id |
+ *
+ * Pure: WebCrypto only, no Node API.
+ */
+import { canonicalJson } from "./canonical";
+import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "./primitives";
+
+export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
+export const APPROVAL_CONTEXT = "vault-recovery-approval/v1\n";
+export const SESSION_CONTEXT = "vault-recovery-session/v1\n";
+const CODE_CONTEXT = "vault-recovery-code/v1";
+const COPY_INFO = "vault-recovery-key/v1";
+const COPY_AAD = "vault-recovery-copy/v1";
+
+/** A trustee of an enrolment, as the user's client saw them: their id, the fingerprint of the keys it wrapped to, and their share's hash. */
+export interface EnrolmentTrustee {
+  trusteeId: string;
+  /** `keyFingerprint` (sdk/keys.ts) of the trustee's keys the share was wrapped to, hex. */
+  keys: string;
+  /** SHA-256 of the wrapped share's bytes, hex. */
+  share: string;
+}
+
+export interface EnrolmentStatement {
+  enrolmentId: string;
+  userId: string;
+  threshold: number;
+  /** SHA-256 of the recovery copy's bytes, hex. */
+  copy: string;
+  /** Sorted by trusteeId. */
+  trustees: EnrolmentTrustee[];
+}
+
+export interface ApprovalStatement {
+  requestId: string;
+  userId: string;
+  enrolmentId: string;
+  trusteeId: string;
+  /** SHA-256 of the request's one-time public key (SPKI DER), hex. */
+  requestKey: string;
+  /** SHA-256 of the share re-wrapped to that key, hex. */
+  share: string;
+}
+
+export const hashHex = async (bytes: Bytes): Promise<string> => toHex(await sha256(bytes));
+export const hashOfBase64 = (b64: string): Promise<string> => hashHex(fromBase64(b64));
+
+export function enrolmentBytes(s: EnrolmentStatement): Bytes {
+  const trustees = [...s.trustees].sort((a, b) => (a.trusteeId < b.trusteeId ? -1 : a.trusteeId > b.trusteeId ? 1 : 0));
+  return utf8(ENROLMENT_CONTEXT + canonicalJson({ ...s, trustees }));
+}
+
+export const approvalBytes = (s: ApprovalStatement): Bytes => utf8(APPROVAL_CONTEXT + canonicalJson(s));
+
+/** What the recovering device signs with the account's recovered signing key to be let in. */
+export const sessionProofBytes = (s: { requestId: string; userId: string }): Bytes => utf8(SESSION_CONTEXT + canonicalJson(s));
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * The code the user's new device shows and each trustee's client shows for the request it was
+ * given: 80 bits of SHA-256 over the request's id and one-time key, as 16 letters of Crockford's
+ * base32 in groups of four. A server that swapped the key would have to find another key with the
+ * same 80 bits.
+ */
+export async function recoveryCode(requestId: string, requestPublicKey: string): Promise<string> {
+  const digest = await sha256(utf8(`${CODE_CONTEXT}\0${requestId}\0${requestPublicKey}`));
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const byte of digest.subarray(0, 10)) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += CROCKFORD[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return out.match(/.{4}/g)!.join("-");
+}
+
+/** A code as a person types it back: case, spaces and dashes do not matter, nor I or L for 1 and O for 0. */
+export const normalizeRecoveryCode = (code: string): string =>
+  code.toUpperCase().replace(/[\s-]/g, "").replace(/[IL]/g, "1").replace(/O/g, "0");
+
+async function copyKey(secret: Bytes, enrolmentId: string): Promise<Bytes> {
+  return hkdfSha256(secret, utf8(enrolmentId), utf8(COPY_INFO), 32);
+}
+
+const copyAad = (userId: string, enrolmentId: string): Bytes => utf8(`${COPY_AAD}\0${userId}\0${enrolmentId}`);
+
+/** The recovery copy: the account's stretched key, AES-256-GCM under a key derived (HKDF-SHA256) from the recovery secret. */
+export async function sealRecoveryCopy(secret: Bytes, userId: string, enrolmentId: string, stretchedKey: Bytes): Promise<string> {
+  return toBase64(await gcmEncrypt(await copyKey(secret, enrolmentId), stretchedKey, copyAad(userId, enrolmentId)));
+}
+
+/** The stretched key back; throws when the secret is not the one it was sealed under (fewer than k right shares). */
+export async function openRecoveryCopy(secret: Bytes, userId: string, enrolmentId: string, copy: string): Promise<Bytes> {
+  return gcmDecrypt(await copyKey(secret, enrolmentId), fromBase64(copy), copyAad(userId, enrolmentId));
+}

@@ -1,0 +1,389 @@
+/**
+ * k-of-n account recovery (issue 30; the rules: lib/domain/account-recovery.ts; the formats:
+ * sdk/recovery-format.ts). The server keeps the user's signed enrolment (shares wrapped to
+ * trustees, the sealed copy), passes a new device's request to the trustees, keeps their
+ * re-wrapped shares, and lets the device in once k trustees approved and it proves it rebuilt the
+ * account's keys. It can check signatures and counts; it can open nothing.
+ */
+import { createHash } from "node:crypto";
+import type { Context, ServiceSchema } from "moleculer";
+import { newId, type UserId } from "../lib/domain/ids";
+import {
+  decideRecoveryApproval,
+  decideRecoveryCompletion,
+  decideRecoveryEnrolment,
+  isPending,
+  MAX_PENDING_RECOVERIES,
+  RECOVERY_REQUEST_TTL_MS,
+  type RecoveryRequest,
+  type TrusteeState,
+} from "../lib/domain/account-recovery";
+import { DEFAULT_POLICIES } from "../lib/domain/org-policies";
+import { signatureVerifies } from "../lib/domain/keys";
+import { normalizeEmail } from "../lib/domain/email";
+import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
+import { addressLimit } from "../lib/domain/address-limits";
+import { decideDeviceName } from "../lib/domain/sessions";
+import {
+  approvalNotSigned,
+  enrolmentNotSigned,
+  noRecoveryEnrolment,
+  recoveryRequestNotFound,
+  recoveryTokenWrong,
+  removedFromOrg,
+  tokenUserGone,
+} from "../lib/domain/refusals";
+import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../sdk/recovery-format";
+import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { paramsOf } from "../lib/http/routes";
+import { limitPerAddress } from "../lib/limits/counters";
+import { signIn } from "../lib/auth/sign-in";
+import { recoverySession } from "../lib/auth/password-proof";
+import type { UserRecord } from "../lib/store/port";
+import type { Runtime } from "../lib/runtime";
+
+type Ctx<P = unknown> = Context<P, RequestMeta>;
+
+const sha256Hex = (b64: string) => createHash("sha256").update(Buffer.from(b64, "base64")).digest("hex");
+const verifies = (bytes: Uint8Array, signature: string, key: string) =>
+  signatureVerifies(Buffer.from(bytes), Buffer.from(signature, "base64"), key);
+
+interface EnrolParams {
+  enrolmentId: string;
+  threshold: number;
+  copy: string;
+  signature: string;
+  shares: Array<{ trusteeId: UserId; encryptedShare: string; trusteeKeys: string }>;
+}
+
+export function recoveryService(rt: Runtime): ServiceSchema {
+  const { store, clock, events, counters, config, metrics } = rt;
+
+  async function caller(ctx: Ctx): Promise<UserRecord> {
+    const user = await store.accounts.findUserById(callerOf(ctx).userId);
+    if (!user) throw tokenUserGone();
+    return user;
+  }
+
+  const summary = (r: RecoveryRequest, approvedBy?: string[]) => ({
+    requestId: r.requestId,
+    userId: r.userId,
+    publicKey: r.publicKey,
+    status: isPending(r, clock.timestamp()) || r.status !== "pending" ? r.status : ("cancelled" as const),
+    createdAt: r.createdAt,
+    expiresAt: r.expiresAt,
+    ...(r.endedAt && { endedAt: r.endedAt }),
+    ...(approvedBy && { approvedBy }),
+  });
+
+  /** The request a device names with its secret: 404 for any other secret (no request is told from none). */
+  async function requestOf(requestId: string, requestToken: string): Promise<RecoveryRequest> {
+    const request = await store.security.findRecoveryRequest(requestId);
+    if (!request || request.tokenHash !== hashToken(requestToken)) throw recoveryTokenWrong();
+    return request;
+  }
+
+  /** Recovery's public routes, per client address (as registration's). */
+  const perAddress = (ctx: Ctx) =>
+    limitPerAddress(counters, ctx.meta.clientIp, addressLimit("register", config.registerRateLimit), () => metrics.rateLimited("register"));
+
+  return {
+    name: "recovery",
+    actions: {
+      enrol: {
+        params: paramsOf("recovery.enrol"),
+        async handler(ctx: Ctx<EnrolParams>) {
+          const p = ctx.params;
+          const user = await caller(ctx);
+          const policies = (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES;
+          const trustees = new Map<UserId, TrusteeState & UserRecord>();
+          for (const s of p.shares) {
+            const t = await store.accounts.findUserById(s.trusteeId);
+            if (t) trustees.set(t.userId, t);
+          }
+          decideRecoveryEnrolment({
+            userId: user.userId,
+            orgId: user.orgId,
+            threshold: p.threshold,
+            trusteeIds: p.shares.map((s) => s.trusteeId),
+            trustees,
+            policyMinThreshold: policies.recoveryMinThreshold,
+          });
+          // The user's signature over what is stored, as the user's client made it: the server checks its form, the clients what it means.
+          const bytes = enrolmentBytes({
+            enrolmentId: p.enrolmentId,
+            userId: user.userId,
+            threshold: p.threshold,
+            copy: sha256Hex(p.copy),
+            trustees: p.shares.map((s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: sha256Hex(s.encryptedShare) })),
+          });
+          if (!verifies(bytes, p.signature, user.signingPublicKey)) throw enrolmentNotSigned();
+          const enrolment = {
+            enrolmentId: p.enrolmentId,
+            userId: user.userId,
+            orgId: user.orgId,
+            threshold: p.threshold,
+            copy: p.copy,
+            signature: p.signature,
+            kdfSalt: user.kdf.salt,
+            createdAt: clock.timestamp(),
+          };
+          await store.security.putRecoveryEnrolment({
+            enrolment,
+            shares: p.shares.map((s) => ({ enrolmentId: p.enrolmentId, ...s })),
+            events: [events.record("recovery.enrolled", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          events.kick();
+          return { ...enrolmentView(enrolment, p.shares), current: true };
+        },
+      },
+
+      get: {
+        async handler(ctx: Ctx) {
+          const user = await caller(ctx);
+          const found = await store.security.getRecoveryEnrolment(user.userId);
+          if (!found) throw noRecoveryEnrolment();
+          // Made under another password: the copy holds a key that no longer opens the account.
+          return { ...enrolmentView(found.enrolment, found.shares), current: found.enrolment.kdfSalt === user.kdf.salt };
+        },
+      },
+
+      unenrol: {
+        async handler(ctx: Ctx) {
+          const user = await caller(ctx);
+          const gone = await store.security.deleteRecoveryEnrolment({
+            userId: user.userId,
+            events: [events.record("recovery.unenrolled", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          if (!gone) throw noRecoveryEnrolment();
+          events.kick();
+          return noContent(ctx);
+        },
+      },
+
+      myRequests: {
+        async handler(ctx: Ctx) {
+          const user = await caller(ctx);
+          const requests = await store.security.listRecoveryRequests({ userId: user.userId, now: clock.timestamp(), pendingOnly: false });
+          const out = [];
+          for (const r of requests)
+            out.push(
+              summary(
+                r,
+                (await store.security.listApprovals(r.requestId)).map((a) => a.trusteeId),
+              ),
+            );
+          return { requests: out };
+        },
+      },
+
+      cancel: {
+        params: paramsOf("recovery.cancel"),
+        async handler(ctx: Ctx<{ requestId: string }>) {
+          const user = await caller(ctx);
+          const request = await store.security.findRecoveryRequest(ctx.params.requestId);
+          if (!request || request.userId !== user.userId) throw recoveryRequestNotFound();
+          const ended = await store.security.endRecoveryRequest({
+            requestId: request.requestId,
+            status: "cancelled",
+            at: clock.timestamp(),
+            events: [events.record("recovery.cancelled", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          if (!ended) throw recoveryRequestNotFound();
+          events.kick();
+          return noContent(ctx);
+        },
+      },
+
+      request: {
+        params: paramsOf("recovery.request"),
+        async handler(ctx: Ctx<{ email: string; publicKey: string }>) {
+          await perAddress(ctx);
+          const email = normalizeEmail(ctx.params.email);
+          const user = await store.accounts.findUserByEmail(email);
+          const found = user && user.removedAt === undefined ? await store.security.getRecoveryEnrolment(user.userId) : null;
+          const requestToken = newOpaqueToken();
+          const now = clock.nowMs();
+          const answer = { requestId: newId(), requestToken, expiresAt: new Date(now + RECOVERY_REQUEST_TTL_MS).toISOString() };
+          // An address with no account, or none enrolled: the same answer, and nothing stored (no trustee is ever asked).
+          if (!user || !found || found.enrolment.kdfSalt !== user.kdf.salt) {
+            created(ctx, `/recovery/requests/${answer.requestId}`);
+            return answer;
+          }
+          await store.security.createRecoveryRequest({
+            request: {
+              requestId: answer.requestId,
+              userId: user.userId,
+              orgId: user.orgId,
+              enrolmentId: found.enrolment.enrolmentId,
+              publicKey: ctx.params.publicKey,
+              tokenHash: hashToken(requestToken),
+              status: "pending",
+              createdAt: new Date(now).toISOString(),
+              expiresAt: answer.expiresAt,
+            },
+            maxPending: MAX_PENDING_RECOVERIES,
+            events: [events.record("recovery.requested", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          events.kick();
+          created(ctx, `/recovery/requests/${answer.requestId}`);
+          return answer;
+        },
+      },
+
+      state: {
+        params: paramsOf("recovery.state"),
+        async handler(ctx: Ctx<{ requestId: string; requestToken: string }>) {
+          await perAddress(ctx);
+          const request = await requestOf(ctx.params.requestId, ctx.params.requestToken);
+          const found = await store.security.getRecoveryEnrolment(request.userId);
+          const approvals = await store.security.listApprovals(request.requestId);
+          const threshold = found?.enrolment.enrolmentId === request.enrolmentId ? found.enrolment.threshold : 2;
+          const base = { requestId: request.requestId, status: summary(request).status, threshold, approvals };
+          // The account's sealed keys only once k trustees have approved (before, they would let anyone who asks guess the password offline).
+          if (!found || found.enrolment.enrolmentId !== request.enrolmentId || approvals.length < threshold) return base;
+          const user = await store.accounts.findUserById(request.userId);
+          if (!user) return base;
+          return {
+            ...base,
+            userId: user.userId,
+            enrolmentId: found.enrolment.enrolmentId,
+            copy: found.enrolment.copy,
+            email: user.email,
+            accountVersion: user.accountVersion,
+            kdf: user.kdf,
+            ...(user.kdfStatement && { kdfStatement: user.kdfStatement }),
+            publicKey: user.publicKey,
+            signingPublicKey: user.signingPublicKey,
+            publicKeySignature: user.publicKeySignature,
+            encryptedPrivateKey: user.encryptedPrivateKey,
+            encryptedSigningPrivateKey: user.encryptedSigningPrivateKey,
+          };
+        },
+      },
+
+      session: {
+        params: paramsOf("recovery.session"),
+        async handler(ctx: Ctx<{ requestId: string; requestToken: string; signature: string; deviceName?: string }>) {
+          await perAddress(ctx);
+          const p = ctx.params;
+          const request = await requestOf(p.requestId, p.requestToken);
+          const found = await store.security.getRecoveryEnrolment(request.userId);
+          const approvals = await store.security.listApprovals(request.requestId);
+          decideRecoveryCompletion({
+            request,
+            tokenHash: hashToken(p.requestToken),
+            enrolment: found?.enrolment ?? null,
+            approvals: approvals.filter((a) => found?.shares.some((s) => s.trusteeId === a.trusteeId)).length,
+            now: clock.timestamp(),
+          });
+          const user = await store.accounts.findUserById(request.userId);
+          if (!user) throw recoveryTokenWrong();
+          if (user.removedAt !== undefined) throw removedFromOrg();
+          // The device rebuilt the account's keys: it signs with the signing key the copy opened.
+          if (!verifies(sessionProofBytes({ requestId: request.requestId, userId: user.userId }), p.signature, user.signingPublicKey)) {
+            throw approvalNotSigned();
+          }
+          const ended = await store.security.endRecoveryRequest({
+            requestId: request.requestId,
+            status: "completed",
+            at: clock.timestamp(),
+            events: [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          if (!ended) throw recoveryTokenWrong();
+          events.kick();
+          // Every session of the account before the recovery ends: whoever held one does not keep it.
+          const deviceName = decideDeviceName(p.deviceName ?? "recovered device");
+          const login = await signIn(rt, ctx, user, { deviceName, address: ctx.meta.clientIp ?? "unknown", endOthers: true });
+          // This session sets the new password without the old one (users.changePassword), once.
+          await recoverySession(rt, login.sessionId, "mark");
+          return login;
+        },
+      },
+
+      tasks: {
+        async handler(ctx: Ctx) {
+          const me = callerOf(ctx).userId;
+          const requests = await store.security.listRequestsForTrustee({ trusteeId: me, now: clock.timestamp() });
+          const tasks = [];
+          for (const r of requests) {
+            const found = await store.security.getRecoveryEnrolment(r.userId);
+            if (!found || found.enrolment.enrolmentId !== r.enrolmentId) continue;
+            const approvals = await store.security.listApprovals(r.requestId);
+            tasks.push({
+              request: summary(
+                r,
+                approvals.map((a) => a.trusteeId),
+              ),
+              enrolment: {
+                enrolmentId: found.enrolment.enrolmentId,
+                threshold: found.enrolment.threshold,
+                copy: found.enrolment.copy,
+                signature: found.enrolment.signature,
+                createdAt: found.enrolment.createdAt,
+              },
+              trustees: found.shares.map((s) => ({ trusteeId: s.trusteeId, trusteeKeys: s.trusteeKeys, encryptedShare: s.encryptedShare })),
+              approved: approvals.some((a) => a.trusteeId === me),
+            });
+          }
+          return { tasks };
+        },
+      },
+
+      approve: {
+        params: paramsOf("recovery.approve"),
+        async handler(ctx: Ctx<{ requestId: string; encryptedShare: string; signature: string }>) {
+          const trustee = await caller(ctx);
+          const request = await store.security.findRecoveryRequest(ctx.params.requestId);
+          if (!request || request.orgId !== trustee.orgId) throw recoveryRequestNotFound();
+          const found = await store.security.getRecoveryEnrolment(request.userId);
+          const now = clock.timestamp();
+          decideRecoveryApproval({
+            request,
+            enrolmentId: found?.enrolment.enrolmentId,
+            trusteeIds: found?.shares.map((s) => s.trusteeId) ?? [],
+            trusteeId: trustee.userId,
+            now,
+          });
+          const bytes = approvalBytes({
+            requestId: request.requestId,
+            userId: request.userId,
+            enrolmentId: request.enrolmentId,
+            trusteeId: trustee.userId,
+            requestKey: sha256Hex(request.publicKey),
+            share: sha256Hex(ctx.params.encryptedShare),
+          });
+          if (!verifies(bytes, ctx.params.signature, trustee.signingPublicKey)) throw approvalNotSigned();
+          await store.security.addRecoveryApproval({
+            approval: {
+              requestId: request.requestId,
+              trusteeId: trustee.userId,
+              encryptedShare: ctx.params.encryptedShare,
+              signature: ctx.params.signature,
+              approvedAt: now,
+            },
+            now,
+            events: [events.record("recovery.approved", { actorId: trustee.userId, orgId: trustee.orgId, targetUserId: request.userId })],
+          });
+          events.kick();
+          return noContent(ctx);
+        },
+      },
+    },
+  };
+}
+
+function enrolmentView(
+  e: { enrolmentId: string; userId: string; threshold: number; copy: string; signature: string; createdAt: string },
+  shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>,
+) {
+  return {
+    enrolmentId: e.enrolmentId,
+    userId: e.userId,
+    threshold: e.threshold,
+    copy: e.copy,
+    signature: e.signature,
+    createdAt: e.createdAt,
+    shares: shares.map((s) => ({ trusteeId: s.trusteeId, encryptedShare: s.encryptedShare, trusteeKeys: s.trusteeKeys })),
+  };
+}

@@ -32,6 +32,18 @@ export type SecurityProblem =
   | "TAMPERED"
   /** A kept revision or a trashed item other than the one the signed item log names for it (another revision's ciphertext, labelled as this one). */
   | "HISTORY_MISMATCH"
+  /** A recovery trustee whose keys this device knows only from the server (not compared out of band, nor vouched by an invite). */
+  | "TRUSTEE_UNVERIFIED"
+  /** A recovery enrolment or task that is not what its user signed, or does not name this trustee with their own keys. */
+  | "RECOVERY_TAMPERED"
+  /** A recovery request that names this user as no trustee. */
+  | "RECOVERY_UNKNOWN"
+  /** The code the user read out is not the one the request's one-time key gives. */
+  | "RECOVERY_CODE_MISMATCH"
+  /** Fewer than k approvals are in. */
+  | "RECOVERY_NOT_APPROVED"
+  /** The approvals do not rebuild the secret that opens the recovery copy. */
+  | "RECOVERY_FAILED"
   /** A trashed item deleted before the signed history this device checked: restored only when the person confirms it. */
   | "TRASH_UNVERIFIED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */
@@ -117,4 +129,12 @@ export class WeakPasswordError extends Error {
 export class UnlockError extends Error {
   override readonly name = "UnlockError";
   readonly code = "WRONG_PASSWORD";
+}
+
+/** A login of an account with a second factor, on a client that was given no way to ask for it (`secondFactor`). */
+export class SecondFactorRequiredError extends Error {
+  constructor(readonly methods: readonly string[]) {
+    super(`this account asks for a second factor (${methods.join(", ")}): sign in where you can give one`);
+    this.name = "SecondFactorRequiredError";
+  }
 }

@@ -37,7 +37,7 @@ export type {
   VerifiedRoster,
   WrapCheck,
 } from "./client";
-export { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
+export { ApiError, SecondFactorRequiredError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";
 export { Transport, type Tokens, type TransportOptions } from "./http";
 export { completeItemUrl, itemAssociatedData, openableUrl, openItem, sealItem, type ItemContent, type SealedItem } from "./items";

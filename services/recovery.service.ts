@@ -237,7 +237,7 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           await perAddress(ctx);
           const request = await requestOf(ctx.params.requestId, ctx.params.requestToken);
           const found = await store.security.getRecoveryEnrolment(request.userId);
-          const approvals = await store.security.listApprovals(request.requestId);
+          const approvals = (await store.security.listApprovals(request.requestId)).map(({ requestId: _r, ...a }) => a);
           const threshold = found?.enrolment.enrolmentId === request.enrolmentId ? found.enrolment.threshold : 2;
           const base = { requestId: request.requestId, status: summary(request).status, threshold, approvals };
           // The account's sealed keys only once k trustees have approved (before, they would let anyone who asks guess the password offline).

@@ -10,6 +10,8 @@ import { SQL_ENGINES } from "./helpers/postgres";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { fromBase32, referenceTotp } from "./helpers/totp";
 import { SoftKey } from "./helpers/webauthn";
+import { SecondFactorRequiredError, VaultClient } from "../sdk";
+import { SDK_PASSWORD, TEST_KDF } from "./helpers/sdk";
 
 jest.setTimeout(180_000);
 
@@ -256,5 +258,27 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
       body: { email: "capped@example.test", ...admin.bundle, inviteToken: capped.body.token },
     });
     expect([weak.status, weak.body.error.field]).toEqual([400, "kdf"]);
+  });
+
+  test("through the SDK: a login asks its prompt (again after a wrong code); without one it is SecondFactorRequiredError", async () => {
+    const address = `sdk-${Date.now()}@example.test`;
+    const owner = new VaultClient({ baseUrl: server.url });
+    await owner.register({ email: address, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
+    const setup = await owner.factors.setupTotp();
+    const { recoveryCodes } = await setup.confirm(codeAt(setup.secret), "Phone");
+    expect(recoveryCodes).toHaveLength(10);
+    await expect(new VaultClient({ baseUrl: server.url }).login(address, SDK_PASSWORD)).rejects.toBeInstanceOf(SecondFactorRequiredError);
+    const asked: boolean[] = [];
+    const device = new VaultClient({
+      baseUrl: server.url,
+      secondFactor: async (c) => {
+        asked.push(c.retry === true);
+        return { totpCode: c.retry ? codeAt(setup.secret, 1) : "000000" };
+      },
+    });
+    await device.login(address, SDK_PASSWORD);
+    expect(asked).toEqual([false, true]);
+    expect((await device.factors.list()).factors.map((f) => f.kind)).toEqual(["totp"]);
+    expect((await device.factors.policies()).enforced).toContain("requireSecondFactor");
   });
 });

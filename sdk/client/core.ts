@@ -18,6 +18,7 @@ import {
   type RosterHeadStore,
 } from "../pins";
 import type { Account } from "./types";
+import type { SecondFactorPrompt } from "./factors";
 import { sameKdf } from "../kdf";
 import type { KdfParams } from "../primitives";
 
@@ -42,6 +43,8 @@ export interface VaultClientOptions {
   checkpointEvery?: number;
   /** What this client calls itself in the user's list of sessions ("vaultctl on build-box", "Web vault, Firefox"). */
   deviceName?: string;
+  /** Asked at a login of an account with a second factor (factors.ts); without it, such a login is `SecondFactorRequiredError`. */
+  secondFactor?: SecondFactorPrompt;
 }
 
 export class ClientCore {
@@ -55,6 +58,8 @@ export class ClientCore {
   readonly derive: DeriveMasterKey | undefined;
   readonly checkpointEvery: number;
   readonly deviceName: string | undefined;
+  /** Asked at a login of an account with a second factor (factors.ts). */
+  secondFactor: SecondFactorPrompt | undefined;
   /** Vault keys opened in this session, by vault, with the key version and the very wrap (base64) they were opened from. */
   readonly vaultKeys = new Map<string, { keyVersion: number; wrap: string; key: Bytes }>();
 
@@ -62,6 +67,7 @@ export class ClientCore {
     this.http = new Transport(opts);
     this.accountInfo = opts.account;
     this.deviceName = opts.deviceName;
+    this.secondFactor = opts.secondFactor;
     this.pins = opts.pins ?? new MemoryPinStore();
     this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
     this.kdfMemory = opts.kdfMemory ?? new MemoryValues();

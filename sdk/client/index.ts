@@ -48,6 +48,8 @@ import type {
 } from "./types";
 import type { GrantableRole } from "../vault-roles";
 import { Vaults, type CheckedVault } from "./vaults";
+import { Factors } from "./factors";
+import { Recovery } from "./recovery";
 
 export type { VaultClientOptions } from "./core";
 export type { CheckedInvite, CreatedInvite } from "./invites";
@@ -80,6 +82,10 @@ export class VaultClient {
   private readonly passwords: PasswordChanges;
   private readonly keyRotations: KeyRotations;
   private readonly people: People;
+  /** Second factors and the organization's policies (factors.ts). */
+  readonly factors: Factors;
+  /** k-of-n account recovery: enrol, approve as a trustee, recover (recovery.ts). */
+  readonly recovery: Recovery;
 
   constructor(opts: VaultClientOptions) {
     this.core = new ClientCore(opts);
@@ -98,6 +104,8 @@ export class VaultClient {
     this.exposures = new Exposures(this.rosters, this.items, this.history, this.audit);
     this.rekeys = new Rekeys(this.core, this.trust, this.rosters, this.vaults, this.memberOps, this.items, this.history);
     this.people = new People(this.core, this.memberOps, this.rekeys);
+    this.factors = new Factors(this.core);
+    this.recovery = new Recovery(this.core, this.trust, this.session, this.passwords, this.keyRotations);
   }
 
   get http(): Transport {

@@ -42,11 +42,21 @@ export class PasswordChanges {
   ) {}
 
   async changePassword(current: string, next: string, opts: { kdf?: KdfChoice } = {}): Promise<PasswordChangeResult> {
+    const proof = await deriveAccountSecrets(current, this.core.account.kdf, this.core.derive);
+    if (!equalBytes(proof.stretchedKey, this.core.requireKeys().stretchedKey))
+      throw new UnlockError("the current master password is not right");
+    return this.setPassword(next, opts, toBase64(proof.authHash));
+  }
+
+  /** In the session an account recovery began (recovery.ts): a new password without the old one, which nobody knows. */
+  setPasswordAfterRecovery(next: string, opts: { kdf?: KdfChoice } = {}): Promise<PasswordChangeResult> {
+    return this.setPassword(next, opts, undefined);
+  }
+
+  private async setPassword(next: string, opts: { kdf?: KdfChoice }, currentAuthHash: string | undefined): Promise<PasswordChangeResult> {
     const { core } = this;
     const keys = core.requireKeys();
     const account = core.account;
-    const proof = await deriveAccountSecrets(current, account.kdf, core.derive);
-    if (!equalBytes(proof.stretchedKey, keys.stretchedKey)) throw new UnlockError("the current master password is not right");
     const verdict = await checkMasterPassword(next, emailWords(account.email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
     const kdf = newKdfParams(opts.kdf);
@@ -102,7 +112,7 @@ export class PasswordChanges {
       try {
         answer = await core.http.request("POST", "/users/me/password", {
           body: {
-            currentAuthHash: toBase64(proof.authHash),
+            ...(currentAuthHash !== undefined && { currentAuthHash }),
             authHash: toBase64(fresh.authHash),
             kdf,
             ...sealed,

@@ -34,6 +34,7 @@ import {
 } from "../statements";
 import { userIdForKey } from "../ids";
 import type { ClientCore } from "./core";
+import { secondStep, type LoginStep } from "./factors";
 import type { Invites } from "./invites";
 import type { Trust } from "./trust";
 import type { Account, OrgRole, SessionInfo } from "./types";
@@ -41,7 +42,7 @@ import type { Account, OrgRole, SessionInfo } from "./types";
 /** The statements of this release have version 1. */
 const STATEMENT_VERSION = 1;
 
-interface LoginAnswer extends Tokens {
+export interface LoginAnswer extends Tokens {
   userId: string;
   orgId: string;
   role: OrgRole;
@@ -55,6 +56,8 @@ interface LoginAnswer extends Tokens {
   accountVersion: number;
   /** The account's key log, when it rotated its keys (sdk/key-log.ts). */
   keyLog?: unknown;
+  /** The organization requires a second factor and this account has none: this login may only enrol one. */
+  enrolOnly?: true;
 }
 
 export class Session {
@@ -173,11 +176,20 @@ export class Session {
    * the account's own statements. A login that fails a check leaves this client as it was.
    */
   private async finishLogin(email: string, authHash: string, stretchedKey: Bytes, derivedWith: KdfParams): Promise<Account> {
-    const remembered = await this.core.kdfMemory.get(email);
-    const res = await this.core.http.request<LoginAnswer>("POST", "/auth/login", {
+    const first = await this.core.http.request<LoginAnswer | LoginStep>("POST", "/auth/login", {
       auth: false,
       body: { email, authHash, deviceName: this.core.deviceName },
     });
+    const res = "secondFactorRequired" in first ? await secondStep(this.core, first) : first;
+    return this.takeUp(email, res, stretchedKey, derivedWith);
+  }
+
+  /**
+   * A login answer (of a password, a second step or an account recovery) taken up with the
+   * stretched key that opens its keys, once every check passes.
+   */
+  async takeUp(email: string, res: LoginAnswer, stretchedKey: Bytes, derivedWith: KdfParams): Promise<Account> {
+    const remembered = await this.core.kdfMemory.get(email);
     if (!sameKdf(res.kdf, derivedWith))
       throw new SecurityError("KDF_CHANGED", "the server's login answer names other key-derivation parameters than the ones derived with");
     if (remembered) {

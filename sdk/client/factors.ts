@@ -1,0 +1,150 @@
+/**
+ * Second factors (issue 30): the second step of a login, and enrolling and managing an account's
+ * factors (an authenticator app, security keys and passkeys, recovery codes), and reading the
+ * organization's policies. What a factor protects is the download of ciphertext with a stolen
+ * password; it does not make a dishonest server honest (README "Second factors").
+ *
+ * The server's WebAuthn options go to the platform's WebAuthn (the browser checks the relying party
+ * against the page's origin); nothing here encrypts to or derives from what the server sends.
+ */
+import { deriveAccountSecrets } from "../keys";
+import { ApiError, SecondFactorRequiredError } from "../errors";
+import { toBase64 } from "../encoding";
+import type { ClientCore } from "./core";
+import type { LoginAnswer } from "./session";
+
+export type FactorMethod = "totp" | "webauthn" | "recovery-code";
+
+/** What a second step asks: the methods the account has, and a WebAuthn challenge when it has a security key. */
+export interface SecondFactorChallenge {
+  methods: FactorMethod[];
+  /** PublicKeyCredentialRequestOptionsJSON, for `navigator.credentials.get` (e.g. @simplewebauthn/browser's startAuthentication). */
+  webauthn?: Record<string, unknown>;
+  /** Set when the answer before was not right: ask again. */
+  retry?: boolean;
+}
+
+export type SecondFactorAnswer = { totpCode: string } | { recoveryCode: string } | { webauthn: unknown };
+export type SecondFactorPrompt = (challenge: SecondFactorChallenge) => Promise<SecondFactorAnswer>;
+
+export interface LoginStep {
+  secondFactorRequired: true;
+  stepToken: string;
+  methods: FactorMethod[];
+  webauthn?: Record<string, unknown>;
+}
+
+/** Answers a wrong code may get before the login starts over (the server takes five per step). */
+const STEP_ANSWERS = 3;
+
+/** The second step of a login: asks the client's prompt, up to three times while the answer is wrong. */
+export async function secondStep(core: ClientCore, step: LoginStep): Promise<LoginAnswer> {
+  const prompt = core.secondFactor;
+  if (!prompt) throw new SecondFactorRequiredError(step.methods);
+  for (let attempt = 1; ; attempt++) {
+    const answer = await prompt({
+      methods: step.methods,
+      ...(step.webauthn && { webauthn: step.webauthn }),
+      ...(attempt > 1 && { retry: true }),
+    });
+    try {
+      return await core.http.request<LoginAnswer>("POST", "/auth/login/second-factor", {
+        auth: false,
+        body: { stepToken: step.stepToken, ...answer, deviceName: core.deviceName },
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 401 || attempt >= STEP_ANSWERS) throw err;
+    }
+  }
+}
+
+export interface FactorInfo {
+  factorId: string;
+  kind: "totp" | "webauthn";
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string;
+}
+
+export interface Policies {
+  requireSecondFactor: boolean;
+  minKdf?: { argon2idMemoryKiB: number; argon2idIterations: number; pbkdf2Iterations: number };
+  inviteMaxLifetime?: string;
+  recoveryMinThreshold: number;
+  client: { minPasswordScore: number; idleLockMinutes?: number };
+  /** Which of these the server enforces, and which only clients apply (a modified client need not). */
+  enforced: string[];
+  clientOnly: string[];
+}
+
+export class Factors {
+  constructor(private readonly core: ClientCore) {}
+
+  list(): Promise<{ factors: FactorInfo[]; recoveryCodesLeft: number; required: boolean }> {
+    return this.core.http.request("GET", "/users/me/factors");
+  }
+
+  /** A new authenticator-app secret: `uri` for a QR code, `secret` to type in; `confirm` with a code the app shows. */
+  async setupTotp(): Promise<{
+    secret: string;
+    uri: string;
+    confirm(code: string, name: string): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }>;
+  }> {
+    const setup = await this.core.http.request<{ secret: string; uri: string; setupToken: string }>("POST", "/users/me/factors/totp/setup");
+    return {
+      secret: setup.secret,
+      uri: setup.uri,
+      confirm: (code, name) =>
+        this.core.http.request("POST", "/users/me/factors/totp", {
+          body: { name, code: code.replace(/\s/g, ""), setupToken: setup.setupToken },
+        }),
+    };
+  }
+
+  /**
+   * A security key or passkey: `create` is the platform's WebAuthn registration (a browser passes
+   * @simplewebauthn/browser's startRegistration), given the server's options.
+   */
+  async enrolWebauthn(
+    name: string,
+    create: (options: Record<string, unknown>) => Promise<unknown>,
+  ): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
+    const { options, setupToken } = await this.core.http.request<{ options: Record<string, unknown>; setupToken: string }>(
+      "POST",
+      "/users/me/factors/webauthn/options",
+    );
+    const response = await create(options);
+    return this.core.http.request("POST", "/users/me/factors/webauthn", { body: { name, setupToken, response } });
+  }
+
+  /** Removes a factor; takes the master password. */
+  async remove(factorId: string, password: string): Promise<void> {
+    await this.core.http.request("DELETE", `/users/me/factors/${encodeURIComponent(factorId)}`, {
+      body: { authHash: await this.authHash(password) },
+    });
+  }
+
+  /** New recovery codes (the old ones stop working); takes the master password. Shown once: keep them somewhere safe. */
+  async newRecoveryCodes(password: string): Promise<string[]> {
+    const res = await this.core.http.request<{ recoveryCodes: string[] }>("POST", "/users/me/factors/recovery-codes", {
+      body: { authHash: await this.authHash(password) },
+    });
+    return res.recoveryCodes;
+  }
+
+  policies(): Promise<Policies> {
+    return this.core.http.request("GET", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`);
+  }
+
+  /** Sets the organization's policies (its owners). */
+  setPolicies(
+    policies: Omit<Policies, "enforced" | "clientOnly" | "recoveryMinThreshold" | "client"> &
+      Partial<Pick<Policies, "recoveryMinThreshold" | "client">>,
+  ): Promise<Policies> {
+    return this.core.http.request("PUT", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`, { body: policies });
+  }
+
+  private async authHash(password: string): Promise<string> {
+    return toBase64((await deriveAccountSecrets(password, this.core.account.kdf, this.core.derive)).authHash);
+  }
+}

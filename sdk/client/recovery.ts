@@ -1,0 +1,376 @@
+/**
+ * k-of-n account recovery (issue 30; formats: sdk/recovery-format.ts). Three parts:
+ *
+ * - **Enrolment** (the user, signed in): a random recovery secret split (Shamir, the audited
+ *   `shamir-secret-sharing`) into one share per trustee, each wrapped (RSA-OAEP) to the trustee's
+ *   keys as this device has them pinned and verified (`checked` or vouched by an invite), never as
+ *   the server states them; the account's stretched key sealed under the secret; all signed.
+ * - **Approval** (a trustee): the user's signed enrolment checked against the user's pinned key,
+ *   the code the user reads out compared with the one this request's key gives, the trustee's own
+ *   share opened and wrapped again to that one-time key, signed.
+ * - **Recovery** (the user's new device): a one-time key and the code to read out; with k shares,
+ *   the secret rebuilt, the copy opened, the account's keys with it; a new master password on the
+ *   password-change path, then new keys on the rotation path. Every other session ends.
+ */
+import { combine, split } from "shamir-secret-sharing";
+import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { SecurityError } from "../errors";
+import { keyFingerprint, openAccountKeys } from "../keys";
+import { generateRsaKeyPair, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, type KdfParams } from "../primitives";
+import {
+  approvalBytes,
+  enrolmentBytes,
+  hashOfBase64,
+  normalizeRecoveryCode,
+  openRecoveryCopy,
+  recoveryCode,
+  sealRecoveryCopy,
+  sessionProofBytes,
+  type EnrolmentStatement,
+} from "../recovery-format";
+import { signStatement, statementVerifies } from "../statements";
+import { userIdForKey } from "../ids";
+import type { ClientCore } from "./core";
+import type { LoginAnswer, Session } from "./session";
+import type { Trust } from "./trust";
+import type { PasswordChanges } from "./password";
+import type { KeyRotations } from "./keys";
+import type { Account } from "./types";
+
+interface ServedEnrolment {
+  enrolmentId: string;
+  userId: string;
+  threshold: number;
+  copy: string;
+  signature: string;
+  createdAt: string;
+  current: boolean;
+  shares: Array<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>;
+}
+
+export interface RecoveryTask {
+  requestId: string;
+  userId: string;
+  email: string;
+  createdAt: string;
+  expiresAt: string;
+  threshold: number;
+  approvedBy: string[];
+  approved: boolean;
+}
+
+/** What the recovering device keeps between asking and finishing (it holds the one-time private key: keep it private). */
+export interface PendingRecovery {
+  email: string;
+  requestId: string;
+  requestToken: string;
+  /** The one-time RSA key's private half, PKCS#8, base64. */
+  privateKey: string;
+  publicKey: string;
+  /** What the user reads out to each trustee. */
+  code: string;
+  expiresAt: string;
+}
+
+interface RecoveryState {
+  status: "pending" | "completed" | "cancelled";
+  threshold: number;
+  approvals: Array<{ trusteeId: string; encryptedShare: string; signature: string; approvedAt: string }>;
+  userId?: string;
+  enrolmentId?: string;
+  copy?: string;
+  email?: string;
+  kdf?: KdfParams;
+  publicKey?: string;
+  signingPublicKey?: string;
+  encryptedPrivateKey?: string;
+  encryptedSigningPrivateKey?: string;
+}
+
+/** Trust in a trustee's keys that something other than the server vouches for. */
+const VERIFIED = new Set(["checked", "invite"]);
+
+/** Subsets of `k` of `items` (at most C(10,5) = 252 for the largest enrolment). */
+function* subsets<T>(items: readonly T[], k: number, from = 0): Generator<T[]> {
+  if (k === 0) return yield [];
+  for (let i = from; i <= items.length - k; i++) for (const rest of subsets(items, k - 1, i + 1)) yield [items[i]!, ...rest];
+}
+
+export class Recovery {
+  constructor(
+    private readonly core: ClientCore,
+    private readonly trust: Trust,
+    private readonly session: Session,
+    private readonly passwords: PasswordChanges,
+    private readonly rotations: KeyRotations,
+  ) {}
+
+  // ---- Enrolment -----------------------------------------------------------------------------------
+
+  /** Enrols (or enrols again): `threshold` of `trusteeIds` (2 to 10 owners or admins whose keys this device verified) recover the account. */
+  async enrol(trusteeIds: readonly string[], threshold: number): Promise<{ enrolmentId: string }> {
+    const keys = this.core.requireKeys();
+    const me = this.core.account.userId;
+    if (threshold < 2 || threshold > trusteeIds.length)
+      throw new RangeError("a recovery needs at least 2 trustees' approvals, and no more than there are trustees");
+    const trustees = [];
+    for (const raw of trusteeIds) {
+      const trusteeId = raw.toLowerCase();
+      // The keys the share goes to: the pinned ones (userKeys refuses others), and only a pin the user verified.
+      const bundle = await this.trust.userKeys(trusteeId);
+      const { trust } = await this.trust.fingerprint(trusteeId);
+      if (!trust || !VERIFIED.has(trust))
+        throw new SecurityError(
+          "TRUSTEE_UNVERIFIED",
+          `${bundle.email}'s keys are known here only as the server showed them: compare fingerprints with them (trust them) before making them a trustee`,
+          trusteeId,
+        );
+      trustees.push({ trusteeId, bundle });
+    }
+    const secret = randomBytes(32);
+    const shares = await split(secret, trustees.length, threshold);
+    const enrolmentId = globalThis.crypto.randomUUID();
+    const copy = await sealRecoveryCopy(secret, me, enrolmentId, keys.stretchedKey);
+    const wrapped = await Promise.all(
+      trustees.map(async ({ trusteeId, bundle }, i) => ({
+        trusteeId,
+        encryptedShare: toBase64(await rsaOaepWrap(fromBase64(bundle.publicKey), new Uint8Array(shares[i]!))),
+        trusteeKeys: await keyFingerprint(bundle),
+      })),
+    );
+    const statement = await this.statementOf({ enrolmentId, userId: me, threshold, copy, shares: wrapped });
+    const signature = await signStatement(enrolmentBytes(statement), keys.signingPrivateKey);
+    await this.core.http.request("PUT", "/users/me/recovery", { body: { enrolmentId, threshold, copy, signature, shares: wrapped } });
+    return { enrolmentId };
+  }
+
+  /** This account's enrolment, checked against its own signature: its trustees, k, and whether it still opens the account (a password change since leaves it stale). */
+  async status(): Promise<{ threshold: number; trustees: string[]; current: boolean; createdAt: string } | null> {
+    let served: ServedEnrolment;
+    try {
+      served = await this.core.http.request<ServedEnrolment>("GET", "/users/me/recovery");
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw err;
+    }
+    await this.checkSigned(served, this.core.account.signingPublicKey);
+    return {
+      threshold: served.threshold,
+      trustees: served.shares.map((s) => s.trusteeId),
+      current: served.current,
+      createdAt: served.createdAt,
+    };
+  }
+
+  async unenrol(): Promise<void> {
+    await this.core.http.request("DELETE", "/users/me/recovery");
+  }
+
+  /** Requests to recover this account (pending and past): one this user did not make is cancelled with `cancel`. */
+  requests(): Promise<{ requests: Array<{ requestId: string; status: string; createdAt: string; approvedBy?: string[] }> }> {
+    return this.core.http.request("GET", "/users/me/recovery/requests");
+  }
+
+  async cancel(requestId: string): Promise<void> {
+    await this.core.http.request("DELETE", `/users/me/recovery/requests/${encodeURIComponent(requestId)}`);
+  }
+
+  // ---- Trustees ------------------------------------------------------------------------------------
+
+  /** Requests this user is a trustee of, each with its enrolment checked against the requester's pinned keys. */
+  async tasks(): Promise<RecoveryTask[]> {
+    const { tasks } = await this.core.http.request<{ tasks: ServedTask[] }>("GET", "/recovery/tasks");
+    const out: RecoveryTask[] = [];
+    for (const t of tasks) {
+      const { email } = await this.checkTask(t);
+      out.push({
+        requestId: t.request.requestId,
+        userId: t.request.userId,
+        email,
+        createdAt: t.request.createdAt,
+        expiresAt: t.request.expiresAt,
+        threshold: t.enrolment.threshold,
+        approvedBy: t.request.approvedBy ?? [],
+        approved: t.approved,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Approves a request once `code` (what the user's new device shows, read out by the user over a
+   * channel the trustee trusts) is the one its one-time key gives: this trustee's share, re-wrapped
+   * to that key and signed. A code that differs is `RECOVERY_CODE_MISMATCH`: whoever asked is not
+   * the device the user holds, or the server swapped its key.
+   */
+  async approve(requestId: string, code: string): Promise<void> {
+    const keys = this.core.requireKeys();
+    const me = this.core.account.userId;
+    const { tasks } = await this.core.http.request<{ tasks: ServedTask[] }>("GET", "/recovery/tasks");
+    const task = tasks.find((t) => t.request.requestId === requestId.toLowerCase());
+    if (!task) throw new SecurityError("RECOVERY_UNKNOWN", `no pending recovery request ${requestId} names you as a trustee`);
+    const { mine } = await this.checkTask(task);
+    const expected = await recoveryCode(task.request.requestId, task.request.publicKey);
+    if (normalizeRecoveryCode(code) !== normalizeRecoveryCode(expected))
+      throw new SecurityError(
+        "RECOVERY_CODE_MISMATCH",
+        "the code is not the one this request's key gives: do not approve; the request did not come from the device the user holds",
+        task.request.userId,
+      );
+    const share = await rsaOaepUnwrap(keys.rsaPrivateKey, fromBase64(mine.encryptedShare));
+    const encryptedShare = toBase64(await rsaOaepWrap(fromBase64(task.request.publicKey), share));
+    const signature = await signStatement(
+      approvalBytes({
+        requestId: task.request.requestId,
+        userId: task.request.userId,
+        enrolmentId: task.enrolment.enrolmentId,
+        trusteeId: me,
+        requestKey: await hashOfBase64(task.request.publicKey),
+        share: await hashOfBase64(encryptedShare),
+      }),
+      keys.signingPrivateKey,
+    );
+    await this.core.http.request("POST", `/recovery/requests/${task.request.requestId}/approvals`, { body: { encryptedShare, signature } });
+  }
+
+  // ---- The recovering device -----------------------------------------------------------------------
+
+  /** Asks to recover `email` from this device: keep the answer (it holds the one-time key), and read `code` out to each trustee. */
+  async start(email: string): Promise<PendingRecovery> {
+    const pair = await generateRsaKeyPair(3072);
+    const publicKey = toBase64(pair.publicKeyDer);
+    const res = await this.core.http.request<{ requestId: string; requestToken: string; expiresAt: string }>("POST", "/recovery/requests", {
+      auth: false,
+      body: { email, publicKey },
+    });
+    return {
+      email,
+      requestId: res.requestId,
+      requestToken: res.requestToken,
+      privateKey: toBase64(pair.privateKeyPkcs8),
+      publicKey,
+      code: await recoveryCode(res.requestId, publicKey),
+      expiresAt: res.expiresAt,
+    };
+  }
+
+  /** How many trustees approved so far, of the k needed. */
+  async progress(pending: PendingRecovery): Promise<{ approvals: number; threshold: number; status: string }> {
+    const s = await this.state(pending);
+    return { approvals: s.approvals.length, threshold: s.threshold, status: s.status };
+  }
+
+  /**
+   * With k approvals: rebuilds the secret, opens the copy and the account's keys, signs in (every
+   * other session of the account ends), sets `newPassword`, and rotates the account's keys.
+   */
+  async finish(pending: PendingRecovery, newPassword: string): Promise<Account> {
+    const s = await this.state(pending);
+    if (s.copy === undefined || s.userId === undefined || s.enrolmentId === undefined || s.approvals.length < s.threshold)
+      throw new SecurityError("RECOVERY_NOT_APPROVED", `${s.approvals.length} of the ${s.threshold} approvals this recovery needs are in`);
+    const stored = {
+      publicKey: s.publicKey!,
+      signingPublicKey: s.signingPublicKey!,
+      encryptedPrivateKey: s.encryptedPrivateKey!,
+      encryptedSigningPrivateKey: s.encryptedSigningPrivateKey!,
+    };
+    // The account is the one its signing key names: the server cannot pair the copy with another account's keys.
+    if ((await userIdForKey(fromBase64(stored.signingPublicKey))) !== s.userId)
+      throw new SecurityError("INCONSISTENT", "the recovered account's id is not the one its signing key gives");
+    const oneTime = await importRsaPrivateKey(fromBase64(pending.privateKey));
+    const shares: Bytes[] = [];
+    for (const a of s.approvals) {
+      try {
+        shares.push(await rsaOaepUnwrap(oneTime, fromBase64(a.encryptedShare)));
+      } catch {
+        // Not wrapped to this device's key: left out.
+      }
+    }
+    const stretchedKey = await this.openCopy(shares, s.threshold, s.userId, s.enrolmentId, s.copy);
+    const keys = await openAccountKeys(stretchedKey, stored);
+    const proof = await signStatement(sessionProofBytes({ requestId: pending.requestId, userId: s.userId }), keys.signingPrivateKey);
+    const login = await this.core.http.request<LoginAnswer>("POST", `/recovery/requests/${pending.requestId}/session`, {
+      auth: false,
+      body: { requestToken: pending.requestToken, signature: proof, deviceName: this.core.deviceName },
+    });
+    await this.session.takeUp(s.email ?? pending.email, login, stretchedKey, s.kdf!);
+    await this.passwords.setPasswordAfterRecovery(newPassword);
+    await this.rotations.rotateKeys();
+    return this.core.account;
+  }
+
+  /** The copy's stretched key from the first k shares that open it (shares that are not a trustee's are outvoted, not trusted). */
+  private async openCopy(shares: Bytes[], threshold: number, userId: string, enrolmentId: string, copy: string): Promise<Bytes> {
+    if (shares.length >= threshold) {
+      for (const subset of subsets(shares, threshold)) {
+        try {
+          return await openRecoveryCopy(new Uint8Array(await combine(subset)), userId, enrolmentId, copy);
+        } catch {
+          // Another subset.
+        }
+      }
+    }
+    throw new SecurityError(
+      "RECOVERY_FAILED",
+      "the approvals do not open this account's recovery copy: fewer than k of them are the trustees' shares",
+    );
+  }
+
+  private state(pending: PendingRecovery): Promise<RecoveryState> {
+    return this.core.http.request<RecoveryState>("POST", `/recovery/requests/${pending.requestId}/state`, {
+      auth: false,
+      body: { requestToken: pending.requestToken },
+    });
+  }
+
+  private async statementOf(e: {
+    enrolmentId: string;
+    userId: string;
+    threshold: number;
+    copy: string;
+    shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>;
+  }): Promise<EnrolmentStatement> {
+    return {
+      enrolmentId: e.enrolmentId,
+      userId: e.userId,
+      threshold: e.threshold,
+      copy: await hashOfBase64(e.copy),
+      trustees: await Promise.all(
+        e.shares.map(async (s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: await hashOfBase64(s.encryptedShare) })),
+      ),
+    };
+  }
+
+  private async checkSigned(e: Omit<ServedEnrolment, "current" | "createdAt">, signingPublicKey: string): Promise<void> {
+    const statement = await this.statementOf(e);
+    if (!(await statementVerifies(enrolmentBytes(statement), signingPublicKey, e.signature)))
+      throw new SecurityError("RECOVERY_TAMPERED", "the recovery enrolment is not the one its user signed", e.userId);
+  }
+
+  /** A task's enrolment, signed by the requester's pinned key, naming this trustee with this device's own keys. */
+  private async checkTask(t: ServedTask): Promise<{ email: string; mine: { encryptedShare: string } }> {
+    const requester = await this.trust.userKeys(t.request.userId);
+    await this.checkSigned({ ...t.enrolment, userId: t.request.userId, shares: t.trustees }, requester.signingPublicKey);
+    const me = this.core.account.userId;
+    const mine = t.trustees.find((x) => x.trusteeId === me);
+    const own = await keyFingerprint(this.core.account);
+    if (!mine || mine.trusteeKeys !== own)
+      throw new SecurityError("RECOVERY_TAMPERED", "this recovery's enrolment does not name you with your own keys", t.request.userId);
+    return { email: requester.email, mine };
+  }
+}
+
+interface ServedTask {
+  request: {
+    requestId: string;
+    userId: string;
+    publicKey: string;
+    status: string;
+    createdAt: string;
+    expiresAt: string;
+    approvedBy?: string[];
+  };
+  enrolment: { enrolmentId: string; threshold: number; copy: string; signature: string; createdAt: string };
+  trustees: Array<{ trusteeId: string; trusteeKeys: string; encryptedShare: string }>;
+  approved: boolean;
+}

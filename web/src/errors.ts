@@ -17,6 +17,14 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The server offered an earlier version of an item (or a deleted one) that is not the one the vault's signed history wrote: it was refused, and nothing was restored.",
   TRASH_UNVERIFIED:
     "This item was deleted before the signed history this browser checked, so which version the server is giving back cannot be checked.",
+  TRUSTEE_UNVERIFIED:
+    "This trustee's keys are known here only as the server showed them. Compare fingerprints with them in person or by phone (and trust them) before making them a recovery trustee.",
+  RECOVERY_TAMPERED: "This account recovery is not what its user signed, or does not name you with your own keys, so it was refused.",
+  RECOVERY_UNKNOWN: "No pending account recovery names you as a trustee under that request.",
+  RECOVERY_CODE_MISMATCH:
+    "The code is not the one this request's device shows. Do not approve: the request did not come from the device your colleague holds, or the server swapped it.",
+  RECOVERY_NOT_APPROVED: "Not enough trustees have approved this recovery yet.",
+  RECOVERY_FAILED: "The approvals do not open this account's recovery copy: fewer than the needed number of them are the trustees' own.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
   ROSTER_BROKEN: "This vault's signed member history does not check out: the server may be misreporting who is in it.",
   ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",

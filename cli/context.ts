@@ -1,6 +1,6 @@
 /** What every command gets: where the server is, the saved login, and a client with or without keys. */
 import os from "node:os";
-import { encoding, MAX_DEVICE_NAME, primitives, printable, VaultClient, type Account } from "../sdk";
+import { encoding, MAX_DEVICE_NAME, primitives, printable, VaultClient, type Account, type VaultClientOptions } from "../sdk";
 import type { CliState } from "./state";
 import { readPassword, type PasswordSources } from "./password";
 import { UsageError } from "./output";
@@ -27,8 +27,8 @@ export class Context {
   }
 
   /** A client with no login: for register, login and invite checks. Its tokens are saved by the command once it succeeds, never into the login saved before. */
-  anonymous(): VaultClient {
-    return new VaultClient({ baseUrl: this.server, deviceName: DEVICE_NAME, ...this.deviceMemory(this.server) });
+  anonymous(extra: Pick<VaultClientOptions, "secondFactor"> = {}): VaultClient {
+    return new VaultClient({ baseUrl: this.server, deviceName: DEVICE_NAME, ...this.deviceMemory(this.server), ...extra });
   }
 
   /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets. */

@@ -108,3 +108,15 @@ export async function confirmOrStop(question: string, yes: boolean): Promise<voi
     rl.close();
   }
 }
+
+/** A short answer typed on the terminal (a second-factor code); elsewhere nobody can type it, so the command says which option gives it. */
+export async function askLine(question: string, option: string): Promise<string> {
+  if (!process.stdin.isTTY)
+    throw new UsageError(`${question.replace(/[:?]\s*$/, "")}: standard input is not a terminal; give it with ${option}`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}

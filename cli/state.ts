@@ -101,6 +101,22 @@ export class CliState {
     this.remove("unlocked.json");
   }
 
+  /**
+   * What a two-part command keeps between its parts (0600): an authenticator app's setup until a
+   * code confirms it (`totp-setup`), an account recovery's one-time key until it finishes (`recovery`).
+   */
+  pending<T>(name: "totp-setup" | "recovery"): T | undefined {
+    return this.read(`${name}.json`);
+  }
+
+  savePending(name: "totp-setup" | "recovery", value: unknown): void {
+    this.write(`${name}.json`, value);
+  }
+
+  forgetPending(name: "totp-setup" | "recovery"): void {
+    this.remove(`${name}.json`);
+  }
+
   /** Roster heads seen on one server: a server that later shows an older or different chain is refused. */
   rosterHeads(server: string): RosterHeadStore {
     const kept = this.perServer<RosterHead>("heads.json", server);

@@ -36,6 +36,13 @@ export type {
   VaultVerification,
   VerifiedRoster,
   WrapCheck,
+  FactorInfo,
+  Policies,
+  SecondFactorAnswer,
+  SecondFactorChallenge,
+  SecondFactorPrompt,
+  PendingRecovery,
+  RecoveryTask,
 } from "./client";
 export { ApiError, SecondFactorRequiredError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";

@@ -265,7 +265,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     const owner = new VaultClient({ baseUrl: server.url });
     await owner.register({ email: address, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
     const setup = await owner.factors.setupTotp();
-    const { recoveryCodes } = await setup.confirm(codeAt(setup.secret), "Phone");
+    const { recoveryCodes } = await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone");
     expect(recoveryCodes).toHaveLength(10);
     await expect(new VaultClient({ baseUrl: server.url }).login(address, SDK_PASSWORD)).rejects.toBeInstanceOf(SecondFactorRequiredError);
     const asked: boolean[] = [];

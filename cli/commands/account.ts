@@ -1,6 +1,7 @@
 /** Account commands: register, login, logout, unlock, lock, whoami, and the account's sessions. */
 import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, normalizeEmail, type CheckedInvite, type KdfChoice } from "../../sdk";
 import { readNewPassword, readPassword } from "../password";
+import { secondFactorPrompt } from "./security";
 import { table } from "../output";
 import { type Command, usage, pick, plural, inviteTrustLine, saveLogin } from "./shared";
 
@@ -48,8 +49,12 @@ export const accountCommands: Command[] = [
     path: ["login"],
     args: ["<email>"],
     summary: "Log in; the tokens are saved (0600), the password is not",
-    async run(ctx, [email]) {
-      const client = ctx.anonymous();
+    options: {
+      totp: { type: "string", value: "CODE", description: "a code from your authenticator app, if the account asks for a second factor" },
+      "recovery-code": { type: "string", value: "CODE", description: "one of your recovery codes instead (each works once)" },
+    },
+    async run(ctx, [email], opts) {
+      const client = ctx.anonymous({ secondFactor: secondFactorPrompt(opts.totp, opts["recovery-code"]) });
       const password = await readPassword(ctx.passwords, `Master password for ${email}: `);
       const account = await client.login(email!, password);
       ctx.state.forgetUnlocked();

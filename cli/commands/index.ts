@@ -9,6 +9,7 @@ import { transferCommands } from "./transfer";
 import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
 import { orgCommands } from "./org";
+import { securityCommands } from "./security";
 import type { Command } from "./shared";
 import { vaultsCommands } from "./vaults";
 import { verifyCommands } from "./verify";
@@ -28,4 +29,5 @@ export const commands: Command[] = [
   ...inviteCommands,
   ...orgCommands,
   ...keysCommands,
+  ...securityCommands,
 ];

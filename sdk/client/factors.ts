@@ -84,21 +84,14 @@ export class Factors {
     return this.core.http.request("GET", "/users/me/factors");
   }
 
-  /** A new authenticator-app secret: `uri` for a QR code, `secret` to type in; `confirm` with a code the app shows. */
-  async setupTotp(): Promise<{
-    secret: string;
-    uri: string;
-    confirm(code: string, name: string): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }>;
-  }> {
-    const setup = await this.core.http.request<{ secret: string; uri: string; setupToken: string }>("POST", "/users/me/factors/totp/setup");
-    return {
-      secret: setup.secret,
-      uri: setup.uri,
-      confirm: (code, name) =>
-        this.core.http.request("POST", "/users/me/factors/totp", {
-          body: { name, code: code.replace(/\s/g, ""), setupToken: setup.setupToken },
-        }),
-    };
+  /** A new authenticator-app secret: `uri` for a QR code, `secret` to type in; `confirmTotp` with a code the app shows (within 5 minutes). */
+  setupTotp(): Promise<{ secret: string; uri: string; setupToken: string }> {
+    return this.core.http.request("POST", "/users/me/factors/totp/setup");
+  }
+
+  /** Enrols the app set up with `setupToken`; the first factor comes with recovery codes, shown once. */
+  confirmTotp(setupToken: string, code: string, name: string): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
+    return this.core.http.request("POST", "/users/me/factors/totp", { body: { name, code: code.replace(/\s/g, ""), setupToken } });
   }
 
   /**

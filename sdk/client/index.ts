@@ -60,6 +60,8 @@ export type { PasswordChangeResult } from "./password";
 export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
 export type { ImportResult, TransferProgress } from "./transfer";
+export type { FactorInfo, Policies, SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./factors";
+export type { PendingRecovery, RecoveryTask } from "./recovery";
 export type * from "./types";
 
 /** Ids as the server stores them: lower case. What a caller passes is lowered once, here; what the server answers must already be so. */

@@ -97,7 +97,7 @@ export const webauthnAnswer = {
       props: {
         clientDataJSON: b64url(4096),
         authenticatorData: b64url(4096),
-        signature: b64url(1024),
+        signature: b64url(4096),
         userHandle: { ...b64url(1024), optional: true },
       },
     },

@@ -13,6 +13,8 @@ import { Audit, Invites } from "./pages/admin";
 import { Sessions } from "./pages/sessions";
 import { ChangePassword } from "./pages/password";
 import { People } from "./pages/people";
+import { Security } from "./pages/security";
+import { Recover } from "./pages/recover";
 import { VaultPage } from "./pages/vaults/vault";
 import { Vaults } from "./pages/vaults/vault-list";
 import { currentClient, go, idleLockMs, lock, logout, refreshNow, useRoute, useSession } from "./session";
@@ -24,6 +26,7 @@ function App() {
   if (!session.client) {
     if (page === "invite" && arg) return <Register inviteToken={arg} />;
     if (page === "register") return <Register />;
+    if (page === "recover") return <Recover />;
     return <Login />;
   }
   if (session.locked) return <Unlock />;
@@ -35,7 +38,9 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
   const admin = managesOrg(client.account.role);
   useIdleLock();
   useEffect(() => {
-    if (!["vaults", "vault", "invites", "audit", "key", "sessions", "password", "people"].includes(page)) go("#/vaults");
+    // Just recovered (pages/recover.tsx): to the Security page, to enrol again.
+    if (page === "recover") go("#/security");
+    else if (!["vaults", "vault", "invites", "audit", "key", "sessions", "password", "people", "security"].includes(page)) go("#/vaults");
   }, [page]);
   return (
     <>
@@ -49,6 +54,7 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
           <a href="#/key">Your key</a>
           <a href="#/sessions">Sessions</a>
           <a href="#/password">Password</a>
+          <a href="#/security">Security</a>
         </nav>
         <div class="who">
           <span>{client.account.email}</span>
@@ -74,6 +80,8 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
         <Sessions />
       ) : page === "password" ? (
         <ChangePassword />
+      ) : page === "security" ? (
+        <Security />
       ) : (
         <Vaults />
       )}

@@ -5,7 +5,15 @@
  * parameters, the binding secrets of the invites made here, the last login's email; never a
  * password, key or token.
  */
-import { VaultClient, type InviteSecretStore, type KdfMemory, type KeptValues, type PinStore, type RosterHeadStore } from "../../sdk";
+import {
+  VaultClient,
+  type InviteSecretStore,
+  type KdfMemory,
+  type KeptValues,
+  type PinStore,
+  type RosterHeadStore,
+  type VaultClientOptions,
+} from "../../sdk";
 import { useEffect, useState } from "preact/hooks";
 import { deriveInWorker } from "./kdf";
 
@@ -72,8 +80,9 @@ export function browserDeviceName(userAgent = navigator.userAgent): string {
   return `Web vault, ${browser}${os}`;
 }
 
-export function newClient(): VaultClient {
+export function newClient(extra: Pick<VaultClientOptions, "secondFactor"> = {}): VaultClient {
   return new VaultClient({
+    ...extra,
     baseUrl: API_URL,
     pins,
     rosterHeads,

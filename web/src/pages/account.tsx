@@ -1,7 +1,7 @@
 /** Log in, register (first user, or with an invite link), unlock after a lock. */
 import { useEffect, useState } from "preact/hooks";
 import { InputError, sentence } from "../errors";
-import type { CheckedInvite } from "../../../sdk";
+import type { CheckedInvite, SecondFactorAnswer, SecondFactorChallenge } from "../../../sdk";
 import { currentClient, go, lastEmail, logout, newClient, rememberEmail, signedIn, takeEndedNotice, unlocked } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../ui";
 
@@ -12,16 +12,24 @@ export function Login() {
   // After a reload (or a logout) the email of the last login is filled in: only the password is asked.
   const [email, setEmail] = useState(lastEmail);
   const [password, setPassword] = useState("");
+  const [step, setStep] = useState<PendingStep | null>(null);
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
       await nextPaint();
-      const client = newClient();
-      await client.login(email, password);
+      // The second step, when the account has a factor: the form below answers it.
+      const client = newClient({ secondFactor: (challenge) => new Promise((resolve) => setStep({ challenge, resolve })) });
+      try {
+        await client.login(email, password);
+      } finally {
+        setStep(null);
+      }
       rememberEmail(client.account.email);
       signedIn(client);
-      go("#/vaults");
+      // A member of an organization that requires a second factor, without one: straight to enrolling it.
+      const factors = await client.factors.list().catch(() => null);
+      go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
     });
   };
   return (
@@ -32,29 +40,83 @@ export function Login() {
           This browser&apos;s session was ended (from another device, or because its login was used twice). Log in again.
         </p>
       )}
-      <form onSubmit={submit}>
-        <Field id="login-email" label="Email">
-          <input id="login-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
-        </Field>
-        <Field id="login-password" label="Master password">
-          <input
-            id="login-password"
-            type="password"
-            autocomplete="current-password"
-            autoFocus={email !== ""}
-            required
-            value={password}
-            onInput={(e) => setPassword(inputValue(e))}
-          />
-        </Field>
-        <Submit busy={action.busy}>Log in</Submit>
-      </form>
-      {action.busy && <Busy label={KDF_NOTE} />}
+      {step ? (
+        <SecondStep step={step} />
+      ) : (
+        <form onSubmit={submit}>
+          <Field id="login-email" label="Email">
+            <input id="login-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+          </Field>
+          <Field id="login-password" label="Master password">
+            <input
+              id="login-password"
+              type="password"
+              autocomplete="current-password"
+              autoFocus={email !== ""}
+              required
+              value={password}
+              onInput={(e) => setPassword(inputValue(e))}
+            />
+          </Field>
+          <Submit busy={action.busy}>Log in</Submit>
+        </form>
+      )}
+      {action.busy && !step && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
       <p>
-        First time on this server? <a href="#/register">Create the first account</a>. Invited? Open the link you were sent.
+        First time on this server? <a href="#/register">Create the first account</a>. Invited? Open the link you were sent. Forgot your
+        master password? <a href="#/recover">Recover your account with your trustees</a>.
       </p>
     </main>
+  );
+}
+
+interface PendingStep {
+  challenge: SecondFactorChallenge;
+  resolve: (answer: SecondFactorAnswer) => void;
+}
+
+/** A login's second step: a code from the authenticator app or a recovery code, or the security key. */
+function SecondStep({ step }: { step: PendingStep }) {
+  const { challenge, resolve } = step;
+  const [code, setCode] = useState("");
+  const key = useAction();
+  const useKey = () =>
+    void key.run(async () => {
+      const { startAuthentication } = await import("@simplewebauthn/browser");
+      resolve({ webauthn: await startAuthentication({ optionsJSON: challenge.webauthn as never }) });
+    });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const typed = code.trim();
+    resolve(/^\d{6}$/.test(typed) ? { totpCode: typed } : { recoveryCode: typed });
+  };
+  return (
+    <section aria-labelledby="second-step">
+      <h2 id="second-step">Second step</h2>
+      {challenge.retry && (
+        <p class="error" role="alert">
+          That was not right (a wrong password or code, or a code used already). Try again.
+        </p>
+      )}
+      {challenge.methods.includes("webauthn") && (
+        <p>
+          <button type="button" onClick={useKey} disabled={key.busy}>
+            Use your security key or passkey
+          </button>
+        </p>
+      )}
+      <ErrorNote error={key.error} />
+      <form onSubmit={submit}>
+        <Field
+          id="login-code"
+          label={challenge.methods.includes("totp") ? "Code from your authenticator app, or a recovery code" : "A recovery code"}
+        >
+          <input id="login-code" autocomplete="one-time-code" required value={code} onInput={(e) => setCode(inputValue(e))} />
+        </Field>
+        <Submit busy={false}>Continue</Submit>
+      </form>
+    </section>
   );
 }
 

@@ -1,0 +1,111 @@
+/**
+ * Recovering an account whose master password is forgotten (issue 30): this browser makes a
+ * one-time key and shows a code; the user reads it to each trustee over a call; once enough of them
+ * approved, this browser rebuilds the account's keys, sets a new master password, and makes new
+ * keys. The one-time key stays in this tab (sessionStorage) until then.
+ */
+import { useState } from "preact/hooks";
+import type { PendingRecovery } from "../../../sdk";
+import { InputError } from "../errors";
+import { newClient, rememberEmail, signedIn } from "../session";
+import { Busy, ErrorNote, Field, inputValue, nextPaint, Submit, useAction } from "../ui";
+
+const KEY = "vault.pendingRecovery";
+const kept = (): PendingRecovery | null => JSON.parse(sessionStorage.getItem(KEY) ?? "null") as PendingRecovery | null;
+
+export function Recover() {
+  const [pending, setPending] = useState<PendingRecovery | null>(kept);
+  const [email, setEmail] = useState("");
+  const [progress, setProgress] = useState<{ approvals: number; threshold: number } | null>(null);
+  const [password, setPassword] = useState("");
+  const [again, setAgain] = useState("");
+  const act = useAction();
+
+  const start = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const p = await newClient().recovery.start(email);
+      sessionStorage.setItem(KEY, JSON.stringify(p));
+      setPending(p);
+    });
+  };
+  const check = () => void act.run(async () => setProgress(await newClient().recovery.progress(pending!)));
+  const finish = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      if (password !== again) throw new InputError("The two passwords are not the same: type the new master password twice.");
+      await nextPaint();
+      const client = newClient();
+      await client.recovery.finish(pending!, password);
+      sessionStorage.removeItem(KEY);
+      rememberEmail(client.account.email);
+      // Signed in, the shell takes this route to the Security page: this recovery used the enrolment up, enrol again.
+      signedIn(client);
+    });
+  };
+
+  return (
+    <main>
+      <h1>Recover your account</h1>
+      {!pending ? (
+        <form onSubmit={start}>
+          <p>
+            If you enrolled in account recovery, the trustees you chose can let you back in. This browser makes a one-time key; you read a
+            code to each of them.
+          </p>
+          <Field id="recover-email" label="Your email">
+            <input id="recover-email" type="email" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+          </Field>
+          <Submit busy={act.busy}>Ask my trustees</Submit>
+        </form>
+      ) : (
+        <>
+          <p>Call each of your trustees and read them this code. Nobody else needs it, and no one should ask you for it by message.</p>
+          <p class="code" data-testid="recover-code">
+            <strong>{pending.code}</strong>
+          </p>
+          <p>
+            <button type="button" onClick={check}>
+              Check approvals
+            </button>
+          </p>
+          {progress && (
+            <p data-testid="recover-progress" role="status">
+              {progress.approvals} of {progress.threshold} approvals.
+            </p>
+          )}
+          {progress && progress.approvals >= progress.threshold && (
+            <form onSubmit={finish}>
+              <Field id="recover-new" label="New master password">
+                <input
+                  id="recover-new"
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  value={password}
+                  onInput={(e) => setPassword(inputValue(e))}
+                />
+              </Field>
+              <Field id="recover-again" label="New master password, again">
+                <input
+                  id="recover-again"
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  value={again}
+                  onInput={(e) => setAgain(inputValue(e))}
+                />
+              </Field>
+              <Submit busy={act.busy}>Recover my account</Submit>
+            </form>
+          )}
+        </>
+      )}
+      {act.busy && pending && <Busy label="Working…" />}
+      <ErrorNote error={act.error} />
+      <p>
+        <a href="#/login">Back to the login page</a>
+      </p>
+    </main>
+  );
+}

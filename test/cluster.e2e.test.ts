@@ -24,6 +24,8 @@ import { auditCheckpointVerifies } from "../sdk/audit";
 import { VaultClient } from "../sdk";
 import { TEST_KDF } from "./helpers/sdk";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";
+import { fromBase32, referenceTotp } from "./helpers/totp";
+import { SoftKey } from "./helpers/webauthn";
 
 jest.setTimeout(180_000);
 
@@ -282,6 +284,60 @@ test("every route of the interface works through both gateways", async () => {
     userId: sdkUser.account.userId,
     vaults: [{ needs: "none" }],
   });
+
+  // Second factors, policies and account recovery (issue 30): the owner's policies by hand, the rest
+  // through the SDK, its clients spread over both gateways, each call recorded by its route.
+  const routeOf = (method: string, path: string) =>
+    ROUTES.find((r) => r.method === method && new RegExp(`^${r.path.replace(/:[A-Za-z]+/g, "[^/]+")}$`).test(path));
+  const recorded: typeof fetch = (input, init) => {
+    const route = routeOf(init?.method ?? "GET", new URL(String(input)).pathname.replace(/^\/api\/v1/, ""));
+    if (route) seen.add(`${route.method} ${route.path}`);
+    return fetch(input, init);
+  };
+  const sdkOn = (i: number) => new VaultClient({ baseUrl: cluster.urls[i % 2]!, fetch: recorded });
+  const policies = { requireSecondFactor: false, recoveryMinThreshold: 2, client: { minPasswordScore: 2 } };
+  expect((await call("PUT /orgs/:orgId/policies", `/orgs/${owner.orgId}/policies`, { ...t, body: policies })).body).toMatchObject(policies);
+  expect((await call("GET /orgs/:orgId/policies", `/orgs/${owner.orgId}/policies`, t)).body.clientOnly).toContain(
+    "client.minPasswordScore",
+  );
+  const member = async (i: number, role: "admin" | "member") => {
+    const c = sdkOn(i);
+    const inv = await invite(gw[i % 2]!, owner, role);
+    await c.register({ email: inv.email, password: "correct horse battery staple", invite: inv.token, kdf: TEST_KDF, rsaBits: 2048 });
+    return c;
+  };
+  const [t1, t2, user] = [await member(0, "admin"), await member(1, "admin"), await member(0, "member")];
+  const setup = await user.factors.setupTotp();
+  await user.factors.confirmTotp(setup.setupToken, referenceTotp(fromBase32(setup.secret), Date.now()), "Phone");
+  const key = new SoftKey();
+  const enrolled = await user.factors.enrolWebauthn("Key", async (options) => key.register(options as { challenge: string }));
+  expect((await user.factors.list()).factors).toHaveLength(2);
+  await user.factors.newRecoveryCodes("correct horse battery staple");
+  await user.factors.remove(enrolled.factor.factorId, "correct horse battery staple");
+  const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
+  expect(step.secondFactorRequired).toBe(true);
+  const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {
+    body: { stepToken: step.stepToken, totpCode: "000000" },
+  });
+  expect(secondStep.status).toBe(401);
+  for (const trustee of [t1, t2]) await user.trustUser(trustee.account.userId, await trustee.ownFingerprint(), trustee.account.email);
+  await user.recovery.enrol([t1.account.userId, t2.account.userId], 2);
+  expect((await user.recovery.status())!.threshold).toBe(2);
+  const stray = await sdkOn(1).recovery.start(user.account.email);
+  await user.recovery.cancel(stray.requestId);
+  const pending = await sdkOn(1).recovery.start(user.account.email);
+  expect((await user.recovery.requests()).requests.map((r) => r.status)).toEqual(expect.arrayContaining(["pending", "cancelled"]));
+  expect(await t1.recovery.tasks()).toHaveLength(1);
+  await t1.recovery.approve(pending.requestId, pending.code);
+  await t2.recovery.approve(pending.requestId, pending.code);
+  const device = sdkOn(1);
+  expect(await device.recovery.progress(pending)).toMatchObject({ approvals: 2, threshold: 2 });
+  await device.recovery.finish(pending, "a brand new horse staple battery");
+  // The recovered device enrols again (the recovery used the enrolment up), then leaves recovery.
+  for (const trustee of [t1, t2]) await device.trustUser(trustee.account.userId, await trustee.ownFingerprint(), trustee.account.email);
+  await device.recovery.enrol([t1.account.userId, t2.account.userId], 2);
+  await device.recovery.unenrol();
+  expect(await device.recovery.status()).toBeNull();
   expect([...seen].sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
 });
 
@@ -398,4 +454,28 @@ test("every gateway serves the web vault under /, with its Content-Security-Poli
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())![1]!;
     expect((await fetch(new URL(script, url))).status).toBe(200);
   }
+});
+
+test("a burst of second-step guesses spread over both gateways: the shared limits compare at most LOGIN_MAX_FAILURES (10)", async () => {
+  const inv = await invite(gw[0], owner);
+  const user = await registerUser(gw[0], { inviteToken: inv.token, email: inv.email });
+  const setup = (await gw[1].post("/users/me/factors/totp/setup", { token: user.token })).body;
+  const code = referenceTotp(fromBase32(setup.secret), Date.now());
+  expect(
+    (await gw[0].post("/users/me/factors/totp", { token: user.token, body: { name: "App", setupToken: setup.setupToken, code } })).status,
+  ).toBe(201);
+  const steps: string[] = [];
+  for (let i = 0; i < 8; i++)
+    steps.push((await gw[i % 2]!.post("/auth/login", { body: { email: user.email, authHash: user.bundle.authHash } })).body.stepToken);
+  const wrong = code === "111111" ? "222222" : "111111";
+  const burst = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      gw[i % 2]!.post("/auth/login/second-factor", { body: { stepToken: steps[i % 8], totpCode: wrong } }),
+    ),
+  );
+  const statuses = burst.map((r) => r.status);
+  // Counted in Redis, shared by both gateways: 10 compared at most (each step token also stops at its sixth try).
+  expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10 + 8);
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40 - 10 - 8);
+  expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
 });

@@ -104,7 +104,16 @@ describe("bad input on every route", () => {
     await api.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, itemId, "a", "b") });
     const inv = await invite(api, owner);
     // Real ids, so that bad bodies reach the code behind the existence checks.
-    ids = { vaultId, itemId, userId: member.userId, orgId: owner.orgId, inviteId: inv.inviteId };
+    const recovery = await api.post("/recovery/requests", { body: { email: owner.email, publicKey: owner.bundle.publicKey } });
+    ids = {
+      vaultId,
+      itemId,
+      userId: member.userId,
+      orgId: owner.orgId,
+      inviteId: inv.inviteId,
+      requestId: recovery.body.requestId,
+      factorId: "00000000-0000-4000-8000-000000000000",
+    };
     logoutToken = (await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body.accessToken;
   });
   afterAll(() => server.stop());
@@ -126,6 +135,9 @@ describe("bad input on every route", () => {
   test("wrong types and odd values in every known field never cause a 5xx", async () => {
     const calls: Array<() => Promise<void>> = [];
     let refused = 0;
+    let counted = 0;
+    // A route that takes no body fields (a TOTP setup, a WebAuthn challenge) ignores whatever is sent: it is not counted as refusing.
+    const takesFields = (r: RouteDef) => Object.keys(r.params ?? {}).some((k) => !k.startsWith("$$") && !r.path.includes(`:${k}`));
     for (const r of withBody) {
       for (const field of FIELDS) {
         for (const value of WEIRD) {
@@ -133,6 +145,8 @@ describe("bad input on every route", () => {
             const token = r.action === "auth.logout" ? logoutToken : tokenFor(r);
             const res = await api.call(r.method, pathOf(r), { token, body: { [field]: value } });
             expectNoServerError(res, `${r.method} ${r.path} ${field}=${JSON.stringify(value)?.slice(0, 40)}`);
+            if (!takesFields(r)) return;
+            counted++;
             if (res.status >= 400) refused++;
           });
         }
@@ -142,7 +156,7 @@ describe("bad input on every route", () => {
     for (let i = 0; i < calls.length; i += 10) await Promise.all(calls.slice(i, i + 10).map((c) => c()));
     expect(calls.length).toBeGreaterThan(5000);
     // A single odd field is almost always refused (logout with any string is a valid 204, which ends its own session).
-    expect(refused).toBeGreaterThan(calls.length * 0.98);
+    expect(refused).toBeGreaterThan(counted * 0.98);
   });
 
   test("a malformed id in the path is 404 NOT_FOUND", async () => {

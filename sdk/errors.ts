@@ -44,6 +44,8 @@ export type SecurityProblem =
   | "RECOVERY_NOT_APPROVED"
   /** The approvals do not rebuild the secret that opens the recovery copy. */
   | "RECOVERY_FAILED"
+  /** The keys a recovery opened are not the ones the trustee's read-back code vouches for. */
+  | "RECOVERY_UNCONFIRMED"
   /** A trashed item deleted before the signed history this device checked: restored only when the person confirms it. */
   | "TRASH_UNVERIFIED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */

@@ -19,7 +19,8 @@ import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "./primitives";
 export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
 export const APPROVAL_CONTEXT = "vault-recovery-approval/v1\n";
 export const SESSION_CONTEXT = "vault-recovery-session/v1\n";
-const CODE_CONTEXT = "vault-recovery-code/v1";
+const CODE_CONTEXT = "vault-recovery-code/v2";
+const CONFIRM_CONTEXT = "vault-recovery-confirm/v1";
 const COPY_INFO = "vault-recovery-key/v1";
 const COPY_AAD = "vault-recovery-copy/v1";
 
@@ -68,14 +69,9 @@ export const sessionProofBytes = (s: { requestId: string; userId: string }): Byt
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/**
- * The code the user's new device shows and each trustee's client shows for the request it was
- * given: 80 bits of SHA-256 over the request's id and one-time key, as 16 letters of Crockford's
- * base32 in groups of four. A server that swapped the key would have to find another key with the
- * same 80 bits.
- */
-export async function recoveryCode(requestId: string, requestPublicKey: string): Promise<string> {
-  const digest = await sha256(utf8(`${CODE_CONTEXT}\0${requestId}\0${requestPublicKey}`));
+/** 80 bits of SHA-256 over `parts` (joined by NUL after `context`), as 16 letters of Crockford's base32 in groups of four. */
+async function shortCode(context: string, ...parts: string[]): Promise<string> {
+  const digest = await sha256(utf8([context, ...parts].join("\0")));
   let bits = 0;
   let value = 0;
   let out = "";
@@ -90,6 +86,23 @@ export async function recoveryCode(requestId: string, requestPublicKey: string):
   }
   return out.match(/.{4}/g)!.join("-");
 }
+
+/**
+ * The code the user's new device shows, and each trustee's client computes for the request it was
+ * given, before it re-wraps a share: over the device's one-time key alone, which the device made
+ * before the server answered. A server that swapped the key would need another key with the same
+ * 80 bits (a second preimage: nothing the server chooses, not even the request id, goes in).
+ */
+export const recoveryCode = (requestPublicKey: string): Promise<string> => shortCode(CODE_CONTEXT, requestPublicKey);
+
+/**
+ * The code a trustee reads back to the user after approving: over the one-time key and the user's
+ * keys as the trustee has them pinned (`keyFingerprint`, hex). The new device computes it over the
+ * keys it recovered; only if they are the account's real keys (as its peers know them) do the two
+ * match, so a server cannot pass off keys of its own as the recovered account.
+ */
+export const confirmationCode = (requestPublicKey: string, accountKeys: string): Promise<string> =>
+  shortCode(CONFIRM_CONTEXT, requestPublicKey, accountKeys);
 
 /** A code as a person types it back: case, spaces and dashes do not matter, nor I or L for 1 and O for 0. */
 export const normalizeRecoveryCode = (code: string): string =>

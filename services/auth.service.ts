@@ -47,8 +47,13 @@ type Ctx<P> = Context<P, RequestMeta>;
 interface PendingStep {
   id: string;
   userId: UserId;
-  /** Whether the first step's password was right: the client cannot tell, the second step answers the same either way. */
-  passwordOk: boolean;
+  /**
+   * Whether the first step's password was right, as 1 or 0: a value of one length either way (the
+   * sealed token's length must not tell), and the second step answers the same for both.
+   */
+  pw: 0 | 1;
+  /** The account's key version the password was compared against: a password change since refuses the step. */
+  accountVersion: number;
   email: string;
   source: string;
   deviceName: string;
@@ -121,13 +126,14 @@ export function authService(rt: Runtime): ServiceSchema {
    * an attempt refused by its own address's counters never counts against the account, so one
    * stranger's flood cannot use up what the owner, elsewhere, signs in within. Answers the keys counted.
    */
-  async function countLoginAttempt(keys: [string, string, string], address: string, source: string): Promise<string[]> {
+  async function countLoginAttempt(
+    keys: [string, string, string],
+    address: string,
+    source: string,
+    perEmail = config.loginEmailMaxFailures,
+  ): Promise<string[]> {
     const window = config.loginFailureWindowMs;
-    const limits = {
-      perEmailAndAddress: config.loginMaxFailures,
-      perAddress: config.loginAddressMaxFailures,
-      perEmail: config.loginEmailMaxFailures,
-    };
+    const limits = { perEmailAndAddress: config.loginMaxFailures, perAddress: config.loginAddressMaxFailures, perEmail };
     const known = (await counters.add(`login-known:${address}|${source}`, 0, KNOWN_ADDRESS_MS)).count > 0;
     const attempts = { emailAndAddress: 0, address: 0, email: 0, knownAddress: known };
     const counted: string[] = [];
@@ -159,6 +165,9 @@ export function authService(rt: Runtime): ServiceSchema {
     const at = clock.timestamp();
     const given = [p.totpCode, p.recoveryCode, p.webauthn].filter((v) => v !== undefined).length;
     if (given !== 1) return false;
+    // After a wrong password the same writes run, on ids that match nothing: neither the answer nor its time tells the two apart.
+    const passwordOk = step.pw === 1;
+    const nothing = "00000000-0000-4000-8000-000000000000";
     if (p.totpCode !== undefined) {
       const factor = factors.find((f) => f.kind === "totp");
       const secret = factor?.sealedSecret === undefined ? null : rt.sealer.open<string>(TOTP_SECRET_PURPOSE, factor.sealedSecret);
@@ -169,22 +178,22 @@ export function authService(rt: Runtime): ServiceSchema {
       } catch {
         return false;
       }
-      return step.passwordOk && (await store.security.useTotpStep({ factorId: factor.factorId, step: used, at }));
+      const usedUp = await store.security.useTotpStep({ factorId: passwordOk ? factor.factorId : nothing, step: used, at });
+      return passwordOk && usedUp;
     }
     if (p.recoveryCode !== undefined) {
-      return (
-        step.passwordOk && (await store.security.useRecoveryCode({ userId: step.userId, codeHash: hashRecoveryCode(p.recoveryCode), at }))
-      );
+      const userId = (passwordOk ? step.userId : nothing) as UserId;
+      const usedUp = await store.security.useRecoveryCode({ userId, codeHash: hashRecoveryCode(p.recoveryCode), at });
+      return passwordOk && usedUp;
     }
     const response = p.webauthn as unknown as AuthenticationResponseJSON;
     const factor = factors.find((f) => f.kind === "webauthn" && f.credentialId === response?.id);
     if (!factor || step.challenge === undefined) return false;
     const counter = await verifyAuthentication(rp, step.challenge, response, factor);
     if (counter === null) return false;
-    return (
-      step.passwordOk &&
-      (await store.security.useWebauthnCounter({ factorId: factor.factorId, from: factor.counter ?? 0, to: counter, at }))
-    );
+    const from = factor.counter ?? 0;
+    const usedUp = await store.security.useWebauthnCounter({ factorId: passwordOk ? factor.factorId : nothing, from, to: counter, at });
+    return passwordOk && usedUp;
   }
 
   return {
@@ -322,7 +331,8 @@ export function authService(rt: Runtime): ServiceSchema {
             const step: PendingStep = {
               id: newId(),
               userId: user.userId,
-              passwordOk: ok,
+              pw: ok ? 1 : 0,
+              accountVersion: user.accountVersion,
               email: address,
               source,
               deviceName,
@@ -360,10 +370,13 @@ export function authService(rt: Runtime): ServiceSchema {
             [`login-2fa:${step.userId}|${source}`, `login-from:${source}`, `login-2fa-for:${step.userId}`],
             step.email,
             source,
+            // Codes are short: from all addresses together, an account's second step takes LOGIN_MAX_FAILURES guesses per
+            // window (its owner's known addresses go on past it), not the password's higher per-account limit.
+            config.loginMaxFailures,
           );
           const factors = await store.security.listFactors(step.userId);
           const right = await secondFactorHolds(step, factors, p);
-          const user = right && step.passwordOk ? await store.accounts.findUserById(step.userId) : null;
+          const user = right ? await store.accounts.findUserById(step.userId) : null;
           if (!user || user.email !== step.email) {
             metrics.loginFailed();
             throw wrongPasswordOrCode();
@@ -372,9 +385,11 @@ export function authService(rt: Runtime): ServiceSchema {
           if ((await counters.add(`login-step-done:${step.id}`, 1, SECOND_STEP_TTL_MS)).count !== 1) throw tooManyStepTries();
           if (user.removedAt !== undefined) throw removedFromOrg();
           await giveBack([...step.counted, ...counted], step.email, source);
+          // At the key version the first step's password was compared against: a password change since ends it (401).
           return signIn(rt, ctx, user, {
             deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),
             address: from,
+            accountVersion: step.accountVersion,
           });
         },
       },

@@ -12,7 +12,7 @@ import {
   decideRecoveryApproval,
   decideRecoveryCompletion,
   decideRecoveryEnrolment,
-  isPending,
+  isOpenable,
   MAX_PENDING_RECOVERIES,
   RECOVERY_REQUEST_TTL_MS,
   type RecoveryRequest,
@@ -20,6 +20,7 @@ import {
 } from "../lib/domain/account-recovery";
 import { DEFAULT_POLICIES } from "../lib/domain/org-policies";
 import { signatureVerifies } from "../lib/domain/keys";
+import { keyFingerprint } from "../lib/domain/roster";
 import { normalizeEmail } from "../lib/domain/email";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import { addressLimit } from "../lib/domain/address-limits";
@@ -38,7 +39,6 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { paramsOf } from "../lib/http/routes";
 import { limitPerAddress } from "../lib/limits/counters";
 import { signIn } from "../lib/auth/sign-in";
-import { recoverySession } from "../lib/auth/password-proof";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
@@ -69,7 +69,8 @@ export function recoveryService(rt: Runtime): ServiceSchema {
     requestId: r.requestId,
     userId: r.userId,
     publicKey: r.publicKey,
-    status: isPending(r, clock.timestamp()) || r.status !== "pending" ? r.status : ("cancelled" as const),
+    // An expired request reads as cancelled: nothing more can happen to it.
+    status: isOpenable(r, clock.timestamp()) || (r.status !== "pending" && r.status !== "opened") ? r.status : ("cancelled" as const),
     createdAt: r.createdAt,
     expiresAt: r.expiresAt,
     ...(r.endedAt && { endedAt: r.endedAt }),
@@ -143,8 +144,15 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           const user = await caller(ctx);
           const found = await store.security.getRecoveryEnrolment(user.userId);
           if (!found) throw noRecoveryEnrolment();
-          // Made under another password: the copy holds a key that no longer opens the account.
-          return { ...enrolmentView(found.enrolment, found.shares), current: found.enrolment.kdfSalt === user.kdf.salt };
+          // Made under another password (the copy holds a key that no longer opens the account), or fewer than k trustees
+          // still hold the keys their shares were wrapped to (one who rotated or left cannot open theirs): stale.
+          let holding = 0;
+          for (const s of found.shares) {
+            const t = await store.accounts.findUserById(s.trusteeId);
+            if (t && t.removedAt === undefined && keyFingerprint(t) === s.trusteeKeys) holding++;
+          }
+          const current = found.enrolment.kdfSalt === user.kdf.salt && holding >= found.enrolment.threshold;
+          return { ...enrolmentView(found.enrolment, found.shares), current };
         },
       },
 
@@ -284,19 +292,28 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           if (!verifies(sessionProofBytes({ requestId: request.requestId, userId: user.userId }), p.signature, user.signingPublicKey)) {
             throw approvalNotSigned();
           }
-          const ended = await store.security.endRecoveryRequest({
-            requestId: request.requestId,
-            status: "completed",
-            at: clock.timestamp(),
-            events: [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-          });
-          if (!ended) throw recoveryTokenWrong();
-          events.kick();
-          // Every session of the account before the recovery ends: whoever held one does not keep it.
           const deviceName = decideDeviceName(p.deviceName ?? "recovered device");
-          const login = await signIn(rt, ctx, user, { deviceName, address: ctx.meta.clientIp ?? "unknown", endOthers: true });
-          // This session sets the new password without the old one (users.changePassword), once.
-          await recoverySession(rt, login.sessionId, "mark");
+          // Every session of the account before the recovery ends: whoever held one does not keep it. This one may set
+          // the new password without the old one (users.changePassword, within RECOVERY_PASSWORD_WINDOW_MS), and is never
+          // enrol-only: it must be able to. The enrolment stays until that password is set, so a device that fails
+          // between the two asks again.
+          const login = await signIn(rt, ctx, user, {
+            deviceName,
+            address: ctx.meta.clientIp ?? "unknown",
+            endOthers: true,
+            fullAccess: true,
+          });
+          const opened = await store.security.openRecoveryRequest({
+            requestId: request.requestId,
+            sessionId: login.sessionId,
+            at: clock.timestamp(),
+            events: [events.record("recovery.opened", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+          });
+          if (!opened) {
+            await store.accounts.endSessions({ userId: user.userId, now: clock.timestamp(), only: login.sessionId });
+            throw recoveryTokenWrong();
+          }
+          events.kick();
           return login;
         },
       },

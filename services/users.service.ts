@@ -11,7 +11,8 @@ import type { UserRecord } from "../lib/store/port";
 import { publicKeysOf } from "../lib/http/views";
 import type { Runtime } from "../lib/runtime";
 import { hashAuthHash } from "../lib/auth/auth-hash";
-import { proveCurrentPassword, recoverySession } from "../lib/auth/password-proof";
+import { proveCurrentPassword } from "../lib/auth/password-proof";
+import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
 import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
 import { normalizeKdf, type KdfParams } from "../lib/domain/keys";
 import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/password-change";
@@ -155,7 +156,14 @@ export function usersService(rt: Runtime): ServiceSchema {
           checkPasswordChangeForm(user, { kdf, kdfStatement: p.kdfStatement, vaults });
           decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES);
           // The old password, proven; or, in the session an account recovery began, the recovery stands for it (once).
-          const recovered = p.currentAuthHash === undefined && sessionId !== undefined && (await recoverySession(rt, sessionId, "check"));
+          const recovered =
+            p.currentAuthHash === undefined && sessionId !== undefined
+              ? await store.security.findOpenedRecovery({
+                  userId: user.userId,
+                  sessionId,
+                  since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
+                })
+              : null;
           if (!recovered) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
           // Only a proven caller costs the store a read per link.
           for (const [i, v] of vaults.entries()) {
@@ -172,7 +180,15 @@ export function usersService(rt: Runtime): ServiceSchema {
             now: clock.timestamp(),
             events: [events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
           });
-          if (recovered) await recoverySession(rt, sessionId!, "spend");
+          // The recovery is complete: its enrolment is spent (the secret was rebuilt, and the password it kept is gone).
+          if (recovered) {
+            await store.security.endRecoveryRequest({
+              requestId: recovered.requestId,
+              status: "completed",
+              at: clock.timestamp(),
+              events: [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+            });
+          }
           failpoint("password-change-after-commit");
           events.kick();
           await announceEnded(ctx, rt.sessions, endedSessions);

@@ -328,11 +328,11 @@ test("every route of the interface works through both gateways", async () => {
   const pending = await sdkOn(1).recovery.start(user.account.email);
   expect((await user.recovery.requests()).requests.map((r) => r.status)).toEqual(expect.arrayContaining(["pending", "cancelled"]));
   expect(await t1.recovery.tasks()).toHaveLength(1);
-  await t1.recovery.approve(pending.requestId, pending.code);
+  const { confirmation } = await t1.recovery.approve(pending.requestId, pending.code);
   await t2.recovery.approve(pending.requestId, pending.code);
   const device = sdkOn(1);
   expect(await device.recovery.progress(pending)).toMatchObject({ approvals: 2, threshold: 2 });
-  await device.recovery.finish(pending, "a brand new horse staple battery");
+  await device.recovery.finish(pending, "a brand new horse staple battery", confirmation);
   // The recovered device enrols again (the recovery used the enrolment up), then leaves recovery.
   for (const trustee of [t1, t2]) await device.trustUser(trustee.account.userId, await trustee.ownFingerprint(), trustee.account.email);
   await device.recovery.enrol([t1.account.userId, t2.account.userId], 2);

@@ -6,9 +6,9 @@
  * a named error, and neither the server nor fewer than k trustees open the recovery copy.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { combine } from "shamir-secret-sharing";
+import { combine, split } from "shamir-secret-sharing";
 import { MemoryPinStore, SecurityError, VaultClient } from "../sdk";
-import { openRecoveryCopy } from "../sdk/recovery-format";
+import { openRecoveryCopy, sealRecoveryCopy } from "../sdk/recovery-format";
 import { fromBase64, toBase64 } from "../sdk/encoding";
 import { rsaOaepUnwrap, rsaOaepWrap, generateRsaKeyPair } from "../sdk/primitives";
 import { openAccountKeys } from "../sdk/keys";
@@ -82,12 +82,17 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     await expect(alice.recovery.approve(pending.requestId, "AAAA-BBBB-CCCC-DDDD")).rejects.toMatchObject({
       code: "RECOVERY_CODE_MISMATCH",
     });
-    await alice.recovery.approve(pending.requestId, pending.code.toLowerCase());
+    const { confirmation } = await alice.recovery.approve(pending.requestId, pending.code.toLowerCase());
     expect(await device.recovery.progress(pending)).toEqual({ approvals: 1, threshold: 2, status: "pending" });
-    await expect(device.recovery.finish(pending, NEW_PASSWORD)).rejects.toMatchObject({ code: "RECOVERY_NOT_APPROVED" });
-    await carol.recovery.approve(pending.requestId, pending.code);
+    await expect(device.recovery.finish(pending, NEW_PASSWORD, confirmation)).rejects.toMatchObject({ code: "RECOVERY_NOT_APPROVED" });
+    expect((await carol.recovery.approve(pending.requestId, pending.code)).confirmation).toBe(confirmation);
+    // A weak new password is refused before anything is sent; a read-back code that is not the trustee's, before the keys are used.
+    await expect(device.recovery.finish(pending, "short", confirmation)).rejects.toMatchObject({ name: "WeakPasswordError" });
+    await expect(device.recovery.finish(pending, NEW_PASSWORD, "0000-0000-0000-0000")).rejects.toMatchObject({
+      code: "RECOVERY_UNCONFIRMED",
+    });
 
-    const account = await device.recovery.finish(pending, NEW_PASSWORD);
+    const account = await device.recovery.finish(pending, NEW_PASSWORD, confirmation);
     expect(account.userId).toBe(bob.account.userId);
     // The old session ended; the old password no longer opens; the new one does, and the vault is there.
     expect((await api.get("/users/me", { token: oldToken })).status).toBe(401);
@@ -263,8 +268,92 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
       };
     };
     const behind = new VaultClient({ baseUrl: server.url, fetch: dishonest(edit) });
-    await expect(behind.recovery.finish(pending, NEW_PASSWORD)).rejects.toMatchObject({ code: "RECOVERY_FAILED" });
+    await expect(behind.recovery.finish(pending, NEW_PASSWORD, "0000-0000-0000-0000")).rejects.toMatchObject({ code: "RECOVERY_FAILED" });
     // Bob's account is as it was.
     expect((await api.get("/users/me", { token: tokenOf(bob) })).status).toBe(200);
+  });
+
+  test("a dishonest server fakes a whole recovery with keys of its own: the trustee's read-back code refuses them", async () => {
+    const bob = await bobWithTrustees();
+    await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
+    const pending = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    const { confirmation } = await carol.recovery.approve(pending.requestId, pending.code);
+    // The server's own account: a registered stranger whose keys and password it knows, dressed up as bob's recovery.
+    const fakeAddress = email("fake");
+    const fake = new VaultClient({ baseUrl: server.url });
+    await fake.register({ email: fakeAddress, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
+    const secret = new Uint8Array(randomBytes(32));
+    const shares = await split(secret, 2, 2);
+    const enrolmentId = randomUUID();
+    const copy = await sealRecoveryCopy(secret, fake.account.userId, enrolmentId, fake.exportStretchedKey());
+    const edit: Edit = async (method, path, body) => {
+      if (method !== "POST" || path !== `/recovery/requests/${pending.requestId}/state`) return body;
+      const wrapped = await Promise.all(
+        shares.map(async (sh) => toBase64(await rsaOaepWrap(fromBase64(pending.publicKey), new Uint8Array(sh)))),
+      );
+      const a = fake.account;
+      return {
+        requestId: pending.requestId,
+        status: "pending",
+        threshold: 2,
+        approvals: wrapped.map((encryptedShare, i) => ({
+          trusteeId: [carol, dave][i]!.account.userId,
+          encryptedShare,
+          signature: toBase64(randomBytes(64)),
+          approvedAt: new Date().toISOString(),
+        })),
+        userId: a.userId,
+        enrolmentId,
+        copy,
+        email: bob.account.email,
+        accountVersion: a.accountVersion,
+        kdf: a.kdf,
+        publicKey: a.publicKey,
+        signingPublicKey: a.signingPublicKey,
+        encryptedPrivateKey: a.encryptedPrivateKey,
+        encryptedSigningPrivateKey: a.encryptedSigningPrivateKey,
+      };
+    };
+    const sent: Sent[] = [];
+    const device = new VaultClient({ baseUrl: server.url, fetch: dishonest(edit, sent) });
+    await expect(device.recovery.finish(pending, NEW_PASSWORD, confirmation)).rejects.toMatchObject({ code: "RECOVERY_UNCONFIRMED" });
+    expect(sent.filter((x) => x.path.endsWith("/session"))).toEqual([]);
+  });
+
+  test("a device that signs in and then fails to set the password: the enrolment stays, and a new request recovers", async () => {
+    const bob = await bobWithTrustees();
+    await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
+    const first = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    const { confirmation } = await carol.recovery.approve(first.requestId, first.code);
+    await dave.recovery.approve(first.requestId, first.code);
+    // The password change never reaches the server (the connection drops): the device is signed in, nothing else happened.
+    const dropping: typeof fetch = async (input, init) =>
+      String(input).endsWith("/users/me/password")
+        ? Response.json({ error: { code: "UNAVAILABLE", message: "Service unavailable" } }, { status: 503 })
+        : fetch(input, init);
+    await expect(
+      new VaultClient({ baseUrl: server.url, fetch: dropping }).recovery.finish(first, NEW_PASSWORD, confirmation),
+    ).rejects.toMatchObject({
+      status: 503,
+    });
+    // The old password is gone from nowhere: the account still opens with it, and its enrolment is still current.
+    expect((await new VaultClient({ baseUrl: server.url }).login(bob.account.email, SDK_PASSWORD)).userId).toBe(bob.account.userId);
+    // The enrolment is still there: the same request opens again, or a new one.
+    const device = new VaultClient({ baseUrl: server.url });
+    const second = await device.recovery.start(bob.account.email);
+    const c2 = await carol.recovery.approve(second.requestId, second.code);
+    await dave.recovery.approve(second.requestId, second.code);
+    await device.recovery.finish(second, NEW_PASSWORD, c2.confirmation);
+    await new VaultClient({ baseUrl: server.url }).login(bob.account.email, NEW_PASSWORD);
+  });
+
+  test("past three pending requests the oldest gives way (no refusal tells a stranger the account is enrolled)", async () => {
+    const bob = await bobWithTrustees();
+    await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
+    const made = [];
+    for (let i = 0; i < 4; i++) made.push(await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email));
+    const { requests } = await bob.recovery.requests();
+    const status = (id: string) => requests.find((r) => r.requestId === id)?.status;
+    expect(made.map((m) => status(m.requestId))).toEqual(["cancelled", "pending", "pending", "pending"]);
   });
 });

@@ -74,6 +74,8 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     for (const step of [right, wrong]) {
       expect(step).toEqual({ secondFactorRequired: true, stepToken: expect.any(String), methods: ["totp", "recovery-code"] });
     }
+    // Not even the sealed token's length tells a right password from a wrong one.
+    expect(right.stepToken.length).toBe(wrong.stepToken.length);
     // The enrolment's own code (this step) cannot sign in: a replay.
     const replayOfEnrolment = await secondStep(right.stepToken, { totpCode: codeAt(secret) });
     // A wrong password with the right next code, and a right password with a wrong code: one answer.
@@ -181,6 +183,26 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     // Even the right code waits now.
     const fresh = await firstStep(user).catch(() => null);
     if (fresh) expect((await secondStep(fresh.stepToken, { totpCode: codeAt(secret, 1) })).status).toBe(429);
+  });
+
+  test("a step begun before a password change does not sign in after it", async () => {
+    const address = `late-${Date.now()}@example.test`;
+    const owner = new VaultClient({ baseUrl: server.url });
+    await owner.register({ email: address, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
+    const setup = await owner.factors.setupTotp();
+    await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone");
+    // A first step with the right password, its token kept (as a phishing relay would).
+    let stepToken = "";
+    const relay: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (String(input).endsWith("/auth/login")) stepToken = ((await res.clone().json()) as { stepToken: string }).stepToken;
+      return res;
+    };
+    const stopped = new VaultClient({ baseUrl: server.url, fetch: relay, secondFactor: async () => Promise.reject(new Error("stop")) });
+    await expect(stopped.login(address, SDK_PASSWORD)).rejects.toThrow("stop");
+    await owner.changePassword(SDK_PASSWORD, "a whole new horse battery staple", { kdf: TEST_KDF });
+    const late = await secondStep(stepToken, { totpCode: codeAt(setup.secret, 1) });
+    expect(late.status).toBe(401);
   });
 
   test("removing a factor takes the master password; then a login is one step again", async () => {

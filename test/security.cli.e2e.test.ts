@@ -105,10 +105,21 @@ describe("vaultctl: second factors and recovery", () => {
     });
     expect(mismatch.code).not.toBe(0);
     expect(mismatch.stderr).toMatch(/code/);
-    await ok(carolHome, ["recovery", "approve", started.json.requestId, "--code", code], `${SDK_PASSWORD}\n`);
-    await alice.recovery.approve(started.json.requestId, code);
+    const approved = await ok(carolHome, ["recovery", "approve", started.json.requestId, "--code", code, "--json"], `${SDK_PASSWORD}\n`);
+    const { confirmation } = await alice.recovery.approve(started.json.requestId, code);
+    expect(approved.json.confirmation).toBe(confirmation);
 
-    const done = await ok(laptop, ["recover", "finish"], "a fresh horse staple battery\na fresh horse staple battery\n");
+    const unconfirmed = await vaultctl(["recover", "finish"], {
+      server: server.url,
+      home: laptop,
+      input: "a fresh horse staple battery\n",
+    });
+    expect(unconfirmed.stderr).toMatch(/--confirm/);
+    const done = await ok(
+      laptop,
+      ["recover", "finish", "--confirm", confirmation],
+      "a fresh horse staple battery\na fresh horse staple battery\n",
+    );
     expect(done.stdout).toMatch(/Recovered/);
     expect((await ok(laptop, ["whoami", "--json"])).json).toMatchObject({ email: bob.account.email });
     const relogin = home();

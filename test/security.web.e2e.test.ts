@@ -142,6 +142,7 @@ describe("the web vault: second factors and account recovery", () => {
     const code = (await bobPage.getByTestId("recover-code").textContent())!.trim();
     expect(code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
 
+    let confirmation = "";
     for (const trustee of [ada, carol]) {
       const t = await page();
       await logIn(t, trustee.account.email);
@@ -159,10 +160,14 @@ describe("the web vault: second factors and account recovery", () => {
       await t.getByLabel("The code they read out").fill(code);
       await t.getByRole("button", { name: "Approve" }).click();
       await t.getByText(/You approved .* recovery/).waitFor();
+      confirmation = (await t.getByTestId("recovery-confirmation").textContent())!.match(
+        /[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/,
+      )![0];
     }
 
     await bobPage.getByRole("button", { name: "Check approvals" }).click();
     await expect(bobPage.getByTestId("recover-progress").textContent()).resolves.toMatch(/2 of 2 approvals/);
+    await bobPage.getByLabel("The code a trustee read back to you").fill(confirmation);
     await bobPage.getByLabel("New master password", { exact: true }).fill("a fresh horse battery staple");
     await bobPage.getByLabel("New master password, again").fill("a fresh horse battery staple");
     await bobPage.getByRole("button", { name: "Recover my account" }).click();

@@ -227,8 +227,11 @@ export const securityCommands: Command[] = [
     async run(ctx, [requestId], opts) {
       if (!opts.code) usage("ask the person for the code their new device shows, over a call you trust, and give it with --code");
       const client = await ctx.unlocked();
-      await client.recovery.approve(requestId!, opts.code);
-      return { json: { approved: requestId }, text: `Approved: your share went to that device only.` };
+      const { confirmation } = await client.recovery.approve(requestId!, opts.code);
+      return {
+        json: { approved: requestId, confirmation },
+        text: `Approved: your share went to that device only. Now read this back to them, on the same call:\n\n    ${confirmation}\n`,
+      };
     },
   },
   {
@@ -248,7 +251,8 @@ export const securityCommands: Command[] = [
     path: ["recover", "finish"],
     args: [],
     summary: "With enough approvals: open your account here, choose a new master password, and get new keys",
-    async run(ctx) {
+    options: { confirm: { type: "string", value: "CODE", description: "the code a trustee read back to you after approving" } },
+    async run(ctx, _args, opts) {
       const pending = ctx.state.pending<PendingRecovery>("recovery");
       if (!pending) usage("no recovery is under way here: run `vaultctl recover start EMAIL` first");
       const client: VaultClient = ctx.anonymous();
@@ -258,8 +262,10 @@ export const securityCommands: Command[] = [
           json: progress,
           text: `${progress.approvals} of ${progress.threshold} approvals so far: run this again once more trustees approved.`,
         };
+      if (!opts.confirm)
+        usage("give the code a trustee read back to you after approving, with --confirm: it vouches that the keys opened here are yours");
       const password = await readPassword(ctx.passwords, "Choose a new master password: ", { confirm: true });
-      const account = await client.recovery.finish(pending, password);
+      const account = await client.recovery.finish(pending, password, opts.confirm);
       ctx.state.forgetPending("recovery");
       ctx.state.forgetUnlocked();
       saveLogin(ctx, client);

@@ -37,18 +37,3 @@ export async function proveCurrentPassword(
   if (!(await authHashMatches(Buffer.from(presented, "base64"), user.authHash))) throw wrongCurrentPassword();
   await Promise.all(counted.map((k) => counters.add(k, -1, window)));
 }
-
-/** How long the session an account recovery began may set a new password without the old one. */
-export const RECOVERY_PASSWORD_WINDOW_MS = 24 * 3_600_000;
-
-/**
- * The session an account recovery began (services/recovery.service.ts): marked when it starts,
- * checked by the password change, and spent by it, so it sets one new password without the old.
- */
-export async function recoverySession(deps: { counters: Counters }, sessionId: string, op: "mark" | "check" | "spend"): Promise<boolean> {
-  const key = `recovery-session:${sessionId}`;
-  if (op === "mark") await deps.counters.mark(key, RECOVERY_PASSWORD_WINDOW_MS);
-  if (op === "spend") await deps.counters.add(key, -1_000_000, RECOVERY_PASSWORD_WINDOW_MS);
-  if (op !== "check") return true;
-  return (await deps.counters.add(key, 0, RECOVERY_PASSWORD_WINDOW_MS)).count > 0;
-}

@@ -47,13 +47,21 @@ export async function signIn(
   rt: Runtime,
   ctx: Context,
   user: UserRecord,
-  opts: { deviceName: string; address: string; endOthers?: boolean },
+  opts: {
+    deviceName: string;
+    address: string;
+    endOthers?: boolean;
+    /** The key version a password was compared against (the current one by default): a change since refuses the session. */
+    accountVersion?: number;
+    /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
+    fullAccess?: boolean;
+  },
 ) {
   const { store } = rt;
   const refresh = newRefreshToken(rt);
   const sessionId = newId();
   const { ended } = await store.accounts.startSession({
-    accountVersion: user.accountVersion,
+    accountVersion: opts.accountVersion ?? user.accountVersion,
     maxLive: MAX_LIVE_SESSIONS,
     session: {
       sessionId,
@@ -70,7 +78,7 @@ export async function signIn(
     ? await store.accounts.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
     : [];
   await announceEnded(ctx, rt.sessions, [...ended, ...others]);
-  const enrolOnly = await enrolOnlyFor(rt, user);
+  const enrolOnly = !opts.fullAccess && (await enrolOnlyFor(rt, user));
   // An account that rotated its keys: its devices follow the log from the keys they knew.
   const keyLog = await store.accounts.keyLog(user.userId);
   const caller: Caller = {

@@ -22,7 +22,6 @@ import {
   trusteeNamedTwice,
   trusteeNotEligible,
   trusteeOutsideOrg,
-  tooManyRecoveryRequests,
 } from "./refusals";
 
 export interface RecoveryEnrolment {
@@ -49,7 +48,12 @@ export interface RecoveryShare {
   trusteeKeys: string;
 }
 
-export type RecoveryStatus = "pending" | "completed" | "cancelled";
+/**
+ * `pending`: asked, approvals coming in; `opened`: k approved and the device signed in, the new
+ * password not set yet (the enrolment stays, so a device that fails here can ask again);
+ * `completed`: the new password is set and the enrolment spent; `cancelled`.
+ */
+export type RecoveryStatus = "pending" | "opened" | "completed" | "cancelled";
 
 export interface RecoveryRequest {
   requestId: string;
@@ -64,6 +68,9 @@ export interface RecoveryRequest {
   createdAt: string;
   expiresAt: string;
   endedAt?: string;
+  /** Once opened: the session the device signed in with, and when. */
+  sessionId?: string;
+  openedAt?: string;
 }
 
 export interface RecoveryApproval {
@@ -119,9 +126,21 @@ export function isPending(r: Pick<RecoveryRequest, "status" | "expiresAt">, now:
   return r.status === "pending" && r.expiresAt > now;
 }
 
-/** A request for an account with `pending` open ones. */
-export function decideRecoveryRequest(pending: number, max = MAX_PENDING_RECOVERIES): void {
-  if (pending >= max) throw tooManyRecoveryRequests(max);
+/** How long the session a recovery opened may set the new password without the old one. */
+export const RECOVERY_PASSWORD_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * A new request for an account with `pending` open ones: how many of the oldest it replaces. Never
+ * a refusal (a refusal would tell a stranger the account is enrolled, and let them fill the slots
+ * for the week): past the cap, the oldest give way, and the account's signed-in devices see them all.
+ */
+export function decideRecoveryRequest(pending: number, max = MAX_PENDING_RECOVERIES): number {
+  return Math.max(0, pending - max + 1);
+}
+
+/** A request a device may still sign in with: pending or opened (a device that failed after signing in tries again), not expired. */
+export function isOpenable(r: Pick<RecoveryRequest, "status" | "expiresAt">, now: string): boolean {
+  return (r.status === "pending" || r.status === "opened") && r.expiresAt > now;
 }
 
 /**
@@ -139,7 +158,7 @@ export function decideRecoveryApproval(args: {
   if (args.enrolmentId !== args.request.enrolmentId || !args.trusteeIds.includes(args.trusteeId)) throw notATrustee();
 }
 
-/** Completing a request: its own secret, still pending, and at least k approvals of its enrolment's trustees. */
+/** Signing in with a request: its own secret, still pending (or opened), and at least k approvals of its enrolment's trustees. */
 export function decideRecoveryCompletion(args: {
   request: Pick<RecoveryRequest, "status" | "expiresAt" | "tokenHash" | "enrolmentId">;
   tokenHash: string;
@@ -148,6 +167,6 @@ export function decideRecoveryCompletion(args: {
   now: string;
 }): void {
   if (args.tokenHash !== args.request.tokenHash) throw recoveryTokenWrong();
-  if (!isPending(args.request, args.now) || args.enrolment?.enrolmentId !== args.request.enrolmentId) throw recoveryNotPending();
+  if (!isOpenable(args.request, args.now) || args.enrolment?.enrolmentId !== args.request.enrolmentId) throw recoveryNotPending();
   if (args.approvals < args.enrolment.threshold) throw tooFewApprovals(args.approvals, args.enrolment.threshold);
 }

@@ -38,6 +38,7 @@ export const DOMAIN_EVENT_TYPES = [
   "recovery.requested",
   "recovery.approved",
   "recovery.cancelled",
+  "recovery.opened",
   "recovery.completed",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];

@@ -342,8 +342,6 @@ export const trusteeNotEligible = (userId: string) => invalid(`Trustee ${userId}
 export const enrolmentNotSigned = () => invalid("The enrolment is not signed by this account's key", "signature");
 /** The account has no recovery enrolment. */
 export const noRecoveryEnrolment = () => notFound("Recovery enrolment");
-/** Too many pending requests for the account. */
-export const tooManyRecoveryRequests = (max: number) => conflict(`An account has at most ${max} pending recovery requests`);
 /** A request that is not pending (completed, cancelled, expired, or its enrolment replaced). */
 export const recoveryNotPending = () => conflict("This recovery request is no longer pending");
 /** An approval by someone who holds no share of the request's enrolment. */

@@ -208,7 +208,7 @@ export const SCHEMAS = {
       requestId: uuid,
       userId: uuid,
       publicKey: base64,
-      status: oneOfValues(["pending", "completed", "cancelled"]),
+      status: oneOfValues(["pending", "opened", "completed", "cancelled"]),
       createdAt: timestamp,
       expiresAt: timestamp,
     },
@@ -227,7 +227,7 @@ export const SCHEMAS = {
   RecoveryState: object(
     {
       requestId: uuid,
-      status: oneOfValues(["pending", "completed", "cancelled"]),
+      status: oneOfValues(["pending", "opened", "completed", "cancelled"]),
       threshold: integer(2),
       approvals: arrayOf(object({ trusteeId: uuid, encryptedShare: base64, signature: base64, approvedAt: timestamp })),
     },

@@ -11,7 +11,7 @@
  */
 import { equalBytes, toBase64 } from "../encoding";
 import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../errors";
-import { deriveAccountSecrets, keyFingerprint, newKdfParams, resealAccountKeys, type KdfChoice } from "../keys";
+import { DEFAULT_ARGON2ID, deriveAccountSecrets, keyFingerprint, newKdfParams, resealAccountKeys, type KdfChoice } from "../keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
 import { aesKwWrap, ed25519Sign } from "../primitives";
 import { rosterWraps, type RosterLink } from "../roster";
@@ -59,7 +59,7 @@ export class PasswordChanges {
     const account = core.account;
     const verdict = await checkMasterPassword(next, emailWords(account.email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
-    const kdf = newKdfParams(opts.kdf);
+    const kdf = newKdfParams(opts.kdf ?? (await this.policyKdf()));
     const fresh = await deriveAccountSecrets(next, kdf, core.derive);
     const sealed = await resealAccountKeys(keys.stretchedKey, fresh.stretchedKey, account);
     // The next statement version: one above the account's, as this device remembers it (else as prelogin answers it: a lie there only fails the change).
@@ -147,5 +147,24 @@ export class PasswordChanges {
       });
       return { accountVersion: answer.accountVersion, sessionsEnded: answer.sessionsEnded, vaults: rewraps.length };
     }
+  }
+
+  /**
+   * The default parameters, raised to the organization's least cost where it asks for more (a
+   * password change below it is refused by the server): only ever up, whatever the server says.
+   */
+  private async policyKdf(): Promise<KdfChoice> {
+    const policies = await this.core.http
+      .request<{ minKdf?: { argon2idMemoryKiB: number; argon2idIterations: number } }>(
+        "GET",
+        `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`,
+      )
+      .catch(() => ({ minKdf: undefined }));
+    const min = policies.minKdf;
+    return {
+      ...DEFAULT_ARGON2ID,
+      memoryKiB: Math.max(DEFAULT_ARGON2ID.memoryKiB, min?.argon2idMemoryKiB ?? 0),
+      iterations: Math.max(DEFAULT_ARGON2ID.iterations, min?.argon2idIterations ?? 0),
+    };
   }
 }

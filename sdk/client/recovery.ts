@@ -14,11 +14,13 @@
  */
 import { combine, split } from "shamir-secret-sharing";
 import { fromBase64, toBase64, type Bytes } from "../encoding";
-import { SecurityError } from "../errors";
+import { SecurityError, WeakPasswordError } from "../errors";
+import { checkMasterPassword, emailWords } from "../password-strength";
 import { keyFingerprint, openAccountKeys } from "../keys";
 import { generateRsaKeyPair, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, type KdfParams } from "../primitives";
 import {
   approvalBytes,
+  confirmationCode,
   enrolmentBytes,
   hashOfBase64,
   normalizeRecoveryCode,
@@ -201,16 +203,17 @@ export class Recovery {
    * Approves a request once `code` (what the user's new device shows, read out by the user over a
    * channel the trustee trusts) is the one its one-time key gives: this trustee's share, re-wrapped
    * to that key and signed. A code that differs is `RECOVERY_CODE_MISMATCH`: whoever asked is not
-   * the device the user holds, or the server swapped its key.
+   * the device the user holds, or the server swapped its key. Answers the confirmation code the
+   * trustee reads back to the user, which vouches for the account's keys as this trustee knows them.
    */
-  async approve(requestId: string, code: string): Promise<void> {
+  async approve(requestId: string, code: string): Promise<{ confirmation: string }> {
     const keys = this.core.requireKeys();
     const me = this.core.account.userId;
     const { tasks } = await this.core.http.request<{ tasks: ServedTask[] }>("GET", "/recovery/tasks");
     const task = tasks.find((t) => t.request.requestId === requestId.toLowerCase());
     if (!task) throw new SecurityError("RECOVERY_UNKNOWN", `no pending recovery request ${requestId} names you as a trustee`);
-    const { mine } = await this.checkTask(task);
-    const expected = await recoveryCode(task.request.requestId, task.request.publicKey);
+    const { mine, requesterKeys } = await this.checkTask(task);
+    const expected = await recoveryCode(task.request.publicKey);
     if (normalizeRecoveryCode(code) !== normalizeRecoveryCode(expected))
       throw new SecurityError(
         "RECOVERY_CODE_MISMATCH",
@@ -231,6 +234,8 @@ export class Recovery {
       keys.signingPrivateKey,
     );
     await this.core.http.request("POST", `/recovery/requests/${task.request.requestId}/approvals`, { body: { encryptedShare, signature } });
+    // What the trustee reads back: the device checks it against the keys it recovers (`finish`).
+    return { confirmation: await confirmationCode(task.request.publicKey, requesterKeys) };
   }
 
   // ---- The recovering device -----------------------------------------------------------------------
@@ -249,7 +254,7 @@ export class Recovery {
       requestToken: res.requestToken,
       privateKey: toBase64(pair.privateKeyPkcs8),
       publicKey,
-      code: await recoveryCode(res.requestId, publicKey),
+      code: await recoveryCode(publicKey),
       expiresAt: res.expiresAt,
     };
   }
@@ -261,10 +266,15 @@ export class Recovery {
   }
 
   /**
-   * With k approvals: rebuilds the secret, opens the copy and the account's keys, signs in (every
-   * other session of the account ends), sets `newPassword`, and rotates the account's keys.
+   * With k approvals: rebuilds the secret and opens the copy and the account's keys; checks them
+   * against `confirmation`, the code a trustee read back (it is made over the keys the trustee has
+   * pinned for this account, so keys a server made up do not match: `RECOVERY_UNCONFIRMED`); then
+   * signs in (every other session of the account ends), sets `newPassword` (checked for strength
+   * first, and meeting the organization's least KDF cost), and rotates the account's keys.
    */
-  async finish(pending: PendingRecovery, newPassword: string): Promise<Account> {
+  async finish(pending: PendingRecovery, newPassword: string, confirmation: string): Promise<Account> {
+    const verdict = await checkMasterPassword(newPassword, emailWords(pending.email));
+    if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
     const s = await this.state(pending);
     if (s.copy === undefined || s.userId === undefined || s.enrolmentId === undefined || s.approvals.length < s.threshold)
       throw new SecurityError("RECOVERY_NOT_APPROVED", `${s.approvals.length} of the ${s.threshold} approvals this recovery needs are in`);
@@ -288,6 +298,13 @@ export class Recovery {
     }
     const stretchedKey = await this.openCopy(shares, s.threshold, s.userId, s.enrolmentId, s.copy);
     const keys = await openAccountKeys(stretchedKey, stored);
+    const expected = await confirmationCode(pending.publicKey, await keyFingerprint(stored));
+    if (normalizeRecoveryCode(confirmation) !== normalizeRecoveryCode(expected))
+      throw new SecurityError(
+        "RECOVERY_UNCONFIRMED",
+        "the code your trustee read back is not the one your recovered keys give: these are not the keys your colleagues know for you. Nothing was used; ask the trustee to read it again",
+        s.userId,
+      );
     const proof = await signStatement(sessionProofBytes({ requestId: pending.requestId, userId: s.userId }), keys.signingPrivateKey);
     const login = await this.core.http.request<LoginAnswer>("POST", `/recovery/requests/${pending.requestId}/session`, {
       auth: false,
@@ -348,7 +365,7 @@ export class Recovery {
   }
 
   /** A task's enrolment, signed by the requester's pinned key, naming this trustee with this device's own keys. */
-  private async checkTask(t: ServedTask): Promise<{ email: string; mine: { encryptedShare: string } }> {
+  private async checkTask(t: ServedTask): Promise<{ email: string; mine: { encryptedShare: string }; requesterKeys: string }> {
     const requester = await this.trust.userKeys(t.request.userId);
     await this.checkSigned({ ...t.enrolment, userId: t.request.userId, shares: t.trustees }, requester.signingPublicKey);
     const me = this.core.account.userId;
@@ -356,7 +373,7 @@ export class Recovery {
     const own = await keyFingerprint(this.core.account);
     if (!mine || mine.trusteeKeys !== own)
       throw new SecurityError("RECOVERY_TAMPERED", "this recovery's enrolment does not name you with your own keys", t.request.userId);
-    return { email: requester.email, mine };
+    return { email: requester.email, mine, requesterKeys: await keyFingerprint(requester) };
   }
 }
 

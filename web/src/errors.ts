@@ -25,6 +25,8 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The code is not the one this request's device shows. Do not approve: the request did not come from the device your colleague holds, or the server swapped it.",
   RECOVERY_NOT_APPROVED: "Not enough trustees have approved this recovery yet.",
   RECOVERY_FAILED: "The approvals do not open this account's recovery copy: fewer than the needed number of them are the trustees' own.",
+  RECOVERY_UNCONFIRMED:
+    "The code your trustee read back does not match the keys this browser recovered: they are not the keys your colleagues know for you. Nothing was used; ask them to read it again.",
   INCONSISTENT: "The server's answer contradicts what this browser knows, so it was refused.",
   ROSTER_BROKEN: "This vault's signed member history does not check out: the server may be misreporting who is in it.",
   ROSTER_ROLLBACK: "The server is showing an older version of this vault's member history than this browser has already seen.",

@@ -612,6 +612,8 @@ export interface RecoveryRequestDoc {
   createdAt: string;
   expiresAt: string;
   endedAt?: string;
+  sessionId?: string;
+  openedAt?: string;
   /** Bumped by each approval (the lock: an approval and the request's end conflict, and one retries). */
   writeSeq?: number;
 }
@@ -642,6 +644,8 @@ export function toRecoveryRequest(d: RecoveryRequestDoc): RecoveryRequest {
     createdAt: d.createdAt,
     expiresAt: d.expiresAt,
     ...(d.endedAt != null && { endedAt: d.endedAt }),
+    ...(d.sessionId != null && { sessionId: d.sessionId }),
+    ...(d.openedAt != null && { openedAt: d.openedAt }),
   };
 }
 

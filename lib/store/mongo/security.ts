@@ -191,16 +191,41 @@ export class MongoSecurity implements SecurityStore {
   async createRecoveryRequest({ request: r, maxPending, events }: ArgsOf<SecurityStore["createRecoveryRequest"]>): Promise<void> {
     await this.c.tx(async (session) => {
       await lockAccount(this.c, session, r.userId);
-      const pending = await this.c.recoveryRequests.countDocuments(
-        { userId: r.userId, status: "pending", expiresAt: { $gt: r.createdAt } },
-        { session },
-      );
-      decideRecoveryRequest(pending, maxPending);
+      const pending = await this.c.recoveryRequests
+        .find({ userId: r.userId, status: "pending", expiresAt: { $gt: r.createdAt } }, { session, projection: { _id: 1 } })
+        .sort({ createdAt: 1, _id: 1 })
+        .toArray();
+      const replaced = pending.slice(0, decideRecoveryRequest(pending.length, maxPending)).map((x) => x._id);
+      if (replaced.length > 0) {
+        await this.c.recoveryRequests.updateMany(
+          { _id: { $in: replaced } },
+          { $set: { status: "cancelled", endedAt: r.createdAt } },
+          { session },
+        );
+      }
       const current = await this.c.recoveryEnrolments.findOne({ userId: r.userId }, { session });
       if (current?.enrolmentId !== r.enrolmentId) throw recoveryNotPending();
       await writeOutbox(this.c, session, events);
       await this.c.recoveryRequests.insertOne(recoveryRequestDoc(r), { session });
     });
+  }
+
+  async openRecoveryRequest({ requestId, sessionId, at, events }: ArgsOf<SecurityStore["openRecoveryRequest"]>): Promise<boolean> {
+    return this.c.tx(async (session) => {
+      const r = await this.c.recoveryRequests.updateOne(
+        { _id: requestId, status: { $in: ["pending", "opened"] }, expiresAt: { $gt: at } },
+        { $set: { status: "opened", sessionId, openedAt: at }, $inc: { writeSeq: 1 } },
+        { session },
+      );
+      if (r.matchedCount !== 1) return false;
+      await writeOutbox(this.c, session, events);
+      return true;
+    });
+  }
+
+  async findOpenedRecovery({ userId, sessionId, since }: ArgsOf<SecurityStore["findOpenedRecovery"]>): Promise<RecoveryRequest | null> {
+    const doc = await this.c.recoveryRequests.findOne({ userId, sessionId, status: "opened", openedAt: { $gt: since } });
+    return doc ? toRecoveryRequest(doc) : null;
   }
 
   async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
@@ -256,8 +281,8 @@ export class MongoSecurity implements SecurityStore {
     return this.c.tx(async (session) => {
       // Conditional: of an end and another end (or an approval) at once, one conflicts and retries on the other's outcome.
       const req = await this.c.recoveryRequests.findOneAndUpdate(
-        // A completion counts only before the request expires; a cancellation at any time.
-        { _id: requestId, status: "pending", ...(status === "completed" && { expiresAt: { $gt: at } }) },
+        // Cancelled while pending; completed once opened (the new password set).
+        { _id: requestId, status: status === "completed" ? "opened" : "pending" },
         { $set: { status, endedAt: at } },
         { session, projection: { enrolmentId: 1 }, returnDocument: "before" },
       );
@@ -266,7 +291,7 @@ export class MongoSecurity implements SecurityStore {
       if (status === "completed") {
         // The secret is rebuilt: the enrolment is spent. The user enrols again with a new one.
         await this.c.recoveryRequests.updateMany(
-          { enrolmentId: req.enrolmentId, status: "pending" },
+          { enrolmentId: req.enrolmentId, status: { $in: ["pending", "opened"] } },
           { $set: { status: "cancelled", endedAt: at } },
           { session },
         );

@@ -42,8 +42,15 @@ export interface SecurityStore {
   getRecoveryEnrolment(userId: UserId): Promise<{ enrolment: RecoveryEnrolment; shares: RecoveryShare[] } | null>;
   /** Removes the user's enrolment and ends its pending requests; false when there was none. */
   deleteRecoveryEnrolment(args: { userId: UserId } & WithEvents): Promise<boolean>;
-  /** A new request, if the user has fewer than `maxPending` pending ones. */
+  /**
+   * A new request for the user's current enrolment (409 when it was replaced meanwhile); past
+   * `maxPending` pending ones, the oldest are cancelled (`decideRecoveryRequest`).
+   */
   createRecoveryRequest(args: { request: RecoveryRequest; maxPending: number } & WithEvents): Promise<void>;
+  /** A request's device signed in with `sessionId`: pending (or opened) and not expired at `at` -> opened. False otherwise. */
+  openRecoveryRequest(args: { requestId: string; sessionId: string; at: string } & WithEvents): Promise<boolean>;
+  /** The user's request opened by `sessionId` since `since`, not completed yet; null otherwise. */
+  findOpenedRecovery(args: { userId: UserId; sessionId: string; since: string }): Promise<RecoveryRequest | null>;
   findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null>;
   /** Requests (pending at `now`, or all) of the user. */
   listRecoveryRequests(args: { userId: UserId; now: string; pendingOnly: boolean }): Promise<RecoveryRequest[]>;
@@ -52,6 +59,9 @@ export interface SecurityStore {
   listApprovals(requestId: string): Promise<RecoveryApproval[]>;
   /** Adds a trustee's approval to a request still pending at `now` (409 when it is not, or they approved it already). */
   addRecoveryApproval(args: { approval: RecoveryApproval; now: string } & WithEvents): Promise<void>;
-  /** Ends a pending request (`completed` or `cancelled`), if it is still pending: false otherwise. */
+  /**
+   * Ends a request, if it still can be: `cancelled` from pending; `completed` from opened (the new
+   * password set), which spends the enrolment (deleted, its other requests cancelled). False otherwise.
+   */
   endRecoveryRequest(args: { requestId: string; status: "completed" | "cancelled"; at: string } & WithEvents): Promise<boolean>;
 }

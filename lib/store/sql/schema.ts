@@ -271,6 +271,8 @@ export interface RecoveryRequestsTable {
   created_at: string;
   expires_at: string;
   ended_at: string | null;
+  session_id: string | null;
+  opened_at: string | null;
 }
 
 export interface RecoveryApprovalsTable {

@@ -49,6 +49,8 @@ function toRequest(r: RecoveryRequestsTable): RecoveryRequest {
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     ...(r.ended_at !== null && { endedAt: r.ended_at }),
+    ...(r.session_id !== null && { sessionId: r.session_id }),
+    ...(r.opened_at !== null && { openedAt: r.opened_at }),
   };
 }
 
@@ -188,7 +190,7 @@ export class SqlSecurity implements SecurityStore {
           .updateTable("recovery_requests")
           .set({ status: "cancelled", ended_at: e.createdAt })
           .where("enrolment_id", "=", old.enrolment_id)
-          .where("status", "=", "pending")
+          .where("status", "in", ["pending", "opened"])
           .execute();
         await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
         await trx.deleteFrom("recovery_enrolments").where("user_id", "=", e.userId).execute();
@@ -276,8 +278,17 @@ export class SqlSecurity implements SecurityStore {
         .where("user_id", "=", r.userId)
         .where("status", "=", "pending")
         .where("expires_at", ">", r.createdAt)
+        .orderBy("created_at")
+        .orderBy("request_id")
         .execute();
-      decideRecoveryRequest(pending.length, maxPending);
+      const replaced = pending.slice(0, decideRecoveryRequest(pending.length, maxPending)).map((x) => x.request_id);
+      if (replaced.length > 0) {
+        await trx
+          .updateTable("recovery_requests")
+          .set({ status: "cancelled", ended_at: r.createdAt })
+          .where("request_id", "in", replaced)
+          .execute();
+      }
       // The enrolment may have been replaced or removed since the caller read it: a request is for the current one only.
       const current = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", r.userId).executeTakeFirst();
       if (current?.enrolment_id !== r.enrolmentId) throw recoveryNotPending();
@@ -295,9 +306,38 @@ export class SqlSecurity implements SecurityStore {
           created_at: r.createdAt,
           expires_at: r.expiresAt,
           ended_at: null,
+          session_id: null,
+          opened_at: null,
         })
         .execute();
     });
+  }
+
+  async openRecoveryRequest({ requestId, sessionId, at, events }: ArgsOf<SecurityStore["openRecoveryRequest"]>): Promise<boolean> {
+    return this.c.tx(async (trx) => {
+      const r = await trx
+        .updateTable("recovery_requests")
+        .set({ status: "opened", session_id: sessionId, opened_at: at })
+        .where("request_id", "=", requestId)
+        .where("status", "in", ["pending", "opened"])
+        .where("expires_at", ">", at)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await writeOutbox(trx, events);
+      return true;
+    });
+  }
+
+  async findOpenedRecovery({ userId, sessionId, since }: ArgsOf<SecurityStore["findOpenedRecovery"]>): Promise<RecoveryRequest | null> {
+    const r = await this.c.db
+      .selectFrom("recovery_requests")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("session_id", "=", sessionId)
+      .where("status", "=", "opened")
+      .where("opened_at", ">", since)
+      .executeTakeFirst();
+    return r ? toRequest(r) : null;
   }
 
   async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
@@ -380,14 +420,13 @@ export class SqlSecurity implements SecurityStore {
         .updateTable("recovery_requests")
         .set({ status, ended_at: at })
         .where("request_id", "=", requestId)
-        .where("status", "=", "pending")
-        // A completion counts only before the request expires; a cancellation at any time.
-        .where("expires_at", ">", status === "completed" ? at : "")
+        // Cancelled while pending; completed once opened (the new password set).
+        .where("status", "=", status === "completed" ? "opened" : "pending")
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;
       await writeOutbox(trx, events);
       if (status === "completed") {
-        // The secret is rebuilt: the enrolment is spent. The user enrols again with a new one.
+        // The secret was rebuilt and the password it protected is gone: the enrolment is spent. The user enrols again.
         const req = await trx
           .selectFrom("recovery_requests")
           .select(["user_id", "enrolment_id"])
@@ -397,7 +436,7 @@ export class SqlSecurity implements SecurityStore {
           .updateTable("recovery_requests")
           .set({ status: "cancelled", ended_at: at })
           .where("enrolment_id", "=", req.enrolment_id)
-          .where("status", "=", "pending")
+          .where("status", "in", ["pending", "opened"])
           .execute();
         await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", req.enrolment_id).execute();
         await trx.deleteFrom("recovery_enrolments").where("enrolment_id", "=", req.enrolment_id).execute();

@@ -19,6 +19,7 @@ export function Recover() {
   const [progress, setProgress] = useState<{ approvals: number; threshold: number } | null>(null);
   const [password, setPassword] = useState("");
   const [again, setAgain] = useState("");
+  const [confirmation, setConfirmation] = useState("");
   const act = useAction();
 
   const start = (e: Event) => {
@@ -36,7 +37,7 @@ export function Recover() {
       if (password !== again) throw new InputError("The two passwords are not the same: type the new master password twice.");
       await nextPaint();
       const client = newClient();
-      await client.recovery.finish(pending!, password);
+      await client.recovery.finish(pending!, password, confirmation);
       sessionStorage.removeItem(KEY);
       rememberEmail(client.account.email);
       // Signed in, the shell takes this route to the Security page: this recovery used the enrolment up, enrol again.
@@ -76,6 +77,13 @@ export function Recover() {
           )}
           {progress && progress.approvals >= progress.threshold && (
             <form onSubmit={finish}>
+              <Field
+                id="recover-confirm"
+                label="The code a trustee read back to you"
+                hint="It shows that the keys opened here are the ones your colleagues know."
+              >
+                <input id="recover-confirm" required value={confirmation} onInput={(e) => setConfirmation(inputValue(e))} />
+              </Field>
               <Field id="recover-new" label="New master password">
                 <input
                   id="recover-new"

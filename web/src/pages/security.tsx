@@ -318,8 +318,10 @@ function TrusteeTasks() {
   useEffect(() => void reload(), []);
   const approve = (t: RecoveryTask) =>
     void act.run(async () => {
-      await client.recovery.approve(t.requestId, codes[t.requestId] ?? "");
-      setDone(`You approved ${t.email}'s recovery: your share went to their new device only.`);
+      const { confirmation } = await client.recovery.approve(t.requestId, codes[t.requestId] ?? "");
+      setDone(
+        `You approved ${t.email}'s recovery: your share went to their new device only. Now read this code back to them: ${confirmation}`,
+      );
       setTasks(await client.recovery.tasks());
     });
   return (
@@ -351,7 +353,7 @@ function TrusteeTasks() {
         </div>
       ))}
       {done && (
-        <p class="note" role="status">
+        <p class="note" role="status" data-testid="recovery-confirmation">
           {done}
         </p>
       )}

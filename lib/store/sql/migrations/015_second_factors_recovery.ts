@@ -67,6 +67,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("created_at", "text", (c) => c.notNull())
     .addColumn("expires_at", "text", (c) => c.notNull())
     .addColumn("ended_at", "text")
+    // A request whose device signed in (`opened`): that session, and when; it may set a new password without the old one.
+    .addColumn("session_id", "text")
+    .addColumn("opened_at", "text")
     .execute();
   await db.schema.createIndex("recovery_requests_by_user").on("recovery_requests").columns(["user_id", "status"]).execute();
   await db.schema.createIndex("recovery_requests_by_enrolment").on("recovery_requests").columns(["enrolment_id", "status"]).execute();

@@ -5,7 +5,7 @@
  * by the SDK's WebCrypto code and independently with node:crypto; and each context keeping one
  * kind of signature from passing as another.
  */
-import { createDecipheriv, createHash, createPrivateKey, hkdfSync, sign } from "node:crypto";
+import { createDecipheriv, createHash, createPrivateKey, createPublicKey, hkdfSync, sign } from "node:crypto";
 import { combine } from "shamir-secret-sharing";
 import vectors from "./fixtures/recovery-vectors.json";
 import { signatureVerifies } from "../lib/domain/keys";
@@ -26,11 +26,8 @@ const key = createPrivateKey({
   format: "der",
   type: "pkcs8",
 });
-const publicKey = (() => {
-  const der = key.export({ format: "der", type: "pkcs8" });
-  const raw = require("node:crypto").createPublicKey(key).export({ format: "der", type: "spki" }).subarray(-32);
-  return { der, raw: Buffer.from(raw).toString("base64") };
-})();
+/** The Ed25519 public key of the vectors' seed, raw, base64 (the last 32 bytes of its SPKI). */
+const publicKey = { raw: Buffer.from(createPublicKey(key).export({ format: "der", type: "spki" }).subarray(-32)).toString("base64") };
 const utf8 = (b: Uint8Array) => Buffer.from(b).toString("utf8");
 
 const KINDS = {

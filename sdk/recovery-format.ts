@@ -10,10 +10,11 @@
  * | `vault-recovery-approval/v1`     | the trustee | request id, user id, enrolment id, trustee id, the request key's hash, the re-wrapped share's hash |
  * | `vault-recovery-session/v1`      | the user (the recovering device, with the recovered key) | request id, user id |
  *
- * Pure: WebCrypto only, no Node API.
+ * Pure: WebCrypto and the audited `shamir-secret-sharing`, no Node API.
  */
 import { canonicalJson } from "./canonical";
 import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+import { combine } from "shamir-secret-sharing";
 import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "./primitives";
 
 export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
@@ -122,4 +123,51 @@ export async function sealRecoveryCopy(secret: Bytes, userId: string, enrolmentI
 /** The stretched key back; throws when the secret is not the one it was sealed under (fewer than k right shares). */
 export async function openRecoveryCopy(secret: Bytes, userId: string, enrolmentId: string, copy: string): Promise<Bytes> {
   return gcmDecrypt(await copyKey(secret, enrolmentId), fromBase64(copy), copyAad(userId, enrolmentId));
+}
+
+/** The statement an enrolment signs, from what is stored: the copy's and each share's hash. */
+export async function enrolmentStatementOf(e: {
+  enrolmentId: string;
+  userId: string;
+  threshold: number;
+  copy: string;
+  shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>;
+}): Promise<EnrolmentStatement> {
+  return {
+    enrolmentId: e.enrolmentId,
+    userId: e.userId,
+    threshold: e.threshold,
+    copy: await hashOfBase64(e.copy),
+    trustees: await Promise.all(
+      e.shares.map(async (s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: await hashOfBase64(s.encryptedShare) })),
+    ),
+  };
+}
+
+/** Subsets of `k` of `items` (at most C(10,5) = 252 for the largest enrolment). */
+function* subsets<T>(items: readonly T[], k: number, from = 0): Generator<T[]> {
+  if (k === 0) return yield [];
+  for (let i = from; i <= items.length - k; i++) for (const rest of subsets(items, k - 1, i + 1)) yield [items[i]!, ...rest];
+}
+
+/**
+ * The stretched key from the first k of `shares` that open the copy (shares that are not the
+ * trustees' are outvoted, never trusted: the copy's AES-GCM tag decides), or null when no k do.
+ */
+export async function openWithShares(
+  shares: Bytes[],
+  threshold: number,
+  userId: string,
+  enrolmentId: string,
+  copy: string,
+): Promise<Bytes | null> {
+  if (shares.length < threshold) return null;
+  for (const subset of subsets(shares, threshold)) {
+    try {
+      return await openRecoveryCopy(new Uint8Array(await combine(subset)), userId, enrolmentId, copy);
+    } catch {
+      // Another subset.
+    }
+  }
+  return null;
 }

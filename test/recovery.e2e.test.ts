@@ -356,4 +356,20 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     const status = (id: string) => requests.find((r) => r.requestId === id)?.status;
     expect(made.map((m) => status(m.requestId))).toEqual(["cancelled", "pending", "pending", "pending"]);
   });
+
+  test("a password change makes the enrolment again to the same trustees (the copy held the old password's key)", async () => {
+    const bob = await bobWithTrustees();
+    await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
+    const before = (await api.get("/users/me/recovery", { token: tokenOf(bob) })).body.enrolmentId;
+    const changed = await bob.changePassword(SDK_PASSWORD, NEW_PASSWORD, { kdf: TEST_KDF });
+    expect(changed.recovery).toBe("renewed");
+    const after = await bob.recovery.status();
+    expect(after).toMatchObject({ threshold: 2, current: true });
+    expect((await api.get("/users/me/recovery", { token: tokenOf(bob) })).body.enrolmentId).not.toBe(before);
+    // And it recovers under the new password's key.
+    const pending = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    const { confirmation } = await carol.recovery.approve(pending.requestId, pending.code);
+    await dave.recovery.approve(pending.requestId, pending.code);
+    await new VaultClient({ baseUrl: server.url }).recovery.finish(pending, "yet another horse battery staple", confirmation);
+  });
 });

@@ -142,6 +142,14 @@ export const accountCommands: Command[] = [
         text: [
           `Master password changed (account version ${result.accountVersion}).`,
           `${plural(result.vaults, "personal vault")} wrapped again; ${plural(result.sessionsEnded, "other session")} ended: log in there again with the new password.`,
+          ...(result.recovery === "renewed"
+            ? ["Account recovery made again to the same trustees (the old one held the old password's key)."]
+            : []),
+          ...(result.recovery === "stale"
+            ? [
+                "Account recovery is STALE (it held the old password's key) and could not be made again here: run `vaultctl recovery enrol` with trustees you verified.",
+              ]
+            : []),
         ].join("\n"),
       };
     },

@@ -49,7 +49,7 @@ import type {
 import type { GrantableRole } from "../vault-roles";
 import { Vaults, type CheckedVault } from "./vaults";
 import { Factors } from "./factors";
-import { Recovery } from "./recovery";
+import { Recovery, type RecoveryRenewal } from "./recovery";
 
 export type { VaultClientOptions } from "./core";
 export type { CheckedInvite, CreatedInvite } from "./invites";
@@ -152,8 +152,14 @@ export class VaultClient {
    * Changes the master password (password.ts): every personal vault's key wrapped again, the
    * account's other sessions ended. `kdf` chooses new parameters (never below the floor).
    */
-  changePassword(current: string, next: string, opts?: { kdf?: KdfChoice }): Promise<PasswordChangeResult> {
-    return this.passwords.changePassword(current, next, opts);
+  async changePassword(
+    current: string,
+    next: string,
+    opts?: { kdf?: KdfChoice },
+  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal }> {
+    const changed = await this.passwords.changePassword(current, next, opts);
+    // The recovery copy held the old password's key: made again, to the same trustees, or said to be stale.
+    return { ...changed, recovery: await this.recovery.renew() };
   }
   /**
    * Replaces the account's RSA and Ed25519 keys (keys.ts): a signed step in the account's key log,

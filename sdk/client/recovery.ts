@@ -12,7 +12,7 @@
  *   the secret rebuilt, the copy opened, the account's keys with it; a new master password on the
  *   password-change path, then new keys on the rotation path. Every other session ends.
  */
-import { combine, split } from "shamir-secret-sharing";
+import { split } from "shamir-secret-sharing";
 import { fromBase64, toBase64, type Bytes } from "../encoding";
 import { SecurityError, WeakPasswordError } from "../errors";
 import { checkMasterPassword, emailWords } from "../password-strength";
@@ -22,13 +22,13 @@ import {
   approvalBytes,
   confirmationCode,
   enrolmentBytes,
+  enrolmentStatementOf,
   hashOfBase64,
   normalizeRecoveryCode,
-  openRecoveryCopy,
+  openWithShares,
   recoveryCode,
   sealRecoveryCopy,
   sessionProofBytes,
-  type EnrolmentStatement,
 } from "../recovery-format";
 import { signStatement, statementVerifies } from "../statements";
 import { userIdForKey } from "../ids";
@@ -89,14 +89,10 @@ interface RecoveryState {
   encryptedSigningPrivateKey?: string;
 }
 
+export type RecoveryRenewal = "renewed" | "stale" | "none";
+
 /** Trust in a trustee's keys that something other than the server vouches for. */
 const VERIFIED = new Set(["checked", "invite"]);
-
-/** Subsets of `k` of `items` (at most C(10,5) = 252 for the largest enrolment). */
-function* subsets<T>(items: readonly T[], k: number, from = 0): Generator<T[]> {
-  if (k === 0) return yield [];
-  for (let i = from; i <= items.length - k; i++) for (const rest of subsets(items, k - 1, i + 1)) yield [items[i]!, ...rest];
-}
 
 export class Recovery {
   constructor(
@@ -140,7 +136,7 @@ export class Recovery {
         trusteeKeys: await keyFingerprint(bundle),
       })),
     );
-    const statement = await this.statementOf({ enrolmentId, userId: me, threshold, copy, shares: wrapped });
+    const statement = await enrolmentStatementOf({ enrolmentId, userId: me, threshold, copy, shares: wrapped });
     const signature = await signStatement(enrolmentBytes(statement), keys.signingPrivateKey);
     await this.core.http.request("PUT", "/users/me/recovery", { body: { enrolmentId, threshold, copy, signature, shares: wrapped } });
     return { enrolmentId };
@@ -162,6 +158,23 @@ export class Recovery {
       current: served.current,
       createdAt: served.createdAt,
     };
+  }
+
+  /**
+   * After a password change: an enrolment made under the old password is made again to the same
+   * trustees and k (`renewed`); `stale` when it cannot be (a trustee's keys are no longer verified
+   * here, or changed), which the user must see; `none` without an enrolment or with a current one.
+   */
+  async renew(): Promise<RecoveryRenewal> {
+    const status = await this.status();
+    if (!status || status.current) return "none";
+    try {
+      await this.enrol(status.trustees, status.threshold);
+      return "renewed";
+    } catch (err) {
+      if (err instanceof SecurityError) return "stale";
+      throw err;
+    }
   }
 
   async unenrol(): Promise<void> {
@@ -296,7 +309,12 @@ export class Recovery {
         // Not wrapped to this device's key: left out.
       }
     }
-    const stretchedKey = await this.openCopy(shares, s.threshold, s.userId, s.enrolmentId, s.copy);
+    const stretchedKey = await openWithShares(shares, s.threshold, s.userId, s.enrolmentId, s.copy);
+    if (!stretchedKey)
+      throw new SecurityError(
+        "RECOVERY_FAILED",
+        "the approvals do not open this account's recovery copy: fewer than k of them are the trustees' shares",
+      );
     const keys = await openAccountKeys(stretchedKey, stored);
     const expected = await confirmationCode(pending.publicKey, await keyFingerprint(stored));
     if (normalizeRecoveryCode(confirmation) !== normalizeRecoveryCode(expected))
@@ -316,23 +334,6 @@ export class Recovery {
     return this.core.account;
   }
 
-  /** The copy's stretched key from the first k shares that open it (shares that are not a trustee's are outvoted, not trusted). */
-  private async openCopy(shares: Bytes[], threshold: number, userId: string, enrolmentId: string, copy: string): Promise<Bytes> {
-    if (shares.length >= threshold) {
-      for (const subset of subsets(shares, threshold)) {
-        try {
-          return await openRecoveryCopy(new Uint8Array(await combine(subset)), userId, enrolmentId, copy);
-        } catch {
-          // Another subset.
-        }
-      }
-    }
-    throw new SecurityError(
-      "RECOVERY_FAILED",
-      "the approvals do not open this account's recovery copy: fewer than k of them are the trustees' shares",
-    );
-  }
-
   private state(pending: PendingRecovery): Promise<RecoveryState> {
     return this.core.http.request<RecoveryState>("POST", `/recovery/requests/${pending.requestId}/state`, {
       auth: false,
@@ -340,26 +341,8 @@ export class Recovery {
     });
   }
 
-  private async statementOf(e: {
-    enrolmentId: string;
-    userId: string;
-    threshold: number;
-    copy: string;
-    shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>;
-  }): Promise<EnrolmentStatement> {
-    return {
-      enrolmentId: e.enrolmentId,
-      userId: e.userId,
-      threshold: e.threshold,
-      copy: await hashOfBase64(e.copy),
-      trustees: await Promise.all(
-        e.shares.map(async (s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: await hashOfBase64(s.encryptedShare) })),
-      ),
-    };
-  }
-
   private async checkSigned(e: Omit<ServedEnrolment, "current" | "createdAt">, signingPublicKey: string): Promise<void> {
-    const statement = await this.statementOf(e);
+    const statement = await enrolmentStatementOf(e);
     if (!(await statementVerifies(enrolmentBytes(statement), signingPublicKey, e.signature)))
       throw new SecurityError("RECOVERY_TAMPERED", "the recovery enrolment is not the one its user signed", e.userId);
   }

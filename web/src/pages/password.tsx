@@ -24,7 +24,9 @@ export function ChangePassword() {
       setAgain("");
       setDone(
         `Your master password is changed. ${result.vaults} personal vault${result.vaults === 1 ? "" : "s"} wrapped again; ` +
-          `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there with the new password.`,
+          `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there with the new password.` +
+          (result.recovery === "renewed" ? " Your account recovery was made again to the same trustees." : "") +
+          (result.recovery === "stale" ? " Your account recovery held the old password: enrol again on the Security page." : ""),
       );
     });
   };

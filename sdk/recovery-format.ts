@@ -20,7 +20,7 @@ import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "./primitives";
 export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
 export const APPROVAL_CONTEXT = "vault-recovery-approval/v1\n";
 export const SESSION_CONTEXT = "vault-recovery-session/v1\n";
-const CODE_CONTEXT = "vault-recovery-code/v2";
+const CODE_CONTEXT = "vault-recovery-code/v3";
 const CONFIRM_CONTEXT = "vault-recovery-confirm/v1";
 const COPY_INFO = "vault-recovery-key/v1";
 const COPY_AAD = "vault-recovery-copy/v1";
@@ -90,11 +90,12 @@ async function shortCode(context: string, ...parts: string[]): Promise<string> {
 
 /**
  * The code the user's new device shows, and each trustee's client computes for the request it was
- * given, before it re-wraps a share: over the device's one-time key alone, which the device made
- * before the server answered. A server that swapped the key would need another key with the same
- * 80 bits (a second preimage: nothing the server chooses, not even the request id, goes in).
+ * given, before it re-wraps a share: over the device's one-time key, which the device made before
+ * the server answered, and the account's normalized email (so one key cannot stand for two
+ * accounts' requests). A server that swapped the key would need another key with the same 80 bits
+ * (a second preimage: nothing the server chooses, not even the request id, goes in).
  */
-export const recoveryCode = (requestPublicKey: string): Promise<string> => shortCode(CODE_CONTEXT, requestPublicKey);
+export const recoveryCode = (requestPublicKey: string, email: string): Promise<string> => shortCode(CODE_CONTEXT, requestPublicKey, email);
 
 /**
  * The code a trustee reads back to the user after approving: over the one-time key and the user's

@@ -31,6 +31,7 @@ import { sessionView } from "../lib/http/views";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../lib/domain/login-limits";
 import type { NewUser, UserRecord } from "../lib/store/port";
 import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
+import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
 import { enrolOnlyFor, newRefreshToken, signIn, tokenPair } from "../lib/auth/sign-in";
 import { authenticationOptions, totpStep, verifyAuthentication } from "../lib/auth/factor-checks";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
@@ -412,7 +413,14 @@ export function authService(rt: Runtime): ServiceSchema {
           const user = await store.accounts.findUserById(outcome.userId);
           if (!user) throw refreshUserGone();
           // The organization's policy as it is now: a member without a factor under a new requirement may only enrol from here on.
-          const enrolOnly = await enrolOnlyFor(rt, user);
+          // (The session an account recovery opened stays whole: it must set the new password.)
+          const enrolOnly =
+            (await enrolOnlyFor(rt, user)) &&
+            !(await store.security.findOpenedRecovery({
+              userId: user.userId,
+              sessionId: outcome.sessionId,
+              since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
+            }));
           const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role, sessionId: outcome.sessionId };
           return tokenPair(rt, enrolOnly ? { ...caller, enrolOnly: true } : caller, next.token);
         },

@@ -50,6 +50,17 @@ export function factorsService(rt: Runtime): ServiceSchema {
     return user;
   }
 
+  /**
+   * A new factor takes the master password, as removing one does: a stolen access token must not
+   * enrol the thief's factor (and lock its owner out of the next login). A login that may only
+   * enrol (its organization requires a factor) just proved the password, and has nothing else to do.
+   */
+  async function proveUnlessEnrolling(ctx: Ctx, user: UserRecord, authHash: string | undefined): Promise<void> {
+    const c = callerOf(ctx);
+    if (c.enrolOnly) return;
+    await proveCurrentPassword(rt, user, c.sessionId, authHash ?? "");
+  }
+
   const policyRequires = async (user: UserRecord) =>
     ((await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES).requireSecondFactor;
 
@@ -104,8 +115,9 @@ export function factorsService(rt: Runtime): ServiceSchema {
 
       totpEnrol: {
         params: paramsOf("factors.totpEnrol"),
-        async handler(ctx: Ctx<{ name: string; setupToken: string; code: string }>) {
+        async handler(ctx: Ctx<{ name: string; setupToken: string; code: string; authHash?: string }>) {
           const user = await caller(ctx);
+          await proveUnlessEnrolling(ctx, user, ctx.params.authHash);
           const name = decideFactorName(ctx.params.name);
           const setup = rt.sealer.open<{ userId: string; secret: string }>(TOTP_SETUP, ctx.params.setupToken);
           if (!setup || setup.userId !== user.userId) throw factorNotConfirmed("setupToken");
@@ -139,8 +151,9 @@ export function factorsService(rt: Runtime): ServiceSchema {
 
       webauthnEnrol: {
         params: paramsOf("factors.webauthnEnrol"),
-        async handler(ctx: Ctx<{ name: string; setupToken: string; response: Record<string, unknown> }>) {
+        async handler(ctx: Ctx<{ name: string; setupToken: string; response: Record<string, unknown>; authHash?: string }>) {
           const user = await caller(ctx);
+          await proveUnlessEnrolling(ctx, user, ctx.params.authHash);
           const name = decideFactorName(ctx.params.name);
           const setup = rt.sealer.open<{ userId: string; challenge: string }>(WEBAUTHN_SETUP, ctx.params.setupToken);
           if (!setup || setup.userId !== user.userId) throw factorNotConfirmed("setupToken");

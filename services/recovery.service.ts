@@ -29,6 +29,8 @@ import {
   approvalNotSigned,
   enrolmentNotSigned,
   noRecoveryEnrolment,
+  recoveryNotPending,
+  tooFewApprovals,
   recoveryRequestNotFound,
   recoveryTokenWrong,
   removedFromOrg,
@@ -39,6 +41,7 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { paramsOf } from "../lib/http/routes";
 import { limitPerAddress } from "../lib/limits/counters";
 import { signIn } from "../lib/auth/sign-in";
+import { announceEnded } from "../lib/auth/session-check";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 
@@ -77,11 +80,34 @@ export function recoveryService(rt: Runtime): ServiceSchema {
     ...(approvedBy && { approvedBy }),
   });
 
-  /** The request a device names with its secret: 404 for any other secret (no request is told from none). */
-  async function requestOf(requestId: string, requestToken: string): Promise<RecoveryRequest> {
+  /**
+   * A request's secret: sealed for the server, naming the request and whether it is a decoy (an
+   * address with no account, or none enrolled: nothing stored). Decoys and real ones are alike in
+   * form and length, and a decoy answers as a pending request that no trustee approves, so neither
+   * the request nor its polling tells a stranger whether the address is enrolled.
+   */
+  const REQUEST_TOKEN = "recovery-request";
+  const requestToken = (requestId: string, decoy: boolean) =>
+    rt.sealer.seal(REQUEST_TOKEN, { r: requestId, d: decoy ? 1 : 0, n: newOpaqueToken() }, RECOVERY_REQUEST_TTL_MS);
+
+  /** The request a device names with its secret (null: a decoy); 404 for any other secret. */
+  async function requestOf(requestId: string, token: string): Promise<RecoveryRequest | null> {
+    const opened = rt.sealer.open<{ r: string; d: 0 | 1 }>(REQUEST_TOKEN, token);
+    if (!opened || opened.r !== requestId) throw recoveryTokenWrong();
+    if (opened.d === 1) return null;
     const request = await store.security.findRecoveryRequest(requestId);
-    if (!request || request.tokenHash !== hashToken(requestToken)) throw recoveryTokenWrong();
+    if (!request || request.tokenHash !== hashToken(token)) throw recoveryTokenWrong();
     return request;
+  }
+
+  /** Ends the sessions opened requests began (their owner stopped them, or left recovery). */
+  async function endOpenedSessions(ctx: Ctx, requests: RecoveryRequest[]): Promise<void> {
+    const ended: string[] = [];
+    for (const r of requests) {
+      if (r.status !== "opened" || r.sessionId === undefined) continue;
+      ended.push(...(await store.accounts.endSessions({ userId: r.userId, now: clock.timestamp(), only: r.sessionId })));
+    }
+    await announceEnded(ctx, rt.sessions, ended);
   }
 
   /** Recovery's public routes, per client address (as registration's). */
@@ -159,12 +185,14 @@ export function recoveryService(rt: Runtime): ServiceSchema {
       unenrol: {
         async handler(ctx: Ctx) {
           const user = await caller(ctx);
+          const open = await store.security.listRecoveryRequests({ userId: user.userId, now: clock.timestamp(), pendingOnly: false });
           const gone = await store.security.deleteRecoveryEnrolment({
             userId: user.userId,
             events: [events.record("recovery.unenrolled", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
           });
           if (!gone) throw noRecoveryEnrolment();
           events.kick();
+          await endOpenedSessions(ctx, open);
           return noContent(ctx);
         },
       },
@@ -199,6 +227,8 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           });
           if (!ended) throw recoveryRequestNotFound();
           events.kick();
+          // Opened already (a device signed in with it): that session ends too.
+          await endOpenedSessions(ctx, [request]);
           return noContent(ctx);
         },
       },
@@ -210,11 +240,16 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           const email = normalizeEmail(ctx.params.email);
           const user = await store.accounts.findUserByEmail(email);
           const found = user && user.removedAt === undefined ? await store.security.getRecoveryEnrolment(user.userId) : null;
-          const requestToken = newOpaqueToken();
           const now = clock.nowMs();
-          const answer = { requestId: newId(), requestToken, expiresAt: new Date(now + RECOVERY_REQUEST_TTL_MS).toISOString() };
+          const requestId = newId();
+          const decoy = !user || !found || found.enrolment.kdfSalt !== user.kdf.salt;
+          const answer = {
+            requestId,
+            requestToken: requestToken(requestId, decoy),
+            expiresAt: new Date(now + RECOVERY_REQUEST_TTL_MS).toISOString(),
+          };
           // An address with no account, or none enrolled: the same answer, and nothing stored (no trustee is ever asked).
-          if (!user || !found || found.enrolment.kdfSalt !== user.kdf.salt) {
+          if (decoy) {
             created(ctx, `/recovery/requests/${answer.requestId}`);
             return answer;
           }
@@ -225,7 +260,7 @@ export function recoveryService(rt: Runtime): ServiceSchema {
               orgId: user.orgId,
               enrolmentId: found.enrolment.enrolmentId,
               publicKey: ctx.params.publicKey,
-              tokenHash: hashToken(requestToken),
+              tokenHash: hashToken(answer.requestToken),
               status: "pending",
               createdAt: new Date(now).toISOString(),
               expiresAt: answer.expiresAt,
@@ -244,12 +279,16 @@ export function recoveryService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ requestId: string; requestToken: string }>) {
           await perAddress(ctx);
           const request = await requestOf(ctx.params.requestId, ctx.params.requestToken);
+          // A decoy: a pending request that nobody approves.
+          if (!request) return { requestId: ctx.params.requestId, status: "pending" as const, threshold: 2, approvals: [] };
           const found = await store.security.getRecoveryEnrolment(request.userId);
           const approvals = (await store.security.listApprovals(request.requestId)).map(({ requestId: _r, ...a }) => a);
           const threshold = found?.enrolment.enrolmentId === request.enrolmentId ? found.enrolment.threshold : 2;
           const base = { requestId: request.requestId, status: summary(request).status, threshold, approvals };
-          // The account's sealed keys only once k trustees have approved (before, they would let anyone who asks guess the password offline).
-          if (!found || found.enrolment.enrolmentId !== request.enrolmentId || approvals.length < threshold) return base;
+          // The account's sealed keys only for a request still open, with k approvals (before, they would let whoever asked guess
+          // the password offline; after a cancel or expiry, its owner stopped it).
+          const open = isOpenable(request, clock.timestamp()) && found?.enrolment.enrolmentId === request.enrolmentId;
+          if (!open || !found || approvals.length < threshold) return base;
           const user = await store.accounts.findUserById(request.userId);
           if (!user) return base;
           return {
@@ -276,6 +315,8 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           await perAddress(ctx);
           const p = ctx.params;
           const request = await requestOf(p.requestId, p.requestToken);
+          // A decoy has no approvals: refused as a real request with too few.
+          if (!request) throw tooFewApprovals(0, 2);
           const found = await store.security.getRecoveryEnrolment(request.userId);
           const approvals = await store.security.listApprovals(request.requestId);
           decideRecoveryCompletion({
@@ -288,21 +329,18 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           const user = await store.accounts.findUserById(request.userId);
           if (!user) throw recoveryTokenWrong();
           if (user.removedAt !== undefined) throw removedFromOrg();
+          // Made under another password: its copy no longer opens the account.
+          if (found!.enrolment.kdfSalt !== user.kdf.salt) throw recoveryNotPending();
           // The device rebuilt the account's keys: it signs with the signing key the copy opened.
           if (!verifies(sessionProofBytes({ requestId: request.requestId, userId: user.userId }), p.signature, user.signingPublicKey)) {
             throw approvalNotSigned();
           }
           const deviceName = decideDeviceName(p.deviceName ?? "recovered device");
-          // Every session of the account before the recovery ends: whoever held one does not keep it. This one may set
-          // the new password without the old one (users.changePassword, within RECOVERY_PASSWORD_WINDOW_MS), and is never
-          // enrol-only: it must be able to. The enrolment stays until that password is set, so a device that fails
-          // between the two asks again.
-          const login = await signIn(rt, ctx, user, {
-            deviceName,
-            address: ctx.meta.clientIp ?? "unknown",
-            endOthers: true,
-            fullAccess: true,
-          });
+          // This session may set the new password without the old one (users.changePassword, within
+          // RECOVERY_PASSWORD_WINDOW_MS), and is never enrol-only: it must be able to. The request opens first; only then
+          // does every other session of the account end (whoever held one does not keep it). The enrolment stays until
+          // the new password is set, so a device that fails in between asks again.
+          const login = await signIn(rt, ctx, user, { deviceName, address: ctx.meta.clientIp ?? "unknown", fullAccess: true });
           const opened = await store.security.openRecoveryRequest({
             requestId: request.requestId,
             sessionId: login.sessionId,
@@ -311,9 +349,11 @@ export function recoveryService(rt: Runtime): ServiceSchema {
           });
           if (!opened) {
             await store.accounts.endSessions({ userId: user.userId, now: clock.timestamp(), only: login.sessionId });
-            throw recoveryTokenWrong();
+            throw recoveryNotPending();
           }
           events.kick();
+          const others = await store.accounts.endSessions({ userId: user.userId, now: clock.timestamp(), except: login.sessionId });
+          await announceEnded(ctx, rt.sessions, others);
           return login;
         },
       },

@@ -177,18 +177,16 @@ export function usersService(rt: Runtime): ServiceSchema {
             encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
             provenAuthHash: user.authHash,
             keepSession: sessionId,
+            // A recovery's new password completes it in the same transaction: its enrolment is spent.
+            ...(recovered && { completeRecovery: recovered.requestId }),
             now: clock.timestamp(),
-            events: [events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+            events: [
+              events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId }),
+              ...(recovered
+                ? [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })]
+                : []),
+            ],
           });
-          // The recovery is complete: its enrolment is spent (the secret was rebuilt, and the password it kept is gone).
-          if (recovered) {
-            await store.security.endRecoveryRequest({
-              requestId: recovered.requestId,
-              status: "completed",
-              at: clock.timestamp(),
-              events: [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-            });
-          }
           failpoint("password-change-after-commit");
           events.kick();
           await announceEnded(ctx, rt.sessions, endedSessions);

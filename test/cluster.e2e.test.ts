@@ -308,9 +308,18 @@ test("every route of the interface works through both gateways", async () => {
   };
   const [t1, t2, user] = [await member(0, "admin"), await member(1, "admin"), await member(0, "member")];
   const setup = await user.factors.setupTotp();
-  await user.factors.confirmTotp(setup.setupToken, referenceTotp(fromBase32(setup.secret), Date.now()), "Phone");
+  await user.factors.confirmTotp(
+    setup.setupToken,
+    referenceTotp(fromBase32(setup.secret), Date.now()),
+    "Phone",
+    "correct horse battery staple",
+  );
   const key = new SoftKey();
-  const enrolled = await user.factors.enrolWebauthn("Key", async (options) => key.register(options as { challenge: string }));
+  const enrolled = await user.factors.enrolWebauthn(
+    "Key",
+    async (options) => key.register(options as { challenge: string }),
+    "correct horse battery staple",
+  );
   expect((await user.factors.list()).factors).toHaveLength(2);
   await user.factors.newRecoveryCodes("correct horse battery staple");
   await user.factors.remove(enrolled.factor.factorId, "correct horse battery staple");
@@ -462,7 +471,12 @@ test("a burst of second-step guesses spread over both gateways: the shared limit
   const setup = (await gw[1].post("/users/me/factors/totp/setup", { token: user.token })).body;
   const code = referenceTotp(fromBase32(setup.secret), Date.now());
   expect(
-    (await gw[0].post("/users/me/factors/totp", { token: user.token, body: { name: "App", setupToken: setup.setupToken, code } })).status,
+    (
+      await gw[0].post("/users/me/factors/totp", {
+        token: user.token,
+        body: { name: "App", setupToken: setup.setupToken, code, authHash: user.bundle.authHash },
+      })
+    ).status,
   ).toBe(201);
   const steps: string[] = [];
   for (let i = 0; i < 8; i++)

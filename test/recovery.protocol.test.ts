@@ -64,16 +64,18 @@ test("the codes: 80 bits of SHA-256 as Crockford base32, over the one-time key (
     const bits = [...digest].map((b) => b.toString(2).padStart(8, "0")).join("");
     return (bits.match(/.{5}/g) ?? []).map((c) => alphabet[parseInt(c, 2)]).join("");
   };
-  const { publicKey: requestKey, code } = vectors.code;
-  expect(await recoveryCode(requestKey)).toBe(code);
-  expect(code.replace(/-/g, "")).toBe(independent("vault-recovery-code/v2", requestKey));
+  const { publicKey: requestKey, email, code } = vectors.code;
+  expect(await recoveryCode(requestKey, email)).toBe(code);
+  expect(code.replace(/-/g, "")).toBe(independent("vault-recovery-code/v3", requestKey, email));
   const c = vectors.confirmation;
   expect(await confirmationCode(c.publicKey, c.accountKeys)).toBe(c.code);
   expect(c.code.replace(/-/g, "")).toBe(independent("vault-recovery-confirm/v1", c.publicKey, c.accountKeys));
   // Typed back loosely.
   expect(normalizeRecoveryCode(code.toLowerCase().replace(/0/g, "o").replace(/-/g, " "))).toBe(code.replace(/-/g, ""));
   // Another key, or other account keys, give other codes.
-  expect(await recoveryCode(requestKey + "A")).not.toBe(code);
+  expect(await recoveryCode(requestKey + "A", email)).not.toBe(code);
+  // The same key for another account's request gives another code.
+  expect(await recoveryCode(requestKey, "bob@example.test")).not.toBe(code);
   expect(await confirmationCode(c.publicKey, "98".repeat(32))).not.toBe(c.code);
 });
 

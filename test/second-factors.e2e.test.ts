@@ -55,7 +55,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     expect([wrong.status, wrong.body.error.field]).toEqual([400, "code"]);
     const enrolled = await api.post("/users/me/factors/totp", {
       token: user.token,
-      body: { name: "Phone", setupToken: setup.body.setupToken, code: codeAt(setup.body.secret) },
+      body: { name: "Phone", setupToken: setup.body.setupToken, code: codeAt(setup.body.secret), authHash: user.bundle.authHash },
     });
     expect(enrolled.status).toBe(201);
     expect(enrolled.body.recoveryCodes).toHaveLength(10);
@@ -139,14 +139,22 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     for (const response of [forged, elsewhere]) {
       const r = await api.post("/users/me/factors/webauthn", {
         token: user.token,
-        body: { name: "YubiKey", setupToken: options.body.setupToken, response },
+        body: { name: "YubiKey", setupToken: options.body.setupToken, response, authHash: user.bundle.authHash },
       });
       expect([r.status, r.body.error.field]).toEqual([400, "response"]);
     }
     expect((await api.get("/users/me/factors", { token: user.token })).body.factors).toEqual([]);
+    // Without the master password (a stolen access token): refused, nothing stored.
+    const answer = key.register(options.body.options);
+    const noPassword = await api.post("/users/me/factors/webauthn", {
+      token: user.token,
+      body: { name: "YubiKey", setupToken: options.body.setupToken, response: answer },
+    });
+    expect([noPassword.status, noPassword.body.error.code]).toEqual([403, "FORBIDDEN"]);
+    expect((await api.get("/users/me/factors", { token: user.token })).body.factors).toEqual([]);
     const enrolled = await api.post("/users/me/factors/webauthn", {
       token: user.token,
-      body: { name: "YubiKey", setupToken: options.body.setupToken, response: key.register(options.body.options) },
+      body: { name: "YubiKey", setupToken: options.body.setupToken, response: answer, authHash: user.bundle.authHash },
     });
     expect(enrolled.status).toBe(201);
 
@@ -190,7 +198,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     const owner = new VaultClient({ baseUrl: server.url });
     await owner.register({ email: address, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
     const setup = await owner.factors.setupTotp();
-    await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone");
+    await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone", SDK_PASSWORD);
     // A first step with the right password, its token kept (as a phishing relay would).
     let stepToken = "";
     const relay: typeof fetch = async (input, init) => {
@@ -287,7 +295,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     const owner = new VaultClient({ baseUrl: server.url });
     await owner.register({ email: address, password: SDK_PASSWORD, kdf: TEST_KDF, rsaBits: 2048 });
     const setup = await owner.factors.setupTotp();
-    const { recoveryCodes } = await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone");
+    const { recoveryCodes } = await owner.factors.confirmTotp(setup.setupToken, codeAt(setup.secret), "Phone", SDK_PASSWORD);
     expect(recoveryCodes).toHaveLength(10);
     await expect(new VaultClient({ baseUrl: server.url }).login(address, SDK_PASSWORD)).rejects.toBeInstanceOf(SecondFactorRequiredError);
     const asked: boolean[] = [];

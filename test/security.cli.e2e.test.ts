@@ -45,9 +45,9 @@ describe("vaultctl: second factors and recovery", () => {
     const started = await ok(dir, ["factors", "add-totp", "--name", "Phone", "--json"]);
     const secret = started.json.secret as string;
     expect(started.json.uri).toMatch(/^otpauth:\/\/totp\//);
-    const wrong = await vaultctl(["factors", "confirm-totp", "000000"], { server: server.url, home: dir });
+    const wrong = await vaultctl(["factors", "confirm-totp", "000000"], { server: server.url, home: dir, input: `${SDK_PASSWORD}\n` });
     expect(wrong.code).not.toBe(0);
-    const confirmed = await ok(dir, ["factors", "confirm-totp", referenceTotp(fromBase32(secret), Date.now())]);
+    const confirmed = await ok(dir, ["factors", "confirm-totp", referenceTotp(fromBase32(secret), Date.now())], `${SDK_PASSWORD}\n`);
     expect(confirmed.stdout).toMatch(/Recovery codes/);
     const codes = confirmed.stdout.match(/[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/g)!;
     expect(codes).toHaveLength(10);

@@ -76,6 +76,7 @@ describe("the web vault: second factors and account recovery", () => {
     await p.getByRole("link", { name: "Security" }).click();
     await p.getByRole("heading", { name: "Second factors" }).waitFor();
     await accessible(p, "security");
+    await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
     await p.getByLabel("Name for a new factor").fill("Phone");
     await p.getByRole("button", { name: "Add an authenticator app" }).click();
     const secret = (await p.getByTestId("totp-secret").textContent())!;
@@ -107,6 +108,7 @@ describe("the web vault: second factors and account recovery", () => {
     await logIn(p, ada.account.email);
     await p.getByRole("heading", { name: "Your vaults" }).waitFor();
     await p.getByRole("link", { name: "Security" }).click();
+    await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
     await p.getByLabel("Name for a new factor").fill("YubiKey");
     await p.getByRole("button", { name: "Add a security key or passkey" }).click();
     await p.getByTestId("factor-list").locator("li", { hasText: "Security key: YubiKey" }).waitFor();

@@ -1016,5 +1016,167 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       ).toBe("After");
       expect((await store.vaults.getRoster({ vaultId, actorId: owner.userId })).at(-1)).toEqual(link);
     });
+
+    // ---- An account's security (issue 30): factors, recovery codes, policies, recovery ----
+
+    test("second factors: one app per account (two at once: one lands), the last one kept under a policy, a TOTP step and a counter used once", async () => {
+      const p = await join();
+      const totp = (factorId: string) => ({
+        factorId,
+        userId: p.userId,
+        kind: "totp" as const,
+        name: "App",
+        createdAt: at(),
+        sealedSecret: "s1.x.y",
+        lastStep: 100,
+      });
+      const both = await Promise.allSettled([
+        store.security.addFactor({ factor: totp(newId()) }),
+        store.security.addFactor({ factor: totp(newId()) }),
+      ]);
+      expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      const [app] = await store.security.listFactors(p.userId);
+      expect(app).toMatchObject({ kind: "totp", lastStep: 100, sealedSecret: "s1.x.y" });
+      expect(await store.security.useTotpStep({ factorId: app!.factorId, step: 100, at: at() })).toBe(false);
+      const steps = await Promise.all(
+        [101, 101, 101].map((step) => store.security.useTotpStep({ factorId: app!.factorId, step, at: at() })),
+      );
+      expect(steps.filter(Boolean)).toHaveLength(1);
+      const key = {
+        factorId: newId(),
+        userId: p.userId,
+        kind: "webauthn" as const,
+        name: "Key",
+        createdAt: at(),
+        credentialId: "abc",
+        publicKey: "pk",
+        counter: 5,
+        transports: ["usb"],
+      };
+      await store.security.addFactor({ factor: key });
+      expect(await store.security.useWebauthnCounter({ factorId: key.factorId, from: 4, to: 6, at: at() })).toBe(false);
+      expect(await store.security.useWebauthnCounter({ factorId: key.factorId, from: 5, to: 6, at: at() })).toBe(true);
+      expect((await store.security.listFactors(p.userId)).find((f) => f.factorId === key.factorId)).toMatchObject({
+        counter: 6,
+        transports: ["usb"],
+      });
+      await store.security.replaceRecoveryCodes({ userId: p.userId, codeHashes: ["h1", "h2"], at: at() });
+      const uses = await Promise.all([1, 2, 3].map(() => store.security.useRecoveryCode({ userId: p.userId, codeHash: "h1", at: at() })));
+      expect(uses.filter(Boolean)).toHaveLength(1);
+      expect(await store.security.recoveryCodesLeft(p.userId)).toBe(1);
+      await store.security.removeFactor({ userId: p.userId, factorId: key.factorId, policyRequires: true });
+      await expect(store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: true })).rejects.toMatchObject({
+        type: "FORBIDDEN",
+      });
+      await expect(
+        store.security.removeFactor({ userId: owner.userId, factorId: app!.factorId, policyRequires: false }),
+      ).rejects.toMatchObject({ type: "NOT_FOUND" });
+      await store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: false });
+      // The last factor gone, its recovery codes go too.
+      expect(await store.security.recoveryCodesLeft(p.userId)).toBe(0);
+    });
+
+    test("policies: none until set, then as set", async () => {
+      const orgId = owner.orgId;
+      const policies = { requireSecondFactor: true, inviteMaxLifetime: "48h", recoveryMinThreshold: 3, client: { minPasswordScore: 2 } };
+      await store.security.setPolicies({ orgId, policies, at: at() });
+      expect(await store.security.getPolicies(orgId)).toEqual(policies);
+      await store.security.setPolicies({ orgId, policies: { ...policies, requireSecondFactor: false }, at: at() });
+      expect((await store.security.getPolicies(orgId))!.requireSecondFactor).toBe(false);
+      await store.security.setPolicies({
+        orgId,
+        policies: { requireSecondFactor: false, recoveryMinThreshold: 2, client: { minPasswordScore: 0 } },
+        at: at(),
+      });
+    });
+
+    test("recovery: an enrolment and its requests, the oldest giving way past the cap, approvals once, opened then completed (the enrolment spent)", async () => {
+      const user = await join();
+      const [t1, t2] = [await join("admin"), await join("admin")];
+      const enrolment = (enrolmentId: string) => ({
+        enrolmentId,
+        userId: user.userId,
+        orgId: user.orgId,
+        threshold: 2,
+        copy: "Y29weQ==",
+        signature: "c2ln",
+        kdfSalt: "salt",
+        createdAt: at(),
+      });
+      const shares = (enrolmentId: string) =>
+        [t1, t2].map((t) => ({ enrolmentId, trusteeId: t.userId, encryptedShare: "c2hhcmU=", trusteeKeys: "ab".repeat(32) }));
+      const first = newId();
+      await store.security.putRecoveryEnrolment({ enrolment: enrolment(first), shares: shares(first) });
+      expect((await store.security.getRecoveryEnrolment(user.userId))!.shares.map((s) => s.trusteeId).sort()).toEqual(
+        [t1.userId, t2.userId].sort(),
+      );
+      const request = (requestId: string, enrolmentId: string, offset = 0) => ({
+        requestId,
+        userId: user.userId,
+        orgId: user.orgId,
+        enrolmentId,
+        publicKey: "cGs=",
+        tokenHash: "th",
+        status: "pending" as const,
+        createdAt: at(offset),
+        expiresAt: at(7 * 86_400_000),
+      });
+      // For an enrolment that is not the current one: refused.
+      await expect(store.security.createRecoveryRequest({ request: request(newId(), newId()), maxPending: 3 })).rejects.toMatchObject({
+        type: "CONFLICT",
+      });
+      const ids = [newId(), newId(), newId(), newId()];
+      for (const [i, id] of ids.entries()) await store.security.createRecoveryRequest({ request: request(id, first, i), maxPending: 3 });
+      const statuses = async () =>
+        Object.fromEntries(
+          (await store.security.listRecoveryRequests({ userId: user.userId, now: at(), pendingOnly: false })).map((r) => [
+            r.requestId,
+            r.status,
+          ]),
+        );
+      expect((await statuses())[ids[0]!]).toBe("cancelled");
+      expect((await store.security.listRequestsForTrustee({ trusteeId: t1.userId, now: at() })).map((r) => r.requestId).sort()).toEqual(
+        ids.slice(1).sort(),
+      );
+      const approval = (trusteeId: UserId) => ({
+        requestId: ids[1]!,
+        trusteeId,
+        encryptedShare: "cw==",
+        signature: "c2ln",
+        approvedAt: at(),
+      });
+      const twice = await Promise.allSettled([
+        store.security.addRecoveryApproval({ approval: approval(t1.userId), now: at() }),
+        store.security.addRecoveryApproval({ approval: approval(t1.userId), now: at() }),
+      ]);
+      expect(twice.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      await store.security.addRecoveryApproval({ approval: approval(t2.userId), now: at() });
+      expect((await store.security.listApprovals(ids[1]!)).map((a) => a.trusteeId).sort()).toEqual([t1.userId, t2.userId].sort());
+      // A completion before the request opened: nothing.
+      expect(await store.security.endRecoveryRequest({ requestId: ids[1]!, status: "completed", at: at() })).toBe(false);
+      expect(await store.security.openRecoveryRequest({ requestId: ids[1]!, sessionId: "s-1", at: at() })).toBe(true);
+      expect((await store.security.findOpenedRecovery({ userId: user.userId, sessionId: "s-1", since: at(-60_000) }))?.requestId).toBe(
+        ids[1],
+      );
+      expect(await store.security.findOpenedRecovery({ userId: user.userId, sessionId: "s-2", since: at(-60_000) })).toBeNull();
+      await expect(
+        store.security.addRecoveryApproval({ approval: { ...approval(t1.userId), requestId: ids[1]! }, now: at() }),
+      ).rejects.toMatchObject({ type: "CONFLICT" });
+      const ends = await Promise.all(
+        [1, 2].map(() => store.security.endRecoveryRequest({ requestId: ids[1]!, status: "completed", at: at() })),
+      );
+      expect(ends.filter(Boolean)).toHaveLength(1);
+      expect(await store.security.getRecoveryEnrolment(user.userId)).toBeNull();
+      const after = await statuses();
+      expect([after[ids[1]!], after[ids[2]!], after[ids[3]!]]).toEqual(["completed", "cancelled", "cancelled"]);
+      // A new enrolment, then removed: its requests end.
+      const second = newId();
+      await store.security.putRecoveryEnrolment({ enrolment: enrolment(second), shares: shares(second) });
+      const last = newId();
+      await store.security.createRecoveryRequest({ request: request(last, second), maxPending: 3 });
+      expect(await store.security.deleteRecoveryEnrolment({ userId: user.userId })).toBe(true);
+      expect(await store.security.deleteRecoveryEnrolment({ userId: user.userId })).toBe(false);
+      expect((await statuses())[last]).toBe("cancelled");
+    });
   });
 }

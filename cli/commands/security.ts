@@ -64,12 +64,13 @@ export const securityCommands: Command[] = [
   {
     path: ["factors", "confirm-totp"],
     args: ["<code>"],
-    summary: "Finish enrolling the authenticator app with a code it shows",
+    summary: "Finish enrolling the authenticator app with a code it shows (asks for the master password)",
     async run(ctx, [code]) {
       const client = ctx.loggedIn();
       const pending = ctx.state.pending<{ setupToken: string; name: string }>("totp-setup");
       if (!pending) usage("no authenticator app is being enrolled: run `vaultctl factors add-totp` first");
-      const res = await client.factors.confirmTotp(pending.setupToken, code!, pending.name);
+      const password = await readPassword(ctx.passwords, `Master password for ${client.account.email}: `);
+      const res = await client.factors.confirmTotp(pending.setupToken, code!, pending.name, password);
       ctx.state.forgetPending("totp-setup");
       return {
         json: res,
@@ -240,7 +241,8 @@ export const securityCommands: Command[] = [
     summary: "Forgot your master password? Ask your trustees to recover your account from this device",
     async run(ctx, [email]) {
       const pending = await ctx.anonymous().recovery.start(email!);
-      ctx.state.savePending("recovery", pending);
+      // The server is kept with it: the request's secret goes to that server only.
+      ctx.state.savePending("recovery", { ...pending, server: ctx.server });
       return {
         json: { requestId: pending.requestId, code: pending.code, expiresAt: pending.expiresAt },
         text: `Asked. Call each of your trustees and read them this code (nobody else needs it):\n\n    ${pending.code}\n\nThen run \`vaultctl recover finish\`. The request ends ${pending.expiresAt}.`,
@@ -253,8 +255,10 @@ export const securityCommands: Command[] = [
     summary: "With enough approvals: open your account here, choose a new master password, and get new keys",
     options: { confirm: { type: "string", value: "CODE", description: "the code a trustee read back to you after approving" } },
     async run(ctx, _args, opts) {
-      const pending = ctx.state.pending<PendingRecovery>("recovery");
+      const pending = ctx.state.pending<PendingRecovery & { server?: string }>("recovery");
       if (!pending) usage("no recovery is under way here: run `vaultctl recover start EMAIL` first");
+      if (pending.server !== ctx.server)
+        usage(`the recovery under way here was asked of ${pending.server}, not ${ctx.server}: use --server ${pending.server}`);
       const client: VaultClient = ctx.anonymous();
       const progress = await client.recovery.progress(pending);
       if (progress.approvals < progress.threshold)

@@ -89,25 +89,39 @@ export class Factors {
     return this.core.http.request("POST", "/users/me/factors/totp/setup");
   }
 
-  /** Enrols the app set up with `setupToken`; the first factor comes with recovery codes, shown once. */
-  confirmTotp(setupToken: string, code: string, name: string): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
-    return this.core.http.request("POST", "/users/me/factors/totp", { body: { name, code: code.replace(/\s/g, ""), setupToken } });
+  /**
+   * Enrols the app set up with `setupToken`; the first factor comes with recovery codes, shown once.
+   * Takes the master password, except on a login that may only enrol (`password` undefined).
+   */
+  async confirmTotp(
+    setupToken: string,
+    code: string,
+    name: string,
+    password?: string,
+  ): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
+    const authHash = password === undefined ? undefined : await this.authHash(password);
+    return this.core.http.request("POST", "/users/me/factors/totp", {
+      body: { name, code: code.replace(/\s/g, ""), setupToken, authHash },
+    });
   }
 
   /**
    * A security key or passkey: `create` is the platform's WebAuthn registration (a browser passes
-   * @simplewebauthn/browser's startRegistration), given the server's options.
+   * @simplewebauthn/browser's startRegistration), given the server's options. Takes the master
+   * password, except on a login that may only enrol.
    */
   async enrolWebauthn(
     name: string,
     create: (options: Record<string, unknown>) => Promise<unknown>,
+    password?: string,
   ): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
+    const authHash = password === undefined ? undefined : await this.authHash(password);
     const { options, setupToken } = await this.core.http.request<{ options: Record<string, unknown>; setupToken: string }>(
       "POST",
       "/users/me/factors/webauthn/options",
     );
     const response = await create(options);
-    return this.core.http.request("POST", "/users/me/factors/webauthn", { body: { name, setupToken, response } });
+    return this.core.http.request("POST", "/users/me/factors/webauthn", { body: { name, setupToken, response, authHash } });
   }
 
   /** Removes a factor; takes the master password. */

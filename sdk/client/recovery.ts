@@ -32,6 +32,7 @@ import {
 } from "../recovery-format";
 import { signStatement, statementVerifies } from "../statements";
 import { userIdForKey } from "../ids";
+import { normalizeEmail } from "../email";
 import type { ClientCore } from "./core";
 import type { LoginAnswer, Session } from "./session";
 import type { Trust } from "./trust";
@@ -225,8 +226,8 @@ export class Recovery {
     const { tasks } = await this.core.http.request<{ tasks: ServedTask[] }>("GET", "/recovery/tasks");
     const task = tasks.find((t) => t.request.requestId === requestId.toLowerCase());
     if (!task) throw new SecurityError("RECOVERY_UNKNOWN", `no pending recovery request ${requestId} names you as a trustee`);
-    const { mine, requesterKeys } = await this.checkTask(task);
-    const expected = await recoveryCode(task.request.publicKey);
+    const { mine, requesterKeys, email: requesterEmail } = await this.checkTask(task);
+    const expected = await recoveryCode(task.request.publicKey, normalizeEmail(requesterEmail));
     if (normalizeRecoveryCode(code) !== normalizeRecoveryCode(expected))
       throw new SecurityError(
         "RECOVERY_CODE_MISMATCH",
@@ -254,7 +255,8 @@ export class Recovery {
   // ---- The recovering device -----------------------------------------------------------------------
 
   /** Asks to recover `email` from this device: keep the answer (it holds the one-time key), and read `code` out to each trustee. */
-  async start(email: string): Promise<PendingRecovery> {
+  async start(rawEmail: string): Promise<PendingRecovery> {
+    const email = normalizeEmail(rawEmail);
     const pair = await generateRsaKeyPair(3072);
     const publicKey = toBase64(pair.publicKeyDer);
     const res = await this.core.http.request<{ requestId: string; requestToken: string; expiresAt: string }>("POST", "/recovery/requests", {
@@ -267,7 +269,7 @@ export class Recovery {
       requestToken: res.requestToken,
       privateKey: toBase64(pair.privateKeyPkcs8),
       publicKey,
-      code: await recoveryCode(publicKey),
+      code: await recoveryCode(publicKey, email),
       expiresAt: res.expiresAt,
     };
   }
@@ -300,6 +302,14 @@ export class Recovery {
     // The account is the one its signing key names: the server cannot pair the copy with another account's keys.
     if ((await userIdForKey(fromBase64(stored.signingPublicKey))) !== s.userId)
       throw new SecurityError("INCONSISTENT", "the recovered account's id is not the one its signing key gives");
+    // Bounded whatever the server says: at most ten trustees, each counted once (the shares are combined k at a time).
+    if (
+      s.threshold < 2 ||
+      s.threshold > 10 ||
+      s.approvals.length > 10 ||
+      new Set(s.approvals.map((a) => a.trusteeId)).size !== s.approvals.length
+    )
+      throw new SecurityError("INCONSISTENT", "the server answers a recovery with more approvals or trustees than an enrolment can have");
     const oneTime = await importRsaPrivateKey(fromBase64(pending.privateKey));
     const shares: Bytes[] = [];
     for (const a of s.approvals) {

@@ -7,8 +7,10 @@ import {
   personalVaultsChanged,
   rotationVaultsChanged,
   staleAccountVersion,
+  recoveryNotPending,
 } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
+import { completeRecoveryIn } from "./security";
 import { conflict, notFound, notRedeemable } from "../../errors";
 import type { SignedStatement } from "../../domain/types";
 import { isRedeemable } from "../../domain/invites";
@@ -188,6 +190,7 @@ export class MongoAccounts implements AccountStore {
     encryptedSigningPrivateKey,
     provenAuthHash,
     keepSession,
+    completeRecovery,
     now,
     events,
   }: ArgsOf<AccountStore["changePassword"]>): Promise<{ endedSessions: string[] }> {
@@ -224,6 +227,7 @@ export class MongoAccounts implements AccountStore {
       if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
+      if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
     });

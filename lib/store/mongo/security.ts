@@ -20,6 +20,7 @@ import {
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
 import { conflict } from "../../errors";
 import type { ArgsOf, SecurityStore } from "../port";
+import type { ClientSession } from "mongodb";
 import type { MongoContext } from "./context";
 import {
   recoveryApprovalDoc,
@@ -145,7 +146,7 @@ export class MongoSecurity implements SecurityStore {
       const old = await this.c.recoveryEnrolments.findOne({ _id: e.userId }, { session, projection: { enrolmentId: 1 } });
       if (old) {
         await this.c.recoveryRequests.updateMany(
-          { enrolmentId: old.enrolmentId, status: "pending" },
+          { enrolmentId: old.enrolmentId, status: { $in: ["pending", "opened"] } },
           { $set: { status: "cancelled", endedAt: e.createdAt } },
           { session },
         );
@@ -178,7 +179,7 @@ export class MongoSecurity implements SecurityStore {
       await writeOutbox(this.c, session, events);
       // As the SQL adapter: cancelled, without an end time (the port gives none).
       await this.c.recoveryRequests.updateMany(
-        { enrolmentId: old.enrolmentId, status: "pending" },
+        { enrolmentId: old.enrolmentId, status: { $in: ["pending", "opened"] } },
         { $set: { status: "cancelled", endedAt: new Date().toISOString() } },
         { session },
       );
@@ -195,7 +196,16 @@ export class MongoSecurity implements SecurityStore {
         .find({ userId: r.userId, status: "pending", expiresAt: { $gt: r.createdAt } }, { session, projection: { _id: 1 } })
         .sort({ createdAt: 1, _id: 1 })
         .toArray();
-      const replaced = pending.slice(0, decideRecoveryRequest(pending.length, maxPending)).map((x) => x._id);
+      // Past the cap the oldest give way, but never one a trustee approved already.
+      const approved = new Set(
+        (
+          await this.c.recoveryApprovals
+            .find({ requestId: { $in: pending.map((x) => x._id) } }, { session, projection: { requestId: 1 } })
+            .toArray()
+        ).map((a) => a.requestId),
+      );
+      const evictable = pending.filter((x) => !approved.has(x._id)).map((x) => x._id);
+      const replaced = evictable.slice(0, decideRecoveryRequest(pending.length, maxPending));
       if (replaced.length > 0) {
         await this.c.recoveryRequests.updateMany(
           { _id: { $in: replaced } },
@@ -203,7 +213,7 @@ export class MongoSecurity implements SecurityStore {
           { session },
         );
       }
-      const current = await this.c.recoveryEnrolments.findOne({ userId: r.userId }, { session });
+      const current = await this.c.recoveryEnrolments.findOne({ _id: r.userId }, { session });
       if (current?.enrolmentId !== r.enrolmentId) throw recoveryNotPending();
       await writeOutbox(this.c, session, events);
       await this.c.recoveryRequests.insertOne(recoveryRequestDoc(r), { session });
@@ -279,26 +289,40 @@ export class MongoSecurity implements SecurityStore {
 
   async endRecoveryRequest({ requestId, status, at, events }: ArgsOf<SecurityStore["endRecoveryRequest"]>): Promise<boolean> {
     return this.c.tx(async (session) => {
-      // Conditional: of an end and another end (or an approval) at once, one conflicts and retries on the other's outcome.
-      const req = await this.c.recoveryRequests.findOneAndUpdate(
-        // Cancelled while pending; completed once opened (the new password set).
-        { _id: requestId, status: status === "completed" ? "opened" : "pending" },
-        { $set: { status, endedAt: at } },
-        { session, projection: { enrolmentId: 1 }, returnDocument: "before" },
-      );
-      if (!req) return false;
-      await writeOutbox(this.c, session, events);
       if (status === "completed") {
-        // The secret is rebuilt: the enrolment is spent. The user enrols again with a new one.
-        await this.c.recoveryRequests.updateMany(
-          { enrolmentId: req.enrolmentId, status: { $in: ["pending", "opened"] } },
-          { $set: { status: "cancelled", endedAt: at } },
+        if (!(await completeRecoveryIn(this.c, session, requestId, at))) return false;
+      } else {
+        // Cancelled while pending or opened: its owner stops it. Conditional: of two ends at once, one conflicts and retries.
+        const r = await this.c.recoveryRequests.updateOne(
+          { _id: requestId, status: { $in: ["pending", "opened"] } },
+          { $set: { status, endedAt: at }, $inc: { writeSeq: 1 } },
           { session },
         );
-        await this.c.recoveryShares.deleteMany({ enrolmentId: req.enrolmentId }, { session });
-        await this.c.recoveryEnrolments.deleteOne({ enrolmentId: req.enrolmentId }, { session });
+        if (r.matchedCount !== 1) return false;
       }
+      await writeOutbox(this.c, session, events);
       return true;
     });
   }
+}
+
+/**
+ * Completes an opened request (the new password set) in the caller's transaction: the enrolment is
+ * spent (deleted, its other requests cancelled). False when the request is not opened.
+ */
+export async function completeRecoveryIn(c: MongoContext, session: ClientSession, requestId: string, at: string): Promise<boolean> {
+  const req = await c.recoveryRequests.findOneAndUpdate(
+    { _id: requestId, status: "opened" },
+    { $set: { status: "completed", endedAt: at }, $inc: { writeSeq: 1 } },
+    { session, projection: { enrolmentId: 1 }, returnDocument: "before" },
+  );
+  if (!req) return false;
+  await c.recoveryRequests.updateMany(
+    { enrolmentId: req.enrolmentId, status: { $in: ["pending", "opened"] } },
+    { $set: { status: "cancelled", endedAt: at } },
+    { session },
+  );
+  await c.recoveryShares.deleteMany({ enrolmentId: req.enrolmentId }, { session });
+  await c.recoveryEnrolments.deleteOne({ enrolmentId: req.enrolmentId }, { session });
+  return true;
 }

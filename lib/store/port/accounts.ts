@@ -139,6 +139,11 @@ export interface AccountStore {
       provenAuthHash: string;
       /** The session the change came from, which goes on. */
       keepSession?: string;
+      /**
+       * The account recovery (opened by this session) the change completes, in the same
+       * transaction: the request completed and its enrolment spent; `409` when it is no longer opened.
+       */
+      completeRecovery?: string;
       now: string;
     } & WithEvents,
   ): Promise<{ endedSessions: string[] }>;

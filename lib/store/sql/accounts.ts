@@ -7,12 +7,14 @@ import {
   personalVaultsChanged,
   rotationVaultsChanged,
   staleAccountVersion,
+  recoveryNotPending,
 } from "../../domain/refusals";
 import type { OrgId, UserId } from "../../domain/ids";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
 import { failpoint } from "../../failpoints";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
+import { completeRecoveryIn } from "./security";
 import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
 import { keyLogEntryBytes } from "../../../sdk/key-log";
 import { sha256Hex } from "../../domain/roster";
@@ -285,6 +287,7 @@ export class SqlAccounts implements AccountStore {
     encryptedSigningPrivateKey,
     provenAuthHash,
     keepSession,
+    completeRecovery,
     now,
     events,
   }: ArgsOf<AccountStore["changePassword"]>): Promise<{ endedSessions: string[] }> {
@@ -321,6 +324,7 @@ export class SqlAccounts implements AccountStore {
       if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
+      if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
     });

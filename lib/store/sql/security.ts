@@ -13,7 +13,7 @@ import {
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
 import { conflict } from "../../errors";
 import type { ArgsOf, SecurityStore } from "../port";
-import type { SqlContext } from "./context";
+import type { Db, SqlContext } from "./context";
 import type { RecoveryRequestsTable, SecondFactorsTable } from "./schema";
 import { writeOutbox } from "./outbox";
 import { lockAccount } from "./writes";
@@ -261,7 +261,7 @@ export class SqlSecurity implements SecurityStore {
         .updateTable("recovery_requests")
         .set({ status: "cancelled", ended_at: new Date().toISOString() })
         .where("enrolment_id", "=", old.enrolment_id)
-        .where("status", "=", "pending")
+        .where("status", "in", ["pending", "opened"])
         .execute();
       await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
       await trx.deleteFrom("recovery_enrolments").where("user_id", "=", userId).execute();
@@ -273,15 +273,22 @@ export class SqlSecurity implements SecurityStore {
     await this.c.tx(async (trx) => {
       await lockAccount(trx, r.userId);
       const pending = await trx
-        .selectFrom("recovery_requests")
-        .select("request_id")
-        .where("user_id", "=", r.userId)
-        .where("status", "=", "pending")
-        .where("expires_at", ">", r.createdAt)
-        .orderBy("created_at")
-        .orderBy("request_id")
+        .selectFrom("recovery_requests as r")
+        .select(["r.request_id"])
+        .select((eb) =>
+          eb
+            .exists(eb.selectFrom("recovery_approvals as a").select("a.trustee_id").whereRef("a.request_id", "=", "r.request_id"))
+            .as("approved"),
+        )
+        .where("r.user_id", "=", r.userId)
+        .where("r.status", "=", "pending")
+        .where("r.expires_at", ">", r.createdAt)
+        .orderBy("r.created_at")
+        .orderBy("r.request_id")
         .execute();
-      const replaced = pending.slice(0, decideRecoveryRequest(pending.length, maxPending)).map((x) => x.request_id);
+      // Past the cap the oldest give way, but never one a trustee approved already (a stranger's requests cannot push the owner's out).
+      const evictable = pending.filter((x) => !x.approved).map((x) => x.request_id);
+      const replaced = evictable.slice(0, decideRecoveryRequest(pending.length, maxPending));
       if (replaced.length > 0) {
         await trx
           .updateTable("recovery_requests")
@@ -416,32 +423,49 @@ export class SqlSecurity implements SecurityStore {
 
   async endRecoveryRequest({ requestId, status, at, events }: ArgsOf<SecurityStore["endRecoveryRequest"]>): Promise<boolean> {
     return this.c.tx(async (trx) => {
-      const r = await trx
-        .updateTable("recovery_requests")
-        .set({ status, ended_at: at })
-        .where("request_id", "=", requestId)
-        // Cancelled while pending; completed once opened (the new password set).
-        .where("status", "=", status === "completed" ? "opened" : "pending")
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) return false;
-      await writeOutbox(trx, events);
       if (status === "completed") {
-        // The secret was rebuilt and the password it protected is gone: the enrolment is spent. The user enrols again.
-        const req = await trx
-          .selectFrom("recovery_requests")
-          .select(["user_id", "enrolment_id"])
-          .where("request_id", "=", requestId)
-          .executeTakeFirstOrThrow();
-        await trx
+        if (!(await completeRecoveryIn(trx, requestId, at))) return false;
+      } else {
+        const r = await trx
           .updateTable("recovery_requests")
-          .set({ status: "cancelled", ended_at: at })
-          .where("enrolment_id", "=", req.enrolment_id)
+          .set({ status, ended_at: at })
+          .where("request_id", "=", requestId)
+          // Cancelled while pending or opened: its owner stops it.
           .where("status", "in", ["pending", "opened"])
-          .execute();
-        await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", req.enrolment_id).execute();
-        await trx.deleteFrom("recovery_enrolments").where("enrolment_id", "=", req.enrolment_id).execute();
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) return false;
       }
+      await writeOutbox(trx, events);
       return true;
     });
   }
+}
+
+/**
+ * Completes an opened request (the new password set) in the caller's transaction: the secret was
+ * rebuilt and the password it protected is gone, so the enrolment is spent (deleted, its other
+ * requests cancelled). False when the request is not opened (cancelled meanwhile, or completed).
+ */
+export async function completeRecoveryIn(trx: Db, requestId: string, at: string): Promise<boolean> {
+  const r = await trx
+    .updateTable("recovery_requests")
+    .set({ status: "completed", ended_at: at })
+    .where("request_id", "=", requestId)
+    .where("status", "=", "opened")
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) return false;
+  const req = await trx
+    .selectFrom("recovery_requests")
+    .select(["enrolment_id"])
+    .where("request_id", "=", requestId)
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable("recovery_requests")
+    .set({ status: "cancelled", ended_at: at })
+    .where("enrolment_id", "=", req.enrolment_id)
+    .where("status", "in", ["pending", "opened"])
+    .execute();
+  await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", req.enrolment_id).execute();
+  await trx.deleteFrom("recovery_enrolments").where("enrolment_id", "=", req.enrolment_id).execute();
+  return true;
 }

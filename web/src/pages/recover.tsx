@@ -2,7 +2,7 @@
  * Recovering an account whose master password is forgotten (issue 30): this browser makes a
  * one-time key and shows a code; the user reads it to each trustee over a call; once enough of them
  * approved, this browser rebuilds the account's keys, sets a new master password, and makes new
- * keys. The one-time key stays in this tab (sessionStorage) until then.
+ * keys. The one-time key stays in this page's memory only: a reload starts over.
  */
 import { useState } from "preact/hooks";
 import type { PendingRecovery } from "../../../sdk";
@@ -10,11 +10,8 @@ import { InputError } from "../errors";
 import { newClient, rememberEmail, signedIn } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, Submit, useAction } from "../ui";
 
-const KEY = "vault.pendingRecovery";
-const kept = (): PendingRecovery | null => JSON.parse(sessionStorage.getItem(KEY) ?? "null") as PendingRecovery | null;
-
 export function Recover() {
-  const [pending, setPending] = useState<PendingRecovery | null>(kept);
+  const [pending, setPending] = useState<PendingRecovery | null>(null);
   const [email, setEmail] = useState("");
   const [progress, setProgress] = useState<{ approvals: number; threshold: number } | null>(null);
   const [password, setPassword] = useState("");
@@ -26,7 +23,6 @@ export function Recover() {
     e.preventDefault();
     void act.run(async () => {
       const p = await newClient().recovery.start(email);
-      sessionStorage.setItem(KEY, JSON.stringify(p));
       setPending(p);
     });
   };
@@ -38,7 +34,6 @@ export function Recover() {
       await nextPaint();
       const client = newClient();
       await client.recovery.finish(pending!, password, confirmation);
-      sessionStorage.removeItem(KEY);
       rememberEmail(client.account.email);
       // Signed in, the shell takes this route to the Security page: this recovery used the enrolment up, enrol again.
       signedIn(client);
@@ -61,7 +56,10 @@ export function Recover() {
         </form>
       ) : (
         <>
-          <p>Call each of your trustees and read them this code. Nobody else needs it, and no one should ask you for it by message.</p>
+          <p>
+            Call each of your trustees and read them this code. Nobody else needs it, and no one should ask you for it by message. Keep this
+            page open until you are done: reloading it starts over.
+          </p>
           <p class="code" data-testid="recover-code">
             <strong>{pending.code}</strong>
           </p>

@@ -40,7 +40,7 @@ function Factors() {
   const confirmTotp = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      shown(await client.factors.confirmTotp(totp!.setupToken, code, name || "Authenticator app"));
+      shown(await client.factors.confirmTotp(totp!.setupToken, code, name || "Authenticator app", password || undefined));
       setTotp(null);
       setCode("");
       setList(await client.factors.list());
@@ -49,7 +49,13 @@ function Factors() {
   const addKey = () =>
     void act.run(async () => {
       const { startRegistration } = await import("@simplewebauthn/browser");
-      shown(await client.factors.enrolWebauthn(name || "Security key", (options) => startRegistration({ optionsJSON: options as never })));
+      shown(
+        await client.factors.enrolWebauthn(
+          name || "Security key",
+          (options) => startRegistration({ optionsJSON: options as never }),
+          password || undefined,
+        ),
+      );
       setList(await client.factors.list());
     });
   const remove = (f: FactorInfo) =>
@@ -93,6 +99,15 @@ function Factors() {
         </ul>
       )}
       {list && <p>{list.recoveryCodesLeft} recovery codes left.</p>}
+      <Field id="factor-password" label="Master password (to add or remove a factor, or make new recovery codes)">
+        <input
+          id="factor-password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onInput={(e) => setPassword(inputValue(e))}
+        />
+      </Field>
       <Field id="factor-name" label="Name for a new factor">
         <input id="factor-name" value={name} onInput={(e) => setName(inputValue(e))} placeholder="Phone, YubiKey…" />
       </Field>
@@ -119,15 +134,6 @@ function Factors() {
           <Submit busy={act.busy}>Enrol the app</Submit>
         </form>
       )}
-      <Field id="factor-password" label="Master password (to remove a factor or make new recovery codes)">
-        <input
-          id="factor-password"
-          type="password"
-          autocomplete="current-password"
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-        />
-      </Field>
       <p>
         <button type="button" class="secondary" disabled={!password || !list?.factors.length} onClick={newCodes}>
           Make new recovery codes
@@ -266,7 +272,8 @@ function RecoveryEnrolment() {
         .filter((r) => r.status === "pending")
         .map((r) => (
           <p key={r.requestId} class="error" role="alert">
-            Someone asked to recover your account on {when(r.createdAt)}. If it was not you,{" "}
+            Someone asked to recover your account on {when(r.createdAt)}
+            {r.status === "opened" ? ", and a device signed in with it" : ""}. If it was not you,{" "}
             <button type="button" onClick={() => cancel(r.requestId)}>
               cancel it
             </button>

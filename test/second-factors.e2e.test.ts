@@ -50,7 +50,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     // A code that is not the app's, or a setup token of someone else's: nothing is enrolled.
     const wrong = await api.post("/users/me/factors/totp", {
       token: user.token,
-      body: { name: "Phone", setupToken: setup.body.setupToken, code: "000000" },
+      body: { name: "Phone", setupToken: setup.body.setupToken, code: "000000", authHash: user.bundle.authHash },
     });
     expect([wrong.status, wrong.body.error.field]).toEqual([400, "code"]);
     const enrolled = await api.post("/users/me/factors/totp", {

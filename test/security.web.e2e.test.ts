@@ -82,6 +82,7 @@ describe("the web vault: second factors and account recovery", () => {
     const secret = (await p.getByTestId("totp-secret").textContent())!;
     await p.getByLabel("Code from the app").fill(referenceTotp(fromBase32(secret), Date.now()));
     await p.getByRole("button", { name: "Enrol the app" }).click();
+    await p.getByTestId("recovery-codes").locator("li").nth(9).waitFor();
     await expect(p.getByTestId("recovery-codes").locator("li").count()).resolves.toBe(10);
     await p.getByTestId("factor-list").locator("li", { hasText: "Authenticator app: Phone" }).waitFor();
 

@@ -322,6 +322,8 @@ const ROUTE_TABLE = [
       name: { type: "string", max: 256 },
       setupToken: { type: "string", min: 1, max: 4096 },
       code: { type: "string", max: 16 },
+      // The master password; not asked of a login that may only enrol.
+      authHash: { ...p.authHash, optional: true },
     },
     reply: created("FactorEnrolled"),
   },
@@ -344,6 +346,7 @@ const ROUTE_TABLE = [
       name: { type: "string", max: 256 },
       setupToken: { type: "string", min: 1, max: 4096 },
       response: p.webauthnRegistration,
+      authHash: { ...p.authHash, optional: true },
     },
     reply: created("FactorEnrolled"),
   },

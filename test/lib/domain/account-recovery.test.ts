@@ -79,7 +79,9 @@ test.each<[string, string, { enrolmentId: string; threshold: number } | null, nu
   expect(code(() => decideRecoveryCompletion({ request: pending, tokenHash, enrolment, approvals, now }))).toBe(expected);
 });
 
-test("pending requests per account", () => {
-  expect(code(() => decideRecoveryRequest(MAX_PENDING_RECOVERIES - 1))).toBe("ok");
-  expect(code(() => decideRecoveryRequest(MAX_PENDING_RECOVERIES))).toBe("CONFLICT");
+test("pending requests per account: never refused; past the cap, the oldest give way", () => {
+  expect(decideRecoveryRequest(0)).toBe(0);
+  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES - 1)).toBe(0);
+  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES)).toBe(1);
+  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES + 2)).toBe(3);
 });

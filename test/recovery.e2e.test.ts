@@ -182,6 +182,14 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     const none = await api.post("/recovery/requests", { body: { email: "nobody@example.test", publicKey: pending.publicKey } });
     expect(none.status).toBe(201);
     expect(Object.keys(none.body).sort()).toEqual(["expiresAt", "requestId", "requestToken"]);
+    // And polling it answers as a real request nobody approved yet: the same fields, the token of the same form and length.
+    const real = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    const decoyState = await api.post(`/recovery/requests/${none.body.requestId}/state`, {
+      body: { requestToken: none.body.requestToken },
+    });
+    const realState = await api.post(`/recovery/requests/${real.requestId}/state`, { body: { requestToken: real.requestToken } });
+    expect(decoyState.body).toEqual({ ...realState.body, requestId: none.body.requestId });
+    expect(none.body.requestToken.length).toBe(real.requestToken.length);
     // Enrolling again replaces the enrolment: its pending requests end.
     await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
     await expect(dave.recovery.approve(pending.requestId, pending.code)).rejects.toMatchObject({ code: "RECOVERY_UNKNOWN" });
@@ -371,5 +379,41 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     const { confirmation } = await carol.recovery.approve(pending.requestId, pending.code);
     await dave.recovery.approve(pending.requestId, pending.code);
     await new VaultClient({ baseUrl: server.url }).recovery.finish(pending, "yet another horse battery staple", confirmation);
+  });
+
+  test("a request its owner cancelled hands out nothing, even with k approvals; an opened one cancelled ends the session it began", async () => {
+    const bob = await bobWithTrustees();
+    await bob.recovery.enrol([carol.account.userId, dave.account.userId], 2);
+    const hostile = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    await carol.recovery.approve(hostile.requestId, hostile.code);
+    await dave.recovery.approve(hostile.requestId, hostile.code);
+    const state = () => api.post(`/recovery/requests/${hostile.requestId}/state`, { body: { requestToken: hostile.requestToken } });
+    expect((await state()).body.copy).toEqual(expect.any(String));
+    await bob.recovery.cancel(hostile.requestId);
+    const after = (await state()).body;
+    expect(after.status).toBe("cancelled");
+    expect(after).not.toHaveProperty("copy");
+    expect(after).not.toHaveProperty("encryptedPrivateKey");
+
+    // Opened (a device signed in with it), then cancelled by its owner: that session ends, and it sets no password.
+    const again = await new VaultClient({ baseUrl: server.url }).recovery.start(bob.account.email);
+    const { confirmation } = await carol.recovery.approve(again.requestId, again.code);
+    await dave.recovery.approve(again.requestId, again.code);
+    let sessionToken = "";
+    const stopAtPassword: typeof fetch = async (input, init) => {
+      if (String(input).endsWith("/users/me/password")) throw new Error("stopped before the password");
+      const res = await fetch(input, init);
+      if (String(input).endsWith("/session")) sessionToken = ((await res.clone().json()) as { accessToken: string }).accessToken;
+      return res;
+    };
+    await expect(
+      new VaultClient({ baseUrl: server.url, fetch: stopAtPassword }).recovery.finish(again, NEW_PASSWORD, confirmation),
+    ).rejects.toThrow();
+    expect((await api.get("/users/me", { token: sessionToken })).status).toBe(200);
+    const owner = new VaultClient({ baseUrl: server.url });
+    await owner.login(bob.account.email, SDK_PASSWORD);
+    expect((await owner.recovery.requests()).requests.find((r) => r.requestId === again.requestId)?.status).toBe("opened");
+    await owner.recovery.cancel(again.requestId);
+    expect((await api.get("/users/me", { token: sessionToken })).status).toBe(401);
   });
 });

@@ -1126,7 +1126,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         type: "CONFLICT",
       });
       const ids = [newId(), newId(), newId(), newId()];
-      for (const [i, id] of ids.entries()) await store.security.createRecoveryRequest({ request: request(id, first, i), maxPending: 3 });
+      for (const [i, id] of ids.slice(0, 3).entries())
+        await store.security.createRecoveryRequest({ request: request(id, first, i), maxPending: 3 });
       const statuses = async () =>
         Object.fromEntries(
           (await store.security.listRecoveryRequests({ userId: user.userId, now: at(), pendingOnly: false })).map((r) => [
@@ -1134,12 +1135,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
             r.status,
           ]),
         );
-      expect((await statuses())[ids[0]!]).toBe("cancelled");
-      expect((await store.security.listRequestsForTrustee({ trusteeId: t1.userId, now: at() })).map((r) => r.requestId).sort()).toEqual(
-        ids.slice(1).sort(),
-      );
       const approval = (trusteeId: UserId) => ({
-        requestId: ids[1]!,
+        requestId: ids[0]!,
         trusteeId,
         encryptedShare: "cw==",
         signature: "c2ln",
@@ -1150,25 +1147,32 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         store.security.addRecoveryApproval({ approval: approval(t1.userId), now: at() }),
       ]);
       expect(twice.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      // A fourth request: the oldest *unapproved* one gives way, never one a trustee approved.
+      await store.security.createRecoveryRequest({ request: request(ids[3]!, first, 3), maxPending: 3 });
+      const afterCap = await statuses();
+      expect(ids.map((id) => afterCap[id])).toEqual(["pending", "cancelled", "pending", "pending"]);
+      expect((await store.security.listRequestsForTrustee({ trusteeId: t1.userId, now: at() })).map((r) => r.requestId).sort()).toEqual(
+        [ids[0]!, ids[2]!, ids[3]!].sort(),
+      );
       await store.security.addRecoveryApproval({ approval: approval(t2.userId), now: at() });
-      expect((await store.security.listApprovals(ids[1]!)).map((a) => a.trusteeId).sort()).toEqual([t1.userId, t2.userId].sort());
+      expect((await store.security.listApprovals(ids[0]!)).map((a) => a.trusteeId).sort()).toEqual([t1.userId, t2.userId].sort());
       // A completion before the request opened: nothing.
-      expect(await store.security.endRecoveryRequest({ requestId: ids[1]!, status: "completed", at: at() })).toBe(false);
-      expect(await store.security.openRecoveryRequest({ requestId: ids[1]!, sessionId: "s-1", at: at() })).toBe(true);
+      expect(await store.security.endRecoveryRequest({ requestId: ids[0]!, status: "completed", at: at() })).toBe(false);
+      expect(await store.security.openRecoveryRequest({ requestId: ids[0]!, sessionId: "s-1", at: at() })).toBe(true);
       expect((await store.security.findOpenedRecovery({ userId: user.userId, sessionId: "s-1", since: at(-60_000) }))?.requestId).toBe(
-        ids[1],
+        ids[0],
       );
       expect(await store.security.findOpenedRecovery({ userId: user.userId, sessionId: "s-2", since: at(-60_000) })).toBeNull();
       await expect(
-        store.security.addRecoveryApproval({ approval: { ...approval(t1.userId), requestId: ids[1]! }, now: at() }),
+        store.security.addRecoveryApproval({ approval: { ...approval(t1.userId), requestId: ids[0]! }, now: at() }),
       ).rejects.toMatchObject({ type: "CONFLICT" });
       const ends = await Promise.all(
-        [1, 2].map(() => store.security.endRecoveryRequest({ requestId: ids[1]!, status: "completed", at: at() })),
+        [1, 2].map(() => store.security.endRecoveryRequest({ requestId: ids[0]!, status: "completed", at: at() })),
       );
       expect(ends.filter(Boolean)).toHaveLength(1);
       expect(await store.security.getRecoveryEnrolment(user.userId)).toBeNull();
       const after = await statuses();
-      expect([after[ids[1]!], after[ids[2]!], after[ids[3]!]]).toEqual(["completed", "cancelled", "cancelled"]);
+      expect([after[ids[0]!], after[ids[2]!], after[ids[3]!]]).toEqual(["completed", "cancelled", "cancelled"]);
       // A new enrolment, then removed: its requests end.
       const second = newId();
       await store.security.putRecoveryEnrolment({ enrolment: enrolment(second), shares: shares(second) });

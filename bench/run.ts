@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
  * - metrics: GET /vaults with metrics off and on, alternating, medians (bench/metrics.ts);
  * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts);
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
+ * - factors: a login with a second step, against a plain login (bench/factors.ts);
  * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts);
  * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
  * - rotation: a key rotation for a member of 200 shared vaults, against the bare key generation and RSA work (bench/rotation.ts).
@@ -21,6 +22,7 @@ import { auditOverhead } from "./audit";
 import { webVault } from "./web";
 import { metricsCost } from "./metrics";
 import { accountFlows } from "./account";
+import { factorFlows } from "./factors";
 import { rekeyBodies } from "./bodies";
 import { passwordChange } from "./password";
 import { keyRotation } from "./rotation";
@@ -33,6 +35,7 @@ const PARTS: Record<string, () => Promise<void>> = {
   metrics: metricsCost,
   web: webVault,
   account: accountFlows,
+  factors: factorFlows,
   bodies: rekeyBodies,
   itemlog: itemLogCost,
   password: passwordChange,
@@ -41,7 +44,7 @@ const PARTS: Record<string, () => Promise<void>> = {
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items")
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors")
     .split(",")
     .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));

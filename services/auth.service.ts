@@ -35,7 +35,16 @@ import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
 import { enrolOnlyFor, newRefreshToken, signIn, tokenPair } from "../lib/auth/sign-in";
 import { authenticationOptions, totpStep, verifyAuthentication } from "../lib/auth/factor-checks";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { decideStepTry, decideTotpStep, hashRecoveryCode, SECOND_STEP_TTL_MS, type SecondFactor } from "../lib/domain/second-factors";
+import {
+  decideDailySecondSteps,
+  decideStepTry,
+  decideTotpStep,
+  hashRecoveryCode,
+  SECOND_STEP_DAY_MS,
+  SECOND_STEP_DAY_REFUSAL,
+  SECOND_STEP_TTL_MS,
+  type SecondFactor,
+} from "../lib/domain/second-factors";
 import { TOTP_SECRET_PURPOSE } from "../lib/auth/factor-checks";
 import type { Runtime } from "../lib/runtime";
 
@@ -375,6 +384,16 @@ export function authService(rt: Runtime): ServiceSchema {
             // window (its owner's known addresses go on past it), not the password's higher per-account limit.
             config.loginMaxFailures,
           );
+          // And per day: the window's limit alone lets a guesser with the password try about a thousand codes a day.
+          const known = (await counters.add(`login-known:${step.email}|${source}`, 0, KNOWN_ADDRESS_MS)).count > 0;
+          const daily = `login-2fa-day:${step.userId}`;
+          const day = known ? null : await counters.add(daily, 1, SECOND_STEP_DAY_MS);
+          if (day && !decideDailySecondSteps(day.count, config.loginMaxFailures)) {
+            await counters.add(daily, -1, SECOND_STEP_DAY_MS);
+            await Promise.all(counted.map((k) => counters.add(k, -1, config.loginFailureWindowMs)));
+            metrics.rateLimited("login");
+            throw rateLimited(SECOND_STEP_DAY_REFUSAL, retryAfterSec(day.resetInMs));
+          }
           const factors = await store.security.listFactors(step.userId);
           const right = await secondFactorHolds(step, factors, p);
           const user = right ? await store.accounts.findUserById(step.userId) : null;
@@ -386,6 +405,7 @@ export function authService(rt: Runtime): ServiceSchema {
           if ((await counters.add(`login-step-done:${step.id}`, 1, SECOND_STEP_TTL_MS)).count !== 1) throw tooManyStepTries();
           if (user.removedAt !== undefined) throw removedFromOrg();
           await giveBack([...step.counted, ...counted], step.email, source);
+          if (day) await counters.add(daily, -1, SECOND_STEP_DAY_MS);
           // At the key version the first step's password was compared against: a password change since ends it (401).
           return signIn(rt, ctx, user, {
             deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),

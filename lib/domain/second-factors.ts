@@ -86,6 +86,22 @@ export function decideTotpStep(matchedStep: number | null, lastStep: number | un
   return matchedStep;
 }
 
+/** The window of the second step's daily count (per account, from addresses it never signed in from). */
+export const SECOND_STEP_DAY_MS = 86_400_000;
+/** Second-step guesses per account per day from unknown addresses: three windows' worth of LOGIN_MAX_FAILURES. */
+export const SECOND_STEP_DAILY_WINDOWS = 3;
+export const SECOND_STEP_DAY_REFUSAL =
+  "Too many wrong second-factor codes for this account today; try again later, or from a place you signed in from before";
+
+/**
+ * Whether a second step from an address the account never signed in from may be compared: at most
+ * SECOND_STEP_DAILY_WINDOWS x LOGIN_MAX_FAILURES a day (about 30 guesses, so a guesser with the
+ * password needs years for a 6-digit code); the owner's known addresses go on past it.
+ */
+export function decideDailySecondSteps(count: number, loginMaxFailures: number): boolean {
+  return count <= SECOND_STEP_DAILY_WINDOWS * loginMaxFailures;
+}
+
 /** A pending second step tried `tries` times (this one included). */
 export function decideStepTry(tries: number): void {
   if (tries > MAX_STEP_TRIES) throw tooManyStepTries();

@@ -3,6 +3,7 @@ import {
   decideEnrolOnly,
   decideFactorEnrolment,
   decideFactorRemoval,
+  decideDailySecondSteps,
   decideStepTry,
   decideTotpStep,
   formatRecoveryCode,
@@ -112,4 +113,9 @@ test("an invite's lifetime under a cap: asked beyond it refused, the default cut
   expect(code(() => void decideInviteLifetimeCap(72 * h, true, capped))).toBe("INVALID");
   expect(decideInviteLifetimeCap(72 * h, false, capped)).toBe(48 * h);
   expect(decideInviteLifetimeCap(72 * h, true, DEFAULT_POLICIES)).toBe(72 * h);
+});
+
+test("second-step guesses per day from unknown addresses: three windows' worth", () => {
+  expect(decideDailySecondSteps(30, 10)).toBe(true);
+  expect(decideDailySecondSteps(31, 10)).toBe(false);
 });

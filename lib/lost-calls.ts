@@ -34,7 +34,7 @@
  * every CHECK_EVERY_MS otherwise.
  */
 import { createHash } from "node:crypto";
-import { connect, ErrorCode, type NatsConnection, type NatsError } from "nats";
+import type { NatsConnection, NatsError } from "nats";
 import { Errors, type Context, type Middleware, type ServiceBroker } from "moleculer";
 
 export const PROBE_AFTER_MS = 1_000;
@@ -155,7 +155,7 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
         },
         (err: NatsError) => {
           call.probing = false;
-          if (err?.code !== ErrorCode.NoResponders || probing.has(call.subject)) return;
+          if (err?.code !== noResponders || probing.has(call.subject)) return;
           probing.add(call.subject);
           processGone(call.nodeID, call.instanceID, call.subject);
           probing.delete(call.subject);
@@ -163,6 +163,9 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
       );
     }
   };
+
+  /** nats's code for "no responders" (set when the driver is loaded). */
+  let noResponders: string = "503";
 
   const watchConnection = async (conn: NatsConnection) => {
     for await (const status of conn.status()) {
@@ -183,7 +186,10 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
     },
     // Before the transporter connects: no other node can know this process before it answers probes.
     async starting() {
-      nc = await connect({
+      // The driver is loaded here, by a node of a split deployment only: the embedded default never pays for it.
+      const nats = await import("nats");
+      noResponders = nats.ErrorCode.NoResponders;
+      nc = await nats.connect({
         servers: opts.url,
         name: `${opts.namespace}-process`,
         maxReconnectAttempts: -1,

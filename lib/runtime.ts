@@ -14,10 +14,9 @@ import { MemoryCounters, type Counters } from "./limits/counters";
 import { RedisCounters } from "./limits/redis-counters";
 import { DomainEvents } from "./events";
 import { MemoryLocks, RedisLocks, type Locks } from "./locks";
-import { JetStreamQueue } from "./queue/jetstream-queue";
 import { MemoryQueue } from "./queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "./queue/port";
-import { connectRedis, type RedisLog } from "./redis";
+import type { RedisLog } from "./redis";
 import { ServiceMetrics } from "./ops/metrics";
 import { systemClock, type Clock } from "./clock";
 import { openStore, type Store } from "./store";
@@ -56,7 +55,8 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const keys = signingKeys(config);
   const store = await openStore(config, (m) => log.warn(m));
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
+  // Drivers load only when their setting asks for them (ioredis, nats, pg): the embedded default starts without them.
+  const redis = config.redisUrl ? await (await import("./redis.js")).connectRedis(config.redisUrl, log, `${config.namespace}:`) : undefined;
   const counters = redis ? new RedisCounters(redis, clock) : new MemoryCounters(clock);
   const inviteTokens = redis ? new RedisInviteTokens(store, redis, clock) : new MemoryInviteTokens(store, clock);
   const queue = await openQueue(config, log).catch(async (err: unknown) => {
@@ -105,6 +105,7 @@ async function openQueue(config: Config, log: RedisLog): Promise<EventQueue> {
     lingerMs: EVENT_LINGER_MS,
   };
   if (!config.transporter) return new MemoryQueue(policy, log);
+  const { JetStreamQueue } = await import("./queue/jetstream-queue.js");
   return JetStreamQueue.open({
     url: config.transporter,
     namespace: config.namespace,

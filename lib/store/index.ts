@@ -2,7 +2,6 @@ import type { Config } from "../config";
 import type { Store } from "./port";
 import { openSqlStore } from "./sql/store";
 import { openSqlite, sqliteOps } from "./sql/sqlite";
-import { isPostgresUnavailable, openPostgres, postgresOps } from "./sql/postgres";
 import { withUnavailableErrors } from "./unavailable";
 
 /**
@@ -11,6 +10,8 @@ import { withUnavailableErrors } from "./unavailable";
  */
 export async function openStore(config: Config, warn: (message: string) => void = () => undefined): Promise<Store> {
   if (config.databaseUrl) {
+    // Loaded only when asked for, as MongoDB's below.
+    const { isPostgresUnavailable, openPostgres, postgresOps } = await import("./sql/postgres.js");
     const db = openPostgres(config.databaseUrl, { poolSize: config.pgPoolSize, onIdleError: warn });
     try {
       return withUnavailableErrors(await openSqlStore(db, postgresOps), isPostgresUnavailable);

@@ -5,17 +5,19 @@
  */
 import { randomBytes } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
+
+/**
+ * @simplewebauthn/server, loaded at the first WebAuthn operation: it costs about 90 ms and 23 MiB,
+ * which a server whose users have no security key should not pay at every start.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW, type SecondFactor } from "../domain/second-factors";
 
 /** What a TOTP secret is sealed for at rest (lib/auth/sealed.ts). */
@@ -63,7 +65,7 @@ export async function registrationOptions(
   user: { userId: string; email: string },
   existing: readonly SecondFactor[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  return generateRegistrationOptions({
+  return (await webauthn()).generateRegistrationOptions({
     rpName: ISSUER,
     rpID: rp.rpId,
     userName: user.email,
@@ -85,7 +87,9 @@ export async function verifyRegistration(
   response: RegistrationResponseJSON,
 ): Promise<{ credentialId: string; publicKey: string; counter: number; transports?: string[] } | null> {
   try {
-    const v = await verifyRegistrationResponse({
+    const v = await (
+      await webauthn()
+    ).verifyRegistrationResponse({
       response,
       expectedChallenge,
       expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),
@@ -109,7 +113,7 @@ export async function authenticationOptions(
   rp: RelyingParty,
   factors: readonly SecondFactor[],
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return generateAuthenticationOptions({
+  return (await webauthn()).generateAuthenticationOptions({
     rpID: rp.rpId,
     challenge: challenge(),
     allowCredentials: factors
@@ -133,7 +137,9 @@ export async function verifyAuthentication(
 ): Promise<number | null> {
   if (factor.kind !== "webauthn" || response.id !== factor.credentialId) return null;
   try {
-    const v = await verifyAuthenticationResponse({
+    const v = await (
+      await webauthn()
+    ).verifyAuthenticationResponse({
       response,
       expectedChallenge,
       expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),

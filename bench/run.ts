@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors):
+ * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -8,6 +8,7 @@
  * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts);
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
  * - factors: a login with a second step, against a plain login (bench/factors.ts);
+ * - start: spawning the built server, its time to first answer and its RSS, against a bare node:http server (bench/start.ts);
  * - bodies: the worst rekey bodies' peak RSS, and rekeys against an earlier build (bench/bodies.ts);
  * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
  * - rotation: a key rotation for a member of 200 shared vaults, against the bare key generation and RSA work (bench/rotation.ts).
@@ -23,6 +24,7 @@ import { webVault } from "./web";
 import { metricsCost } from "./metrics";
 import { accountFlows } from "./account";
 import { factorFlows } from "./factors";
+import { startCosts } from "./start";
 import { rekeyBodies } from "./bodies";
 import { passwordChange } from "./password";
 import { keyRotation } from "./rotation";
@@ -36,6 +38,7 @@ const PARTS: Record<string, () => Promise<void>> = {
   web: webVault,
   account: accountFlows,
   factors: factorFlows,
+  start: startCosts,
   bodies: rekeyBodies,
   itemlog: itemLogCost,
   password: passwordChange,
@@ -44,7 +47,7 @@ const PARTS: Record<string, () => Promise<void>> = {
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors")
+  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start")
     .split(",")
     .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));

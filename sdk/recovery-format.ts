@@ -68,7 +68,12 @@ export const approvalBytes = (s: ApprovalStatement): Bytes => utf8(APPROVAL_CONT
 /** What the recovering device signs with the account's recovered signing key to be let in. */
 export const sessionProofBytes = (s: { requestId: string; userId: string }): Bytes => utf8(SESSION_CONTEXT + canonicalJson(s));
 
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+/**
+ * Crockford's base32: no I, L, O or U, so nothing reads as another; 32 letters, 5 bits each. Every
+ * code a person reads or types in this service is written in it (the recovery request's codes here,
+ * a login's recovery codes in lib/domain/second-factors.ts) and read back by `normalizeRecoveryCode`.
+ */
+export const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /** 80 bits of SHA-256 over `parts` (joined by NUL after `context`), as 16 letters of Crockford's base32 in groups of four. */
 async function shortCode(context: string, ...parts: string[]): Promise<string> {

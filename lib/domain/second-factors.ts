@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { UserId } from "./ids";
 import { deviceNameProblem } from "../../sdk/names";
+import { CROCKFORD, normalizeRecoveryCode } from "../../sdk/recovery-format";
 import { badFactorName, lastFactorRequired, totpAlreadyEnrolled, tooManyFactors, tooManyStepTries, wrongPasswordOrCode } from "./refusals";
 
 export type FactorKind = "totp" | "webauthn";
@@ -107,13 +108,8 @@ export function decideStepTry(tries: number): void {
   if (tries > MAX_STEP_TRIES) throw tooManyStepTries();
 }
 
-/** Crockford's base32: no I, L, O or U, so nothing reads as another. 32 letters: 5 bits each, no bias. */
-const RECOVERY_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** A recovery code as typed: case, spaces and dashes do not matter, nor I, L for 1 or O for 0. */
-export function normalizeRecoveryCode(raw: string): string {
-  return raw.toUpperCase().replace(/[\s-]/g, "").replace(/[IL]/g, "1").replace(/O/g, "0");
-}
+/** A recovery code as typed (sdk/recovery-format.ts): case, spaces and dashes do not matter, nor I, L for 1 or O for 0. */
+export { normalizeRecoveryCode };
 
 /** The stored form of a recovery code (codes are 80 random bits: a plain hash suffices). */
 export function hashRecoveryCode(raw: string): string {
@@ -125,6 +121,7 @@ export function hashRecoveryCode(raw: string): string {
 /** A new recovery code from 16 random bytes: 16 characters of Crockford's base32 (80 bits), in groups of four. */
 export function formatRecoveryCode(random: Uint8Array): string {
   let out = "";
-  for (let i = 0; i < 16; i++) out += RECOVERY_ALPHABET[random[i]! & 31];
+  // Crockford's base32 (32 letters, 5 bits each: no bias).
+  for (let i = 0; i < 16; i++) out += CROCKFORD[random[i]! & 31];
   return out.match(/.{4}/g)!.join("-");
 }

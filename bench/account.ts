@@ -9,22 +9,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { loadConfig } from "../lib/config";
+import { median, timed } from "./common";
 import { startNode } from "../app/node";
 import { DEFAULT_ARGON2ID, MemoryPinStore, newKdfParams, VaultClient } from "../sdk";
 import { deriveMasterKey } from "../sdk/primitives";
 
 const ROUNDS = Number(process.env.BENCH_ACCOUNT_ROUNDS ?? 7);
 const PASSWORD = "correct horse battery staple";
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await run();
-  return performance.now() - t0;
-}
 
 export async function accountFlows(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-account-"));

@@ -1,4 +1,5 @@
 /** What both parts of the benchmark share: pinning, load generation, HTTP calls, peak RSS. */
+import { performance } from "node:perf_hooks";
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -55,6 +56,13 @@ export const median = (xs: number[]): number => {
   const s = [...xs].sort((x, y) => x - y);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+
+/** How long `run` takes, in ms. */
+export async function timed(run: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await run();
+  return performance.now() - t0;
+}
 
 /**
  * A and B loaded in turn, PAIRS times (A, B, A, B, ...). Each side's median req/s, p50 and p99,

@@ -7,21 +7,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { Secret, TOTP } from "otpauth";
 import { loadConfig } from "../lib/config";
+import { median, timed } from "./common";
 import { startNode } from "../app/node";
 import { MemoryPinStore, VaultClient } from "../sdk";
 
 const ROUNDS = Number(process.env.BENCH_FACTORS_ROUNDS ?? 9);
 const PASSWORD = "correct horse battery staple";
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await run();
-  return performance.now() - t0;
-}
 
 export async function factorFlows(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-factors-"));

@@ -8,12 +8,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { median } from "./common";
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 7);
 /** The built server to start (BENCH_START_SERVER: another build, to compare). */
 const SERVER = process.env.BENCH_START_SERVER ?? path.resolve(__dirname, "../bin/server.js");
 const BARE = "require('node:http').createServer((q, s) => s.end('{\"status\":\"ok\"}')).listen(Number(process.env.PORT), '127.0.0.1')";
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function rssMiB(child: ChildProcess): number {

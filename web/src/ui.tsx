@@ -60,6 +60,33 @@ export function Field(props: { id: string; label: string; children: ComponentChi
 }
 
 /** A form's submit button, off while its action runs (or while `disabled`). */
+/**
+ * A password typed into a form, with its label: `autocomplete` says which (the account's current
+ * one, a new one the browser may offer to make, or one it should neither fill nor keep).
+ */
+export function PasswordField(props: {
+  id: string;
+  label: string;
+  hint?: string;
+  value: string;
+  onInput(value: string): void;
+  autocomplete: "current-password" | "new-password" | "off";
+  required?: boolean;
+}) {
+  return (
+    <Field id={props.id} label={props.label} {...(props.hint && { hint: props.hint })}>
+      <input
+        id={props.id}
+        type="password"
+        autocomplete={props.autocomplete}
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onInput(inputValue(e))}
+      />
+    </Field>
+  );
+}
+
 export function Submit(props: { busy: boolean; disabled?: boolean; children: ComponentChildren }) {
   return (
     <button type="submit" disabled={props.busy || props.disabled}>

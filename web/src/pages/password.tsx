@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { InputError } from "../errors";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, Field, inputValue, nextPaint, Submit, useAction } from "../ui";
+import { Busy, ErrorNote, nextPaint, PasswordField, Submit, useAction } from "../ui";
 
 export function ChangePassword() {
   const client = currentClient();
@@ -39,29 +39,23 @@ export function ChangePassword() {
         step: if anything fails, the old password keeps working. Your other sessions end.
       </p>
       <form onSubmit={submit}>
-        <Field id="pw-current" label="Current master password">
-          <input
-            id="pw-current"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={current}
-            onInput={(e) => setCurrent(inputValue(e))}
-          />
-        </Field>
-        <Field id="pw-new" label="New master password">
-          <input id="pw-new" type="password" autocomplete="new-password" required value={next} onInput={(e) => setNext(inputValue(e))} />
-        </Field>
-        <Field id="pw-again" label="New master password, again">
-          <input
-            id="pw-again"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={again}
-            onInput={(e) => setAgain(inputValue(e))}
-          />
-        </Field>
+        <PasswordField
+          id="pw-current"
+          label="Current master password"
+          autocomplete="current-password"
+          required
+          value={current}
+          onInput={setCurrent}
+        />
+        <PasswordField id="pw-new" label="New master password" autocomplete="new-password" required value={next} onInput={setNext} />
+        <PasswordField
+          id="pw-again"
+          label="New master password, again"
+          autocomplete="new-password"
+          required
+          value={again}
+          onInput={setAgain}
+        />
         <Submit busy={action.busy}>Change master password</Submit>
       </form>
       {action.busy && <Busy label="Deriving both keys and wrapping your vault keys again: this takes a moment…" />}

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import type { PendingRecovery } from "../../../sdk";
 import { InputError } from "../errors";
 import { newClient, rememberEmail, signedIn } from "../session";
-import { Busy, ErrorNote, Field, inputValue, nextPaint, Submit, useAction } from "../ui";
+import { Busy, ErrorNote, Field, inputValue, nextPaint, PasswordField, Submit, useAction } from "../ui";
 
 export function Recover() {
   const [pending, setPending] = useState<PendingRecovery | null>(null);
@@ -82,26 +82,22 @@ export function Recover() {
               >
                 <input id="recover-confirm" required value={confirmation} onInput={(e) => setConfirmation(inputValue(e))} />
               </Field>
-              <Field id="recover-new" label="New master password">
-                <input
-                  id="recover-new"
-                  type="password"
-                  autocomplete="new-password"
-                  required
-                  value={password}
-                  onInput={(e) => setPassword(inputValue(e))}
-                />
-              </Field>
-              <Field id="recover-again" label="New master password, again">
-                <input
-                  id="recover-again"
-                  type="password"
-                  autocomplete="new-password"
-                  required
-                  value={again}
-                  onInput={(e) => setAgain(inputValue(e))}
-                />
-              </Field>
+              <PasswordField
+                id="recover-new"
+                label="New master password"
+                autocomplete="new-password"
+                required
+                value={password}
+                onInput={setPassword}
+              />
+              <PasswordField
+                id="recover-again"
+                label="New master password, again"
+                autocomplete="new-password"
+                required
+                value={again}
+                onInput={setAgain}
+              />
               <Submit busy={act.busy}>Recover my account</Submit>
             </form>
           )}

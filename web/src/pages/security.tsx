@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { CheckedMember, FactorInfo, Policies, RecoveryTask } from "../../../sdk";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, Field, inputValue, Submit, useAction } from "../ui";
+import { Busy, ErrorNote, Field, inputValue, PasswordField, Submit, useAction } from "../ui";
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -99,15 +99,13 @@ function Factors() {
         </ul>
       )}
       {list && <p>{list.recoveryCodesLeft} recovery codes left.</p>}
-      <Field id="factor-password" label="Master password (to add or remove a factor, or make new recovery codes)">
-        <input
-          id="factor-password"
-          type="password"
-          autocomplete="current-password"
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-        />
-      </Field>
+      <PasswordField
+        id="factor-password"
+        label="Master password (to add or remove a factor, or make new recovery codes)"
+        autocomplete="current-password"
+        value={password}
+        onInput={setPassword}
+      />
       <Field id="factor-name" label="Name for a new factor">
         <input id="factor-name" value={name} onInput={(e) => setName(inputValue(e))} placeholder="Phone, YubiKey…" />
       </Field>

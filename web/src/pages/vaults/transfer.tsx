@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import type { ExportFormat } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { Choice, ErrorNote, Field, inputValue, useAction } from "../../ui";
+import { Choice, ErrorNote, Field, PasswordField, useAction } from "../../ui";
 
 const FORMAT_CHOICES = [
   ["encrypted", "Encrypted with a passphrase (can be imported again)"] as const,
@@ -134,17 +134,8 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
   );
 }
 
-/** A password typed into the form (kept only as long as the form needs it). */
+/** A password typed into the form (kept only as long as the form needs it): a new one (`fresh`), or one to neither fill nor keep. */
 function Secret(props: { id: string; label: string; hint?: string; value: string; onInput(value: string): void; fresh?: boolean }) {
-  return (
-    <Field id={props.id} label={props.label} {...(props.hint && { hint: props.hint })}>
-      <input
-        id={props.id}
-        type="password"
-        autocomplete={props.fresh ? "new-password" : "off"}
-        value={props.value}
-        onInput={(e) => props.onInput(inputValue(e))}
-      />
-    </Field>
-  );
+  const { fresh, ...field } = props;
+  return <PasswordField {...field} autocomplete={fresh ? "new-password" : "off"} />;
 }

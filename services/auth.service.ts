@@ -363,7 +363,7 @@ export function authService(rt: Runtime): ServiceSchema {
           // Only who knows the password learns it: taken out of the organization, they sign in no more.
           if (user.removedAt !== undefined) throw removedFromOrg();
           await giveBack(counted, address, source);
-          return signIn(rt, ctx, user, { deviceName, address: from });
+          return signIn(rt, ctx, user, { deviceName, address: from, factorCount: factors.length });
         },
       },
 
@@ -411,6 +411,7 @@ export function authService(rt: Runtime): ServiceSchema {
             deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),
             address: from,
             accountVersion: step.accountVersion,
+            factorCount: factors.length,
           });
         },
       },

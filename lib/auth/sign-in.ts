@@ -27,10 +27,15 @@ export function newRefreshToken(rt: Pick<Runtime, "clock" | "config">) {
 }
 
 /** Whether the user's logins may only enrol a second factor now. */
-export async function enrolOnlyFor(rt: Pick<Runtime, "store">, user: Pick<UserRecord, "userId" | "orgId">): Promise<boolean> {
+export async function enrolOnlyFor(
+  rt: Pick<Runtime, "store">,
+  user: Pick<UserRecord, "userId" | "orgId">,
+  /** How many factors the account has, when the caller read them already (a login does). */
+  factorCount?: number,
+): Promise<boolean> {
   const policies = (await rt.store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES;
   if (!policies.requireSecondFactor) return false;
-  return decideEnrolOnly(true, (await rt.store.security.listFactors(user.userId)).length);
+  return decideEnrolOnly(true, factorCount ?? (await rt.store.security.listFactors(user.userId)).length);
 }
 
 export async function tokenPair(rt: Pick<Runtime, "accessTokens">, caller: Caller, refreshToken: string) {
@@ -55,6 +60,8 @@ export async function signIn(
     accountVersion?: number;
     /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
     fullAccess?: boolean;
+    /** The account's factor count, when the caller read the factors already (not read again). */
+    factorCount?: number;
   },
 ) {
   const { store } = rt;
@@ -78,7 +85,7 @@ export async function signIn(
     ? await store.accounts.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
     : [];
   await announceEnded(ctx, rt.sessions, [...ended, ...others]);
-  const enrolOnly = !opts.fullAccess && (await enrolOnlyFor(rt, user));
+  const enrolOnly = !opts.fullAccess && (await enrolOnlyFor(rt, user, opts.factorCount));
   // An account that rotated its keys: its devices follow the log from the keys they knew.
   const keyLog = await store.accounts.keyLog(user.userId);
   const caller: Caller = {

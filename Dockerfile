@@ -3,7 +3,7 @@ FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json moleculer.config.ts ./
 COPY app app
 COPY bin bin
 COPY lib lib
@@ -26,4 +26,5 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist dist
 USER node
 HEALTHCHECK --interval=5s --timeout=3s --retries=5 CMD ["node", "-e", "fetch('http://127.0.0.1:9100/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/bin/server.js"]
+# moleculer-runner with the project's broker options (moleculer.config.ts): every service, or SERVICES=a,b.
+CMD ["node", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js", "dist/services"]

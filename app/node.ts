@@ -1,13 +1,21 @@
 /**
  * The composition root: one node of the service, a broker with the chosen services (services/index.ts)
- * over one shared runtime (lib/runtime.ts). `bin/server.ts` starts it with the settings; `bin/cluster.ts`
- * starts one process of it per service group; tests start it with their own settings.
+ * over one shared runtime (lib/runtime.ts), built once per broker.
+ *
+ * Two ways in, one composition: `prepareNode` makes the broker's options (the runtime, the
+ * operations port and the node's lifecycle hooks inside them). `moleculer.config.ts` hands those
+ * options to `moleculer-runner`, which loads the service files (each one's default export builds
+ * it over the runtime, app/node-runtime.ts); `startNode` creates the broker and the named services
+ * itself, for `bin/server.ts`, the tests and the benchmark.
  */
-import { ServiceBroker, type BrokerOptions } from "moleculer";
+import { ServiceBroker, type BrokerOptions, type Middleware } from "moleculer";
+import fs from "node:fs";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { brokerOptions } from "../lib/broker-options";
 import { SERVICES } from "../services";
+import { registerRuntime, RUNTIME_OPTION } from "./node-runtime";
 import { checkSplitDeployment, type Config } from "../lib/config";
 import { createRuntime, type Runtime } from "../lib/runtime";
 import type { Clock } from "../lib/clock";
@@ -15,6 +23,7 @@ import { ServiceMetrics } from "../lib/ops/metrics";
 import { OpsServer } from "../lib/ops/ops-server";
 import { answersWithin } from "../lib/ops/answers-within";
 import { listenAdminSocket } from "../lib/ops/backup";
+import { replCommands } from "../lib/repl";
 import net, { type Server as NetServer } from "node:net";
 
 export interface RunningNode {
@@ -30,20 +39,33 @@ export interface RunningNode {
   drain(): Promise<void>;
 }
 
+export interface NodeOptions {
+  /** Extra broker options (tests: a node id, a logger). */
+  broker?: Partial<BrokerOptions>;
+  clock?: Clock;
+  /** SIGTERM and SIGINT drain the node, then end the process (the processes of `npm start` and moleculer-runner). */
+  ownSignals?: boolean;
+  /** Writes where to find the gateway, the web vault and the operations port once serving. */
+  announce?: boolean;
+}
+
+export interface PreparedNode {
+  /** The broker's options: a broker made from them runs its services over `runtime`. */
+  options: BrokerOptions;
+  runtime: Runtime;
+  /** The node, once a broker made from `options` has started. */
+  running: Promise<RunningNode>;
+}
+
 /** How long a readiness probe waits for the store's answer. */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
-export async function startNode(
-  config: Config,
-  opts: { services?: string[]; broker?: Partial<BrokerOptions>; clock?: Clock } = {},
-): Promise<RunningNode> {
-  const names = opts.services ?? Object.keys(SERVICES);
-  const unknown = names.filter((n) => !(n in SERVICES));
-  if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
-
+/**
+ * Makes the node's runtime and the options of the broker that will run its services. The
+ * operations port answers from here on ("starting" while the store migrates and the services load).
+ */
+export async function prepareNode(config: Config, opts: NodeOptions = {}): Promise<PreparedNode> {
   checkSplitDeployment(config);
-  // A gateway that cannot listen (a HOST not on this machine, a port in use) fails here, in one line.
-  if (names.includes("api")) await checkCanListen(config.host, config.port);
   let runtime: Runtime | undefined;
   let ops: OpsServer | undefined;
   let adminSocket: NetServer | undefined;
@@ -52,14 +74,19 @@ export async function startNode(
   const metrics = config.opsPort !== undefined && config.metrics ? ServiceMetrics.on() : ServiceMetrics.off();
   // Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end.
   let closing: Promise<void> | undefined;
+  let forgetRuntime = () => undefined as void;
   const closeAll = () =>
     (closing ??= (async () => {
+      forgetRuntime();
       adminSocket?.close();
       await runtime?.close();
       await ops?.close();
     })());
-  const broker = new ServiceBroker(brokerOptions(config, { ...opts.broker, stopped: closeAll }, metrics));
-  const log = broker.getLogger("runtime");
+  let brokerLog: { warn(m: string): void; info(m: string): void } | undefined;
+  const log = {
+    warn: (m: string) => (brokerLog ? brokerLog.warn(m) : console.warn(m)),
+    info: (m: string) => (brokerLog ? brokerLog.info(m) : console.info(m)),
+  };
 
   // Probes answer from the very start: "starting" while the store migrates and services load.
   const notReadyBecause = async (): Promise<string[]> => {
@@ -69,51 +96,160 @@ export async function startNode(
     if (!(await answersWithin(runtime.store.housekeeping.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
     return reasons;
   };
+  let brokerRef: ServiceBroker | undefined;
   if (config.opsPort !== undefined) {
     ops = await OpsServer.start(config.opsPort, config.host, {
       notReadyBecause,
-      metrics: () => metrics.text({ namespace: broker.namespace, nodeID: broker.nodeID }),
+      metrics: () => metrics.text({ namespace: config.namespace, nodeID: brokerRef?.nodeID ?? "" }),
     });
   }
-
   try {
-    runtime = await createRuntime(config, { warn: (m) => log.warn(m), info: (m) => log.info(m) }, metrics, opts.clock);
-    const rt = runtime;
-    metrics.onScrape(() => {
-      const usage = rt.store.housekeeping.poolUsage();
-      if (usage) metrics.storePool(usage);
-    });
-    const factories = await Promise.all(names.map((name) => SERVICES[name]!()));
-    for (const factory of factories) broker.createService(factory(runtime));
-    await broker.start();
-    // The embedded store's owner takes online backups (lib/ops/backup.ts).
-    if (!config.databaseUrl && !config.mongoUrl) {
-      adminSocket = await listenAdminSocket(config.dataDir, runtime.store);
-      if (!adminSocket) log.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
-    }
+    runtime = await createRuntime(config, log, metrics, opts.clock);
   } catch (err) {
-    await broker.stop().catch(() => undefined);
     await closeAll().catch(() => undefined);
     throw err;
   }
-  phase = "serving";
-  const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
-  const port = (api?.server?.address() as AddressInfo | null)?.port;
-  return {
-    broker,
-    runtime,
-    port,
-    opsPort: ops?.port,
-    stop: () => broker.stop(),
-    async drain() {
-      phase = "draining";
-      if (config.drainDelayMs > 0) {
-        log.info(`Draining: not ready, stopping in ${config.drainDelayMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
-      }
-      await broker.stop();
+  const rt = runtime;
+  metrics.onScrape(() => {
+    const usage = rt.store.housekeeping.poolUsage();
+    if (usage) metrics.storePool(usage);
+  });
+
+  let serving!: (node: RunningNode) => void;
+  let failed!: (err: unknown) => void;
+  const running = new Promise<RunningNode>((resolve, reject) => {
+    serving = resolve;
+    failed = reject;
+  });
+  running.catch(() => undefined);
+
+  // Before any service starts: the node's broker, and a gateway that cannot listen (a HOST not on
+  // this machine, a port in use) fails here, in one line.
+  const nodeStart: Middleware = {
+    name: "VaultNode",
+    created(broker: ServiceBroker) {
+      brokerRef = broker;
+      brokerLog = broker.getLogger("runtime");
+    },
+    async starting(broker: ServiceBroker) {
+      if (broker.getLocalService("api")) await checkCanListen(config.host, config.port);
     },
   };
+  const base = brokerOptions(config, {}, metrics);
+  const options: BrokerOptions = {
+    ...base,
+    ...opts.broker,
+    middlewares: [nodeStart, ...(base.middlewares ?? []), ...(opts.broker?.middlewares ?? [])],
+    // Signals are the node's, not Moleculer's: SIGTERM drains first (readiness 503 for DRAIN_DELAY), then stops.
+    skipProcessEventRegistration: true,
+    replOptions: { customCommands: replCommands(rt.store) as never },
+    async started(broker: ServiceBroker) {
+      try {
+        // The embedded store's owner takes online backups (lib/ops/backup.ts).
+        if (!config.databaseUrl && !config.mongoUrl) {
+          adminSocket = await listenAdminSocket(config.dataDir, rt.store);
+          if (!adminSocket)
+            broker.logger.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
+        }
+      } catch (err) {
+        failed(err);
+        throw err;
+      }
+      phase = "serving";
+      const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
+      const node: RunningNode = {
+        broker,
+        runtime: rt,
+        port: (api?.server?.address() as AddressInfo | null)?.port,
+        opsPort: ops?.port,
+        stop: () => broker.stop(),
+        async drain() {
+          phase = "draining";
+          if (config.drainDelayMs > 0) {
+            broker.logger.info(`Draining: not ready, stopping in ${config.drainDelayMs} ms`);
+            await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+          }
+          await broker.stop();
+        },
+      };
+      if (opts.announce) announce(config, node);
+      if (opts.ownSignals) stopOnSignals(node);
+      serving(node);
+    },
+    stopped: closeAll,
+  };
+  // Kept out of reach of option merging: moleculer-runner's environment overrides (TRANSPORTER,
+  // METRICS, ... would mean Moleculer's own settings there) leave what this node set alone; the
+  // node's settings are lib/config.ts's.
+  // (The node id stays open: moleculer-runner's `--instances` numbers its workers' ids.)
+  for (const key of Object.keys(options)) if (key !== "nodeID") pin(options as Record<string, unknown>, key);
+  const registered = registerRuntime(rt);
+  Object.defineProperty(options, RUNTIME_OPTION, { value: registered.id, enumerable: true });
+  forgetRuntime = registered.forget;
+  return { options, runtime: rt, running };
+}
+
+/** Every service named (all by default) in one broker over one runtime, started. */
+export async function startNode(config: Config, opts: NodeOptions & { services?: string[] } = {}): Promise<RunningNode> {
+  const names = opts.services ?? Object.keys(SERVICES);
+  checkServiceNames(names);
+  const prepared = await prepareNode(config, opts);
+  const broker = new ServiceBroker(prepared.options);
+  try {
+    const factories = await Promise.all(names.map((name) => SERVICES[name]!()));
+    for (const factory of factories) broker.createService(factory(prepared.runtime));
+    await broker.start();
+  } catch (err) {
+    await broker.stop().catch(() => undefined);
+    // Once, whether or not the broker's stop reached its `stopped` hook.
+    await (prepared.options.stopped as (b: ServiceBroker) => Promise<void>)(broker).catch(() => undefined);
+    throw err;
+  }
+  return prepared.running;
+}
+
+export function checkServiceNames(names: string[]): void {
+  const unknown = names.filter((n) => !(n in SERVICES));
+  if (unknown.length) throw new Error(`Unknown service(s): ${unknown.join(", ")}; known: ${Object.keys(SERVICES).join(", ")}`);
+}
+
+/** A property whose value stays as set: a later assignment is ignored, not thrown (moleculer-runner runs in strict mode). */
+function pin(target: Record<string, unknown>, key: string): void {
+  const value = target[key];
+  Object.defineProperty(target, key, { get: () => value, set: () => undefined, enumerable: true, configurable: false });
+}
+
+function stopOnSignals(node: RunningNode): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    node.broker.logger.info(`${signal}: stopping`);
+    node.drain().then(
+      () => process.exit(0),
+      (err: Error) => {
+        console.error(`Stop failed: ${err.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+function announce(config: Config, node: RunningNode): void {
+  const log = node.broker.logger;
+  if (node.port !== undefined) {
+    const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${node.port}`;
+    log.info(`Listening on ${base}/api/v1 (data in ${config.dataDir})`);
+    log.info(
+      fs.existsSync(path.join(config.webDir, "index.html"))
+        ? `Web vault: open ${base}/ in a browser`
+        : `No web vault in ${config.webDir} (npm run build makes it): serving the API alone`,
+    );
+  }
+  if (node.opsPort !== undefined)
+    log.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
 }
 
 /** Listens on host:port for a moment: an error names the address and the reason (EADDRNOTAVAIL, EADDRINUSE, EACCES). */

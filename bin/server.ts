@@ -1,53 +1,32 @@
 /**
- * The service's entry point. With no settings: every service in one process on the embedded
- * store under DATA_DIR. `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
+ * The service's entry point (`npm start`): moleculer-runner's own steps, with the project's broker
+ * options (moleculer.config.ts) and every service file of dist/services, as
+ * `npx moleculer-runner --config dist/moleculer.config.js dist/services` runs them. With no
+ * settings, every service runs in one process on the embedded store under DATA_DIR;
+ * `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
+ *
+ * The one difference: a failed start prints one line, its reason (no stack, no settings), where
+ * the runner prints the error whole.
  */
 import "./compile-cache";
-import fs from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../lib/config";
-import { startNode } from "../app/node";
-import { replCommands } from "../lib/repl";
+import { Runner } from "moleculer";
+import type { BrokerOptions } from "moleculer";
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  // Signals are ours, not Moleculer's: SIGTERM drains first (readiness 503 for DRAIN_DELAY), then stops.
-  const node = await startNode(config, { services: config.services, broker: { skipProcessEventRegistration: true } });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    node.broker.logger.info(`${signal}: stopping`);
-    node.drain().then(
-      () => process.exit(0),
-      (err: Error) => {
-        console.error(`Stop failed: ${err.message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
-  if (node.port !== undefined) {
-    const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${node.port}`;
-    node.broker.logger.info(`Listening on ${base}/api/v1 (data in ${config.dataDir})`);
-    node.broker.logger.info(
-      fs.existsSync(path.join(config.webDir, "index.html"))
-        ? `Web vault: open ${base}/ in a browser`
-        : `No web vault in ${config.webDir} (npm run build makes it): serving the API alone`,
-    );
-  }
-  if (node.opsPort !== undefined)
-    node.broker.logger.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
-  if (process.argv.includes("--repl")) {
-    // Moleculer's typings say a command gets string[]; moleculer-repl hands it the parsed arguments.
-    node.broker.options.replOptions = { customCommands: replCommands(node.runtime.store) as never };
-    await node.broker.repl();
-  }
-}
-
-main().catch((err: Error) => {
-  // The message only: a failed start must not print settings or secrets.
-  console.error(`Failed to start: ${err.message}`);
-  process.exit(1);
-});
+const dist = path.resolve(__dirname, "..");
+const runner = new Runner();
+runner.processFlags([
+  ...process.argv.slice(0, 2),
+  "--config",
+  path.join(dist, "moleculer.config.js"),
+  ...process.argv.slice(2).filter((a) => a === "--repl"),
+  path.join(dist, "services"),
+]);
+// (loadConfigFile's typing says void; it resolves to the options moleculer.config.ts made.)
+(runner.loadConfigFile() as unknown as Promise<Partial<BrokerOptions>>)
+  .then((options) => runner.mergeOptions(options))
+  .then(() => runner.startBroker())
+  .catch((err: Error) => {
+    console.error(`Failed to start: ${err.message}`);
+    process.exit(1);
+  });

@@ -1,6 +1,6 @@
 /**
- * Broker options for every node of the service. (Moleculer's runner and its `moleculer.config.ts`
- * are not used: `app/node.ts` builds each broker from these options and the services it runs.) One
+ * Broker options for every node of the service, from its settings: `app/node.ts` adds the node's
+ * runtime and lifecycle to them, and `moleculer.config.ts` hands the whole to moleculer-runner. One
  * process runs every service on the embedded store by default; connection settings split them
  * across processes.
  */

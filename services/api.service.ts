@@ -6,6 +6,7 @@ import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { gatewayMixin } from "../mixins/gateway.mixin";
+import { runnerService } from "../app/node-runtime";
 
 /** Every action a route calls, but this gateway's own. */
 const ROUTED_ACTIONS = [...new Set(ROUTES.map((r) => r.action).filter((a) => !a.startsWith("api.")))];
@@ -43,3 +44,6 @@ export function apiService({ config, accessTokens, metrics, sessions }: Runtime)
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(apiService);

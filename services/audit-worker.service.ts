@@ -6,6 +6,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import type { Subscription } from "../lib/queue/port";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 export function auditWorkerService({ store, queue, events: outbox, metrics }: Runtime): ServiceSchema {
   let subscription: Subscription | undefined;
@@ -37,3 +38,6 @@ export function auditWorkerService({ store, queue, events: outbox, metrics }: Ru
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(auditWorkerService);

@@ -6,6 +6,7 @@ import { assertOrgManager } from "../lib/domain/org-roles";
 import { callerOf, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -61,3 +62,6 @@ export function auditService({ store, clock }: Runtime): ServiceSchema {
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(auditService);

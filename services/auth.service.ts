@@ -47,6 +47,7 @@ import {
 } from "../lib/domain/second-factors";
 import { TOTP_SECRET_PURPOSE } from "../lib/auth/factor-checks";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 /** An id no account has (ids are version 8 UUIDs of a key's hash): the read an unknown address costs. */
 const NO_USER = "00000000-0000-8000-8000-000000000000" as UserId;
@@ -495,3 +496,6 @@ export function authService(rt: Runtime): ServiceSchema {
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(authService);

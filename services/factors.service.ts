@@ -25,6 +25,7 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 
@@ -204,3 +205,6 @@ export function factorsService(rt: Runtime): ServiceSchema {
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(factorsService);

@@ -20,6 +20,7 @@ import { paramsOf } from "../lib/http/routes";
 import { signedKeysOf } from "../lib/http/views";
 import { limitPerAddress } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -162,3 +163,6 @@ export function invitesService({ store, config, counters, inviteTokens, events, 
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(invitesService);

@@ -1,5 +1,6 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
 import { checkpointWithoutLink } from "../lib/domain/refusals";
+import { decideDeltaRead } from "../lib/domain/item-changes";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
@@ -11,6 +12,7 @@ import { callerOf, created, noContent, type RequestMeta } from "../lib/http/cont
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { streamedBodies } from "../lib/http/streamed-body";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -35,7 +37,9 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
     actions: {
       list: {
         params: paramsOf("items.list"),
-        async handler(ctx: Ctx<{ vaultId: VaultId; limit?: number; after?: string }>) {
+        async handler(ctx: Ctx<{ vaultId: VaultId; limit?: number; after?: string; since?: number }>) {
+          const since = decideDeltaRead(ctx.params);
+          if (since !== undefined) return store.items.listChanges({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, since });
           const page = decideItemPage(ctx.params);
           const rows = await store.items.listItems({ vaultId: ctx.params.vaultId, actorId: callerOf(ctx).userId, page });
           return page ? itemPage(rows, page) : { items: rows };
@@ -233,3 +237,6 @@ export function itemsService({ store, events, clock, config }: Runtime): Service
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(itemsService);

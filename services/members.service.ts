@@ -7,6 +7,7 @@ import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -113,3 +114,6 @@ export function membersService({ store, events, clock }: Runtime): ServiceSchema
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(membersService);

@@ -9,6 +9,7 @@ import { callerOf, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { publicKeysOf } from "../lib/http/views";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -106,3 +107,6 @@ export function orgsService(rt: Runtime): ServiceSchema {
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(orgsService);

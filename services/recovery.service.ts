@@ -44,6 +44,7 @@ import { signIn } from "../lib/auth/sign-in";
 import { announceEnded } from "../lib/auth/session-check";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 
@@ -444,3 +445,6 @@ function enrolmentView(
     shares: shares.map((s) => ({ trusteeId: s.trusteeId, encryptedShare: s.encryptedShare, trusteeKeys: s.trusteeKeys })),
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(recoveryService);

@@ -12,6 +12,7 @@ import { ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
 import { streamedBodies } from "../lib/http/streamed-body";
 import type { RekeyInput } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 export function rekeyService({ store, config, events, metrics, clock }: Runtime): ServiceSchema {
   // `items`, `history` and `trash` (each entry an item's ciphertexts) are checked a batch at a time.
@@ -61,3 +62,6 @@ export function rekeyService({ store, config, events, metrics, clock }: Runtime)
     return noContent(ctx);
   }
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(rekeyService);

@@ -5,6 +5,7 @@
 import type { ServiceSchema } from "moleculer";
 import type { Runtime } from "../lib/runtime";
 import { sweepOnce, type SweepOutcome } from "../lib/workers/sweeper";
+import { runnerService } from "../app/node-runtime";
 
 const FIRST_SWEEP_MS = 5_000;
 /** A sweeper that dies mid-sweep keeps the others out at most this long. */
@@ -58,3 +59,6 @@ export function sweeperService({ store, locks, config }: Runtime): ServiceSchema
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(sweeperService);

@@ -21,6 +21,7 @@ import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
 import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 
@@ -196,3 +197,6 @@ export function usersService(rt: Runtime): ServiceSchema {
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(usersService);

@@ -11,6 +11,7 @@ import type { VaultType } from "../lib/domain/types";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
+import { runnerService } from "../app/node-runtime";
 
 type Ctx<P = unknown> = Context<P, RequestMeta>;
 
@@ -122,3 +123,6 @@ export function vaultsService({ store, events, clock }: Runtime): ServiceSchema 
     },
   };
 }
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(vaultsService);

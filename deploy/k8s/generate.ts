@@ -53,6 +53,8 @@ function deployment(service: string): object {
             {
               name: service,
               image: "vault-service",
+              // The Moleculer way: moleculer-runner with the project's broker options; SERVICES picks this pod's service file.
+              command: ["node", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js"],
               env: [
                 { name: "SERVICES", value: service },
                 // A stable id per pod: a restarted container takes its place in the registries at once.

@@ -25,6 +25,8 @@ export function killAllServers(): void {
 export interface SpawnOptions {
   /** The server script; the product's by default. */
   script?: string;
+  /** Arguments after the script. */
+  args?: string[];
   /** A command to run node under, e.g. ["taskset", "-c", "0"]. */
   prefix?: string[];
   timeoutMs?: number;
@@ -34,7 +36,7 @@ export interface SpawnOptions {
 export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ServerProcess> {
   const { script = SERVER, prefix = [], timeoutMs = 15_000 } = opts;
   const port = env.PORT ?? String(await freePort());
-  const [cmd, ...args] = [...prefix, process.execPath, script];
+  const [cmd, ...args] = [...prefix, process.execPath, script, ...(opts.args ?? [])];
   const child = spawn(cmd!, args, { env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: port }, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.once("exit", () => running.delete(child));

@@ -9,6 +9,9 @@ module.exports = {
   testTimeout: 60_000,
   // Every answer of the API a test receives is checked against the OpenAPI document.
   setupFilesAfterEnv: ["<rootDir>/test/setup/check-responses.ts"],
+  // The run's temporary files in one folder, removed at the end (test/setup/run-dir.js).
+  globalSetup: "<rootDir>/test/setup/run-dir.js",
+  globalTeardown: "<rootDir>/test/setup/run-dir-teardown.js",
   // Dynamic imports name the compiled file (`./mongo/adapter.js`); under jest that is the .ts source.
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   reporters: ["default", "<rootDir>/test/plain-summary-reporter.js"],

@@ -1,13 +1,14 @@
 /**
- * Faults in the split deployment: a node killed in the middle of a rekey, and the machine's NATS,
- * Redis and PostgreSQL going away under traffic. Every stop is undone in a `finally`.
+ * Faults in the split deployment: a node killed in the middle of a rekey, and its NATS, Redis and
+ * PostgreSQL going away under traffic. Those three are the test's own (test/helpers/throwaway.ts),
+ * never the machine's. Every stop is undone in a `finally`.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { Api, invite, registerUser, rekeyBody, sharedVault, type TestUser } from "./helpers/client";
 import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle, unb64, unwrapShared } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
-import { nats, postgres, redis } from "./helpers/machine-services";
+import { throwawayNats, throwawayPostgres, throwawayRedis, type Throwaway } from "./helpers/throwaway";
 import { eventually, sleep } from "./helpers/wait";
 
 jest.setTimeout(240_000);
@@ -15,16 +16,22 @@ jest.setTimeout(240_000);
 let cluster: Cluster;
 let gw: [Api, Api];
 let owner: TestUser;
+let nats: Throwaway, redis: Throwaway, postgres: Throwaway;
 
 beforeAll(async () => {
+  [nats, redis, postgres] = await Promise.all([throwawayNats(), throwawayRedis(), throwawayPostgres()]);
   // Short deadlines, so that a request to a vanished node or through a missing NATS fails fast.
-  cluster = await startCluster({ REQUEST_TIMEOUT: "8000", LOGIN_MAX_FAILURES: "3" });
+  cluster = await startCluster(
+    { REQUEST_TIMEOUT: "8000", LOGIN_MAX_FAILURES: "3" },
+    { servers: { natsUrl: nats.url, redisUrl: redis.url, pgAdminUrl: postgres.url } },
+  );
   gw = [new Api(cluster.urls[0]!), new Api(cluster.urls[1]!)];
   owner = await registerUser(gw[0]);
 });
 afterAll(async () => {
   await cluster?.stop();
   killAllClusters();
+  await Promise.all([nats, redis, postgres].map((s) => s?.destroy()));
 });
 
 /** Steady traffic on both gateways until stopped: every status seen, and when. */

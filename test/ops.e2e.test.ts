@@ -2,7 +2,7 @@
  * What an operator sees on a node's operations port (OPS_PORT) and in its logs: readiness while
  * starting, with the store or NATS away and while draining; the service's metrics after real
  * traffic; JSON log lines carrying the request's trace id; spans sent to a Zipkin collector.
- * Stops of the machine's PostgreSQL and NATS are undone in a `finally`.
+ * The PostgreSQL and NATS it stops are its own (test/helpers/throwaway.ts), never the machine's.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,9 +11,8 @@ import { loadConfig } from "../lib/config";
 import { startNode, type RunningNode } from "../app/node";
 import { Api, invite, registerUser, rekeyBody, sharedVault } from "./helpers/client";
 import { encryptItem, newVaultKey } from "./helpers/crypto";
-import { deleteStreams, NATS_URL } from "./helpers/nats";
 import { createTestDatabase } from "./helpers/postgres";
-import { nats, postgres } from "./helpers/machine-services";
+import { throwawayNats, throwawayPostgres } from "./helpers/throwaway";
 import { killAllServers, spawnServer } from "./helpers/process";
 import { freePort } from "./helpers/ports";
 import { startTestServer, tempDir } from "./helpers/server";
@@ -51,7 +50,8 @@ async function until(port: number, path: string, ok: (r: { status: number; body:
 
 describe("readiness of a node of the split deployment", () => {
   test("503 while starting (migrations held), 200 once serving; 503 while PostgreSQL or NATS is down, 200 when back; liveness stays 200; a stop after it all closes everything", async () => {
-    const db = await createTestDatabase();
+    const [postgres, nats] = await Promise.all([throwawayPostgres(), throwawayNats()]);
+    const db = await createTestDatabase(postgres.url);
     const namespace = `test-ops-${randomBytes(3).toString("hex")}`;
     const opsPort = await freePort();
     // Another process holds the migration lock: the node waits for it, as during a deploy.
@@ -66,7 +66,7 @@ describe("readiness of a node of the split deployment", () => {
         LOG_LEVEL: "fatal",
         DATA_DIR: tempDir(),
         OPS_PORT: String(opsPort),
-        TRANSPORTER: NATS_URL,
+        TRANSPORTER: nats.url,
         DATABASE_URL: db.url,
         JWT_SECRET: SECRET,
         NAMESPACE: namespace,
@@ -107,8 +107,8 @@ describe("readiness of a node of the split deployment", () => {
     } finally {
       await holder.end().catch(() => undefined);
       await node?.stop();
-      await deleteStreams(namespace).catch(() => undefined);
-      await db.drop();
+      // The database goes with its cluster.
+      await Promise.all([postgres.destroy(), nats.destroy()]);
     }
   });
 });

@@ -9,7 +9,7 @@ import type { DomainEvent } from "../lib/domain/events";
 import { JetStreamQueue } from "../lib/queue/jetstream-queue";
 import { MemoryQueue } from "../lib/queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "../lib/queue/port";
-import { nats } from "./helpers/machine-services";
+import { throwawayNats } from "./helpers/throwaway";
 import { deleteStreams, NATS_URL, publishRaw, storedEvents } from "./helpers/nats";
 import { eventually } from "./helpers/wait";
 import { sleep } from "./helpers/wait";
@@ -197,8 +197,11 @@ describe("event queue: NATS JetStream only", () => {
     const namespace = `test-${randomBytes(4).toString("hex")}`;
     const warnings: string[] = [];
     const watched = { warn: (m: string) => void warnings.push(m), info: () => undefined };
-    const publisher = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
-    const worker = await JetStreamQueue.open({ url: NATS_URL, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log: watched });
+    // A NATS of the test's own: the one it stops and restarts.
+    const nats = await throwawayNats();
+    const url = nats.url;
+    const publisher = await JetStreamQueue.open({ url, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log });
+    const worker = await JetStreamQueue.open({ url, namespace, policy, retentionMs: 3_600_000, ackWaitMs: 5_000, log: watched });
     try {
       const seen: string[] = [];
       const sub = await worker.consume("audit", async (events) => void seen.push(...events.map((e) => e.eventId)));
@@ -233,7 +236,7 @@ describe("event queue: NATS JetStream only", () => {
     } finally {
       await worker.close();
       await publisher.close();
-      await deleteStreams(namespace);
+      await nats.destroy();
     }
   });
 

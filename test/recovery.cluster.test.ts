@@ -4,7 +4,8 @@
  * change is recorded), a service node killed with requests in flight (answered within 3 s, on the
  * default 30 s request timeout) and stopped gracefully (refused at once, or drained: a rekey in
  * progress finishes).
- * Every stop of a machine service is undone in a `finally`.
+ * NATS is the test's own (test/helpers/throwaway.ts), never the machine's; every stop of it is
+ * undone in a `finally`.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -12,7 +13,7 @@ import { Api, registerUser, rekeyBody, sharedVault, type TestUser } from "./help
 import { readAudit } from "./helpers/audit";
 import { decryptItem, encryptItem, newVaultKey } from "./helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
-import { nats } from "./helpers/machine-services";
+import { throwawayNats, type Throwaway } from "./helpers/throwaway";
 import { itemWriters, type Write } from "./helpers/writers";
 import { sleep } from "./helpers/wait";
 
@@ -20,15 +21,18 @@ jest.setTimeout(240_000);
 
 let cluster: Cluster;
 let gw: [Api, Api];
+let nats: Throwaway;
 
 beforeAll(async () => {
+  nats = await throwawayNats();
   // The default request timeout (30 s): answers within 3 s must not come from it.
-  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "5s" });
+  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "5s" }, { servers: { natsUrl: nats.url } });
   gw = [new Api(cluster.urls[0]!), new Api(cluster.urls[1]!)];
 });
 afterAll(async () => {
   await cluster?.stop();
   killAllClusters();
+  await nats?.destroy();
 });
 
 /** Item creates on both gateways, `parallel` at a time, a short pause between a loop's writes. */

@@ -52,11 +52,14 @@ export interface ClusterOptions {
   ops?: boolean;
   /** The cluster script (default: this build's dist/bin/cluster.js), e.g. an earlier build's for a benchmark. */
   script?: string;
+  /** Servers other than the machine's (a fault test's throwaway ones, test/helpers/throwaway.ts). */
+  servers?: { natsUrl?: string; redisUrl?: string; pgAdminUrl?: string };
 }
 
 export async function startCluster(env: Record<string, string> = {}, opts: ClusterOptions = {}): Promise<Cluster> {
-  const { timeoutMs = 40_000, prefix = [], ops = false, script = CLUSTER } = opts;
-  const database = await createTestDatabase();
+  const { timeoutMs = 40_000, prefix = [], ops = false, script = CLUSTER, servers = {} } = opts;
+  const natsUrl = servers.natsUrl ?? NATS_URL;
+  const database = await createTestDatabase(servers.pgAdminUrl);
   const port = await freePorts(ops ? 2 + CLUSTER_NODES : 2);
   const namespace = `test-${randomBytes(4).toString("hex")}`;
   const dataDir = tempDir("vault-cluster-");
@@ -66,9 +69,9 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
       ...process.env,
       LOG_LEVEL: "warn",
       ...env,
-      TRANSPORTER: NATS_URL,
+      TRANSPORTER: natsUrl,
       DATABASE_URL: database.url,
-      REDIS_URL: REDIS_URL,
+      REDIS_URL: servers.redisUrl ?? REDIS_URL,
       NAMESPACE: namespace,
       PORT: String(port),
       DATA_DIR: dataDir,
@@ -123,7 +126,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
     child.kill("SIGKILL");
     await exited;
     await database.drop();
-    await deleteStreams(namespace);
+    await deleteStreams(namespace, natsUrl);
     throw err;
   }
   return {
@@ -142,7 +145,7 @@ export async function startCluster(env: Record<string, string> = {}, opts: Clust
         await exited;
       }
       await database.drop();
-      await deleteStreams(namespace);
+      await deleteStreams(namespace, natsUrl).catch(() => undefined);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -3,8 +3,8 @@ import { connect, StringCodec, type NatsConnection } from "nats";
 
 export const NATS_URL = process.env.TEST_NATS_URL ?? "nats://127.0.0.1:4222";
 
-export async function withNats<T>(fn: (nc: NatsConnection) => Promise<T>): Promise<T> {
-  const nc = await connect({ servers: NATS_URL });
+export async function withNats<T>(fn: (nc: NatsConnection) => Promise<T>, url = NATS_URL): Promise<T> {
+  const nc = await connect({ servers: url });
   try {
     return await fn(nc);
   } finally {
@@ -22,10 +22,10 @@ export async function storedEvents(namespace: string): Promise<number> {
   return withNats(async (nc) => (await (await nc.jetstreamManager()).streams.info(`${namespace}-events`)).state.messages);
 }
 
-/** Removes a namespace's streams (and with them its consumers) from the machine's NATS. */
-export async function deleteStreams(namespace: string): Promise<void> {
+/** Removes a namespace's streams (and with them its consumers) from the machine's NATS (or the one at `url`). */
+export async function deleteStreams(namespace: string, url = NATS_URL): Promise<void> {
   await withNats(async (nc) => {
     const jsm = await nc.jetstreamManager();
     for (const name of [`${namespace}-events`, `${namespace}-dead-letters`]) await jsm.streams.delete(name).catch(() => false);
-  });
+  }, url);
 }

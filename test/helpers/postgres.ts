@@ -13,8 +13,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+async function admin<T>(fn: (client: pg.Client) => Promise<T>, adminUrl = PG_ADMIN_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     return await fn(client);
@@ -23,16 +23,17 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A new database on the machine's PostgreSQL server, or on another (a throwaway cluster's `postgres` database URL). */
+export async function createTestDatabase(adminUrl = PG_ADMIN_URL): Promise<TestDatabase> {
   const name = `vault_test_${randomBytes(6).toString("hex")}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  const url = new URL(PG_ADMIN_URL);
+  await admin((c) => c.query(`CREATE DATABASE ${name}`), adminUrl);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     // WITH (FORCE) ends sessions a killed test process may have left behind.
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`), adminUrl).then(() => undefined),
   };
 }
 

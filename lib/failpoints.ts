@@ -16,7 +16,9 @@ export type FailpointName =
   | "password-change-before-commit"
   | "key-rotation-before-commit"
   | "key-rotation-after-commit"
-  | "password-change-after-commit";
+  | "password-change-after-commit"
+  /** The embedded store, about to commit a group of two or more transactions (lib/store/sql/sqlite.ts). */
+  | "group-commit-before-commit";
 
 /** Kills this process at once (SIGKILL: no cleanup, as a crash) when `name` is armed. */
 export function failpoint(name: FailpointName): void {

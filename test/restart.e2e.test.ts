@@ -60,3 +60,64 @@ describe("restart on the same DATA_DIR", () => {
     expect(server.output()).not.toContain(owner.token);
   });
 });
+
+describe("group commit on the embedded store", () => {
+  afterAll(() => killAllServers());
+
+  /** `count` item creates at once on `vaultId`; the ids the server acknowledged (201), and how many got no answer. */
+  async function burst(api: Api, token: string, vaultId: string, vaultKey: Buffer, count: number) {
+    const ids = Array.from({ length: count }, () => randomUUID());
+    const results = await Promise.allSettled(
+      ids.map((id) => api.post(`/vaults/${vaultId}/items`, { token, body: encryptItem(vaultKey, vaultId, id, "x", "burst") })),
+    );
+    return {
+      acknowledged: ids.filter(
+        (_, i) => results[i]!.status === "fulfilled" && (results[i] as PromiseFulfilledResult<any>).value.status === 201,
+      ),
+      unanswered: results.filter((r) => r.status === "rejected").length,
+    };
+  }
+
+  test("killed just before a group of writes commits: none of that group was acknowledged, and every acknowledged write is there after a restart", async () => {
+    const dataDir = tempDir();
+    // Armed: the process dies at the first commit that covers two or more transactions.
+    let server = await spawnServer({ DATA_DIR: dataDir, VAULT_FAILPOINTS: "group-commit-before-commit" });
+    let api = new Api(server.url);
+    const { owner } = await newOrg(api);
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    const { acknowledged, unanswered } = await burst(api, owner.token, vaultId, vaultKey, 40);
+    // The process died in a group commit: writes arriving together did share one.
+    const child = server.child;
+    const signal = await new Promise((resolve) =>
+      child.signalCode !== null ? resolve(child.signalCode) : child.once("exit", (_code, sig) => resolve(sig)),
+    );
+    expect(signal).toBe("SIGKILL");
+    expect(unanswered).toBeGreaterThan(0);
+    server = await spawnServer({ DATA_DIR: dataDir });
+    api = new Api(server.url);
+    const stored = new Set((await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items.map((i: any) => i.itemId));
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    await server.kill("SIGTERM");
+  });
+
+  test("SIGKILL under concurrent writes, three times: every acknowledged write survives", async () => {
+    const dataDir = tempDir();
+    let server = await spawnServer({ DATA_DIR: dataDir });
+    let api = new Api(server.url);
+    const { owner } = await newOrg(api);
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    const acknowledged: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const writing = burst(api, owner.token, vaultId, vaultKey, 60);
+      await new Promise((resolve) => setTimeout(resolve, 30 + round * 20));
+      await server.kill("SIGKILL");
+      acknowledged.push(...(await writing).acknowledged);
+      server = await spawnServer({ DATA_DIR: dataDir });
+      api = new Api(server.url);
+    }
+    const stored = new Set((await api.get(`/vaults/${vaultId}/items`, { token: owner.token })).body.items.map((i: any) => i.itemId));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+    await server.kill("SIGTERM");
+  });
+});

@@ -51,24 +51,27 @@ export function trashRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<Item
   return db.selectFrom("item_trash").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
 }
 
-async function sizeOf(db: Db, table: "items" | "item_trash" | "item_revisions", vaultId: VaultId): Promise<VaultSize> {
+/** The vault's sizes as its row keeps them (triggers of migration 017 move them with every row written). */
+async function sizesOf(db: Db, vaultId: VaultId): Promise<{ firm: VaultSize; history: VaultSize }> {
   const r = await db
-    .selectFrom(table)
-    .select([sql<number | string>`count(*)`.as("items"), sql<number | string>`coalesce(sum(${ITEM_BYTES}), 0)`.as("bytes")])
+    .selectFrom("vaults")
+    .select(["firm_items", "firm_bytes", "history_items", "history_bytes"])
     .where("vault_id", "=", vaultId)
-    .executeTakeFirstOrThrow();
-  return { items: Number(r.items), bytes: Number(r.bytes) };
+    .executeTakeFirst();
+  return {
+    firm: { items: Number(r?.firm_items ?? 0), bytes: Number(r?.firm_bytes ?? 0) },
+    history: { items: Number(r?.history_items ?? 0), bytes: Number(r?.history_bytes ?? 0) },
+  };
 }
 
 /** What counts against a write's growth: the items and the trash (history gives way, `makeRoom`). */
 export async function firmSizeOf(db: Db, vaultId: VaultId): Promise<VaultSize> {
-  const [items, trash] = await Promise.all([sizeOf(db, "items", vaultId), sizeOf(db, "item_trash", vaultId)]);
-  return { items: items.items + trash.items, bytes: items.bytes + trash.bytes };
+  return (await sizesOf(db, vaultId)).firm;
 }
 
 /** Everything the vault stores: items, trash and history, entries and bytes (a rekey re-encrypts all of it). */
 async function storedSizeOf(db: Db, vaultId: VaultId): Promise<VaultSize> {
-  const [firm, history] = await Promise.all([firmSizeOf(db, vaultId), sizeOf(db, "item_revisions", vaultId)]);
+  const { firm, history } = await sizesOf(db, vaultId);
   return { items: firm.items + history.items, bytes: firm.bytes + history.bytes };
 }
 
@@ -111,7 +114,7 @@ export async function keepRevision(trx: Db, row: ItemsTable, keep: number, now: 
 
 /** Drops the vault's oldest revisions while it holds more than its limits (a write made it grow; `firm`: its items and trash after the write). */
 export async function makeRoom(trx: Db, vaultId: VaultId, limits: VaultLimits, firm: VaultSize): Promise<void> {
-  const history = await sizeOf(trx, "item_revisions", vaultId);
+  const { history } = await sizesOf(trx, vaultId);
   const size = { items: firm.items + history.items, bytes: firm.bytes + history.bytes };
   const over = { bytes: size.bytes - limits.maxBytes, items: size.items - limits.maxItems };
   if (over.bytes <= 0 && over.items <= 0) return;

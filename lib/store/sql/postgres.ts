@@ -48,6 +48,8 @@ const MIGRATION_LOCK = 0x7661756d;
 
 export const postgresOps: EngineOps = {
   name: "postgres",
+  // Each transaction commits on its own.
+  durably: (_db, run) => run(),
   async backupTo() {
     throw new Error('A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, "Operating it")');
   },

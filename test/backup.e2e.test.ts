@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { Api, registerUser, sharedVault } from "./helpers/client";
 import { decryptItem, encryptItem, unb64, unwrapShared } from "./helpers/crypto";
 import { createTestDatabase } from "./helpers/postgres";
@@ -195,6 +195,37 @@ describe("the embedded store", () => {
     expect((await new Api(again.url).get("/health")).status).toBe(200);
     await again.kill("SIGTERM");
   });
+});
+
+test("after a restore, a cursor from before it is a full read, even once new writes bring the counter back up to it", async () => {
+  const dataDir = tempDir();
+  const file = path.join(tempDir("vault-backup-"), "vault.backup");
+  // One signing key for both servers (a backup holds no key): the owner's token works on the copy.
+  const JWT_SECRET = randomBytes(32).toString("base64");
+  let server = await spawnServer({ DATA_DIR: dataDir, REGISTRATION_MODE: "open", JWT_SECRET });
+  let api = new Api(server.url);
+  const owner = await registerUser(api);
+  const { vaultId, vaultKey } = await sharedVault(api, owner);
+  const create = (a: Api, id = randomUUID()) =>
+    a.post(`/vaults/${vaultId}/items`, { token: owner.token, body: encryptItem(vaultKey, vaultId, id, "x", "n") });
+  await create(api);
+  // A delta read before the backup: the store's change epoch is in it.
+  expect((await api.get(`/vaults/${vaultId}/items?since=0`, { token: owner.token })).body.full).toBe(false);
+  await admin({ DATA_DIR: dataDir }, "backup", file);
+  // After the backup: three more writes, and a client that followed them.
+  for (let i = 0; i < 3; i++) await create(api);
+  const cursor = (await api.get(`/vaults/${vaultId}/items?since=0`, { token: owner.token })).body.cursor;
+  await server.kill("SIGTERM");
+  const restored = tempDir();
+  await admin({ DATA_DIR: restored }, "restore", file);
+  server = await spawnServer({ DATA_DIR: restored, JWT_SECRET });
+  api = new Api(server.url);
+  // Other writes on the restored store: its counter is where the client's cursor was.
+  const other = randomUUID();
+  for (let i = 0; i < 3; i++) expect((await create(api, i === 0 ? other : undefined)).status).toBe(201);
+  const answer = (await api.get(`/vaults/${vaultId}/items?since=${cursor}`, { token: owner.token })).body;
+  expect(answer).toMatchObject({ full: true, items: [] });
+  await server.kill("SIGTERM");
 });
 
 test("PostgreSQL: pg_dump under concurrent writes, pg_restore into a new database, serves every item acknowledged before the dump", async () => {

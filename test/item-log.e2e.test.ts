@@ -162,7 +162,12 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const victim = await aliceBehind(
       (m, p, body) =>
         m === "GET" && p === `/vaults/${vaultId}/items`
-          ? { ...body, items: [...body.items, gone] }
+          ? // Back in the list, and (in a delta read's answer) no longer among the ids gone.
+            {
+              ...body,
+              items: [...body.items, gone],
+              ...(body.deleted && { deleted: body.deleted.filter((id: string) => id !== gone.itemId) }),
+            }
           : m === "GET" && p === `/vaults/${vaultId}/items/${gone.itemId}`
             ? new Answer(200, gone)
             : body,

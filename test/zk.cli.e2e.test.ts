@@ -227,6 +227,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items`
         ? {
+            ...body,
             items: body.items.map((i: any, _n: number, all: any[]) =>
               i.itemId === a.itemId ? { ...i, encryptedData: all[1].encryptedData, encryptedName: all[1].encryptedName } : i,
             ),
@@ -238,6 +239,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items`
         ? {
+            ...body,
             items: body.items.map((i: any, _n: number, all: any[]) => (i.itemId === a.itemId ? all.find((o) => o.itemId !== a.itemId) : i)),
           }
         : body;

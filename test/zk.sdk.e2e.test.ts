@@ -373,8 +373,9 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
         : body;
     // Caught by the signed item log (its digest of a's ciphertext) before anything is decrypted; the associated data would refuse it too (sdk.e2e).
     await refusedWithoutChange(team.vaultId, "ITEM_HASH_MISMATCH", () => victim.getItem(team.vaultId, a.itemId));
+    // One item's record listed twice (in this device's delta read: the list is held from its first read).
     proxy.edit = (method, path, body) =>
-      method === "GET" && path === `/vaults/${team.vaultId}/items` ? { items: [bRecord, ...body.items] } : body;
+      method === "GET" && path === `/vaults/${team.vaultId}/items` ? { ...body, items: [bRecord, bRecord, ...body.items] } : body;
     await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.listItems(team.vaultId));
     proxy.edit = honest;
     await expect(victim.getItem(team.vaultId, a.itemId)).resolves.toMatchObject({ name: "A", fields: { password: "a-secret" } });
@@ -685,25 +686,41 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
   test("15. the item list follows pages forward only: a page answered again, or out of order, is refused rather than read in a loop", async () => {
     const v = await alice.createVault("Pages 15", "shared");
     for (let i = 0; i < 3; i++) await alice.addItem(v.vaultId, { name: `n${i}`, fields: { pw: String(i) } });
-    // Honest: the SDK asks pages and follows `next` (one page here), and reads every item.
+    // Honest: the SDK asks what changed since its last read of the vault (a delta read: here it
+    // read the vault while adding the items), no pages. Sent to the whole list (an answer marked
+    // `full`), it asks pages and follows `next` (one page here), and reads every item.
     proxy.sent.length = 0;
     expect((await alice.listItems(v.vaultId)).map((i) => i.name).sort()).toEqual(["n0", "n1", "n2"]);
-    expect(proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path)).toEqual([
-      `/vaults/${v.vaultId}/items?limit=500`,
-    ]);
-    // The same page again and again, each time claiming another follows.
+    expect(
+      proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path.replace(/since=\d+/, "since=N")),
+    ).toEqual([`/vaults/${v.vaultId}/items?since=N`]);
+    // From here on, every delta read is sent to the whole list, whose pages the attacks are on.
     const listing = (path: string) => path === `/vaults/${v.vaultId}/items`; // the edit sees the path without its query
+    const toPages =
+      (edit: Edit): Edit =>
+      (method, path, body, status) =>
+        method === "GET" && listing(path) && status === 200 && body && "cursor" in body
+          ? { items: [], deleted: [], cursor: body.cursor, full: true }
+          : edit(method, path, body, status);
+    proxy.edit = toPages(honest);
+    proxy.sent.length = 0;
+    expect(await alice.listItems(v.vaultId)).toHaveLength(3);
+    expect(
+      proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path.replace(/since=\d+/, "since=N")),
+    ).toEqual([`/vaults/${v.vaultId}/items?since=N`, `/vaults/${v.vaultId}/items?limit=500`]);
+    // The same page again and again, each time claiming another follows.
     // (A cursor the service accepts: the place of the first item, so the service answers again what follows it.)
     const first = (await alice.listItems(v.vaultId))[0]!;
     const back = Buffer.from(`${first.createdAt} ${first.itemId}`).toString("base64url");
-    proxy.edit = (method, path, body, status) =>
-      method === "GET" && listing(path) && status === 200 ? { items: body.items, next: back } : body;
+    proxy.edit = toPages((method, path, body, status) =>
+      method === "GET" && listing(path) && status === 200 ? { items: body.items, next: back } : body,
+    );
     await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "ITEM_MISMATCH" }); // an item listed twice
     // The items reordered.
-    proxy.edit = (method, path, body) => (method === "GET" && listing(path) ? { items: [...body.items].reverse() } : body);
+    proxy.edit = toPages((method, path, body) => (method === "GET" && listing(path) ? { items: [...body.items].reverse() } : body));
     await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     // An empty page that says another follows.
-    proxy.edit = (method, path, body) => (method === "GET" && listing(path) ? { items: [], next: back } : body);
+    proxy.edit = toPages((method, path, body) => (method === "GET" && listing(path) ? { items: [], next: back } : body));
     await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     proxy.edit = honest;
     expect(await alice.listItems(v.vaultId)).toHaveLength(3);

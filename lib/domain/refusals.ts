@@ -165,6 +165,8 @@ export const badBindingTag = () => invalid("inviteBinding must be an HMAC-SHA256
 export const badEmail = (why: string, field: string) => invalid(why, field);
 /** An `after` that is not a cursor this server gave. */
 export const badCursor = () => invalid("after is not a cursor this server gave (pass the `next` of the page before)", "after");
+/** A delta read asked with pages (lib/domain/item-changes.ts). */
+export const deltaWithPage = () => invalid("since reads the changes in one answer: it cannot be combined with limit or after", "since");
 /** A link naming an audit head this organization's log does not have (`AuditClaim`). */
 export const unknownAuditHead = (field: string) =>
   invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);

@@ -311,7 +311,12 @@ export const SCHEMAS = {
     next: { type: ["integer", "null"], minimum: 0 },
   }),
   Item: object(itemFields),
-  ItemList: object({ items: arrayOf(ref("Item")) }, { next: { type: ["string", "null"] } }),
+  // The whole list (`items` alone), a page (with `next`), or a delta read's answer (`since`: with
+  // `deleted`, `cursor` and `full`; lib/domain/item-changes.ts).
+  ItemList: object(
+    { items: arrayOf(ref("Item")) },
+    { next: { type: ["string", "null"] }, deleted: arrayOf(uuid), cursor: integer(0), full: { type: "boolean" } },
+  ),
   Imported: object({ created: integer(1) }),
   ItemHistory: object({
     revisions: arrayOf(

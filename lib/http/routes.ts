@@ -619,7 +619,8 @@ const ROUTE_TABLE = [
     method: "GET",
     path: "/vaults/:vaultId/items",
     action: "items.list",
-    summary: "A vault's items: all of them, or with `limit` or `after` a page and the cursor of the next",
+    summary:
+      "A vault's items: all of them; with `limit` or `after` a page and the cursor of the next; with `since` (a `cursor`, 0 at first) what changed since, the ids gone, and the next cursor (`full`: read the whole list)",
     params: {
       vaultId: p.pathId,
       limit: {
@@ -629,6 +630,13 @@ const ROUTE_TABLE = [
         openapi: { type: "integer", minimum: 1, maximum: MAX_ITEM_PAGE, default: DEFAULT_ITEM_PAGE },
       },
       after: { type: "string", min: 1, max: 256, optional: true },
+      since: {
+        ...p.seqNumber,
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        optional: true,
+        openapi: { type: "integer", minimum: 0, description: "a delta read: the `cursor` of an earlier answer, or 0" },
+      },
     },
     reply: ok("ItemList"),
   },

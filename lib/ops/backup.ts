@@ -13,6 +13,7 @@
  * The JWT signing key under DATA_DIR is not part of a backup: after a restore onto another
  * DATA_DIR, users sign in again (their refresh tokens are in the backup and still work).
  */
+import { CHANGE_EPOCH_KEY } from "../domain/item-changes";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -88,6 +89,7 @@ export function restoreBackup(file: string, dataDir: string, opts: { force: bool
   try {
     fs.copyFileSync(file, incoming, fs.constants.COPYFILE_EXCL);
     fs.chmodSync(incoming, 0o600);
+    dropChangeEpoch(incoming);
     fsyncFile(incoming);
     // The old store's write-ahead log must not be applied to the restored file.
     for (const companion of [`${target}-wal`, `${target}-shm`]) fs.rmSync(companion, { force: true });
@@ -95,6 +97,21 @@ export function restoreBackup(file: string, dataDir: string, opts: { force: bool
     fsyncFile(dataDir);
   } finally {
     fs.rmSync(incoming, { force: true });
+  }
+}
+
+/**
+ * A restored store starts a new change epoch (lib/domain/item-changes.ts): the cursors clients
+ * hold are from after the backup, and are answered with a full read, never read against the
+ * restored counters. (A backup of a release without delta reads has no epoch to drop.)
+ */
+function dropChangeEpoch(file: string): void {
+  const db = new DatabaseSync(file);
+  try {
+    const hasKeys = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'server_keys'").get();
+    if (hasKeys) db.prepare("DELETE FROM server_keys WHERE name = ?").run(CHANGE_EPOCH_KEY);
+  } finally {
+    db.close();
   }
 }
 

@@ -121,7 +121,6 @@ export class VaultClient {
   get unlocked(): boolean {
     return this.core.keys !== undefined;
   }
-
   // ---- Session (session.ts) ----------------------------------------------------------------------
 
   register(opts: Parameters<Session["register"]>[0]): Promise<Account> {
@@ -143,6 +142,7 @@ export class VaultClient {
     this.session.lock();
   }
   logout(): Promise<void> {
+    this.items.synced.forget();
     return this.session.logout();
   }
   me(): Promise<{ userId: string; email: string; orgId: string; role: OrgRole; createdAt: string; accountVersion: number }> {

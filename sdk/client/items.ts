@@ -14,6 +14,7 @@ import type { ClientCore } from "./core";
 import type { Bytes } from "../encoding";
 import type { Item, StoredItem, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
+import { ItemSync, listOrder } from "./item-sync";
 
 /** Items asked for per page of a vault's list. */
 export const ITEM_PAGE = 500;
@@ -26,12 +27,26 @@ const MAX_LOG_ATTEMPTS = 20;
 const MAX_READ_ATTEMPTS = 10;
 
 export class Items {
+  /** The vaults' items as this client last read them, brought up to date by delta reads (item-sync.ts). */
+  readonly synced: ItemSync;
+
   constructor(
     private readonly core: ClientCore,
     private readonly vaults: Vaults,
     private readonly rosters: Rosters,
     readonly logs: ItemLogs,
-  ) {}
+  ) {
+    this.synced = new ItemSync(core, (vaultId) => this.listAllPages(vaultId), MAX_LISTED_ITEMS);
+  }
+
+  /**
+   * Every stored item of the vault: what changed since this client's last read of it, applied to
+   * what it read then (item-sync.ts), or the whole list the first time and whenever the server
+   * says a delta cannot answer.
+   */
+  async listStoredItems(vaultId: string): Promise<StoredItem[]> {
+    return this.synced.list(vaultId);
+  }
 
   /**
    * Every stored item of the vault, page by page (ITEM_PAGE at a time, following `next`). The pages
@@ -39,7 +54,7 @@ export class Items {
    * `itemId`), so that a server cannot keep a client reading in a loop; and no vault lists more
    * than MAX_LISTED_ITEMS. A server of an earlier release answers every item at once, without `next`.
    */
-  async listStoredItems(vaultId: string): Promise<StoredItem[]> {
+  async listAllPages(vaultId: string): Promise<StoredItem[]> {
     const all: StoredItem[] = [];
     const seen = new Set<string>();
     let after: string | null | undefined;
@@ -57,7 +72,7 @@ export class Items {
       }
       for (const item of page.items) {
         const last = all.at(-1);
-        if (last && !(last.createdAt < item.createdAt || (last.createdAt === item.createdAt && last.itemId < item.itemId)))
+        if (last && listOrder(last, item) >= 0)
           throw new SecurityError("INCONSISTENT", `the server lists item ${item.itemId} out of order`);
         all.push(item);
       }
@@ -82,6 +97,15 @@ export class Items {
 
   /** `listCheckedItems`, with the item log as followed when the listing was checked (null: a vault without a roster). */
   async listCheckedItemsAt(
+    vaultId: string,
+    vault: Pick<Vault, "keyVersion">,
+    roster: VerifiedRoster | null,
+  ): Promise<{ stored: StoredItem[]; log: FollowedLog | null }> {
+    // A listing the log refuses is not kept: the next read of the vault is a full one.
+    return this.forgetOnFailure(vaultId, () => this.checkedListing(vaultId, vault, roster));
+  }
+
+  private async checkedListing(
     vaultId: string,
     vault: Pick<Vault, "keyVersion">,
     roster: VerifiedRoster | null,
@@ -127,8 +151,20 @@ export class Items {
       if (!newer || attempt >= 3) break;
     }
     // Each id once: listStoredItems refuses an item listed twice.
-    for (const s of stored) assertItem(s, vaultId, s.itemId);
-    return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
+    return this.forgetOnFailure(vaultId, async () => {
+      for (const s of stored) assertItem(s, vaultId, s.itemId);
+      return Promise.all(stored.map(async (s) => toItem(s, await openItem(vaultKey, vaultId, s))));
+    });
+  }
+
+  /** Runs `read`; when it fails, the vault's kept items are dropped, so its next read is a full one. */
+  private async forgetOnFailure<T>(vaultId: string, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      this.synced.forget(vaultId);
+      throw err;
+    }
   }
 
   /**

@@ -3,8 +3,8 @@
  * rewrite the service's genuine JSON answers (or answer with a status of its own choosing) and
  * records what the client sends.
  */
-/** May answer at once or after looking things up (a promise). */
-export type Edit = (method: string, path: string, body: any) => any;
+/** May answer at once or after looking things up (a promise); `query` is the request's `?...`, or "". */
+export type Edit = (method: string, path: string, body: any, query: string) => any;
 
 export interface Sent {
   method: string;
@@ -21,12 +21,13 @@ export class Answer {
 
 export function dishonest(edit: Edit, sent: Sent[] = []): typeof fetch {
   return async (input, init) => {
-    const path = new URL(String(input)).pathname.replace(/^\/api\/v1/, "");
+    const url = new URL(String(input));
+    const path = url.pathname.replace(/^\/api\/v1/, "");
     const method = init?.method ?? "GET";
     sent.push({ method, path });
     const res = await fetch(input, init);
     const text = await res.text();
-    const edited = await edit(method, path, text ? JSON.parse(text) : undefined);
+    const edited = await edit(method, path, text ? JSON.parse(text) : undefined, url.search);
     if (edited instanceof Answer) return Response.json(edited.body, { status: edited.status });
     if (!text) return new Response(null, { status: res.status, headers: res.headers });
     return new Response(JSON.stringify(edited), { status: res.status, headers: res.headers });

@@ -9,7 +9,7 @@
  * attempts, and rethrows every error.
  */
 import type { OutboxDoc } from "./outbox";
-import type { UserId, VaultId } from "../../domain/ids";
+import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
 import { conflict } from "../../errors";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
@@ -17,6 +17,7 @@ import type { VaultView } from "../port";
 import type { ItemLogEntry } from "../../domain/item-log";
 import {
   COLLECTIONS,
+  itemKey,
   itemLogHeadOf,
   rosterLinkKey,
   toVaultView,
@@ -26,6 +27,7 @@ import {
   type InviteDoc,
   type ItemDoc,
   type ItemRevisionDoc,
+  type ItemChangeDoc,
   type TrashedItemDoc,
   type KeyLogDoc,
   type LockDoc,
@@ -74,6 +76,7 @@ export class MongoContext {
   readonly items: Collection<ItemDoc>;
   readonly itemRevisions: Collection<ItemRevisionDoc>;
   readonly itemTrash: Collection<TrashedItemDoc>;
+  readonly itemChanges: Collection<ItemChangeDoc>;
   readonly invites: Collection<InviteDoc>;
   readonly refreshTokens: Collection<RefreshTokenDoc>;
   readonly sessions: Collection<SessionDoc>;
@@ -104,6 +107,7 @@ export class MongoContext {
     this.items = db.collection(COLLECTIONS.items);
     this.itemRevisions = db.collection(COLLECTIONS.itemRevisions);
     this.itemTrash = db.collection(COLLECTIONS.itemTrash);
+    this.itemChanges = db.collection(COLLECTIONS.itemChanges);
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.sessions = db.collection(COLLECTIONS.sessions);
@@ -232,6 +236,33 @@ export class MongoContext {
    */
   async lockVault(session: ClientSession, vaultId: VaultId): Promise<VaultDoc | null> {
     return this.vaults.findOneAndUpdate({ _id: vaultId }, { $inc: { writeSeq: 1 } }, { session, returnDocument: "after" });
+  }
+
+  /**
+   * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
+   * transaction, after its `lockVault`: the vault's next change number, recorded against each item
+   * touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every earlier
+   * change record moot. A vault of an earlier release (no counter) starts from a reset numbered 1.
+   */
+  async recordItemChanges(session: ClientSession, vaultId: VaultId, change: { itemIds: readonly string[] } | "reset"): Promise<void> {
+    const next = { $add: [{ $ifNull: ["$changeSeq", 1] }, 1] };
+    const vault = await this.vaults.findOneAndUpdate(
+      { _id: vaultId },
+      [{ $set: { changeSeq: next, resetSeq: change === "reset" ? next : { $ifNull: ["$resetSeq", 1] } } }],
+      { session, returnDocument: "after", projection: { changeSeq: 1 } },
+    );
+    const seq = vault!.changeSeq!;
+    if (change === "reset") {
+      await this.itemChanges.deleteMany({ vaultId }, { session });
+      return;
+    }
+    if (change.itemIds.length === 0) return;
+    await this.itemChanges.bulkWrite(
+      change.itemIds.map((itemId) => ({
+        updateOne: { filter: { _id: itemKey(vaultId, itemId as ItemId) }, update: { $set: { vaultId, itemId, seq } }, upsert: true },
+      })),
+      { session, ordered: true },
+    );
   }
 
   /** Stores a checked item link and moves the vault's head to it, in the write's transaction. */

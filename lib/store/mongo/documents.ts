@@ -33,6 +33,7 @@ export const COLLECTIONS = {
   items: "items",
   itemRevisions: "item_revisions",
   itemTrash: "item_trash",
+  itemChanges: "item_changes",
   invites: "invites",
   refreshTokens: "refresh_tokens",
   sessions: "sessions",
@@ -105,6 +106,21 @@ export interface VaultDoc {
   roster?: { seq: number; hash: string };
   /** The signed item log's head (sdk/item-log.ts); absent for a vault without one. */
   itemLog?: { seq: number; hash: string; baseSeq: number; rosterSeq: number };
+  /**
+   * The vault's last item change number and that of its last reset (lib/domain/item-changes.ts).
+   * Absent on a vault of an earlier release: read as a reset numbered 1 (as SQL's migration 016).
+   */
+  changeSeq?: number;
+  resetSeq?: number;
+}
+
+/** Per item, the number of its last change (SQL: `item_changes`); an item no longer in `items` is a tombstone. */
+export interface ItemChangeDoc {
+  /** `itemKey(vaultId, itemId)`. */
+  _id: string;
+  vaultId: VaultId;
+  itemId: string;
+  seq: number;
 }
 
 /** One link of a vault's signed item log (unique on vaultId + seq). */

@@ -6,7 +6,8 @@ import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 import * as itemRules from "../../domain/items";
 import type { LockedForItems } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
-import type { ArgsOf, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
+import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
+import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -73,6 +74,45 @@ export class MongoItems implements ItemStore {
     });
   }
 
+  async listChanges({ vaultId, actorId, since }: ArgsOf<ItemStore["listChanges"]>): Promise<ItemChanges> {
+    return this.c.consistentRead(async (session) => {
+      itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
+      const vault = await this.c.vaults.findOne({ _id: vaultId }, { session, projection: { changeSeq: 1, resetSeq: 1 } });
+      if (!vault) throw itemNotFound();
+      // A vault of an earlier release: a reset numbered 1 (VaultDoc).
+      const epoch = await this.changeEpoch();
+      const cursor = cursorOf(epoch, vault.changeSeq ?? 1);
+      const plan = planDelta(since, { changeSeq: vault.changeSeq ?? 1, resetSeq: vault.resetSeq ?? 1 }, epoch);
+      if (plan.kind === "full") return fullAnswer(cursor);
+      const changes = await this.c.itemChanges
+        .find({ vaultId, seq: { $gt: plan.since } }, { session })
+        .sort({ seq: 1, itemId: 1 })
+        .limit(MAX_DELTA_ITEMS + 1)
+        .toArray();
+      if (changes.length > MAX_DELTA_ITEMS) return fullAnswer(cursor);
+      const docs = await this.c.items.find({ _id: { $in: changes.map((c) => c._id) } }, { session }).toArray();
+      const live = new Map(docs.map((d) => [d._id, toItem(d)]));
+      return deltaAnswer(
+        cursor,
+        changes.map((c) => ({ itemId: c.itemId, item: live.get(c._id) ?? null })),
+      );
+    });
+  }
+
+  private epoch: number | undefined;
+
+  /** The store's change epoch (lib/domain/item-changes.ts), made at its first delta read and kept until a restore drops it. */
+  private async changeEpoch(): Promise<number> {
+    if (this.epoch !== undefined) return this.epoch;
+    await this.c.serverKeys.updateOne(
+      { _id: CHANGE_EPOCH_KEY },
+      { $setOnInsert: { value: String(newChangeEpoch()), createdAt: new Date().toISOString() } },
+      { upsert: true },
+    );
+    this.epoch = Number((await this.c.serverKeys.findOne({ _id: CHANGE_EPOCH_KEY }))!.value);
+    return this.epoch;
+  }
+
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     const doc = await this.c.consistentRead(async (session) => {
       itemRules.decideItemRead((await this.c.vaultView(session, vaultId, actorId))?.role ?? null);
@@ -106,6 +146,7 @@ export class MongoItems implements ItemStore {
         updatedAt: now,
       };
       await this.c.items.insertOne(doc, { session });
+      await this.c.recordItemChanges(session, vaultId, { itemIds: [itemId] });
       await makeRoom(this.c, session, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) });
       return toItem(doc);
     });
@@ -145,6 +186,7 @@ export class MongoItems implements ItemStore {
         { session },
       );
       if (res.matchedCount !== 1) throw itemChangedMeanwhile();
+      await this.c.recordItemChanges(session, vaultId, { itemIds: [itemId] });
       await keepRevision(this.c, session, doc, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
       await makeRoom(this.c, session, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(doc) });
       return toItem(updated);
@@ -161,6 +203,7 @@ export class MongoItems implements ItemStore {
       const res = await this.c.items.deleteOne({ _id: itemKey(vaultId, itemId) }, { session });
       if (res.deletedCount !== 1) throw itemNotFound();
       await moveToTrash(this.c, session, doc!, actorId, now);
+      await this.c.recordItemChanges(session, vaultId, { itemIds: [itemId] });
     });
   }
 
@@ -195,6 +238,7 @@ export class MongoItems implements ItemStore {
       const doc: ItemDoc = { ...item, revision: d.revision, updatedAt: now };
       await this.c.itemTrash.deleteOne({ _id: doc._id }, { session });
       await this.c.items.insertOne(doc, { session });
+      await this.c.recordItemChanges(session, vaultId, { itemIds: [itemId] });
       return toItem(doc);
     });
   }
@@ -239,6 +283,7 @@ export class MongoItems implements ItemStore {
       }));
       // One call; the driver splits it into batches the server accepts.
       await this.c.items.insertMany(docs, { session, ordered: true });
+      await this.c.recordItemChanges(session, vaultId, { itemIds: docs.map((d) => d.itemId) });
       // The link names the whole set after the import, as stored.
       // Only a vault that keeps an item log (or a request with a link) needs the whole set hashed.
       if (locked.itemLog || args.itemLink) {

@@ -109,6 +109,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { vaultId: 1, replacedAt: 1 } },
   ]);
   await c.itemTrash.createIndexes([{ key: { vaultId: 1, deletedAt: 1 } }, { key: { deletedAt: 1 } }]);
+  // A delta read's changes in order (lib/domain/item-changes.ts).
+  await c.itemChanges.createIndexes([{ key: { vaultId: 1, seq: 1 } }]);
   await c.invites.createIndexes([
     { key: { tokenHash: 1 }, unique: true },
     { key: { orgId: 1, status: 1, createdAt: -1 } },
@@ -144,6 +146,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
     COLLECTIONS.sessions,
     COLLECTIONS.refreshTokens,
     COLLECTIONS.orgPolicies,
+    COLLECTIONS.itemChanges,
   ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);

@@ -68,6 +68,8 @@ export class MongoVaults implements VaultStore {
           createdAt: now,
           updatedAt: now,
           writeSeq: 0,
+          changeSeq: 0,
+          resetSeq: 0,
         },
         { session },
       );
@@ -114,6 +116,7 @@ export class MongoVaults implements VaultStore {
       await this.c.items.deleteMany({ vaultId }, { session });
       await this.c.itemRevisions.deleteMany({ vaultId }, { session });
       await this.c.itemTrash.deleteMany({ vaultId }, { session });
+      await this.c.itemChanges.deleteMany({ vaultId }, { session });
       await this.c.rosterLinks.deleteMany({ vaultId }, { session });
       await this.c.itemLinks.deleteMany({ vaultId }, { session });
       await this.c.members.deleteMany({ vaultId }, { session });
@@ -260,6 +263,8 @@ export class MongoVaults implements VaultStore {
         if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
       }
       await rekeyHistoryAndTrash(this.c, session, vaultId, input, keyVersion);
+      // Every item was rewritten: a delta read from before this is a full read.
+      await this.c.recordItemChanges(session, vaultId, "reset");
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });
     });
   }

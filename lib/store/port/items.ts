@@ -25,6 +25,16 @@ export interface ItemWrite {
   keyVersion?: number;
 }
 
+/** A delta read's answer (lib/domain/item-changes.ts): with `full`, no items, and the client reads the whole list. */
+export interface ItemChanges {
+  items: ItemRecord[];
+  /** Items changed since that are no longer in the vault (deleted, or in its trash). */
+  deleted: string[];
+  /** What to pass as `since` next. */
+  cursor: number;
+  full: boolean;
+}
+
 /** A revision an update replaced, as it was (lib/domain/item-history.ts). */
 export interface ItemRevisionRecord {
   itemId: ItemId;
@@ -56,6 +66,8 @@ export interface ItemStore {
   /** In order (`createdAt`, then `itemId`): every item, or with `page`, at most `page.limit + 1` after `page.after` (the one more tells whether a page follows). */
   listItems(args: OnVault & { page?: ItemPageRequest }): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
+  /** The changes after `since` (a delta read, lib/domain/item-changes.ts); members only. */
+  listChanges(args: OnVault & { since: number }): Promise<ItemChanges>;
   /** 413 when the vault would pass `limits` (decideVaultGrowth). */
   createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents): Promise<ItemRecord>;
   /** With `revision`, 409 unless it is the item's current one; 413 when a larger ciphertext would take the vault past `limits`. */

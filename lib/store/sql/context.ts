@@ -47,6 +47,8 @@ export interface EngineOps {
   runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]>;
   /** A consistent copy of the database into `file`, where the engine makes one (SQLite). */
   backupTo(db: Kysely<Database>, file: string): Promise<void>;
+  /** Runs a transaction (`run`) and answers once it is durable (SQLite's group commit; as it is elsewhere). */
+  durably<T>(db: Kysely<Database>, run: () => Promise<T>): Promise<T>;
 }
 
 export class SqlContext {
@@ -55,10 +57,13 @@ export class SqlContext {
     readonly engine: EngineOps,
   ) {}
 
-  /** Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. */
+  /**
+   * Runs `fn` in a transaction; a unique-key race becomes `409 CONFLICT`, never a 5xx. Answers
+   * once the transaction is durable (on SQLite, once its group has committed: sqlite.ts).
+   */
   async tx<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction().execute(fn);
+      return await this.engine.durably(this.db, () => this.db.transaction().execute(fn));
     } catch (err) {
       if (!(err instanceof AppError) && this.engine.isUniqueViolation(err)) throw conflict("Already exists");
       throw err;
@@ -137,4 +142,33 @@ export function chunks<T>(rows: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
+}
+
+/**
+ * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
+ * transaction and under its exclusive vault lock: the vault's next change number, recorded against
+ * each item touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every
+ * earlier change record moot.
+ */
+export async function recordItemChanges(trx: Db, vaultId: VaultId, change: { itemIds: readonly string[] } | "reset"): Promise<void> {
+  const { seq } = await trx
+    .updateTable("vaults")
+    .set((eb) => ({
+      change_seq: eb("change_seq", "+", 1),
+      ...(change === "reset" && { reset_seq: eb("change_seq", "+", 1) }),
+    }))
+    .where("vault_id", "=", vaultId)
+    .returning("change_seq as seq")
+    .executeTakeFirstOrThrow();
+  if (change === "reset") {
+    await trx.deleteFrom("item_changes").where("vault_id", "=", vaultId).execute();
+    return;
+  }
+  for (const chunk of chunks(change.itemIds, 500)) {
+    await trx
+      .insertInto("item_changes")
+      .values(chunk.map((itemId) => ({ vault_id: vaultId, item_id: itemId, seq: Number(seq) })))
+      .onConflict((oc) => oc.columns(["vault_id", "item_id"]).doUpdateSet({ seq: Number(seq) }))
+      .execute();
+  }
 }

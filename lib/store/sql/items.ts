@@ -5,8 +5,9 @@ import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 import * as itemRules from "../../domain/items";
 import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
-import type { ArgsOf, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
-import { appendItemLink, chunks, itemLogHead, type Db, type SqlContext } from "./context";
+import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
+import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
+import { appendItemLink, chunks, itemLogHead, recordItemChanges, type Db, type SqlContext } from "./context";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -96,6 +97,60 @@ export class SqlItems implements ItemStore {
     return rows.map(toItem);
   }
 
+  async listChanges({ vaultId, actorId, since }: ArgsOf<ItemStore["listChanges"]>): Promise<ItemChanges> {
+    itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
+    // The counter first: whatever commits after this read comes again next time; nothing is skipped.
+    const vault = await this.c.db
+      .selectFrom("vaults")
+      .select(["change_seq", "reset_seq"])
+      .where("vault_id", "=", vaultId)
+      .executeTakeFirst();
+    if (!vault) throw itemNotFound();
+    const epoch = await this.changeEpoch();
+    const cursor = cursorOf(epoch, Number(vault.change_seq));
+    const plan = planDelta(since, { changeSeq: Number(vault.change_seq), resetSeq: Number(vault.reset_seq) }, epoch);
+    if (plan.kind === "full") return fullAnswer(cursor);
+    const rows = await this.c.db
+      .selectFrom("item_changes as c")
+      .leftJoin("items as i", (j) => j.onRef("i.vault_id", "=", "c.vault_id").onRef("i.item_id", "=", "c.item_id"))
+      .select([
+        "c.item_id as changed_id",
+        "i.item_id",
+        "i.vault_id",
+        "i.encrypted_data",
+        "i.encrypted_name",
+        "i.revision",
+        "i.key_version",
+        "i.created_at",
+        "i.updated_at",
+      ])
+      .where("c.vault_id", "=", vaultId)
+      .where("c.seq", ">", plan.since)
+      .orderBy("c.seq")
+      .orderBy("c.item_id")
+      .limit(MAX_DELTA_ITEMS + 1)
+      .execute();
+    return deltaAnswer(
+      cursor,
+      rows.map((r) => ({ itemId: r.changed_id, item: r.item_id === null ? null : toItem(r as ItemsTable) })),
+    );
+  }
+
+  private epoch: number | undefined;
+
+  /** The store's change epoch (lib/domain/item-changes.ts), made at its first delta read and kept until a restore drops it. */
+  private async changeEpoch(): Promise<number> {
+    if (this.epoch !== undefined) return this.epoch;
+    await this.c.db
+      .insertInto("server_keys")
+      .values({ name: CHANGE_EPOCH_KEY, value: String(newChangeEpoch()), created_at: new Date().toISOString() })
+      .onConflict((oc) => oc.column("name").doNothing())
+      .execute();
+    const row = await this.c.db.selectFrom("server_keys").select("value").where("name", "=", CHANGE_EPOCH_KEY).executeTakeFirstOrThrow();
+    this.epoch = Number(row.value);
+    return this.epoch;
+  }
+
   async getItem({ vaultId, actorId, itemId }: ArgsOf<ItemStore["getItem"]>): Promise<ItemRecord> {
     itemRules.decideItemRead((await this.vaults.getVault({ vaultId, userId: actorId })).role);
     const row = await itemRow(this.c.db, vaultId, itemId);
@@ -126,6 +181,7 @@ export class SqlItems implements ItemStore {
         updated_at: now,
       };
       await trx.insertInto("items").values(row).execute();
+      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
       await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) });
       return toItem(row);
     });
@@ -164,6 +220,7 @@ export class SqlItems implements ItemStore {
         .where("revision", "=", row!.revision)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
+      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
       await keepRevision(trx, row!, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
       await makeRoom(trx, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(rowState(row!)) });
       return toItem(updated);
@@ -181,6 +238,7 @@ export class SqlItems implements ItemStore {
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
       await moveToTrash(trx, row!, actorId, now);
+      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
     });
   }
 
@@ -216,6 +274,7 @@ export class SqlItems implements ItemStore {
       const row: ItemsTable = { ...item, revision: d.revision, updated_at: now };
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
       await trx.insertInto("items").values(row).execute();
+      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
       return toItem(row);
     });
   }
@@ -260,6 +319,7 @@ export class SqlItems implements ItemStore {
         updated_at: now,
       }));
       for (const chunk of chunks(rows, this.c.engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
+      await recordItemChanges(trx, vaultId, { itemIds: rows.map((r) => r.item_id) });
       // The link names the whole set after the import, as stored.
       // Only a vault that keeps an item log (or a request with a link) needs the whole set hashed.
       if (locked.itemLog || args.itemLink) {

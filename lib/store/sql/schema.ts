@@ -53,6 +53,21 @@ export interface VaultsTable {
   item_hash: string | null;
   item_base_seq: number | null;
   item_roster_seq: number | null;
+  /** The vault's last item change number, and that of its last reset (lib/domain/item-changes.ts). */
+  change_seq: number;
+  reset_seq: number;
+  /** What the vault stores, kept by triggers (migration 017): items and trash, and kept revisions. */
+  firm_items?: number | string;
+  firm_bytes?: number | string;
+  history_items?: number | string;
+  history_bytes?: number | string;
+}
+
+/** Per item, the number of its last change; an item no longer in `items` is a tombstone. */
+export interface ItemChangesTable {
+  vault_id: VaultId;
+  item_id: string;
+  seq: number;
 }
 
 export interface ServerKeysTable {
@@ -191,6 +206,7 @@ export interface Database {
   items: ItemsTable;
   item_revisions: ItemRevisionsTable;
   item_trash: ItemTrashTable;
+  item_changes: ItemChangesTable;
   roster_links: RosterLinksTable;
   item_links: ItemLinksTable;
   server_keys: ServerKeysTable;

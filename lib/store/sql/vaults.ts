@@ -17,7 +17,7 @@ import {
 } from "../../domain/vault-decisions";
 import type { RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
-import { appendItemLink, chunks, type Db, type EngineOps, type SqlContext } from "./context";
+import { appendItemLink, chunks, recordItemChanges, type Db, type EngineOps, type SqlContext } from "./context";
 import { decideRekeyItemStep } from "../../domain/item-log";
 import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
@@ -186,6 +186,8 @@ export class SqlVaults implements VaultStore {
           updated_at: now,
           roster_seq: null,
           roster_hash: null,
+          change_seq: 0,
+          reset_seq: 0,
         })
         .execute();
       if (v.roster) await appendRosterLink(trx, v.vaultId, v.roster, now);
@@ -378,6 +380,8 @@ export class SqlVaults implements VaultStore {
         if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: item rows changed under the lock");
       }
       await rekeyHistoryAndTrash(trx, vaultId, rekey, keyVersion, this.c.engine.batchRows);
+      // Every item was rewritten: a delta read from before this is a full read.
+      await recordItemChanges(trx, vaultId, "reset");
       await trx
         .updateTable("vaults")
         .set({ key_version: keyVersion, rekey_required: 0, updated_at: now })

@@ -18,14 +18,15 @@ export function Sessions() {
   const end = (s: SessionInfo) =>
     void act.run(async () => {
       await client.endSession(s.sessionId);
-      setNote(`Ended the session of ${printable(s.deviceName)}: it is signed out within seconds.`);
+      // Said once the list shows it: the note and the list agree when a screen reader reads them.
       await reload();
+      setNote(`Ended the session of ${printable(s.deviceName)}: it is signed out within seconds.`);
     });
   const endOthers = () =>
     void act.run(async () => {
       const ended = await client.endOtherSessions();
-      setNote(ended === 0 ? "There was no other session." : `Ended ${ended} other session${ended === 1 ? "" : "s"}.`);
       await reload();
+      setNote(ended === 0 ? "There was no other session." : `Ended ${ended} other session${ended === 1 ? "" : "s"}.`);
     });
   const others = sessions?.filter((s) => !s.current) ?? [];
 

@@ -14,6 +14,8 @@ import * as m012 from "./012_removed_from_org";
 import * as m013 from "./013_key_log";
 import * as m014 from "./014_history_trash";
 import * as m015 from "./015_second_factors_recovery";
+import * as m016 from "./016_item_changes";
+import * as m017 from "./017_vault_sizes";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +34,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "013_key_log": m013,
   "014_history_trash": m014,
   "015_second_factors_recovery": m015,
+  "016_item_changes": m016,
+  "017_vault_sizes": m017,
 };
 
 export const migrationProvider: MigrationProvider = {

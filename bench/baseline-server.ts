@@ -4,16 +4,34 @@
  * product's response, given by bench/run.ts in BENCH_CONSTANT).
  * Not a route of the product; started only by the benchmark.
  *
+ * POST /bench/commit (issue 31): the floor of an item write on the embedded store, the same
+ * gateway and body parse, then one row inserted and committed in its own transaction in a SQLite
+ * file with the product's settings (WAL, synchronous=FULL: one fsync per write).
+ *
  * BENCH_ROLE=gateway or constant runs one half, for the split baseline: the two processes meet
  * over NATS (TRANSPORTER) like the product's gateway and services. Unset: both in one process.
  */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { brokerOptions } from "../lib/broker-options";
 import { loadConfig } from "../lib/config";
 import { AccessTokens } from "../lib/auth/access-tokens";
 import { signingKeys } from "../lib/auth/secrets";
 import { gatewayMixin } from "../mixins/gateway.mixin";
+
+/** One row per call, each in its own transaction, in a SQLite file set up as the product's store. */
+function oneRowCommits(dataDir: string): (body: string) => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new DatabaseSync(path.join(dataDir, "baseline.sqlite"));
+  db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+  db.exec("CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, body TEXT NOT NULL)");
+  const insert = db.prepare("INSERT INTO rows (id, body) VALUES (?, ?)");
+  return (body) => void insert.run(randomUUID(), body);
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -30,12 +48,14 @@ async function main(): Promise<void> {
           { method: "GET", path: "/health", action: "api.health", public: true },
           { method: "GET", path: "/bench/constant", action: "bench.constant" },
           { method: "POST", path: "/bench/constant", action: "bench.constantWrite" },
+          { method: "POST", path: "/bench/commit", action: "bench.commitWrite" },
         ]),
       ],
       actions: { health: { handler: () => ({ status: "ok" }) } },
     } as ServiceSchema);
   }
   if (role !== "gateway") {
+    const commit = oneRowCommits(config.dataDir);
     broker.createService({
       name: "bench",
       // The constants are the product's own answers (GET /vaults, an item create), so both
@@ -44,6 +64,13 @@ async function main(): Promise<void> {
         constant: { handler: () => read },
         constantWrite: {
           handler(ctx) {
+            ctx.meta.$statusCode = 201;
+            return write;
+          },
+        },
+        commitWrite: {
+          handler(ctx) {
+            commit(JSON.stringify(ctx.params));
             ctx.meta.$statusCode = 201;
             return write;
           },

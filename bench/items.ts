@@ -12,6 +12,10 @@
  * 3. Opening a vault of BENCH_ITEMS_OPEN items (2,000), each edited 3 times, on a new device, its
  *    revisions kept, against the same vault on a server that keeps none (ITEM_HISTORY=0: history is
  *    not read to open a vault, but it grows the store); and reading one item's history.
+ * 4. Reads that scale with what changed (issue 31): a vault of BENCH_ITEMS_SYNC items (10,000)
+ *    read again after one item changed elsewhere, as a delta (`?since=`) against the whole list,
+ *    over HTTP (time and bytes) and through the SDK (`listItems` on a device that read it before,
+ *    against a device reading it the first time), alternating.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -27,6 +31,7 @@ import { median } from "./common";
 const SEARCH = Number(process.env.BENCH_ITEMS_SEARCH ?? 10_000);
 const IMPORT = Number(process.env.BENCH_ITEMS_IMPORT ?? 5_000);
 const OPEN = Number(process.env.BENCH_ITEMS_OPEN ?? 2_000);
+const SYNC = Number(process.env.BENCH_ITEMS_SYNC ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ITEMS_ROUNDS ?? 3);
 const PASSWORD = "correct horse battery staple";
 const KDF = { algorithm: "pbkdf2-sha256", iterations: 600_000 } as const;
@@ -166,6 +171,54 @@ async function opening(withUrl: string, withoutUrl: string): Promise<void> {
   );
 }
 
+/** A vault of SYNC items; each round one item changes elsewhere, then the vault is read again: as a delta, and whole. */
+async function rereading(url: string): Promise<void> {
+  const owner = await register(url);
+  const vault = await owner.createVault("Synced", "shared");
+  for (let i = 0; i < SYNC; i += 5_000)
+    await owner.importItems(
+      vault.vaultId,
+      Array.from({ length: Math.min(5_000, SYNC - i) }, (_, j) => content(i + j)),
+    );
+  const listed = await owner.listItems(vault.vaultId);
+  const device = new VaultClient({ baseUrl: url });
+  await device.login(owner.account.email, PASSWORD);
+  await device.listItems(vault.vaultId);
+  const token = () => ({ authorization: `Bearer ${device.http.currentTokens!.accessToken}` });
+  const get = async (query: string) => {
+    const res = await fetch(`${url}/vaults/${vault.vaultId}/items${query}`, { headers: token() });
+    const body = await res.arrayBuffer();
+    return { status: res.status, bytes: body.byteLength, body };
+  };
+  let cursor = ((await (await fetch(`${url}/vaults/${vault.vaultId}/items?since=0`, { headers: token() })).json()) as { cursor: number })
+    .cursor;
+  const http = { delta: [] as number[], full: [] as number[], deltaBytes: 0, fullBytes: 0 };
+  const sdk = { delta: [] as number[], full: [] as number[] };
+  for (let r = 0; r < ROUNDS; r++) {
+    const item = listed[r % listed.length]!;
+    await owner.editItem(vault.vaultId, item.itemId, { ...item, fields: { ...item.fields, password: `sync${r}` } });
+    const [deltaMs, delta] = await timed(() => get(`?since=${cursor}`));
+    const [fullMs, full] = await timed(() => get(""));
+    if (delta.status !== 200 || full.status !== 200) throw new Error(`reads: ${delta.status} ${full.status}`);
+    http.delta.push(deltaMs);
+    http.full.push(fullMs);
+    http.deltaBytes = delta.bytes;
+    http.fullBytes = full.bytes;
+    // The timed delta's own answer gives the next cursor.
+    cursor = (JSON.parse(Buffer.from(delta.body).toString("utf8")) as { cursor: number }).cursor;
+    sdk.delta.push((await timed(() => device.listItems(vault.vaultId)))[0]);
+    const fresh = new VaultClient({ baseUrl: url });
+    await fresh.login(owner.account.email, PASSWORD);
+    sdk.full.push((await timed(() => fresh.listItems(vault.vaultId)))[0]);
+  }
+  console.log(
+    `re-reading a vault of ${SYNC} items after one change: over HTTP ${fmt(median(http.delta))} ms and ${http.deltaBytes} bytes as a delta, ` +
+      `${fmt(median(http.full))} ms and ${(http.fullBytes / 1e6).toFixed(1)} MB whole (${(median(http.delta) / median(http.full)).toFixed(3)}× the time); ` +
+      `through the SDK (the signed item log checked, every item opened) ${fmt(median(sdk.delta))} ms on a device that read it before, ` +
+      `${fmt(median(sdk.full))} ms on one reading it the first time (${(median(sdk.delta) / median(sdk.full)).toFixed(2)}×)`,
+  );
+}
+
 export async function itemsBench(): Promise<void> {
   console.log("## Items: search, import, history");
   search();
@@ -179,6 +232,7 @@ export async function itemsBench(): Promise<void> {
     // Opening first, on two fresh stores alike but for ITEM_HISTORY; then the import.
     await opening(url, `http://127.0.0.1:${bare.port}/api/v1`);
     await importing(url);
+    await rereading(url);
   } finally {
     await node.stop();
     await bare.stop();

@@ -1,7 +1,12 @@
 /**
  * The product on its embedded default (one process, SQLite) against a baseline in another process:
  *   1. authenticated GET /vaults (a user with 5 vaults) against the baseline
- *   2. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS
+ *   2. POST /vaults/:id/items (50 connections) against the same gateway committing one row per
+ *      request in a SQLite file set up as the store (the floor: an fsync per write), alternated
+ *   3. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS
+ *
+ * BENCH_SINGLE_SERVER names another build's server script (an earlier build's dist/bin/server.js)
+ * to measure it in the product's place.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -9,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
 import { spawnServer, type ServerProcess } from "../test/helpers/process";
-import { call, load, peakRssMiB, PIN, REKEY_SIZES } from "./common";
+import { alternate, call, load, peakRssMiB, PIN, REKEY_SIZES } from "./common";
 
 /** A server script of dist/, on a free port, pinned. */
 function start(script: string, env: Record<string, string>): Promise<ServerProcess> {
@@ -24,7 +29,9 @@ export async function singleProcess(): Promise<void> {
     REGISTRATION_MODE: "open",
     JWT_SECRET: randomBytes(32).toString("base64"), // one secret: a token of the product works on the baseline
   };
-  const product = await start("../bin/server.js", env);
+  const product = process.env.BENCH_SINGLE_SERVER
+    ? await spawnServer(env, { script: path.resolve(process.env.BENCH_SINGLE_SERVER), prefix: PIN.server })
+    : await start("../bin/server.js", env);
   let baseline: ServerProcess | undefined;
   try {
     console.log("## Single process, embedded store (SQLite)\n");
@@ -39,11 +46,20 @@ export async function singleProcess(): Promise<void> {
     const vaultKey = randomBytes(32);
     const wrapped = wrapShared(vaultKey, bundle.publicKey);
     const vaultBody = { type: "shared", encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
-    for (let i = 0; i < 5; i++) await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `vault ${i}` });
+    const vaultIds: string[] = [];
+    for (let i = 0; i < 5; i++)
+      vaultIds.push((await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `vault ${i}` })).vaultId);
 
     // The baseline answers, as a constant, exactly what GET /vaults answers.
     const constant = JSON.stringify(await call("GET", `${product.url}/vaults`, token));
-    baseline = await start("baseline-server.js", { ...env, DATA_DIR: path.join(dataDir, "baseline"), BENCH_CONSTANT: constant });
+    const itemBody = () => JSON.stringify(encryptItem(vaultKey, vaultIds[0]!, randomUUID(), "correct horse battery staple", "example.com"));
+    const write = JSON.stringify(await call("POST", `${product.url}/vaults/${vaultIds[0]}/items`, token, JSON.parse(itemBody())));
+    baseline = await start("baseline-server.js", {
+      ...env,
+      DATA_DIR: path.join(dataDir, "baseline"),
+      BENCH_CONSTANT: constant,
+      BENCH_CONSTANT_WRITE: write,
+    });
     console.log(`response: ${constant.length} bytes of JSON\n`);
     const base = await load(`${baseline.url}/bench/constant`, token);
     const vaults = await load(`${product.url}/vaults`, token);
@@ -55,6 +71,24 @@ export async function singleProcess(): Promise<void> {
     console.log(
       `\ntarget: GET /vaults >= 0.50 of baseline -> ${ratio >= 0.5 ? "met" : "MISSED"}; p99 <= 15 ms -> ${vaults.p99 <= 15 ? "met" : "MISSED"}\n`,
     );
+
+    // Item writes, each a new item with its own id, against one committed row per request.
+    const post = {
+      method: "POST" as const,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: itemBody() }) }],
+    };
+    const writes = await alternate(
+      () => load(`${baseline!.url}/bench/commit`, token, post),
+      () => load(`${product.url}/vaults/${vaultIds[1]}/items`, token, post),
+    );
+    console.log("| case | req/s | p50 ms | p99 ms | ÷ floor (median of the pairs) |");
+    console.log("|---|---|---|---|---|");
+    console.log(
+      `| floor: gateway + JWT + body parse, one row committed per request (SQLite, WAL, synchronous=FULL) | ${writes.a.rps.toFixed(0)} | ${writes.a.p50} | ${writes.a.p99} | 1.00 |`,
+    );
+    console.log(`| POST /vaults/:id/items | ${writes.b.rps.toFixed(0)} | ${writes.b.p50} | ${writes.b.p99} | ${writes.ratio.toFixed(2)} |`);
+    console.log(`\npairs' ratios: ${writes.ratios.map((x) => x.toFixed(2)).join(", ")}\n`);
 
     console.log("| rekey | items | body MiB | time ms | server peak RSS MiB |");
     console.log("|---|---|---|---|---|");

@@ -147,8 +147,7 @@ export class Items {
       const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
       vaultKey = key;
       stored = await this.listCheckedItems(vaultId, vault, roster);
-      const newer = stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
-      if (!newer || attempt >= 3) break;
+      if (!listedUnderNewerKey(stored, vault) || attempt >= 3) break;
     }
     // Each id once: listStoredItems refuses an item listed twice.
     return this.forgetOnFailure(vaultId, async () => {
@@ -334,6 +333,11 @@ async function settle(vaultId: string, attempt: number): Promise<void> {
   if (attempt >= MAX_READ_ATTEMPTS)
     throw new ApiError(409, "CONFLICT", `vault ${vaultId} kept changing while it was read (${attempt} times): try again`);
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+}
+
+/** Whether a listing holds items under a newer key than the vault read before it: a rekey landed in between, and the listing is read again. */
+export function listedUnderNewerKey(stored: readonly StoredItem[], vault: Pick<Vault, "keyVersion">): boolean {
+  return stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
 }
 
 /** The record is the item asked for, in the vault asked for, both ids exactly as the server stores them (lower case). */

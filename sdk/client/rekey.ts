@@ -13,7 +13,7 @@ import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } fr
 import { mayDo, type VaultRole } from "../vault-roles";
 import { itemSetDigest, itemStatesOf } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
-import type { Items } from "./items";
+import { listedUnderNewerKey, type Items } from "./items";
 import type { History } from "./history";
 import type { Members } from "./members";
 import { rosterRaced, type Rosters } from "./roster";
@@ -174,6 +174,12 @@ export class Rekeys {
       // The rekey link is signed on the head this listing was checked at: any item write after it
       // (a restore, an edit, a delete meanwhile) makes the server refuse it (409), and the rekey reads again.
       const { stored, log } = await this.items.listCheckedItemsAt(vaultId, vault, planned.roster);
+      // Another rekey landed between the read of the vault and the listing: its items are under a
+      // newer key than the one planned with, so the rekey starts again from a fresh read.
+      if (listedUnderNewerKey(stored, vault)) {
+        if (attempt < maxAttempts) continue;
+        throw new ApiError(409, "CONFLICT", `vault ${vaultId} was rekeyed by someone else during each of ${attempt} attempts: try again`);
+      }
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than

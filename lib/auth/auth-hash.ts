@@ -3,11 +3,21 @@
  * The server stores only a salted scrypt hash of that and compares in constant time.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import os from "node:os";
+import { FifoGate } from "../limits/fifo-gate";
 
 const KEY_LEN = 32;
 
+/**
+ * Hashes at once at most one per core, the rest in the order they came: each holds 16 MiB for its
+ * length, and more at once than cores would only share the cores and hold more memory.
+ */
+const hashing = new FifoGate(os.availableParallelism());
+
 function scryptAsync(secret: Buffer, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(secret, salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  return hashing.run(
+    () => new Promise((resolve, reject) => scrypt(secret, salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key)))),
+  );
 }
 
 function options(cost: number): ScryptOptions {

@@ -72,11 +72,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     return;
   }
   // SQLite updates a row in place: a row trigger is cheap there (and SQLite has no other kind).
+  // An update that leaves the row in its vault with as many bytes (a rekey's, whose ciphertexts
+  // keep their lengths) changes no size, and runs nothing.
+  const unchanged = `OLD.vault_id = NEW.vault_id AND ${BYTES("OLD")} = ${BYTES("NEW")}`;
   for (const [table, kind] of TABLES) {
     await sql.raw(`CREATE TRIGGER ${table}_size_insert AFTER INSERT ON ${table} BEGIN ${change(kind, "NEW", "+")} END`).execute(db);
     await sql.raw(`CREATE TRIGGER ${table}_size_delete AFTER DELETE ON ${table} BEGIN ${change(kind, "OLD", "-")} END`).execute(db);
     await sql
-      .raw(`CREATE TRIGGER ${table}_size_update AFTER UPDATE ON ${table} BEGIN ${change(kind, "OLD", "-")} ${change(kind, "NEW", "+")} END`)
+      .raw(
+        `CREATE TRIGGER ${table}_size_update AFTER UPDATE ON ${table} WHEN NOT (${unchanged}) BEGIN ${change(kind, "OLD", "-")} ${change(kind, "NEW", "+")} END`,
+      )
       .execute(db);
   }
 }

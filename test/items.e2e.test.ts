@@ -145,6 +145,35 @@ describe("items", () => {
     expect((await api.get(items, { token: owner.token })).body.items).toHaveLength(1);
   });
 
+  test("a ciphertext in any form of base64 but the canonical one is refused (400 naming it), in an item write and in a rekey's streamed body; nothing is stored", async () => {
+    const { vaultId, vaultKey } = await sharedVault(api, owner);
+    const items = `/vaults/${vaultId}/items`;
+    const good = encryptItem(vaultKey, vaultId, randomUUID(), "pw", "site");
+    // Each decodes (Buffer reads it), but to other bytes than it spells or in another alphabet.
+    const forms = ["QR==", "QUJ=", "AB-_", "QU\tD", `${good.encryptedData.slice(0, -4)}\n${good.encryptedData.slice(-3)}`];
+    for (const bad of forms) {
+      const res = await api.post(items, { token: owner.token, body: { ...good, encryptedData: bad } });
+      expect([bad, res.status, res.body.error?.field]).toEqual([bad, 400, "encryptedData"]);
+      const named = await api.post(items, { token: owner.token, body: { ...good, encryptedName: bad } });
+      expect([bad, named.status, named.body.error?.field]).toEqual([bad, 400, "encryptedName"]);
+    }
+    expect((await api.get(items, { token: owner.token })).body.items).toHaveLength(0);
+
+    const created = await api.post(items, { token: owner.token, body: good });
+    expect(created.status).toBe(201);
+    const rekey = await api.post(`/vaults/${vaultId}/rekey`, {
+      token: owner.token,
+      body: {
+        newKeys: [{ userId: owner.userId, encryptedVaultKey: b64(Buffer.alloc(256, 1)), wrapSignature: b64(Buffer.alloc(64, 2)) }],
+        items: [{ ...encryptItem(vaultKey, vaultId, good.itemId, "pw2", "site"), encryptedData: "QUJ=" }],
+        keyVersion: 1,
+      },
+    });
+    expect([rekey.status, rekey.body.error?.field]).toEqual([400, "encryptedData"]);
+    const kept = await api.get(`${items}/${good.itemId}`, { token: owner.token });
+    expect([kept.body.encryptedData, kept.body.revision, kept.body.keyVersion]).toEqual([good.encryptedData, 1, 1]);
+  });
+
   test("a user outside the vault cannot read or write its items", async () => {
     const { vaultId, vaultKey } = await sharedVault(api, owner);
     const stranger = await registerUser(api);

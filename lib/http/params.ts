@@ -7,14 +7,28 @@
  * checks, such as a roster link.
  */
 import { UUID } from "../domain/ids";
-import { base64MaxChars, CANONICAL_BASE64 } from "../domain/encoding";
+import { base64MaxChars, CANONICAL_BASE64, isCanonicalBase64 } from "../domain/encoding";
 import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items";
 import { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { bodyOf } from "./api-schemas";
 
 /** Canonical base64 of 1 to `maxBytes` bytes (the exact size, where it matters, is checked by the domain). */
 export function base64(maxBytes: number) {
-  return { type: "string", min: 1, max: base64MaxChars(maxBytes), pattern: CANONICAL_BASE64 } as const;
+  const max = base64MaxChars(maxBytes);
+  return {
+    type: "string",
+    min: 1,
+    max,
+    // Checked by decoding (isCanonicalBase64), after the length bounds; refused as a pattern
+    // mismatch, as the pattern the OpenAPI document shows for it would be.
+    custom: canonicalBase64,
+    openapi: { type: "string", minLength: 1, maxLength: max, pattern: CANONICAL_BASE64.source },
+  } as const;
+}
+
+function canonicalBase64(value: unknown, errors: Array<{ type: string; expected?: string }>): unknown {
+  if (typeof value === "string" && !isCanonicalBase64(value)) errors.push({ type: "stringPattern", expected: "canonical base64" });
+  return value;
 }
 
 /** UUIDs are case-insensitive on input (RFC 4122) and stored lower-case. */

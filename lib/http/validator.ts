@@ -15,7 +15,8 @@ type Check = ((params: unknown, opts?: unknown) => true | Array<{ type: string; 
 
 export class SafeValidator extends Validators.Fastest {
   constructor() {
-    super({ messages: MESSAGES });
+    // `custom` checks (lib/http/params.ts base64) take (value, errors) and push their refusals.
+    super({ messages: MESSAGES, useNewCustomCheckerFunction: true });
   }
 
   // Moleculer's typings say a checker returns a boolean; at runtime it returns true or the errors.

@@ -1,6 +1,6 @@
 /** Canonical base64 (lib/domain/encoding.ts): what decodes and re-encodes to itself, and nothing else. */
 import { randomBytes } from "node:crypto";
-import { base64Bytes, CANONICAL_BASE64 } from "../../../lib/domain/encoding";
+import { base64Bytes, CANONICAL_BASE64, isCanonicalBase64 } from "../../../lib/domain/encoding";
 
 describe("canonical base64", () => {
   test("accepts exactly what decodes and re-encodes to itself", () => {
@@ -16,9 +16,30 @@ describe("canonical base64", () => {
         const mutated = good.slice(0, i) + alphabet[(n * 7) % alphabet.length] + good.slice(i + 1);
         const roundTrips = Buffer.from(mutated, "base64").toString("base64") === mutated;
         expect([mutated, CANONICAL_BASE64.test(mutated)]).toEqual([mutated, roundTrips]);
+        // The check the server runs (by decoding) agrees with the pattern the OpenAPI document shows.
+        expect([mutated, isCanonicalBase64(mutated)]).toEqual([mutated, roundTrips]);
       }
+      expect(isCanonicalBase64(good)).toBe(true);
     }
-    for (const bad of ["QR==", "QUI=x", "A", "AA", "AAA", "AA=A", "AAAA=", "A===", "AB==\n"])
+    for (const bad of [
+      "QR==",
+      "QUI=x",
+      "A",
+      "AA",
+      "AAA",
+      "AA=A",
+      "AAAA=",
+      "A===",
+      "AB==\n",
+      "AB-_",
+      "QQ",
+      "QQ=",
+      "QUJD\n",
+      " QUJD",
+      "QUJD====",
+    ]) {
       expect(CANONICAL_BASE64.test(bad)).toBe(false);
+      expect([bad, isCanonicalBase64(bad)]).toEqual([bad, false]);
+    }
   });
 });

@@ -20,6 +20,9 @@ RUN npm run build
 FROM node:24-slim
 # OPS_PORT: every container answers probes (/livez, /readyz) and metrics there, apart from the API.
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 OPS_PORT=9100
+# How the server's process starts everywhere (lib/ops/start-flags.ts, README "Memory"): glibc
+# gives large blocks (a login's 16 MiB scrypt) back to the system; V8's young generation stays small.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -27,4 +30,4 @@ COPY --from=build /app/dist dist
 USER node
 HEALTHCHECK --interval=5s --timeout=3s --retries=5 CMD ["node", "-e", "fetch('http://127.0.0.1:9100/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # moleculer-runner with the project's broker options (moleculer.config.ts): every service, or SERVICES=a,b.
-CMD ["node", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js", "dist/services"]
+CMD ["node", "--max-semi-space-size=4", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js", "dist/services"]

@@ -18,6 +18,7 @@ import pg from "pg";
 import { loadConfig } from "../lib/config";
 import { loadOrCreateSecret } from "../lib/auth/secrets";
 import { SERVICES } from "../services";
+import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
 
 const SERVER = path.join(__dirname, "server.js");
 const RESTART_DELAY_MS = 500;
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
     TRANSPORTER: "nats://127.0.0.1:4222",
     DATABASE_URL: "postgres://postgres@127.0.0.1:5432/vault",
     REDIS_URL: "redis://127.0.0.1:6379",
+    // As `npm start` runs the server (lib/ops/start-flags.ts).
+    ...START_ENV,
     ...process.env,
   };
   const config = loadConfig(env);
@@ -88,7 +91,7 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const start = (node: Node): void => {
-    const child = spawn(process.execPath, [SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
     node.child = child;
     const prefix = (chunk: Buffer) =>
       chunk

@@ -11,6 +11,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { renderServices } from "../deploy/k8s/generate";
 import { loadConfig } from "../lib/config";
 import { SERVICES } from "../services";
+import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
 import { tempDir } from "./helpers/server";
 
 const DIR = path.resolve(__dirname, "../deploy/k8s");
@@ -80,4 +81,25 @@ test("the ConfigMap's and the example Secret's settings are accepted by the serv
   const secret = manifests.find((m) => m.kind === "Secret").stringData;
   const settings = loadConfig({ ...config, ...secret, JWT_SECRET: randomBytes(32).toString("base64") });
   expect(settings).toMatchObject({ opsPort: 9100, logFormat: "json", drainDelayMs: 5_000, transporter: "nats://nats:4222" });
+});
+
+test("the server's process starts the same way in `npm start`, the Dockerfile and every Deployment (lib/ops/start-flags.ts)", () => {
+  const root = path.resolve(__dirname, "..");
+  const scripts = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts as Record<string, string>;
+  const envPrefix = Object.entries(START_ENV).map(([k, v]) => `${k}=${v}`);
+  for (const name of ["start", "dev"]) {
+    const words = scripts[name]!.split(" && ").at(-1)!.split(" ");
+    const node = words.indexOf("node");
+    expect([name, words.slice(0, node), words.slice(node + 1, node + 1 + NODE_FLAGS.length)]).toEqual([name, envPrefix, [...NODE_FLAGS]]);
+  }
+  const dockerfile = fs.readFileSync(path.join(root, "Dockerfile"), "utf8");
+  for (const [k, v] of Object.entries(START_ENV)) expect(dockerfile).toMatch(new RegExp(`^ENV ${k}=${v}$`, "m"));
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
+  expect(cmd.slice(0, 1 + NODE_FLAGS.length)).toEqual(["node", ...NODE_FLAGS]);
+  expect(deployments.length).toBeGreaterThan(0);
+  for (const d of deployments) {
+    const container = d.spec.template.spec.containers[0];
+    expect([d.metadata.name, container.command.slice(0, 1 + NODE_FLAGS.length)]).toEqual([d.metadata.name, ["node", ...NODE_FLAGS]]);
+    for (const [name, value] of Object.entries(START_ENV)) expect(container.env).toContainEqual({ name, value });
+  }
 });

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import { SERVICES } from "../../services";
+import { NODE_FLAGS, START_ENV } from "../../lib/ops/start-flags";
 
 /** Compiled, this runs from dist/deploy/k8s; the file lives in the sources. */
 const SOURCE_FILE = path.resolve(__dirname, "../../../deploy/k8s/services.yaml");
@@ -54,8 +55,10 @@ function deployment(service: string): object {
               name: service,
               image: "vault-service",
               // The Moleculer way: moleculer-runner with the project's broker options; SERVICES picks this pod's service file.
-              command: ["node", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js"],
+              // Started as everywhere else (lib/ops/start-flags.ts).
+              command: ["node", ...NODE_FLAGS, "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js"],
               env: [
+                ...Object.entries(START_ENV).map(([name, value]) => ({ name, value })),
                 { name: "SERVICES", value: service },
                 // A stable id per pod: a restarted container takes its place in the registries at once.
                 { name: "NODE_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },

@@ -29,6 +29,8 @@ export interface SpawnOptions {
   args?: string[];
   /** A command to run node under, e.g. ["taskset", "-c", "0"]. */
   prefix?: string[];
+  /** Node's own flags, before the script. */
+  nodeArgs?: readonly string[];
   timeoutMs?: number;
 }
 
@@ -36,7 +38,7 @@ export interface SpawnOptions {
 export async function spawnServer(env: Record<string, string>, opts: SpawnOptions = {}): Promise<ServerProcess> {
   const { script = SERVER, prefix = [], timeoutMs = 15_000 } = opts;
   const port = env.PORT ?? String(await freePort());
-  const [cmd, ...args] = [...prefix, process.execPath, script, ...(opts.args ?? [])];
+  const [cmd, ...args] = [...prefix, process.execPath, ...(opts.nodeArgs ?? []), script, ...(opts.args ?? [])];
   const child = spawn(cmd!, args, { env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: port }, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.once("exit", () => running.delete(child));

@@ -7,6 +7,7 @@
  * POST /bench/commit (issue 31): the floor of an item write on the embedded store, the same
  * gateway and body parse, then one row inserted and committed in its own transaction in a SQLite
  * file with the product's settings (WAL, synchronous=FULL: one fsync per write).
+ * POST /bench/rekey: the floor of a rekey (rekeyRows below), its body streamed as the product's is.
  *
  * BENCH_ROLE=gateway or constant runs one half, for the split baseline: the two processes meet
  * over NATS (TRANSPORTER) like the product's gateway and services. Unset: both in one process.
@@ -33,6 +34,44 @@ function oneRowCommits(dataDir: string): (body: string) => void {
   return (body) => void insert.run(randomUUID(), body);
 }
 
+/**
+ * The floor of a rekey (issue 31): the body read once as bytes and parsed, each ciphertext's
+ * canonical base64 checked by decoding it, and one row per item written through a prepared
+ * statement, all in one transaction, in the same SQLite file settings. No membership, no
+ * revisions, no signatures: what no rekey can do without.
+ */
+function rekeyRows(dataDir: string): (body: Buffer) => number {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new DatabaseSync(path.join(dataDir, "baseline-rekey.sqlite"));
+  db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+  db.exec("CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, name TEXT NOT NULL, data TEXT NOT NULL)");
+  const put = db.prepare("INSERT OR REPLACE INTO items (id, name, data) VALUES (?, ?, ?)");
+  const canonical = (b64: string) => Buffer.from(b64, "base64").toString("base64") === b64;
+  return (body) => {
+    const { items } = JSON.parse(body.toString("utf8")) as {
+      items: Array<{ itemId: string; encryptedName: string; encryptedData: string }>;
+    };
+    db.exec("BEGIN");
+    try {
+      for (const item of items) {
+        if (!canonical(item.encryptedName) || !canonical(item.encryptedData)) throw new Error("not canonical base64");
+        put.run(item.itemId, item.encryptedName, item.encryptedData);
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+    return items.length;
+  };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const role = process.env.BENCH_ROLE ?? "both";
@@ -49,6 +88,7 @@ async function main(): Promise<void> {
           { method: "GET", path: "/bench/constant", action: "bench.constant" },
           { method: "POST", path: "/bench/constant", action: "bench.constantWrite" },
           { method: "POST", path: "/bench/commit", action: "bench.commitWrite" },
+          { method: "POST", path: "/bench/rekey", action: "bench.rekeyFloor", streamBody: true },
         ]),
       ],
       actions: { health: { handler: () => ({ status: "ok" }) } },
@@ -56,6 +96,7 @@ async function main(): Promise<void> {
   }
   if (role !== "gateway") {
     const commit = oneRowCommits(config.dataDir);
+    const rekey = rekeyRows(config.dataDir);
     broker.createService({
       name: "bench",
       // The constants are the product's own answers (GET /vaults, an item create), so both
@@ -66,6 +107,13 @@ async function main(): Promise<void> {
           handler(ctx) {
             ctx.meta.$statusCode = 201;
             return write;
+          },
+        },
+        rekeyFloor: {
+          async handler(ctx) {
+            rekey(await readAll((ctx as unknown as { stream: NodeJS.ReadableStream }).stream));
+            ctx.meta.$statusCode = 204;
+            return null;
           },
         },
         commitWrite: {

@@ -117,3 +117,44 @@ export async function itemCreates(url: string, w: { token: string; vaultId: stri
     requests: [{ setupRequest: (req: { body?: string }) => ({ ...req, body: w.itemBody() }) }],
   });
 }
+
+/**
+ * One line of the summary `npm run bench` ends with: a figure of the product beside its floor or
+ * baseline, both measured in this run, and the issue's target for it where there is one.
+ */
+export interface Figure {
+  what: string;
+  value: number;
+  /** What the value is compared with, measured in the same run. */
+  floor: { name: string; value: number };
+  unit: string;
+  /** The ratio to show, where it is not value ÷ floor (the median of alternated pairs' ratios). */
+  ratio?: number;
+  target?: { text: string; met: boolean };
+}
+
+const figures: Figure[] = [];
+
+/** Records a figure for the closing summary (each part also prints its own table). */
+export function figure(f: Figure): void {
+  figures.push(f);
+}
+
+/** The summary: one line per figure recorded in this run, in the order measured. */
+export function summaryLines(): string[] {
+  if (figures.length === 0) return [];
+  const num = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  return [
+    "## Summary: each figure beside its floor, measured in this run",
+    "",
+    "| figure | value | floor | ratio | target |",
+    "|---|---|---|---|---|",
+    ...figures.map(
+      (f) =>
+        `| ${f.what} | ${num(f.value)} ${f.unit} | ${num(f.floor.value)} ${f.unit} (${f.floor.name}) | ${(f.ratio ?? f.value / f.floor.value).toFixed(2)} | ${
+          f.target ? `${f.target.text}: ${f.target.met ? "met" : "MISSED"}` : ""
+        } |`,
+    ),
+    "",
+  ];
+}

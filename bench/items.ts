@@ -26,7 +26,7 @@ import { loadConfig } from "../lib/config";
 import { sealItem, VaultClient, type ItemContent } from "../sdk";
 import { ItemSearch } from "../sdk/search";
 import type { Bytes } from "../sdk/encoding";
-import { median } from "./common";
+import { figure, median } from "./common";
 
 const SEARCH = Number(process.env.BENCH_ITEMS_SEARCH ?? 10_000);
 const IMPORT = Number(process.env.BENCH_ITEMS_IMPORT ?? 5_000);
@@ -84,6 +84,12 @@ function search(): void {
     `search over ${SEARCH} items: index built in ${fmt(median(builds))} ms; a query ${fmt(median(hits))} ms (median of ${hits.length}), ` +
       `a plain substring filter ${fmt(median(floor))} ms: ${(median(hits) / median(floor)).toFixed(2)}× the floor`,
   );
+  figure({
+    what: `items: a search query over ${SEARCH} items, ms`,
+    value: median(hits),
+    floor: { name: "a plain substring filter", value: median(floor) },
+    unit: "ms",
+  });
 }
 
 async function register(url: string): Promise<VaultClient> {
@@ -130,6 +136,12 @@ async function importing(url: string): Promise<void> {
     `import of ${IMPORT} items: ${fmt(median(sdk))} ms through the SDK (checked, sealed, one bulk request with its signed link), ` +
       `${fmt(median(floor))} ms sealed and sent bare: ${(median(sdk) / median(floor)).toFixed(2)}× the floor`,
   );
+  figure({
+    what: `items: an import of ${IMPORT} items through the SDK, ms`,
+    value: median(sdk),
+    floor: { name: "sealed and sent in one bulk request", value: median(floor) },
+    unit: "ms",
+  });
 }
 
 /** A vault of OPEN items, each edited 3 times, on the server at `url`; a function that opens it on a new device (ms). */
@@ -217,6 +229,18 @@ async function rereading(url: string): Promise<void> {
       `through the SDK (the signed item log checked, every item opened) ${fmt(median(sdk.delta))} ms on a device that read it before, ` +
       `${fmt(median(sdk.full))} ms on one reading it the first time (${(median(sdk.delta) / median(sdk.full)).toFixed(2)}×)`,
   );
+  figure({
+    what: `items: re-reading ${SYNC} items after one change, HTTP delta, ms`,
+    value: median(http.delta),
+    floor: { name: "the whole list over HTTP", value: median(http.full) },
+    unit: "ms",
+  });
+  figure({
+    what: `items: re-reading ${SYNC} items after one change, SDK listItems, ms`,
+    value: median(sdk.delta),
+    floor: { name: "a first read on a new device", value: median(sdk.full) },
+    unit: "ms",
+  });
 }
 
 export async function itemsBench(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
- * (autocannon) in this process. BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start):
+ * (autocannon) in this process. It ends with a summary: each headline figure beside its floor,
+ * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -16,7 +17,7 @@
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
-import { CONNECTIONS, DURATION, PIN } from "./common";
+import { CONNECTIONS, DURATION, PIN, summaryLines } from "./common";
 import { singleProcess } from "./single";
 import { splitDeployment } from "./split";
 import { auditOverhead } from "./audit";
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
   if (unknown.length) throw new Error(`BENCH_PARTS: unknown part(s) ${unknown.join(", ")}`);
   console.log(`node ${process.version}, ${os.cpus().length} cores (${PIN.label}), ${CONNECTIONS} connections, ${DURATION} s per run\n`);
   for (const p of parts) await PARTS[p]!();
+  for (const line of summaryLines()) console.log(line);
 }
 
 main().catch((err: Error) => {

@@ -26,6 +26,12 @@ export const LOCKED_VAULT_COLUMNS = [
   "item_hash",
   "item_base_seq",
   "item_roster_seq",
+  // The sizes the item writes check their limits against (migration 017's triggers keep them):
+  // read with the lock, not in a statement of their own.
+  "firm_items",
+  "firm_bytes",
+  "history_items",
+  "history_bytes",
 ] as const;
 export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 

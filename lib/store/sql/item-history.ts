@@ -8,7 +8,7 @@ import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } f
 import type { VaultLimits, VaultSize } from "../../domain/vault-limits";
 import type { ItemRecord, ItemRevisionRecord, RekeyInput, TrashedItemRecord } from "../port";
 import { chunks, type Db } from "./context";
-import type { ItemRevisionsTable, ItemsTable, ItemTrashTable } from "./schema";
+import type { ItemRevisionsTable, ItemsTable, ItemTrashTable, VaultsTable } from "./schema";
 
 /**
  * A row's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it, in SQL: octet_length
@@ -51,6 +51,17 @@ export function trashRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<Item
   return db.selectFrom("item_trash").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
 }
 
+/** The sizes a vault row keeps (as read with its lock: LOCKED_VAULT_COLUMNS). */
+export function sizesOfRow(r: Pick<VaultsTable, "firm_items" | "firm_bytes" | "history_items" | "history_bytes">): {
+  firm: VaultSize;
+  history: VaultSize;
+} {
+  return {
+    firm: { items: Number(r.firm_items), bytes: Number(r.firm_bytes) },
+    history: { items: Number(r.history_items), bytes: Number(r.history_bytes) },
+  };
+}
+
 /** The vault's sizes as its row keeps them (triggers of migration 017 move them with every row written). */
 async function sizesOf(db: Db, vaultId: VaultId): Promise<{ firm: VaultSize; history: VaultSize }> {
   const r = await db
@@ -62,11 +73,6 @@ async function sizesOf(db: Db, vaultId: VaultId): Promise<{ firm: VaultSize; his
     firm: { items: Number(r?.firm_items ?? 0), bytes: Number(r?.firm_bytes ?? 0) },
     history: { items: Number(r?.history_items ?? 0), bytes: Number(r?.history_bytes ?? 0) },
   };
-}
-
-/** What counts against a write's growth: the items and the trash (history gives way, `makeRoom`). */
-export async function firmSizeOf(db: Db, vaultId: VaultId): Promise<VaultSize> {
-  return (await sizesOf(db, vaultId)).firm;
 }
 
 /** Everything the vault stores: items, trash and history, entries and bytes (a rekey re-encrypts all of it). */
@@ -113,8 +119,15 @@ export async function keepRevision(trx: Db, row: ItemsTable, keep: number, now: 
 }
 
 /** Drops the vault's oldest revisions while it holds more than its limits (a write made it grow; `firm`: its items and trash after the write). */
-export async function makeRoom(trx: Db, vaultId: VaultId, limits: VaultLimits, firm: VaultSize): Promise<void> {
-  const { history } = await sizesOf(trx, vaultId);
+export async function makeRoom(
+  trx: Db,
+  vaultId: VaultId,
+  limits: VaultLimits,
+  firm: VaultSize,
+  /** The history's size, where the caller knows it has not changed since the vault was locked (read again otherwise). */
+  knownHistory?: VaultSize,
+): Promise<void> {
+  const history = knownHistory ?? (await sizesOf(trx, vaultId)).history;
   const size = { items: firm.items + history.items, bytes: firm.bytes + history.bytes };
   const over = { bytes: size.bytes - limits.maxBytes, items: size.items - limits.maxItems };
   if (over.bytes <= 0 && over.items <= 0) return;

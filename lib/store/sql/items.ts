@@ -1,4 +1,5 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
+import { sql } from "kysely";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
@@ -20,7 +21,7 @@ import {
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
-import { firmSizeOf, keepRevision, makeRoom, moveToTrash, toItem, toRevision, toTrashed, trashRow } from "./item-history";
+import { keepRevision, makeRoom, moveToTrash, sizesOfRow, toItem, toRevision, toTrashed, trashRow } from "./item-history";
 
 /** A row as the item rules read it. */
 const rowState = (r: ItemsTable): StoredItemState => ({
@@ -46,7 +47,12 @@ export class SqlItems implements ItemStore {
    * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
    * that two writes cannot both fit under the vault's limit and together pass it.
    */
-  private async lockForItems(trx: Db, vaultId: VaultId, actorId: UserId, mode: "share" | "update"): Promise<LockedForItems> {
+  private async lockForItems(
+    trx: Db,
+    vaultId: VaultId,
+    actorId: UserId,
+    mode: "share" | "update",
+  ): Promise<LockedForItems & { sizes: ReturnType<typeof sizesOfRow> }> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
@@ -67,6 +73,8 @@ export class SqlItems implements ItemStore {
       itemLog: itemLogHead(vaultId, vault),
       roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
       signingPublicKey: member.signing_public_key,
+      // As read with the lock: what the write's limits are checked against, without a read of their own.
+      sizes: sizesOfRow(vault),
     };
   }
 
@@ -164,10 +172,9 @@ export class SqlItems implements ItemStore {
       await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const { keyVersion } = locked;
-      const taken = (await itemRow(trx, vaultId, itemId)) !== undefined;
-      const inTrash = (await trashRow(trx, vaultId, itemId)) !== undefined;
+      const { taken, inTrash } = await presenceOf(trx, vaultId, itemId);
       const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
-      const firm = await firmSizeOf(trx, vaultId);
+      const { firm, history } = locked.sizes;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
@@ -182,7 +189,8 @@ export class SqlItems implements ItemStore {
       };
       await trx.insertInto("items").values(row).execute();
       await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
-      await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) });
+      // The history is as locked: an insert does not change it.
+      await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) }, history);
       return toItem(row);
     });
   }
@@ -195,7 +203,7 @@ export class SqlItems implements ItemStore {
       const { keyVersion } = locked;
       const row = await itemRow(trx, vaultId, itemId);
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, row && rowState(row)), itemId, write);
-      const firm = await firmSizeOf(trx, vaultId);
+      const { firm } = locked.sizes;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const updated: ItemsTable = {
@@ -306,7 +314,7 @@ export class SqlItems implements ItemStore {
         for (const r of [...live, ...trashed]) taken.add(r.item_id);
       }
       const d = itemRules.decideItemImport({ role: locked.role, keyVersion: locked.keyVersion, taken }, items, stated);
-      const firm = await firmSizeOf(trx, vaultId);
+      const { firm, history } = locked.sizes;
       decideVaultGrowth(firm, d.growth, limits);
       const rows: ItemsTable[] = items.map((i) => ({
         item_id: i.itemId,
@@ -326,7 +334,8 @@ export class SqlItems implements ItemStore {
         const set = await this.itemSet(trx, vaultId);
         await this.logStep(trx, locked, args, { op: "import", count: set.size, setDigest: itemSetDigestOf(set), added: items.length });
       }
-      await makeRoom(trx, vaultId, limits, { items: firm.items + d.growth.items, bytes: firm.bytes + d.growth.bytes });
+      // The history is as locked: inserts do not change it.
+      await makeRoom(trx, vaultId, limits, { items: firm.items + d.growth.items, bytes: firm.bytes + d.growth.bytes }, history);
       return { created: rows.length };
     });
   }
@@ -384,4 +393,22 @@ export class SqlItems implements ItemStore {
       ]),
     );
   }
+}
+
+/** Whether an item id is taken in the vault, live or in its trash: one statement for both. */
+async function presenceOf(trx: Db, vaultId: VaultId, itemId: ItemId): Promise<{ taken: boolean; inTrash: boolean }> {
+  const rows = await trx
+    .selectFrom("items")
+    .select(sql<string>`'live'`.as("place"))
+    .where("vault_id", "=", vaultId)
+    .where("item_id", "=", itemId)
+    .unionAll(
+      trx
+        .selectFrom("item_trash")
+        .select(sql<string>`'trash'`.as("place"))
+        .where("vault_id", "=", vaultId)
+        .where("item_id", "=", itemId),
+    )
+    .execute();
+  return { taken: rows.some((r) => r.place === "live"), inTrash: rows.some((r) => r.place === "trash") };
 }

@@ -20,6 +20,7 @@ import { DatabaseSync } from "node:sqlite";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { brokerOptions } from "../lib/broker-options";
 import { loadConfig } from "../lib/config";
+import { isCanonicalBase64 } from "../lib/domain/encoding";
 import { AccessTokens } from "../lib/auth/access-tokens";
 import { signingKeys } from "../lib/auth/secrets";
 import { gatewayMixin } from "../mixins/gateway.mixin";
@@ -46,7 +47,6 @@ function rekeyRows(dataDir: string): (body: Buffer) => number {
   db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
   db.exec("CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, name TEXT NOT NULL, data TEXT NOT NULL)");
   const put = db.prepare("INSERT OR REPLACE INTO items (id, name, data) VALUES (?, ?, ?)");
-  const canonical = (b64: string) => Buffer.from(b64, "base64").toString("base64") === b64;
   return (body) => {
     const { items } = JSON.parse(body.toString("utf8")) as {
       items: Array<{ itemId: string; encryptedName: string; encryptedData: string }>;
@@ -54,7 +54,7 @@ function rekeyRows(dataDir: string): (body: Buffer) => number {
     db.exec("BEGIN");
     try {
       for (const item of items) {
-        if (!canonical(item.encryptedName) || !canonical(item.encryptedData)) throw new Error("not canonical base64");
+        if (!isCanonicalBase64(item.encryptedName) || !isCanonicalBase64(item.encryptedData)) throw new Error("not canonical base64");
         put.run(item.itemId, item.encryptedName, item.encryptedData);
       }
       db.exec("COMMIT");

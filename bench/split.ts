@@ -76,7 +76,7 @@ export async function splitDeployment(): Promise<void> {
       return { ...r, cpu: perRequest.join(", ") };
     };
     // Baseline and product in turn (A, B, A, B, ...), medians: one pair sits inside the noise.
-    const cpu = { base: "", vaults: "" };
+    const cpu = { base: "", vaults: "", baseWrite: "", items: "" };
     const read = await alternate(
       async () =>
         measured({ gateway: gateway!.child.pid!, constant: constantNode!.pid! }, () => load(`${base}/bench/constant`, token)).then(
@@ -88,8 +88,14 @@ export async function splitDeployment(): Promise<void> {
         ),
     );
     const writes = await alternate(
-      () => load(`${base}/bench/constant`, token, post),
-      () => load(`${url}/vaults/${vaults[1]}/items`, token, post),
+      async () =>
+        measured({ gateway: gateway!.child.pid!, constant: constantNode!.pid! }, () => load(`${base}/bench/constant`, token, post)).then(
+          (r) => ((cpu.baseWrite = r.cpu), r),
+        ),
+      async () =>
+        measured({ gateway: cluster.pid(gatewayNode), items: cluster.pid("items") }, () =>
+          load(`${url}/vaults/${vaults[1]}/items`, token, post),
+        ).then((r) => ((cpu.items = r.cpu), r)),
     );
     // The same writes spread over the 5 vaults in turn: item writes to one vault take its row lock
     // in turn, until their commit; to different vaults they do not wait for each other.
@@ -119,6 +125,7 @@ export async function splitDeployment(): Promise<void> {
       `\npairs' ratios: GET ${read.ratios.map((x) => x.toFixed(2)).join(", ")}; POST ${writes.ratios.map((x) => x.toFixed(2)).join(", ")}; spread ${spread.ratios.map((x) => x.toFixed(2)).join(", ")}`,
     );
     console.log(`CPU per request (last pair, warm-up and run): baseline ${cpu.base}; GET /vaults ${cpu.vaults}`);
+    console.log(`CPU per POST (last pair): baseline ${cpu.baseWrite}; POST /vaults/:id/items ${cpu.items}`);
     console.log(
       `\ntarget: GET /vaults >= 0.50 of the cross-process baseline -> ${read.ratio >= 0.5 ? "met" : "MISSED"} (${read.ratio.toFixed(2)})\n`,
     );

@@ -264,6 +264,29 @@ describe("SDK end to end", () => {
       expect(report.members.find((m) => m.userId === carol.account.userId)!.problems.join()).toMatch(/signature does not verify/);
     });
 
+    test("items listed under a newer key than the vault's on every read: refused as INCONSISTENT by a listing and by a rekey, not retried without end nor a 409", async () => {
+      const own = await owner.createVault("Versions", "shared");
+      await owner.addItem(own.vaultId, { name: "one", fields: { secret: "1" } });
+      let listings = 0;
+      const newer = (_method: string, path: string, body: any) => {
+        if (path === `/vaults/${own.vaultId}/items` && Array.isArray(body?.items)) {
+          listings++;
+          return { ...body, items: body.items.map((i: any) => ({ ...i, keyVersion: i.keyVersion + 1 })) };
+        }
+        return body;
+      };
+      const device = client({ pins: ownerPins, fetch: tamperingFetch(newer) });
+      await device.login(owner.account.email, PASSWORD);
+      await expect(device.listItems(own.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "INCONSISTENT" });
+      const read = listings;
+      expect(read).toBeGreaterThan(0);
+      await expect(device.rekey(own.vaultId, { maxAttempts: 3 })).rejects.toMatchObject({ name: "SecurityError", code: "INCONSISTENT" });
+      expect(listings).toBeGreaterThan(read);
+      // Nothing was rekeyed: the vault is at its first key, and its item opens for an honest client.
+      expect((await owner.getVault(own.vaultId)).keyVersion).toBe(1);
+      expect((await owner.listItems(own.vaultId)).map((i) => i.name)).toEqual(["one"]);
+    });
+
     test("a substituted public key: refused as changed once pinned; when new, as not the roster's key (signed vault) or as unsigned-by-the-sender", async () => {
       // A vault made by a plain client, shared by one too (an SDK refuses to share into a vault without a roster).
       const unsignedOne = await unsignedVault(carol, "Unsigned");

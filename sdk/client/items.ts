@@ -143,11 +143,12 @@ export class Items {
     let stored: StoredItem[];
     // A rekey that lands while the pages are read leaves items under a newer key than the one
     // opened: the listing starts over (twice at most) rather than report them as tampered.
+    const overtaken = new OvertakenReads(vaultId, 3);
     for (let attempt = 1; ; attempt++) {
       const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
       vaultKey = key;
       stored = await this.listCheckedItems(vaultId, vault, roster);
-      if (!listedUnderNewerKey(stored, vault) || attempt >= 3) break;
+      if (!overtaken.listed(stored, vault, attempt)) break;
     }
     // Each id once: listStoredItems refuses an item listed twice.
     return this.forgetOnFailure(vaultId, async () => {
@@ -335,9 +336,39 @@ async function settle(vaultId: string, attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 }
 
-/** Whether a listing holds items under a newer key than the vault read before it: a rekey landed in between, and the listing is read again. */
-export function listedUnderNewerKey(stored: readonly StoredItem[], vault: Pick<Vault, "keyVersion">): boolean {
-  return stored.some((s) => typeof s.keyVersion === "number" && s.keyVersion > vault.keyVersion);
+/**
+ * A read of a vault, then of its items, overtaken by a rekey: items under a newer key than the
+ * vault's mean a rekey landed in between, and the read starts again (`listed` answers true). The
+ * newer key must then show on the fresh read of the vault. A server that lists newer keys and
+ * then answers the vault at an older one, or lists them on every attempt, would only be turning a
+ * refusal (a tampered item) into retries: that is refused (`INCONSISTENT`).
+ */
+export class OvertakenReads {
+  private newest = 0;
+
+  constructor(
+    private readonly vaultId: string,
+    private readonly maxAttempts: number,
+  ) {}
+
+  /** Whether to read again: a rekey landed between the read of `vault` and the listing `stored`. */
+  listed(stored: readonly StoredItem[], vault: Pick<Vault, "keyVersion">, attempt: number): boolean {
+    if (vault.keyVersion < this.newest)
+      throw new SecurityError(
+        "INCONSISTENT",
+        `the server listed items of vault ${this.vaultId} under key version ${this.newest}, then answered the vault at ${vault.keyVersion}`,
+      );
+    let newest = 0;
+    for (const s of stored) if (Number.isSafeInteger(s.keyVersion) && s.keyVersion! > newest) newest = s.keyVersion!;
+    if (newest <= vault.keyVersion) return false;
+    if (attempt >= this.maxAttempts)
+      throw new SecurityError(
+        "INCONSISTENT",
+        `the server listed items of vault ${this.vaultId} under a newer key than the vault's on each of ${attempt} reads`,
+      );
+    this.newest = newest;
+    return true;
+  }
 }
 
 /** The record is the item asked for, in the vault asked for, both ids exactly as the server stores them (lower case). */

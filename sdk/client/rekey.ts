@@ -13,7 +13,7 @@ import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } fr
 import { mayDo, type VaultRole } from "../vault-roles";
 import { itemSetDigest, itemStatesOf } from "../item-log";
 import { vaultMoved, type ClientCore } from "./core";
-import { listedUnderNewerKey, type Items } from "./items";
+import { OvertakenReads, type Items } from "./items";
 import type { History } from "./history";
 import type { Members } from "./members";
 import { rosterRaced, type Rosters } from "./roster";
@@ -161,6 +161,7 @@ export class Rekeys {
     const keys = this.core.requireKeys();
     const maxAttempts = opts.maxAttempts ?? MAX_REKEY_ATTEMPTS;
     const progress = opts.onProgress ?? (() => {});
+    const overtaken = new OvertakenReads(vaultId, maxAttempts);
     for (let attempt = 1; ; attempt++) {
       const vault = await this.vaults.getVault(vaultId);
       let planned: Awaited<ReturnType<typeof plan>>;
@@ -176,10 +177,7 @@ export class Rekeys {
       const { stored, log } = await this.items.listCheckedItemsAt(vaultId, vault, planned.roster);
       // Another rekey landed between the read of the vault and the listing: its items are under a
       // newer key than the one planned with, so the rekey starts again from a fresh read.
-      if (listedUnderNewerKey(stored, vault)) {
-        if (attempt < maxAttempts) continue;
-        throw new ApiError(409, "CONFLICT", `vault ${vaultId} was rekeyed by someone else during each of ${attempt} attempts: try again`);
-      }
+      if (overtaken.listed(stored, vault, attempt)) continue;
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than

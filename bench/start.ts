@@ -47,8 +47,12 @@ async function untilAnswers(url: string): Promise<void> {
 
 async function once(kind: "server" | "server-plain" | "bare", port: number) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-start-"));
+  // The plain server without the settings even where the caller's environment has them.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => kind !== "server-plain" || !(k in START_ENV || k === "NODE_OPTIONS")),
+  );
   const env = {
-    ...process.env,
+    ...inherited,
     // As `npm start` runs it (lib/ops/start-flags.ts); "server-plain" without.
     ...(kind === "server" && START_ENV),
     PORT: String(port),

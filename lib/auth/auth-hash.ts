@@ -10,9 +10,11 @@ const KEY_LEN = 32;
 
 /**
  * Hashes at once at most one per core, the rest in the order they came: each holds 16 MiB for its
- * length, and more at once than cores would only share the cores and hold more memory.
+ * length, and more at once than cores would only share the cores and hold more memory. Never more
+ * than libuv's pool less one (UV_THREADPOOL_SIZE, 4 by default), where scrypt runs: a thread stays
+ * free for the file system and DNS work that shares the pool.
  */
-const hashing = new FifoGate(os.availableParallelism());
+const hashing = new FifoGate(Math.max(1, Math.min(os.availableParallelism(), Number(process.env.UV_THREADPOOL_SIZE ?? 4) - 1)));
 
 function scryptAsync(secret: Buffer, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return hashing.run(

@@ -19,16 +19,19 @@ export function base64(maxBytes: number) {
     type: "string",
     min: 1,
     max,
-    // Checked by decoding (isCanonicalBase64), after the length bounds; refused as a pattern
-    // mismatch, as the pattern the OpenAPI document shows for it would be.
-    custom: canonicalBase64,
+    // Checked by decoding (isCanonicalBase64); refused as a pattern mismatch, as the pattern the
+    // OpenAPI document shows for it would be. A string past `max` is refused by its length alone.
+    custom: canonicalBase64(max),
     openapi: { type: "string", minLength: 1, maxLength: max, pattern: CANONICAL_BASE64.source },
   } as const;
 }
 
-function canonicalBase64(value: unknown, errors: Array<{ type: string; expected?: string }>): unknown {
-  if (typeof value === "string" && !isCanonicalBase64(value)) errors.push({ type: "stringPattern", expected: "canonical base64" });
-  return value;
+function canonicalBase64(max: number) {
+  return (value: unknown, errors: Array<{ type: string; expected?: string }>): unknown => {
+    if (typeof value === "string" && value.length <= max && !isCanonicalBase64(value))
+      errors.push({ type: "stringPattern", expected: "canonical base64" });
+    return value;
+  };
 }
 
 /** UUIDs are case-insensitive on input (RFC 4122) and stored lower-case. */

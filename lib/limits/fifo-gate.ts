@@ -2,7 +2,7 @@
  * At most `width` tasks at once, the rest waiting their turn in the order they came (FIFO). The
  * server's password hashing runs behind one (lib/auth/auth-hash.ts): each scrypt call holds 16 MiB
  * (N = 16384, r = 8) on a libuv thread, so a burst of logins costs at most `width` of those at a
- * time, rather than one per libuv thread, and no login is overtaken by later ones.
+ * time (one per core, and fewer than libuv's threads), and no login is overtaken by later ones.
  */
 export class FifoGate {
   private running = 0;

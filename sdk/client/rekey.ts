@@ -177,7 +177,11 @@ export class Rekeys {
       const { stored, log } = await this.items.listCheckedItemsAt(vaultId, vault, planned.roster);
       // Another rekey landed between the read of the vault and the listing: its items are under a
       // newer key than the one planned with, so the rekey starts again from a fresh read.
-      if (overtaken.listed(stored, vault, attempt)) continue;
+      if (overtaken.listed(stored, vault, attempt)) {
+        // Apart a little, so that two admins who keep overtaking each other do not meet again.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        continue;
+      }
       const newKey = randomBytes(AES_KEY_BYTES);
 
       // Each with the revision it was read at: an item changed since is refused (409) rather than

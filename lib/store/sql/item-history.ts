@@ -56,9 +56,15 @@ export function sizesOfRow(r: Pick<VaultsTable, "firm_items" | "firm_bytes" | "h
   firm: VaultSize;
   history: VaultSize;
 } {
+  const n = (v: unknown): number => {
+    const x = Number(v);
+    // A column left out of the read would turn every limit off (NaN compares false): fail instead.
+    if (!Number.isFinite(x)) throw new Error("a vault's size counters were not read with it");
+    return x;
+  };
   return {
-    firm: { items: Number(r.firm_items), bytes: Number(r.firm_bytes) },
-    history: { items: Number(r.history_items), bytes: Number(r.history_bytes) },
+    firm: { items: n(r.firm_items), bytes: n(r.firm_bytes) },
+    history: { items: n(r.history_items), bytes: n(r.history_bytes) },
   };
 }
 

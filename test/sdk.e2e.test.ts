@@ -154,29 +154,32 @@ describe("SDK end to end", () => {
     expect(items.map((i) => i.fields.n)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
   });
 
-  test("a rekey that lands between this rekey's read of the vault and its listing: it starts again under the newer key, and does not call the items tampered", async () => {
-    const vault = await owner.createVault("Overtaken", "shared");
-    await owner.share(vault.vaultId, carol.account.userId, "admin");
-    for (let i = 0; i < 3; i++) await owner.addItem(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
-    let armed = false;
-    const overtaken = client({
-      pins: ownerPins,
-      fetch: async (input, init) => {
-        // The rekey's first listing of the items: just before it, carol's whole rekey lands.
-        const path = new URL(String(input)).pathname;
-        if (armed && (init?.method ?? "GET") === "GET" && path.endsWith(`/vaults/${vault.vaultId}/items`)) {
-          armed = false;
-          expect(await carol.rekey(vault.vaultId)).toMatchObject({ keyVersion: 2, attempts: 1 });
-        }
-        return fetch(input, init);
-      },
-    });
-    await overtaken.login(owner.account.email, PASSWORD);
-    armed = true;
-    expect(await overtaken.rekey(vault.vaultId)).toMatchObject({ keyVersion: 3, attempts: 2 });
-    expect(armed).toBe(false);
-    expect((await carol.listItems(vault.vaultId)).map((i) => i.fields.n)).toEqual(["0", "1", "2"]);
-  });
+  test.each(["items", "item-log", "roster"])(
+    "a rekey that lands between this rekey's read of the vault and its first read of /%s: it starts again under the newer key, and calls nothing tampered",
+    async (landsBefore) => {
+      const vault = await owner.createVault("Overtaken", "shared");
+      await owner.share(vault.vaultId, carol.account.userId, "admin");
+      for (let i = 0; i < 3; i++) await owner.addItem(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
+      let armed = false;
+      const overtaken = client({
+        pins: ownerPins,
+        fetch: async (input, init) => {
+          // The rekey's first read of that path: just before it, carol's whole rekey lands.
+          const path = new URL(String(input)).pathname;
+          if (armed && (init?.method ?? "GET") === "GET" && path.endsWith(`/vaults/${vault.vaultId}/${landsBefore}`)) {
+            armed = false;
+            expect(await carol.rekey(vault.vaultId)).toMatchObject({ keyVersion: 2, attempts: 1 });
+          }
+          return fetch(input, init);
+        },
+      });
+      await overtaken.login(owner.account.email, PASSWORD);
+      armed = true;
+      expect(await overtaken.rekey(vault.vaultId)).toMatchObject({ keyVersion: 3, attempts: 2 });
+      expect(armed).toBe(false);
+      expect((await carol.listItems(vault.vaultId)).map((i) => i.fields.n)).toEqual(["0", "1", "2"]);
+    },
+  );
 
   test("an item edited between the rekey's read and its upload is kept: the rekey is refused (409) and starts again from a fresh read", async () => {
     const vault = await owner.createVault("Edited", "shared");

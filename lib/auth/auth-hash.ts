@@ -14,7 +14,13 @@ const KEY_LEN = 32;
  * than libuv's pool less one (UV_THREADPOOL_SIZE, 4 by default), where scrypt runs: a thread stays
  * free for the file system and DNS work that shares the pool.
  */
-const hashing = new FifoGate(Math.max(1, Math.min(os.availableParallelism(), Number(process.env.UV_THREADPOOL_SIZE ?? 4) - 1)));
+const hashing = new FifoGate(Math.max(1, Math.min(os.availableParallelism(), libuvThreads() - 1)));
+
+/** libuv's pool as Node sizes it: UV_THREADPOOL_SIZE when it is a number from 1 to 1024, else 4. */
+function libuvThreads(): number {
+  const n = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? "", 10);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, 1024) : 4;
+}
 
 function scryptAsync(secret: Buffer, salt: Buffer, opts: ScryptOptions): Promise<Buffer> {
   return hashing.run(

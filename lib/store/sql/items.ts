@@ -52,7 +52,7 @@ export class SqlItems implements ItemStore {
     vaultId: VaultId,
     actorId: UserId,
     mode: "share" | "update",
-  ): Promise<LockedForItems & { sizes: ReturnType<typeof sizesOfRow> }> {
+  ): Promise<LockedForItems & { sizesAtLock: ReturnType<typeof sizesOfRow> }> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
@@ -73,8 +73,9 @@ export class SqlItems implements ItemStore {
       itemLog: itemLogHead(vaultId, vault),
       roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
       signingPublicKey: member.signing_public_key,
-      // As read with the lock: what the write's limits are checked against, without a read of their own.
-      sizes: sizesOfRow(vault),
+      // As read with the lock: what the write's limits are checked against, without a read of their
+      // own. A snapshot: a step that writes items, trash or revisions before its use would need a fresh read.
+      sizesAtLock: sizesOfRow(vault),
     };
   }
 
@@ -174,7 +175,7 @@ export class SqlItems implements ItemStore {
       const { keyVersion } = locked;
       const { taken, inTrash } = await presenceOf(trx, vaultId, itemId);
       const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
-      const { firm, history } = locked.sizes;
+      const { firm, history } = locked.sizesAtLock;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const row: ItemsTable = {
@@ -203,7 +204,7 @@ export class SqlItems implements ItemStore {
       const { keyVersion } = locked;
       const row = await itemRow(trx, vaultId, itemId);
       const d = itemRules.decideItemUpdate(itemRules.snapshotOf(locked, row && rowState(row)), itemId, write);
-      const { firm } = locked.sizes;
+      const { firm } = locked.sizesAtLock;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
       const updated: ItemsTable = {
@@ -314,7 +315,7 @@ export class SqlItems implements ItemStore {
         for (const r of [...live, ...trashed]) taken.add(r.item_id);
       }
       const d = itemRules.decideItemImport({ role: locked.role, keyVersion: locked.keyVersion, taken }, items, stated);
-      const { firm, history } = locked.sizes;
+      const { firm, history } = locked.sizesAtLock;
       decideVaultGrowth(firm, d.growth, limits);
       const rows: ItemsTable[] = items.map((i) => ({
         item_id: i.itemId,

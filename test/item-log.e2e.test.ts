@@ -13,14 +13,13 @@ import { signLink } from "../sdk/roster";
 import type { ItemLogs } from "../sdk/client/item-log";
 import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
-import { TEST_KDF, unsignedVault } from "./helpers/sdk";
+import { ownerAndAdmin, SDK_PASSWORD, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { Answer, dishonest, writesTo, type Edit, type Sent } from "./helpers/dishonest";
 
 jest.setTimeout(120_000);
 
-const PASSWORD = "correct horse battery staple";
-const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+const PASSWORD = SDK_PASSWORD;
 
 const logsOf = (c: VaultClient) => (c as unknown as { items: { logs: ItemLogs } }).items.logs;
 
@@ -59,12 +58,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     dropDatabase = database.drop;
     server = await startTestServer(database.env);
     api = new Api(server.url);
-    alice = new VaultClient({ baseUrl: server.url, pins: alicePins, rosterHeads: aliceHeads });
-    await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    const address = email("carol");
-    const { code } = await alice.createInvite(address, "admin");
-    carol = new VaultClient({ baseUrl: server.url });
-    await carol.register({ email: address, password: PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
+    ({ alice, carol } = await ownerAndAdmin(server.url, alicePins, aliceHeads));
   });
   afterAll(async () => {
     await server?.stop();

@@ -8,14 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, sealItem, VaultClient } from "../sdk";
 import { SQL_ENGINES } from "./helpers/postgres";
-import { TEST_KDF, unsignedVault } from "./helpers/sdk";
+import { ownerAndAdmin, SDK_PASSWORD, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { dishonest, type Edit } from "./helpers/dishonest";
 
 jest.setTimeout(120_000);
 
-const PASSWORD = "correct horse battery staple";
-const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+const PASSWORD = SDK_PASSWORD;
 const names = (items: Array<{ name: string }>) => items.map((i) => i.name).sort();
 
 describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabase) => {
@@ -54,12 +53,7 @@ describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabas
     const database = await openDatabase();
     dropDatabase = database.drop;
     server = await startTestServer(database.env);
-    alice = new VaultClient({ baseUrl: server.url, pins, rosterHeads: heads });
-    await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    const address = email("carol");
-    const { code } = await alice.createInvite(address, "admin");
-    carol = new VaultClient({ baseUrl: server.url });
-    await carol.register({ email: address, password: PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
+    ({ alice, carol } = await ownerAndAdmin(server.url, pins, heads));
   });
   afterAll(async () => {
     await server?.stop();

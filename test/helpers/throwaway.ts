@@ -50,6 +50,21 @@ async function waitPort(port: number, open: boolean, what: string, timeoutMs = 3
   }
 }
 
+/** A server started for the first time, as a Throwaway whose `destroy` removes its folder `dir`. */
+async function started(url: string, port: number, dir: string, start: () => Promise<void>, stop: () => Promise<void>): Promise<Throwaway> {
+  await start();
+  return {
+    url,
+    port,
+    start,
+    stop,
+    async destroy() {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** A server that runs in the foreground as a child of the test process. */
 async function childServer(
   what: string,
@@ -80,17 +95,7 @@ async function childServer(
     }
     await waitPort(port, false, what);
   };
-  await start();
-  return {
-    url: `${scheme}://127.0.0.1:${port}`,
-    port,
-    start,
-    stop,
-    async destroy() {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return started(`${scheme}://127.0.0.1:${port}`, port, dir, start, stop);
 }
 
 /** NATS with JetStream, its streams under a folder of its own. */
@@ -143,17 +148,7 @@ export async function throwawayPostgres(): Promise<Throwaway> {
     if (fs.existsSync(path.join(data, "postmaster.pid"))) run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
     await waitPort(port, false, "postgres");
   };
-  await start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
-    start,
-    stop,
-    async destroy() {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return started(`postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, start, stop);
 }
 
 /** The `postgres` user's home, to take its owner for the cluster's folder. */

@@ -41,8 +41,8 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
   const secondStep = (stepToken: string, answer: Record<string, unknown>) =>
     api.post("/auth/login/second-factor", { body: { stepToken, ...answer } });
 
-  /** A user with an authenticator app enrolled (its secret, and the recovery codes the first factor comes with). */
-  async function withTotp(): Promise<{ user: TestUser; secret: string; recoveryCodes: string[] }> {
+  /** A user with an authenticator app enrolled (its secret, the code it was enrolled with, and the recovery codes the first factor comes with). */
+  async function withTotp(): Promise<{ user: TestUser; secret: string; enrolmentCode: string; recoveryCodes: string[] }> {
     const user = await registerUser(api);
     const setup = await api.post("/users/me/factors/totp/setup", { token: user.token });
     expect(setup.status).toBe(200);
@@ -53,17 +53,18 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
       body: { name: "Phone", setupToken: setup.body.setupToken, code: "000000", authHash: user.bundle.authHash },
     });
     expect([wrong.status, wrong.body.error.field]).toEqual([400, "code"]);
+    const enrolmentCode = codeAt(setup.body.secret);
     const enrolled = await api.post("/users/me/factors/totp", {
       token: user.token,
-      body: { name: "Phone", setupToken: setup.body.setupToken, code: codeAt(setup.body.secret), authHash: user.bundle.authHash },
+      body: { name: "Phone", setupToken: setup.body.setupToken, code: enrolmentCode, authHash: user.bundle.authHash },
     });
     expect(enrolled.status).toBe(201);
     expect(enrolled.body.recoveryCodes).toHaveLength(10);
-    return { user, secret: setup.body.secret, recoveryCodes: enrolled.body.recoveryCodes };
+    return { user, secret: setup.body.secret, enrolmentCode, recoveryCodes: enrolled.body.recoveryCodes };
   }
 
   test("an authenticator app: the first step answers the same for a right and a wrong password; only both sign in; a code is good once", async () => {
-    const { user, secret } = await withTotp();
+    const { user, secret, enrolmentCode } = await withTotp();
     const listed = await api.get("/users/me/factors", { token: user.token });
     expect(listed.body).toMatchObject({ factors: [{ kind: "totp", name: "Phone" }], recoveryCodesLeft: 10, required: false });
     expect(JSON.stringify(listed.body)).not.toContain(secret);
@@ -76,8 +77,9 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     }
     // Not even the sealed token's length tells a right password from a wrong one.
     expect(right.stepToken.length).toBe(wrong.stepToken.length);
-    // The enrolment's own code (this step) cannot sign in: a replay.
-    const replayOfEnrolment = await secondStep(right.stepToken, { totpCode: codeAt(secret) });
+    // The enrolment's own code cannot sign in: a replay. (The code as sent at enrolment, not the
+    // current step's again: a 30 s step may have ended since, and the next one's code is fresh.)
+    const replayOfEnrolment = await secondStep(right.stepToken, { totpCode: enrolmentCode });
     // A wrong password with the right next code, and a right password with a wrong code: one answer.
     const code = codeAt(secret, 1);
     const wrongPassword = await secondStep(wrong.stepToken, { totpCode: code });

@@ -118,3 +118,58 @@ test.each(engines)(
   },
   60_000,
 );
+
+test.each(engines)(
+  "%s: an upgrade that fails part-way leaves the store as the older version left it, and the next start completes it",
+  async (_name, make) => {
+    const engine = await make();
+    try {
+      const old = engine.open();
+      expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit")).error).toBeUndefined();
+      await old.destroy();
+
+      // The next version's migrations, one of them failing after its own work (a crash, a full
+      // disk): 003 to 008 ran before it, and 003 rebuilt the items table.
+      const all = await migrationProvider.getMigrations();
+      const failing = {
+        getMigrations: async () => ({
+          ...all,
+          "009_sessions": {
+            up: async (db: Kysely<unknown>) => {
+              await all["009_sessions"]!.up(db);
+              throw new Error("the disk is full");
+            },
+          },
+        }),
+      };
+      const db = engine.open();
+      try {
+        const { error } = await new Migrator({ db, provider: failing }).migrateToLatest();
+        expect(String(error)).toContain("the disk is full");
+        // Nothing of 003 to 009 stayed: the schema is 002's, and it says so.
+        const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
+        expect(applied.rows.map((r) => r.name)).toEqual(["001_initial", "002_audit"]);
+        const tables = (await db.introspection.getTables()).map((t) => t.name);
+        expect(tables).toEqual(expect.arrayContaining(["items", "vaults", "users"]));
+        for (const later of ["roster_links", "outbox", "item_links", "server_keys", "sessions", "items_rebuilt"])
+          expect(tables).not.toContain(later);
+      } finally {
+        await db.destroy();
+      }
+
+      // The real next start migrates it whole.
+      const store = await openSqlStore(engine.open(), engine.ops);
+      await store.close();
+      const after = engine.open();
+      try {
+        const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(after);
+        expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(all).sort());
+      } finally {
+        await after.destroy();
+      }
+    } finally {
+      await engine.drop();
+    }
+  },
+  60_000,
+);

@@ -6,18 +6,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import fs from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import {
-  Kysely,
-  sql,
-  SqliteAdapter,
-  SqliteDialect,
-  type DatabaseConnection,
-  type DialectAdapter,
-  type Driver,
-  type SqliteDatabase,
-  type SqliteStatement,
-  type CompiledQuery,
-} from "kysely";
+import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, SqliteStatement, CompiledQuery } from "kysely";
+import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
@@ -261,6 +251,13 @@ class QueuedSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new (class extends SqliteAdapter {
       override get supportsMultipleConnections(): boolean {
+        return true;
+      }
+      // SQLite's DDL is transactional (Kysely's adapter says no, for PRAGMAs that a transaction
+      // ignores; no migration here uses one): the migrator then runs every pending migration in
+      // one transaction. An upgrade stopped half-way leaves the schema as it was, and a new data
+      // directory's schema costs one commit instead of one per statement.
+      override get supportsTransactionalDdl(): boolean {
         return true;
       }
     })();

@@ -32,6 +32,22 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [composition] }] },
   },
   {
+    // Kysely, jose and moleculer-web reach the server through lib/vendor.ts (lib/store/sql/kysely.ts,
+    // lib/auth/jose.ts, the gateway mixin): the built server loads each as one bundled file.
+    files: ["lib/**/*.ts", "services/**/*.ts", "mixins/**/*.ts", "bin/**/*.ts", "app/**/*.ts", "moleculer.config.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        ...["kysely", "kysely/migration", "jose", "moleculer-web"].map((name) => ({
+          name,
+          allowTypeImports: true,
+          message:
+            "Import its values from lib/store/sql/kysely.ts or lib/auth/jose.ts: the built server loads it as one bundled file (lib/vendor.ts).",
+        })),
+      ],
+    },
+  },
+  {
     // The SDK runs in browsers too, and is what clients are built on: WebCrypto, none of the server's code.
     files: ["sdk/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode, nodeOnly] }] },

@@ -4,7 +4,6 @@
  * error turned into the contract's body. Nothing else is exposed: no `~node`, no alias listing.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import ApiGateway from "moleculer-web";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
 import type { AccessTokens } from "../lib/auth/access-tokens";
@@ -14,6 +13,7 @@ import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
 import { enrolmentRequired } from "../lib/domain/refusals";
+import { vendored } from "../lib/vendor";
 
 /** What the gateway needs of a route (the benchmark's baseline declares its own). */
 export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly">;
@@ -30,6 +30,10 @@ type Req = IncomingMessage & {
 };
 type Res = ServerResponse;
 type Next = (err?: unknown) => void;
+
+/** moleculer-web, from the build's one-file bundle when built (lib/vendor.ts). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const ApiGateway: unknown = vendored("moleculer-web", () => require("moleculer-web"));
 
 const gatewayMethods = (
   ApiGateway as unknown as { methods: { httpHandler(this: unknown, req: Req, res: Res, next?: Next): Promise<void> } }

@@ -8,7 +8,7 @@
  * JWT_PREVIOUS_SECRET_UNTIL, so nobody is logged out by a rotation; after it, they are refused.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { SignJWT, decodeProtectedHeader, jwtVerify } from "jose";
+import { SignJWT, decodeProtectedHeader, jwtVerify } from "./jose";
 import { unauthorized } from "../errors";
 import type { OrgId, UserId } from "../domain/ids";
 import { ORG_ROLES, type Caller, type OrgRole } from "../domain/types";

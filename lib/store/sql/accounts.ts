@@ -24,7 +24,7 @@ import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import { earlierSession, sessionsOverCap } from "../../domain/sessions";
 import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, SessionRecord, UserRecord } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
-import { sql } from "kysely";
+import { sql } from "./kysely";
 import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
 import type { SessionsTable, UsersTable } from "./schema";
 import { writeOutbox } from "./outbox";

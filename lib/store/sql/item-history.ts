@@ -2,7 +2,7 @@
  * Item history and the trash on SQL (the rules: lib/domain/item-history.ts). Each function runs in
  * the caller's transaction, under the vault's lock the caller took.
  */
-import { sql } from "kysely";
+import { sql } from "./kysely";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/item-history";
 import type { VaultLimits, VaultSize } from "../../domain/vault-limits";

@@ -1,5 +1,5 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
-import { sql } from "kysely";
+import { sql } from "./kysely";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.

@@ -3,7 +3,8 @@
  * connections. Row locks (`FOR UPDATE` / `FOR SHARE`) and an advisory lock hold across every
  * process that shares the database.
  */
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
+import type { CompiledQuery } from "kysely";
+import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import type { Database } from "./schema";

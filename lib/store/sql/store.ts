@@ -3,7 +3,7 @@
  * and PostgreSQL (postgres.ts). One file per aggregate, read beside its MongoDB counterpart.
  */
 import type { Kysely } from "kysely";
-import { Migrator } from "kysely/migration";
+import { Migrator } from "./kysely";
 import type { Store } from "../port";
 import { SqlAccounts } from "./accounts";
 import { SqlAudit } from "./audit";

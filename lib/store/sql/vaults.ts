@@ -4,7 +4,8 @@ import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/passwo
 import { decideWrapStillSigned } from "../../domain/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
-import { sql, type CompiledQuery, type Kysely } from "kysely";
+import type { CompiledQuery } from "kysely";
+import { sql, type Kysely } from "./kysely";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember,

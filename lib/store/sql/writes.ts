@@ -1,6 +1,6 @@
 /** Writes that several aggregates make inside their transactions (vaults, and an account's password change). */
 import type { UserId, VaultId } from "../../domain/ids";
-import { sql } from "kysely";
+import { sql } from "./kysely";
 import type { RosterEntry } from "../../domain/roster";
 import type { Db } from "./context";
 

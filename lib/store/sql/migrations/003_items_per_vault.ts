@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "../kysely";
 
 // Item ids are unique per vault, not across the server: a client-chosen id taken in a vault the
 // caller cannot see must not answer differently from a fresh one (it answered 409: a probe).

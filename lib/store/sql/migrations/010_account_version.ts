@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "../kysely";
 
 // The account's key version (lib/domain/password-change.ts): 1 for every account, bumped by each
 // master password change. A personal vault's wrap is under the stretched key of one version, and

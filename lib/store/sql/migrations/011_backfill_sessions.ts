@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "../kysely";
 
 // Every login an earlier release made (a refresh-token family with an active token) becomes a
 // session, so that listing, ending all others and a password change reach it too. Its start is

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from "kysely";
+import { PostgresAdapter, sql, type Kysely } from "../kysely";
 
 // What each vault stores, kept current by triggers (issue 31): an item write read the vault's size
 // as sums over all its items, trash and history, a scan of the whole vault on every write. Now

@@ -1,0 +1,54 @@
+// `npm run build`'s step after tsc: the packages the server loads at every start that ship as
+// hundreds of small modules, each bundled into one CommonJS file under dist/vendor/, which the
+// built server loads instead (lib/vendor.ts). Loading a package's files one by one costs the start
+// far more than their code: Kysely's 300 ES modules took about 170 ms, the same code as one file
+// about 10 ms (BENCHMARKS.md, issue 31).
+// Plain JavaScript, run before anything is compiled.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "rolldown";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** name: the file (dist/vendor/<name>.js), as lib/vendor.ts asks for it; source: the entry. */
+const BUNDLES = [
+  // Both of Kysely's entry points in one module graph: one copy of every class (migration 017
+  // tests `instanceof PostgresAdapter`).
+  { name: "kysely", source: 'export * from "kysely";\nexport { Migrator } from "kysely/migration";\n' },
+  // About 30 ms as ES modules, 3 ms as one file.
+  { name: "jose", source: 'export * from "jose";\n' },
+  // moleculer-web and the body-parser, qs and serve-static it loads (about 70 small packages).
+  // moleculer stays the one copy moleculer-runner loads (its errors are checked with instanceof),
+  // lodash the copy moleculer shares, iconv-lite its own package (its tables load on first use).
+  { name: "moleculer-web", source: 'module.exports = require("moleculer-web");\n', external: ["moleculer", "lodash", "iconv-lite"] },
+];
+// Left out: moleculer itself, which must stay one copy with moleculer-runner's.
+
+for (const bundle of BUNDLES) {
+  const entry = `\0vendor:${bundle.name}`;
+  const file = path.join(root, "dist/vendor", `${bundle.name}.js`);
+  await build({
+    cwd: root,
+    input: entry,
+    platform: "node",
+    logLevel: "warn",
+    external: bundle.external ?? [],
+    plugins: [
+      {
+        name: "vendor-entry",
+        resolveId: (id) => (id === entry ? id : null),
+        load: (id) => (id === entry ? bundle.source : null),
+      },
+    ],
+    // Minified: V8 keeps a script's source in memory for as long as the process runs.
+    output: { format: "cjs", file, sourcemap: false, minify: true },
+  });
+  // ASCII only, every other character as its \u escape (what remains after minifying is in
+  // string and regular-expression literals, where the escape means the same character): one
+  // character above U+00FF would make V8 keep the whole source as two bytes a character.
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, "utf8").replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  );
+}

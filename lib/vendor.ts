@@ -1,0 +1,28 @@
+/**
+ * Packages the built server loads from one bundled file each (dist/vendor/<name>.js, made by `npm
+ * run build` with bin/bundle-vendor.mjs) instead of from their hundreds of small modules: Kysely,
+ * jose and moleculer-web (BENCHMARKS.md, issue 31). Their values reach the rest of the server only
+ * through here (lib/store/sql/kysely.ts, lib/auth/jose.ts, the gateway mixin; ESLint holds the
+ * server's code to that); their types still come from the packages with `import type`.
+ *
+ * Run from the TypeScript sources (ts-jest), the packages load from node_modules as usual. A
+ * built server without its bundles fails to start, naming the missing file, rather than start
+ * slower unseen.
+ */
+import path from "node:path";
+
+export type Vendored = "kysely" | "jose" | "moleculer-web";
+
+/** Which copy this process runs: the build's bundles, or the packages (from the sources only). */
+export const vendorSource: "bundle" | "package" = path.extname(__filename) === ".ts" ? "package" : "bundle";
+
+/** Where the build puts a bundle, from this file's place in dist/lib. */
+export function vendorBundle(name: Vendored): string {
+  return path.join(__dirname, "..", "vendor", `${name}.js`);
+}
+
+/** The bundle of `name` when built, else what `fromPackage` requires (the call names the package, for jest). */
+export function vendored<T>(name: Vendored, fromPackage: () => T): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return vendorSource === "bundle" ? (require(vendorBundle(name)) as T) : fromPackage();
+}

@@ -1,14 +1,16 @@
 /**
  * The web vault's files (dist/web, built by Vite from web/), served by the gateway under `/` on
- * the API's own origin. Held in memory (about 2 MB, most of it zxcvbn's dictionaries), each file's
- * gzipped copy made on its first request (not at start: a gateway restarts faster); looked up by
- * exact path, so nothing outside the folder can be named. The page gets a strict Content-Security-Policy:
- * scripts, styles and connections only from this origin, nothing inline, WebAssembly for the KDF.
+ * the API's own origin. Read from disk at each request and streamed, none of them held in memory
+ * (about 2.3 MB, most of it zxcvbn's dictionaries that only registration loads); their gzipped
+ * copies are made once, by the build (web/vite.config.mts writes `<file>.gz` beside each), not
+ * by the server. Looked up by exact path among the files found at start, so nothing outside the
+ * folder can be named. The page gets a strict Content-Security-Policy: scripts, styles and
+ * connections only from this origin, nothing inline, WebAssembly for the KDF.
  */
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import zlib from "node:zlib";
+import { pipeline } from "node:stream";
 
 export const WEB_CSP = [
   "default-src 'none'",
@@ -34,28 +36,35 @@ const TYPES: Record<string, string> = {
 };
 
 interface Asset {
-  body: Buffer;
-  gzip?: Buffer;
+  file: string;
+  /** The build's gzipped copy, where it made one. */
+  gzipFile?: string;
   type: string;
   /** Content-hashed names (under /assets/) never change: cached for good; the page itself never. */
   immutable: boolean;
 }
 
+/** The build's gzipped copy of each file: `<file>.gz` (web/vite.config.mts). */
+export const GZIP_SUFFIX = ".gz";
+
 export class WebAssets {
   private constructor(private readonly files: ReadonlyMap<string, Asset>) {}
 
-  /** Every file of a built web vault; null when `dir` holds none (the API serves alone). */
+  /** The files of a built web vault, by URL path; null when `dir` holds none (the API serves alone). */
   static load(dir: string): WebAssets | null {
     if (!fs.existsSync(path.join(dir, "index.html"))) return null;
-    const files = new Map<string, Asset>();
+    const found = new Set<string>();
     for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const full = path.join(entry.parentPath, entry.name);
-      const urlPath = "/" + path.relative(dir, full).split(path.sep).join("/");
-      const body = fs.readFileSync(full);
+      if (entry.isFile()) found.add(path.join(entry.parentPath, entry.name));
+    }
+    const files = new Map<string, Asset>();
+    for (const file of found) {
+      if (file.endsWith(GZIP_SUFFIX) && found.has(file.slice(0, -GZIP_SUFFIX.length))) continue;
+      const urlPath = "/" + path.relative(dir, file).split(path.sep).join("/");
       files.set(urlPath, {
-        body,
-        type: TYPES[path.extname(full)] ?? "application/octet-stream",
+        file,
+        ...(found.has(file + GZIP_SUFFIX) ? { gzipFile: file + GZIP_SUFFIX } : {}),
+        type: TYPES[path.extname(file)] ?? "application/octet-stream",
         immutable: urlPath.startsWith("/assets/"),
       });
     }
@@ -68,20 +77,49 @@ export class WebAssets {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
     const asset = this.files.get((req.url ?? "/").split("?")[0]!);
     if (!asset) return false;
-    const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-    const body = gzip ? (asset.gzip ??= zlib.gzipSync(asset.body, { level: 9 })) : asset.body;
-    res.writeHead(200, {
-      "Content-Type": asset.type,
-      "Content-Length": body.length,
-      "Content-Security-Policy": WEB_CSP,
-      "Cache-Control": asset.immutable ? "public, max-age=31536000, immutable" : "no-store",
-      "Referrer-Policy": "no-referrer",
-      "X-Frame-Options": "DENY",
-      "Cross-Origin-Opener-Policy": "same-origin",
-      Vary: "Accept-Encoding",
-      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
-    });
-    res.end(req.method === "HEAD" ? undefined : body);
+    const gzip = asset.gzipFile !== undefined && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+    void send(req, res, asset, gzip);
     return true;
   }
+}
+
+/** Streams the file (or its gzipped copy) with the page's headers; a file gone since the start is 404. */
+async function send(req: IncomingMessage, res: ServerResponse, asset: Asset, gzip: boolean): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  let size: number;
+  try {
+    handle = await fs.promises.open(gzip ? asset.gzipFile! : asset.file, "r");
+  } catch {
+    return notFound(res);
+  }
+  try {
+    size = (await handle.stat()).size;
+  } catch {
+    await handle.close().catch(() => undefined);
+    return notFound(res);
+  }
+  res.writeHead(200, {
+    "Content-Type": asset.type,
+    "Content-Length": size,
+    "Content-Security-Policy": WEB_CSP,
+    "Cache-Control": asset.immutable ? "public, max-age=31536000, immutable" : "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    Vary: "Accept-Encoding",
+    ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+  });
+  if (req.method === "HEAD") {
+    await handle.close().catch(() => undefined);
+    res.end();
+    return;
+  }
+  // The stream closes the file at its end or on an error (a client gone away ends the response).
+  pipeline(handle.createReadStream(), res, () => undefined);
+}
+
+function notFound(res: ServerResponse): void {
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "Not found" } }));
 }

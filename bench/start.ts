@@ -4,6 +4,7 @@
  * process to its first answer, and its resident memory (RSS) once idle and after light use: 200
  * requests, then a registration and 24 logins, 4 at a time (each login hashes with scrypt, 16 MiB
  * a hash: what malloc keeps afterwards shows here). The bare server gets the same requests.
+ * BENCH_BASE_DIST (an earlier build's dist/) adds that build, started as `npm start` starts this one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -17,6 +18,8 @@ import { newUserKeys, registrationBundle } from "../test/helpers/crypto";
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 7);
 /** The built server to start (BENCH_START_SERVER: another build, to compare). */
 const SERVER = process.env.BENCH_START_SERVER ?? path.resolve(__dirname, "../bin/server.js");
+/** An earlier build's dist/ (BENCH_BASE_DIST), started the same way in the same rounds: before and after. */
+const BASE = process.env.BENCH_BASE_DIST ? path.resolve(process.env.BENCH_BASE_DIST, "bin/server.js") : undefined;
 const BARE = "require('node:http').createServer((q, s) => s.end('{\"status\":\"ok\"}')).listen(Number(process.env.PORT), '127.0.0.1')";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LOGINS = 24;
@@ -45,7 +48,7 @@ async function untilAnswers(url: string): Promise<void> {
   }
 }
 
-async function once(kind: "server" | "server-plain" | "bare", port: number) {
+async function once(kind: "server" | "server-plain" | "base" | "bare", port: number) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-start-"));
   // The plain server without the settings even where the caller's environment has them.
   const inherited = Object.fromEntries(
@@ -54,7 +57,7 @@ async function once(kind: "server" | "server-plain" | "bare", port: number) {
   const env = {
     ...inherited,
     // As `npm start` runs it (lib/ops/start-flags.ts); "server-plain" without.
-    ...(kind === "server" && START_ENV),
+    ...((kind === "server" || kind === "base") && START_ENV),
     PORT: String(port),
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
@@ -66,7 +69,7 @@ async function once(kind: "server" | "server-plain" | "bare", port: number) {
   const t0 = performance.now();
   const child =
     kind !== "bare"
-      ? spawn(cmd!, [...pre, ...(kind === "server" ? NODE_FLAGS : []), SERVER], { env, stdio: "ignore" })
+      ? spawn(cmd!, [...pre, ...(kind === "server-plain" ? [] : NODE_FLAGS), kind === "base" ? BASE! : SERVER], { env, stdio: "ignore" })
       : spawn(cmd!, [...pre, "-e", BARE], { env, stdio: "ignore" });
   const url = kind !== "bare" ? `http://127.0.0.1:${port}/api/v1/health` : `http://127.0.0.1:${port}/`;
   try {
@@ -96,11 +99,12 @@ export async function startCosts(): Promise<void> {
     `## Starting the built server (embedded default, as \`npm start\` runs it) beside a bare node:http server, alternated, medians of ${ROUNDS}`,
   );
   type Run = Awaited<ReturnType<typeof once>>;
-  const runs = { server: [] as Run[], bare: [] as Run[], plain: [] as Run[] };
+  const runs = { server: [] as Run[], bare: [] as Run[], plain: [] as Run[], base: [] as Run[] };
   for (let i = 0; i < ROUNDS; i++) {
     runs.bare.push(await once("bare", 39_000 + i));
     runs.server.push(await once("server", 39_100 + i));
     runs.plain.push(await once("server-plain", 39_200 + i));
+    if (BASE) runs.base.push(await once("base", 39_300 + i));
   }
   const row = (
     what: string,
@@ -114,6 +118,12 @@ export async function startCosts(): Promise<void> {
     figure({ what: `start: ${what}`, value: s, floor: { name: "a bare node:http server", value: b }, unit, target: target(s, b) });
     const plain = median(runs.plain.map(pick));
     console.log(`  (started without start-flags.ts's flags: ${plain.toFixed(0)} ${unit}; ratio ${(plain / b).toFixed(2)})`);
+    if (BASE) {
+      const base = median(runs.base.map(pick));
+      console.log(
+        `  (the build in BENCH_BASE_DIST, started the same way: ${base.toFixed(0)} ${unit}; this build ÷ it ${(s / base).toFixed(2)})`,
+      );
+    }
   };
   row(
     "spawn to first answer",

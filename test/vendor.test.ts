@@ -48,3 +48,14 @@ test("each bundle offers every export of its package, as the same kind of value"
     expect(bundle).toEqual(pkg);
   }
 });
+
+test("the packages moleculer-web's bundle leaves outside it resolve, from dist/vendor, to the very files its own code would use", () => {
+  const from = (dir: string, name: string) => require.resolve(name, { paths: [dir] });
+  const web = path.dirname(require.resolve("moleculer-web/package.json"));
+  const pkg = (name: string) => path.dirname(from(web, `${name}/package.json`));
+  const vendor = path.join(DIST, "vendor");
+  // Who requires each one inside the bundle: a copy nested under them would not be the one found from dist/vendor.
+  const users: Record<string, string[]> = { moleculer: [web], lodash: [web], "iconv-lite": [pkg("raw-body"), pkg("body-parser")] };
+  for (const [name, dirs] of Object.entries(users))
+    for (const dir of dirs) expect([name, from(vendor, name)]).toEqual([name, from(dir, name)]);
+});

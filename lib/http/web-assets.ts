@@ -78,7 +78,8 @@ export class WebAssets {
     const asset = this.files.get((req.url ?? "/").split("?")[0]!);
     if (!asset) return false;
     const gzip = asset.gzipFile !== undefined && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-    void send(req, res, asset, gzip);
+    // Whatever fails once the answer has begun ends its connection, never the process.
+    send(req, res, asset, gzip).catch(() => res.destroy());
     return true;
   }
 }

@@ -173,3 +173,29 @@ test.each(engines)(
   },
   60_000,
 );
+
+test("SQLite: a migration whose commit fails fails the start, and leaves the schema as it was", async () => {
+  const dir = tempDir("vault-migrate-commit-");
+  const db = openSqlite(dir);
+  try {
+    // A deferred foreign key is checked at COMMIT: the migration runs, its transaction's commit fails.
+    const provider = {
+      getMigrations: async () => ({
+        "001_dangling": {
+          up: async (trx: Kysely<unknown>) => {
+            await sql`CREATE TABLE parents (id TEXT PRIMARY KEY)`.execute(trx);
+            await sql`CREATE TABLE children (parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`.execute(trx);
+            await sql`INSERT INTO children (parent) VALUES ('none')`.execute(trx);
+          },
+        },
+      }),
+    };
+    await expect(sqliteOps.whileMigrating(db, () => new Migrator({ db, provider }).migrateToLatest())).rejects.toThrow(/FOREIGN KEY/);
+    const tables = (await db.introspection.getTables()).map((t) => t.name);
+    expect(tables).not.toContain("parents");
+    expect(tables).not.toContain("children");
+  } finally {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -325,8 +325,10 @@ export const sqliteOps: EngineOps = {
     return typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(message);
   },
   batchRows: 500,
-  // The file is opened in exclusive mode: no other process can be migrating it.
-  whileMigrating: (_db, migrate) => migrate(),
+  // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
+  // one transaction (the adapter below) answers once its group has committed, as every
+  // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.
+  whileMigrating: (db, migrate) => GROUPS.get(db)?.(migrate) ?? migrate(),
   poolUsage: () => undefined,
   async runPrepared<R>(db: Kysely<Database>, _name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
     return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;

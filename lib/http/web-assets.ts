@@ -84,39 +84,44 @@ export class WebAssets {
   }
 }
 
-/** Streams the file (or its gzipped copy) with the page's headers; a file gone since the start is 404. */
+/**
+ * Streams the file (or its gzipped copy) with the page's headers, exactly as many bytes as its size
+ * when opened; a file gone since the start, or made a symbolic link, is 404. The file is closed
+ * on every path, a client gone away included.
+ */
 async function send(req: IncomingMessage, res: ServerResponse, asset: Asset, gzip: boolean): Promise<void> {
   let handle: fs.promises.FileHandle;
-  let size: number;
   try {
-    handle = await fs.promises.open(gzip ? asset.gzipFile! : asset.file, "r");
+    handle = await fs.promises.open(gzip ? asset.gzipFile! : asset.file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch {
     return notFound(res);
   }
+  let streaming = false;
   try {
-    size = (await handle.stat()).size;
+    const st = await handle.stat();
+    if (!st.isFile()) return notFound(res);
+    if (res.destroyed) return;
+    res.writeHead(200, {
+      "Content-Type": asset.type,
+      "Content-Length": st.size,
+      "Content-Security-Policy": WEB_CSP,
+      "Cache-Control": asset.immutable ? "public, max-age=31536000, immutable" : "no-store",
+      "Referrer-Policy": "no-referrer",
+      "X-Frame-Options": "DENY",
+      "Cross-Origin-Opener-Policy": "same-origin",
+      Vary: "Accept-Encoding",
+      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+    });
+    if (req.method === "HEAD" || st.size === 0) return void res.end();
+    // From here the stream owns the file: it closes it at its end, on an error, or when the
+    // client goes away (pipeline destroys both sides).
+    pipeline(handle.createReadStream({ start: 0, end: st.size - 1 }), res, () => undefined);
+    streaming = true;
   } catch {
-    await handle.close().catch(() => undefined);
     return notFound(res);
+  } finally {
+    if (!streaming) await handle.close().catch(() => undefined);
   }
-  res.writeHead(200, {
-    "Content-Type": asset.type,
-    "Content-Length": size,
-    "Content-Security-Policy": WEB_CSP,
-    "Cache-Control": asset.immutable ? "public, max-age=31536000, immutable" : "no-store",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cross-Origin-Opener-Policy": "same-origin",
-    Vary: "Accept-Encoding",
-    ...(gzip ? { "Content-Encoding": "gzip" } : {}),
-  });
-  if (req.method === "HEAD") {
-    await handle.close().catch(() => undefined);
-    res.end();
-    return;
-  }
-  // The stream closes the file at its end or on an error (a client gone away ends the response).
-  pipeline(handle.createReadStream(), res, () => undefined);
 }
 
 function notFound(res: ServerResponse): void {

@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import zlib from "node:zlib";
 import { WebAssets } from "../../../lib/http/web-assets";
@@ -95,4 +95,55 @@ test("files are read at each request, not held: a file changed on disk is served
   fs.rmSync(path.join(dir, "assets", "logo.svg"));
   const gone = await get("/assets/logo.svg");
   expect([gone.status, JSON.parse(gone.body.toString())]).toEqual([404, { error: { code: "NOT_FOUND", message: "Not found" } }]);
+});
+
+test("a file made a symbolic link after the start is 404, not what it points to", async () => {
+  const secret = path.join(dir, "..", path.basename(dir) + "-secret.txt");
+  fs.writeFileSync(secret, "the store's key");
+  try {
+    fs.rmSync(path.join(dir, "index.html"));
+    fs.symlinkSync(secret, path.join(dir, "index.html"));
+    const res = await get("/");
+    expect([res.status, res.body.toString()]).toEqual([404, JSON.stringify({ error: { code: "NOT_FOUND", message: "Not found" } })]);
+  } finally {
+    fs.rmSync(path.join(dir, "index.html"));
+    fs.writeFileSync(path.join(dir, "index.html"), page);
+    fs.rmSync(secret);
+  }
+});
+
+test("clients that go away before their answer leave no file open", async () => {
+  const open = () => fs.readdirSync("/proc/self/fd").length;
+  const before = open();
+  // Each sends its request and closes at once, while the file is being opened.
+  await Promise.all(
+    Array.from(
+      { length: 1000 },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = net.connect(Number(new URL(origin).port), "127.0.0.1", () => {
+            socket.end("GET /assets/app-1.js HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n");
+            socket.destroy();
+          });
+          socket.on("close", () => resolve());
+          socket.on("error", () => resolve());
+        }),
+    ),
+  );
+  // The server's side of each has been handled by now; a file left open would only be closed
+  // by the garbage collector, some time later (with Node's DEP0137 warning).
+  await new Promise((r) => setTimeout(r, 200));
+  expect(open() - before).toBeLessThan(20);
+});
+
+test("the build wrote a gzipped copy of each web vault file that gzip makes smaller, and it is that file", () => {
+  const web = path.resolve(__dirname, "../../../dist/web");
+  const files = fs.readdirSync(web, { recursive: true, encoding: "utf8" }).filter((f) => /\.(js|css|html)$/.test(f));
+  expect(files.length).toBeGreaterThan(5);
+  for (const f of files) {
+    const body = fs.readFileSync(path.join(web, f));
+    const gz = path.join(web, f + ".gz");
+    if (fs.existsSync(gz)) expect([f, zlib.gunzipSync(fs.readFileSync(gz)).equals(body)]).toEqual([f, true]);
+    else expect([f, zlib.gzipSync(body, { level: 9 }).length >= body.length]).toEqual([f, true]);
+  }
 });

@@ -59,7 +59,9 @@ const GROUP_MAX_MS = 20;
  * transaction through `durably`, which answers after the group's commit, so the power-loss
  * guarantee of synchronous=FULL is the same as with a commit per transaction. A plain query (a
  * read outside a transaction, a backup) commits an open group first, so no read sees a write that
- * is not yet durable. A commit that fails fails every transaction of its group.
+ * is not yet durable. A commit that fails fails every transaction of its group. (So no table may
+ * declare a DEFERRABLE constraint: one transaction's violation, found only at COMMIT, would fail
+ * the others of its group. The migrations' test uses one on purpose, in a group of its own.)
  */
 class QueuedSqliteDriver implements Driver {
   private readonly waiting: Array<{ resume: () => void }> = [];

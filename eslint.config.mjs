@@ -42,7 +42,7 @@ export default tseslint.config(
           name,
           allowTypeImports: true,
           message:
-            "Import its values from lib/store/sql/kysely.ts or lib/auth/jose.ts: the built server loads it as one bundled file (lib/vendor.ts).",
+            "Take its values through lib/vendor.ts (lib/store/sql/kysely.ts, lib/auth/jose.ts, or vendored() as the gateway mixin does): the built server loads it as one bundled file.",
         })),
       ],
     },

@@ -328,7 +328,7 @@ export const sqliteOps: EngineOps = {
   },
   batchRows: 500,
   // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
-  // one transaction (the adapter below) answers once its group has committed, as every
+  // one transaction (the dialect's adapter, above) answers once its group has committed, as every
   // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.
   whileMigrating: (db, migrate) => GROUPS.get(db)?.(migrate) ?? migrate(),
   poolUsage: () => undefined,

@@ -43,6 +43,22 @@ afterAll(async () => {
   killAllClusters();
 });
 
+/**
+ * One step of a long test: a failure names the step and carries the cluster's last output (the
+ * 10,000-item rekey below failed with a bare EPIPE in three full runs on a slow machine, and
+ * passed alone; this says where, next time).
+ */
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    throw new Error(
+      `${name}: ${(err as Error).message}${cause ? ` (${String(cause)})` : ""}\n--- the cluster's last output:\n${cluster.output().slice(-4000)}`,
+    );
+  }
+}
+
 /** Runs `n` tasks at most `width` at a time. */
 async function pool<T>(n: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const out = new Array<T>(n);
@@ -384,7 +400,7 @@ test("a 10,000-item rekey crosses from the gateway to the rekey node, and every 
     if (res.status !== 201) throw new Error(`item ${i}: ${res.status} ${JSON.stringify(res.body)}`);
   });
   // About 30 MB of items: the list comes back from the items node as a stream.
-  const listed = await gw[1].get(`${v}/items`, { token: owner.token });
+  const listed = await step("the list before the rekey", () => gw[1].get(`${v}/items`, { token: owner.token }));
   expect(listed.status).toBe(200);
   expect(listed.body.items).toHaveLength(10_000);
 
@@ -395,14 +411,14 @@ test("a 10,000-item rekey crosses from the gateway to the rekey node, and every 
   });
   const body = rekeyBody(newKey, owner, [owner], items);
   expect(JSON.stringify(body).length).toBeGreaterThan(20 * 1024 * 1024);
-  const res = await gw[0].post(`${v}/rekey`, { token: owner.token, body });
+  const res = await step("the rekey", () => gw[0].post(`${v}/rekey`, { token: owner.token, body }));
   expect(res.status).toBe(204);
 
-  const after = (await gw[1].get(`${v}/items`, { token: owner.token })).body.items;
+  const after = (await step("the list after the rekey", () => gw[1].get(`${v}/items`, { token: owner.token }))).body.items;
   expect(after).toHaveLength(10_000);
   const texts = new Set(after.map((it: any) => decryptItem(newKey, it).data));
   expect(texts.size).toBe(10_000);
-  expect((await gw[0].get(v, { token: owner.token })).body.keyVersion).toBe(2);
+  expect((await step("the vault after the rekey", () => gw[0].get(v, { token: owner.token }))).body.keyVersion).toBe(2);
 });
 
 test("one invite token, twenty registrations spread over both gateways: exactly one account is created", async () => {

@@ -33,16 +33,28 @@ const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: Eng
   ],
 ];
 
+/** Brings the engine's new store to the schema of migration `name` (an older version's), and closes it. */
+async function migratedTo(engine: { open(): Kysely<Database> }, name: string): Promise<void> {
+  const db = engine.open();
+  try {
+    expect((await new Migrator({ db, provider: migrationProvider }).migrateTo(name)).error).toBeUndefined();
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The names of the migrations the store records as applied, in order. */
+async function applied(db: Kysely<Database>): Promise<string[]> {
+  return (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name);
+}
+
 test.each(engines)(
   "%s: items written before item ids were scoped to their vault are all there after the upgrade, ids may then repeat across vaults, and the downgrade keeps one per id",
   async (_name, make) => {
     const engine = await make();
     try {
       // The schema of the version before: migrations up to 002, and a vault with two items.
-      const old = engine.open();
-      const { error } = await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit");
-      expect(error).toBeUndefined();
-      await old.destroy();
+      await migratedTo(engine, "002_audit");
 
       const keys = await newUserKeys();
       const bundle = registrationBundle(keys);
@@ -124,9 +136,7 @@ test.each(engines)(
   async (_name, make) => {
     const engine = await make();
     try {
-      const old = engine.open();
-      expect((await new Migrator({ db: old, provider: migrationProvider }).migrateTo("002_audit")).error).toBeUndefined();
-      await old.destroy();
+      await migratedTo(engine, "002_audit");
 
       // The next version's migrations, one of them failing after its own work (a crash, a full
       // disk): 003 to 008 ran before it, and 003 rebuilt the items table.
@@ -147,8 +157,7 @@ test.each(engines)(
         const { error } = await new Migrator({ db, provider: failing }).migrateToLatest();
         expect(String(error)).toContain("the disk is full");
         // Nothing of 003 to 009 stayed: the schema is 002's, and it says so.
-        const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db);
-        expect(applied.rows.map((r) => r.name)).toEqual(["001_initial", "002_audit"]);
+        expect(await applied(db)).toEqual(["001_initial", "002_audit"]);
         const tables = (await db.introspection.getTables()).map((t) => t.name);
         expect(tables).toEqual(expect.arrayContaining(["items", "vaults", "users"]));
         for (const later of ["roster_links", "outbox", "item_links", "server_keys", "sessions", "items_rebuilt"])
@@ -162,8 +171,7 @@ test.each(engines)(
       await store.close();
       const after = engine.open();
       try {
-        const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(after);
-        expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(all).sort());
+        expect(await applied(after)).toEqual(Object.keys(all).sort());
       } finally {
         await after.destroy();
       }

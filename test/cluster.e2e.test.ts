@@ -408,7 +408,7 @@ test("a 10,000-item rekey crosses from the gateway to the rekey node, and every 
   // does. Done in one synchronous stretch, it held this process's event loop past the gateways'
   // 5 s keep-alive on a slow machine: the gateway closed the idle connections, the client had no
   // turn to notice, and the next request went out on a closed socket (a bare EPIPE).
-  const items: unknown[] = [];
+  const items: Array<ReturnType<typeof encryptItem>> = [];
   for (const it of listed.body.items) {
     if (items.length % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
     const plain = decryptItem(vaultKey, it);

@@ -8,6 +8,7 @@ import type { Invite } from "../lib/domain/invites";
 import type { DomainEvent } from "../lib/domain/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../lib/domain/audit";
 import { decideCreateRoster } from "../lib/domain/vault-decisions";
+import { itemIdInTrash, itemIdTaken } from "../lib/domain/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "./helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "./helpers/roster";
 
@@ -533,6 +534,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         now: at(),
       });
       expect(created.revision).toBe(1);
+      // The id in use is found with the membership read (items.ts), not left to the primary key.
       await expect(
         store.items.createItem({
           vaultId,
@@ -542,7 +544,19 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           limits: ROOMY,
           now: at(),
         }),
-      ).rejects.toMatchObject({ type: "CONFLICT" });
+      ).rejects.toMatchObject({ type: "CONFLICT", message: itemIdTaken().message });
+      // An id whose item is in the trash is not taken again until it is restored or purged.
+      const trashed = newId<ItemId>();
+      const write = { encryptedData: "AAAA", encryptedName: "AAAA" };
+      await store.items.createItem({ vaultId, actorId: owner.userId, itemId: trashed, write, limits: ROOMY, now: at() });
+      await store.items.deleteItem({ vaultId, actorId: owner.userId, itemId: trashed, now: at() });
+      await expect(
+        store.items.createItem({ vaultId, actorId: owner.userId, itemId: trashed, write, limits: ROOMY, now: at() }),
+      ).rejects.toMatchObject({ type: "CONFLICT", message: itemIdInTrash().message });
+      // Nor does a non-member learn either.
+      await expect(
+        store.items.createItem({ vaultId, actorId: newId(), itemId: id, write, limits: ROOMY, now: at() }),
+      ).rejects.toMatchObject({ type: "NOT_FOUND" });
       expect(
         (
           await store.items.updateItem({

@@ -10,6 +10,7 @@ import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { PoolUsage } from "../port";
 import type { Database, VaultsTable } from "./schema";
 import type { ItemLogEntry, ItemLogHead } from "../../domain/item-log";
+import { param, prepared } from "./prepared";
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
@@ -144,6 +145,30 @@ export async function appendItemLink(trx: Db, vaultId: VaultId, entry: ItemLogEn
     .execute();
 }
 
+/** The vault's next change number (prepared.ts: the item writes' hot path). */
+const NEXT_CHANGE = prepared("next_change", (db) =>
+  db
+    .updateTable("vaults")
+    .set((eb) => ({ change_seq: eb("change_seq", "+", 1) }))
+    .where("vault_id", "=", param<VaultId>("vaultId"))
+    .returning("change_seq as seq"),
+);
+/** The same, marked as the vault's reset (a rekey). */
+const NEXT_RESET = prepared("next_reset", (db) =>
+  db
+    .updateTable("vaults")
+    .set((eb) => ({ change_seq: eb("change_seq", "+", 1), reset_seq: eb("change_seq", "+", 1) }))
+    .where("vault_id", "=", param<VaultId>("vaultId"))
+    .returning("change_seq as seq"),
+);
+/** One item's change record: what a single item write leaves. */
+const ONE_CHANGE = prepared("one_change", (db) =>
+  db
+    .insertInto("item_changes")
+    .values({ vault_id: param<VaultId>("vaultId"), item_id: param<string>("itemId"), seq: param<number>("seq") })
+    .onConflict((oc) => oc.columns(["vault_id", "item_id"]).doUpdateSet((eb) => ({ seq: eb.ref("excluded.seq") }))),
+);
+
 export function chunks<T>(rows: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
@@ -157,17 +182,15 @@ export function chunks<T>(rows: readonly T[], size: number): T[][] {
  * earlier change record moot.
  */
 export async function recordItemChanges(trx: Db, vaultId: VaultId, change: { itemIds: readonly string[] } | "reset"): Promise<void> {
-  const { seq } = await trx
-    .updateTable("vaults")
-    .set((eb) => ({
-      change_seq: eb("change_seq", "+", 1),
-      ...(change === "reset" && { reset_seq: eb("change_seq", "+", 1) }),
-    }))
-    .where("vault_id", "=", vaultId)
-    .returning("change_seq as seq")
-    .executeTakeFirstOrThrow();
+  const [next] = (await (change === "reset" ? NEXT_RESET : NEXT_CHANGE).run(trx, { vaultId })).rows;
+  if (!next) throw new Error(`recordItemChanges: no vault ${vaultId}`);
+  const seq = Number(next.seq);
   if (change === "reset") {
     await trx.deleteFrom("item_changes").where("vault_id", "=", vaultId).execute();
+    return;
+  }
+  if (change.itemIds.length === 1) {
+    await ONE_CHANGE.run(trx, { vaultId, itemId: change.itemIds[0]!, seq });
     return;
   }
   for (const chunk of chunks(change.itemIds, 500)) {

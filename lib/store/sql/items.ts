@@ -1,5 +1,5 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
-import { sql } from "./kysely";
+import { param, prepared } from "./prepared";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
@@ -30,9 +30,63 @@ const rowState = (r: ItemsTable): StoredItemState => ({
   encryptedData: r.encrypted_data,
 });
 
+// The item writes' statements, compiled once (prepared.ts).
+const ITEM_ROW = prepared("item_row", (db) =>
+  db.selectFrom("items").selectAll().where("vault_id", "=", param<VaultId>("vaultId")).where("item_id", "=", param<ItemId>("itemId")),
+);
+/** The actor's membership, as a write checks it once the vault is locked: one taken out of the organization acts no more. */
+const actorOf = (db: Db) =>
+  db
+    .selectFrom("vault_members as m")
+    .innerJoin("users as u", "u.user_id", "m.user_id")
+    .select(["m.role", "u.signing_public_key"])
+    .where("m.vault_id", "=", param<VaultId>("vaultId"))
+    .where("m.user_id", "=", param<UserId>("actorId"))
+    .where("u.removed_at", "is", null);
+const ACTOR = prepared("item_actor", actorOf);
+/**
+ * The same and, in the same statement, where the item id is already used (live, or in the trash):
+ * what a create decides on. One statement, read after the lock, so under READ COMMITTED it sees
+ * every write committed before the lock was granted, as two reads after it would.
+ */
+const ACTOR_AND_PRESENCE = prepared("item_actor_presence", (db) =>
+  actorOf(db).select((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom("items")
+          .select("item_id")
+          .where("vault_id", "=", param<VaultId>("vaultId"))
+          .where("item_id", "=", param<ItemId>("itemId")),
+      )
+      .as("taken"),
+    eb
+      .exists(
+        eb
+          .selectFrom("item_trash")
+          .select("item_id")
+          .where("vault_id", "=", param<VaultId>("vaultId"))
+          .where("item_id", "=", param<ItemId>("itemId")),
+      )
+      .as("in_trash"),
+  ]),
+);
+const INSERT_ITEM = prepared("insert_item", (db) =>
+  db.insertInto("items").values({
+    item_id: param<ItemId>("item_id"),
+    vault_id: param<VaultId>("vault_id"),
+    encrypted_data: param<string>("encrypted_data"),
+    encrypted_name: param<string>("encrypted_name"),
+    revision: param<number>("revision"),
+    key_version: param<number>("key_version"),
+    created_at: param<string>("created_at"),
+    updated_at: param<string>("updated_at"),
+  }),
+);
+
 /** One item of a vault, if there is such an item in that vault. */
-function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
-  return db.selectFrom("items").selectAll().where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
+async function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
+  return (await ITEM_ROW.run(db, { vaultId, itemId })).rows[0];
 }
 
 export class SqlItems implements ItemStore {
@@ -52,22 +106,21 @@ export class SqlItems implements ItemStore {
     vaultId: VaultId,
     actorId: UserId,
     mode: "share" | "update",
-  ): Promise<LockedForItems & { sizesAtLock: ReturnType<typeof sizesOfRow> }> {
+    /** A create's item id: where it is already used is read with the membership. */
+    creating?: ItemId,
+  ): Promise<LockedForItems & { sizesAtLock: ReturnType<typeof sizesOfRow>; presence?: { taken: boolean; inTrash: boolean } }> {
     const vault = await this.c.engine.lockVault(trx, vaultId, mode);
     const member =
       vault &&
-      (await trx
-        .selectFrom("vault_members as m")
-        .innerJoin("users as u", "u.user_id", "m.user_id")
-        .select(["m.role", "u.signing_public_key"])
-        .where("m.vault_id", "=", vaultId)
-        .where("m.user_id", "=", actorId)
-        // Taken out of the organization: no longer a member who acts, whatever the rows say.
-        .where("u.removed_at", "is", null)
-        .executeTakeFirst());
+      (creating === undefined
+        ? (await ACTOR.run(trx, { vaultId, actorId })).rows[0]
+        : (await ACTOR_AND_PRESENCE.run(trx, { vaultId, actorId, itemId: creating })).rows[0]);
     // A non-member (or a vault that is not there) is refused here, before anything else is read.
     if (!vault || !member) itemRules.decideItemRead(null);
+    const found = member as { taken?: unknown; in_trash?: unknown };
     return {
+      // EXISTS answers 1 or 0 on SQLite, true or false on PostgreSQL.
+      ...(creating !== undefined && { presence: { taken: Number(found.taken) === 1, inTrash: Number(found.in_trash) === 1 } }),
       role: member.role,
       keyVersion: Number(vault.key_version),
       itemLog: itemLogHead(vaultId, vault),
@@ -171,9 +224,9 @@ export class SqlItems implements ItemStore {
     const { vaultId, actorId, itemId, write, limits, now, events } = args;
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      const locked = await this.lockForItems(trx, vaultId, actorId, "update");
+      const locked = await this.lockForItems(trx, vaultId, actorId, "update", itemId);
       const { keyVersion } = locked;
-      const { taken, inTrash } = await presenceOf(trx, vaultId, itemId);
+      const { taken, inTrash } = locked.presence!;
       const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
       const { firm, history } = locked.sizesAtLock;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
@@ -188,7 +241,7 @@ export class SqlItems implements ItemStore {
         created_at: now,
         updated_at: now,
       };
-      await trx.insertInto("items").values(row).execute();
+      await INSERT_ITEM.run(trx, { ...row });
       await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
       // The history is as locked: an insert does not change it.
       await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) }, history);
@@ -394,22 +447,4 @@ export class SqlItems implements ItemStore {
       ]),
     );
   }
-}
-
-/** Whether an item id is taken in the vault, live or in its trash: one statement for both. */
-async function presenceOf(trx: Db, vaultId: VaultId, itemId: ItemId): Promise<{ taken: boolean; inTrash: boolean }> {
-  const rows = await trx
-    .selectFrom("items")
-    .select(sql<string>`'live'`.as("place"))
-    .where("vault_id", "=", vaultId)
-    .where("item_id", "=", itemId)
-    .unionAll(
-      trx
-        .selectFrom("item_trash")
-        .select(sql<string>`'trash'`.as("place"))
-        .where("vault_id", "=", vaultId)
-        .where("item_id", "=", itemId),
-    )
-    .execute();
-  return { taken: rows.some((r) => r.place === "live"), inTrash: rows.some((r) => r.place === "trash") };
 }

@@ -8,6 +8,8 @@ import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import type { Database } from "./schema";
+import { param, prepared } from "./prepared";
+import type { VaultId } from "../../domain/ids";
 
 export interface PostgresOptions {
   poolSize: number;
@@ -44,6 +46,14 @@ function poolOf(db: Kysely<Database>): pg.Pool {
 }
 
 /** Advisory lock keys (any constants the schema owns). */
+/** The vault row's lock, exclusive or shared, with what the item writes decide on (prepared.ts). */
+const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) =>
+  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forUpdate(),
+);
+const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) =>
+  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forShare(),
+);
+
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
 const MIGRATION_LOCK = 0x7661756d;
 
@@ -63,8 +73,7 @@ export const postgresOps: EngineOps = {
     return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
   },
   async lockVault(trx, vaultId, mode) {
-    const q = trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId);
-    return (mode === "update" ? q.forUpdate() : q.forShare()).executeTakeFirst();
+    return (await (mode === "update" ? LOCK_VAULT_UPDATE : LOCK_VAULT_SHARE).run(trx, { vaultId })).rows[0];
   },
   async lockRegistrations(trx) {
     await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx);

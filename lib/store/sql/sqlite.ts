@@ -11,6 +11,8 @@ import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
 import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
+import { param, prepared } from "./prepared";
+import type { VaultId } from "../../domain/ids";
 
 const STATEMENT_CACHE = 256;
 
@@ -309,6 +311,11 @@ export function ownerOnly(file: string): void {
 }
 
 /** How each embedded store runs a transaction to its group's commit (QueuedSqliteDriver). */
+/** The vault row, as the item writes decide on it (prepared.ts); the single connection is the lock. */
+const LOCKED_VAULT = prepared("locked_vault", (db) =>
+  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")),
+);
+
 const GROUPS = new WeakMap<Kysely<Database>, <T>(run: () => Promise<T>) => Promise<T>>();
 
 /** SQLite: one connection, every transaction serialized by Kysely's connection mutex. */
@@ -316,7 +323,7 @@ export const sqliteOps: EngineOps = {
   name: "sqlite",
   durably: (db, run) => GROUPS.get(db)?.(run) ?? run(),
   async lockVault(trx, vaultId) {
-    return trx.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", vaultId).executeTakeFirst();
+    return (await LOCKED_VAULT.run(trx, { vaultId })).rows[0];
   },
   async lockRegistrations() {
     // Transactions on the single connection never overlap.

@@ -4,8 +4,7 @@ import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/passwo
 import { decideWrapStillSigned } from "../../domain/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
-import type { CompiledQuery } from "kysely";
-import { sql, type Kysely } from "./kysely";
+import { sql } from "./kysely";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember,
@@ -18,10 +17,10 @@ import {
 } from "../../domain/vault-decisions";
 import type { RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
-import { appendItemLink, chunks, recordItemChanges, type Db, type EngineOps, type SqlContext } from "./context";
+import { appendItemLink, chunks, recordItemChanges, type Db, type SqlContext } from "./context";
 import { decideRekeyItemStep } from "../../domain/item-log";
-import type { Database } from "./schema";
 import { writeOutbox } from "./outbox";
+import { param, prepared } from "./prepared";
 import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 
@@ -85,30 +84,6 @@ function toMemberEntry(r: VaultViewRow & { user_id: UserId }): MemberEntry {
   };
 }
 
-/**
- * A hot read compiled once, then run with new values: building and compiling a Kysely query
- * costs more than SQLite's answer for a handful of rows. The values are bound in the order of the
- * placeholders the query was built with. The engine runs it (`EngineOps.runPrepared`): SQLite
- * through Kysely and its statement cache, PostgreSQL as a named prepared statement.
- */
-class PreparedRead<R> {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly engine: EngineOps,
-    private readonly name: string,
-    private readonly compiled: CompiledQuery<R>,
-    private readonly arity: number,
-  ) {
-    if (compiled.parameters.length !== arity)
-      throw new Error(`PreparedRead: ${compiled.parameters.length} placeholders, ${arity} expected`);
-  }
-
-  async rows(...values: unknown[]): Promise<R[]> {
-    if (values.length !== this.arity) throw new Error("PreparedRead: wrong number of values");
-    return this.engine.runPrepared<R>(this.db, this.name, this.compiled, values);
-  }
-}
-
 /** The caller's memberships, as every vault read checks them: one taken out of the organization has none. */
 function vaultViews(db: Db) {
   return db
@@ -137,36 +112,23 @@ async function memberEntries(db: Db, vaultId: VaultId): Promise<MemberEntry[]> {
   return rows.map(toMemberEntry);
 }
 
-export class SqlVaults implements VaultStore {
-  private readonly vaultsOfUser: PreparedRead<VaultViewRow>;
-  private readonly vaultOfUser: PreparedRead<VaultViewRow>;
+// Every authenticated vault request reads one of these two (prepared.ts: compiled once, PostgreSQL's named statements).
+const VAULTS_OF_USER = prepared("vaults_of_user", (db) =>
+  vaultViews(db).where("m.user_id", "=", param<UserId>("userId")).orderBy("v.created_at").orderBy("v.vault_id"),
+);
+const VAULT_OF_USER = prepared("vault_of_user", (db) =>
+  vaultViews(db).where("m.vault_id", "=", param<VaultId>("vaultId")).where("m.user_id", "=", param<UserId>("userId")),
+);
 
-  constructor(private readonly c: SqlContext) {
-    // Every authenticated vault request reads one of these two. The placeholders stand for the ids given to `rows`.
-    const userIdParam = "$userId" as UserId;
-    const vaultIdParam = "$vaultId" as VaultId;
-    this.vaultsOfUser = new PreparedRead(
-      c.db,
-      c.engine,
-      "vaults_of_user",
-      vaultViews(c.db).where("m.user_id", "=", userIdParam).orderBy("v.created_at").orderBy("v.vault_id").compile(),
-      1,
-    );
-    this.vaultOfUser = new PreparedRead(
-      c.db,
-      c.engine,
-      "vault_of_user",
-      vaultViews(c.db).where("m.vault_id", "=", vaultIdParam).where("m.user_id", "=", userIdParam).compile(),
-      2,
-    );
-  }
+export class SqlVaults implements VaultStore {
+  constructor(private readonly c: SqlContext) {}
 
   async listVaults(userId: UserId): Promise<VaultView[]> {
-    return (await this.vaultsOfUser.rows(userId)).map(toVaultView);
+    return (await VAULTS_OF_USER.rows(this.c.db, this.c.engine, { userId })).map(toVaultView);
   }
 
   async getVault({ vaultId, userId }: ArgsOf<VaultStore["getVault"]>): Promise<VaultView> {
-    const [row] = await this.vaultOfUser.rows(vaultId, userId);
+    const [row] = await VAULT_OF_USER.rows(this.c.db, this.c.engine, { vaultId, userId });
     if (!row) throw vaultNotFound();
     return toVaultView(row);
   }

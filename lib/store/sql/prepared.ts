@@ -61,7 +61,7 @@ export class Prepared<R> {
   }
 
   /** Runs in `db`: a transaction's connection, or the pool. */
-  run(db: Db, values: Readonly<Record<string, unknown>>): Promise<QueryResult<R>> {
+  async run(db: Db, values: Readonly<Record<string, unknown>>): Promise<QueryResult<R>> {
     const c = this.of(db);
     return db.executeQuery<R>({ ...c.query, parameters: this.bind(c, values) });
   }

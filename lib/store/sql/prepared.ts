@@ -73,7 +73,12 @@ export class Prepared<R> {
   }
 }
 
+/** The names taken: PostgreSQL refuses a second statement of the same name on a connection. */
+const NAMES = new Set<string>();
+
 /** A statement compiled once (see above); `build` makes it with `param` stand-ins for its values. */
 export function prepared<R>(name: string, build: (db: Db) => Compilable<R>): Prepared<R> {
+  if (NAMES.has(name)) throw new Error(`Prepared: a second statement named ${name}`);
+  NAMES.add(name);
   return new Prepared(name, build);
 }

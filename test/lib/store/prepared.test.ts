@@ -69,7 +69,7 @@ describe.each(engines)("prepared statements on %s", (_name, open) => {
     // Built and compiled at its first use on this database, not again.
     let builds = 0;
     const counted = prepared(
-      "test_counted",
+      `test_counted_${t.engine.name}`,
       (db) => (builds++, db.selectFrom("server_keys").select("name").where("name", "=", param<string>("name"))),
     );
     for (let i = 0; i < 3; i++) await counted.run(t.db, { name: "test:a" });
@@ -90,6 +90,10 @@ describe.each(engines)("prepared statements on %s", (_name, open) => {
       { name: "test:sly", value: sly, created_at: "2026-01-03T00:00:00.000Z" },
     ]);
     expect((await GET.run(t.db, { name: sly, value: sly })).rows).toEqual([]);
+  });
+
+  test("two statements of one name are refused where they are made (PostgreSQL keeps one statement per name on a connection)", () => {
+    expect(() => prepared("test_get", (db) => db.selectFrom("server_keys").select("value"))).toThrow("a second statement named test_get");
   });
 
   test("a missing value fails before the database is asked", async () => {

@@ -36,6 +36,13 @@ export const LOCKED_VAULT_COLUMNS = [
 ] as const;
 export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 
+/** An item of a rekey, re-encrypted. */
+export interface RekeyedItem {
+  itemId: string;
+  encryptedData: string;
+  encryptedName: string;
+}
+
 /** What differs between the engines. */
 export interface EngineOps {
   name: "sqlite" | "postgres";
@@ -46,6 +53,11 @@ export interface EngineOps {
   isUniqueViolation(err: unknown): boolean;
   /** Rows per batched statement; bounded by the engine's parameter limit. */
   batchRows: number;
+  /**
+   * Writes a rekey's items, as the rekey's rules checked them under the lock: each row's new
+   * ciphertexts, its revision plus one, the new key version. Throws if a row is not there.
+   */
+  rekeyItems(trx: Db, vaultId: VaultId, items: readonly RekeyedItem[], keyVersion: number, now: string): Promise<void>;
   /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */

@@ -83,6 +83,17 @@ export const postgresOps: EngineOps = {
   },
   // 3 parameters a row, far below PostgreSQL's 65,535 per statement.
   batchRows: 500,
+  // Batched: one statement, one round trip, per 500 items.
+  async rekeyItems(trx, vaultId, items, keyVersion, now) {
+    for (let i = 0; i < items.length; i += postgresOps.batchRows) {
+      const chunk = items.slice(i, i + postgresOps.batchRows);
+      const values = sql.join(chunk.map((it) => sql`(${it.itemId}, ${it.encryptedData}, ${it.encryptedName})`));
+      const res = await sql`UPDATE items SET encrypted_data = v.column2, encrypted_name = v.column3,
+          revision = items.revision + 1, key_version = ${keyVersion}, updated_at = ${now}
+        FROM (VALUES ${values}) AS v WHERE items.vault_id = ${vaultId} AND items.item_id = v.column1`.execute(trx);
+      if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: item rows changed under the lock");
+    }
+  },
   async whileMigrating(db, migrate) {
     // One pooled connection holds a session lock while the migrator works on others: nodes of a
     // split deployment starting together migrate one after the other (the later ones find nothing

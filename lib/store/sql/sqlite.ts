@@ -8,7 +8,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, SqliteStatement, CompiledQuery } from "kysely";
 import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
-import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
+import { LOCKED_VAULT_COLUMNS, type Db, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
 import { param, prepared } from "./prepared";
@@ -238,10 +238,10 @@ function newGroup(): Group {
 /** SQLite through our queue: the adapter declares that the driver serializes its own connection. */
 class QueuedSqliteDialect extends SqliteDialect {
   constructor(
-    config: ConstructorParameters<typeof SqliteDialect>[0],
+    private readonly connection: NodeSqlite,
     private readonly db: DatabaseSync,
   ) {
-    super(config);
+    super({ database: connection });
   }
 
   override createDriver(): Driver {
@@ -253,7 +253,7 @@ class QueuedSqliteDialect extends SqliteDialect {
   driver: QueuedSqliteDriver | undefined;
 
   override createAdapter(): DialectAdapter {
-    return new (class extends SqliteAdapter {
+    const adapter = new (class extends SqliteAdapter {
       override get supportsMultipleConnections(): boolean {
         return true;
       }
@@ -265,7 +265,24 @@ class QueuedSqliteDialect extends SqliteDialect {
         return true;
       }
     })();
+    CONNECTIONS.set(adapter, this.connection);
+    return adapter;
   }
+}
+
+/** Each store's one connection, by its Kysely instance's adapter (shared by its transactions). */
+const CONNECTIONS = new WeakMap<DialectAdapter, NodeSqlite>();
+
+/**
+ * The connection under `trx`, for statements stepped in a loop without a promise per row. Only
+ * inside a transaction's callback: the driver's queue has given that transaction the connection,
+ * and nothing else runs on it until the callback ends.
+ */
+function connectionOf(trx: Db): NodeSqlite {
+  if (!trx.isTransaction) throw new Error("connectionOf: only inside a transaction");
+  const connection = CONNECTIONS.get(trx.getExecutor().adapter);
+  if (!connection) throw new Error("connectionOf: not an embedded store");
+  return connection;
 }
 
 /** The embedded store's file under DATA_DIR. */
@@ -298,7 +315,7 @@ export function openSqlite(dataDir: string): Kysely<Database> {
     throw err;
   }
   for (const companion of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(companion)) fs.chmodSync(companion, 0o600);
-  const dialect = new QueuedSqliteDialect({ database: new NodeSqlite(db) }, db);
+  const dialect = new QueuedSqliteDialect(new NodeSqlite(db), db);
   const kysely = new Kysely<Database>({ dialect });
   GROUPS.set(kysely, (run) => (dialect.driver ? dialect.driver.durably(run) : run()));
   return kysely;
@@ -310,12 +327,12 @@ export function ownerOnly(file: string): void {
   fs.chmodSync(file, 0o600);
 }
 
-/** How each embedded store runs a transaction to its group's commit (QueuedSqliteDriver). */
 /** The vault row, as the item writes decide on it (prepared.ts); the single connection is the lock. */
 const LOCKED_VAULT = prepared("locked_vault", (db) =>
   db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")),
 );
 
+/** How each embedded store runs a transaction to its group's commit (QueuedSqliteDriver). */
 const GROUPS = new WeakMap<Kysely<Database>, <T>(run: () => Promise<T>) => Promise<T>>();
 
 /** SQLite: one connection, every transaction serialized by Kysely's connection mutex. */
@@ -334,6 +351,18 @@ export const sqliteOps: EngineOps = {
     return typeof message === "string" && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(message);
   },
   batchRows: 500,
+  // One prepared update per item, stepped in a loop on the connection the transaction holds: on
+  // SQLite that costs less than each row's share of a batched update joined with its VALUES
+  // (10,000 items of 2 KiB: 130 against 210 ms), and no batch is assembled.
+  async rekeyItems(trx, vaultId, items, keyVersion, now) {
+    const update = connectionOf(trx).prepare(
+      "UPDATE items SET encrypted_data = ?, encrypted_name = ?, revision = revision + 1, key_version = ?, updated_at = ? WHERE vault_id = ? AND item_id = ?",
+    );
+    for (const it of items) {
+      const res = update.run([it.encryptedData, it.encryptedName, keyVersion, now, vaultId, it.itemId]);
+      if (Number(res.changes) !== 1) throw new Error("rekey: item rows changed under the lock");
+    }
+  },
   // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
   // one transaction (the dialect's adapter, above) answers once its group has committed, as every
   // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.

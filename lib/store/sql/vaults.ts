@@ -335,13 +335,7 @@ export class SqlVaults implements VaultStore {
           FROM (VALUES ${values}) AS v WHERE vault_members.vault_id = ${vaultId} AND vault_members.user_id = v.column1`.execute(trx);
         if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: member rows changed under the lock");
       }
-      for (const chunk of chunks(rekey.items, this.c.engine.batchRows)) {
-        const values = sql.join(chunk.map((i) => sql`(${i.itemId}, ${i.encryptedData}, ${i.encryptedName})`));
-        const res = await sql`UPDATE items SET encrypted_data = v.column2, encrypted_name = v.column3,
-            revision = items.revision + 1, key_version = ${keyVersion}, updated_at = ${now}
-          FROM (VALUES ${values}) AS v WHERE items.vault_id = ${vaultId} AND items.item_id = v.column1`.execute(trx);
-        if (Number(res.numAffectedRows) !== chunk.length) throw new Error("rekey: item rows changed under the lock");
-      }
+      await this.c.engine.rekeyItems(trx, vaultId, rekey.items, keyVersion, now);
       await rekeyHistoryAndTrash(trx, vaultId, rekey, keyVersion, this.c.engine.batchRows);
       // Every item was rewritten: a delta read from before this is a full read.
       await recordItemChanges(trx, vaultId, "reset");

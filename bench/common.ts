@@ -12,6 +12,8 @@ export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 /** A/B comparisons run A, B, A, B, ... this many pairs: one pair sits inside the machine's noise. */
 export const PAIRS = Math.max(3, Number(process.env.BENCH_PAIRS ?? 3));
 export const REKEY_SIZES = (process.env.BENCH_REKEY_SIZES ?? "1000,10000").split(",").map(Number);
+/** Rekeys of each size, floor and product in turn (bench/single.ts). */
+export const REKEY_ROUNDS = Math.max(3, Number(process.env.BENCH_REKEY_ROUNDS ?? 3));
 
 /**
  * With taskset and two or more cores, the servers run on core 0 and this load generator on core 1,

@@ -5,7 +5,8 @@
  *      request in a SQLite file set up as the store (the floor: an fsync per write), alternated
  *   3. rekey of 1,000 and 10,000 items of about 2 KiB: time and the server's peak RSS, beside the
  *      floor of a rekey (baseline-server's /bench/rekey: the same body read, parsed, its base64
- *      checked and a row per item written in one transaction), run before and after it
+ *      checked and a row per item written in one transaction), floor and product in turn
+ *      BENCH_REKEY_ROUNDS times (at least 3), medians: both sides warm up alike
  *
  * BENCH_SINGLE_SERVER names another build's server script (an earlier build's dist/bin/server.js)
  * to measure it in the product's place.
@@ -16,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { b64, encryptItem, newUserKeys, registrationBundle, signWrap, wrapShared } from "../test/helpers/crypto";
 import { spawnServer, type ServerProcess } from "../test/helpers/process";
-import { alternate, call, figure, load, median, peakRssMiB, PIN, REKEY_SIZES } from "./common";
+import { alternate, call, figure, load, median, peakRssMiB, PIN, REKEY_ROUNDS, REKEY_SIZES } from "./common";
 import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
 
 /** A server script of dist/, on a free port, pinned. */
@@ -32,12 +33,15 @@ export async function singleProcess(): Promise<void> {
     REGISTRATION_MODE: "open",
     JWT_SECRET: randomBytes(32).toString("base64"), // one secret: a token of the product works on the baseline
   };
-  const product = process.env.BENCH_SINGLE_SERVER
-    ? await spawnServer(env, { script: path.resolve(process.env.BENCH_SINGLE_SERVER), prefix: PIN.server })
-    : await spawnServer(
-        { ...START_ENV, ...env },
-        { script: path.join(__dirname, "../bin/server.js"), prefix: PIN.server, nodeArgs: NODE_FLAGS },
-      );
+  // Another build's server starts as this one does (the same flags), or the two differ by more than their code.
+  const product = await spawnServer(
+    { ...START_ENV, ...env },
+    {
+      script: process.env.BENCH_SINGLE_SERVER ? path.resolve(process.env.BENCH_SINGLE_SERVER) : path.join(__dirname, "../bin/server.js"),
+      prefix: PIN.server,
+      nodeArgs: NODE_FLAGS,
+    },
+  );
   let baseline: ServerProcess | undefined;
   try {
     console.log("## Single process, embedded store (SQLite)\n");
@@ -116,7 +120,8 @@ export async function singleProcess(): Promise<void> {
       ratio: writes.ratio,
     });
 
-    console.log("| rekey | items | body MiB | time ms | floor ms (before, after) | ÷ floor | server peak RSS MiB |");
+    console.log(`${REKEY_ROUNDS} rounds, floor and product in turn; medians (each round's in brackets)\n`);
+    console.log("| rekey | items | body MiB | time ms | floor ms | ÷ floor | server peak RSS MiB |");
     console.log("|---|---|---|---|---|---|---|");
     for (const n of REKEY_SIZES) {
       const created = await call("POST", `${product.url}/vaults`, token, { ...vaultBody, name: `rekey ${n}` });
@@ -135,14 +140,16 @@ export async function singleProcess(): Promise<void> {
             ),
         );
       }
-      const newKey = randomBytes(32);
-      const newWrap = wrapShared(newKey, bundle.publicKey);
-      const body = JSON.stringify({
-        newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
-        items: ids.map((id) => encryptItem(newKey, vaultId, id, payload(), "site")),
-        keyVersion: 1,
-      });
-      const post = async (url: string) => {
+      // A body for the rekey from key version `k` (each product rekey moves the vault one on).
+      const bodyAt = (k: number) => {
+        const newWrap = wrapShared(randomBytes(32), bundle.publicKey);
+        return JSON.stringify({
+          newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
+          items: ids.map((id) => encryptItem(randomBytes(32), vaultId, id, payload(), "site")),
+          keyVersion: k,
+        });
+      };
+      const post = async (url: string, body: string) => {
         const t0 = performance.now();
         const res = await fetch(url, {
           method: "POST",
@@ -153,13 +160,20 @@ export async function singleProcess(): Promise<void> {
         if (res.status !== 204) throw new Error(`rekey of ${n} (${url}): ${res.status} ${await res.text()}`);
         return ms;
       };
-      const floorBefore = await post(`${baseline.url}/bench/rekey`);
-      const ms = await post(`${product.url}/vaults/${vaultId}/rekey`);
-      const floorAfter = await post(`${baseline.url}/bench/rekey`);
-      const floor = median([floorBefore, floorAfter]);
+      // Floor and product in turn, REKEY_ROUNDS times each (F, P, F, P, ...): both warm up alike; medians.
+      const floors: number[] = [];
+      const times: number[] = [];
+      let body = "";
+      for (let k = 1; k <= REKEY_ROUNDS; k++) {
+        body = bodyAt(k);
+        floors.push(await post(`${baseline.url}/bench/rekey`, body));
+        times.push(await post(`${product.url}/vaults/${vaultId}/rekey`, body));
+      }
+      const floor = median(floors);
+      const ms = median(times);
       const rss = peakRssMiB(product.child.pid!);
       console.log(
-        `| ${n === 10000 ? "target <= 1.2x its floor" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} | ${floor.toFixed(0)} (${floorBefore.toFixed(0)}, ${floorAfter.toFixed(0)}) | ${(ms / floor).toFixed(2)} | ${rss.toFixed(0)} |`,
+        `| ${n === 10000 ? "target <= 1.2x its floor" : ""} | ${n} | ${(body.length / 1048576).toFixed(1)} | ${ms.toFixed(0)} (${times.map((t) => t.toFixed(0)).join(", ")}) | ${floor.toFixed(0)} (${floors.map((t) => t.toFixed(0)).join(", ")}) | ${(ms / floor).toFixed(2)} | ${rss.toFixed(0)} |`,
       );
       figure({
         what: `embedded: rekey of ${n} items of 2 KiB, ms`,

@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { figure, median, PIN } from "./common";
 import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
 import { newUserKeys, registrationBundle } from "../test/helpers/crypto";
+import { freePort } from "../test/helpers/ports";
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 7);
 /** The built server to start (BENCH_START_SERVER: another build, to compare). */
@@ -37,13 +38,18 @@ function rssMiB(child: ChildProcess): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function untilAnswers(url: string): Promise<void> {
+/** Polls `url` until it answers; fails (rather than waits for ever) once `child` has exited or after 30 s. */
+async function untilAnswers(url: string, child: ChildProcess, kind: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
   for (;;) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {
       // not listening yet
     }
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${kind}: exited (${child.exitCode ?? child.signalCode}) before it answered ${url}`);
+    if (performance.now() > deadline) throw new Error(`${kind}: no answer from ${url} within 30 s`);
     await sleep(5);
   }
 }
@@ -69,11 +75,14 @@ async function once(kind: "server" | "server-plain" | "base" | "bare", port: num
   const t0 = performance.now();
   const child =
     kind !== "bare"
-      ? spawn(cmd!, [...pre, ...(kind === "server-plain" ? [] : NODE_FLAGS), kind === "base" ? BASE! : SERVER], { env, stdio: "ignore" })
-      : spawn(cmd!, [...pre, "-e", BARE], { env, stdio: "ignore" });
+      ? spawn(cmd!, [...pre, ...(kind === "server-plain" ? [] : NODE_FLAGS), kind === "base" ? BASE! : SERVER], {
+          env,
+          stdio: ["ignore", "ignore", "inherit"],
+        })
+      : spawn(cmd!, [...pre, "-e", BARE], { env, stdio: ["ignore", "ignore", "inherit"] });
   const url = kind !== "bare" ? `http://127.0.0.1:${port}/api/v1/health` : `http://127.0.0.1:${port}/`;
   try {
-    await untilAnswers(url);
+    await untilAnswers(url, child, kind);
     const startMs = performance.now() - t0;
     await sleep(1000);
     const idle = rssMiB(child);
@@ -101,10 +110,12 @@ export async function startCosts(): Promise<void> {
   type Run = Awaited<ReturnType<typeof once>>;
   const runs = { server: [] as Run[], bare: [] as Run[], plain: [] as Run[], base: [] as Run[] };
   for (let i = 0; i < ROUNDS; i++) {
-    runs.bare.push(await once("bare", 39_000 + i));
-    runs.server.push(await once("server", 39_100 + i));
-    runs.plain.push(await once("server-plain", 39_200 + i));
-    if (BASE) runs.base.push(await once("base", 39_300 + i));
+    // Ports the system gives (fixed ones fell in the ephemeral range: a client socket of this
+    // process once held one, the server could not listen, and the bench waited for ever).
+    runs.bare.push(await once("bare", await freePort()));
+    runs.server.push(await once("server", await freePort()));
+    runs.plain.push(await once("server-plain", await freePort()));
+    if (BASE) runs.base.push(await once("base", await freePort()));
   }
   const row = (
     what: string,

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { lazyModules } from "./lazy-modules.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -21,7 +22,15 @@ const BUNDLES = [
   // moleculer-web and the body-parser, qs and serve-static it loads (about 70 small packages).
   // moleculer stays the one copy moleculer-runner loads (its errors are checked with instanceof),
   // lodash the copy moleculer shares, iconv-lite its own package (its tables load on first use).
-  { name: "moleculer-web", source: 'module.exports = require("moleculer-web");\n', external: ["moleculer", "lodash", "iconv-lite"] },
+  // mime-types (two copies, type-is's and send's, each with its mime-db) builds its tables as it
+  // loads, about 25 ms of every start, for lookups the gateway seldom or never makes: each copy
+  // loads at its first use instead (`lazy`).
+  {
+    name: "moleculer-web",
+    source: 'module.exports = require("moleculer-web");\n',
+    external: ["moleculer", "lodash", "iconv-lite"],
+    lazy: ["mime-types"],
+  },
 ];
 // Left out: moleculer itself, which must stay one copy with moleculer-runner's.
 
@@ -40,6 +49,7 @@ for (const bundle of BUNDLES) {
         resolveId: (id) => (id === entry ? id : null),
         load: (id) => (id === entry ? bundle.source : null),
       },
+      lazyModules(bundle.lazy ?? []),
     ],
     // Minified (V8 keeps a script's source in memory for as long as the process runs), with
     // functions and classes keeping their names (error names, stack traces), and ASCII only: one

@@ -6,6 +6,8 @@
  * them, and that each offers what its package does.
  */
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const DIST = path.resolve(__dirname, "../dist");
@@ -66,4 +68,50 @@ test("the packages moleculer-web's bundle leaves outside it resolve, from dist/v
   const users: Record<string, string[]> = { moleculer: [web], lodash: [web], "iconv-lite": [pkg("raw-body"), pkg("body-parser")] };
   for (const [name, dirs] of Object.entries(users))
     for (const dir of dirs) expect([name, from(vendor, name)]).toEqual([name, from(dir, name)]);
+});
+
+test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-web's bundle) runs at its first use, not where it is required", () => {
+  // A package with a side effect at load, bundled with the plugin, in a child Node (rolldown is an ES module).
+  const fixture = fs.mkdtempSync(path.join(os.tmpdir(), "lazy-modules-"));
+  try {
+    const pkg = path.join(fixture, "node_modules", "counted");
+    fs.mkdirSync(pkg, { recursive: true });
+    fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "counted", main: "index.js" }));
+    fs.writeFileSync(
+      path.join(pkg, "index.js"),
+      "globalThis.loads = (globalThis.loads ?? 0) + 1; exports.answer = 42; exports.table = { a: 1 };",
+    );
+    fs.writeFileSync(
+      path.join(fixture, "entry.js"),
+      'const c = require("counted"); module.exports = { atRequire: globalThis.loads ?? 0, read: () => [c.answer, c.table.a, "answer" in c, Object.keys(c)] };',
+    );
+    const out = path.join(fixture, "out.cjs");
+    const run = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { build } from "rolldown";
+         import { lazyModules } from ${JSON.stringify(path.resolve(__dirname, "../bin/lazy-modules.mjs"))};
+         await build({ cwd: ${JSON.stringify(fixture)}, input: "entry.js", platform: "node", logLevel: "warn", plugins: [lazyModules(["counted"])],
+           output: { format: "cjs", file: ${JSON.stringify(out)} } });`,
+      ],
+      { cwd: path.resolve(__dirname, ".."), encoding: "utf8" },
+    );
+    expect(run.stderr).toBe("");
+    const result = inChild(`
+      const m = require(${JSON.stringify(out)});
+      const atRequire = m.atRequire;
+      const read = m.read();
+      console.log(JSON.stringify({ atRequire, read, after: globalThis.loads, again: (m.read(), globalThis.loads) }));
+    `);
+    expect(result).toEqual({ atRequire: 0, read: [42, 1, true, ["answer", "table"]], after: 1, again: 1 });
+  } finally {
+    fs.rmSync(fixture, { recursive: true, force: true });
+  }
+});
+
+test("moleculer-web's bundle holds mime-types lazily: one stand-in for each of its two copies", () => {
+  const bundle = fs.readFileSync(path.join(DIST, "vendor", "moleculer-web.js"), "utf8");
+  expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(2);
 });

@@ -1,0 +1,35 @@
+// A rolldown plugin for bin/bundle-vendor.mjs (and its test, test/vendor.test.ts).
+const LAZY = "\0lazy:";
+
+/**
+ * Each package named in `names` loads at the first use of one of its exports, not where it is
+ * required: its importers get a stand-in whose properties load the real module (the one that
+ * importer would have had) and read from it. For packages that export an object of functions and
+ * tables, used as `pkg.fn(...)`; rolldown runs a bundled CommonJS module at its first require.
+ */
+export function lazyModules(names) {
+  return {
+    name: "lazy-modules",
+    async resolveId(id, importer) {
+      if (!names.includes(id) || importer?.startsWith(LAZY)) return null;
+      const real = await this.resolve(id, importer, { skipSelf: true });
+      return real && !real.external ? LAZY + real.id : null;
+    },
+    load(id) {
+      if (!id.startsWith(LAZY)) return null;
+      const real = JSON.stringify(id.slice(LAZY.length));
+      return `let real;
+const load = () => (real ??= require(${real}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), key);
+    return d && { ...d, configurable: true };
+  },
+});
+`;
+    },
+  };
+}

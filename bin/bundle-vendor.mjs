@@ -24,12 +24,13 @@ const BUNDLES = [
   // lodash the copy moleculer shares, iconv-lite its own package (its tables load on first use).
   // mime-types (two copies, type-is's and send's, each with its mime-db) builds its tables as it
   // loads, about 25 ms of every start, for lookups the gateway seldom or never makes: each copy
-  // loads at its first use instead (`lazy`).
+  // loads at its first use instead (`lazy`). So does Node's http2 (about 14 ms), which
+  // moleculer-web requires at its top and uses only for an HTTP/2 server (`settings.http2`).
   {
     name: "moleculer-web",
     source: 'module.exports = require("moleculer-web");\n',
     external: ["moleculer", "lodash", "iconv-lite"],
-    lazy: ["mime-types"],
+    lazy: ["mime-types", "http2"],
   },
 ];
 // Left out: moleculer itself, which must stay one copy with moleculer-runner's.

@@ -5,7 +5,8 @@ const LAZY = "\0lazy:";
  * Each package named in `names` loads at the first use of one of its exports, not where it is
  * required: its importers get a stand-in whose properties load the real module (the one that
  * importer would have had) and read from it. For packages that export an object of functions and
- * tables, used as `pkg.fn(...)`; rolldown runs a bundled CommonJS module at its first require.
+ * tables, used as `pkg.fn(...)`; rolldown runs a bundled CommonJS module at its first require, and
+ * Node loads a built-in module at its first require.
  */
 export function lazyModules(names) {
   return {
@@ -13,7 +14,8 @@ export function lazyModules(names) {
     async resolveId(id, importer) {
       if (!names.includes(id) || importer?.startsWith(LAZY)) return null;
       const real = await this.resolve(id, importer, { skipSelf: true });
-      return real && !real.external ? LAZY + real.id : null;
+      // A package: the file that importer would have had, bundled. A built-in module: required from Node.
+      return real ? LAZY + real.id : null;
     },
     load(id) {
       if (!id.startsWith(LAZY)) return null;

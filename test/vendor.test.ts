@@ -111,7 +111,13 @@ test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-we
   }
 });
 
-test("moleculer-web's bundle holds mime-types lazily: one stand-in for each of its two copies", () => {
+test("moleculer-web's bundle holds mime-types (its two copies) and Node's http2 lazily: loading it loads no http2", () => {
   const bundle = fs.readFileSync(path.join(DIST, "vendor", "moleculer-web.js"), "utf8");
-  expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(2);
+  expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(3);
+  const loaded = (code: string) =>
+    inChild(`${code}; console.log(JSON.stringify(process.moduleLoadList.some((m) => /\\bhttp2\\b/.test(m))))`);
+  expect(loaded(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))})`)).toBe(false);
+  // The check sees http2 when it is loaded, and moleculer-web itself loads it.
+  expect(loaded(`require("moleculer-web")`)).toBe(true);
+  expect(loaded(`const w = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))}); require("node:http2")`)).toBe(true);
 });

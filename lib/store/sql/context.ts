@@ -58,6 +58,8 @@ export interface EngineOps {
    * ciphertexts, its revision plus one, the new key version. Throws if a row is not there.
    */
   rekeyItems(trx: Db, vaultId: VaultId, items: readonly RekeyedItem[], keyVersion: number, now: string): Promise<void>;
+  /** One item's change (recordItemChanges): the vault's next change number, recorded against the item. */
+  recordItemChange(trx: Db, vaultId: VaultId, itemId: string): Promise<void>;
   /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */
@@ -158,7 +160,7 @@ export async function appendItemLink(trx: Db, vaultId: VaultId, entry: ItemLogEn
 }
 
 /** The vault's next change number (prepared.ts: the item writes' hot path). */
-const NEXT_CHANGE = prepared("next_change", (db) =>
+export const NEXT_CHANGE = prepared("next_change", (db) =>
   db
     .updateTable("vaults")
     .set((eb) => ({ change_seq: eb("change_seq", "+", 1) }))
@@ -174,7 +176,7 @@ const NEXT_RESET = prepared("next_reset", (db) =>
     .returning("change_seq as seq"),
 );
 /** One item's change record: what a single item write leaves. */
-const ONE_CHANGE = prepared("one_change", (db) =>
+export const ONE_CHANGE = prepared("one_change", (db) =>
   db
     .insertInto("item_changes")
     .values({ vault_id: param<VaultId>("vaultId"), item_id: param<string>("itemId"), seq: param<number>("seq") })
@@ -193,16 +195,19 @@ export function chunks<T>(rows: readonly T[], size: number): T[][] {
  * each item touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every
  * earlier change record moot.
  */
-export async function recordItemChanges(trx: Db, vaultId: VaultId, change: { itemIds: readonly string[] } | "reset"): Promise<void> {
+export async function recordItemChanges(
+  engine: EngineOps,
+  trx: Db,
+  vaultId: VaultId,
+  change: { itemIds: readonly string[] } | "reset",
+): Promise<void> {
+  // One item (every single-item write): as the engine does it best.
+  if (change !== "reset" && change.itemIds.length === 1) return engine.recordItemChange(trx, vaultId, change.itemIds[0]!);
   const [next] = (await (change === "reset" ? NEXT_RESET : NEXT_CHANGE).run(trx, { vaultId })).rows;
   if (!next) throw new Error(`recordItemChanges: no vault ${vaultId}`);
   const seq = Number(next.seq);
   if (change === "reset") {
     await trx.deleteFrom("item_changes").where("vault_id", "=", vaultId).execute();
-    return;
-  }
-  if (change.itemIds.length === 1) {
-    await ONE_CHANGE.run(trx, { vaultId, itemId: change.itemIds[0]!, seq });
     return;
   }
   for (const chunk of chunks(change.itemIds, 500)) {

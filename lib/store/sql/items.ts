@@ -242,7 +242,7 @@ export class SqlItems implements ItemStore {
         updated_at: now,
       };
       await INSERT_ITEM.run(trx, { ...row });
-      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
+      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
       // The history is as locked: an insert does not change it.
       await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) }, history);
       return toItem(row);
@@ -282,7 +282,7 @@ export class SqlItems implements ItemStore {
         .where("revision", "=", row!.revision)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
-      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
+      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
       await keepRevision(trx, row!, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
       await makeRoom(trx, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(rowState(row!)) });
       return toItem(updated);
@@ -300,7 +300,7 @@ export class SqlItems implements ItemStore {
       const res = await trx.deleteFrom("items").where("vault_id", "=", vaultId).where("item_id", "=", itemId).executeTakeFirst();
       if (Number(res.numDeletedRows) !== 1) throw itemNotFound();
       await moveToTrash(trx, row!, actorId, now);
-      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
+      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
     });
   }
 
@@ -336,7 +336,7 @@ export class SqlItems implements ItemStore {
       const row: ItemsTable = { ...item, revision: d.revision, updated_at: now };
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
       await trx.insertInto("items").values(row).execute();
-      await recordItemChanges(trx, vaultId, { itemIds: [itemId] });
+      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
       return toItem(row);
     });
   }
@@ -381,7 +381,7 @@ export class SqlItems implements ItemStore {
         updated_at: now,
       }));
       for (const chunk of chunks(rows, this.c.engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
-      await recordItemChanges(trx, vaultId, { itemIds: rows.map((r) => r.item_id) });
+      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: rows.map((r) => r.item_id) });
       // The link names the whole set after the import, as stored.
       // Only a vault that keeps an item log (or a request with a link) needs the whole set hashed.
       if (locked.itemLog || args.itemLink) {

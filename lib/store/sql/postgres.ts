@@ -54,6 +54,20 @@ const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) =>
   db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forShare(),
 );
 
+/**
+ * One item's change in one statement, one round trip: the vault's counter moved on and the item's
+ * record written with it (a data-modifying WITH). The vault row is locked already (the write's lock).
+ */
+const RECORD_ITEM_CHANGE = prepared(
+  "record_item_change",
+  () => sql<{ seq: string }>`WITH next AS (
+      UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vaultId")} RETURNING change_seq
+    )
+    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vaultId")}, ${param("itemId")}, change_seq FROM next
+    ON CONFLICT (vault_id, item_id) DO UPDATE SET seq = EXCLUDED.seq
+    RETURNING seq`,
+);
+
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
 const MIGRATION_LOCK = 0x7661756d;
 
@@ -83,6 +97,10 @@ export const postgresOps: EngineOps = {
   },
   // 3 parameters a row, far below PostgreSQL's 65,535 per statement.
   batchRows: 500,
+  async recordItemChange(trx, vaultId, itemId) {
+    const { rows } = await RECORD_ITEM_CHANGE.run(trx, { vaultId, itemId });
+    if (rows.length !== 1) throw new Error(`recordItemChange: no vault ${vaultId}`);
+  },
   // Batched: one statement, one round trip, per 500 items.
   async rekeyItems(trx, vaultId, items, keyVersion, now) {
     for (let i = 0; i < items.length; i += postgresOps.batchRows) {

@@ -9,7 +9,7 @@
  * A stand-in is only ever read at compile time: the values of a run are bound as parameters, never
  * compared with the stand-ins, so no value sent by a client can take the place of another.
  */
-import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult } from "kysely";
+import type { Compilable, CompiledQuery, DialectAdapter, Kysely, QueryResult, RawBuilder } from "kysely";
 import type { EngineOps, Db } from "./context";
 import type { Database } from "./schema";
 
@@ -35,14 +35,16 @@ export class Prepared<R> {
   constructor(
     /** The statement's name, where the engine prepares it once per connection (PostgreSQL). */
     readonly name: string,
-    private readonly build: (db: Db) => Compilable<R>,
+    private readonly build: (db: Db) => Compilable<R> | RawBuilder<R>,
   ) {}
 
   private of(db: Db): Compiled<R> {
     const adapter = db.getExecutor().adapter;
     let c = this.compiled.get(adapter);
     if (!c) {
-      const query = this.build(db).compile();
+      const built = this.build(db);
+      // A raw statement (`sql```) compiles against a database; a query builder knows its own.
+      const query = "isRawBuilder" in built ? built.compile(db) : built.compile();
       const slots = query.parameters.map((p): Slot =>
         typeof p === "string" && p.startsWith(STAND_IN) ? { name: p.slice(STAND_IN.length) } : { value: p },
       );
@@ -77,7 +79,7 @@ export class Prepared<R> {
 const NAMES = new Set<string>();
 
 /** A statement compiled once (see above); `build` makes it with `param` stand-ins for its values. */
-export function prepared<R>(name: string, build: (db: Db) => Compilable<R>): Prepared<R> {
+export function prepared<R>(name: string, build: (db: Db) => Compilable<R> | RawBuilder<R>): Prepared<R> {
   if (NAMES.has(name)) throw new Error(`Prepared: a second statement named ${name}`);
   NAMES.add(name);
   return new Prepared(name, build);

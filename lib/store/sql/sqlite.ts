@@ -8,7 +8,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, SqliteStatement, CompiledQuery } from "kysely";
 import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
-import { LOCKED_VAULT_COLUMNS, type Db, type EngineOps } from "./context";
+import { LOCKED_VAULT_COLUMNS, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
 import { param, prepared } from "./prepared";
@@ -362,6 +362,12 @@ export const sqliteOps: EngineOps = {
       const res = update.run([it.encryptedData, it.encryptedName, keyVersion, now, vaultId, it.itemId]);
       if (Number(res.changes) !== 1) throw new Error("rekey: item rows changed under the lock");
     }
+  },
+  // Two statements: each is a call into SQLite in this process, not a round trip.
+  async recordItemChange(trx, vaultId, itemId) {
+    const [next] = (await NEXT_CHANGE.run(trx, { vaultId })).rows;
+    if (!next) throw new Error(`recordItemChange: no vault ${vaultId}`);
+    await ONE_CHANGE.run(trx, { vaultId, itemId, seq: Number(next.seq) });
   },
   // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
   // one transaction (the dialect's adapter, above) answers once its group has committed, as every

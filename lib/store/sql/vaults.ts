@@ -338,7 +338,7 @@ export class SqlVaults implements VaultStore {
       await this.c.engine.rekeyItems(trx, vaultId, rekey.items, keyVersion, now);
       await rekeyHistoryAndTrash(trx, vaultId, rekey, keyVersion, this.c.engine.batchRows);
       // Every item was rewritten: a delta read from before this is a full read.
-      await recordItemChanges(trx, vaultId, "reset");
+      await recordItemChanges(this.c.engine, trx, vaultId, "reset");
       await trx
         .updateTable("vaults")
         .set({ key_version: keyVersion, rekey_required: 0, updated_at: now })

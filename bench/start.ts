@@ -43,7 +43,8 @@ async function untilAnswers(url: string, child: ChildProcess, kind: string): Pro
   const deadline = performance.now() + 30_000;
   for (;;) {
     try {
-      if ((await fetch(url)).ok) return;
+      // Bounded: a server that takes the connection and never answers fails at the deadline too.
+      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return;
     } catch {
       // not listening yet
     }
@@ -97,8 +98,12 @@ async function once(kind: "server" | "server-plain" | "base" | "bare", port: num
     await sleep(500);
     return { startMs, idle, used, loggedIn: rssMiB(child) };
   } finally {
-    child.kill("SIGKILL");
-    await new Promise((r) => child.once("exit", r));
+    // A child that already exited emits no second `exit`: waiting for one would end the bench silently.
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await gone;
+    }
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -119,6 +119,9 @@ export function gatewayMixin(
 
   return {
     mixins: [ApiGateway as unknown as ServiceSchema],
+    // moleculer-web's actions that list, add or remove routes at run time, callable from any node:
+    // the gateway's routes are the route table's, fixed at its start (and ordered then, below).
+    actions: { listAliases: false, addRoute: false, removeRoute: false },
     // After moleculer-web's own `created` (a mixin's runs first): every route's aliases, in its order.
     created(this: { aliases: Array<{ path: string }> }) {
       this.aliases.sort(aliasOrder);

@@ -35,6 +35,10 @@ test("the gateway's aliases stand in moleculer-web's order, every route of the i
   localeCompare.mockRestore();
   try {
     expect(compared).toBe(0);
+    // No action adds, removes or lists routes at run time: the route table is the gateway's.
+    const actions = Object.keys((api as unknown as { actions: Record<string, unknown> }).actions);
+    expect(actions).toContain("rest");
+    expect(actions.filter((a) => ["listAliases", "addRoute", "removeRoute"].includes(a))).toEqual([]);
     const actual = api.aliases.map(keyOf);
     expect(actual).toEqual(moleculerWebOrder(api.aliases));
     // moleculer-web keeps each alias's path without its slashes at either end.

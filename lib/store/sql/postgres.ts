@@ -45,7 +45,6 @@ function poolOf(db: Kysely<Database>): pg.Pool {
   return pool;
 }
 
-/** Advisory lock keys (any constants the schema owns). */
 /** The vault row's lock, exclusive or shared, with what the item writes decide on (prepared.ts). */
 const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) =>
   db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forUpdate(),
@@ -60,7 +59,7 @@ const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) =>
  */
 const RECORD_ITEM_CHANGE = prepared(
   "record_item_change",
-  () => sql<{ seq: string }>`WITH next AS (
+  () => sql<{ seq: number }>`WITH next AS (
       UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vaultId")} RETURNING change_seq
     )
     INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vaultId")}, ${param("itemId")}, change_seq FROM next
@@ -68,6 +67,7 @@ const RECORD_ITEM_CHANGE = prepared(
     RETURNING seq`,
 );
 
+/** Advisory lock keys (any constants the schema owns). */
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
 const MIGRATION_LOCK = 0x7661756d;
 

@@ -45,9 +45,13 @@ export class Prepared<R> {
       const built = this.build(db);
       // A raw statement (`sql```) compiles against a database; a query builder knows its own.
       const query = "isRawBuilder" in built ? built.compile(db) : built.compile();
-      const slots = query.parameters.map((p): Slot =>
-        typeof p === "string" && p.startsWith(STAND_IN) ? { name: p.slice(STAND_IN.length) } : { value: p },
-      );
+      const slots = query.parameters.map((p): Slot => {
+        if (typeof p === "string" && p.startsWith(STAND_IN)) return { name: p.slice(STAND_IN.length) };
+        // A constant of the statement (`change_seq + 1`). A string here would be a value the build
+        // captured, bound for ever at its first use: refused, it must be a `param`.
+        if (typeof p === "number" || typeof p === "boolean" || p === null) return { value: p };
+        throw new Error(`Prepared ${this.name}: a value that is neither a param nor a number (${typeof p})`);
+      });
       this.compiled.set(adapter, (c = { query, slots }));
     }
     return c;

@@ -96,6 +96,13 @@ describe.each(engines)("prepared statements on %s", (_name, open) => {
     expect(() => prepared("test_get", (db) => db.selectFrom("server_keys").select("value"))).toThrow("a second statement named test_get");
   });
 
+  test("a statement built with a captured string (not a param) is refused at its first use: it would be bound for ever", async () => {
+    const captured = prepared(`test_captured_${t.engine.name}`, (db) =>
+      db.selectFrom("server_keys").select("name").where("name", "=", "test:a"),
+    );
+    await expect(captured.run(t.db, {})).rejects.toThrow("neither a param nor a number");
+  });
+
   test("a missing value fails before the database is asked", async () => {
     await expect(PUT.run(t.db, { name: "test:c", at: "2026-01-04T00:00:00.000Z" })).rejects.toThrow("no value for value");
     expect((await GET.run(t.db, { name: "test:c", value: "x" })).rows).toEqual([]);

@@ -111,12 +111,19 @@ test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-we
   }
 });
 
-test("moleculer-web's bundle holds mime-types (its two copies) and Node's http2 lazily: loading it loads no http2", () => {
+test("moleculer-web's bundle holds mime-types (its two copies) and Node's http2 lazily: loading it builds no mime table and loads no http2", () => {
   const bundle = fs.readFileSync(path.join(DIST, "vendor", "moleculer-web.js"), "utf8");
   expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(3);
   const loaded = (code: string) =>
     inChild(`${code}; console.log(JSON.stringify(process.moduleLoadList.some((m) => /\\bhttp2\\b/.test(m))))`);
   expect(loaded(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))})`)).toBe(false);
+  // mime-types builds its tables by walking mime-db's 2,000-odd types (Object.keys): loading the bundle walks none.
+  const walks = (code: string) =>
+    inChild(`const keys = Object.keys; let big = 0;
+      Object.keys = (o) => { const k = keys(o); if (k.length > 2000) big++; return k; };
+      ${code}; console.log(JSON.stringify(big))`);
+  expect(walks(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))})`)).toBe(0);
+  expect(walks(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))}); require("mime-types")`)).toBeGreaterThan(0);
   // The check sees http2 when it is loaded, and moleculer-web itself loads it.
   expect(loaded(`require("moleculer-web")`)).toBe(true);
   expect(loaded(`const w = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))}); require("node:http2")`)).toBe(true);

@@ -50,26 +50,17 @@ const ACTOR = prepared("item_actor", actorOf);
  * every write committed before the lock was granted, as two reads after it would.
  */
 const ACTOR_AND_PRESENCE = prepared("item_actor_presence", (db) =>
-  actorOf(db).select((eb) => [
-    eb
-      .exists(
+  actorOf(db).select((eb) => {
+    const usedIn = (table: "items" | "item_trash") =>
+      eb.exists(
         eb
-          .selectFrom("items")
+          .selectFrom(table)
           .select("item_id")
           .where("vault_id", "=", param<VaultId>("vaultId"))
           .where("item_id", "=", param<ItemId>("itemId")),
-      )
-      .as("taken"),
-    eb
-      .exists(
-        eb
-          .selectFrom("item_trash")
-          .select("item_id")
-          .where("vault_id", "=", param<VaultId>("vaultId"))
-          .where("item_id", "=", param<ItemId>("itemId")),
-      )
-      .as("in_trash"),
-  ]),
+      );
+    return [usedIn("items").as("taken"), usedIn("item_trash").as("in_trash")];
+  }),
 );
 const INSERT_ITEM = prepared("insert_item", (db) =>
   db.insertInto("items").values({

@@ -36,6 +36,10 @@ export const LOCKED_VAULT_COLUMNS = [
 ] as const;
 export type LockedVault = Pick<VaultsTable, (typeof LOCKED_VAULT_COLUMNS)[number]>;
 
+/** The vault row as the item writes decide on it, by a `vaultId` param: what each engine's `lockVault` prepares. */
+export const lockedVaultRow = (db: Db) =>
+  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId"));
+
 /** An item of a rekey, re-encrypted. */
 export interface RekeyedItem {
   itemId: string;

@@ -6,10 +6,9 @@
 import type { CompiledQuery } from "kysely";
 import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
-import { LOCKED_VAULT_COLUMNS, type EngineOps } from "./context";
+import { lockedVaultRow, type EngineOps } from "./context";
 import type { Database } from "./schema";
 import { param, prepared } from "./prepared";
-import type { VaultId } from "../../domain/ids";
 
 export interface PostgresOptions {
   poolSize: number;
@@ -46,12 +45,8 @@ function poolOf(db: Kysely<Database>): pg.Pool {
 }
 
 /** The vault row's lock, exclusive or shared, with what the item writes decide on (prepared.ts). */
-const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) =>
-  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forUpdate(),
-);
-const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) =>
-  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")).forShare(),
-);
+const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) => lockedVaultRow(db).forUpdate());
+const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) => lockedVaultRow(db).forShare());
 
 /**
  * One item's change in one statement, one round trip: the vault's counter moved on and the item's

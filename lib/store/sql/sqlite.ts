@@ -8,11 +8,10 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, SqliteStatement, CompiledQuery } from "kysely";
 import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
-import { LOCKED_VAULT_COLUMNS, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
+import { lockedVaultRow, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
-import { param, prepared } from "./prepared";
-import type { VaultId } from "../../domain/ids";
+import { prepared } from "./prepared";
 
 const STATEMENT_CACHE = 256;
 
@@ -328,9 +327,7 @@ export function ownerOnly(file: string): void {
 }
 
 /** The vault row, as the item writes decide on it (prepared.ts); the single connection is the lock. */
-const LOCKED_VAULT = prepared("locked_vault", (db) =>
-  db.selectFrom("vaults").select(LOCKED_VAULT_COLUMNS).where("vault_id", "=", param<VaultId>("vaultId")),
-);
+const LOCKED_VAULT = prepared("locked_vault", lockedVaultRow);
 
 /** How each embedded store runs a transaction to its group's commit (QueuedSqliteDriver). */
 const GROUPS = new WeakMap<Kysely<Database>, <T>(run: () => Promise<T>) => Promise<T>>();

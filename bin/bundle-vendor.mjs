@@ -21,19 +21,54 @@ const BUNDLES = [
   { name: "jose", source: 'export * from "jose";\n' },
   // moleculer-web and the body-parser, qs and serve-static it loads (about 70 small packages).
   // moleculer stays the one copy moleculer-runner loads (its errors are checked with instanceof),
-  // lodash the copy moleculer shares, iconv-lite its own package (its tables load on first use).
+  // lodash the copy moleculer shares, iconv-lite its own package (`lazyExternal`: kept out of the bundle, and loaded at its first use).
   // mime-types (two copies, type-is's and send's, each with its mime-db) builds its tables as it
   // loads, about 25 ms of every start, for lookups the gateway seldom or never makes: each copy
-  // loads at its first use instead (`lazy`). So does Node's http2 (about 14 ms), which
-  // moleculer-web requires at its top and uses only for an HTTP/2 server (`settings.http2`).
+  // loads at its first use instead (`lazy`). So do Node's http2 (about 14 ms) and https (with tls,
+  // about 6 ms), which moleculer-web requires at its top and uses only for an HTTP/2 or TLS server
+  // (`settings.http2`, `settings.https`), and iconv-lite (about 5 ms), which raw-body requires at
+  // its top and first asks at the first request body it reads.
   {
     name: "moleculer-web",
     source: 'module.exports = require("moleculer-web");\n',
-    external: ["moleculer", "lodash", "iconv-lite"],
-    lazy: ["mime-types", "http2"],
+    external: ["moleculer", "lodash"],
+    lazy: ["mime-types", "http2", "https", "iconv-lite"],
+    lazyExternal: ["iconv-lite"],
+  },
+  // moleculer (about 135 modules, and its own dependencies' 60-odd), for the built server's entry
+  // point only: bin/server.ts puts it in the place of the package before anything requires
+  // moleculer (lib/vendor.ts `moleculerFromBundle`), so that every `require("moleculer")` of that
+  // process (its runner, the services, moleculer-web's bundle) gets this one copy. moleculer-runner
+  // run from the package loads the package, and so does everything in that process.
+  // Outside it: lodash, which moleculer-web's bundle shares with it, and whatever moleculer requires only when a setting asks (transporters' and cachers'
+  // drivers, loggers, tracers, serializers, moleculer-repl).
+  {
+    name: "moleculer",
+    source: 'module.exports = require("moleculer");\n',
+    external: moleculerExternal(),
   },
 ];
-// Left out: moleculer itself, which must stay one copy with moleculer-runner's.
+
+/** Bare ids moleculer requires from packages that are not its own dependencies (see above). */
+function moleculerExternal() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, "node_modules/moleculer/package.json"), "utf8"));
+  const shared = ["lodash"];
+  const held = Object.keys(pkg.dependencies).filter((name) => !shared.includes(name));
+  const own = path.join(root, "node_modules/moleculer") + path.sep;
+  const nested = path.join(own, "node_modules") + path.sep;
+  const packageOf = (id) =>
+    id
+      .split("/")
+      .slice(0, id.startsWith("@") ? 2 : 1)
+      .join("/");
+  return (id, importer) => {
+    if (id.startsWith(".") || path.isAbsolute(id) || id.startsWith("\0")) return false;
+    if (shared.includes(packageOf(id))) return true;
+    // A dependency's own requires are bundled with it; moleculer's, only those of its dependencies.
+    const fromMoleculer = importer !== undefined && importer.startsWith(own) && !importer.startsWith(nested);
+    return fromMoleculer && !held.includes(packageOf(id));
+  };
+}
 
 for (const bundle of BUNDLES) {
   const entry = `\0vendor:${bundle.name}`;
@@ -50,7 +85,7 @@ for (const bundle of BUNDLES) {
         resolveId: (id) => (id === entry ? id : null),
         load: (id) => (id === entry ? bundle.source : null),
       },
-      lazyModules(bundle.lazy ?? []),
+      lazyModules(bundle.lazy ?? [], { external: bundle.lazyExternal ?? [] }),
     ],
     // Minified (V8 keeps a script's source in memory for as long as the process runs), with
     // functions and classes keeping their names (error names, stack traces), and ASCII only: one

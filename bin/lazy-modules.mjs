@@ -7,12 +7,17 @@ const LAZY = "\0lazy:";
  * importer would have had) and read from it. For packages that export an object of functions and
  * tables, used as `pkg.fn(...)`; rolldown runs a bundled CommonJS module at its first require, and
  * Node loads a built-in module at its first require.
+ *
+ * A package named in `external` too stays out of the bundle, required from node_modules at its
+ * first use. (The bundle's own `external` option would keep rolldown from asking this plugin.)
  */
-export function lazyModules(names) {
+export function lazyModules(names, { external = [] } = {}) {
   return {
     name: "lazy-modules",
     async resolveId(id, importer) {
-      if (!names.includes(id) || importer?.startsWith(LAZY)) return null;
+      if (importer?.startsWith(LAZY)) return external.includes(id) ? { id, external: true } : null;
+      if (!names.includes(id)) return null;
+      if (external.includes(id)) return LAZY + id;
       const real = await this.resolve(id, importer, { skipSelf: true });
       // A package: the file that importer would have had, bundled. A built-in module: required from Node.
       return real ? LAZY + real.id : null;

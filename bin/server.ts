@@ -5,10 +5,12 @@
  * settings, every service runs in one process on the embedded store under DATA_DIR;
  * `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
  *
- * The one difference: a failed start prints one line, its reason (no stack, no settings), where
- * the runner prints the error whole.
+ * Two differences: a failed start prints one line, its reason (no stack, no settings), where
+ * the runner prints the error whole; and moleculer loads from its bundle (dist/vendor/moleculer.js,
+ * one file where the package and its dependencies are about 200), not from the package.
  */
 import "./compile-cache";
+import "./moleculer-bundle";
 import path from "node:path";
 import { Runner } from "moleculer";
 import type { BrokerOptions } from "moleculer";

@@ -1,7 +1,7 @@
 /**
- * The built server loads Kysely, jose and moleculer-web from one bundled file each
- * (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): about 350 ms less of every start than
- * their hundreds of modules (BENCHMARKS.md, issue 31). Every end-to-end suite runs the built
+ * The built server loads Kysely, jose and moleculer-web from one bundled file each, and its entry
+ * point (`npm start`) moleculer too (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): about
+ * 370 ms less of every start than their hundreds of modules (BENCHMARKS.md, issue 31). Every end-to-end suite runs the built
  * server, so the bundles' behaviour is tested there; this checks that the server really loads
  * them, and that each offers what its package does.
  */
@@ -44,6 +44,8 @@ test("each bundle offers every export of its package, as the same kind of value,
       kysely: [shape(vendor("kysely")), shape({ ...require("kysely"), Migrator: require("kysely/migration").Migrator })],
       jose: [shape(vendor("jose")), shape(require("jose"))],
       web: [shape(vendor("moleculer-web")), shape(require("moleculer-web"))],
+      moleculer: [shape(vendor("moleculer")), shape(require("moleculer"))],
+      moleculerErrors: [shape(vendor("moleculer").Errors), shape(require("moleculer").Errors)],
       webErrors: [shape(vendor("moleculer-web").Errors), shape(require("moleculer-web").Errors)],
       joseErrors: [shape(vendor("jose").errors), shape(require("jose").errors)],
       errorNames: [
@@ -68,6 +70,38 @@ test("the packages moleculer-web's bundle leaves outside it resolve, from dist/v
   const users: Record<string, string[]> = { moleculer: [web], lodash: [web], "iconv-lite": [pkg("raw-body"), pkg("body-parser")] };
   for (const [name, dirs] of Object.entries(users))
     for (const dir of dirs) expect([name, from(vendor, name)]).toEqual([name, from(dir, name)]);
+  // moleculer's bundle: lodash, and the drivers and the REPL a setting asks for.
+  const moleculer = path.dirname(require.resolve("moleculer"));
+  for (const name of ["lodash", "nats", "ioredis", "moleculer-repl"])
+    expect([name, from(vendor, name)]).toEqual([name, from(moleculer, name)]);
+  const bundle = fs.readFileSync(path.join(vendor, "moleculer.js"), "utf8");
+  for (const name of ["lodash", "nats", "ioredis", "moleculer-repl"]) expect(bundle).toContain(`require("${name}")`);
+});
+
+test("the built server's entry point runs one moleculer, its bundle: the runner, every service file and moleculer-web's bundle get it, and no file of the package loads", () => {
+  const seen = inChild(`
+    require(${JSON.stringify(path.join(DIST, "bin", "moleculer-bundle.js"))});
+    const fs = require("node:fs");
+    require(${JSON.stringify(path.join(DIST, "moleculer.config.js"))});
+    const services = ${JSON.stringify(path.join(DIST, "services"))};
+    for (const f of fs.readdirSync(services).filter((f) => f.endsWith(".service.js"))) require(services + "/" + f);
+    const moleculer = require("moleculer");
+    const bundle = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer.js"))});
+    const web = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))});
+    console.log(JSON.stringify({
+      same: moleculer === bundle,
+      // moleculer-web's errors extend the broker's: the gateway's error handler tells them apart with instanceof.
+      webErrorIsMoleculers: new web.Errors.NotFoundError() instanceof moleculer.Errors.MoleculerError,
+      runner: typeof moleculer.Runner,
+      // The package's main file is the cache's entry for the bundle; nothing of the package runs.
+      packageFiles: Object.keys(require.cache).filter((f) => /node_modules[/]moleculer[/]/.test(f) && require.cache[f].exports !== bundle),
+    }));
+  `);
+  expect(seen).toEqual({ same: true, webErrorIsMoleculers: true, runner: "function", packageFiles: [] });
+  // Too late once moleculer is loaded: a second copy would not share its classes, so it refuses.
+  expect(() =>
+    inChild(`require("moleculer"); require(${JSON.stringify(path.join(DIST, "bin", "moleculer-bundle.js"))}); console.log("1")`),
+  ).toThrow(/moleculer was loaded before its bundle could take its place/);
 });
 
 test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-web's bundle) runs at its first use, not where it is required", () => {
@@ -111,12 +145,20 @@ test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-we
   }
 });
 
-test("moleculer-web's bundle holds mime-types (its two copies) and Node's http2 lazily: loading it builds no mime table and loads no http2", () => {
+test("moleculer-web's bundle holds mime-types (its two copies), Node's http2 and https, and iconv-lite lazily: loading it builds no mime table and loads none of the others", () => {
   const bundle = fs.readFileSync(path.join(DIST, "vendor", "moleculer-web.js"), "utf8");
-  expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(3);
+  expect(bundle.match(/new Proxy\(\{\},\{get:/g)).toHaveLength(5);
   const loaded = (code: string) =>
     inChild(`${code}; console.log(JSON.stringify(process.moduleLoadList.some((m) => /\\bhttp2\\b/.test(m))))`);
   expect(loaded(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))})`)).toBe(false);
+  const others = (code: string) =>
+    inChild(`${code}; console.log(JSON.stringify([
+      process.moduleLoadList.some((m) => /\\b(https|tls)\\b/.test(m)),
+      Object.keys(require.cache).some((f) => /node_modules\\/iconv-lite\\//.test(f)),
+    ]))`);
+  expect(others(`require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))})`)).toEqual([false, false]);
+  // The check sees them when they load, and moleculer-web itself loads them.
+  expect(others(`require("moleculer-web")`)).toEqual([true, true]);
   // mime-types builds its tables by walking mime-db's 2,000-odd types (Object.keys): loading the bundle walks none.
   const walks = (code: string) =>
     inChild(`const keys = Object.keys; let big = 0;

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { keepStrict } from "./keep-strict.mjs";
 import { lazyModules } from "./lazy-modules.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -16,11 +17,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BUNDLES = [
   // Both of Kysely's entry points in one module graph: one copy of every class (migration 017
   // tests `instanceof PostgresAdapter`).
-  { name: "kysely", source: 'export * from "kysely";\nexport { Migrator } from "kysely/migration";\n' },
+  { name: "kysely", source: 'export * from "kysely";\nexport { Migrator } from "kysely/migration";\n', esm: true },
   // About 30 ms as ES modules, 3 ms as one file.
-  { name: "jose", source: 'export * from "jose";\n' },
+  { name: "jose", source: 'export * from "jose";\n', esm: true },
   // moleculer-web and the body-parser, qs and serve-static it loads (about 70 small packages).
-  // moleculer stays the one copy moleculer-runner loads (its errors are checked with instanceof),
+  // moleculer stays outside it, one copy per process (its errors are checked with instanceof): the
+  // package under moleculer-runner, its own bundle (below) under the built server's entry point;
   // lodash the copy moleculer shares, iconv-lite its own package (`lazyExternal`: kept out of the bundle, and loaded at its first use).
   // mime-types (two copies, type-is's and send's, each with its mime-db) builds its tables as it
   // loads, about 25 ms of every start, for lookups the gateway seldom or never makes: each copy
@@ -86,11 +88,22 @@ for (const bundle of BUNDLES) {
         load: (id) => (id === entry ? bundle.source : null),
       },
       lazyModules(bundle.lazy ?? [], { external: bundle.lazyExternal ?? [] }),
+      keepStrict(),
     ],
     // Minified (V8 keeps a script's source in memory for as long as the process runs), with
     // functions and classes keeping their names (error names, stack traces), and ASCII only: one
     // character above U+00FF would make V8 hold the whole source as two bytes a character.
-    output: { format: "cjs", file, sourcemap: false, minify: true, charset: "ascii", keepNames: true },
+    // Strict mode as the packages wrote it: ES modules (`esm`) always; CommonJS modules as their
+    // directive says (keep-strict.mjs).
+    output: {
+      format: "cjs",
+      file,
+      sourcemap: false,
+      minify: true,
+      charset: "ascii",
+      keepNames: true,
+      strict: bundle.esm === true ? true : "auto",
+    },
   });
   const stray = fs.readFileSync(file).findIndex((byte) => byte > 0x7f);
   if (stray !== -1) throw new Error(`${file}: a byte outside ASCII at ${stray}; V8 would hold the bundle as two bytes a character`);

@@ -1,7 +1,7 @@
 /**
  * The built server loads Kysely, jose and moleculer-web from one bundled file each, and its entry
- * point (`npm start`) moleculer too (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): about
- * 370 ms less of every start than their hundreds of modules (BENCHMARKS.md, issue 31). Every end-to-end suite runs the built
+ * point (`npm start`) moleculer too (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): each
+ * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md, issue 31). Every end-to-end suite runs the built
  * server, so the bundles' behaviour is tested there; this checks that the server really loads
  * them, and that each offers what its package does.
  */
@@ -61,6 +61,32 @@ test("each bundle offers every export of its package, as the same kind of value,
   expect(compare.errorNames![0]).toEqual(["NotFoundError", "JWTExpired"]);
 });
 
+test("every function each bundle exports runs in the mode its package wrote it in, strict or sloppy (rolldown drops a wrapped module's directive: bin/keep-strict.mjs)", () => {
+  // A strict function refuses to show its caller; a sloppy one shows null.
+  const compare = inChild(`
+    const mode = (f) => { try { void f.caller; return "sloppy"; } catch { return "strict"; } };
+    const modes = (m, depth = 0, prefix = "") => Object.fromEntries(Object.keys(m).sort().flatMap((k) => {
+      const v = m[k];
+      if (typeof v === "function") return [[prefix + k, mode(v)]];
+      if (v && typeof v === "object" && depth < 1) return Object.entries(modes(v, depth + 1, prefix + k + "."));
+      return [];
+    }));
+    const vendor = (n) => require(${JSON.stringify(path.join(DIST, "vendor"))} + "/" + n + ".js");
+    console.log(JSON.stringify({
+      kysely: [modes(vendor("kysely")), modes({ ...require("kysely"), Migrator: require("kysely/migration").Migrator })],
+      jose: [modes(vendor("jose")), modes(require("jose"))],
+      web: [modes(vendor("moleculer-web")), modes(require("moleculer-web"))],
+      moleculer: [modes(vendor("moleculer")), modes(require("moleculer"))],
+    }));
+  `) as Record<string, [Record<string, string>, Record<string, string>]>;
+  for (const [bundle, pkg] of Object.values(compare)) {
+    expect(Object.values(pkg)).toContain("strict");
+    expect(bundle).toEqual(pkg);
+  }
+  // Plain functions, not only classes (always strict), are among them: moleculer's middlewares.
+  expect(compare.moleculer![1]["Middlewares.Timeout"]).toBe("strict");
+});
+
 test("the packages moleculer-web's bundle leaves outside it resolve, from dist/vendor, to the very files its own code would use", () => {
   const from = (dir: string, name: string) => require.resolve(name, { paths: [dir] });
   const web = path.dirname(require.resolve("moleculer-web/package.json"));
@@ -102,6 +128,41 @@ test("the built server's entry point runs one moleculer, its bundle: the runner,
   expect(() =>
     inChild(`require("moleculer"); require(${JSON.stringify(path.join(DIST, "bin", "moleculer-bundle.js"))}); console.log("1")`),
   ).toThrow(/moleculer was loaded before its bundle could take its place/);
+});
+
+test("the built server itself (bin/server.js, as npm start runs it) serves with moleculer from its bundle and no file of the package", () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vendor-server-"));
+  // Looked at once the gateway listens, which is after the runner has loaded every service.
+  const probe = path.join(dataDir, "probe.js");
+  fs.writeFileSync(
+    probe,
+    `const http = require("node:http");
+     const listen = http.Server.prototype.listen;
+     http.Server.prototype.listen = function (...args) {
+       this.once("listening", () => {
+         const id = require.resolve("moleculer", { paths: [${JSON.stringify(path.resolve(__dirname, ".."))}] });
+         const bundle = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer.js"))});
+         process.stdout.write(JSON.stringify({
+           bundle: require.cache[id]?.exports === bundle,
+           packageFiles: Object.keys(require.cache).filter((f) => /node_modules[/]moleculer[/]/.test(f) && f !== id).length,
+         }) + "\\n");
+         process.exit(0);
+       });
+       return listen.apply(this, args);
+     };`,
+  );
+  try {
+    const run = spawnSync(process.execPath, ["-r", probe, path.join(DIST, "bin", "server.js")], {
+      cwd: path.resolve(__dirname, ".."),
+      env: { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "warn" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.stderr).not.toMatch(/Failed to start/);
+    expect(JSON.parse(run.stdout.trim().split("\n").pop()!)).toEqual({ bundle: true, packageFiles: 0 });
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-web's bundle) runs at its first use, not where it is required", () => {

@@ -23,7 +23,8 @@ const BUNDLES = [
   // moleculer-web and the body-parser, qs and serve-static it loads (about 70 small packages).
   // moleculer stays outside it, one copy per process (its errors are checked with instanceof): the
   // package under moleculer-runner, its own bundle (below) under the built server's entry point;
-  // lodash the copy moleculer shares, iconv-lite its own package (`lazyExternal`: kept out of the bundle, and loaded at its first use).
+  // lodash the copy moleculer shares, iconv-lite its own package (`lazyExternal`: kept out of the
+  // bundle, and loaded at its first use).
   // mime-types (two copies, type-is's and send's, each with its mime-db) builds its tables as it
   // loads, about 25 ms of every start, for lookups the gateway seldom or never makes: each copy
   // loads at its first use instead (`lazy`). So do Node's http2 (about 14 ms) and https (with tls,
@@ -42,8 +43,9 @@ const BUNDLES = [
   // moleculer (lib/vendor.ts `moleculerFromBundle`), so that every `require("moleculer")` of that
   // process (its runner, the services, moleculer-web's bundle) gets this one copy. moleculer-runner
   // run from the package loads the package, and so does everything in that process.
-  // Outside it: lodash, which moleculer-web's bundle shares with it, and whatever moleculer requires only when a setting asks (transporters' and cachers'
-  // drivers, loggers, tracers, serializers, moleculer-repl).
+  // Outside it: lodash, which moleculer-web's bundle shares with it, and whatever moleculer
+  // requires only when a setting asks (transporters' and cachers' drivers, loggers, tracers,
+  // serializers, moleculer-repl).
   {
     name: "moleculer",
     source: 'module.exports = require("moleculer");\n',

@@ -35,23 +35,33 @@ test("what the runner loads at start (the config and every service file) takes t
   expect(direct.some((f) => PACKAGES.test(f))).toBe(true);
 });
 
+/**
+ * Child-Node source that sets `pairs`: each bundle beside its package, [bundle, package], and
+ * `beside(probe)`: `probe` of both in every pair, by name.
+ */
+const PAIRS = `
+  const vendor = (n) => require(${JSON.stringify(path.join(DIST, "vendor"))} + "/" + n + ".js");
+  const pairs = {
+    kysely: [vendor("kysely"), { ...require("kysely"), Migrator: require("kysely/migration").Migrator }],
+    jose: [vendor("jose"), require("jose")],
+    web: [vendor("moleculer-web"), require("moleculer-web")],
+    moleculer: [vendor("moleculer"), require("moleculer")],
+  };
+  const beside = (probe) => Object.fromEntries(Object.entries(pairs).map(([name, pair]) => [name, pair.map(probe)]));
+`;
+
 test("each bundle offers every export of its package, as the same kind of value, classes and functions under their own names", () => {
   // Names matter: errors are told apart by them (lib/errors.ts reads moleculer-web's NotFoundError by name).
   const compare = inChild(`
     const shape = (m) => Object.fromEntries(Object.keys(m).sort().map((k) => [k, typeof m[k] === "function" ? "function " + m[k].name : typeof m[k]]));
-    const vendor = (n) => require(${JSON.stringify(path.join(DIST, "vendor"))} + "/" + n + ".js");
+    ${PAIRS}
+    const [web, moleculer, jose] = [pairs.web, pairs.moleculer, pairs.jose];
     console.log(JSON.stringify({
-      kysely: [shape(vendor("kysely")), shape({ ...require("kysely"), Migrator: require("kysely/migration").Migrator })],
-      jose: [shape(vendor("jose")), shape(require("jose"))],
-      web: [shape(vendor("moleculer-web")), shape(require("moleculer-web"))],
-      moleculer: [shape(vendor("moleculer")), shape(require("moleculer"))],
-      moleculerErrors: [shape(vendor("moleculer").Errors), shape(require("moleculer").Errors)],
-      webErrors: [shape(vendor("moleculer-web").Errors), shape(require("moleculer-web").Errors)],
-      joseErrors: [shape(vendor("jose").errors), shape(require("jose").errors)],
-      errorNames: [
-        [new (vendor("moleculer-web").Errors.NotFoundError)().name, new (vendor("jose").errors.JWTExpired)("x", {}).name],
-        [new (require("moleculer-web").Errors.NotFoundError)().name, new (require("jose").errors.JWTExpired)("x", {}).name],
-      ],
+      ...beside(shape),
+      moleculerErrors: moleculer.map((m) => shape(m.Errors)),
+      webErrors: web.map((m) => shape(m.Errors)),
+      joseErrors: jose.map((m) => shape(m.errors)),
+      errorNames: [0, 1].map((i) => [new web[i].Errors.NotFoundError().name, new jose[i].errors.JWTExpired("x", {}).name]),
     }));
   `) as Record<string, [Record<string, string>, Record<string, string>]>;
   for (const [bundle, pkg] of Object.values(compare)) {
@@ -71,13 +81,8 @@ test("every function each bundle exports runs in the mode its package wrote it i
       if (v && typeof v === "object" && depth < 1) return Object.entries(modes(v, depth + 1, prefix + k + "."));
       return [];
     }));
-    const vendor = (n) => require(${JSON.stringify(path.join(DIST, "vendor"))} + "/" + n + ".js");
-    console.log(JSON.stringify({
-      kysely: [modes(vendor("kysely")), modes({ ...require("kysely"), Migrator: require("kysely/migration").Migrator })],
-      jose: [modes(vendor("jose")), modes(require("jose"))],
-      web: [modes(vendor("moleculer-web")), modes(require("moleculer-web"))],
-      moleculer: [modes(vendor("moleculer")), modes(require("moleculer"))],
-    }));
+    ${PAIRS}
+    console.log(JSON.stringify(beside((m) => modes(m))));
   `) as Record<string, [Record<string, string>, Record<string, string>]>;
   for (const [bundle, pkg] of Object.values(compare)) {
     expect(Object.values(pkg)).toContain("strict");

@@ -48,8 +48,6 @@ const enum Expect {
 }
 
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-// eslint-disable-next-line no-control-regex -- JSON forbids these unescaped in a string
-const CONTROL = /[\u0000-\u001f]/;
 /** The characters a number or a literal is made of. */
 const ATOM_CHAR = /[0-9a-zA-Z+\-.]/;
 const MAX_ATOM = 64;
@@ -65,8 +63,8 @@ export class JsonStreamParser {
   private root: unknown = undefined;
   private bytes = 0;
   private values = 0;
-  /** A string being read: its parts so far, whether any holds a backslash, the backslashes that end the last part. */
-  private str: { parts: string[]; chars: number; escaped: boolean; trailingBackslashes: number; isKey: boolean } | null = null;
+  /** A string read in parts (it goes on past a piece of the body): its parts so far, the backslashes that end the last part. */
+  private str: { parts: string[]; chars: number; trailingBackslashes: number; isKey: boolean } | null = null;
   /** A number or literal being read. */
   private atom: string | null = null;
   private sawAny = false;
@@ -140,8 +138,7 @@ export class JsonStreamParser {
       case Expect.Key:
         if (c === 0x7d && this.expect === Expect.KeyOrClose) return this.close(i);
         if (c !== 0x22) throw notJson();
-        this.str = { parts: [], chars: 0, escaped: false, trailingBackslashes: 0, isKey: true };
-        return i + 1;
+        return this.stringStart(text, i, true);
       case Expect.ValueOrClose:
         if (c === 0x5d) return this.close(i);
         return this.valueStart(text, i, c);
@@ -164,15 +161,32 @@ export class JsonStreamParser {
       this.expect = isArray ? Expect.ValueOrClose : Expect.KeyOrClose;
       return i + 1;
     }
-    if (c === 0x22) {
-      this.str = { parts: [], chars: 0, escaped: false, trailingBackslashes: 0, isKey: false };
-      return i + 1;
-    }
+    if (c === 0x22) return this.stringStart(text, i, false);
     if (ATOM_CHAR.test(text[i]!)) {
       this.atom = "";
       return i;
     }
     throw notJson();
+  }
+
+  /**
+   * A string whose opening quote is `text[i]`; returns where reading goes on. One that ends in this
+   * piece of the body (nearly every string) is read in one step; one that goes on past it, or whose
+   * closing quote may be escaped, is read in parts.
+   */
+  private stringStart(text: string, i: number, isKey: boolean): number {
+    const q = text.indexOf('"', i + 1);
+    if (q === -1 || text.charCodeAt(q - 1) === 0x5c) {
+      this.str = { parts: [], chars: 0, trailingBackslashes: 0, isKey };
+      return i + 1;
+    }
+    if (q - i - 1 > this.bounds.maxStringChars) throw this.tooLong();
+    this.stringValue(text.slice(i, q + 1), isKey);
+    return q + 1;
+  }
+
+  private tooLong(): Error {
+    return invalid(`A string in the request body is longer than ${this.bounds.maxStringChars} characters`);
   }
 
   private close(i: number): number {
@@ -225,8 +239,7 @@ export class JsonStreamParser {
     for (;;) {
       const q = text.indexOf('"', from);
       const end = q === -1 ? text.length : q;
-      if (s.chars + (end - start) > this.bounds.maxStringChars)
-        throw invalid(`A string in the request body is longer than ${this.bounds.maxStringChars} characters`);
+      if (s.chars + (end - start) > this.bounds.maxStringChars) throw this.tooLong();
       if (q === -1) {
         const part = text.slice(start);
         s.trailingBackslashes = trailingBackslashes(part, start === 0 ? s.trailingBackslashes : 0, part.length);
@@ -252,25 +265,27 @@ export class JsonStreamParser {
     if (part.length === 0) return;
     s.parts.push(part);
     s.chars += part.length;
-    if (!s.escaped && part.includes("\\")) s.escaped = true;
   }
 
   private finishString(): void {
     const s = this.str!;
     this.str = null;
-    const raw = s.parts.length === 1 ? s.parts[0]! : s.parts.join("");
+    this.stringValue(`"${s.parts.join("")}"`, s.isKey);
+  }
+
+  /**
+   * A string's value from its text, quotes included: `JSON.parse` reads its escapes and refuses a
+   * control character or a malformed escape, about twice as fast as a pattern looking for control
+   * characters alone (a 10,000-item rekey holds 20,000 strings of kilobytes).
+   */
+  private stringValue(quoted: string, isKey: boolean): void {
     let value: string;
-    if (!s.escaped) {
-      if (CONTROL.test(raw)) throw notJson();
-      value = raw;
-    } else {
-      try {
-        value = JSON.parse(`"${raw}"`) as string;
-      } catch {
-        throw notJson();
-      }
+    try {
+      value = JSON.parse(quoted) as string;
+    } catch {
+      throw notJson();
     }
-    if (s.isKey) {
+    if (isKey) {
       this.stack[this.stack.length - 1]!.key = value;
       this.expect = Expect.Colon;
     } else this.scalar(value);

@@ -215,7 +215,8 @@ export class MongoVaults implements VaultStore {
       const snap = await this.c.snapshot(session, vaultId);
       requireMember(snap, actorId);
       const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
-      const roster = decideRekey(snap, actorId, new Map(current.map((i) => [i.itemId, i.revision])), input);
+      const revisions = new Map(current.map((i) => [i.itemId, i.revision]));
+      const roster = decideRekey(snap, actorId, revisions, input);
       if (limits)
         decideRekeySize(
           await storedBytesOf(this.c, session, vaultId),
@@ -231,7 +232,7 @@ export class MongoVaults implements VaultStore {
         rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
         keyVersionAfter: keyVersion,
         actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
-        current: new Map(current.map((i) => [i.itemId, i.revision])),
+        current: revisions,
         items: input.items,
       });
       if (itemStep) await this.c.appendItemLink(session, vaultId, itemStep, now);

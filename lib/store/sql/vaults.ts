@@ -306,7 +306,8 @@ export class SqlVaults implements VaultStore {
       const snap = await this.c.snapshot(trx, vaultId);
       requireMember(snap, actorId);
       const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
-      const roster = decideRekey(snap, actorId, new Map(current.map((r) => [r.item_id, Number(r.revision)])), rekey);
+      const revisions = new Map(current.map((r) => [r.item_id, Number(r.revision)]));
+      const roster = decideRekey(snap, actorId, revisions, rekey);
       if (limits)
         decideRekeySize(
           await storedBytesOf(trx, vaultId),
@@ -322,7 +323,7 @@ export class SqlVaults implements VaultStore {
         rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
         keyVersionAfter: keyVersion,
         actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
-        current: new Map(current.map((r) => [r.item_id, Number(r.revision)])),
+        current: revisions,
         items: rekey.items,
       });
       if (itemStep) await appendItemLink(trx, vaultId, itemStep, now);

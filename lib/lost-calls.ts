@@ -195,6 +195,8 @@ export function answerLostCalls(opts: LostCallsOptions): Middleware {
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
         waitOnFirstConnect: true,
+        // A probe's failure is read by its code alone: no stack trace is built for each probe.
+        noAsyncTraces: true,
       });
       // A probe: empty (is this process alive?) or naming a request (what of it?).
       nc.subscribe(processSubject(opts.namespace, broker.nodeID, broker.instanceID), {

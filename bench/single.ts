@@ -145,7 +145,8 @@ export async function singleProcess(): Promise<void> {
         const newWrap = wrapShared(randomBytes(32), bundle.publicKey);
         return JSON.stringify({
           newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
-          items: ids.map((id) => encryptItem(randomBytes(32), vaultId, id, payload(), "site")),
+          // Each at the revision it was read at, as the SDK sends it (the k-th rekey finds every item at revision k).
+          items: ids.map((id) => ({ ...encryptItem(randomBytes(32), vaultId, id, payload(), "site"), revision: k })),
           keyVersion: k,
         });
       };

@@ -171,7 +171,8 @@ export async function splitDeployment(): Promise<void> {
     const newWrap = wrapShared(randomBytes(32), bundle.publicKey);
     const body = JSON.stringify({
       newKeys: [{ userId: login.userId, encryptedVaultKey: b64(newWrap), wrapSignature: b64(signWrap(newWrap, keys.edPrivate)) }],
-      items: ids.map((id) => encryptItem(randomBytes(32), vaultId, id, payload(), "site")),
+      // Each at the revision it was read at, as the SDK sends it.
+      items: ids.map((id) => ({ ...encryptItem(randomBytes(32), vaultId, id, payload(), "site"), revision: 1 })),
       keyVersion: 1,
     });
     const t0 = performance.now();

@@ -30,8 +30,9 @@
  * flight are answered 503 and it is back in the registry at its next heartbeat (5 s).
  *
  * Never retried: a mutation may have been committed before its answer was lost, as with any 503.
- * Cost: nothing while calls are answered within PROBE_AFTER_MS; one small request per slow process
- * every CHECK_EVERY_MS otherwise.
+ * Cost: nothing while calls are answered within PROBE_AFTER_MS; otherwise one small request per
+ * slow call (it names the call) every CHECK_EVERY_MS, answered by the callee's process: an
+ * overloaded cluster whose calls all run past PROBE_AFTER_MS probes each of them four times a second.
  */
 import { createHash } from "node:crypto";
 import type { NatsConnection, NatsError } from "nats";

@@ -58,7 +58,8 @@ function moleculerExternal() {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "node_modules/moleculer/package.json"), "utf8"));
   const shared = ["lodash"];
   const held = Object.keys(pkg.dependencies).filter((name) => !shared.includes(name));
-  const own = path.join(root, "node_modules/moleculer") + path.sep;
+  // Real paths, as rolldown names importers: a node_modules reached through a link still matches.
+  const own = fs.realpathSync(path.join(root, "node_modules/moleculer")) + path.sep;
   const nested = path.join(own, "node_modules") + path.sep;
   const packageOf = (id) =>
     id

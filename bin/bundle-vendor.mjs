@@ -6,10 +6,12 @@
 // Plain JavaScript, run before anything is compiled.
 import fs from "node:fs";
 import path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { keepStrict } from "./keep-strict.mjs";
 import { lazyModules } from "./lazy-modules.mjs";
+import { lodashSubsetSource, lodashUses } from "./lodash-subset.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -35,6 +37,7 @@ const BUNDLES = [
     name: "moleculer-web",
     source: 'module.exports = require("moleculer-web");\n',
     external: ["moleculer", "lodash"],
+    lodash: true,
     lazy: ["mime-types", "http2", "https", "iconv-lite"],
     lazyExternal: ["iconv-lite"],
   },
@@ -50,8 +53,12 @@ const BUNDLES = [
     name: "moleculer",
     source: 'module.exports = require("moleculer");\n',
     external: moleculerExternal(),
+    lodash: true,
   },
 ];
+
+/** The lodash names the bundles marked `lodash` use (bin/lodash-subset.mjs). */
+const lodashUsed = new Set();
 
 /** Bare ids moleculer requires from packages that are not its own dependencies (see above). */
 function moleculerExternal() {
@@ -75,7 +82,8 @@ function moleculerExternal() {
   };
 }
 
-for (const bundle of BUNDLES) {
+/** Builds dist/vendor/<bundle.name>.js. */
+async function bundleOne(bundle) {
   const entry = `\0vendor:${bundle.name}`;
   const file = path.join(root, "dist/vendor", `${bundle.name}.js`);
   await build({
@@ -91,6 +99,7 @@ for (const bundle of BUNDLES) {
         load: (id) => (id === entry ? bundle.source : null),
       },
       lazyModules(bundle.lazy ?? [], { external: bundle.lazyExternal ?? [] }),
+      ...(bundle.lodash ? [lodashUses(lodashUsed)] : []),
       keepStrict(),
     ],
     // Minified (V8 keeps a script's source in memory for as long as the process runs), with
@@ -110,4 +119,23 @@ for (const bundle of BUNDLES) {
   });
   const stray = fs.readFileSync(file).findIndex((byte) => byte > 0x7f);
   if (stray !== -1) throw new Error(`${file}: a byte outside ASCII at ${stray}; V8 would hold the bundle as two bytes a character`);
+}
+
+for (const bundle of BUNDLES) await bundleOne(bundle);
+
+// lodash: the functions moleculer's and moleculer-web's bundles use (collected as they were built),
+// and the rest of its names loading the package at their first use. Both bundles require it in
+// the package's place.
+// The copy moleculer would load (test/vendor.test.ts: the one found from dist/vendor too).
+const fromMoleculer = createRequire(path.join(root, "node_modules/moleculer/package.json"));
+const lodashDir = path.dirname(fromMoleculer.resolve("lodash/package.json"));
+const lodashKeys = Object.keys(fromMoleculer("lodash"));
+if (lodashUsed.size === 0) throw new Error("found no use of lodash in moleculer's and moleculer-web's bundles");
+await bundleOne({ name: "lodash", source: lodashSubsetSource(lodashUsed, lodashKeys, lodashDir), external: ["lodash"] });
+for (const bundle of BUNDLES.filter((b) => b.lodash)) {
+  const file = path.join(root, "dist/vendor", `${bundle.name}.js`);
+  const code = fs.readFileSync(file, "utf8");
+  const requires = code.split('require("lodash")').length - 1;
+  if (requires === 0) throw new Error(`${file}: no require("lodash") to point at the subset`);
+  fs.writeFileSync(file, code.replaceAll('require("lodash")', 'require("./lodash.js")'));
 }

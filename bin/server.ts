@@ -1,34 +1,36 @@
 /**
- * The service's entry point (`npm start`): moleculer-runner's own steps, with the project's broker
- * options (moleculer.config.ts) and every service file of dist/services, as
- * `npx moleculer-runner --config dist/moleculer.config.js dist/services` runs them. With no
- * settings, every service runs in one process on the embedded store under DATA_DIR;
- * `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
+ * The built server's entry point (`npm start`, the cluster script, the Dockerfile): the service as
+ * bin/server-main.ts runs it (moleculer-runner's steps), loaded from one file.
  *
- * Two differences: a failed start prints one line, its reason (no stack, no settings), where
- * the runner prints the error whole; and moleculer loads from its bundle (dist/vendor/moleculer.js,
- * one file where the package and its dependencies are about 200), not from the package.
+ * `npm run build` bundles the server's own modules (the config, every service file and all they
+ * load: about 170 compiled files) into dist/server-pack.js (bin/bundle-server.mjs). Loading them one
+ * by one cost each start about a fifth of its time (resolving, reading, and compiling each file;
+ * BENCHMARKS.md, issue 31). Each module of the pack takes its compiled file's place in Node's
+ * module cache, so what requires one by its path (the runner: the config and each service file)
+ * gets the pack's, and no module runs twice. Packages (node_modules, dist/vendor) load as before.
+ *
+ * A build without its pack fails to start, naming the missing file, rather than start slower unseen.
  */
 import "./compile-cache";
-import "./moleculer-bundle";
+import Module from "node:module";
 import path from "node:path";
-import { Runner } from "moleculer";
-import type { BrokerOptions } from "moleculer";
+
+/** What dist/server-pack.js exports: each module's loader, by its path under dist/. */
+interface Pack {
+  modules: Record<string, () => unknown>;
+}
 
 const dist = path.resolve(__dirname, "..");
-const runner = new Runner();
-runner.processFlags([
-  ...process.argv.slice(0, 2),
-  "--config",
-  path.join(dist, "moleculer.config.js"),
-  ...process.argv.slice(2).filter((a) => a === "--repl"),
-  path.join(dist, "services"),
-]);
-// (loadConfigFile's typing says void; it resolves to the options moleculer.config.ts made.)
-(runner.loadConfigFile() as unknown as Promise<Partial<BrokerOptions>>)
-  .then((options) => runner.mergeOptions(options))
-  .then(() => runner.startBroker())
-  .catch((err: Error) => {
-    console.error(`Failed to start: ${err.message}`);
-    process.exit(1);
-  });
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pack = require(path.join(dist, "server-pack.js")) as Pack;
+for (const [relative, load] of Object.entries(pack.modules)) {
+  const filename = path.join(dist, relative);
+  const stand = new Module(filename, module);
+  stand.filename = filename;
+  stand.loaded = true;
+  // The module runs where it is first asked for, as when required from its file.
+  Object.defineProperty(stand, "exports", { get: load, set: () => undefined, enumerable: true, configurable: true });
+  require.cache[filename] = stand;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require(path.join(dist, "bin", "server-main.js"));

@@ -35,7 +35,7 @@ export function vendored<T>(name: Vendored, fromPackage: () => T): T {
 type Loader = typeof Module & { _nodeModulePaths(from: string): string[] };
 
 /**
- * The built server's entry point only (bin/server.ts, before anything requires moleculer): the
+ * The built server's entry point only (bin/server-main.ts, before anything requires moleculer): the
  * bundle of moleculer takes the package's place in the module cache, so every
  * `require("moleculer")` of this process (its runner, the services, moleculer-web's bundle) gets
  * that one copy; its classes and errors are checked with `instanceof` across them. moleculer-runner

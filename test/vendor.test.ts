@@ -106,7 +106,67 @@ test("the packages moleculer-web's bundle leaves outside it resolve, from dist/v
   for (const name of ["lodash", "nats", "ioredis", "moleculer-repl"])
     expect([name, from(vendor, name)]).toEqual([name, from(moleculer, name)]);
   const bundle = fs.readFileSync(path.join(vendor, "moleculer.js"), "utf8");
-  for (const name of ["lodash", "nats", "ioredis", "moleculer-repl"]) expect(bundle).toContain(`require("${name}")`);
+  for (const name of ["nats", "ioredis", "moleculer-repl"]) expect(bundle).toContain(`require("${name}")`);
+  // lodash: both bundles take the subset beside them, which loads the package (found as above) for the rest.
+  for (const file of ["moleculer.js", "moleculer-web.js"]) {
+    const text = fs.readFileSync(path.join(vendor, file), "utf8");
+    expect([file, text.includes('require("./lodash.js")'), text.includes('require("lodash")')]).toEqual([file, true, false]);
+  }
+  expect(fs.readFileSync(path.join(vendor, "lodash.js"), "utf8")).toContain('require("lodash")');
+});
+
+test("moleculer's and moleculer-web's bundles load lodash's subset (bin/lodash-subset.mjs): the functions they use, lodash's own, and the package only at the first use of another name", () => {
+  const seen = inChild(`
+    const whole = () => Object.keys(require.cache).some((f) => /node_modules[/]lodash[/]lodash[.]js$/.test(f));
+    require(${JSON.stringify(path.join(DIST, "bin", "moleculer-bundle.js"))});
+    require("moleculer");
+    require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))});
+    const subset = require(${JSON.stringify(path.join(DIST, "vendor", "lodash.js"))});
+    const atLoad = whole();
+    const own = Object.keys(subset).filter((k) => "value" in Object.getOwnPropertyDescriptor(subset, k));
+    const merged = subset.defaultsDeep({ a: { b: 1 } }, { a: { b: 2, c: 3 }, d: [1] });
+    const picked = subset.pick({ a: 1, b: 2 }, ["b"]);
+    const beforeOther = whole();
+    const chunk = subset.chunk([1, 2, 3], 2);
+    const lodash = require(require.resolve("lodash", { paths: [${JSON.stringify(path.join(DIST, "vendor"))}] }));
+    console.log(JSON.stringify({
+      atLoad, beforeOther, afterOther: whole(), merged, picked, chunk,
+      own, names: own.map((k) => [k, typeof subset[k], subset[k].name === lodash[k].name]),
+      missing: Object.keys(lodash).filter((k) => !(k in subset)),
+      sameOther: subset.chunk === lodash.chunk,
+    }));
+  `) as { own: string[]; names: [string, string, boolean][] } & Record<string, unknown>;
+  // What moleculer's broker and moleculer-web use at every start, among them.
+  expect(seen.own).toEqual(expect.arrayContaining(["defaultsDeep", "isFunction", "isString", "pick", "cloneDeep", "omit"]));
+  expect(seen.own.length).toBeLessThan(60);
+  expect(seen.names).toEqual(seen.own.map((k) => [k, "function", true]));
+  expect(seen).toMatchObject({
+    atLoad: false,
+    beforeOther: false,
+    afterOther: true,
+    merged: { a: { b: 1, c: 3 }, d: [1] },
+    picked: { b: 2 },
+    chunk: [[1, 2], [3]],
+    missing: [],
+    sameOther: true,
+  });
+});
+
+test("the subset's build reads which of lodash's names a module uses, and refuses a use it cannot read rather than miss one", () => {
+  const read = (code: string) =>
+    inChild(`import(${JSON.stringify(path.resolve(__dirname, "../bin/lodash-subset.mjs"))}).then(({ lodashNamesIn }) => {
+      try { console.log(JSON.stringify([...lodashNamesIn(${JSON.stringify(code)})].sort())); }
+      catch (err) { console.log(JSON.stringify(err.message)); }
+    })`);
+  expect(read('const _ = require("lodash");\nconst x = _.pick(a, b), y = _ .omit(c);\nfoo._.get(d);')).toEqual(["omit", "pick"]);
+  expect(read('const { defaultsDeep, random: r } = require("lodash"); const g = require("lodash").get;')).toEqual([
+    "defaultsDeep",
+    "get",
+    "random",
+  ]);
+  expect(read('const _ = require("lodash"); _(list).map(f).value();')).toMatch(/names no function/);
+  expect(read('const _ = require("lodash"); const f = _[name];')).toMatch(/names no function/);
+  expect(read('use(require("lodash"));')).toMatch(/in a form that names what it uses/);
 });
 
 test("the built server's entry point runs one moleculer, its bundle: the runner, every service file and moleculer-web's bundle get it, and no file of the package loads", () => {
@@ -135,7 +195,7 @@ test("the built server's entry point runs one moleculer, its bundle: the runner,
   ).toThrow(/moleculer was loaded before its bundle could take its place/);
 });
 
-test("the built server itself (bin/server.js, as npm start runs it) serves with moleculer from its bundle and no file of the package", () => {
+test("the built server itself (bin/server.js, as npm start runs it) serves with moleculer from its bundle and no file of the package, and its own modules from its pack", () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vendor-server-"));
   // Looked at once the gateway listens, which is after the runner has loaded every service.
   const probe = path.join(dataDir, "probe.js");
@@ -147,9 +207,15 @@ test("the built server itself (bin/server.js, as npm start runs it) serves with 
        this.once("listening", () => {
          const id = require.resolve("moleculer", { paths: [${JSON.stringify(path.resolve(__dirname, ".."))}] });
          const bundle = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer.js"))});
+         const dist = ${JSON.stringify(DIST + path.sep)};
+         const own = Object.keys(require.cache).filter((f) => f.startsWith(dist) && !f.startsWith(dist + "vendor"));
+         const standIn = (f) => "get" in Object.getOwnPropertyDescriptor(require.cache[f], "exports");
          process.stdout.write(JSON.stringify({
            bundle: require.cache[id]?.exports === bundle,
            packageFiles: Object.keys(require.cache).filter((f) => /node_modules[/]moleculer[/]/.test(f) && f !== id).length,
+           fromFiles: own.filter((f) => !standIn(f)).map((f) => f.slice(dist.length)).sort(),
+           fromPack: own.filter(standIn).map((f) => f.slice(dist.length)),
+           wholeLodash: Object.keys(require.cache).some((f) => /node_modules[/]lodash[/]lodash[.]js$/.test(f)),
          }) + "\\n");
          process.exit(0);
        });
@@ -164,7 +230,18 @@ test("the built server itself (bin/server.js, as npm start runs it) serves with 
       timeout: 30_000,
     });
     expect(run.stderr).not.toMatch(/Failed to start/);
-    expect(JSON.parse(run.stdout.trim().split("\n").pop()!)).toEqual({ bundle: true, packageFiles: 0 });
+    const seen = JSON.parse(run.stdout.trim().split("\n").pop()!) as { fromPack: string[] } & Record<string, unknown>;
+    // The server's own modules come from its pack (bin/server.ts, bin/bundle-server.mjs): none from its compiled file, none twice.
+    expect(seen).toMatchObject({
+      bundle: true,
+      packageFiles: 0,
+      wholeLodash: false,
+      fromFiles: ["bin/compile-cache.js", "bin/server.js", "server-pack.js"],
+    });
+    const services = fs.readdirSync(path.join(DIST, "services")).filter((f) => f.endsWith(".service.js"));
+    expect(seen.fromPack).toEqual(
+      expect.arrayContaining(["moleculer.config.js", "bin/server-main.js", "lib/config.js", ...services.map((f) => `services/${f}`)]),
+    );
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

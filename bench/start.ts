@@ -3,7 +3,8 @@
  * `node:http` server started the same way in the same run, alternated: the time from spawning the
  * process to its first answer, and its resident memory (RSS) once idle and after light use: 200
  * requests, then a registration and 24 logins, 4 at a time (each login hashes with scrypt, 16 MiB
- * a hash: what malloc keeps afterwards shows here). The bare server gets the same requests.
+ * a hash: what malloc keeps afterwards shows here); then, killed, the time to its first answer when
+ * started again on the data directory it wrote (a restart). The bare server gets the same requests.
  * BENCH_BASE_DIST (an earlier build's dist/) adds that build, started as `npm start` starts this one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -61,7 +62,7 @@ async function once(kind: "server" | "server-plain" | "base" | "bare", port: num
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => kind !== "server-plain" || !(k in START_ENV || k === "NODE_OPTIONS")),
   );
-  const env = {
+  const env = (port: number) => ({
     ...inherited,
     // As `npm start` runs it (lib/ops/start-flags.ts); "server-plain" without.
     ...((kind === "server" || kind === "base") && START_ENV),
@@ -69,22 +70,34 @@ async function once(kind: "server" | "server-plain" | "base" | "bare", port: num
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     REGISTRATION_MODE: "open",
+  });
+  /** Spawns the process on `port`; answers it and the time from its spawn to its first answer. */
+  const start = async (port: number) => {
+    // Pinned to core 0 as every server of the benchmark is (common.ts PIN): unpinned, a child
+    // inherits this process's pin to core 1 and shares it with the polling below.
+    const [cmd, ...pre] = [...PIN.server, process.execPath];
+    const t0 = performance.now();
+    const child =
+      kind !== "bare"
+        ? spawn(cmd!, [...pre, ...(kind === "server-plain" ? [] : NODE_FLAGS), kind === "base" ? BASE! : SERVER], {
+            env: env(port),
+            stdio: ["ignore", "ignore", "inherit"],
+          })
+        : spawn(cmd!, [...pre, "-e", BARE], { env: env(port), stdio: ["ignore", "ignore", "inherit"] });
+    const url = kind !== "bare" ? `http://127.0.0.1:${port}/api/v1/health` : `http://127.0.0.1:${port}/`;
+    try {
+      await untilAnswers(url, child, kind);
+    } catch (err) {
+      await stop(child);
+      throw err;
+    }
+    return { child, url, ms: performance.now() - t0 };
   };
-  // Pinned to core 0 as every server of the benchmark is (common.ts PIN): unpinned, a child
-  // inherits this process's pin to core 1 and shares it with the polling below.
-  const [cmd, ...pre] = [...PIN.server, process.execPath];
-  const t0 = performance.now();
-  const child =
-    kind !== "bare"
-      ? spawn(cmd!, [...pre, ...(kind === "server-plain" ? [] : NODE_FLAGS), kind === "base" ? BASE! : SERVER], {
-          env,
-          stdio: ["ignore", "ignore", "inherit"],
-        })
-      : spawn(cmd!, [...pre, "-e", BARE], { env, stdio: ["ignore", "ignore", "inherit"] });
-  const url = kind !== "bare" ? `http://127.0.0.1:${port}/api/v1/health` : `http://127.0.0.1:${port}/`;
+  let child: ChildProcess | undefined;
   try {
-    await untilAnswers(url, child, kind);
-    const startMs = performance.now() - t0;
+    const first = await start(port);
+    child = first.child;
+    const { url } = first;
     await sleep(1000);
     const idle = rssMiB(child);
     for (let i = 0; i < 200; i++) await (await fetch(url)).text();
@@ -96,16 +109,25 @@ async function once(kind: "server" | "server-plain" | "base" | "bare", port: num
     for (let i = 0; i < LOGINS; i += 4)
       await Promise.all([0, 1, 2, 3].map(() => post(`${api}/auth/login`, { email: u.email, authHash: u.authHash })));
     await sleep(500);
-    return { startMs, idle, used, loggedIn: rssMiB(child) };
+    const loggedIn = rssMiB(child);
+    // A restart: the same data directory, which the first start made and the requests wrote to.
+    await stop(child);
+    const again = await start(await freePort());
+    child = again.child;
+    return { startMs: first.ms, restartMs: again.ms, idle, used, loggedIn };
   } finally {
-    // A child that already exited emits no second `exit`: waiting for one would end the bench silently.
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((r) => child.once("exit", r));
-      child.kill("SIGKILL");
-      await gone;
-    }
+    if (child) await stop(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Kills `child` and waits for its exit. */
+async function stop(child: ChildProcess): Promise<void> {
+  // A child that already exited emits no second `exit`: waiting for one would end the bench silently.
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
+  await gone;
 }
 
 export async function startCosts(): Promise<void> {
@@ -146,6 +168,13 @@ export async function startCosts(): Promise<void> {
     (r) => r.startMs,
     "ms",
     (s) => ({ text: "<= 250 ms", met: s <= 250 }),
+  );
+  // The issue's "restart in under a second" is `npm start`'s (no rebuild when current: build-if-stale.mjs); this is the server's part.
+  row(
+    "restart on its data, spawn to first answer",
+    (r) => r.restartMs,
+    "ms",
+    (s) => ({ text: "< 1000 ms", met: s < 1000 }),
   );
   row(
     "RSS idle",

@@ -20,6 +20,9 @@ const services = fs
   .map((f) => `services/${f}`);
 const roots = ["moleculer.config.js", ...services, "bin/server-main.js"];
 
+/** Loaded by the entry point (bin/server.ts) before the pack, from their files: the pack requires those. */
+const BEFORE = ["bin/compile-cache.js"];
+
 /** dist/<relative>, as the pack's map names it, of a module rolldown bundled; undefined for anything else. */
 function own(id) {
   if (!path.isAbsolute(id) || !id.startsWith(dist + path.sep)) return undefined;
@@ -50,7 +53,13 @@ async function pack(modules, write) {
     plugins: [
       {
         name: "server-pack",
-        resolveId: (id, importer) => (id === ENTRY ? id : importer === ENTRY ? path.join(dist, id) : null),
+        resolveId(id, importer) {
+          if (id === ENTRY) return id;
+          if (importer === ENTRY) return path.join(dist, id);
+          if (!id.startsWith(".") || importer === undefined || own(importer) === undefined) return null;
+          const target = own(path.resolve(path.dirname(importer), id.endsWith(".js") ? id : `${id}.js`));
+          return target !== undefined && BEFORE.includes(target) ? { id: `./${target}`, external: true } : null;
+        },
         load: (id) => (id === ENTRY ? entrySource(modules) : null),
         // Each module sees its own file's folder and name, as when Node loads it from there
         // (lib/config.ts finds the project from its __dirname, lib/vendor.ts the bundles).

@@ -11,6 +11,7 @@
  * one file where the package and its dependencies are about 200), not from the package.
  */
 import "./moleculer-bundle";
+import { keepCompiledCode } from "./compile-cache";
 import path from "node:path";
 import { Runner } from "moleculer";
 import type { BrokerOptions } from "moleculer";
@@ -28,6 +29,8 @@ runner.processFlags([
 (runner.loadConfigFile() as unknown as Promise<Partial<BrokerOptions>>)
   .then((options) => runner.mergeOptions(options))
   .then(() => runner.startBroker())
+  // What the start compiled is on disk from now on, whether this process ends cleanly or not.
+  .then(() => keepCompiledCode())
   .catch((err: Error) => {
     console.error(`Failed to start: ${err.message}`);
     process.exit(1);

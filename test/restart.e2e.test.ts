@@ -61,6 +61,26 @@ describe("restart on the same DATA_DIR", () => {
   });
 });
 
+describe("the compile cache", () => {
+  afterAll(() => killAllServers());
+
+  test("what a start compiled is on disk once it serves, before any clean stop: a restart after a crash finds it (bin/compile-cache.ts)", async () => {
+    const [dataDir, cache] = [tempDir(), tempDir()];
+    try {
+      const server = await spawnServer({ DATA_DIR: dataDir, NODE_COMPILE_CACHE: cache });
+      const files = () => fs.readdirSync(cache, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).length;
+      // Written right after the start, not at once with the first answer: a few moments to get there.
+      for (const deadline = Date.now() + 10_000; files() < 5 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
+      // Killed: Node itself writes the cache only when the process exits normally.
+      expect(await server.kill("SIGKILL")).toBeNull();
+      // The entry point, the server's pack and the vendor bundles, at least.
+      expect(files()).toBeGreaterThanOrEqual(5);
+    } finally {
+      for (const dir of [dataDir, cache]) fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("group commit on the embedded store", () => {
   afterAll(() => killAllServers());
 

@@ -21,8 +21,16 @@ interface Pack {
 }
 
 const dist = path.resolve(__dirname, "..");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pack = require(path.join(dist, "server-pack.js")) as Pack;
+const packFile = path.join(dist, "server-pack.js");
+let pack: Pack;
+try {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  pack = require(packFile) as Pack;
+} catch (err) {
+  if ((err as { code?: string }).code !== "MODULE_NOT_FOUND" || !(err as Error).message.includes(packFile)) throw err;
+  console.error(`Failed to start: ${packFile} is missing (npm run build makes it)`);
+  process.exit(1);
+}
 for (const [relative, load] of Object.entries(pack.modules)) {
   const filename = path.join(dist, relative);
   const stand = new Module(filename, module);

@@ -313,3 +313,18 @@ test("moleculer-web's bundle holds mime-types (its two copies), Node's http2 and
   expect(loaded(`require("moleculer-web")`)).toBe(true);
   expect(loaded(`const w = require(${JSON.stringify(path.join(DIST, "vendor", "moleculer-web.js"))}); require("node:http2")`)).toBe(true);
 });
+
+test("a build without the server's pack refuses to start, naming the file, rather than start from somewhere else", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "no-pack-"));
+  try {
+    fs.mkdirSync(path.join(dir, "bin"));
+    for (const f of ["server.js", "compile-cache.js"]) fs.copyFileSync(path.join(DIST, "bin", f), path.join(dir, "bin", f));
+    const run = spawnSync(process.execPath, [path.join(dir, "bin", "server.js")], { encoding: "utf8", timeout: 30_000 });
+    expect([run.status, run.stderr.trim()]).toEqual([
+      1,
+      `Failed to start: ${path.join(dir, "server-pack.js")} is missing (npm run build makes it)`,
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -6,9 +6,10 @@
  * settings, every service runs in one process on the embedded store under DATA_DIR;
  * `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
  *
- * Two differences: a failed start prints one line, its reason (no stack, no settings), where
- * the runner prints the error whole; and moleculer loads from its bundle (dist/vendor/moleculer.js,
- * one file where the package and its dependencies are about 200), not from the package.
+ * Differences: a failed start prints one line, its reason (no stack, no settings), where the
+ * runner prints the error whole; moleculer loads from its bundle (dist/vendor/moleculer.js, one
+ * file where the package and its dependencies are about 200), not from the package; and, run by
+ * bin/server.ts, this and every module of the server come from its pack (dist/server-pack.js).
  */
 import "./moleculer-bundle";
 import { keepCompiledCode } from "./compile-cache";

@@ -1,6 +1,7 @@
 /**
- * The built server's entry point (`npm start`, the cluster script, the Dockerfile): the service as
- * bin/server-main.ts runs it (moleculer-runner's steps), loaded from one file.
+ * The built server's entry point (`npm start`, the cluster script, the benchmarks): the service as
+ * bin/server-main.ts runs it (moleculer-runner's steps), loaded from one file. (The Dockerfile and
+ * the Kubernetes manifests start moleculer-runner itself, which loads the compiled files.)
  *
  * `npm run build` bundles the server's own modules (the config, every service file and all they
  * load: about 170 compiled files) into dist/server-pack.js (bin/bundle-server.mjs). Loading them one

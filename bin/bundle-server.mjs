@@ -36,7 +36,7 @@ const entrySource = (modules) =>
 
 async function pack(modules, write) {
   const found = new Set();
-  const result = await build({
+  await build({
     cwd: root,
     input: ENTRY,
     platform: "node",
@@ -45,8 +45,7 @@ async function pack(modules, write) {
     // Packages and Node's own modules: everything not a file of dist/ (dist/vendor's bundles are
     // required by computed paths, lib/vendor.ts).
     external: (id, importer) => {
-      if (id === ENTRY || importer === undefined) return false;
-      if (importer === ENTRY) return false;
+      if (id === ENTRY || importer === undefined || importer === ENTRY) return false;
       if (id.startsWith(".")) return own(path.resolve(path.dirname(importer), id)) === undefined;
       return !path.isAbsolute(id) || own(id) === undefined;
     },
@@ -83,12 +82,12 @@ async function pack(modules, write) {
     // their names (errors, stack traces), ASCII only.
     output: { format: "cjs", file: out, sourcemap: false, codeSplitting: false, minify: true, keepNames: true, charset: "ascii" },
   });
-  return { found, result };
+  return found;
 }
 
 // First the modules the roots reach, then the pack with a loader for each: whatever requires one
 // by its path (the runner: the config and the service files) gets the pack's.
-const { found } = await pack(roots, false);
+const found = await pack(roots, false);
 for (const r of roots) if (!found.has(r)) throw new Error(`server pack: ${r} is not among the modules found`);
 const modules = [...found].sort();
 await pack(modules, true);

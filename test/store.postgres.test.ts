@@ -1,5 +1,7 @@
 import { openSqlStore } from "../lib/store/sql/store";
-import { openPostgres, postgresOps } from "../lib/store/sql/postgres";
+import { isPostgresUnavailable, openPostgres, postgresOps } from "../lib/store/sql/postgres";
+import { param, prepared } from "../lib/store/sql/prepared";
+import { sql } from "../lib/store/sql/kysely";
 import type { Store } from "../lib/store/port";
 import { describeStoreContract } from "./store.contract";
 import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
@@ -27,3 +29,51 @@ describeStoreContract(
     await databases.get(store)!.drop();
   },
 );
+
+/**
+ * The prepared statements (lib/store/sql/prepared.ts) run as named statements on PostgreSQL, in a
+ * transaction as on the pool: parsed and planned once per connection (issue 31). And a schema
+ * change that alters what one answers does not leave it failing until a restart.
+ */
+describe("named statements on PostgreSQL", () => {
+  let database: TestDatabase;
+  let db: Kysely<Database>;
+  const PROBE = prepared("test_named_probe", () => sql<Record<string, unknown>>`SELECT * FROM named_probe WHERE id = ${param("id")}`);
+  const inTransaction = () => db.transaction().execute(async (trx) => (await PROBE.run(trx, { id: 1 })).rows);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = openPostgres(database.url, { poolSize: 2 });
+    await sql`CREATE TABLE named_probe (id int PRIMARY KEY, a text NOT NULL)`.execute(db);
+    await sql`INSERT INTO named_probe VALUES (1, 'x')`.execute(db);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  it("a statement run in a transaction is prepared on its connection, not parsed and planned at each run", async () => {
+    const names = await db.transaction().execute(async (trx) => {
+      await PROBE.run(trx, { id: 1 });
+      return (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(trx)).rows.map((r) => r.name);
+    });
+    expect(names.some((n) => n.startsWith("test_named_probe"))).toBe(true);
+  });
+
+  it("after a column is added to what a statement reads, the statement fails once as unavailable, then runs with the new column", async () => {
+    expect(await inTransaction()).toEqual([{ id: 1, a: "x" }]);
+    expect(await PROBE.rows(db, postgresOps, { id: 1 })).toEqual([{ id: 1, a: "x" }]);
+    await sql`ALTER TABLE named_probe ADD COLUMN b text NOT NULL DEFAULT 'y'`.execute(db);
+    // In a transaction: 503, to be retried (the transaction is lost), and the retry runs.
+    const err = await inTransaction().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isPostgresUnavailable(err)).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await inTransaction()).toEqual([{ id: 1, a: "x", b: "y" }]);
+    // On the pool, a read is run again at once: no failure reaches the caller, on any connection.
+    await sql`ALTER TABLE named_probe ADD COLUMN c text NOT NULL DEFAULT 'z'`.execute(db);
+    const reads = await Promise.all([1, 2, 3, 4].map(() => PROBE.rows(db, postgresOps, { id: 1 })));
+    for (const rows of reads) expect(rows).toEqual([{ id: 1, a: "x", b: "y", c: "z" }]);
+  });
+});

@@ -68,8 +68,8 @@ export interface EngineOps {
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */
   poolUsage(db: Kysely<Database>): PoolUsage | undefined;
-  /** Runs a compiled read with new values; `name` identifies it for engines that prepare statements once per connection. */
-  runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]>;
+  /** Runs a compiled read with new values, outside a transaction (on PostgreSQL, a named statement: prepared.ts). */
+  runPrepared<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]>;
   /** A consistent copy of the database into `file`, where the engine makes one (SQLite). */
   backupTo(db: Kysely<Database>, file: string): Promise<void>;
   /** Runs a transaction (`run`) and answers once it is durable (SQLite's group commit; as it is elsewhere). */

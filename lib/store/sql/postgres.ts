@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
 import { lockedVaultRow, type EngineOps } from "./context";
 import type { Database } from "./schema";
-import { param, prepared } from "./prepared";
+import { param, prepared, preparedName } from "./prepared";
 
 export interface PostgresOptions {
   poolSize: number;
@@ -16,9 +16,53 @@ export interface PostgresOptions {
   onIdleError?: (message: string) => void;
 }
 
+/**
+ * A connection that runs the project's prepared statements (prepared.ts) as named statements,
+ * wherever they are run: on the pool (`runPrepared`), or on a transaction's connection, where
+ * Kysely sends only a text and its values. PostgreSQL then parses and plans each once per
+ * connection and afterwards only binds values; an unnamed statement is parsed, analysed and
+ * planned again at every run (about a third of PostgreSQL's CPU per item create in the split
+ * deployment, issue 31). Any other text runs as it is sent.
+ */
+class PreparingClient extends pg.Client {
+  // @ts-expect-error -- one implementation of pg.Client's overloaded `query`; Kysely and pg.Pool call it as (text, values[, callback])
+  override query(config: unknown, values?: unknown, callback?: (err: unknown, res: unknown) => void): unknown {
+    const base = typeof config === "string" && Array.isArray(values) ? preparedName(config) : undefined;
+    // @ts-expect-error -- passed on as received
+    if (base === undefined) return super.query(config, values, callback);
+    const seen = generation;
+    const named: pg.QueryConfig = { name: seen === 0 ? base : `${base}.${seen}`, text: config as string, values: values as unknown[] };
+    if (callback) return super.query(named, (err: Error, res: unknown) => (noteStalePlan(err, seen), callback(err, res)));
+    return super.query(named).catch((err: unknown) => {
+      noteStalePlan(err, seen);
+      throw err;
+    });
+  }
+}
+
+/**
+ * Named statements keep the columns of their first plan: after a schema change that alters what a
+ * statement answers (a column added to a table it reads with `*`, by a newer node's migration),
+ * PostgreSQL refuses to run it on every connection that prepared it. The first such refusal moves
+ * every connection of this process to new names, so each prepares its statements again; the
+ * statement that met it fails once (503, to be retried; a read on the pool is retried at once).
+ */
+let generation = 0;
+const STALE_PLAN = /cached plan must not change result type/;
+
+function isStalePlan(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  return e?.code === "0A000" && typeof e.message === "string" && STALE_PLAN.test(e.message);
+}
+
+function noteStalePlan(err: unknown, seen: number): void {
+  if (seen === generation && isStalePlan(err)) generation++;
+}
+
 export function openPostgres(url: string, opts: PostgresOptions): Kysely<Database> {
   if (opts.poolSize < 2) throw new Error("Setting PG_POOL_SIZE must be at least 2");
   const pool = new pg.Pool({
+    Client: PreparingClient as unknown as typeof pg.Client,
     connectionString: url,
     max: opts.poolSize,
     // A request waits at most this long for a connection, then fails (503) instead of hanging.
@@ -73,9 +117,16 @@ export const postgresOps: EngineOps = {
   async backupTo() {
     throw new Error('A PostgreSQL store is backed up with pg_dump and restored with pg_restore (README, "Operating it")');
   },
-  // A named statement: each pooled connection parses and plans it once, then only binds values.
-  async runPrepared<R>(db: Kysely<Database>, name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
-    return (await poolOf(db).query<R & pg.QueryResultRow>({ name, text: compiled.sql, values })).rows;
+  // On the pool, without Kysely's connection handling; named by PreparingClient.
+  async runPrepared<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
+    const run = async () => (await poolOf(db).query<R & pg.QueryResultRow>(compiled.sql, values)).rows;
+    try {
+      return await run();
+    } catch (err) {
+      // Prepared again under a new name (PreparingClient): a read, so run again at once.
+      if (isStalePlan(err)) return run();
+      throw err;
+    }
   },
   poolUsage(db) {
     const pool = poolOf(db);
@@ -128,6 +179,8 @@ const UNAVAILABLE_SOCKET = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "
 
 export function isPostgresUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
+  // A statement prepared before a schema change: the next run prepares it again (PreparingClient).
+  if (isStalePlan(err)) return true;
   if (typeof e?.code === "string" && (UNAVAILABLE_SQLSTATE.test(e.code) || UNAVAILABLE_SOCKET.has(e.code))) return true;
   const message = typeof e?.message === "string" ? e.message : "";
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(

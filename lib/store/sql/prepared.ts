@@ -53,6 +53,7 @@ export class Prepared<R> {
         throw new Error(`Prepared ${this.name}: a value that is neither a param nor a number (${typeof p})`);
       });
       this.compiled.set(adapter, (c = { query, slots }));
+      if (!PREPARED_TEXTS.has(query.sql)) PREPARED_TEXTS.set(query.sql, this.name);
     }
     return c;
   }
@@ -75,8 +76,21 @@ export class Prepared<R> {
   /** Its rows, read on the pool; PostgreSQL prepares it once per pooled connection (a named statement). */
   async rows(db: Kysely<Database>, engine: EngineOps, values: Readonly<Record<string, unknown>>): Promise<R[]> {
     const c = this.of(db);
-    return engine.runPrepared<R>(db, this.name, c.query, this.bind(c, values));
+    return engine.runPrepared<R>(db, c.query, this.bind(c, values));
   }
+}
+
+/**
+ * Each compiled statement's text, and its name: the PostgreSQL engine runs these as named
+ * statements wherever they run (the pool, or a transaction's connection through Kysely), so that
+ * each connection parses and plans one once, then only binds values (postgres.ts). A text that
+ * two statements share keeps its first name.
+ */
+const PREPARED_TEXTS = new Map<string, string>();
+
+/** The name a statement of this text is prepared under, if it is one of these statements. */
+export function preparedName(text: string): string | undefined {
+  return PREPARED_TEXTS.get(text);
 }
 
 /** The names taken: PostgreSQL refuses a second statement of the same name on a connection. */

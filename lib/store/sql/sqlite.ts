@@ -371,7 +371,7 @@ export const sqliteOps: EngineOps = {
   // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.
   whileMigrating: (db, migrate) => GROUPS.get(db)?.(migrate) ?? migrate(),
   poolUsage: () => undefined,
-  async runPrepared<R>(db: Kysely<Database>, _name: string, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
+  async runPrepared<R>(db: Kysely<Database>, compiled: CompiledQuery<R>, values: unknown[]): Promise<R[]> {
     return (await db.executeQuery<R>({ ...compiled, parameters: values })).rows;
   },
   // One statement on the one connection: a snapshot of a single point in time; writes queue

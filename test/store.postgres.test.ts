@@ -1,12 +1,12 @@
 import { openSqlStore } from "../lib/store/sql/store";
 import { isPostgresUnavailable, openPostgres, postgresOps } from "../lib/store/sql/postgres";
-import { param, prepared } from "../lib/store/sql/prepared";
-import { sql } from "../lib/store/sql/kysely";
+import { param, prepared, preparedName } from "../lib/store/sql/prepared";
+import { Kysely, sql, SqliteAdapter } from "../lib/store/sql/kysely";
+import { DummyDriver, SqliteIntrospector, SqliteQueryCompiler } from "kysely";
 import type { Store } from "../lib/store/port";
 import { describeStoreContract } from "./store.contract";
 import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
 import { vaultSizeDrift } from "./helpers/vault-sizes";
-import type { Kysely } from "kysely";
 import type { Database } from "../lib/store/sql/schema";
 
 const databases = new Map<Store, TestDatabase>();
@@ -58,6 +58,25 @@ describe("named statements on PostgreSQL", () => {
       return (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(trx)).rows.map((r) => r.name);
     });
     expect(names.some((n) => n.startsWith("test_named_probe"))).toBe(true);
+  });
+
+  it("a statement compiled for SQLite and for PostgreSQL gets one name per text, so no connection sees two texts under one name", async () => {
+    const both = prepared("test_named_dialects", () => sql<{ id: number }>`SELECT id FROM named_probe WHERE id = ${param("id")}`);
+    // SQLite first (a compiler without a database), as a process that opened both would.
+    const sqlite = new Kysely<Database>({
+      dialect: {
+        createAdapter: () => new SqliteAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (k) => new SqliteIntrospector(k),
+        createQueryCompiler: () => new SqliteQueryCompiler(),
+      },
+    });
+    await both.run(sqlite, { id: 1 });
+    expect(await both.rows(db, postgresOps, { id: 1 })).toEqual([{ id: 1 }]);
+    const sqliteName = preparedName("SELECT id FROM named_probe WHERE id = ?");
+    const postgresName = preparedName("SELECT id FROM named_probe WHERE id = $1");
+    expect(sqliteName).toBe("test_named_dialects");
+    expect(postgresName).toBe("test_named_dialects#1");
   });
 
   it("after a column is added to what a statement reads, the statement fails once as unavailable, then runs with the new column", async () => {

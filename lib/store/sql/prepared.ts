@@ -53,7 +53,7 @@ export class Prepared<R> {
         throw new Error(`Prepared ${this.name}: a value that is neither a param nor a number (${typeof p})`);
       });
       this.compiled.set(adapter, (c = { query, slots }));
-      if (!PREPARED_TEXTS.has(query.sql)) PREPARED_TEXTS.set(query.sql, this.name);
+      nameText(query.sql, this.name);
     }
     return c;
   }
@@ -83,10 +83,20 @@ export class Prepared<R> {
 /**
  * Each compiled statement's text, and its name: the PostgreSQL engine runs these as named
  * statements wherever they run (the pool, or a transaction's connection through Kysely), so that
- * each connection parses and plans one once, then only binds values (postgres.ts). A text that
- * two statements share keeps its first name.
+ * each connection parses and plans one once, then only binds values (postgres.ts). One name per
+ * text, never two texts under one name (PostgreSQL refuses that on a connection): a statement's
+ * second text (its other dialect's) takes its name with `#1`, and a text two statements share
+ * keeps its first name.
  */
 const PREPARED_TEXTS = new Map<string, string>();
+const TEXTS_NAMED = new Map<string, number>();
+
+function nameText(text: string, name: string): void {
+  if (PREPARED_TEXTS.has(text)) return;
+  const before = TEXTS_NAMED.get(name) ?? 0;
+  TEXTS_NAMED.set(name, before + 1);
+  PREPARED_TEXTS.set(text, before === 0 ? name : `${name}#${before}`);
+}
 
 /** The name a statement of this text is prepared under, if it is one of these statements. */
 export function preparedName(text: string): string | undefined {

@@ -694,6 +694,48 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.items.listItems({ vaultId: fresh, actorId: owner.userId })).toHaveLength(2);
     });
 
+    test("a create and a restore with one event each: the row, its change record (a delta read sees it) and the event, in its transaction", async () => {
+      // On PostgreSQL the three are one statement (EngineOps.insertItem); a write refused after the lock writes none of them.
+      const ev = (type: DomainEvent["type"], itemId: ItemId): DomainEvent => ({
+        eventId: newId(),
+        type,
+        at: at(),
+        actorId: owner.userId,
+        orgId: owner.orgId,
+        vaultId,
+        itemId,
+      });
+      await store.outbox.markSent((await store.outbox.pending(1000)).map((e) => e.eventId));
+      const { vaultId } = await vaultWith([]);
+      const base = { vaultId, actorId: owner.userId, now: at() };
+      const itemId = newId<ItemId>();
+      const start = (await store.items.listChanges({ ...base, since: 0 })).cursor;
+      const created = ev("item.created", itemId);
+      const write = { encryptedData: "AAAA", encryptedName: "BBBB" };
+      await store.items.createItem({ ...base, itemId, write, limits: ROOMY, events: [created] });
+      const afterCreate = await store.items.listChanges({ ...base, since: start });
+      expect(afterCreate.items.map((i) => [i.itemId, i.encryptedName, i.revision])).toEqual([[itemId, "BBBB", 1]]);
+      expect(afterCreate.cursor).toBeGreaterThan(start);
+      // Refused under the lock (the id is taken): no row, no change, no event.
+      await expect(
+        store.items.createItem({ ...base, itemId, write, limits: ROOMY, events: [ev("item.created", itemId)] }),
+      ).rejects.toMatchObject({
+        type: "CONFLICT",
+      });
+      expect((await store.items.listChanges({ ...base, since: afterCreate.cursor })).items).toEqual([]);
+      const deleted = ev("item.deleted", itemId);
+      await store.items.deleteItem({ ...base, itemId, events: [deleted] });
+      const afterDelete = await store.items.listChanges({ ...base, since: afterCreate.cursor });
+      expect(afterDelete.deleted).toEqual([itemId]);
+      const restored = ev("item.restored", itemId);
+      expect((await store.items.restoreItem({ ...base, itemId, events: [restored] })).itemId).toBe(itemId);
+      const afterRestore = await store.items.listChanges({ ...base, since: afterDelete.cursor });
+      expect(afterRestore.items.map((i) => i.itemId)).toEqual([itemId]);
+      expect(afterRestore.deleted).toEqual([]);
+      expect((await store.outbox.pending(1000)).map((e) => e.eventId)).toEqual([created, deleted, restored].map((e) => e.eventId));
+      expect((await store.outbox.pending(1))[0]).toEqual(created);
+    });
+
     test("outbox: a change writes its events in its own transaction, in order; a refused change writes none; a revoke only when it revokes", async () => {
       // Each a millisecond after the last: events of different changes within one millisecond have no order among them.
       let tick = 0;

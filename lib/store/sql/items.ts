@@ -62,19 +62,6 @@ const ACTOR_AND_PRESENCE = prepared("item_actor_presence", (db) =>
     return [usedIn("items").as("taken"), usedIn("item_trash").as("in_trash")];
   }),
 );
-const INSERT_ITEM = prepared("insert_item", (db) =>
-  db.insertInto("items").values({
-    item_id: param<ItemId>("item_id"),
-    vault_id: param<VaultId>("vault_id"),
-    encrypted_data: param<string>("encrypted_data"),
-    encrypted_name: param<string>("encrypted_name"),
-    revision: param<number>("revision"),
-    key_version: param<number>("key_version"),
-    created_at: param<string>("created_at"),
-    updated_at: param<string>("updated_at"),
-  }),
-);
-
 /** One item of a vault, if there is such an item in that vault. */
 async function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
   return (await ITEM_ROW.run(db, { vaultId, itemId })).rows[0];
@@ -214,7 +201,6 @@ export class SqlItems implements ItemStore {
   async createItem(args: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
     const { vaultId, actorId, itemId, write, limits, now, events } = args;
     return this.c.tx(async (trx) => {
-      await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update", itemId);
       const { keyVersion } = locked;
       const { taken, inTrash } = locked.presence!;
@@ -232,8 +218,8 @@ export class SqlItems implements ItemStore {
         created_at: now,
         updated_at: now,
       };
-      await INSERT_ITEM.run(trx, { ...row });
-      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
+      // The row, its change record and the event (PostgreSQL: one round trip).
+      await this.c.engine.insertItem(trx, row, events);
       // The history is as locked: an insert does not change it.
       await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) }, history);
       return toItem(row);
@@ -318,7 +304,6 @@ export class SqlItems implements ItemStore {
   async restoreItem(args: ArgsOf<ItemStore["restoreItem"]>): Promise<ItemRecord> {
     const { vaultId, actorId, itemId, now, events } = args;
     return this.c.tx(async (trx) => {
-      await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
       const trashed = await trashRow(trx, vaultId, itemId);
       const d = decideItemRestore({ role: locked.role, trashed: trashed && rowState(trashed) }, itemId);
@@ -326,8 +311,7 @@ export class SqlItems implements ItemStore {
       const { deleted_at: _at, deleted_by: _by, ...item } = trashed!;
       const row: ItemsTable = { ...item, revision: d.revision, updated_at: now };
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
-      await trx.insertInto("items").values(row).execute();
-      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
+      await this.c.engine.insertItem(trx, row, events);
       return toItem(row);
     });
   }

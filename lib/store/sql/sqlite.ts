@@ -8,7 +8,7 @@ import path from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, SqliteStatement, CompiledQuery } from "kysely";
 import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
-import { lockedVaultRow, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
+import { insertItemSteps, lockedVaultRow, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
 import type { Database } from "./schema";
 import { prepared } from "./prepared";
@@ -366,6 +366,7 @@ export const sqliteOps: EngineOps = {
     if (!next) throw new Error(`recordItemChange: no vault ${vaultId}`);
     await ONE_CHANGE.run(trx, { vaultId, itemId, seq: Number(next.seq) });
   },
+  insertItem: (trx, row, events) => insertItemSteps(sqliteOps, trx, row, events),
   // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
   // one transaction (the dialect's adapter, above) answers once its group has committed, as every
   // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.

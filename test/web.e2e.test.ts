@@ -840,7 +840,13 @@ describe("the web vault", () => {
       transfer.getByRole("button", { name: "Export", exact: true }).click(),
     ]);
     const file = fs.readFileSync((await encrypted.path())!);
-    expect(file.toString()).not.toContain("db1");
+    // Nothing in the clear: the format, the KDF's parameters, and base64 ciphertext. (A short name
+    // such as "db1" can occur in random base64 by chance; a hyphen or a space cannot.)
+    const { ciphertext, ...clear } = JSON.parse(file.toString()) as Record<string, unknown>;
+    expect(Object.keys(clear).sort()).toEqual(["format", "kdf"]);
+    expect(ciphertext).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(JSON.stringify(clear)).not.toMatch(/db1|Wi-Fi|Deploy|GitHub bot/);
+    expect(file.toString()).not.toMatch(/Wi-Fi|GitHub bot/);
     const back = await readImport(new Uint8Array(file), { password: "a long export passphrase" });
     expect(back.items.map((i) => i.name)).toEqual(expect.arrayContaining(["db1", "Wi-Fi", "Deploy", "GitHub bot"]));
 

@@ -202,12 +202,6 @@ export function chunks<T>(rows: readonly T[], size: number): T[][] {
   return out;
 }
 
-/**
- * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
- * transaction and under its exclusive vault lock: the vault's next change number, recorded against
- * each item touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every
- * earlier change record moot.
- */
 /** A new item's row (prepared.ts). */
 export const INSERT_ITEM = prepared("insert_item", (db) =>
   db.insertInto("items").values({
@@ -234,6 +228,12 @@ export async function insertItemSteps(
   await engine.recordItemChange(trx, row.vault_id, row.item_id);
 }
 
+/**
+ * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
+ * transaction and under its exclusive vault lock: the vault's next change number, recorded against
+ * each item touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every
+ * earlier change record moot.
+ */
 export async function recordItemChanges(
   engine: EngineOps,
   trx: Db,

@@ -3,25 +3,29 @@ import type { DomainEvent } from "../../domain/events";
 import { outboxOrder, readOutboxRows } from "../port/outbox";
 import type { OutboxStore } from "../port";
 import type { Db, SqlContext } from "./context";
+import type { OutboxTable } from "./schema";
 import { param, prepared } from "./prepared";
+
+/** The outbox row of a change's `i`th event. */
+export const outboxRow = (e: DomainEvent, i: number): OutboxTable => ({
+  event_id: e.eventId,
+  ord: outboxOrder(e, i),
+  event: JSON.stringify(e),
+});
 
 /** One event's row: what nearly every write records (prepared.ts). */
 const ONE_EVENT = prepared("outbox_one", (db) =>
-  db.insertInto("outbox").values({ event_id: param("eventId"), ord: param("ord"), event: param("event") }),
+  db.insertInto("outbox").values({ event_id: param("event_id"), ord: param("ord"), event: param("event") }),
 );
 
 /** Writes `events` in the transaction `trx`, with the change they record. */
 export async function writeOutbox(trx: Db, events: readonly DomainEvent[] | undefined): Promise<void> {
   if (!events || events.length === 0) return;
   if (events.length === 1) {
-    const e = events[0]!;
-    await ONE_EVENT.run(trx, { eventId: e.eventId, ord: outboxOrder(e, 0), event: JSON.stringify(e) });
+    await ONE_EVENT.run(trx, { ...outboxRow(events[0]!, 0) });
     return;
   }
-  await trx
-    .insertInto("outbox")
-    .values(events.map((e, i) => ({ event_id: e.eventId, ord: outboxOrder(e, i), event: JSON.stringify(e) })))
-    .execute();
+  await trx.insertInto("outbox").values(events.map(outboxRow)).execute();
 }
 
 function parseJson(text: string): unknown {

@@ -7,7 +7,7 @@ import type { CompiledQuery } from "kysely";
 import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
 import { insertItemSteps, lockedVaultRow, type EngineOps } from "./context";
-import { outboxOrder } from "../port/outbox";
+import { outboxRow } from "./outbox";
 import type { Database } from "./schema";
 import { param, prepared, preparedName } from "./prepared";
 
@@ -94,38 +94,38 @@ const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) => lockedVaultRow(d
 const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) => lockedVaultRow(db).forShare());
 
 /**
+ * The last part of a data-modifying WITH that records one item's change: the vault's counter moved
+ * on, and the item's change record written with it (by `vault_id` and `item_id` params).
+ */
+const changeRecorded = () =>
+  sql`next AS (
+      UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vault_id")} RETURNING change_seq
+    )
+    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vault_id")}, ${param("item_id")}, change_seq FROM next
+    ON CONFLICT (vault_id, item_id) DO UPDATE SET seq = EXCLUDED.seq
+    RETURNING seq`;
+
+/**
  * One item's change in one statement, one round trip: the vault's counter moved on and the item's
  * record written with it (a data-modifying WITH). The vault row is locked already (the write's lock).
  */
-const RECORD_ITEM_CHANGE = prepared(
-  "record_item_change",
-  () => sql<{ seq: number }>`WITH next AS (
-      UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vaultId")} RETURNING change_seq
-    )
-    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vaultId")}, ${param("itemId")}, change_seq FROM next
-    ON CONFLICT (vault_id, item_id) DO UPDATE SET seq = EXCLUDED.seq
-    RETURNING seq`,
-);
+const RECORD_ITEM_CHANGE = prepared("record_item_change", () => sql<{ seq: number }>`WITH ${changeRecorded()}`);
 
 /**
  * A new item's row, its change record (as RECORD_ITEM_CHANGE) and the write's one event, in one
  * statement: one round trip under the vault's lock, where one each took three. The items table's
- * size trigger (migration 017) runs at the statement's end, as after a plain insert.
+ * size trigger (migration 017) runs at the statement's end, as after a plain insert. Its params are
+ * the columns' names.
  */
 const INSERT_ITEM_CHANGE_EVENT = prepared(
   "insert_item_change_event",
   () => sql<{ seq: number }>`WITH item AS (
       INSERT INTO items (item_id, vault_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
-      VALUES (${param("itemId")}, ${param("vaultId")}, ${param("encryptedData")}, ${param("encryptedName")}, ${param("revision")},
-        ${param("keyVersion")}, ${param("createdAt")}, ${param("updatedAt")})
+      VALUES (${param("item_id")}, ${param("vault_id")}, ${param("encrypted_data")}, ${param("encrypted_name")}, ${param("revision")},
+        ${param("key_version")}, ${param("created_at")}, ${param("updated_at")})
     ), event AS (
-      INSERT INTO outbox (event_id, ord, event) VALUES (${param("eventId")}, ${param("ord")}, ${param("event")})
-    ), next AS (
-      UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vaultId")} RETURNING change_seq
-    )
-    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vaultId")}, ${param("itemId")}, change_seq FROM next
-    ON CONFLICT (vault_id, item_id) DO UPDATE SET seq = EXCLUDED.seq
-    RETURNING seq`,
+      INSERT INTO outbox (event_id, ord, event) VALUES (${param("event_id")}, ${param("ord")}, ${param("event")})
+    ), ${changeRecorded()}`,
 );
 
 /** Advisory lock keys (any constants the schema owns). */
@@ -166,25 +166,12 @@ export const postgresOps: EngineOps = {
   // 3 parameters a row, far below PostgreSQL's 65,535 per statement.
   batchRows: 500,
   async recordItemChange(trx, vaultId, itemId) {
-    const { rows } = await RECORD_ITEM_CHANGE.run(trx, { vaultId, itemId });
+    const { rows } = await RECORD_ITEM_CHANGE.run(trx, { vault_id: vaultId, item_id: itemId });
     if (rows.length !== 1) throw new Error(`recordItemChange: no vault ${vaultId}`);
   },
   async insertItem(trx, row, events) {
     if (events?.length !== 1) return insertItemSteps(postgresOps, trx, row, events);
-    const e = events[0]!;
-    const { rows } = await INSERT_ITEM_CHANGE_EVENT.run(trx, {
-      itemId: row.item_id,
-      vaultId: row.vault_id,
-      encryptedData: row.encrypted_data,
-      encryptedName: row.encrypted_name,
-      revision: row.revision,
-      keyVersion: row.key_version,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      eventId: e.eventId,
-      ord: outboxOrder(e, 0),
-      event: JSON.stringify(e),
-    });
+    const { rows } = await INSERT_ITEM_CHANGE_EVENT.run(trx, { ...row, ...outboxRow(events[0]!, 0) });
     if (rows.length !== 1) throw new Error(`insertItem: no vault ${row.vault_id}`);
   },
   // Batched: one statement, one round trip, per 500 items.

@@ -694,6 +694,77 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(await store.items.listItems({ vaultId: fresh, actorId: owner.userId })).toHaveLength(2);
     });
 
+    /** Creates of small items, all sent at once (by the owner, unless one names its actor). */
+    const createAllAtOnce = (
+      vaultId: VaultId,
+      limits: { maxItems: number; maxBytes: number },
+      creates: ReadonlyArray<{ actorId?: UserId; itemId: ItemId; events: DomainEvent[] }>,
+    ) =>
+      Promise.allSettled(
+        creates.map((c) =>
+          store.items.createItem({
+            vaultId,
+            actorId: c.actorId ?? owner.userId,
+            itemId: c.itemId,
+            write: { encryptedData: "AAAA", encryptedName: "BBBB" },
+            limits,
+            now: at(),
+            events: c.events,
+          }),
+        ),
+      );
+
+    test("creates arriving together in one vault (stored as a group on SQL): each answers for itself; what is accepted is stored whole, with its change and its event", async () => {
+      await store.outbox.markSent((await store.outbox.pending(1000)).map((e) => e.eventId));
+      const stranger = await join();
+      const { vaultId } = await vaultWith([]);
+      const start = (await store.items.listChanges({ vaultId, actorId: owner.userId, since: 0 })).cursor;
+      const twice = newId<ItemId>();
+      const limits = { maxItems: 20, maxBytes: 1 << 20 };
+      const creates = [
+        ...Array.from({ length: 25 }, (_, i) => ({ actorId: owner.userId, itemId: i === 3 || i === 9 ? twice : newId<ItemId>() })),
+        { actorId: stranger.userId, itemId: newId<ItemId>() },
+      ].map((c) => ({ ...c, event: event(owner.orgId, "item.created", { vaultId, itemId: c.itemId }) }));
+      const outcomes = await createAllAtOnce(
+        vaultId,
+        limits,
+        creates.map((c) => ({ ...c, events: [c.event] })),
+      );
+      const accepted = creates.filter((_, i) => outcomes[i]!.status === "fulfilled");
+      const refusals = outcomes.flatMap((o) => (o.status === "rejected" ? [(o.reason as { type: string }).type] : []));
+      // Twenty fit; the same id lands once; the stranger is refused (and takes no room).
+      expect(accepted).toHaveLength(20);
+      expect(accepted.filter((c) => c.itemId === twice).length).toBeLessThanOrEqual(1);
+      expect((outcomes.at(-1) as PromiseRejectedResult).reason).toMatchObject({ type: "NOT_FOUND" });
+      expect(refusals.every((t) => ["PAYLOAD_TOO_LARGE", "CONFLICT", "NOT_FOUND"].includes(t))).toBe(true);
+      const ids = (list: Array<{ itemId: string }>) => list.map((i) => i.itemId).sort();
+      expect(ids(await store.items.listItems({ vaultId, actorId: owner.userId }))).toEqual(ids(accepted));
+      expect(ids((await store.items.listChanges({ vaultId, actorId: owner.userId, since: start })).items)).toEqual(ids(accepted));
+      expect((await store.outbox.pending(1000)).map((e) => e.eventId).sort()).toEqual(accepted.map((c) => c.event.eventId).sort());
+    });
+
+    test("creates arriving together: one that fails in the store (its event's id already written) fails alone; the others land", async () => {
+      await store.outbox.markSent((await store.outbox.pending(1000)).map((e) => e.eventId));
+      const { vaultId } = await vaultWith([]);
+      const shared = event(owner.orgId, "item.created", { vaultId });
+      const creates = Array.from({ length: 6 }, (_, i) => ({
+        itemId: newId<ItemId>(),
+        events: [i === 2 || i === 4 ? shared : event(owner.orgId, "item.created", { vaultId })],
+      }));
+      const outcomes = await createAllAtOnce(vaultId, ROOMY, creates);
+      // Of the two with the same event, one lands; every other create lands too.
+      const refused = outcomes.flatMap((o, i) => (o.status === "rejected" ? [i] : []));
+      expect(refused.length === 1 && [2, 4].includes(refused[0]!)).toBe(true);
+      expect((outcomes[refused[0]!] as PromiseRejectedResult).reason).toMatchObject({ type: "CONFLICT" });
+      const listed = (await store.items.listItems({ vaultId, actorId: owner.userId })).map((i) => i.itemId).sort();
+      expect(listed).toEqual(
+        creates
+          .filter((_, i) => i !== refused[0])
+          .map((c) => c.itemId)
+          .sort(),
+      );
+    });
+
     test("a create and a restore with one event each: the row, its change record (a delta read sees it) and the event, in its transaction", async () => {
       // On PostgreSQL the three are one statement (EngineOps.insertItem); a write refused after the lock writes none of them.
       const ev = (type: DomainEvent["type"], itemId: ItemId): DomainEvent => ({

@@ -68,11 +68,12 @@ export interface EngineOps {
   /** One item's change (recordItemChanges): the vault's next change number, recorded against the item. */
   recordItemChange(trx: Db, vaultId: VaultId, itemId: string): Promise<void>;
   /**
-   * A new item's row (a create, a restore), its change record and the write's events, in the
-   * caller's transaction under the vault's lock: on PostgreSQL one statement for the usual one
-   * event (one round trip where `insertItemSteps` takes three).
+   * New items' rows (a create, a group of creates, a restore, an import) of one vault, their
+   * change record and the writes' events, in the caller's transaction under the vault's lock: on
+   * PostgreSQL one statement for the usual one row and one event (one round trip where
+   * `insertItemSteps` takes three).
    */
-  insertItem(trx: Db, row: ItemsTable, events: readonly DomainEvent[] | undefined): Promise<void>;
+  insertItems(trx: Db, rows: readonly ItemsTable[], events: readonly DomainEvent[] | undefined): Promise<void>;
   /** Runs the migrations while holding a lock that keeps other processes starting at once out. */
   whileMigrating<T>(db: Kysely<Database>, migrate: () => Promise<T>): Promise<T>;
   /** The pool behind `db`, for an engine with one. */
@@ -216,16 +217,19 @@ export const INSERT_ITEM = prepared("insert_item", (db) =>
   }),
 );
 
-/** `EngineOps.insertItem` one statement after the other: the events, the row, its change record. */
+/** `EngineOps.insertItems` one statement after the other: the events, the rows, their change record. */
 export async function insertItemSteps(
   engine: EngineOps,
   trx: Db,
-  row: ItemsTable,
+  rows: readonly ItemsTable[],
   events: readonly DomainEvent[] | undefined,
 ): Promise<void> {
+  const vaultId = rows[0]?.vault_id;
+  if (vaultId === undefined) return writeOutbox(trx, events);
   await writeOutbox(trx, events);
-  await INSERT_ITEM.run(trx, { ...row });
-  await engine.recordItemChange(trx, row.vault_id, row.item_id);
+  if (rows.length === 1) await INSERT_ITEM.run(trx, { ...rows[0]! });
+  else for (const chunk of chunks(rows, engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
+  await recordItemChanges(engine, trx, vaultId, { itemIds: rows.map((r) => r.item_id) });
 }
 
 /**

@@ -8,7 +8,11 @@ import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
 import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
-import { appendItemLink, chunks, itemLogHead, recordItemChanges, type Db, type SqlContext } from "./context";
+import { appendItemLink, chunks, itemLogHead, recordItemChanges, type Db, type LockedVault, type SqlContext } from "./context";
+import { KeyedGroups } from "./groups";
+import { decideGroupedCreates, type LockedForCreates } from "../../domain/item-creates";
+import type { DomainEvent } from "../../domain/events";
+import type { VaultRole } from "../../domain/types";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -65,6 +69,43 @@ const ACTOR_AND_PRESENCE = prepared("item_actor_presence", (db) =>
 /** One item of a vault, if there is such an item in that vault. */
 async function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
   return (await ITEM_ROW.run(db, { vaultId, itemId })).rows[0];
+}
+
+type CreateArgs = ArgsOf<ItemStore["createItem"]>;
+/** Creates of one vault stored together at most (KeyedGroups): every one of them waits for the group's commit. */
+const GROUP_MAX_CREATES = 100;
+
+/** A new item's row: revision and key version as decided under the lock. */
+function newItemRow(
+  c: { vaultId: VaultId; itemId: ItemId; write: { encryptedData: string; encryptedName: string }; now: string },
+  revision: number,
+  keyVersion: number,
+): ItemsTable {
+  return {
+    item_id: c.itemId,
+    vault_id: c.vaultId,
+    encrypted_data: c.write.encryptedData,
+    encrypted_name: c.write.encryptedName,
+    revision,
+    key_version: keyVersion,
+    created_at: c.now,
+    updated_at: c.now,
+  };
+}
+
+/** Of `itemIds`, those the vault's items hold (`taken`) and those its trash holds (`inTrash`). */
+async function usedIds(trx: Db, vaultId: VaultId, itemIds: readonly ItemId[]): Promise<{ taken: Set<string>; inTrash: Set<string> }> {
+  const taken = new Set<string>();
+  const inTrash = new Set<string>();
+  for (const chunk of chunks(itemIds, 500)) {
+    const [live, trashed] = await Promise.all([
+      trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
+      trx.selectFrom("item_trash").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
+    ]);
+    for (const r of live) taken.add(r.item_id);
+    for (const r of trashed) inTrash.add(r.item_id);
+  }
+  return { taken, inTrash };
 }
 
 export class SqlItems implements ItemStore {
@@ -198,8 +239,22 @@ export class SqlItems implements ItemStore {
     return toItem(row);
   }
 
+  /**
+   * Creates in one vault that arrive while one runs wait, and run as the next group
+   * (createGroup): under load, one lock, one insert and one commit for many. The first create of a
+   * quiet moment runs alone, at once.
+   */
   async createItem(args: ArgsOf<ItemStore["createItem"]>): Promise<ItemRecord> {
-    const { vaultId, actorId, itemId, write, limits, now, events } = args;
+    return this.creates.submit(args.vaultId, args);
+  }
+
+  private readonly creates = new KeyedGroups<CreateArgs, ItemRecord>(
+    (vaultId, group) => this.createGroup(vaultId as VaultId, group),
+    GROUP_MAX_CREATES,
+  );
+
+  private async createOne(args: CreateArgs): Promise<ItemRecord> {
+    const { vaultId, actorId, itemId, write, limits, events } = args;
     return this.c.tx(async (trx) => {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update", itemId);
       const { keyVersion } = locked;
@@ -208,22 +263,79 @@ export class SqlItems implements ItemStore {
       const { firm, history } = locked.sizesAtLock;
       if (d.growth) decideVaultGrowth(firm, d.growth, limits);
       await this.logStep(trx, locked, args, d.change);
-      const row: ItemsTable = {
-        item_id: itemId,
-        vault_id: vaultId,
-        encrypted_data: write.encryptedData,
-        encrypted_name: write.encryptedName,
-        revision: d.revision,
-        key_version: keyVersion,
-        created_at: now,
-        updated_at: now,
-      };
+      const row = newItemRow(args, d.revision, keyVersion);
       // The row, its change record and the event (PostgreSQL: one round trip).
-      await this.c.engine.insertItem(trx, row, events);
+      await this.c.engine.insertItems(trx, [row], events);
       // The history is as locked: an insert does not change it.
       await makeRoom(trx, vaultId, limits, { items: firm.items + 1, bytes: firm.bytes + itemBytes(write) }, history);
       return toItem(row);
     });
+  }
+
+  /**
+   * Creates of one vault, decided one after the other as the ones before them left the vault
+   * (decideGroupedCreates), stored in one transaction. A refused create is refused alone. If the
+   * transaction fails before its commit (nothing was stored), each create runs again on its own,
+   * so that each answers for itself; if its commit fails, each answers that failure.
+   */
+  private async createGroup(vaultId: VaultId, group: readonly CreateArgs[]): Promise<Array<PromiseSettledResult<ItemRecord>>> {
+    if (group.length === 1) return Promise.allSettled([this.createOne(group[0]!)]);
+    const limits = group[0]!.limits;
+    let committing = false;
+    try {
+      return await this.c.tx(async (trx) => {
+        const vault = await this.c.engine.lockVault(trx, vaultId, "update");
+        const locked = vault && (await this.lockedForCreates(trx, vaultId, vault, group));
+        const { outcomes, firm } = decideGroupedCreates(locked ?? null, group, limits);
+        const rows: ItemsTable[] = [];
+        const events: DomainEvent[] = [];
+        const answers = outcomes.map((o, i): PromiseSettledResult<ItemRecord> => {
+          if (!o.ok) return { status: "rejected", reason: o.error };
+          const args = group[i]!;
+          const row = newItemRow(args, o.decision.revision, locked!.keyVersion);
+          rows.push(row);
+          events.push(...(args.events ?? []));
+          return { status: "fulfilled", value: toItem(row) };
+        });
+        if (rows.length > 0) {
+          for (const [i, o] of outcomes.entries()) if (o.ok && o.link) await appendItemLink(trx, vaultId, o.link, group[i]!.now);
+          await this.c.engine.insertItems(trx, rows, events);
+          // The history is as locked: inserts do not change it.
+          await makeRoom(trx, vaultId, limits, firm, sizesOfRow(vault!).history);
+        }
+        committing = true;
+        return answers;
+      });
+    } catch (err) {
+      if (committing) return group.map(() => ({ status: "rejected", reason: err }));
+      // In the group's order, as the group would have decided them.
+      const answers: Array<PromiseSettledResult<ItemRecord>> = [];
+      for (const args of group) answers.push(...(await Promise.allSettled([this.createOne(args)])));
+      return answers;
+    }
+  }
+
+  /** What a group of creates is decided on, read under the vault's lock: the actors, and where the ids are already used. */
+  private async lockedForCreates(trx: Db, vaultId: VaultId, vault: LockedVault, group: readonly CreateArgs[]): Promise<LockedForCreates> {
+    const actors = new Map<UserId, { role: VaultRole; signingPublicKey: string }>();
+    for (const actorId of new Set(group.map((c) => c.actorId))) {
+      const member = (await ACTOR.run(trx, { vaultId, actorId })).rows[0];
+      if (member) actors.set(actorId, { role: member.role, signingPublicKey: member.signing_public_key });
+    }
+    const used = await usedIds(
+      trx,
+      vaultId,
+      group.map((c) => c.itemId),
+    );
+    return {
+      vaultId,
+      keyVersion: Number(vault.key_version),
+      itemLog: itemLogHead(vaultId, vault),
+      roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+      firm: sizesOfRow(vault).firm,
+      actors,
+      ...used,
+    };
   }
 
   async updateItem(args: ArgsOf<ItemStore["updateItem"]>): Promise<ItemRecord> {
@@ -311,7 +423,7 @@ export class SqlItems implements ItemStore {
       const { deleted_at: _at, deleted_by: _by, ...item } = trashed!;
       const row: ItemsTable = { ...item, revision: d.revision, updated_at: now };
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
-      await this.c.engine.insertItem(trx, row, events);
+      await this.c.engine.insertItems(trx, [row], events);
       return toItem(row);
     });
   }
@@ -329,34 +441,19 @@ export class SqlItems implements ItemStore {
   async importItems(args: ArgsOf<ItemStore["importItems"]>): Promise<{ created: number }> {
     const { vaultId, actorId, items, keyVersion: stated, limits, now, events } = args;
     return this.c.tx(async (trx) => {
-      await writeOutbox(trx, events);
       const locked = await this.lockForItems(trx, vaultId, actorId, "update");
-      const taken = new Set<string>();
-      for (const chunk of chunks(
+      const used = await usedIds(
+        trx,
+        vaultId,
         items.map((i) => i.itemId),
-        500,
-      )) {
-        const [live, trashed] = await Promise.all([
-          trx.selectFrom("items").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
-          trx.selectFrom("item_trash").select("item_id").where("vault_id", "=", vaultId).where("item_id", "in", chunk).execute(),
-        ]);
-        for (const r of [...live, ...trashed]) taken.add(r.item_id);
-      }
+      );
+      // An import refuses an id in use either way.
+      const taken = new Set([...used.taken, ...used.inTrash]);
       const d = itemRules.decideItemImport({ role: locked.role, keyVersion: locked.keyVersion, taken }, items, stated);
       const { firm, history } = locked.sizesAtLock;
       decideVaultGrowth(firm, d.growth, limits);
-      const rows: ItemsTable[] = items.map((i) => ({
-        item_id: i.itemId,
-        vault_id: vaultId,
-        encrypted_data: i.encryptedData,
-        encrypted_name: i.encryptedName,
-        revision: 1,
-        key_version: locked.keyVersion,
-        created_at: now,
-        updated_at: now,
-      }));
-      for (const chunk of chunks(rows, this.c.engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
-      await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: rows.map((r) => r.item_id) });
+      const rows = items.map((i) => newItemRow({ vaultId, itemId: i.itemId, write: i, now }, 1, locked.keyVersion));
+      await this.c.engine.insertItems(trx, rows, events);
       // The link names the whole set after the import, as stored.
       // Only a vault that keeps an item log (or a request with a link) needs the whole set hashed.
       if (locked.itemLog || args.itemLink) {

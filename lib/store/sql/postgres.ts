@@ -169,10 +169,11 @@ export const postgresOps: EngineOps = {
     const { rows } = await RECORD_ITEM_CHANGE.run(trx, { vault_id: vaultId, item_id: itemId });
     if (rows.length !== 1) throw new Error(`recordItemChange: no vault ${vaultId}`);
   },
-  async insertItem(trx, row, events) {
-    if (events?.length !== 1) return insertItemSteps(postgresOps, trx, row, events);
+  async insertItems(trx, items, events) {
+    const row = items[0];
+    if (items.length !== 1 || events?.length !== 1 || !row) return insertItemSteps(postgresOps, trx, items, events);
     const { rows } = await INSERT_ITEM_CHANGE_EVENT.run(trx, { ...row, ...outboxRow(events[0]!, 0) });
-    if (rows.length !== 1) throw new Error(`insertItem: no vault ${row.vault_id}`);
+    if (rows.length !== 1) throw new Error(`insertItems: no vault ${row.vault_id}`);
   },
   // Batched: one statement, one round trip, per 500 items.
   async rekeyItems(trx, vaultId, items, keyVersion, now) {

@@ -366,7 +366,7 @@ export const sqliteOps: EngineOps = {
     if (!next) throw new Error(`recordItemChange: no vault ${vaultId}`);
     await ONE_CHANGE.run(trx, { vaultId, itemId, seq: Number(next.seq) });
   },
-  insertItem: (trx, row, events) => insertItemSteps(sqliteOps, trx, row, events),
+  insertItems: (trx, rows, events) => insertItemSteps(sqliteOps, trx, rows, events),
   // The file is opened in exclusive mode: no other process can be migrating it. The migrations'
   // one transaction (the dialect's adapter, above) answers once its group has committed, as every
   // transaction does: a commit that fails fails the start instead of leaving the old schema unseen.

@@ -766,7 +766,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     });
 
     test("a create and a restore with one event each: the row, its change record (a delta read sees it) and the event, in its transaction", async () => {
-      // On PostgreSQL the three are one statement (EngineOps.insertItem); a write refused after the lock writes none of them.
+      // On PostgreSQL the three are one statement (EngineOps.insertItems); a write refused after the lock writes none of them.
       const ev = (type: DomainEvent["type"], itemId: ItemId): DomainEvent => ({
         eventId: newId(),
         type,

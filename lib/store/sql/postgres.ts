@@ -3,11 +3,11 @@
  * connections. Row locks (`FOR UPDATE` / `FOR SHARE`) and an advisory lock hold across every
  * process that shares the database.
  */
-import type { CompiledQuery } from "kysely";
+import type { CompiledQuery, RawBuilder } from "kysely";
 import { Kysely, PostgresDialect, sql } from "./kysely";
 import pg from "pg";
-import { insertItemSteps, lockedVaultRow, type EngineOps } from "./context";
-import { outboxRow } from "./outbox";
+import { lockedVaultRow, type EngineOps } from "./context";
+import { outboxRow, writeOutbox } from "./outbox";
 import type { Database } from "./schema";
 import { param, prepared, preparedName } from "./prepared";
 
@@ -94,14 +94,15 @@ const LOCK_VAULT_UPDATE = prepared("lock_vault_update", (db) => lockedVaultRow(d
 const LOCK_VAULT_SHARE = prepared("lock_vault_share", (db) => lockedVaultRow(db).forShare());
 
 /**
- * The last part of a data-modifying WITH that records one item's change: the vault's counter moved
- * on, and the item's change record written with it (by `vault_id` and `item_id` params).
+ * The last part of a data-modifying WITH that records items' changes: the vault's counter moved
+ * on, and each item's change record written with it (by a `vault_id` param; `itemIds`, a table of
+ * one `item_id` column).
  */
-const changeRecorded = () =>
+const changeRecorded = (itemIds: RawBuilder<unknown>) =>
   sql`next AS (
       UPDATE vaults SET change_seq = change_seq + 1 WHERE vault_id = ${param("vault_id")} RETURNING change_seq
     )
-    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vault_id")}, ${param("item_id")}, change_seq FROM next
+    INSERT INTO item_changes (vault_id, item_id, seq) SELECT ${param("vault_id")}, i.item_id, change_seq FROM next, ${itemIds} AS i(item_id)
     ON CONFLICT (vault_id, item_id) DO UPDATE SET seq = EXCLUDED.seq
     RETURNING seq`;
 
@@ -109,24 +110,38 @@ const changeRecorded = () =>
  * One item's change in one statement, one round trip: the vault's counter moved on and the item's
  * record written with it (a data-modifying WITH). The vault row is locked already (the write's lock).
  */
-const RECORD_ITEM_CHANGE = prepared("record_item_change", () => sql<{ seq: number }>`WITH ${changeRecorded()}`);
+const RECORD_ITEM_CHANGE = prepared(
+  "record_item_change",
+  () => sql<{ seq: number }>`WITH ${changeRecorded(sql`(VALUES (${param("item_id")}))`)}`,
+);
 
 /**
- * A new item's row, its change record (as RECORD_ITEM_CHANGE) and the write's one event, in one
- * statement: one round trip under the vault's lock, where one each took three. The items table's
- * size trigger (migration 017) runs at the statement's end, as after a plain insert. Its params are
- * the columns' names.
+ * New items' rows of one vault, their change records (as RECORD_ITEM_CHANGE) and the writes'
+ * events, in one statement, one round trip under the vault's lock, for any number of each: every
+ * param is an array, one element per row (its column's name) or per event, passed whole, so one
+ * text serves a create, a group of creates and an import. The items table's size trigger
+ * (migration 017) runs at the statement's end, as after a plain insert.
  */
-const INSERT_ITEM_CHANGE_EVENT = prepared(
-  "insert_item_change_event",
+const INSERT_ITEMS_CHANGES_EVENTS = prepared(
+  "insert_items_changes_events",
   () => sql<{ seq: number }>`WITH item AS (
       INSERT INTO items (item_id, vault_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
-      VALUES (${param("item_id")}, ${param("vault_id")}, ${param("encrypted_data")}, ${param("encrypted_name")}, ${param("revision")},
-        ${param("key_version")}, ${param("created_at")}, ${param("updated_at")})
+      SELECT r.item_id, ${param("vault_id")}, r.encrypted_data, r.encrypted_name, r.revision, r.key_version, r.created_at, r.updated_at
+      FROM unnest(${param("item_id")}::text[], ${param("encrypted_data")}::text[], ${param("encrypted_name")}::text[],
+        ${param("revision")}::integer[], ${param("key_version")}::integer[], ${param("created_at")}::text[], ${param("updated_at")}::text[])
+        AS r(item_id, encrypted_data, encrypted_name, revision, key_version, created_at, updated_at)
     ), event AS (
-      INSERT INTO outbox (event_id, ord, event) VALUES (${param("event_id")}, ${param("ord")}, ${param("event")})
-    ), ${changeRecorded()}`,
+      INSERT INTO outbox (event_id, ord, event)
+      SELECT * FROM unnest(${param("event_id")}::text[], ${param("ord")}::text[], ${param("event")}::text[])
+    ), ${changeRecorded(sql`unnest(${param("item_id")}::text[])`)}`,
 );
+
+/** `rows` as INSERT_ITEMS_CHANGES_EVENTS binds them: per column, its values in order. */
+function columnsOf<T extends object>(rows: readonly T[], columns: ReadonlyArray<keyof T>): Record<string, unknown[]> {
+  return Object.fromEntries(columns.map((c) => [c, rows.map((r) => r[c])]));
+}
+const ITEM_COLUMNS = ["item_id", "encrypted_data", "encrypted_name", "revision", "key_version", "created_at", "updated_at"] as const;
+const OUTBOX_COLUMNS = ["event_id", "ord", "event"] as const;
 
 /** Advisory lock keys (any constants the schema owns). */
 const REGISTRATION_LOCK = 0x7661756c; // "vaul"
@@ -170,10 +185,14 @@ export const postgresOps: EngineOps = {
     if (rows.length !== 1) throw new Error(`recordItemChange: no vault ${vaultId}`);
   },
   async insertItems(trx, items, events) {
-    const row = items[0];
-    if (items.length !== 1 || events?.length !== 1 || !row) return insertItemSteps(postgresOps, trx, items, events);
-    const { rows } = await INSERT_ITEM_CHANGE_EVENT.run(trx, { ...row, ...outboxRow(events[0]!, 0) });
-    if (rows.length !== 1) throw new Error(`insertItems: no vault ${row.vault_id}`);
+    const vaultId = items[0]?.vault_id;
+    if (vaultId === undefined) return writeOutbox(trx, events);
+    const { rows } = await INSERT_ITEMS_CHANGES_EVENTS.run(trx, {
+      vault_id: vaultId,
+      ...columnsOf(items, ITEM_COLUMNS),
+      ...columnsOf((events ?? []).map(outboxRow), OUTBOX_COLUMNS),
+    });
+    if (rows.length !== items.length) throw new Error(`insertItems: no vault ${vaultId}`);
   },
   // Batched: one statement, one round trip, per 500 items.
   async rekeyItems(trx, vaultId, items, keyVersion, now) {

@@ -280,6 +280,7 @@ export class SqlItems implements ItemStore {
    */
   private async createGroup(vaultId: VaultId, group: readonly CreateArgs[]): Promise<Array<PromiseSettledResult<ItemRecord>>> {
     if (group.length === 1) return Promise.allSettled([this.createOne(group[0]!)]);
+    // The node's settings (VAULT_MAX_ITEMS, VAULT_MAX_BYTES): every create of a process states the same.
     const limits = group[0]!.limits;
     let committing = false;
     try {

@@ -721,10 +721,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const start = (await store.items.listChanges({ vaultId, actorId: owner.userId, since: 0 })).cursor;
       const twice = newId<ItemId>();
       const limits = { maxItems: 20, maxBytes: 1 << 20 };
-      const creates = [
-        ...Array.from({ length: 25 }, (_, i) => ({ actorId: owner.userId, itemId: i === 3 || i === 9 ? twice : newId<ItemId>() })),
-        { actorId: stranger.userId, itemId: newId<ItemId>() },
-      ].map((c) => ({ ...c, event: event(owner.orgId, "item.created", { vaultId, itemId: c.itemId }) }));
+      // The stranger early, while the vault has room: refused, it must take none.
+      const creates = Array.from({ length: 26 }, (_, i) =>
+        i === 1
+          ? { actorId: stranger.userId, itemId: newId<ItemId>() }
+          : { actorId: owner.userId, itemId: i === 3 || i === 9 ? twice : newId<ItemId>() },
+      ).map((c) => ({ ...c, event: event(owner.orgId, "item.created", { vaultId, itemId: c.itemId }) }));
       const outcomes = await createAllAtOnce(
         vaultId,
         limits,
@@ -734,13 +736,34 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const refusals = outcomes.flatMap((o) => (o.status === "rejected" ? [(o.reason as { type: string }).type] : []));
       // Twenty fit; the same id lands once; the stranger is refused (and takes no room).
       expect(accepted).toHaveLength(20);
-      expect(accepted.filter((c) => c.itemId === twice).length).toBeLessThanOrEqual(1);
-      expect((outcomes.at(-1) as PromiseRejectedResult).reason).toMatchObject({ type: "NOT_FOUND" });
+      expect(accepted.filter((c) => c.itemId === twice)).toHaveLength(1);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ type: "NOT_FOUND" });
       expect(refusals.every((t) => ["PAYLOAD_TOO_LARGE", "CONFLICT", "NOT_FOUND"].includes(t))).toBe(true);
       const ids = (list: Array<{ itemId: string }>) => list.map((i) => i.itemId).sort();
       expect(ids(await store.items.listItems({ vaultId, actorId: owner.userId }))).toEqual(ids(accepted));
       expect(ids((await store.items.listChanges({ vaultId, actorId: owner.userId, since: start })).items)).toEqual(ids(accepted));
       expect((await store.outbox.pending(1000)).map((e) => e.eventId).sort()).toEqual(accepted.map((c) => c.event.eventId).sort());
+    });
+
+    test("creates arriving together with different limits: each is held to its own", async () => {
+      const { vaultId } = await vaultWith([]);
+      const tight = { maxItems: 1, maxBytes: 1 << 20 };
+      const ev = () => [event(owner.orgId, "item.created", { vaultId })];
+      // The first fills the tight limit; after it, the tight ones are refused and the roomy ones land.
+      const outcomes = await Promise.all([
+        createAllAtOnce(vaultId, ROOMY, [{ itemId: newId<ItemId>(), events: ev() }]),
+        createAllAtOnce(vaultId, tight, [{ itemId: newId<ItemId>(), events: ev() }]),
+        createAllAtOnce(vaultId, ROOMY, [{ itemId: newId<ItemId>(), events: ev() }]),
+        createAllAtOnce(vaultId, tight, [{ itemId: newId<ItemId>(), events: ev() }]),
+        createAllAtOnce(vaultId, ROOMY, [{ itemId: newId<ItemId>(), events: ev() }]),
+      ]);
+      expect(outcomes.map(([o]) => (o!.status === "fulfilled" ? "ok" : (o!.reason as { type: string }).type))).toEqual([
+        "ok",
+        "PAYLOAD_TOO_LARGE",
+        "ok",
+        "PAYLOAD_TOO_LARGE",
+        "ok",
+      ]);
     });
 
     test("creates arriving together: one that fails in the store (its event's id already written) fails alone; the others land", async () => {

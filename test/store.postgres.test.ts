@@ -8,6 +8,10 @@ import { describeStoreContract } from "./store.contract";
 import { createTestDatabase, type TestDatabase } from "./helpers/postgres";
 import { vaultSizeDrift } from "./helpers/vault-sizes";
 import type { Database } from "../lib/store/sql/schema";
+import pg from "pg";
+import { newId, type ItemId, type UserId } from "../lib/domain/ids";
+import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "./helpers/crypto";
+import { eventually } from "./helpers/wait";
 
 const databases = new Map<Store, TestDatabase>();
 const dbs = new Map<Store, Kysely<Database>>();
@@ -94,5 +98,87 @@ describe("named statements on PostgreSQL", () => {
     await sql`ALTER TABLE named_probe ADD COLUMN c text NOT NULL DEFAULT 'z'`.execute(db);
     const reads = await Promise.all([1, 2, 3, 4].map(() => PROBE.rows(db, postgresOps, { id: 1 })));
     for (const rows of reads) expect(rows).toEqual([{ id: 1, a: "x", b: "y", c: "z" }]);
+  });
+});
+
+/**
+ * A group of creates (lib/store/sql/items.ts, createGroup) that fails for a reason no one create
+ * caused, here its connection cut while it waits for the vault's lock, answers every create with
+ * that failure at once: it does not run each again, one after the other, into the same wait.
+ */
+describe("a group of creates on PostgreSQL", () => {
+  let database: TestDatabase;
+  let db: Kysely<Database>;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = openPostgres(database.url, { poolSize: 10 });
+    store = await openSqlStore(db, postgresOps);
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  it("cut off while it waits for the vault's lock, every create of the group fails as unavailable at once, and none is stored", async () => {
+    const keys = await newUserKeys();
+    const user = {
+      ...registrationBundle(keys),
+      userId: newId<UserId>(),
+      email: `${newId()}@example.test`,
+      authHash: "scrypt$stored",
+      createdAt: new Date().toISOString(),
+    };
+    const { userId, orgId } = await store.accounts.registerOwnerOfNewOrg({
+      user,
+      org: { orgId: newId(), name: "Org", createdAt: new Date().toISOString() },
+      onlyIfFirstUser: false,
+    });
+    const wrapped = wrapShared(Buffer.alloc(32, 7), user.publicKey);
+    const wrap = { encryptedVaultKey: b64(wrapped), wrapSignature: b64(signWrap(wrapped, keys.edPrivate)) };
+    const { vaultId } = await store.vaults.createVault({
+      vault: { vaultId: newId(), orgId, name: "v", type: "shared", ownerId: userId, ...wrap },
+      now: new Date().toISOString(),
+    });
+    // Another session holds the vault's row lock.
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM vaults WHERE vault_id = $1 FOR UPDATE", [vaultId]);
+      const create = () =>
+        store.items.createItem({
+          vaultId,
+          actorId: userId,
+          itemId: newId<ItemId>(),
+          write: { encryptedData: "AAAA", encryptedName: "BBBB" },
+          limits: { maxItems: 1000, maxBytes: 1 << 20 },
+          now: new Date().toISOString(),
+        });
+      // The first waits for the lock alone; the four after it wait as one group, behind it.
+      const outcomes = Promise.allSettled(Array.from({ length: 5 }, create));
+      const waiting = async () =>
+        (
+          await holder.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'vault-service' AND wait_event_type = 'Lock' AND datname = current_database()",
+          )
+        ).rows;
+      await eventually("the lone create waits for the lock", async () => (await waiting()).length === 1);
+      const lone = (await waiting())[0]!.pid;
+      await holder.query("SELECT pg_terminate_backend($1)", [lone]);
+      await eventually("the group waits for the lock", async () => (await waiting()).some((w) => w.pid !== lone));
+      await holder.query("SELECT pg_terminate_backend($1)", [(await waiting()).find((w) => w.pid !== lone)!.pid]);
+      // The lock is still held: a create run again would wait for it, and the answers would not come.
+      const settled = await Promise.race([outcomes, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 5_000))]);
+      expect(
+        settled === "still waiting" ? settled : settled.map((o) => o.status === "rejected" && isPostgresUnavailable(o.reason)),
+      ).toEqual([true, true, true, true, true]);
+      expect(await waiting()).toEqual([]);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => undefined);
+      await holder.end();
+    }
+    expect(await store.items.listItems({ vaultId, actorId: userId })).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 import * as itemRules from "../../domain/items";
 import type { LockedForItems, StoredItemState } from "../../domain/items";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
+import { AppError } from "../../errors";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
 import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
 import { appendItemLink, chunks, itemLogHead, recordItemChanges, type Db, type LockedVault, type SqlContext } from "./context";
@@ -116,9 +117,9 @@ export class SqlItems implements ItemStore {
   ) {}
 
   /**
-   * Locks the vault and checks the caller's membership. A delete takes it shared (deletes may run
-   * side by side, never beside a rekey); a write that may grow the vault takes it exclusively, so
-   * that two writes cannot both fit under the vault's limit and together pass it.
+   * Locks the vault and checks the caller's membership. A write that may grow the vault takes it
+   * exclusively, so that two writes cannot both fit under the vault's limit and together pass it;
+   * an export's record takes it shared (never beside a rekey).
    */
   private async lockForItems(
     trx: Db,
@@ -253,6 +254,13 @@ export class SqlItems implements ItemStore {
     GROUP_MAX_CREATES,
   );
 
+  /** Each create on its own, in the group's order: as the group would have decided them. */
+  private async oneByOne(group: readonly CreateArgs[]): Promise<Array<PromiseSettledResult<ItemRecord>>> {
+    const answers: Array<PromiseSettledResult<ItemRecord>> = [];
+    for (const args of group) answers.push(...(await Promise.allSettled([this.createOne(args)])));
+    return answers;
+  }
+
   private async createOne(args: CreateArgs): Promise<ItemRecord> {
     const { vaultId, actorId, itemId, write, limits, events } = args;
     return this.c.tx(async (trx) => {
@@ -274,15 +282,20 @@ export class SqlItems implements ItemStore {
 
   /**
    * Creates of one vault, decided one after the other as the ones before them left the vault
-   * (decideGroupedCreates), stored in one transaction. A refused create is refused alone. If the
-   * transaction fails before its commit (nothing was stored), each create runs again on its own,
-   * so that each answers for itself; if its commit fails, each answers that failure.
+   * (decideGroupedCreates), stored in one transaction. A refused create is refused alone. A group
+   * refused by the store before its commit (a key already used: 409), with nothing stored, runs
+   * again one create at a time, in order, so that each answers for itself. Any other failure (the
+   * database unreachable, a timeout, a failed commit) is every create's answer, at once: each
+   * create alone would only meet it again, one after the other. A group that stored nothing keeps
+   * its refusals whatever its commit does.
    */
   private async createGroup(vaultId: VaultId, group: readonly CreateArgs[]): Promise<Array<PromiseSettledResult<ItemRecord>>> {
     if (group.length === 1) return Promise.allSettled([this.createOne(group[0]!)]);
-    // The node's settings (VAULT_MAX_ITEMS, VAULT_MAX_BYTES): every create of a process states the same.
+    // The node's settings (VAULT_MAX_ITEMS, VAULT_MAX_BYTES), which every create of a process
+    // states; creates that state other limits are each held to their own.
     const limits = group[0]!.limits;
-    let committing = false;
+    if (group.some((c) => c.limits.maxItems !== limits.maxItems || c.limits.maxBytes !== limits.maxBytes)) return this.oneByOne(group);
+    let decided: { answers: Array<PromiseSettledResult<ItemRecord>>; stored: boolean } | undefined;
     try {
       return await this.c.tx(async (trx) => {
         const vault = await this.c.engine.lockVault(trx, vaultId, "update");
@@ -304,15 +317,13 @@ export class SqlItems implements ItemStore {
           // The history is as locked: inserts do not change it.
           await makeRoom(trx, vaultId, limits, firm, sizesOfRow(vault!).history);
         }
-        committing = true;
+        decided = { answers, stored: rows.length > 0 };
         return answers;
       });
     } catch (err) {
-      if (committing) return group.map(() => ({ status: "rejected", reason: err }));
-      // In the group's order, as the group would have decided them.
-      const answers: Array<PromiseSettledResult<ItemRecord>> = [];
-      for (const args of group) answers.push(...(await Promise.allSettled([this.createOne(args)])));
-      return answers;
+      if (decided && !decided.stored) return decided.answers;
+      if (decided || !(err instanceof AppError)) return group.map(() => ({ status: "rejected", reason: err }));
+      return this.oneByOne(group);
     }
   }
 

@@ -26,6 +26,14 @@ export interface PostgresOptions {
  * deployment, issue 31). Any other text runs as it is sent.
  */
 class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while a request holds it (the server restarted, the backend terminated):
+    // the query in flight fails with it (503), and the pool drops the client on release. The pool
+    // listens only while a client is idle; without this, that error event would end the process.
+    this.on("error", () => undefined);
+  }
+
   // @ts-expect-error -- one implementation of pg.Client's overloaded `query`; Kysely and pg.Pool call it as (text, values[, callback])
   override query(config: unknown, values?: unknown, callback?: (err: unknown, res: unknown) => void): unknown {
     const base = typeof config === "string" && Array.isArray(values) ? preparedName(config) : undefined;
@@ -71,6 +79,11 @@ export function openPostgres(url: string, opts: PostgresOptions): Kysely<Databas
     idleTimeoutMillis: 30_000,
     // Bounds a statement that would otherwise wait forever (a lost lock holder, a stuck server).
     statement_timeout: 60_000,
+    // A connection whose server went silent (a host gone, a half-open socket) is found by TCP
+    // keepalive and fails as unavailable, rather than leaving its query waiting for ever (and, for
+    // a group of creates, the vault's next group behind it: items.ts).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: "vault-service",
   });
   // Without a listener, an idle connection dropped by a server restart would crash the process.

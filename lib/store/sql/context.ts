@@ -123,7 +123,7 @@ export class SqlContext {
         name: vault.name,
         keyVersion: Number(vault.key_version),
         rekeyRequired: Number(vault.rekey_required) === 1,
-        roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+        roster: rosterHeadOf(vault),
         itemLog: itemLogHead(vaultId, vault),
       },
       members: members.map((m): MemberState => ({
@@ -148,6 +148,11 @@ export class SqlContext {
     const taken = await db.selectFrom("users").select("user_id").where("user_id", "=", user.userId).executeTakeFirst();
     if (taken) throw conflict("A user with this signing key already exists", "signingPublicKey");
   }
+}
+
+/** The vault row's roster head, or null for a vault without a signed roster. */
+export function rosterHeadOf(v: Pick<VaultsTable, "roster_seq" | "roster_hash">): { seq: number; hash: string } | null {
+  return v.roster_seq === null || v.roster_hash === null ? null : { seq: Number(v.roster_seq), hash: v.roster_hash };
 }
 
 /** The vault row's item-log head, or null for a vault without a log. */
@@ -224,9 +229,9 @@ export async function insertItemSteps(
   rows: readonly ItemsTable[],
   events: readonly DomainEvent[] | undefined,
 ): Promise<void> {
-  const vaultId = rows[0]?.vault_id;
-  if (vaultId === undefined) return writeOutbox(trx, events);
   await writeOutbox(trx, events);
+  const vaultId = rows[0]?.vault_id;
+  if (vaultId === undefined) return;
   if (rows.length === 1) await INSERT_ITEM.run(trx, { ...rows[0]! });
   else for (const chunk of chunks(rows, engine.batchRows)) await trx.insertInto("items").values(chunk).execute();
   await recordItemChanges(engine, trx, vaultId, { itemIds: rows.map((r) => r.item_id) });

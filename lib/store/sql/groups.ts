@@ -4,9 +4,16 @@
  * each group takes what arrived during the one before it (up to `max`). `run` answers each call
  * of a group for itself, in the group's order; if it throws, every call of the group fails so.
  */
+/** A call waiting for its answer. */
+interface Waiting<A, R> {
+  args: A;
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
 export class KeyedGroups<A, R> {
   /** Per key with a group running: the calls waiting for the next group. */
-  private readonly waiting = new Map<string, Array<{ args: A; resolve: (r: R) => void; reject: (e: unknown) => void }>>();
+  private readonly waiting = new Map<string, Array<Waiting<A, R>>>();
 
   constructor(
     private readonly run: (key: string, group: readonly A[]) => Promise<Array<PromiseSettledResult<R>>>,
@@ -26,7 +33,7 @@ export class KeyedGroups<A, R> {
     });
   }
 
-  private async drain(key: string, first: Array<{ args: A; resolve: (r: R) => void; reject: (e: unknown) => void }>): Promise<void> {
+  private async drain(key: string, first: Array<Waiting<A, R>>): Promise<void> {
     let group = first;
     for (;;) {
       try {

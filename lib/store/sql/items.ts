@@ -9,7 +9,16 @@ import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import { AppError } from "../../errors";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
 import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
-import { appendItemLink, chunks, itemLogHead, recordItemChanges, type Db, type LockedVault, type SqlContext } from "./context";
+import {
+  appendItemLink,
+  chunks,
+  itemLogHead,
+  recordItemChanges,
+  rosterHeadOf,
+  type Db,
+  type LockedVault,
+  type SqlContext,
+} from "./context";
 import { KeyedGroups } from "./groups";
 import { decideGroupedCreates, type LockedForCreates } from "../../domain/item-creates";
 import type { DomainEvent } from "../../domain/events";
@@ -144,7 +153,7 @@ export class SqlItems implements ItemStore {
       role: member.role,
       keyVersion: Number(vault.key_version),
       itemLog: itemLogHead(vaultId, vault),
-      roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+      roster: rosterHeadOf(vault),
       signingPublicKey: member.signing_public_key,
       // As read with the lock: what the write's limits are checked against, without a read of their
       // own. A snapshot: a step that writes items, trash or revisions before its use would need a fresh read.
@@ -343,7 +352,7 @@ export class SqlItems implements ItemStore {
       vaultId,
       keyVersion: Number(vault.key_version),
       itemLog: itemLogHead(vaultId, vault),
-      roster: vault.roster_seq === null || vault.roster_hash === null ? null : { seq: Number(vault.roster_seq), hash: vault.roster_hash },
+      roster: rosterHeadOf(vault),
       firm: sizesOfRow(vault).firm,
       actors,
       ...used,

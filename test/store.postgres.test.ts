@@ -168,13 +168,15 @@ describe("a group of creates on PostgreSQL", () => {
       const lone = (await waiting())[0]!.pid;
       await holder.query("SELECT pg_terminate_backend($1)", [lone]);
       await eventually("the group waits for the lock", async () => (await waiting()).some((w) => w.pid !== lone));
-      await holder.query("SELECT pg_terminate_backend($1)", [(await waiting()).find((w) => w.pid !== lone)!.pid]);
+      const group = (await waiting()).find((w) => w.pid !== lone)!.pid;
+      await holder.query("SELECT pg_terminate_backend($1)", [group]);
       // The lock is still held: a create run again would wait for it, and the answers would not come.
       const settled = await Promise.race([outcomes, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 5_000))]);
       expect(
         settled === "still waiting" ? settled : settled.map((o) => o.status === "rejected" && isPostgresUnavailable(o.reason)),
       ).toEqual([true, true, true, true, true]);
-      expect(await waiting()).toEqual([]);
+      // No create waits for the lock again (a terminated backend may still be listed while it exits).
+      expect((await waiting()).filter((w) => w.pid !== lone && w.pid !== group)).toEqual([]);
     } finally {
       await holder.query("ROLLBACK").catch(() => undefined);
       await holder.end();

@@ -9,6 +9,7 @@ COPY bin bin
 COPY lib lib
 COPY services services
 COPY mixins mixins
+COPY protocol protocol
 COPY sdk sdk
 COPY cli cli
 COPY web web

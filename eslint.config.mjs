@@ -10,9 +10,13 @@ const composition = {
 };
 const serverCode = {
   group: ["**/lib", "**/lib/*", "**/lib/**"],
-  message: "sdk/ and the clients never import the server's lib/: its rules they need are the SDK's.",
+  message: "protocol/, sdk/ and the clients never import the server's lib/: the rules both sides need live in protocol/.",
 };
-const nodeOnly = { group: ["node:*"], message: "sdk/ runs in browsers too: WebCrypto and standard APIs only." };
+const clientCode = {
+  group: ["**/sdk", "**/sdk/*", "**/sdk/**", "**/cli/**", "**/web/**"],
+  message: "The server and the protocol core never import a client: what both sides need lives in protocol/.",
+};
+const nodeOnly = { group: ["node:*"], message: "protocol/ and sdk/ run in browsers too: WebCrypto and standard APIs only." };
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "web/dist/", "coverage/"] },
@@ -29,7 +33,17 @@ export default tseslint.config(
   {
     // One direction of imports: lib/ is what services are built from, never the other way round.
     files: ["lib/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [composition] }] },
+    rules: { "no-restricted-imports": ["error", { patterns: [composition, clientCode] }] },
+  },
+  {
+    // The server stands on the shared protocol core, never on a client.
+    files: ["services/**/*.ts", "mixins/**/*.ts", "app/**/*.ts", "moleculer.config.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [clientCode] }] },
+  },
+  {
+    // The protocol core is what server and clients share: no I/O, no server code, no client code.
+    files: ["protocol/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode, clientCode, nodeOnly] }] },
   },
   {
     // Kysely, jose and moleculer-web reach the server through lib/vendor.ts (lib/store/sql/kysely.ts,

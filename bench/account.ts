@@ -13,7 +13,7 @@ import { loadConfig } from "../lib/config";
 import { median, timed } from "./common";
 import { startNode } from "../app/node";
 import { DEFAULT_ARGON2ID, MemoryPinStore, newKdfParams, VaultClient } from "../sdk";
-import { deriveMasterKey } from "../sdk/primitives";
+import { deriveMasterKey } from "../protocol/crypto/primitives";
 
 const ROUNDS = Number(process.env.BENCH_ACCOUNT_ROUNDS ?? 7);
 const PASSWORD = "correct horse battery staple";

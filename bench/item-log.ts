@@ -136,7 +136,7 @@ async function bigVault(build: Build, client: any): Promise<{ vaultId: string; b
     }
     return { vaultId };
   }
-  const protocol = load(path.join(build.dist, "sdk/item-log.js"));
+  const protocol = load(path.join(build.dist, "protocol/formats/item-log.js"));
   await client.listItems(vaultId); // starts the log
   const roster = await client.verifiedRoster(vaultId);
   let head = (await logs.follow(vaultId, roster)).head;

@@ -25,7 +25,7 @@ import { startNode } from "../app/node";
 import { loadConfig } from "../lib/config";
 import { sealItem, VaultClient, type ItemContent } from "../sdk";
 import { ItemSearch } from "../sdk/search";
-import type { Bytes } from "../sdk/encoding";
+import type { Bytes } from "../protocol/encoding";
 import { figure, median } from "./common";
 
 const SEARCH = Number(process.env.BENCH_ITEMS_SEARCH ?? 10_000);

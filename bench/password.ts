@@ -10,7 +10,7 @@
  * key derivations alone. Default KDF (Argon2id, 3 passes, 64 MiB, 4 lanes).
  */
 import { DEFAULT_ARGON2ID, newKdfParams, VaultClient } from "../sdk";
-import { deriveMasterKey } from "../sdk/primitives";
+import { deriveMasterKey } from "../protocol/crypto/primitives";
 import { onBothStores, onServer } from "./account-change";
 
 const VAULTS = Number(process.env.BENCH_PASSWORD_VAULTS ?? 200);

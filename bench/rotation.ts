@@ -19,7 +19,7 @@ import {
   randomBytes,
   rsaOaepUnwrap,
   rsaOaepWrap,
-} from "../sdk/primitives";
+} from "../protocol/crypto/primitives";
 import { TEST_KDF } from "../test/helpers/sdk";
 import { onBothStores, onServer } from "./account-change";
 

@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { loadConfig } from "../lib/config";
 import { startNode } from "../app/node";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../sdk";
-import { deriveMasterKey } from "../sdk/primitives";
+import { deriveMasterKey } from "../protocol/crypto/primitives";
 import { launchChromium } from "../test/helpers/browser";
 
 const ROUNDS = Number(process.env.BENCH_WEB_ROUNDS ?? 5);

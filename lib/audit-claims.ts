@@ -6,7 +6,7 @@
  */
 import { decideAuditClaim } from "./domain/audit";
 import type { OrgId } from "./domain/ids";
-import type { AuditClaim } from "../sdk/link-format";
+import type { AuditClaim } from "../protocol/formats/links";
 import type { Store } from "./store";
 
 /** `link` (parsed; undefined when the request has none) once its claim is checked; `field` is the request field that carries it. */

@@ -1,6 +1,6 @@
 /** What a client shows people: a roster link as a sentence (vaultctl and the web vault say the same). */
-import { groupedFingerprint } from "./keys";
-import type { RosterLink } from "./roster";
+import { groupedFingerprint } from "../protocol/crypto/keys";
+import type { RosterLink } from "../protocol/formats/roster";
 
 /** One link, with `name` turning a user id into what the reader knows them by (an email). */
 export function describeLink(link: RosterLink, name: (userId: string) => string): string {

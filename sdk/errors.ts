@@ -3,6 +3,8 @@
  * something the server handed it (a wrap whose signature fails, a changed key, a tampered item).
  */
 
+export { SecurityError, UnlockError, type SecurityProblem } from "../protocol/errors";
+
 export class ApiError extends Error {
   override readonly name = "ApiError";
   constructor(
@@ -12,104 +14,6 @@ export class ApiError extends Error {
     readonly field?: string,
     /** Seconds, from `Retry-After` on 429. */
     readonly retryAfter?: number,
-  ) {
-    super(message);
-  }
-}
-
-export type SecurityProblem =
-  /** An Ed25519 signature over a wrap or over a public key does not verify. */
-  | "BAD_SIGNATURE"
-  /** A user's key bundle differs from the one pinned on first use. */
-  | "KEY_CHANGED"
-  /** A user's key log that does not verify on its own: an entry out of place, or a step not signed by the key before it and its own. */
-  | "KEY_LOG_BROKEN"
-  /** A user's key log shorter than the one this device followed, or keys older than the ones it followed to. */
-  | "KEY_LOG_ROLLBACK"
-  /** A user's key log with another entry at a version this device followed: a forked key history. */
-  | "KEY_LOG_FORK"
-  /** A ciphertext does not open under its key and its vault and item ids. */
-  | "TAMPERED"
-  /** A kept revision or a trashed item other than the one the signed item log names for it (another revision's ciphertext, labelled as this one). */
-  | "HISTORY_MISMATCH"
-  /** A recovery trustee whose keys this device knows only from the server (not compared out of band, nor vouched by an invite). */
-  | "TRUSTEE_UNVERIFIED"
-  /** A recovery enrolment or task that is not what its user signed, or does not name this trustee with their own keys. */
-  | "RECOVERY_TAMPERED"
-  /** A recovery request that names this user as no trustee. */
-  | "RECOVERY_UNKNOWN"
-  /** The code the user read out is not the one the request's one-time key gives. */
-  | "RECOVERY_CODE_MISMATCH"
-  /** Fewer than k approvals are in. */
-  | "RECOVERY_NOT_APPROVED"
-  /** The approvals do not rebuild the secret that opens the recovery copy. */
-  | "RECOVERY_FAILED"
-  /** The keys a recovery opened are not the ones the trustee's read-back code vouches for. */
-  | "RECOVERY_UNCONFIRMED"
-  /** A trashed item deleted before the signed history this device checked: restored only when the person confirms it. */
-  | "TRASH_UNVERIFIED"
-  /** The server's answer contradicts what the client knows (e.g. its own keys). */
-  | "INCONSISTENT"
-  /** A vault's signed roster breaks its rules: a link out of place, by someone without the right, or not whole. */
-  | "ROSTER_BROKEN"
-  /** A vault's roster is older than one this client already saw, or differs from it at a seen link. */
-  | "ROSTER_ROLLBACK"
-  /** The server's member list is not the member set the vault's verified roster gives. */
-  | "MEMBER_LIST_MISMATCH"
-  /** A wrap, or the vault's key version, is not the one the vault's verified roster vouches for. */
-  | "WRAP_MISMATCH"
-  /** KDF parameters below the client's floor (kdf.ts): nothing is derived from the password with them. */
-  | "KDF_TOO_WEAK"
-  /** KDF parameters outside the caps, or of an unknown form. */
-  | "KDF_UNSUPPORTED"
-  /** KDF parameters or salt other than the ones this device remembers for the account, without the account's signature for them. */
-  | "KDF_CHANGED"
-  /** A user id, email and key that do not belong together: against the pin, the user's signed key statement, or another pinned user. */
-  | "IDENTITY_MISMATCH"
-  /** An invite that is not what its inviter signed, or not from the inviter the link names. */
-  | "INVITE_MISMATCH"
-  /** An invited user's keys that the binding secret of the invite link does not vouch for. */
-  | "INVITE_BINDING_MISMATCH"
-  /** A vault name other than the one its verified roster vouches for. */
-  | "NAME_MISMATCH"
-  /** A vault without a signed roster: an owner adopts it before anyone writes to it or shares it. */
-  | "UNSIGNED_VAULT"
-  /** The verified roster says a removed member still holds the key: rekey before writing or sharing. */
-  | "REKEY_REQUIRED"
-  /** The server answered another item (or vault) than the one asked for. */
-  | "ITEM_MISMATCH"
-  /** A vault's signed item log breaks its rules: a link out of place, unsigned, by a non-member, or not following from the items before it. */
-  | "ITEM_LOG_BROKEN"
-  /** A vault's item log is shorter than one this client already saw, or differs from it at a seen link (a fork), or is gone. */
-  | "ITEM_LOG_ROLLBACK"
-  /** The server leaves out an item the signed item log holds. */
-  | "ITEM_DROPPED"
-  /** The server lists an item the signed item log deleted (or never created). */
-  | "ITEM_RESURRECTED"
-  /** The server shows an item at another revision than the signed item log's (an older version as the current one). */
-  | "ITEM_STALE"
-  /** The server's ciphertext of an item is not the one the signed item log names for its revision. */
-  | "ITEM_HASH_MISMATCH"
-  /** The item list does not add up to the digest of the log's last checkpoint and the links after it. */
-  | "ITEM_SET_MISMATCH"
-  /** An audit record missing, twice, out of order, or not hashing to what it carries (checked by this client, not the server). */
-  | "AUDIT_BROKEN"
-  /** The audit log is shorter than one this client already saw, or differs from it at a seen record. */
-  | "AUDIT_ROLLBACK"
-  /** A link another member signed names the audit head they verified, and the record this client verified at that seq differs: two audit histories. */
-  | "AUDIT_FORK"
-  /** An audit checkpoint not signed by the pinned audit key, or naming a head the records do not have. */
-  | "AUDIT_CHECKPOINT_INVALID"
-  /** The server's audit key is not the one this client pinned. */
-  | "AUDIT_KEY_CHANGED";
-
-export class SecurityError extends Error {
-  override readonly name = "SecurityError";
-  constructor(
-    readonly code: SecurityProblem,
-    message: string,
-    /** The user whose key or signature is at fault, where there is one. */
-    readonly userId?: string,
   ) {
     super(message);
   }
@@ -125,12 +29,6 @@ export class WeakPasswordError extends Error {
   ) {
     super(`the master password is too weak: ${reasons.join(" ")}`);
   }
-}
-
-/** Wrong password, or a key bundle the password does not open. */
-export class UnlockError extends Error {
-  override readonly name = "UnlockError";
-  readonly code = "WRONG_PASSWORD";
 }
 
 /** A login of an account with a second factor, on a client that was given no way to ask for it (`secondFactor`). */

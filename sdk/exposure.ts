@@ -8,8 +8,8 @@
  *
  * Pure: the inputs are read and verified by the client (sdk/client/exposure.ts).
  */
-import type { ItemLink } from "./item-log";
-import type { RosterLink } from "./roster";
+import type { ItemLink } from "../protocol/formats/item-log";
+import type { RosterLink } from "../protocol/formats/roster";
 
 export interface Membership {
   /** When they joined (the link's `at`, the signer's claim) and its roster seq. */

@@ -7,9 +7,9 @@
  *   vault:  SHA-256(UTF-8("vault-state/v1\n" + canonicalJson({ vaultId, roster: {seq, head}, items?: {seq, head} })))
  *   audit:  SHA-256(UTF-8("vault-audit-state/v1\n" + canonicalJson({ orgId, seq, head })))
  */
-import { canonicalJson } from "./canonical";
-import { toHex, utf8 } from "./encoding";
-import { sha256 } from "./primitives";
+import { canonicalJson } from "../protocol/canonical";
+import { toHex, utf8 } from "../protocol/encoding";
+import { sha256 } from "../protocol/crypto/primitives";
 
 export interface Head {
   seq: number;

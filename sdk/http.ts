@@ -3,7 +3,7 @@
  * refreshed before it expires (or once after a 401), with one refresh in flight at a time:
  * refresh tokens rotate on use, and presenting a used one ends the whole login.
  */
-import { fromBase64Url, fromUtf8 } from "./encoding";
+import { fromBase64Url, fromUtf8 } from "../protocol/encoding";
 import { ApiError } from "./errors";
 
 export interface Tokens {

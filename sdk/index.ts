@@ -83,7 +83,7 @@ export {
   type PublicKeyBundle,
   type RegistrationKeys,
   type StoredAccountKeys,
-} from "./keys";
+} from "../protocol/crypto/keys";
 export {
   asPin,
   MemoryPinStore,
@@ -100,18 +100,18 @@ export {
   type RosterHead,
   type RosterHeadStore,
 } from "./pins";
-export { checkKdf, KDF_CAPS, KDF_FLOOR, sameKdf } from "./kdf";
-export * as statements from "./statements";
-export { parseInviteCode, type InviteCode, type SignedStatement } from "./statements";
-export * as roster from "./roster";
-export type { RosterLink, RosterState, UnsignedLink } from "./roster";
-export { replayRoster, type SignerKeys } from "./roster-replay";
-export * as primitives from "./primitives";
-export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./primitives";
-export * as encoding from "./encoding";
+export { checkKdf, KDF_CAPS, KDF_FLOOR, sameKdf } from "../protocol/crypto/kdf";
+export * as statements from "../protocol/formats/statements";
+export { parseInviteCode, type InviteCode, type SignedStatement } from "../protocol/formats/statements";
+export * as roster from "../protocol/formats/roster";
+export type { RosterLink, RosterState, UnsignedLink } from "../protocol/formats/roster";
+export { replayRoster, type SignerKeys } from "../protocol/formats/roster-replay";
+export * as primitives from "../protocol/crypto/primitives";
+export type { Argon2idParams, KdfParams, Pbkdf2Params } from "../protocol/crypto/primitives";
+export * as encoding from "../protocol/encoding";
 export { generatePassword, PASSWORD_ALPHABET } from "./passwords";
-export { EmailError, normalizeEmail } from "./email";
-export { deviceNameProblem, MAX_DEVICE_NAME, printable } from "./names";
+export { EmailError, normalizeEmail } from "../protocol/email";
+export { deviceNameProblem, MAX_DEVICE_NAME, printable } from "../protocol/names";
 export {
   GRANTABLE_ROLES,
   mayDo,
@@ -121,8 +121,8 @@ export {
   type GrantableRole,
   type VaultAction,
   type VaultType,
-} from "./vault-roles";
-export { managesOrg, mayRemoveFromOrg, ORG_ROLES } from "./org-roles";
+} from "../protocol/vault-roles";
+export { managesOrg, mayBeTrustee, mayChangePolicies, mayRemoveFromOrg, ORG_ROLES } from "../protocol/org-roles";
 export { describeLink } from "./describe";
 export type { CheckedAuditLog } from "./client/audit";
-export { checkAuditChain, verifyAuditExport, type AuditCheckpoint, type AuditExport } from "./audit";
+export { checkAuditChain, verifyAuditExport, type AuditCheckpoint, type AuditExport } from "../protocol/formats/audit";

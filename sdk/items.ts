@@ -4,9 +4,9 @@
  * ciphertext that the server moves to another item or vault, or swaps between name and data,
  * fails to open.
  */
-import { fromBase64, fromUtf8, toBase64, utf8, type Bytes } from "./encoding";
+import { fromBase64, fromUtf8, toBase64, utf8, type Bytes } from "../protocol/encoding";
 import { SecurityError } from "./errors";
-import { gcmDecrypt, gcmEncrypt } from "./primitives";
+import { gcmDecrypt, gcmEncrypt } from "../protocol/crypto/primitives";
 import { itemDataJson, parseItemData, type ItemContent } from "./item-types";
 
 export type { ItemContent } from "./item-types";

@@ -8,7 +8,7 @@
  *   key that may sign a change of them;
  * - invite secrets: per invited email, the binding secret this device put in the invite link.
  */
-import type { KdfParams } from "./primitives";
+import type { KdfParams } from "../protocol/crypto/primitives";
 
 /** Values a client keeps by id, wherever it keeps them (memory, a file, the browser's storage). */
 export interface KeptValues<T> {
@@ -36,7 +36,7 @@ export interface Pin {
   /** Their signed key statement was seen: from now on a bundle without one is refused (a downgrade). */
   stated?: boolean;
   /**
-   * The key-log version and entry hash this device followed their log to (sdk/key-log.ts); absent
+   * The key-log version and entry hash this device followed their log to (protocol/formats/key-log.ts); absent
    * until it followed a rotation. A log shorter than this, or with another entry here, is refused.
    */
   keyVersion?: number;

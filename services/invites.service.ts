@@ -4,7 +4,7 @@ import { badRedeemToken, tokenUserGone } from "../lib/domain/refusals";
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { Context, ServiceSchema } from "moleculer";
 import { checkInviteStatement } from "../lib/domain/statements";
-import type { InviteStatement } from "../sdk/statements";
+import type { InviteStatement } from "../protocol/formats/statements";
 import { assertOrgManager } from "../lib/domain/org-roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
@@ -29,7 +29,7 @@ function assertInviteManager(caller: Caller, orgId: OrgId = caller.orgId): void 
   assertOrgManager(caller, orgId, "manage invites");
 }
 
-/** What an inviter signs of an invite (sdk/statements.ts). */
+/** What an inviter signs of an invite (protocol/formats/statements.ts). */
 function statementOf(invite: Invite, orgName: string): InviteStatement {
   return {
     inviteId: invite.inviteId,

@@ -1,6 +1,7 @@
 /** Organizations, their members' public key bundles (contract section 2), and people leaving them. */
 import { decideOrgAccess } from "../lib/domain/access";
-import { orgNotFound, policiesOwnersOnly } from "../lib/domain/refusals";
+import { orgNotFound } from "../lib/domain/refusals";
+import { assertMayChangePolicies } from "../lib/domain/org-roles";
 import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/org-policies";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceEnded } from "../lib/auth/session-check";
@@ -40,7 +41,7 @@ export function orgsService(rt: Runtime): ServiceSchema {
         async handler(ctx: Ctx<{ orgId: OrgId } & Partial<OrgPolicies> & { requireSecondFactor: boolean }>) {
           assertInOrg(ctx);
           const caller = callerOf(ctx);
-          if (caller.role !== "owner") throw policiesOwnersOnly();
+          assertMayChangePolicies(caller);
           const p = ctx.params;
           const policies = decidePolicies({
             requireSecondFactor: p.requireSecondFactor,

@@ -1,6 +1,6 @@
 /**
  * k-of-n account recovery (issue 30; the rules: lib/domain/account-recovery.ts; the formats:
- * sdk/recovery-format.ts). The server keeps the user's signed enrolment (shares wrapped to
+ * protocol/formats/recovery.ts). The server keeps the user's signed enrolment (shares wrapped to
  * trustees, the sealed copy), passes a new device's request to the trustees, keeps their
  * re-wrapped shares, and lets the device in once k trustees approved and it proves it rebuilt the
  * account's keys. It can check signatures and counts; it can open nothing.
@@ -36,7 +36,7 @@ import {
   removedFromOrg,
   tokenUserGone,
 } from "../lib/domain/refusals";
-import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../sdk/recovery-format";
+import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../protocol/formats/recovery";
 import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import { limitPerAddress } from "../lib/limits/counters";

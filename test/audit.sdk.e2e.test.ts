@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
-import { verifyAuditExport, type AuditCheckpoint } from "../sdk/audit";
+import { verifyAuditExport, type AuditCheckpoint } from "../protocol/formats/audit";
 import { auditHash, auditPublicKey, signAuditCheckpoint } from "../lib/domain/audit";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";

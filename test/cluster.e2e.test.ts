@@ -20,7 +20,7 @@ import { killAllClusters, startCluster, type Cluster } from "./helpers/cluster";
 import { Chain, fingerprintOf, linkHashOf, wrapHash } from "./helpers/roster";
 import { itemLinkHashOf, signItemLinkAs } from "./helpers/item-log";
 import { itemDigestOf, itemSetDigestOf } from "../lib/domain/item-log";
-import { auditCheckpointVerifies } from "../sdk/audit";
+import { auditCheckpointVerifies } from "../protocol/formats/audit";
 import { VaultClient } from "../sdk";
 import { TEST_KDF } from "./helpers/sdk";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "./helpers/statements";

@@ -1,5 +1,5 @@
 /**
- * The signed item log (sdk/item-log.ts) with real clients against the real service, on SQLite and
+ * The signed item log (protocol/formats/item-log.ts) with real clients against the real service, on SQLite and
  * PostgreSQL. A dishonest server sits between a client and the service as a `fetch` that rewrites
  * the service's genuine answers and records what the client sends: every attack on a vault's
  * contents (an old revision, a dropped item, a deleted one back, another revision's ciphertext, a
@@ -8,8 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
-import { itemDigest, itemLinkHash, itemSetDigest, parseItemLink, type ItemLink } from "../sdk/item-log";
-import { signLink } from "../sdk/roster";
+import { itemDigest, itemLinkHash, itemSetDigest, parseItemLink, type ItemLink } from "../protocol/formats/item-log";
+import { signLink } from "../protocol/formats/roster";
 import type { ItemLogs } from "../sdk/client/item-log";
 import { Api } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";

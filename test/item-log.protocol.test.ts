@@ -6,7 +6,7 @@
  */
 import type { UserId } from "../lib/domain/ids";
 import { sign } from "node:crypto";
-import vectors from "./fixtures/item-log-vectors.json";
+import vectors from "../protocol/vectors/item-log-vectors.json";
 import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange } from "../lib/domain/item-log";
 import { ed25519KeyFromSeed, signatureVerifies } from "../lib/domain/keys";
 import { AppError } from "../lib/errors";
@@ -27,8 +27,8 @@ import {
   type ItemLink,
   type ItemLogHead,
   type ItemState,
-} from "../sdk/item-log";
-import { fromBase64 } from "../sdk/encoding";
+} from "../protocol/formats/item-log";
+import { fromBase64 } from "../protocol/encoding";
 
 const seedKey = ed25519KeyFromSeed(Buffer.from(vectors.signingSeedHex, "hex"));
 const resign = (link: Omit<ItemLink, "sig">): ItemLink => ({

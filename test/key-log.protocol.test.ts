@@ -4,8 +4,8 @@
  * server's rules for a rotation: test/lib/domain/key-rotation.test.ts.
  */
 import { createPrivateKey, sign } from "node:crypto";
-import vectors from "./fixtures/key-log-vectors.json";
-import { canonicalJson } from "../sdk/canonical";
+import vectors from "../protocol/vectors/key-log-vectors.json";
+import { canonicalJson } from "../protocol/canonical";
 import {
   keyLogEntryHash,
   keyLogSigningBytes,
@@ -14,9 +14,9 @@ import {
   verifyKeyLog,
   KeyLogError,
   type KeyLogEntry,
-} from "../sdk/key-log";
-import { RosterLinkError } from "../sdk/link-format";
-import { importEd25519PrivateKey } from "../sdk/primitives";
+} from "../protocol/formats/key-log";
+import { RosterLinkError } from "../protocol/formats/links";
+import { importEd25519PrivateKey } from "../protocol/crypto/primitives";
 
 const PKCS8_PREFIX = "302e020100300506032b657004220420";
 const nodeKey = (seedHex: string) => createPrivateKey({ key: Buffer.from(PKCS8_PREFIX + seedHex, "hex"), format: "der", type: "pkcs8" });

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import { VaultClient } from "../sdk";
-import { keyFingerprint } from "../sdk/keys";
+import { keyFingerprint } from "../protocol/crypto/keys";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { killAllServers, spawnServer, type ServerProcess } from "./helpers/process";
 import { TEST_KDF } from "./helpers/sdk";

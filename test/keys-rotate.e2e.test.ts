@@ -9,10 +9,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { ApiError, MemoryPinStore, MemoryValues, SecurityError, VaultClient, type RememberedKdf } from "../sdk";
-import { genesisEntry, signKeyLogStep, type KeyLogEntry } from "../sdk/key-log";
-import { openAccountKeys, keyFingerprint } from "../sdk/keys";
-import { toBase64 } from "../sdk/encoding";
-import { ed25519Sign, generateEd25519KeyPair, generateRsaKeyPair, importEd25519PrivateKey } from "../sdk/primitives";
+import { genesisEntry, signKeyLogStep, type KeyLogEntry } from "../protocol/formats/key-log";
+import { openAccountKeys, keyFingerprint } from "../protocol/crypto/keys";
+import { toBase64 } from "../protocol/encoding";
+import { ed25519Sign, generateEd25519KeyPair, generateRsaKeyPair, importEd25519PrivateKey } from "../protocol/crypto/primitives";
 import { startDishonestProxy, type DishonestProxy } from "./helpers/dishonest-proxy";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";

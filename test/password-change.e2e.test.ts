@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ApiError, MemoryValues, VaultClient, type RememberedKdf } from "../sdk";
-import { deriveAccountSecrets } from "../sdk/keys";
+import { deriveAccountSecrets } from "../protocol/crypto/keys";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { TEST_KDF } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";

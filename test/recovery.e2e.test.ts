@@ -8,10 +8,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { combine, split } from "shamir-secret-sharing";
 import { MemoryPinStore, SecurityError, VaultClient } from "../sdk";
-import { openRecoveryCopy, sealRecoveryCopy } from "../sdk/recovery-format";
-import { fromBase64, toBase64 } from "../sdk/encoding";
-import { rsaOaepUnwrap, rsaOaepWrap, generateRsaKeyPair } from "../sdk/primitives";
-import { openAccountKeys } from "../sdk/keys";
+import { openRecoveryCopy, sealRecoveryCopy } from "../protocol/formats/recovery";
+import { fromBase64, toBase64 } from "../protocol/encoding";
+import { rsaOaepUnwrap, rsaOaepWrap, generateRsaKeyPair } from "../protocol/crypto/primitives";
+import { openAccountKeys } from "../protocol/crypto/keys";
 import { Api, registerUser } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { SDK_PASSWORD, TEST_KDF } from "./helpers/sdk";

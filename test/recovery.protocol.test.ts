@@ -1,13 +1,13 @@
 /**
  * Account recovery's wire formats without a server (README "Account recovery", "On the wire";
- * test/fixtures/recovery-vectors.json): the signed bytes of an enrolment, an approval and a
+ * protocol/vectors/recovery-vectors.json): the signed bytes of an enrolment, an approval and a
  * recovery session, the code a trustee checks, the sealed copy and Shamir shares, each reproduced
  * by the SDK's WebCrypto code and independently with node:crypto; and each context keeping one
  * kind of signature from passing as another.
  */
 import { createDecipheriv, createHash, createPrivateKey, createPublicKey, hkdfSync, sign } from "node:crypto";
 import { combine } from "shamir-secret-sharing";
-import vectors from "./fixtures/recovery-vectors.json";
+import vectors from "../protocol/vectors/recovery-vectors.json";
 import { signatureVerifies } from "../lib/domain/keys";
 import {
   approvalBytes,
@@ -19,7 +19,7 @@ import {
   sessionProofBytes,
   type ApprovalStatement,
   type EnrolmentStatement,
-} from "../sdk/recovery-format";
+} from "../protocol/formats/recovery";
 
 const key = createPrivateKey({
   key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(vectors.signingSeedHex, "hex")]),

@@ -5,7 +5,7 @@
  * with node:crypto (test/helpers/roster.ts), independently of the SDK's WebCrypto code.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { replayRoster } from "../sdk/roster-replay";
+import { replayRoster } from "../protocol/formats/roster-replay";
 import { Api, newOrg, rekeyBody, sharedVault, sharedVaultBody, shareBody, type TestUser } from "./helpers/client";
 import { SQL_ENGINES } from "./helpers/postgres";
 import { Chain, createLink, fingerprintOf, linkHashOf, memberDigestOf, signAs, wrapHash } from "./helpers/roster";

@@ -5,7 +5,7 @@
  */
 import type { UserId } from "../lib/domain/ids";
 import { createPrivateKey, sign } from "node:crypto";
-import vectors from "./fixtures/roster-vectors.json";
+import vectors from "../protocol/vectors/roster-vectors.json";
 import { checkRosterLink } from "../lib/domain/roster";
 import { signatureVerifies } from "../lib/domain/keys";
 import {
@@ -19,9 +19,9 @@ import {
   parseLink,
   type RosterLink,
   type RosterState,
-} from "../sdk/roster";
-import { RosterLinkError, sha256Hex } from "../sdk/link-format";
-import { fromBase64 } from "../sdk/encoding";
+} from "../protocol/formats/roster";
+import { RosterLinkError, sha256Hex } from "../protocol/formats/links";
+import { fromBase64 } from "../protocol/encoding";
 
 const ed25519FromSeed = (seedHex: string) =>
   createPrivateKey({

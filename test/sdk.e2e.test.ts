@@ -9,7 +9,7 @@ import { ApiError, createAccountKeys, MemoryPinStore, openItem, SecurityError, V
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
 import { startTestServer, type TestServer } from "./helpers/server";
 import { sleep } from "./helpers/wait";
-import { itemDigest } from "../sdk/item-log";
+import { itemDigest } from "../protocol/formats/item-log";
 import type { ItemLogs } from "../sdk/client/item-log";
 
 /** The fastest derivation the SDK accepts, so the suite stays fast; production defaults are Argon2id. */

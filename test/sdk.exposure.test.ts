@@ -1,7 +1,7 @@
 /** The exposure report's rules (sdk/exposure.ts), as tables over a roster and an item log: who was a member when, and which items a removed member could read. */
 import { exposureOf, membershipsOf } from "../sdk";
-import type { ItemLink } from "../sdk/item-log";
-import type { RosterLink } from "../sdk/roster";
+import type { ItemLink } from "../protocol/formats/item-log";
+import type { RosterLink } from "../protocol/formats/roster";
 
 const link = (seq: number, op: RosterLink["op"], more: Partial<RosterLink> = {}): RosterLink =>
   ({

@@ -9,9 +9,9 @@ import { referenceTotp, toBase32 } from "./helpers/totp";
 import { openItem, sealItem, type ItemContent } from "../sdk";
 import { ItemSearch } from "../sdk/search";
 import { totpCode, totpProblem } from "../sdk/totp";
-import { gcmEncrypt } from "../sdk/primitives";
+import { gcmEncrypt } from "../protocol/crypto/primitives";
 import { itemAssociatedData } from "../sdk/items";
-import { toBase64, utf8 } from "../sdk/encoding";
+import { toBase64, utf8 } from "../protocol/encoding";
 
 const vaultId = randomUUID();
 const key = new Uint8Array(randomBytes(32));

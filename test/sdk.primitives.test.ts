@@ -32,7 +32,7 @@ import {
   SecurityError,
   UnlockError,
 } from "../sdk";
-import { fromBase64, fromHex, toBase64, toHex, utf8 } from "../sdk/encoding";
+import { fromBase64, fromHex, toBase64, toHex, utf8 } from "../protocol/encoding";
 import { decryptGcm, encryptGcm, openPrivateKeys } from "./helpers/crypto";
 
 const hex = (s: string) => fromHex(s.replace(/\s+/g, ""));

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../sdk";
 import { plainShare, TEST_KDF, unsignedVault } from "./helpers/sdk";
-import { linkHash } from "../sdk/roster";
+import { linkHash } from "../protocol/formats/roster";
 import { Api, registerUser, type TestUser } from "./helpers/client";
 import { signAs } from "./helpers/roster";
 import { startTestServer, type TestServer } from "./helpers/server";

@@ -1,19 +1,19 @@
 /**
  * The statements, the invite binding and codes, the rename link and the KDF floor without a
- * server: the published test vectors (README, "Wire formats"; test/fixtures/statement-vectors.json)
+ * server: the published test vectors (README, "Wire formats"; protocol/vectors/statement-vectors.json)
  * reproduced by the SDK's WebCrypto code and by node:crypto, each signature's context keeping it
  * from passing as another kind, and the floor and caps as a table.
  */
 import { createHash, createHmac, createPrivateKey, hkdfSync, sign } from "node:crypto";
-import vectors from "./fixtures/statement-vectors.json";
+import vectors from "../protocol/vectors/statement-vectors.json";
 import { signatureVerifies } from "../lib/domain/keys";
 import { userIdForKey as serverUserIdForKey, vaultIdFor as serverVaultIdFor } from "../lib/domain/ids";
-import { userIdForKey, vaultIdFor } from "../sdk/ids";
-import { fromBase64, fromHex, toHex, type Bytes } from "../sdk/encoding";
-import { checkKdf, KDF_CAPS, KDF_FLOOR } from "../sdk/kdf";
-import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, deriveAccountSecrets } from "../sdk/keys";
-import type { KdfParams } from "../sdk/primitives";
-import { applyLink, linkBytes, linkHash, linkSignatureVerifies, linkSigningBytes, parseLink, type RosterLink } from "../sdk/roster";
+import { userIdForKey, vaultIdFor } from "../protocol/ids";
+import { fromBase64, fromHex, toHex, type Bytes } from "../protocol/encoding";
+import { checkKdf, KDF_CAPS, KDF_FLOOR } from "../protocol/crypto/kdf";
+import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, deriveAccountSecrets } from "../protocol/crypto/keys";
+import type { KdfParams } from "../protocol/crypto/primitives";
+import { applyLink, linkBytes, linkHash, linkSignatureVerifies, linkSigningBytes, parseLink, type RosterLink } from "../protocol/formats/roster";
 import {
   formatInviteCode,
   inviteBindingMac,
@@ -26,7 +26,7 @@ import {
   type InviteStatement,
   type KdfStatement,
   type KeyStatement,
-} from "../sdk/statements";
+} from "../protocol/formats/statements";
 
 const key = createPrivateKey({
   key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(vectors.signingSeedHex, "hex")]),

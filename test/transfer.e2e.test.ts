@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient, type ItemContent } from "../sdk";
 import { readImport } from "../sdk/transfer";
-import { itemSetDigest, itemStatesOf, type ItemLink } from "../sdk/item-log";
+import { itemSetDigest, itemStatesOf, type ItemLink } from "../protocol/formats/item-log";
 import type { ItemLogs } from "../sdk/client/item-log";
 import { dishonest, type Edit } from "./helpers/dishonest";
 import { Api, newOrg, sharedVault, type TestUser } from "./helpers/client";

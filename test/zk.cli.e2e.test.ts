@@ -10,7 +10,7 @@ import fs from "node:fs";
 import { randomUUID } from "node:crypto";
 import { CliState } from "../cli/state";
 import { VaultClient } from "../sdk";
-import { toBase64 } from "../sdk/encoding";
+import { toBase64 } from "../protocol/encoding";
 import { Api, registerUser, sharedVaultBody, type TestUser } from "./helpers/client";
 import {
   colluderAs,

@@ -15,9 +15,9 @@ import {
   type RememberedKdf,
   type RosterHeadStore,
 } from "../sdk";
-import { toBase64 } from "../sdk/encoding";
-import { openAccountKeys } from "../sdk/keys";
-import { kdfStatementBytes, keyStatementBytes, signStatement } from "../sdk/statements";
+import { toBase64 } from "../protocol/encoding";
+import { openAccountKeys } from "../protocol/crypto/keys";
+import { kdfStatementBytes, keyStatementBytes, signStatement } from "../protocol/formats/statements";
 import { Api, registerUser, sharedVaultBody, type TestUser } from "./helpers/client";
 import {
   colluderAs,

@@ -10,7 +10,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../sdk";
-import { toBase64 } from "../sdk/encoding";
+import { toBase64 } from "../protocol/encoding";
 import { Api, registerUser, type TestUser } from "./helpers/client";
 import { launchChromium } from "./helpers/browser";
 import { colluderAs, honest, startDishonestProxy, swapVaultNames, writesIn, type DishonestProxy } from "./helpers/dishonest-proxy";

@@ -1,6 +1,6 @@
 /** `vaultctl audit verify` and `vaultctl audit export`: the audit log checked here. */
 import fs from "node:fs";
-import { auditKeyFingerprint, verifyAuditExport, type AuditExport } from "../../sdk/audit";
+import { auditKeyFingerprint, verifyAuditExport, type AuditExport } from "../../protocol/formats/audit";
 import { AUDIT_KEY_PIN } from "../../sdk/client/audit";
 import { type Command, plural, usage } from "./shared";
 

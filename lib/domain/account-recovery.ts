@@ -1,7 +1,7 @@
 /**
  * k-of-n account recovery (issue 30). The user's client splits a recovery secret into n shares
  * (Shamir), wraps each to a trustee's key taken from its own verified pins, seals a copy of the
- * account's stretched key under the secret, and signs it all (sdk/recovery-format.ts). To recover,
+ * account's stretched key under the secret, and signs it all (protocol/formats/recovery.ts). To recover,
  * a new device asks with a one-time key; each approving trustee's client checks the short code
  * with the user out of band and re-wraps its share to that key; with k approvals, the device
  * rebuilds the secret, opens the copy, and sets a new master password on the password-change path,
@@ -12,6 +12,7 @@
  */
 import type { OrgId, UserId } from "./ids";
 import type { OrgRole } from "./types";
+import { mayBeTrustee } from "../../protocol/org-roles";
 import { MAX_RECOVERY_TRUSTEES } from "./org-policies";
 import {
   badRecoveryThreshold,
@@ -32,7 +33,7 @@ export interface RecoveryEnrolment {
   threshold: number;
   /** The sealed copy of the account's stretched key (base64). */
   copy: string;
-  /** The user's signature over the enrolment statement (sdk/recovery-format.ts `enrolmentBytes`). */
+  /** The user's signature over the enrolment statement (protocol/formats/recovery.ts `enrolmentBytes`). */
   signature: string;
   /** The KDF salt of the password the copy was made under: a password change since leaves it stale. */
   kdfSalt: string;
@@ -117,7 +118,7 @@ export function decideRecoveryEnrolment(args: {
   for (const id of trusteeIds) {
     const t = args.trustees.get(id);
     if (!t || t.orgId !== args.orgId || t.removedAt !== undefined || id === args.userId) throw trusteeOutsideOrg(id);
-    if (t.role !== "owner" && t.role !== "admin") throw trusteeNotEligible(id);
+    if (!mayBeTrustee(t.role)) throw trusteeNotEligible(id);
   }
 }
 

@@ -14,7 +14,7 @@
 import { unknownAuditHead } from "./refusals";
 import { createHash, createPublicKey, randomBytes, sign } from "node:crypto";
 import { ed25519KeyFromSeed } from "./keys";
-import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../sdk/audit";
+import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../protocol/formats/audit";
 import type { OrgId } from "./ids";
 import { EVENT_SUBJECTS, type DomainEvent } from "./events";
 
@@ -47,7 +47,7 @@ export function auditRecord(r: AuditRecord): AuditRecord {
   return out as unknown as AuditRecord;
 }
 
-/** The hash of a record over its fields in the fixed canonical order (see above; the text is sdk/audit.ts's, which clients check with). */
+/** The hash of a record over its fields in the fixed canonical order (see above; the text is protocol/formats/audit.ts's, which clients check with). */
 export function auditHash(record: Omit<AuditRecord, "hash">): string {
   return createHash("sha256").update(auditHashInput(record)).digest("hex");
 }
@@ -66,7 +66,7 @@ export function auditPublicKey(seedB64: string): string {
   return der.subarray(der.length - 32).toString("base64");
 }
 
-/** A checkpoint of an organization's head, signed with the audit key (format: sdk/audit.ts). */
+/** A checkpoint of an organization's head, signed with the audit key (format: protocol/formats/audit.ts). */
 export function signAuditCheckpoint(seedB64: string, cp: Omit<AuditCheckpoint, "sig">): AuditCheckpoint {
   const body = { orgId: cp.orgId, seq: cp.seq, head: cp.head, at: cp.at };
   return { ...body, sig: sign(null, auditCheckpointBytes(body), auditPrivateKey(seedB64)).toString("base64") };
@@ -167,7 +167,7 @@ export async function verifyAuditChain(
 }
 
 /**
- * A signed link's claim of the audit log (`AuditClaim`, sdk/roster.ts): the head its signer
+ * A signed link's claim of the audit log (`AuditClaim`, protocol/formats/roster.ts): the head its signer
  * verified must be a record this organization's log holds, with that hash. `record` is the log's
  * record at the claimed seq (undefined when there is none); `field` is the link's request field.
  * One refusal for both (`400 INVALID`, `<field>.auditHead`): which of the two failed would tell a

@@ -3,7 +3,7 @@
  * only, never a token, hash, key or ciphertext. Each carries an `eventId`, so a consumer that is
  * handed one twice (at-least-once delivery) records it once.
  */
-import { AUDIT_SUBJECTS } from "../../sdk/audit";
+import { AUDIT_SUBJECTS } from "../../protocol/formats/audit";
 import { isUuid, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "./ids";
 
 export const DOMAIN_EVENT_TYPES = [

@@ -5,7 +5,7 @@
  * access token's claims, a row read from the store, or `newId()` for a new one.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { USER_ID_CONTEXT, uuidFromDigest, VAULT_ID_CONTEXT } from "../../sdk/ids";
+import { USER_ID_CONTEXT, uuidFromDigest, VAULT_ID_CONTEXT } from "../../protocol/ids";
 
 declare const kind: unique symbol;
 type Id<Kind extends string> = string & { readonly [kind]: Kind };
@@ -29,7 +29,7 @@ export function newId<T extends string = string>(): T {
 }
 
 /**
- * A new user's id: derived from their Ed25519 public key (sdk/ids.ts, `userIdForKey`), so their
+ * A new user's id: derived from their Ed25519 public key (protocol/ids.ts, `userIdForKey`), so their
  * client knows it before registering and signs it into their key statement. Two accounts cannot
  * share a signing key; a registration with a key already registered answers 409.
  */
@@ -38,7 +38,7 @@ export function userIdForKey(signingPublicKeyB64: string): UserId {
   return uuidFromDigest(new Uint8Array(digest)) as UserId;
 }
 
-/** A signed vault's id: derived from its creator and their wrap of its key (sdk/ids.ts, `vaultIdFor`). */
+/** A signed vault's id: derived from its creator and their wrap of its key (protocol/ids.ts, `vaultIdFor`). */
 export function vaultIdFor(creatorId: string, encryptedVaultKey: string): VaultId {
   const digest = createHash("sha256").update(`${VAULT_ID_CONTEXT}${creatorId}\n${encryptedVaultKey}`).digest();
   return uuidFromDigest(new Uint8Array(digest)) as VaultId;

@@ -15,7 +15,7 @@ export interface Invite {
   status: InviteStatus;
   expiresAt: string;
   createdAt: string;
-  /** The inviter's signed statement of the invite (sdk/statements.ts), attached after creation; absent for an invite made without one. */
+  /** The inviter's signed statement of the invite (protocol/formats/statements.ts), attached after creation; absent for an invite made without one. */
   statement?: SignedStatement;
 }
 

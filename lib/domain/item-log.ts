@@ -1,5 +1,5 @@
 /**
- * The server's check of a signed item-log link (the protocol: sdk/item-log.ts, the code clients
+ * The server's check of a signed item-log link (the protocol: protocol/formats/item-log.ts, the code clients
  * follow logs with). It adds what only the server can check: the caller signed the link, it is
  * the next one on the vault's head, and it describes exactly the write the request makes (the
  * item, its revision, the SHA-256 of its ciphertexts before and after; for a rekey or checkpoint,
@@ -25,8 +25,8 @@ import {
   type ItemLink,
   type ItemLogHead,
   type ItemState,
-} from "../../sdk/item-log";
-import { canonicalJson } from "../../sdk/canonical";
+} from "../../protocol/formats/item-log";
+import { canonicalJson } from "../../protocol/canonical";
 import { signatureVerifies } from "./keys";
 import { sha256Hex } from "./roster";
 

@@ -1,6 +1,6 @@
 /**
  * A key rotation (issue 28): a user replaces their RSA and Ed25519 keys. The client sends the new
- * public keys as the next entry of their key log (sdk/key-log.ts: signed by the key it replaces and
+ * public keys as the next entry of their key log (protocol/formats/key-log.ts: signed by the key it replaces and
  * by the new one), the new private keys sealed under the same stretched key, a key statement and a
  * KDF statement signed by the new key, and, for every vault the user is a member of, the vault key
  * wrapped to the new key (with its `rotate` roster link, signed by the old key) and the wraps the
@@ -28,7 +28,7 @@ import { decideAccountVersion } from "./password-change";
 import { assertKeyVersion } from "./rekey";
 import { requireMember, rosterStep, type VaultSnapshot } from "./vault-decisions";
 import { AppError, invalid, type ErrorCode } from "../errors";
-import { RosterLinkError } from "../../sdk/link-format";
+import { RosterLinkError } from "../../protocol/formats/links";
 import {
   genesisEntry,
   keyLogEntryBytes,
@@ -36,7 +36,7 @@ import {
   parseKeyLogEntry,
   MAX_KEY_VERSIONS,
   type KeyLogEntry,
-} from "../../sdk/key-log";
+} from "../../protocol/formats/key-log";
 
 export { MAX_KEY_VERSIONS, genesisEntry };
 export type { KeyLogEntry };

@@ -18,7 +18,7 @@ import {
 } from "./refusals";
 import { createPrivateKey, createPublicKey, verify, type KeyObject } from "node:crypto";
 import type { Kdf, VaultType } from "./types";
-import { KDF_CAPS } from "../../sdk/kdf";
+import { KDF_CAPS } from "../../protocol/crypto/kdf";
 
 const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 const MAX_PRIVATE_BLOB = 16 * 1024;
@@ -132,7 +132,7 @@ export function normalizeKdf(k: KdfParams): Kdf {
 
 /**
  * No KDF downgrade: parameters below the contract's floor are refused. Nor beyond the caps every
- * client of ours derives within (sdk/kdf.ts): an account no client would open.
+ * client of ours derives within (protocol/crypto/kdf.ts): an account no client would open.
  */
 export function checkKdf(kdf: Kdf): void {
   const salt = Buffer.from(kdf.salt, "base64");

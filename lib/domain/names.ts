@@ -1,6 +1,6 @@
-/** Names as the server stores them (the rule itself: sdk/names.ts, shared with the roster and the clients). */
+/** Names as the server stores them (the rule itself: protocol/names.ts, shared with the roster and the clients). */
 import { badName } from "./refusals";
-import { nameProblem } from "../../sdk/names";
+import { nameProblem } from "../../protocol/names";
 
 /** A vault's name, as given: `400 INVALID` (field `name`) for one that is blank or too long. */
 export function decideVaultName(raw: string): string {

@@ -10,7 +10,7 @@
 import type { UserId, VaultId } from "./ids";
 import { lastOrgOwner, lastOwnerOfVaults, notOrgManager, userNotFound } from "./refusals";
 import type { Caller, OrgRole, VaultRole, VaultType } from "./types";
-import { mayRemoveFromOrg } from "../../sdk/org-roles";
+import { mayRemoveFromOrg } from "../../protocol/org-roles";
 
 /** A person as the organization holds them. */
 export interface OrgPerson {

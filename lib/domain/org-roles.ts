@@ -1,8 +1,8 @@
 /** What an organization role allows, from the access token's claims. */
 import type { OrgId } from "./ids";
-import { notOrgManager } from "./refusals";
+import { notOrgManager, policiesOwnersOnly } from "./refusals";
 import type { Caller } from "./types";
-import { managesOrg } from "../../sdk/org-roles";
+import { managesOrg, mayChangePolicies } from "../../protocol/org-roles";
 
 /**
  * Owners and admins manage their organization: its invites (contract section 6) and its audit log
@@ -12,4 +12,9 @@ export function assertOrgManager(caller: Caller, orgId: OrgId, what: string): vo
   if (caller.orgId !== orgId || !managesOrg(caller.role)) {
     throw notOrgManager(what);
   }
+}
+
+/** Only owners set the organization's policies; admins and members get 403. */
+export function assertMayChangePolicies(caller: Caller): void {
+  if (!mayChangePolicies(caller.role)) throw policiesOwnersOnly();
 }

@@ -55,7 +55,7 @@ export const rateLimited = (message: string, retryAfterSec: number) => new AppEr
 
 // ---- Vault roles and membership (lib/domain/vault-roles.ts, vault-decisions.ts, org-roles.ts) ---
 
-/** The role table does not let a vault role take an action (`mayDo`, sdk/vault-roles.ts). */
+/** The role table does not let a vault role take an action (`mayDo`, protocol/vault-roles.ts). */
 export const roleMayNot = (role: VaultRole, action: string) =>
   forbidden(`A vault ${role} may not ${action.replace(/[A-Z]/g, (c) => " " + c.toLowerCase())}`);
 /** Who may remove whom (`mayRemoveMember`). */
@@ -91,7 +91,7 @@ export const rosterNotAdopted = (field: string) =>
 export const rosterLinkMissing = (field: string) => invalid("This vault has a signed roster: the change needs its next link", field);
 /** A signed vault's id is derived from its creator and first wrap. */
 export const vaultIdNotDerived = () =>
-  invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, sdk/ids.ts)", "rosterLink.vaultId");
+  invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, protocol/ids.ts)", "rosterLink.vaultId");
 
 /** A write without its next item link on a vault that keeps an item log. */
 export const itemLinkMissing = (field: string) => invalid("This vault keeps a signed item log: the write must carry its next link", field);
@@ -119,7 +119,7 @@ export const keyVersionMismatch = (current: number, stated: number) =>
 
 // ---- Names and sizes (lib/domain/names.ts, items.ts) -------------------------------------------
 
-/** A name that breaks the one rule for names (sdk/names.ts). */
+/** A name that breaks the one rule for names (protocol/names.ts). */
 export const badName = (field: string, problem: string) => invalid(`${field} ${problem}`, field);
 /** An item's ciphertext past its size. */
 export const itemTooLarge = (field: "encryptedData" | "encryptedName", limit: string) => invalid(`${field} is larger than ${limit}`, field);
@@ -142,7 +142,7 @@ export const badKeySignature = () => invalid("publicKeySignature does not verify
 export const badPrivateBlob = (field: string) => invalid(`${field} must be 1 byte to 16 KiB`, field);
 /** A KDF salt outside its length bounds. */
 export const badSalt = (min: number, max: number) => invalid(`kdf.salt must be ${min} to ${max} bytes`, "salt");
-/** A KDF parameter below the floor or past the cap (sdk/kdf.ts). */
+/** A KDF parameter below the floor or past the cap (protocol/crypto/kdf.ts). */
 export const badKdfParameter = (what: string, min: number, max: number, field: string) =>
   invalid(`${what} must be ${min} to ${max}`, field);
 /** A wrapped vault key of another length than its vault type and holder's key give. */
@@ -161,7 +161,7 @@ export const badStatementSignature = (what: string, field: string) =>
 export const bindingWithoutInvite = () => invalid("inviteBinding comes only with an inviteToken", "inviteBinding");
 /** An invite binding that is not a 32-byte tag. */
 export const badBindingTag = () => invalid("inviteBinding must be an HMAC-SHA256 tag (32 bytes)", "inviteBinding");
-/** An address the one email rule (sdk/email.ts) refuses, in its words. */
+/** An address the one email rule (protocol/email.ts) refuses, in its words. */
 export const badEmail = (why: string, field: string) => invalid(why, field);
 /** An `after` that is not a cursor this server gave. */
 export const badCursor = () => invalid("after is not a cursor this server gave (pass the `next` of the page before)", "after");

@@ -1,6 +1,6 @@
 /**
  * The server's check of a signed-roster link. The protocol (fields, canonical bytes, the rules a
- * link follows from the state before it) is `sdk/roster.ts`, the very code clients replay chains
+ * link follows from the state before it) is `protocol/formats/roster.ts`, the very code clients replay chains
  * with; this adds what only the server can check: the link is signed by the caller and describes
  * exactly the change the request makes. Refusals are `400 INVALID` naming the link's field
  * (`rosterLink.seq`); hashes and signatures here are node:crypto, synchronous, so the adapters can
@@ -19,8 +19,8 @@ import {
   type RosterLink,
   type RosterMember,
   type RosterState,
-} from "../../sdk/roster";
-import { RosterLinkError } from "../../sdk/link-format";
+} from "../../protocol/formats/roster";
+import { RosterLinkError } from "../../protocol/formats/links";
 import { signatureVerifies } from "./keys";
 import type { VaultRole, VaultType } from "./types";
 

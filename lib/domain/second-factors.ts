@@ -11,8 +11,8 @@
  */
 import { createHash } from "node:crypto";
 import type { UserId } from "./ids";
-import { deviceNameProblem } from "../../sdk/names";
-import { CROCKFORD, normalizeRecoveryCode } from "../../sdk/recovery-format";
+import { deviceNameProblem } from "../../protocol/names";
+import { CROCKFORD, normalizeRecoveryCode } from "../../protocol/formats/recovery";
 import { badFactorName, lastFactorRequired, totpAlreadyEnrolled, tooManyFactors, tooManyStepTries, wrongPasswordOrCode } from "./refusals";
 
 export type FactorKind = "totp" | "webauthn";
@@ -49,7 +49,7 @@ export const TOTP_WINDOW = 1;
 export const TOTP_PERIOD = 30;
 export const TOTP_DIGITS = 6;
 
-/** The name a factor is enrolled with: the device-name rule (sdk/names.ts). */
+/** The name a factor is enrolled with: the device-name rule (protocol/names.ts). */
 export function decideFactorName(raw: string): string {
   const name = raw.normalize("NFC").trim();
   if (deviceNameProblem(name) !== undefined) throw badFactorName();
@@ -108,7 +108,7 @@ export function decideStepTry(tries: number): void {
   if (tries > MAX_STEP_TRIES) throw tooManyStepTries();
 }
 
-/** A recovery code as typed (sdk/recovery-format.ts): case, spaces and dashes do not matter, nor I, L for 1 or O for 0. */
+/** A recovery code as typed (protocol/formats/recovery.ts): case, spaces and dashes do not matter, nor I, L for 1 or O for 0. */
 export { normalizeRecoveryCode };
 
 /** The stored form of a recovery code (codes are 80 random bits: a plain hash suffices). */

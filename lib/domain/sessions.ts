@@ -6,7 +6,7 @@
  */
 import { badDeviceName, sessionEnded, sessionNotFound, tokenWithoutSession } from "./refusals";
 import type { UserId } from "./ids";
-import { deviceNameProblem } from "../../sdk/names";
+import { deviceNameProblem } from "../../protocol/names";
 
 /** What a login without a device name is called. */
 export const UNNAMED_DEVICE = "unnamed device";
@@ -21,7 +21,7 @@ export const TOUCH_EVERY_MS = 60_000;
  */
 export const MAX_LIVE_SESSIONS = 100;
 
-/** The device name a login records: trimmed and composed (NFC), then the SDK's rule (`deviceNameProblem`, sdk/names.ts). */
+/** The device name a login records: trimmed and composed (NFC), then the SDK's rule (`deviceNameProblem`, protocol/names.ts). */
 export function decideDeviceName(raw: string | undefined): string {
   if (raw === undefined) return UNNAMED_DEVICE;
   const name = raw.normalize("NFC").trim();

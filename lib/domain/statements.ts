@@ -1,11 +1,11 @@
 /**
  * The server's checks of the statements users sign (the format, one implementation with the
- * clients: sdk/statements.ts). The server verifies each against the holder's registered keys and
+ * clients: protocol/formats/statements.ts). The server verifies each against the holder's registered keys and
  * fields before storing it, so a client that trusts the server's honesty sees only statements
  * that verify; clients check them again themselves. Refusals are `400 INVALID` naming the field.
  */
 import { badBindingTag, badStatementSignature, badStatementVersion, bindingWithoutInvite } from "./refusals";
-import { inviteStatementBytes, kdfStatementBytes, keyStatementBytes, type InviteStatement } from "../../sdk/statements";
+import { inviteStatementBytes, kdfStatementBytes, keyStatementBytes, type InviteStatement } from "../../protocol/formats/statements";
 import { signatureVerifies } from "./keys";
 import { keyFingerprint } from "./roster";
 import type { Kdf, SignedStatement } from "./types";

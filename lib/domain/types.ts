@@ -1,18 +1,18 @@
 /** The values the contract names, as types. */
 import type { InviteId, OrgId, UserId } from "./ids";
 
-import type { OrgRole } from "../../sdk/org-roles";
+import type { OrgRole } from "../../protocol/org-roles";
 
 // Each role and type union is declared once, in the SDK, beside the predicates clients share.
-export { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES, type GrantableRole, type VaultRole, type VaultType } from "../../sdk/vault-roles";
-export { ORG_ROLES, type OrgRole } from "../../sdk/org-roles";
+export { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES, type GrantableRole, type VaultRole, type VaultType } from "../../protocol/vault-roles";
+export { ORG_ROLES, type OrgRole } from "../../protocol/org-roles";
 
 export type Kdf =
   | { algorithm: "argon2id"; salt: string; iterations: number; memoryKiB: number; parallelism: number }
   | { algorithm: "pbkdf2-sha256"; salt: string; iterations: number };
 
 /**
- * A statement signed by its holder (sdk/statements.ts): only the version and the signature travel
+ * A statement signed by its holder (protocol/formats/statements.ts): only the version and the signature travel
  * and are stored; the signed values are the holder's own fields (a user's id, email, keys, KDF).
  */
 export interface SignedStatement {

@@ -13,7 +13,7 @@
  * roster link), so a body of millions of tiny values is refused after its first megabyte.
  */
 import { AppError } from "../errors";
-import { MAX_LINK_MEMBERS } from "../../sdk/roster";
+import { MAX_LINK_MEMBERS } from "../../protocol/formats/roster";
 
 export interface VaultLimits {
   /** Characters of ciphertext (base64, both fields, every item) a vault may hold. */

@@ -1,14 +1,14 @@
 /**
  * Who may do what in a vault (contract section 3), and the last-owner rule, as the contract's
- * errors. The predicates themselves live in `sdk/vault-roles.ts`, shared with the SDK's roster
+ * errors. The predicates themselves live in `protocol/vault-roles.ts`, shared with the SDK's roster
  * replay. Adapters call these inside their transactions on the state they read there, so every
  * store applies the same rules under the same locks.
  */
 import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "./refusals";
-import { mayDo, mayRemoveMember, ownersAfter, type VaultAction } from "../../sdk/vault-roles";
+import { mayDo, mayRemoveMember, ownersAfter, type VaultAction } from "../../protocol/vault-roles";
 import type { VaultRole, VaultType } from "./types";
 
-export { mayDo, rekeyRequiredAfterRemoval, type VaultAction } from "../../sdk/vault-roles";
+export { mayDo, rekeyRequiredAfterRemoval, type VaultAction } from "../../protocol/vault-roles";
 
 /** `403 FORBIDDEN` when a vault role may not take an action. */
 export function assertMayDo(role: VaultRole, action: VaultAction): void {

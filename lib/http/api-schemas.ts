@@ -9,8 +9,8 @@
 import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/events";
 import { ERROR_STATUS } from "../errors";
 import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
-import { ROSTER_OPS } from "../../sdk/roster";
-import { ITEM_LINK_OPS } from "../../sdk/item-log";
+import { ROSTER_OPS } from "../../protocol/formats/roster";
+import { ITEM_LINK_OPS } from "../../protocol/formats/item-log";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -52,7 +52,7 @@ const statement = object({ version: integer(1), signature: base64 });
 const keyProofs = { keyStatement: statement, inviteBinding: object({ inviteId: uuid, mac: base64 }) };
 const wrap = { encryptedVaultKey: base64, senderId: uuid, wrapSignature: base64 };
 
-/** Any link may carry the audit head its signer verified (both fields or neither: `AuditClaim`, sdk/roster.ts). */
+/** Any link may carry the audit head its signer verified (both fields or neither: `AuditClaim`, protocol/formats/roster.ts). */
 const auditClaim = { auditSeq: integer(1), auditHead: hex64 };
 
 const rosterLink = object(

@@ -61,12 +61,12 @@ export const seqNumber = { type: "number", integer: true, convert: true, min: 1,
 
 /** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/roster.ts). */
 export const rosterLink = { type: "object", optional: true, openapi: bodyOf("RosterLink") } as const;
-/** A key-log entry (sdk/key-log.ts): any JSON object here; its form is checked by `parseKeyLogEntry`. */
+/** A key-log entry (protocol/formats/key-log.ts): any JSON object here; its form is checked by `parseKeyLogEntry`. */
 export const keyLogEntry = { type: "object", openapi: bodyOf("KeyLogEntry") } as const;
-/** A signed item-log link (sdk/item-log.ts), checked field by field by lib/domain/item-log.ts. */
+/** A signed item-log link (protocol/formats/item-log.ts), checked field by field by lib/domain/item-log.ts. */
 export const itemLink = { type: "object", optional: true, openapi: bodyOf("ItemLink") } as const;
 
-/** A statement its holder signed (sdk/statements.ts): a version and an Ed25519 signature; what it says is checked by the domain. */
+/** A statement its holder signed (protocol/formats/statements.ts): a version and an Ed25519 signature; what it says is checked by the domain. */
 export const signedStatement = {
   type: "object",
   strict: "remove",

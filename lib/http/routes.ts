@@ -17,7 +17,7 @@ import type { SchemaName } from "./api-schemas";
 import * as p from "./params";
 import { MAX_PERSONAL_VAULTS } from "../domain/password-change";
 import { MAX_ROTATION_VAULTS } from "../domain/key-rotation";
-import { MAX_LINK_MEMBERS } from "../../sdk/roster-format";
+import { MAX_LINK_MEMBERS } from "../../protocol/formats/roster-format";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -14,9 +14,9 @@ import {
   type AuditCheckpoint,
   type AuditExport,
   type CheckedChain,
-} from "../audit";
+} from "../../protocol/formats/audit";
 import { ApiError, SecurityError } from "../errors";
-import type { AuditClaim } from "../link-format";
+import type { AuditClaim } from "../../protocol/formats/links";
 import { auditStateFingerprint } from "../fingerprints";
 import { SerialQueue, type ClientCore } from "./core";
 import type { AuditRecord } from "./types";

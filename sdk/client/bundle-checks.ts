@@ -3,14 +3,14 @@
  * before a bundle's keys or email are used), and the refusal of a key that changed without a
  * signed step in the user's key log.
  */
-import { normalizeEmail } from "../email";
+import { normalizeEmail } from "../../protocol/email";
 import { ApiError, SecurityError } from "../errors";
-import { isCanonicalId } from "../ids";
-import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint } from "../keys";
+import { isCanonicalId } from "../../protocol/ids";
+import { bundleSelfSignatureVerifies, groupedFingerprint, keyFingerprint } from "../../protocol/crypto/keys";
 import type { Pin } from "../pins";
-import { keyStatementBytes, statementVerifies } from "../statements";
+import { keyStatementBytes, statementVerifies } from "../../protocol/formats/statements";
 import type { ServedBundle } from "./trust";
-import type { VerifiedKeyEntry } from "../key-log";
+import type { VerifiedKeyEntry } from "../../protocol/formats/key-log";
 
 /** Pins by user id, and which user id each pinned email belongs to: read once per check of a list. */
 export interface PinIndex {

@@ -3,11 +3,11 @@
  * only), what this device remembers (pins, seen roster heads), and the vault keys opened in this
  * session. The parts (session, trust, vaults, members, rekey, items, invites, audit) each take it.
  */
-import { CHECKPOINT_EVERY } from "../item-log";
-import type { Bytes } from "../encoding";
+import { CHECKPOINT_EVERY } from "../../protocol/formats/item-log";
+import type { Bytes } from "../../protocol/encoding";
 import { ApiError } from "../errors";
 import { Transport, type Tokens } from "../http";
-import type { AccountKeys, DeriveMasterKey } from "../keys";
+import type { AccountKeys, DeriveMasterKey } from "../../protocol/crypto/keys";
 import {
   MemoryPinStore,
   MemoryRosterHeadStore,
@@ -19,8 +19,8 @@ import {
 } from "../pins";
 import type { Account } from "./types";
 import type { SecondFactorPrompt } from "./factors";
-import { sameKdf } from "../kdf";
-import type { KdfParams } from "../primitives";
+import { sameKdf } from "../../protocol/crypto/kdf";
+import type { KdfParams } from "../../protocol/crypto/primitives";
 
 export interface VaultClientOptions {
   baseUrl: string;

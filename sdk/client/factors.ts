@@ -7,9 +7,9 @@
  * The server's WebAuthn options go to the platform's WebAuthn (the browser checks the relying party
  * against the page's origin); nothing here encrypts to or derives from what the server sends.
  */
-import { deriveAccountSecrets } from "../keys";
+import { deriveAccountSecrets } from "../../protocol/crypto/keys";
 import { ApiError, SecondFactorRequiredError } from "../errors";
-import { toBase64 } from "../encoding";
+import { toBase64 } from "../../protocol/encoding";
 import type { ClientCore } from "./core";
 import type { LoginAnswer } from "./session";
 

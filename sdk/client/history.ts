@@ -9,13 +9,13 @@
  */
 import { ApiError, SecurityError } from "../errors";
 import { openItem } from "../items";
-import { itemDigest, lastDeleted, pinnedRevisions, type ItemLink } from "../item-log";
+import { itemDigest, lastDeleted, pinnedRevisions, type ItemLink } from "../../protocol/formats/item-log";
 import type { ItemContent } from "../item-types";
 import type { ClientCore } from "./core";
 import { assertItem, toItem, type Items } from "./items";
 import type { Item, ItemRevision, StoredItem, TrashedItem } from "./types";
 import type { Vaults } from "./vaults";
-import type { Bytes } from "../encoding";
+import type { Bytes } from "../../protocol/encoding";
 
 /** A kept revision as the server stores it. */
 export interface StoredRevision extends StoredItem {

@@ -6,12 +6,12 @@
  * (register, login, unlock), trust in other users' keys, vaults, members and the signed roster,
  * the rekey, items, invites and the audit log. They share one `ClientCore` (core.ts).
  */
-import type { Bytes } from "../encoding";
+import type { Bytes } from "../../protocol/encoding";
 import type { Transport } from "../http";
 import type { ItemContent } from "../items";
-import { groupedFingerprint, keyFingerprint, type KdfChoice } from "../keys";
+import { groupedFingerprint, keyFingerprint, type KdfChoice } from "../../protocol/crypto/keys";
 import { Audit, type CheckedAuditLog } from "./audit";
-import type { AuditExport } from "../audit";
+import type { AuditExport } from "../../protocol/formats/audit";
 import { ClientCore, type VaultClientOptions } from "./core";
 import { Invites, type CheckedInvite, type CreatedInvite } from "./invites";
 import { Items } from "./items";
@@ -46,7 +46,7 @@ import type {
   VaultVerification,
   VerifiedRoster,
 } from "./types";
-import type { GrantableRole } from "../vault-roles";
+import type { GrantableRole } from "../../protocol/vault-roles";
 import { Vaults, type CheckedVault } from "./vaults";
 import { Factors } from "./factors";
 import { Recovery, type RecoveryRenewal } from "./recovery";

@@ -11,12 +11,12 @@
  *   keys (trust.ts), so neither side trusts a key on first use.
  * A bare token (an invite made by another client) still works, unverified.
  */
-import { normalizeEmail } from "../email";
-import { toBase64 } from "../encoding";
+import { normalizeEmail } from "../../protocol/email";
+import { toBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
-import { isCanonicalId } from "../ids";
-import { groupedFingerprint, keyFingerprint } from "../keys";
-import { randomBytes } from "../primitives";
+import { isCanonicalId } from "../../protocol/ids";
+import { groupedFingerprint, keyFingerprint } from "../../protocol/crypto/keys";
+import { randomBytes } from "../../protocol/crypto/primitives";
 import {
   formatInviteCode,
   INVITE_SECRET_BYTES,
@@ -25,12 +25,12 @@ import {
   signStatement,
   statementVerifies,
   type SignedStatement,
-} from "../statements";
+} from "../../protocol/formats/statements";
 import type { ClientCore } from "./core";
 import { selfConsistent } from "./bundle-checks";
 import type { ServedBundle, Trust } from "./trust";
 import type { Invite } from "./types";
-import type { GrantableRole } from "../vault-roles";
+import type { GrantableRole } from "../../protocol/vault-roles";
 
 /** What `POST /invites/redeem` answers. */
 interface Redeemable {

@@ -3,11 +3,11 @@
  * (./item-log.ts): who could sign a link at a roster seq, a listing and a single item against
  * the log, each refusal naming the item and what was wrong.
  */
-import { fromBase64, type Bytes } from "../encoding";
+import { fromBase64, type Bytes } from "../../protocol/encoding";
 import { SecurityError } from "../errors";
-import { keyFingerprint } from "../keys";
-import { linkHash } from "../roster";
-import { mayDo } from "../vault-roles";
+import { keyFingerprint } from "../../protocol/crypto/keys";
+import { linkHash } from "../../protocol/formats/roster";
+import { mayDo } from "../../protocol/vault-roles";
 import {
   expectedAfter,
   itemLinkSignatureVerifies,
@@ -16,8 +16,8 @@ import {
   type ItemLink,
   type ItemLogHead,
   type ItemState,
-} from "../item-log";
-import type { VaultRole } from "../vault-roles";
+} from "../../protocol/formats/item-log";
+import type { VaultRole } from "../../protocol/vault-roles";
 import type { Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { VerifiedRoster } from "./types";

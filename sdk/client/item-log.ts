@@ -25,8 +25,8 @@ import {
   type ItemLogHead,
   type ItemState,
   type UnsignedItemLink,
-} from "../item-log";
-import { GENESIS_PREV } from "../roster";
+} from "../../protocol/formats/item-log";
+import { GENESIS_PREV } from "../../protocol/formats/roster";
 import { SerialQueue, type ClientCore } from "./core";
 import { broken, checkListed, checkSigners } from "./item-checks";
 import type { Trust } from "./trust";

@@ -4,14 +4,14 @@
  * were asked for, so that the server cannot answer one item's record for another's.
  */
 import { ApiError, SecurityError } from "../errors";
-import { isCanonicalId } from "../ids";
+import { isCanonicalId } from "../../protocol/ids";
 import { openItem, sealItem, type ItemContent } from "../items";
-import { itemDigest, type ItemState } from "../item-log";
+import { itemDigest, type ItemState } from "../../protocol/formats/item-log";
 import { itemLogRaced, type FollowedLog, type ItemLogs } from "./item-log";
 import { checkItemAgainst } from "./item-checks";
 import type { Rosters } from "./roster";
 import type { ClientCore } from "./core";
-import type { Bytes } from "../encoding";
+import type { Bytes } from "../../protocol/encoding";
 import type { Item, StoredItem, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
 import { ItemSync, listOrder } from "./item-sync";

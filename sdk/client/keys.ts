@@ -9,10 +9,10 @@
  * all in one transaction under the account's version: a rotation from an older read is refused and
  * this client reads again. Peers follow the key log from the keys they pinned (trust.ts).
  */
-import { fromBase64, toBase64 } from "../encoding";
+import { fromBase64, toBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
-import { groupedFingerprint, keyFingerprint, type AccountKeys } from "../keys";
-import { keyLogEntryHash, signKeyLogStep } from "../key-log";
+import { groupedFingerprint, keyFingerprint, type AccountKeys } from "../../protocol/crypto/keys";
+import { keyLogEntryHash, signKeyLogStep } from "../../protocol/formats/key-log";
 import {
   aesKwWrap,
   ed25519Sign,
@@ -23,9 +23,9 @@ import {
   importRsaPrivateKey,
   rsaModulusBytes,
   rsaOaepWrap,
-} from "../primitives";
-import { rosterWraps } from "../roster";
-import { kdfStatementBytes, keyStatementBytes, signStatement } from "../statements";
+} from "../../protocol/crypto/primitives";
+import { rosterWraps } from "../../protocol/formats/roster";
+import { kdfStatementBytes, keyStatementBytes, signStatement } from "../../protocol/formats/statements";
 import { inTurns, type ClientCore } from "./core";
 import type { Members } from "./members";
 import { memberListProblems, wrapProblem, type Rosters } from "./roster";

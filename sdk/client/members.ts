@@ -3,16 +3,16 @@
  * checked recipient), role changes and removals, each a link signed here on a signed vault; the
  * member-level check of a whole vault (`verifyVault`).
  */
-import { fromBase64, toBase64 } from "../encoding";
+import { fromBase64, toBase64 } from "../../protocol/encoding";
 import { ApiError } from "../errors";
-import { keyFingerprint } from "../keys";
-import { ed25519Sign, ed25519Verify, rsaModulusBytes, rsaOaepWrap } from "../primitives";
-import { rosterWraps, type RosterLink } from "../roster";
+import { keyFingerprint } from "../../protocol/crypto/keys";
+import { ed25519Sign, ed25519Verify, rsaModulusBytes, rsaOaepWrap } from "../../protocol/crypto/primitives";
+import { rosterWraps, type RosterLink } from "../../protocol/formats/roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { memberListProblems, type Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { MemberEntry, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
-import { mayDo, type GrantableRole } from "../vault-roles";
+import { mayDo, type GrantableRole } from "../../protocol/vault-roles";
 import { nameCheckOf, type Vaults } from "./vaults";
 
 export class Members {

@@ -9,13 +9,20 @@
  * came first, a personal vault was made meanwhile) is refused, and this client reads again and
  * starts over, so no personal vault is ever left wrapped under a password nobody knows.
  */
-import { equalBytes, toBase64 } from "../encoding";
+import { equalBytes, toBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../errors";
-import { DEFAULT_ARGON2ID, deriveAccountSecrets, keyFingerprint, newKdfParams, resealAccountKeys, type KdfChoice } from "../keys";
+import {
+  DEFAULT_ARGON2ID,
+  deriveAccountSecrets,
+  keyFingerprint,
+  newKdfParams,
+  resealAccountKeys,
+  type KdfChoice,
+} from "../../protocol/crypto/keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
-import { aesKwWrap, ed25519Sign } from "../primitives";
-import { rosterWraps, type RosterLink } from "../roster";
-import { kdfStatementBytes, signStatement } from "../statements";
+import { aesKwWrap, ed25519Sign } from "../../protocol/crypto/primitives";
+import { rosterWraps, type RosterLink } from "../../protocol/formats/roster";
+import { kdfStatementBytes, signStatement } from "../../protocol/formats/statements";
 import { passwordChangedElsewhere, type ClientCore } from "./core";
 import type { Rosters } from "./roster";
 import type { Trust } from "./trust";

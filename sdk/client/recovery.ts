@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30; formats: sdk/recovery-format.ts). Three parts:
+ * k-of-n account recovery (issue 30; formats: protocol/formats/recovery.ts). Three parts:
  *
  * - **Enrolment** (the user, signed in): a random recovery secret split (Shamir, the audited
  *   `shamir-secret-sharing`) into one share per trustee, each wrapped (RSA-OAEP) to the trustee's
@@ -13,11 +13,18 @@
  *   password-change path, then new keys on the rotation path. Every other session ends.
  */
 import { split } from "shamir-secret-sharing";
-import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { SecurityError, WeakPasswordError } from "../errors";
 import { checkMasterPassword, emailWords } from "../password-strength";
-import { keyFingerprint, openAccountKeys } from "../keys";
-import { generateRsaKeyPair, importRsaPrivateKey, randomBytes, rsaOaepUnwrap, rsaOaepWrap, type KdfParams } from "../primitives";
+import { keyFingerprint, openAccountKeys } from "../../protocol/crypto/keys";
+import {
+  generateRsaKeyPair,
+  importRsaPrivateKey,
+  randomBytes,
+  rsaOaepUnwrap,
+  rsaOaepWrap,
+  type KdfParams,
+} from "../../protocol/crypto/primitives";
 import {
   approvalBytes,
   confirmationCode,
@@ -29,10 +36,10 @@ import {
   recoveryCode,
   sealRecoveryCopy,
   sessionProofBytes,
-} from "../recovery-format";
-import { signStatement, statementVerifies } from "../statements";
-import { userIdForKey } from "../ids";
-import { normalizeEmail } from "../email";
+} from "../../protocol/formats/recovery";
+import { signStatement, statementVerifies } from "../../protocol/formats/statements";
+import { userIdForKey } from "../../protocol/ids";
+import { normalizeEmail } from "../../protocol/email";
 import type { ClientCore } from "./core";
 import type { LoginAnswer, Session } from "./session";
 import type { Trust } from "./trust";

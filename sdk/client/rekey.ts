@@ -4,14 +4,14 @@
  * Adopting a vault made without a roster is a rekey too: a fresh key, wrapped only for the members
  * its owner confirms, recorded in the `adopt` link that starts the vault's roster.
  */
-import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
 import { openItem, sealItem, type SealedItem } from "../items";
-import { keyFingerprint } from "../keys";
-import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../primitives";
-import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } from "../roster";
-import { mayDo, type VaultRole } from "../vault-roles";
-import { itemSetDigest, itemStatesOf } from "../item-log";
+import { keyFingerprint } from "../../protocol/crypto/keys";
+import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../protocol/crypto/primitives";
+import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } from "../../protocol/formats/roster";
+import { mayDo, type VaultRole } from "../../protocol/vault-roles";
+import { itemSetDigest, itemStatesOf } from "../../protocol/formats/item-log";
 import { vaultMoved, type ClientCore } from "./core";
 import { OvertakenReads, type Items } from "./items";
 import type { History } from "./history";

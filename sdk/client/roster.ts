@@ -3,11 +3,20 @@
  * and replayed, never older than nor forked from a head this device saw; the links this client
  * signs; and where the server's member list or a wrap disagrees with the verified chain.
  */
-import { fromBase64 } from "../encoding";
+import { fromBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
-import { applyLink, linkHash, memberDigest, parseLink, signLink, type RosterLink, type RosterState, type UnsignedLink } from "../roster";
-import { RosterLinkError, sha256Hex } from "../link-format";
-import { replayRoster } from "../roster-replay";
+import {
+  applyLink,
+  linkHash,
+  memberDigest,
+  parseLink,
+  signLink,
+  type RosterLink,
+  type RosterState,
+  type UnsignedLink,
+} from "../../protocol/formats/roster";
+import { RosterLinkError, sha256Hex } from "../../protocol/formats/links";
+import { replayRoster } from "../../protocol/formats/roster-replay";
 import { SerialQueue, type ClientCore } from "./core";
 import { claimsIn, type Audit } from "./audit";
 import type { Trust } from "./trust";

@@ -6,11 +6,11 @@
  * account before, the parameters and salt it remembers, which only a statement signed by the
  * account's own key (known to this device) may change (`KDF_CHANGED`).
  */
-import { normalizeEmail } from "../email";
-import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { normalizeEmail } from "../../protocol/email";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError, WeakPasswordError } from "../errors";
 import type { Tokens } from "../http";
-import { sameKdf } from "../kdf";
+import { sameKdf } from "../../protocol/crypto/kdf";
 import {
   createAccountKeys,
   deriveAccountSecrets,
@@ -19,9 +19,9 @@ import {
   openAccountKeys,
   type AccountKeys,
   type KdfChoice,
-} from "../keys";
+} from "../../protocol/crypto/keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
-import type { KdfParams } from "../primitives";
+import type { KdfParams } from "../../protocol/crypto/primitives";
 import {
   inviteBindingMac,
   kdfStatementBytes,
@@ -31,8 +31,8 @@ import {
   type KdfStatement,
   type KeyStatement,
   type SignedStatement,
-} from "../statements";
-import { userIdForKey } from "../ids";
+} from "../../protocol/formats/statements";
+import { userIdForKey } from "../../protocol/ids";
 import type { ClientCore } from "./core";
 import { secondStep, type LoginStep } from "./factors";
 import type { Invites } from "./invites";
@@ -54,7 +54,7 @@ export interface LoginAnswer extends Tokens {
   keyStatement?: SignedStatement;
   kdfStatement?: SignedStatement;
   accountVersion: number;
-  /** The account's key log, when it rotated its keys (sdk/key-log.ts). */
+  /** The account's key log, when it rotated its keys (protocol/formats/key-log.ts). */
   keyLog?: unknown;
   /** The organization requires a second factor and this account has none: this login may only enrol one. */
   enrolOnly?: true;

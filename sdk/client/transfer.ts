@@ -6,9 +6,9 @@
  * from the items opened and checked as any read.
  */
 import { checkedContent, itemDataJson, type ItemContent } from "../item-types";
-import { utf8 } from "../encoding";
+import { utf8 } from "../../protocol/encoding";
 import { sealItem, type SealedItem } from "../items";
-import { itemStatesOf, itemSetDigest } from "../item-log";
+import { itemStatesOf, itemSetDigest } from "../../protocol/formats/item-log";
 import type { ExportFormat, ExportedVault } from "../transfer/export";
 import { ApiError } from "../errors";
 import type { ClientCore } from "./core";

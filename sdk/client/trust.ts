@@ -15,12 +15,12 @@
  *   that these are the keys of whoever opened the link (`INVITE_BINDING_MISMATCH`).
  * Only then is a bundle pinned (first contact) or its pin completed, one check at a time.
  */
-import { fromBase64, toBase64 } from "../encoding";
+import { fromBase64, toBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
-import { groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../keys";
+import { groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../../protocol/crypto/keys";
 import { asPin, type Pin, type PinSource } from "../pins";
-import { inviteBindingVerifies, type SignedStatement } from "../statements";
-import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../key-log";
+import { inviteBindingVerifies, type SignedStatement } from "../../protocol/formats/statements";
+import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../../protocol/formats/key-log";
 import { SerialQueue, type ClientCore } from "./core";
 import type { OrgRole } from "./types";
 import * as checks from "./bundle-checks";

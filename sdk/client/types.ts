@@ -1,14 +1,14 @@
 /** What the client's calls take and answer: the server's shapes (contract sections 2 to 8) and the client's own reports. */
 import type { SealedItem, ItemContent } from "../items";
 import type { ItemType } from "../item-types";
-import type { StoredAccountKeys } from "../keys";
-import type { KdfParams } from "../primitives";
-import type { RosterLink, RosterState } from "../roster";
-import type { GrantableRole, VaultRole } from "../vault-roles";
+import type { StoredAccountKeys } from "../../protocol/crypto/keys";
+import type { KdfParams } from "../../protocol/crypto/primitives";
+import type { RosterLink, RosterState } from "../../protocol/formats/roster";
+import type { GrantableRole, VaultRole } from "../../protocol/vault-roles";
 
-export type { VaultRole } from "../vault-roles";
-export type { OrgRole } from "../org-roles";
-import type { OrgRole } from "../org-roles";
+export type { VaultRole } from "../../protocol/vault-roles";
+export type { OrgRole } from "../../protocol/org-roles";
+import type { OrgRole } from "../../protocol/org-roles";
 
 /** A vault as the server shows it to the caller (contract section 3). */
 export interface Vault {
@@ -61,7 +61,7 @@ export interface Invite {
   createdAt: string;
 }
 
-export type { AuditRecord } from "../audit";
+export type { AuditRecord } from "../../protocol/formats/audit";
 
 /** One of the account's sessions (logins), as the server recorded it. */
 export interface SessionInfo {

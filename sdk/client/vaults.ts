@@ -6,9 +6,9 @@
  * refuses a vault whose roster says a rekey is due, one without a roster, and one whose name the
  * server misstates.
  */
-import { fromBase64, toBase64, type Bytes } from "../encoding";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
-import { keyFingerprint } from "../keys";
+import { keyFingerprint } from "../../protocol/crypto/keys";
 import {
   AES_KEY_BYTES,
   aesKwUnwrap,
@@ -19,10 +19,10 @@ import {
   rsaModulusBytes,
   rsaOaepUnwrap,
   rsaOaepWrap,
-} from "../primitives";
-import { isCanonicalId, vaultIdFor } from "../ids";
-import { mayDo } from "../vault-roles";
-import { GENESIS_PREV, rosterWraps } from "../roster";
+} from "../../protocol/crypto/primitives";
+import { isCanonicalId, vaultIdFor } from "../../protocol/ids";
+import { mayDo } from "../../protocol/vault-roles";
+import { GENESIS_PREV, rosterWraps } from "../../protocol/formats/roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
 import type { Trust } from "./trust";

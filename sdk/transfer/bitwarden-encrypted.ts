@@ -9,7 +9,7 @@
  * An export encrypted with a Bitwarden account's key (not a password) cannot be opened outside
  * Bitwarden.
  */
-import { fromBase64, fromUtf8, utf8, type Bytes } from "../encoding";
+import { fromBase64, fromUtf8, utf8, type Bytes } from "../../protocol/encoding";
 import { ImportError } from "./types";
 
 const subtle = globalThis.crypto.subtle;
@@ -47,7 +47,7 @@ async function passwordKey(password: string, doc: Record<string, unknown>): Prom
       !(parallelism >= 1 && parallelism <= CAPS.argon2Parallelism)
     )
       throw new ImportError("the Bitwarden export asks for an Argon2id cost beyond what this client runs");
-    const { argon2id } = await import("../argon2.js");
+    const { argon2id } = await import("../../protocol/crypto/argon2.js");
     const saltHash = new Uint8Array(await subtle.digest("SHA-256", utf8(salt)));
     const out = await argon2id({
       password: utf8(password),

@@ -14,11 +14,11 @@
  * The items' JSON (`vault-export-items/v1`): `{ format, exportedAt, vaults: [{ name, items: [ItemContent] }] }`.
  */
 import Papa from "papaparse";
-import { fromBase64, fromUtf8, toBase64, utf8 } from "../encoding";
+import { fromBase64, fromUtf8, toBase64, utf8 } from "../../protocol/encoding";
 import { checkedContent, ITEM_TYPES, itemUrls, type ItemContent, type ItemType } from "../item-types";
-import { checkKdf } from "../kdf";
-import { DEFAULT_ARGON2ID, newKdfParams } from "../keys";
-import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../primitives";
+import { checkKdf } from "../../protocol/crypto/kdf";
+import { DEFAULT_ARGON2ID, newKdfParams } from "../../protocol/crypto/keys";
+import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../../protocol/crypto/primitives";
 import { ImportError, type Parsed } from "./types";
 
 export const EXPORT_FORMATS = ["encrypted", "json", "csv"] as const;

@@ -1,6 +1,6 @@
-/** Item-log links as a test client signs them with a user's keys (the protocol: sdk/item-log.ts). */
+/** Item-log links as a test client signs them with a user's keys (the protocol: protocol/formats/item-log.ts). */
 import { sign } from "node:crypto";
-import { itemLinkBytes, itemLinkSigningBytes, type ItemLink, type UnsignedItemLink } from "../../sdk/item-log";
+import { itemLinkBytes, itemLinkSigningBytes, type ItemLink, type UnsignedItemLink } from "../../protocol/formats/item-log";
 import { sha256Hex, type Signer } from "./roster";
 
 export function signItemLinkAs(user: Signer, link: UnsignedItemLink): ItemLink {

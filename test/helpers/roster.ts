@@ -1,6 +1,6 @@
 /**
  * Signed-roster links built the way an independent client would: node:crypto for SHA-256 and
- * Ed25519 (the SDK uses WebCrypto), over the canonical bytes of sdk/roster.ts.
+ * Ed25519 (the SDK uses WebCrypto), over the canonical bytes of protocol/formats/roster.ts.
  */
 import { createHash, sign } from "node:crypto";
 import {
@@ -11,7 +11,7 @@ import {
   type RosterLink,
   type RosterMember,
   type UnsignedLink,
-} from "../../sdk/roster";
+} from "../../protocol/formats/roster";
 import type { KeyObject } from "node:crypto";
 import { vaultIdFor } from "../../lib/domain/ids";
 

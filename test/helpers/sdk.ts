@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../../sdk";
-import { fromBase64, toBase64, type Bytes } from "../../sdk/encoding";
-import { openAccountKeys, type KdfChoice } from "../../sdk/keys";
-import { aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../sdk/primitives";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
+import { openAccountKeys, type KdfChoice } from "../../protocol/crypto/keys";
+import { aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../protocol/crypto/primitives";
 
 /** The fastest derivation the SDK accepts (its PBKDF2 floor, about 0.1 s), for suites that log in often. */
 export const TEST_KDF: KdfChoice = { algorithm: "pbkdf2-sha256", iterations: 600_000 };

@@ -1,6 +1,6 @@
 /**
  * Signed statements made the way an independent client would: node:crypto's Ed25519 over the
- * bytes sdk/statements.ts defines (the SDK signs with WebCrypto).
+ * bytes protocol/formats/statements.ts defines (the SDK signs with WebCrypto).
  */
 import { sign, type KeyObject } from "node:crypto";
 import {
@@ -9,8 +9,8 @@ import {
   keyStatementBytes,
   type InviteStatement,
   type SignedStatement,
-} from "../../sdk/statements";
-import type { KdfParams } from "../../sdk/primitives";
+} from "../../protocol/formats/statements";
+import type { KdfParams } from "../../protocol/crypto/primitives";
 import { fingerprintOf, type PublicKeys } from "./roster";
 
 export interface StatementSigner {

@@ -3,7 +3,7 @@
  * The master key's derivation (Argon2id in WebAssembly, or PBKDF2), off the page's thread: the
  * page keeps drawing and answering while it runs. The same SDK function as everywhere else.
  */
-import { deriveMasterKey, type KdfParams } from "../../sdk/primitives";
+import { deriveMasterKey, type KdfParams } from "../../protocol/crypto/primitives";
 
 declare const self: DedicatedWorkerGlobalScope;
 

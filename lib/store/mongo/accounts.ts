@@ -19,7 +19,7 @@ import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
-import { keyLogEntryBytes } from "../../../sdk/key-log";
+import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
 import { sha256Hex } from "../../domain/roster";
 import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
 import { failpoint } from "../../failpoints";

@@ -104,7 +104,7 @@ export interface VaultDoc {
   writeSeq?: number;
   /** The signed roster's head; absent for a vault without one. */
   roster?: { seq: number; hash: string };
-  /** The signed item log's head (sdk/item-log.ts); absent for a vault without one. */
+  /** The signed item log's head (protocol/formats/item-log.ts); absent for a vault without one. */
   itemLog?: { seq: number; hash: string; baseSeq: number; rosterSeq: number };
   /**
    * The vault's last item change number and that of its last reset (lib/domain/item-changes.ts).

@@ -106,7 +106,7 @@ export interface VaultStore {
     args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink } & WithEvents,
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;
 
-  // The signed roster (sdk/roster.ts): every link is stored in the transaction of the change it
+  // The signed roster (protocol/formats/roster.ts): every link is stored in the transaction of the change it
   // describes. A vault without one starts it with the `adopt` link of a rekey.
   /** The vault's chain in seq order (empty without a roster). */
   getRoster(args: OnVault): Promise<RosterLink[]>;

@@ -16,7 +16,7 @@ import { failpoint } from "../../failpoints";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { completeRecoveryIn } from "./security";
 import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
-import { keyLogEntryBytes } from "../../../sdk/key-log";
+import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
 import { sha256Hex } from "../../domain/roster";
 import { conflict, notFound, notRedeemable } from "../../errors";
 import { isRedeemable, type InviteStatus } from "../../domain/invites";

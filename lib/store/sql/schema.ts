@@ -25,7 +25,7 @@ export interface UsersTable {
   encrypted_private_key: string;
   encrypted_signing_private_key: string;
   created_at: string;
-  /** JSON `{"version", "signature"}`, or null (sdk/statements.ts). */
+  /** JSON `{"version", "signature"}`, or null (protocol/formats/statements.ts). */
   key_statement: string | null;
   kdf_statement: string | null;
   /** JSON `{"inviteId", "mac"}`, or null. */
@@ -48,7 +48,7 @@ export interface VaultsTable {
   /** The signed roster's head; null for a vault without one. */
   roster_seq: number | null;
   roster_hash: string | null;
-  /** The signed item log's head (sdk/item-log.ts); null for a vault without one. */
+  /** The signed item log's head (protocol/formats/item-log.ts); null for a vault without one. */
   item_seq: number | null;
   item_hash: string | null;
   item_base_seq: number | null;

@@ -1,6 +1,6 @@
-/** Emails (lib/domain/email.ts, with the SDK's one-script rule, sdk/email.ts): normalized, or refused `INVALID`. */
+/** Emails (lib/domain/email.ts, with the SDK's one-script rule, protocol/email.ts): normalized, or refused `INVALID`. */
 import { normalizeEmail } from "../../../lib/domain/email";
-import { isSingleScript } from "../../../sdk/email";
+import { isSingleScript } from "../../../protocol/email";
 import { code } from "../../helpers/refusal";
 
 describe("emails", () => {

@@ -1,13 +1,13 @@
 /**
  * Creates decided as one group (lib/domain/item-creates.ts): each against the vault as the ones
  * accepted before it left it (its limits, the ids taken, the item log's head), each refusal its own.
- * The links are the published item-log test vectors (test/fixtures/item-log-vectors.json).
+ * The links are the published item-log test vectors (protocol/vectors/item-log-vectors.json).
  */
 import type { UserId } from "../../../lib/domain/ids";
 import { decideGroupedCreates, type GroupedCreate, type LockedForCreates } from "../../../lib/domain/item-creates";
 import { itemBytes } from "../../../lib/domain/vault-limits";
-import { applyItemLink, parseItemLink, type ItemLogHead } from "../../../sdk/item-log";
-import vectors from "../../fixtures/item-log-vectors.json";
+import { applyItemLink, parseItemLink, type ItemLogHead } from "../../../protocol/formats/item-log";
+import vectors from "../../../protocol/vectors/item-log-vectors.json";
 
 const links = vectors.vectors.map((v) => parseItemLink(v.link));
 const { vaultId, actorId } = links[0]!;

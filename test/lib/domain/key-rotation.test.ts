@@ -1,6 +1,6 @@
 /** A key rotation's rules (lib/domain/key-rotation.ts), as tables: a state and a request in, accepted or the named refusal (with its field) out, on the key-log test vectors. */
 import { createPrivateKey, sign } from "node:crypto";
-import vectors from "../../fixtures/key-log-vectors.json";
+import vectors from "../../../protocol/vectors/key-log-vectors.json";
 import type { UserId, VaultId } from "../../../lib/domain/ids";
 import { AppError } from "../../../lib/errors";
 import {
@@ -12,8 +12,8 @@ import {
 } from "../../../lib/domain/key-rotation";
 import type { VaultSnapshot } from "../../../lib/domain/vault-decisions";
 import { keyFingerprint as serverFingerprint } from "../../../lib/domain/roster";
-import { kdfStatementBytes, keyStatementBytes } from "../../../sdk/statements";
-import type { KeyLogEntry } from "../../../sdk/key-log";
+import { kdfStatementBytes, keyStatementBytes } from "../../../protocol/formats/statements";
+import type { KeyLogEntry } from "../../../protocol/formats/key-log";
 
 const PKCS8_PREFIX = "302e020100300506032b657004220420";
 const nodeKey = (seedHex: string) => createPrivateKey({ key: Buffer.from(PKCS8_PREFIX + seedHex, "hex"), format: "der", type: "pkcs8" });

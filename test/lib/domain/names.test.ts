@@ -1,8 +1,8 @@
-/** Names (lib/domain/names.ts: decideVaultName, decideOrgName; the rule: sdk/names.ts): the name kept, or the named refusal. */
+/** Names (lib/domain/names.ts: decideVaultName, decideOrgName; the rule: protocol/names.ts): the name kept, or the named refusal. */
 import { decideOrgName, decideVaultName } from "../../../lib/domain/names";
 import type { AppError } from "../../../lib/errors";
 
-describe("names (decideVaultName, decideOrgName; the rule: sdk/names.ts)", () => {
+describe("names (decideVaultName, decideOrgName; the rule: protocol/names.ts)", () => {
   const outcome = (decide: () => string) => {
     try {
       return decide();

@@ -5,7 +5,7 @@
  * user is asked to approve as a trustee.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { CheckedMember, FactorInfo, Policies, RecoveryTask } from "../../../sdk";
+import { mayBeTrustee, mayChangePolicies, type CheckedMember, type FactorInfo, type Policies, type RecoveryTask } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, Field, inputValue, PasswordField, Submit, useAction } from "../ui";
 
@@ -159,7 +159,7 @@ function PolicyView() {
   const [p, setP] = useState<Policies | null>(null);
   const act = useAction();
   useEffect(() => void act.run(async () => setP(await client.factors.policies())), []);
-  const owner = client.account.role === "owner";
+  const owner = mayChangePolicies(client.account.role);
   const toggle = () =>
     void act.run(async () => {
       setP(
@@ -232,9 +232,7 @@ function RecoveryEnrolment() {
     () =>
       void act.run(async () => {
         await reload();
-        setMembers(
-          (await client.orgMembers()).filter((m) => m.userId !== me && !m.removedAt && (m.role === "owner" || m.role === "admin")),
-        );
+        setMembers((await client.orgMembers()).filter((m) => m.userId !== me && !m.removedAt && mayBeTrustee(m.role)));
       }),
     [],
   );

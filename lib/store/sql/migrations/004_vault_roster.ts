@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Signed vault rosters (sdk/roster.ts): each link, stored with the change it describes, keyed by
+// Signed vault rosters (protocol/formats/roster.ts): each link, stored with the change it describes, keyed by
 // vault and seq (so two links can never take one place in a chain); the head on the vault row,
 // read under the vault's lock. A vault without a roster has no head (null).
 export async function up(db: Kysely<unknown>): Promise<void> {

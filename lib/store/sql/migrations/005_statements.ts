@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Signed statements (sdk/statements.ts), each as JSON text `{"version", "signature"}`, null where
+// Signed statements (protocol/formats/statements.ts), each as JSON text `{"version", "signature"}`, null where
 // there is none: a user's key statement and KDF statement, the binding MAC an invited user
 // registered with (`{"inviteId", "mac"}`), and an invite's statement by its inviter.
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Signed item logs (sdk/item-log.ts): each link, stored in the transaction of the write it
+// Signed item logs (protocol/formats/item-log.ts): each link, stored in the transaction of the write it
 // describes, keyed by vault and seq (two links can never take one place); the head on the vault
 // row, read under the vault's lock: the last link's seq and hash, the seq of the last checkpoint
 // or rekey link (where readers start), and the roster seq the last link signed against. A vault

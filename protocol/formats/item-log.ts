@@ -1,7 +1,7 @@
 /**
  * The signed item log: per vault, an append-only, hash-chained list of links, one per item
  * create, update and delete, per rekey, and per checkpoint, each signed by the member who made
- * it. Built like the roster (sdk/roster.ts: the same canonical encoding, a context string of its
+ * it. Built like the roster (protocol/formats/roster.ts: the same canonical encoding, a context string of its
  * own, seq and prev), it makes a vault's *contents* tamper-evident: a client that follows the log
  * knows which items the vault holds, at which revision, with which ciphertext (by SHA-256), and
  * which were deleted, without trusting the server's word for any of it.
@@ -17,14 +17,14 @@
  * item set's digest and the reconstruction above. The server checks each new link with the same
  * `parseItemLink` and `applyItemLink` (lib/domain/item-log.ts). Pure: WebCrypto only, no Node API.
  */
-import { canonicalJson } from "./canonical";
-import { utf8, type Bytes } from "./encoding";
-import type { CryptoKey } from "./primitives";
+import { canonicalJson } from "../canonical";
+import { utf8, type Bytes } from "../encoding";
+import type { CryptoKey } from "../crypto/primitives";
 import { GENESIS_PREV } from "./roster";
-// What every signed link shares (sdk/link-format.ts): field checks (fmt.str, fmt.int, ...), hash and signature.
-import * as fmt from "./link-format";
+// What every signed link shares (protocol/formats/links.ts): field checks (fmt.str, fmt.int, ...), hash and signature.
+import * as fmt from "./links";
 
-export { RosterLinkError as ItemLinkError } from "./link-format";
+export { RosterLinkError as ItemLinkError } from "./links";
 
 export const ITEM_LINK_OPS = ["checkpoint", "create", "update", "delete", "restore", "rekey", "import"] as const;
 export type ItemLinkOp = (typeof ITEM_LINK_OPS)[number];
@@ -75,7 +75,7 @@ export interface UnsignedItemLink {
   setDigest?: string;
   /** import: how many new items it adds (each at revision 1): the set before it is the set after it without them. */
   added?: number;
-  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`, sdk/roster.ts). */
+  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`, protocol/formats/roster.ts). */
   auditSeq?: number;
   auditHead?: string;
 }

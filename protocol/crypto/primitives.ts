@@ -3,8 +3,10 @@
  * browsers), plus Argon2id from hash-wasm (WebAssembly). Nothing else in the SDK touches keys
  * directly, so this file is what an auditor reads.
  */
-import { concatBytes, fromBase64, utf8, type Bytes } from "./encoding";
-import { checkKdf } from "./kdf";
+import { concatBytes, fromBase64, utf8, type Bytes } from "../encoding";
+import { checkKdf, type KdfParams } from "./kdf";
+
+export type { Argon2idParams, KdfParams, Pbkdf2Params } from "./kdf";
 
 const subtle = globalThis.crypto.subtle;
 
@@ -20,22 +22,6 @@ export function randomBytes(length: number): Bytes {
 }
 
 // ---- Key derivation -------------------------------------------------------------------------
-
-export interface Argon2idParams {
-  algorithm: "argon2id";
-  salt: string;
-  iterations: number;
-  memoryKiB: number;
-  parallelism: number;
-}
-
-export interface Pbkdf2Params {
-  algorithm: "pbkdf2-sha256";
-  salt: string;
-  iterations: number;
-}
-
-export type KdfParams = Argon2idParams | Pbkdf2Params;
 
 /**
  * The master key: 32 bytes from the password under the registered KDF parameters. The password

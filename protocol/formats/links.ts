@@ -1,13 +1,13 @@
 /**
- * What every signed link shares, roster links (sdk/roster.ts) and item links (sdk/item-log.ts):
+ * What every signed link shares, roster links (protocol/formats/roster.ts) and item links (protocol/formats/item-log.ts):
  * the refusal that names the field at fault, the checks of a field's form, the signature over a
  * link's signing bytes, and the audit head a signer may add (`AuditClaim`). Pure: WebCrypto only.
  */
-import { CANONICAL_UUID } from "./ids";
-import { fromBase64, toBase64, toHex, type Bytes } from "./encoding";
-import { ed25519Sign, ed25519Verify, sha256, type CryptoKey } from "./primitives";
+import { CANONICAL_UUID } from "../ids";
+import { fromBase64, toBase64, toHex, type Bytes } from "../encoding";
+import { ed25519Sign, ed25519Verify, sha256, type CryptoKey } from "../crypto/primitives";
 
-/** A link (of a roster or an item log, sdk/item-log.ts) that breaks the format or the rules; `field` is the link's field at fault. */
+/** A link (of a roster or an item log, protocol/formats/item-log.ts) that breaks the format or the rules; `field` is the link's field at fault. */
 export class RosterLinkError extends Error {
   override readonly name = "RosterLinkError";
   constructor(

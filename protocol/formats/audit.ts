@@ -12,10 +12,10 @@
  * A checkpoint signs `vault-audit-checkpoint/v1\n` followed by the canonical JSON of
  * `{ orgId, seq, head, at }`. Pure: WebCrypto only.
  */
-import { canonicalJson } from "./canonical";
-import { fromBase64, toHex, utf8, type Bytes } from "./encoding";
-import { SecurityError } from "./errors";
-import { ed25519Verify, sha256 } from "./primitives";
+import { canonicalJson } from "../canonical";
+import { fromBase64, toHex, utf8, type Bytes } from "../encoding";
+import { SecurityError } from "../errors";
+import { ed25519Verify, sha256 } from "../crypto/primitives";
 
 /** The subjects a record may name, in the order the hash covers them. */
 export const AUDIT_SUBJECTS = ["vaultId", "itemId", "targetUserId", "inviteId"] as const;

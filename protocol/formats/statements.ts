@@ -10,7 +10,7 @@
  * self-signature from passing as a wrap's is the rest: a signed vault's roster names the SHA-256 of
  * every wrap it vouches for, a wrap must be as long as the caller's own modulus, and RSA-OAEP
  * refuses to unwrap bytes that are not an OAEP encryption to the caller's key. README "Wire
- * formats" gives the bytes, and test/fixtures/statement-vectors.json test vectors.
+ * formats" gives the bytes, and protocol/vectors/statement-vectors.json test vectors.
  *
  * | context                       | signed by        | over |
  * |-------------------------------|------------------|------|
@@ -21,10 +21,18 @@
  *
  * Pure: WebCrypto only, no Node API.
  */
-import { canonicalJson } from "./canonical";
-import { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex, utf8, type Bytes } from "./encoding";
-import { kdfFields } from "./kdf";
-import { ed25519Sign, ed25519Verify, hkdfSha256, hmacSha256, hmacSha256Verifies, type CryptoKey, type KdfParams } from "./primitives";
+import { canonicalJson } from "../canonical";
+import { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex, utf8, type Bytes } from "../encoding";
+import { kdfFields } from "../crypto/kdf";
+import {
+  ed25519Sign,
+  ed25519Verify,
+  hkdfSha256,
+  hmacSha256,
+  hmacSha256Verifies,
+  type CryptoKey,
+  type KdfParams,
+} from "../crypto/primitives";
 
 export const KEY_STATEMENT_CONTEXT = "vault-key-statement/v1\n";
 export const KDF_STATEMENT_CONTEXT = "vault-kdf-statement/v1\n";

@@ -1,12 +1,12 @@
 /**
- * A whole signed roster replayed by a client (the protocol, link by link: sdk/roster.ts): each
+ * A whole signed roster replayed by a client (the protocol, link by link: protocol/formats/roster.ts): each
  * link's format and place, its actor's right, and its signature by the key the chain recorded for
  * them. Pure: WebCrypto only.
  */
-import { fromBase64 } from "./encoding";
-import { SecurityError } from "./errors";
-import { keyFingerprint } from "./keys";
-import { fail, RosterLinkError } from "./link-format";
+import { fromBase64 } from "../encoding";
+import { SecurityError } from "../errors";
+import { keyFingerprint } from "../crypto/keys";
+import { fail, RosterLinkError } from "./links";
 import { applyLink, linkHash, linkSignatureVerifies, memberDigest, parseLink, type RosterLink, type RosterState } from "./roster";
 
 /** A signer's public keys as the server hands them out (checked by the caller: self-signature, pins). */

@@ -19,9 +19,29 @@
  * A device also remembers, per account, the parameters and salt it logged in with, and refuses a
  * change that the account's own signing key has not vouched for (client/session.ts).
  */
-import { fromBase64 } from "./encoding";
-import { SecurityError } from "./errors";
-import type { KdfParams } from "./primitives";
+import { fromBase64 } from "../encoding";
+import { SecurityError } from "../errors";
+
+export interface Argon2idParams {
+  algorithm: "argon2id";
+  salt: string;
+  iterations: number;
+  memoryKiB: number;
+  parallelism: number;
+}
+
+export interface Pbkdf2Params {
+  algorithm: "pbkdf2-sha256";
+  salt: string;
+  iterations: number;
+}
+
+export type KdfParams = Argon2idParams | Pbkdf2Params;
+
+/** Argon2id as Bitwarden sets it by default: 3 passes over 64 MiB in 4 lanes. */
+export const DEFAULT_ARGON2ID = { algorithm: "argon2id", iterations: 3, memoryKiB: 65536, parallelism: 4 } as const;
+/** The WebCrypto-only fallback, at the contract's floor (OWASP's figure for PBKDF2-SHA256). */
+export const DEFAULT_PBKDF2 = { algorithm: "pbkdf2-sha256", iterations: 600_000 } as const;
 
 export const KDF_FLOOR = {
   argon2id: { memoryKiB: 65_536, memoryPassesKiB: 3 * 65_536, iterations: 2 },

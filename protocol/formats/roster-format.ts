@@ -3,8 +3,8 @@
  * and form, as a client replaying a chain and the server taking a new link both read it. The
  * rules a link follows from the state before it are `applyLink` (roster.ts).
  */
-import { MAX_NAME, nameProblem } from "./names";
-import { VAULT_ROLES, VAULT_TYPES, type VaultRole, type VaultType } from "./vault-roles";
+import { MAX_NAME, nameProblem } from "../names";
+import { VAULT_ROLES, VAULT_TYPES, type VaultRole, type VaultType } from "../vault-roles";
 import {
   checkAtAndSig,
   ED25519_SIG,
@@ -18,7 +18,7 @@ import {
   str,
   TIMESTAMP,
   UUID_LOWER,
-} from "./link-format";
+} from "./links";
 import type { RosterLink } from "./roster";
 
 export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename", "rewrap", "rotate"] as const;

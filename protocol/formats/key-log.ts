@@ -10,12 +10,12 @@
  * The server stores the log and serves it; it cannot add a step (it holds no private key), drop
  * one (`prev` chains them), or show another history to a device that followed this one (the pin
  * keeps the version and hash it followed to). One implementation for the SDK and the server
- * (lib/domain/key-rotation.ts); README "Wire formats" and test/fixtures/key-log-vectors.json give the
+ * (lib/domain/key-rotation.ts); README "Wire formats" and protocol/vectors/key-log-vectors.json give the
  * bytes. Pure: WebCrypto only, no Node API.
  */
-import { canonicalJson } from "./canonical";
-import { fromBase64, utf8, type Bytes } from "./encoding";
-import { bundleSelfSignatureVerifies, keyFingerprint } from "./keys";
+import { canonicalJson } from "../canonical";
+import { fromBase64, utf8, type Bytes } from "../encoding";
+import { bundleSelfSignatureVerifies, keyFingerprint } from "../crypto/keys";
 import {
   checkAtAndSig,
   ED25519_SIG,
@@ -29,8 +29,8 @@ import {
   str,
   TIMESTAMP,
   UUID_LOWER,
-} from "./link-format";
-import type { CryptoKey } from "./primitives";
+} from "./links";
+import type { CryptoKey } from "../crypto/primitives";
 
 /** Prepended to an entry's canonical bytes before either signature: a key-log signature is never valid as anything else. */
 export const KEY_LOG_CONTEXT = "vault-key-log/v1\n";

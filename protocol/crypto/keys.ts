@@ -3,9 +3,9 @@
  * receiving vault keys, Ed25519 for signing wraps), and the checks a client makes on anyone's
  * bundle before trusting it.
  */
-import { concatBytes, equalBytes, fromBase64, toBase64, toHex, type Bytes } from "./encoding";
-import { SecurityError, UnlockError } from "./errors";
-import { checkKdf } from "./kdf";
+import { concatBytes, equalBytes, fromBase64, toBase64, toHex, type Bytes } from "../encoding";
+import { SecurityError, UnlockError } from "../errors";
+import { checkKdf, DEFAULT_ARGON2ID } from "./kdf";
 import {
   deriveMasterKey,
   ed25519Sign,
@@ -27,10 +27,7 @@ import {
   type Pbkdf2Params,
 } from "./primitives";
 
-/** Argon2id as Bitwarden sets it by default: 3 passes over 64 MiB in 4 lanes. */
-export const DEFAULT_ARGON2ID = { algorithm: "argon2id", iterations: 3, memoryKiB: 65536, parallelism: 4 } as const;
-/** The WebCrypto-only fallback, at the contract's floor (OWASP's figure for PBKDF2-SHA256). */
-export const DEFAULT_PBKDF2 = { algorithm: "pbkdf2-sha256", iterations: 600_000 } as const;
+export { DEFAULT_ARGON2ID, DEFAULT_PBKDF2 } from "./kdf";
 
 export type KdfChoice = Omit<Argon2idParams, "salt"> | Omit<Pbkdf2Params, "salt">;
 

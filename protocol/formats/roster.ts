@@ -8,17 +8,17 @@
  * and the rules a link must follow given the state before it (its form: roster-format.ts). The SDK replays chains with it; the
  * server checks each new link with the same `parseLink` and `applyLink` (lib/domain/roster.ts),
  * so client and server cannot disagree on what a valid link is. The README gives the wire format
- * and test vectors (test/fixtures/roster-vectors.json).
+ * and test vectors (protocol/vectors/roster-vectors.json).
  *
  * Pure: WebCrypto only for hashing and signatures, no Node API.
  */
-import { canonicalJson } from "./canonical";
-import { fromBase64, utf8, type Bytes } from "./encoding";
+import { canonicalJson } from "../canonical";
+import { fromBase64, utf8, type Bytes } from "../encoding";
 
-export { canonicalJson } from "./canonical";
-import type { CryptoKey } from "./primitives";
-import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "./vault-roles";
-import { fail, linkSig, linkSigVerifies, sha256Hex } from "./link-format";
+export { canonicalJson } from "../canonical";
+import type { CryptoKey } from "../crypto/primitives";
+import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "../vault-roles";
+import { fail, linkSig, linkSigVerifies, sha256Hex } from "./links";
 
 export { MAX_LINK_MEMBERS, parseLink, ROSTER_OPS, type RosterOp } from "./roster-format";
 import type { RosterOp } from "./roster-format";

@@ -1,6 +1,6 @@
 /**
  * Names people give things (a vault, an organization): one rule, applied by the server to what it
- * stores (lib/domain/names.ts), by the roster to the names its links sign (sdk/roster.ts), and by
+ * stores (lib/domain/names.ts), by the roster to the names its links sign (protocol/formats/roster.ts), and by
  * clients before they send one.
  */
 export const MAX_NAME = 256;

@@ -8,7 +8,7 @@
  * client knows its id before the server answers, and signs it into its key statement.
  */
 import { concatBytes, toHex, utf8, type Bytes } from "./encoding";
-import { sha256 } from "./primitives";
+import { sha256 } from "./crypto/primitives";
 
 export const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -18,3 +18,13 @@ export function managesOrg(role: OrgRole): boolean {
 export function mayRemoveFromOrg(actorRole: OrgRole, targetRole: OrgRole, removingSelf: boolean): boolean {
   return removingSelf || actorRole === "owner" || (actorRole === "admin" && targetRole !== "owner");
 }
+
+/** Only owners change the organization's policies (second factors, recovery, KDF minimums). */
+export function mayChangePolicies(role: OrgRole): boolean {
+  return role === "owner";
+}
+
+/** Owners and admins may hold a share of a colleague's account recovery. */
+export function mayBeTrustee(role: OrgRole): boolean {
+  return managesOrg(role);
+}

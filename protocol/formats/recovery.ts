@@ -2,7 +2,7 @@
  * k-of-n account recovery (issue 30): the bytes the user and the trustees sign, the short code a
  * trustee checks with the user, and the recovery copy's encryption. Shared by the server (which
  * checks signatures as a form check) and the clients (which check what matters). README "Account
- * recovery" gives the format; test/fixtures/recovery-vectors.json, test vectors.
+ * recovery" gives the format; protocol/vectors/recovery-vectors.json, test vectors.
  *
  * | context                          | signed by   | over |
  * |----------------------------------|-------------|------|
@@ -12,10 +12,10 @@
  *
  * Pure: WebCrypto and the audited `shamir-secret-sharing`, no Node API.
  */
-import { canonicalJson } from "./canonical";
-import { fromBase64, toBase64, toHex, utf8, type Bytes } from "./encoding";
+import { canonicalJson } from "../canonical";
+import { fromBase64, toBase64, toHex, utf8, type Bytes } from "../encoding";
 import { combine } from "shamir-secret-sharing";
-import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "./primitives";
+import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "../crypto/primitives";
 
 export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
 export const APPROVAL_CONTEXT = "vault-recovery-approval/v1\n";
@@ -28,7 +28,7 @@ const COPY_AAD = "vault-recovery-copy/v1";
 /** A trustee of an enrolment, as the user's client saw them: their id, the fingerprint of the keys it wrapped to, and their share's hash. */
 export interface EnrolmentTrustee {
   trusteeId: string;
-  /** `keyFingerprint` (sdk/keys.ts) of the trustee's keys the share was wrapped to, hex. */
+  /** `keyFingerprint` (protocol/crypto/keys.ts) of the trustee's keys the share was wrapped to, hex. */
   keys: string;
   /** SHA-256 of the wrapped share's bytes, hex. */
   share: string;

@@ -1,10 +1,14 @@
 /**
- * The README's settings table and `.env.template`, written from the settings table (lib/config.ts).
- * `npm run settings` writes both; test/config.test.ts fails when either is stale.
+ * The operators' settings table (docs/operator/configuration.md) and `.env.template`, written from
+ * the settings table (lib/config.ts). `npm run settings` writes both; test/config.test.ts fails when
+ * either is stale.
  */
 import { SETTING_GROUPS, SETTINGS, type SettingGroup } from "./config";
 
 const rows = () => Object.values(SETTINGS) as Array<(typeof SETTINGS)[keyof typeof SETTINGS]>;
+
+/** The page that holds the settings table, from the repository's root. */
+export const SETTINGS_DOC = "docs/operator/configuration.md";
 
 export const README_TABLE_BEGIN = "<!-- settings table: written by `npm run settings` from lib/config.ts -->";
 export const README_TABLE_END = "<!-- end of settings table -->";
@@ -15,11 +19,11 @@ export function settingsMarkdownTable(): string {
   return lines.join("\n");
 }
 
-/** The README with its settings table (between the markers) replaced by the current one. */
+/** The settings page (SETTINGS_DOC) with its table (between the markers) replaced by the current one. */
 export function readmeWithSettings(readme: string): string {
   const begin = readme.indexOf(README_TABLE_BEGIN);
   const end = readme.indexOf(README_TABLE_END);
-  if (begin < 0 || end < begin) throw new Error("README.md has no settings table markers");
+  if (begin < 0 || end < begin) throw new Error(`${SETTINGS_DOC} has no settings table markers`);
   return `${readme.slice(0, begin + README_TABLE_BEGIN.length)}\n${settingsMarkdownTable()}\n${readme.slice(end)}`;
 }
 

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { checkSplitDeployment, loadConfig, SETTINGS } from "../lib/config";
-import { envTemplate, readmeWithSettings } from "../lib/config-docs";
+import { SETTINGS_DOC, envTemplate, readmeWithSettings } from "../lib/config-docs";
 
 const SECRET = Buffer.alloc(32, 7).toString("base64");
 
@@ -51,9 +51,9 @@ test("the operating settings: a wrong value is refused at start with the setting
 describe("the settings table is the one source of the settings' documentation", () => {
   const root = path.join(__dirname, "..");
 
-  test("the README's settings table and .env.template are the ones lib/config.ts writes (npm run settings)", () => {
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
-    expect(readmeWithSettings(readme)).toBe(readme);
+  test("the settings page's table and .env.template are the ones lib/config.ts writes (npm run settings)", () => {
+    const doc = fs.readFileSync(path.join(root, SETTINGS_DOC), "utf8");
+    expect(readmeWithSettings(doc)).toBe(doc);
     expect(fs.readFileSync(path.join(root, ".env.template"), "utf8")).toBe(envTemplate());
   });
 

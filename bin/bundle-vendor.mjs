@@ -126,7 +126,7 @@ for (const bundle of BUNDLES) await bundleOne(bundle);
 // lodash: the functions moleculer's and moleculer-web's bundles use (collected as they were built),
 // and the rest of its names loading the package at their first use. Both bundles require it in
 // the package's place.
-// The copy moleculer would load (test/vendor.test.ts: the one found from dist/vendor too).
+// The copy moleculer would load (test/build/vendor.test.ts: the one found from dist/vendor too).
 const fromMoleculer = createRequire(path.join(root, "node_modules/moleculer/package.json"));
 const lodashDir = path.dirname(fromMoleculer.resolve("lodash/package.json"));
 const lodashKeys = Object.keys(fromMoleculer("lodash"));

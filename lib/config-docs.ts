@@ -1,6 +1,6 @@
 /**
  * The operators' settings table (docs/operator/configuration.md) and `.env.template`, written from
- * the settings table (lib/config.ts). `npm run settings` writes both; test/config.test.ts fails when
+ * the settings table (lib/config.ts). `npm run settings` writes both; test/unit/lib/config.test.ts fails when
  * either is stale.
  */
 import { SETTING_GROUPS, SETTINGS, type SettingGroup } from "./config";

@@ -1,7 +1,7 @@
 /**
  * Every setting of the service in one table (`SETTINGS`): its name, default, parser and meaning in
  * one row. The config is parsed from it, and the README's settings table and `.env.template` are
- * written from it (`npm run settings`; test/config.test.ts fails when they are stale).
+ * written from it (`npm run settings`; test/unit/lib/config.test.ts fails when they are stale).
  * Settings come from the environment; each default works on a fresh machine.
  */
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * Failpoints: named places where a test makes the process die, to prove what survives a crash
- * there (the outbox: test/outbox.e2e.test.ts). Off unless VAULT_FAILPOINTS lists the name (a
+ * there (the outbox: test/durability/outbox.test.ts). Off unless VAULT_FAILPOINTS lists the name (a
  * comma-separated list, read once at start); never set in a deployment.
  */
 const ARMED = new Set(

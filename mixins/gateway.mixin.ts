@@ -73,7 +73,7 @@ function decodablePath(url: string): boolean {
  * moleculer-web's order of aliases (its `optimizeAliasesOrder`, which the first match wins by):
  * more path segments first, then fewer parameters, then by path. It compares paths with
  * `localeCompare`, whose first call loads ICU's collator, 6-13 ms of every start; by code unit
- * these paths (ASCII) fall in the same order (test/gateway-order.test.ts).
+ * these paths (ASCII) fall in the same order (test/unit/mixins/gateway-order.test.ts).
  */
 export function aliasOrder(a: { path: string }, b: { path: string }): number {
   const segments = (p: string) => `${p.startsWith("/") ? "" : "/"}${p}${p.endsWith("/") ? "" : "/"}`.split("/").length;

@@ -3,7 +3,7 @@ class PlainSummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
     if (!process.env.MONGO_URL)
-      process.stdout.write("\nnot run: test/store.mongo.test.ts (the store contract on MongoDB) needs MONGO_URL, a replica set\n");
+      process.stdout.write("\nnot run: test/contract/mongo.test.ts (the store contract on MongoDB) needs MONGO_URL, a replica set\n");
     process.stdout.write(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped\n`);
   }
 }

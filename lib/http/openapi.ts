@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the API, built from the route table (lib/http/routes.ts) and the
  * answer schemas (lib/http/api-schemas.ts): served at /api/v1/openapi.json, linted and checked
- * against every answer by the tests (test/openapi.test.ts, test/helpers/openapi-check.ts).
+ * against every answer by the tests (test/api/openapi.test.ts, test/helpers/openapi-check.ts).
  */
 import { UUID } from "../domain/ids";
 import { SCHEMAS, bodyOf, type JsonSchema } from "./api-schemas";

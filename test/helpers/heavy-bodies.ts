@@ -1,6 +1,6 @@
 /**
  * Sending heavy request bodies to a server process and watching what they cost it, for the tests
- * (test/hardening.e2e.test.ts) and the benchmark (bench/bodies.ts) alike.
+ * (test/api/hardening.test.ts) and the benchmark (bench/bodies.ts) alike.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";

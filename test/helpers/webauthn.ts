@@ -3,7 +3,7 @@
  * registration and sign-in challenges as an authenticator does (CBOR attestation "none", the
  * authenticator data with its signature counter, clientDataJSON with the origin). Real signatures:
  * the server's @simplewebauthn/server checks them like any key's. Chromium's virtual authenticator
- * covers the browser (test/web.e2e.test.ts).
+ * covers the browser (test/clients/web.test.ts).
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import { encodeCBOR } from "@levischuck/tiny-cbor";

@@ -2,8 +2,8 @@
  * The store port on MongoDB (the official driver): one file per aggregate, each read beside its
  * SQL counterpart (`../sql/vaults.ts` beside `./vaults.ts`); what they share is in context.ts.
  *
- * Tested only where MONGO_URL points at a replica set (test/store.mongo.test.ts); the mappings
- * and error translation are unit-tested everywhere (test/store.mongo.unit.test.ts).
+ * Tested only where MONGO_URL points at a replica set (test/contract/mongo.test.ts); the mappings
+ * and error translation are unit-tested everywhere (test/unit/lib/store/mongo.test.ts).
  */
 import type { UserId } from "../../domain/ids";
 import { EARLIER_DEVICE } from "../../domain/sessions";

@@ -2,7 +2,7 @@
  * The store port: the domain-level operations the services need, and nothing of a driver, one
  * interface per aggregate (the file of the same name in this folder). Every adapter (sql/ on
  * SQLite or PostgreSQL, mongo/) implements each in its file of the same name, and passes the same
- * contract suite (test/store.contract.ts).
+ * contract suite (test/contract/store.contract.ts).
  *
  * Arguments are named (`removeMember({ vaultId, actorId, targetId, now })`), never two ids side by
  * side. Every refusal is an AppError (lib/errors.ts).

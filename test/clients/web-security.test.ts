@@ -1,0 +1,191 @@
+/**
+ * Second factors and account recovery in the web vault, in Debian's Chromium (playwright-core)
+ * against the real service: an authenticator app enrolled and asked for at login with a code
+ * computed here, a security key made by Chromium's virtual authenticator (DevTools protocol), and a
+ * forgotten password recovered in three browser contexts: the user and two trustees. Pages served
+ * from http://localhost (the WebAuthn relying party). axe-core checks each new page.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { MemoryPinStore, VaultClient } from "../../sdk";
+import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
+import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { fromBase32, referenceTotp } from "../helpers/totp";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+jest.setTimeout(180_000);
+
+describe("the web vault: second factors and account recovery", () => {
+  let server: TestServer;
+  let origin: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const answersChecked: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const settled of answersChecked) await settled();
+  });
+  const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
+
+  async function page(): Promise<Page> {
+    const context = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    contexts.push(context);
+    const p = await context.newPage();
+    answersChecked.push(checkApiAnswers(p));
+    p.on("dialog", (d) => void d.accept());
+    return p;
+  }
+  async function accessible(p: Page, name: string) {
+    expect({ page: name, violations: await seriousAxeViolations(p) }).toEqual({ page: name, violations: [] });
+  }
+  async function logIn(p: Page, address: string, password = SDK_PASSWORD) {
+    await p.goto("/");
+    await p.getByLabel("Email").fill(address);
+    await p.getByLabel("Master password").fill(password);
+    await p.getByRole("button", { name: "Log in" }).click();
+  }
+  async function registered(role?: "admin" | "member", by?: VaultClient) {
+    const address = email(role ?? "owner");
+    const c = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+    if (by && role) {
+      const { code } = await by.createInvite(address, role);
+      await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
+    } else await c.register({ email: address, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+    return c;
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
+      throw new Error("the web vault is not built: run npm run build");
+    server = await startTestServer({ REGISTRATION_MODE: "open" });
+    origin = new URL(server.url).origin.replace("127.0.0.1", "localhost");
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await server?.stop().catch(() => undefined);
+  });
+
+  test("an authenticator app: enrolled on the Security page with a code computed here, then asked for at login", async () => {
+    const ada = await registered();
+    const p = await page();
+    await logIn(p, ada.account.email);
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await p.getByRole("link", { name: "Security" }).click();
+    await p.getByRole("heading", { name: "Second factors" }).waitFor();
+    await accessible(p, "security");
+    await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
+    await p.getByLabel("Name for a new factor").fill("Phone");
+    await p.getByRole("button", { name: "Add an authenticator app" }).click();
+    const secret = (await p.getByTestId("totp-secret").textContent())!;
+    await p.getByLabel("Code from the app").fill(referenceTotp(fromBase32(secret), Date.now()));
+    await p.getByRole("button", { name: "Enrol the app" }).click();
+    await p.getByTestId("recovery-codes").locator("li").nth(9).waitFor();
+    await expect(p.getByTestId("recovery-codes").locator("li").count()).resolves.toBe(10);
+    await p.getByTestId("factor-list").locator("li", { hasText: "Authenticator app: Phone" }).waitFor();
+
+    await p.getByRole("button", { name: "Log out" }).click();
+    await logIn(p, ada.account.email);
+    await p.getByRole("heading", { name: "Second step" }).waitFor();
+    await accessible(p, "second step");
+    await p.getByLabel(/Code from your authenticator app/).fill("000000");
+    await p.getByRole("button", { name: "Continue" }).click();
+    await p.getByText("That was not right").waitFor();
+    await p.getByLabel(/Code from your authenticator app/).fill(referenceTotp(fromBase32(secret), Date.now() + 30_000));
+    await p.getByRole("button", { name: "Continue" }).click();
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+  });
+
+  test("a security key from Chromium's virtual authenticator: enrolled, then signing in", async () => {
+    const ada = await registered();
+    const p = await page();
+    const cdp = await p.context().newCDPSession(p);
+    await cdp.send("WebAuthn.enable");
+    const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "usb", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await logIn(p, ada.account.email);
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await p.getByRole("link", { name: "Security" }).click();
+    await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
+    await p.getByLabel("Name for a new factor").fill("YubiKey");
+    await p.getByRole("button", { name: "Add a security key or passkey" }).click();
+    await p.getByTestId("factor-list").locator("li", { hasText: "Security key: YubiKey" }).waitFor();
+    const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(credentials).toHaveLength(1);
+
+    await p.getByRole("button", { name: "Log out" }).click();
+    await logIn(p, ada.account.email);
+    await p.getByRole("button", { name: "Use your security key or passkey" }).click();
+    await p
+      .getByRole("heading", { name: "Your vaults" })
+      .waitFor()
+      .catch(async (err) => {
+        throw new Error(`${err}: the page says ${await p.locator("main").textContent()}`);
+      });
+    const after = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+    expect(after.credentials[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount);
+  });
+
+  test("a forgotten password, recovered in three browsers: the user reads the code to two trustees, who approve; then a new password", async () => {
+    const ada = await registered();
+    const carol = await registered("admin", ada);
+    const bob = await registered("member", ada);
+    await bob.trustUser(carol.account.userId, await carol.ownFingerprint(), carol.account.email);
+    await bob.recovery.enrol([ada.account.userId, carol.account.userId], 2);
+
+    const bobPage = await page();
+    await bobPage.goto("/");
+    await bobPage.getByRole("link", { name: "Recover your account with your trustees" }).click();
+    await bobPage.getByLabel("Your email").fill(bob.account.email);
+    await accessible(bobPage, "recover");
+    await bobPage.getByRole("button", { name: "Ask my trustees" }).click();
+    const code = (await bobPage.getByTestId("recover-code").textContent())!.trim();
+    expect(code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+
+    let confirmation = "";
+    for (const trustee of [ada, carol]) {
+      const t = await page();
+      await logIn(t, trustee.account.email);
+      await t.getByRole("heading", { name: "Your vaults" }).waitFor();
+      await t.getByRole("link", { name: "Security" }).click();
+      const task = t.getByTestId("recovery-task");
+      await task.waitFor();
+      await expect(task.textContent()).resolves.toContain(bob.account.email);
+      if (trustee === ada) {
+        // A code that is not the device's: refused, nothing approved.
+        await t.getByLabel("The code they read out").fill("0000-0000-0000-0000");
+        await t.getByRole("button", { name: "Approve" }).click();
+        await expect(t.getByRole("alert").first().textContent()).resolves.toMatch(/code is not the one/);
+      }
+      await t.getByLabel("The code they read out").fill(code);
+      await t.getByRole("button", { name: "Approve" }).click();
+      await t.getByText(/You approved .* recovery/).waitFor();
+      confirmation = (await t.getByTestId("recovery-confirmation").textContent())!.match(
+        /[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}/,
+      )![0];
+    }
+
+    await bobPage.getByRole("button", { name: "Check approvals" }).click();
+    await expect(bobPage.getByTestId("recover-progress").textContent()).resolves.toMatch(/2 of 2 approvals/);
+    await bobPage.getByLabel("The code a trustee read back to you").fill(confirmation);
+    await bobPage.getByLabel("New master password", { exact: true }).fill("a fresh horse battery staple");
+    await bobPage.getByLabel("New master password, again").fill("a fresh horse battery staple");
+    await bobPage.getByRole("button", { name: "Recover my account" }).click();
+    // Rebuilding the keys, a new password and new RSA keys (made in the browser) take a few seconds.
+    await bobPage
+      .getByRole("heading", { name: "Security" })
+      .waitFor({ timeout: 60_000 })
+      .catch(async (err) => {
+        throw new Error(`${err}: the page says ${await bobPage.locator("main").textContent()}`);
+      });
+    await expect(bobPage.getByTestId("recovery-status").textContent()).resolves.toMatch(/not enrolled/);
+    // The new password opens the account anywhere; the old one no longer does.
+    const check = new VaultClient({ baseUrl: server.url });
+    await check.login(bob.account.email, "a fresh horse battery staple");
+    await expect(new VaultClient({ baseUrl: server.url }).login(bob.account.email, SDK_PASSWORD)).rejects.toBeTruthy();
+  });
+});

@@ -1,0 +1,272 @@
+/**
+ * How fast the split deployment comes back from a fault, and what it keeps: NATS restarted under
+ * writes (the audit log catches up by itself), the publishing node killed (every acknowledged
+ * change is recorded), a service node killed with requests in flight (answered within 3 s, on the
+ * default 30 s request timeout) and stopped gracefully (refused at once, or drained: a rekey in
+ * progress finishes).
+ * NATS is the test's own (test/helpers/throwaway.ts), never the machine's; every stop of it is
+ * undone in a `finally`.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { Api, registerUser, rekeyBody, sharedVault, type TestUser } from "../helpers/client";
+import { readAudit } from "../helpers/audit";
+import { decryptItem, encryptItem, newVaultKey } from "../helpers/crypto";
+import { killAllClusters, startCluster, type Cluster } from "../helpers/cluster";
+import { throwawayNats, type Throwaway } from "../helpers/throwaway";
+import { itemWriters, type Write } from "../helpers/writers";
+import { sleep } from "../helpers/wait";
+
+jest.setTimeout(240_000);
+
+let cluster: Cluster;
+let gw: [Api, Api];
+let nats: Throwaway;
+
+beforeAll(async () => {
+  nats = await throwawayNats();
+  // The default request timeout (30 s): answers within 3 s must not come from it.
+  cluster = await startCluster({ REGISTRATION_MODE: "open", EVENT_ACK_WAIT: "5s" }, { servers: { natsUrl: nats.url } });
+  gw = [new Api(cluster.urls[0]!), new Api(cluster.urls[1]!)];
+});
+afterAll(async () => {
+  await cluster?.stop();
+  killAllClusters();
+  await nats?.destroy();
+});
+
+/** Item creates on both gateways, `parallel` at a time, a short pause between a loop's writes. */
+const writers = (owner: TestUser, vaultId: string, vaultKey: Buffer, parallel = 4) =>
+  itemWriters(gw, owner, vaultId, vaultKey, { parallel, pauseMs: 10 });
+
+/**
+ * Waits until every acknowledged item create of `writes` has its audit record; then checks that no
+ * event is recorded twice and that the chain verifies. Resolves with when the last one appeared.
+ */
+async function everyAcknowledgedWriteRecorded(owner: TestUser, writes: Write[], timeoutMs: number): Promise<number> {
+  const acknowledged = new Set(writes.filter((w) => w.status === 201).map((w) => w.itemId));
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const records = await readAudit(gw[0], owner);
+    const recorded = new Set(records.filter((r) => r.type === "item.created").map((r) => r.itemId));
+    const missing = [...acknowledged].filter((id) => !recorded.has(id));
+    if (missing.length === 0) {
+      const at = Date.now();
+      expect(new Set(records.map((r) => r.eventId)).size).toBe(records.length);
+      const created = records.filter((r) => r.type === "item.created").map((r) => r.itemId);
+      expect(new Set(created).size).toBe(created.length);
+      expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+      const verify = await gw[1].get(`/audit/verify?orgId=${owner.orgId}`, { token: owner.token });
+      expect(verify.body).toEqual({ ok: true, count: records.length, head: records.at(-1).hash });
+      return at;
+    }
+    if (Date.now() > end)
+      throw new Error(`${missing.length} of ${acknowledged.size} acknowledged item creates have no audit record after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+test("NATS restarted under writes: every acknowledged change is recorded within 10 s of NATS coming back, none twice, and the chain verifies", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey);
+  await sleep(1_000);
+  let upAt = 0;
+  try {
+    await nats.stop();
+    await sleep(3_000);
+  } finally {
+    await nats.start();
+    upAt = Date.now();
+  }
+  // Writes go on after NATS is back: the later ones are the ones the issue saw never recorded.
+  await sleep(4_000);
+  await load.stop();
+  const after = load.writes.filter((w) => w.started > upAt + 2_000);
+  expect(after.length).toBeGreaterThan(0);
+  expect(after.every((w) => w.status === 201)).toBe(true);
+  const lastWrite = Math.max(...load.writes.map((w) => w.ended));
+  const recordedAt = await everyAcknowledgedWriteRecorded(owner, load.writes, 30_000);
+  expect(recordedAt - Math.max(upAt, lastWrite)).toBeLessThan(10_000);
+  // Never a 500 or a dropped connection: successes, and 503 while NATS was away; none waited for the deadline.
+  expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+  expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
+});
+
+test("the publishing node SIGKILLed under writes: every change it acknowledged is recorded, none twice", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey);
+  await sleep(1_000);
+  const pid = cluster.pid("items");
+  const from = cluster.output().length;
+  process.kill(pid, "SIGKILL");
+  await cluster.waitFor(/\[cluster\] items started, pid \d+/, 10_000, from);
+  const restartedAt = Date.now();
+  const end = Date.now() + 20_000;
+  while (load.writes.filter((w) => w.status === 201 && w.started > restartedAt).length < 20 && Date.now() < end) await sleep(100);
+  await load.stop();
+  expect(load.writes.filter((w) => w.status === 201 && w.started > restartedAt).length).toBeGreaterThanOrEqual(20);
+  expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+  await everyAcknowledgedWriteRecorded(owner, load.writes, 10_000);
+});
+
+test("a service node SIGKILLed with requests in flight: they are answered within 3 s, and the route serves again within 3 s of the restart", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey, 8);
+  await sleep(1_000);
+  expect(load.writes.filter((w) => w.status === 201).length).toBeGreaterThan(0);
+  const pid = cluster.pid("items");
+  const from = cluster.output().length;
+  // A burst sent just before the kill: the loops alone leave idle gaps, and may have nothing in flight at that instant.
+  const burst = load.burst(32);
+  await sleep(5);
+  const killedAt = Date.now();
+  process.kill(pid, "SIGKILL");
+  const restarted = await cluster.waitFor(/\[cluster\] items started, pid (\d+)/, 10_000, from);
+  const restartedAt = Date.now();
+  // Another process than the one killed: the service was started again, not found still running.
+  expect(Number(restarted[1])).not.toBe(pid);
+  expect(cluster.pid("items")).toBe(Number(restarted[1]));
+  // Served again: the first success started after the restart, within 3 s of it.
+  const end = Date.now() + 20_000;
+  while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
+  await sleep(500);
+  await load.stop();
+  await burst;
+
+  const caught = load.writes.filter((w) => w.started < killedAt && w.ended > killedAt);
+  expect(caught.length).toBeGreaterThan(0);
+  for (const w of caught) {
+    expect([201, 503]).toContain(w.status);
+    expect(w.ended - killedAt).toBeLessThan(3_000);
+  }
+  // Nothing waits for the request timeout, before or after the restart; and never a 500.
+  expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
+  expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+  const firstServed = Math.min(...load.writes.filter((w) => w.started > restartedAt && w.status === 201).map((w) => w.ended));
+  expect(firstServed - restartedAt).toBeLessThan(3_000);
+  expect(cluster.output().slice(from)).toMatch(/node '[^']*items' \(instance \w+\) is gone/);
+});
+
+test("a service node stopped gracefully under writes: requests after the stop are refused at once (503), none waits for the timeout, and it serves again", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey, 8);
+  await sleep(1_000);
+  const from = cluster.output().length;
+  const stoppedAt = Date.now();
+  process.kill(cluster.pid("items"), "SIGTERM");
+  await cluster.waitFor(/\[cluster\] items started, pid \d+/, 20_000, from);
+  const restartedAt = Date.now();
+  const end = Date.now() + 20_000;
+  while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
+  await load.stop();
+  expect(load.writes.some((w) => w.started > restartedAt && w.status === 201)).toBe(true);
+  expect(load.writes.filter((w) => w.started > stoppedAt && w.status === 503).length).toBeGreaterThan(0);
+  expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
+  expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+});
+
+test("the rekey node stopped gracefully in the middle of a large rekey: the rekey finishes (204) before the node goes", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const v = `/vaults/${vaultId}`;
+  const ids = Array.from({ length: 3_000 }, () => randomUUID());
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        const res = await gw[i % 2]!.post(`${v}/items`, {
+          token: owner.token,
+          body: encryptItem(vaultKey, vaultId, ids[i]!, `${"p".repeat(1024)}${i}`, `n${i}`),
+        });
+        if (res.status !== 201) throw new Error(`item: ${res.status}`);
+      }
+    }),
+  );
+  const newKey = newVaultKey();
+  const items = ids.map((id, i) => encryptItem(newKey, vaultId, id, `${"p".repeat(1024)}${i}`, `n${i}`));
+  const watcher = new pg.Client({ connectionString: cluster.database.url });
+  await watcher.connect();
+  const from = cluster.output().length;
+  const request = gw[0].post(`${v}/rekey`, { token: owner.token, body: rekeyBody(newKey, owner, [owner], items) });
+  try {
+    // Stop it once its transaction is writing items.
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const { rowCount } = await watcher.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'UPDATE items SET encrypted_data%' AND state <> 'idle'",
+      );
+      if (rowCount) break;
+      if (Date.now() > end) throw new Error("the rekey never reached its item updates");
+      await sleep(5);
+    }
+    process.kill(cluster.pid("rekey"), "SIGTERM");
+  } finally {
+    await watcher.end();
+  }
+  const res = await request;
+  expect(res.status).toBe(204);
+  await cluster.waitFor(/\[cluster\] rekey \(pid \d+\) exited \(0\); restarting/, 20_000, from);
+  const after = (await gw[1].get(`${v}/items`, { token: owner.token })).body.items;
+  expect(after).toHaveLength(ids.length);
+  for (const item of after) expect(decryptItem(newKey, item).name).toMatch(/^n\d+$/);
+  expect((await gw[0].get(v, { token: owner.token })).body.keyVersion).toBe(2);
+});
+
+test("NATS restarted three times: calls in flight across each stop, and calls of several routes sent in the seconds after it is back, are answered within 3 s", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const load = writers(owner, vaultId, vaultKey, 4);
+  // Reads of another service on both gateways, and a burst of calls right after each return.
+  const reads: Write[] = [];
+  let reading = true;
+  const read = async (i: number) => {
+    const started = Date.now();
+    const res = await gw[i % 2]!.get(`/vaults/${vaultId}/members`, { token: owner.token }).catch(() => ({ status: 0 }));
+    reads.push({ itemId: "", started, ended: Date.now(), status: res.status });
+  };
+  const readers = [0, 1].map(async (i) => {
+    while (reading) {
+      await read(i);
+      await sleep(20);
+    }
+  });
+  const ups: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    await sleep(1_000);
+    try {
+      await nats.stop();
+      await sleep(2_000);
+    } finally {
+      await nats.start();
+      ups.push(Date.now());
+    }
+    // Calls sent 0.5, 1, 2 and 3 s after NATS is back: the moments the transporters reconnect and re-subscribe.
+    for (const at of [500, 1_000, 2_000, 3_000]) {
+      await sleep(at - (Date.now() - ups.at(-1)!));
+      void load.burst(8);
+      void Promise.all(Array.from({ length: 8 }, (_, i) => read(i)));
+    }
+    await sleep(1_500);
+  }
+  await load.stop();
+  reading = false;
+  await Promise.all(readers);
+  await sleep(3_500); // the bursts' last calls
+  const all = [...load.writes, ...reads];
+  const after = all.filter((w) => ups.some((up) => w.started > up + 400 && w.started < up + 3_500));
+  expect(after.length).toBeGreaterThan(50);
+  // Never a 500 or a dropped connection; none waited for the 30 s deadline, nor more than 3 s.
+  expect(all.filter((w) => w.status !== 200 && w.status !== 201 && w.status !== 503)).toEqual([]);
+  expect(
+    all
+      .filter((w) => w.ended - w.started >= 3_000)
+      .map((w) => ({ started: w.started - ups[0]!, took: w.ended - w.started, status: w.status })),
+  ).toEqual([]);
+  // And the service came back each time: calls sent 3 s after the last return succeed.
+  expect(all.filter((w) => w.started > ups.at(-1)! + 3_000).every((w) => w.status === 200 || w.status === 201)).toBe(true);
+});

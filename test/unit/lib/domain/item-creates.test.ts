@@ -1,0 +1,114 @@
+/**
+ * Creates decided as one group (lib/domain/item-creates.ts): each against the vault as the ones
+ * accepted before it left it (its limits, the ids taken, the item log's head), each refusal its own.
+ * The links are the published item-log test vectors (protocol/vectors/item-log-vectors.json).
+ */
+import type { UserId } from "../../../../lib/domain/ids";
+import { decideGroupedCreates, type GroupedCreate, type LockedForCreates } from "../../../../lib/domain/item-creates";
+import { itemBytes } from "../../../../lib/domain/vault-limits";
+import { applyItemLink, parseItemLink, type ItemLogHead } from "../../../../protocol/formats/item-log";
+import vectors from "../../../../protocol/vectors/item-log-vectors.json";
+
+const links = vectors.vectors.map((v) => parseItemLink(v.link));
+const { vaultId, actorId } = links[0]!;
+const owner = actorId as UserId;
+const stranger = "00000000-0000-4000-8000-000000000009" as UserId;
+const { a1, b1 } = vectors.items;
+const write = (i: { encryptedName: string; encryptedData: string }) => ({ encryptedName: i.encryptedName, encryptedData: i.encryptedData });
+const ROOMY = { maxItems: 1000, maxBytes: 1 << 20 };
+
+function headAfter(upTo: number): ItemLogHead {
+  let head: ItemLogHead | null = null;
+  for (const [i, link] of links.slice(0, upTo).entries()) head = applyItemLink(head, link, vectors.vectors[i]!.hash);
+  return head!;
+}
+
+const locked = (over: Partial<LockedForCreates> = {}): LockedForCreates => ({
+  vaultId,
+  keyVersion: 1,
+  itemLog: null,
+  roster: null,
+  firm: { items: 0, bytes: 0 },
+  actors: new Map([[owner, { role: "owner", signingPublicKey: vectors.signingPublicKey }]]),
+  taken: new Set(),
+  inTrash: new Set(),
+  ...over,
+});
+const create = (itemId: string, over: Partial<GroupedCreate> = {}): GroupedCreate => ({
+  actorId: owner,
+  itemId,
+  write: write(a1),
+  ...over,
+});
+
+/** Each outcome as a line: "ok", or the refusal's type and field. */
+function outcomes(...args: Parameters<typeof decideGroupedCreates>): string[] {
+  return decideGroupedCreates(...args).outcomes.map((o) => {
+    if (o.ok) return "ok";
+    const e = o.error as { type?: string; data?: { field?: string } };
+    return `${e.type}${e.data?.field ? ` ${e.data.field}` : ""}`;
+  });
+}
+
+describe("decideGroupedCreates", () => {
+  test("the vault's limits count the creates accepted before: the one that would pass them is refused, a smaller one after it still fits", () => {
+    const small = { encryptedName: "AAAA", encryptedData: "AAAA" };
+    const big = { encryptedName: "AAAA", encryptedData: "A".repeat(40) };
+    const limits = { maxItems: 3, maxBytes: 3 * itemBytes(small) + 1 };
+    const group = [
+      create("i1", { write: small }),
+      create("i2", { write: small }),
+      create("i3", { write: big }),
+      create("i4", { write: small }),
+      create("i5", { write: small }),
+    ];
+    expect(outcomes(locked(), group, limits)).toEqual(["ok", "ok", "PAYLOAD_TOO_LARGE", "ok", "PAYLOAD_TOO_LARGE"]);
+    // As the lock found it: one item already there leaves room for two more.
+    expect(outcomes(locked({ firm: { items: 1, bytes: itemBytes(small) } }), group.slice(0, 2).concat(group[3]!), limits)).toEqual([
+      "ok",
+      "ok",
+      "PAYLOAD_TOO_LARGE",
+    ]);
+    expect(decideGroupedCreates(locked(), group, limits).firm).toEqual({ items: 3, bytes: 3 * itemBytes(small) });
+  });
+
+  test("an id is taken by the vault, its trash, or a create earlier in the group; a refused create does not take it", () => {
+    const group = [
+      create("x"),
+      create("t"),
+      create("new"),
+      create("new"),
+      create("d", { write: { ...write(a1), keyVersion: 2 } }),
+      create("d"),
+    ];
+    expect(outcomes(locked({ taken: new Set(["x"]), inTrash: new Set(["t"]) }), group, ROOMY)).toEqual([
+      "CONFLICT itemId",
+      "CONFLICT itemId",
+      "ok",
+      "CONFLICT itemId",
+      "CONFLICT keyVersion",
+      "ok",
+    ]);
+  });
+
+  test("a caller who is not a member is refused alone; with no vault, every create is", () => {
+    const group = [create("a"), create("b", { actorId: stranger }), create("c")];
+    expect(outcomes(locked(), group, ROOMY)).toEqual(["ok", "NOT_FOUND", "ok"]);
+    expect(outcomes(null, group, ROOMY)).toEqual(["NOT_FOUND", "NOT_FOUND", "NOT_FOUND"]);
+  });
+
+  test("each link must follow the head the accepted creates before it left; a refused create does not move it", () => {
+    const roster = { seq: 0, hash: links[0]!.rosterHead };
+    const withLog = locked({ itemLog: headAfter(1), roster });
+    const a = create(links[1]!.itemId!, { write: write(a1), itemLink: links[1]! });
+    const b = create(links[2]!.itemId!, { write: write(b1), itemLink: links[2]! });
+    const both = decideGroupedCreates(withLog, [a, b], ROOMY).outcomes;
+    expect(both.map((o) => o.ok && o.link?.head.seq)).toEqual([1, 2]);
+    expect(both.map((o) => o.ok && o.link?.head.head)).toEqual([vectors.vectors[1]!.hash, vectors.vectors[2]!.hash]);
+    // b's link names a's: without a accepted first, it names a head the vault does not have.
+    expect(outcomes(withLog, [b, a], ROOMY)).toEqual(["INVALID itemLink.seq", "ok"]);
+    expect(outcomes(withLog, [{ ...a, actorId: stranger }, b], ROOMY)).toEqual(["NOT_FOUND", "INVALID itemLink.seq"]);
+    // The same link twice: the second names a head the first has moved on from.
+    expect(outcomes(withLog, [a, { ...a, itemId: "other" }], ROOMY)).toEqual(["ok", "CONFLICT itemLink.seq"]);
+  });
+});

@@ -1,0 +1,121 @@
+/** Second factors (lib/domain/second-factors.ts) and organization policies (lib/domain/org-policies.ts), as tables. */
+import {
+  decideEnrolOnly,
+  decideFactorEnrolment,
+  decideFactorRemoval,
+  decideDailySecondSteps,
+  decideStepTry,
+  decideTotpStep,
+  formatRecoveryCode,
+  hashRecoveryCode,
+  MAX_STEP_TRIES,
+  MAX_WEBAUTHN_FACTORS,
+  normalizeRecoveryCode,
+  type FactorKind,
+} from "../../../../lib/domain/second-factors";
+import {
+  decideInviteLifetimeCap,
+  decideKdfAgainstPolicy,
+  decidePolicies,
+  DEFAULT_POLICIES,
+  type OrgPolicies,
+} from "../../../../lib/domain/org-policies";
+import type { Kdf } from "../../../../lib/domain/types";
+import { code } from "../../../helpers/refusal";
+
+const kinds = (...k: FactorKind[]) => k.map((kind) => ({ kind }));
+
+test.each<[string, FactorKind[], FactorKind, string]>([
+  ["a first app", [], "totp", "ok"],
+  ["a second app", ["totp"], "totp", "CONFLICT"],
+  ["a key beside an app", ["totp"], "webauthn", "ok"],
+  ["the tenth key", Array(MAX_WEBAUTHN_FACTORS - 1).fill("webauthn"), "webauthn", "ok"],
+  ["an eleventh key", Array(MAX_WEBAUTHN_FACTORS).fill("webauthn"), "webauthn", "CONFLICT"],
+])("enrolment: %s", (_what, existing, kind, expected) => {
+  expect(code(() => decideFactorEnrolment(kinds(...existing), kind))).toBe(expected);
+});
+
+test.each<[string, number, boolean, string]>([
+  ["one left, required", 1, true, "ok"],
+  ["none left, not required", 0, false, "ok"],
+  ["none left, required", 0, true, "FORBIDDEN"],
+])("removal: %s", (_what, left, required, expected) => {
+  expect(code(() => decideFactorRemoval(left, required))).toBe(expected);
+});
+
+test.each<[boolean, number, boolean]>([
+  [true, 0, true],
+  [true, 1, false],
+  [false, 0, false],
+])("required %s with %i factors: enrol only %s", (required, count, expected) => {
+  expect(decideEnrolOnly(required, count)).toBe(expected);
+});
+
+test.each<[string, number | null, number | undefined, string]>([
+  ["no match", null, undefined, "UNAUTHORIZED"],
+  ["a first code", 100, undefined, "ok"],
+  ["a later step", 101, 100, "ok"],
+  ["the same step again (a replay)", 100, 100, "UNAUTHORIZED"],
+  ["an earlier step", 99, 100, "UNAUTHORIZED"],
+])("TOTP step: %s", (_what, matched, last, expected) => {
+  expect(code(() => void decideTotpStep(matched, last))).toBe(expected);
+});
+
+test("a step token's tries", () => {
+  expect(code(() => decideStepTry(MAX_STEP_TRIES))).toBe("ok");
+  expect(code(() => decideStepTry(MAX_STEP_TRIES + 1))).toBe("UNAUTHORIZED");
+});
+
+test("recovery codes: 80 bits in Crockford's base32, typed loosely, stored hashed", () => {
+  const c = formatRecoveryCode(new Uint8Array(16).fill(255));
+  expect(c).toBe("ZZZZ-ZZZZ-ZZZZ-ZZZZ");
+  expect(formatRecoveryCode(Uint8Array.from({ length: 16 }, (_, i) => i))).toBe("0123-4567-89AB-CDEF");
+  expect(normalizeRecoveryCode(" abcd-efgh-ijkl-mnop ")).toBe("ABCDEFGH1JK1MN0P");
+  expect(hashRecoveryCode("0123-4567-89ab-cdef")).toBe(hashRecoveryCode("012345678 9ABCDEF"));
+  expect(hashRecoveryCode("0123-4567-89AB-CDEF")).not.toBe(hashRecoveryCode("0123-4567-89AB-CDEE"));
+});
+
+const policies = (p: Partial<OrgPolicies>): OrgPolicies => ({ ...DEFAULT_POLICIES, ...p });
+
+test.each<[string, Partial<OrgPolicies>, string]>([
+  ["the defaults", {}, "ok"],
+  ["a KDF floor above the server's", { minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 3, pbkdf2Iterations: 900_000 } }, "ok"],
+  ["a KDF floor below the server's", { minKdf: { argon2idMemoryKiB: 1024, argon2idIterations: 3, pbkdf2Iterations: 900_000 } }, "INVALID"],
+  ["an invite lifetime of 48h", { inviteMaxLifetime: "48h" }, "ok"],
+  ["an invite lifetime beyond 30d", { inviteMaxLifetime: "31d" }, "INVALID"],
+  ["an invite lifetime that is no duration", { inviteMaxLifetime: "soon" }, "INVALID"],
+  ["recovery by one trustee", { recoveryMinThreshold: 1 }, "INVALID"],
+  ["a password score of 5", { client: { minPasswordScore: 5 } }, "INVALID"],
+  ["an idle lock of a minute", { client: { minPasswordScore: 0, idleLockMinutes: 1 } }, "ok"],
+])("policies: %s", (_what, p, expected) => {
+  expect(code(() => void decidePolicies(policies(p)))).toBe(expected);
+});
+
+const argon = (memoryKiB: number, iterations: number): Kdf => ({ algorithm: "argon2id", salt: "", memoryKiB, iterations, parallelism: 4 });
+const pbkdf2 = (iterations: number): Kdf => ({ algorithm: "pbkdf2-sha256", salt: "", iterations });
+const floor = policies({ minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 3, pbkdf2Iterations: 900_000 } });
+
+test.each<[string, Kdf, OrgPolicies, string]>([
+  ["no floor set", pbkdf2(600_000), DEFAULT_POLICIES, "ok"],
+  ["argon2id at the floor", argon(65536, 3), floor, "ok"],
+  ["argon2id with less memory", argon(32768, 3), floor, "INVALID"],
+  ["argon2id with fewer passes", argon(65536, 2), floor, "INVALID"],
+  ["pbkdf2 below", pbkdf2(600_000), floor, "INVALID"],
+  ["pbkdf2 at", pbkdf2(900_000), floor, "ok"],
+])("a new password's KDF: %s", (_what, kdf, p, expected) => {
+  expect(code(() => decideKdfAgainstPolicy(kdf, p))).toBe(expected);
+});
+
+test("an invite's lifetime under a cap: asked beyond it refused, the default cut to it", () => {
+  const capped = policies({ inviteMaxLifetime: "48h" });
+  const h = 3_600_000;
+  expect(decideInviteLifetimeCap(24 * h, true, capped)).toBe(24 * h);
+  expect(code(() => void decideInviteLifetimeCap(72 * h, true, capped))).toBe("INVALID");
+  expect(decideInviteLifetimeCap(72 * h, false, capped)).toBe(48 * h);
+  expect(decideInviteLifetimeCap(72 * h, true, DEFAULT_POLICIES)).toBe(72 * h);
+});
+
+test("second-step guesses per day from unknown addresses: three windows' worth", () => {
+  expect(decideDailySecondSteps(30, 10)).toBe(true);
+  expect(decideDailySecondSteps(31, 10)).toBe(false);
+});

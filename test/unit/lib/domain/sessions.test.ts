@@ -1,0 +1,53 @@
+/** Sessions (lib/domain/sessions.ts), as tables: a device name in, kept or refused; a session in, live or the named refusal. */
+import { decideDeviceName, decideSessionEnd, decideSessionLive, shouldTouch, UNNAMED_DEVICE } from "../../../../lib/domain/sessions";
+import type { UserId } from "../../../../lib/domain/ids";
+import { code } from "../../../helpers/refusal";
+
+const ada = "u-ada" as UserId;
+const bob = "u-bob" as UserId;
+const now = "2026-11-24T12:00:00.000Z";
+const live = { userId: ada, expiresAt: "2026-12-24T12:00:00.000Z" };
+
+test.each<[string, string | undefined, string]>([
+  ["none given", undefined, UNNAMED_DEVICE],
+  ["trimmed", "  laptop ", "laptop"],
+  ["composed (NFC)", "Cafe\u0301", "Café"],
+  ["64 characters, counted as characters", "é".repeat(64), "é".repeat(64)],
+  ["65 characters", "x".repeat(65), "INVALID"],
+  ["empty", "", "INVALID"],
+  ["only spaces", "   ", "INVALID"],
+  ["a newline", "a\nb", "INVALID"],
+  ["a right-to-left override", "evil\u202Egnp.exe", "INVALID"],
+  ["a zero-width space", "a\u200Bb", "INVALID"],
+  ["a line separator", "a\u2028b", "INVALID"],
+])("device name, %s", (_what, raw, expected) => {
+  let kept: string | undefined;
+  const outcome = code(() => void (kept = decideDeviceName(raw)));
+  expect(outcome === "ok" ? kept : outcome).toBe(expected);
+});
+
+test.each<[string, string | undefined, Parameters<typeof decideSessionLive>[1], string]>([
+  ["a live session of the token's user", "s", live, "ok"],
+  ["a token from before sessions", undefined, live, "UNAUTHORIZED"],
+  ["no such session (never, or swept)", "s", null, "UNAUTHORIZED"],
+  ["another user's session", "s", { ...live, userId: bob }, "UNAUTHORIZED"],
+  ["an ended session", "s", { ...live, endedAt: now }, "UNAUTHORIZED"],
+  ["an expired session", "s", { ...live, expiresAt: now }, "UNAUTHORIZED"],
+])("session check, %s", (_what, sid, session, expected) => {
+  expect(code(() => decideSessionLive(sid, session, ada, now))).toBe(expected);
+});
+
+test.each<[string, Parameters<typeof decideSessionEnd>[0], string]>([
+  ["one of the caller's live sessions", live, "ok"],
+  ["none", null, "NOT_FOUND"],
+  ["another user's", { ...live, userId: bob }, "NOT_FOUND"],
+  ["already ended", { ...live, endedAt: now }, "NOT_FOUND"],
+  ["expired", { ...live, expiresAt: now }, "NOT_FOUND"],
+])("ending %s", (_what, session, expected) => {
+  expect(code(() => decideSessionEnd(session, ada, now))).toBe(expected);
+});
+
+test("a use is written at most once a minute", () => {
+  expect(shouldTouch(0, 59_999)).toBe(false);
+  expect(shouldTouch(0, 60_000)).toBe(true);
+});

@@ -4,7 +4,7 @@
  * product's response, given by bench/run.ts in BENCH_CONSTANT).
  * Not a route of the product; started only by the benchmark.
  *
- * POST /bench/commit (issue 31): the floor of an item write on the embedded store, the same
+ * POST /bench/commit: the floor of an item write on the embedded store, the same
  * gateway and body parse, then one row inserted and committed in its own transaction in a SQLite
  * file with the product's settings (WAL, synchronous=FULL: one fsync per write).
  * POST /bench/rekey: the floor of a rekey (rekeyRows below), its body streamed as the product's is.
@@ -36,7 +36,7 @@ function oneRowCommits(dataDir: string): (body: string) => void {
 }
 
 /**
- * The floor of a rekey (issue 31): the body read once as bytes and parsed, each ciphertext's
+ * The floor of a rekey: the body read once as bytes and parsed, each ciphertext's
  * canonical base64 checked by decoding it, and one row per item written through a prepared
  * statement, all in one transaction, in the same SQLite file settings. No membership, no
  * revisions, no signatures: what no rekey can do without.

@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=bodies` (issue 25): what the worst rekey bodies cost the server at the default
+ * `BENCH_PARTS=bodies`: what the worst rekey bodies cost the server at the default
  * limits, and the rekey figures against an earlier build, alternated.
  *
  * 1. Worst bodies, each on a fresh server (peak RSS is a high-water mark), sent from a child

@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=itemlog` (issue 26): what the signed item log costs a user, through the real SDK
+ * `BENCH_PARTS=itemlog`: what the signed item log costs a user, through the real SDK
  * against the real server, alternating this build and the one in BENCH_BASE_DIST (a `dist/` of the
  * commit before the item log), each round on fresh servers:
  *

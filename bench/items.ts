@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=items` (issue 29): what a team moving in does, through the real SDK against the
+ * `BENCH_PARTS=items`: what a team moving in does, through the real SDK against the
  * embedded server in this process, each figure beside a floor measured in the same run,
  * alternating:
  *
@@ -12,7 +12,7 @@
  * 3. Opening a vault of BENCH_ITEMS_OPEN items (2,000), each edited 3 times, on a new device, its
  *    revisions kept, against the same vault on a server that keeps none (ITEM_HISTORY=0: history is
  *    not read to open a vault, but it grows the store); and reading one item's history.
- * 4. Reads that scale with what changed (issue 31): a vault of BENCH_ITEMS_SYNC items (10,000)
+ * 4. Reads that scale with what changed: a vault of BENCH_ITEMS_SYNC items (10,000)
  *    read again after one item changed elsewhere, as a delta (`?since=`) against the whole list,
  *    over HTTP (time and bytes) and through the SDK (`listItems` on a device that read it before,
  *    against a device reading it the first time), alternating.

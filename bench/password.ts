@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=password npm run bench` (issue 28): a master password change for a user with
+ * `BENCH_PARTS=password npm run bench`: a master password change for a user with
  * BENCH_PASSWORD_VAULTS personal vaults (200), through the SDK (the code vaultctl and the web vault
  * run) against a real server process, on SQLite and on PostgreSQL:
  * - the whole change: both derivations (current and new), every personal vault opened (its roster

@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=rotation npm run bench` (issue 28): a key rotation for a user who is a member of
+ * `BENCH_PARTS=rotation npm run bench`: a key rotation for a user who is a member of
  * BENCH_ROTATION_VAULTS shared vaults (200), each made and shared with them by a colleague, through
  * the SDK (the code vaultctl and the web vault run) against a real server process, on SQLite and on
  * PostgreSQL:

@@ -1,5 +1,5 @@
 /**
- * `BENCH_PARTS=start npm run bench` (issue 31): what starting the built server costs, beside a bare
+ * `BENCH_PARTS=start npm run bench`: what starting the built server costs, beside a bare
  * `node:http` server started the same way in the same run, alternated: the time from spawning the
  * process to its first answer, and its resident memory (RSS) once idle and after light use: 200
  * requests, then a registration and 24 logins, 4 at a time (each login hashes with scrypt, 16 MiB

@@ -2,7 +2,7 @@
 // hundreds of small modules, each bundled into one CommonJS file under dist/vendor/, which the
 // built server loads instead (lib/vendor.ts). Loading a package's files one by one costs the start
 // far more than their code: Kysely's 300 ES modules took about 170 ms, the same code as one file
-// about 10 ms (BENCHMARKS.md, issue 31).
+// about 10 ms (BENCHMARKS.md).
 // Plain JavaScript, run before anything is compiled.
 import fs from "node:fs";
 import path from "node:path";

@@ -6,7 +6,7 @@
  * `npm run build` bundles the server's own modules (the config, every service file and all they
  * load: about 170 compiled files) into dist/server-pack.js (bin/bundle-server.mjs). Loading them one
  * by one cost each start about a fifth of its time (resolving, reading, and compiling each file;
- * BENCHMARKS.md, issue 31). Each module of the pack takes its compiled file's place in Node's
+ * BENCHMARKS.md). Each module of the pack takes its compiled file's place in Node's
  * module cache, so what requires one by its path (the runner: the config and each service file)
  * gets the pack's, and no module runs twice. Packages (node_modules, dist/vendor) load as before.
  *

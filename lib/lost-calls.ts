@@ -18,7 +18,7 @@
  *    GRACE_MS and NATS has been back for GRACE_MS (or is still away), so a short blip costs nothing.
  *
  * 3. The request or its answer was lost although both processes live and NATS never went away for
- *    the caller (issue 25): a request published while the callee's transporter was still
+ *    the caller: a request published while the callee's transporter was still
  *    re-subscribing after a NATS restart, an answer sent while the caller's was. So the probe of a
  *    slow call names it (its request id), and the callee's process says whether it is handling
  *    it, has answered it, or never saw it. Seen as answered or unknown twice, LOST_AFTER_MS apart,

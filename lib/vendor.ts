@@ -1,7 +1,7 @@
 /**
  * Packages the built server loads from one bundled file each (dist/vendor/<name>.js, made by `npm
  * run build` with bin/bundle-vendor.mjs) instead of from their hundreds of small modules: Kysely,
- * jose and moleculer-web (BENCHMARKS.md, issue 31). Their values reach the rest of the server only
+ * jose and moleculer-web (BENCHMARKS.md). Their values reach the rest of the server only
  * through here (lib/store/sql/kysely.ts, lib/auth/jose.ts, the gateway mixin; ESLint holds the
  * server's code to that); their types still come from the packages with `import type`.
  *

@@ -1,5 +1,5 @@
 /**
- * The exposure report after a removal (issue 29): which secrets a removed member could have read,
+ * The exposure report after a removal: which secrets a removed member could have read,
  * so that the people left change them. Built on the client from what it verified: the vault's
  * signed roster (when the person was a member, which key versions they held), the signed item
  * log (which items changed after the removal), and what the server keeps (history and trash,

@@ -1,5 +1,5 @@
 /**
- * What an item holds, by type (issue 29): a login (username, password, several websites each with
+ * What an item holds, by type: a login (username, password, several websites each with
  * a match rule, a TOTP seed), a secure note, a card, an identity, an SSH key; custom fields on any;
  * a favourite mark. All of it is inside the item's ciphertext: the server still stores opaque
  * blobs and cannot tell one type from another.

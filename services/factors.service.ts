@@ -1,5 +1,5 @@
 /**
- * Second factors (issue 30): an authenticator app (TOTP), security keys and passkeys (WebAuthn), and
+ * Second factors: an authenticator app (TOTP), security keys and passkeys (WebAuthn), and
  * one-time recovery codes. Enrolment proves the factor before anything is stored (a code from the
  * app; the key's signature over a challenge this server sealed); removing one, or making new
  * recovery codes, takes the master password. The rules: lib/domain/second-factors.ts.

@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30; the rules: lib/domain/account-recovery.ts; the formats:
+ * k-of-n account recovery (the rules: lib/domain/account-recovery.ts; the formats:
  * protocol/formats/recovery.ts). The server keeps the user's signed enrolment (shares wrapped to
  * trustees, the sealed copy), passes a new device's request to the trustees, keeps their
  * re-wrapped shares, and lets the device in once k trustees approved and it proves it rebuilt the

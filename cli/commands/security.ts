@@ -1,5 +1,5 @@
 /**
- * Second factors, the organization's policies, and k-of-n account recovery (issue 30): `factors`,
+ * Second factors, the organization's policies, and k-of-n account recovery: `factors`,
  * `policies`, `recovery` (enrol, approve as a trustee) and `recover` (from a new device).
  * WebAuthn needs a browser: security keys and passkeys are enrolled in the web vault; here they are
  * listed and removed, and an account that has only those signs in with a recovery code.

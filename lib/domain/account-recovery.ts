@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30). The user's client splits a recovery secret into n shares
+ * k-of-n account recovery. The user's client splits a recovery secret into n shares
  * (Shamir), wraps each to a trustee's key taken from its own verified pins, seals a copy of the
  * account's stretched key under the secret, and signs it all (protocol/formats/recovery.ts). To recover,
  * a new device asks with a one-time key; each approving trustee's client checks the short code

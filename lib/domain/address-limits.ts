@@ -1,5 +1,5 @@
 /**
- * Requests per client address (issue 25): prelogin and registration without an invite (the
+ * Requests per client address: prelogin and registration without an invite (the
  * service auth), and invite redemption (invites), each with its window, its limit (a setting) and
  * the message a refused client reads. Login failures have their own rule (login-limits.ts).
  */

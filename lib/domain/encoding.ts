@@ -8,7 +8,7 @@ export const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|
 /**
  * Whether `b64` is canonical base64, checked by decoding: what the server checks (the pattern above
  * is the same rule written for the OpenAPI document). About 9 times faster than the pattern on
- * ciphertexts of kilobytes, which a 10,000-item rekey checks twice each (issue 31). Buffer skips
+ * ciphertexts of kilobytes, which a 10,000-item rekey checks twice each. Buffer skips
  * characters outside the alphabet and reads base64url's, so anything but the canonical form
  * re-encodes to another string.
  */

@@ -1,5 +1,5 @@
 /**
- * Who may take one of a process's rekey slots (issue 25): each slot holds a body of up to
+ * Who may take one of a process's rekey slots: each slot holds a body of up to
  * REKEY_BODY_LIMIT while it is read and applied, so the process caps them; within the cap, no
  * organization and no user may hold more than its share, so that one tenant's stalled uploads
  * never starve another's rekeys (a rekey is what a removal requires).

@@ -1,5 +1,5 @@
 /**
- * Reads that scale with what changed (issue 31): `GET /vaults/:vaultId/items?since=<cursor>`.
+ * Reads that scale with what changed: `GET /vaults/:vaultId/items?since=<cursor>`.
  *
  * Every vault counts its item changes: each create, update, delete (to the trash), restore or
  * import takes the vault's next change number (under the vault's exclusive lock, so numbers are

@@ -1,5 +1,5 @@
 /**
- * Item history and the trash (issue 29): what a vault keeps of its items' past, and what a rekey
+ * Item history and the trash: what a vault keeps of its items' past, and what a rekey
  * must do with it. Both store adapters read the state under the vault's lock, call the rules here
  * and store what they return.
  *

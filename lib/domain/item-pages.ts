@@ -1,5 +1,5 @@
 /**
- * Pages of a vault's item list (issue 25). `GET /vaults/:vaultId/items` answers every item, as
+ * Pages of a vault's item list. `GET /vaults/:vaultId/items` answers every item, as
  * the contract says (the vault limits keep that list buildable); with `limit` (1 to
  * MAX_ITEM_PAGE), or `after`, it answers a page in the same order (`createdAt`, then `itemId`) and
  * `next`: the cursor to pass as `after` for the page after it, or null after the last.

@@ -1,5 +1,5 @@
 /**
- * A key rotation (issue 28): a user replaces their RSA and Ed25519 keys. The client sends the new
+ * A key rotation: a user replaces their RSA and Ed25519 keys. The client sends the new
  * public keys as the next entry of their key log (protocol/formats/key-log.ts: signed by the key it replaces and
  * by the new one), the new private keys sealed under the same stretched key, a key statement and a
  * KDF statement signed by the new key, and, for every vault the user is a member of, the vault key

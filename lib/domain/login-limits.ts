@@ -1,5 +1,5 @@
 /**
- * Who may try a password now (issue 25). Three counters of attempts, each within
+ * Who may try a password now. Three counters of attempts, each within
  * LOGIN_FAILURE_WINDOW, counted before the slow comparison and given back on success (so a burst of
  * any size compares at most the limit, and only failures use a window up):
  *

@@ -1,5 +1,5 @@
 /**
- * People leave (issue 28): an owner or admin takes a person out of the organization, or they
+ * People leave: an owner or admin takes a person out of the organization, or they
  * leave. The person's sessions end and they lose every vault of the organization at once: the
  * server refuses them from then on, whatever their wraps and the rosters still say. What the
  * server cannot do is sign a roster: each shared vault they were in keeps them on its signed

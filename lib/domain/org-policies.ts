@@ -1,5 +1,5 @@
 /**
- * Organization policies (issue 30), set by the organization's owners. The server enforces what it
+ * Organization policies, set by the organization's owners. The server enforces what it
  * can see: a second factor required (a member without one can only enrol, lib/domain/second-factors.ts
  * `decideEnrolOnly`), the least KDF cost of a new master password (checked at registration by invite,
  * password change and account recovery), the longest invite lifetime, and the fewest trustees an

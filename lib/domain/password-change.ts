@@ -1,5 +1,5 @@
 /**
- * A master password change (issue 28): the client proves the old password, and sends the new KDF
+ * A master password change: the client proves the old password, and sends the new KDF
  * parameters, auth hash, private keys under the new stretched key, a KDF statement signed by the
  * account's key, and a new wrap of every personal vault's key (with its `rewrap` roster link), all
  * at once. The store applies it in one transaction, under a compare-and-swap on the account's key

@@ -1,5 +1,5 @@
 /**
- * Second factors (issue 30): a TOTP authenticator (RFC 6238), WebAuthn security keys and passkeys,
+ * Second factors: a TOTP authenticator (RFC 6238), WebAuthn security keys and passkeys,
  * and one-time recovery codes, asked for as a second step of login. The rules here are plain
  * functions with named refusals; the cryptographic checks are the libraries' (`otpauth`,
  * `@simplewebauthn/server`, in lib/auth/factor-checks.ts).

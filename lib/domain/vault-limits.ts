@@ -1,5 +1,5 @@
 /**
- * How large a vault may grow, and what a rekey body may hold (issue 25).
+ * How large a vault may grow, and what a rekey body may hold.
  *
  * A vault must always fit in its own rekey: a vault that outgrows the rekey body limit can never be
  * rekeyed after a removal, and one whose item list outgrows what a process can build cannot even be

@@ -1,5 +1,5 @@
 /**
- * A JSON body parsed as it arrives, within bounds (issue 25). The rekey route's body may be 64 MiB:
+ * A JSON body parsed as it arrives, within bounds. The rekey route's body may be 64 MiB:
  * read whole and handed to `JSON.parse`, 64 MiB of `[{},{},...]` is 22 million objects, 12 s of a
  * blocked event loop and 4 GiB of heap. Parsed here chunk by chunk, each chunk costs about its own
  * length, nothing is held but the value being built, and the body is refused (400) as soon as it

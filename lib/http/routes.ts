@@ -294,7 +294,7 @@ const ROUTE_TABLE = [
     params: { sessionId: p.pathId },
     reply: noContent,
   },
-  // ---- Second factors (issue 30; services/factors.service.ts) ----
+  // ---- Second factors (services/factors.service.ts) ----
   {
     method: "GET",
     path: "/users/me/factors",
@@ -366,7 +366,7 @@ const ROUTE_TABLE = [
     params: { ...p.STRICT, authHash: p.authHash },
     reply: created("RecoveryCodes"),
   },
-  // ---- Account recovery (issue 30; services/recovery.service.ts) ----
+  // ---- Account recovery (services/recovery.service.ts) ----
   {
     method: "PUT",
     path: "/users/me/recovery",

@@ -21,7 +21,7 @@ export class SafeValidator extends Validators.Fastest {
 
   // Moleculer's typings say a checker returns a boolean; at runtime it returns true or the errors.
   // Compiled at an action's first call, not at start: compiling every action's checks was about
-  // 70 ms of a cold start (issue 31); a check compiles in well under a millisecond.
+  // 70 ms of a cold start; a check compiles in well under a millisecond.
   override compile(schema: Record<string, unknown>): ReturnType<Validators.Fastest["compile"]> {
     let check: Check | undefined;
     const safe: Check = (params, opts) => {

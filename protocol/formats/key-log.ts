@@ -1,5 +1,5 @@
 /**
- * A user's key log (issue 28): every key bundle the account has had, oldest first, hash-chained,
+ * A user's key log: every key bundle the account has had, oldest first, hash-chained,
  * each new one signed by the key it replaces. Entry 1 is the bundle the account registered with
  * (its trust comes from a pin, an invite or a fingerprint checked out of band, never from the log);
  * entry n+1 is signed by entry n's Ed25519 key (`sig`: the step is the user's, not the server's)

@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30): the bytes the user and the trustees sign, the short code a
+ * k-of-n account recovery: the bytes the user and the trustees sign, the short code a
  * trustee checks with the user, and the recovery copy's encryption. Shared by the server (which
  * checks signatures as a form check) and the clients (which check what matters). README "Account
  * recovery" gives the format; protocol/vectors/recovery-vectors.json, test vectors.

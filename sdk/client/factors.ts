@@ -1,5 +1,5 @@
 /**
- * Second factors (issue 30): the second step of a login, and enrolling and managing an account's
+ * Second factors: the second step of a login, and enrolling and managing an account's
  * factors (an authenticator app, security keys and passkeys, recovery codes), and reading the
  * organization's policies. What a factor protects is the download of ciphertext with a stolen
  * password; it does not make a dishonest server honest (README "Second factors").

@@ -1,5 +1,5 @@
 /**
- * Rotating one's keys (issue 28): new RSA and Ed25519 keys, made here, taken up in one request. The
+ * Rotating one's keys: new RSA and Ed25519 keys, made here, taken up in one request. The
  * next entry of the account's key log is signed by the old signing key (the step is the user's)
  * and by the new one; the new private keys are sealed under the same stretched key; the key and KDF
  * statements are signed by the new key; and every vault the user is in gets its key wrapped to the

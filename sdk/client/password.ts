@@ -1,5 +1,5 @@
 /**
- * Changing the master password (issue 28). Everything is made here, in one request: the current
+ * Changing the master password. Everything is made here, in one request: the current
  * password proven (it must derive the stretched key this client holds), the new one checked for
  * strength, derived under new parameters (never below the floor), the private keys sealed again,
  * a KDF statement signed by the account's key (so this account's other devices take the new

@@ -1,5 +1,5 @@
 /**
- * People leaving the organization (issue 28). The server takes a person out at once: their
+ * People leaving the organization. The server takes a person out at once: their
  * sessions end and every vault refuses them. It cannot sign a roster, so each shared vault others
  * are in still names them, and still has the key they held: `finishRemoval` signs their `remove`
  * link and rekeys each such vault the caller manages, one after the other, with progress; the

@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30; formats: protocol/formats/recovery.ts). Three parts:
+ * k-of-n account recovery (formats: protocol/formats/recovery.ts). Three parts:
  *
  * - **Enrolment** (the user, signed in): a random recovery secret split (Shamir, the audited
  *   `shamir-secret-sharing`) into one share per trustee, each wrapped (RSA-OAEP) to the trustee's

@@ -1,5 +1,5 @@
 /**
- * Forks of the audit log caught when two managers' links meet (issue 26): every roster or item
+ * Forks of the audit log caught when two managers' links meet: every roster or item
  * link a client signs carries the audit head it last verified (`auditSeq`, `auditHead`), and a
  * client that verified the log itself judges the heads in the links others signed. A dishonest
  * server shows carol (an organization admin) a rewritten audit log, consistent in itself and

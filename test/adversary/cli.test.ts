@@ -1,5 +1,5 @@
 /**
- * A dishonest server against `vaultctl` (issue 24): the real binary talks to the real service
+ * A dishonest server against `vaultctl`: the real binary talks to the real service
  * through a proxy that rewrites its answers (test/helpers/dishonest-proxy.ts). Each attack ends in
  * exit 3 with the SDK's named error on stderr, nothing derived from the password or a key is sent,
  * and the service does not change. Alice's machine is set up through the SDK on vaultctl's own

@@ -1,5 +1,5 @@
 /**
- * A dishonest server against the real SDK (issue 24): a proxy between real clients and the real
+ * A dishonest server against the real SDK: a proxy between real clients and the real
  * service rewrites the service's genuine answers (test/helpers/dishonest-proxy.ts), and each attack
  * is refused by the SDK with a named error; the victim sends nothing derived from the password or
  * a key, and the service's state does not change. On SQLite and PostgreSQL.

@@ -1,5 +1,5 @@
 /**
- * A dishonest server against the web vault in Chromium (issue 24, attacks 1 to 3): the page is
+ * A dishonest server against the web vault in Chromium (the first three attacks): the page is
  * served by the proxy in front of the real service (test/helpers/dishonest-proxy.ts), so the
  * browser talks only to the dishonest server. Each attack is refused with a sentence naming it,
  * nothing derived from the password or a key is sent, and the service does not change. On SQLite

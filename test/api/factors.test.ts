@@ -1,5 +1,5 @@
 /**
- * Second factors and organization policies (issue 30), over HTTP on SQLite and PostgreSQL: an
+ * Second factors and organization policies, over HTTP on SQLite and PostgreSQL: an
  * authenticator app (TOTP, codes computed here with node:crypto), a security key (a software key
  * with real ES256 signatures, test/helpers/webauthn.ts) and recovery codes, as a second step of
  * login that never tells a right password from a wrong one; replays, a cloned key's counter, a

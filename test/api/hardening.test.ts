@@ -1,5 +1,5 @@
 /**
- * Issue 25's findings, each probed over HTTP the way an attacker (or an unlucky honest client)
+ * Hardening findings, each probed over HTTP the way an attacker (or an unlucky honest client)
  * would, against a real server: stalled uploads, bodies of millions of tiny values, one tenant's
  * rekeys crowding out another's, malformed path encodings.
  */

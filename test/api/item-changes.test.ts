@@ -1,5 +1,5 @@
 /**
- * Delta reads (issue 31; lib/domain/item-changes.ts) over HTTP, on SQLite and PostgreSQL:
+ * Delta reads (lib/domain/item-changes.ts) over HTTP, on SQLite and PostgreSQL:
  * `GET /vaults/:vaultId/items?since=<cursor>` answers what changed since, the ids gone, and the
  * next cursor; a rekey, a cursor from elsewhere, or too many changes send the client to the full
  * list; concurrent writes are never skipped by a client that follows the cursors.

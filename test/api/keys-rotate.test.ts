@@ -1,5 +1,5 @@
 /**
- * Rotating a user's keys (issue 28), with the real SDK against the real service, on SQLite and
+ * Rotating a user's keys, with the real SDK against the real service, on SQLite and
  * PostgreSQL: a signed step in the user's key log, every vault's key wrapped to the new keys in
  * the same transaction (with `rotate` roster links and the user's wraps for others signed again),
  * the other sessions ended. Peers follow the key log from the keys they pinned without a warning,

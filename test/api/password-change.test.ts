@@ -1,5 +1,5 @@
 /**
- * Changing the master password (issue 28), with the real SDK against the real service, on SQLite
+ * Changing the master password, with the real SDK against the real service, on SQLite
  * and PostgreSQL: every personal vault's key is wrapped again under the new stretched key in the
  * same transaction as the new auth hash, KDF and private keys, under a compare-and-swap on the
  * account's key version; the other sessions end. A change made from an older read (another change,

@@ -1,5 +1,5 @@
 /**
- * People leave (issue 28), with the real SDK against the real service, on SQLite and PostgreSQL:
+ * People leave, with the real SDK against the real service, on SQLite and PostgreSQL:
  * an owner or admin takes a person out of the organization (or they leave). Their sessions end
  * and every vault refuses them at once; the answer lists their vaults and what each needs; the
  * SDK then signs their `remove` link and rekeys each shared vault the caller manages, and the

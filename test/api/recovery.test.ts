@@ -1,5 +1,5 @@
 /**
- * k-of-n account recovery (issue 30) end to end, on SQLite and PostgreSQL: real SDK clients (the
+ * k-of-n account recovery end to end, on SQLite and PostgreSQL: real SDK clients (the
  * user, three trustees, the user's new device) against the real service, every refusal of the
  * server over HTTP, and a dishonest server (test/helpers/dishonest.ts) that substitutes a trustee's
  * key at enrolment, swaps a request's one-time key, or adds approvals of its own: each refused with

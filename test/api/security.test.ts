@@ -1,5 +1,5 @@
 /**
- * Findings of the security audit (issue "Security hardening"), each probed over HTTP the way an
+ * Findings of the security audit, each probed over HTTP the way an
  * attacker would, against a real server: real headers, real bodies, real concurrency.
  */
 import { randomBytes, randomUUID } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * Sessions (issue 28): each login is one, with the device name its client gave, when it began, its
+ * Sessions: each login is one, with the device name its client gave, when it began, its
  * last use and the address of that use. A user lists theirs and ends one or all the others; an
  * ended session's refresh token is refused at once, and its access tokens at once on the gateway
  * that heard of the end, within SESSION_CHECK_INTERVAL on any other. Logout and a stolen refresh

@@ -1,7 +1,7 @@
 /**
  * The built server loads Kysely, jose and moleculer-web from one bundled file each, and its entry
  * point (`npm start`) moleculer too (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): each
- * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md, issue 31). Every end-to-end suite runs the built
+ * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md). Every end-to-end suite runs the built
  * server, so the bundles' behaviour is tested there; this checks that the server really loads
  * them, and that each offers what its package does.
  */

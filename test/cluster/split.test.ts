@@ -300,7 +300,7 @@ test("every route of the interface works through both gateways", async () => {
     vaults: [{ needs: "none" }],
   });
 
-  // Second factors, policies and account recovery (issue 30): the owner's policies by hand, the rest
+  // Second factors, policies and account recovery: the owner's policies by hand, the rest
   // through the SDK, its clients spread over both gateways, each call recorded by its route.
   const routeOf = (method: string, path: string) =>
     ROUTES.find((r) => r.method === method && new RegExp(`^${r.path.replace(/:[A-Za-z]+/g, "[^/]+")}$`).test(path));

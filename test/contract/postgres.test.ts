@@ -36,7 +36,7 @@ describeStoreContract(
 
 /**
  * The prepared statements (lib/store/sql/prepared.ts) run as named statements on PostgreSQL, in a
- * transaction as on the pool: parsed and planned once per connection (issue 31). And a schema
+ * transaction as on the pool: parsed and planned once per connection. And a schema
  * change that alters what one answers does not leave it failing until a restart.
  */
 describe("named statements on PostgreSQL", () => {

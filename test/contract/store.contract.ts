@@ -1168,7 +1168,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect((await store.vaults.getRoster({ vaultId, actorId: owner.userId })).at(-1)).toEqual(link);
     });
 
-    // ---- An account's security (issue 30): factors, recovery codes, policies, recovery ----
+    // ---- An account's security: factors, recovery codes, policies, recovery ----
 
     test("second factors: one app per account (two at once: one lands), the last one kept under a policy, a TOTP step and a counter used once", async () => {
       const p = await join();

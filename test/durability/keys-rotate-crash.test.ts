@@ -1,5 +1,5 @@
 /**
- * A key rotation survives a crash (issue 28): the real server process is killed (SIGKILL, through a
+ * A key rotation survives a crash: the real server process is killed (SIGKILL, through a
  * failpoint) inside the rotation's transaction, before its commit, or right after the commit,
  * before the answer. After a restart on the same store the account holds either its old keys or its
  * new ones, never a mix: the login opens them, its key log ends with them, and every vault opens.

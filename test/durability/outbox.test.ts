@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (issue 25): a change and its domain event are committed together, so a
+ * The transactional outbox: a change and its domain event are committed together, so a
  * process that dies between the commit and the publish loses no audit record. A failpoint kills the
  * real server process (SIGKILL) right after a change is committed, before its event is published;
  * after a restart on the same store, the record arrives, exactly once.

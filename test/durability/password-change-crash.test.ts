@@ -1,5 +1,5 @@
 /**
- * A master password change survives a crash (issue 28): the real server process is killed
+ * A master password change survives a crash: the real server process is killed
  * (SIGKILL, through a failpoint) inside the change's transaction, before its commit, or right
  * after the commit, before the answer. After a restart on the same store exactly one password
  * works, the old one or the new one, and it opens every vault: never neither. On SQLite and

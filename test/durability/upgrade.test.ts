@@ -1,5 +1,5 @@
 /**
- * Data from the previous release keeps working (issue 24): today's server and clients on the data
+ * Data from the previous release keeps working: today's server and clients on the data
  * directory and vaultctl state that release left (test/fixtures/previous-release, made by its
  * make.js with that release). Accounts get their statements at their first login; an account
  * registered below today's KDF floor is refused with a clear message; a signed vault's name is

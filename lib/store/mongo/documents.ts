@@ -460,7 +460,7 @@ export function toAuditRecord(d: AuditEventDoc): AuditRecord {
   return auditRecord({ ...rest, eventId: _id });
 }
 
-// ---- An account's security (issue 30; SQL: migration 015) ----------------------------------------
+// ---- An account's security (SQL: migration 015) ----------------------------------------
 
 /**
  * A second factor; `_id` is its factor id. Unique on (userId, slot): `slot` is "totp" for the one

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (issue 25). Every change writes its domain events in its own
+ * The transactional outbox. Every change writes its domain events in its own
  * transaction (the `events` argument of each changing method); a relay in each process publishes
  * what is waiting to the event queue and then marks it sent. So no committed change can miss the
  * audit log, whatever process dies when: what was committed is in the outbox until it is published.

@@ -1,5 +1,5 @@
 /**
- * An account's security (issue 30): its second factors and recovery codes, its organization's
+ * An account's security: its second factors and recovery codes, its organization's
  * policies, and k-of-n account recovery (enrolments with their shares, requests and approvals).
  */
 import type { OrgId, UserId } from "../../domain/ids";

@@ -23,7 +23,7 @@ export interface PostgresOptions {
  * Kysely sends only a text and its values. PostgreSQL then parses and plans each once per
  * connection and afterwards only binds values; an unnamed statement is parsed, analysed and
  * planned again at every run (about a third of PostgreSQL's CPU per item create in the split
- * deployment, issue 31). Any other text runs as it is sent.
+ * deployment). Any other text runs as it is sent.
  */
 class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {

@@ -1,5 +1,5 @@
 /**
- * Statements built and compiled once, then run with new values (issue 31). Building and compiling
+ * Statements built and compiled once, then run with new values. Building and compiling
  * a Kysely query costs more than the database's answer for a handful of rows: a fifth of an item
  * create's CPU in the split deployment went to it. A statement is built with named stand-ins
  * (`param`) in place of its values, compiled at its first use on a database (once per dialect:

@@ -1,5 +1,5 @@
 /**
- * Recovering an account whose master password is forgotten (issue 30): this browser makes a
+ * Recovering an account whose master password is forgotten: this browser makes a
  * one-time key and shows a code; the user reads it to each trustee over a call; once enough of them
  * approved, this browser rebuilds the account's keys, sets a new master password, and makes new
  * keys. The one-time key stays in this page's memory only: a reload starts over.

@@ -1,5 +1,5 @@
 /**
- * Security (issue 30): second factors (an authenticator app, security keys and passkeys, recovery
+ * Security: second factors (an authenticator app, security keys and passkeys, recovery
  * codes), the organization's policies (what the server enforces, what only clients apply), and
  * k-of-n account recovery: enrolling, the requests to recover this account, and the requests this
  * user is asked to approve as a trustee.

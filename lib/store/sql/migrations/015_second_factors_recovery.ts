@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Second factors, recovery codes, organization policies and k-of-n account recovery (issue 30).
+// Second factors, recovery codes, organization policies and k-of-n account recovery.
 // `second_factors.slot`: "totp" for the one authenticator app an account has, the factor's id for a
 // security key, unique per user, so two enrolments of an app at once cannot both land.
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from "../kysely";
 
-// What each vault stores, kept current by triggers (issue 31): an item write read the vault's size
+// What each vault stores, kept current by triggers: an item write read the vault's size
 // as sums over all its items, trash and history, a scan of the whole vault on every write. Now
 // `vaults` holds the counts and bytes (firm: items and trash; history: kept revisions), and each
 // insert, update or delete of a row of `items`, `item_trash` or `item_revisions` moves them in the

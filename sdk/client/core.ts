@@ -18,7 +18,7 @@ import {
   type RosterHeadStore,
 } from "../pins";
 import type { Account } from "./types";
-import type { SecondFactorPrompt } from "./factors";
+import type { SecondFactorPrompt } from "./login";
 import { sameKdf } from "../../protocol/crypto/kdf";
 import type { KdfParams } from "../../protocol/crypto/primitives";
 

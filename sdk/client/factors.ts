@@ -11,28 +11,9 @@ import { deriveAccountSecrets } from "../../protocol/crypto/keys";
 import { ApiError, SecondFactorRequiredError } from "../errors";
 import { toBase64 } from "../../protocol/encoding";
 import type { ClientCore } from "./core";
-import type { LoginAnswer } from "./session";
+import type { LoginAnswer, LoginStep } from "./login";
 
-export type FactorMethod = "totp" | "webauthn" | "recovery-code";
-
-/** What a second step asks: the methods the account has, and a WebAuthn challenge when it has a security key. */
-export interface SecondFactorChallenge {
-  methods: FactorMethod[];
-  /** PublicKeyCredentialRequestOptionsJSON, for `navigator.credentials.get` (e.g. @simplewebauthn/browser's startAuthentication). */
-  webauthn?: Record<string, unknown>;
-  /** Set when the answer before was not right: ask again. */
-  retry?: boolean;
-}
-
-export type SecondFactorAnswer = { totpCode: string } | { recoveryCode: string } | { webauthn: unknown };
-export type SecondFactorPrompt = (challenge: SecondFactorChallenge) => Promise<SecondFactorAnswer>;
-
-export interface LoginStep {
-  secondFactorRequired: true;
-  stepToken: string;
-  methods: FactorMethod[];
-  webauthn?: Record<string, unknown>;
-}
+export type { FactorMethod, SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 
 /** Answers a wrong code may get before the login starts over (the server takes five per step). */
 const STEP_ANSWERS = 3;

@@ -29,10 +29,11 @@ import { Session } from "./session";
 import { PasswordChanges, type PasswordChangeResult } from "./password";
 import { KeyRotations, type KeyRotationResult } from "./keys";
 import { People, type Removal, type RemovalFinished } from "./people";
-import { Trust, type CheckedMember, type ServedBundle, type TrustLevel } from "./trust";
+import { Trust } from "./trust";
 import type {
   Account,
   AuditRecord,
+  CheckedMember,
   Invite,
   Item,
   ItemRevision,
@@ -40,7 +41,9 @@ import type {
   OrgRole,
   TrashedItem,
   RekeyResult,
+  ServedBundle,
   SessionInfo,
+  TrustLevel,
   Vault,
   VaultRole,
   VaultVerification,
@@ -54,13 +57,13 @@ import { Recovery, type RecoveryRenewal } from "./recovery";
 export type { VaultClientOptions } from "./core";
 export type { CheckedInvite, CreatedInvite } from "./invites";
 export type { AdoptConfirmation, RekeyOptions } from "./rekey";
-export type { CheckedMember, OrgMember, ServedBundle, TrustLevel } from "./trust";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
 export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
 export type { ImportResult, TransferProgress } from "./transfer";
-export type { FactorInfo, Policies, SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./factors";
+export type { FactorInfo, Policies } from "./factors";
+export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 export type { PendingRecovery, RecoveryTask } from "./recovery";
 export type * from "./types";
 

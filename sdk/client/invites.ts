@@ -27,9 +27,9 @@ import {
   type SignedStatement,
 } from "../../protocol/formats/statements";
 import type { ClientCore } from "./core";
-import { selfConsistent } from "./bundle-checks";
-import type { ServedBundle, Trust } from "./trust";
-import type { Invite } from "./types";
+import { selfConsistent } from "./trust/bundle";
+import type { Trust } from "./trust";
+import type { Invite, ServedBundle } from "./types";
 import type { GrantableRole } from "../../protocol/vault-roles";
 
 /** What `POST /invites/redeem` answers. */

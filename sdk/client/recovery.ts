@@ -41,7 +41,8 @@ import { signStatement, statementVerifies } from "../../protocol/formats/stateme
 import { userIdForKey } from "../../protocol/ids";
 import { normalizeEmail } from "../../protocol/email";
 import type { ClientCore } from "./core";
-import type { LoginAnswer, Session } from "./session";
+import type { LoginAnswer } from "./login";
+import type { Session } from "./session";
 import type { Trust } from "./trust";
 import type { PasswordChanges } from "./password";
 import type { KeyRotations } from "./keys";

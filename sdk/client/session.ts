@@ -9,7 +9,6 @@
 import { normalizeEmail } from "../../protocol/email";
 import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError, WeakPasswordError } from "../errors";
-import type { Tokens } from "../http";
 import { sameKdf } from "../../protocol/crypto/kdf";
 import {
   createAccountKeys,
@@ -34,31 +33,14 @@ import {
 } from "../../protocol/formats/statements";
 import { userIdForKey } from "../../protocol/ids";
 import type { ClientCore } from "./core";
-import { secondStep, type LoginStep } from "./factors";
+import { secondStep } from "./factors";
+import type { LoginAnswer, LoginStep } from "./login";
 import type { Invites } from "./invites";
 import type { Trust } from "./trust";
 import type { Account, OrgRole, SessionInfo } from "./types";
 
 /** The statements of this release have version 1. */
 const STATEMENT_VERSION = 1;
-
-export interface LoginAnswer extends Tokens {
-  userId: string;
-  orgId: string;
-  role: OrgRole;
-  kdf: KdfParams;
-  publicKey: string;
-  signingPublicKey: string;
-  encryptedPrivateKey: string;
-  encryptedSigningPrivateKey: string;
-  keyStatement?: SignedStatement;
-  kdfStatement?: SignedStatement;
-  accountVersion: number;
-  /** The account's key log, when it rotated its keys (protocol/formats/key-log.ts). */
-  keyLog?: unknown;
-  /** The organization requires a second factor and this account has none: this login may only enrol one. */
-  enrolOnly?: true;
-}
 
 export class Session {
   constructor(

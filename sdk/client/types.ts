@@ -9,6 +9,10 @@ import type { GrantableRole, VaultRole } from "../../protocol/vault-roles";
 export type { VaultRole } from "../../protocol/vault-roles";
 export type { OrgRole } from "../../protocol/org-roles";
 import type { OrgRole } from "../../protocol/org-roles";
+import type { PublicKeyBundle } from "../../protocol/crypto/keys";
+import type { SignedStatement } from "../../protocol/formats/statements";
+import type { SecurityError } from "../errors";
+import type { PinSource } from "../pins";
 
 /** A vault as the server shows it to the caller (contract section 3). */
 export interface Vault {
@@ -164,4 +168,25 @@ export interface VaultVerification {
 export interface VerifiedRoster {
   state: RosterState;
   links: RosterLink[];
+}
+
+/** A user's public keys as the server hands them out, with what vouches for them. */
+export interface ServedBundle extends PublicKeyBundle {
+  email: string;
+  keyStatement?: SignedStatement;
+  inviteBinding?: { inviteId: string; mac: string };
+}
+
+/** `removedAt`: taken out of the organization (their keys stay, for the rosters they signed; nothing is shared with them). */
+export type OrgMember = ServedBundle & { role: OrgRole; createdAt: string; removedAt?: string };
+
+/** How far this device trusts a user's keys, after `checkBundle`. */
+export type TrustLevel = PinSource;
+
+/** A member of the organization with their keys checked; `problem` when the server's pairing does not hold. */
+export interface CheckedMember extends OrgMember {
+  trust?: TrustLevel;
+  /** The user signed their id, email and keys (a key statement); false for an account not upgraded since statements came. */
+  stated: boolean;
+  problem?: SecurityError;
 }

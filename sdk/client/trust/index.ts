@@ -1,51 +1,20 @@
 /**
- * Other users' keys, and how far this device trusts them. Every bundle the server hands out (a
- * key lookup, the organization's member list) passes `checkBundle` before its keys or its email
- * are used or shown:
- * - the bundle is the user's asked for, under their id exactly as the server stores ids (lower
- *   case: pins are kept by id), and its Ed25519 key signed its RSA key;
- * - its key statement, when it has one, verifies: the user's own signature over their id, email
- *   and keys, so the server cannot show one user's genuine keys under another's id or email;
- * - where the vault's signed roster recorded the user's keys, they are those (before anything is
- *   pinned);
- * - it agrees with the pin: the same fingerprint (else `KEY_CHANGED`), the same email, a
- *   statement if one was seen before, and no other pinned user with this email
- *   (`IDENTITY_MISMATCH`);
- * - a user this device invited with a binding secret proves, with the MAC they registered with,
- *   that these are the keys of whoever opened the link (`INVITE_BINDING_MISMATCH`).
- * Only then is a bundle pinned (first contact) or its pin completed, one check at a time.
+ * Other users' keys, and how far this device trusts them: every served bundle is checked on its
+ * own, against the roster's record, the pins and the invite binding, before it is used or pinned.
+ * Why, and the checks in order: docs/design/key-trust.md.
  */
-import { fromBase64, toBase64 } from "../../protocol/encoding";
-import { ApiError, SecurityError } from "../errors";
-import { groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../../protocol/crypto/keys";
-import { asPin, type Pin, type PinSource } from "../pins";
-import { inviteBindingVerifies, type SignedStatement } from "../../protocol/formats/statements";
-import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../../protocol/formats/key-log";
-import { SerialQueue, type ClientCore } from "./core";
-import type { OrgRole } from "./types";
-import * as checks from "./bundle-checks";
-import type { PinIndex } from "./bundle-checks";
-
-/** A user's public keys as the server hands them out, with what vouches for them. */
-export interface ServedBundle extends PublicKeyBundle {
-  email: string;
-  keyStatement?: SignedStatement;
-  inviteBinding?: { inviteId: string; mac: string };
-}
-
-/** `removedAt`: taken out of the organization (their keys stay, for the rosters they signed; nothing is shared with them). */
-export type OrgMember = ServedBundle & { role: OrgRole; createdAt: string; removedAt?: string };
-
-/** How far this device trusts a user's keys, after `checkBundle`. */
-export type TrustLevel = PinSource;
-
-/** A member of the organization with their keys checked; `problem` when the server's pairing does not hold. */
-export interface CheckedMember extends OrgMember {
-  trust?: TrustLevel;
-  /** The user signed their id, email and keys (a key statement); false for an account not upgraded since statements came. */
-  stated: boolean;
-  problem?: SecurityError;
-}
+import { fromBase64, toBase64 } from "../../../protocol/encoding";
+import { ApiError, SecurityError } from "../../errors";
+import { groupedFingerprint, keyFingerprint, type PublicKeyBundle } from "../../../protocol/crypto/keys";
+import { asPin, type Pin, type PinSource } from "../../pins";
+import { inviteBindingVerifies } from "../../../protocol/formats/statements";
+import { bundleOfEntry, KeyLogError, verifyKeyLog, type VerifiedKeyEntry } from "../../../protocol/formats/key-log";
+import { SerialQueue, type ClientCore } from "../core";
+import type { CheckedMember, OrgMember, OrgRole, ServedBundle, TrustLevel } from "../types";
+import { emailOrNull, selfConsistent } from "./bundle";
+import { checkAgainstPins, keyChanged, type PinIndex } from "./pin-checks";
+import { followKeyLogFrom, pinFollowingRecord, placeInLog } from "./key-log";
+import { emailCounts, memberNamed, ownOrShared } from "./org-members";
 
 export class Trust {
   /** Pin checks and writes run one at a time: two checks of one new user never both pin. */
@@ -77,7 +46,7 @@ export class Trust {
     const id = userId.toLowerCase();
     const served = own ? undefined : await this.served(id);
     const current = own ? this.ownKeys() : served!.bundle;
-    const currentKeys = own ? await keyFingerprint(current) : (await checks.selfConsistent(served!.bundle, id)).keys;
+    const currentKeys = own ? await keyFingerprint(current) : (await selfConsistent(served!.bundle, id)).keys;
     if (currentKeys === recordedKey) return this.keysOf(id, recordedKey);
     // Keys the roster recorded before a rotation: the verified log leads from them to the current keys, or nothing is taken up.
     const log = await this.verifiedKeyLog(id);
@@ -115,7 +84,7 @@ export class Trust {
    * Answers the pin to keep.
    */
   async followKeyLog(userId: string, email: string, pin: Pin, shownKeys: string, served?: unknown): Promise<Pin> {
-    return checks.followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
+    return followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
   }
 
   /** After this device rotated the account's keys: its own pin moves to them, at the log entry it made. */
@@ -171,11 +140,11 @@ export class Trust {
       const fingerprint = groupedFingerprint(keys);
       const kept = await this.core.pins.get(userId);
       // A login's log places the keys in the account's history, so that a later log cut short or forked is caught.
-      const at: Partial<Pin> = servedLog ? checks.placeInLog(await this.verifiedKeyLog(userId, servedLog), userId, keys) : {};
+      const at: Partial<Pin> = servedLog ? placeInLog(await this.verifiedKeyLog(userId, servedLog), userId, keys) : {};
       if (kept === undefined) return this.core.pins.set(userId, { fingerprint, email, via: "first-use", ...at });
       let pin = asPin(kept);
       if (pin.fingerprint !== fingerprint) {
-        if (servedLog === null) throw checks.keyChanged(userId, email, pin.fingerprint, fingerprint);
+        if (servedLog === null) throw keyChanged(userId, email, pin.fingerprint, fingerprint);
         pin = await this.followKeyLog(userId, email, pin, keys, servedLog);
       } else if (pin.keyVersion === undefined && at.keyVersion !== undefined) pin = { ...pin, ...at };
       if (pin !== kept || pin.email === undefined) await this.core.pins.set(userId, { ...pin, email });
@@ -187,12 +156,12 @@ export class Trust {
     const { userId, email } = this.core.account;
     const kept = await this.core.pins.get(userId);
     if (kept === undefined) return;
-    checks.followKeyLogFrom(log, { userId, email }, asPin(kept), log[log.length - 1]!.keys);
+    followKeyLogFrom(log, { userId, email }, asPin(kept), log[log.length - 1]!.keys);
   }
 
   /**
-   * The checks every bundle passes before its keys are used or its email shown (see the file's
-   * comment); pins it on first contact, and completes an older pin (email, statement seen).
+   * The checks every bundle passes before its keys are used or its email shown (docs/design/key-trust.md);
+   * pins it on first contact, and completes an older pin (email, statement seen).
    */
   checkBundle(bundle: ServedBundle, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
     return this.pinChecks.run(async () => this.checkAndPin(bundle, await this.pinIndex(), expectedUserId, recordedKey));
@@ -200,7 +169,7 @@ export class Trust {
 
   /** `checkBundle`'s work, inside the queue, against a pin index read inside it. */
   private async checkAndPin(bundle: ServedBundle, pins: PinIndex, expectedUserId?: string, recordedKey?: string): Promise<TrustLevel> {
-    const { userId, email, keys, fingerprint } = await checks.selfConsistent(bundle, expectedUserId);
+    const { userId, email, keys, fingerprint } = await selfConsistent(bundle, expectedUserId);
     if (recordedKey !== undefined && keys !== recordedKey)
       throw new SecurityError(
         "KEY_CHANGED",
@@ -211,7 +180,7 @@ export class Trust {
     let pinned = pins.byUser.get(userId);
     // New keys for a pinned user: taken up only through their signed key log, from the pinned keys.
     if (pinned && pinned.fingerprint !== fingerprint) pinned = await this.followKeyLog(userId, email, pinned, keys);
-    checks.checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined }, pinned);
+    checkAgainstPins(pins, { userId, email, fingerprint, stated: statement !== undefined }, pinned);
     let via: PinSource = pinned?.via ?? "first-use";
     if (via === "first-use") {
       const invited = await this.core.inviteSecrets.get(email);
@@ -247,8 +216,8 @@ export class Trust {
   pinVouched(bundle: ServedBundle, via: PinSource): Promise<void> {
     return this.pinChecks.run(async () => {
       const pins = await this.pinIndex();
-      const { userId, email, fingerprint } = await checks.selfConsistent(bundle, bundle.userId);
-      checks.checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
+      const { userId, email, fingerprint } = await selfConsistent(bundle, bundle.userId);
+      checkAgainstPins(pins, { userId, email, fingerprint, stated: bundle.keyStatement !== undefined });
       await this.pin(pins, userId, { ...pins.byUser.get(userId), fingerprint, email, via, ...(bundle.keyStatement && { stated: true }) });
     });
   }
@@ -288,7 +257,7 @@ export class Trust {
    */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
     const { id, bundle } = await this.served(userId);
-    const { fingerprint } = await checks.selfConsistent(bundle, id);
+    const { fingerprint } = await selfConsistent(bundle, id);
     const kept = await this.core.pins.get(id);
     const pin = kept === undefined ? undefined : asPin(kept);
     return { current: fingerprint, pinned: pin?.fingerprint, email: bundle.email, trust: pin?.via };
@@ -300,10 +269,10 @@ export class Trust {
    * fingerprint under that very email (it could otherwise slip another address in between).
    */
   async trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
-    const checkedEmail = checks.emailOrNull(email);
+    const checkedEmail = emailOrNull(email);
     if (checkedEmail === null) throw new ApiError(400, "INVALID", `${email} is not an email address`, "email");
     const { id, bundle } = await this.served(userId);
-    const { fingerprint: current } = await checks.selfConsistent(bundle, id);
+    const { fingerprint: current } = await selfConsistent(bundle, id);
     if (current !== fingerprint)
       throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);
     if (bundle.email !== checkedEmail)
@@ -354,7 +323,7 @@ export class Trust {
       if (err instanceof SecurityError) return undefined;
       throw err;
     });
-    const next = log && checks.pinFollowingRecord(log, userId, pinned, recordedKey);
+    const next = log && pinFollowingRecord(log, userId, pinned, recordedKey);
     if (next) await this.pin(pins, userId, next);
   }
 
@@ -371,11 +340,11 @@ export class Trust {
     return this.pinChecks.run(async () => {
       const index = await this.pinIndex();
       const checked: CheckedMember[] = [];
-      const sameEmail = checks.emailCounts(members);
+      const sameEmail = emailCounts(members);
       for (const m of members) {
         const stated = m?.keyStatement !== undefined;
         try {
-          const own = await checks.ownOrShared(m, account, ownKeys, sameEmail);
+          const own = await ownOrShared(m, account, ownKeys, sameEmail);
           checked.push({ ...m, stated, trust: own ? "checked" : await this.checkAndPin(m, index) });
         } catch (err) {
           if (!(err instanceof SecurityError)) throw err;
@@ -395,6 +364,6 @@ export class Trust {
 
   /** A member of the caller's organization by email or id, with what is wrong with them if anything (to show it, or to check a changed key with them). */
   async findMember(emailOrId: string): Promise<CheckedMember> {
-    return checks.memberNamed(await this.orgMembers(), emailOrId);
+    return memberNamed(await this.orgMembers(), emailOrId);
   }
 }

@@ -197,7 +197,7 @@ export class VaultClient {
     return this.session.endOtherSessions();
   }
 
-  // ---- Other users' keys (trust.ts) ----------------------------------------------------------------
+  // ---- Other users' keys (trust/) ------------------------------------------------------------------
 
   userKeys(userId: string): Promise<ServedBundle> {
     return this.trust.userKeys(userId);

@@ -8,7 +8,7 @@
  *   sends anything (`INVITE_MISMATCH`), registers with a MAC of its key statement under the
  *   binding secret, and pins the inviter;
  * - the inviter's client, holding the secret, checks that MAC before it trusts the invitee's
- *   keys (trust.ts), so neither side trusts a key on first use.
+ *   keys (trust/), so neither side trusts a key on first use.
  * A bare token (an invite made by another client) still works, unverified.
  */
 import { normalizeEmail } from "../../protocol/email";

@@ -8,7 +8,7 @@ import { isCanonicalId } from "../../protocol/ids";
 import { openItem, sealItem, type ItemContent } from "../items";
 import { itemDigest, type ItemState } from "../../protocol/formats/item-log";
 import { itemLogRaced, type FollowedLog, type ItemLogs } from "./item-log";
-import { checkItemAgainst } from "./item-checks";
+import { checkItemAgainst } from "./item-log/listing";
 import type { Rosters } from "./roster";
 import type { ClientCore } from "./core";
 import type { Bytes } from "../../protocol/encoding";

@@ -7,7 +7,7 @@
  * wraps the user made for others signed again with the new key (only wraps the verified roster
  * vouches for: the server cannot get a signature over bytes of its choosing). The server swaps it
  * all in one transaction under the account's version: a rotation from an older read is refused and
- * this client reads again. Peers follow the key log from the keys they pinned (trust.ts).
+ * this client reads again. Peers follow the key log from the keys they pinned (trust/).
  */
 import { fromBase64, toBase64 } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";

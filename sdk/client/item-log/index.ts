@@ -1,19 +1,19 @@
 /**
- * A vault's signed item log as this client follows it (the protocol: ../item-log.ts): fetched from
- * the head this device knows (or the last checkpoint), each link checked and its signature
- * verified with the key the vault's roster recorded for a member at the roster seq the link names;
- * never older than, nor forked from, a head this device saw; and every item listing compared with
- * it. The links this client signs for its own writes, rekeys and checkpoints are made here too.
+ * A vault's signed item log as this client follows it (the protocol: protocol/formats/item-log.ts):
+ * fetched from the head this device knows (or the last checkpoint), each link checked (chain.ts)
+ * and its signature verified with the key the vault's roster recorded for a member at the roster
+ * seq the link names (signers.ts); never older than, nor forked from, a head this device saw; and
+ * every item listing compared with it (listing.ts). The links this client signs for its own
+ * writes, rekeys and checkpoints are made here too.
  *
  * What is kept: per vault, in memory, the verified head, the last base link and the links after it,
  * and the whole item set once a listing was checked; on the device (the roster head store, key
  * `items/<vaultId>`), the highest head seen.
  */
-import { ApiError, SecurityError } from "../errors";
+import { ApiError, SecurityError } from "../../errors";
 import {
   applyItemLink,
   applyToItems,
-  expectedAfter,
   isBase,
   ItemLinkError,
   itemLinkHash,
@@ -25,14 +25,17 @@ import {
   type ItemLogHead,
   type ItemState,
   type UnsignedItemLink,
-} from "../../protocol/formats/item-log";
-import { GENESIS_PREV } from "../../protocol/formats/roster";
-import { SerialQueue, type ClientCore } from "./core";
-import { broken, checkListed, checkSigners } from "./item-checks";
-import type { Trust } from "./trust";
-import type { Rosters } from "./roster";
-import { claimsIn, type Audit } from "./audit";
-import type { StoredItem, VerifiedRoster } from "./types";
+} from "../../../protocol/formats/item-log";
+import { GENESIS_PREV } from "../../../protocol/formats/roster";
+import type { RosterHead } from "../../pins";
+import { SerialQueue, type ClientCore } from "../core";
+import type { Trust } from "../trust";
+import type { Rosters } from "../roster";
+import { claimsIn, type Audit } from "../audit";
+import type { StoredItem, VerifiedRoster } from "../types";
+import { broken, checkItemChains, checkNotBehind, followFromBase, followFromKnown, replayChain, type FollowedLog } from "./chain";
+import { checkListed } from "./listing";
+import { checkSigners } from "./signers";
 
 /** Most links read to follow one log (pages of the server's size): far above CHECKPOINT_EVERY. */
 const MAX_FOLLOWED_LINKS = 1_000_000;
@@ -41,8 +44,6 @@ const MAX_LOG_PAGE = 5_000;
 
 /** The key the seen head is kept under in the device's head store (shared with rosters, by vault id). */
 export const itemHeadKey = (vaultId: string) => `items/${vaultId}`;
-
-import type { FollowedLog } from "./item-checks";
 
 export type { FollowedLog };
 
@@ -65,7 +66,7 @@ export class ItemLogs {
 
   /** Forgets what this client verified of a vault's log (the highest head seen stays). */
   forget(vaultId: string): void {
-    this.known.delete(vaultId.toLowerCase());
+    this.known.delete(vaultId);
   }
 
   private async fetch(vaultId: string, from: number | undefined): Promise<{ links: unknown[]; baseSeq: number | null }> {
@@ -99,10 +100,31 @@ export class ItemLogs {
    * link), never back from nor forked from the highest head this device saw. Null for a vault
    * without a log (refused when this device saw one: `ITEM_LOG_ROLLBACK`).
    */
-  async follow(rawVaultId: string, roster: VerifiedRoster): Promise<FollowedLog | null> {
-    const vaultId = rawVaultId.toLowerCase();
+  async follow(vaultId: string, roster: VerifiedRoster): Promise<FollowedLog | null> {
     const known = this.known.get(vaultId);
     const seen = await this.core.rosterHeads.get(itemHeadKey(vaultId));
+    const links = await this.linksToFollow(vaultId, known, seen);
+    if (!links) return null;
+    const { last, hashes } = await replayChain(vaultId, links);
+    checkNotBehind(vaultId, last, hashes, [
+      ["saw", seen ? { seq: seen.seq, hash: seen.hash } : undefined],
+      ["verified", known ? { seq: known.head.seq, hash: known.head.head } : undefined],
+    ]);
+    if (links[0]!.seq === 0 && links[0]!.prev !== GENESIS_PREV) throw broken(vaultId, "its first link does not start a log");
+    const newLinks = known ? links.filter((l) => l.seq > known.head.seq) : links;
+    await this.checkNewLinks(vaultId, links, newLinks, Math.max(known?.head.seq ?? -1, seen?.seq ?? -1), roster);
+    const followed = known ? await followFromKnown(vaultId, known, newLinks, last) : followFromBase(vaultId, links, last);
+    checkItemChains(vaultId, followed);
+    await this.remember(vaultId, followed, hashes);
+    return followed;
+  }
+
+  /**
+   * The links to follow, parsed: from the lower of the head this client verified and the one this
+   * device saw, read back to the last base link where they do not reach one (a device that was
+   * away, or a new one). Null for a vault without a log.
+   */
+  private async linksToFollow(vaultId: string, known: FollowedLog | undefined, seen: RosterHead | undefined): Promise<ItemLink[] | null> {
     const start = Math.min(known?.head.seq ?? Infinity, seen?.seq ?? Infinity);
     let res = await this.fetch(vaultId, Number.isFinite(start) ? start : undefined);
     if (res.links.length === 0) {
@@ -114,127 +136,38 @@ export class ItemLogs {
       return null;
     }
     let links = res.links.map((raw, i) => this.parse(vaultId, raw, i));
-    // Without the links since the last base link, read back to it (a device that was away, or a new one).
     const reachesBase = links.some(isBase) || (known && links[0]!.seq === known.head.seq);
     if (!reachesBase && res.baseSeq !== null && res.baseSeq < links[0]!.seq) {
       res = await this.fetch(vaultId, res.baseSeq);
       links = res.links.map((raw, i) => this.parse(vaultId, raw, i));
       if (links.length === 0) throw broken(vaultId, "the server answers no links from its own last checkpoint");
     }
-    const first = links[0]!;
-    if (Number.isFinite(start) && first.seq > start)
+    if (Number.isFinite(start) && links[0]!.seq > start)
       throw new SecurityError(
         "ITEM_LOG_ROLLBACK",
         `the server's item log of vault ${vaultId} starts after link ${start}, which this client saw`,
       );
+    return links;
+  }
 
-    // The chain, link by link, from the one before the first (as the first names it).
-    let head: ItemLogHead | null =
-      first.seq === 0
-        ? null
-        : {
-            vaultId,
-            seq: first.seq - 1,
-            head: first.prev,
-            keyVersion: first.op === "rekey" ? first.keyVersion - 1 : first.keyVersion,
-            rosterSeq: 0,
-            baseSeq: -1,
-          };
-    const hashes = new Map<number, string>();
-    for (const link of links) {
-      try {
-        head = applyItemLink(head, link, await itemLinkHash(link));
-      } catch (err) {
-        if (err instanceof ItemLinkError) throw broken(vaultId, `link ${link.seq} is invalid (${err.field}): ${err.message}`);
-        throw err;
-      }
-      hashes.set(link.seq, head.head);
-    }
-    const last = head!;
-    for (const [what, at] of [
-      ["saw", seen ? { seq: seen.seq, hash: seen.hash } : undefined],
-      ["verified", known ? { seq: known.head.seq, hash: known.head.head } : undefined],
-    ] as const) {
-      if (!at) continue;
-      if (last.seq < at.seq)
-        throw new SecurityError(
-          "ITEM_LOG_ROLLBACK",
-          `the server shows the item log of vault ${vaultId} up to link ${last.seq}, but this client ${what} link ${at.seq}: later writes, such as a deletion or a new password, would be undone`,
-        );
-      if (hashes.get(at.seq) !== at.hash)
-        throw new SecurityError(
-          "ITEM_LOG_ROLLBACK",
-          `the server shows the item log of vault ${vaultId} with another link ${at.seq} than the one this client ${what}: a forked history`,
-        );
-    }
-    if (first.seq === 0 && first.prev !== GENESIS_PREV) throw broken(vaultId, "its first link does not start a log");
-    await checkSigners(this.trust, this.rosters, vaultId, known ? links.filter((l) => l.seq > known.head.seq) : links, roster);
-    // The audit heads the signers of links new to this device verified, judged against its own before its head moves past them.
-    const unseen = links.filter((l) => l.seq > Math.max(known?.head.seq ?? -1, seen?.seq ?? -1));
+  /**
+   * The links new to this client (`newLinks`) are signed by members as the roster recorded them;
+   * the audit heads the signers of links new to this device (past `heldSeq`) verified are judged
+   * against its own before its head moves past them.
+   */
+  private async checkNewLinks(
+    vaultId: string,
+    links: readonly ItemLink[],
+    newLinks: readonly ItemLink[],
+    heldSeq: number,
+    roster: VerifiedRoster,
+  ): Promise<void> {
+    await checkSigners(this.trust, this.rosters, vaultId, newLinks, roster);
+    const unseen = links.filter((l) => l.seq > heldSeq);
     await this.audit.witness(
       this.core.account.orgId,
       claimsIn(unseen, (l) => `item link ${l.seq} of vault ${vaultId}`),
     );
-
-    // What is known now: the base and the links since, and the item set where it follows from a known one.
-    const newLinks = known ? links.filter((l) => l.seq > known.head.seq) : links;
-    let followed: FollowedLog;
-    if (known) {
-      // From the set this client verified, link by link: each new checkpoint must name exactly the
-      // set the links before it leave (a member cannot bring back or revert items by signing one);
-      // after a rekey the set is known again only from a listing.
-      let items = known.items && new Map(known.items);
-      let importedOver = known.importedOver;
-      let base = known.base;
-      let sinceBase = [...known.sinceBase];
-      for (const link of newLinks) {
-        if (isBase(link)) {
-          if (items && link.op === "checkpoint" && (items.size !== link.count || (await itemSetDigest(items)) !== link.setDigest))
-            throw broken(vaultId, `checkpoint ${link.seq} names another item set than the links before it leave`);
-          if (items && link.op === "rekey" && items.size !== link.count)
-            throw broken(vaultId, `rekey ${link.seq} names ${link.count} items, the links before it leave ${items.size}`);
-          if (items && link.op === "import" && items.size + link.added! !== link.count)
-            throw broken(vaultId, `import ${link.seq} adds ${link.added} items to ${items.size} but names ${link.count}`);
-          // A rekey's and an import's new set is known only from a listing (checked against the link's
-          // digest); an import's must also keep the set it was made over.
-          importedOver = link.op === "import" ? items : undefined;
-          if (link.op === "rekey" || link.op === "import") items = undefined;
-          base = link;
-          sinceBase = [];
-          continue;
-        }
-        if (items) {
-          try {
-            applyToItems(items, link);
-          } catch (err) {
-            if (err instanceof ItemLinkError)
-              throw broken(vaultId, `link ${link.seq} does not follow from the items before it: ${err.message}`);
-            throw err;
-          }
-        }
-        sinceBase.push(link);
-      }
-      followed = {
-        head: { ...last, baseSeq: base.seq },
-        base,
-        sinceBase,
-        ...(items && { items }),
-        ...(importedOver && !items && { importedOver }),
-      };
-    } else {
-      const baseIndex = links.findLastIndex(isBase);
-      if (baseIndex < 0) throw broken(vaultId, "no checkpoint to start from");
-      followed = { head: { ...last, baseSeq: links[baseIndex]!.seq }, base: links[baseIndex]!, sinceBase: links.slice(baseIndex + 1) };
-    }
-    // Each touched item's links follow one another (revision and digest), whatever the listing.
-    try {
-      expectedAfter(followed.sinceBase);
-    } catch (err) {
-      if (err instanceof ItemLinkError) throw broken(vaultId, err.message);
-      throw err;
-    }
-    await this.remember(vaultId, followed, hashes);
-    return followed;
   }
 
   private parse(vaultId: string, raw: unknown, index: number): ItemLink {
@@ -317,7 +250,7 @@ export class ItemLogs {
     const items = await itemStatesOf(stored);
     const link = await signItemLink(
       {
-        vaultId: vaultId.toLowerCase(),
+        vaultId,
         seq: 0,
         prev: GENESIS_PREV,
         op: "checkpoint",

@@ -9,7 +9,7 @@
  * all in one transaction under the account's version: a rotation from an older read is refused and
  * this client reads again. Peers follow the key log from the keys they pinned (trust/).
  */
-import { fromBase64, toBase64 } from "../../protocol/encoding";
+import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
 import { groupedFingerprint, keyFingerprint, type AccountKeys } from "../../protocol/crypto/keys";
 import { keyLogEntryHash, signKeyLogStep } from "../../protocol/formats/key-log";
@@ -24,7 +24,7 @@ import {
   rsaModulusBytes,
   rsaOaepWrap,
 } from "../../protocol/crypto/primitives";
-import { rosterWraps } from "../../protocol/formats/roster";
+import { rosterWraps, type RosterLink } from "../../protocol/formats/roster";
 import { kdfStatementBytes, keyStatementBytes, signStatement } from "../../protocol/formats/statements";
 import { inTurns, type ClientCore } from "./core";
 import type { Members } from "./members";
@@ -59,67 +59,70 @@ export class KeyRotations {
   ) {}
 
   async rotateKeys(opts: { rsaBits?: number } = {}): Promise<KeyRotationResult> {
-    const { core } = this;
-    const keys = core.requireKeys();
-    const account = core.account;
-    const me = account.userId;
-    const [rsa, ed] = await Promise.all([
-      generateRsaKeyPair(opts.rsaBits ?? (await rsaModulusBytes(keys.publicKeyDer)) * 8),
-      generateEd25519KeyPair(),
-    ]);
-    const newSigningKey = await importEd25519PrivateKey(ed.privateKeyPkcs8);
-    const bundle = {
-      publicKey: toBase64(rsa.publicKeyDer),
-      signingPublicKey: toBase64(ed.publicKeyRaw),
-      publicKeySignature: toBase64(await ed25519Sign(newSigningKey, rsa.publicKeyDer)),
-    };
-    const newKeysHex = await keyFingerprint(bundle);
-    const sealed = {
-      encryptedPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, rsa.privateKeyPkcs8)),
-      encryptedSigningPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, ed.privateKeyPkcs8)),
-    };
-    const next: AccountKeys = {
-      stretchedKey: keys.stretchedKey,
-      rsaPrivateKey: await importRsaPrivateKey(rsa.privateKeyPkcs8),
-      signingPrivateKey: newSigningKey,
-      publicKeyDer: rsa.publicKeyDer,
-      signingPublicKeyRaw: ed.publicKeyRaw,
-    };
-
+    const keys = this.core.requireKeys();
+    const made = await newKeys(keys, opts.rsaBits ?? (await rsaModulusBytes(keys.publicKeyDer)) * 8);
     for (let attempt = 1; ; attempt++) {
-      const accountVersion = await core.accountVersion();
-      // The log as it stands, verified, must end with the keys this client holds: else they were rotated elsewhere.
-      const log = await this.trust.verifiedKeyLog(me);
-      await this.trust.checkOwnLog(log);
-      const head = log[log.length - 1]!;
-      if (
-        head.keys !==
-        (await keyFingerprint({ publicKey: toBase64(keys.publicKeyDer), signingPublicKey: toBase64(keys.signingPublicKeyRaw) }))
-      )
-        throw rotatedElsewhere();
-      const entry = await signKeyLogStep(head.entry, { ...bundle, at: new Date().toISOString() }, keys.signingPrivateKey, newSigningKey);
-      const keyStatement = {
-        version: entry.version,
-        signature: await signStatement(
-          keyStatementBytes({ userId: me, email: account.email, keys: newKeysHex, version: entry.version }),
-          newSigningKey,
-        ),
+      const accountVersion = await this.core.accountVersion();
+      const step = await this.signStep(keys, made);
+      const rotations = await this.rewrapVaults(keys, made);
+      const answer = await this.send(accountVersion, made, step, rotations, attempt);
+      if (!answer) continue;
+      if (answer.accountVersion !== accountVersion + 1 || answer.keyVersion !== step.entry.version)
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server answers account version ${answer.accountVersion} and key version ${answer.keyVersion} for a rotation to ${accountVersion + 1} and ${step.entry.version}`,
+        );
+      await this.takeUp(made, step, rotations, answer.accountVersion);
+      return {
+        keyVersion: step.entry.version,
+        fingerprint: groupedFingerprint(made.keysHex),
+        accountVersion: answer.accountVersion,
+        sessionsEnded: answer.sessionsEnded,
+        vaults: rotations.length,
       };
-      // The same parameters at the same version, signed again by the new key (a rotation does not show in prelogin's answer).
-      const kdfVersion = await this.kdfStatementVersion();
-      const kdfStatement = {
-        version: kdfVersion,
-        signature: await signStatement(
-          kdfStatementBytes({ userId: me, email: account.email, kdf: account.kdf, version: kdfVersion }),
-          newSigningKey,
-        ),
-      };
+    }
+  }
 
-      // Every vault, opened as any read opens it (its roster verified, its wrap the one the roster vouches for), a few at a time.
-      const rotations = await inTurns(await this.vaults.listVaults(), VAULTS_AT_ONCE, async (listed) => {
-        const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
+  /**
+   * The next step of the account's key log, signed by the old signing key and the new one, with the
+   * key and KDF statements signed by the new key. The log as it stands, verified, must end with
+   * the keys this client holds: else they were rotated elsewhere.
+   */
+  private async signStep(keys: AccountKeys, made: NewKeys): Promise<SignedStep> {
+    const { userId, email, kdf } = this.core.account;
+    const log = await this.trust.verifiedKeyLog(userId);
+    await this.trust.checkOwnLog(log);
+    const head = log[log.length - 1]!;
+    const heldKeys = await keyFingerprint({ publicKey: toBase64(keys.publicKeyDer), signingPublicKey: toBase64(keys.signingPublicKeyRaw) });
+    if (head.keys !== heldKeys) throw rotatedElsewhere();
+    const newSigningKey = made.next.signingPrivateKey;
+    const entry = await signKeyLogStep(head.entry, { ...made.bundle, at: new Date().toISOString() }, keys.signingPrivateKey, newSigningKey);
+    const keyStatement = {
+      version: entry.version,
+      signature: await signStatement(keyStatementBytes({ userId, email, keys: made.keysHex, version: entry.version }), newSigningKey),
+    };
+    // The same parameters at the same version, signed again by the new key (a rotation does not show in prelogin's answer).
+    const kdfVersion = await this.kdfStatementVersion();
+    const kdfStatement = {
+      version: kdfVersion,
+      signature: await signStatement(kdfStatementBytes({ userId, email, kdf, version: kdfVersion }), newSigningKey),
+    };
+    return { entry, keyStatement, kdfStatement, kdfVersion };
+  }
+
+  /**
+   * Every vault, opened as any read opens it (its roster verified, its wrap the one the roster
+   * vouches for), a few at a time: its key wrapped to the new keys with a `rotate` roster link, and
+   * the wraps this user made for others there signed again.
+   */
+  private rewrapVaults(keys: AccountKeys, made: NewKeys): Promise<VaultRotation[]> {
+    const me = this.core.account.userId;
+    const newSigningKey = made.next.signingPrivateKey;
+    return this.vaults.listVaults().then((listed) =>
+      inTurns(listed, VAULTS_AT_ONCE, async ({ vaultId }) => {
+        const { vault, key, roster } = await this.vaults.openCurrent(vaultId);
         const personal = vault.vaultType === "personal";
-        const wrapped = personal ? await aesKwWrap(keys.stretchedKey, key) : await rsaOaepWrap(rsa.publicKeyDer, key);
+        const wrapped = personal ? await aesKwWrap(keys.stretchedKey, key) : await rsaOaepWrap(made.next.publicKeyDer, key);
         const encryptedVaultKey = toBase64(wrapped);
         const rosterLink =
           roster &&
@@ -127,7 +130,7 @@ export class KeyRotations {
             op: "rotate",
             keyVersion: roster.state.keyVersion,
             subjectId: me,
-            subjectKey: newKeysHex,
+            subjectKey: made.keysHex,
             wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
           }));
         return {
@@ -139,55 +142,56 @@ export class KeyRotations {
           resigned: personal ? [] : await this.resign(vault.vaultId, newSigningKey, roster),
           key,
         };
+      }),
+    );
+  }
+
+  /** The rotation in one request; undefined when a change came first and another attempt reads again. */
+  private async send(
+    accountVersion: number,
+    made: NewKeys,
+    step: SignedStep,
+    rotations: readonly VaultRotation[],
+    attempt: number,
+  ): Promise<{ accountVersion: number; keyVersion: number; sessionsEnded: number } | undefined> {
+    try {
+      return await this.core.http.request("POST", "/users/me/keys", {
+        body: {
+          accountVersion,
+          keyLogEntry: step.entry,
+          ...made.sealed,
+          keyStatement: step.keyStatement,
+          kdfStatement: step.kdfStatement,
+          vaults: rotations.map(({ key: _key, ...v }) => v),
+        },
       });
-      const links = rotations.flatMap((r) => (r.rosterLink ? [r.rosterLink] : []));
-      let answer: { accountVersion: number; keyVersion: number; sessionsEnded: number };
-      try {
-        answer = await core.http.request("POST", "/users/me/keys", {
-          body: {
-            accountVersion,
-            keyLogEntry: entry,
-            ...sealed,
-            keyStatement,
-            kdfStatement,
-            vaults: rotations.map(({ key: _key, ...v }) => v),
-          },
-        });
-      } catch (err) {
-        // The account changed on another device (a password change, a rotation): this client's keys are not the account's.
-        if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw accountChangedElsewhere();
-        if (err instanceof ApiError && err.status === 409 && err.field === "keyLogEntry") throw rotatedElsewhere();
-        // A vault shared with this user, a rekey or a roster link came first: read again.
-        if (err instanceof ApiError && (err.status === 409 || this.raced(err)) && attempt < MAX_ATTEMPTS) continue;
-        throw err;
-      }
-      if (answer.accountVersion !== accountVersion + 1 || answer.keyVersion !== entry.version)
-        throw new SecurityError(
-          "INCONSISTENT",
-          `the server answers account version ${answer.accountVersion} and key version ${answer.keyVersion} for a rotation to ${accountVersion + 1} and ${entry.version}`,
-        );
-      // Taken up only now: the new keys, the account as it is, the pin at the new log head, the wraps and heads this rotation made.
-      core.keys = next;
-      core.accountInfo = { ...account, ...bundle, ...sealed, accountVersion: answer.accountVersion };
-      await this.trust.pinOwnRotation(me, account.email, newKeysHex, entry.version, await keyLogEntryHash(entry));
-      for (const r of rotations) core.vaultKeys.set(r.vaultId, { keyVersion: r.keyVersion, wrap: r.encryptedVaultKey, key: r.key });
-      for (const link of links) await this.rosters.sawRosterLink(link);
-      const remembered = await core.kdfMemory.get(account.email);
-      await core.kdfMemory.set(account.email, {
-        kdf: account.kdf,
-        userId: me,
-        signingPublicKey: bundle.signingPublicKey,
-        version: kdfVersion,
-        orgId: remembered?.orgId ?? account.orgId,
-      });
-      return {
-        keyVersion: entry.version,
-        fingerprint: groupedFingerprint(newKeysHex),
-        accountVersion: answer.accountVersion,
-        sessionsEnded: answer.sessionsEnded,
-        vaults: rotations.length,
-      };
+    } catch (err) {
+      // The account changed on another device (a password change, a rotation): this client's keys are not the account's.
+      if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw accountChangedElsewhere();
+      if (err instanceof ApiError && err.status === 409 && err.field === "keyLogEntry") throw rotatedElsewhere();
+      // A vault shared with this user, a rekey or a roster link came first: read again.
+      if (err instanceof ApiError && (err.status === 409 || this.raced(err)) && attempt < MAX_ATTEMPTS) return undefined;
+      throw err;
     }
+  }
+
+  /** Taken up only once the server took the rotation: the new keys, the account as it is, the pin at the new log head, the wraps and heads it made. */
+  private async takeUp(made: NewKeys, step: SignedStep, rotations: readonly VaultRotation[], accountVersion: number): Promise<void> {
+    const { core } = this;
+    const account = core.account;
+    core.keys = made.next;
+    core.accountInfo = { ...account, ...made.bundle, ...made.sealed, accountVersion };
+    await this.trust.pinOwnRotation(account.userId, account.email, made.keysHex, step.entry.version, await keyLogEntryHash(step.entry));
+    for (const r of rotations) core.vaultKeys.set(r.vaultId, { keyVersion: r.keyVersion, wrap: r.encryptedVaultKey, key: r.key });
+    for (const r of rotations) if (r.rosterLink) await this.rosters.sawRosterLink(r.rosterLink);
+    const remembered = await core.kdfMemory.get(account.email);
+    await core.kdfMemory.set(account.email, {
+      kdf: account.kdf,
+      userId: account.userId,
+      signingPublicKey: made.bundle.signingPublicKey,
+      version: step.kdfVersion,
+      orgId: remembered?.orgId ?? account.orgId,
+    });
   }
 
   /**
@@ -240,6 +244,59 @@ export class KeyRotations {
 }
 
 type CryptoKeyLike = Awaited<ReturnType<typeof importEd25519PrivateKey>>;
+
+/** The new keys, made here: their public bundle and fingerprint (hex), the private keys sealed under the same stretched key, and the account's keys to take up. */
+interface NewKeys {
+  bundle: { publicKey: string; signingPublicKey: string; publicKeySignature: string };
+  keysHex: string;
+  sealed: { encryptedPrivateKey: string; encryptedSigningPrivateKey: string };
+  next: AccountKeys;
+}
+
+/** The key log's next step and the statements the new key signed. */
+interface SignedStep {
+  entry: Awaited<ReturnType<typeof signKeyLogStep>>;
+  keyStatement: { version: number; signature: string };
+  kdfStatement: { version: number; signature: string };
+  kdfVersion: number;
+}
+
+/** One vault's part of the rotation, with the vault key it wraps (kept here, never sent). */
+interface VaultRotation {
+  vaultId: string;
+  keyVersion: number;
+  encryptedVaultKey: string;
+  wrapSignature: string;
+  rosterLink?: RosterLink;
+  resigned: Array<{ userId: string; wrapSignature: string }>;
+  key: Bytes;
+}
+
+/** New RSA (of `rsaBits`) and Ed25519 keys, the RSA key signed by the Ed25519 one. */
+async function newKeys(keys: AccountKeys, rsaBits: number): Promise<NewKeys> {
+  const [rsa, ed] = await Promise.all([generateRsaKeyPair(rsaBits), generateEd25519KeyPair()]);
+  const signingPrivateKey = await importEd25519PrivateKey(ed.privateKeyPkcs8);
+  const bundle = {
+    publicKey: toBase64(rsa.publicKeyDer),
+    signingPublicKey: toBase64(ed.publicKeyRaw),
+    publicKeySignature: toBase64(await ed25519Sign(signingPrivateKey, rsa.publicKeyDer)),
+  };
+  return {
+    bundle,
+    keysHex: await keyFingerprint(bundle),
+    sealed: {
+      encryptedPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, rsa.privateKeyPkcs8)),
+      encryptedSigningPrivateKey: toBase64(await gcmEncrypt(keys.stretchedKey, ed.privateKeyPkcs8)),
+    },
+    next: {
+      stretchedKey: keys.stretchedKey,
+      rsaPrivateKey: await importRsaPrivateKey(rsa.privateKeyPkcs8),
+      signingPrivateKey,
+      publicKeyDer: rsa.publicKeyDer,
+      signingPublicKeyRaw: ed.publicKeyRaw,
+    },
+  };
+}
 
 /** The account's password or keys changed on another device: this client holds the old ones. */
 const accountChangedElsewhere = () =>

@@ -11,7 +11,7 @@ import { rosterWraps, type RosterLink } from "../../protocol/formats/roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { memberListProblems, type Rosters } from "./roster";
 import type { Trust } from "./trust";
-import type { MemberEntry, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
+import type { MemberEntry, Vault, VaultRole, VaultVerification, VerifiedRoster, WrapCheck } from "./types";
 import { mayDo, type GrantableRole } from "../../protocol/vault-roles";
 import { nameCheckOf, type Vaults } from "./vaults";
 
@@ -164,18 +164,35 @@ export class Members {
     // Emails only of people whose keys and identity check out; anyone else by id.
     const emails = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
     const roles = new Map(members.map((m) => [m.userId, m.role]));
-    const problems: string[] = [];
+    const problems = memberSetProblems(vault, members, roles, this.core.account.userId);
     const warnings: string[] = [];
-    const name = (id: string) => emails.get(id) ?? id;
-
-    if (roles.size !== members.length) problems.push("the member list holds the same user more than once");
-    if (!roles.has(this.core.account.userId)) problems.push("you are not in the member list the server returned");
-    if (vault.vaultType === "personal" && members.length !== 1) problems.push("a personal vault has more than one member");
-    if (![...roles.values()].includes("owner")) problems.push("the vault has no owner");
     if (vault.rekeyRequired) warnings.push("a member left and the vault has not been rekeyed: the key they held still opens its items");
+    const roster = await this.checkRoster(vault, members, problems, warnings);
+    try {
+      await this.vaults.openVault(vault);
+    } catch (err) {
+      problems.push(`your own wrap does not open: ${(err as Error).message}`);
+    }
+    const checks: WrapCheck[] = [];
+    for (const m of members) checks.push(await this.checkWrap(vault, m, roles, emails));
+    return {
+      vaultId: vault.vaultId,
+      vaultName: vault.vaultName,
+      vaultType: vault.vaultType,
+      keyVersion: vault.keyVersion,
+      ok: problems.length === 0 && checks.every((c) => c.ok),
+      problems,
+      warnings,
+      members: checks,
+      roster: roster && { seq: roster.state.seq, head: roster.state.head },
+    };
+  }
+
+  /** The vault against its signed roster (key version, pending rekey, member list, name): the problems and warnings found, and the roster. */
+  private async checkRoster(vault: Vault, members: MemberEntry[], problems: string[], warnings: string[]): Promise<VerifiedRoster | null> {
     let roster: VerifiedRoster | null = null;
     try {
-      roster = await this.rosters.verifiedRoster(vaultId);
+      roster = await this.rosters.verifiedRoster(vault.vaultId);
       if (roster) {
         if (roster.state.keyVersion !== vault.keyVersion)
           problems.push(`the vault is at key version ${vault.keyVersion}, its signed roster at ${roster.state.keyVersion}`);
@@ -191,56 +208,50 @@ export class Members {
     } catch (err) {
       problems.push(`signed roster: ${(err as Error).message}`);
     }
-    try {
-      await this.vaults.openVault(vault);
-    } catch (err) {
-      problems.push(`your own wrap does not open: ${(err as Error).message}`);
-    }
-
-    const checks: WrapCheck[] = [];
-    for (const m of members) {
-      const check: WrapCheck = {
-        userId: m.userId,
-        email: emails.get(m.userId),
-        role: m.role,
-        senderId: m.senderId,
-        ok: true,
-        problems: [],
-      };
-      checks.push(check);
-      try {
-        const wrapped = fromBase64(m.encryptedVaultKey);
-        if (m.vaultId !== vault.vaultId) check.problems.push(`the wrap belongs to vault ${m.vaultId}`);
-        const expectedSize =
-          vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.trust.keysOf(m.userId)).publicKey));
-        if (wrapped.length !== expectedSize)
-          check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
-        const sender = await this.trust.keysOf(m.senderId);
-        if (!(await ed25519Verify(fromBase64(sender.signingPublicKey), wrapped, fromBase64(m.wrapSignature)))) {
-          check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
-        }
-        const senderRole = roles.get(m.senderId);
-        // Who may wrap the key for a member is who may add one (the role table).
-        if (!senderRole || !mayDo(senderRole, "addMember")) {
-          check.problems.push(
-            `signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`,
-          );
-        }
-      } catch (err) {
-        check.problems.push((err as Error).message);
-      }
-      check.ok = check.problems.length === 0;
-    }
-    return {
-      vaultId: vault.vaultId,
-      vaultName: vault.vaultName,
-      vaultType: vault.vaultType,
-      keyVersion: vault.keyVersion,
-      ok: problems.length === 0 && checks.every((c) => c.ok),
-      problems,
-      warnings,
-      members: checks,
-      roster: roster && { seq: roster.state.seq, head: roster.state.head },
-    };
+    return roster;
   }
+
+  /** One member's wrap: its vault, its size for its recipient's key, its signature by its sender's key, and a sender who may wrap. */
+  private async checkWrap(
+    vault: Vault,
+    m: MemberEntry,
+    roles: ReadonlyMap<string, VaultRole>,
+    emails: ReadonlyMap<string, string>,
+  ): Promise<WrapCheck> {
+    const name = (id: string) => emails.get(id) ?? id;
+    const check: WrapCheck = { userId: m.userId, email: emails.get(m.userId), role: m.role, senderId: m.senderId, ok: true, problems: [] };
+    try {
+      const wrapped = fromBase64(m.encryptedVaultKey);
+      if (m.vaultId !== vault.vaultId) check.problems.push(`the wrap belongs to vault ${m.vaultId}`);
+      const expectedSize =
+        vault.vaultType === "personal" ? 40 : await rsaModulusBytes(fromBase64((await this.trust.keysOf(m.userId)).publicKey));
+      if (wrapped.length !== expectedSize)
+        check.problems.push(`the wrap is ${wrapped.length} bytes, not the ${expectedSize} its recipient's key gives`);
+      const sender = await this.trust.keysOf(m.senderId);
+      if (!(await ed25519Verify(fromBase64(sender.signingPublicKey), wrapped, fromBase64(m.wrapSignature)))) {
+        check.problems.push(`the signature does not verify against the signing key of ${name(m.senderId)}`);
+      }
+      const senderRole = roles.get(m.senderId);
+      // Who may wrap the key for a member is who may add one (the role table).
+      if (!senderRole || !mayDo(senderRole, "addMember")) {
+        check.problems.push(
+          `signed by ${name(m.senderId)}, who is ${senderRole ? `a ${senderRole}` : "not a member"} of this vault, not an owner or admin`,
+        );
+      }
+    } catch (err) {
+      check.problems.push((err as Error).message);
+    }
+    check.ok = check.problems.length === 0;
+    return check;
+  }
+}
+
+/** The member set as the server lists it: each user once, the caller in it, one member of a personal vault, an owner. */
+function memberSetProblems(vault: Vault, members: readonly MemberEntry[], roles: ReadonlyMap<string, VaultRole>, me: string): string[] {
+  const problems: string[] = [];
+  if (roles.size !== members.length) problems.push("the member list holds the same user more than once");
+  if (!roles.has(me)) problems.push("you are not in the member list the server returned");
+  if (vault.vaultType === "personal" && members.length !== 1) problems.push("a personal vault has more than one member");
+  if (![...roles.values()].includes("owner")) problems.push("the vault has no owner");
+  return problems;
 }

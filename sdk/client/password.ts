@@ -9,7 +9,7 @@
  * came first, a personal vault was made meanwhile) is refused, and this client reads again and
  * starts over, so no personal vault is ever left wrapped under a password nobody knows.
  */
-import { equalBytes, toBase64 } from "../../protocol/encoding";
+import { equalBytes, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError, UnlockError, WeakPasswordError } from "../errors";
 import {
   DEFAULT_ARGON2ID,
@@ -17,10 +17,11 @@ import {
   keyFingerprint,
   newKdfParams,
   resealAccountKeys,
+  type AccountKeys,
   type KdfChoice,
 } from "../../protocol/crypto/keys";
 import { checkMasterPassword, emailWords } from "../password-strength";
-import { aesKwWrap, ed25519Sign } from "../../protocol/crypto/primitives";
+import { aesKwWrap, ed25519Sign, type KdfParams } from "../../protocol/crypto/primitives";
 import { rosterWraps, type RosterLink } from "../../protocol/formats/roster";
 import { kdfStatementBytes, signStatement } from "../../protocol/formats/statements";
 import { passwordChangedElsewhere, type ClientCore } from "./core";
@@ -61,8 +62,30 @@ export class PasswordChanges {
   }
 
   private async setPassword(next: string, opts: { kdf?: KdfChoice }, currentAuthHash: string | undefined): Promise<PasswordChangeResult> {
+    const keys = this.core.requireKeys();
+    const made = await this.newSecrets(keys, next, opts);
+    const subjectKey = await keyFingerprint(await this.trust.keysOf(this.core.account.userId));
+    for (let attempt = 1; ; attempt++) {
+      const accountVersion = await this.core.accountVersion();
+      const rewraps = await this.rewrapPersonal(keys, made.fresh.stretchedKey, subjectKey);
+      const answer = await this.send({ currentAuthHash, made, accountVersion, rewraps }, attempt);
+      if (!answer) continue;
+      if (answer.accountVersion !== accountVersion + 1)
+        throw new SecurityError(
+          "INCONSISTENT",
+          `the server answers account version ${answer.accountVersion} for a change from ${accountVersion}`,
+        );
+      await this.takeUp(keys, made, rewraps, answer.accountVersion);
+      return { accountVersion: answer.accountVersion, sessionsEnded: answer.sessionsEnded, vaults: rewraps.length };
+    }
+  }
+
+  /**
+   * The new password checked for strength and derived under new parameters (never below the
+   * floor), the private keys sealed again under it, and the KDF statement signed by the account's key.
+   */
+  private async newSecrets(keys: AccountKeys, next: string, opts: { kdf?: KdfChoice }): Promise<NewSecrets> {
     const { core } = this;
-    const keys = core.requireKeys();
     const account = core.account;
     const verdict = await checkMasterPassword(next, emailWords(account.email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
@@ -83,77 +106,84 @@ export class PasswordChanges {
     const version = statementVersion + 1;
     const statementBytes = kdfStatementBytes({ userId: account.userId, email: account.email, kdf, version });
     const kdfStatement = { version, signature: await signStatement(statementBytes, keys.signingPrivateKey) };
-    const me = account.userId;
-    const subjectKey = await keyFingerprint(await this.trust.keysOf(me));
+    return { kdf, fresh, sealed, kdfStatement };
+  }
 
-    for (let attempt = 1; ; attempt++) {
-      const accountVersion = await core.accountVersion();
-      // Every personal vault, each opened as any read opens it (its roster verified, its wrap the one the roster vouches for).
-      const personal = (await this.vaults.listVaults()).filter((v) => v.vaultType === "personal");
-      const rewraps = [];
-      const links: RosterLink[] = [];
-      for (const listed of personal) {
-        const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
-        const wrapped = await aesKwWrap(fresh.stretchedKey, key);
-        const encryptedVaultKey = toBase64(wrapped);
-        const rosterLink =
-          roster &&
-          (await this.rosters.nextRosterLink(roster.state, {
-            op: "rewrap",
-            keyVersion: roster.state.keyVersion,
-            subjectId: me,
-            subjectKey,
-            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
-          }));
-        if (rosterLink) links.push(rosterLink);
-        rewraps.push({
-          vaultId: vault.vaultId,
-          keyVersion: vault.keyVersion,
-          encryptedVaultKey,
-          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
-          ...(rosterLink && { rosterLink }),
-          key,
-        });
-      }
-      let answer: { accountVersion: number; sessionsEnded: number };
-      try {
-        answer = await core.http.request("POST", "/users/me/password", {
-          body: {
-            ...(currentAuthHash !== undefined && { currentAuthHash }),
-            authHash: toBase64(fresh.authHash),
-            kdf,
-            ...sealed,
-            kdfStatement,
-            accountVersion,
-            vaults: rewraps.map(({ key: _key, ...wrap }) => wrap),
-          },
-        });
-      } catch (err) {
-        // Changed on another device: this client's keys are the old ones, and no retry can help.
-        if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw passwordChangedElsewhere();
-        // A new personal vault, a rekey or a roster link came first: read again.
-        if (err instanceof ApiError && err.status === 409 && attempt < MAX_ATTEMPTS) continue;
-        throw err;
-      }
-      if (answer.accountVersion !== accountVersion + 1)
-        throw new SecurityError(
-          "INCONSISTENT",
-          `the server answers account version ${answer.accountVersion} for a change from ${accountVersion}`,
-        );
-      // Taken up only now: the new stretched key, parameters, sealed keys and version, and the wraps and heads this change made.
-      core.keys = { ...keys, stretchedKey: fresh.stretchedKey };
-      core.accountInfo = { ...account, kdf, ...sealed, accountVersion: answer.accountVersion };
-      for (const w of rewraps) core.vaultKeys.set(w.vaultId, { keyVersion: w.keyVersion, wrap: w.encryptedVaultKey, key: w.key });
-      for (const link of links) await this.rosters.sawRosterLink(link);
-      await core.kdfMemory.set(account.email, {
-        kdf,
-        userId: me,
-        signingPublicKey: account.signingPublicKey,
-        version,
-        orgId: account.orgId,
+  /**
+   * Every personal vault, each opened as any read opens it (its roster verified, its wrap the one
+   * the roster vouches for), its key wrapped under the new stretched key with a signed `rewrap` roster link.
+   */
+  private async rewrapPersonal(keys: AccountKeys, stretchedKey: Bytes, subjectKey: string): Promise<Rewrap[]> {
+    const me = this.core.account.userId;
+    const personal = (await this.vaults.listVaults()).filter((v) => v.vaultType === "personal");
+    const rewraps: Rewrap[] = [];
+    for (const listed of personal) {
+      const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
+      const wrapped = await aesKwWrap(stretchedKey, key);
+      const encryptedVaultKey = toBase64(wrapped);
+      const rosterLink =
+        roster &&
+        (await this.rosters.nextRosterLink(roster.state, {
+          op: "rewrap",
+          keyVersion: roster.state.keyVersion,
+          subjectId: me,
+          subjectKey,
+          wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+        }));
+      rewraps.push({
+        vaultId: vault.vaultId,
+        keyVersion: vault.keyVersion,
+        encryptedVaultKey,
+        wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+        ...(rosterLink && { rosterLink }),
+        key,
       });
-      return { accountVersion: answer.accountVersion, sessionsEnded: answer.sessionsEnded, vaults: rewraps.length };
     }
+    return rewraps;
+  }
+
+  /** The change in one request; undefined when another change came first and another attempt reads again. */
+  private async send(
+    change: { currentAuthHash: string | undefined; made: NewSecrets; accountVersion: number; rewraps: readonly Rewrap[] },
+    attempt: number,
+  ): Promise<{ accountVersion: number; sessionsEnded: number } | undefined> {
+    const { currentAuthHash, made, accountVersion, rewraps } = change;
+    try {
+      return await this.core.http.request("POST", "/users/me/password", {
+        body: {
+          ...(currentAuthHash !== undefined && { currentAuthHash }),
+          authHash: toBase64(made.fresh.authHash),
+          kdf: made.kdf,
+          ...made.sealed,
+          kdfStatement: made.kdfStatement,
+          accountVersion,
+          vaults: rewraps.map(({ key: _key, ...wrap }) => wrap),
+        },
+      });
+    } catch (err) {
+      // Changed on another device: this client's keys are the old ones, and no retry can help.
+      if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw passwordChangedElsewhere();
+      // A new personal vault, a rekey or a roster link came first: read again.
+      if (err instanceof ApiError && err.status === 409 && attempt < MAX_ATTEMPTS) return undefined;
+      throw err;
+    }
+  }
+
+  /** Taken up only once the server took the change: the new stretched key, parameters, sealed keys and version, and the wraps and heads it made. */
+  private async takeUp(keys: AccountKeys, made: NewSecrets, rewraps: readonly Rewrap[], accountVersion: number): Promise<void> {
+    const { core } = this;
+    const account = core.account;
+    core.keys = { ...keys, stretchedKey: made.fresh.stretchedKey };
+    core.accountInfo = { ...account, kdf: made.kdf, ...made.sealed, accountVersion };
+    for (const w of rewraps) core.vaultKeys.set(w.vaultId, { keyVersion: w.keyVersion, wrap: w.encryptedVaultKey, key: w.key });
+    for (const w of rewraps) if (w.rosterLink) await this.rosters.sawRosterLink(w.rosterLink);
+    await core.kdfMemory.set(account.email, {
+      kdf: made.kdf,
+      userId: account.userId,
+      signingPublicKey: account.signingPublicKey,
+      version: made.kdfStatement.version,
+      orgId: account.orgId,
+    });
   }
 
   /**
@@ -174,4 +204,22 @@ export class PasswordChanges {
       iterations: Math.max(DEFAULT_ARGON2ID.iterations, min?.argon2idIterations ?? 0),
     };
   }
+}
+
+/** The new password's secrets: its parameters, what it derives, the private keys sealed under it, and the signed KDF statement. */
+interface NewSecrets {
+  kdf: KdfParams;
+  fresh: Awaited<ReturnType<typeof deriveAccountSecrets>>;
+  sealed: Awaited<ReturnType<typeof resealAccountKeys>>;
+  kdfStatement: { version: number; signature: string };
+}
+
+/** A personal vault's key wrapped under the new stretched key, with the key itself (kept here, never sent). */
+interface Rewrap {
+  vaultId: string;
+  keyVersion: number;
+  encryptedVaultKey: string;
+  wrapSignature: string;
+  rosterLink?: RosterLink;
+  key: Bytes;
 }

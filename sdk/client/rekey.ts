@@ -7,23 +7,38 @@
 import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
 import { openItem, sealItem, type SealedItem } from "../items";
-import { keyFingerprint } from "../../protocol/crypto/keys";
+import { keyFingerprint, type AccountKeys } from "../../protocol/crypto/keys";
 import { AES_KEY_BYTES, aesKwWrap, ed25519Sign, randomBytes, rsaOaepWrap } from "../../protocol/crypto/primitives";
 import { GENESIS_PREV, linkHash, memberDigest, rosterWraps, type RosterLink } from "../../protocol/formats/roster";
 import { mayDo, type VaultRole } from "../../protocol/vault-roles";
-import { itemSetDigest, itemStatesOf } from "../../protocol/formats/item-log";
+import { itemSetDigest, itemStatesOf, type ItemLink, type ItemState } from "../../protocol/formats/item-log";
 import { vaultMoved, type ClientCore } from "./core";
 import { OvertakenReads, type Items } from "./items";
+import type { FollowedLog } from "./item-log";
 import type { History } from "./history";
 import type { Members } from "./members";
 import { rosterRaced, type Rosters } from "./roster";
 import type { Trust } from "./trust";
-import type { MemberEntry, RekeyProgress, RekeyResult, Vault, VerifiedRoster } from "./types";
+import type { MemberEntry, RekeyProgress, RekeyResult, StoredItem, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
 
 const MAX_REKEY_ATTEMPTS = 5;
 
 type NewKey = { userId: string; encryptedVaultKey: string; wrapSignature: string };
+
+/** An item sealed under the new key, with the revision it was read at. */
+type RekeyedItem = SealedItem & { revision: number };
+
+/** What a rekey attempt decides from its read of the vault: the key it opens with, the recipients, and the roster link to sign. */
+interface RekeyPlan {
+  oldKey: Bytes;
+  /** The verified roster of a signed vault (null while adopting): its items are checked against the signed item log. */
+  roster: VerifiedRoster | null;
+  recipients: string[];
+  /** The key fingerprint the roster recorded for a recipient, which the keys used must have. */
+  recordedKey: (userId: string) => string | undefined;
+  link: (newKeys: NewKey[]) => Promise<RosterLink | undefined>;
+}
 
 export interface RekeyOptions {
   onProgress?: (p: RekeyProgress) => void;
@@ -145,32 +160,19 @@ export class Rekeys {
    * The rekey's loop: plan (read the vault, decide recipients and link), re-encrypt, wrap, send;
    * again from a fresh read when the vault changed meanwhile.
    */
-  private async attempts(
-    vaultId: string,
-    opts: RekeyOptions,
-    plan: (vault: Vault) => Promise<{
-      oldKey: Bytes;
-      /** The verified roster of a signed vault (null while adopting): its items are checked against the signed item log. */
-      roster: VerifiedRoster | null;
-      recipients: string[];
-      /** The key fingerprint the roster recorded for a recipient, which the keys used must have. */
-      recordedKey: (userId: string) => string | undefined;
-      link: (newKeys: NewKey[]) => Promise<RosterLink | undefined>;
-    }>,
-  ): Promise<RekeyResult> {
+  private async attempts(vaultId: string, opts: RekeyOptions, plan: (vault: Vault) => Promise<RekeyPlan>): Promise<RekeyResult> {
     const keys = this.core.requireKeys();
     const maxAttempts = opts.maxAttempts ?? MAX_REKEY_ATTEMPTS;
     const progress = opts.onProgress ?? (() => {});
     const overtaken = new OvertakenReads(vaultId, maxAttempts);
     for (let attempt = 1; ; attempt++) {
-      const vault = await this.vaults.getVault(vaultId);
-      let planned: Awaited<ReturnType<typeof plan>>;
-      try {
-        planned = await plan(vault);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 409 && attempt < maxAttempts) continue;
+      const retry = (err: unknown) => {
+        if (err instanceof ApiError && err.status === 409 && attempt < maxAttempts) return undefined;
         throw err;
-      }
+      };
+      const vault = await this.vaults.getVault(vaultId);
+      const planned = await plan(vault).catch(retry);
+      if (!planned) continue;
       // On a signed vault, exactly the items its signed item log holds: a dropped item would otherwise be lost to the rekey.
       // The rekey link is signed on the head this listing was checked at: any item write after it
       // (a restore, an edit, a delete meanwhile) makes the server refuse it (409), and the rekey reads again.
@@ -183,72 +185,16 @@ export class Rekeys {
         continue;
       }
       const newKey = randomBytes(AES_KEY_BYTES);
-
-      // Each with the revision it was read at: an item changed since is refused (409) rather than
-      // overwritten with this older copy, and the rekey starts again from a fresh read.
-      const items: Array<SealedItem & { revision: number }> = [];
-      progress({ phase: "items", done: 0, total: stored.length });
-      for (const item of stored) {
-        items.push({
-          ...(await sealItem(newKey, vaultId, item.itemId, await openItem(planned.oldKey, vaultId, item))),
-          revision: item.revision,
-        });
-        progress({ phase: "items", done: items.length, total: stored.length });
-      }
-
+      const items = await this.resealItems(vaultId, planned.oldKey, newKey, stored, progress);
       // What the vault keeps of its items' past, re-encrypted too: what is left out, the server drops.
       const { history, trash } = await this.resealPast(vaultId, planned.oldKey, newKey);
-
-      const newKeys: NewKey[] = [];
-      progress({ phase: "wraps", done: 0, total: planned.recipients.length });
-      for (const userId of planned.recipients) {
-        let wrapped: Bytes;
-        if (vault.vaultType === "personal") wrapped = await aesKwWrap(keys.stretchedKey, newKey);
-        else {
-          // Checked against the keys the roster recorded before anything trusts or pins them.
-          const holder = await this.trust.keysOf(userId, planned.recordedKey(userId));
-          wrapped = await rsaOaepWrap(fromBase64(holder.publicKey), newKey);
-        }
-        newKeys.push({
-          userId,
-          encryptedVaultKey: toBase64(wrapped),
-          wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
-        });
-        progress({ phase: "wraps", done: newKeys.length, total: planned.recipients.length });
-      }
+      const newKeys = await this.wrapFor(keys, vault, planned, newKey, progress);
       const rosterLink = await planned.link(newKeys);
-      // The item log's rekey link: the new item set (each at its revision plus one), on the log's head.
-      const newSet = await itemStatesOf(items.map((i) => ({ ...i, revision: i.revision + 1 })));
-      const itemLink =
-        log &&
-        (await this.items.logs.sign(
-          log.head,
-          { op: "rekey", keyVersion: vault.keyVersion + 1, count: newSet.size, setDigest: await itemSetDigest(newSet) },
-          // Signed against the roster as the rekey's own roster link leaves it.
-          rosterLink ? { seq: rosterLink.seq, head: await linkHash(rosterLink) } : planned.roster!.state,
-        ));
-
-      progress({ phase: "upload", done: 0, total: 1 });
-      try {
-        await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/rekey`, {
-          body: {
-            newKeys,
-            items,
-            history,
-            trash,
-            keyVersion: vault.keyVersion,
-            rosterLink,
-            ...(itemLink && { itemLink }),
-            ...(vault.vaultType === "personal" && { accountVersion: await this.core.accountVersion() }),
-          },
-        });
-      } catch (err) {
-        const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
-        if ((raced || rosterRaced(err)) && attempt < maxAttempts) continue;
-        throw err;
-      }
+      const signed = await this.signItemRekey(vault, log, items, rosterLink, planned.roster);
+      const body = { newKeys, items, history, trash, rosterLink, itemLink: signed?.itemLink };
+      if (!(await this.send(vault, body, attempt < maxAttempts, progress))) continue;
       await this.rosters.sawRosterLink(rosterLink);
-      if (itemLink) await this.items.logs.saw(itemLink, newSet);
+      if (signed) await this.items.logs.saw(signed.itemLink, signed.newSet);
       progress({ phase: "upload", done: 1, total: 1 });
       const own = newKeys.find((k) => k.userId === this.core.account.userId)!;
       this.core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion + 1, wrap: own.encryptedVaultKey, key: newKey });
@@ -260,6 +206,108 @@ export class Rekeys {
         history: history.length,
         trash: trash.length,
       };
+    }
+  }
+
+  /**
+   * Every item opened under the old key and sealed under the new one, each with the revision it
+   * was read at: an item changed since is refused (409) rather than overwritten with this older
+   * copy, and the rekey starts again from a fresh read.
+   */
+  private async resealItems(
+    vaultId: string,
+    oldKey: Bytes,
+    newKey: Bytes,
+    stored: readonly StoredItem[],
+    progress: (p: RekeyProgress) => void,
+  ): Promise<RekeyedItem[]> {
+    const items: RekeyedItem[] = [];
+    progress({ phase: "items", done: 0, total: stored.length });
+    for (const item of stored) {
+      items.push({ ...(await sealItem(newKey, vaultId, item.itemId, await openItem(oldKey, vaultId, item))), revision: item.revision });
+      progress({ phase: "items", done: items.length, total: stored.length });
+    }
+    return items;
+  }
+
+  /** The new key wrapped for each recipient (checked against the keys the roster recorded before anything trusts or pins them) and signed. */
+  private async wrapFor(
+    keys: AccountKeys,
+    vault: Vault,
+    planned: RekeyPlan,
+    newKey: Bytes,
+    progress: (p: RekeyProgress) => void,
+  ): Promise<NewKey[]> {
+    const newKeys: NewKey[] = [];
+    progress({ phase: "wraps", done: 0, total: planned.recipients.length });
+    for (const userId of planned.recipients) {
+      let wrapped: Bytes;
+      if (vault.vaultType === "personal") wrapped = await aesKwWrap(keys.stretchedKey, newKey);
+      else {
+        const holder = await this.trust.keysOf(userId, planned.recordedKey(userId));
+        wrapped = await rsaOaepWrap(fromBase64(holder.publicKey), newKey);
+      }
+      newKeys.push({
+        userId,
+        encryptedVaultKey: toBase64(wrapped),
+        wrapSignature: toBase64(await ed25519Sign(keys.signingPrivateKey, wrapped)),
+      });
+      progress({ phase: "wraps", done: newKeys.length, total: planned.recipients.length });
+    }
+    return newKeys;
+  }
+
+  /**
+   * The item log's rekey link, where the vault has a log: the new item set (each at its revision
+   * plus one), on the log's head, signed against the roster as the rekey's own roster link leaves it.
+   */
+  private async signItemRekey(
+    vault: Vault,
+    log: FollowedLog | null | undefined,
+    items: readonly RekeyedItem[],
+    rosterLink: RosterLink | undefined,
+    roster: VerifiedRoster | null,
+  ): Promise<{ itemLink: ItemLink; newSet: Map<string, ItemState> } | undefined> {
+    const newSet = await itemStatesOf(items.map((i) => ({ ...i, revision: i.revision + 1 })));
+    if (!log) return undefined;
+    const itemLink = await this.items.logs.sign(
+      log.head,
+      { op: "rekey", keyVersion: vault.keyVersion + 1, count: newSet.size, setDigest: await itemSetDigest(newSet) },
+      rosterLink ? { seq: rosterLink.seq, head: await linkHash(rosterLink) } : roster!.state,
+    );
+    return { itemLink, newSet };
+  }
+
+  /** The rekey in one call; false when the vault changed meanwhile and `mayRetry`: the caller reads again. */
+  private async send(
+    vault: Vault,
+    body: {
+      newKeys: NewKey[];
+      items: RekeyedItem[];
+      history: SealedItem[];
+      trash: SealedItem[];
+      rosterLink: RosterLink | undefined;
+      itemLink: ItemLink | undefined;
+    },
+    mayRetry: boolean,
+    progress: (p: RekeyProgress) => void,
+  ): Promise<boolean> {
+    const { itemLink, ...sets } = body;
+    progress({ phase: "upload", done: 0, total: 1 });
+    try {
+      await this.core.http.request("POST", `/vaults/${encodeURIComponent(vault.vaultId)}/rekey`, {
+        body: {
+          ...sets,
+          keyVersion: vault.keyVersion,
+          ...(itemLink && { itemLink }),
+          ...(vault.vaultType === "personal" && { accountVersion: await this.core.accountVersion() }),
+        },
+      });
+      return true;
+    } catch (err) {
+      const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
+      if ((raced || rosterRaced(err)) && mayRetry) return false;
+      throw err;
     }
   }
 

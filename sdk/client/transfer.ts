@@ -48,59 +48,13 @@ export class Transfers {
     contents: readonly ItemContent[],
     onProgress: (p: TransferProgress) => void = () => {},
   ): Promise<ImportResult> {
-    const good: ItemContent[] = [];
-    const skipped: ImportResult["skipped"] = [];
-    const { totpProblem } = await import("../totp.js");
-    for (const c of contents) {
-      const name = typeof c?.name === "string" && c.name ? c.name : "(no name)";
-      try {
-        const item = checkedContent(c);
-        // What the server would refuse (256 KiB of data, 4 KiB of name, before sealing adds its 28 bytes) is named here, not sent.
-        const data = utf8(itemDataJson(item)).length;
-        if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
-        if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
-        if (item.totp !== undefined) {
-          const problem = totpProblem(item.totp);
-          if (problem) {
-            // The item without a seed that would not give codes (or would make a client build huge ones).
-            delete item.totp;
-            skipped.push({ name, why: `its one-time code seed was left out: ${problem}` });
-          }
-        }
-        good.push(item);
-      } catch (err) {
-        skipped.push({ name, why: (err as Error).message });
-      }
-    }
+    const { good, skipped } = await importable(contents);
     let imported = 0;
     let requests = 0;
     try {
       for (let at = 0; at < good.length; at += IMPORT_BATCH) {
         const batch = good.slice(at, at + IMPORT_BATCH);
-        await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
-          const sealed: SealedItem[] = [];
-          for (const c of batch) {
-            sealed.push(await sealItem(key, vaultId, globalThis.crypto.randomUUID(), c));
-            if (sealed.length % 250 === 0 || sealed.length === batch.length)
-              onProgress({ phase: "seal", done: at + sealed.length, total: good.length });
-          }
-          const added = await itemStatesOf(sealed.map((s) => ({ ...s, revision: 1 })));
-          await this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
-            // The set after the import: the verified set and the new items.
-            if (!log.items) throw new ApiError(409, "CONFLICT", `vault ${vaultId} kept changing while it was read: try the import again`);
-            const after = new Map([...log.items, ...added]);
-            const itemLink = await this.items.logs.sign(
-              log.head,
-              { op: "import", count: after.size, setDigest: await itemSetDigest(after), added: added.size },
-              signedRoster.state,
-            );
-            onProgress({ phase: "upload", done: at, total: good.length });
-            await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/items/bulk`, {
-              body: { items: sealed, keyVersion, itemLink },
-            });
-            await this.items.logs.saw(itemLink, after);
-          });
-        });
+        await this.importBatch(vaultId, batch, (p) => onProgress({ ...p, done: at + p.done, total: good.length }));
         imported += batch.length;
         requests++;
         onProgress({ phase: "upload", done: imported, total: good.length });
@@ -112,6 +66,37 @@ export class Transfers {
       throw err;
     }
     return { imported, skipped, requests };
+  }
+
+  /**
+   * One bulk request: the batch sealed under the vault's current key, and on a signed vault an
+   * `import` link naming the verified set and the new items. `progress` counts within the batch.
+   */
+  private async importBatch(vaultId: string, batch: readonly ItemContent[], progress: (p: TransferProgress) => void): Promise<void> {
+    await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
+      const sealed: SealedItem[] = [];
+      for (const c of batch) {
+        sealed.push(await sealItem(key, vaultId, globalThis.crypto.randomUUID(), c));
+        if (sealed.length % 250 === 0 || sealed.length === batch.length)
+          progress({ phase: "seal", done: sealed.length, total: batch.length });
+      }
+      const added = await itemStatesOf(sealed.map((s) => ({ ...s, revision: 1 })));
+      await this.items.logged(vaultId, { keyVersion }, roster, true, async (log, signedRoster) => {
+        // The set after the import: the verified set and the new items.
+        if (!log.items) throw new ApiError(409, "CONFLICT", `vault ${vaultId} kept changing while it was read: try the import again`);
+        const after = new Map([...log.items, ...added]);
+        const itemLink = await this.items.logs.sign(
+          log.head,
+          { op: "import", count: after.size, setDigest: await itemSetDigest(after), added: added.size },
+          signedRoster.state,
+        );
+        progress({ phase: "upload", done: 0, total: batch.length });
+        await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/items/bulk`, {
+          body: { items: sealed, keyVersion, itemLink },
+        });
+        await this.items.logs.saw(itemLink, after);
+      });
+    });
   }
 
   /** The vaults' items in `format` (an encrypted export needs `passphrase`); each vault's export is an audit record, made before anything is read. */
@@ -134,4 +119,33 @@ export class Transfers {
     if (format === "csv") return exportCsv(vaults);
     return exportEncrypted(vaults, passphrase!);
   }
+}
+
+/**
+ * The contents that are items, and what is not sent with why: what the server would refuse (256
+ * KiB of data, 4 KiB of name, before sealing adds its 28 bytes) is named here. A one-time code
+ * seed that would not give codes (or would make a client build huge ones) is left out of its item.
+ */
+async function importable(contents: readonly ItemContent[]): Promise<{ good: ItemContent[]; skipped: ImportResult["skipped"] }> {
+  const good: ItemContent[] = [];
+  const skipped: ImportResult["skipped"] = [];
+  const { totpProblem } = await import("../totp.js");
+  for (const c of contents) {
+    const name = typeof c?.name === "string" && c.name ? c.name : "(no name)";
+    try {
+      const item = checkedContent(c);
+      const data = utf8(itemDataJson(item)).length;
+      if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
+      if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
+      const problem = item.totp === undefined ? undefined : totpProblem(item.totp);
+      if (problem) {
+        delete item.totp;
+        skipped.push({ name, why: `its one-time code seed was left out: ${problem}` });
+      }
+      good.push(item);
+    } catch (err) {
+      skipped.push({ name, why: (err as Error).message });
+    }
+  }
+  return { good, skipped };
 }

@@ -44,13 +44,13 @@ export class Exposures {
     const [history, trash] = await Promise.all([this.history.storedHistory(vaultId), this.history.trash(vaultId)]);
     let lastActivity: string | null = null;
     try {
-      lastActivity = await this.lastChange(vaultId, userId.toLowerCase());
+      lastActivity = await this.lastChange(vaultId, userId);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 403)) throw err;
     }
     return exposureOf({
       vaultId,
-      userId: userId.toLowerCase(),
+      userId,
       roster: roster.links,
       items,
       sinceBase: log?.sinceBase ?? [],

@@ -2,9 +2,10 @@
  * `VaultClient`: the whole client flow over the service's HTTP interface. The server stores only
  * what this client seals, wraps and signs; everything it hands back is checked before use.
  *
- * A facade over one part per concern, each in its own file beside this one: the session
- * (register, login, unlock), trust in other users' keys, vaults, members and the signed roster,
- * the rekey, items, invites and the audit log. They share one `ClientCore` (core.ts).
+ * A facade over one part per concern, each in its own file (or folder: trust/, item-log/) beside
+ * this one: the session (register, login, unlock), trust in other users' keys, vaults, members and
+ * the signed roster, the rekey, items, invites and the audit log. They share one `ClientCore`
+ * (core.ts). Ids a caller passes are lowered here, once (`lc`).
  */
 import type { Bytes } from "../../protocol/encoding";
 import type { Transport } from "../http";
@@ -67,7 +68,10 @@ export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } fr
 export type { PendingRecovery, RecoveryTask } from "./recovery";
 export type * from "./types";
 
-/** Ids as the server stores them: lower case. What a caller passes is lowered once, here; what the server answers must already be so. */
+/**
+ * Ids as the server stores them: lower case. Every id a caller passes is lowered here, at the
+ * boundary, and nowhere inside; what the server answers must already be so (the parts refuse it otherwise).
+ */
 const lc = (id: string) => id.toLowerCase();
 
 export class VaultClient {
@@ -124,6 +128,7 @@ export class VaultClient {
   get unlocked(): boolean {
     return this.core.keys !== undefined;
   }
+
   // ---- Session (session.ts) ----------------------------------------------------------------------
 
   register(opts: Parameters<Session["register"]>[0]): Promise<Account> {
@@ -200,10 +205,10 @@ export class VaultClient {
   // ---- Other users' keys (trust/) ------------------------------------------------------------------
 
   userKeys(userId: string): Promise<ServedBundle> {
-    return this.trust.userKeys(userId);
+    return this.trust.userKeys(lc(userId));
   }
   fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
-    return this.trust.fingerprint(userId);
+    return this.trust.fingerprint(lc(userId));
   }
   /** This account's own key fingerprint, grouped: what others compare theirs with. */
   async ownFingerprint(): Promise<string> {
@@ -270,7 +275,8 @@ export class VaultClient {
     return this.rosters.verifiedRoster(lc(vaultId));
   }
   adoptRoster(vaultId: string, confirmed: AdoptConfirmation, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
-    return this.rekeys.adoptRoster(lc(vaultId), confirmed, opts);
+    const members = confirmed.members.map((m) => ({ ...m, userId: lc(m.userId) }));
+    return this.rekeys.adoptRoster(lc(vaultId), { ...confirmed, members }, opts);
   }
   /**
    * The vault's state fingerprint (its verified roster head and item-log head): two members who

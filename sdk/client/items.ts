@@ -240,7 +240,7 @@ export class Items {
 
   /** An item's state before a write, as the verified item set holds it (an item the log does not hold is not found). */
   private stateOf(vaultId: string, log: FollowedLog, itemId: string): ItemState {
-    const known = log.items?.get(itemId.toLowerCase());
+    const known = log.items?.get(itemId);
     if (!known) throw new ApiError(404, "NOT_FOUND", `Item not found (vault ${vaultId}'s signed item log does not hold ${itemId})`);
     return known;
   }
@@ -274,7 +274,7 @@ export class Items {
           log.head,
           {
             op: "update",
-            itemId: itemId.toLowerCase(),
+            itemId,
             revision: before.revision + 1,
             sha256,
             prevSha256: before.sha256,
@@ -315,7 +315,7 @@ export class Items {
         log.head,
         {
           op: "delete",
-          itemId: itemId.toLowerCase(),
+          itemId,
           revision: before.revision,
           prevSha256: before.sha256,
         },
@@ -373,7 +373,7 @@ export class OvertakenReads {
 
 /** The record is the item asked for, in the vault asked for, both ids exactly as the server stores them (lower case). */
 export function assertItem(stored: StoredItem, vaultId: string, itemId: string): void {
-  if (!isCanonicalId(stored?.itemId) || stored.itemId !== itemId.toLowerCase() || stored.vaultId !== vaultId.toLowerCase())
+  if (!isCanonicalId(stored?.itemId) || stored.itemId !== itemId || stored.vaultId !== vaultId)
     throw new SecurityError(
       "ITEM_MISMATCH",
       `asked for item ${itemId} of vault ${vaultId}, the server answered item ${stored?.itemId} of vault ${stored?.vaultId}`,

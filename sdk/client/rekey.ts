@@ -112,7 +112,7 @@ export class Rekeys {
   async adoptRoster(vaultId: string, confirmed: AdoptConfirmation, opts: RekeyOptions = {}): Promise<VerifiedRoster> {
     const existing = await this.rosters.verifiedRoster(vaultId);
     if (existing) return existing;
-    const wanted = new Map(confirmed.members.map((m) => [m.userId.toLowerCase(), m.role]));
+    const wanted = new Map(confirmed.members.map((m) => [m.userId, m.role]));
     await this.attempts(vaultId, opts, async (vault) => {
       if (!mayDo(vault.role, "adoptRoster"))
         throw new ApiError(403, "FORBIDDEN", `only an owner adopts a vault, and you are its ${vault.role}`);

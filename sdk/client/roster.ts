@@ -50,8 +50,7 @@ export class Rosters {
    * must also be the keys the chain recorded for them; and never older than, nor different from,
    * a head this client saw before (`ROSTER_ROLLBACK`). Null for a vault without a roster.
    */
-  async verifiedRoster(rawVaultId: string): Promise<VerifiedRoster | null> {
-    const vaultId = rawVaultId.toLowerCase();
+  async verifiedRoster(vaultId: string): Promise<VerifiedRoster | null> {
     const { links } = await this.core.http.request<{ links: unknown }>("GET", `/vaults/${encodeURIComponent(vaultId)}/roster`);
     if (!Array.isArray(links)) throw new SecurityError("ROSTER_BROKEN", `the server's roster of vault ${vaultId} is not a list of links`);
     const state = await replayRoster(vaultId, links, (userId, recordedKey) => this.trust.signerKeysOf(userId, recordedKey));

@@ -88,8 +88,7 @@ export class Vaults {
   }
 
   /** A vault as the server shows it to the caller: the one asked for (another vault's record, under any id form, is refused). */
-  async getVault(vaultId: string): Promise<Vault> {
-    const id = vaultId.toLowerCase();
+  async getVault(id: string): Promise<Vault> {
     const vault = await this.core.http.request<Vault>("GET", `/vaults/${encodeURIComponent(id)}`);
     if (vault?.vaultId !== id)
       throw new SecurityError("INCONSISTENT", `asked for vault ${id}, the server answered vault ${String(vault?.vaultId)}`);
@@ -234,7 +233,7 @@ export class Vaults {
    * vouches for the wrap itself, when a key of the sender's verified log signed it.
    */
   private async signedBeforeRotation(senderId: string, currentKey: string, wrapped: Bytes, signature: string): Promise<boolean> {
-    const log = await this.trust.verifiedKeyLog(senderId.toLowerCase());
+    const log = await this.trust.verifiedKeyLog(senderId);
     // The log vouches for earlier keys only as far as it ends with the sender's current (checked) keys.
     if (log[log.length - 1]!.entry.signingPublicKey !== currentKey) return false;
     for (const e of log.slice(0, -1))

@@ -24,15 +24,14 @@ export class Trust {
 
   /** A user's public keys, checked (`checkBundle`) and pinned; `recordedKey`, the fingerprint a signed roster recorded for them. */
   async userKeys(userId: string, recordedKey?: string): Promise<ServedBundle> {
-    const { id, bundle } = await this.served(userId);
-    await this.checkBundle(bundle, id, recordedKey);
+    const bundle = await this.served(userId);
+    await this.checkBundle(bundle, userId, recordedKey);
     return bundle;
   }
 
-  /** The server's answer for a user's keys, unchecked, with the id (lower-cased as ids are kept) it must be for. */
-  private async served(userId: string): Promise<{ id: string; bundle: ServedBundle }> {
-    const id = userId.toLowerCase();
-    return { id, bundle: await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(id)}/keys`) };
+  /** The server's answer for a user's keys, unchecked (ids come lowered, as the server keeps them: the facade lowers what callers pass). */
+  private served(userId: string): Promise<ServedBundle> {
+    return this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
   }
 
   /**
@@ -43,13 +42,12 @@ export class Trust {
    */
   async signerKeysOf(userId: string, recordedKey: string): Promise<Pick<PublicKeyBundle, "publicKey" | "signingPublicKey">> {
     const own = userId === this.core.account.userId;
-    const id = userId.toLowerCase();
-    const served = own ? undefined : await this.served(id);
-    const current = own ? this.ownKeys() : served!.bundle;
-    const currentKeys = own ? await keyFingerprint(current) : (await selfConsistent(served!.bundle, id)).keys;
-    if (currentKeys === recordedKey) return this.keysOf(id, recordedKey);
+    const served = own ? undefined : await this.served(userId);
+    const current = own ? this.ownKeys() : served!;
+    const currentKeys = own ? await keyFingerprint(current) : (await selfConsistent(served!, userId)).keys;
+    if (currentKeys === recordedKey) return this.keysOf(userId, recordedKey);
     // Keys the roster recorded before a rotation: the verified log leads from them to the current keys, or nothing is taken up.
-    const log = await this.verifiedKeyLog(id);
+    const log = await this.verifiedKeyLog(userId);
     const at = log.findIndex((e) => e.keys === recordedKey);
     if (at < 0 || log[log.length - 1]!.keys !== currentKeys || at === log.length - 1)
       throw new SecurityError(
@@ -60,7 +58,7 @@ export class Trust {
     // The current keys are vouched for by the recorded ones: checked against the pins (and followed, or pinned) as any bundle is.
     if (own) {
       if (!this.core.keys) await this.checkOwnPin(current);
-    } else await this.checkBundle(served!.bundle, id);
+    } else await this.checkBundle(served!, userId);
     return bundleOfEntry(log[at]!.entry);
   }
 
@@ -256,9 +254,9 @@ export class Trust {
    * statement verifying, but not yet checked against the pins), and the pinned one with its source.
    */
   async fingerprint(userId: string): Promise<{ current: string; pinned?: string; email: string; trust?: TrustLevel }> {
-    const { id, bundle } = await this.served(userId);
-    const { fingerprint } = await selfConsistent(bundle, id);
-    const kept = await this.core.pins.get(id);
+    const bundle = await this.served(userId);
+    const { fingerprint } = await selfConsistent(bundle, userId);
+    const kept = await this.core.pins.get(userId);
     const pin = kept === undefined ? undefined : asPin(kept);
     return { current: fingerprint, pinned: pin?.fingerprint, email: bundle.email, trust: pin?.via };
   }
@@ -268,10 +266,10 @@ export class Trust {
    * only after comparing the fingerprint with them out of band. The server's answer must be that
    * fingerprint under that very email (it could otherwise slip another address in between).
    */
-  async trustUser(userId: string, fingerprint: string, email: string): Promise<void> {
+  async trustUser(id: string, fingerprint: string, email: string): Promise<void> {
     const checkedEmail = emailOrNull(email);
     if (checkedEmail === null) throw new ApiError(400, "INVALID", `${email} is not an email address`, "email");
-    const { id, bundle } = await this.served(userId);
+    const bundle = await this.served(id);
     const { fingerprint: current } = await selfConsistent(bundle, id);
     if (current !== fingerprint)
       throw new SecurityError("KEY_CHANGED", `the server now shows ${current}, not the fingerprint you checked`, id);

@@ -1,15 +1,6 @@
 /**
  * Invites, made so that the first contact between inviter and invitee is authenticated without
- * the server's word:
- * - the inviter's client signs the invite as the server made it (id, organization, email, role,
- *   expiry) and puts a random binding secret and its own key fingerprint in the link's fragment,
- *   beside the token; the fragment never reaches a server;
- * - the invitee's client checks the invite against that signature and fingerprint before it
- *   sends anything (`INVITE_MISMATCH`), registers with a MAC of its key statement under the
- *   binding secret, and pins the inviter;
- * - the inviter's client, holding the secret, checks that MAC before it trusts the invitee's
- *   keys (trust/), so neither side trusts a key on first use.
- * A bare token (an invite made by another client) still works, unverified.
+ * the server's word. Why and how: docs/design/invites.md.
  */
 import { normalizeEmail } from "../../protocol/email";
 import { toBase64 } from "../../protocol/encoding";

@@ -1,16 +1,6 @@
 /**
- * A vault's stored items kept on this client between reads, brought up to date by delta reads
- * (`GET /vaults/:vaultId/items?since=<cursor>`, the server's lib/domain/item-changes.ts): the
- * first read of a vault, and every answer marked `full`, reads the whole list; later reads ask
- * only what changed since the cursor of the last answer, and apply it (items as they are now, ids
- * gone). What comes out is the same list a full read gives, in the list's order, and everything
- * that checks a full list (the signed item log, each item against its vault and id) checks it the
- * same way: a server that leaves a change out of a delta is caught as one that leaves it out of a
- * list. A read that fails a check forgets the vault (`forget`), so the next one reads it whole.
- *
- * The server chooses nothing here that a full read would not let it choose: an answer that is not
- * a delta (`INCONSISTENT`), an item twice or both changed and gone (`ITEM_MISMATCH`), or a cursor
- * that goes back without `full` (`INCONSISTENT`) is refused, and the vault forgotten.
+ * A vault's stored items kept between reads and brought up to date by delta reads, checked as a
+ * full read is. Why and how: docs/design/delta-reads.md.
  */
 import { SecurityError } from "../errors";
 import type { ClientCore } from "./core";

@@ -1,16 +1,6 @@
 /**
- * k-of-n account recovery (formats: protocol/formats/recovery.ts). Three parts:
- *
- * - **Enrolment** (the user, signed in): a random recovery secret split (Shamir, the audited
- *   `shamir-secret-sharing`) into one share per trustee, each wrapped (RSA-OAEP) to the trustee's
- *   keys as this device has them pinned and verified (`checked` or vouched by an invite), never as
- *   the server states them; the account's stretched key sealed under the secret; all signed.
- * - **Approval** (a trustee): the user's signed enrolment checked against the user's pinned key,
- *   the code the user reads out compared with the one this request's key gives, the trustee's own
- *   share opened and wrapped again to that one-time key, signed.
- * - **Recovery** (the user's new device): a one-time key and the code to read out; with k shares,
- *   the secret rebuilt, the copy opened, the account's keys with it; a new master password on the
- *   password-change path, then new keys on the rotation path. Every other session ends.
+ * k-of-n account recovery: enrolment, a trustee's approval, the recovery on a new device
+ * (formats: protocol/formats/recovery.ts). Why and how: docs/design/account-recovery.md.
  */
 import { split } from "shamir-secret-sharing";
 import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";

@@ -1,17 +1,6 @@
 /**
- * Exports, made here on the client (the server only records that one was made: POST
- * /vaults/:id/exports). Three forms:
- *
- * - **encrypted** (`vault-export/v1`, re-importable): JSON `{ format, kdf, ciphertext }`, the
- *   items' JSON sealed with AES-256-GCM under a key derived from a passphrase with Argon2id
- *   (`kdf`: the SDK's default cost and a random 16-byte salt, checked against the SDK's floor and
- *   caps when opened), with the associated data `vault-export/v1`. `ciphertext` is base64 of the
- *   12-byte IV, the ciphertext and the 16-byte tag.
- * - **json**: the same items' JSON, in the clear.
- * - **csv**: one row per item: vault, type, name, username, password, urls (one per line), totp,
- *   notes, favorite, and the type's other fields and custom fields as `name: value` lines.
- *
- * The items' JSON (`vault-export-items/v1`): `{ format, exportedAt, vaults: [{ name, items: [ItemContent] }] }`.
+ * Exports, made here on the client (the server only records that one was made): encrypted
+ * (re-importable), json, csv. The formats: docs/design/exports.md.
  */
 import Papa from "papaparse";
 import { fromBase64, fromUtf8, toBase64, utf8 } from "../../protocol/encoding";

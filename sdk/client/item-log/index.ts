@@ -1,14 +1,6 @@
 /**
- * A vault's signed item log as this client follows it (the protocol: protocol/formats/item-log.ts):
- * fetched from the head this device knows (or the last checkpoint), each link checked (chain.ts)
- * and its signature verified with the key the vault's roster recorded for a member at the roster
- * seq the link names (signers.ts); never older than, nor forked from, a head this device saw; and
- * every item listing compared with it (listing.ts). The links this client signs for its own
- * writes, rekeys and checkpoints are made here too.
- *
- * What is kept: per vault, in memory, the verified head, the last base link and the links after it,
- * and the whole item set once a listing was checked; on the device (the roster head store, key
- * `items/<vaultId>`), the highest head seen.
+ * A vault's signed item log as this client follows, keeps and extends it (the checks: chain.ts,
+ * signers.ts, listing.ts). Why and how: docs/design/item-log-following.md.
  */
 import { ApiError, SecurityError } from "../../errors";
 import {

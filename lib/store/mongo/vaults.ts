@@ -5,7 +5,6 @@ import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import {
   decideAddMember,
-  decideRekey,
   decideRemoveMember,
   decideRoleChange,
   requireMember,
@@ -13,14 +12,13 @@ import {
   decideRename,
 } from "../../domain/vault-decisions";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
-import { decideRekeyItemStep } from "../../domain/item-log";
+import { planRekey, readsAccountVersion } from "../../domain/rekey-plan";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
 import { byCreatedThenId, itemKey, toMemberEntry, toVaultView } from "./documents";
 import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
 import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
 import { writeOutbox } from "./outbox";
-import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 
 export class MongoVaults implements VaultStore {
@@ -212,30 +210,21 @@ export class MongoVaults implements VaultStore {
   async rekeyVault({ vaultId, actorId, rekey: input, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
-      const snap = await this.c.snapshot(session, vaultId);
-      requireMember(snap, actorId);
+      const snapshot = await this.c.snapshot(session, vaultId);
       const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
-      const revisions = new Map(current.map((i) => [i.itemId, i.revision]));
-      const roster = decideRekey(snap, actorId, revisions, input);
-      if (limits)
-        decideRekeySize(
-          await storedBytesOf(this.c, session, vaultId),
-          [...input.items, ...(input.history ?? []), ...(input.trash ?? [])].reduce((sum, i) => sum + itemBytes(i), 0),
-          limits,
-        );
-      const keyVersion = snap!.vault.keyVersion + 1;
-      if (snap!.vault.type === "personal") decideWrapVersion(await lockAccount(this.c, session, actorId), input.accountVersion);
-      if (roster) await this.appendRosterLink(session, vaultId, roster, now);
-      const itemStep = decideRekeyItemStep(input.itemLink, {
-        vaultId,
-        head: snap!.vault.itemLog,
-        rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
-        keyVersionAfter: keyVersion,
-        actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
-        current: revisions,
-        items: input.items,
-      });
-      if (itemStep) await this.c.appendItemLink(session, vaultId, itemStep, now);
+      const plan = planRekey(
+        {
+          snapshot,
+          actorId,
+          revisions: new Map(current.map((i) => [i.itemId, i.revision])),
+          ...(limits && { size: { limits, storedBytes: await storedBytesOf(this.c, session, vaultId) } }),
+          ...(readsAccountVersion(snapshot) && { accountVersion: await lockAccount(this.c, session, actorId) }),
+        },
+        input,
+      );
+      const { keyVersion } = plan;
+      if (plan.roster) await this.appendRosterLink(session, vaultId, plan.roster, now);
+      if (plan.itemStep) await this.c.appendItemLink(session, vaultId, plan.itemStep, now);
 
       // One bulk write per collection; the driver splits it into batches the server accepts.
       const wraps = await this.c.members.bulkWrite(

@@ -6,9 +6,9 @@
  * Non-members: every method, read or change, throws NOT_FOUND ("Vault not found") for a vault the
  * caller is not a member of, exactly as for one that does not exist: no answer tells them apart.
  */
-import type { ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
+import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import type { RosterEntry, RosterLink } from "../../domain/roster";
-import type { ItemLink } from "../../domain/item-log";
+import type { RekeyRequest } from "../../domain/rekey-plan";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
 import type { WithEvents } from "./outbox";
 import type { VaultLimits } from "../../domain/vault-limits";
@@ -65,22 +65,8 @@ export interface NewMember extends WrappedKey {
   rosterLink?: RosterLink;
 }
 
-export interface RekeyInput {
-  newKeys: Array<WrappedKey & { userId: UserId }>;
-  /** `revision`, when given, is the one the client read and re-encrypted (checked: 409 if it changed since). */
-  items: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string; revision?: number }>;
-  keyVersion?: number;
-  /** The kept revisions re-encrypted (lib/domain/item-history.ts): each at most once; those left out are dropped. */
-  history?: Array<{ itemId: ItemId; revision: number; encryptedData: string; encryptedName: string }>;
-  /** The trashed items re-encrypted, likewise. */
-  trash?: Array<{ itemId: ItemId; encryptedData: string; encryptedName: string }>;
-  /** Required on a signed vault; on a vault without a roster, an `adopt` link starts one. */
-  rosterLink?: RosterLink;
-  /** Required on a vault with a signed item log: its `rekey` link (lib/domain/item-log.ts). */
-  itemLink?: ItemLink;
-  /** A personal vault: the account key version the new wrap is under (`decideWrapVersion`); unchecked when absent. */
-  accountVersion?: number;
-}
+/** A rekey request as the domain plans it (lib/domain/rekey-plan.ts). */
+export type RekeyInput = RekeyRequest;
 
 /** A vault and the member acting on it (or reading it). */
 export interface OnVault {

@@ -8,7 +8,6 @@ import { sql } from "./kysely";
 import type { VaultRole, VaultType } from "../../domain/types";
 import {
   decideAddMember,
-  decideRekey,
   decideRemoveMember,
   decideRename,
   decideRoleChange,
@@ -18,10 +17,9 @@ import {
 import type { RosterLink } from "../../domain/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import { appendItemLink, chunks, recordItemChanges, type Db, type SqlContext } from "./context";
-import { decideRekeyItemStep } from "../../domain/item-log";
+import { planRekey, readsAccountVersion } from "../../domain/rekey-plan";
 import { writeOutbox } from "./outbox";
 import { param, prepared } from "./prepared";
-import { decideRekeySize, itemBytes } from "../../domain/vault-limits";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 
 const VAULT_VIEW_COLUMNS = [
@@ -303,30 +301,21 @@ export class SqlVaults implements VaultStore {
   async rekeyVault({ vaultId, actorId, rekey, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
     await this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      const snap = await this.c.snapshot(trx, vaultId);
-      requireMember(snap, actorId);
+      const snapshot = await this.c.snapshot(trx, vaultId);
       const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
-      const revisions = new Map(current.map((r) => [r.item_id, Number(r.revision)]));
-      const roster = decideRekey(snap, actorId, revisions, rekey);
-      if (limits)
-        decideRekeySize(
-          await storedBytesOf(trx, vaultId),
-          [...rekey.items, ...(rekey.history ?? []), ...(rekey.trash ?? [])].reduce((sum, i) => sum + itemBytes(i), 0),
-          limits,
-        );
-      const keyVersion = snap!.vault.keyVersion + 1;
-      if (snap!.vault.type === "personal") decideWrapVersion(await lockAccount(trx, actorId), rekey.accountVersion);
-      if (roster) await appendRosterLink(trx, vaultId, roster, now);
-      const itemStep = decideRekeyItemStep(rekey.itemLink, {
-        vaultId,
-        head: snap!.vault.itemLog,
-        rosterAfter: roster ? { seq: roster.seq, hash: roster.hash } : snap!.vault.roster,
-        keyVersionAfter: keyVersion,
-        actor: { userId: actorId, signingPublicKey: requireMember(snap, actorId).signingPublicKey },
-        current: revisions,
-        items: rekey.items,
-      });
-      if (itemStep) await appendItemLink(trx, vaultId, itemStep, now);
+      const plan = planRekey(
+        {
+          snapshot,
+          actorId,
+          revisions: new Map(current.map((r) => [r.item_id, Number(r.revision)])),
+          ...(limits && { size: { limits, storedBytes: await storedBytesOf(trx, vaultId) } }),
+          ...(readsAccountVersion(snapshot) && { accountVersion: await lockAccount(trx, actorId) }),
+        },
+        rekey,
+      );
+      const { keyVersion } = plan;
+      if (plan.roster) await appendRosterLink(trx, vaultId, plan.roster, now);
+      if (plan.itemStep) await appendItemLink(trx, vaultId, plan.itemStep, now);
 
       // Batched: one statement per chunk of rows, not one per row.
       for (const chunk of chunks(rekey.newKeys, this.c.engine.batchRows)) {

@@ -19,10 +19,60 @@ import {
   TIMESTAMP,
   UUID_LOWER,
 } from "./links";
-import type { RosterLink } from "./roster";
 
 export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename", "rewrap", "rotate"] as const;
 export type RosterOp = (typeof ROSTER_OPS)[number];
+
+/** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
+export interface RosterWrap {
+  userId: string;
+  sha256: string;
+}
+
+/** A member as an `adopt` link lists them: role and key fingerprint (`keyFingerprint`). */
+export interface RosterMember {
+  userId: string;
+  role: VaultRole;
+  key: string;
+}
+
+/** A link before it is signed. Fields an operation does not use are absent, never null. */
+export interface UnsignedLink {
+  vaultId: string;
+  seq: number;
+  /** SHA-256 (hex) of the previous link's canonical bytes; `GENESIS_PREV` at seq 0. */
+  prev: string;
+  op: RosterOp;
+  actorId: string;
+  /** When the actor signed it (ISO 8601 UTC with milliseconds): the signer's claim, not checked against a clock. */
+  at: string;
+  /** The vault's key version after the change. */
+  keyVersion: number;
+  /** create, adopt */
+  vaultType?: VaultType;
+  /** create, rewrap and rotate (the actor), add, role, remove */
+  subjectId?: string;
+  /** create (owner), add, role (the new role) */
+  role?: VaultRole;
+  /** rename, and optionally create and adopt: the vault's name from this link on (links made before names were bound have none). */
+  name?: string;
+  /** create, add, role, remove, rewrap: the subject's key fingerprint (`keyFingerprint`); rotate: the actor's new one. */
+  subjectKey?: string;
+  /** adopt: every member, sorted by userId. */
+  members?: RosterMember[];
+  /** rekey: `memberDigest` of the member set the new key is wrapped for. */
+  memberDigest?: string;
+  /** The wraps the change adds, sorted by userId: one for create, add, rewrap and rotate, one per member for rekey and adopt, none otherwise. */
+  wraps: RosterWrap[];
+  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`). */
+  auditSeq?: number;
+  auditHead?: string;
+}
+
+export interface RosterLink extends UnsignedLink {
+  /** Ed25519 by the actor over `LINK_SIGNING_CONTEXT` + the canonical bytes, base64. */
+  sig: string;
+}
 
 /** Most members (and so wraps) one link may name: far above any team, bounding the work a link costs. */
 export const MAX_LINK_MEMBERS = 10_000;

@@ -1,82 +1,28 @@
-/**
- * The signed vault roster: an append-only, hash-chained list of links, one per membership change
- * and rekey, each signed by the member who made the change. A client that replays the chain from
- * its first link knows who the members are, with which role and key, and which wrap each holds,
- * without trusting the server's word for any of it.
- *
- * This file is the protocol, once: the link's fields, its canonical bytes, its hash, its signature
- * and the rules a link must follow given the state before it (its form: roster-format.ts). The SDK replays chains with it; the
- * server checks each new link with the same `parseLink` and `applyLink` (lib/domain/roster.ts),
- * so client and server cannot disagree on what a valid link is. The README gives the wire format
- * and test vectors (protocol/vectors/roster-vectors.json).
- *
- * Pure: WebCrypto only for hashing and signatures, no Node API.
- */
+// The signed vault roster: a link's bytes, hash and signature, and the rules each link follows.
+// Design: docs/design/signed-roster.md
 import { canonicalJson } from "../canonical";
 import { fromBase64, utf8, type Bytes } from "../encoding";
-
-export { canonicalJson } from "../canonical";
 import type { CryptoKey } from "../crypto/primitives";
 import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "../vault-roles";
 import { fail, linkSig, linkSigVerifies, sha256Hex } from "./links";
+import type { RosterLink, RosterMember, RosterOp, RosterWrap, UnsignedLink } from "./roster-format";
 
-export { MAX_LINK_MEMBERS, parseLink, ROSTER_OPS, type RosterOp } from "./roster-format";
-import type { RosterOp } from "./roster-format";
+export { canonicalJson } from "../canonical";
+export {
+  MAX_LINK_MEMBERS,
+  parseLink,
+  ROSTER_OPS,
+  type RosterLink,
+  type RosterMember,
+  type RosterOp,
+  type RosterWrap,
+  type UnsignedLink,
+} from "./roster-format";
 
 /** Prepended to a link's canonical bytes before signing: a link signature is never valid as anything else. */
 export const LINK_SIGNING_CONTEXT = "vault-roster-link/v1\n";
 /** The `prev` of a chain's first link. */
 export const GENESIS_PREV = "0".repeat(64);
-/** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
-export interface RosterWrap {
-  userId: string;
-  sha256: string;
-}
-
-/** A member as an `adopt` link lists them: role and key fingerprint (`keyFingerprint`). */
-export interface RosterMember {
-  userId: string;
-  role: VaultRole;
-  key: string;
-}
-
-/** A link before it is signed. Fields an operation does not use are absent, never null. */
-export interface UnsignedLink {
-  vaultId: string;
-  seq: number;
-  /** SHA-256 (hex) of the previous link's canonical bytes; `GENESIS_PREV` at seq 0. */
-  prev: string;
-  op: RosterOp;
-  actorId: string;
-  /** When the actor signed it (ISO 8601 UTC with milliseconds): the signer's claim, not checked against a clock. */
-  at: string;
-  /** The vault's key version after the change. */
-  keyVersion: number;
-  /** create, adopt */
-  vaultType?: VaultType;
-  /** create, rewrap and rotate (the actor), add, role, remove */
-  subjectId?: string;
-  /** create (owner), add, role (the new role) */
-  role?: VaultRole;
-  /** rename, and optionally create and adopt: the vault's name from this link on (links made before names were bound have none). */
-  name?: string;
-  /** create, add, role, remove, rewrap: the subject's key fingerprint (`keyFingerprint`); rotate: the actor's new one. */
-  subjectKey?: string;
-  /** adopt: every member, sorted by userId. */
-  members?: RosterMember[];
-  /** rekey: `memberDigest` of the member set the new key is wrapped for. */
-  memberDigest?: string;
-  /** The wraps the change adds, sorted by userId: one for create, add, rewrap and rotate, one per member for rekey and adopt, none otherwise. */
-  wraps: RosterWrap[];
-  /** Optional, any op: the head of the organization's audit log the signer last verified (`AuditClaim`). */
-  auditSeq?: number;
-  auditHead?: string;
-}
-
-export interface RosterLink extends UnsignedLink {
-  /** Ed25519 by the actor over `LINK_SIGNING_CONTEXT` + the canonical bytes, base64. */
-  sig: string;
-}
 
 // ---- Canonical encoding ------------------------------------------------------------------------
 
@@ -154,6 +100,23 @@ function countOwners(members: ReadonlyMap<string, { role: VaultRole }>): number 
   return [...members.values()].filter((m) => m.role === "owner").length;
 }
 
+/** What a link changes: the state before it, copied, then changed by the link's op. */
+interface Draft {
+  members: RosterState["members"];
+  wraps: RosterState["wraps"];
+  keyVersion: number;
+  rekeyRequired: boolean;
+  name?: string;
+}
+
+/** What an op's rules read: the link, its actor as the state before it holds them, and that state. */
+interface Change {
+  link: RosterLink;
+  actor: { role: VaultRole; key: string };
+  before: RosterState;
+  beforeMemberDigest?: string;
+}
+
 /**
  * The state after `link`, or `RosterLinkError` when the link does not follow from `before`
  * (null: the chain is empty). Checks the chain (vault, seq, prev), the actor's right under the
@@ -163,103 +126,147 @@ function countOwners(members: ReadonlyMap<string, { role: VaultRole }>): number 
  * Signatures are the caller's to check: this function has no keys.
  */
 export function applyLink(before: RosterState | null, link: RosterLink, hash: string, beforeMemberDigest?: string): RosterState {
-  if (before === null) {
-    if (link.seq !== 0) fail("seq", `the chain starts at seq 0, not ${link.seq}`);
-    if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
-    if (link.op === "create") return applyCreate(link, hash);
-    if (link.op === "adopt") return applyAdopt(link, hash);
-    fail("op", `a chain starts with create or adopt, not ${link.op}`);
-  }
+  if (before === null) return applyFirst(link, hash);
+  const actor = checkFollows(before, link);
+  const draft: Draft = {
+    members: new Map(before.members),
+    wraps: new Map(before.wraps),
+    keyVersion: before.keyVersion,
+    rekeyRequired: before.rekeyRequired,
+    name: before.name,
+  };
+  // add, role and remove are one branch in the rules' order: anything else reads as a remove.
+  const rules = Object.hasOwn(CHANGES, link.op) ? CHANGES[link.op as ChainOp] : CHANGES.remove;
+  rules(draft, { link, actor, before, beforeMemberDigest });
+  return {
+    vaultId: before.vaultId,
+    vaultType: before.vaultType,
+    seq: link.seq,
+    head: hash,
+    keyVersion: draft.keyVersion,
+    members: draft.members,
+    wraps: draft.wraps,
+    rekeyRequired: draft.rekeyRequired,
+    ...(draft.name !== undefined && { name: draft.name }),
+  };
+}
+
+/** A chain's first link: seq 0, the genesis prev, and a create or an adopt. */
+function applyFirst(link: RosterLink, hash: string): RosterState {
+  if (link.seq !== 0) fail("seq", `the chain starts at seq 0, not ${link.seq}`);
+  if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
+  if (link.op === "create") return applyCreate(link, hash);
+  if (link.op === "adopt") return applyAdopt(link, hash);
+  fail("op", `a chain starts with create or adopt, not ${link.op}`);
+}
+
+/** A later link follows its chain (vault, seq, prev), and its actor is a member: the actor. */
+function checkFollows(before: RosterState, link: RosterLink): Change["actor"] {
   if (link.vaultId !== before.vaultId) fail("vaultId", `the link names vault ${link.vaultId}, not ${before.vaultId}`);
   if (link.seq !== before.seq + 1) fail("seq", `the next link's seq is ${before.seq + 1}, not ${link.seq}`);
   if (link.prev !== before.head) fail("prev", `prev is not the hash of link ${before.seq}`);
   if (link.op === "create" || link.op === "adopt") fail("op", `${link.op} only starts a chain`);
   const actor = before.members.get(link.actorId);
   if (!actor) fail("actorId", `${link.actorId} is not a member of the vault`);
+  return actor;
+}
 
-  const members = new Map(before.members);
-  const wraps = new Map(before.wraps);
-  let { keyVersion, rekeyRequired, name } = before;
+function sameKeyVersion({ link, before }: Change): void {
+  if (link.keyVersion !== before.keyVersion) fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+}
 
-  if (link.op === "rename") {
+/** The member a role change or a removal names, holding the key the link names. */
+function namedMember(draft: Draft, { link }: Change): { role: VaultRole; key: string } {
+  const subject = draft.members.get(link.subjectId!);
+  if (!subject) fail("subjectId", `${link.subjectId!} is not a member`);
+  if (link.subjectKey !== subject.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
+  if (link.wraps.length !== 0) fail("wraps", `a ${link.op} adds no wrap`);
+  return subject;
+}
+
+type ChainOp = Exclude<RosterOp, "create" | "adopt">;
+
+/** Each op after the first link: its rules, and what it changes. */
+const CHANGES: Record<ChainOp, (draft: Draft, change: Change) => void> = {
+  rename(draft, change) {
+    const { link, actor } = change;
     if (!mayDo(actor.role, "rename")) fail("actorId", `a vault ${actor.role} may not rename`);
-    if (link.keyVersion !== before.keyVersion)
-      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    sameKeyVersion(change);
     if (link.wraps.length !== 0) fail("wraps", "a rename adds no wrap");
-    name = link.name;
-  } else if (link.op === "rewrap") {
-    // A member wraps the key they hold again for themselves (a new master password, for a personal vault): their own wrap only.
+    draft.name = link.name;
+  },
+
+  // A member wraps the key they hold again for themselves (a new master password, for a personal vault): their own wrap only.
+  rewrap(draft, change) {
+    const { link, actor } = change;
     if (link.subjectId !== link.actorId) fail("subjectId", "a member re-wraps only their own wrap");
     if (link.subjectKey !== actor.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
-    if (link.keyVersion !== before.keyVersion)
-      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    sameKeyVersion(change);
     if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rewrap carries exactly the actor's new wrap");
-    wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
-  } else if (link.op === "rotate") {
-    // A member moves to new keys (a key rotation, followed through their signed key log): signed with
-    // the key the roster holds for them, naming the new one, with the vault's key wrapped to it.
-    // Their links after this one are signed with the new key.
+    draft.wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+  },
+
+  // A member moves to new keys (a key rotation, followed through their signed key log): signed with
+  // the key the roster holds for them, naming the new one, with the vault's key wrapped to it.
+  // Their links after this one are signed with the new key.
+  rotate(draft, change) {
+    const { link, actor } = change;
     if (link.subjectId !== link.actorId) fail("subjectId", "a member rotates only their own keys");
     if (link.subjectKey === actor.key) fail("subjectKey", "subjectKey is the key the roster already holds for the member");
-    if (link.keyVersion !== before.keyVersion)
-      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    sameKeyVersion(change);
     if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rotate carries exactly the actor's new wrap");
-    members.set(link.actorId, { ...actor, key: link.subjectKey! });
-    wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
-  } else if (link.op === "rekey") {
+    draft.members.set(link.actorId, { ...actor, key: link.subjectKey! });
+    draft.wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+  },
+
+  rekey(draft, { link, actor, before, beforeMemberDigest }) {
     if (!mayDo(actor.role, "rekey")) fail("actorId", `a vault ${actor.role} may not rekey`);
     if (link.keyVersion !== before.keyVersion + 1)
       fail("keyVersion", `a rekey makes key version ${before.keyVersion + 1}, not ${link.keyVersion}`);
     if (beforeMemberDigest === undefined || link.memberDigest !== beforeMemberDigest)
       fail("memberDigest", "memberDigest is not the digest of the vault's members");
-    if (!sameUsers(link.wraps, [...members.keys()])) fail("wraps", "a rekey wraps the new key for exactly the vault's members");
-    keyVersion = link.keyVersion;
-    for (const w of link.wraps) wraps.set(w.userId, { sha256: w.sha256, keyVersion, senderId: link.actorId });
-    rekeyRequired = false;
-  } else {
-    if (link.keyVersion !== before.keyVersion)
-      fail("keyVersion", `the vault's key version is ${before.keyVersion}, not ${link.keyVersion}`);
+    if (!sameUsers(link.wraps, [...draft.members.keys()])) fail("wraps", "a rekey wraps the new key for exactly the vault's members");
+    draft.keyVersion = link.keyVersion;
+    for (const w of link.wraps) draft.wraps.set(w.userId, { sha256: w.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+    draft.rekeyRequired = false;
+  },
+
+  add(draft, change) {
+    const { link, actor, before } = change;
+    sameKeyVersion(change);
     const subjectId = link.subjectId!;
-    const subject = members.get(subjectId);
-    if (link.op === "add") {
-      if (!mayDo(actor.role, "addMember")) fail("actorId", `a vault ${actor.role} may not add members`);
-      if (before.vaultType === "personal") fail("op", "a personal vault cannot be shared");
-      if (subject) fail("subjectId", `${subjectId} is already a member`);
-      if (link.role === "owner") fail("role", "a new member's role is admin or member");
-      if (!sameUsers(link.wraps, [subjectId])) fail("wraps", "an add carries exactly the new member's wrap");
-      members.set(subjectId, { role: link.role!, key: link.subjectKey! });
-      wraps.set(subjectId, { sha256: link.wraps[0]!.sha256, keyVersion, senderId: link.actorId });
-    } else {
-      if (!subject) fail("subjectId", `${subjectId} is not a member`);
-      if (link.subjectKey !== subject.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
-      if (link.wraps.length !== 0) fail("wraps", `a ${link.op} adds no wrap`);
-      if (link.op === "role") {
-        if (!mayDo(actor.role, "changeRole")) fail("actorId", `a vault ${actor.role} may not change roles`);
-        if (before.vaultType === "personal" && link.role !== "owner") fail("role", "the owner of a personal vault stays its owner");
-        if (ownersAfter(countOwners(members), subject.role, link.role!) < 1) fail("role", "the last owner cannot be demoted");
-        members.set(subjectId, { ...subject, role: link.role! });
-      } else {
-        if (!mayRemoveMember(actor.role, subject.role, subjectId === link.actorId))
-          fail("actorId", `a vault ${actor.role} may not remove a vault ${subject.role}`);
-        if (ownersAfter(countOwners(members), subject.role, null) < 1) fail("subjectId", "the last owner cannot be removed");
-        members.delete(subjectId);
-        wraps.delete(subjectId);
-        rekeyRequired ||= rekeyRequiredAfterRemoval(before.vaultType, members.size);
-      }
-    }
-  }
-  return {
-    vaultId: before.vaultId,
-    vaultType: before.vaultType,
-    seq: link.seq,
-    head: hash,
-    keyVersion,
-    members,
-    wraps,
-    rekeyRequired,
-    ...(name !== undefined && { name }),
-  };
-}
+    if (!mayDo(actor.role, "addMember")) fail("actorId", `a vault ${actor.role} may not add members`);
+    if (before.vaultType === "personal") fail("op", "a personal vault cannot be shared");
+    if (draft.members.get(subjectId)) fail("subjectId", `${subjectId} is already a member`);
+    if (link.role === "owner") fail("role", "a new member's role is admin or member");
+    if (!sameUsers(link.wraps, [subjectId])) fail("wraps", "an add carries exactly the new member's wrap");
+    draft.members.set(subjectId, { role: link.role!, key: link.subjectKey! });
+    draft.wraps.set(subjectId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+  },
+
+  role(draft, change) {
+    const { link, actor, before } = change;
+    sameKeyVersion(change);
+    const subject = namedMember(draft, change);
+    if (!mayDo(actor.role, "changeRole")) fail("actorId", `a vault ${actor.role} may not change roles`);
+    if (before.vaultType === "personal" && link.role !== "owner") fail("role", "the owner of a personal vault stays its owner");
+    if (ownersAfter(countOwners(draft.members), subject.role, link.role!) < 1) fail("role", "the last owner cannot be demoted");
+    draft.members.set(link.subjectId!, { ...subject, role: link.role! });
+  },
+
+  remove(draft, change) {
+    const { link, actor, before } = change;
+    sameKeyVersion(change);
+    const subjectId = link.subjectId!;
+    const subject = namedMember(draft, change);
+    if (!mayRemoveMember(actor.role, subject.role, subjectId === link.actorId))
+      fail("actorId", `a vault ${actor.role} may not remove a vault ${subject.role}`);
+    if (ownersAfter(countOwners(draft.members), subject.role, null) < 1) fail("subjectId", "the last owner cannot be removed");
+    draft.members.delete(subjectId);
+    draft.wraps.delete(subjectId);
+    draft.rekeyRequired ||= rekeyRequiredAfterRemoval(before.vaultType, draft.members.size);
+  },
+};
 
 function applyCreate(link: RosterLink, hash: string): RosterState {
   if (link.subjectId !== link.actorId) fail("subjectId", "the creator is the subject of a create link");

@@ -1,15 +1,5 @@
-/**
- * Email addresses, as the server accepts and compares them (README, "Security"), and as every
- * client normalizes them before comparing, pinning or signing one: the same code on both sides.
- *
- * - Normalized: Unicode NFKC (compatibility forms such as full-width letters become their plain
- *   form), trimmed, lower-cased. Two addresses that normalize alike are one address.
- * - Refused: any control, format (category Cf: soft hyphen U+00AD, word joiner U+2060, zero-width
- *   joiners U+200C/U+200D, bidi controls), private-use, unassigned or separator character,
- *   anywhere; and a local part or domain that mixes scripts beyond what one writing system uses
- *   (Unicode's "highly restrictive" profile, UTS #39): `pаypal` with a Cyrillic `а` is refused,
- *   an all-Cyrillic or all-Greek part is accepted, and so is Japanese (Han with kana, and Latin).
- */
+// Email addresses, normalized and refused alike by the server and every client.
+// Design: docs/design/email-addresses.md
 // Control (Cc), format (Cf), surrogate (Cs), private use (Co), unassigned (Cn); separators (Z*) and other white space.
 const FORBIDDEN = /[\p{C}\p{Z}\s]/u;
 const SHAPE = /^[^@]+@[^@]+\.[^@.]+$/;

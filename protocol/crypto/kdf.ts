@@ -1,24 +1,5 @@
-/**
- * What a client derives its master key with, and what it refuses to derive with.
- *
- * The server answers the KDF parameters (prelogin), so a dishonest one could answer cheap ones and
- * crack the auth hash the client then sends. Every derivation therefore passes `checkKdf` first,
- * before a single byte is derived: `deriveMasterKey` (primitives.ts, which the web vault's worker
- * runs too) and `deriveAccountSecrets` (keys.ts, whatever derive function it is given) both call
- * it, so no path can skip it.
- *
- * - The floor is the SDK's own default cost: Argon2id over at least 64 MiB, with at least
- *   3 × 64 MiB of memory passes (3 passes at 64 MiB, 2 at 96 MiB or more); PBKDF2-SHA256 at
- *   600,000 iterations, the SDK's fallback and the contract's floor. Every client of ours
- *   registers at it, so no account they made is below it, and any lower floor would be room a
- *   server could downgrade into for free.
- * - The caps keep a derivation bounded (a server could otherwise answer 64 GiB and stop the
- *   client): Argon2id at most 1 GiB, 10 passes, 16 lanes; PBKDF2 at most 2,000,000 iterations;
- *   a salt of 16 to 64 bytes. The server refuses to register outside them as well.
- *
- * A device also remembers, per account, the parameters and salt it logged in with, and refuses a
- * change that the account's own signing key has not vouched for (client/session.ts).
- */
+// What a client derives its master key with: the floor and caps every derivation is checked against.
+// Design: docs/design/kdf-bounds.md
 import { fromBase64 } from "../encoding";
 import { SecurityError } from "../errors";
 

@@ -1,17 +1,5 @@
-/**
- * The audit log as a client checks it, without taking the server's word: each record's hash
- * recomputed here, each linked to the one before, no seq missing; and a checkpoint of the head
- * signed by the server's audit key (Ed25519), which a client pins on first use and which lets an
- * exported log be checked offline (`vaultctl audit verify FILE`).
- *
- *   hash = hex(SHA-256(UTF-8(JSON.stringify([prevHash, eventId, seq, type, at, actorId, orgId,
- *                                            vaultId, itemId, targetUserId, inviteId]))))
- *
- * with `null` for an absent subject (the server computes it with the same `auditHashInput`).
- *
- * A checkpoint signs `vault-audit-checkpoint/v1\n` followed by the canonical JSON of
- * `{ orgId, seq, head, at }`. Pure: WebCrypto only.
- */
+// The audit log as a client checks it: record hashes, the chain, and the signed checkpoint.
+// Design: docs/design/audit-log-checks.md
 import { canonicalJson } from "../canonical";
 import { fromBase64, toHex, utf8, type Bytes } from "../encoding";
 import { SecurityError } from "../errors";

@@ -1,22 +1,5 @@
-/**
- * The signed item log: per vault, an append-only, hash-chained list of links, one per item
- * create, update and delete, per rekey, and per checkpoint, each signed by the member who made
- * it. Built like the roster (protocol/formats/roster.ts: the same canonical encoding, a context string of its
- * own, seq and prev), it makes a vault's *contents* tamper-evident: a client that follows the log
- * knows which items the vault holds, at which revision, with which ciphertext (by SHA-256), and
- * which were deleted, without trusting the server's word for any of it.
- *
- * Reading stays cheap through **base links**: a `checkpoint` (any member, any time) and a `rekey`
- * carry the digest of the whole item set after them. A client checks a listing against the last
- * base link it was shown plus the links after it: items the later links touch must be exactly as
- * the last link touching them says (or absent, when it deleted them); every other item, together
- * with the state the later links found their items in (`prevSha256`, `revision - 1`), must give
- * the base's digest.
- *
- * This file is the protocol, once: fields, canonical bytes, hash, signature, the chain rules, the
- * item set's digest and the reconstruction above. The server checks each new link with the same
- * `parseItemLink` and `applyItemLink` (lib/domain/item-log.ts). Pure: WebCrypto only, no Node API.
- */
+// The signed item log: a vault's contents, hash-chained and signed; its rules, for the SDK and the server.
+// Design: docs/design/item-log-format.md
 import { canonicalJson } from "../canonical";
 import { utf8, type Bytes } from "../encoding";
 import type { CryptoKey } from "../crypto/primitives";

@@ -1,18 +1,5 @@
-/**
- * A user's key log: every key bundle the account has had, oldest first, hash-chained,
- * each new one signed by the key it replaces. Entry 1 is the bundle the account registered with
- * (its trust comes from a pin, an invite or a fingerprint checked out of band, never from the log);
- * entry n+1 is signed by entry n's Ed25519 key (`sig`: the step is the user's, not the server's)
- * and by its own (`selfSig`: whoever holds the new key vouches for the whole history before it,
- * whose last hash it names in `prev`). A client that trusts any entry can so follow the log to
- * the current keys, and back to the keys older roster and item links were signed with.
- *
- * The server stores the log and serves it; it cannot add a step (it holds no private key), drop
- * one (`prev` chains them), or show another history to a device that followed this one (the pin
- * keeps the version and hash it followed to). One implementation for the SDK and the server
- * (lib/domain/key-rotation.ts); README "Wire formats" and protocol/vectors/key-log-vectors.json give the
- * bytes. Pure: WebCrypto only, no Node API.
- */
+// A user's key log: every key bundle the account has had, each signed by the key it replaces.
+// Design: docs/design/key-log.md
 import { canonicalJson } from "../canonical";
 import { fromBase64, utf8, type Bytes } from "../encoding";
 import { bundleSelfSignatureVerifies, keyFingerprint } from "../crypto/keys";

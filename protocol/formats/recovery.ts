@@ -1,17 +1,5 @@
-/**
- * k-of-n account recovery: the bytes the user and the trustees sign, the short code a
- * trustee checks with the user, and the recovery copy's encryption. Shared by the server (which
- * checks signatures as a form check) and the clients (which check what matters). README "Account
- * recovery" gives the format; protocol/vectors/recovery-vectors.json, test vectors.
- *
- * | context                          | signed by   | over |
- * |----------------------------------|-------------|------|
- * | `vault-recovery-enrolment/v1`    | the user    | enrolment id, user id, k, the copy's hash, each trustee's id, key fingerprint and share hash |
- * | `vault-recovery-approval/v1`     | the trustee | request id, user id, enrolment id, trustee id, the request key's hash, the re-wrapped share's hash |
- * | `vault-recovery-session/v1`      | the user (the recovering device, with the recovered key) | request id, user id |
- *
- * Pure: WebCrypto and the audited `shamir-secret-sharing`, no Node API.
- */
+// k-of-n account recovery: the signed bytes, the trustee's short code, the recovery copy's encryption.
+// Design: docs/design/recovery-format.md
 import { canonicalJson } from "../canonical";
 import { fromBase64, toBase64, toHex, utf8, type Bytes } from "../encoding";
 import { combine } from "shamir-secret-sharing";

@@ -1,26 +1,5 @@
-/**
- * Signed statements and the invite binding: what a client signs or MACs so that the server cannot
- * pair an id, an email, a key, KDF parameters or an invite with anything else unnoticed.
- *
- * Every signature the SDK makes is over a context string (the line before the canonical JSON),
- * so a signature of one kind never verifies as another. The two signatures the interface fixes
- * without a context (`publicKeySignature` over the RSA key's SPKI DER, `wrapSignature` over the
- * wrapped key) are not told apart by their bytes: the SPKI DER of one RSA key can be as long as a
- * wrap for another (an RSA-2768 key's SPKI is 384 bytes, a wrap for RSA-3072). What keeps a key's
- * self-signature from passing as a wrap's is the rest: a signed vault's roster names the SHA-256 of
- * every wrap it vouches for, a wrap must be as long as the caller's own modulus, and RSA-OAEP
- * refuses to unwrap bytes that are not an OAEP encryption to the caller's key. README "Wire
- * formats" gives the bytes, and protocol/vectors/statement-vectors.json test vectors.
- *
- * | context                       | signed by        | over |
- * |-------------------------------|------------------|------|
- * | `vault-roster-link/v1`        | the link's actor | a roster link (roster.ts) |
- * | `vault-key-statement/v1`      | the user         | userId, normalized email, key fingerprint, version |
- * | `vault-kdf-statement/v1`      | the user         | userId, normalized email, KDF parameters and salt, version |
- * | `vault-invite-statement/v1`   | the inviter      | invite id, organization id and name, email, role, expiry, inviter |
- *
- * Pure: WebCrypto only, no Node API.
- */
+// Signed statements and the invite binding: what a client signs so the server cannot re-pair ids, keys and emails.
+// Design: docs/design/signed-statements.md
 import { canonicalJson } from "../canonical";
 import { fromBase64, fromBase64Url, fromHex, toBase64, toBase64Url, toHex, utf8, type Bytes } from "../encoding";
 import { kdfFields } from "../crypto/kdf";

@@ -6,6 +6,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json moleculer.config.ts ./
 COPY app app
 COPY bin bin
+COPY build build
 COPY lib lib
 COPY services services
 COPY mixins mixins

@@ -1,16 +1,5 @@
-/**
- * The service, as its entry point (bin/server.ts, `npm start`) runs it from the server's pack:
- * moleculer-runner's own steps, with the project's broker
- * options (moleculer.config.ts) and every service file of dist/services, as
- * `npx moleculer-runner --config dist/moleculer.config.js dist/services` runs them. With no
- * settings, every service runs in one process on the embedded store under DATA_DIR;
- * `SERVICES=api,vaults` runs a subset; `--repl` opens moleculer-repl.
- *
- * Differences: a failed start prints one line, its reason (no stack, no settings), where the
- * runner prints the error whole; moleculer loads from its bundle (dist/vendor/moleculer.js, one
- * file where the package and its dependencies are about 200), not from the package; and, run by
- * bin/server.ts, this and every module of the server come from its pack (dist/server-pack.js).
- */
+// The service as the built server's entry point runs it: moleculer-runner's steps, from the server pack.
+// Design: docs/design/server-start.md
 import "./moleculer-bundle";
 import { keepCompiledCode } from "./compile-cache";
 import path from "node:path";

@@ -1,17 +1,5 @@
-/**
- * The built server's entry point (`npm start`, the cluster script, the benchmarks): the service as
- * bin/server-main.ts runs it (moleculer-runner's steps), loaded from one file. (The Dockerfile and
- * the Kubernetes manifests start moleculer-runner itself, which loads the compiled files.)
- *
- * `npm run build` bundles the server's own modules (the config, every service file and all they
- * load: about 170 compiled files) into dist/server-pack.js (bin/bundle-server.mjs). Loading them one
- * by one cost each start about a fifth of its time (resolving, reading, and compiling each file;
- * BENCHMARKS.md). Each module of the pack takes its compiled file's place in Node's
- * module cache, so what requires one by its path (the runner: the config and each service file)
- * gets the pack's, and no module runs twice. Packages (node_modules, dist/vendor) load as before.
- *
- * A build without its pack fails to start, naming the missing file, rather than start slower unseen.
- */
+// The built server's entry point (`npm start`): the server's modules loaded from dist/server-pack.js.
+// Design: docs/design/server-start.md
 import "./compile-cache";
 import Module from "node:module";
 import path from "node:path";

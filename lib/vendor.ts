@@ -1,17 +1,5 @@
-/**
- * Packages the built server loads from one bundled file each (dist/vendor/<name>.js, made by `npm
- * run build` with bin/bundle-vendor.mjs) instead of from their hundreds of small modules: Kysely,
- * jose and moleculer-web (BENCHMARKS.md). Their values reach the rest of the server only
- * through here (lib/store/sql/kysely.ts, lib/auth/jose.ts, the gateway mixin; ESLint holds the
- * server's code to that); their types still come from the packages with `import type`.
- *
- * moleculer's bundle is the exception: the entry point of the built server puts it in the package's
- * place (`moleculerFromBundle`), and the code imports "moleculer" as usual.
- *
- * Run from the TypeScript sources (ts-jest), the packages load from node_modules as usual. A
- * built server without its bundles fails to start, naming the missing file, rather than start
- * slower unseen.
- */
+// Packages the built server loads from one bundled file each (dist/vendor/): Kysely, jose, moleculer-web.
+// Design: docs/design/vendor-bundles.md
 import Module from "node:module";
 import path from "node:path";
 

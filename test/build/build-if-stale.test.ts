@@ -1,5 +1,5 @@
 /**
- * `npm start` builds only when a source changed since the last build (bin/build-if-stale.mjs): in a
+ * `npm start` builds only when a source changed since the last build (build/build-if-stale.mjs): in a
  * copy of the script's layout, `--check` says "current" after a build stamp and "stale" once a
  * source file, a new file or a removed one is newer than it, or when there is no stamp.
  */
@@ -8,17 +8,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { tempDir } from "../helpers/server";
 
-const SCRIPT = path.resolve(__dirname, "../../bin/build-if-stale.mjs");
+const SCRIPT = path.resolve(__dirname, "../../build/build-if-stale.mjs");
 
 test("current after a build stamp; stale after a change, an added or a removed file, or without a stamp", () => {
   const root = tempDir("build-stale-");
   try {
-    fs.mkdirSync(path.join(root, "bin"));
+    fs.mkdirSync(path.join(root, "build"));
     fs.mkdirSync(path.join(root, "lib"));
     fs.mkdirSync(path.join(root, "dist"));
-    fs.copyFileSync(SCRIPT, path.join(root, "bin", "build-if-stale.mjs"));
+    fs.copyFileSync(SCRIPT, path.join(root, "build", "build-if-stale.mjs"));
     fs.writeFileSync(path.join(root, "lib", "a.ts"), "export const a = 1;\n");
-    const check = () => spawnSync(process.execPath, [path.join(root, "bin", "build-if-stale.mjs"), "--check"]).status;
+    const check = () => spawnSync(process.execPath, [path.join(root, "build", "build-if-stale.mjs"), "--check"]).status;
     const stampAt = (t: Date) => {
       fs.writeFileSync(path.join(root, "dist", ".build-stamp"), "x");
       fs.utimesSync(path.join(root, "dist", ".build-stamp"), t, t);

@@ -1,6 +1,6 @@
 /**
  * The built server loads Kysely, jose and moleculer-web from one bundled file each, and its entry
- * point (`npm start`) moleculer too (dist/vendor/, bin/bundle-vendor.mjs, lib/vendor.ts): each
+ * point (`npm start`) moleculer too (dist/vendor/, build/bundle-vendor.mjs, lib/vendor.ts): each
  * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md). Every end-to-end suite runs the built
  * server, so the bundles' behaviour is tested there; this checks that the server really loads
  * them, and that each offers what its package does.
@@ -71,7 +71,7 @@ test("each bundle offers every export of its package, as the same kind of value,
   expect(compare.errorNames![0]).toEqual(["NotFoundError", "JWTExpired"]);
 });
 
-test("every function each bundle exports runs in the mode its package wrote it in, strict or sloppy (rolldown drops a wrapped module's directive: bin/keep-strict.mjs)", () => {
+test("every function each bundle exports runs in the mode its package wrote it in, strict or sloppy (rolldown drops a wrapped module's directive: build/keep-strict.mjs)", () => {
   // A strict function refuses to show its caller; a sloppy one shows null.
   const compare = inChild(`
     const mode = (f) => { try { void f.caller; return "sloppy"; } catch { return "strict"; } };
@@ -115,7 +115,7 @@ test("the packages moleculer-web's bundle leaves outside it resolve, from dist/v
   expect(fs.readFileSync(path.join(vendor, "lodash.js"), "utf8")).toContain('require("lodash")');
 });
 
-test("moleculer's and moleculer-web's bundles load lodash's subset (bin/lodash-subset.mjs): the functions they use, lodash's own, and the package only at the first use of another name", () => {
+test("moleculer's and moleculer-web's bundles load lodash's subset (build/lodash-subset.mjs): the functions they use, lodash's own, and the package only at the first use of another name", () => {
   const seen = inChild(`
     const whole = () => Object.keys(require.cache).some((f) => /node_modules[/]lodash[/]lodash[.]js$/.test(f));
     require(${JSON.stringify(path.join(DIST, "bin", "moleculer-bundle.js"))});
@@ -154,7 +154,7 @@ test("moleculer's and moleculer-web's bundles load lodash's subset (bin/lodash-s
 
 test("the subset's build reads which of lodash's names a module uses, and refuses a use it cannot read rather than miss one", () => {
   const read = (code: string) =>
-    inChild(`import(${JSON.stringify(path.resolve(__dirname, "../../bin/lodash-subset.mjs"))}).then(({ lodashNamesIn }) => {
+    inChild(`import(${JSON.stringify(path.resolve(__dirname, "../../build/lodash-subset.mjs"))}).then(({ lodashNamesIn }) => {
       try { console.log(JSON.stringify([...lodashNamesIn(${JSON.stringify(code)})].sort())); }
       catch (err) { console.log(JSON.stringify(err.message)); }
     })`);
@@ -231,7 +231,7 @@ test("the built server itself (bin/server.js, as npm start runs it) serves with 
     });
     expect(run.stderr).not.toMatch(/Failed to start/);
     const seen = JSON.parse(run.stdout.trim().split("\n").pop()!) as { fromPack: string[] } & Record<string, unknown>;
-    // The server's own modules come from its pack (bin/server.ts, bin/bundle-server.mjs): none from its compiled file, none twice.
+    // The server's own modules come from its pack (bin/server.ts, build/bundle-server.mjs): none from its compiled file, none twice.
     expect(seen).toMatchObject({
       bundle: true,
       packageFiles: 0,
@@ -247,7 +247,7 @@ test("the built server itself (bin/server.js, as npm start runs it) serves with 
   }
 });
 
-test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-web's bundle) runs at its first use, not where it is required", () => {
+test("a package bundled lazily (build/lazy-modules.mjs: mime-types in moleculer-web's bundle) runs at its first use, not where it is required", () => {
   // A package with a side effect at load, bundled with the plugin, in a child Node (rolldown is an ES module).
   const fixture = fs.mkdtempSync(path.join(os.tmpdir(), "lazy-modules-"));
   try {
@@ -269,7 +269,7 @@ test("a package bundled lazily (bin/lazy-modules.mjs: mime-types in moleculer-we
         "--input-type=module",
         "-e",
         `import { build } from "rolldown";
-         import { lazyModules } from ${JSON.stringify(path.resolve(__dirname, "../../bin/lazy-modules.mjs"))};
+         import { lazyModules } from ${JSON.stringify(path.resolve(__dirname, "../../build/lazy-modules.mjs"))};
          await build({ cwd: ${JSON.stringify(fixture)}, input: "entry.js", platform: "node", logLevel: "warn", plugins: [lazyModules(["counted"])],
            output: { format: "cjs", file: ${JSON.stringify(out)} } });`,
       ],

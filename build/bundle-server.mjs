@@ -1,4 +1,4 @@
-// `npm run build`'s step after tsc and bin/bundle-vendor.mjs: the server's own compiled modules
+// `npm run build`'s step after tsc and build/bundle-vendor.mjs: the server's own compiled modules
 // (dist/moleculer.config.js, every dist/services/*.service.js, dist/bin/server-main.js and all
 // they load) in one file, dist/server-pack.js, which the entry point (bin/server.ts) puts in their
 // files' places. Packages stay outside it, loaded from node_modules or dist/vendor as before.
@@ -78,7 +78,7 @@ async function pack(modules, write) {
       },
       keepStrict(),
     ],
-    // As dist/vendor's bundles (bin/bundle-vendor.mjs): minified, functions and classes keeping
+    // As dist/vendor's bundles (build/bundle-vendor.mjs): minified, functions and classes keeping
     // their names (errors, stack traces), ASCII only.
     output: { format: "cjs", file: out, sourcemap: false, codeSplitting: false, minify: true, keepNames: true, charset: "ascii" },
   });

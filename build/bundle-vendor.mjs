@@ -57,7 +57,7 @@ const BUNDLES = [
   },
 ];
 
-/** The lodash names the bundles marked `lodash` use (bin/lodash-subset.mjs). */
+/** The lodash names the bundles marked `lodash` use (build/lodash-subset.mjs). */
 const lodashUsed = new Set();
 
 /** Bare ids moleculer requires from packages that are not its own dependencies (see above). */

@@ -1,4 +1,4 @@
-// For bin/bundle-vendor.mjs (and its test, test/build/vendor.test.ts): moleculer and moleculer-web use
+// For build/bundle-vendor.mjs (and its test, test/build/vendor.test.ts): moleculer and moleculer-web use
 // two dozen of lodash's 300-odd functions, but `require("lodash")` loads and sets up all of them
 // (about 25 ms of every start of the built server). Their bundles get dist/vendor/lodash.js
 // instead: the functions they use, bundled from lodash's own one-function modules, and every

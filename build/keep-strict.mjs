@@ -1,4 +1,4 @@
-// A rolldown plugin for bin/bundle-vendor.mjs (and its test, test/build/vendor.test.ts).
+// A rolldown plugin for build/bundle-vendor.mjs (and its test, test/build/vendor.test.ts).
 
 /** A CommonJS module whose first statement (after comments) is the "use strict" directive. */
 const STRICT = /^\s*(?:\/\*[\s\S]*?\*\/\s*|\/\/[^\n]*\n\s*)*["']use strict["']/;

@@ -1,4 +1,4 @@
-// A rolldown plugin for bin/bundle-vendor.mjs (and its test, test/build/vendor.test.ts).
+// A rolldown plugin for build/bundle-vendor.mjs (and its test, test/build/vendor.test.ts).
 const LAZY = "\0lazy:";
 
 /**

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = path.join(root, "dist", ".build-stamp");
-const INPUTS = ["app", "bin", "lib", "protocol", "sdk", "cli", "services", "mixins", "bench", "deploy", "web", "test/helpers"];
+const INPUTS = ["app", "bin", "build", "lib", "protocol", "sdk", "cli", "services", "mixins", "bench", "deploy", "web", "test/helpers"];
 const FILES = ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "moleculer.config.ts"];
 
 function newest(p) {

@@ -8,15 +8,8 @@ import { managesOrg } from "../../sdk";
 import { useEffect } from "preact/hooks";
 import "./styles.css";
 import { Login, Register, Unlock } from "./pages/account";
-import { OwnKey } from "./pages/keys";
-import { Audit, Invites } from "./pages/admin";
-import { Sessions } from "./pages/sessions";
-import { ChangePassword } from "./pages/password";
-import { People } from "./pages/people";
-import { Security } from "./pages/security";
 import { Recover } from "./pages/recover";
-import { VaultPage } from "./pages/vaults/vault";
-import { Vaults } from "./pages/vaults/vault-list";
+import { findRoute, mayView, pageFor, ROUTES } from "./routes";
 import { currentClient, go, idleLockMs, lock, logout, refreshNow, useRoute, useSession } from "./session";
 
 function App() {
@@ -40,21 +33,18 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
   useEffect(() => {
     // Just recovered (pages/recover.tsx): to the Security page, to enrol again.
     if (page === "recover") go("#/security");
-    else if (!["vaults", "vault", "invites", "audit", "key", "sessions", "password", "people", "security"].includes(page)) go("#/vaults");
+    else if (!findRoute(page)) go("#/vaults");
   }, [page]);
   return (
     <>
       <header>
         {/* A link to the page already shown reads it again (the hash does not change, so nothing else would). */}
         <nav aria-label="Main" onClick={(e) => sameRoute(e) && refreshNow()}>
-          <a href="#/vaults">Vaults</a>
-          {admin && <a href="#/invites">Invites</a>}
-          {admin && <a href="#/audit">Audit log</a>}
-          {admin && <a href="#/people">People</a>}
-          <a href="#/key">Your key</a>
-          <a href="#/sessions">Sessions</a>
-          <a href="#/password">Password</a>
-          <a href="#/security">Security</a>
+          {ROUTES.filter((r) => r.label && mayView(r, admin)).map((r) => (
+            <a key={r.path} href={`#/${r.path}`}>
+              {r.label}
+            </a>
+          ))}
         </nav>
         <div class="who">
           <span>{client.account.email}</span>
@@ -66,25 +56,7 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
           </button>
         </div>
       </header>
-      {page === "vault" && arg ? (
-        <VaultPage vaultId={arg} itemId={sub} />
-      ) : page === "invites" && admin ? (
-        <Invites />
-      ) : page === "audit" && admin ? (
-        <Audit />
-      ) : page === "people" && admin ? (
-        <People />
-      ) : page === "key" ? (
-        <OwnKey />
-      ) : page === "sessions" ? (
-        <Sessions />
-      ) : page === "password" ? (
-        <ChangePassword />
-      ) : page === "security" ? (
-        <Security />
-      ) : (
-        <Vaults />
-      )}
+      {pageFor(page, admin, arg, sub)}
     </>
   );
 }

@@ -8,7 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { mayRemoveFromOrg, printable, type CheckedMember, type RekeyProgress, type RemovalFinished } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, useAction } from "../ui";
-import { PHASES } from "./vaults/adopt";
+import { PHASES } from "../components/rekey-phases";
 
 export function People() {
   const client = currentClient();

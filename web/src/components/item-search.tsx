@@ -1,8 +1,8 @@
 /** Search over opened items, here in the browser (sdk/search.ts, loaded when first used): within a vault, or across every vault on the vault list. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { CheckedVault, Item, ItemSearch } from "../../../../sdk";
-import { currentClient } from "../../session";
-import { ErrorNote, Field, inputValue, useAction } from "../../ui";
+import type { CheckedVault, Item, ItemSearch } from "../../../sdk";
+import { currentClient } from "../session";
+import { ErrorNote, Field, inputValue, useAction } from "../ui";
 
 /** Favourites first, then as listed. */
 export const favouritesFirst = (items: readonly Item[]): Item[] => [
@@ -15,7 +15,7 @@ export function useItemSearch(items: readonly Item[], query: string): Item[] | n
   const [index, setIndex] = useState<ItemSearch | null>(null);
   useEffect(() => {
     if (!query.trim()) return;
-    void import("../../../../sdk/search").then(({ ItemSearch }) => setIndex(new ItemSearch(items)));
+    void import("../../../sdk/search").then(({ ItemSearch }) => setIndex(new ItemSearch(items)));
   }, [items, query.trim() === ""]);
   if (!query.trim() || !index) return null;
   const byKey = new Map(items.map((i) => [`${i.vaultId}/${i.itemId}`, i]));

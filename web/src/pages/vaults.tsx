@@ -1,9 +1,10 @@
 /** The vault list: each vault with its name as its signed roster vouches for it. */
 import { useEffect, useState } from "preact/hooks";
-import type { CheckedVault, NameCheck, VaultType } from "../../../../sdk";
-import { currentClient, go, useRefresh } from "../../session";
-import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../../ui";
-import { SearchAllItems } from "./search";
+import type { CheckedVault, VaultType } from "../../../sdk";
+import { currentClient, go, useRefresh } from "../session";
+import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../ui";
+import { SearchAllItems } from "../components/item-search";
+import { NameFlag } from "../components/name-flag";
 
 /** What a new vault can be, in words. */
 const KIND_CHOICES = [["shared", "Shared (can add members)"] as const, ["personal", "Personal (only you)"] as const];
@@ -60,21 +61,5 @@ export function Vaults() {
       </form>
       <ErrorNote error={create.error} />
     </main>
-  );
-}
-
-/** Beside a vault's name: nothing when its signed roster vouches for it, else why not. */
-export function NameFlag({ check }: { check: NameCheck }) {
-  if (check.status === "verified") return null;
-  if (check.status === "unverified")
-    return (
-      <span class="flag" title={check.why} data-testid="name-unverified">
-        (name not verified)
-      </span>
-    );
-  return (
-    <span class="flag danger-text" role="alert" data-testid="name-mismatch">
-      (the server calls it "{check.shown}": not what its signed history says)
-    </span>
   );
 }

@@ -3,18 +3,12 @@ import { useEffect, useState } from "preact/hooks";
 import { mayDo, type MemberEntry, type RekeyProgress, type Vault } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { ErrorNote, useAction } from "../../ui";
+import { PHASES } from "../../components/rekey-phases";
 
 /**
  * A vault without a signed member history: the owner says who should hold it; anyone unchecked is
  * removed, then a new key is made for those kept alone (the SDK's adoptRoster, a rekey).
  */
-/** The rekey's phases, as the progress line names them. */
-export const PHASES: Record<RekeyProgress["phase"], string> = {
-  items: "Re-encrypting items",
-  wraps: "Wrapping the new key for members",
-  upload: "Uploading",
-};
-
 export function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: string): string; me: string; onAdopted(): void }) {
   const client = currentClient();
   // Nobody but the owner is checked to begin with: each member kept is one the owner vouches for.

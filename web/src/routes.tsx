@@ -1,0 +1,48 @@
+/**
+ * The signed-in pages, one row each: the route (`#/<path>`), its link in the main navigation, the
+ * page, and who may see it. The navigation, the guard and the page shown all read this table.
+ */
+import type { VNode } from "preact";
+import { Vaults } from "./pages/vaults";
+import { VaultPage } from "./pages/vault";
+import { Invites } from "./pages/invites";
+import { Audit } from "./pages/audit";
+import { People } from "./pages/people";
+import { OwnKey } from "./pages/your-key";
+import { Sessions } from "./pages/sessions";
+import { ChangePassword } from "./pages/password";
+import { Security } from "./pages/security";
+
+export interface Route {
+  /** The route's first part: `#/<path>/<arg>/<sub>`. */
+  path: string;
+  /** Its link in the main navigation, in the table's order; none for a page reached from another. */
+  label?: string;
+  /** Only the organization's owners and admins see it (the server refuses the others anyway). */
+  adminsOnly?: true;
+  /** The page, or null when the route lacks what it needs (the vault list shows instead). */
+  page(arg?: string, sub?: string): VNode | null;
+}
+
+export const ROUTES: readonly Route[] = [
+  { path: "vaults", label: "Vaults", page: () => <Vaults /> },
+  { path: "vault", page: (vaultId, itemId) => (vaultId ? <VaultPage vaultId={vaultId} itemId={itemId} /> : null) },
+  { path: "invites", label: "Invites", adminsOnly: true, page: () => <Invites /> },
+  { path: "audit", label: "Audit log", adminsOnly: true, page: () => <Audit /> },
+  { path: "people", label: "People", adminsOnly: true, page: () => <People /> },
+  { path: "key", label: "Your key", page: () => <OwnKey /> },
+  { path: "sessions", label: "Sessions", page: () => <Sessions /> },
+  { path: "password", label: "Password", page: () => <ChangePassword /> },
+  { path: "security", label: "Security", page: () => <Security /> },
+];
+
+export const findRoute = (path: string): Route | undefined => ROUTES.find((r) => r.path === path);
+
+/** Whether someone sees a route: an admin sees every one, anyone else those not for admins only. */
+export const mayView = (route: Route, admin: boolean): boolean => admin || !route.adminsOnly;
+
+/** The page for `#/<path>/<arg>/<sub>`: the vault list for a route unknown, not for this user, or lacking its argument. */
+export function pageFor(path: string, admin: boolean, arg?: string, sub?: string): VNode {
+  const route = findRoute(path);
+  return (route && mayView(route, admin) && route.page(arg, sub)) || <Vaults />;
+}

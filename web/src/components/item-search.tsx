@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { CheckedVault, Item, ItemSearch } from "../../../sdk";
 import { currentClient } from "../session";
-import { ErrorNote, Field, inputValue, useAction } from "../ui";
+import { ErrorNote, Field, inputValue, useAction } from "./ui";
 
 /** Favourites first, then as listed. */
 export const favouritesFirst = (items: readonly Item[]): Item[] => [

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { GRANTABLE_ROLES, type GrantableRole, type Invite } from "../../../sdk";
 import { currentClient } from "../session";
-import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../ui";
+import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit, type Action } from "../components/ui";
 
 /** How long an invite link stays valid: the server's `expiresIn`, in words. */
 const EXPIRY_CHOICES = [
@@ -11,14 +11,21 @@ const EXPIRY_CHOICES = [
   ["7d", "7 days"],
 ] as const;
 
+/** An invite just made: its link, shown once. */
+interface Link {
+  email: string;
+  url: string;
+  orgName: string;
+  role: string;
+}
+
 export function Invites() {
   const client = currentClient();
   const [invites, setInvites] = useState<Invite[] | null>(null);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<GrantableRole>("member");
   const [expiresIn, setExpiresIn] = useState("72h");
-  const [link, setLink] = useState<{ email: string; url: string; orgName: string; role: string } | null>(null);
-  const [copied, setCopied] = useState(false);
+  const [link, setLink] = useState<Link | null>(null);
   const load = useAction();
   const act = useAction();
   const reload = () => load.run(async () => setInvites(await client.listInvites()));
@@ -31,7 +38,6 @@ export function Invites() {
       // fragment: browsers never send it to a server, so no log holds it and the server never sees the secret.
       const invite = await client.createInvite(email, role, expiresIn);
       setLink({ email, url: `${location.origin}/#/invite/${invite.code}`, orgName: invite.orgName, role });
-      setCopied(false);
       setEmail("");
       await reload();
     });
@@ -49,69 +55,80 @@ export function Invites() {
         <Submit busy={act.busy}>Create invite</Submit>
       </form>
       <ErrorNote error={act.error} />
-      {link && (
-        <div class="note" role="status">
-          <p>
-            Send this link to {link.email}, invited to <strong>{link.orgName}</strong> as {link.role} (you signed the invite as such). It is
-            shown only now and works once:
-          </p>
-          <p>
-            <code data-testid="invite-link">{link.url}</code>
-          </p>
-          <button
-            type="button"
-            class="secondary"
-            onClick={() =>
-              void navigator.clipboard.writeText(link.url).then(
-                () => setCopied(true),
-                () => setCopied(false),
-              )
-            }
-          >
-            Copy link
-          </button>
-          {copied && <span> Copied.</span>}
-        </div>
-      )}
+      {link && <InviteLink key={link.url} link={link} />}
       <h2>Pending invites</h2>
       {load.busy && !invites && <Busy label="Loading invites…" />}
       <ErrorNote error={load.error} />
       {invites && invites.length === 0 && <p>No pending invites.</p>}
-      {invites && invites.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {invites.map((i) => (
-              <tr key={i.id}>
-                <td>{i.email}</td>
-                <td>{i.role}</td>
-                <td>{new Date(i.expiresAt).toLocaleString()}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={() =>
-                      void act.run(async () => {
-                        await client.revokeInvite(i.id);
-                        await reload();
-                      })
-                    }
-                  >
-                    Revoke invite for {i.email}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {invites && invites.length > 0 && <PendingInvites invites={invites} act={act} onRevoked={reload} />}
     </main>
+  );
+}
+
+/** The link of the invite just made, shown once, with a button that copies it. */
+function InviteLink({ link }: { link: Link }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="note" role="status">
+      <p>
+        Send this link to {link.email}, invited to <strong>{link.orgName}</strong> as {link.role} (you signed the invite as such). It is
+        shown only now and works once:
+      </p>
+      <p>
+        <code data-testid="invite-link">{link.url}</code>
+      </p>
+      <button
+        type="button"
+        class="secondary"
+        onClick={() =>
+          void navigator.clipboard.writeText(link.url).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        Copy link
+      </button>
+      {copied && <span> Copied.</span>}
+    </div>
+  );
+}
+
+function PendingInvites({ invites, act, onRevoked }: { invites: Invite[]; act: Action; onRevoked(): Promise<void> }) {
+  const client = currentClient();
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Email</th>
+          <th scope="col">Role</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {invites.map((i) => (
+          <tr key={i.id}>
+            <td>{i.email}</td>
+            <td>{i.role}</td>
+            <td>{new Date(i.expiresAt).toLocaleString()}</td>
+            <td>
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  void act.run(async () => {
+                    await client.revokeInvite(i.id);
+                    await onRevoked();
+                  })
+                }
+              >
+                Revoke invite for {i.email}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

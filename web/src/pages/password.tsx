@@ -1,8 +1,9 @@
 /** Changing the master password: every personal vault's key is wrapped again, and the account's other sessions end. */
 import { useState } from "preact/hooks";
+import type { VaultClient } from "../../../sdk";
 import { InputError } from "../errors";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, nextPaint, PasswordField, Submit, useAction } from "../ui";
+import { Busy, ErrorNote, nextPaint, PasswordField, Submit, useAction } from "../components/ui";
 
 export function ChangePassword() {
   const client = currentClient();
@@ -22,12 +23,7 @@ export function ChangePassword() {
       setCurrent("");
       setNext("");
       setAgain("");
-      setDone(
-        `Your master password is changed. ${result.vaults} personal vault${result.vaults === 1 ? "" : "s"} wrapped again; ` +
-          `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there with the new password.` +
-          (result.recovery === "renewed" ? " Your account recovery was made again to the same trustees." : "") +
-          (result.recovery === "stale" ? " Your account recovery held the old password: enrol again on the Security page." : ""),
-      );
+      setDone(changedWords(result));
     });
   };
 
@@ -66,5 +62,15 @@ export function ChangePassword() {
         </p>
       )}
     </main>
+  );
+}
+
+/** What a password change did, in words. */
+function changedWords(result: Awaited<ReturnType<VaultClient["changePassword"]>>): string {
+  return (
+    `Your master password is changed. ${result.vaults} personal vault${result.vaults === 1 ? "" : "s"} wrapped again; ` +
+    `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there with the new password.` +
+    (result.recovery === "renewed" ? " Your account recovery was made again to the same trustees." : "") +
+    (result.recovery === "stale" ? " Your account recovery held the old password: enrol again on the Security page." : "")
   );
 }

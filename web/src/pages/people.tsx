@@ -7,15 +7,21 @@
 import { useEffect, useState } from "preact/hooks";
 import { mayRemoveFromOrg, printable, type CheckedMember, type RekeyProgress, type RemovalFinished } from "../../../sdk";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, useAction } from "../ui";
+import { Busy, ErrorNote, useAction } from "../components/ui";
 import { PHASES } from "../components/rekey-phases";
+
+/** Someone taken out of the organization: what ended, and which vaults were rekeyed or are left to their owners. */
+interface Removal {
+  email: string;
+  finished: RemovalFinished;
+  sessionsEnded: number;
+}
 
 export function People() {
   const client = currentClient();
-  const me = client.account;
   const [people, setPeople] = useState<CheckedMember[] | null>(null);
   const [progress, setProgress] = useState<{ vault: number; of: number; step: RekeyProgress } | null>(null);
-  const [result, setResult] = useState<{ email: string; finished: RemovalFinished; sessionsEnded: number } | null>(null);
+  const [result, setResult] = useState<Removal | null>(null);
   const load = useAction();
   const act = useAction();
   const reload = () => load.run(async () => setPeople(await client.orgMembers()));
@@ -48,47 +54,8 @@ export function People() {
           Vault {progress.vault + 1} of {progress.of}: {PHASES[progress.step.phase]}: {progress.step.done} of {progress.step.total}
         </p>
       )}
-      {result && (
-        <div class="note" role="status">
-          <p>
-            {printable(result.email)} is out of the organization; {result.sessionsEnded} session{result.sessionsEnded === 1 ? "" : "s"}{" "}
-            ended. {result.finished.rekeyed.length} vault{result.finished.rekeyed.length === 1 ? "" : "s"} rekeyed.
-          </p>
-          {result.finished.left.length > 0 && (
-            <p>
-              {result.finished.left.length} vault{result.finished.left.length === 1 ? " is" : "s are"} left to{" "}
-              {result.finished.left.length === 1 ? "its" : "their"} owners to rekey: {result.finished.left.map((l) => l.vaultId).join(", ")}
-              .
-            </p>
-          )}
-        </div>
-      )}
-      {people && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {current.map((p) => (
-              <tr key={p.userId}>
-                <td>{printable(p.email)}</td>
-                <td>{p.role}</td>
-                <td>
-                  {p.userId !== me.userId && mayRemoveFromOrg(me.role, p.role, false) && (
-                    <button type="button" class="danger" disabled={act.busy} onClick={() => remove(p)}>
-                      Remove {printable(p.email)} from the organization
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {result && <RemovalResult result={result} />}
+      {people && <PeopleTable people={current} busy={act.busy} onRemove={remove} />}
       {removed.length > 0 && (
         <>
           <h2>Removed</h2>
@@ -102,5 +69,54 @@ export function People() {
         </>
       )}
     </main>
+  );
+}
+
+function RemovalResult({ result }: { result: Removal }) {
+  const { finished } = result;
+  return (
+    <div class="note" role="status">
+      <p>
+        {printable(result.email)} is out of the organization; {result.sessionsEnded} session{result.sessionsEnded === 1 ? "" : "s"} ended.{" "}
+        {finished.rekeyed.length} vault{finished.rekeyed.length === 1 ? "" : "s"} rekeyed.
+      </p>
+      {finished.left.length > 0 && (
+        <p>
+          {finished.left.length} vault{finished.left.length === 1 ? " is" : "s are"} left to {finished.left.length === 1 ? "its" : "their"}{" "}
+          owners to rekey: {finished.left.map((l) => l.vaultId).join(", ")}.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The organization's people now, each with a way to take them out when this user's role allows it. */
+function PeopleTable({ people, busy, onRemove }: { people: CheckedMember[]; busy: boolean; onRemove(person: CheckedMember): void }) {
+  const me = currentClient().account;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Email</th>
+          <th scope="col">Role</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {people.map((p) => (
+          <tr key={p.userId}>
+            <td>{printable(p.email)}</td>
+            <td>{p.role}</td>
+            <td>
+              {p.userId !== me.userId && mayRemoveFromOrg(me.role, p.role, false) && (
+                <button type="button" class="danger" disabled={busy} onClick={() => onRemove(p)}>
+                  Remove {printable(p.email)} from the organization
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { printable, type SessionInfo } from "../../../sdk";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, useAction } from "../ui";
+import { Busy, ErrorNote, useAction } from "../components/ui";
 
 const when = (iso: string) => new Date(iso).toLocaleString();
 
@@ -45,43 +45,47 @@ export function Sessions() {
           {note}
         </p>
       )}
-      {sessions && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Device</th>
-              <th scope="col">Last used</th>
-              <th scope="col">From</th>
-              <th scope="col">Signed in</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sessions.map((s) => (
-              <tr key={s.sessionId}>
-                <td>{printable(s.deviceName)}</td>
-                <td>{when(s.lastUsedAt)}</td>
-                <td>{printable(s.address)}</td>
-                <td>{when(s.createdAt)}</td>
-                <td>
-                  {s.current ? (
-                    <strong>This browser</strong>
-                  ) : (
-                    <button type="button" class="danger" disabled={act.busy} onClick={() => end(s)}>
-                      End session of {printable(s.deviceName)}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {sessions && <SessionTable sessions={sessions} busy={act.busy} onEnd={end} />}
       {others.length > 0 && (
         <button type="button" class="danger" disabled={act.busy} onClick={endOthers}>
           End all other sessions
         </button>
       )}
     </main>
+  );
+}
+
+function SessionTable({ sessions, busy, onEnd }: { sessions: SessionInfo[]; busy: boolean; onEnd(session: SessionInfo): void }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Device</th>
+          <th scope="col">Last used</th>
+          <th scope="col">From</th>
+          <th scope="col">Signed in</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sessions.map((s) => (
+          <tr key={s.sessionId}>
+            <td>{printable(s.deviceName)}</td>
+            <td>{when(s.lastUsedAt)}</td>
+            <td>{printable(s.address)}</td>
+            <td>{when(s.createdAt)}</td>
+            <td>
+              {s.current ? (
+                <strong>This browser</strong>
+              ) : (
+                <button type="button" class="danger" disabled={busy} onClick={() => onEnd(s)}>
+                  End session of {printable(s.deviceName)}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

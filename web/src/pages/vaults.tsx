@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { CheckedVault, VaultType } from "../../../sdk";
 import { currentClient, go, useRefresh } from "../session";
-import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../ui";
+import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../components/ui";
 import { SearchAllItems } from "../components/item-search";
 import { NameFlag } from "../components/name-flag";
 

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { currentClient } from "../session";
-import { Busy, ErrorNote, nextPaint, Submit, useAction } from "../ui";
+import { Busy, ErrorNote, nextPaint, Submit, useAction } from "../components/ui";
 
 type LogEntry = { version: number; fingerprint: string; at?: string };
 
@@ -29,8 +29,8 @@ export function OwnKey() {
       await nextPaint();
       const result = await client.rotateKeys();
       setDone(
-        `Your keys are rotated (key version ${result.keyVersion}). ${result.vaults} vault${result.vaults === 1 ? "" : "s"} wrapped to the new keys; ` +
-          `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there again.`,
+        `Your keys are rotated (key version ${result.keyVersion}). ${plural(result.vaults, "vault")} wrapped to the new keys; ` +
+          `${plural(result.sessionsEnded, "other session")} ended: sign in there again.`,
       );
       load();
     });
@@ -67,31 +67,38 @@ export function OwnKey() {
           {done}
         </p>
       )}
-      {log && (
-        <>
-          <h2>Your key log</h2>
-          <table>
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Fingerprint</th>
-                <th>Since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.map((e) => (
-                <tr key={e.version}>
-                  <td>{e.version}</td>
-                  <td>
-                    <code>{e.fingerprint}</code>
-                  </td>
-                  <td>{e.at ?? "registration"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
+      {log && <KeyLog log={log} />}
     </main>
+  );
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** Every key the account had, each signed by the one before it. */
+function KeyLog({ log }: { log: LogEntry[] }) {
+  return (
+    <>
+      <h2>Your key log</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Version</th>
+            <th>Fingerprint</th>
+            <th>Since</th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.map((e) => (
+            <tr key={e.version}>
+              <td>{e.version}</td>
+              <td>
+                <code>{e.fingerprint}</code>
+              </td>
+              <td>{e.at ?? "registration"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }

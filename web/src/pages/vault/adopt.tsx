@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { mayDo, type MemberEntry, type RekeyProgress, type Vault } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { ErrorNote, useAction } from "../../ui";
+import { ErrorNote, useAction } from "../../components/ui";
 import { PHASES } from "../../components/rekey-phases";
 
 /**
@@ -45,26 +45,7 @@ export function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: s
         you adopt it. Check each person who should hold it, in the role shown: a new key is made for them alone, and everyone unchecked is
         removed. Adopting also signs its name, <strong>{props.vault.vaultName}</strong>: rename it first if that is not its name.
       </p>
-      <ul class="list">
-        {props.members.map((m) => (
-          <li key={m.userId}>
-            <label>
-              <input
-                type="checkbox"
-                checked={keep.has(m.userId)}
-                disabled={m.userId === props.me}
-                onChange={(e) => {
-                  const next = new Set(keep);
-                  if ((e.target as HTMLInputElement).checked) next.add(m.userId);
-                  else next.delete(m.userId);
-                  setKeep(next);
-                }}
-              />{" "}
-              {props.email(m.userId)} ({m.role})
-            </label>
-          </li>
-        ))}
-      </ul>
+      <KeepList members={props.members} keep={keep} me={props.me} email={props.email} onChange={setKeep} />
       <button type="button" onClick={() => void adopt()} disabled={action.busy}>
         Adopt: new key for the checked members
       </button>
@@ -75,5 +56,38 @@ export function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: s
       )}
       <ErrorNote error={action.error} />
     </div>
+  );
+}
+
+/** The members, a box each: checked, kept; the owner adopting is kept whatever happens. */
+function KeepList(props: {
+  members: MemberEntry[];
+  keep: Set<string>;
+  me: string;
+  email(id: string): string;
+  onChange(keep: Set<string>): void;
+}) {
+  const { keep } = props;
+  return (
+    <ul class="list">
+      {props.members.map((m) => (
+        <li key={m.userId}>
+          <label>
+            <input
+              type="checkbox"
+              checked={keep.has(m.userId)}
+              disabled={m.userId === props.me}
+              onChange={(e) => {
+                const next = new Set(keep);
+                if ((e.target as HTMLInputElement).checked) next.add(m.userId);
+                else next.delete(m.userId);
+                props.onChange(next);
+              }}
+            />{" "}
+            {props.email(m.userId)} ({m.role})
+          </label>
+        </li>
+      ))}
+    </ul>
   );
 }

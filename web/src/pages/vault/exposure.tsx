@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { ExposureReport } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { Busy, ErrorNote, useAction } from "../../ui";
+import { Busy, ErrorNote, useAction } from "../../components/ui";
 
 export function Exposure({ vaultId, userId, who, version }: { vaultId: string; userId: string; who: string; version: unknown }) {
   const client = currentClient();

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Item, ItemRevision } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { Busy, ErrorNote, useAction } from "../../ui";
+import { Busy, ErrorNote, useAction } from "../../components/ui";
 
 /** An item's kept revisions, read when asked for; "Restore this version" makes one current again. */
 export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; item: Item; onRestored(item: Item): void }) {

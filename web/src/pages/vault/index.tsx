@@ -2,7 +2,7 @@
  * One vault's page: its items, members, sharing, rekey, fingerprint and signed member history. The
  * state is `useVault`'s; each part below is one thing the user does here, top to bottom.
  */
-import { ErrorNote, Busy } from "../../ui";
+import { ErrorNote, Busy } from "../../components/ui";
 import { useVault } from "./use-vault";
 import { VaultHeading } from "./heading";
 import { Adopt } from "./adopt";

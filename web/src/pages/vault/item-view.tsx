@@ -1,6 +1,7 @@
 /** One item shown: its type's fields, websites, one-time code and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
 import { useEffect, useState } from "preact/hooks";
-import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode } from "../../../../sdk";
+import type { VNode } from "preact";
+import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode, type TypeField } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
 
 export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): void; onDelete(): void }) {
@@ -10,43 +11,9 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
     if (!next.delete(key)) next.add(key);
     setRevealed(next);
   };
-  const [copied, setCopied] = useState<string | null>(null);
-  const copy = async (value: string, what: string) => {
-    try {
-      await navigator.clipboard.writeText(value);
-    } catch {
-      return setCopied(`The browser did not allow copying: select the ${what} and copy it by hand.`);
-    }
-    const wait = clipboardClearMs();
-    setCopied(`Copied. The clipboard will be cleared in ${Math.round(wait / 1000)} seconds.`);
-    setTimeout(async () => {
-      // Only if it still holds what was copied here.
-      const now = await navigator.clipboard.readText().catch(() => value);
-      if (now === value) await navigator.clipboard.writeText("").catch(() => undefined);
-      setCopied("The clipboard was cleared.");
-    }, wait);
-  };
-  const known = new Set(TYPE_FIELDS[item.type].map((f) => f.key));
-  const urls = itemUrls(item);
+  const { copied, copy } = useClipboard();
   const secret = (key: string, label: string, value: string) => (
-    <div key={key}>
-      <dt>{label}</dt>
-      <dd>
-        <code data-testid={key}>{revealed.has(key) ? value : "••••••••••••"}</code>{" "}
-        <button
-          type="button"
-          class="secondary"
-          aria-pressed={revealed.has(key)}
-          aria-label={`${revealed.has(key) ? "Hide" : "Reveal"} ${label.toLowerCase()}`}
-          onClick={() => toggle(key)}
-        >
-          {revealed.has(key) ? "Hide" : "Reveal"}
-        </button>{" "}
-        <button type="button" class="secondary" onClick={() => void copy(value, label.toLowerCase())}>
-          Copy {label.toLowerCase()}
-        </button>
-      </dd>
-    </div>
+    <SecretRow key={key} id={key} label={label} value={value} revealed={revealed.has(key)} onToggle={() => toggle(key)} onCopy={copy} />
   );
   return (
     <div class="card" aria-label={`Item ${item.name}`} role="region">
@@ -59,57 +26,11 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
           const value = item.fields[f.key];
           if (value === undefined) return null;
           if (f.secret) return secret(f.key, f.label, value);
-          return (
-            <div key={f.key}>
-              <dt>{f.label}</dt>
-              <dd class={f.multiline ? "multiline" : undefined}>
-                <span data-testid={f.key}>{value}</span>{" "}
-                {!f.multiline && (
-                  <button type="button" class="secondary" onClick={() => void copy(value, f.label.toLowerCase())}>
-                    Copy {f.label.toLowerCase()}
-                  </button>
-                )}
-              </dd>
-            </div>
-          );
+          return <PlainRow key={f.key} field={f} value={value} onCopy={copy} />;
         })}
-        {urls.map((u, n) => {
-          const href = openableUrl(u.url);
-          return (
-            <div key={`url-${n}`}>
-              <dt>{n === 0 ? "website" : `website ${n + 1}`}</dt>
-              <dd>
-                {href ? (
-                  <a href={href} target="_blank" rel="noopener noreferrer">
-                    {u.url}
-                  </a>
-                ) : (
-                  <span title="Not a web address: not opened from here">{u.url}</span>
-                )}
-                {u.match !== "domain" && <span class="meta"> · matches: {u.match}</span>}
-              </dd>
-            </div>
-          );
-        })}
+        <Websites item={item} />
         {item.totp && <OneTimeCode seed={item.totp} onCopy={(code) => void copy(code, "one-time code")} />}
-        {Object.entries(item.fields)
-          .filter(([k]) => !known.has(k) && k !== "url")
-          .map(([k, v]) => (
-            <div key={k}>
-              <dt>{k}</dt>
-              <dd class="multiline">{v}</dd>
-            </div>
-          ))}
-        {(item.custom ?? []).map((c, n) =>
-          c.hidden ? (
-            secret(`custom-${n}`, c.name, c.value)
-          ) : (
-            <div key={`custom-${n}`}>
-              <dt>{c.name}</dt>
-              <dd class="multiline">{c.value}</dd>
-            </div>
-          ),
-        )}
+        <OtherFields item={item} secret={secret} />
       </dl>
       {copied && (
         <p role="status" class="note">
@@ -126,6 +47,123 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
         Delete
       </button>
     </div>
+  );
+}
+
+type Copy = (value: string, what: string) => Promise<void>;
+
+/** Copying a value to the clipboard, which is cleared after a while; what happened, in a sentence. */
+function useClipboard(): { copied: string | null; copy: Copy } {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async (value: string, what: string) => {
+    try {
+      await navigator.clipboard.writeText(value);
+    } catch {
+      return setCopied(`The browser did not allow copying: select the ${what} and copy it by hand.`);
+    }
+    const wait = clipboardClearMs();
+    setCopied(`Copied. The clipboard will be cleared in ${Math.round(wait / 1000)} seconds.`);
+    setTimeout(async () => {
+      // Only if it still holds what was copied here.
+      const now = await navigator.clipboard.readText().catch(() => value);
+      if (now === value) await navigator.clipboard.writeText("").catch(() => undefined);
+      setCopied("The clipboard was cleared.");
+    }, wait);
+  };
+  return { copied, copy };
+}
+
+/** A secret: masked until revealed, and copied without being shown. */
+function SecretRow(props: { id: string; label: string; value: string; revealed: boolean; onToggle(): void; onCopy: Copy }) {
+  const { id, label, value, revealed } = props;
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>
+        <code data-testid={id}>{revealed ? value : "••••••••••••"}</code>{" "}
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={revealed}
+          aria-label={`${revealed ? "Hide" : "Reveal"} ${label.toLowerCase()}`}
+          onClick={props.onToggle}
+        >
+          {revealed ? "Hide" : "Reveal"}
+        </button>{" "}
+        <button type="button" class="secondary" onClick={() => void props.onCopy(value, label.toLowerCase())}>
+          Copy {label.toLowerCase()}
+        </button>
+      </dd>
+    </div>
+  );
+}
+
+function PlainRow({ field: f, value, onCopy }: { field: TypeField; value: string; onCopy: Copy }) {
+  return (
+    <div>
+      <dt>{f.label}</dt>
+      <dd class={f.multiline ? "multiline" : undefined}>
+        <span data-testid={f.key}>{value}</span>{" "}
+        {!f.multiline && (
+          <button type="button" class="secondary" onClick={() => void onCopy(value, f.label.toLowerCase())}>
+            Copy {f.label.toLowerCase()}
+          </button>
+        )}
+      </dd>
+    </div>
+  );
+}
+
+/** A login's websites: a link each, opened apart from this page, unless it is not a web address. */
+function Websites({ item }: { item: Item }) {
+  return (
+    <>
+      {itemUrls(item).map((u, n) => {
+        const href = openableUrl(u.url);
+        return (
+          <div key={`url-${n}`}>
+            <dt>{n === 0 ? "website" : `website ${n + 1}`}</dt>
+            <dd>
+              {href ? (
+                <a href={href} target="_blank" rel="noopener noreferrer">
+                  {u.url}
+                </a>
+              ) : (
+                <span title="Not a web address: not opened from here">{u.url}</span>
+              )}
+              {u.match !== "domain" && <span class="meta"> · matches: {u.match}</span>}
+            </dd>
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
+/** Fields no type shows (kept from an earlier release), then the person's own custom fields. */
+function OtherFields({ item, secret }: { item: Item; secret(key: string, label: string, value: string): VNode }) {
+  const known = new Set(TYPE_FIELDS[item.type].map((f) => f.key));
+  return (
+    <>
+      {Object.entries(item.fields)
+        .filter(([k]) => !known.has(k) && k !== "url")
+        .map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd class="multiline">{v}</dd>
+          </div>
+        ))}
+      {(item.custom ?? []).map((c, n) =>
+        c.hidden ? (
+          secret(`custom-${n}`, c.name, c.value)
+        ) : (
+          <div key={`custom-${n}`}>
+            <dt>{c.name}</dt>
+            <dd class="multiline">{c.value}</dd>
+          </div>
+        ),
+      )}
+    </>
   );
 }
 

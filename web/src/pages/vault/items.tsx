@@ -1,7 +1,7 @@
 /** A vault's items: finding one and opening it, reading it with its history, adding or editing one. */
 import { useState } from "preact/hooks";
 import type { Item, ItemContent } from "../../../../sdk";
-import { Field, inputValue } from "../../ui";
+import { Field, inputValue } from "../../components/ui";
 import { favouritesFirst, useItemSearch } from "../../components/item-search";
 import { ItemView } from "./item-view";
 import { ItemForm } from "./item-form";

@@ -10,7 +10,7 @@ import {
   type MemberEntry,
 } from "../../../../sdk";
 import { go } from "../../session";
-import { inputValue } from "../../ui";
+import { inputValue } from "../../components/ui";
 import { ShareForm } from "./share";
 import type { VaultState } from "./use-vault";
 

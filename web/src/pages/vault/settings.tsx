@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { mayDo, type Vault } from "../../../../sdk";
 import { currentClient, go } from "../../session";
-import { ErrorNote, Field, inputValue, useAction, Submit } from "../../ui";
+import { ErrorNote, Field, inputValue, useAction, Submit } from "../../components/ui";
 
 export function VaultSettings({ vault, onRenamed }: { vault: Vault; onRenamed(): void }) {
   const client = currentClient();

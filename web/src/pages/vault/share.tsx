@@ -8,7 +8,7 @@
 import { useState } from "preact/hooks";
 import { GRANTABLE_ROLES, type GrantableRole, type TrustLevel } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { Choice, ErrorNote, Field, inputValue, useAction, type Action } from "../../ui";
+import { Choice, ErrorNote, Field, inputValue, useAction, type Action } from "../../components/ui";
 import type { OrgMember } from "./members";
 
 /** A person's key as this browser sees it: now, as pinned here, and what vouches for it. */

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import type { ExportFormat } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { Choice, ErrorNote, Field, PasswordField, useAction } from "../../ui";
+import { Choice, ErrorNote, Field, PasswordField, useAction } from "../../components/ui";
 
 const FORMAT_CHOICES = [
   ["encrypted", "Encrypted with a passphrase (can be imported again)"] as const,
@@ -11,17 +11,28 @@ const FORMAT_CHOICES = [
 ];
 
 export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; vaultName: string; onImported(): void }) {
+  return (
+    <section aria-labelledby="transfer-heading">
+      <h2 id="transfer-heading">Import and export</h2>
+      <Import vaultId={vaultId} onImported={onImported} />
+      <Export vaultId={vaultId} vaultName={vaultName} />
+    </section>
+  );
+}
+
+interface Report {
+  imported: number;
+  skipped: Array<{ name: string; why: string }>;
+}
+
+/** A file of another password manager (or an export of this vault) read here, its items sealed here and added. */
+function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }) {
   const client = currentClient();
   const [file, setFile] = useState<File | null>(null);
   const [filePassword, setFilePassword] = useState("");
   const [progress, setProgress] = useState<string | null>(null);
-  const [report, setReport] = useState<{ imported: number; skipped: Array<{ name: string; why: string }> } | null>(null);
-  const [format, setFormat] = useState<ExportFormat>("encrypted");
-  const [passphrase, setPassphrase] = useState("");
-  const [again, setAgain] = useState("");
+  const [report, setReport] = useState<Report | null>(null);
   const importing = useAction();
-  const exporting = useAction();
-
   const runImport = (e: Event) => {
     e.preventDefault();
     if (!file) return;
@@ -41,36 +52,8 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
       onImported();
     });
   };
-
-  const runExport = (e: Event) => {
-    e.preventDefault();
-    void exporting.run(async () => {
-      if (format === "encrypted") {
-        if (passphrase.length < 12) throw new Error("Choose a passphrase of at least 12 characters for the export.");
-        if (passphrase !== again) throw new Error("The two passphrases differ.");
-      } else if (
-        !confirm(
-          `This saves every password of "${vaultName}" IN THE CLEAR to a file on this computer: anyone who reads the file reads them. Export anyway?`,
-        )
-      )
-        return;
-      const text = await client.exportVaults([vaultId], format, format === "encrypted" ? passphrase : undefined);
-      // The passphrase is not kept in the form once used.
-      setPassphrase("");
-      setAgain("");
-      const type = format === "csv" ? "text/csv" : "application/json";
-      const url = URL.createObjectURL(new Blob([text], { type }));
-      const a = document.createElement("a");
-      a.href = url;
-      a.download = `${vaultName.replace(/[^\w.-]+/g, "_")}-${format === "encrypted" ? "encrypted.json" : `export.${format}`}`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
-    });
-  };
-
   return (
-    <section aria-labelledby="transfer-heading">
-      <h2 id="transfer-heading">Import and export</h2>
+    <>
       <form onSubmit={runImport} aria-label="Import">
         <Field
           id="import-file"
@@ -96,23 +79,59 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
         </p>
       )}
       <ErrorNote error={importing.error} />
-      {report && (
-        <div role="status" class="note">
-          <p>
-            Imported {report.imported} item{report.imported === 1 ? "" : "s"}.
-            {report.skipped.length > 0 && ` Skipped ${report.skipped.length}:`}
-          </p>
-          {report.skipped.length > 0 && (
-            <ul aria-label="Skipped">
-              {report.skipped.map((s, n) => (
-                <li key={n}>
-                  {s.name}: {s.why}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
+      {report && <ImportReport report={report} />}
+    </>
+  );
+}
+
+function ImportReport({ report }: { report: Report }) {
+  return (
+    <div role="status" class="note">
+      <p>
+        Imported {report.imported} item{report.imported === 1 ? "" : "s"}.
+        {report.skipped.length > 0 && ` Skipped ${report.skipped.length}:`}
+      </p>
+      {report.skipped.length > 0 && (
+        <ul aria-label="Skipped">
+          {report.skipped.map((s, n) => (
+            <li key={n}>
+              {s.name}: {s.why}
+            </li>
+          ))}
+        </ul>
       )}
+    </div>
+  );
+}
+
+/** The vault written to a file here: encrypted with a passphrase, or in the clear once the person says so. */
+function Export({ vaultId, vaultName }: { vaultId: string; vaultName: string }) {
+  const client = currentClient();
+  const [format, setFormat] = useState<ExportFormat>("encrypted");
+  const [passphrase, setPassphrase] = useState("");
+  const [again, setAgain] = useState("");
+  const exporting = useAction();
+  const runExport = (e: Event) => {
+    e.preventDefault();
+    void exporting.run(async () => {
+      if (format === "encrypted") {
+        if (passphrase.length < 12) throw new Error("Choose a passphrase of at least 12 characters for the export.");
+        if (passphrase !== again) throw new Error("The two passphrases differ.");
+      } else if (
+        !confirm(
+          `This saves every password of "${vaultName}" IN THE CLEAR to a file on this computer: anyone who reads the file reads them. Export anyway?`,
+        )
+      )
+        return;
+      const text = await client.exportVaults([vaultId], format, format === "encrypted" ? passphrase : undefined);
+      // The passphrase is not kept in the form once used.
+      setPassphrase("");
+      setAgain("");
+      download(text, format, vaultName);
+    });
+  };
+  return (
+    <>
       <form onSubmit={runExport} aria-label="Export">
         <Choice id="export-format" label="Export as" value={format} options={FORMAT_CHOICES} onChange={setFormat} />
         {format === "encrypted" ? (
@@ -130,8 +149,19 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
         </button>
       </form>
       <ErrorNote error={exporting.error} />
-    </section>
+    </>
   );
+}
+
+/** Hands `text` to the browser as a file download, named after the vault. */
+function download(text: string, format: ExportFormat, vaultName: string): void {
+  const type = format === "csv" ? "text/csv" : "application/json";
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `${vaultName.replace(/[^\w.-]+/g, "_")}-${format === "encrypted" ? "encrypted.json" : `export.${format}`}`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 /** A password typed into the form (kept only as long as the form needs it): a new one (`fresh`), or one to neither fill nor keep. */

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Item, TrashedItem } from "../../../../sdk";
 import { currentClient } from "../../session";
-import { ErrorNote, useAction, type Action } from "../../ui";
+import { ErrorNote, useAction, type Action } from "../../components/ui";
 
 /** `version` changes when the vault's items do: the trash is read again then. */
 export function Trash({ vaultId, version, onRestored }: { vaultId: string; version: unknown; onRestored(item: Item): void }) {

@@ -10,7 +10,7 @@ import {
   type VerifiedRoster,
 } from "../../../../sdk";
 import { currentClient, useRefresh } from "../../session";
-import { useAction, type Action } from "../../ui";
+import { useAction } from "../../components/ui";
 import type { OrgMember } from "./members";
 
 /** What the page read of the vault, all at once. */
@@ -108,4 +108,3 @@ export function useVault(vaultId: string, itemId?: string) {
 
 /** The vault page's state, as its parts receive it. */
 export type VaultState = ReturnType<typeof useVault>;
-export type { Action };

@@ -1,0 +1,119 @@
+/** Logging in: the email and master password, then a second step when the account has a factor. */
+import { useState } from "preact/hooks";
+import type { SecondFactorAnswer, SecondFactorChallenge } from "../../../sdk";
+import { go, lastEmail, newClient, rememberEmail, signedIn, takeEndedNotice } from "../session";
+import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
+import { KDF_NOTE } from "../components/kdf-note";
+
+export function Login() {
+  const [endedElsewhere] = useState(takeEndedNotice);
+  // After a reload (or a logout) the email of the last login is filled in: only the password is asked.
+  const [email, setEmail] = useState(lastEmail);
+  const [password, setPassword] = useState("");
+  const [step, setStep] = useState<PendingStep | null>(null);
+  const action = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await nextPaint();
+      // The second step, when the account has a factor: the form below answers it.
+      const client = newClient({ secondFactor: (challenge) => new Promise((resolve) => setStep({ challenge, resolve })) });
+      try {
+        await client.login(email, password);
+      } finally {
+        setStep(null);
+      }
+      rememberEmail(client.account.email);
+      signedIn(client);
+      // A member of an organization that requires a second factor, without one: straight to enrolling it.
+      const factors = await client.factors.list().catch(() => null);
+      go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
+    });
+  };
+  return (
+    <main>
+      <h1>Log in to your vault</h1>
+      {endedElsewhere && (
+        <p class="note" role="status">
+          This browser&apos;s session was ended (from another device, or because its login was used twice). Log in again.
+        </p>
+      )}
+      {step ? (
+        <SecondStep step={step} />
+      ) : (
+        <form onSubmit={submit}>
+          <Field id="login-email" label="Email">
+            <input id="login-email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(inputValue(e))} />
+          </Field>
+          <Field id="login-password" label="Master password">
+            <input
+              id="login-password"
+              type="password"
+              autocomplete="current-password"
+              autoFocus={email !== ""}
+              required
+              value={password}
+              onInput={(e) => setPassword(inputValue(e))}
+            />
+          </Field>
+          <Submit busy={action.busy}>Log in</Submit>
+        </form>
+      )}
+      {action.busy && !step && <Busy label={KDF_NOTE} />}
+      <ErrorNote error={action.error} />
+      <p>
+        First time on this server? <a href="#/register">Create the first account</a>. Invited? Open the link you were sent. Forgot your
+        master password? <a href="#/recover">Recover your account with your trustees</a>.
+      </p>
+    </main>
+  );
+}
+
+interface PendingStep {
+  challenge: SecondFactorChallenge;
+  resolve: (answer: SecondFactorAnswer) => void;
+}
+
+/** A login's second step: a code from the authenticator app or a recovery code, or the security key. */
+function SecondStep({ step }: { step: PendingStep }) {
+  const { challenge, resolve } = step;
+  const [code, setCode] = useState("");
+  const key = useAction();
+  const useKey = () =>
+    void key.run(async () => {
+      const { startAuthentication } = await import("@simplewebauthn/browser");
+      resolve({ webauthn: await startAuthentication({ optionsJSON: challenge.webauthn as never }) });
+    });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const typed = code.trim();
+    resolve(/^\d{6}$/.test(typed) ? { totpCode: typed } : { recoveryCode: typed });
+  };
+  return (
+    <section aria-labelledby="second-step">
+      <h2 id="second-step">Second step</h2>
+      {challenge.retry && (
+        <p class="error" role="alert">
+          That was not right (a wrong password or code, or a code used already). Try again.
+        </p>
+      )}
+      {challenge.methods.includes("webauthn") && (
+        <p>
+          <button type="button" onClick={useKey} disabled={key.busy}>
+            Use your security key or passkey
+          </button>
+        </p>
+      )}
+      <ErrorNote error={key.error} />
+      <form onSubmit={submit}>
+        <Field
+          id="login-code"
+          label={challenge.methods.includes("totp") ? "Code from your authenticator app, or a recovery code" : "A recovery code"}
+        >
+          <input id="login-code" autocomplete="one-time-code" required value={code} onInput={(e) => setCode(inputValue(e))} />
+        </Field>
+        <Submit busy={false}>Continue</Submit>
+      </form>
+    </section>
+  );
+}

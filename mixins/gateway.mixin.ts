@@ -14,13 +14,13 @@ import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
 import { enrolmentRequired } from "../lib/domain/refusals";
 import { vendored } from "../lib/vendor";
-
-/** What the gateway needs of a route (the benchmark's baseline declares its own). */
-export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly">;
 import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
 import type { ServiceMetrics } from "../lib/ops/metrics";
+
+/** What the gateway needs of a route (the benchmark's baseline declares its own). */
+export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly">;
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
@@ -88,20 +88,17 @@ function aliasesOf(routes: readonly GatewayRoute[]): Record<string, string> {
   return Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, r.streamBody ? `stream:${r.action}` : r.action]));
 }
 
-export function gatewayMixin(
-  config: Config,
-  accessTokens: AccessTokens,
-  routes: readonly GatewayRoute[],
-  metrics?: ServiceMetrics,
-  /** The product's check that a token's session is live (the benchmark's baseline has none). */
-  sessions?: SessionCheck,
-): ServiceSchema {
-  const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
-  // What a login that may only enrol a second factor reaches (lib/domain/second-factors.ts `decideEnrolOnly`).
-  const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
-  // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
-  const web = WebAssets.load(config.webDir);
-  const route = (name: string, defs: readonly GatewayRoute[], parseJson: boolean) => ({
+type Web = WebAssets | null;
+type Logger = { error(...a: unknown[]): void; warn(...a: unknown[]): void };
+
+function jsonNotFound(res: Res): void {
+  res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(toHttpError({ name: "NotFoundError" }).body));
+}
+
+/** One route of the gateway: the API's aliases, with the JSON body parsed here or left to a streamed action. */
+function gatewayRoute(config: Config, name: string, defs: readonly GatewayRoute[], parseJson: boolean) {
+  return {
     name,
     path: API_PREFIX,
     mappingPolicy: "restrict",
@@ -115,8 +112,207 @@ export function gatewayMixin(
     authorization: true,
     logging: false,
     callOptions: { timeout: config.requestTimeoutMs, retries: 0 },
-  });
+  };
+}
 
+/** Every error, as the contract's body; 5xx logged by name and message only. */
+function onGatewayError(this: { logger: Logger }, req: Req, res: Res, err: unknown) {
+  const { status, body, retryAfterSec } = toHttpError(err);
+  if (status >= 500) {
+    // Name and message only: no request body, token or driver data reaches the log. A 503
+    // (a node, NATS or the database away for a while) is expected to pass: a warning.
+    const e = err as { name?: string; message?: string };
+    const line = `${req.method} ${(req.url ?? "").split("?")[0]} failed: ${e?.name ?? "Error"}: ${e?.message ?? ""}`;
+    if (status === 503) this.logger.warn(line);
+    else this.logger.error(line);
+  }
+  if (res.headersSent) return void res.end();
+  if (!req.complete) {
+    // Refused before its body was read (413 on the announced size, 401 first): discard the
+    // rest and close afterwards, so that the client reads this answer rather than a reset.
+    res.setHeader("Connection", "close");
+    req.resume();
+  }
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  if (retryAfterSec !== undefined) res.setHeader("Retry-After", String(retryAfterSec));
+  res.writeHead(status);
+  res.end(JSON.stringify(body));
+}
+
+function gatewaySettings(config: Config, routes: readonly GatewayRoute[]) {
+  return {
+    port: config.port,
+    ip: config.host,
+    path: "/",
+    // The aliases are ordered once every route's exist (`created` in gatewayMixin), without localeCompare.
+    // (The two routes share their path: their own order, which this also sorted, stays as listed.)
+    optimizeOrder: false,
+    routes: [
+      gatewayRoute(
+        config,
+        "api",
+        routes.filter((r) => !r.streamBody),
+        true,
+      ),
+      gatewayRoute(
+        config,
+        "api-stream",
+        routes.filter((r) => r.streamBody),
+        false,
+      ),
+    ],
+    log4XXResponses: false,
+    logRequest: null,
+    logRequestParams: null,
+    logResponse: null,
+    logResponseData: null,
+    logRouteRegistration: "debug",
+    onError: onGatewayError,
+  };
+}
+
+/** The answer's fixed headers, and a client's request id kept only if it is safe to echo: the request's id. */
+function stampRequest(req: Req, res: Res): string {
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  for (const name of ["x-request-id", "x-correlation-id"]) {
+    const value = req.headers[name];
+    if (value !== undefined && (typeof value !== "string" || !SAFE_REQUEST_ID.test(value))) delete req.headers[name];
+  }
+  // Every request has an id (moleculer-web makes it the request's, and tracing's trace id),
+  // and everything logged while serving it carries it.
+  const requestId = ((req.headers["x-correlation-id"] ?? req.headers["x-request-id"]) as string | undefined) ?? newRequestId();
+  if (!req.headers["x-correlation-id"]) req.headers["x-request-id"] = requestId;
+  return requestId;
+}
+
+function measureRequest(metrics: ServiceMetrics, req: Req, res: Res): void {
+  const started = performance.now();
+  // The route's template (bounded), not the URL: "web" for the web vault's files, "unrouted" for the rest.
+  const route = () => req.$alias?.fullPath ?? ((req.url ?? "").startsWith(API_PREFIX) ? "unrouted" : "web");
+  res.once("finish", () => metrics.httpRequest(route(), req.method ?? "", res.statusCode, performance.now() - started));
+}
+
+/** No action runs on OPTIONS: the methods the path declares (204 with Allow), or 404. */
+function answerOptions(req: Req, res: Res): void {
+  req.resume();
+  const methods = methodsForPath((req.url ?? "").split("?")[0]!);
+  if (methods.length === 0) return jsonNotFound(res);
+  res.writeHead(204, { Allow: [...methods, "OPTIONS"].join(", ") });
+  res.end();
+}
+
+/** The methods every request goes through before moleculer-web routes it. */
+function requestMethods(web: Web, metrics?: ServiceMetrics) {
+  return {
+    /**
+     * Every request, before moleculer-web routes it: the headers every answer carries (none of
+     * them may be cached or sniffed: they hold tokens, keys and ciphertext), a request id only
+     * if it is safe to echo, and OPTIONS answered here. moleculer-web would resolve an OPTIONS
+     * request to the route of its Access-Control-Request-Method and run that action: no action
+     * runs on OPTIONS; it gets the methods the path declares (204 with Allow), or 404.
+     */
+    httpHandler(this: { serveRequest(req: Req, res: Res, next?: Next): unknown }, req: Req, res: Res, next?: Next) {
+      const requestId = stampRequest(req, res);
+      if (metrics?.enabled) measureRequest(metrics, req, res);
+      return inRequest(requestId, () => this.serveRequest(req, res, next));
+    },
+
+    /** One request, routed: the web vault, OPTIONS, or moleculer-web's routes. */
+    serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
+      if (!decodablePath(req.url ?? "")) {
+        // `/vaults/%` names no resource: 404, as any path that matches nothing (never a 500).
+        req.resume();
+        res.setHeader("Connection", "close");
+        return jsonNotFound(res);
+      }
+      if (web?.serve(req, res)) return;
+      if (req.method === "OPTIONS") return answerOptions(req, res);
+      return gatewayMethods.httpHandler.call(this, req, res, next);
+    },
+  };
+}
+
+/** The HTTP server and its error handler. */
+function serverMethods(config: Config) {
+  return {
+    /**
+     * The HTTP server, made here rather than by moleculer-web so that its deadlines hold: a
+     * request (headers and body, on every route) not received within REQUEST_TIMEOUT is answered
+     * 408 and its connection closed, checked every second (Node checks every 30 s by default).
+     */
+    createServer(this: { server?: http.Server; isHTTPS: boolean; httpHandler: http.RequestListener }) {
+      if (this.server) return;
+      this.server = http.createServer(
+        {
+          requestTimeout: config.requestTimeoutMs,
+          headersTimeout: Math.min(config.requestTimeoutMs, 20_000),
+          connectionsCheckingInterval: 1000,
+        },
+        this.httpHandler,
+      );
+      this.isHTTPS = false;
+    },
+
+    // moleculer-web's default logs stacks and error data; our onError logs 5xx without either.
+    errorHandler(this: { sendError(req: Req, res: Res, err: unknown): void }, req: Req, res: Res, err: unknown) {
+      this.sendError(req, res, err);
+    },
+  };
+}
+
+/** Who calls (the access token) and with what (the body, path ids and query, checked). */
+function accessMethods(config: Config, accessTokens: AccessTokens, routes: readonly GatewayRoute[], sessions?: SessionCheck) {
+  const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
+  // What a login that may only enrol a second factor reaches (lib/domain/second-factors.ts `decideEnrolOnly`).
+  const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
+  return {
+    async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+      ctx.meta.clientIp = clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], config.trustedProxies);
+      if (publicActions.has(req.$alias?.action ?? "")) return null;
+      const header = req.headers.authorization;
+      const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;
+      if (!match) throw unauthorized();
+      const caller = await accessTokens.verify(match[1]!);
+      await sessions?.check(caller, ctx.meta.clientIp);
+      if (caller.enrolOnly && !enrolActions.has(req.$alias?.action ?? "")) throw enrolmentRequired();
+      return caller;
+    },
+
+    /**
+     * After the token: body errors (400/413), malformed path ids (404), then the flat params the
+     * actions validate. A streamed body is the action's to read and check, in the same order.
+     */
+    async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+      const { body, query, params } = req.$params;
+      if (req.$alias?.type === "stream") {
+        if (Number(req.headers["content-length"] ?? 0) > config.rekeyBodyLimitBytes) throw tooLarge();
+        ctx.meta.jsonBody = isJsonContentType(req.headers["content-type"]);
+        // Text chunks: Moleculer's JSON serializer sends a Buffer chunk as an array of numbers
+        // (about 3.5 bytes a byte, close to NATS's 1 MB cap for a 256 KiB chunk), a string as itself.
+        req.setEncoding("utf8");
+        req.$params = { ...(params ?? {}) };
+        return;
+      }
+      if (req.$bodyError) throw req.$bodyError;
+      const ids = checkPathIds(params);
+      const fields = bodyFields(body);
+      // Body fields win over query fields; path parameters win over both.
+      req.$params = { ...(query ?? {}), ...fields, ...ids };
+    },
+  };
+}
+
+export function gatewayMixin(
+  config: Config,
+  accessTokens: AccessTokens,
+  routes: readonly GatewayRoute[],
+  metrics?: ServiceMetrics,
+  /** The product's check that a token's session is live (the benchmark's baseline has none). */
+  sessions?: SessionCheck,
+): ServiceSchema {
+  // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
+  const web = WebAssets.load(config.webDir);
   return {
     mixins: [ApiGateway as unknown as ServiceSchema],
     // moleculer-web's actions that list, add or remove routes at run time, callable from any node:
@@ -126,161 +322,11 @@ export function gatewayMixin(
     created(this: { aliases: Array<{ path: string }> }) {
       this.aliases.sort(aliasOrder);
     },
-    settings: {
-      port: config.port,
-      ip: config.host,
-      path: "/",
-      // The aliases are ordered once every route's exist (`created` above), without localeCompare.
-      // (The two routes share their path: their own order, which this also sorted, stays as listed.)
-      optimizeOrder: false,
-      routes: [
-        route(
-          "api",
-          routes.filter((r) => !r.streamBody),
-          true,
-        ),
-        route(
-          "api-stream",
-          routes.filter((r) => r.streamBody),
-          false,
-        ),
-      ],
-      log4XXResponses: false,
-      logRequest: null,
-      logRequestParams: null,
-      logResponse: null,
-      logResponseData: null,
-      logRouteRegistration: "debug",
-      onError(this: { logger: { error(...a: unknown[]): void; warn(...a: unknown[]): void } }, req: Req, res: Res, err: unknown) {
-        const { status, body, retryAfterSec } = toHttpError(err);
-        if (status >= 500) {
-          // Name and message only: no request body, token or driver data reaches the log. A 503
-          // (a node, NATS or the database away for a while) is expected to pass: a warning.
-          const e = err as { name?: string; message?: string };
-          const line = `${req.method} ${(req.url ?? "").split("?")[0]} failed: ${e?.name ?? "Error"}: ${e?.message ?? ""}`;
-          if (status === 503) this.logger.warn(line);
-          else this.logger.error(line);
-        }
-        if (res.headersSent) return void res.end();
-        if (!req.complete) {
-          // Refused before its body was read (413 on the announced size, 401 first): discard the
-          // rest and close afterwards, so that the client reads this answer rather than a reset.
-          res.setHeader("Connection", "close");
-          req.resume();
-        }
-        res.setHeader("Content-Type", "application/json; charset=utf-8");
-        if (retryAfterSec !== undefined) res.setHeader("Retry-After", String(retryAfterSec));
-        res.writeHead(status);
-        res.end(JSON.stringify(body));
-      },
-    },
+    settings: gatewaySettings(config, routes),
     methods: {
-      /**
-       * Every request, before moleculer-web routes it: the headers every answer carries (none of
-       * them may be cached or sniffed: they hold tokens, keys and ciphertext), a request id only
-       * if it is safe to echo, and OPTIONS answered here. moleculer-web would resolve an OPTIONS
-       * request to the route of its Access-Control-Request-Method and run that action: no action
-       * runs on OPTIONS; it gets the methods the path declares (204 with Allow), or 404.
-       */
-      httpHandler(this: { serveRequest(req: Req, res: Res, next?: Next): unknown }, req: Req, res: Res, next?: Next) {
-        res.setHeader("Cache-Control", "no-store");
-        res.setHeader("X-Content-Type-Options", "nosniff");
-        for (const name of ["x-request-id", "x-correlation-id"]) {
-          const value = req.headers[name];
-          if (value !== undefined && (typeof value !== "string" || !SAFE_REQUEST_ID.test(value))) delete req.headers[name];
-        }
-        // Every request has an id (moleculer-web makes it the request's, and tracing's trace id),
-        // and everything logged while serving it carries it.
-        const requestId = ((req.headers["x-correlation-id"] ?? req.headers["x-request-id"]) as string | undefined) ?? newRequestId();
-        if (!req.headers["x-correlation-id"]) req.headers["x-request-id"] = requestId;
-        if (metrics?.enabled) {
-          const started = performance.now();
-          // The route's template (bounded), not the URL: "web" for the web vault's files, "unrouted" for the rest.
-          const route = () => req.$alias?.fullPath ?? ((req.url ?? "").startsWith(API_PREFIX) ? "unrouted" : "web");
-          res.once("finish", () => metrics.httpRequest(route(), req.method ?? "", res.statusCode, performance.now() - started));
-        }
-        return inRequest(requestId, () => this.serveRequest(req, res, next));
-      },
-
-      /** One request, routed: the web vault, OPTIONS, or moleculer-web's routes. */
-      serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
-        if (!decodablePath(req.url ?? "")) {
-          // `/vaults/%` names no resource: 404, as any path that matches nothing (never a 500).
-          req.resume();
-          res.setHeader("Connection", "close");
-          res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
-          return void res.end(JSON.stringify(toHttpError({ name: "NotFoundError" }).body));
-        }
-        if (web?.serve(req, res)) return;
-        if (req.method === "OPTIONS") {
-          req.resume();
-          const methods = methodsForPath((req.url ?? "").split("?")[0]!);
-          if (methods.length === 0) {
-            res.writeHead(404, { "Content-Type": "application/json; charset=utf-8" });
-            return void res.end(JSON.stringify(toHttpError({ name: "NotFoundError" }).body));
-          }
-          res.writeHead(204, { Allow: [...methods, "OPTIONS"].join(", ") });
-          return void res.end();
-        }
-        return gatewayMethods.httpHandler.call(this, req, res, next);
-      },
-
-      /**
-       * The HTTP server, made here rather than by moleculer-web so that its deadlines hold: a
-       * request (headers and body, on every route) not received within REQUEST_TIMEOUT is answered
-       * 408 and its connection closed, checked every second (Node checks every 30 s by default).
-       */
-      createServer(this: { server?: http.Server; isHTTPS: boolean; httpHandler: http.RequestListener }) {
-        if (this.server) return;
-        this.server = http.createServer(
-          {
-            requestTimeout: config.requestTimeoutMs,
-            headersTimeout: Math.min(config.requestTimeoutMs, 20_000),
-            connectionsCheckingInterval: 1000,
-          },
-          this.httpHandler,
-        );
-        this.isHTTPS = false;
-      },
-
-      // moleculer-web's default logs stacks and error data; our onError logs 5xx without either.
-      errorHandler(this: { sendError(req: Req, res: Res, err: unknown): void }, req: Req, res: Res, err: unknown) {
-        this.sendError(req, res, err);
-      },
-
-      async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
-        ctx.meta.clientIp = clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], config.trustedProxies);
-        if (publicActions.has(req.$alias?.action ?? "")) return null;
-        const header = req.headers.authorization;
-        const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;
-        if (!match) throw unauthorized();
-        const caller = await accessTokens.verify(match[1]!);
-        await sessions?.check(caller, ctx.meta.clientIp);
-        if (caller.enrolOnly && !enrolActions.has(req.$alias?.action ?? "")) throw enrolmentRequired();
-        return caller;
-      },
-
-      /**
-       * After the token: body errors (400/413), malformed path ids (404), then the flat params the
-       * actions validate. A streamed body is the action's to read and check, in the same order.
-       */
-      async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
-        const { body, query, params } = req.$params;
-        if (req.$alias?.type === "stream") {
-          if (Number(req.headers["content-length"] ?? 0) > config.rekeyBodyLimitBytes) throw tooLarge();
-          ctx.meta.jsonBody = isJsonContentType(req.headers["content-type"]);
-          // Text chunks: Moleculer's JSON serializer sends a Buffer chunk as an array of numbers
-          // (about 3.5 bytes a byte, close to NATS's 1 MB cap for a 256 KiB chunk), a string as itself.
-          req.setEncoding("utf8");
-          req.$params = { ...(params ?? {}) };
-          return;
-        }
-        if (req.$bodyError) throw req.$bodyError;
-        const ids = checkPathIds(params);
-        const fields = bodyFields(body);
-        // Body fields win over query fields; path parameters win over both.
-        req.$params = { ...(query ?? {}), ...fields, ...ids };
-      },
+      ...requestMethods(web, metrics),
+      ...serverMethods(config),
+      ...accessMethods(config, accessTokens, routes, sessions),
     },
   } as unknown as ServiceSchema;
 }

@@ -42,6 +42,29 @@ export interface StreamedBody<A extends string> {
   started: number;
 }
 
+/** The route's rules, compiled: its top-level fields at once, and one check per entry of each array of ciphertexts. */
+function compileChecks<A extends string>(action: ActionName, names: readonly A[]): { checkTop: Check; checks: Record<A, Check> } {
+  const rules = paramsOf(action) as Record<string, { items: object }>;
+  const validator = new SafeValidator();
+  const top = Object.fromEntries(Object.entries(rules).filter(([k]) => !names.includes(k as A)));
+  const checkTop = validator.compile(top) as unknown as Check;
+  const checks = Object.fromEntries(
+    names.map((n) => [n, validator.compile({ $$root: true, ...rules[n]!.items }) as unknown as Check]),
+  ) as Record<A, Check>;
+  return { checkTop, checks };
+}
+
+/** One of the process's fair slots for the caller, or 503 (the process, the caller's organization or the caller at its share). */
+function takeSlot(slots: FairSlots, ctx: Context<unknown, RequestMeta>, what: string): { release(): void } {
+  const caller = callerOf(ctx);
+  const slot = slots.take(caller.orgId, caller.userId);
+  if ("refusal" in slot) {
+    const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
+    throw new AppError("UNAVAILABLE", `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
+  }
+  return slot;
+}
+
 /**
  * The streamed body of `action` (a route with a `:vaultId`): `arrays` are its arrays of item
  * ciphertexts, checked a batch at a time (those in `optional` may be absent). `what` names the
@@ -55,14 +78,8 @@ export function streamedBodies<A extends string>(
   /** Refuses an array longer than this as soon as the body is read (before any database work). */
   maxEntries?: { max: number; refusal: () => Error },
 ) {
-  const rules = paramsOf(action) as Record<string, { items: object }>;
-  const validator = new SafeValidator();
   const names = [...arrays.required, ...arrays.optional];
-  const top = Object.fromEntries(Object.entries(rules).filter(([k]) => !names.includes(k as A)));
-  const checkTop = validator.compile(top) as unknown as Check;
-  const checks = Object.fromEntries(
-    names.map((n) => [n, validator.compile({ $$root: true, ...rules[n]!.items }) as unknown as Check]),
-  ) as Record<A, Check>;
+  const { checkTop, checks } = compileChecks(action, names);
   // One pool per node (its config): rekeys and imports share REKEY_CONCURRENCY's slots.
   const slots = poolOf(config);
   const bounds = rekeyBodyBounds(config);
@@ -105,12 +122,7 @@ export function streamedBodies<A extends string>(
     async handle<T>(ctx: Context<{ vaultId: VaultId }, RequestMeta>, handle: (body: StreamedBody<A>) => Promise<T>): Promise<T> {
       const started = performance.now();
       try {
-        const caller = callerOf(ctx);
-        const slot = slots.take(caller.orgId, caller.userId);
-        if ("refusal" in slot) {
-          const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
-          throw new AppError("UNAVAILABLE", `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
-        }
+        const slot = takeSlot(slots, ctx, what);
         try {
           return await handle({ ...(await read(ctx)), started });
         } finally {

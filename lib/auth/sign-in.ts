@@ -47,23 +47,20 @@ export async function tokenPair(rt: Pick<Runtime, "accessTokens">, caller: Calle
   };
 }
 
-/** Starts the session (ending the least recently used beyond the cap, or with `endOthers` every other one) and answers the login body. */
-export async function signIn(
-  rt: Runtime,
-  ctx: Context,
-  user: UserRecord,
-  opts: {
-    deviceName: string;
-    address: string;
-    endOthers?: boolean;
-    /** The key version a password was compared against (the current one by default): a change since refuses the session. */
-    accountVersion?: number;
-    /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
-    fullAccess?: boolean;
-    /** The account's factor count, when the caller read the factors already (not read again). */
-    factorCount?: number;
-  },
-) {
+export interface SignInOptions {
+  deviceName: string;
+  address: string;
+  endOthers?: boolean;
+  /** The key version a password was compared against (the current one by default): a change since refuses the session. */
+  accountVersion?: number;
+  /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
+  fullAccess?: boolean;
+  /** The account's factor count, when the caller read the factors already (not read again). */
+  factorCount?: number;
+}
+
+/** Stores the new session and its refresh token, ends the sessions it displaces, and tells the nodes. */
+async function startSession(rt: Runtime, ctx: Context, user: UserRecord, opts: SignInOptions) {
   const { store } = rt;
   const refresh = newRefreshToken(rt);
   const sessionId = newId();
@@ -85,9 +82,15 @@ export async function signIn(
     ? await store.accounts.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
     : [];
   await announceEnded(ctx, rt.sessions, [...ended, ...others]);
+  return { sessionId, refreshToken: refresh.token };
+}
+
+/** Starts the session (ending the least recently used beyond the cap, or with `endOthers` every other one) and answers the login body. */
+export async function signIn(rt: Runtime, ctx: Context, user: UserRecord, opts: SignInOptions) {
+  const { sessionId, refreshToken } = await startSession(rt, ctx, user, opts);
   const enrolOnly = !opts.fullAccess && (await enrolOnlyFor(rt, user, opts.factorCount));
   // An account that rotated its keys: its devices follow the log from the keys they knew.
-  const keyLog = await store.accounts.keyLog(user.userId);
+  const keyLog = await rt.store.accounts.keyLog(user.userId);
   const caller: Caller = {
     userId: user.userId,
     orgId: user.orgId,
@@ -96,7 +99,7 @@ export async function signIn(
     ...(enrolOnly && { enrolOnly: true as const }),
   };
   return {
-    ...(await tokenPair(rt, caller, refresh.token)),
+    ...(await tokenPair(rt, caller, refreshToken)),
     sessionId,
     userId: user.userId,
     orgId: user.orgId,

@@ -1,6 +1,6 @@
 /** `vaultctl verify` (a vault against its signed roster and item log, or a saved roster offline) and `vaultctl roster`. */
 import fs from "node:fs";
-import { describeLink, type PublicKeyBundle } from "../../sdk";
+import { describeLink, type CheckedMember, type PublicKeyBundle } from "../../sdk";
 import { readSavedRoster, verifySavedRoster, type SavedRoster } from "../roster";
 import { sameFingerprint } from "../../sdk/fingerprints";
 import type { Context } from "../context";
@@ -84,28 +84,13 @@ export const verifyCommands: Command[] = [
       const emails = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
       const name = (id: string) => emails.get(id) ?? id;
       if (opts.save) {
-        const ids = new Set(
-          roster.links.flatMap((l) => [l.actorId, ...(l.subjectId ? [l.subjectId] : []), ...(l.members ?? []).map((m) => m.userId)]),
-        );
-        const keys: Record<string, PublicKeyBundle> = {};
-        for (const id of ids) {
-          const bundle = org.find((m) => m.userId === id && !m.problem);
-          if (bundle)
-            keys[id] = {
-              userId: id,
-              email: bundle.email,
-              publicKey: bundle.publicKey,
-              signingPublicKey: bundle.signingPublicKey,
-              publicKeySignature: bundle.publicKeySignature,
-            };
-        }
         const saved: SavedRoster = {
           format: "vault-roster/v1",
           server: ctx.server,
           vaultId: vault.vaultId,
           vaultName: vault.nameCheck.name,
           links: roster.links,
-          keys,
+          keys: signersKeys(roster.links, org),
         };
         fs.writeFileSync(opts.save, JSON.stringify(saved, null, 2) + "\n", { mode: 0o600 });
       }
@@ -134,6 +119,24 @@ export const verifyCommands: Command[] = [
     },
   },
 ];
+
+/** The public keys of every user the links name, as the organization's members show them (none of a member whose keys do not check out). */
+function signersKeys(links: SavedRoster["links"], org: CheckedMember[]): Record<string, PublicKeyBundle> {
+  const ids = new Set(links.flatMap((l) => [l.actorId, ...(l.subjectId ? [l.subjectId] : []), ...(l.members ?? []).map((m) => m.userId)]));
+  const keys: Record<string, PublicKeyBundle> = {};
+  for (const id of ids) {
+    const bundle = org.find((m) => m.userId === id && !m.problem);
+    if (bundle)
+      keys[id] = {
+        userId: id,
+        email: bundle.email,
+        publicKey: bundle.publicKey,
+        signingPublicKey: bundle.signingPublicKey,
+        publicKeySignature: bundle.publicKeySignature,
+      };
+  }
+  return keys;
+}
 
 function nameOf(report: { members: Array<{ userId: string; email?: string }> }, userId: string): string {
   return report.members.find((m) => m.userId === userId)?.email ?? userId;

@@ -60,124 +60,170 @@ export interface PreparedNode {
 /** How long a readiness probe waits for the store's answer. */
 const STORE_PING_TIMEOUT_MS = 2_000;
 
+type Phase = "starting" | "serving" | "draining";
+type Log = { warn(m: string): void; info(m: string): void };
+
+/** One node's life: its operations port, its runtime, and the broker's hooks that take it from starting to serving to draining. */
+class NodeLife {
+  private runtime: Runtime | undefined;
+  private ops: OpsServer | undefined;
+  private adminSocket: NetServer | undefined;
+  private phase: Phase = "starting";
+  private closing: Promise<void> | undefined;
+  private brokerLog: Log | undefined;
+  private brokerRef: ServiceBroker | undefined;
+  private serving!: (node: RunningNode) => void;
+  private failed!: (err: unknown) => void;
+  /** Set once the runtime is registered for moleculer-runner's service files. */
+  forgetRuntime = () => undefined as void;
+  readonly metrics: ServiceMetrics;
+  readonly running: Promise<RunningNode>;
+  /** The broker's logger once there is a broker; the console before. */
+  private readonly log: Log = {
+    warn: (m: string) => (this.brokerLog ? this.brokerLog.warn(m) : console.warn(m)),
+    info: (m: string) => (this.brokerLog ? this.brokerLog.info(m) : console.info(m)),
+  };
+
+  constructor(
+    private readonly config: Config,
+    private readonly opts: NodeOptions,
+  ) {
+    // Collected only where something reads them: the operations port, with METRICS on.
+    this.metrics = config.opsPort !== undefined && config.metrics ? ServiceMetrics.on() : ServiceMetrics.off();
+    this.running = new Promise<RunningNode>((resolve, reject) => {
+      this.serving = resolve;
+      this.failed = reject;
+    });
+    this.running.catch(() => undefined);
+  }
+
+  /** Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end. */
+  readonly closeAll = (): Promise<void> =>
+    (this.closing ??= (async () => {
+      this.forgetRuntime();
+      this.adminSocket?.close();
+      await this.runtime?.close();
+      await this.ops?.close();
+    })());
+
+  /** Probes answer from the very start: "starting" while the store migrates and services load. */
+  async openOpsPort(): Promise<void> {
+    const { config } = this;
+    if (config.opsPort === undefined) return;
+    this.ops = await OpsServer.start(config.opsPort, config.host, {
+      notReadyBecause: () => this.notReadyBecause(),
+      metrics: () => this.metrics.text({ namespace: config.namespace, nodeID: this.brokerRef?.nodeID ?? "" }),
+    });
+  }
+
+  private async notReadyBecause(): Promise<string[]> {
+    const runtime = this.runtime;
+    if (this.phase !== "serving" || !runtime) return [this.phase];
+    const reasons: string[] = [];
+    if (!runtime.queue.reachable()) reasons.push("NATS unreachable");
+    if (!(await answersWithin(runtime.store.housekeeping.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
+    return reasons;
+  }
+
+  async startRuntime(): Promise<Runtime> {
+    try {
+      this.runtime = await createRuntime(this.config, this.log, this.metrics, this.opts.clock);
+    } catch (err) {
+      await this.closeAll().catch(() => undefined);
+      throw err;
+    }
+    const rt = this.runtime;
+    this.metrics.onScrape(() => {
+      const usage = rt.store.housekeeping.poolUsage();
+      if (usage) this.metrics.storePool(usage);
+    });
+    return rt;
+  }
+
+  brokerOptions(rt: Runtime): BrokerOptions {
+    const base = brokerOptions(this.config, {}, this.metrics);
+    const extra = this.opts.broker;
+    return {
+      ...base,
+      ...extra,
+      middlewares: [this.nodeStart(), ...(base.middlewares ?? []), ...(extra?.middlewares ?? [])],
+      // Signals are the node's, not Moleculer's: SIGTERM drains first (readiness 503 for DRAIN_DELAY), then stops.
+      skipProcessEventRegistration: true,
+      replOptions: { customCommands: replCommands(rt.store) as never },
+      started: (broker: ServiceBroker) => this.started(broker, rt),
+      stopped: this.closeAll,
+    };
+  }
+
+  /** Before any service starts: the node's broker, and a gateway that cannot listen (a HOST not on this machine, a port in use) fails here, in one line. */
+  private nodeStart(): Middleware {
+    const { config } = this;
+    return {
+      name: "VaultNode",
+      created: (broker: ServiceBroker) => {
+        this.brokerRef = broker;
+        this.brokerLog = broker.getLogger("runtime");
+      },
+      async starting(broker: ServiceBroker) {
+        if (broker.getLocalService("api")) await checkCanListen(config.host, config.port);
+      },
+    };
+  }
+
+  private async started(broker: ServiceBroker, rt: Runtime): Promise<void> {
+    try {
+      await this.openAdminSocket(broker, rt);
+    } catch (err) {
+      this.failed(err);
+      throw err;
+    }
+    this.phase = "serving";
+    const node = this.runningNode(broker, rt);
+    if (this.opts.announce) announce(this.config, node);
+    if (this.opts.ownSignals) stopOnSignals(node);
+    this.serving(node);
+  }
+
+  /** The embedded store's owner takes online backups (lib/ops/backup.ts). */
+  private async openAdminSocket(broker: ServiceBroker, rt: Runtime): Promise<void> {
+    const { config } = this;
+    if (config.databaseUrl || config.mongoUrl) return;
+    this.adminSocket = await listenAdminSocket(config.dataDir, rt.store);
+    if (!this.adminSocket)
+      broker.logger.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
+  }
+
+  private runningNode(broker: ServiceBroker, rt: Runtime): RunningNode {
+    const { config } = this;
+    const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
+    return {
+      broker,
+      runtime: rt,
+      port: (api?.server?.address() as AddressInfo | null)?.port,
+      opsPort: this.ops?.port,
+      stop: () => broker.stop(),
+      drain: async () => {
+        this.phase = "draining";
+        if (config.drainDelayMs > 0) {
+          broker.logger.info(`Draining: not ready, stopping in ${config.drainDelayMs} ms`);
+          await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+        }
+        await broker.stop();
+      },
+    };
+  }
+}
+
 /**
  * Makes the node's runtime and the options of the broker that will run its services. The
  * operations port answers from here on ("starting" while the store migrates and the services load).
  */
 export async function prepareNode(config: Config, opts: NodeOptions = {}): Promise<PreparedNode> {
   checkSplitDeployment(config);
-  let runtime: Runtime | undefined;
-  let ops: OpsServer | undefined;
-  let adminSocket: NetServer | undefined;
-  let phase: "starting" | "serving" | "draining" = "starting";
-  // Collected only where something reads them: the operations port, with METRICS on.
-  const metrics = config.opsPort !== undefined && config.metrics ? ServiceMetrics.on() : ServiceMetrics.off();
-  // Once, whether the broker stops or the start fails: the ops port last, so probes answer to the end.
-  let closing: Promise<void> | undefined;
-  let forgetRuntime = () => undefined as void;
-  const closeAll = () =>
-    (closing ??= (async () => {
-      forgetRuntime();
-      adminSocket?.close();
-      await runtime?.close();
-      await ops?.close();
-    })());
-  let brokerLog: { warn(m: string): void; info(m: string): void } | undefined;
-  const log = {
-    warn: (m: string) => (brokerLog ? brokerLog.warn(m) : console.warn(m)),
-    info: (m: string) => (brokerLog ? brokerLog.info(m) : console.info(m)),
-  };
-
-  // Probes answer from the very start: "starting" while the store migrates and services load.
-  const notReadyBecause = async (): Promise<string[]> => {
-    if (phase !== "serving" || !runtime) return [phase];
-    const reasons: string[] = [];
-    if (!runtime.queue.reachable()) reasons.push("NATS unreachable");
-    if (!(await answersWithin(runtime.store.housekeeping.ping(), STORE_PING_TIMEOUT_MS))) reasons.push("store unreachable");
-    return reasons;
-  };
-  let brokerRef: ServiceBroker | undefined;
-  if (config.opsPort !== undefined) {
-    ops = await OpsServer.start(config.opsPort, config.host, {
-      notReadyBecause,
-      metrics: () => metrics.text({ namespace: config.namespace, nodeID: brokerRef?.nodeID ?? "" }),
-    });
-  }
-  try {
-    runtime = await createRuntime(config, log, metrics, opts.clock);
-  } catch (err) {
-    await closeAll().catch(() => undefined);
-    throw err;
-  }
-  const rt = runtime;
-  metrics.onScrape(() => {
-    const usage = rt.store.housekeeping.poolUsage();
-    if (usage) metrics.storePool(usage);
-  });
-
-  let serving!: (node: RunningNode) => void;
-  let failed!: (err: unknown) => void;
-  const running = new Promise<RunningNode>((resolve, reject) => {
-    serving = resolve;
-    failed = reject;
-  });
-  running.catch(() => undefined);
-
-  // Before any service starts: the node's broker, and a gateway that cannot listen (a HOST not on
-  // this machine, a port in use) fails here, in one line.
-  const nodeStart: Middleware = {
-    name: "VaultNode",
-    created(broker: ServiceBroker) {
-      brokerRef = broker;
-      brokerLog = broker.getLogger("runtime");
-    },
-    async starting(broker: ServiceBroker) {
-      if (broker.getLocalService("api")) await checkCanListen(config.host, config.port);
-    },
-  };
-  const base = brokerOptions(config, {}, metrics);
-  const options: BrokerOptions = {
-    ...base,
-    ...opts.broker,
-    middlewares: [nodeStart, ...(base.middlewares ?? []), ...(opts.broker?.middlewares ?? [])],
-    // Signals are the node's, not Moleculer's: SIGTERM drains first (readiness 503 for DRAIN_DELAY), then stops.
-    skipProcessEventRegistration: true,
-    replOptions: { customCommands: replCommands(rt.store) as never },
-    async started(broker: ServiceBroker) {
-      try {
-        // The embedded store's owner takes online backups (lib/ops/backup.ts).
-        if (!config.databaseUrl && !config.mongoUrl) {
-          adminSocket = await listenAdminSocket(config.dataDir, rt.store);
-          if (!adminSocket)
-            broker.logger.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
-        }
-      } catch (err) {
-        failed(err);
-        throw err;
-      }
-      phase = "serving";
-      const api = broker.getLocalService("api") as unknown as { server?: Server } | undefined;
-      const node: RunningNode = {
-        broker,
-        runtime: rt,
-        port: (api?.server?.address() as AddressInfo | null)?.port,
-        opsPort: ops?.port,
-        stop: () => broker.stop(),
-        async drain() {
-          phase = "draining";
-          if (config.drainDelayMs > 0) {
-            broker.logger.info(`Draining: not ready, stopping in ${config.drainDelayMs} ms`);
-            await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
-          }
-          await broker.stop();
-        },
-      };
-      if (opts.announce) announce(config, node);
-      if (opts.ownSignals) stopOnSignals(node);
-      serving(node);
-    },
-    stopped: closeAll,
-  };
+  const life = new NodeLife(config, opts);
+  await life.openOpsPort();
+  const rt = await life.startRuntime();
+  const options = life.brokerOptions(rt);
   // Kept out of reach of option merging: moleculer-runner's environment overrides (TRANSPORTER,
   // METRICS, ... would mean Moleculer's own settings there) leave what this node set alone; the
   // node's settings are lib/config.ts's.
@@ -185,8 +231,8 @@ export async function prepareNode(config: Config, opts: NodeOptions = {}): Promi
   for (const key of Object.keys(options)) if (key !== "nodeID") pin(options as Record<string, unknown>, key);
   const registered = registerRuntime(rt);
   Object.defineProperty(options, RUNTIME_OPTION, { value: registered.id, enumerable: true });
-  forgetRuntime = registered.forget;
-  return { options, runtime: rt, running };
+  life.forgetRuntime = registered.forget;
+  return { options, runtime: rt, running: life.running };
 }
 
 /** Every service named (all by default) in one broker over one runtime, started. */

@@ -1,16 +1,5 @@
-/**
- * What the CLI keeps on disk, in one directory (`VAULTCTL_HOME`, else
- * `$XDG_CONFIG_HOME/vaultctl`, else `~/.config/vaultctl`), mode 0700, every file 0600:
- * - `login.json`: the server, the account (public keys, KDF parameters, private keys still
- *   sealed under the stretched key) and the token pair;
- * - `pins.json`: the key fingerprints pinned on first use, per server;
- * - `heads.json`: the highest signed-roster head seen per vault, per server;
- * - `kdf.json`: per server and account (email), the KDF parameters and salt this machine logged
- *   in with, and the account's signing key that may vouch for a change of them;
- * - `invites.json`: per server and invited email, the binding secret of each invite made here;
- * - `unlocked.json`: after `unlock`, the stretched key sealed under a random session key that
- *   exists only in the printed `VAULT_SESSION` value. The password is never written anywhere.
- */
+// What vaultctl keeps on disk: one owner-only directory (login, pins, heads, KDF, invites, unlock).
+// Design: docs/design/cli-state.md
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -1,18 +1,5 @@
-/**
- * Domain events, through a transactional outbox (lib/store/port/outbox.ts). A service makes each
- * event of a change with `events.record(type, subjects)` (ids and types only:
- * lib/domain/events.ts), hands it to the store method that makes the change, which writes it in
- * the same transaction, and calls `events.kick()` once the change is committed. This relay then
- * publishes what waits in the outbox to the event queue and removes it from the outbox.
- *
- * So a 2xx means the event is durable (it was committed with the change), and no committed change
- * can miss the audit log: if the queue is unreachable, or the process dies between the commit and
- * the publish, the event waits in the outbox and is published by the next drain (every
- * OUTBOX_POLL_MS, at start, on the next kick) of this process or of any other on the same store.
- * A publish can repeat; the queue (JetStream: by message id) and the audit log (by event id) keep
- * each event once. On the in-process queue of the embedded default, which dies with the process,
- * an event leaves the outbox only once the audit worker has recorded it (`handled`).
- */
+// Domain events through the transactional outbox: recorded with the change, published to the queue after.
+// Design: docs/design/outbox.md
 import { newId } from "./domain/ids";
 import { timestamp } from "./domain/encoding";
 import type { DomainEvent, DomainEventType, EventSubjects } from "./domain/events";

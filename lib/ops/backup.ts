@@ -1,18 +1,5 @@
-/**
- * Backup and restore of the embedded store (SQLite under DATA_DIR).
- *
- * - Backup is online: the running server writes a consistent snapshot (`VACUUM INTO`) while it
- *   goes on serving, asked through its admin socket (`DATA_DIR/admin.sock`, owner-only: whoever
- *   may read DATA_DIR may ask). With no server running, the admin command opens the store itself.
- *   The copy is written beside the target, flushed to disk, then linked into place: a backup file
- *   that exists is complete.
- * - Restore is offline: the backup is checked (SQLite's integrity check, the migrations table),
- *   then copied into DATA_DIR, refusing a DATA_DIR whose store is in use or (without `force`) holds
- *   a database.
- *
- * The JWT signing key under DATA_DIR is not part of a backup: after a restore onto another
- * DATA_DIR, users sign in again (their refresh tokens are in the backup and still work).
- */
+// Backup (online, through the admin socket) and restore (offline) of the embedded store.
+// Design: docs/design/online-backup.md
 import { CHANGE_EPOCH_KEY } from "../domain/item-changes";
 import fs from "node:fs";
 import net from "node:net";

@@ -1,19 +1,5 @@
-/**
- * A node's metrics: Moleculer's own (process, event loop, transit, through its registry) and, on
- * lean counters (lib/ops/metric-families.ts), every action call and the service's own figures.
- * With metrics off (no OPS_PORT, or METRICS=off) every method does nothing.
- *
- * Names as Prometheus shows them (every series also has `namespace` and `nodeID`):
- * - `moleculer_request_total{service,action,type}`, `moleculer_request_time{...}` (ms histogram),
- *   `moleculer_request_active`, `moleculer_request_error_total{...,errorName,errorCode}`: the same
- *   series Moleculer's metrics middleware keeps, which this one replaces (it costs a fraction)
- * - `vault_http_requests_total{route,method,status}`, `vault_http_request_duration{route}` (ms)
- * - `vault_rekeys_total`, `vault_rekey_items`, `vault_rekey_duration` (ms)
- * - `vault_invites_created_total`, `vault_invites_redeemed_total` (consumed by a registration)
- * - `vault_login_failures_total`, `vault_rate_limited_total{limit}`
- * - `vault_audit_events_pending`, `vault_audit_lag` (s, from an event to its audit record)
- * - `vault_store_pool_connections{state}` (PostgreSQL: total, idle, waiting)
- */
+// A node's metrics: Moleculer's own and lean counters for every action call and the service's figures.
+// Design: docs/design/metrics.md
 import type { BrokerOptions, Context, Middleware, ServiceBroker } from "moleculer";
 import type { PoolUsage } from "../store/port";
 import { answersWithin } from "./answers-within";

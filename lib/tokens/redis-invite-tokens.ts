@@ -1,16 +1,5 @@
-/**
- * Invite tokens with Redis: the lookup by token hash cached until the invite expires, and the
- * one-shot lock taken while a token is being consumed.
- *
- * The database stays the source of truth: consuming an invite is a conditional update there, so a
- * token is consumed at most once whatever Redis does. Redis down:
- * - lookups read the database (the fallback is the truth, only slower);
- * - the one-shot lock is skipped: concurrent redemptions reach the database, where one wins and
- *   the others get INVITE_NOT_REDEEMABLE, exactly as with the lock;
- * - a cache entry that could not be dropped after a consume or a revoke is dropped as soon as Redis
- *   is back. Until then only the redeem preview can be stale; registering with the token still
- *   fails, since the database decides.
- */
+// Invite tokens with Redis: the lookup cached and a one-shot lock; the database stays the truth.
+// Design: docs/design/invite-token-cache.md
 import type { InviteId } from "../domain/ids";
 import type { Invite } from "../domain/invites";
 import type { Store } from "../store/port";

@@ -15,7 +15,8 @@ export interface RequestMeta {
   $location?: string;
 }
 
-type Ctx = Context<unknown, RequestMeta>;
+/** An action's context as the gateway hands it over: its params and the request's meta. */
+export type Ctx<P = unknown> = Context<P, RequestMeta>;
 
 /** The authenticated caller; 401 when an action that needs one is reached without. */
 export function callerOf(ctx: Ctx): Caller {

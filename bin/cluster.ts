@@ -1,21 +1,10 @@
-/**
- * A local split deployment on the machine's PostgreSQL, Redis and NATS: one process per service
- * and two gateways on two ports (PORT and PORT+1), behind nothing. `npm run cluster`.
- *
- * It creates the database if it is missing, shares one signing key (JWT_SECRET, else the one
- * under DATA_DIR) with every node, restarts a node that dies, and on Ctrl-C or SIGTERM stops every
- * node gracefully (in-flight requests finish) before it exits.
- *
- * Settings (defaults for this machine): TRANSPORTER=nats://127.0.0.1:4222,
- * DATABASE_URL=postgres://postgres@127.0.0.1:5432/vault, REDIS_URL=redis://127.0.0.1:6379,
- * PORT=3000, GATEWAYS=2, and every setting of the service (lib/config.ts), passed to each node;
- * OPS_PORT, when set, is the first of consecutive operations ports, one per node (listed at start).
- */
+// A local split deployment (`npm run cluster`): one process per service and two gateways, restarted when they die.
+// Design: docs/design/local-cluster.md
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { loadConfig } from "../lib/config";
+import { loadConfig, type Config } from "../lib/config";
 import { loadOrCreateSecret } from "../lib/auth/secrets";
 import { SERVICES } from "../services";
 import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
@@ -54,23 +43,12 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const env: Record<string, string | undefined> = {
-    TRANSPORTER: "nats://127.0.0.1:4222",
-    DATABASE_URL: "postgres://postgres@127.0.0.1:5432/vault",
-    REDIS_URL: "redis://127.0.0.1:6379",
-    // As `npm start` runs the server (lib/ops/start-flags.ts).
-    ...START_ENV,
-    ...process.env,
-  };
-  const config = loadConfig(env);
-  const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir).toString("base64");
-  await ensureDatabase(config.databaseUrl!);
-
+/** Every node: one per service but the gateway, and GATEWAYS gateways on consecutive ports from PORT. */
+function planNodes(config: Config, env: Record<string, string | undefined>, secret: string): Node[] {
   const gateways = Number(env.GATEWAYS ?? 2);
   const basePort = config.port || 3000;
   const shared = { ...env, JWT_SECRET: secret } as Record<string, string>;
-  const nodes: Node[] = [
+  return [
     ...Object.keys(SERVICES)
       .filter((s) => s !== "api")
       .map((s) => ({ name: s, env: { ...shared, SERVICES: s } })),
@@ -87,10 +65,15 @@ async function main(): Promise<void> {
       ...(config.opsPort !== undefined ? { OPS_PORT: String(config.opsPort + i) } : {}),
     },
   }));
-  if (config.opsPort !== undefined) log(`ops ports: ${nodes.map((n) => `${n.name}=${n.env.OPS_PORT}`).join(" ")}`);
+}
 
-  let stopping = false;
-  const start = (node: Node): void => {
+/** Runs every node's process, restarts one that dies, and stops them all gracefully (in-flight requests finish). */
+class Supervisor {
+  stopping = false;
+
+  constructor(private readonly nodes: Node[]) {}
+
+  start(node: Node): void {
     const child = spawn(process.execPath, [...NODE_FLAGS, SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
     node.child = child;
     const prefix = (chunk: Buffer) =>
@@ -104,40 +87,38 @@ async function main(): Promise<void> {
     child.stderr!.on("data", (d: Buffer) => process.stderr.write(prefix(d)));
     log(`${node.name} started, pid ${child.pid}`);
     child.once("exit", (code, signal) => {
-      if (stopping) return;
+      if (this.stopping) return;
       log(`${node.name} (pid ${child.pid}) exited (${signal ?? code}); restarting`);
-      setTimeout(() => !stopping && start(node), RESTART_DELAY_MS);
+      setTimeout(() => !this.stopping && this.start(node), RESTART_DELAY_MS);
     });
-  };
-  nodes.forEach(start);
+  }
 
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping ${nodes.length} nodes`);
-    await Promise.all(
-      nodes.map(
-        (node) =>
-          new Promise<void>((resolve) => {
-            const child = node.child;
-            if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-            const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-            child.once("exit", () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            child.kill("SIGTERM");
-          }),
-      ),
-    );
+  async stop(signal: string): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    log(`${signal}: stopping ${this.nodes.length} nodes`);
+    await Promise.all(this.nodes.map(stopNode));
     log("stopped");
     process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  }
+}
 
-  // Ready when every gateway says every service is reachable.
-  const urls = nodes.filter((n) => n.env.PORT).map((n) => `http://${config.host}:${n.env.PORT}/api/v1`);
+/** SIGTERM, then SIGKILL after STOP_TIMEOUT_MS; resolves when the node's process has exited. */
+function stopNode(node: Node): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const child = node.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** Waits until every gateway says every service is reachable: true, or false when the cluster stops first. */
+async function waitUntilReady(urls: string[], stopping: () => boolean): Promise<boolean> {
   for (;;) {
     const ok = await Promise.all(
       urls.map((u) =>
@@ -147,11 +128,34 @@ async function main(): Promise<void> {
         ),
       ),
     );
-    if (ok.every(Boolean)) break;
-    if (stopping) return;
+    if (ok.every(Boolean)) return true;
+    if (stopping()) return false;
     await new Promise((r) => setTimeout(r, 200));
   }
-  log(`ready: ${urls.join(" ")}`);
+}
+
+async function main(): Promise<void> {
+  const env: Record<string, string | undefined> = {
+    TRANSPORTER: "nats://127.0.0.1:4222",
+    DATABASE_URL: "postgres://postgres@127.0.0.1:5432/vault",
+    REDIS_URL: "redis://127.0.0.1:6379",
+    // As `npm start` runs the server (lib/ops/start-flags.ts).
+    ...START_ENV,
+    ...process.env,
+  };
+  const config = loadConfig(env);
+  const secret = loadOrCreateSecret(config.jwtSecret, config.dataDir).toString("base64");
+  await ensureDatabase(config.databaseUrl!);
+
+  const nodes = planNodes(config, env, secret);
+  if (config.opsPort !== undefined) log(`ops ports: ${nodes.map((n) => `${n.name}=${n.env.OPS_PORT}`).join(" ")}`);
+  const supervisor = new Supervisor(nodes);
+  nodes.forEach((node) => supervisor.start(node));
+  process.on("SIGINT", () => void supervisor.stop("SIGINT"));
+  process.on("SIGTERM", () => void supervisor.stop("SIGTERM"));
+
+  const urls = nodes.filter((n) => n.env.PORT).map((n) => `http://${config.host}:${n.env.PORT}/api/v1`);
+  if (await waitUntilReady(urls, () => supervisor.stopping)) log(`ready: ${urls.join(" ")}`);
 }
 
 main().catch((err: Error) => {

@@ -1,16 +1,5 @@
-/**
- * The event queue on NATS JetStream, through the `nats` client's JetStream API.
- *
- * Topology, per namespace (NAMESPACE), created or brought up to date at every start:
- * - stream `<ns>-events` on subjects `<ns>.events.<type>`, on disk, kept EVENT_RETENTION; a
- *   publish carries the event id as its message id, so a publish retried within two minutes is
- *   stored once;
- * - one durable pull consumer per worker (CONSUMERS), explicit acks, redelivered after
- *   EVENT_ACK_WAIT when a worker died holding it; it exists from the first start of any node,
- *   so events published before a worker ever ran wait for it;
- * - stream `<ns>-dead-letters` on `<ns>.dead.<consumer>`: what a worker gave up on, with the
- *   reason in headers, for an operator to read (`nats stream view`) and replay.
- */
+// The event queue on NATS JetStream: the events stream, a durable consumer per worker, dead letters.
+// Design: docs/design/event-queue.md
 import {
   AckPolicy,
   connect,
@@ -200,19 +189,11 @@ export class JetStreamQueue implements EventQueue {
     const { policy, log } = this.opts;
     await this.jsm.consumers.info(this.eventsStream, consumer); // fails now, not in the loop, when it is missing
     let stopped = false;
-    let wake: (() => void) | undefined;
     let current: Pull | undefined;
-    const pause = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    const { pause, wake } = wakeablePause();
     const interrupt = () => {
       current?.interrupt();
-      wake?.();
+      wake();
     };
     let unanswered = 0;
     const loop = async (): Promise<void> => {
@@ -390,4 +371,20 @@ function pullWaiting(nc: NatsConnection, stream: string, consumer: string, batch
 function isNotFound(err: unknown): boolean {
   const api = (err as { api_error?: { err_code?: number } })?.api_error;
   return api?.err_code === 10014 || api?.err_code === 10059 || /not found/i.test(String((err as Error)?.message));
+}
+
+/** A pause between pulls that `wake` cuts short (the connection changed, or the consumer stops). */
+function wakeablePause(): { pause(ms: number): Promise<void>; wake(): void } {
+  let wake: (() => void) | undefined;
+  return {
+    pause: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }),
+    wake: () => wake?.(),
+  };
 }

@@ -1,16 +1,5 @@
-/**
- * The event queue port: domain events delivered durably to worker services, at least once.
- *
- * - NATS JetStream when the deployment runs on NATS (lib/queue/jetstream-queue.ts): a stream holds
- *   the events; each worker reads through a durable consumer that exists from the first start on,
- *   so nothing published while a worker is down is missed.
- * - In-process on the embedded default (lib/queue/memory-queue.ts).
- *
- * Both settle every delivery by the same rules (lib/queue/settle.ts): acknowledged once handled;
- * retried after a short, growing delay when the handler fails; dead-lettered when it is not a
- * domain event at all, or after MAX deliveries that failed for a reason other than an unavailable
- * store. Handlers must be idempotent by `eventId`: a delivery can repeat.
- */
+// The event queue port: domain events delivered durably to worker services, at least once.
+// Design: docs/design/event-queue.md
 import type { DomainEvent } from "../domain/events";
 
 /** The durable consumers: created with the queue, before any worker first starts. */

@@ -1,9 +1,10 @@
 /**
- * Creates that arrive together for one vault, decided as one group under one lock (the SQL
- * store's group of creates, lib/store/sql/items.ts). Each is decided in arrival order against
- * the vault as the ones accepted before it left it: the sizes its limits are checked against,
- * the ids taken, the item log's head its link must name. So a group decides exactly as the same
- * creates would one after the other; a refused create is that create's answer alone.
+ * An item create as one plan (`planItemCreate`): who may write, the key version, the id, the
+ * vault's growth, the item log's step. Creates that arrive together for one vault (the SQL store's
+ * group of creates, lib/store/sql/items.ts) are the same plan in a loop (`decideGroupedCreates`),
+ * each against the vault as the ones accepted before it left it: the sizes its limits are checked
+ * against, the ids taken, the item log's head its link must name. So a group decides exactly as
+ * the same creates would one after the other; a refused create is that create's answer alone.
  */
 import type { UserId } from "./ids";
 import { decideItemWriteStep, type ItemLink, type ItemLogEntry, type ItemLogHead } from "./item-log";
@@ -34,6 +35,42 @@ export interface LockedForCreates {
   inTrash: ReadonlySet<string>;
 }
 
+/** The vault as one create's lock found it. */
+export interface LockedForCreate {
+  vaultId: string;
+  keyVersion: number;
+  itemLog: ItemLogHead | null;
+  roster: { seq: number; hash: string } | null;
+  /** The vault's items and bytes that count against its limits (its trash included, its history not). */
+  firm: VaultSize;
+  /** The acting member; undefined: not a member (or taken out of the organization). */
+  actor: { role: VaultRole | null; signingPublicKey: string } | undefined;
+  /** The vault's items, or its trash, already hold the create's id. */
+  taken: boolean;
+  inTrash: boolean;
+}
+
+/** What a create writes: the new revision and its growth, and the item log's next link (on a vault with a signed log). */
+export interface CreatePlan {
+  decision: ItemWriteDecision;
+  link: ItemLogEntry | undefined;
+}
+
+/** One create, over the vault as its lock found it (null: no such vault): what it writes, or a named refusal. */
+export function planItemCreate(locked: LockedForCreate | null, create: GroupedCreate, limits: VaultLimits): CreatePlan {
+  const actor = locked?.actor;
+  if (!locked || !actor) decideItemRead(null);
+  const { keyVersion, taken, inTrash } = locked;
+  const decision = decideItemCreate({ role: actor.role, keyVersion, taken, inTrash }, create.itemId, create.write);
+  if (decision.growth) decideVaultGrowth(locked.firm, decision.growth, limits);
+  const link = decideItemWriteStep(
+    { vaultId: locked.vaultId, actorId: create.actorId, itemLink: create.itemLink },
+    { keyVersion, itemLog: locked.itemLog, roster: locked.roster, signingPublicKey: actor.signingPublicKey },
+    decision.change,
+  );
+  return { decision, link };
+}
+
 export type GroupedCreateOutcome =
   { ok: true; decision: ItemWriteDecision; link: ItemLogEntry | undefined } | { ok: false; error: unknown };
 
@@ -51,23 +88,17 @@ export function decideGroupedCreates(
   const createdHere = new Set<string>();
   const outcomes = creates.map((c): GroupedCreateOutcome => {
     try {
-      const actor = locked?.actors.get(c.actorId);
-      if (!locked || !actor) decideItemRead(null);
-      const decision = decideItemCreate(
-        {
-          role: actor.role,
-          keyVersion: locked.keyVersion,
+      const { decision, link } = planItemCreate(
+        locked && {
+          ...locked,
+          itemLog: head,
+          firm,
+          actor: locked.actors.get(c.actorId),
           taken: locked.taken.has(c.itemId) || createdHere.has(c.itemId),
           inTrash: locked.inTrash.has(c.itemId),
         },
-        c.itemId,
-        c.write,
-      );
-      if (decision.growth) decideVaultGrowth(firm, decision.growth, limits);
-      const link = decideItemWriteStep(
-        { vaultId: locked.vaultId, actorId: c.actorId, itemLink: c.itemLink },
-        { keyVersion: locked.keyVersion, itemLog: head, roster: locked.roster, signingPublicKey: actor.signingPublicKey },
-        decision.change,
+        c,
+        limits,
       );
       // Accepted: what the next create of the group is decided against.
       if (decision.growth) {

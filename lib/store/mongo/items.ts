@@ -5,6 +5,7 @@ import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
 import * as itemRules from "../../domain/items";
 import type { LockedForItems } from "../../domain/items";
+import { planItemCreate } from "../../domain/item-creates";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
 import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
@@ -127,13 +128,13 @@ export class MongoItems implements ItemStore {
     return this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
-      const { keyVersion } = locked;
+      const { keyVersion, role, signingPublicKey } = locked;
       const taken = (await this.c.items.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) !== null;
       const inTrash = (await this.c.itemTrash.findOne({ _id: itemKey(vaultId, itemId) }, { session, projection: { _id: 1 } })) !== null;
-      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
       const firm = await firmSizeOf(this.c, session, vaultId);
-      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
-      await this.logStep(session, locked, args, d.change);
+      const plan = planItemCreate({ ...locked, vaultId, firm, actor: { role, signingPublicKey }, taken, inTrash }, args, limits);
+      if (plan.link) await this.c.appendItemLink(session, vaultId, plan.link, now);
+      const d = plan.decision;
       const doc: ItemDoc = {
         _id: itemKey(vaultId, itemId),
         itemId,

@@ -20,7 +20,7 @@ import {
   type SqlContext,
 } from "./context";
 import { KeyedGroups } from "./groups";
-import { decideGroupedCreates, type LockedForCreates } from "../../domain/item-creates";
+import { decideGroupedCreates, planItemCreate, type LockedForCreates } from "../../domain/item-creates";
 import type { DomainEvent } from "../../domain/events";
 import type { VaultRole } from "../../domain/types";
 import {
@@ -275,12 +275,11 @@ export class SqlItems implements ItemStore {
     return this.c.tx(async (trx) => {
       const locked = await this.lockForItems(trx, vaultId, actorId, "update", itemId);
       const { keyVersion } = locked;
-      const { taken, inTrash } = locked.presence!;
-      const d = itemRules.decideItemCreate({ role: locked.role, keyVersion: locked.keyVersion, taken, inTrash }, itemId, write);
       const { firm, history } = locked.sizesAtLock;
-      if (d.growth) decideVaultGrowth(firm, d.growth, limits);
-      await this.logStep(trx, locked, args, d.change);
-      const row = newItemRow(args, d.revision, keyVersion);
+      const { role, signingPublicKey } = locked;
+      const plan = planItemCreate({ ...locked, vaultId, firm, actor: { role, signingPublicKey }, ...locked.presence! }, args, limits);
+      if (plan.link) await appendItemLink(trx, vaultId, plan.link, args.now);
+      const row = newItemRow(args, plan.decision.revision, keyVersion);
       // The row, its change record and the event (PostgreSQL: one round trip).
       await this.c.engine.insertItems(trx, [row], events);
       // The history is as locked: an insert does not change it.

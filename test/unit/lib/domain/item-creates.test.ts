@@ -4,7 +4,16 @@
  * The links are the published item-log test vectors (protocol/vectors/item-log-vectors.json).
  */
 import type { UserId } from "../../../../lib/domain/ids";
-import { decideGroupedCreates, type GroupedCreate, type LockedForCreates } from "../../../../lib/domain/item-creates";
+import {
+  decideGroupedCreates,
+  planItemCreate,
+  type GroupedCreate,
+  type LockedForCreate,
+  type LockedForCreates,
+} from "../../../../lib/domain/item-creates";
+import { itemIdInTrash, itemIdTaken, itemLinkMissing, keyVersionMismatch, vaultNotFound } from "../../../../lib/domain/refusals";
+import type { AppError } from "../../../../lib/errors";
+import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 import { itemBytes } from "../../../../lib/domain/vault-limits";
 import { applyItemLink, parseItemLink, type ItemLogHead } from "../../../../protocol/formats/item-log";
 import vectors from "../../../../protocol/vectors/item-log-vectors.json";
@@ -110,5 +119,43 @@ describe("decideGroupedCreates", () => {
     expect(outcomes(withLog, [{ ...a, actorId: stranger }, b], ROOMY)).toEqual(["NOT_FOUND", "INVALID itemLink.seq"]);
     // The same link twice: the second names a head the first has moved on from.
     expect(outcomes(withLog, [a, { ...a, itemId: "other" }], ROOMY)).toEqual(["ok", "CONFLICT itemLink.seq"]);
+  });
+});
+
+describe("planItemCreate: one create, one plan", () => {
+  const one = (over: Partial<LockedForCreate> = {}): LockedForCreate => ({
+    vaultId,
+    keyVersion: 1,
+    itemLog: null,
+    roster: null,
+    firm: { items: 0, bytes: 0 },
+    actor: { role: "owner", signingPublicKey: vectors.signingPublicKey },
+    taken: false,
+    inTrash: false,
+    ...over,
+  });
+
+  test("a member's create on a vault without a signed log: revision 1, the vault grows by the item, no link", () => {
+    const plan = planItemCreate(one(), create("i1"), ROOMY);
+    expect(plan.decision).toMatchObject({ revision: 1, growth: { items: 1, bytes: itemBytes(a1) } });
+    expect(plan.link).toBeUndefined();
+  });
+
+  test.each<[string, LockedForCreate | null, Partial<GroupedCreate>, AppError]>([
+    ["no such vault", null, {}, vaultNotFound()],
+    ["a caller who is not a member", one({ actor: undefined }), {}, vaultNotFound()],
+    ["an id the vault holds", one({ taken: true }), {}, itemIdTaken()],
+    ["an id in the vault's trash", one({ inTrash: true }), {}, itemIdInTrash()],
+    ["a write made at an older key version", one({ keyVersion: 2 }), { write: { ...write(a1), keyVersion: 1 } }, keyVersionMismatch(2, 1)],
+    ["no link on a vault that keeps a signed item log", one({ itemLog: headAfter(1), roster: null }), {}, itemLinkMissing("itemLink")],
+  ])("%s", (_, locked, over, refusal) => {
+    expect(outcomeOf(() => planItemCreate(locked, create("i1", over), ROOMY))).toEqual(asRefusal(refusal));
+  });
+
+  test("a vault at its item limit takes no more", () => {
+    const refused = outcomeOf(() =>
+      planItemCreate(one({ firm: { items: 3, bytes: 0 } }), create("i1"), { maxItems: 3, maxBytes: 1 << 20 }),
+    );
+    expect(refused).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
   });
 });

@@ -5,7 +5,7 @@
  *   SERVICES=vaults,rekey npx moleculer-runner --config dist/moleculer.config.js  a subset
  *   ... --repl                                                                     with the REPL
  *
- * Settings come from the environment as lib/config.ts reads them (none: the embedded default,
+ * Settings come from the environment as lib/config/ reads them (none: the embedded default,
  * SQLite under DATA_DIR; TRANSPORTER, DATABASE_URL, REDIS_URL: the split deployment). Each call
  * builds one node: its runtime (store, event queue, tokens, locks, limits), the operations port,
  * and the lifecycle that closes them when the broker stops (app/node.ts). Every service file's

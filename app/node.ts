@@ -226,7 +226,7 @@ export async function prepareNode(config: Config, opts: NodeOptions = {}): Promi
   const options = life.brokerOptions(rt);
   // Kept out of reach of option merging: moleculer-runner's environment overrides (TRANSPORTER,
   // METRICS, ... would mean Moleculer's own settings there) leave what this node set alone; the
-  // node's settings are lib/config.ts's.
+  // node's settings are lib/config/'s.
   // (The node id stays open: moleculer-runner's `--instances` numbers its workers' ids.)
   for (const key of Object.keys(options)) if (key !== "nodeID") pin(options as Record<string, unknown>, key);
   const registered = registerRuntime(rt);

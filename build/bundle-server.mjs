@@ -61,7 +61,7 @@ async function pack(modules, write) {
         },
         load: (id) => (id === ENTRY ? entrySource(modules) : null),
         // Each module sees its own file's folder and name, as when Node loads it from there
-        // (lib/config.ts finds the project from its __dirname, lib/vendor.ts the bundles).
+        // (lib/config/ finds the project from its __dirname, lib/vendor.ts the bundles).
         transform(code, id) {
           const relative = own(id);
           if (relative === undefined) return null;

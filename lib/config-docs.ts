@@ -1,6 +1,6 @@
 /**
  * The operators' settings table (docs/operator/configuration.md) and `.env.template`, written from
- * the settings table (lib/config.ts). `npm run settings` writes both; test/unit/lib/config.test.ts fails when
+ * the settings table (lib/config/). `npm run settings` writes both; test/unit/lib/config.test.ts fails when
  * either is stale.
  */
 import { SETTING_GROUPS, SETTINGS, type SettingGroup } from "./config";
@@ -10,7 +10,7 @@ const rows = () => Object.values(SETTINGS) as Array<(typeof SETTINGS)[keyof type
 /** The page that holds the settings table, from the repository's root. */
 export const SETTINGS_DOC = "docs/operator/configuration.md";
 
-export const README_TABLE_BEGIN = "<!-- settings table: written by `npm run settings` from lib/config.ts -->";
+export const README_TABLE_BEGIN = "<!-- settings table: written by `npm run settings` from lib/config/ -->";
 export const README_TABLE_END = "<!-- end of settings table -->";
 
 export function settingsMarkdownTable(): string {
@@ -29,7 +29,7 @@ export function readmeWithSettings(readme: string): string {
 
 export function envTemplate(): string {
   const out = [
-    "# Every setting of the service with its default, written by `npm run settings` from lib/config.ts.",
+    "# Every setting of the service with its default, written by `npm run settings` from lib/config/.",
     "# None is needed: with no settings the service runs in one process on the embedded store.",
   ];
   for (const [group, title] of Object.entries(SETTING_GROUPS) as Array<[SettingGroup, string]>) {

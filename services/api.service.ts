@@ -1,7 +1,7 @@
-/** The HTTP gateway under /api/v1: the routes of lib/http/routes.ts and nothing else. */
+/** The HTTP gateway under /api/v1: the routes of lib/http/routes/ and nothing else. */
 import type { Context, ServiceSchema, ServiceBroker } from "moleculer";
 import { SESSION_ENDED, type SessionEnded } from "../lib/auth/session-check";
-import { AppError } from "../lib/errors";
+import { decideReady } from "../lib/domain/readiness";
 import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -11,10 +11,10 @@ import { runnerService } from "../app/node-runtime";
 /** Every action a route calls, but this gateway's own. */
 const ROUTED_ACTIONS = [...new Set(ROUTES.map((r) => r.action).filter((a) => !a.startsWith("api.")))];
 
-/** True when every routed action has a node to serve it (in a split deployment, some may not yet). */
-function canServe(broker: ServiceBroker): boolean {
+/** The routed actions no node serves yet (in a split deployment, some may not yet). */
+function unreachable(broker: ServiceBroker): string[] {
   const actions = (broker.registry as unknown as { actions: { isAvailable(name: string): boolean } }).actions;
-  return ROUTED_ACTIONS.every((name) => actions.isAvailable(name));
+  return ROUTED_ACTIONS.filter((name) => !actions.isAvailable(name));
 }
 
 export function apiService({ config, accessTokens, metrics, sessions }: Runtime): ServiceSchema {
@@ -35,8 +35,7 @@ export function apiService({ config, accessTokens, metrics, sessions }: Runtime)
     actions: {
       health: {
         handler(this: { broker: ServiceBroker }) {
-          if (!canServe(this.broker)) throw new AppError("UNAVAILABLE", "Not every service is reachable yet");
-          return { status: "ok" };
+          return decideReady(unreachable(this.broker));
         },
       },
       openapi: {

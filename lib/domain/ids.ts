@@ -1,7 +1,7 @@
 /**
  * Identifiers, each a UUID string of its own type: a user's id cannot be passed where a vault's is
  * expected (`removeMember({ vaultId: userId, ... })` does not compile). At runtime they are plain
- * strings. An id becomes typed where it is checked: a route's parameters (lib/http/routes.ts), an
+ * strings. An id becomes typed where it is checked: a route's parameters (lib/http/routes/), an
  * access token's claims, a row read from the store, or `newId()` for a new one.
  */
 import { createHash, randomUUID } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
  * The bodies the API answers, as JSON Schema (2020-12, the dialect of OpenAPI 3.1): the
  * `components.schemas` of the OpenAPI document (lib/http/openapi.ts). Routes name them in their
- * `responses` (lib/http/routes.ts). The end-to-end suite checks every answer it sees against them,
+ * `responses` (lib/http/routes/). The end-to-end suite checks every answer it sees against them,
  * so a field added, renamed or dropped here or in a service is caught by the tests.
  *
  * Objects are closed (`additionalProperties: false`): the document says exactly what is sent.

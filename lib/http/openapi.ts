@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of the API, built from the route table (lib/http/routes.ts) and the
+ * The OpenAPI 3.1 document of the API, built from the route table (lib/http/routes/) and the
  * answer schemas (lib/http/api-schemas.ts): served at /api/v1/openapi.json, linted and checked
  * against every answer by the tests (test/api/openapi.test.ts, test/helpers/openapi-check.ts).
  */

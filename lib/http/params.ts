@@ -1,5 +1,5 @@
 /**
- * The vocabulary of parameter rules (fastest-validator) that the route table (lib/http/routes.ts)
+ * The vocabulary of parameter rules (fastest-validator) that the route table (lib/http/routes/)
  * declares its routes' parameters with. Shape and types only; meaning is the domain's.
  *
  * A rule may carry `openapi`, a JSON Schema that the OpenAPI document shows instead of the one

@@ -1,5 +1,5 @@
 /**
- * Bad input on every route of lib/http/routes.ts: malformed JSON, wrong types, invalid base64,
+ * Bad input on every route of lib/http/routes/: malformed JSON, wrong types, invalid base64,
  * bad ids in paths, oversized bodies, bad tokens. Always a 4xx with the error body, never a 5xx,
  * and the process stays up.
  */

@@ -240,7 +240,7 @@ test("the built server itself (bin/server.js, as npm start runs it) serves with 
     });
     const services = fs.readdirSync(path.join(DIST, "services")).filter((f) => f.endsWith(".service.js"));
     expect(seen.fromPack).toEqual(
-      expect.arrayContaining(["moleculer.config.js", "bin/server-main.js", "lib/config.js", ...services.map((f) => `services/${f}`)]),
+      expect.arrayContaining(["moleculer.config.js", "bin/server-main.js", "lib/config/index.js", ...services.map((f) => `services/${f}`)]),
     );
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -51,7 +51,7 @@ test("the operating settings: a wrong value is refused at start with the setting
 describe("the settings table is the one source of the settings' documentation", () => {
   const root = path.join(__dirname, "../../..");
 
-  test("the settings page's table and .env.template are the ones lib/config.ts writes (npm run settings)", () => {
+  test("the settings page's table and .env.template are the ones lib/config/ writes (npm run settings)", () => {
     const doc = fs.readFileSync(path.join(root, SETTINGS_DOC), "utf8");
     expect(readmeWithSettings(doc)).toBe(doc);
     expect(fs.readFileSync(path.join(root, ".env.template"), "utf8")).toBe(envTemplate());

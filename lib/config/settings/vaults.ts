@@ -1,0 +1,70 @@
+/** How large a vault and a rekey may be, and what a vault keeps of its past. */
+import { DEFAULT_ITEM_HISTORY, MAX_ITEM_HISTORY } from "../../domain/item-history";
+import { defaultVaultMaxBytes, defaultVaultMaxItems } from "../../domain/vault-limits";
+import { LogLevel, duration, int, oneOf, rekeyBodyLimit, setting } from "../parse";
+
+export const VAULT_SETTINGS = {
+  rekeyBodyLimitBytes: setting({
+    env: "REKEY_BODY_LIMIT",
+    shown: "64 MiB",
+    template: "67108864",
+    group: "basics",
+    meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
+    parse: (raw) => rekeyBodyLimit(raw),
+  }),
+  rekeyConcurrency: setting({
+    env: "REKEY_CONCURRENCY",
+    shown: "4",
+    template: "4",
+    group: "basics",
+    meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
+    parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1, 1024),
+  }),
+  vaultMaxBytes: setting({
+    env: "VAULT_MAX_BYTES",
+    shown: "half of `REKEY_BODY_LIMIT`",
+    group: "basics",
+    meaning:
+      "ciphertext one vault may hold (its items', trash's and history's `encryptedData` and `encryptedName`, as base64 characters); a write past it is `413` (history gives way first). Bounded so that a full vault can always be rekeyed",
+    parse: (raw, env): number => int("VAULT_MAX_BYTES", raw, defaultVaultMaxBytes(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1024),
+  }),
+  vaultMaxItems: setting({
+    env: "VAULT_MAX_ITEMS",
+    shown: "50000 (fewer below a 64 MiB `REKEY_BODY_LIMIT`)",
+    group: "basics",
+    meaning: "items one vault may hold, its trash included; one more is `413` (kept revisions count too, and give way)",
+    parse: (raw, env): number => int("VAULT_MAX_ITEMS", raw, defaultVaultMaxItems(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1),
+  }),
+  itemHistory: setting({
+    env: "ITEM_HISTORY",
+    shown: "10",
+    template: "10",
+    group: "basics",
+    meaning: "revisions kept per item (0: none); the oldest give way first, and whenever a vault needs the room for its items and trash",
+    parse: (raw) => int("ITEM_HISTORY", raw, DEFAULT_ITEM_HISTORY, 0, MAX_ITEM_HISTORY),
+  }),
+  trashRetentionMs: setting({
+    env: "TRASH_RETENTION",
+    shown: "`30d`",
+    template: "30d",
+    group: "basics",
+    meaning: "how long a deleted item stays in its vault's trash, where members can restore it, before the sweeper purges it",
+    parse: (raw) => duration("TRASH_RETENTION", raw, "30d"),
+  }),
+  requestTimeoutMs: setting({
+    env: "REQUEST_TIMEOUT",
+    shown: "30000",
+    template: "30000",
+    group: "basics",
+    meaning: "ms, for every call between services",
+    parse: (raw) => int("REQUEST_TIMEOUT", raw, 30_000, 1000),
+  }),
+  logLevel: setting({
+    env: "LOG_LEVEL",
+    shown: "`info`",
+    template: "info",
+    group: "basics",
+    meaning: "Moleculer log level",
+    parse: (raw): LogLevel => oneOf("LOG_LEVEL", raw, ["fatal", "error", "warn", "info", "debug", "trace"] as const, "info"),
+  }),
+};

@@ -203,6 +203,11 @@ export const noStatementGiven = () => invalid("Give keyStatement, kdfStatement o
 /** A redeem token of the wrong shape (counted against the address before it is checked). */
 export const badRedeemToken = (min: number, max: number) => invalid(`token must be a string of ${min} to ${max} characters`, "token");
 
+// ---- Readiness (lib/domain/readiness.ts) --------------------------------------------------------
+
+/** A health check while some routed action has no node to serve it yet (a split deployment starting). */
+export const notEveryServiceReachable = () => new AppError("UNAVAILABLE", "Not every service is reachable yet");
+
 // ---- Sessions (lib/domain/sessions.ts) ----------------------------------------------------------
 
 /** A device name that is empty, too long, or holds characters that do not print. */

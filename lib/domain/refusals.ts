@@ -361,3 +361,25 @@ export const recoveryTokenWrong = () => notFound("Recovery request");
 export const tooFewApprovals = (have: number, need: number) => conflict(`This recovery has ${have} of the ${need} approvals it needs`);
 /** Only the account's own sessions cancel its requests. */
 export const recoveryRequestNotFound = () => notFound("Recovery request");
+
+// ---- What the store reads under its locks (lib/domain/store-checks.ts) --------------------------
+
+/** A registration with an email a user already has. */
+export const emailTaken = () => conflict("A user with this email already exists", "email");
+/** A registration with a signing key (so a user id) a user already has. */
+export const signingKeyTaken = () => conflict("A user with this signing key already exists", "signingPublicKey");
+/** An upgrade that gives a statement other than the one the account already holds. */
+export const statementAlreadySet = (field: "keyStatement" | "kdfStatement") =>
+  conflict("This account's statement is already set: a changed one needs a key change", field);
+/** A statement for an invite that holds another one. */
+export const inviteHasStatement = () => conflict("The invite already has a statement", "signature");
+/** A statement for an invite that is no longer pending (used or revoked meanwhile). */
+export const inviteNotPendingForStatement = () => notRedeemable("Only a pending invite takes a statement");
+/** A trustee approving a recovery request a second time. */
+export const approvedAlready = () => conflict("You approved this recovery already");
+/** A write that lost a unique-key race to another (the store's own race). */
+export const alreadyExists = () => conflict("Already exists");
+/** A transaction that lost its race on a vault more often than it retries (the store's own race). */
+export const lostRace = () => conflict("The vault changed meanwhile; try again");
+/** A change too large for the database to hold in one transaction. */
+export const tooLargeForOneTransaction = () => new AppError("PAYLOAD_TOO_LARGE", "The change is too large for one database transaction");

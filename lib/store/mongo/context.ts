@@ -11,7 +11,7 @@
 import type { OutboxDoc } from "./outbox";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
-import { conflict } from "../../errors";
+import { decideNewUserFree } from "../../domain/store-checks";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { VaultView } from "../port";
 import type { ItemLogEntry } from "../../domain/item-log";
@@ -205,15 +205,14 @@ export class MongoContext {
   }
 
   async assertEmailFree(session: ClientSession, email: string): Promise<void> {
-    if (await this.users.findOne({ email }, { session, projection: { _id: 1 } }))
-      throw conflict("A user with this email already exists", "email");
+    decideNewUserFree({ email: (await this.users.findOne({ email }, { session, projection: { _id: 1 } })) !== null });
   }
 
   /** 409 when the email is taken, or the user id, which is derived from the signing key (ids.ts, `userIdForKey`): a key already registered. */
   async assertNewUserFree(session: ClientSession, user: { email: string; userId: UserId }): Promise<void> {
     await this.assertEmailFree(session, user.email);
-    if (await this.users.findOne({ _id: user.userId }, { session, projection: { _id: 1 } }))
-      throw conflict("A user with this signing key already exists", "signingPublicKey");
+    const taken = await this.users.findOne({ _id: user.userId }, { session, projection: { _id: 1 } });
+    decideNewUserFree({ email: false, signingKey: taken !== null });
   }
 
   /** The membership and its vault, read in the caller's session (a transaction or a snapshot). */

@@ -20,7 +20,8 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from "mongodb";
-import { AppError, conflict } from "../../errors";
+import { AppError } from "../../errors";
+import { alreadyExists, lostRace, tooLargeForOneTransaction } from "../../domain/refusals";
 
 const DUPLICATE_KEY = 11000;
 const WRITE_CONFLICT = 112;
@@ -101,9 +102,9 @@ export function isUnknownCommitResult(err: unknown): boolean {
 /** What a failure means to the caller; refusals (AppError) pass unchanged. */
 export function translateMongoError(err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (isDuplicateKey(err)) return conflict("Already exists");
-  if (isLostRace(err)) return conflict("The vault changed meanwhile; try again");
-  if (isTooLargeForTransaction(err)) return new AppError("PAYLOAD_TOO_LARGE", "The change is too large for one database transaction");
+  if (isDuplicateKey(err)) return alreadyExists();
+  if (isLostRace(err)) return lostRace();
+  if (isTooLargeForTransaction(err)) return tooLargeForOneTransaction();
   if (isMongoUnavailable(err)) return new AppError("UNAVAILABLE", "The database is unavailable");
   return err;
 }

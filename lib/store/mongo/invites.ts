@@ -1,6 +1,7 @@
 /** Invites on MongoDB (the port: ../port/invites.ts; SQL: ../sql/invites.ts). */
 import type { InviteId } from "../../domain/ids";
-import { conflict, notRedeemable } from "../../errors";
+import { inviteNotPendingForStatement } from "../../domain/refusals";
+import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
 import type { Invite } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { MongoContext } from "./context";
@@ -54,18 +55,15 @@ export class MongoInvites implements InviteStore {
   async attachStatement({ inviteId, statement, now }: ArgsOf<InviteStore["attachStatement"]>): Promise<void> {
     await this.c.tx(async (session) => {
       const doc = await this.c.invites.findOne({ _id: inviteId }, { session, projection: { statement: 1 } });
-      const next = { version: statement.version, signature: statement.signature };
-      if (doc?.statement) {
-        if (doc.statement.version === next.version && doc.statement.signature === next.signature) return;
-        throw conflict("The invite already has a statement", "signature");
-      }
+      if (decideInviteStatement(doc?.statement, statement) === "same") return;
+      const next = storedStatement(statement);
       // Conditional: only a pending invite without a statement takes one.
       const res = await this.c.invites.updateOne(
         { _id: inviteId, status: "pending", statement: { $exists: false } },
         { $set: { statement: next, updatedAt: now } },
         { session },
       );
-      if (res.modifiedCount !== 1) throw notRedeemable("Only a pending invite takes a statement");
+      if (res.modifiedCount !== 1) throw inviteNotPendingForStatement();
     });
   }
 }

@@ -18,7 +18,7 @@ import {
   type RecoveryShare,
 } from "../../domain/account-recovery";
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
-import { conflict } from "../../errors";
+import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";
 import type { ClientSession } from "mongodb";
 import type { MongoContext } from "./context";
@@ -214,7 +214,7 @@ export class MongoSecurity implements SecurityStore {
         );
       }
       const current = await this.c.recoveryEnrolments.findOne({ _id: r.userId }, { session });
-      if (current?.enrolmentId !== r.enrolmentId) throw recoveryNotPending();
+      decideRequestEnrolment(current?.enrolmentId, r.enrolmentId);
       await writeOutbox(this.c, session, events);
       await this.c.recoveryRequests.insertOne(recoveryRequestDoc(r), { session });
     });
@@ -281,7 +281,7 @@ export class MongoSecurity implements SecurityStore {
         { _id: recoveryApprovalKey(a.requestId, a.trusteeId) },
         { session, projection: { _id: 1 } },
       );
-      if (dup) throw conflict("You approved this recovery already");
+      decideNewApproval(dup !== null);
       await writeOutbox(this.c, session, events);
       await this.c.recoveryApprovals.insertOne(recoveryApprovalDoc(a), { session });
     });

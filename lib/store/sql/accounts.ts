@@ -1,35 +1,32 @@
 /** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
+import { inviteNotRedeemable, staleAccountVersion, recoveryNotPending, userNotFound } from "../../domain/refusals";
 import {
-  inviteRequired,
-  notTheInvitedEmail,
-  passwordChangedMeanwhile,
-  keyLogEntryStale,
-  personalVaultsChanged,
-  rotationVaultsChanged,
-  staleAccountVersion,
-  recoveryNotPending,
-} from "../../domain/refusals";
+  decideFirstUser,
+  decideInviteRedemption,
+  decideKeyLogHead,
+  decidePersonalVaultsLocked,
+  decideRotationVaultsLocked,
+  decideStatementSet,
+} from "../../domain/store-checks";
 import type { OrgId, UserId } from "../../domain/ids";
 import { decidePasswordChange } from "../../domain/password-change";
 import type { VaultSnapshot } from "../../domain/vault-decisions";
 import { failpoint } from "../../failpoints";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
-import { completeRecoveryIn } from "./security";
-import { decideKeyRotation, keyLogHead, type HeldVault as HeldRotationVault, type KeyLogEntry } from "../../domain/key-rotation";
+import { completeRecoveryIn } from "./recovery";
+import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/key-rotation";
 import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
 import { sha256Hex } from "../../domain/roster";
-import { conflict, notFound, notRedeemable } from "../../errors";
-import { isRedeemable, type InviteStatus } from "../../domain/invites";
 import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
-import { earlierSession, sessionsOverCap } from "../../domain/sessions";
-import type { AccountStore, ArgsOf, NewUser, OrgRecord, RefreshOutcome, SessionRecord, UserRecord } from "../port";
+import type { AccountStore, ArgsOf, NewUser, OrgRecord, UserRecord } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
 import { sql } from "./kysely";
 import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
-import type { SessionsTable, UsersTable } from "./schema";
+import type { UsersTable } from "./schema";
+import { toInvite } from "./invites";
+import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
+import { endSessionsIn, SqlSessions } from "./sessions";
 import { writeOutbox } from "./outbox";
-
-type EndSessions = ArgsOf<AccountStore["endSessions"]> & { ids?: string[] };
 
 export function toUser(r: UsersTable): UserRecord {
   return {
@@ -62,6 +59,9 @@ function optionalJson<K extends "keyStatement" | "kdfStatement" | "inviteBinding
 const statementText = (s: SignedStatement | undefined): string | null =>
   s === undefined ? null : JSON.stringify({ version: s.version, signature: s.signature });
 
+/** A statement column's value, parsed (null: none set). */
+const parseStatement = (text: string | null): SignedStatement | null => (text === null ? null : (JSON.parse(text) as SignedStatement));
+
 function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
   return {
     user_id: user.userId,
@@ -85,13 +85,17 @@ function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
 }
 
 export class SqlAccounts implements AccountStore {
-  constructor(private readonly c: SqlContext) {}
+  private readonly sessions: SqlSessions;
+
+  constructor(private readonly c: SqlContext) {
+    this.sessions = new SqlSessions(c);
+  }
 
   async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser, events }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       await this.c.engine.lockRegistrations(trx);
-      if (onlyIfFirstUser && (await anyUser(trx))) throw inviteRequired();
+      decideFirstUser(onlyIfFirstUser, onlyIfFirstUser && (await anyUser(trx)));
       await this.c.assertNewUserFree(trx, user);
       await trx.insertInto("orgs").values({ org_id: org.orgId, name: org.name, created_at: org.createdAt }).execute();
       const row = userRow(user, org.orgId, "owner");
@@ -104,12 +108,8 @@ export class SqlAccounts implements AccountStore {
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       await this.c.engine.lockRegistrations(trx);
-      const invite = await trx.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
-      if (!invite) throw notFound("Invite");
-      if (!isRedeemable({ status: invite.status as InviteStatus, expiresAt: invite.expires_at }, now)) {
-        throw notRedeemable();
-      }
-      if (invite.email !== user.email) throw notTheInvitedEmail();
+      const row = await trx.selectFrom("invites").selectAll().where("invite_id", "=", inviteId).executeTakeFirst();
+      const invite = decideInviteRedemption(row && toInvite(row), user.email, now);
       await this.c.assertNewUserFree(trx, user);
       // Conditional: of any number of concurrent redemptions, exactly one moves pending -> used.
       const used = await trx
@@ -118,10 +118,10 @@ export class SqlAccounts implements AccountStore {
         .where("invite_id", "=", inviteId)
         .where("status", "=", "pending")
         .executeTakeFirst();
-      if (Number(used.numUpdatedRows) !== 1) throw notRedeemable();
-      const row = userRow(user, invite.org_id, invite.role);
-      await trx.insertInto("users").values(row).execute();
-      return toUser(row);
+      if (Number(used.numUpdatedRows) !== 1) throw inviteNotRedeemable();
+      const created = userRow(user, invite.orgId, invite.role);
+      await trx.insertInto("users").values(created).execute();
+      return toUser(created);
     });
   }
 
@@ -155,128 +155,34 @@ export class SqlAccounts implements AccountStore {
     return rows.map(toUser);
   }
 
-  async startSession({ session, token, accountVersion, maxLive }: ArgsOf<AccountStore["startSession"]>): Promise<{ ended: string[] }> {
-    return this.c.tx(async (trx) => {
-      // Under the account's row lock: a password change and this login come one after the other.
-      if ((await lockAccount(trx, session.userId)) !== accountVersion) throw passwordChangedMeanwhile();
-      await trx.insertInto("sessions").values(sessionRow(session)).execute();
-      await trx
-        .insertInto("refresh_tokens")
-        .values({
-          token_hash: token.tokenHash,
-          family_id: session.sessionId,
-          user_id: token.userId,
-          status: "active",
-          expires_at: token.expiresAt,
-          created_at: token.createdAt,
-        })
-        .execute();
-      const live = await trx
-        .selectFrom("sessions")
-        .select("session_id")
-        .where("user_id", "=", session.userId)
-        .where("ended_at", "is", null)
-        .orderBy("last_used_at", "desc")
-        .orderBy("session_id")
-        .execute();
-      const over = sessionsOverCap(
-        live.map((r) => r.session_id),
-        maxLive,
-      );
-      return { ended: over.length ? await endSessionsIn(trx, { userId: session.userId, now: session.createdAt, ids: over }) : [] };
-    });
+  // ---- Sessions and their refresh tokens (sessions.ts)
+
+  startSession(args: ArgsOf<AccountStore["startSession"]>) {
+    return this.sessions.startSession(args);
   }
 
-  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
-    return this.c.tx(async (trx): Promise<RefreshOutcome> => {
-      const old = await trx.selectFrom("refresh_tokens").selectAll().where("token_hash", "=", oldHash).executeTakeFirst();
-      if (!old) return { ok: false, reason: "unknown" };
-      const sessionId = old.family_id;
-      // Locks in one order everywhere (the session's row, then its tokens), as endSessions takes them.
-      const reused = async (): Promise<RefreshOutcome> => {
-        // A used (or revoked) token presented again: whoever holds it, that login is over.
-        await trx
-          .updateTable("sessions")
-          .set({ ended_at: now })
-          .where("session_id", "=", sessionId)
-          .where("ended_at", "is", null)
-          .execute();
-        await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", sessionId).execute();
-        return { ok: false, reason: "reused", sessionId };
-      };
-      if (old.status !== "active") return reused();
-      if (old.expires_at <= now) {
-        await trx.updateTable("refresh_tokens").set({ status: "used" }).where("token_hash", "=", oldHash).execute();
-        return { ok: false, reason: "expired" };
-      }
-      // The session's row is written (and so locked) before the token: an end that races this
-      // either came first (no live row: refused) or waits, and then revokes the new token too.
-      const live = await trx
-        .updateTable("sessions")
-        .set({ last_used_at: now, address, expires_at: next.expiresAt })
-        .where("session_id", "=", sessionId)
-        .where("ended_at", "is", null)
-        .executeTakeFirst();
-      if (Number(live.numUpdatedRows) !== 1) {
-        const ended = await trx.selectFrom("sessions").select("session_id").where("session_id", "=", sessionId).executeTakeFirst();
-        if (ended) return { ok: false, reason: "unknown" };
-        await trx
-          .insertInto("sessions")
-          .values(
-            sessionRow({
-              ...earlierSession({ sessionId, userId: old.user_id, createdAt: old.created_at }),
-              lastUsedAt: now,
-              address,
-              expiresAt: next.expiresAt,
-            }),
-          )
-          // Two first refreshes at once: the second finds the row and loses below, as a reuse.
-          .onConflict((oc) => oc.column("session_id").doNothing())
-          .execute();
-      }
-      const rotated = await trx
-        .updateTable("refresh_tokens")
-        .set({ status: "used" })
-        .where("token_hash", "=", oldHash)
-        .where("status", "=", "active")
-        .executeTakeFirst();
-      // Another rotation of this token won meanwhile: it was presented twice.
-      if (Number(rotated.numUpdatedRows) !== 1) return reused();
-      await trx
-        .insertInto("refresh_tokens")
-        .values({
-          token_hash: next.tokenHash,
-          family_id: sessionId,
-          user_id: old.user_id,
-          status: "active",
-          expires_at: next.expiresAt,
-          created_at: next.createdAt,
-        })
-        .execute();
-      return { ok: true, userId: old.user_id, sessionId };
-    });
+  rotateRefreshToken(args: ArgsOf<AccountStore["rotateRefreshToken"]>) {
+    return this.sessions.rotateRefreshToken(args);
   }
 
-  async findSession(sessionId: string): Promise<SessionRecord | null> {
-    const row = await this.c.db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
-    return row ? toSession(row) : null;
+  findSession(sessionId: string) {
+    return this.sessions.findSession(sessionId);
   }
 
-  async listSessions({ userId, now }: ArgsOf<AccountStore["listSessions"]>): Promise<SessionRecord[]> {
-    const rows = await this.c.db
-      .selectFrom("sessions")
-      .selectAll()
-      .where("user_id", "=", userId)
-      .where("ended_at", "is", null)
-      .where("expires_at", ">", now)
-      .orderBy("last_used_at", "desc")
-      .orderBy("session_id")
-      .execute();
-    return rows.map(toSession);
+  listSessions(args: ArgsOf<AccountStore["listSessions"]>) {
+    return this.sessions.listSessions(args);
   }
 
-  async endSessions(args: ArgsOf<AccountStore["endSessions"]>): Promise<string[]> {
-    return this.c.tx((trx) => endSessionsIn(trx, args));
+  endSessions(args: ArgsOf<AccountStore["endSessions"]>) {
+    return this.sessions.endSessions(args);
+  }
+
+  endSessionOfToken(args: ArgsOf<AccountStore["endSessionOfToken"]>) {
+    return this.sessions.endSessionOfToken(args);
+  }
+
+  touchSession(args: ArgsOf<AccountStore["touchSession"]>) {
+    return this.sessions.touchSession(args);
   }
 
   async changePassword({
@@ -316,12 +222,11 @@ export class SqlAccounts implements AccountStore {
         .where("auth_hash", "=", provenAuthHash)
         .executeTakeFirst();
       const user = await trx.selectFrom("users").select("account_version").where("user_id", "=", userId).executeTakeFirst();
-      if (!user) throw notFound("User");
+      if (!user) throw userNotFound();
       if (Number(swapped.numUpdatedRows) !== 1) throw staleAccountVersion(Number(user.account_version), change.accountVersion);
       // A personal vault made since the list above (its creation waited on the account) counts as missing.
       const heldNow = await personalVaultIds(trx, userId);
-      const locked = snapshots.filter((s) => heldNow.includes(s.vault.vaultId));
-      if (heldNow.length !== locked.length) throw personalVaultsChanged(heldNow.length - locked.length, 0);
+      const locked = decidePersonalVaultsLocked(heldNow, snapshots);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
@@ -335,30 +240,16 @@ export class SqlAccounts implements AccountStore {
   }> {
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
-      // Every vault they are in, each locked in id order (as every vault write locks its vault before the account).
-      const held: HeldRotationVault[] = [];
-      for (const vaultId of await memberVaultIds(trx, userId)) {
-        const snapshot = await this.c.snapshot(trx, vaultId);
-        if (!snapshot) continue;
-        const sentWraps = await trx
-          .selectFrom("vault_members")
-          .select(["user_id", "encrypted_vault_key"])
-          .where("vault_id", "=", vaultId)
-          .where("sender_id", "=", userId)
-          .execute();
-        held.push({ snapshot, sentWraps: sentWraps.map((w) => ({ userId: w.user_id, encryptedVaultKey: w.encrypted_vault_key })) });
-      }
+      const held = await lockHeldVaults(this.c, trx, userId);
       const version = await lockAccount(trx, userId);
       const row = await trx.selectFrom("users").selectAll().where("user_id", "=", userId).executeTakeFirst();
-      if (!row) throw notFound("User");
-      const before = toUser(row);
+      if (!row) throw userNotFound();
       const stored = await keyLogIn(trx, userId);
-      const head = keyLogHead(before, stored);
-      if (head.entry.version !== headVersion) throw keyLogEntryStale(head.entry.version);
+      const head = keyLogHead(toUser(row), stored);
+      decideKeyLogHead(head.entry.version, headVersion);
       // A vault shared with them since the list above (its write waited on the account) counts as missing.
       const heldNow = await memberVaultIds(trx, userId);
-      const locked = held.filter((h) => heldNow.includes(h.snapshot.vault.vaultId));
-      if (heldNow.length !== locked.length) throw rotationVaultsChanged(heldNow.length - locked.length, 0);
+      const locked = decideRotationVaultsLocked(heldNow, held);
       const rosters = decideKeyRotation({ userId, accountVersion: version }, locked, rotation);
       const entry = rotation.keyLogEntry;
       if (stored.length === 0) await insertKeyLogEntry(trx, head.entry, head.hash, now);
@@ -377,17 +268,7 @@ export class SqlAccounts implements AccountStore {
         })
         .where("user_id", "=", userId)
         .execute();
-      for (const v of rotation.vaults) {
-        await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
-        for (const r of v.resigned)
-          await trx
-            .updateTable("vault_members")
-            .set({ wrap_signature: r.wrapSignature })
-            .where("vault_id", "=", v.vaultId)
-            .where("user_id", "=", r.userId)
-            .where("sender_id", "=", userId)
-            .execute();
-      }
+      await writeRotatedWraps(trx, userId, rotation, rosters, now);
       failpoint("key-rotation-before-commit");
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
     });
@@ -395,45 +276,6 @@ export class SqlAccounts implements AccountStore {
 
   async keyLog(userId: UserId): Promise<KeyLogEntry[]> {
     return keyLogIn(this.c.db, userId);
-  }
-
-  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
-    return this.c.tx(async (trx) => {
-      const token = await trx
-        .selectFrom("refresh_tokens")
-        .select(["family_id", "created_at"])
-        .where("token_hash", "=", tokenHash)
-        .where("user_id", "=", userId)
-        .executeTakeFirst();
-      if (!token) return null;
-      // The session's row, ended; written (so locked) before the tokens, as a rotation writes it. A family
-      // whose row was never made gets one, ended: a first refresh racing this then finds it.
-      await trx
-        .insertInto("sessions")
-        .values({
-          ...sessionRow({
-            ...earlierSession({ sessionId: token.family_id, userId, createdAt: token.created_at }),
-            lastUsedAt: now,
-            address: "unknown",
-            expiresAt: now,
-          }),
-          ended_at: now,
-        })
-        .onConflict((oc) => oc.column("session_id").doUpdateSet({ ended_at: now }).where("sessions.ended_at", "is", null))
-        .execute();
-      await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", token.family_id).execute();
-      return token.family_id;
-    });
-  }
-
-  async touchSession({ sessionId, at, address }: ArgsOf<AccountStore["touchSession"]>): Promise<void> {
-    await this.c.db
-      .updateTable("sessions")
-      .set({ last_used_at: at, address })
-      .where("session_id", "=", sessionId)
-      .where("ended_at", "is", null)
-      .where("last_used_at", "<", at)
-      .execute();
   }
 
   async removeFromOrg({ caller, targetId, now, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
@@ -498,8 +340,8 @@ export class SqlAccounts implements AccountStore {
         ["key_statement", keyStatement, "keyStatement"],
         ["kdf_statement", kdfStatement, "kdfStatement"],
       ] as const) {
+        if (given === undefined) continue;
         const text = statementText(given);
-        if (text === null) continue;
         // Conditional: set only where none is, so that of two upgrades at once one sets it and the other compares.
         await trx
           .updateTable("users")
@@ -508,70 +350,13 @@ export class SqlAccounts implements AccountStore {
           .where(column, "is", null)
           .execute();
         const row = await trx.selectFrom("users").select(column).where("user_id", "=", userId).executeTakeFirst();
-        if (!row) throw notFound("User");
-        if (row[column] !== text) throw conflict("This account's statement is already set: a changed one needs a key change", field);
+        if (!row) throw userNotFound();
+        decideStatementSet(parseStatement(row[column]), given, field);
       }
     });
   }
 }
 
-function sessionRow(s: Omit<SessionRecord, "endedAt">): SessionsTable {
-  return {
-    session_id: s.sessionId,
-    user_id: s.userId,
-    device_name: s.deviceName,
-    created_at: s.createdAt,
-    last_used_at: s.lastUsedAt,
-    address: s.address,
-    expires_at: s.expiresAt,
-    ended_at: null,
-  };
-}
-
-function toSession(r: SessionsTable): SessionRecord {
-  return {
-    sessionId: r.session_id,
-    userId: r.user_id,
-    deviceName: r.device_name,
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    address: r.address,
-    expiresAt: r.expires_at,
-    ...(r.ended_at !== null && { endedAt: r.ended_at }),
-  };
-}
-
-/**
- * Ends the user's live sessions (all, the `only` one, all but the `except` one, or the `ids`) and
- * revokes their refresh tokens, in the caller's transaction: the rows first (this locks them
- * against a rotation), then every token of their families; in chunks, whatever their number.
- */
-async function endSessionsIn(trx: Db, { userId, now, only, except, ids: given }: EndSessions): Promise<string[]> {
-  let live = trx.selectFrom("sessions").select("session_id").where("user_id", "=", userId).where("ended_at", "is", null);
-  if (only !== undefined) live = live.where("session_id", "=", only);
-  if (except !== undefined) live = live.where("session_id", "!=", except);
-  if (given !== undefined) live = live.where("session_id", "in", given.length ? given : [""]);
-  const ids = (await live.execute()).map((r) => r.session_id);
-  for (const chunk of chunks(ids, 500)) {
-    await trx.updateTable("sessions").set({ ended_at: now }).where("session_id", "in", chunk).where("ended_at", "is", null).execute();
-    await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "in", chunk).execute();
-  }
-  return ids;
-}
-
 async function anyUser(db: Db): Promise<boolean> {
   return !!(await db.selectFrom("users").select("user_id").limit(1).executeTakeFirst());
-}
-
-/** The user's stored key log, oldest first. */
-async function keyLogIn(db: Db, userId: UserId): Promise<KeyLogEntry[]> {
-  const rows = await db.selectFrom("key_log").select("entry").where("user_id", "=", userId).orderBy("version").execute();
-  return rows.map((r) => JSON.parse(r.entry) as KeyLogEntry);
-}
-
-async function insertKeyLogEntry(trx: Db, entry: KeyLogEntry, hash: string, now: string): Promise<void> {
-  await trx
-    .insertInto("key_log")
-    .values({ user_id: entry.userId as UserId, version: entry.version, hash, entry: JSON.stringify(entry), created_at: now })
-    .execute();
 }

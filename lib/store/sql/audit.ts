@@ -1,7 +1,7 @@
 /** The audit log on SQL (the port: ../port/audit.ts; MongoDB: ../mongo/audit.ts). */
 import type { OrgId } from "../../domain/ids";
 import { AUDIT_KEY_NAME, auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit";
-import type { DomainEvent, DomainEventType } from "../../domain/events";
+import type { DomainEvent } from "../../domain/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
 import { chunks, type SqlContext } from "./context";
 import type { AuditEventsTable } from "./schema";
@@ -10,7 +10,7 @@ function toAuditRecord(r: AuditEventsTable): AuditRecord {
   return auditRecord({
     eventId: r.event_id,
     seq: Number(r.seq),
-    type: r.type as DomainEventType,
+    type: r.type,
     at: r.at,
     actorId: r.actor_id,
     orgId: r.org_id,

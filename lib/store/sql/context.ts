@@ -5,7 +5,9 @@
  */
 import type { UserId, VaultId } from "../../domain/ids";
 import type { CompiledQuery, Kysely, Transaction } from "kysely";
-import { AppError, conflict } from "../../errors";
+import { AppError } from "../../errors";
+import { alreadyExists } from "../../domain/refusals";
+import { decideNewUserFree } from "../../domain/store-checks";
 import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
 import type { PoolUsage } from "../port";
 import type { Database, ItemsTable, VaultsTable } from "./schema";
@@ -100,7 +102,7 @@ export class SqlContext {
     try {
       return await this.engine.durably(this.db, () => this.db.transaction().execute(fn));
     } catch (err) {
-      if (!(err instanceof AppError) && this.engine.isUniqueViolation(err)) throw conflict("Already exists");
+      if (!(err instanceof AppError) && this.engine.isUniqueViolation(err)) throw alreadyExists();
       throw err;
     }
   }
@@ -139,14 +141,14 @@ export class SqlContext {
   /** 409 when a user with the email exists (registration, and an invite to a taken address). */
   async assertEmailFree(db: Db, email: string): Promise<void> {
     const taken = await db.selectFrom("users").select("user_id").where("email", "=", email).executeTakeFirst();
-    if (taken) throw conflict("A user with this email already exists", "email");
+    decideNewUserFree({ email: !!taken });
   }
 
   /** 409 when the email is taken, or the user id, which is derived from the signing key (ids.ts, `userIdForKey`): a key already registered. */
   async assertNewUserFree(db: Db, user: { email: string; userId: UserId }): Promise<void> {
     await this.assertEmailFree(db, user.email);
     const taken = await db.selectFrom("users").select("user_id").where("user_id", "=", user.userId).executeTakeFirst();
-    if (taken) throw conflict("A user with this signing key already exists", "signingPublicKey");
+    decideNewUserFree({ email: false, signingKey: !!taken });
   }
 }
 

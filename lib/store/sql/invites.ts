@@ -1,21 +1,22 @@
 /** Invites on SQL (the port: ../port/invites.ts; MongoDB: ../mongo/invites.ts). */
 import type { InviteId } from "../../domain/ids";
-import { conflict, notRedeemable } from "../../errors";
+import { inviteNotPendingForStatement } from "../../domain/refusals";
+import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
 import type { SignedStatement } from "../../domain/types";
-import type { Invite, InviteStatus } from "../../domain/invites";
+import type { Invite } from "../../domain/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { SqlContext } from "./context";
 import type { InvitesTable } from "./schema";
 import { writeOutbox } from "./outbox";
 
-function toInvite(r: InvitesTable): Invite {
+export function toInvite(r: InvitesTable): Invite {
   return {
     inviteId: r.invite_id,
     orgId: r.org_id,
     email: r.email,
     role: r.role,
     inviterId: r.inviter_id,
-    status: r.status as InviteStatus,
+    status: r.status,
     expiresAt: r.expires_at,
     createdAt: r.created_at,
     ...(r.statement === null ? {} : { statement: JSON.parse(r.statement) as SignedStatement }),
@@ -96,9 +97,9 @@ export class SqlInvites implements InviteStore {
   async attachStatement({ inviteId, statement, now }: ArgsOf<InviteStore["attachStatement"]>): Promise<void> {
     await this.c.tx(async (trx) => {
       const row = await trx.selectFrom("invites").select(["status", "statement"]).where("invite_id", "=", inviteId).executeTakeFirst();
-      const text = JSON.stringify({ version: statement.version, signature: statement.signature });
-      if (row?.statement === text) return;
-      if (row?.statement) throw conflict("The invite already has a statement", "signature");
+      const stored = row?.statement ? (JSON.parse(row.statement) as SignedStatement) : null;
+      if (decideInviteStatement(stored, statement) === "same") return;
+      const text = JSON.stringify(storedStatement(statement));
       // Conditional: only a pending invite without a statement takes one.
       const res = await trx
         .updateTable("invites")
@@ -107,7 +108,7 @@ export class SqlInvites implements InviteStore {
         .where("status", "=", "pending")
         .where("statement", "is", null)
         .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw notRedeemable("Only a pending invite takes a statement");
+      if (Number(res.numUpdatedRows) !== 1) throw inviteNotPendingForStatement();
     });
   }
 }

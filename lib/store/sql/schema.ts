@@ -5,6 +5,10 @@
  */
 import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { GrantableRole, OrgRole, VaultRole, VaultType } from "../../domain/types";
+import type { InviteStatus } from "../../domain/invites";
+import type { DomainEventType } from "../../domain/events";
+import type { FactorKind } from "../../domain/second-factors";
+import type { RecoveryStatus } from "../../domain/account-recovery";
 
 export interface OrgsTable {
   org_id: OrgId;
@@ -141,7 +145,7 @@ export interface InvitesTable {
   role: GrantableRole;
   inviter_id: UserId;
   token_hash: string;
-  status: string;
+  status: InviteStatus;
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -153,7 +157,7 @@ export interface RefreshTokensTable {
   token_hash: string;
   family_id: string;
   user_id: UserId;
-  status: string;
+  status: "active" | "used" | "revoked";
   expires_at: string;
   created_at: string;
 }
@@ -181,7 +185,7 @@ export interface AuditEventsTable {
   org_id: OrgId;
   seq: number;
   event_id: string;
-  type: string;
+  type: DomainEventType;
   at: string;
   actor_id: UserId;
   vault_id: VaultId | null;
@@ -230,7 +234,7 @@ export interface SecondFactorsTable {
   factor_id: string;
   user_id: UserId;
   slot: string;
-  kind: string;
+  kind: FactorKind;
   name: string;
   created_at: string;
   last_used_at: string | null;
@@ -283,7 +287,7 @@ export interface RecoveryRequestsTable {
   enrolment_id: string;
   public_key: string;
   token_hash: string;
-  status: string;
+  status: RecoveryStatus;
   created_at: string;
   expires_at: string;
   ended_at: string | null;

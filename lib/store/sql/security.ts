@@ -1,6 +1,6 @@
 /** An account's security on SQL (the port: ../port/security.ts; MongoDB: ../mongo/security.ts). */
 import type { OrgId, UserId } from "../../domain/ids";
-import { decideFactorEnrolment, decideFactorRemoval, type FactorKind, type SecondFactor } from "../../domain/second-factors";
+import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/second-factors";
 import type { OrgPolicies } from "../../domain/org-policies";
 import {
   decideRecoveryRequest,
@@ -8,13 +8,13 @@ import {
   type RecoveryEnrolment,
   type RecoveryRequest,
   type RecoveryShare,
-  type RecoveryStatus,
 } from "../../domain/account-recovery";
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
-import { conflict } from "../../errors";
+import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";
-import type { Db, SqlContext } from "./context";
-import type { RecoveryRequestsTable, SecondFactorsTable } from "./schema";
+import type { SqlContext } from "./context";
+import type { SecondFactorsTable } from "./schema";
+import { completeRecoveryIn, dropEnrolment, toRequest } from "./recovery";
 import { writeOutbox } from "./outbox";
 import { lockAccount } from "./writes";
 
@@ -24,7 +24,7 @@ function toFactor(r: SecondFactorsTable): SecondFactor {
   return {
     factorId: r.factor_id,
     userId: r.user_id,
-    kind: r.kind as FactorKind,
+    kind: r.kind,
     name: r.name,
     createdAt: r.created_at,
     ...(r.last_used_at !== null && { lastUsedAt: r.last_used_at }),
@@ -34,23 +34,6 @@ function toFactor(r: SecondFactorsTable): SecondFactor {
     ...(r.public_key !== null && { publicKey: r.public_key }),
     ...(r.counter !== null && { counter: num(r.counter) }),
     ...(r.transports !== null && { transports: JSON.parse(r.transports) as string[] }),
-  };
-}
-
-function toRequest(r: RecoveryRequestsTable): RecoveryRequest {
-  return {
-    requestId: r.request_id,
-    userId: r.user_id,
-    orgId: r.org_id,
-    enrolmentId: r.enrolment_id,
-    publicKey: r.public_key,
-    tokenHash: r.token_hash,
-    status: r.status as RecoveryStatus,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    ...(r.ended_at !== null && { endedAt: r.ended_at }),
-    ...(r.session_id !== null && { sessionId: r.session_id }),
-    ...(r.opened_at !== null && { openedAt: r.opened_at }),
   };
 }
 
@@ -67,7 +50,7 @@ export class SqlSecurity implements SecurityStore {
       await lockAccount(trx, factor.userId);
       const existing = await trx.selectFrom("second_factors").select("kind").where("user_id", "=", factor.userId).execute();
       decideFactorEnrolment(
-        existing.map((r) => ({ kind: r.kind as FactorKind })),
+        existing.map((r) => ({ kind: r.kind })),
         factor.kind,
       );
       await writeOutbox(trx, events);
@@ -185,16 +168,7 @@ export class SqlSecurity implements SecurityStore {
       await lockAccount(trx, e.userId);
       await writeOutbox(trx, events);
       const old = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", e.userId).executeTakeFirst();
-      if (old) {
-        await trx
-          .updateTable("recovery_requests")
-          .set({ status: "cancelled", ended_at: e.createdAt })
-          .where("enrolment_id", "=", old.enrolment_id)
-          .where("status", "in", ["pending", "opened"])
-          .execute();
-        await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
-        await trx.deleteFrom("recovery_enrolments").where("user_id", "=", e.userId).execute();
-      }
+      if (old) await dropEnrolment(trx, old.enrolment_id, e.createdAt, e.userId);
       await trx
         .insertInto("recovery_enrolments")
         .values({
@@ -257,14 +231,7 @@ export class SqlSecurity implements SecurityStore {
       const old = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", userId).executeTakeFirst();
       if (!old) return false;
       await writeOutbox(trx, events);
-      await trx
-        .updateTable("recovery_requests")
-        .set({ status: "cancelled", ended_at: new Date().toISOString() })
-        .where("enrolment_id", "=", old.enrolment_id)
-        .where("status", "in", ["pending", "opened"])
-        .execute();
-      await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", old.enrolment_id).execute();
-      await trx.deleteFrom("recovery_enrolments").where("user_id", "=", userId).execute();
+      await dropEnrolment(trx, old.enrolment_id, new Date().toISOString(), userId);
       return true;
     });
   }
@@ -298,7 +265,7 @@ export class SqlSecurity implements SecurityStore {
       }
       // The enrolment may have been replaced or removed since the caller read it: a request is for the current one only.
       const current = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", r.userId).executeTakeFirst();
-      if (current?.enrolment_id !== r.enrolmentId) throw recoveryNotPending();
+      decideRequestEnrolment(current?.enrolment_id, r.enrolmentId);
       await writeOutbox(trx, events);
       await trx
         .insertInto("recovery_requests")
@@ -406,7 +373,7 @@ export class SqlSecurity implements SecurityStore {
         .where("request_id", "=", a.requestId)
         .where("trustee_id", "=", a.trusteeId)
         .executeTakeFirst();
-      if (dup) throw conflict("You approved this recovery already");
+      decideNewApproval(!!dup);
       await writeOutbox(trx, events);
       await trx
         .insertInto("recovery_approvals")
@@ -439,33 +406,4 @@ export class SqlSecurity implements SecurityStore {
       return true;
     });
   }
-}
-
-/**
- * Completes an opened request (the new password set) in the caller's transaction: the secret was
- * rebuilt and the password it protected is gone, so the enrolment is spent (deleted, its other
- * requests cancelled). False when the request is not opened (cancelled meanwhile, or completed).
- */
-export async function completeRecoveryIn(trx: Db, requestId: string, at: string): Promise<boolean> {
-  const r = await trx
-    .updateTable("recovery_requests")
-    .set({ status: "completed", ended_at: at })
-    .where("request_id", "=", requestId)
-    .where("status", "=", "opened")
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) !== 1) return false;
-  const req = await trx
-    .selectFrom("recovery_requests")
-    .select(["enrolment_id"])
-    .where("request_id", "=", requestId)
-    .executeTakeFirstOrThrow();
-  await trx
-    .updateTable("recovery_requests")
-    .set({ status: "cancelled", ended_at: at })
-    .where("enrolment_id", "=", req.enrolment_id)
-    .where("status", "in", ["pending", "opened"])
-    .execute();
-  await trx.deleteFrom("recovery_shares").where("enrolment_id", "=", req.enrolment_id).execute();
-  await trx.deleteFrom("recovery_enrolments").where("enrolment_id", "=", req.enrolment_id).execute();
-  return true;
 }

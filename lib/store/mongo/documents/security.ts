@@ -1,0 +1,196 @@
+/** The documents of an account's security (SQL: migration 015): second factors, recovery codes, policies, account recovery. */
+import type { OrgId, UserId } from "../../../domain/ids";
+import type { SecondFactor } from "../../../domain/second-factors";
+import type { OrgPolicies } from "../../../domain/org-policies";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../../domain/account-recovery";
+
+/**
+ * A second factor; `_id` is its factor id. Unique on (userId, slot): `slot` is "totp" for the one
+ * authenticator app an account has, the factor's id for a security key.
+ */
+export type SecondFactorDoc = Omit<SecondFactor, "factorId"> & { _id: string; slot: string };
+
+/** The slot a factor takes among its account's (unique per user). */
+export function factorSlot(f: Pick<SecondFactor, "kind" | "factorId">): string {
+  return f.kind === "totp" ? "totp" : f.factorId;
+}
+
+/** A new factor's document (unused yet, as the SQL adapter stores it: no `lastUsedAt`). */
+export function secondFactorDoc(f: SecondFactor): SecondFactorDoc {
+  return {
+    _id: f.factorId,
+    userId: f.userId,
+    slot: factorSlot(f),
+    kind: f.kind,
+    name: f.name,
+    createdAt: f.createdAt,
+    ...(f.sealedSecret !== undefined && { sealedSecret: f.sealedSecret }),
+    ...(f.lastStep !== undefined && { lastStep: f.lastStep }),
+    ...(f.credentialId !== undefined && { credentialId: f.credentialId }),
+    ...(f.publicKey !== undefined && { publicKey: f.publicKey }),
+    ...(f.counter !== undefined && { counter: f.counter }),
+    ...(f.transports !== undefined && { transports: [...f.transports] }),
+  };
+}
+
+export function toSecondFactor(d: SecondFactorDoc): SecondFactor {
+  return {
+    factorId: d._id,
+    userId: d.userId,
+    kind: d.kind,
+    name: d.name,
+    createdAt: d.createdAt,
+    ...(d.lastUsedAt != null && { lastUsedAt: d.lastUsedAt }),
+    ...(d.sealedSecret != null && { sealedSecret: d.sealedSecret }),
+    ...(d.lastStep != null && { lastStep: Number(d.lastStep) }),
+    ...(d.credentialId != null && { credentialId: d.credentialId }),
+    ...(d.publicKey != null && { publicKey: d.publicKey }),
+    ...(d.counter != null && { counter: Number(d.counter) }),
+    ...(d.transports != null && { transports: d.transports }),
+  };
+}
+
+/** One recovery code of a user (hashed); `_id` is `recoveryCodeKey(userId, codeHash)`, as the SQL primary key. */
+export interface RecoveryCodeDoc {
+  _id: string;
+  userId: UserId;
+  codeHash: string;
+  createdAt: string;
+  /** Absent while unused. */
+  usedAt?: string;
+}
+
+export function recoveryCodeKey(userId: UserId, codeHash: string): string {
+  return `${userId}:${codeHash}`;
+}
+
+/** An organization's policies; `_id` is the organization id. */
+export interface OrgPoliciesDoc {
+  _id: OrgId;
+  policies: OrgPolicies;
+  updatedAt: string;
+}
+
+/**
+ * Policies as stored: their JSON (as the SQL adapter stores them), so that an absent rule stays
+ * absent (the driver would store an `undefined` one as null).
+ */
+export function storedPolicies(p: OrgPolicies): OrgPolicies {
+  return JSON.parse(JSON.stringify(p)) as OrgPolicies;
+}
+
+/** A user's recovery enrolment; `_id` is the user id (one each). Unique on enrolmentId. */
+export type RecoveryEnrolmentDoc = Omit<RecoveryEnrolment, "userId"> & { _id: UserId };
+
+export function recoveryEnrolmentDoc(e: RecoveryEnrolment): RecoveryEnrolmentDoc {
+  return {
+    _id: e.userId,
+    enrolmentId: e.enrolmentId,
+    orgId: e.orgId,
+    threshold: e.threshold,
+    copy: e.copy,
+    signature: e.signature,
+    kdfSalt: e.kdfSalt,
+    createdAt: e.createdAt,
+  };
+}
+
+export function toRecoveryEnrolment(d: RecoveryEnrolmentDoc): RecoveryEnrolment {
+  return {
+    enrolmentId: d.enrolmentId,
+    userId: d._id,
+    orgId: d.orgId,
+    threshold: Number(d.threshold),
+    copy: d.copy,
+    signature: d.signature,
+    kdfSalt: d.kdfSalt,
+    createdAt: d.createdAt,
+  };
+}
+
+/** A trustee's share of an enrolment; `_id` is `recoveryShareKey(enrolmentId, trusteeId)`, as the SQL primary key. */
+export type RecoveryShareDoc = RecoveryShare & { _id: string };
+
+export function recoveryShareKey(enrolmentId: string, trusteeId: UserId): string {
+  return `${enrolmentId}:${trusteeId}`;
+}
+
+export function recoveryShareDoc(enrolmentId: string, s: RecoveryShare): RecoveryShareDoc {
+  return {
+    _id: recoveryShareKey(enrolmentId, s.trusteeId),
+    enrolmentId,
+    trusteeId: s.trusteeId,
+    encryptedShare: s.encryptedShare,
+    trusteeKeys: s.trusteeKeys,
+  };
+}
+
+export function toRecoveryShare(d: RecoveryShareDoc): RecoveryShare {
+  return { enrolmentId: d.enrolmentId, trusteeId: d.trusteeId, encryptedShare: d.encryptedShare, trusteeKeys: d.trusteeKeys };
+}
+
+/** A recovery request; `_id` is its id. */
+export type RecoveryRequestDoc = Omit<RecoveryRequest, "requestId"> & {
+  _id: string;
+  /** Bumped by each approval (the lock: an approval and the request's end conflict, and one retries). */
+  writeSeq?: number;
+};
+
+export function recoveryRequestDoc(r: RecoveryRequest): RecoveryRequestDoc {
+  return {
+    _id: r.requestId,
+    userId: r.userId,
+    orgId: r.orgId,
+    enrolmentId: r.enrolmentId,
+    publicKey: r.publicKey,
+    tokenHash: r.tokenHash,
+    status: r.status,
+    createdAt: r.createdAt,
+    expiresAt: r.expiresAt,
+  };
+}
+
+export function toRecoveryRequest(d: RecoveryRequestDoc): RecoveryRequest {
+  return {
+    requestId: d._id,
+    userId: d.userId,
+    orgId: d.orgId,
+    enrolmentId: d.enrolmentId,
+    publicKey: d.publicKey,
+    tokenHash: d.tokenHash,
+    status: d.status,
+    createdAt: d.createdAt,
+    expiresAt: d.expiresAt,
+    ...(d.endedAt != null && { endedAt: d.endedAt }),
+    ...(d.sessionId != null && { sessionId: d.sessionId }),
+    ...(d.openedAt != null && { openedAt: d.openedAt }),
+  };
+}
+
+/** A trustee's approval of a request; `_id` is `recoveryApprovalKey(requestId, trusteeId)`, as the SQL primary key. */
+export type RecoveryApprovalDoc = RecoveryApproval & { _id: string };
+
+export function recoveryApprovalKey(requestId: string, trusteeId: UserId): string {
+  return `${requestId}:${trusteeId}`;
+}
+
+export function recoveryApprovalDoc(a: RecoveryApproval): RecoveryApprovalDoc {
+  return {
+    _id: recoveryApprovalKey(a.requestId, a.trusteeId),
+    requestId: a.requestId,
+    trusteeId: a.trusteeId,
+    encryptedShare: a.encryptedShare,
+    signature: a.signature,
+    approvedAt: a.approvedAt,
+  };
+}
+
+export function toRecoveryApproval(d: RecoveryApprovalDoc): RecoveryApproval {
+  return {
+    requestId: d.requestId,
+    trusteeId: d.trusteeId,
+    encryptedShare: d.encryptedShare,
+    signature: d.signature,
+    approvedAt: d.approvedAt,
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * Sessions and their refresh tokens on SQL (the port: ../port/accounts.ts, its sessions part;
+ * MongoDB: ../mongo/sessions.ts). `SqlAccounts` answers these methods of the port from here.
+ */
+import { decideSessionStart } from "../../domain/store-checks";
+import { earlierSession, sessionsOverCap } from "../../domain/sessions";
+import type { AccountStore, ArgsOf, RefreshOutcome, SessionRecord } from "../port";
+import { chunks, type Db, type SqlContext } from "./context";
+import type { RefreshTokensTable, SessionsTable } from "./schema";
+import { lockAccount } from "./writes";
+
+type EndSessions = ArgsOf<AccountStore["endSessions"]> & { ids?: string[] };
+type RefreshToken = Omit<RefreshTokensTable, "status">;
+
+export class SqlSessions {
+  constructor(private readonly c: SqlContext) {}
+
+  async startSession({ session, token, accountVersion, maxLive }: ArgsOf<AccountStore["startSession"]>): Promise<{ ended: string[] }> {
+    return this.c.tx(async (trx) => {
+      // Under the account's row lock: a password change and this login come one after the other.
+      decideSessionStart(await lockAccount(trx, session.userId), accountVersion);
+      await trx.insertInto("sessions").values(sessionRow(session)).execute();
+      await insertToken(trx, {
+        token_hash: token.tokenHash,
+        family_id: session.sessionId,
+        user_id: token.userId,
+        expires_at: token.expiresAt,
+        created_at: token.createdAt,
+      });
+      const live = await trx
+        .selectFrom("sessions")
+        .select("session_id")
+        .where("user_id", "=", session.userId)
+        .where("ended_at", "is", null)
+        .orderBy("last_used_at", "desc")
+        .orderBy("session_id")
+        .execute();
+      const over = sessionsOverCap(
+        live.map((r) => r.session_id),
+        maxLive,
+      );
+      return { ended: over.length ? await endSessionsIn(trx, { userId: session.userId, now: session.createdAt, ids: over }) : [] };
+    });
+  }
+
+  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
+    return this.c.tx(async (trx): Promise<RefreshOutcome> => {
+      const old = await trx.selectFrom("refresh_tokens").selectAll().where("token_hash", "=", oldHash).executeTakeFirst();
+      if (!old) return { ok: false, reason: "unknown" };
+      const sessionId = old.family_id;
+      // Locks in one order everywhere (the session's row, then its tokens), as endSessions takes them.
+      if (old.status !== "active") return endReused(trx, sessionId, now);
+      if (old.expires_at <= now) {
+        await trx.updateTable("refresh_tokens").set({ status: "used" }).where("token_hash", "=", oldHash).execute();
+        return { ok: false, reason: "expired" };
+      }
+      if (!(await recordUse(trx, old, { now, address, expiresAt: next.expiresAt }))) return { ok: false, reason: "unknown" };
+      const rotated = await trx
+        .updateTable("refresh_tokens")
+        .set({ status: "used" })
+        .where("token_hash", "=", oldHash)
+        .where("status", "=", "active")
+        .executeTakeFirst();
+      // Another rotation of this token won meanwhile: it was presented twice.
+      if (Number(rotated.numUpdatedRows) !== 1) return endReused(trx, sessionId, now);
+      await insertToken(trx, {
+        token_hash: next.tokenHash,
+        family_id: sessionId,
+        user_id: old.user_id,
+        expires_at: next.expiresAt,
+        created_at: next.createdAt,
+      });
+      return { ok: true, userId: old.user_id, sessionId };
+    });
+  }
+
+  async findSession(sessionId: string): Promise<SessionRecord | null> {
+    const row = await this.c.db.selectFrom("sessions").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+    return row ? toSession(row) : null;
+  }
+
+  async listSessions({ userId, now }: ArgsOf<AccountStore["listSessions"]>): Promise<SessionRecord[]> {
+    const rows = await this.c.db
+      .selectFrom("sessions")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("ended_at", "is", null)
+      .where("expires_at", ">", now)
+      .orderBy("last_used_at", "desc")
+      .orderBy("session_id")
+      .execute();
+    return rows.map(toSession);
+  }
+
+  async endSessions(args: ArgsOf<AccountStore["endSessions"]>): Promise<string[]> {
+    return this.c.tx((trx) => endSessionsIn(trx, args));
+  }
+
+  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
+    return this.c.tx(async (trx) => {
+      const token = await trx
+        .selectFrom("refresh_tokens")
+        .select(["family_id", "created_at"])
+        .where("token_hash", "=", tokenHash)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      if (!token) return null;
+      // The session's row, ended; written (so locked) before the tokens, as a rotation writes it. A family
+      // whose row was never made gets one, ended: a first refresh racing this then finds it.
+      await trx
+        .insertInto("sessions")
+        .values({
+          ...sessionRow({
+            ...earlierSession({ sessionId: token.family_id, userId, createdAt: token.created_at }),
+            lastUsedAt: now,
+            address: "unknown",
+            expiresAt: now,
+          }),
+          ended_at: now,
+        })
+        .onConflict((oc) => oc.column("session_id").doUpdateSet({ ended_at: now }).where("sessions.ended_at", "is", null))
+        .execute();
+      await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", token.family_id).execute();
+      return token.family_id;
+    });
+  }
+
+  async touchSession({ sessionId, at, address }: ArgsOf<AccountStore["touchSession"]>): Promise<void> {
+    await this.c.db
+      .updateTable("sessions")
+      .set({ last_used_at: at, address })
+      .where("session_id", "=", sessionId)
+      .where("ended_at", "is", null)
+      .where("last_used_at", "<", at)
+      .execute();
+  }
+}
+
+async function insertToken(trx: Db, token: RefreshToken): Promise<void> {
+  await trx
+    .insertInto("refresh_tokens")
+    .values({ ...token, status: "active" })
+    .execute();
+}
+
+/** A used (or revoked) token presented again: whoever holds it, that login is over. */
+async function endReused(trx: Db, sessionId: string, now: string): Promise<RefreshOutcome> {
+  await trx.updateTable("sessions").set({ ended_at: now }).where("session_id", "=", sessionId).where("ended_at", "is", null).execute();
+  await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "=", sessionId).execute();
+  return { ok: false, reason: "reused", sessionId };
+}
+
+/**
+ * A refresh's use, on its session's row: false when the session has ended. The row is written (and
+ * so locked) before the token: an end that races this either came first (no live row: refused) or
+ * waits, and then revokes the new token too. A family from before sessions gets its row now.
+ */
+async function recordUse(trx: Db, old: RefreshToken, use: { now: string; address: string; expiresAt: string }): Promise<boolean> {
+  const sessionId = old.family_id;
+  const live = await trx
+    .updateTable("sessions")
+    .set({ last_used_at: use.now, address: use.address, expires_at: use.expiresAt })
+    .where("session_id", "=", sessionId)
+    .where("ended_at", "is", null)
+    .executeTakeFirst();
+  if (Number(live.numUpdatedRows) === 1) return true;
+  const ended = await trx.selectFrom("sessions").select("session_id").where("session_id", "=", sessionId).executeTakeFirst();
+  if (ended) return false;
+  const earlier = earlierSession({ sessionId, userId: old.user_id, createdAt: old.created_at });
+  await trx
+    .insertInto("sessions")
+    .values(sessionRow({ ...earlier, lastUsedAt: use.now, address: use.address, expiresAt: use.expiresAt }))
+    // Two first refreshes at once: the second finds the row and loses on the token, as a reuse.
+    .onConflict((oc) => oc.column("session_id").doNothing())
+    .execute();
+  return true;
+}
+
+function sessionRow(s: Omit<SessionRecord, "endedAt">): SessionsTable {
+  return {
+    session_id: s.sessionId,
+    user_id: s.userId,
+    device_name: s.deviceName,
+    created_at: s.createdAt,
+    last_used_at: s.lastUsedAt,
+    address: s.address,
+    expires_at: s.expiresAt,
+    ended_at: null,
+  };
+}
+
+function toSession(r: SessionsTable): SessionRecord {
+  return {
+    sessionId: r.session_id,
+    userId: r.user_id,
+    deviceName: r.device_name,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    address: r.address,
+    expiresAt: r.expires_at,
+    ...(r.ended_at !== null && { endedAt: r.ended_at }),
+  };
+}
+
+/**
+ * Ends the user's live sessions (all, the `only` one, all but the `except` one, or the `ids`) and
+ * revokes their refresh tokens, in the caller's transaction: the rows first (this locks them
+ * against a rotation), then every token of their families; in chunks, whatever their number.
+ */
+export async function endSessionsIn(trx: Db, { userId, now, only, except, ids: given }: EndSessions): Promise<string[]> {
+  let live = trx.selectFrom("sessions").select("session_id").where("user_id", "=", userId).where("ended_at", "is", null);
+  if (only !== undefined) live = live.where("session_id", "=", only);
+  if (except !== undefined) live = live.where("session_id", "!=", except);
+  if (given !== undefined) live = live.where("session_id", "in", given.length ? given : [""]);
+  const ids = (await live.execute()).map((r) => r.session_id);
+  for (const chunk of chunks(ids, 500)) {
+    await trx.updateTable("sessions").set({ ended_at: now }).where("session_id", "in", chunk).where("ended_at", "is", null).execute();
+    await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "in", chunk).execute();
+  }
+  return ids;
+}

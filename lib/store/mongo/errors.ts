@@ -1,14 +1,6 @@
 /**
- * MongoDB errors in the contract's terms (the counterpart of `EngineOps.isUniqueViolation` and
- * `isPostgresUnavailable`). Pure: unit-tested with the driver's own error classes.
- *
- * - a refusal of ours (AppError) passes unchanged;
- * - a duplicate key is 409;
- * - a write conflict (112) that outlived the transaction's retries is a lost race: 409, try again;
- * - a transaction too large for the server (its cache, or 16 MiB) is 413;
- * - anything that says "not now" (no primary, a stepdown, a lost majority, the transaction's
- *   lifetime limit, a timeout, the network, a commit whose outcome is unknown) is 503;
- * - anything else is not disguised (500, generic body).
+ * MongoDB errors in the contract's terms: 409, 413, 503, or not disguised. Pure: unit-tested with
+ * the driver's own error classes. The table: docs/design/mongo-errors.md.
  */
 import {
   MongoError,

@@ -47,22 +47,8 @@ const GROUP_MAX_TRANSACTIONS = 32;
 const GROUP_MAX_MS = 20;
 
 /**
- * The one connection, handed to one query or transaction at a time in arrival order. Kysely's
- * own mutex for single-connection dialects wakes every waiter on each release (a thundering herd:
- * with 50 requests in flight, 50 wake-ups per query); this queue wakes exactly the next one.
- *
- * Group commit: transactions that arrive together share one COMMIT, so one fsync covers them
- * all. Each transaction runs as a savepoint inside the group's transaction (its failure rolls
- * back its own work only). The group commits at the event loop's next turn after a transaction
- * ends (node:sqlite is synchronous: a transaction runs start to end within one turn, and the
- * requests already read by then join it), or at once when it holds GROUP_MAX_TRANSACTIONS or is
- * GROUP_MAX_MS old. Nothing is acknowledged before its commit: `SqlContext.tx` runs each
- * transaction through `durably`, which answers after the group's commit, so the power-loss
- * guarantee of synchronous=FULL is the same as with a commit per transaction. A plain query (a
- * read outside a transaction, a backup) commits an open group first, so no read sees a write that
- * is not yet durable. A commit that fails fails every transaction of its group. (So no table may
- * declare a DEFERRABLE constraint: one transaction's violation, found only at COMMIT, would fail
- * the others of its group. The migrations' test uses one on purpose, in a group of its own.)
+ * The one connection, handed out in arrival order, with group commit: transactions that arrive
+ * together share one durable COMMIT. Why and how: docs/design/sqlite-group-commit.md.
  */
 class QueuedSqliteDriver implements Driver {
   private readonly waiting: Array<{ resume: () => void }> = [];

@@ -1,11 +1,11 @@
 /** The caller's profile, statements and master password, and other users' public keys (contract section 2). */
 import { decideVisibleUser } from "../lib/domain/access";
-import { noStatementGiven, tokenUserGone } from "../lib/domain/refusals";
+import { requireUser } from "../lib/domain/accounts";
 import type { UserId, VaultId } from "../lib/domain/ids";
-import type { Context, ServiceSchema } from "moleculer";
-import { checkKdfStatement, checkKeyStatement } from "../lib/domain/statements";
+import type { ServiceSchema } from "moleculer";
+import { decideStatementUpgrade, type StatementUpgrade } from "../lib/domain/statement-upgrades";
 import type { SignedStatement } from "../lib/domain/types";
-import { callerOf, noContent, type RequestMeta } from "../lib/http/context";
+import { callerOf, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import { publicKeysOf } from "../lib/http/views";
@@ -16,14 +16,12 @@ import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
 import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
 import { normalizeKdf, type KdfParams } from "../lib/domain/keys";
 import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/password-change";
-import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
+import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
 import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
 import { runnerService } from "../app/node-runtime";
-
-type Ctx<P = unknown> = Context<P, RequestMeta>;
 
 type KeyRotationParams = Omit<KeyRotation, "keyLogEntry" | "vaults"> & {
   keyLogEntry: unknown;
@@ -47,155 +45,156 @@ interface PasswordChangeParams {
   vaults: Array<Omit<PersonalRewrap, "rosterLink"> & { rosterLink?: unknown }>;
 }
 
+type UserParams = { userId: UserId };
+
 export function usersService(rt: Runtime): ServiceSchema {
-  const { store, config, clock, events } = rt;
-
-  async function caller(ctx: Ctx): Promise<UserRecord> {
-    const user = await store.accounts.findUserById(callerOf(ctx).userId);
-    if (!user) throw tokenUserGone();
-    return user;
-  }
-
   return {
     name: "users",
     actions: {
-      me: {
-        async handler(ctx: Ctx) {
-          const user = await caller(ctx);
-          return {
-            userId: user.userId,
-            email: user.email,
-            orgId: user.orgId,
-            role: user.role,
-            createdAt: user.createdAt,
-            accountVersion: user.accountVersion,
-            kdf: user.kdf,
-          };
-        },
-      },
-      keys: {
-        params: paramsOf("users.keys"),
-        async handler(ctx: Ctx<{ userId: UserId }>) {
-          // Users of other organizations do not exist for the caller.
-          const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
-          return publicKeysOf(user);
-        },
-      },
-      statements: {
-        // An account made before statements existed is upgraded by its own client: it signs both
-        // over what the server holds, and the server checks them against that before keeping them.
-        params: paramsOf("users.statements"),
-        async handler(ctx: Ctx<{ keyStatement?: SignedStatement; kdfStatement?: SignedStatement }>) {
-          const user = await caller(ctx);
-          const { keyStatement, kdfStatement } = ctx.params;
-          if (!keyStatement && !kdfStatement) throw noStatementGiven();
-          if (keyStatement) checkKeyStatement(user, keyStatement);
-          if (kdfStatement) checkKdfStatement(user, kdfStatement);
-          await store.accounts.setStatements({ userId: user.userId, keyStatement, kdfStatement });
-          return noContent(ctx);
-        },
-      },
-      keyLog: {
-        params: paramsOf("users.keyLog"),
-        async handler(ctx: Ctx<{ userId: UserId }>) {
-          // As a key lookup: users of other organizations do not exist for the caller.
-          const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
-          const stored = await store.accounts.keyLog(user.userId);
-          return { entries: stored.length > 0 ? stored : [genesisEntry(user.userId, user)] };
-        },
-      },
-      rotateKeys: {
-        // The rules: lib/domain/key-rotation.ts; the transaction: the store's rotateKeys.
-        params: paramsOf("users.rotateKeys"),
-        async handler(ctx: Ctx<KeyRotationParams>) {
-          const p = ctx.params;
-          const user = await caller(ctx);
-          const sessionId = callerOf(ctx).sessionId;
-          decideAccountVersion(user.accountVersion, p.accountVersion);
-          const vaults: VaultRotation[] = p.vaults.map(({ rosterLink, resigned, ...wrap }, i) => {
-            const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
-            return {
-              ...wrap,
-              vaultId: wrap.vaultId as VaultId,
-              resigned: resigned.map((r) => ({ userId: r.userId as UserId, wrapSignature: r.wrapSignature })),
-              ...(link && { rosterLink: link }),
-            };
-          });
-          const head = keyLogHead(user, await store.accounts.keyLog(user.userId));
-          const keyLogEntry = checkKeyRotationForm(user, head, { ...p, vaults });
-          for (const [i, v] of vaults.entries()) {
-            if (v.rosterLink) await withCheckedAuditClaim(store, user.orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
-          }
-          const { endedSessions } = await store.accounts.rotateKeys({
-            userId: user.userId,
-            rotation: { ...p, keyLogEntry, vaults },
-            headVersion: head.entry.version,
-            keepSession: sessionId,
-            now: clock.timestamp(),
-            events: [events.record("user.keys_rotated", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-          });
-          failpoint("key-rotation-after-commit");
-          events.kick();
-          await announceEnded(ctx, rt.sessions, endedSessions);
-          return { accountVersion: p.accountVersion + 1, keyVersion: keyLogEntry.version, sessionsEnded: endedSessions.length };
-        },
-      },
+      me: { handler: (ctx: Ctx) => me(rt, ctx) },
+      keys: { params: paramsOf("users.keys"), handler: (ctx: Ctx<UserParams>) => keys(rt, ctx) },
+      // An account made before statements existed is upgraded by its own client: it signs both
+      // over what the server holds, and the server checks them against that before keeping them.
+      statements: { params: paramsOf("users.statements"), handler: (ctx: Ctx<StatementUpgrade>) => statements(rt, ctx) },
+      keyLog: { params: paramsOf("users.keyLog"), handler: (ctx: Ctx<UserParams>) => keyLog(rt, ctx) },
+      // The rules: lib/domain/key-rotation.ts; the transaction: the store's rotateKeys.
+      rotateKeys: { params: paramsOf("users.rotateKeys"), handler: (ctx: Ctx<KeyRotationParams>) => rotateKeys(rt, ctx) },
+      // The rules: lib/domain/password-change.ts; the transaction: the store's changePassword.
       changePassword: {
-        // The rules: lib/domain/password-change.ts; the transaction: the store's changePassword.
         params: paramsOf("users.changePassword"),
-        async handler(ctx: Ctx<PasswordChangeParams>) {
-          const p = ctx.params;
-          const user = await caller(ctx);
-          const sessionId = callerOf(ctx).sessionId;
-          // From an older read of the account: refused before anything else (the statement's version would not be the next one either).
-          decideAccountVersion(user.accountVersion, p.accountVersion);
-          const kdf = normalizeKdf(p.kdf);
-          const vaults: PersonalRewrap[] = p.vaults.map(({ rosterLink, ...wrap }, i) => {
-            const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
-            return { ...wrap, vaultId: wrap.vaultId as VaultId, ...(link && { rosterLink: link }) };
-          });
-          checkPasswordChangeForm(user, { kdf, kdfStatement: p.kdfStatement, vaults });
-          decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES);
-          // The old password, proven; or, in the session an account recovery began, the recovery stands for it (once).
-          const recovered =
-            p.currentAuthHash === undefined && sessionId !== undefined
-              ? await store.security.findOpenedRecovery({
-                  userId: user.userId,
-                  sessionId,
-                  since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
-                })
-              : null;
-          if (!recovered) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
-          // Only a proven caller costs the store a read per link.
-          for (const [i, v] of vaults.entries()) {
-            if (v.rosterLink) await withCheckedAuditClaim(store, user.orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
-          }
-          const { endedSessions } = await store.accounts.changePassword({
-            userId: user.userId,
-            change: { accountVersion: p.accountVersion, kdf, kdfStatement: p.kdfStatement, vaults },
-            authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
-            encryptedPrivateKey: p.encryptedPrivateKey,
-            encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
-            provenAuthHash: user.authHash,
-            keepSession: sessionId,
-            // A recovery's new password completes it in the same transaction: its enrolment is spent.
-            ...(recovered && { completeRecovery: recovered.requestId }),
-            now: clock.timestamp(),
-            events: [
-              events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId }),
-              ...(recovered
-                ? [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })]
-                : []),
-            ],
-          });
-          failpoint("password-change-after-commit");
-          events.kick();
-          await announceEnded(ctx, rt.sessions, endedSessions);
-          return { accountVersion: p.accountVersion + 1, sessionsEnded: endedSessions.length };
-        },
+        handler: (ctx: Ctx<PasswordChangeParams>) => changePassword(rt, ctx),
       },
     },
   };
+}
+
+/** The caller's account, read again: gone since the token was made is a 401. */
+async function callerAccount({ store }: Runtime, ctx: Ctx): Promise<UserRecord> {
+  return requireUser(await store.accounts.findUserById(callerOf(ctx).userId));
+}
+
+/** Each vault's roster link checked against the organization's audit log, in order. */
+async function checkRosterLinks({ store }: Runtime, orgId: UserRecord["orgId"], vaults: Array<{ rosterLink?: RosterLink }>) {
+  for (const [i, v] of vaults.entries()) {
+    if (v.rosterLink) await withCheckedAuditClaim(store, orgId, `vaults.${i}.${ROSTER_LINK_FIELD}`, v.rosterLink);
+  }
+}
+
+async function me(rt: Runtime, ctx: Ctx) {
+  const user = await callerAccount(rt, ctx);
+  return {
+    userId: user.userId,
+    email: user.email,
+    orgId: user.orgId,
+    role: user.role,
+    createdAt: user.createdAt,
+    accountVersion: user.accountVersion,
+    kdf: user.kdf,
+  };
+}
+
+async function keys({ store }: Runtime, ctx: Ctx<UserParams>) {
+  // Users of other organizations do not exist for the caller.
+  const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
+  return publicKeysOf(user);
+}
+
+async function statements(rt: Runtime, ctx: Ctx<StatementUpgrade>) {
+  const user = await callerAccount(rt, ctx);
+  const { keyStatement, kdfStatement } = ctx.params;
+  decideStatementUpgrade(user, { keyStatement, kdfStatement });
+  await rt.store.accounts.setStatements({ userId: user.userId, keyStatement, kdfStatement });
+  return noContent(ctx);
+}
+
+async function keyLog({ store }: Runtime, ctx: Ctx<UserParams>) {
+  // As a key lookup: users of other organizations do not exist for the caller.
+  const user = decideVisibleUser(await store.accounts.findUserById(ctx.params.userId), callerOf(ctx));
+  const stored = await store.accounts.keyLog(user.userId);
+  return { entries: stored.length > 0 ? stored : [genesisEntry(user.userId, user)] };
+}
+
+async function rotateKeys(rt: Runtime, ctx: Ctx<KeyRotationParams>) {
+  const { store, clock, events } = rt;
+  const p = ctx.params;
+  const user = await callerAccount(rt, ctx);
+  const sessionId = callerOf(ctx).sessionId;
+  decideAccountVersion(user.accountVersion, p.accountVersion);
+  const vaults: VaultRotation[] = p.vaults.map(({ rosterLink, resigned, ...wrap }, i) => {
+    const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
+    return {
+      ...wrap,
+      vaultId: wrap.vaultId as VaultId,
+      resigned: resigned.map((r) => ({ userId: r.userId as UserId, wrapSignature: r.wrapSignature })),
+      ...(link && { rosterLink: link }),
+    };
+  });
+  const head = keyLogHead(user, await store.accounts.keyLog(user.userId));
+  const keyLogEntry = checkKeyRotationForm(user, head, { ...p, vaults });
+  await checkRosterLinks(rt, user.orgId, vaults);
+  const { endedSessions } = await store.accounts.rotateKeys({
+    userId: user.userId,
+    rotation: { ...p, keyLogEntry, vaults },
+    headVersion: head.entry.version,
+    keepSession: sessionId,
+    now: clock.timestamp(),
+    events: [events.record("user.keys_rotated", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
+  });
+  failpoint("key-rotation-after-commit");
+  events.kick();
+  await announceEnded(ctx, rt.sessions, endedSessions);
+  return { accountVersion: p.accountVersion + 1, keyVersion: keyLogEntry.version, sessionsEnded: endedSessions.length };
+}
+
+/** In the session an account recovery began, and with no old password given, the recovery that stands for it (once). */
+async function openedRecovery({ store, clock }: Runtime, user: UserRecord, sessionId: string | undefined, currentAuthHash?: string) {
+  if (currentAuthHash !== undefined || sessionId === undefined) return null;
+  return store.security.findOpenedRecovery({
+    userId: user.userId,
+    sessionId,
+    since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
+  });
+}
+
+async function changePassword(rt: Runtime, ctx: Ctx<PasswordChangeParams>) {
+  const { store, config, clock, events } = rt;
+  const p = ctx.params;
+  const user = await callerAccount(rt, ctx);
+  const sessionId = callerOf(ctx).sessionId;
+  // From an older read of the account: refused before anything else (the statement's version would not be the next one either).
+  decideAccountVersion(user.accountVersion, p.accountVersion);
+  const kdf = normalizeKdf(p.kdf);
+  const vaults: PersonalRewrap[] = p.vaults.map(({ rosterLink, ...wrap }, i) => {
+    const link = parseRosterLink(rosterLink, `vaults.${i}.${ROSTER_LINK_FIELD}`);
+    return { ...wrap, vaultId: wrap.vaultId as VaultId, ...(link && { rosterLink: link }) };
+  });
+  checkPasswordChangeForm(user, { kdf, kdfStatement: p.kdfStatement, vaults });
+  decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES);
+  // The old password, proven; or, in the session an account recovery began, the recovery stands for it (once).
+  const recovered = await openedRecovery(rt, user, sessionId, p.currentAuthHash);
+  if (!recovered) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
+  // Only a proven caller costs the store a read per link.
+  await checkRosterLinks(rt, user.orgId, vaults);
+  const { endedSessions } = await store.accounts.changePassword({
+    userId: user.userId,
+    change: { accountVersion: p.accountVersion, kdf, kdfStatement: p.kdfStatement, vaults },
+    authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
+    encryptedPrivateKey: p.encryptedPrivateKey,
+    encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
+    provenAuthHash: user.authHash,
+    keepSession: sessionId,
+    // A recovery's new password completes it in the same transaction: its enrolment is spent.
+    ...(recovered && { completeRecovery: recovered.requestId }),
+    now: clock.timestamp(),
+    events: [
+      events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId }),
+      ...(recovered ? [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })] : []),
+    ],
+  });
+  failpoint("password-change-after-commit");
+  events.kick();
+  await announceEnded(ctx, rt.sessions, endedSessions);
+  return { accountVersion: p.accountVersion + 1, sessionsEnded: endedSessions.length };
 }
 
 /** The service as moleculer-runner loads this file (moleculer.config.ts). */

@@ -1,8 +1,9 @@
 /**
  * The code map keeps its word: every path the code map (docs/developer/code-map.md) names exists
- * (its table and its tree), and no file of the clients (sdk/, cli/, web/src/) grows past 400 lines, as the
- * server's files stay under 500, one concern each.
+ * (its table and its tree). And the size rules reach every source folder: ESLint's `max-lines`
+ * and `max-lines-per-function`, counting neither blank lines nor comments (eslint.config.mjs).
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -56,10 +57,35 @@ test("every path the code map names exists", () => {
   expect(named.filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
 });
 
-test("no file of sdk/, cli/ or web/src/ is over 400 lines", () => {
-  const long = ["sdk", "cli", "web/src"]
-    .flatMap(filesUnder)
-    .map((file) => [file, fs.readFileSync(path.join(ROOT, file), "utf8").split("\n").length - 1] as const)
-    .filter(([, lines]) => lines > 400);
-  expect(long).toEqual([]);
+/** Each file's size rules as ESLint resolves them from eslint.config.mjs. */
+function sizeRulesOf(files: readonly string[]): Record<string, unknown> {
+  const script = `
+    import { ESLint } from "eslint";
+    import { SOURCE_FOLDERS } from "./eslint.config.mjs";
+    const eslint = new ESLint();
+    const rules = {};
+    for (const file of ${JSON.stringify(files)}) {
+      const config = await eslint.calculateConfigForFile(file);
+      rules[file] = { lines: config?.rules?.["max-lines"], perFunction: config?.rules?.["max-lines-per-function"] };
+    }
+    console.log(JSON.stringify({ rules, folders: SOURCE_FOLDERS }));`;
+  return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" }));
+}
+
+test("every source folder is held to files of 400 counted lines and functions of 60", () => {
+  // Every top-level folder with TypeScript outside tests, docs and builds is a source folder.
+  const topLevel = fs
+    .readdirSync(ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !/^(\.|node_modules$|dist$|test$|docs$|examples$|web$)/.test(e.name))
+    .filter((e) => filesUnder(e.name).length > 0)
+    .map((e) => e.name);
+  const sample = [...topLevel, "web/src"].map((dir) => filesUnder(dir).find((f) => !f.includes("migrations"))!);
+  const { rules, folders } = sizeRulesOf(sample) as { rules: Record<string, { lines: unknown; perFunction: unknown }>; folders: string[] };
+  expect([...topLevel, "web/src"].filter((dir) => !folders.includes(dir))).toEqual([]);
+  for (const file of sample) {
+    const counted = { skipBlankLines: true, skipComments: true };
+    expect([file, rules[file]!.perFunction]).toEqual([file, [2, { max: 60, ...counted }]]);
+    const max = file.startsWith("services/") ? 250 : 400;
+    expect([file, rules[file]!.lines]).toEqual([file, [2, { max, ...counted }]]);
+  }
 });

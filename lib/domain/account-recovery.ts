@@ -1,24 +1,27 @@
 /**
- * k-of-n account recovery. The user's client splits a recovery secret into n shares
- * (Shamir), wraps each to a trustee's key taken from its own verified pins, seals a copy of the
- * account's stretched key under the secret, and signs it all (protocol/formats/recovery.ts). To recover,
- * a new device asks with a one-time key; each approving trustee's client checks the short code
- * with the user out of band and re-wraps its share to that key; with k approvals, the device
- * rebuilds the secret, opens the copy, and sets a new master password on the password-change path,
- * which ends every session. The server holds only wrapped shares and the sealed copy: alone, or
- * with fewer than k trustees, it learns nothing.
- *
- * The rules the server enforces are these; what the server could lie about, the clients check.
+ * k-of-n account recovery: the rules the server enforces, each action's a `plan*` or `decide*`
+ * (the protocol and its parts: docs/design/account-recovery.md). The server holds only wrapped
+ * shares and the sealed copy: alone, or with fewer than k trustees, it learns nothing; what it
+ * could lie about, the clients check.
  */
 import type { OrgId, UserId } from "./ids";
 import type { OrgRole } from "./types";
 import { mayBeTrustee } from "../../protocol/org-roles";
+import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../../protocol/formats/recovery";
+import { signatureVerifies } from "./keys";
 import { MAX_RECOVERY_TRUSTEES } from "./org-policies";
+import { keyFingerprint, sha256Hex } from "./roster";
+import { decideDeviceName } from "./sessions";
 import {
+  approvalNotSigned,
   badRecoveryThreshold,
+  enrolmentNotSigned,
+  noRecoveryEnrolment,
   notATrustee,
   recoveryNotPending,
+  recoveryRequestNotFound,
   recoveryTokenWrong,
+  removedFromOrg,
   tooFewApprovals,
   trusteeNamedTwice,
   trusteeNotEligible,
@@ -170,4 +173,237 @@ export function decideRecoveryCompletion(args: {
   if (args.tokenHash !== args.request.tokenHash) throw recoveryTokenWrong();
   if (!isOpenable(args.request, args.now) || args.enrolment?.enrolmentId !== args.request.enrolmentId) throw recoveryNotPending();
   if (args.approvals < args.enrolment.threshold) throw tooFewApprovals(args.approvals, args.enrolment.threshold);
+}
+
+// ---- The actions as plans: what the service read in; what it writes out, or a named refusal ----
+
+/** What the rules know of the account an action runs for. */
+export interface RecoveringAccount {
+  userId: UserId;
+  orgId: OrgId;
+  signingPublicKey: string;
+  kdf: { salt: string };
+  removedAt?: string;
+}
+
+/** An enrolment with its shares, as stored. */
+export interface StoredEnrolment {
+  enrolment: RecoveryEnrolment;
+  shares: RecoveryShare[];
+}
+
+const hashOf = (b64: string) => sha256Hex(Buffer.from(b64, "base64"));
+const verifies = (bytes: Uint8Array, signature: string, key: string) =>
+  signatureVerifies(Buffer.from(bytes), Buffer.from(signature, "base64"), key);
+
+/** What the user's client sends to enrol: the statement's parts, and the user's signature over them. */
+export interface EnrolmentForm {
+  enrolmentId: string;
+  threshold: number;
+  copy: string;
+  signature: string;
+  shares: Array<{ trusteeId: UserId; encryptedShare: string; trusteeKeys: string }>;
+}
+
+/**
+ * An enrolment: its trustees and k (`decideRecoveryEnrolment`), then the user's signature over what
+ * is stored, as the user's client made it (the server checks its form, the clients what it means).
+ */
+export function planRecoveryEnrolment(
+  found: { user: RecoveringAccount; trustees: ReadonlyMap<UserId, TrusteeState>; policyMinThreshold: number; now: string },
+  form: EnrolmentForm,
+): StoredEnrolment {
+  const { user } = found;
+  decideRecoveryEnrolment({
+    userId: user.userId,
+    orgId: user.orgId,
+    threshold: form.threshold,
+    trusteeIds: form.shares.map((s) => s.trusteeId),
+    trustees: found.trustees,
+    policyMinThreshold: found.policyMinThreshold,
+  });
+  const bytes = enrolmentBytes({
+    enrolmentId: form.enrolmentId,
+    userId: user.userId,
+    threshold: form.threshold,
+    copy: hashOf(form.copy),
+    trustees: form.shares.map((s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: hashOf(s.encryptedShare) })),
+  });
+  if (!verifies(bytes, form.signature, user.signingPublicKey)) throw enrolmentNotSigned();
+  const enrolment: RecoveryEnrolment = {
+    enrolmentId: form.enrolmentId,
+    userId: user.userId,
+    orgId: user.orgId,
+    threshold: form.threshold,
+    copy: form.copy,
+    signature: form.signature,
+    kdfSalt: user.kdf.salt,
+    createdAt: found.now,
+  };
+  return { enrolment, shares: form.shares.map((s) => ({ enrolmentId: form.enrolmentId, ...s })) };
+}
+
+/** What the rule knows of a trustee now: their keys, and whether they left. */
+export interface TrusteeKeys {
+  publicKey: string;
+  signingPublicKey: string;
+  removedAt?: string;
+}
+
+/**
+ * The caller's enrolment (none: 404), and whether it is current: made under the account's password
+ * (else its copy holds a key that no longer opens the account), with at least k trustees still
+ * holding the keys their shares were wrapped to (one who rotated or left cannot open theirs).
+ */
+export function decideEnrolmentCurrent(
+  found: StoredEnrolment | null,
+  kdfSalt: string,
+  trustees: ReadonlyMap<UserId, TrusteeKeys>,
+): StoredEnrolment & { current: boolean } {
+  if (!found) throw noRecoveryEnrolment();
+  const holding = found.shares.filter((s) => {
+    const t = trustees.get(s.trusteeId);
+    return t !== undefined && t.removedAt === undefined && keyFingerprint(t) === s.trusteeKeys;
+  }).length;
+  return { ...found, current: found.enrolment.kdfSalt === kdfSalt && holding >= found.enrolment.threshold };
+}
+
+/** An unenrolment that found no enrolment to delete: 404. */
+export function decideUnenrolment(deleted: boolean): void {
+  if (!deleted) throw noRecoveryEnrolment();
+}
+
+/** Only the account's own sessions cancel its requests: another account's, or none, is not found. */
+export function decideRecoveryCancel(request: RecoveryRequest | null, userId: UserId): RecoveryRequest {
+  if (!request || request.userId !== userId) throw recoveryRequestNotFound();
+  return request;
+}
+
+/** A cancel whose request had ended (or was gone) by the time it was written: not found, as none. */
+export function decideRecoveryCancelled(ended: boolean): void {
+  if (!ended) throw recoveryRequestNotFound();
+}
+
+/** A request's secret as the server sealed it: the request it names, and whether it is a decoy (1). */
+export interface RequestSecret {
+  r: string;
+  d: 0 | 1;
+}
+
+/** The secret a device names a request with: one this server sealed for that very request, else 404. True: a decoy. */
+export function decideRequestSecret(opened: RequestSecret | null, requestId: string): boolean {
+  if (!opened || opened.r !== requestId) throw recoveryTokenWrong();
+  return opened.d === 1;
+}
+
+/** The stored request a real secret names: gone, or stored with another secret's hash, is 404 as any other secret. */
+export function decideRequestOfSecret(request: RecoveryRequest | null, tokenHash: string): RecoveryRequest {
+  if (!request || request.tokenHash !== tokenHash) throw recoveryTokenWrong();
+  return request;
+}
+
+/** What a device signing in with a request read: the request (null: a decoy), its enrolment, approvals and account. */
+export interface FoundForSession<U extends RecoveringAccount> {
+  request: RecoveryRequest | null;
+  tokenHash: string;
+  enrolment: StoredEnrolment | null;
+  approvals: ReadonlyArray<Pick<RecoveryApproval, "trusteeId">>;
+  user: U | null;
+  now: string;
+}
+
+/**
+ * Signing in with a request, in this order: a decoy is refused as a real request with no approvals;
+ * `decideRecoveryCompletion` (counting only approvals of the enrolment's trustees); the account is
+ * there and in its organization; the enrolment was made under its password; the device signs with
+ * the signing key the copy opened (it rebuilt the account's keys); its device name.
+ */
+export function planRecoverySession<U extends RecoveringAccount>(
+  found: FoundForSession<U>,
+  form: { signature: string; deviceName?: string },
+): { request: RecoveryRequest; user: U; deviceName: string } {
+  const { request, enrolment, user } = found;
+  if (!request) throw tooFewApprovals(0, 2);
+  decideRecoveryCompletion({
+    request,
+    tokenHash: found.tokenHash,
+    enrolment: enrolment?.enrolment ?? null,
+    approvals: found.approvals.filter((a) => enrolment?.shares.some((s) => s.trusteeId === a.trusteeId)).length,
+    now: found.now,
+  });
+  if (!user) throw recoveryTokenWrong();
+  if (user.removedAt !== undefined) throw removedFromOrg();
+  // Made under another password: its copy no longer opens the account.
+  if (enrolment!.enrolment.kdfSalt !== user.kdf.salt) throw recoveryNotPending();
+  const proof = sessionProofBytes({ requestId: request.requestId, userId: user.userId });
+  if (!verifies(proof, form.signature, user.signingPublicKey)) throw approvalNotSigned();
+  return { request, user, deviceName: decideDeviceName(form.deviceName ?? "recovered device") };
+}
+
+/** The request had ended, or was opened by another device, by the time the store went to open it: 409. */
+export function decideRecoveryOpened(opened: boolean): void {
+  if (!opened) throw recoveryNotPending();
+}
+
+/**
+ * A trustee's approval: a request of the trustee's organization (another's, or none, is not found),
+ * `decideRecoveryApproval`, then the trustee's signature over the request, its one-time key and the
+ * re-wrapped share. Answers the approval to store.
+ */
+export function planRecoveryApproval(
+  found: {
+    request: RecoveryRequest | null;
+    trustee: Pick<RecoveringAccount, "userId" | "orgId" | "signingPublicKey">;
+    enrolment: StoredEnrolment | null;
+    now: string;
+  },
+  form: { encryptedShare: string; signature: string },
+): { request: RecoveryRequest; approval: RecoveryApproval } {
+  const { request, trustee, enrolment, now } = found;
+  if (!request || request.orgId !== trustee.orgId) throw recoveryRequestNotFound();
+  decideRecoveryApproval({
+    request,
+    enrolmentId: enrolment?.enrolment.enrolmentId,
+    trusteeIds: enrolment?.shares.map((s) => s.trusteeId) ?? [],
+    trusteeId: trustee.userId,
+    now,
+  });
+  const bytes = approvalBytes({
+    requestId: request.requestId,
+    userId: request.userId,
+    enrolmentId: request.enrolmentId,
+    trusteeId: trustee.userId,
+    requestKey: hashOf(request.publicKey),
+    share: hashOf(form.encryptedShare),
+  });
+  if (!verifies(bytes, form.signature, trustee.signingPublicKey)) throw approvalNotSigned();
+  const approval = {
+    requestId: request.requestId,
+    trusteeId: trustee.userId,
+    encryptedShare: form.encryptedShare,
+    signature: form.signature,
+  };
+  return { request, approval: { ...approval, approvedAt: now } };
+}
+
+/** A request's status as its owner and trustees see it: an expired one reads as cancelled (nothing more can happen to it). */
+export function recoveryStatusAt(r: Pick<RecoveryRequest, "status" | "expiresAt">, now: string): RecoveryStatus {
+  return isOpenable(r, now) || (r.status !== "pending" && r.status !== "opened") ? r.status : "cancelled";
+}
+
+/**
+ * What polling a real request shows: its status, k of its enrolment (2 once the enrolment is
+ * replaced or gone), and whether the account's sealed keys go with it: only while the request is
+ * openable, for its own enrolment, with k approvals (before, they would let whoever asked guess
+ * the password offline; after a cancel or expiry, its owner stopped it).
+ */
+export function decideRecoveryState(
+  request: Pick<RecoveryRequest, "status" | "expiresAt" | "enrolmentId">,
+  enrolment: Pick<RecoveryEnrolment, "enrolmentId" | "threshold"> | null,
+  approvals: number,
+  now: string,
+): { status: RecoveryStatus; threshold: number; disclose: boolean } {
+  const own = enrolment !== null && enrolment.enrolmentId === request.enrolmentId;
+  const threshold = own ? enrolment.threshold : 2;
+  return { status: recoveryStatusAt(request, now), threshold, disclose: own && isOpenable(request, now) && approvals >= threshold };
 }

@@ -5,32 +5,51 @@
  * recovery codes, takes the master password. The rules: lib/domain/second-factors.ts.
  */
 import { randomBytes } from "node:crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
+import { requireUser } from "../lib/domain/accounts";
 import { newId } from "../lib/domain/ids";
 import {
   decideFactorEnrolment,
-  decideFactorName,
+  decideRecoveryCodes,
   formatRecoveryCode,
   hashRecoveryCode,
+  planKeyEnrolment,
+  planTotpEnrolment,
   RECOVERY_CODE_COUNT,
   SECOND_STEP_TTL_MS,
   type SecondFactor,
 } from "../lib/domain/second-factors";
 import { DEFAULT_POLICIES } from "../lib/domain/org-policies";
-import { factorNotConfirmed, tokenUserGone } from "../lib/domain/refusals";
 import { newTotpSecret, registrationOptions, totpStep, TOTP_SECRET_PURPOSE, verifyRegistration } from "../lib/auth/factor-checks";
 import { proveCurrentPassword } from "../lib/auth/password-proof";
-import { callerOf, created, noContent, type RequestMeta } from "../lib/http/context";
+import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 import { runnerService } from "../app/node-runtime";
 
-type Ctx<P = unknown> = Context<P, RequestMeta>;
-
 const TOTP_SETUP = "totp-setup";
 const WEBAUTHN_SETUP = "webauthn-setup";
+
+type TotpEnrolParams = { name: string; setupToken: string; code: string; authHash?: string };
+type KeyEnrolParams = { name: string; setupToken: string; response: Record<string, unknown>; authHash?: string };
+type ProvenParams = { authHash: string };
+
+export function factorsService(rt: Runtime): ServiceSchema {
+  return {
+    name: "factors",
+    actions: {
+      list: { handler: (ctx: Ctx) => list(rt, ctx) },
+      totpSetup: { handler: (ctx: Ctx) => totpSetup(rt, ctx) },
+      totpEnrol: { params: paramsOf("factors.totpEnrol"), handler: (ctx: Ctx<TotpEnrolParams>) => totpEnrol(rt, ctx) },
+      webauthnOptions: { handler: (ctx: Ctx) => webauthnOptions(rt, ctx) },
+      webauthnEnrol: { params: paramsOf("factors.webauthnEnrol"), handler: (ctx: Ctx<KeyEnrolParams>) => webauthnEnrol(rt, ctx) },
+      remove: { params: paramsOf("factors.remove"), handler: (ctx: Ctx<ProvenParams & { factorId: string }>) => remove(rt, ctx) },
+      recoveryCodes: { params: paramsOf("factors.recoveryCodes"), handler: (ctx: Ctx<ProvenParams>) => recoveryCodes(rt, ctx) },
+    },
+  };
+}
 
 /** A factor as its owner sees it: never its secret or key. */
 const factorView = (f: SecondFactor) => ({
@@ -41,169 +60,139 @@ const factorView = (f: SecondFactor) => ({
   ...(f.lastUsedAt && { lastUsedAt: f.lastUsedAt }),
 });
 
-export function factorsService(rt: Runtime): ServiceSchema {
-  const { store, clock, events, config } = rt;
-  const rp = { rpId: config.webauthnRpId, ...(config.webauthnOrigins && { origins: config.webauthnOrigins }) };
+const caller = async ({ store }: Runtime, ctx: Ctx) => requireUser(await store.accounts.findUserById(callerOf(ctx).userId));
+/** An event the account's owner made about their own account. */
+const own = (u: UserRecord) => ({ actorId: u.userId, orgId: u.orgId, targetUserId: u.userId });
+/** The relying party security keys sign for. */
+const rpOf = ({ config }: Runtime) => ({ rpId: config.webauthnRpId, ...(config.webauthnOrigins && { origins: config.webauthnOrigins }) });
 
-  async function caller(ctx: Ctx): Promise<UserRecord> {
-    const user = await store.accounts.findUserById(callerOf(ctx).userId);
-    if (!user) throw tokenUserGone();
-    return user;
-  }
+/**
+ * A new factor takes the master password, as removing one does: a stolen access token must not
+ * enrol the thief's factor (and lock its owner out of the next login). A login that may only
+ * enrol (its organization requires a factor) just proved the password, and has nothing else to do.
+ */
+async function proveUnlessEnrolling(rt: Runtime, ctx: Ctx, user: UserRecord, authHash: string | undefined): Promise<void> {
+  const c = callerOf(ctx);
+  if (c.enrolOnly) return;
+  await proveCurrentPassword(rt, user, c.sessionId, authHash ?? "");
+}
 
-  /**
-   * A new factor takes the master password, as removing one does: a stolen access token must not
-   * enrol the thief's factor (and lock its owner out of the next login). A login that may only
-   * enrol (its organization requires a factor) just proved the password, and has nothing else to do.
-   */
-  async function proveUnlessEnrolling(ctx: Ctx, user: UserRecord, authHash: string | undefined): Promise<void> {
-    const c = callerOf(ctx);
-    if (c.enrolOnly) return;
-    await proveCurrentPassword(rt, user, c.sessionId, authHash ?? "");
-  }
+const policyRequires = async ({ store }: Runtime, user: UserRecord) =>
+  ((await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES).requireSecondFactor;
 
-  const policyRequires = async (user: UserRecord) =>
-    ((await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES).requireSecondFactor;
+/** New recovery codes, stored hashed; answered once. */
+async function newRecoveryCodes({ store, clock, events }: Runtime, user: UserRecord): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => formatRecoveryCode(randomBytes(16)));
+  await store.security.replaceRecoveryCodes({
+    userId: user.userId,
+    codeHashes: codes.map(hashRecoveryCode),
+    at: clock.timestamp(),
+    events: [events.record("user.recovery_codes_made", own(user))],
+  });
+  events.kick();
+  return codes;
+}
 
-  /** New recovery codes, stored hashed; answered once. */
-  async function newRecoveryCodes(user: UserRecord): Promise<string[]> {
-    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => formatRecoveryCode(randomBytes(16)));
-    await store.security.replaceRecoveryCodes({
-      userId: user.userId,
-      codeHashes: codes.map(hashRecoveryCode),
-      at: clock.timestamp(),
-      events: [events.record("user.recovery_codes_made", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-    });
-    events.kick();
-    return codes;
-  }
+/** Stores a proven factor; the first one comes with recovery codes (the way back when it is lost). */
+async function enrol(rt: Runtime, ctx: Ctx, user: UserRecord, factor: SecondFactor) {
+  const { store, events } = rt;
+  await store.security.addFactor({ factor, events: [events.record("user.factor_added", own(user))] });
+  events.kick();
+  const recoveryCodes = (await store.security.recoveryCodesLeft(user.userId)) === 0 ? await newRecoveryCodes(rt, user) : undefined;
+  created(ctx, "/users/me/factors");
+  return { factor: factorView(factor), ...(recoveryCodes && { recoveryCodes }) };
+}
 
-  /** Stores a proven factor; the first one comes with recovery codes (the way back when it is lost). */
-  async function enrol(ctx: Ctx, user: UserRecord, factor: SecondFactor) {
-    await store.security.addFactor({
-      factor,
-      events: [events.record("user.factor_added", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-    });
-    events.kick();
-    const recoveryCodes = (await store.security.recoveryCodesLeft(user.userId)) === 0 ? await newRecoveryCodes(user) : undefined;
-    created(ctx, "/users/me/factors");
-    return { factor: factorView(factor), ...(recoveryCodes && { recoveryCodes }) };
-  }
+async function list(rt: Runtime, ctx: Ctx) {
+  const { store } = rt;
+  const user = await caller(rt, ctx);
+  const [factors, left, required] = await Promise.all([
+    store.security.listFactors(user.userId),
+    store.security.recoveryCodesLeft(user.userId),
+    policyRequires(rt, user),
+  ]);
+  return { factors: factors.map(factorView), recoveryCodesLeft: left, required };
+}
 
+async function totpSetup(rt: Runtime, ctx: Ctx) {
+  const user = await caller(rt, ctx);
+  decideFactorEnrolment(await rt.store.security.listFactors(user.userId), "totp");
+  const { secret, uri } = newTotpSecret(user.email);
+  return { secret, uri, setupToken: rt.sealer.seal(TOTP_SETUP, { userId: user.userId, secret }, SECOND_STEP_TTL_MS) };
+}
+
+async function totpEnrol(rt: Runtime, ctx: Ctx<TotpEnrolParams>) {
+  const { clock, sealer } = rt;
+  const user = await caller(rt, ctx);
+  await proveUnlessEnrolling(rt, ctx, user, ctx.params.authHash);
+  const setup = sealer.open<{ userId: string; secret: string }>(TOTP_SETUP, ctx.params.setupToken);
+  const matchedStep = setup ? totpStep(setup.secret, ctx.params.code, clock.nowMs()) : null;
+  const plan = planTotpEnrolment({ userId: user.userId, setup, matchedStep }, ctx.params.name);
+  return enrol(rt, ctx, user, {
+    factorId: newId(),
+    userId: user.userId,
+    kind: "totp",
+    name: plan.name,
+    createdAt: clock.timestamp(),
+    sealedSecret: sealer.seal(TOTP_SECRET_PURPOSE, plan.secret),
+    // The code that confirmed it cannot sign in afterwards.
+    lastStep: plan.lastStep,
+  });
+}
+
+async function webauthnOptions(rt: Runtime, ctx: Ctx) {
+  const user = await caller(rt, ctx);
+  const existing = await rt.store.security.listFactors(user.userId);
+  decideFactorEnrolment(existing, "webauthn");
+  const options = await registrationOptions(rpOf(rt), user, existing);
   return {
-    name: "factors",
-    actions: {
-      list: {
-        async handler(ctx: Ctx) {
-          const user = await caller(ctx);
-          const [factors, left, required] = await Promise.all([
-            store.security.listFactors(user.userId),
-            store.security.recoveryCodesLeft(user.userId),
-            policyRequires(user),
-          ]);
-          return { factors: factors.map(factorView), recoveryCodesLeft: left, required };
-        },
-      },
-
-      totpSetup: {
-        async handler(ctx: Ctx) {
-          const user = await caller(ctx);
-          decideFactorEnrolment(await store.security.listFactors(user.userId), "totp");
-          const { secret, uri } = newTotpSecret(user.email);
-          return { secret, uri, setupToken: rt.sealer.seal(TOTP_SETUP, { userId: user.userId, secret }, SECOND_STEP_TTL_MS) };
-        },
-      },
-
-      totpEnrol: {
-        params: paramsOf("factors.totpEnrol"),
-        async handler(ctx: Ctx<{ name: string; setupToken: string; code: string; authHash?: string }>) {
-          const user = await caller(ctx);
-          await proveUnlessEnrolling(ctx, user, ctx.params.authHash);
-          const name = decideFactorName(ctx.params.name);
-          const setup = rt.sealer.open<{ userId: string; secret: string }>(TOTP_SETUP, ctx.params.setupToken);
-          if (!setup || setup.userId !== user.userId) throw factorNotConfirmed("setupToken");
-          const step = totpStep(setup.secret, ctx.params.code, clock.nowMs());
-          if (step === null) throw factorNotConfirmed("code");
-          return enrol(ctx, user, {
-            factorId: newId(),
-            userId: user.userId,
-            kind: "totp",
-            name,
-            createdAt: clock.timestamp(),
-            sealedSecret: rt.sealer.seal(TOTP_SECRET_PURPOSE, setup.secret),
-            // The code that confirmed it cannot sign in afterwards.
-            lastStep: step,
-          });
-        },
-      },
-
-      webauthnOptions: {
-        async handler(ctx: Ctx) {
-          const user = await caller(ctx);
-          const existing = await store.security.listFactors(user.userId);
-          decideFactorEnrolment(existing, "webauthn");
-          const options = await registrationOptions(rp, user, existing);
-          return {
-            options,
-            setupToken: rt.sealer.seal(WEBAUTHN_SETUP, { userId: user.userId, challenge: options.challenge }, SECOND_STEP_TTL_MS),
-          };
-        },
-      },
-
-      webauthnEnrol: {
-        params: paramsOf("factors.webauthnEnrol"),
-        async handler(ctx: Ctx<{ name: string; setupToken: string; response: Record<string, unknown>; authHash?: string }>) {
-          const user = await caller(ctx);
-          await proveUnlessEnrolling(ctx, user, ctx.params.authHash);
-          const name = decideFactorName(ctx.params.name);
-          const setup = rt.sealer.open<{ userId: string; challenge: string }>(WEBAUTHN_SETUP, ctx.params.setupToken);
-          if (!setup || setup.userId !== user.userId) throw factorNotConfirmed("setupToken");
-          // The key's signature over the sealed challenge, for this relying party and origin, is checked before anything is stored.
-          const key = await verifyRegistration(rp, setup.challenge, ctx.params.response as unknown as RegistrationResponseJSON);
-          if (!key) throw factorNotConfirmed("response");
-          return enrol(ctx, user, {
-            factorId: newId(),
-            userId: user.userId,
-            kind: "webauthn",
-            name,
-            createdAt: clock.timestamp(),
-            credentialId: key.credentialId,
-            publicKey: key.publicKey,
-            counter: key.counter,
-            ...(key.transports && { transports: key.transports }),
-          });
-        },
-      },
-
-      remove: {
-        params: paramsOf("factors.remove"),
-        async handler(ctx: Ctx<{ factorId: string; authHash: string }>) {
-          const user = await caller(ctx);
-          await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
-          await store.security.removeFactor({
-            userId: user.userId,
-            factorId: ctx.params.factorId,
-            policyRequires: await policyRequires(user),
-            events: [events.record("user.factor_removed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })],
-          });
-          events.kick();
-          return noContent(ctx);
-        },
-      },
-
-      recoveryCodes: {
-        params: paramsOf("factors.recoveryCodes"),
-        async handler(ctx: Ctx<{ authHash: string }>) {
-          const user = await caller(ctx);
-          await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
-          if ((await store.security.listFactors(user.userId)).length === 0) throw factorNotConfirmed("factors");
-          const recoveryCodes = await newRecoveryCodes(user);
-          created(ctx, "/users/me/factors");
-          return { recoveryCodes };
-        },
-      },
-    },
+    options,
+    setupToken: rt.sealer.seal(WEBAUTHN_SETUP, { userId: user.userId, challenge: options.challenge }, SECOND_STEP_TTL_MS),
   };
+}
+
+async function webauthnEnrol(rt: Runtime, ctx: Ctx<KeyEnrolParams>) {
+  const user = await caller(rt, ctx);
+  await proveUnlessEnrolling(rt, ctx, user, ctx.params.authHash);
+  const setup = rt.sealer.open<{ userId: string; challenge: string }>(WEBAUTHN_SETUP, ctx.params.setupToken);
+  // The key's signature over the sealed challenge, for this relying party and origin, is checked before anything is stored.
+  const response = ctx.params.response as unknown as RegistrationResponseJSON;
+  const key = setup ? await verifyRegistration(rpOf(rt), setup.challenge, response) : null;
+  const { name, key: k } = planKeyEnrolment({ userId: user.userId, setup, key }, ctx.params.name);
+  return enrol(rt, ctx, user, {
+    factorId: newId(),
+    userId: user.userId,
+    kind: "webauthn",
+    name,
+    createdAt: rt.clock.timestamp(),
+    credentialId: k.credentialId,
+    publicKey: k.publicKey,
+    counter: k.counter,
+    ...(k.transports && { transports: k.transports }),
+  });
+}
+
+async function remove(rt: Runtime, ctx: Ctx<ProvenParams & { factorId: string }>) {
+  const { store, events } = rt;
+  const user = await caller(rt, ctx);
+  await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
+  await store.security.removeFactor({
+    userId: user.userId,
+    factorId: ctx.params.factorId,
+    policyRequires: await policyRequires(rt, user),
+    events: [events.record("user.factor_removed", own(user))],
+  });
+  events.kick();
+  return noContent(ctx);
+}
+
+async function recoveryCodes(rt: Runtime, ctx: Ctx<ProvenParams>) {
+  const user = await caller(rt, ctx);
+  await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
+  decideRecoveryCodes((await rt.store.security.listFactors(user.userId)).length);
+  const codes = await newRecoveryCodes(rt, user);
+  created(ctx, "/users/me/factors");
+  return { recoveryCodes: codes };
 }
 
 /** The service as moleculer-runner loads this file (moleculer.config.ts). */

@@ -13,7 +13,15 @@ import { createHash } from "node:crypto";
 import type { UserId } from "./ids";
 import { deviceNameProblem } from "../../protocol/names";
 import { CROCKFORD, normalizeRecoveryCode } from "../../protocol/formats/recovery";
-import { badFactorName, lastFactorRequired, totpAlreadyEnrolled, tooManyFactors, tooManyStepTries, wrongPasswordOrCode } from "./refusals";
+import {
+  badFactorName,
+  factorNotConfirmed,
+  lastFactorRequired,
+  totpAlreadyEnrolled,
+  tooManyFactors,
+  tooManyStepTries,
+  wrongPasswordOrCode,
+} from "./refusals";
 
 export type FactorKind = "totp" | "webauthn";
 
@@ -64,6 +72,51 @@ export function decideFactorEnrolment(existing: readonly Pick<SecondFactor, "kin
   }
 }
 
+/** A factor's setup as the server sealed it between the two calls (null: not sealed by it, or expired). */
+export type FactorSetup<T> = (T & { userId: string }) | null;
+
+/** A setup is the caller's own: one sealed for another account, or none, does not confirm. */
+function ownSetup<T>(setup: FactorSetup<T>, userId: UserId): T & { userId: string } {
+  if (!setup || setup.userId !== userId) throw factorNotConfirmed("setupToken");
+  return setup;
+}
+
+/**
+ * Enrolling an authenticator app, in this order: its name; the setup, the caller's own; the code
+ * from the app (`matchedStep`: the step it matched in the window, null for none). Answers what the
+ * factor stores: its name, the secret (still to be sealed), and the step the code used, so that the
+ * code that confirmed it cannot sign in afterwards.
+ */
+export function planTotpEnrolment(
+  found: { userId: UserId; setup: FactorSetup<{ secret: string }>; matchedStep: number | null },
+  rawName: string,
+): { name: string; secret: string; lastStep: number } {
+  const name = decideFactorName(rawName);
+  const { secret } = ownSetup(found.setup, found.userId);
+  if (found.matchedStep === null) throw factorNotConfirmed("code");
+  return { name, secret, lastStep: found.matchedStep };
+}
+
+/**
+ * Enrolling a security key or passkey, in this order: its name; the setup, the caller's own; the
+ * key's signature over the setup's challenge, for this relying party and origin (`key`: what the
+ * check verified, null when it failed). Answers the name and the key to store.
+ */
+export function planKeyEnrolment<K>(
+  found: { userId: UserId; setup: FactorSetup<unknown>; key: K | null },
+  rawName: string,
+): { name: string; key: K } {
+  const name = decideFactorName(rawName);
+  ownSetup(found.setup, found.userId);
+  if (found.key === null) throw factorNotConfirmed("response");
+  return { name, key: found.key };
+}
+
+/** New recovery codes are made for an account with a factor (they are its way back when one is lost). */
+export function decideRecoveryCodes(factorCount: number): void {
+  if (factorCount === 0) throw factorNotConfirmed("factors");
+}
+
 /** Removing a factor: refused when it is the last and the organization requires one. */
 export function decideFactorRemoval(remainingAfter: number, policyRequires: boolean): void {
   if (remainingAfter === 0 && policyRequires) throw lastFactorRequired();
@@ -71,7 +124,7 @@ export function decideFactorRemoval(remainingAfter: number, policyRequires: bool
 
 /**
  * Whether a login may only enrol a factor: the organization requires one and the account has none.
- * Such a login's tokens reach only the routes that enrol (`enrolOnly` in lib/http/routes.ts).
+ * Such a login's tokens reach only the routes that enrol (`enrolOnly` in lib/http/routes/).
  */
 export function decideEnrolOnly(policyRequires: boolean, factorCount: number): boolean {
   return policyRequires && factorCount === 0;

@@ -6,13 +6,18 @@ import {
   decideDailySecondSteps,
   decideStepTry,
   decideTotpStep,
+  decideRecoveryCodes,
   formatRecoveryCode,
   hashRecoveryCode,
   MAX_STEP_TRIES,
   MAX_WEBAUTHN_FACTORS,
   normalizeRecoveryCode,
+  planKeyEnrolment,
+  planTotpEnrolment,
   type FactorKind,
 } from "../../../../lib/domain/second-factors";
+import type { UserId } from "../../../../lib/domain/ids";
+import { badFactorName, factorNotConfirmed } from "../../../../lib/domain/refusals";
 import {
   decideInviteLifetimeCap,
   decideKdfAgainstPolicy,
@@ -21,7 +26,7 @@ import {
   type OrgPolicies,
 } from "../../../../lib/domain/org-policies";
 import type { Kdf } from "../../../../lib/domain/types";
-import { code } from "../../../helpers/refusal";
+import { asRefusal, code, outcomeOf } from "../../../helpers/refusal";
 
 const kinds = (...k: FactorKind[]) => k.map((kind) => ({ kind }));
 
@@ -33,6 +38,65 @@ test.each<[string, FactorKind[], FactorKind, string]>([
   ["an eleventh key", Array(MAX_WEBAUTHN_FACTORS).fill("webauthn"), "webauthn", "CONFLICT"],
 ])("enrolment: %s", (_what, existing, kind, expected) => {
   expect(code(() => decideFactorEnrolment(kinds(...existing), kind))).toBe(expected);
+});
+
+const me = "u-bob" as UserId;
+const totpSetup = { userId: me, secret: "JBSWY3DPEHPK3PXP" };
+
+test.each<[string, Parameters<typeof planTotpEnrolment>[0], string, ReturnType<typeof outcomeOf>]>([
+  ["the caller's setup and a code that matched", { userId: me, setup: totpSetup, matchedStep: 100 }, "Phone", "ok"],
+  ["a code that matched no step", { userId: me, setup: totpSetup, matchedStep: null }, "Phone", asRefusal(factorNotConfirmed("code"))],
+  [
+    "another account's setup",
+    { userId: "u-ann" as UserId, setup: totpSetup, matchedStep: 100 },
+    "Phone",
+    asRefusal(factorNotConfirmed("setupToken")),
+  ],
+  [
+    "a setup not sealed here, or expired",
+    { userId: me, setup: null, matchedStep: null },
+    "Phone",
+    asRefusal(factorNotConfirmed("setupToken")),
+  ],
+  ["a name that does not print", { userId: me, setup: totpSetup, matchedStep: 100 }, "\u202e", asRefusal(badFactorName())],
+  // The order: the name, then the setup, then the code.
+  ["a bad name, no setup and no code", { userId: me, setup: null, matchedStep: null }, "", asRefusal(badFactorName())],
+  [
+    "another account's setup, no code",
+    { userId: "u-ann" as UserId, setup: totpSetup, matchedStep: null },
+    "Phone",
+    asRefusal(factorNotConfirmed("setupToken")),
+  ],
+])("authenticator app enrolment: %s", (_what, found, name, expected) => {
+  expect(outcomeOf(() => planTotpEnrolment(found, name))).toEqual(expected);
+});
+
+test("an authenticator app is stored with its name trimmed, its secret, and the step its code used", () => {
+  expect(planTotpEnrolment({ userId: me, setup: totpSetup, matchedStep: 100 }, " Phone ")).toEqual({
+    name: "Phone",
+    secret: totpSetup.secret,
+    lastStep: 100,
+  });
+});
+
+const keySetup = { userId: me, challenge: "c" };
+const key = { credentialId: "k", publicKey: "p", counter: 0 };
+
+test.each<[string, Parameters<typeof planKeyEnrolment>[0], string, ReturnType<typeof outcomeOf>]>([
+  ["the caller's setup and a key that signed it", { userId: me, setup: keySetup, key }, "YubiKey", "ok"],
+  ["a key whose answer did not verify", { userId: me, setup: keySetup, key: null }, "YubiKey", asRefusal(factorNotConfirmed("response"))],
+  ["another account's setup", { userId: "u-ann" as UserId, setup: keySetup, key }, "YubiKey", asRefusal(factorNotConfirmed("setupToken"))],
+  ["a setup not sealed here, or expired", { userId: me, setup: null, key: null }, "YubiKey", asRefusal(factorNotConfirmed("setupToken"))],
+  ["a name that does not print", { userId: me, setup: keySetup, key }, "\u0007", asRefusal(badFactorName())],
+  // The order: the name, then the setup, then the key's answer.
+  ["a bad name and no setup", { userId: me, setup: null, key: null }, "", asRefusal(badFactorName())],
+])("security key enrolment: %s", (_what, found, name, expected) => {
+  expect(outcomeOf(() => planKeyEnrolment(found, name))).toEqual(expected);
+});
+
+test("new recovery codes need a factor", () => {
+  expect(outcomeOf(() => decideRecoveryCodes(1))).toBe("ok");
+  expect(outcomeOf(() => decideRecoveryCodes(0))).toEqual(asRefusal(factorNotConfirmed("factors")));
 });
 
 test.each<[string, number, boolean, string]>([

@@ -12,13 +12,14 @@ import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
 import { hashToken } from "../lib/domain/opaque-tokens";
 import {
-  badRefreshToken,
-  refreshUserGone,
-  removedFromOrg,
-  tooManyStepTries,
-  wrongEmailOrPassword,
-  wrongPasswordOrCode,
-} from "../lib/domain/refusals";
+  decideRefresh,
+  decideStepUse,
+  requireInOrg,
+  requireOpenStep,
+  requireRefreshUser,
+  requireRightAnswer,
+  requireRightPassword,
+} from "../lib/domain/sign-in";
 import { decideStepTry, SECOND_STEP_TTL_MS } from "../lib/domain/second-factors";
 import { decideDeviceName, decideSessionEnd } from "../lib/domain/sessions";
 import type { Caller } from "../lib/domain/types";
@@ -107,22 +108,17 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
     const stepToken = rt.sealer.seal(STEP_PURPOSE, step, SECOND_STEP_TTL_MS);
     return { secondFactorRequired: true as const, stepToken, methods: factorMethods(factors), ...(webauthn && { webauthn }) };
   }
-  if (!user || !ok) {
-    metrics.loginFailed();
-    throw wrongEmailOrPassword();
-  }
-  // Only who knows the password learns it: taken out of the organization, they sign in no more.
-  if (user.removedAt !== undefined) throw removedFromOrg();
+  const account = countingFailure(metrics, () => requireRightPassword(user, ok));
+  requireInOrg(account);
   await logins.giveBack(counted, address, source);
-  return signIn(rt, ctx, user, { deviceName, address: from, factorCount: factors.length });
+  return signIn(rt, ctx, account, { deviceName, address: from, factorCount: factors.length });
 }
 
 async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams>) {
   const { store, config, counters, metrics } = rt;
   const p = ctx.params;
   const from = ctx.meta.clientIp ?? "unknown";
-  const step = rt.sealer.open<PendingStep>(STEP_PURPOSE, p.stepToken);
-  if (!step) throw tooManyStepTries();
+  const step = requireOpenStep(rt.sealer.open<PendingStep>(STEP_PURPOSE, p.stepToken));
   decideStepTry((await counters.add(`login-step:${step.id}`, 1, SECOND_STEP_TTL_MS)).count);
   const source = netKey(from);
   const counted = await logins.countAttempt(
@@ -136,14 +132,10 @@ async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams
   const daily = await logins.countDailyStep(step, source, counted);
   const factors = await store.security.listFactors(step.userId);
   const right = await logins.secondFactorHolds(step, factors, p);
-  const user = right ? await store.accounts.findUserById(step.userId) : null;
-  if (!user || user.email !== step.email) {
-    metrics.loginFailed();
-    throw wrongPasswordOrCode();
-  }
-  // One sign-in per step, even when two right answers arrive at once.
-  if ((await counters.add(`login-step-done:${step.id}`, 1, SECOND_STEP_TTL_MS)).count !== 1) throw tooManyStepTries();
-  if (user.removedAt !== undefined) throw removedFromOrg();
+  const found = right ? await store.accounts.findUserById(step.userId) : null;
+  const user = countingFailure(metrics, () => requireRightAnswer(found, step.email));
+  decideStepUse((await counters.add(`login-step-done:${step.id}`, 1, SECOND_STEP_TTL_MS)).count);
+  requireInOrg(user);
   await logins.giveBack([...step.counted, ...counted], step.email, source);
   await logins.giveBackDailyStep(daily);
   // At the key version the first step's password was compared against: a password change since ends it (401).
@@ -164,13 +156,10 @@ async function refresh(rt: Runtime, ctx: Ctx<{ refreshToken: string }>) {
     now: clock.timestamp(),
     address: ctx.meta.clientIp ?? "unknown",
   });
-  if (!outcome.ok) {
-    // A stolen token caught: the session ends, its access tokens with it.
-    if (outcome.reason === "reused") await announceEnded(ctx, rt.sessions, [outcome.sessionId]);
-    throw badRefreshToken(outcome.reason === "reused");
-  }
-  const user = await store.accounts.findUserById(outcome.userId);
-  if (!user) throw refreshUserGone();
+  // A stolen token caught: the session ends, its access tokens with it.
+  if (!outcome.ok && outcome.reason === "reused") await announceEnded(ctx, rt.sessions, [outcome.sessionId]);
+  decideRefresh(outcome);
+  const user = requireRefreshUser(await store.accounts.findUserById(outcome.userId));
   // The organization's policy as it is now: a member without a factor under a new requirement may only enrol from here on.
   // (The session an account recovery opened stays whole: it must set the new password.)
   const enrolOnly =
@@ -216,6 +205,16 @@ async function endOtherSessions({ store, clock, sessions }: Runtime, ctx: Ctx) {
   const ended = await store.accounts.endSessions({ userId: caller.userId, now: clock.timestamp(), except: caller.sessionId });
   await announceEnded(ctx, sessions, ended);
   return { ended: ended.length };
+}
+
+/** A wrong password or code counts as a failed login in the metrics; other refusals do not. */
+function countingFailure<T>(metrics: Runtime["metrics"], decide: () => T): T {
+  try {
+    return decide();
+  } catch (err) {
+    metrics.loginFailed();
+    throw err;
+  }
 }
 
 /** The service as moleculer-runner loads this file (moleculer.config.ts). */

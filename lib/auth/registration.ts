@@ -7,7 +7,7 @@ import { normalizeEmail } from "../domain/email";
 import { newId, type OrgId } from "../domain/ids";
 import type { KdfParams, KeyBundle } from "../domain/keys";
 import { hashToken } from "../domain/opaque-tokens";
-import { inviteBeingRedeemed } from "../domain/refusals";
+import { decideInviteLock } from "../domain/sign-in";
 import { decideRegistrationOpen, planRegistration, type RegistrationPlan } from "../domain/registration";
 import type { SignedStatement } from "../domain/types";
 import { created, type Ctx } from "../http/context";
@@ -87,7 +87,7 @@ async function redeemInvite(
   tokenHash: string,
 ) {
   const invite = plan.invite!;
-  if (!(await inviteTokens.lockOnce(tokenHash, INVITE_LOCK_MS))) throw inviteBeingRedeemed();
+  decideInviteLock(await inviteTokens.lockOnce(tokenHash, INVITE_LOCK_MS));
   try {
     const record = await store.accounts.registerWithInvite({
       user,

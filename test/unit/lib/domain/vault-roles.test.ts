@@ -1,6 +1,14 @@
 /** A vault's roles (lib/domain/vault-roles.ts): the permission table, who may remove whom, and the owner who always remains. */
-import { assertMayRemoveMember, assertOwnerRemains, mayDo, type VaultAction } from "../../../../lib/domain/vault-roles";
-import { code } from "../../../helpers/refusal";
+import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "../../../../lib/domain/refusals";
+import {
+  assertMayDo,
+  assertMayRemoveMember,
+  assertOwnerRemains,
+  assertShareable,
+  mayDo,
+  type VaultAction,
+} from "../../../../lib/domain/vault-roles";
+import { asRefusal, code, outcomeOf } from "../../../helpers/refusal";
 
 describe("vault roles", () => {
   test("the permission table of contract section 3", () => {
@@ -20,18 +28,26 @@ describe("vault roles", () => {
 
   test("who may remove whom", () => {
     expect(code(() => assertMayRemoveMember("admin", "member", false))).toBe("ok");
-    expect(code(() => assertMayRemoveMember("admin", "admin", false))).toBe("FORBIDDEN");
-    expect(code(() => assertMayRemoveMember("admin", "owner", false))).toBe("FORBIDDEN");
-    expect(code(() => assertMayRemoveMember("member", "member", false))).toBe("FORBIDDEN");
+    expect(outcomeOf(() => assertMayRemoveMember("admin", "admin", false))).toEqual(asRefusal(mayNotRemove("admin", "admin")));
+    expect(outcomeOf(() => assertMayRemoveMember("admin", "owner", false))).toEqual(asRefusal(mayNotRemove("admin", "owner")));
+    expect(outcomeOf(() => assertMayRemoveMember("member", "member", false))).toEqual(asRefusal(mayNotRemove("member", "member")));
     expect(code(() => assertMayRemoveMember("member", "member", true))).toBe("ok");
     expect(code(() => assertMayRemoveMember("owner", "owner", false))).toBe("ok");
   });
 
   test("an owner always remains", () => {
-    expect(code(() => assertOwnerRemains(1, "owner", null))).toBe("INVALID");
-    expect(code(() => assertOwnerRemains(1, "owner", "admin"))).toBe("INVALID");
+    expect(outcomeOf(() => assertOwnerRemains(1, "owner", null))).toEqual(asRefusal(lastOwner(true)));
+    expect(outcomeOf(() => assertOwnerRemains(1, "owner", "admin"))).toEqual(asRefusal(lastOwner(false)));
     expect(code(() => assertOwnerRemains(2, "owner", null))).toBe("ok");
     expect(code(() => assertOwnerRemains(1, "member", null))).toBe("ok");
     expect(code(() => assertOwnerRemains(1, "owner", "owner"))).toBe("ok");
+  });
+
+  test("a role the table refuses, and a personal vault shared", () => {
+    expect(outcomeOf(() => assertMayDo("member", "addMember"))).toEqual(asRefusal(roleMayNot("member", "addMember")));
+    expect(outcomeOf(() => assertMayDo("admin", "adoptRoster"))).toEqual(asRefusal(roleMayNot("admin", "adoptRoster")));
+    expect(code(() => assertMayDo("owner", "delete"))).toBe("ok");
+    expect(outcomeOf(() => assertShareable("personal"))).toEqual(asRefusal(personalNotShareable()));
+    expect(code(() => assertShareable("shared"))).toBe("ok");
   });
 });

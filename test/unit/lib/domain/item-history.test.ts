@@ -11,6 +11,9 @@ import {
 } from "../../../../lib/domain/item-history";
 import { decideItemCreate } from "../../../../lib/domain/items";
 import { itemDigestOf } from "../../../../lib/domain/item-log";
+import { itemIdInTrash, notInTrash, notInVault, revisionOfDroppedItem, twiceInSet, vaultNotFound } from "../../../../lib/domain/refusals";
+import type { AppError } from "../../../../lib/errors";
+import { asRefusal } from "../../../helpers/refusal";
 
 const trashed = { revision: 4, encryptedName: "bmFtZQ==", encryptedData: "ZGF0YQ==" };
 
@@ -18,14 +21,13 @@ function outcome(decide: () => unknown): unknown {
   try {
     return decide() ?? "ok";
   } catch (err) {
-    const e = err as { type?: string; data?: { field?: string } };
-    return `${e.type}${e.data?.field ? ` ${e.data.field}` : ""}`;
+    return asRefusal(err as AppError);
   }
 }
 
 test.each<[string, Parameters<typeof decideItemRestore>[0], unknown]>([
-  ["not a member", { role: null, trashed }, "NOT_FOUND"],
-  ["nothing of that id in the trash", { role: "member", trashed: undefined }, "NOT_FOUND"],
+  ["not a member", { role: null, trashed }, asRefusal(vaultNotFound())],
+  ["nothing of that id in the trash", { role: "member", trashed: undefined }, asRefusal(notInTrash())],
   [
     "back at the next revision, with the ciphertexts it was deleted with",
     { role: "member", trashed },
@@ -36,16 +38,16 @@ test.each<[string, Parameters<typeof decideItemRestore>[0], unknown]>([
 });
 
 test.each<[string, Parameters<typeof decideTrashPurge>[0], unknown]>([
-  ["not a member", { role: null, trashed: true }, "NOT_FOUND"],
-  ["not in the trash", { role: "admin", trashed: false }, "NOT_FOUND"],
+  ["not a member", { role: null, trashed: true }, asRefusal(vaultNotFound())],
+  ["not in the trash", { role: "admin", trashed: false }, asRefusal(notInTrash())],
   ["any member, an item in the trash", { role: "member", trashed: true }, "ok"],
 ])("decideTrashPurge: %s", (_what, state, expected) => {
   expect(outcome(() => decideTrashPurge(state))).toEqual(expected);
 });
 
 test("a create naming an id in the trash is refused, naming itemId", () => {
-  expect(outcome(() => decideItemCreate({ role: "member", keyVersion: 1, taken: false, inTrash: true }, "i", trashed))).toBe(
-    "CONFLICT itemId",
+  expect(outcome(() => decideItemCreate({ role: "member", keyVersion: 1, taken: false, inTrash: true }, "i", trashed))).toEqual(
+    asRefusal(itemIdInTrash()),
   );
 });
 
@@ -81,7 +83,11 @@ const stored = {
   trash: ["t", "u"],
 };
 test.each<[string, Parameters<typeof decideRekeyExtras>[1], unknown]>([
-  ["a revision the vault does not keep", { history: [{ itemId: "a", revision: 3 }], trash: [] }, "INVALID history"],
+  [
+    "a revision the vault does not keep",
+    { history: [{ itemId: "a", revision: 3 }], trash: [] },
+    asRefusal(notInVault("revision", "a/3", "history")),
+  ],
   [
     "a revision twice",
     {
@@ -91,15 +97,15 @@ test.each<[string, Parameters<typeof decideRekeyExtras>[1], unknown]>([
       ],
       trash: [],
     },
-    "INVALID history",
+    asRefusal(twiceInSet("revision", "a/1", "history")),
   ],
-  ["an item not in the trash", { history: [], trash: [{ itemId: "a" }] }, "INVALID trash"],
+  ["an item not in the trash", { history: [], trash: [{ itemId: "a" }] }, asRefusal(notInVault("trashed item", "a", "trash"))],
   [
     "a revision of a trashed item the rekey drops",
     { history: [{ itemId: "t", revision: 1 }], trash: [{ itemId: "u" }] },
-    "INVALID history",
+    asRefusal(revisionOfDroppedItem("t/1")),
   ],
-  ["a trashed item twice", { history: [], trash: [{ itemId: "t" }, { itemId: "t" }] }, "INVALID trash"],
+  ["a trashed item twice", { history: [], trash: [{ itemId: "t" }, { itemId: "t" }] }, asRefusal(twiceInSet("trashed item", "t", "trash"))],
   [
     "what it leaves out is dropped",
     { history: [{ itemId: "a", revision: 2 }], trash: [{ itemId: "u" }] },

@@ -3,13 +3,15 @@
  * in, the plan or the answer (or the named refusal, with its code and field) out.
  */
 import { cursorOf, decideDeltaRead, deltaAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../../../lib/domain/item-changes";
+import { deltaWithPage } from "../../../../lib/domain/refusals";
+import type { AppError } from "../../../../lib/errors";
+import { asRefusal } from "../../../helpers/refusal";
 
 function outcome(decide: () => unknown): unknown {
   try {
     return decide() ?? "none";
   } catch (err) {
-    const e = err as { type?: string; data?: { field?: string } };
-    return `${e.type}${e.data?.field ? ` ${e.data.field}` : ""}`;
+    return asRefusal(err as AppError);
   }
 }
 
@@ -17,8 +19,8 @@ test.each<[string, Parameters<typeof decideDeltaRead>[0], unknown]>([
   ["no since: not a delta read (the list, or a page)", { limit: 10 }, "none"],
   ["since 0: from the start", { since: 0 }, 0],
   ["since a cursor", { since: 42 }, 42],
-  ["since with a page size", { since: 3, limit: 10 }, "INVALID since"],
-  ["since with a page cursor", { since: 3, after: "x" }, "INVALID since"],
+  ["since with a page size", { since: 3, limit: 10 }, asRefusal(deltaWithPage())],
+  ["since with a page cursor", { since: 3, after: "x" }, asRefusal(deltaWithPage())],
 ])("decideDeltaRead: %s", (_what, query, expected) => {
   expect(outcome(() => decideDeltaRead(query))).toEqual(expected);
 });

@@ -35,7 +35,6 @@ export const SETTING_GROUPS: Record<SettingGroup, string> = {
 
 export const setting = <T>(row: Setting<T>): Setting<T> => row;
 
-
 export function rekeyBodyLimit(raw: string | undefined): number {
   return int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024, 256 * 1024 * 1024);
 }

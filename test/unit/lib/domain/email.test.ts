@@ -1,7 +1,18 @@
 /** Emails (lib/domain/email.ts, with the SDK's one-script rule, protocol/email.ts): normalized, or refused `INVALID`. */
 import { normalizeEmail } from "../../../../lib/domain/email";
-import { isSingleScript } from "../../../../protocol/email";
-import { code } from "../../../helpers/refusal";
+import { badEmail } from "../../../../lib/domain/refusals";
+import { EmailError, isSingleScript, normalizeEmail as protocolNormalize } from "../../../../protocol/email";
+import { asRefusal, code, outcomeOf } from "../../../helpers/refusal";
+
+/** The words protocol/email.ts refuses an address with. */
+function why(raw: string): string {
+  try {
+    protocolNormalize(raw);
+  } catch (err) {
+    if (err instanceof EmailError) return err.message;
+  }
+  throw new Error(`${raw} is an address protocol/email.ts accepts`);
+}
 
 describe("emails", () => {
   test("emails are trimmed and lower-cased; whitespace or control characters inside are refused", () => {
@@ -18,5 +29,10 @@ describe("emails", () => {
     expect(isSingleScript("\u5c71\u7530\u30bf\u30ed\u30a6taro")).toBe(true);
     expect(isSingleScript("\u03b1\u0430")).toBe(false);
     expect(code(() => normalizeEmail("a\u00adb@example.org"))).toBe("INVALID");
+  });
+
+  test("a refused address is badEmail, in the protocol's words, naming the field asked for", () => {
+    expect(outcomeOf(() => normalizeEmail("a@b"))).toEqual(asRefusal(badEmail(why("a@b"), "email")));
+    expect(outcomeOf(() => normalizeEmail("a b@x.org", "inviteEmail"))).toEqual(asRefusal(badEmail(why("a b@x.org"), "inviteEmail")));
   });
 });

@@ -124,6 +124,28 @@ export const badName = (field: string, problem: string) => invalid(`${field} ${p
 /** An item's ciphertext past its size. */
 export const itemTooLarge = (field: "encryptedData" | "encryptedName", limit: string) => invalid(`${field} is larger than ${limit}`, field);
 
+// ---- A vault's limits (lib/domain/vault-limits.ts) ----------------------------------------------
+
+/** A write that adds items to a vault at VAULT_MAX_ITEMS (its trash counts). */
+export const vaultItemsFull = (items: number, maxItems: number) =>
+  new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `The vault holds ${items} items, its trash included; its limit (VAULT_MAX_ITEMS ${maxItems}) allows no more`,
+  );
+/** A write that would take a vault's ciphertext past VAULT_MAX_BYTES. */
+export const vaultBytesFull = (bytes: number, maxBytes: number) =>
+  new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `The vault holds ${bytes} bytes of ciphertext; this write would take it past its limit of ${maxBytes} (VAULT_MAX_BYTES), ` +
+      "so that it can always be rekeyed. Delete items and purge them from the trash (deleted items count until then), or move some to another vault",
+  );
+/** A rekey whose new ciphertexts grow the vault past VAULT_MAX_BYTES. */
+export const rekeyPastVaultLimit = (newBytes: number, maxBytes: number) =>
+  new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `The rekeyed items hold ${newBytes} bytes of ciphertext, past the vault's limit of ${maxBytes} (VAULT_MAX_BYTES) and more than it holds now`,
+  );
+
 // ---- Keys, statements and formats (lib/domain/keys.ts, statements.ts, email.ts, item-pages.ts, audit.ts) ----
 
 /** publicKey is not an SPKI DER public key. */

@@ -12,7 +12,7 @@
  * more values than six per item and eight per member (plus a little for the top level and its
  * roster link), so a body of millions of tiny values is refused after its first megabyte.
  */
-import { AppError } from "../errors";
+import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "./refusals";
 import { MAX_LINK_MEMBERS } from "../../protocol/formats/roster";
 
 export interface VaultLimits {
@@ -60,15 +60,8 @@ export interface VaultSize {
 
 /** Refuses a write that would take a vault past its limits (413, naming the limit). `change` is what the write adds (negative: frees). */
 export function decideVaultGrowth(now: VaultSize, change: VaultSize, limits: VaultLimits): void {
-  if (change.items > 0 && now.items + change.items > limits.maxItems)
-    throw vaultFull(
-      `The vault holds ${now.items} items, its trash included; its limit (VAULT_MAX_ITEMS ${limits.maxItems}) allows no more`,
-    );
-  if (change.bytes > 0 && now.bytes + change.bytes > limits.maxBytes)
-    throw vaultFull(
-      `The vault holds ${now.bytes} bytes of ciphertext; this write would take it past its limit of ${limits.maxBytes} (VAULT_MAX_BYTES), ` +
-        "so that it can always be rekeyed. Delete items and purge them from the trash (deleted items count until then), or move some to another vault",
-    );
+  if (change.items > 0 && now.items + change.items > limits.maxItems) throw vaultItemsFull(now.items, limits.maxItems);
+  if (change.bytes > 0 && now.bytes + change.bytes > limits.maxBytes) throw vaultBytesFull(now.bytes, limits.maxBytes);
 }
 
 /**
@@ -76,13 +69,8 @@ export function decideVaultGrowth(now: VaultSize, change: VaultSize, limits: Vau
  * does not grow the vault: a vault past its limit (lowered settings) can always be rekeyed as it is.
  */
 export function decideRekeySize(nowBytes: number, newBytes: number, limits: VaultLimits): void {
-  if (newBytes > limits.maxBytes && newBytes > nowBytes)
-    throw vaultFull(
-      `The rekeyed items hold ${newBytes} bytes of ciphertext, past the vault's limit of ${limits.maxBytes} (VAULT_MAX_BYTES) and more than it holds now`,
-    );
+  if (newBytes > limits.maxBytes && newBytes > nowBytes) throw rekeyPastVaultLimit(newBytes, limits.maxBytes);
 }
-
-const vaultFull = (message: string) => new AppError("PAYLOAD_TOO_LARGE", message);
 
 /** The stored size of an item: both ciphertexts as the base64 text they are kept as. */
 export const itemBytes = (item: { encryptedData: string; encryptedName: string }): number =>

@@ -6,6 +6,7 @@ import type { ItemId, UserId, VaultId } from "../../../../lib/domain/ids";
 import { planRekey, readsAccountVersion, type LockedForRekey, type RekeyRequest } from "../../../../lib/domain/rekey-plan";
 import {
   badWrapSignature,
+  rekeyPastVaultLimit,
   missingFromSet,
   notInVault,
   roleMayNot,
@@ -26,6 +27,7 @@ import {
   type UserKeys,
 } from "../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../helpers/refusal";
+import { itemBytes } from "../../../../lib/domain/vault-limits";
 
 const vaultId = "9b0c2a4e-1f53-4c1e-9d1a-2f7f3a5c6b7d" as VaultId;
 const [owner, admin, member, stranger] = ["owner", "admin", "member", "stranger"] as UserId[];
@@ -135,7 +137,7 @@ describe("planRekey", () => {
     const refused = outcomeOf(() =>
       planRekey(locked(snap, owner, { size: { limits, storedBytes: 30 } }), request([big("i1"), item("i2")])),
     );
-    expect(refused).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    expect(refused).toEqual(asRefusal(rekeyPastVaultLimit(itemBytes(big("i1")) + itemBytes(item("i2")), 20)));
     expect(planRekey(locked(snap, owner, { size: { limits, storedBytes: 100 } }), request([big("i1"), item("i2")]))).toEqual({
       keyVersion: 4,
     });

@@ -2,13 +2,16 @@
  * A vault's growth (lib/domain/vault-limits.ts: decideVaultGrowth): its size and the change in, allowed or `413` out; and
  * which vault limits can stand beside the rekey body limit.
  */
+import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "../../../../lib/domain/refusals";
 import {
+  decideRekeySize,
   decideVaultGrowth,
   membersCovered,
   vaultLimitsProblem,
   defaultVaultMaxBytes,
   defaultVaultMaxItems,
 } from "../../../../lib/domain/vault-limits";
+import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 describe("a vault's growth", () => {
   const limits = { maxBytes: 100, maxItems: 3 };
@@ -30,6 +33,22 @@ describe("a vault's growth", () => {
       outcome = /VAULT_MAX_ITEMS/.test((err as Error).message) ? "VAULT_MAX_ITEMS" : "VAULT_MAX_BYTES";
     }
     expect(outcome).toBe(verdict);
+  });
+
+  test.each([
+    ["an item more than VAULT_MAX_ITEMS", { bytes: 60, items: 3 }, { bytes: 1, items: 1 }, asRefusal(vaultItemsFull(3, 3))],
+    ["bytes past VAULT_MAX_BYTES", { bytes: 60, items: 2 }, { bytes: 41, items: 0 }, asRefusal(vaultBytesFull(60, 100))],
+    ["a vault past its limits already, growing", { bytes: 500, items: 9 }, { bytes: 1, items: 0 }, asRefusal(vaultBytesFull(500, 100))],
+  ] as const)("decideVaultGrowth refuses %s, naming the limit", (_what, now, change, expected) => {
+    expect(outcomeOf(() => decideVaultGrowth(now, change, limits))).toEqual(expected);
+  });
+
+  test.each([
+    ["within the limit", 90, 100, "ok"],
+    ["past the limit but no larger than the vault is now (lowered settings)", 500, 400, "ok"],
+    ["past the limit and larger than now", 90, 101, asRefusal(rekeyPastVaultLimit(101, 100))],
+  ] as const)("decideRekeySize: %s", (_what, nowBytes, newBytes, expected) => {
+    expect(outcomeOf(() => decideRekeySize(nowBytes, newBytes, limits))).toEqual(expected);
   });
 
   test("the defaults leave a full vault room in its rekey: at 64 MiB, for the most members a roster holds", () => {

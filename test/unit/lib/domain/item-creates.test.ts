@@ -11,7 +11,15 @@ import {
   type LockedForCreate,
   type LockedForCreates,
 } from "../../../../lib/domain/item-creates";
-import { itemIdInTrash, itemIdTaken, itemLinkMissing, keyVersionMismatch, vaultNotFound } from "../../../../lib/domain/refusals";
+import {
+  itemIdInTrash,
+  itemIdTaken,
+  itemLinkMissing,
+  keyVersionMismatch,
+  vaultBytesFull,
+  vaultItemsFull,
+  vaultNotFound,
+} from "../../../../lib/domain/refusals";
 import type { AppError } from "../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 import { itemBytes } from "../../../../lib/domain/vault-limits";
@@ -50,14 +58,12 @@ const create = (itemId: string, over: Partial<GroupedCreate> = {}): GroupedCreat
   ...over,
 });
 
-/** Each outcome as a line: "ok", or the refusal's type and field. */
-function outcomes(...args: Parameters<typeof decideGroupedCreates>): string[] {
-  return decideGroupedCreates(...args).outcomes.map((o) => {
-    if (o.ok) return "ok";
-    const e = o.error as { type?: string; data?: { field?: string } };
-    return `${e.type}${e.data?.field ? ` ${e.data.field}` : ""}`;
-  });
+/** Each outcome: "ok", or the refusal as `asRefusal` gives it (code, message and field). */
+function outcomes(...args: Parameters<typeof decideGroupedCreates>): unknown[] {
+  return decideGroupedCreates(...args).outcomes.map((o) => (o.ok ? "ok" : asRefusal(o.error as AppError)));
 }
+/** An item-link refusal (free text from protocol/formats/item-log.ts): its code and field. */
+const linkRefusal = (code: string, field: string) => expect.objectContaining({ code, field });
 
 describe("decideGroupedCreates", () => {
   test("the vault's limits count the creates accepted before: the one that would pass them is refused, a smaller one after it still fits", () => {
@@ -71,12 +77,18 @@ describe("decideGroupedCreates", () => {
       create("i4", { write: small }),
       create("i5", { write: small }),
     ];
-    expect(outcomes(locked(), group, limits)).toEqual(["ok", "ok", "PAYLOAD_TOO_LARGE", "ok", "PAYLOAD_TOO_LARGE"]);
+    expect(outcomes(locked(), group, limits)).toEqual([
+      "ok",
+      "ok",
+      asRefusal(vaultBytesFull(2 * itemBytes(small), limits.maxBytes)),
+      "ok",
+      asRefusal(vaultItemsFull(3, 3)),
+    ]);
     // As the lock found it: one item already there leaves room for two more.
     expect(outcomes(locked({ firm: { items: 1, bytes: itemBytes(small) } }), group.slice(0, 2).concat(group[3]!), limits)).toEqual([
       "ok",
       "ok",
-      "PAYLOAD_TOO_LARGE",
+      asRefusal(vaultItemsFull(3, 3)),
     ]);
     expect(decideGroupedCreates(locked(), group, limits).firm).toEqual({ items: 3, bytes: 3 * itemBytes(small) });
   });
@@ -91,19 +103,19 @@ describe("decideGroupedCreates", () => {
       create("d"),
     ];
     expect(outcomes(locked({ taken: new Set(["x"]), inTrash: new Set(["t"]) }), group, ROOMY)).toEqual([
-      "CONFLICT itemId",
-      "CONFLICT itemId",
+      asRefusal(itemIdTaken()),
+      asRefusal(itemIdInTrash()),
       "ok",
-      "CONFLICT itemId",
-      "CONFLICT keyVersion",
+      asRefusal(itemIdTaken()),
+      asRefusal(keyVersionMismatch(1, 2)),
       "ok",
     ]);
   });
 
   test("a caller who is not a member is refused alone; with no vault, every create is", () => {
     const group = [create("a"), create("b", { actorId: stranger }), create("c")];
-    expect(outcomes(locked(), group, ROOMY)).toEqual(["ok", "NOT_FOUND", "ok"]);
-    expect(outcomes(null, group, ROOMY)).toEqual(["NOT_FOUND", "NOT_FOUND", "NOT_FOUND"]);
+    expect(outcomes(locked(), group, ROOMY)).toEqual(["ok", asRefusal(vaultNotFound()), "ok"]);
+    expect(outcomes(null, group, ROOMY)).toEqual([asRefusal(vaultNotFound()), asRefusal(vaultNotFound()), asRefusal(vaultNotFound())]);
   });
 
   test("each link must follow the head the accepted creates before it left; a refused create does not move it", () => {
@@ -115,10 +127,13 @@ describe("decideGroupedCreates", () => {
     expect(both.map((o) => o.ok && o.link?.head.seq)).toEqual([1, 2]);
     expect(both.map((o) => o.ok && o.link?.head.head)).toEqual([vectors.vectors[1]!.hash, vectors.vectors[2]!.hash]);
     // b's link names a's: without a accepted first, it names a head the vault does not have.
-    expect(outcomes(withLog, [b, a], ROOMY)).toEqual(["INVALID itemLink.seq", "ok"]);
-    expect(outcomes(withLog, [{ ...a, actorId: stranger }, b], ROOMY)).toEqual(["NOT_FOUND", "INVALID itemLink.seq"]);
+    expect(outcomes(withLog, [b, a], ROOMY)).toEqual([linkRefusal("INVALID", "itemLink.seq"), "ok"]);
+    expect(outcomes(withLog, [{ ...a, actorId: stranger }, b], ROOMY)).toEqual([
+      asRefusal(vaultNotFound()),
+      linkRefusal("INVALID", "itemLink.seq"),
+    ]);
     // The same link twice: the second names a head the first has moved on from.
-    expect(outcomes(withLog, [a, { ...a, itemId: "other" }], ROOMY)).toEqual(["ok", "CONFLICT itemLink.seq"]);
+    expect(outcomes(withLog, [a, { ...a, itemId: "other" }], ROOMY)).toEqual(["ok", linkRefusal("CONFLICT", "itemLink.seq")]);
   });
 });
 
@@ -156,6 +171,6 @@ describe("planItemCreate: one create, one plan", () => {
     const refused = outcomeOf(() =>
       planItemCreate(one({ firm: { items: 3, bytes: 0 } }), create("i1"), { maxItems: 3, maxBytes: 1 << 20 }),
     );
-    expect(refused).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+    expect(refused).toEqual(asRefusal(vaultItemsFull(3, 3)));
   });
 });

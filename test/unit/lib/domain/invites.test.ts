@@ -3,25 +3,25 @@
  * refusal out), which invites are redeemable (isRedeemable), and an invite a token names (decideRedeemable).
  */
 import { decideInviteLifetime, decideRedeemable, isRedeemable, type Invite } from "../../../../lib/domain/invites";
+import { badInviteLifetime } from "../../../../lib/domain/refusals";
+import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 const DEFAULT = 72 * 3_600_000;
 
-test.each<[string | undefined, number | string]>([
+test.each<[string | undefined, number | ReturnType<typeof asRefusal>]>([
   [undefined, DEFAULT],
   ["24h", 24 * 3_600_000],
   ["1s", 1000],
   ["30d", 30 * 86_400_000],
-  ["31d", "INVALID expiresIn"],
-  ["soon", "INVALID expiresIn"],
-  ["0s", "INVALID expiresIn"],
+  ["31d", asRefusal(badInviteLifetime())],
+  ["soon", asRefusal(badInviteLifetime())],
+  ["0s", asRefusal(badInviteLifetime())],
 ])("expiresIn %s: %s", (expiresIn, expected) => {
-  let got: number | string;
-  try {
+  let got: number | ReturnType<typeof asRefusal> = 0;
+  const outcome = outcomeOf(() => {
     got = decideInviteLifetime(expiresIn, DEFAULT);
-  } catch (err) {
-    got = `${(err as { type: string }).type} ${(err as { data: { field: string } }).data.field}`;
-  }
-  expect(got).toBe(expected);
+  });
+  expect(outcome === "ok" ? got : outcome).toEqual(expected);
 });
 
 describe("an invite a token names (decideRedeemable)", () => {

@@ -15,6 +15,7 @@ import {
   bindingWithoutInvite,
   kdfBelowPolicy,
   notTheInvitedEmail,
+  registrationDisabled,
 } from "../../../../lib/domain/refusals";
 import type { AppError } from "../../../../lib/errors";
 import { newUserKeys, registrationBundle, type UserKeys } from "../../../helpers/crypto";
@@ -68,7 +69,10 @@ test.each<[string, Partial<RegistrationRequest>, string]>([
 });
 
 test("a disabled server refuses before anything is counted or looked up", () => {
-  expect(() => decideRegistrationOpen("disabled")).toThrow("Registration is disabled");
+  expect(outcomeOf(() => decideRegistrationOpen("disabled"))).toEqual(asRefusal(registrationDisabled()));
+  expect(outcomeOf(() => decideRegistration(request({ mode: "disabled", tokenGiven: true, invite: invite() })))).toEqual(
+    asRefusal(registrationDisabled()),
+  );
   expect(() => decideRegistrationOpen("invite")).not.toThrow();
 });
 

@@ -1,7 +1,9 @@
 /** Sessions (lib/domain/sessions.ts), as tables: a device name in, kept or refused; a session in, live or the named refusal. */
 import { decideDeviceName, decideSessionEnd, decideSessionLive, shouldTouch, UNNAMED_DEVICE } from "../../../../lib/domain/sessions";
 import type { UserId } from "../../../../lib/domain/ids";
-import { code } from "../../../helpers/refusal";
+import { sessionEnded, sessionNotFound, tokenWithoutSession } from "../../../../lib/domain/refusals";
+import type { AppError } from "../../../../lib/errors";
+import { asRefusal, code, outcomeOf } from "../../../helpers/refusal";
 
 const ada = "u-ada" as UserId;
 const bob = "u-bob" as UserId;
@@ -26,25 +28,25 @@ test.each<[string, string | undefined, string]>([
   expect(outcome === "ok" ? kept : outcome).toBe(expected);
 });
 
-test.each<[string, string | undefined, Parameters<typeof decideSessionLive>[1], string]>([
+test.each<[string, string | undefined, Parameters<typeof decideSessionLive>[1], "ok" | AppError]>([
   ["a live session of the token's user", "s", live, "ok"],
-  ["a token from before sessions", undefined, live, "UNAUTHORIZED"],
-  ["no such session (never, or swept)", "s", null, "UNAUTHORIZED"],
-  ["another user's session", "s", { ...live, userId: bob }, "UNAUTHORIZED"],
-  ["an ended session", "s", { ...live, endedAt: now }, "UNAUTHORIZED"],
-  ["an expired session", "s", { ...live, expiresAt: now }, "UNAUTHORIZED"],
+  ["a token from before sessions", undefined, live, tokenWithoutSession()],
+  ["no such session (never, or swept)", "s", null, sessionEnded()],
+  ["another user's session", "s", { ...live, userId: bob }, sessionEnded()],
+  ["an ended session", "s", { ...live, endedAt: now }, sessionEnded()],
+  ["an expired session", "s", { ...live, expiresAt: now }, sessionEnded()],
 ])("session check, %s", (_what, sid, session, expected) => {
-  expect(code(() => decideSessionLive(sid, session, ada, now))).toBe(expected);
+  expect(outcomeOf(() => decideSessionLive(sid, session, ada, now))).toEqual(expected === "ok" ? "ok" : asRefusal(expected));
 });
 
-test.each<[string, Parameters<typeof decideSessionEnd>[0], string]>([
+test.each<[string, Parameters<typeof decideSessionEnd>[0], "ok" | AppError]>([
   ["one of the caller's live sessions", live, "ok"],
-  ["none", null, "NOT_FOUND"],
-  ["another user's", { ...live, userId: bob }, "NOT_FOUND"],
-  ["already ended", { ...live, endedAt: now }, "NOT_FOUND"],
-  ["expired", { ...live, expiresAt: now }, "NOT_FOUND"],
+  ["none", null, sessionNotFound()],
+  ["another user's", { ...live, userId: bob }, sessionNotFound()],
+  ["already ended", { ...live, endedAt: now }, sessionNotFound()],
+  ["expired", { ...live, expiresAt: now }, sessionNotFound()],
 ])("ending %s", (_what, session, expected) => {
-  expect(code(() => decideSessionEnd(session, ada, now))).toBe(expected);
+  expect(outcomeOf(() => decideSessionEnd(session, ada, now))).toEqual(expected === "ok" ? "ok" : asRefusal(expected));
 });
 
 test("a use is written at most once a minute", () => {

@@ -1,7 +1,7 @@
 /** The audit chain's rules (lib/domain/audit.ts): each record's hash, the chain's verdict, and a link's audit claim. */
 import { newId, type UserId } from "../../../../lib/domain/ids";
 import { createHash } from "node:crypto";
-import { AppError } from "../../../../lib/errors";
+import type { AppError } from "../../../../lib/errors";
 import {
   auditHash,
   ChainVerifier,
@@ -11,7 +11,9 @@ import {
   nextAuditRecord,
   type AuditRecord,
 } from "../../../../lib/domain/audit";
+import { unknownAuditHead } from "../../../../lib/domain/refusals";
 import { event } from "../../../helpers/domain-event";
+import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 function chainOf(n: number): AuditRecord[] {
   const out: AuditRecord[] = [];
@@ -76,21 +78,13 @@ describe("audit chain", () => {
 
 describe("a link's audit claim (decideAuditClaim)", () => {
   const [, second] = chainOf(2);
-  const refusal = (claim: { auditSeq?: number; auditHead?: string }, record: AuditRecord | undefined) => {
-    try {
-      decideAuditClaim(claim, record, "itemLink");
-      return "accepted";
-    } catch (err) {
-      return `${(err as AppError).code} ${(err as AppError).data.field}`;
-    }
-  };
-  test.each([
-    ["no claim", {}, second, "accepted"],
-    ["the log's record and hash", { auditSeq: 2, auditHead: second!.hash }, second, "accepted"],
-    ["another hash at that seq", { auditSeq: 2, auditHead: "f".repeat(64) }, second, "400 itemLink.auditHead"],
-    ["a seq the log does not hold", { auditSeq: 3, auditHead: second!.hash }, undefined, "400 itemLink.auditHead"],
-    ["a record of another seq", { auditSeq: 3, auditHead: second!.hash }, second, "400 itemLink.auditHead"],
-  ])("%s", (_what, claim, record, outcome) => {
-    expect(refusal(claim, record)).toBe(outcome);
+  test.each<[string, { auditSeq?: number; auditHead?: string }, AuditRecord | undefined, "ok" | AppError]>([
+    ["no claim", {}, second, "ok"],
+    ["the log's record and hash", { auditSeq: 2, auditHead: second!.hash }, second, "ok"],
+    ["another hash at that seq", { auditSeq: 2, auditHead: "f".repeat(64) }, second, unknownAuditHead("itemLink")],
+    ["a seq the log does not hold", { auditSeq: 3, auditHead: second!.hash }, undefined, unknownAuditHead("itemLink")],
+    ["a record of another seq", { auditSeq: 3, auditHead: second!.hash }, second, unknownAuditHead("itemLink")],
+  ])("%s", (_what, claim, record, expected) => {
+    expect(outcomeOf(() => decideAuditClaim(claim, record, "itemLink"))).toEqual(expected === "ok" ? "ok" : asRefusal(expected));
   });
 });

@@ -14,6 +14,22 @@ import type { VaultSnapshot } from "../../../../lib/domain/vault-decisions";
 import { keyFingerprint as serverFingerprint } from "../../../../lib/domain/roster";
 import { kdfStatementBytes, keyStatementBytes } from "../../../../protocol/formats/statements";
 import type { KeyLogEntry } from "../../../../protocol/formats/key-log";
+import {
+  badStatementSignature,
+  badStatementVersion,
+  badWrapSignature,
+  keyLogEntryStale,
+  keyLogStepRefused,
+  keysRotatedMeanwhile,
+  keysUsedBefore,
+  keyVersionMismatch,
+  resignedWrapsMismatch,
+  rotationKeysMismatch,
+  rotationVaultNamedTwice,
+  rotationVaultsChanged,
+  staleAccountVersion,
+} from "../../../../lib/domain/refusals";
+import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 const PKCS8_PREFIX = "302e020100300506032b657004220420";
 const nodeKey = (seedHex: string) => createPrivateKey({ key: Buffer.from(PKCS8_PREFIX + seedHex, "hex"), format: "der", type: "pkcs8" });
@@ -57,8 +73,11 @@ describe("the server's rotation rules", () => {
     }
   };
   const head = keyLogHead(account, []);
+  /** A row's outcome: a named refusal compared with its constructor (code, message, field); a string for an unnamed one. */
+  const expectOutcome = (fn: () => unknown, outcome: string | AppError) =>
+    typeof outcome === "string" ? expect(refusal(fn)).toBe(outcome) : expect(outcomeOf(fn)).toEqual(asRefusal(outcome));
 
-  test.each<[string, () => unknown, string]>([
+  test.each<[string, () => unknown, string | AppError]>([
     ["the vectors' rotation, from the registered keys", () => checkKeyRotationForm(account, head, request()), "ok"],
     [
       "entry 1 offered as a rotation",
@@ -68,27 +87,27 @@ describe("the server's rotation rules", () => {
     [
       "a step after another head (another rotation came first)",
       () => checkKeyRotationForm(account, keyLogHead(account, [v1, v2]), request()),
-      "CONFLICT keyLogEntry",
+      keyLogEntryStale(2),
     ],
     [
       "a step the current key did not sign",
       () => checkKeyRotationForm(account, head, request({ keyLogEntry: { ...v2, sig: v2.selfSig! } })),
-      "INVALID keyLogEntry.sig",
+      keyLogStepRefused("sig", "the step is not signed by the account's current signing key"),
     ],
     [
       "a step its new key did not sign",
       () => checkKeyRotationForm(account, head, request({ keyLogEntry: { ...v2, selfSig: v2.sig! } })),
-      "INVALID keyLogEntry.selfSig",
+      keyLogStepRefused("selfSig", "the step is not signed by its own new signing key"),
     ],
     [
       "another user's step",
       () => checkKeyRotationForm({ ...account, userId: "u-bob" as UserId }, head, request()),
-      "INVALID keyLogEntry.userId",
+      rotationKeysMismatch("userId"),
     ],
     [
       "a key statement for another version",
       () => checkKeyRotationForm(account, head, request({ keyStatement: { ...request().keyStatement, version: 1 } })),
-      "INVALID keyStatement.version",
+      badStatementVersion("The key statement", 2, "keyStatement"),
     ],
     [
       "a KDF statement signed by the old key",
@@ -103,10 +122,20 @@ describe("the server's rotation rules", () => {
             },
           }),
         ),
-      "INVALID kdfStatement.signature",
+      badStatementSignature("The KDF statement", "kdfStatement"),
+    ],
+    [
+      "keys this account had before (a head that already holds them)",
+      () => checkKeyRotationForm(account, { ...head, keys: new Set([...head.keys, serverFingerprint(v2)]) }, request()),
+      keysUsedBefore(),
+    ],
+    [
+      "a vault named twice",
+      () => checkKeyRotationForm(account, head, request({ vaults: rotation(["v1", "v1"]).vaults })),
+      rotationVaultNamedTwice(),
     ],
   ])("%s", (_what, fn, outcome) => {
-    expect(refusal(fn)).toBe(outcome);
+    expectOutcome(fn, outcome);
   });
 
   // A personal vault without a roster: its 40-byte wrap, signed by the new key.
@@ -130,18 +159,18 @@ describe("the server's rotation rules", () => {
     })),
     ...over,
   });
-  test.each<[string, () => unknown, string]>([
+  test.each<[string, () => unknown, string | AppError]>([
     [
       "every vault, each wrapped and signed by the new key",
       () => decideKeyRotation(account, [personal("v1"), personal("v2")], rotation(["v1", "v2"])),
       "ok",
     ],
-    ["a vault left out", () => decideKeyRotation(account, [personal("v1"), personal("v2")], rotation(["v1"])), "CONFLICT vaults"],
-    ["a vault not theirs", () => decideKeyRotation(account, [personal("v1")], rotation(["v1", "v9"])), "CONFLICT vaults"],
+    ["a vault left out", () => decideKeyRotation(account, [personal("v1"), personal("v2")], rotation(["v1"])), rotationVaultsChanged(1, 0)],
+    ["a vault not theirs", () => decideKeyRotation(account, [personal("v1")], rotation(["v1", "v9"])), rotationVaultsChanged(0, 1)],
     [
       "from an older read of the account",
       () => decideKeyRotation({ ...account, accountVersion: 2 }, [personal("v1")], rotation(["v1"])),
-      "CONFLICT accountVersion",
+      staleAccountVersion(2, 1),
     ],
     [
       "a wrap signed by the old key",
@@ -150,13 +179,13 @@ describe("the server's rotation rules", () => {
           ...rotation(["v1"]),
           vaults: [{ ...rotation(["v1"]).vaults[0]!, wrapSignature: signBy(seed1, wrap) }],
         }),
-      "INVALID wrapSignature",
+      badWrapSignature(),
     ],
     [
       "a wrap of another key version (a rekey came first)",
       () =>
         decideKeyRotation(account, [personal("v1")], { ...rotation(["v1"]), vaults: [{ ...rotation(["v1"]).vaults[0]!, keyVersion: 2 }] }),
-      "CONFLICT keyVersion",
+      keyVersionMismatch(1, 2),
     ],
     [
       "a wrap made for someone else re-signed that they do not hold",
@@ -165,7 +194,7 @@ describe("the server's rotation rules", () => {
           ...rotation(["v1"]),
           vaults: [{ ...rotation(["v1"]).vaults[0]!, resigned: [{ userId: "u-bob" as UserId, wrapSignature: signBy(seed2, wrap) }] }],
         }),
-      "CONFLICT vaults.resigned",
+      resignedWrapsMismatch("v1"),
     ],
     [
       "a new vault's wrap still signed by the owner's key",
@@ -175,9 +204,9 @@ describe("the server's rotation rules", () => {
     [
       "a new vault's wrap signed by keys the owner rotated away from",
       () => decideWrapStillSigned(v2.signingPublicKey, { encryptedVaultKey: wrap.toString("base64"), wrapSignature: signBy(seed1, wrap) }),
-      "CONFLICT encryptedVaultKey",
+      keysRotatedMeanwhile(),
     ],
   ])("%s", (_what, fn, outcome) => {
-    expect(refusal(fn)).toBe(outcome);
+    expectOutcome(fn, outcome);
   });
 });

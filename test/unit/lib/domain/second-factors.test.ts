@@ -17,7 +17,17 @@ import {
   type FactorKind,
 } from "../../../../lib/domain/second-factors";
 import type { UserId } from "../../../../lib/domain/ids";
-import { badFactorName, factorNotConfirmed } from "../../../../lib/domain/refusals";
+import {
+  badFactorName,
+  badPolicy,
+  factorNotConfirmed,
+  inviteOutlivesPolicy,
+  kdfBelowPolicy,
+  lastFactorRequired,
+  tooManyFactors,
+  totpAlreadyEnrolled,
+} from "../../../../lib/domain/refusals";
+import type { AppError } from "../../../../lib/errors";
 import {
   decideInviteLifetimeCap,
   decideKdfAgainstPolicy,
@@ -29,15 +39,17 @@ import type { Kdf } from "../../../../lib/domain/types";
 import { asRefusal, code, outcomeOf } from "../../../helpers/refusal";
 
 const kinds = (...k: FactorKind[]) => k.map((kind) => ({ kind }));
+/** A row's expected outcome in `outcomeOf`'s terms: "ok", or the named refusal. */
+const named = (expected: "ok" | AppError) => (expected === "ok" ? "ok" : asRefusal(expected));
 
-test.each<[string, FactorKind[], FactorKind, string]>([
+test.each<[string, FactorKind[], FactorKind, "ok" | AppError]>([
   ["a first app", [], "totp", "ok"],
-  ["a second app", ["totp"], "totp", "CONFLICT"],
+  ["a second app", ["totp"], "totp", totpAlreadyEnrolled()],
   ["a key beside an app", ["totp"], "webauthn", "ok"],
   ["the tenth key", Array(MAX_WEBAUTHN_FACTORS - 1).fill("webauthn"), "webauthn", "ok"],
-  ["an eleventh key", Array(MAX_WEBAUTHN_FACTORS).fill("webauthn"), "webauthn", "CONFLICT"],
+  ["an eleventh key", Array(MAX_WEBAUTHN_FACTORS).fill("webauthn"), "webauthn", tooManyFactors(MAX_WEBAUTHN_FACTORS)],
 ])("enrolment: %s", (_what, existing, kind, expected) => {
-  expect(code(() => decideFactorEnrolment(kinds(...existing), kind))).toBe(expected);
+  expect(outcomeOf(() => decideFactorEnrolment(kinds(...existing), kind))).toEqual(named(expected));
 });
 
 const me = "u-bob" as UserId;
@@ -99,12 +111,12 @@ test("new recovery codes need a factor", () => {
   expect(outcomeOf(() => decideRecoveryCodes(0))).toEqual(asRefusal(factorNotConfirmed("factors")));
 });
 
-test.each<[string, number, boolean, string]>([
+test.each<[string, number, boolean, "ok" | AppError]>([
   ["one left, required", 1, true, "ok"],
   ["none left, not required", 0, false, "ok"],
-  ["none left, required", 0, true, "FORBIDDEN"],
+  ["none left, required", 0, true, lastFactorRequired()],
 ])("removal: %s", (_what, left, required, expected) => {
-  expect(code(() => decideFactorRemoval(left, required))).toBe(expected);
+  expect(outcomeOf(() => decideFactorRemoval(left, required))).toEqual(named(expected));
 });
 
 test.each<[boolean, number, boolean]>([
@@ -141,40 +153,55 @@ test("recovery codes: 80 bits in Crockford's base32, typed loosely, stored hashe
 
 const policies = (p: Partial<OrgPolicies>): OrgPolicies => ({ ...DEFAULT_POLICIES, ...p });
 
-test.each<[string, Partial<OrgPolicies>, string]>([
+test.each<[string, Partial<OrgPolicies>, "ok" | AppError]>([
   ["the defaults", {}, "ok"],
   ["a KDF floor above the server's", { minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 3, pbkdf2Iterations: 900_000 } }, "ok"],
-  ["a KDF floor below the server's", { minKdf: { argon2idMemoryKiB: 1024, argon2idIterations: 3, pbkdf2Iterations: 900_000 } }, "INVALID"],
+  [
+    "a KDF floor below the server's",
+    { minKdf: { argon2idMemoryKiB: 1024, argon2idIterations: 3, pbkdf2Iterations: 900_000 } },
+    badPolicy("minKdf.argon2idMemoryKiB"),
+  ],
+  [
+    "a KDF floor of one argon2id pass",
+    { minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 1, pbkdf2Iterations: 900_000 } },
+    badPolicy("minKdf.argon2idIterations"),
+  ],
+  [
+    "a PBKDF2 floor below the server's",
+    { minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 3, pbkdf2Iterations: 1_000 } },
+    badPolicy("minKdf.pbkdf2Iterations"),
+  ],
   ["an invite lifetime of 48h", { inviteMaxLifetime: "48h" }, "ok"],
-  ["an invite lifetime beyond 30d", { inviteMaxLifetime: "31d" }, "INVALID"],
-  ["an invite lifetime that is no duration", { inviteMaxLifetime: "soon" }, "INVALID"],
-  ["recovery by one trustee", { recoveryMinThreshold: 1 }, "INVALID"],
-  ["a password score of 5", { client: { minPasswordScore: 5 } }, "INVALID"],
+  ["an invite lifetime beyond 30d", { inviteMaxLifetime: "31d" }, badPolicy("inviteMaxLifetime")],
+  ["an invite lifetime that is no duration", { inviteMaxLifetime: "soon" }, badPolicy("inviteMaxLifetime")],
+  ["recovery by one trustee", { recoveryMinThreshold: 1 }, badPolicy("recoveryMinThreshold")],
+  ["a password score of 5", { client: { minPasswordScore: 5 } }, badPolicy("client.minPasswordScore")],
   ["an idle lock of a minute", { client: { minPasswordScore: 0, idleLockMinutes: 1 } }, "ok"],
+  ["an idle lock of no minutes", { client: { minPasswordScore: 0, idleLockMinutes: 0 } }, badPolicy("client.idleLockMinutes")],
 ])("policies: %s", (_what, p, expected) => {
-  expect(code(() => void decidePolicies(policies(p)))).toBe(expected);
+  expect(outcomeOf(() => decidePolicies(policies(p)))).toEqual(named(expected));
 });
 
 const argon = (memoryKiB: number, iterations: number): Kdf => ({ algorithm: "argon2id", salt: "", memoryKiB, iterations, parallelism: 4 });
 const pbkdf2 = (iterations: number): Kdf => ({ algorithm: "pbkdf2-sha256", salt: "", iterations });
 const floor = policies({ minKdf: { argon2idMemoryKiB: 65536, argon2idIterations: 3, pbkdf2Iterations: 900_000 } });
 
-test.each<[string, Kdf, OrgPolicies, string]>([
+test.each<[string, Kdf, OrgPolicies, "ok" | AppError]>([
   ["no floor set", pbkdf2(600_000), DEFAULT_POLICIES, "ok"],
   ["argon2id at the floor", argon(65536, 3), floor, "ok"],
-  ["argon2id with less memory", argon(32768, 3), floor, "INVALID"],
-  ["argon2id with fewer passes", argon(65536, 2), floor, "INVALID"],
-  ["pbkdf2 below", pbkdf2(600_000), floor, "INVALID"],
+  ["argon2id with less memory", argon(32768, 3), floor, kdfBelowPolicy(floor.minKdf!)],
+  ["argon2id with fewer passes", argon(65536, 2), floor, kdfBelowPolicy(floor.minKdf!)],
+  ["pbkdf2 below", pbkdf2(600_000), floor, kdfBelowPolicy(floor.minKdf!)],
   ["pbkdf2 at", pbkdf2(900_000), floor, "ok"],
 ])("a new password's KDF: %s", (_what, kdf, p, expected) => {
-  expect(code(() => decideKdfAgainstPolicy(kdf, p))).toBe(expected);
+  expect(outcomeOf(() => decideKdfAgainstPolicy(kdf, p))).toEqual(named(expected));
 });
 
 test("an invite's lifetime under a cap: asked beyond it refused, the default cut to it", () => {
   const capped = policies({ inviteMaxLifetime: "48h" });
   const h = 3_600_000;
   expect(decideInviteLifetimeCap(24 * h, true, capped)).toBe(24 * h);
-  expect(code(() => void decideInviteLifetimeCap(72 * h, true, capped))).toBe("INVALID");
+  expect(outcomeOf(() => decideInviteLifetimeCap(72 * h, true, capped))).toEqual(asRefusal(inviteOutlivesPolicy("48h")));
   expect(decideInviteLifetimeCap(72 * h, false, capped)).toBe(48 * h);
   expect(decideInviteLifetimeCap(72 * h, true, DEFAULT_POLICIES)).toBe(72 * h);
 });

@@ -8,7 +8,14 @@ import type { Invite } from "../../lib/domain/invites";
 import type { DomainEvent } from "../../lib/domain/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit";
 import { decideCreateRoster } from "../../lib/domain/vault-decisions";
-import { itemIdInTrash, itemIdTaken } from "../../lib/domain/refusals";
+import {
+  emailTaken,
+  factorNotFound,
+  inviteNotPendingForStatement,
+  itemIdInTrash,
+  itemIdTaken,
+  lastFactorRequired,
+} from "../../lib/domain/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "../helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "../helpers/roster";
 
@@ -195,7 +202,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           org: { orgId: newId(), name: "x", createdAt: at() },
           onlyIfFirstUser: false,
         }),
-      ).rejects.toMatchObject({ type: "CONFLICT" });
+      ).rejects.toMatchObject({ type: "CONFLICT", message: emailTaken().message });
       expect(await store.accounts.hasUsers()).toBe(true);
     });
 
@@ -1145,6 +1152,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.invites.revokeInvite({ inviteId: revoked.inviteId, orgId: owner.orgId, now: at() });
       await expect(store.invites.attachStatement({ inviteId: revoked.inviteId, statement, now: at() })).rejects.toMatchObject({
         type: "INVITE_NOT_REDEEMABLE",
+        message: inviteNotPendingForStatement().message,
       });
       expect(await store.invites.getInvite(revoked.inviteId)).not.toHaveProperty("statement");
     });
@@ -1218,10 +1226,11 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.security.removeFactor({ userId: p.userId, factorId: key.factorId, policyRequires: true });
       await expect(store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: true })).rejects.toMatchObject({
         type: "FORBIDDEN",
+        message: lastFactorRequired().message,
       });
       await expect(
         store.security.removeFactor({ userId: owner.userId, factorId: app!.factorId, policyRequires: false }),
-      ).rejects.toMatchObject({ type: "NOT_FOUND" });
+      ).rejects.toMatchObject({ type: "NOT_FOUND", message: factorNotFound().message });
       await store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: false });
       // The last factor gone, its recovery codes go too.
       expect(await store.security.recoveryCodesLeft(p.userId)).toBe(0);

@@ -7,6 +7,7 @@
  */
 import { Api, invite, registerUser, type TestUser } from "../helpers/client";
 import { SQL_ENGINES } from "../helpers/postgres";
+import { enrolmentRequired } from "../../lib/domain/refusals";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { fromBase32, referenceTotp } from "../helpers/totp";
 import { SoftKey } from "../helpers/webauthn";
@@ -259,6 +260,7 @@ describe.each(SQL_ENGINES)("second factors and policies, on %s", (_engine, openD
     const limited = login.body.accessToken;
     const blocked = await api.get("/vaults", { token: limited });
     expect([blocked.status, blocked.body.error.code]).toEqual([403, "FORBIDDEN"]);
+    expect(blocked.body.error.message).toBe(enrolmentRequired().message);
     expect((await api.get("/users/me/factors", { token: limited })).body.required).toBe(true);
     // A refresh keeps the restriction.
     const refreshed = await api.post("/auth/refresh", { body: { refreshToken: login.body.refreshToken } });

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError, MemoryValues, VaultClient, type RememberedKdf } from "../../sdk";
 import { deriveAccountSecrets } from "../../protocol/crypto/keys";
 import { SQL_ENGINES } from "../helpers/postgres";
+import { wrongCurrentPassword } from "../../lib/domain/refusals";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
 
@@ -131,7 +132,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
       }).then(async (r) => ({ status: r.status, error: ((await r.json()) as { error: { code: string; field?: string } }).error }));
 
     const wrong = { currentAuthHash: Buffer.alloc(32, 7).toString("base64") };
-    expect(await send(wrong)).toMatchObject({ status: 403, error: { code: "FORBIDDEN" } });
+    expect(await send(wrong)).toMatchObject({ status: 403, error: { code: "FORBIDDEN", message: wrongCurrentPassword().message } });
     expect(await send({ accountVersion: 7 })).toMatchObject({ status: 409, error: { field: "accountVersion" } });
     // Past a 32-bit integer (the column's range on PostgreSQL): a 400, never a 500.
     expect(await send({ accountVersion: 3_000_000_000 })).toMatchObject({ status: 400, error: { field: "accountVersion" } });

@@ -7,6 +7,7 @@
 import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "../../../../lib/domain/ids";
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../../../../lib/errors";
+import { alreadyExists, tooLargeForOneTransaction } from "../../../../lib/domain/refusals";
 import type { Invite } from "../../../../lib/domain/invites";
 import { openMongoStore } from "../../../../lib/store/mongo/store";
 import {
@@ -205,7 +206,7 @@ describe("errors", () => {
       new MongoServerError({ message: "E11000 duplicate key error collection: users index: email_1", code: 11000 }),
     );
     expect(dup).toBeInstanceOf(AppError);
-    expect(dup).toMatchObject({ type: "CONFLICT", code: 409 });
+    expect(dup).toMatchObject({ type: "CONFLICT", code: 409, message: alreadyExists().message });
     const lost = translateMongoError(
       new MongoServerError({ message: "WriteConflict", code: 112, errorLabels: ["TransientTransactionError"] }),
     );
@@ -280,6 +281,7 @@ describe("errors", () => {
         code: 413,
         message: "The change is too large for one database transaction",
       });
+      expect(translateMongoError(err)).toMatchObject({ message: tooLargeForOneTransaction().message });
       expect(isMongoUnavailable(err)).toBe(false);
       expect(isTransientTransactionError(err)).toBe(false);
     }

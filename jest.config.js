@@ -3,16 +3,16 @@
  * `unit` alone (no database, no build, seconds); `npm test` runs every project.
  * @type {import('jest').Config}
  */
-const KINDS = {
-  unit: "pure code: the domain's rules, the protocol's formats and vectors, the SDK's parts",
-  contract: "the store port's contract on SQLite and PostgreSQL (MongoDB where MONGO_URL is set)",
-  api: "the service as npm start runs it, route by route",
-  adversary: "a dishonest server between real clients and the real service",
-  clients: "vaultctl, the SDK and the web vault (Chromium) against the real service",
-  cluster: "the split deployment over NATS, Redis and PostgreSQL, with faults",
-  durability: "crashes, restarts, upgrades from an earlier release, backups",
-  build: "the built server pack and its start",
-};
+const KINDS = [
+  "unit", // pure code: the domain's rules, the protocol's formats and vectors, the SDK's parts
+  "contract", // the store port's contract on SQLite and PostgreSQL (MongoDB where MONGO_URL is set)
+  "api", // the service as npm start runs it, route by route
+  "adversary", // a dishonest server between real clients and the real service
+  "clients", // vaultctl, the SDK and the web vault (Chromium) against the real service
+  "cluster", // the split deployment over NATS, Redis and PostgreSQL, with faults
+  "durability", // crashes, restarts, upgrades from an earlier release, backups
+  "build", // the built server pack and its start
+];
 
 const shared = {
   testEnvironment: "node",
@@ -52,7 +52,7 @@ module.exports = {
   globalSetup: "<rootDir>/test/setup/run-dir.js",
   globalTeardown: "<rootDir>/test/setup/run-dir-teardown.js",
   reporters: ["default", "<rootDir>/test/plain-summary-reporter.js"],
-  projects: Object.keys(KINDS).map((kind) => ({
+  projects: KINDS.map((kind) => ({
     ...shared,
     displayName: kind,
     roots: [`<rootDir>/test/${kind}`],

@@ -1,10 +1,10 @@
 /**
  * The audit claim a request's signed link carries, checked against the organization's audit log
- * before the write (the rule is `decideAuditClaim`, lib/domain/audit.ts): an honest server never
+ * before the write (the rule is `decideAuditClaim`, lib/domain/audit/log.ts): an honest server never
  * stores a link naming an audit head its log does not have, so a client that finds one differing
  * from its own verified log knows the server showed two histories.
  */
-import { decideAuditClaim } from "./domain/audit";
+import { decideAuditClaim } from "./domain/audit/log";
 import type { OrgId } from "./domain/ids";
 import type { AuditClaim } from "../protocol/formats/links";
 import type { Store } from "./store";

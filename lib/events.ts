@@ -2,7 +2,7 @@
 // Design: docs/design/outbox.md
 import { newId } from "./domain/ids";
 import { timestamp } from "./domain/encoding";
-import type { DomainEvent, DomainEventType, EventSubjects } from "./domain/events";
+import type { DomainEvent, DomainEventType, EventSubjects } from "./domain/audit/events";
 import type { EventQueue } from "./queue/port";
 import type { OutboxStore } from "./store/port";
 import { failpoint } from "./failpoints";

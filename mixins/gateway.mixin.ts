@@ -264,7 +264,7 @@ function serverMethods(config: Config) {
 /** Who calls (the access token) and with what (the body, path ids and query, checked). */
 function accessMethods(config: Config, accessTokens: AccessTokens, routes: readonly GatewayRoute[], sessions?: SessionCheck) {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
-  // What a login that may only enrol a second factor reaches (lib/domain/second-factors.ts `decideEnrolOnly`).
+  // What a login that may only enrol a second factor reaches (lib/domain/accounts/second-factors.ts `decideEnrolOnly`).
   const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
   return {
     async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {

@@ -1,6 +1,6 @@
 /**
  * Organization roles and what they allow (contract sections 6 and 8), as plain predicates: the
- * server enforces them (lib/domain/org-roles.ts) and the clients show or hide what they allow with
+ * server enforces them (lib/domain/orgs/roles.ts) and the clients show or hide what they allow with
  * the same ones.
  */
 export const ORG_ROLES = ["owner", "admin", "member"] as const;

@@ -1,6 +1,6 @@
 /**
  * Who may do what in a vault (contract section 3), as plain predicates with no dependencies: the
- * server enforces them on every request (lib/domain/vault-roles.ts) and the SDK applies the same
+ * server enforces them on every request (lib/domain/vaults/roles.ts) and the SDK applies the same
  * ones when it replays a vault's signed roster (protocol/formats/roster.ts), so the two can never disagree.
  */
 export const VAULT_ROLES = ["owner", "admin", "member"] as const;

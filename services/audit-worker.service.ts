@@ -4,7 +4,7 @@
  * (after a crash, a timeout) records nothing twice.
  */
 import type { Context, ServiceSchema } from "moleculer";
-import type { DomainEvent } from "../lib/domain/events";
+import type { DomainEvent } from "../lib/domain/audit/events";
 import type { Subscription } from "../lib/queue/port";
 import type { Runtime } from "../lib/runtime";
 import { runnerService } from "../app/node-runtime";

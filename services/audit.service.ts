@@ -1,8 +1,8 @@
 /** The organization's audit log, for its owners and admins (contract section 8). */
 import type { OrgId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { auditPublicKey, DEFAULT_AUDIT_PAGE, newAuditKeySeed, signAuditCheckpoint, verifyAuditChain } from "../lib/domain/audit";
-import { assertOrgManager } from "../lib/domain/org-roles";
+import { auditPublicKey, DEFAULT_AUDIT_PAGE, newAuditKeySeed, signAuditCheckpoint, verifyAuditChain } from "../lib/domain/audit/log";
+import { assertOrgManager } from "../lib/domain/orgs/roles";
 import { callerOf, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";

@@ -6,8 +6,8 @@ import { register, type RegisterParams } from "../lib/auth/registration";
 import { factorMethods, Logins, NO_USER, STEP_PURPOSE, type PendingStep, type SecondStepAnswer } from "../lib/auth/logins";
 import { announceEnded } from "../lib/auth/session-check";
 import { enrolOnlyFor, newRefreshToken, signIn, tokenPair } from "../lib/auth/sign-in";
-import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
-import { decoyKdf } from "../lib/domain/decoy-kdf";
+import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/accounts/recovery";
+import { decoyKdf } from "../lib/domain/accounts/decoy-kdf";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
 import { hashToken } from "../lib/domain/opaque-tokens";
@@ -19,9 +19,9 @@ import {
   requireRefreshUser,
   requireRightAnswer,
   requireRightPassword,
-} from "../lib/domain/sign-in";
-import { decideStepTry, SECOND_STEP_TTL_MS } from "../lib/domain/second-factors";
-import { decideDeviceName, decideSessionEnd } from "../lib/domain/sessions";
+} from "../lib/domain/accounts/sign-in";
+import { decideStepTry, SECOND_STEP_TTL_MS } from "../lib/domain/accounts/second-factors";
+import { decideDeviceName, decideSessionEnd } from "../lib/domain/accounts/sessions";
 import type { Caller } from "../lib/domain/types";
 import { callerOf, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -80,7 +80,7 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
   const deviceName = decideDeviceName(ctx.params.deviceName);
   const from = ctx.meta.clientIp ?? "unknown";
   const source = netKey(from);
-  // Counted before the slow comparison, and given back on success (lib/domain/login-limits.ts).
+  // Counted before the slow comparison, and given back on success (lib/domain/accounts/login-limits.ts).
   const counted = await logins.countAttempt(
     [`login:${address}|${source}`, `login-from:${source}`, `login-for:${address}`],
     address,
@@ -92,7 +92,7 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
   const factors = await store.security.listFactors(user ? user.userId : NO_USER);
   if (user && factors.length > 0) {
     // A second step, whether or not the password was right: only both together sign in, and
-    // neither step tells which was wrong (lib/domain/second-factors.ts). The counts stay until then.
+    // neither step tells which was wrong (lib/domain/accounts/second-factors.ts). The counts stay until then.
     const webauthn = factors.some((f) => f.kind === "webauthn") ? await authenticationOptions(logins.rp, factors) : undefined;
     const step: PendingStep = {
       id: newId(),

@@ -2,12 +2,12 @@
  * Second factors: an authenticator app (TOTP), security keys and passkeys (WebAuthn), and
  * one-time recovery codes. Enrolment proves the factor before anything is stored (a code from the
  * app; the key's signature over a challenge this server sealed); removing one, or making new
- * recovery codes, takes the master password. The rules: lib/domain/second-factors.ts.
+ * recovery codes, takes the master password. The rules: lib/domain/accounts/second-factors.ts.
  */
 import { randomBytes } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
 import type { RegistrationResponseJSON } from "@simplewebauthn/server";
-import { requireUser } from "../lib/domain/accounts";
+import { requireUser } from "../lib/domain/accounts/users";
 import { newId } from "../lib/domain/ids";
 import {
   decideFactorEnrolment,
@@ -19,8 +19,8 @@ import {
   RECOVERY_CODE_COUNT,
   SECOND_STEP_TTL_MS,
   type SecondFactor,
-} from "../lib/domain/second-factors";
-import { DEFAULT_POLICIES } from "../lib/domain/org-policies";
+} from "../lib/domain/accounts/second-factors";
+import { DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
 import { newTotpSecret, registrationOptions, totpStep, TOTP_SECRET_PURPOSE, verifyRegistration } from "../lib/auth/factor-checks";
 import { proveCurrentPassword } from "../lib/auth/password-proof";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";

@@ -1,14 +1,14 @@
 /** Organization invites: create, list, revoke, redeem (interface; contract section 6). */
-import { decideInviteSigner, decideVisibleInvite } from "../lib/domain/access";
+import { decideInviteSigner, decideVisibleInvite } from "../lib/domain/orgs/access";
 import { newId, type InviteId, type OrgId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { assertOrgManager } from "../lib/domain/org-roles";
+import { assertOrgManager } from "../lib/domain/orgs/roles";
 import { timestamp } from "../lib/domain/encoding";
 import { normalizeEmail } from "../lib/domain/email";
-import { decideInviteStatement, decideRedeemToken, requireInviter } from "../lib/domain/invite-reads";
-import { decideInviteLifetime, decideRedeemable, type Invite } from "../lib/domain/invites";
-import { decideInviteLifetimeCap, DEFAULT_POLICIES } from "../lib/domain/org-policies";
-import { addressLimit } from "../lib/domain/address-limits";
+import { decideInviteStatement, decideRedeemToken, requireInviter } from "../lib/domain/orgs/invite-reads";
+import { decideInviteLifetime, decideRedeemable, type Invite } from "../lib/domain/orgs/invites";
+import { decideInviteLifetimeCap, DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
+import { addressLimit } from "../lib/domain/accounts/address-limits";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
 import type { Caller, GrantableRole, SignedStatement } from "../lib/domain/types";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";

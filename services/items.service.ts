@@ -1,13 +1,13 @@
 /** Items: opaque ciphertext in one vault, with revisions (contract section 4). */
-import { decideDeltaRead } from "../lib/domain/item-changes";
+import { decideDeltaRead } from "../lib/domain/items/changes";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { requireCheckpointLink } from "../lib/domain/item-checkpoints";
-import { assertItemSizes, MAX_IMPORT_ITEMS } from "../lib/domain/items";
+import { requireCheckpointLink } from "../lib/domain/items/checkpoints";
+import { assertItemSizes, MAX_IMPORT_ITEMS } from "../lib/domain/items/decisions";
 import { importTooLarge } from "../lib/domain/refusals";
-import { decideItemPage, itemPage } from "../lib/domain/item-pages";
-import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/item-log";
+import { decideItemPage, itemPage } from "../lib/domain/items/pages";
+import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/items/log";
 import type { Caller } from "../lib/domain/types";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";

@@ -2,7 +2,7 @@
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import type { UserId, VaultId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/roster";
+import { parseRosterLink, ROSTER_LINK_FIELD } from "../lib/domain/vaults/roster";
 import type { GrantableRole, VaultRole } from "../lib/domain/types";
 import { callerOf, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";

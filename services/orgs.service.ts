@@ -1,8 +1,8 @@
 /** Organizations, their members' public key bundles (contract section 2), and people leaving them. */
-import { decideOrgAccess } from "../lib/domain/access";
-import { requireOrg } from "../lib/domain/org-reads";
-import { assertMayChangePolicies } from "../lib/domain/org-roles";
-import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/org-policies";
+import { decideOrgAccess } from "../lib/domain/orgs/access";
+import { requireOrg } from "../lib/domain/orgs/reads";
+import { assertMayChangePolicies } from "../lib/domain/orgs/roles";
+import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/orgs/policies";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceEnded } from "../lib/auth/session-check";
 import type { ServiceSchema } from "moleculer";
@@ -24,7 +24,7 @@ export function orgsService(rt: Runtime): ServiceSchema {
       setPolicies: { params: paramsOf("orgs.setPolicies"), handler: (ctx: Ctx<SetPoliciesParams>) => setPolicies(rt, ctx) },
       get: { params: paramsOf("orgs.get"), handler: (ctx: Ctx<OrgParams>) => get(rt, ctx) },
       members: { params: paramsOf("orgs.members"), handler: (ctx: Ctx<OrgParams>) => members(rt, ctx) },
-      // The rules: lib/domain/org-membership.ts. A person leaves when they name themselves.
+      // The rules: lib/domain/orgs/membership.ts. A person leaves when they name themselves.
       removeMember: { params: paramsOf("orgs.removeMember"), handler: (ctx: Ctx<RemoveMemberParams>) => removeMember(rt, ctx) },
     },
   };

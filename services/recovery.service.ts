@@ -1,12 +1,12 @@
 /**
- * k-of-n account recovery (the rules: lib/domain/account-recovery.ts; the formats:
+ * k-of-n account recovery (the rules: lib/domain/accounts/recovery.ts; the formats:
  * protocol/formats/recovery.ts; the design: docs/design/account-recovery.md). The server keeps the
  * user's signed enrolment, passes a new device's request to the trustees, keeps their re-wrapped
  * shares, and lets the device in once k trustees approved and it proves it rebuilt the account's
  * keys. It can check signatures and counts; it can open nothing.
  */
 import type { ServiceSchema } from "moleculer";
-import { requireUser } from "../lib/domain/accounts";
+import { requireUser } from "../lib/domain/accounts/users";
 import {
   decideEnrolmentCurrent,
   decideRecoveryCancel,
@@ -20,12 +20,12 @@ import {
   planRecoverySession,
   RECOVERY_REQUEST_TTL_MS,
   type EnrolmentForm,
-} from "../lib/domain/account-recovery";
-import { enrolmentView, requestSummary, sealedAccount, taskView } from "../lib/domain/recovery-views";
+} from "../lib/domain/accounts/recovery";
+import { enrolmentView, requestSummary, sealedAccount, taskView } from "../lib/domain/accounts/recovery-views";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
 import { hashToken } from "../lib/domain/opaque-tokens";
-import { DEFAULT_POLICIES } from "../lib/domain/org-policies";
+import { DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
 import { endOpenedSessions, perAddress, requestOf, requestToken, usersById } from "../lib/auth/recovery-requests";
 import { announceEnded } from "../lib/auth/session-check";
 import { signIn } from "../lib/auth/sign-in";

@@ -1,9 +1,9 @@
 /** The caller's profile, statements and master password, and other users' public keys (contract section 2). */
-import { decideVisibleUser } from "../lib/domain/access";
-import { requireUser } from "../lib/domain/accounts";
+import { decideVisibleUser } from "../lib/domain/orgs/access";
+import { requireUser } from "../lib/domain/accounts/users";
 import type { UserId, VaultId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { decideStatementUpgrade, type StatementUpgrade } from "../lib/domain/statement-upgrades";
+import { decideStatementUpgrade, type StatementUpgrade } from "../lib/domain/accounts/statement-upgrades";
 import type { SignedStatement } from "../lib/domain/types";
 import { callerOf, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -12,15 +12,15 @@ import { publicKeysOf } from "../lib/http/views";
 import type { Runtime } from "../lib/runtime";
 import { hashAuthHash } from "../lib/auth/auth-hash";
 import { proveCurrentPassword } from "../lib/auth/password-proof";
-import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/account-recovery";
-import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/org-policies";
-import { normalizeKdf, type KdfParams } from "../lib/domain/keys";
-import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/password-change";
-import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
+import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/accounts/recovery";
+import { decideKdfAgainstPolicy, DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
+import { normalizeKdf, type KdfParams } from "../lib/domain/accounts/keys";
+import { checkPasswordChangeForm, decideAccountVersion, type PersonalRewrap } from "../lib/domain/accounts/password-change";
+import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/vaults/roster";
 import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
-import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/key-rotation";
+import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/accounts/key-rotation";
 import { runnerService } from "../app/node-runtime";
 
 type KeyRotationParams = Omit<KeyRotation, "keyLogEntry" | "vaults"> & {
@@ -57,9 +57,9 @@ export function usersService(rt: Runtime): ServiceSchema {
       // over what the server holds, and the server checks them against that before keeping them.
       statements: { params: paramsOf("users.statements"), handler: (ctx: Ctx<StatementUpgrade>) => statements(rt, ctx) },
       keyLog: { params: paramsOf("users.keyLog"), handler: (ctx: Ctx<UserParams>) => keyLog(rt, ctx) },
-      // The rules: lib/domain/key-rotation.ts; the transaction: the store's rotateKeys.
+      // The rules: lib/domain/accounts/key-rotation.ts; the transaction: the store's rotateKeys.
       rotateKeys: { params: paramsOf("users.rotateKeys"), handler: (ctx: Ctx<KeyRotationParams>) => rotateKeys(rt, ctx) },
-      // The rules: lib/domain/password-change.ts; the transaction: the store's changePassword.
+      // The rules: lib/domain/accounts/password-change.ts; the transaction: the store's changePassword.
       changePassword: {
         params: paramsOf("users.changePassword"),
         handler: (ctx: Ctx<PasswordChangeParams>) => changePassword(rt, ctx),

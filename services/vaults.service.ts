@@ -1,12 +1,12 @@
 /** Vaults as the calling member sees them (interface: list/create; contract section 3: get/rename/delete). */
 import { withCheckedAuditClaim } from "../lib/audit-claims";
-import { requireUser } from "../lib/domain/accounts";
+import { requireUser } from "../lib/domain/accounts/users";
 import { decideVaultName } from "../lib/domain/names";
 import { newId, type VaultId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
-import { checkWrap } from "../lib/domain/keys";
-import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/roster";
-import { decideCreateRoster } from "../lib/domain/vault-decisions";
+import { checkWrap } from "../lib/domain/accounts/keys";
+import { parseRosterLink, ROSTER_LINK_FIELD, type RosterLink } from "../lib/domain/vaults/roster";
+import { decideCreateRoster } from "../lib/domain/vaults/decisions";
 import type { VaultType } from "../lib/domain/types";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";

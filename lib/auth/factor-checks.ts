@@ -1,7 +1,7 @@
 /**
  * The cryptographic checks of second factors, by the libraries made for them: TOTP (RFC 6238) by
  * `otpauth`, WebAuthn by `@simplewebauthn/server`. Each answers what the rules in
- * lib/domain/second-factors.ts decide on; nothing here stores anything.
+ * lib/domain/accounts/second-factors.ts decide on; nothing here stores anything.
  */
 import { randomBytes } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
@@ -18,7 +18,7 @@ import type {
  * which a server whose users have no security key should not pay at every start.
  */
 const webauthn = () => import("@simplewebauthn/server");
-import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW, type SecondFactor } from "../domain/second-factors";
+import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW, type SecondFactor } from "../domain/accounts/second-factors";
 
 /** What a TOTP secret is sealed for at rest (lib/auth/sealed.ts). */
 export const TOTP_SECRET_PURPOSE = "totp-secret";

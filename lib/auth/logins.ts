@@ -1,13 +1,13 @@
 /**
  * What a login costs and counts, for the auth service: the decoys an unknown address is answered
  * and compared with, the per-address limits, the attempts counted (and given back on success),
- * and the check of a second step's answer. The rules are lib/domain/login-limits.ts and
- * lib/domain/second-factors.ts; this holds their counters and secrets.
+ * and the check of a second step's answer. The rules are lib/domain/accounts/login-limits.ts and
+ * lib/domain/accounts/second-factors.ts; this holds their counters and secrets.
  */
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { addressLimit, retryAfterSec } from "../domain/address-limits";
+import { addressLimit, retryAfterSec } from "../domain/accounts/address-limits";
 import type { UserId } from "../domain/ids";
-import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../domain/login-limits";
+import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../domain/accounts/login-limits";
 import { rateLimited } from "../domain/refusals";
 import {
   decideDailySecondSteps,
@@ -16,8 +16,8 @@ import {
   SECOND_STEP_DAY_MS,
   SECOND_STEP_DAY_REFUSAL,
   type SecondFactor,
-} from "../domain/second-factors";
-import { STATEMENT_VERSION } from "../domain/statements";
+} from "../domain/accounts/second-factors";
+import { STATEMENT_VERSION } from "../domain/accounts/statements";
 import type { SignedStatement } from "../domain/types";
 import { limitPerAddress } from "../limits/counters";
 import type { Runtime } from "../runtime";

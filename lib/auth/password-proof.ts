@@ -8,7 +8,7 @@
  */
 import type { Config } from "../config";
 import type { Counters } from "../limits/counters";
-import { retryAfterSec } from "../domain/address-limits";
+import { retryAfterSec } from "../domain/accounts/address-limits";
 import { rateLimited, wrongCurrentPassword } from "../domain/refusals";
 import type { UserRecord } from "../store/port";
 import { authHashMatches } from "./auth-hash";

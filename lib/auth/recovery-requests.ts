@@ -1,7 +1,7 @@
 /**
  * What account recovery's actions share (services/recovery.service.ts): the secret a device names
  * its request with, the trustees looked up, the sessions opened requests began, and the limit per
- * client address of the public routes. The rules are lib/domain/account-recovery.ts.
+ * client address of the public routes. The rules are lib/domain/accounts/recovery.ts.
  */
 import {
   decideRequestOfSecret,
@@ -9,8 +9,8 @@ import {
   RECOVERY_REQUEST_TTL_MS,
   type RecoveryRequest,
   type RequestSecret,
-} from "../domain/account-recovery";
-import { addressLimit } from "../domain/address-limits";
+} from "../domain/accounts/recovery";
+import { addressLimit } from "../domain/accounts/address-limits";
 import type { UserId } from "../domain/ids";
 import { hashToken, newOpaqueToken } from "../domain/opaque-tokens";
 import type { Ctx } from "../http/context";

@@ -1,14 +1,14 @@
 /**
  * A registration, for the auth service: the invite looked up, the server asked whether it has
- * users, one plan (lib/domain/registration.ts `planRegistration`), then the account stored: an
+ * users, one plan (lib/domain/accounts/registration.ts `planRegistration`), then the account stored: an
  * invitee into the invite's organization, anyone else as the owner of a new one.
  */
 import { normalizeEmail } from "../domain/email";
 import { newId, type OrgId } from "../domain/ids";
-import type { KdfParams, KeyBundle } from "../domain/keys";
+import type { KdfParams, KeyBundle } from "../domain/accounts/keys";
 import { hashToken } from "../domain/opaque-tokens";
-import { decideInviteLock } from "../domain/sign-in";
-import { decideRegistrationOpen, planRegistration, type RegistrationPlan } from "../domain/registration";
+import { decideInviteLock } from "../domain/accounts/sign-in";
+import { decideRegistrationOpen, planRegistration, type RegistrationPlan } from "../domain/accounts/registration";
 import type { SignedStatement } from "../domain/types";
 import { created, type Ctx } from "../http/context";
 import type { Runtime } from "../runtime";

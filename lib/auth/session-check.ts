@@ -1,6 +1,6 @@
 /**
  * The gateway's session check: every authenticated request's session must be live
- * (`decideSessionLive`, lib/domain/sessions.ts). A session found live is taken as live for
+ * (`decideSessionLive`, lib/domain/accounts/sessions.ts). A session found live is taken as live for
  * SESSION_CHECK_INTERVAL without reading it again; a session ended on this node, or announced
  * ended by another (`session.ended`, broadcast to every node), is forgotten at once. So an ended
  * session's access tokens stop at once where the end was heard, and within the interval anywhere.
@@ -8,7 +8,7 @@
 import type { Context } from "moleculer";
 import type { Clock } from "../clock";
 import { timestamp } from "../domain/encoding";
-import { decideSessionLive, shouldTouch } from "../domain/sessions";
+import { decideSessionLive, shouldTouch } from "../domain/accounts/sessions";
 import { sessionEnded } from "../domain/refusals";
 import type { Caller } from "../domain/types";
 import type { AccountStore } from "../store/port";

@@ -5,7 +5,7 @@
  * (`npm run settings`; test/unit/lib/config.test.ts fails when they are stale). Settings come from
  * the environment; each default works on a fresh machine.
  */
-import { vaultLimitsProblem } from "../domain/vault-limits";
+import { vaultLimitsProblem } from "../domain/vaults/limits";
 import type { Env } from "./parse";
 import { OPERATING_SETTINGS } from "./settings/operating";
 import { SERVICE_SETTINGS } from "./settings/service";

@@ -7,7 +7,7 @@
 import { AppError, conflict, forbidden, invalid, notFound, notRedeemable, unauthorized } from "../errors";
 import type { VaultRole } from "./types";
 
-// ---- Items (lib/domain/items.ts) ----------------------------------------------------------------
+// ---- Items (lib/domain/items/decisions.ts) ----------------------------------------------------------------
 
 /** The vault does not exist, or the caller is not its member (the contract does not tell them apart). */
 export const vaultNotFound = () => notFound("Vault");
@@ -33,7 +33,7 @@ export const staleRevision = (stored: number, stated: number) => conflict(`The i
 /** The item changed between the read under the lock and the conditional write (the store's own race). */
 export const itemChangedMeanwhile = () => conflict("The item changed meanwhile", "revision");
 
-// ---- Registration and invites (lib/domain/registration.ts, lib/domain/invites.ts) ---------------
+// ---- Registration and invites (lib/domain/accounts/registration.ts, lib/domain/orgs/invites.ts) ---------------
 
 /** The server takes no registrations (REGISTRATION_MODE=disabled). */
 export const registrationDisabled = () => forbidden("Registration is disabled on this server");
@@ -48,12 +48,12 @@ export const notTheInvitedEmail = () => invalid("The email is not the invited on
 /** An invite's `expiresIn` that is not a duration from 1s to 30d. */
 export const badInviteLifetime = () => invalid("expiresIn must be like 24h or 72h, from 1s to 30d", "expiresIn");
 
-// ---- Rate limits (lib/domain/address-limits.ts) -------------------------------------------------
+// ---- Rate limits (lib/domain/accounts/address-limits.ts) -------------------------------------------------
 
 /** Past a per-address limit: `429` with its message and the seconds until the window ends. */
 export const rateLimited = (message: string, retryAfterSec: number) => new AppError("RATE_LIMITED", message, { retryAfterSec });
 
-// ---- Vault roles and membership (lib/domain/vault-roles.ts, vault-decisions.ts, org-roles.ts) ---
+// ---- Vault roles and membership (lib/domain/vaults/roles.ts, vault-decisions.ts, org-roles.ts) ---
 
 /** The role table does not let a vault role take an action (`mayDo`, protocol/vault-roles.ts). */
 export const roleMayNot = (role: VaultRole, action: string) =>
@@ -79,7 +79,7 @@ export const memberNotFound = () => notFound("Member");
 /** Only an organization's owners and admins manage it (its invites, its audit log). */
 export const notOrgManager = (what: string) => forbidden(`Only the organization's owners and admins ${what}`);
 
-// ---- The signed roster (lib/domain/vault-decisions.ts) ------------------------------------------
+// ---- The signed roster (lib/domain/vaults/decisions.ts) ------------------------------------------
 
 /** A change with a link on a vault that has no signed roster yet. */
 export const rosterNotAdopted = (field: string) =>
@@ -98,7 +98,7 @@ export const itemLinkMissing = (field: string) => invalid("This vault keeps a si
 /** An item link on a vault without a signed roster (which keeps no item log). */
 export const itemLogWithoutRoster = (field: string) => invalid("A vault without a signed roster keeps no item log", field);
 
-// ---- The rekey (lib/domain/rekey.ts) -----------------------------------------------------------
+// ---- The rekey (lib/domain/vaults/rekey.ts) -----------------------------------------------------------
 
 /** The rekey names an entry twice. */
 export const twiceInSet = (what: string, id: string, field: string) => invalid(`${what} ${id} appears twice`, field);
@@ -124,7 +124,7 @@ export const badName = (field: string, problem: string) => invalid(`${field} ${p
 /** An item's ciphertext past its size. */
 export const itemTooLarge = (field: "encryptedData" | "encryptedName", limit: string) => invalid(`${field} is larger than ${limit}`, field);
 
-// ---- A vault's limits (lib/domain/vault-limits.ts) ----------------------------------------------
+// ---- A vault's limits (lib/domain/vaults/limits.ts) ----------------------------------------------
 
 /** A write that adds items to a vault at VAULT_MAX_ITEMS (its trash counts). */
 export const vaultItemsFull = (items: number, maxItems: number) =>
@@ -146,7 +146,7 @@ export const rekeyPastVaultLimit = (newBytes: number, maxBytes: number) =>
     `The rekeyed items hold ${newBytes} bytes of ciphertext, past the vault's limit of ${maxBytes} (VAULT_MAX_BYTES) and more than it holds now`,
   );
 
-// ---- Keys, statements and formats (lib/domain/keys.ts, statements.ts, email.ts, item-pages.ts, audit.ts) ----
+// ---- Keys, statements and formats (lib/domain/accounts/keys.ts, statements.ts, email.ts, item-pages.ts, audit.ts) ----
 
 /** publicKey is not an SPKI DER public key. */
 export const notSpkiKey = () => invalid("publicKey is not an SPKI DER public key", "publicKey");
@@ -187,13 +187,13 @@ export const badBindingTag = () => invalid("inviteBinding must be an HMAC-SHA256
 export const badEmail = (why: string, field: string) => invalid(why, field);
 /** An `after` that is not a cursor this server gave. */
 export const badCursor = () => invalid("after is not a cursor this server gave (pass the `next` of the page before)", "after");
-/** A delta read asked with pages (lib/domain/item-changes.ts). */
+/** A delta read asked with pages (lib/domain/items/changes.ts). */
 export const deltaWithPage = () => invalid("since reads the changes in one answer: it cannot be combined with limit or after", "since");
 /** A link naming an audit head this organization's log does not have (`AuditClaim`). */
 export const unknownAuditHead = (field: string) =>
   invalid("The link names an audit head this organization's audit log does not have", `${field}.auditHead`);
 
-// ---- Who sees what (lib/domain/access.ts), and sessions ----------------------------------------
+// ---- Who sees what (lib/domain/orgs/access.ts), and sessions ----------------------------------------
 
 /** Another organization than the caller's. */
 export const notOrgMember = () => forbidden("Not a member of this organization");
@@ -230,7 +230,7 @@ export const badRedeemToken = (min: number, max: number) => invalid(`token must 
 /** A health check while some routed action has no node to serve it yet (a split deployment starting). */
 export const notEveryServiceReachable = () => new AppError("UNAVAILABLE", "Not every service is reachable yet");
 
-// ---- Sessions (lib/domain/sessions.ts) ----------------------------------------------------------
+// ---- Sessions (lib/domain/accounts/sessions.ts) ----------------------------------------------------------
 
 /** A device name that is empty, too long, or holds characters that do not print. */
 export const badDeviceName = () =>
@@ -244,7 +244,7 @@ export const passwordChangedMeanwhile = () => unauthorized("The master password 
 /** A session to end that is not one of the caller's live sessions. */
 export const sessionNotFound = () => notFound("Session");
 
-// ---- Master password change (lib/domain/password-change.ts) ------------------------------------
+// ---- Master password change (lib/domain/accounts/password-change.ts) ------------------------------------
 
 /** The current master password's auth hash does not match (counted, like a failed login). */
 export const wrongCurrentPassword = () => forbidden("The current master password is not right");
@@ -269,7 +269,7 @@ export const wrapUnderOldPassword = (current: number, stated: number) =>
     "accountVersion",
   );
 
-// ---- Key rotation (lib/domain/key-rotation.ts) ---------------------------------------------------
+// ---- Key rotation (lib/domain/accounts/key-rotation.ts) ---------------------------------------------------
 
 /** The new key-log entry is not for the caller's account. */
 export const rotationKeysMismatch = (field: string) => invalid("The key log entry is not for your account", `keyLogEntry.${field}`);
@@ -302,7 +302,7 @@ export const resignedWrapsMismatch = (vaultId: string) =>
     "vaults.resigned",
   );
 
-// ---- People leave (lib/domain/org-membership.ts) ------------------------------------------------
+// ---- People leave (lib/domain/orgs/membership.ts) ------------------------------------------------
 
 /** The organization's last owner cannot leave it or be removed. */
 export const lastOrgOwner = () => invalid("The organization's last owner cannot leave it: make someone else an owner first");
@@ -315,7 +315,7 @@ export const lastOwnerOfVaults = (vaultIds: readonly string[]) =>
 /** A person taken out of their organization signs in no more. */
 export const removedFromOrg = () => forbidden("This account was removed from its organization");
 
-// ---- Second factors (lib/domain/second-factors.ts) ----------------------------------------------
+// ---- Second factors (lib/domain/accounts/second-factors.ts) ----------------------------------------------
 
 /**
  * A login's second step with a wrong code, a replayed code, a used recovery code, a security key
@@ -341,7 +341,7 @@ export const factorNotConfirmed = (field: string) =>
 /** A login that may only enrol a second factor (the organization requires one) reached another route. */
 export const enrolmentRequired = () => forbidden("Your organization requires a second factor: enrol one, then sign in again");
 
-// ---- Organization policies (lib/domain/org-policies.ts) -----------------------------------------
+// ---- Organization policies (lib/domain/orgs/policies.ts) -----------------------------------------
 
 /** Only an organization's owners set its policies. */
 export const policiesOwnersOnly = () => forbidden("Only the organization's owners set its policies");
@@ -356,7 +356,7 @@ export const kdfBelowPolicy = (m: { argon2idMemoryKiB: number; argon2idIteration
 /** An invite asked to last longer than the organization allows. */
 export const inviteOutlivesPolicy = (max: string) => invalid(`Your organization's invites last at most ${max}`, "expiresIn");
 
-// ---- Account recovery (lib/domain/account-recovery.ts) ------------------------------------------
+// ---- Account recovery (lib/domain/accounts/recovery.ts) ------------------------------------------
 
 /** Trustees named twice. */
 export const trusteeNamedTwice = () => invalid("A trustee is named twice", "shares");

@@ -5,7 +5,7 @@
  * matched nothing).
  */
 import type { VaultId } from "./ids";
-import type { HeldVault as HeldRotationVault } from "./key-rotation";
+import type { HeldVault as HeldRotationVault } from "./accounts/key-rotation";
 import {
   approvedAlready,
   emailTaken,
@@ -22,9 +22,9 @@ import {
   signingKeyTaken,
   statementAlreadySet,
 } from "./refusals";
-import { isRedeemable, type Invite } from "./invites";
+import { isRedeemable, type Invite } from "./orgs/invites";
 import type { SignedStatement } from "./types";
-import type { VaultSnapshot } from "./vault-decisions";
+import type { VaultSnapshot } from "./vaults/decisions";
 
 /** A registration that opens a new organization: with `onlyIfFirstUser`, only while the server has no user. */
 export function decideFirstUser(onlyIfFirstUser: boolean, anyUser: boolean): void {

@@ -31,8 +31,8 @@ export interface Caller {
   userId: UserId;
   orgId: OrgId;
   role: OrgRole;
-  /** The session (login) the token belongs to (lib/domain/sessions.ts); absent in tokens from before sessions. */
+  /** The session (login) the token belongs to (lib/domain/accounts/sessions.ts); absent in tokens from before sessions. */
   sessionId?: string;
-  /** A login that may only enrol a second factor: its organization requires one and it has none (lib/domain/second-factors.ts). */
+  /** A login that may only enrol a second factor: its organization requires one and it has none (lib/domain/accounts/second-factors.ts). */
   enrolOnly?: true;
 }

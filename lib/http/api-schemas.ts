@@ -6,7 +6,7 @@
  *
  * Objects are closed (`additionalProperties: false`): the document says exactly what is sent.
  */
-import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/events";
+import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/audit/events";
 import { ERROR_STATUS } from "../errors";
 import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { ROSTER_OPS } from "../../protocol/formats/roster";
@@ -312,7 +312,7 @@ export const SCHEMAS = {
   }),
   Item: object(itemFields),
   // The whole list (`items` alone), a page (with `next`), or a delta read's answer (`since`: with
-  // `deleted`, `cursor` and `full`; lib/domain/item-changes.ts).
+  // `deleted`, `cursor` and `full`; lib/domain/items/changes.ts).
   ItemList: object(
     { items: arrayOf(ref("Item")) },
     { next: { type: ["string", "null"] }, deleted: arrayOf(uuid), cursor: integer(0), full: { type: "boolean" } },

@@ -8,7 +8,7 @@
  */
 import { UUID } from "../domain/ids";
 import { base64MaxChars, CANONICAL_BASE64, isCanonicalBase64 } from "../domain/encoding";
-import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items";
+import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items/decisions";
 import { GRANTABLE_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { bodyOf } from "./api-schemas";
 
@@ -39,7 +39,7 @@ export const uuid = { type: "string", pattern: UUID, lowercase: true } as const;
 export const optionalUuid = { ...uuid, optional: true } as const;
 export const email = { type: "string", min: 1, max: 320 } as const;
 export const name = { type: "string", min: 1, max: 256 } as const;
-/** Checked in full by `decideDeviceName` (lib/domain/sessions.ts); bounded here so nothing long is read. */
+/** Checked in full by `decideDeviceName` (lib/domain/accounts/sessions.ts); bounded here so nothing long is read. */
 export const deviceName = { type: "string", max: 256, optional: true } as const;
 /** Path ids: the gateway answers 404 for a malformed one before any action runs. */
 export const pathId = { type: "string" } as const;
@@ -59,11 +59,11 @@ export const optionalPositiveInteger = { ...positiveInteger, optional: true } as
  */
 export const seqNumber = { type: "number", integer: true, convert: true, min: 1, max: 2_147_483_647 } as const;
 
-/** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/roster.ts). */
+/** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/vaults/roster.ts). */
 export const rosterLink = { type: "object", optional: true, openapi: bodyOf("RosterLink") } as const;
 /** A key-log entry (protocol/formats/key-log.ts): any JSON object here; its form is checked by `parseKeyLogEntry`. */
 export const keyLogEntry = { type: "object", openapi: bodyOf("KeyLogEntry") } as const;
-/** A signed item-log link (protocol/formats/item-log.ts), checked field by field by lib/domain/item-log.ts. */
+/** A signed item-log link (protocol/formats/item-log.ts), checked field by field by lib/domain/items/log.ts. */
 export const itemLink = { type: "object", optional: true, openapi: bodyOf("ItemLink") } as const;
 
 /** A statement its holder signed (protocol/formats/statements.ts): a version and an Ed25519 signature; what it says is checked by the domain. */

@@ -6,8 +6,8 @@ import type { Readable } from "node:stream";
 import { AppError, invalid } from "../errors";
 import { isUuid } from "../domain/ids";
 import { base64MaxChars } from "../domain/encoding";
-import { MAX_ENCRYPTED_DATA_BYTES } from "../domain/items";
-import { rekeyMaxValues } from "../domain/vault-limits";
+import { MAX_ENCRYPTED_DATA_BYTES } from "../domain/items/decisions";
+import { rekeyMaxValues } from "../domain/vaults/limits";
 import { JsonStreamParser, type JsonBounds } from "./json-stream";
 
 /** JSON bodies are read for these content types, as body-parser's `json()` does; others count as no body. */
@@ -119,7 +119,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
   });
 }
 
-/** The bounds a rekey body is parsed within (the numbers: lib/domain/vault-limits.ts). */
+/** The bounds a rekey body is parsed within (the numbers: lib/domain/vaults/limits.ts). */
 export function rekeyBodyBounds(config: { rekeyBodyLimitBytes: number; vaultMaxItems: number }): JsonBounds {
   return {
     maxBytes: config.rekeyBodyLimitBytes,

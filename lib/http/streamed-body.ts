@@ -10,7 +10,7 @@
 import { Errors, type Context } from "moleculer";
 import type { Readable } from "node:stream";
 import type { VaultId } from "../domain/ids";
-import { assertItemSizes } from "../domain/items";
+import { assertItemSizes } from "../domain/items/decisions";
 import { AppError } from "../errors";
 import { FairSlots } from "../limits/slots";
 import { callerOf, type RequestMeta } from "./context";

@@ -2,7 +2,7 @@
  * Fixed-window counters for rate limits (failed logins per email, redeems per client address).
  * In-process here; a Redis implementation shares them between gateways.
  */
-import { decideAddressAttempt, type AddressLimit } from "../domain/address-limits";
+import { decideAddressAttempt, type AddressLimit } from "../domain/accounts/address-limits";
 import { systemClock, type Clock } from "../clock";
 
 export interface WindowCount {

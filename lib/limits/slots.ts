@@ -1,8 +1,8 @@
 /**
- * A process's rekey slots, shared fairly (the rule: lib/domain/fair-share.ts). `take` answers at
+ * A process's rekey slots, shared fairly (the rule: lib/domain/vaults/fair-share.ts). `take` answers at
  * once: a release function, or the share that is used up. Releasing twice gives back one slot.
  */
-import { decideSlot, slotShares, type SlotRefusal, type SlotShares } from "../domain/fair-share";
+import { decideSlot, slotShares, type SlotRefusal, type SlotShares } from "../domain/vaults/fair-share";
 
 export class FairSlots {
   private total = 0;

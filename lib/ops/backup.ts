@@ -1,6 +1,6 @@
 // Backup (online, through the admin socket) and restore (offline) of the embedded store.
 // Design: docs/design/online-backup.md
-import { CHANGE_EPOCH_KEY } from "../domain/item-changes";
+import { CHANGE_EPOCH_KEY } from "../domain/items/changes";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -88,7 +88,7 @@ export function restoreBackup(file: string, dataDir: string, opts: { force: bool
 }
 
 /**
- * A restored store starts a new change epoch (lib/domain/item-changes.ts): the cursors clients
+ * A restored store starts a new change epoch (lib/domain/items/changes.ts): the cursors clients
  * hold are from after the backup, and are answered with a full read, never read against the
  * restored counters. (A backup of a release without delta reads has no epoch to drop.)
  */

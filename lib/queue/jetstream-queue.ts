@@ -19,7 +19,7 @@ import {
   type NatsConnection,
   type StreamConfig,
 } from "nats";
-import type { DomainEvent } from "../domain/events";
+import type { DomainEvent } from "../domain/audit/events";
 import {
   CONSUMERS,
   type BatchHandler,

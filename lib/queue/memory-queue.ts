@@ -5,7 +5,7 @@
  * the process stops are lost, which is why a deployment on NATS uses JetStream instead.
  */
 import { timestamp } from "../domain/encoding";
-import type { DomainEvent } from "../domain/events";
+import type { DomainEvent } from "../domain/audit/events";
 import {
   CONSUMERS,
   type BatchHandler,

@@ -1,6 +1,6 @@
 // The event queue port: domain events delivered durably to worker services, at least once.
 // Design: docs/design/event-queue.md
-import type { DomainEvent } from "../domain/events";
+import type { DomainEvent } from "../domain/audit/events";
 
 /** The durable consumers: created with the queue, before any worker first starts. */
 export const CONSUMERS = ["audit"] as const;

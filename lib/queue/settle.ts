@@ -3,7 +3,7 @@
  * retry, the delay and the dead-letter rules (see lib/queue/port.ts).
  */
 import { AppError } from "../errors";
-import { parseDomainEvent, type DomainEvent } from "../domain/events";
+import { parseDomainEvent, type DomainEvent } from "../domain/audit/events";
 import type { BatchHandler, DeliveryPolicy } from "./port";
 
 export const MAX_RETRY_DELAY_MS = 30_000;

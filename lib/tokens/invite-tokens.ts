@@ -5,7 +5,7 @@
  * In-process here; `RedisInviteTokens` serves several nodes.
  */
 import type { InviteId } from "../domain/ids";
-import type { Invite } from "../domain/invites";
+import type { Invite } from "../domain/orgs/invites";
 import type { Store } from "../store/port";
 import { systemClock, type Clock } from "../clock";
 

@@ -1,7 +1,7 @@
 // Invite tokens with Redis: the lookup cached and a one-shot lock; the database stays the truth.
 // Design: docs/design/invite-token-cache.md
 import type { InviteId } from "../domain/ids";
-import type { Invite } from "../domain/invites";
+import type { Invite } from "../domain/orgs/invites";
 import type { Store } from "../store/port";
 import type { RedisLink } from "../redis";
 import type { InviteTokens } from "./invite-tokens";

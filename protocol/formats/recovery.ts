@@ -59,7 +59,7 @@ export const sessionProofBytes = (s: { requestId: string; userId: string }): Byt
 /**
  * Crockford's base32: no I, L, O or U, so nothing reads as another; 32 letters, 5 bits each. Every
  * code a person reads or types in this service is written in it (the recovery request's codes here,
- * a login's recovery codes in lib/domain/second-factors.ts) and read back by `normalizeRecoveryCode`.
+ * a login's recovery codes in lib/domain/accounts/second-factors.ts) and read back by `normalizeRecoveryCode`.
  */
 export const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 

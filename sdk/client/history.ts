@@ -1,5 +1,5 @@
 /**
- * Item history and the trash (the server's rules: lib/domain/item-history.ts). What the server
+ * Item history and the trash (the server's rules: lib/domain/items/history.ts). What the server
  * keeps of an item's past is opened here under the vault's key and the item's own id (another
  * item's ciphertext fails as `TAMPERED`), and checked against the signed item log where this
  * client verified the link that wrote it: a revision, or a trashed item, other than the one the

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ApiError, MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../../sdk";
-import { auditHash, auditPublicKey, newAuditKeySeed, signAuditCheckpoint } from "../../lib/domain/audit";
+import { auditHash, auditPublicKey, newAuditKeySeed, signAuditCheckpoint } from "../../lib/domain/audit/log";
 import type { Audit } from "../../sdk/client/audit";
 import { SQL_ENGINES } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";

@@ -1,5 +1,5 @@
 /**
- * The second step's daily limit (lib/domain/second-factors.ts `decideDailySecondSteps`): someone
+ * The second step's daily limit (lib/domain/accounts/second-factors.ts `decideDailySecondSteps`): someone
  * who has the password, guessing codes from addresses the account never signed in from, gets three
  * windows' worth of LOGIN_MAX_FAILURES a day, however the windows turn; the owner's own address
  * goes on past it. The clock is the server's, advanced.

@@ -1,5 +1,5 @@
 /**
- * Item history and the trash over HTTP (lib/domain/item-history.ts), on SQLite and
+ * Item history and the trash over HTTP (lib/domain/items/history.ts), on SQLite and
  * PostgreSQL: an update keeps what it replaced, a delete goes to the trash, a restore brings it
  * back, a purge and the sweeper remove it for good, history gives way when the vault needs the
  * room, and a rekey re-encrypts history and trash or drops them, never keeping them under the key

@@ -1,5 +1,5 @@
 /**
- * Delta reads (lib/domain/item-changes.ts) over HTTP, on SQLite and PostgreSQL:
+ * Delta reads (lib/domain/items/changes.ts) over HTTP, on SQLite and PostgreSQL:
  * `GET /vaults/:vaultId/items?since=<cursor>` answers what changed since, the ids gone, and the
  * next cursor; a rekey, a cursor from elsewhere, or too many changes send the client to the full
  * list; concurrent writes are never skipped by a client that follows the cursors.
@@ -9,7 +9,7 @@ import { Api, newOrg, rekeyBody, sharedVault, type TestUser } from "../helpers/c
 import { encryptItem, newVaultKey } from "../helpers/crypto";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { SQL_ENGINES } from "../helpers/postgres";
-import { MAX_DELTA_ITEMS } from "../../lib/domain/item-changes";
+import { MAX_DELTA_ITEMS } from "../../lib/domain/items/changes";
 
 describe.each(SQL_ENGINES)("delta reads on %s", (_engine, makeStore) => {
   let server: TestServer;

@@ -1,5 +1,5 @@
 /**
- * The statements users sign, as the server takes them (protocol/formats/statements.ts; lib/domain/statements.ts):
+ * The statements users sign, as the server takes them (protocol/formats/statements.ts; lib/domain/accounts/statements.ts):
  * at registration, as the upgrade of an account made without them, and an inviter's statement of
  * an invite. Each refusal is 400 INVALID naming the field, and stores nothing; what is stored is
  * answered back exactly. Signed here with node:crypto (the SDK signs with WebCrypto). On SQLite and

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, MemoryRosterHeadStore, VaultClient } from "../../sdk";
 import { verifyAuditExport, type AuditCheckpoint } from "../../protocol/formats/audit";
-import { auditHash, auditPublicKey, signAuditCheckpoint } from "../../lib/domain/audit";
+import { auditHash, auditPublicKey, signAuditCheckpoint } from "../../lib/domain/audit/log";
 import { SQL_ENGINES } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";

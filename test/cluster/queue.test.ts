@@ -5,7 +5,7 @@
  */
 import { newId, type OrgId, type UserId, type VaultId } from "../../lib/domain/ids";
 import { randomBytes } from "node:crypto";
-import type { DomainEvent } from "../../lib/domain/events";
+import type { DomainEvent } from "../../lib/domain/audit/events";
 import { JetStreamQueue } from "../../lib/queue/jetstream-queue";
 import { MemoryQueue } from "../../lib/queue/memory-queue";
 import type { DeliveryPolicy, EventQueue } from "../../lib/queue/port";

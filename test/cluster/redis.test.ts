@@ -5,7 +5,7 @@
 import { newId, type InviteId, type OrgId, type UserId } from "../../lib/domain/ids";
 import fs from "node:fs";
 import { randomBytes } from "node:crypto";
-import type { Invite } from "../../lib/domain/invites";
+import type { Invite } from "../../lib/domain/orgs/invites";
 import { RedisCounters } from "../../lib/limits/redis-counters";
 import { connectRedis, type RedisLink } from "../../lib/redis";
 import { openSqlStore } from "../../lib/store/sql/store";

@@ -19,7 +19,7 @@ import { decryptItem, encryptItem, newUserKeys, newVaultKey, registrationBundle 
 import { killAllClusters, startCluster, type Cluster } from "../helpers/cluster";
 import { Chain, fingerprintOf, linkHashOf, wrapHash } from "../helpers/roster";
 import { itemLinkHashOf, signItemLinkAs } from "../helpers/item-log";
-import { itemDigestOf, itemSetDigestOf } from "../../lib/domain/item-log";
+import { itemDigestOf, itemSetDigestOf } from "../../lib/domain/items/log";
 import { auditCheckpointVerifies } from "../../protocol/formats/audit";
 import { VaultClient } from "../../sdk";
 import { TEST_KDF } from "../helpers/sdk";

@@ -4,10 +4,10 @@
  */
 import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "../../lib/domain/ids";
 import type { NewUser, Store } from "../../lib/store/port";
-import type { Invite } from "../../lib/domain/invites";
-import type { DomainEvent } from "../../lib/domain/events";
-import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit";
-import { decideCreateRoster } from "../../lib/domain/vault-decisions";
+import type { Invite } from "../../lib/domain/orgs/invites";
+import type { DomainEvent } from "../../lib/domain/audit/events";
+import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit/log";
+import { decideCreateRoster } from "../../lib/domain/vaults/decisions";
 import {
   emailTaken,
   factorNotFound,

@@ -18,7 +18,7 @@ function codeMap(): string {
 }
 
 /**
- * Paths the map names: backticked words with a slash (`lib/domain/items.ts`); a bare file name
+ * Paths the map names: backticked words with a slash (`lib/domain/items/decisions.ts`); a bare file name
  * (`items.ts`) in the same line, in the folder of the path named before it there; and the tree's
  * first column.
  */

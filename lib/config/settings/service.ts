@@ -1,6 +1,6 @@
 /** The service: where it listens and keeps its data, who may register, token lifetimes. */
 import path from "node:path";
-import { MAX_INVITE_TTL_MS } from "../../domain/invites";
+import { MAX_INVITE_TTL_MS } from "../../domain/orgs/invites";
 import { RegistrationMode, duration, int, oneOf, projectRoot, setting } from "../parse";
 
 export const SERVICE_SETTINGS = {

@@ -1,6 +1,6 @@
 /** How large a vault and a rekey may be, and what a vault keeps of its past. */
-import { DEFAULT_ITEM_HISTORY, MAX_ITEM_HISTORY } from "../../domain/item-history";
-import { defaultVaultMaxBytes, defaultVaultMaxItems } from "../../domain/vault-limits";
+import { DEFAULT_ITEM_HISTORY, MAX_ITEM_HISTORY } from "../../domain/items/history";
+import { defaultVaultMaxBytes, defaultVaultMaxItems } from "../../domain/vaults/limits";
 import { LogLevel, duration, int, oneOf, rekeyBodyLimit, setting } from "../parse";
 
 export const VAULT_SETTINGS = {

@@ -1,6 +1,6 @@
 /** Health and the API document, sign-up and sign-in, the caller's account, second factors and account recovery. */
-import { MAX_PERSONAL_VAULTS } from "../../domain/password-change";
-import { MAX_ROTATION_VAULTS } from "../../domain/key-rotation";
+import { MAX_PERSONAL_VAULTS } from "../../domain/accounts/password-change";
+import { MAX_ROTATION_VAULTS } from "../../domain/accounts/key-rotation";
 import { MAX_LINK_MEMBERS } from "../../../protocol/formats/roster-format";
 import * as p from "../params";
 import { ok, created, noContent, type RouteDef } from "./route-def";

@@ -1,5 +1,5 @@
 /** Invites, and the organization's audit log. */
-import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../../domain/audit";
+import { DEFAULT_AUDIT_PAGE, MAX_AUDIT_PAGE } from "../../domain/audit/log";
 import * as p from "../params";
 import { ok, created, noContent, type RouteDef } from "./route-def";
 

@@ -1,6 +1,6 @@
 /** A vault's items, their history, trash and signed log. */
-import { DEFAULT_ITEM_PAGE, MAX_ITEM_PAGE } from "../../domain/item-pages";
-import { DEFAULT_ITEM_LOG_PAGE, MAX_ITEM_LOG_PAGE } from "../../domain/item-log";
+import { DEFAULT_ITEM_PAGE, MAX_ITEM_PAGE } from "../../domain/items/pages";
+import { DEFAULT_ITEM_LOG_PAGE, MAX_ITEM_LOG_PAGE } from "../../domain/items/log";
 import * as p from "../params";
 import { ok, created, noContent, type RouteDef } from "./route-def";
 

@@ -25,7 +25,7 @@ const rekeyBody = {
   rosterLink: p.rosterLink,
   itemLink: p.itemLink,
   accountVersion: p.optionalPositiveInteger,
-  // Kept revisions and trashed items re-encrypted (lib/domain/item-history.ts); what is left out is dropped.
+  // Kept revisions and trashed items re-encrypted (lib/domain/items/history.ts); what is left out is dropped.
   history: {
     type: "array",
     optional: true,

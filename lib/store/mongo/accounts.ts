@@ -11,13 +11,13 @@ import {
 import type { OrgId, UserId } from "../../domain/ids";
 import { completeRecoveryIn } from "./security";
 import type { Filter } from "mongodb";
-import { decidePasswordChange } from "../../domain/password-change";
-import type { VaultSnapshot } from "../../domain/vault-decisions";
+import { decidePasswordChange } from "../../domain/accounts/password-change";
+import type { VaultSnapshot } from "../../domain/vaults/decisions";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
-import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/key-rotation";
+import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/accounts/key-rotation";
 import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
-import { sha256Hex } from "../../domain/roster";
-import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
+import { sha256Hex } from "../../domain/vaults/roster";
+import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/orgs/membership";
 import { failpoint } from "../../failpoints";
 import type { AccountStore, ArgsOf, OrgRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";

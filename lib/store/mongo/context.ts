@@ -12,9 +12,9 @@ import type { OutboxDoc } from "./outbox";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from "mongodb";
 import { decideNewUserFree } from "../../domain/store-checks";
-import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
+import type { MemberState, VaultSnapshot } from "../../domain/vaults/decisions";
 import type { VaultView } from "../port";
-import type { ItemLogEntry } from "../../domain/item-log";
+import type { ItemLogEntry } from "../../domain/items/log";
 import {
   COLLECTIONS,
   itemKey,
@@ -238,7 +238,7 @@ export class MongoContext {
   }
 
   /**
-   * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
+   * Gives the item changes of a write their number (lib/domain/items/changes.ts), in the write's
    * transaction, after its `lockVault`: the vault's next change number, recorded against each item
    * touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every earlier
    * change record moot. A vault of an earlier release (no counter) starts from a reset numbered 1.

@@ -1,6 +1,6 @@
 /** Housekeeping on MongoDB (the port: ../port/housekeeping.ts; SQL: ../sql/housekeeping.ts). */
 import type { VaultId } from "../../domain/ids";
-import { PURGEABLE_INVITE_STATUSES } from "../../domain/invites";
+import { PURGEABLE_INVITE_STATUSES } from "../../domain/orgs/invites";
 import type { ArgsOf, Housekeeping, PurgeCounts } from "../port";
 import type { MongoContext } from "./context";
 import { deleteFromTrash } from "./item-history";

@@ -2,7 +2,7 @@
 import type { InviteId } from "../../domain/ids";
 import { inviteNotPendingForStatement } from "../../domain/refusals";
 import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
-import type { Invite } from "../../domain/invites";
+import type { Invite } from "../../domain/orgs/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { MongoContext } from "./context";
 import { inviteDoc, toInvite } from "./documents";

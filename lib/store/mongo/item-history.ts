@@ -1,12 +1,12 @@
 /**
- * Item history and the trash on MongoDB (the rules: lib/domain/item-history.ts; SQL:
+ * Item history and the trash on MongoDB (the rules: lib/domain/items/history.ts; SQL:
  * ../sql/item-history.ts). Each function runs in the caller's transaction (`session`), after the
  * caller locked the vault (`lockVault`).
  */
 import type { ClientSession, Collection } from "mongodb";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
-import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/item-history";
-import type { VaultLimits, VaultSize } from "../../domain/vault-limits";
+import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/items/history";
+import type { VaultLimits, VaultSize } from "../../domain/vaults/limits";
 import type { RekeyInput } from "../port";
 import type { MongoContext } from "./context";
 import { itemKey, itemRevisionKey, type ItemDoc, type ItemRevisionDoc, type TrashedItemDoc } from "./documents";
@@ -14,7 +14,7 @@ import { itemKey, itemRevisionKey, type ItemDoc, type ItemRevisionDoc, type Tras
 /** Ids per `$in` of a delete: far below the 16 MB a command may hold, whatever the vault's size. */
 const IDS_PER_DELETE = 1_000;
 
-/** An entry's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it: base64 is one byte a character. */
+/** An entry's stored size, as `itemBytes` (lib/domain/vaults/limits.ts) counts it: base64 is one byte a character. */
 const BYTES = { $add: [{ $strLenBytes: "$encryptedData" }, { $strLenBytes: "$encryptedName" }] };
 
 /** `all` in slices of at most `size`, in order. */

@@ -1,14 +1,14 @@
 /** Items on MongoDB (the port: ../port/items.ts; SQL: ../sql/items.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
-import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
+import { decideVaultGrowth, itemBytes } from "../../domain/vaults/limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
-import * as itemRules from "../../domain/items";
-import type { LockedForItems } from "../../domain/items";
-import { planItemCreate } from "../../domain/item-creates";
+import * as itemRules from "../../domain/items/decisions";
+import type { LockedForItems } from "../../domain/items/decisions";
+import { planItemCreate } from "../../domain/items/creates";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
-import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
+import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/items/changes";
 import {
   decideItemWriteStep,
   itemDigestOf,
@@ -17,11 +17,11 @@ import {
   type ItemLink,
   type LockedForItemLog,
   type ItemState,
-} from "../../domain/item-log";
+} from "../../domain/items/log";
 import type { MongoContext } from "./context";
 import { itemKey, itemLogHeadOf, toItem, toRevision, toTrashed, type ItemDoc } from "./documents";
 import { writeOutbox } from "./outbox";
-import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
+import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/items/history";
 import { chunks, deleteFromTrash, firmSizeOf, keepRevision, makeRoom, moveToTrash, trashDoc } from "./item-history";
 
 /** Ids per `$in` of a find: far below the 16 MB a command may hold. */
@@ -102,7 +102,7 @@ export class MongoItems implements ItemStore {
 
   private epoch: number | undefined;
 
-  /** The store's change epoch (lib/domain/item-changes.ts), made at its first delta read and kept until a restore drops it. */
+  /** The store's change epoch (lib/domain/items/changes.ts), made at its first delta read and kept until a restore drops it. */
   private async changeEpoch(): Promise<number> {
     if (this.epoch !== undefined) return this.epoch;
     await this.c.serverKeys.updateOne(

@@ -1,8 +1,8 @@
 /** A user's key log, and what a key rotation locks and writes in vaults, on MongoDB (SQL: ../sql/key-log.ts). */
 import type { ClientSession } from "mongodb";
 import type { UserId, VaultId } from "../../domain/ids";
-import type { HeldVault as HeldRotationVault, KeyLogEntry, KeyRotation } from "../../domain/key-rotation";
-import type { RosterEntry } from "../../domain/roster";
+import type { HeldVault as HeldRotationVault, KeyLogEntry, KeyRotation } from "../../domain/accounts/key-rotation";
+import type { RosterEntry } from "../../domain/vaults/roster";
 import type { MongoContext } from "./context";
 import { keyLogKey } from "./documents";
 import { memberVaultIds, replaceOwnWrap } from "./writes";

@@ -1,6 +1,6 @@
 /** The outbox on MongoDB (the port: ../port/outbox.ts; SQL: ../sql/outbox.ts). */
 import type { ClientSession } from "mongodb";
-import type { DomainEvent } from "../../domain/events";
+import type { DomainEvent } from "../../domain/audit/events";
 import { outboxOrder, readOutboxRows } from "../port/outbox";
 import type { OutboxStore } from "../port";
 import type { MongoContext } from "./context";

@@ -8,15 +8,15 @@
  * adapter writes its row, so an approval and the request's end come one after the other.
  */
 import type { OrgId, UserId } from "../../domain/ids";
-import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/second-factors";
-import type { OrgPolicies } from "../../domain/org-policies";
+import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/accounts/second-factors";
+import type { OrgPolicies } from "../../domain/orgs/policies";
 import {
   decideRecoveryRequest,
   type RecoveryApproval,
   type RecoveryEnrolment,
   type RecoveryRequest,
   type RecoveryShare,
-} from "../../domain/account-recovery";
+} from "../../domain/accounts/recovery";
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
 import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";

@@ -4,7 +4,7 @@
  */
 import type { ClientSession, Filter } from "mongodb";
 import { decideSessionStart } from "../../domain/store-checks";
-import { earlierSession, sessionsOverCap } from "../../domain/sessions";
+import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
 import type { AccountStore, ArgsOf, RefreshOutcome, SessionRecord } from "../port";
 import type { MongoContext } from "./context";
 import { toSession, type RefreshTokenDoc, type SessionDoc } from "./documents";

@@ -6,7 +6,7 @@
  * and error translation are unit-tested everywhere (test/unit/lib/store/mongo.test.ts).
  */
 import type { UserId } from "../../domain/ids";
-import { EARLIER_DEVICE } from "../../domain/sessions";
+import { EARLIER_DEVICE } from "../../domain/accounts/sessions";
 import { MongoClient } from "mongodb";
 import type { Store } from "../port";
 import { MongoAccounts } from "./accounts";
@@ -109,7 +109,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { vaultId: 1, replacedAt: 1 } },
   ]);
   await c.itemTrash.createIndexes([{ key: { vaultId: 1, deletedAt: 1 } }, { key: { deletedAt: 1 } }]);
-  // A delta read's changes in order (lib/domain/item-changes.ts).
+  // A delta read's changes in order (lib/domain/items/changes.ts).
   await c.itemChanges.createIndexes([{ key: { vaultId: 1, seq: 1 } }]);
   await c.invites.createIndexes([
     { key: { tokenHash: 1 }, unique: true },

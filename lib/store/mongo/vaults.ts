@@ -1,5 +1,5 @@
 /** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
-import { decideWrapStillSigned } from "../../domain/key-rotation";
+import { decideWrapStillSigned } from "../../domain/accounts/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
@@ -10,14 +10,14 @@ import {
   requireMember,
   requirePermission,
   decideRename,
-} from "../../domain/vault-decisions";
-import type { RosterEntry, RosterLink } from "../../domain/roster";
-import { planRekey, readsAccountVersion } from "../../domain/rekey-plan";
+} from "../../domain/vaults/decisions";
+import type { RosterEntry, RosterLink } from "../../domain/vaults/roster";
+import { planRekey, readsAccountVersion } from "../../domain/vaults/rekey-plan";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import type { MongoContext } from "./context";
 import { byCreatedThenId, itemKey, toMemberEntry, toVaultView } from "./documents";
 import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
-import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
+import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/accounts/password-change";
 import { writeOutbox } from "./outbox";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
 

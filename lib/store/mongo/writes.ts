@@ -1,7 +1,7 @@
 /** Writes that several aggregates make inside their transactions (vaults, and an account's password change and key rotation). */
 import type { ClientSession } from "mongodb";
 import type { UserId, VaultId } from "../../domain/ids";
-import type { RosterEntry } from "../../domain/roster";
+import type { RosterEntry } from "../../domain/vaults/roster";
 import type { MongoContext } from "./context";
 import { rosterLinkKey } from "./documents";
 

@@ -2,9 +2,9 @@
 import type { InviteId, OrgId, UserId } from "../../domain/ids";
 import type { Caller, InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { WithEvents } from "./outbox";
-import type { PasswordChange } from "../../domain/password-change";
-import type { VaultAfterRemoval } from "../../domain/org-membership";
-import type { KeyLogEntry, KeyRotation } from "../../domain/key-rotation";
+import type { PasswordChange } from "../../domain/accounts/password-change";
+import type { VaultAfterRemoval } from "../../domain/orgs/membership";
+import type { KeyLogEntry, KeyRotation } from "../../domain/accounts/key-rotation";
 
 export interface UserRecord {
   userId: UserId;
@@ -25,9 +25,9 @@ export interface UserRecord {
   kdfStatement?: SignedStatement;
   /** What the user registered with, invited by a link that carried a binding secret. */
   inviteBinding?: InviteBinding;
-  /** The account's key version: 1, then one more at each master password change (lib/domain/password-change.ts). */
+  /** The account's key version: 1, then one more at each master password change (lib/domain/accounts/password-change.ts). */
   accountVersion: number;
-  /** When they were taken out of their organization (lib/domain/org-membership.ts); absent while in it. */
+  /** When they were taken out of their organization (lib/domain/orgs/membership.ts); absent while in it. */
   removedAt?: string;
 }
 
@@ -52,7 +52,7 @@ export interface RefreshTokenRecord {
 export interface SessionRecord {
   sessionId: string;
   userId: UserId;
-  /** What the client called itself at login (lib/domain/sessions.ts `decideDeviceName`). */
+  /** What the client called itself at login (lib/domain/accounts/sessions.ts `decideDeviceName`). */
   deviceName: string;
   createdAt: string;
   /** The last login, refresh or request seen (written at most once a minute). */
@@ -122,7 +122,7 @@ export interface AccountStore {
   touchSession(args: { sessionId: string; at: string; address: string }): Promise<void>;
 
   /**
-   * A master password change, in one transaction (lib/domain/password-change.ts): locks the user's
+   * A master password change, in one transaction (lib/domain/accounts/password-change.ts): locks the user's
    * personal vaults, swaps the account's key version (`409` when it is not `change.accountVersion`),
    * checks the re-wraps against exactly those vaults (`decidePasswordChange`), writes the new auth
    * hash, KDF, private keys, KDF statement and wraps (with their roster links), and ends every
@@ -149,7 +149,7 @@ export interface AccountStore {
   ): Promise<{ endedSessions: string[] }>;
 
   /**
-   * A key rotation, in one transaction (lib/domain/key-rotation.ts): locks every vault the user is a
+   * A key rotation, in one transaction (lib/domain/accounts/key-rotation.ts): locks every vault the user is a
    * member of (in id order) and the account, swaps the account's version (`409` when it is not
    * `rotation.accountVersion`), checks the entry still follows the key log's head and the vaults
    * against exactly those (`decideKeyRotation`), then writes the new keys, private keys and

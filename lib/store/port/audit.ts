@@ -1,7 +1,7 @@
-/** The audit log (lib/domain/audit.ts): append-only, one hash chain per organization. */
+/** The audit log (lib/domain/audit/log.ts): append-only, one hash chain per organization. */
 import type { OrgId } from "../../domain/ids";
-import type { AuditHead, AuditRecord } from "../../domain/audit";
-import type { DomainEvent } from "../../domain/events";
+import type { AuditHead, AuditRecord } from "../../domain/audit/log";
+import type { DomainEvent } from "../../domain/audit/events";
 
 export interface AppendOutcome {
   appended: number;

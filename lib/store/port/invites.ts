@@ -1,6 +1,6 @@
 /** Invites: one-time, expiring, looked up by the hash of their token. */
 import type { InviteId, OrgId } from "../../domain/ids";
-import type { Invite } from "../../domain/invites";
+import type { Invite } from "../../domain/orgs/invites";
 import type { SignedStatement } from "../../domain/types";
 import type { WithEvents } from "./outbox";
 

@@ -1,10 +1,10 @@
 /** Items: ciphertext in a vault, written under the vault's current key version. */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import type { OnVault } from "./vaults";
-import type { VaultLimits } from "../../domain/vault-limits";
-import type { ItemPageRequest } from "../../domain/item-pages";
+import type { VaultLimits } from "../../domain/vaults/limits";
+import type { ItemPageRequest } from "../../domain/items/pages";
 import type { WithEvents } from "./outbox";
-import type { ItemLink } from "../../domain/item-log";
+import type { ItemLink } from "../../domain/items/log";
 
 export interface ItemRecord {
   itemId: ItemId;
@@ -25,7 +25,7 @@ export interface ItemWrite {
   keyVersion?: number;
 }
 
-/** A delta read's answer (lib/domain/item-changes.ts): with `full`, no items, and the client reads the whole list. */
+/** A delta read's answer (lib/domain/items/changes.ts): with `full`, no items, and the client reads the whole list. */
 export interface ItemChanges {
   items: ItemRecord[];
   /** Items changed since that are no longer in the vault (deleted, or in its trash). */
@@ -35,7 +35,7 @@ export interface ItemChanges {
   full: boolean;
 }
 
-/** A revision an update replaced, as it was (lib/domain/item-history.ts). */
+/** A revision an update replaced, as it was (lib/domain/items/history.ts). */
 export interface ItemRevisionRecord {
   itemId: ItemId;
   vaultId: VaultId;
@@ -66,7 +66,7 @@ export interface ItemStore {
   /** In order (`createdAt`, then `itemId`): every item, or with `page`, at most `page.limit + 1` after `page.after` (the one more tells whether a page follows). */
   listItems(args: OnVault & { page?: ItemPageRequest }): Promise<ItemRecord[]>;
   getItem(args: OnItem): Promise<ItemRecord>;
-  /** The changes after `since` (a delta read, lib/domain/item-changes.ts); members only. */
+  /** The changes after `since` (a delta read, lib/domain/items/changes.ts); members only. */
   listChanges(args: OnVault & { since: number }): Promise<ItemChanges>;
   /** 413 when the vault would pass `limits` (decideVaultGrowth). */
   createItem(args: OnItem & { write: ItemWrite; limits: VaultLimits; now: string; itemLink?: ItemLink } & WithEvents): Promise<ItemRecord>;
@@ -75,7 +75,7 @@ export interface ItemStore {
     args: OnItem & {
       write: ItemWrite & { revision?: number };
       limits: VaultLimits;
-      /** Default: DEFAULT_ITEM_HISTORY (lib/domain/item-history.ts). */
+      /** Default: DEFAULT_ITEM_HISTORY (lib/domain/items/history.ts). */
       history?: HistoryPolicy;
       now: string;
       itemLink?: ItemLink;

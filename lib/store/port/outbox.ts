@@ -6,7 +6,7 @@
  * A publish may repeat (a relay that died after publishing, two relays at once): the queue stores an
  * event id once within its duplicate window, and the audit log records an event id once.
  */
-import { parseDomainEvent, type DomainEvent } from "../../domain/events";
+import { parseDomainEvent, type DomainEvent } from "../../domain/audit/events";
 
 export interface OutboxStore {
   /** The oldest events not yet marked sent, in the order they were written, at most `limit`. */

@@ -3,9 +3,9 @@
  * policies, and k-of-n account recovery (enrolments with their shares, requests and approvals).
  */
 import type { OrgId, UserId } from "../../domain/ids";
-import type { SecondFactor } from "../../domain/second-factors";
-import type { OrgPolicies } from "../../domain/org-policies";
-import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/account-recovery";
+import type { SecondFactor } from "../../domain/accounts/second-factors";
+import type { OrgPolicies } from "../../domain/orgs/policies";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
 import type { WithEvents } from "./outbox";
 
 export interface SecurityStore {

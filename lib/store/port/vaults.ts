@@ -1,17 +1,17 @@
 /**
  * Vaults and their members, with the signed roster and the rekey: everything that changes who
  * holds a vault's key. Each change runs in one transaction that locks the vault, reads a snapshot,
- * lets the domain decide (lib/domain/vault-decisions.ts) and writes.
+ * lets the domain decide (lib/domain/vaults/decisions.ts) and writes.
  *
  * Non-members: every method, read or change, throws NOT_FOUND ("Vault not found") for a vault the
  * caller is not a member of, exactly as for one that does not exist: no answer tells them apart.
  */
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
-import type { RosterEntry, RosterLink } from "../../domain/roster";
-import type { RekeyRequest } from "../../domain/rekey-plan";
+import type { RosterEntry, RosterLink } from "../../domain/vaults/roster";
+import type { RekeyRequest } from "../../domain/vaults/rekey-plan";
 import type { GrantableRole, VaultRole, VaultType } from "../../domain/types";
 import type { WithEvents } from "./outbox";
-import type { VaultLimits } from "../../domain/vault-limits";
+import type { VaultLimits } from "../../domain/vaults/limits";
 
 /** A vault as one member sees it. */
 export interface VaultView {
@@ -61,11 +61,11 @@ export interface NewMember extends WrappedKey {
   userId: UserId;
   role: GrantableRole;
   keyVersion?: number;
-  /** Required on a signed vault, refused on another (lib/domain/roster.ts). */
+  /** Required on a signed vault, refused on another (lib/domain/vaults/roster.ts). */
   rosterLink?: RosterLink;
 }
 
-/** A rekey request as the domain plans it (lib/domain/rekey-plan.ts). */
+/** A rekey request as the domain plans it (lib/domain/vaults/rekey-plan.ts). */
 export type RekeyInput = RekeyRequest;
 
 /** A vault and the member acting on it (or reading it). */
@@ -87,7 +87,7 @@ export interface VaultStore {
   changeMemberRole(
     args: OnVault & { targetId: UserId; role: VaultRole; now: string; rosterLink?: RosterLink } & WithEvents,
   ): Promise<MemberEntry>;
-  /** Refuses to remove the last owner (lib/domain/vault-roles.ts); the vault then needs a rekey. */
+  /** Refuses to remove the last owner (lib/domain/vaults/roles.ts); the vault then needs a rekey. */
   removeMember(
     args: OnVault & { targetId: UserId; now: string; rosterLink?: RosterLink } & WithEvents,
   ): Promise<{ rekeyRequired: boolean; remainingMembers: MemberEntry[] }>;

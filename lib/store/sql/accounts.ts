@@ -9,19 +9,19 @@ import {
   decideStatementSet,
 } from "../../domain/store-checks";
 import type { OrgId, UserId } from "../../domain/ids";
-import { decidePasswordChange } from "../../domain/password-change";
-import type { VaultSnapshot } from "../../domain/vault-decisions";
+import { decidePasswordChange } from "../../domain/accounts/password-change";
+import type { VaultSnapshot } from "../../domain/vaults/decisions";
 import { failpoint } from "../../failpoints";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { completeRecoveryIn } from "./recovery";
-import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/key-rotation";
+import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/accounts/key-rotation";
 import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
-import { sha256Hex } from "../../domain/roster";
+import { sha256Hex } from "../../domain/vaults/roster";
 import type { Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { AccountStore, ArgsOf, NewUser, OrgRecord, UserRecord } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
 import { sql } from "./kysely";
-import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/org-membership";
+import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../../domain/orgs/membership";
 import type { UsersTable } from "./schema";
 import { toInvite } from "./invites";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";

@@ -8,13 +8,13 @@ import type { CompiledQuery, Kysely, Transaction } from "kysely";
 import { AppError } from "../../errors";
 import { alreadyExists } from "../../domain/refusals";
 import { decideNewUserFree } from "../../domain/store-checks";
-import type { MemberState, VaultSnapshot } from "../../domain/vault-decisions";
+import type { MemberState, VaultSnapshot } from "../../domain/vaults/decisions";
 import type { PoolUsage } from "../port";
 import type { Database, ItemsTable, VaultsTable } from "./schema";
-import type { DomainEvent } from "../../domain/events";
+import type { DomainEvent } from "../../domain/audit/events";
 import type { ItemId } from "../../domain/ids";
 import { writeOutbox } from "./outbox";
-import type { ItemLogEntry, ItemLogHead } from "../../domain/item-log";
+import type { ItemLogEntry, ItemLogHead } from "../../domain/items/log";
 import { param, prepared } from "./prepared";
 
 export type Db = Kysely<Database> | Transaction<Database>;
@@ -240,7 +240,7 @@ export async function insertItemSteps(
 }
 
 /**
- * Gives the item changes of a write their number (lib/domain/item-changes.ts), in the write's
+ * Gives the item changes of a write their number (lib/domain/items/changes.ts), in the write's
  * transaction and under its exclusive vault lock: the vault's next change number, recorded against
  * each item touched; or, for a rekey (`reset`), marked as the vault's reset, which makes every
  * earlier change record moot.

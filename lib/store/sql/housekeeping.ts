@@ -1,6 +1,6 @@
 /** Housekeeping on SQL (the port: ../port/housekeeping.ts; MongoDB: ../mongo/housekeeping.ts). */
 import { sql } from "./kysely";
-import { PURGEABLE_INVITE_STATUSES } from "../../domain/invites";
+import { PURGEABLE_INVITE_STATUSES } from "../../domain/orgs/invites";
 import type { ArgsOf, Housekeeping, PoolUsage, PurgeCounts } from "../port";
 import type { SqlContext } from "./context";
 

@@ -3,7 +3,7 @@ import type { InviteId } from "../../domain/ids";
 import { inviteNotPendingForStatement } from "../../domain/refusals";
 import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
 import type { SignedStatement } from "../../domain/types";
-import type { Invite } from "../../domain/invites";
+import type { Invite } from "../../domain/orgs/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";
 import type { SqlContext } from "./context";
 import type { InvitesTable } from "./schema";

@@ -1,13 +1,13 @@
 /**
  * A vault's item creates, grouped on SQL: the first create of a quiet moment runs alone, at once;
  * creates that arrive while one runs wait, and run as the next group under one lock, one insert
- * and one commit (lib/domain/item-creates.ts decides each). Design: docs/design/grouped-creates.md.
+ * and one commit (lib/domain/items/creates.ts decides each). Design: docs/design/grouped-creates.md.
  */
-import type { DomainEvent } from "../../domain/events";
+import type { DomainEvent } from "../../domain/audit/events";
 import type { UserId, VaultId } from "../../domain/ids";
-import { decideGroupedCreates, planItemCreate, type LockedForCreates } from "../../domain/item-creates";
+import { decideGroupedCreates, planItemCreate, type LockedForCreates } from "../../domain/items/creates";
 import type { VaultRole } from "../../domain/types";
-import { itemBytes } from "../../domain/vault-limits";
+import { itemBytes } from "../../domain/vaults/limits";
 import { AppError } from "../../errors";
 import type { ArgsOf, ItemRecord, ItemStore } from "../port";
 import { appendItemLink, itemLogHead, rosterHeadOf, type Db, type LockedVault, type SqlContext } from "./context";

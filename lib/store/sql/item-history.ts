@@ -1,17 +1,17 @@
 /**
- * Item history and the trash on SQL (the rules: lib/domain/item-history.ts). Each function runs in
+ * Item history and the trash on SQL (the rules: lib/domain/items/history.ts). Each function runs in
  * the caller's transaction, under the vault's lock the caller took.
  */
 import { sql } from "./kysely";
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
-import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/item-history";
-import type { VaultLimits, VaultSize } from "../../domain/vault-limits";
+import { decideRekeyExtras, historyToDrop, revisionsBeyond, type RevisionKey } from "../../domain/items/history";
+import type { VaultLimits, VaultSize } from "../../domain/vaults/limits";
 import type { ItemRecord, ItemRevisionRecord, RekeyInput, TrashedItemRecord } from "../port";
 import { chunks, type Db } from "./context";
 import type { ItemRevisionsTable, ItemsTable, ItemTrashTable, VaultsTable } from "./schema";
 
 /**
- * A row's stored size, as `itemBytes` (lib/domain/vault-limits.ts) counts it, in SQL: octet_length
+ * A row's stored size, as `itemBytes` (lib/domain/vaults/limits.ts) counts it, in SQL: octet_length
  * reads no value (the sizes are in the rows' headers), and base64 is one byte a character.
  */
 const ITEM_BYTES = sql<number>`octet_length(encrypted_data) + octet_length(encrypted_name)`;

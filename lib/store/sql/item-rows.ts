@@ -1,8 +1,8 @@
 /** The item writes' statements and rows on SQL, and the lock every write takes first (items.ts, item-creates.ts). */
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
-import { decideItemWriteStep, type ItemChange, type ItemLink, type LockedForItemLog } from "../../domain/item-log";
-import * as itemRules from "../../domain/items";
-import type { LockedForItems, StoredItemState } from "../../domain/items";
+import { decideItemWriteStep, type ItemChange, type ItemLink, type LockedForItemLog } from "../../domain/items/log";
+import * as itemRules from "../../domain/items/decisions";
+import type { LockedForItems, StoredItemState } from "../../domain/items/decisions";
 import { appendItemLink, chunks, itemLogHead, rosterHeadOf, type Db, type SqlContext } from "./context";
 import { sizesOfRow } from "./item-history";
 import { param, prepared } from "./prepared";

@@ -1,16 +1,16 @@
 /** Items on SQL (the port: ../port/items.ts; MongoDB: ../mongo/items.ts). */
 import type { ItemId, VaultId } from "../../domain/ids";
-import { decideVaultGrowth, itemBytes } from "../../domain/vault-limits";
+import { decideVaultGrowth, itemBytes } from "../../domain/vaults/limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
-import * as itemRules from "../../domain/items";
+import * as itemRules from "../../domain/items/decisions";
 import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
-import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/item-changes";
+import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/items/changes";
 import { recordItemChanges, type Db, type SqlContext } from "./context";
-import { itemDigestOf, itemSetDigestOf } from "../../domain/item-log";
+import { itemDigestOf, itemSetDigestOf } from "../../domain/items/log";
 import type { ItemsTable } from "./schema";
 import { writeOutbox } from "./outbox";
-import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/item-history";
+import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/items/history";
 import { keepRevision, makeRoom, moveToTrash, toItem, toRevision, toTrashed, trashRow } from "./item-history";
 import { GroupedCreates } from "./item-creates";
 import { itemRow, lockForItems, logStep, newItemRow, rowState, usedIds } from "./item-rows";
@@ -83,7 +83,7 @@ export class SqlItems implements ItemStore {
 
   private epoch: number | undefined;
 
-  /** The store's change epoch (lib/domain/item-changes.ts), made at its first delta read and kept until a restore drops it. */
+  /** The store's change epoch (lib/domain/items/changes.ts), made at its first delta read and kept until a restore drops it. */
   private async changeEpoch(): Promise<number> {
     if (this.epoch !== undefined) return this.epoch;
     await this.c.db

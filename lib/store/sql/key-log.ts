@@ -1,7 +1,7 @@
 /** A user's key log, and what a key rotation locks and writes in vaults, on SQL (MongoDB: ../mongo/key-log.ts). */
 import type { UserId, VaultId } from "../../domain/ids";
-import type { HeldVault as HeldRotationVault, KeyLogEntry, KeyRotation } from "../../domain/key-rotation";
-import type { RosterEntry } from "../../domain/roster";
+import type { HeldVault as HeldRotationVault, KeyLogEntry, KeyRotation } from "../../domain/accounts/key-rotation";
+import type { RosterEntry } from "../../domain/vaults/roster";
 import type { Db, SqlContext } from "./context";
 import { memberVaultIds, replaceOwnWrap } from "./writes";
 

@@ -1,5 +1,5 @@
 /** The outbox on SQL (the port: ../port/outbox.ts; MongoDB: ../mongo/outbox.ts). */
-import type { DomainEvent } from "../../domain/events";
+import type { DomainEvent } from "../../domain/audit/events";
 import { outboxOrder, readOutboxRows } from "../port/outbox";
 import type { OutboxStore } from "../port";
 import type { Db, SqlContext } from "./context";

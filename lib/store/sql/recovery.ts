@@ -1,6 +1,6 @@
 /** Account recovery's rows on SQL, for ./security.ts and a password change that completes a recovery (./accounts.ts). */
 import type { UserId } from "../../domain/ids";
-import type { RecoveryRequest } from "../../domain/account-recovery";
+import type { RecoveryRequest } from "../../domain/accounts/recovery";
 import type { Db } from "./context";
 import type { RecoveryRequestsTable } from "./schema";
 

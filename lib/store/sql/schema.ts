@@ -5,10 +5,10 @@
  */
 import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { GrantableRole, OrgRole, VaultRole, VaultType } from "../../domain/types";
-import type { InviteStatus } from "../../domain/invites";
-import type { DomainEventType } from "../../domain/events";
-import type { FactorKind } from "../../domain/second-factors";
-import type { RecoveryStatus } from "../../domain/account-recovery";
+import type { InviteStatus } from "../../domain/orgs/invites";
+import type { DomainEventType } from "../../domain/audit/events";
+import type { FactorKind } from "../../domain/accounts/second-factors";
+import type { RecoveryStatus } from "../../domain/accounts/recovery";
 
 export interface OrgsTable {
   org_id: OrgId;
@@ -57,7 +57,7 @@ export interface VaultsTable {
   item_hash: string | null;
   item_base_seq: number | null;
   item_roster_seq: number | null;
-  /** The vault's last item change number, and that of its last reset (lib/domain/item-changes.ts). */
+  /** The vault's last item change number, and that of its last reset (lib/domain/items/changes.ts). */
   change_seq: number;
   reset_seq: number;
   /** What the vault stores, kept by triggers (migration 017): items and trash, and kept revisions. */
@@ -119,7 +119,7 @@ export interface ItemsTable {
   updated_at: string;
 }
 
-/** A revision an update replaced (lib/domain/item-history.ts): the item's ciphertexts as they were. */
+/** A revision an update replaced (lib/domain/items/history.ts): the item's ciphertexts as they were. */
 export interface ItemRevisionsTable {
   vault_id: VaultId;
   item_id: ItemId;
@@ -257,7 +257,7 @@ export interface RecoveryCodesTable {
 
 export interface OrgPoliciesTable {
   org_id: OrgId;
-  /** JSON (lib/domain/org-policies.ts). */
+  /** JSON (lib/domain/orgs/policies.ts). */
   policies: string;
   updated_at: string;
 }

@@ -1,14 +1,14 @@
 /** An account's security on SQL (the port: ../port/security.ts; MongoDB: ../mongo/security.ts). */
 import type { OrgId, UserId } from "../../domain/ids";
-import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/second-factors";
-import type { OrgPolicies } from "../../domain/org-policies";
+import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/accounts/second-factors";
+import type { OrgPolicies } from "../../domain/orgs/policies";
 import {
   decideRecoveryRequest,
   type RecoveryApproval,
   type RecoveryEnrolment,
   type RecoveryRequest,
   type RecoveryShare,
-} from "../../domain/account-recovery";
+} from "../../domain/accounts/recovery";
 import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
 import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";

@@ -3,7 +3,7 @@
  * MongoDB: ../mongo/sessions.ts). `SqlAccounts` answers these methods of the port from here.
  */
 import { decideSessionStart } from "../../domain/store-checks";
-import { earlierSession, sessionsOverCap } from "../../domain/sessions";
+import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
 import type { AccountStore, ArgsOf, RefreshOutcome, SessionRecord } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
 import type { RefreshTokensTable, SessionsTable } from "./schema";

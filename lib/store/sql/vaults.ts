@@ -1,7 +1,7 @@
 /** Vaults, members, the signed roster and the rekey on SQL (the port: ../port/vaults.ts; MongoDB: ../mongo/vaults.ts). */
 import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
-import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/password-change";
-import { decideWrapStillSigned } from "../../domain/key-rotation";
+import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/accounts/password-change";
+import { decideWrapStillSigned } from "../../domain/accounts/key-rotation";
 import { vaultNotFound } from "../../domain/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql } from "./kysely";
@@ -13,11 +13,11 @@ import {
   decideRoleChange,
   requireMember,
   requirePermission,
-} from "../../domain/vault-decisions";
-import type { RosterLink } from "../../domain/roster";
+} from "../../domain/vaults/decisions";
+import type { RosterLink } from "../../domain/vaults/roster";
 import type { ArgsOf, MemberEntry, VaultStore, VaultView } from "../port";
 import { appendItemLink, chunks, recordItemChanges, type Db, type SqlContext } from "./context";
-import { planRekey, readsAccountVersion } from "../../domain/rekey-plan";
+import { planRekey, readsAccountVersion } from "../../domain/vaults/rekey-plan";
 import { writeOutbox } from "./outbox";
 import { param, prepared } from "./prepared";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";

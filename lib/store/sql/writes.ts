@@ -1,7 +1,7 @@
 /** Writes that several aggregates make inside their transactions (vaults, and an account's password change). */
 import type { UserId, VaultId } from "../../domain/ids";
 import { sql } from "./kysely";
-import type { RosterEntry } from "../../domain/roster";
+import type { RosterEntry } from "../../domain/vaults/roster";
 import type { Db } from "./context";
 
 /** Stores a checked link and makes it the vault's head, in the caller's transaction. */

@@ -1,6 +1,6 @@
 /** The documents of accounts: organizations, users, sessions and their refresh tokens, key logs, invites. */
 import type { InviteId, OrgId, UserId } from "../../../domain/ids";
-import type { Invite } from "../../../domain/invites";
+import type { Invite } from "../../../domain/orgs/invites";
 import type { OrgRole } from "../../../domain/types";
 import type { NewUser, OrgRecord, SessionRecord, UserRecord } from "../../port";
 
@@ -38,10 +38,10 @@ export interface RefreshTokenDoc {
   createdAt: string;
 }
 
-/** A session (lib/domain/sessions.ts): `_id` is its refresh-token family's id. */
+/** A session (lib/domain/accounts/sessions.ts): `_id` is its refresh-token family's id. */
 export type SessionDoc = Omit<SessionRecord, "sessionId"> & { _id: string };
 
-/** One entry of a user's key log (lib/domain/key-rotation.ts), unique on userId + version (as the SQL primary key). */
+/** One entry of a user's key log (lib/domain/accounts/key-rotation.ts), unique on userId + version (as the SQL primary key). */
 export interface KeyLogDoc {
   /** `keyLogKey(userId, version)`. */
   _id: string;

@@ -1,7 +1,7 @@
 /** The documents of the audit log: its records and each organization's chain head. */
 import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../../domain/ids";
-import { auditRecord, type AuditRecord } from "../../../domain/audit";
-import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../../domain/events";
+import { auditRecord, type AuditRecord } from "../../../domain/audit/log";
+import { EVENT_SUBJECTS, type DomainEventType, type EventSubject } from "../../../domain/audit/events";
 
 /** One audit record; `_id` is the event id (recorded once). Unique on (orgId, seq). */
 export interface AuditEventDoc {

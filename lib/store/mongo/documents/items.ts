@@ -6,7 +6,7 @@ import type { ItemRecord, ItemRevisionRecord, TrashedItemRecord } from "../../po
 export type ItemDoc = ItemRecord & { _id: string };
 
 /**
- * A revision an update replaced (lib/domain/item-history.ts): the item's ciphertexts as they were;
+ * A revision an update replaced (lib/domain/items/history.ts): the item's ciphertexts as they were;
  * `_id` is `itemRevisionKey(vaultId, itemId, revision)`, one per item and revision, as the SQL primary key.
  */
 export type ItemRevisionDoc = ItemRevisionRecord & { _id: string };

@@ -1,8 +1,8 @@
 /** The documents of an account's security (SQL: migration 015): second factors, recovery codes, policies, account recovery. */
 import type { OrgId, UserId } from "../../../domain/ids";
-import type { SecondFactor } from "../../../domain/second-factors";
-import type { OrgPolicies } from "../../../domain/org-policies";
-import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../../domain/account-recovery";
+import type { SecondFactor } from "../../../domain/accounts/second-factors";
+import type { OrgPolicies } from "../../../domain/orgs/policies";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../../domain/accounts/recovery";
 
 /**
  * A second factor; `_id` is its factor id. Unique on (userId, slot): `slot` is "totp" for the one

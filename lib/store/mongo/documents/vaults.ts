@@ -1,5 +1,5 @@
 /** The documents of vaults: the vault, its members, its signed roster's links. */
-import type { ItemLogHead } from "../../../domain/item-log";
+import type { ItemLogHead } from "../../../domain/items/log";
 import type { OrgId, UserId, VaultId } from "../../../domain/ids";
 import type { VaultRole, VaultType } from "../../../domain/types";
 import type { MemberEntry, VaultView } from "../../port";
@@ -24,7 +24,7 @@ export interface VaultDoc {
   /** The signed item log's head (protocol/formats/item-log.ts); absent for a vault without one. */
   itemLog?: { seq: number; hash: string; baseSeq: number; rosterSeq: number };
   /**
-   * The vault's last item change number and that of its last reset (lib/domain/item-changes.ts).
+   * The vault's last item change number and that of its last reset (lib/domain/items/changes.ts).
    * Absent on a vault of an earlier release: read as a reset numbered 1 (as SQL's migration 016).
    */
   changeSeq?: number;

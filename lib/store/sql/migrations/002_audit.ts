@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// The audit log (lib/domain/audit.ts): records keyed by organization and seq, each event id once;
+// The audit log (lib/domain/audit/log.ts): records keyed by organization and seq, each event id once;
 // one head row per organization, the lock that appends take and the end verification checks.
 // Indexes for the sweeper's purge of expired invites and refresh tokens.
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 // Keys the server holds for itself, by name: the audit key's Ed25519 seed (`audit-key`), made by
-// the first node that needs it and then the same for every node (lib/domain/audit.ts).
+// the first node that needs it and then the same for every node (lib/domain/audit/log.ts).
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable("server_keys")

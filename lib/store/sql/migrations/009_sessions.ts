@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Sessions (lib/domain/sessions.ts): one per login, named by its refresh-token family. The
+// Sessions (lib/domain/accounts/sessions.ts): one per login, named by its refresh-token family. The
 // families an earlier release made get theirs in 011.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Each user's key log (protocol/formats/key-log.ts, lib/domain/key-rotation.ts): the entries of their key
+// Each user's key log (protocol/formats/key-log.ts, lib/domain/accounts/key-rotation.ts): the entries of their key
 // bundles, from version 1 (written at their first rotation, from the keys they registered with).
 // An account that never rotated has no rows: its log is its registered keys, served as entry 1.
 export async function up(db: Kysely<unknown>): Promise<void> {

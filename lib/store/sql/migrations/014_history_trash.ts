@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Item history and the trash (lib/domain/item-history.ts). `item_revisions`: the revisions updates
+// Item history and the trash (lib/domain/items/history.ts). `item_revisions`: the revisions updates
 // replaced, per item (read by item, and oldest first when a write needs the room). `item_trash`:
 // deleted items as they were, by id, until restored or purged (the sweeper purges those deleted
 // before TRASH_RETENTION, by `deleted_at`). Vaults of earlier releases start with neither.

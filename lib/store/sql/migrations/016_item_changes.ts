@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 
-// Delta reads (lib/domain/item-changes.ts). `vaults.change_seq`: the vault's last change number;
+// Delta reads (lib/domain/items/changes.ts). `vaults.change_seq`: the vault's last change number;
 // `vaults.reset_seq`: the number of its last reset (a rekey). `item_changes`: per item, the number
 // of its last change (an item no longer in `items` is a tombstone). Vaults of earlier releases
 // start at a reset, numbered 1 (the columns' default), with no change records: a client's first

@@ -3,7 +3,7 @@
  * names the refusal it expects, compared with the named constructor's own.
  */
 import type { VaultId } from "../../../../lib/domain/ids";
-import type { HeldVault } from "../../../../lib/domain/key-rotation";
+import type { HeldVault } from "../../../../lib/domain/accounts/key-rotation";
 import {
   approvedAlready,
   emailTaken,
@@ -33,7 +33,7 @@ import {
   decideSessionStart,
   decideStatementSet,
 } from "../../../../lib/domain/store-checks";
-import type { VaultSnapshot } from "../../../../lib/domain/vault-decisions";
+import type { VaultSnapshot } from "../../../../lib/domain/vaults/decisions";
 import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 const now = "2026-11-24T12:00:00.000Z";

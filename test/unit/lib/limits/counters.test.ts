@@ -4,7 +4,7 @@
  * address a limit counts (netKey).
  */
 import { MemoryCounters, netKey } from "../../../../lib/limits/counters";
-import { retryAfterSec } from "../../../../lib/domain/address-limits";
+import { retryAfterSec } from "../../../../lib/domain/accounts/address-limits";
 import { AdjustableClock } from "../../../../lib/clock";
 import { MemoryLocks } from "../../../../lib/locks";
 import { MemoryInviteTokens } from "../../../../lib/tokens/invite-tokens";

@@ -1,6 +1,6 @@
 /** The queue's settle rules (lib/queue/settle.ts: settleBatch, retryDelay): each delivery acknowledged, retried or dead-lettered. */
 import { AppError } from "../../../../lib/errors";
-import type { DomainEvent } from "../../../../lib/domain/events";
+import type { DomainEvent } from "../../../../lib/domain/audit/events";
 import { retryDelay, settleBatch, type Delivery } from "../../../../lib/queue/settle";
 import type { DeliveryPolicy } from "../../../../lib/queue/port";
 import { event } from "../../../helpers/domain-event";

@@ -8,7 +8,7 @@ import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultI
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError, TopologyType } from "mongodb";
 import { AppError } from "../../../../lib/errors";
 import { alreadyExists, tooLargeForOneTransaction } from "../../../../lib/domain/refusals";
-import type { Invite } from "../../../../lib/domain/invites";
+import type { Invite } from "../../../../lib/domain/orgs/invites";
 import { openMongoStore } from "../../../../lib/store/mongo/store";
 import {
   byCreatedThenId,

@@ -2,13 +2,13 @@
  * The item-log protocol without a server: the published test vectors (README, "Signed item log"),
  * reproduced by the SDK's WebCrypto code and by the server's node:crypto code; the chain rules and
  * the reconstruction from a base link as plain functions; and the server's check of a request's
- * link (lib/domain/item-log.ts), one case per refusal.
+ * link (lib/domain/items/log.ts), one case per refusal.
  */
 import type { UserId } from "../../../../lib/domain/ids";
 import { sign } from "node:crypto";
 import vectors from "../../../../protocol/vectors/item-log-vectors.json";
-import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange } from "../../../../lib/domain/item-log";
-import { ed25519KeyFromSeed, signatureVerifies } from "../../../../lib/domain/keys";
+import { decideItemLinkStep, itemDigestOf, itemSetDigestOf, type ItemChange } from "../../../../lib/domain/items/log";
+import { ed25519KeyFromSeed, signatureVerifies } from "../../../../lib/domain/accounts/keys";
 import { AppError } from "../../../../lib/errors";
 import {
   applyItemLink,

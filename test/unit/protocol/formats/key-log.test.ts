@@ -1,7 +1,7 @@
 /**
  * The key log without a server: the published test vectors (README, "Key log"), reproduced by the
  * SDK's WebCrypto code and by node:crypto; a log verified on its own, and what it refuses. The
- * server's rules for a rotation: test/unit/lib/domain/key-rotation.test.ts.
+ * server's rules for a rotation: test/unit/lib/domain/accounts/key-rotation.test.ts.
  */
 import { createPrivateKey, sign } from "node:crypto";
 import vectors from "../../../../protocol/vectors/key-log-vectors.json";

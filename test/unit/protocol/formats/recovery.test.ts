@@ -8,7 +8,7 @@
 import { createDecipheriv, createHash, createPrivateKey, createPublicKey, hkdfSync, sign } from "node:crypto";
 import { combine } from "shamir-secret-sharing";
 import vectors from "../../../../protocol/vectors/recovery-vectors.json";
-import { signatureVerifies } from "../../../../lib/domain/keys";
+import { signatureVerifies } from "../../../../lib/domain/accounts/keys";
 import {
   approvalBytes,
   confirmationCode,

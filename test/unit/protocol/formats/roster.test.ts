@@ -6,8 +6,8 @@
 import type { UserId } from "../../../../lib/domain/ids";
 import { createPrivateKey, sign } from "node:crypto";
 import vectors from "../../../../protocol/vectors/roster-vectors.json";
-import { checkRosterLink } from "../../../../lib/domain/roster";
-import { signatureVerifies } from "../../../../lib/domain/keys";
+import { checkRosterLink } from "../../../../lib/domain/vaults/roster";
+import { signatureVerifies } from "../../../../lib/domain/accounts/keys";
 import {
   applyLink,
   canonicalJson,

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac, createPrivateKey, hkdfSync, sign } from "node:crypto";
 import vectors from "../../../../protocol/vectors/statement-vectors.json";
-import { signatureVerifies } from "../../../../lib/domain/keys";
+import { signatureVerifies } from "../../../../lib/domain/accounts/keys";
 import { userIdForKey as serverUserIdForKey, vaultIdFor as serverVaultIdFor } from "../../../../lib/domain/ids";
 import { userIdForKey, vaultIdFor } from "../../../../protocol/ids";
 import { fromBase64, fromHex, toHex, type Bytes } from "../../../../protocol/encoding";

@@ -1,0 +1,175 @@
+/**
+ * The user's key bundle and the wraps made with it: the server checks sizes and signatures,
+ * never holds a private key.
+ */
+import {
+  badEd25519Length,
+  badKdfParameter,
+  badKeySignature,
+  badPrivateBlob,
+  badSalt,
+  kdfParameterMissing,
+  badWrapLength,
+  badWrapSignature,
+  notCanonicalSpki,
+  notEd25519Key,
+  notSpkiKey,
+  rsaKeyOutOfRange,
+} from "../refusals";
+import { createPrivateKey, createPublicKey, verify, type KeyObject } from "node:crypto";
+import type { Kdf, VaultType } from "../types";
+import { KDF_CAPS } from "../../../protocol/crypto/kdf";
+
+const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+const MAX_PRIVATE_BLOB = 16 * 1024;
+/** AES-256-KW (RFC 3394) of a 32-byte key is the key plus one 8-byte block. */
+export const PERSONAL_WRAP_BYTES = 40;
+
+// Parsed keys by their base64 text: keys never change, and parsing costs more than verifying.
+const keyCache = new Map<string, KeyObject>();
+function cachedKey(cacheKey: string, parse: () => KeyObject): KeyObject {
+  let key = keyCache.get(cacheKey);
+  if (!key) {
+    key = parse();
+    if (keyCache.size >= 10_000) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(cacheKey, key);
+  }
+  return key;
+}
+
+function signingKey(signingPublicKeyB64: string): KeyObject {
+  return cachedKey(`ed:${signingPublicKeyB64}`, () =>
+    createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(signingPublicKeyB64, "base64")]), format: "der", type: "spki" }),
+  );
+}
+
+/** Modulus length in bytes of an RSA public key (SPKI DER, base64) that passed `checkKeyBundle`. */
+export function rsaModulusBytes(publicKeyB64: string): number {
+  const key = cachedKey(`rsa:${publicKeyB64}`, () =>
+    createPublicKey({ key: Buffer.from(publicKeyB64, "base64"), format: "der", type: "spki" }),
+  );
+  return Math.ceil(key.asymmetricKeyDetails!.modulusLength! / 8);
+}
+
+/** Ed25519 verification of `signature` over exactly `data` by the holder of `signingPublicKeyB64`. */
+/** An Ed25519 private key from its 32-byte seed (RFC 8410's PKCS #8 form around it). */
+export function ed25519KeyFromSeed(seed: Buffer): KeyObject {
+  return createPrivateKey({
+    key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]),
+    format: "der",
+    type: "pkcs8",
+  });
+}
+
+export function signatureVerifies(data: Buffer, signature: Buffer, signingPublicKeyB64: string): boolean {
+  if (signature.length !== 64) return false;
+  return verify(null, data, signingKey(signingPublicKeyB64), signature);
+}
+
+export interface KeyBundle {
+  publicKey: string;
+  signingPublicKey: string;
+  publicKeySignature: string;
+  encryptedPrivateKey: string;
+  encryptedSigningPrivateKey: string;
+}
+
+/** Registration's key checks: RSA 2048..4096 with e=65537 in SPKI DER, a raw Ed25519 key, a self-signature that verifies. */
+export function checkKeyBundle(bundle: KeyBundle): void {
+  const der = Buffer.from(bundle.publicKey, "base64");
+  let rsa: KeyObject;
+  try {
+    rsa = createPublicKey({ key: der, format: "der", type: "spki" });
+  } catch {
+    throw notSpkiKey();
+  }
+  const details = rsa.asymmetricKeyDetails;
+  if (
+    rsa.asymmetricKeyType !== "rsa" ||
+    !details?.modulusLength ||
+    details.modulusLength < 2048 ||
+    details.modulusLength > 4096 ||
+    details.publicExponent !== 65537n
+  ) {
+    throw rsaKeyOutOfRange();
+  }
+  if (!rsa.export({ format: "der", type: "spki" }).equals(der)) {
+    throw notCanonicalSpki();
+  }
+  if (Buffer.from(bundle.signingPublicKey, "base64").length !== 32) {
+    throw badEd25519Length();
+  }
+  try {
+    signingKey(bundle.signingPublicKey);
+  } catch {
+    throw notEd25519Key();
+  }
+  if (!signatureVerifies(der, Buffer.from(bundle.publicKeySignature, "base64"), bundle.signingPublicKey)) {
+    throw badKeySignature();
+  }
+  for (const field of ["encryptedPrivateKey", "encryptedSigningPrivateKey"] as const) {
+    const size = Buffer.from(bundle[field], "base64").length;
+    if (size === 0 || size > MAX_PRIVATE_BLOB) throw badPrivateBlob(field);
+  }
+}
+
+/** KDF parameters as a request gives them: every algorithm's fields optional but the common ones. */
+export interface KdfParams {
+  algorithm: Kdf["algorithm"];
+  salt: string;
+  iterations: number;
+  memoryKiB?: number;
+  parallelism?: number;
+}
+
+/** Only the fields of the chosen algorithm are kept; argon2id needs its two. */
+export function normalizeKdf(k: KdfParams): Kdf {
+  if (k.algorithm === "pbkdf2-sha256") return { algorithm: k.algorithm, salt: k.salt, iterations: k.iterations };
+  if (k.memoryKiB === undefined) throw kdfParameterMissing("memoryKiB");
+  if (k.parallelism === undefined) throw kdfParameterMissing("parallelism");
+  return { algorithm: "argon2id", salt: k.salt, iterations: k.iterations, memoryKiB: k.memoryKiB, parallelism: k.parallelism };
+}
+
+/**
+ * No KDF downgrade: parameters below the contract's floor are refused. Nor beyond the caps every
+ * client of ours derives within (protocol/crypto/kdf.ts): an account no client would open.
+ */
+export function checkKdf(kdf: Kdf): void {
+  const salt = Buffer.from(kdf.salt, "base64");
+  const caps = KDF_CAPS;
+  if (salt.length < caps.saltBytes.min || salt.length > caps.saltBytes.max) throw badSalt(caps.saltBytes.min, caps.saltBytes.max);
+  if (kdf.algorithm === "argon2id") {
+    if (kdf.iterations < 2 || kdf.iterations > caps.argon2id.iterations)
+      throw badKdfParameter("argon2id iterations", 2, caps.argon2id.iterations, "iterations");
+    if (kdf.memoryKiB < 19456 || kdf.memoryKiB > caps.argon2id.memoryKiB)
+      throw badKdfParameter("argon2id memoryKiB", 19456, caps.argon2id.memoryKiB, "memoryKiB");
+    if (kdf.parallelism < 1 || kdf.parallelism > caps.argon2id.parallelism)
+      throw badKdfParameter("argon2id parallelism", 1, caps.argon2id.parallelism, "parallelism");
+  } else if (kdf.iterations < 600_000 || kdf.iterations > caps["pbkdf2-sha256"].iterations) {
+    throw badKdfParameter("pbkdf2-sha256 iterations", 600000, caps["pbkdf2-sha256"].iterations, "iterations");
+  }
+}
+
+/** What a wrap is checked against: the vault's type, the holder's RSA key and the sender's signing key. */
+export interface WrapCheck {
+  vaultType: VaultType;
+  encryptedVaultKey: string;
+  wrapSignature: string;
+  holderPublicKey: string;
+  senderSigningPublicKey: string;
+}
+
+/**
+ * A wrapped vault key: exactly 40 bytes for a personal vault (AES-256-KW), exactly the holder's
+ * RSA modulus length for a shared one (RSA-OAEP), signed by the sender over exactly those bytes.
+ */
+export function checkWrap(w: WrapCheck): void {
+  const wrapped = Buffer.from(w.encryptedVaultKey, "base64");
+  const expected = w.vaultType === "personal" ? PERSONAL_WRAP_BYTES : rsaModulusBytes(w.holderPublicKey);
+  if (wrapped.length !== expected) {
+    throw badWrapLength(expected, w.vaultType);
+  }
+  if (!signatureVerifies(wrapped, Buffer.from(w.wrapSignature, "base64"), w.senderSigningPublicKey)) {
+    throw badWrapSignature();
+  }
+}

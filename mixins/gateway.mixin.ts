@@ -12,7 +12,7 @@ import { bodyError, toHttpError, tooLarge, unauthorized } from "../lib/errors";
 import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request-body";
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
-import { enrolmentRequired } from "../lib/domain/refusals";
+import { enrolmentRequired } from "../lib/domain/accounts/refusals";
 import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";

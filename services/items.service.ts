@@ -5,7 +5,7 @@ import { newId, type ItemId, type VaultId } from "../lib/domain/ids";
 import type { ServiceSchema } from "moleculer";
 import { requireCheckpointLink } from "../lib/domain/items/checkpoints";
 import { assertItemSizes, MAX_IMPORT_ITEMS } from "../lib/domain/items/decisions";
-import { importTooLarge } from "../lib/domain/refusals";
+import { importTooLarge } from "../lib/domain/items/refusals";
 import { decideItemPage, itemPage } from "../lib/domain/items/pages";
 import { DEFAULT_ITEM_LOG_PAGE, ITEM_LINK_FIELD, parseRequestItemLink } from "../lib/domain/items/log";
 import type { Caller } from "../lib/domain/types";

@@ -8,7 +8,7 @@ import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { addressLimit, retryAfterSec } from "../domain/accounts/address-limits";
 import type { UserId } from "../domain/ids";
 import { decideLoginAttempt, KNOWN_ADDRESS_MS, LOGIN_REFUSAL_MESSAGE } from "../domain/accounts/login-limits";
-import { rateLimited } from "../domain/refusals";
+import { rateLimited } from "../domain/accounts/refusals";
 import {
   decideDailySecondSteps,
   decideTotpStep,

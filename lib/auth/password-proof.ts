@@ -9,7 +9,7 @@
 import type { Config } from "../config";
 import type { Counters } from "../limits/counters";
 import { retryAfterSec } from "../domain/accounts/address-limits";
-import { rateLimited, wrongCurrentPassword } from "../domain/refusals";
+import { rateLimited, wrongCurrentPassword } from "../domain/accounts/refusals";
 import type { UserRecord } from "../store/port";
 import { authHashMatches } from "./auth-hash";
 

@@ -9,7 +9,7 @@ import type { Context } from "moleculer";
 import type { Clock } from "../clock";
 import { timestamp } from "../domain/encoding";
 import { decideSessionLive, shouldTouch } from "../domain/accounts/sessions";
-import { sessionEnded } from "../domain/refusals";
+import { sessionEnded } from "../domain/accounts/refusals";
 import type { Caller } from "../domain/types";
 import type { AccountStore } from "../store/port";
 

@@ -9,19 +9,16 @@ import type { HeldVault as HeldRotationVault } from "./accounts/key-rotation";
 import {
   approvedAlready,
   emailTaken,
-  inviteHasStatement,
-  inviteNotFound,
-  inviteNotRedeemable,
   inviteRequired,
   keyLogEntryStale,
-  notTheInvitedEmail,
   passwordChangedMeanwhile,
   personalVaultsChanged,
   recoveryNotPending,
   rotationVaultsChanged,
   signingKeyTaken,
   statementAlreadySet,
-} from "./refusals";
+} from "./accounts/refusals";
+import { inviteHasStatement, inviteNotFound, inviteNotRedeemable, notTheInvitedEmail } from "./orgs/refusals";
 import { isRedeemable, type Invite } from "./orgs/invites";
 import type { SignedStatement } from "./types";
 import type { VaultSnapshot } from "./vaults/decisions";

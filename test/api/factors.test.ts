@@ -7,7 +7,7 @@
  */
 import { Api, invite, registerUser, type TestUser } from "../helpers/client";
 import { SQL_ENGINES } from "../helpers/postgres";
-import { enrolmentRequired } from "../../lib/domain/refusals";
+import { enrolmentRequired } from "../../lib/domain/accounts/refusals";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { fromBase32, referenceTotp } from "../helpers/totp";
 import { SoftKey } from "../helpers/webauthn";

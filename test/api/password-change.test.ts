@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError, MemoryValues, VaultClient, type RememberedKdf } from "../../sdk";
 import { deriveAccountSecrets } from "../../protocol/crypto/keys";
 import { SQL_ENGINES } from "../helpers/postgres";
-import { wrongCurrentPassword } from "../../lib/domain/refusals";
+import { wrongCurrentPassword } from "../../lib/domain/accounts/refusals";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
 

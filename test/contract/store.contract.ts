@@ -8,14 +8,9 @@ import type { Invite } from "../../lib/domain/orgs/invites";
 import type { DomainEvent } from "../../lib/domain/audit/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit/log";
 import { decideCreateRoster } from "../../lib/domain/vaults/decisions";
-import {
-  emailTaken,
-  factorNotFound,
-  inviteNotPendingForStatement,
-  itemIdInTrash,
-  itemIdTaken,
-  lastFactorRequired,
-} from "../../lib/domain/refusals";
+import { emailTaken, factorNotFound, lastFactorRequired } from "../../lib/domain/accounts/refusals";
+import { itemIdInTrash, itemIdTaken } from "../../lib/domain/items/refusals";
+import { inviteNotPendingForStatement } from "../../lib/domain/orgs/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "../helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "../helpers/roster";
 

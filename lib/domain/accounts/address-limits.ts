@@ -3,7 +3,7 @@
  * service auth), and invite redemption (invites), each with its window, its limit (a setting) and
  * the message a refused client reads. Login failures have their own rule (login-limits.ts).
  */
-import { rateLimited } from "../refusals";
+import { rateLimited } from "./refusals";
 
 export type AddressLimitName = "prelogin" | "register" | "redeem";
 

@@ -20,7 +20,7 @@ import {
   rotationVaultNamedTwice,
   rotationVaultsChanged,
   resignedWrapsMismatch,
-} from "../refusals";
+} from "./refusals";
 import { keyFingerprint, ROSTER_LINK_FIELD, sha256Hex, type RosterEntry, type RosterLink } from "../vaults/roster";
 import { checkKdfStatement, checkKeyStatement } from "./statements";
 import type { Kdf, SignedStatement } from "../types";

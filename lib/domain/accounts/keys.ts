@@ -9,13 +9,12 @@ import {
   badPrivateBlob,
   badSalt,
   kdfParameterMissing,
-  badWrapLength,
-  badWrapSignature,
   notCanonicalSpki,
   notEd25519Key,
   notSpkiKey,
   rsaKeyOutOfRange,
-} from "../refusals";
+} from "./refusals";
+import { badWrapLength, badWrapSignature } from "../vaults/refusals";
 import { createPrivateKey, createPublicKey, verify, type KeyObject } from "node:crypto";
 import type { Kdf, VaultType } from "../types";
 import { KDF_CAPS } from "../../../protocol/crypto/kdf";

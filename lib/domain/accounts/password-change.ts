@@ -9,7 +9,7 @@
  */
 import type { UserId, VaultId } from "../ids";
 import { checkKdf } from "./keys";
-import { tooManyPersonalVaults, personalVaultsChanged, staleAccountVersion, vaultNamedTwice, wrapUnderOldPassword } from "../refusals";
+import { tooManyPersonalVaults, personalVaultsChanged, staleAccountVersion, vaultNamedTwice, wrapUnderOldPassword } from "./refusals";
 import type { RosterEntry, RosterLink } from "../vaults/roster";
 import { checkKdfStatement } from "./statements";
 import type { Kdf, SignedStatement } from "../types";

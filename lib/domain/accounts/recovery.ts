@@ -21,12 +21,12 @@ import {
   recoveryNotPending,
   recoveryRequestNotFound,
   recoveryTokenWrong,
-  removedFromOrg,
   tooFewApprovals,
   trusteeNamedTwice,
   trusteeNotEligible,
   trusteeOutsideOrg,
-} from "../refusals";
+} from "./refusals";
+import { removedFromOrg } from "../orgs/refusals";
 
 export interface RecoveryEnrolment {
   enrolmentId: string;

@@ -9,7 +9,8 @@ import { decideRedeemable, type Invite } from "../orgs/invites";
 import { checkKdf, checkKeyBundle, normalizeKdf, type KdfParams, type KeyBundle } from "./keys";
 import { decideOrgName } from "../names";
 import { decideKdfAgainstPolicy, DEFAULT_POLICIES, type OrgPolicies } from "../orgs/policies";
-import { inviteRequired, notTheInvitedEmail, registrationDisabled } from "../refusals";
+import { inviteRequired, registrationDisabled } from "./refusals";
+import { notTheInvitedEmail } from "../orgs/refusals";
 import { checkInviteBinding, checkKdfStatement, checkKeyStatement } from "./statements";
 import type { InviteBinding, Kdf, SignedStatement } from "../types";
 

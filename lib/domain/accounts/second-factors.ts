@@ -21,7 +21,7 @@ import {
   tooManyFactors,
   tooManyStepTries,
   wrongPasswordOrCode,
-} from "../refusals";
+} from "./refusals";
 
 export type FactorKind = "totp" | "webauthn";
 

@@ -4,7 +4,7 @@
  * a session's use, so a session ended anywhere stops its access tokens within that bound (and at
  * once on the gateway that ended it, or any that hears the `session.ended` broadcast).
  */
-import { badDeviceName, sessionEnded, sessionNotFound, tokenWithoutSession } from "../refusals";
+import { badDeviceName, sessionEnded, sessionNotFound, tokenWithoutSession } from "./refusals";
 import type { UserId } from "../ids";
 import { deviceNameProblem } from "../../../protocol/names";
 

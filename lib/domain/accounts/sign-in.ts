@@ -3,15 +3,8 @@
  * second step, a refresh, an invite redeemed at registration. Every wrong case of a step answers
  * the same refusal, so the answer tells a guesser nothing more than "wrong".
  */
-import {
-  badRefreshToken,
-  inviteBeingRedeemed,
-  refreshUserGone,
-  removedFromOrg,
-  tooManyStepTries,
-  wrongEmailOrPassword,
-  wrongPasswordOrCode,
-} from "../refusals";
+import { badRefreshToken, refreshUserGone, tooManyStepTries, wrongEmailOrPassword, wrongPasswordOrCode } from "./refusals";
+import { inviteBeingRedeemed, removedFromOrg } from "../orgs/refusals";
 
 /** A password login's account: an unknown address and a wrong password answer alike. */
 export function requireRightPassword<U>(user: U | null, passwordRight: boolean): U {

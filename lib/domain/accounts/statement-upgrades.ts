@@ -3,7 +3,7 @@
  * over what the server holds, and the server checks them against that before keeping them.
  */
 import { checkKdfStatement, checkKeyStatement } from "./statements";
-import { noStatementGiven } from "../refusals";
+import { noStatementGiven } from "./refusals";
 import type { Kdf, SignedStatement } from "../types";
 
 /** What the client sends: at least one statement. */

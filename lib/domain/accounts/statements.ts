@@ -4,7 +4,7 @@
  * fields before storing it, so a client that trusts the server's honesty sees only statements
  * that verify; clients check them again themselves. Refusals are `400 INVALID` naming the field.
  */
-import { badBindingTag, badStatementSignature, badStatementVersion, bindingWithoutInvite } from "../refusals";
+import { badBindingTag, badStatementSignature, badStatementVersion, bindingWithoutInvite } from "./refusals";
 import { inviteStatementBytes, kdfStatementBytes, keyStatementBytes, type InviteStatement } from "../../../protocol/formats/statements";
 import { signatureVerifies } from "./keys";
 import { keyFingerprint } from "../vaults/roster";

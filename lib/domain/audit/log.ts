@@ -11,7 +11,7 @@
  * that record (or at the next one, if its own hash was recomputed too); the organization's head
  * (last seq and hash, kept beside the records) also catches records cut off the end.
  */
-import { unknownAuditHead } from "../refusals";
+import { unknownAuditHead } from "./refusals";
 import { createHash, createPublicKey, randomBytes, sign } from "node:crypto";
 import { ed25519KeyFromSeed } from "../accounts/keys";
 import { auditCheckpointBytes, auditHashInput, type AuditCheckpoint } from "../../../protocol/formats/audit";

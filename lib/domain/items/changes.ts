@@ -22,7 +22,7 @@
  * server, or from before a restore), and when more than MAX_DELTA_ITEMS changed, so a delta's
  * answer stays small.
  */
-import { deltaWithPage } from "../refusals";
+import { deltaWithPage } from "./refusals";
 
 /** Where the store keeps its change epoch (a restore drops it: lib/ops/backup.ts). */
 export const CHANGE_EPOCH_KEY = "change-epoch";

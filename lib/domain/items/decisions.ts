@@ -17,7 +17,7 @@ import {
   itemTooLarge,
   staleRevision,
   vaultNotFound,
-} from "../refusals";
+} from "./refusals";
 import type { VaultRole } from "../types";
 import { assertMayDo } from "../vaults/roles";
 import { itemBytes, type VaultSize } from "../vaults/limits";

@@ -21,7 +21,8 @@
 import { itemDigestOf, type ItemChange } from "./log";
 import type { StoredItemState } from "./decisions";
 import { decideItemRead } from "./decisions";
-import { notInTrash, notInVault, revisionOfDroppedItem, twiceInSet } from "../refusals";
+import { notInTrash } from "./refusals";
+import { notInVault, revisionOfDroppedItem, twiceInSet } from "../vaults/refusals";
 import type { VaultRole } from "../types";
 import type { VaultSize } from "../vaults/limits";
 

@@ -10,7 +10,7 @@
  * log or the item moved on since the client read it (`itemLink.seq`, `itemLink.revision`): the
  * SDK reads the new head and signs again.
  */
-import { itemLinkMissing, itemLogWithoutRoster } from "../refusals";
+import { itemLinkMissing, itemLogWithoutRoster } from "./refusals";
 import type { UserId } from "../ids";
 import { conflict, invalid } from "../../errors";
 import {

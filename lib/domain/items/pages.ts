@@ -8,7 +8,7 @@
  * starts strictly after that position, so an item added or deleted meanwhile never makes a page
  * repeat or skip one that was there all along.
  */
-import { badCursor } from "../refusals";
+import { badCursor } from "./refusals";
 import { isUuid } from "../ids";
 
 export const DEFAULT_ITEM_PAGE = 500;

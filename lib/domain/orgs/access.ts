@@ -4,7 +4,7 @@
  */
 import type { OrgId, UserId } from "../ids";
 import type { Invite } from "./invites";
-import { inviteNotFound, notOrgMember, notTheInviter, userNotFound } from "../refusals";
+import { inviteNotFound, notOrgMember, notTheInviter, userNotFound } from "./refusals";
 import type { Caller } from "../types";
 
 /** The caller's own organization only (`403` for another). */

@@ -4,7 +4,8 @@
  */
 import type { InviteStatement } from "../../../protocol/formats/statements";
 import type { Invite } from "./invites";
-import { badRedeemToken, inviteTokenNotFound, tokenUserGone } from "../refusals";
+import { tokenUserGone } from "../accounts/refusals";
+import { badRedeemToken, inviteTokenNotFound } from "./refusals";
 import { checkInviteStatement } from "../accounts/statements";
 import type { SignedStatement } from "../types";
 

@@ -2,7 +2,7 @@
 import type { InviteId, OrgId, UserId } from "../ids";
 import type { GrantableRole, SignedStatement } from "../types";
 import { parseDuration } from "../duration";
-import { badInviteLifetime, inviteNotRedeemable, inviteTokenNotFound } from "../refusals";
+import { badInviteLifetime, inviteNotRedeemable, inviteTokenNotFound } from "./refusals";
 
 export type InviteStatus = "pending" | "used" | "revoked";
 

@@ -8,7 +8,7 @@
  * others are in is not removed: an owner is named there first, or no one could manage it after.
  */
 import type { UserId, VaultId } from "../ids";
-import { lastOrgOwner, lastOwnerOfVaults, notOrgManager, userNotFound } from "../refusals";
+import { lastOrgOwner, lastOwnerOfVaults, notOrgManager, userNotFound } from "./refusals";
 import type { Caller, OrgRole, VaultRole, VaultType } from "../types";
 import { mayRemoveFromOrg } from "../../../protocol/org-roles";
 

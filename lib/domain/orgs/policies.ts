@@ -9,7 +9,7 @@
 import { parseDuration } from "../duration";
 import { MAX_INVITE_TTL_MS } from "./invites";
 import { KDF_CAPS } from "../../../protocol/crypto/kdf";
-import { badPolicy, kdfBelowPolicy, inviteOutlivesPolicy } from "../refusals";
+import { badPolicy, kdfBelowPolicy, inviteOutlivesPolicy } from "./refusals";
 import type { Kdf } from "../types";
 
 export interface MinKdf {

@@ -1,6 +1,6 @@
 /** What an organization role allows, from the access token's claims. */
 import type { OrgId } from "../ids";
-import { notOrgManager, policiesOwnersOnly } from "../refusals";
+import { notOrgManager, policiesOwnersOnly } from "./refusals";
 import type { Caller } from "../types";
 import { managesOrg, mayChangePolicies } from "../../../protocol/org-roles";
 

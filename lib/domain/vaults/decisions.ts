@@ -4,6 +4,7 @@
  * (404 -> 403 -> 400 meaning -> 409) and return what to write.
  */
 import { vaultIdFor, type ItemId, type OrgId, type UserId, type VaultId } from "../ids";
+import { vaultNotFound } from "../items/refusals";
 import {
   addedAsOwner,
   alreadyMember,
@@ -13,8 +14,7 @@ import {
   rosterLinkMissing,
   rosterNotAdopted,
   vaultIdNotDerived,
-  vaultNotFound,
-} from "../refusals";
+} from "./refusals";
 import { checkWrap } from "../accounts/keys";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "./rekey";
 import {

@@ -12,7 +12,7 @@
  * more values than six per item and eight per member (plus a little for the top level and its
  * roster link), so a body of millions of tiny values is refused after its first megabyte.
  */
-import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "../refusals";
+import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "./refusals";
 import { MAX_LINK_MEMBERS } from "../../../protocol/formats/roster";
 
 export interface VaultLimits {

@@ -1,6 +1,6 @@
 /** The rekey's exact-set checks (contract section 5). */
 import type { ItemId } from "../ids";
-import { itemChangedSinceRead, keyVersionMismatch, missingFromSet, notInVault, twiceInSet } from "../refusals";
+import { itemChangedSinceRead, keyVersionMismatch, missingFromSet, notInVault, twiceInSet } from "./refusals";
 
 function assertExactSet(current: Iterable<string>, given: readonly string[], field: string, what: string): void {
   const expected = new Set(current);

@@ -4,7 +4,7 @@
  * replay. Adapters call these inside their transactions on the state they read there, so every
  * store applies the same rules under the same locks.
  */
-import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "../refusals";
+import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "./refusals";
 import { mayDo, mayRemoveMember, ownersAfter, type VaultAction } from "../../../protocol/vault-roles";
 import type { VaultRole, VaultType } from "../types";
 

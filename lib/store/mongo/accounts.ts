@@ -1,5 +1,6 @@
 /** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
-import { inviteNotRedeemable, recoveryNotPending, staleAccountVersion, userNotFound } from "../../domain/refusals";
+import { recoveryNotPending, staleAccountVersion } from "../../domain/accounts/refusals";
+import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
   decideFirstUser,
   decideInviteRedemption,

@@ -1,6 +1,6 @@
 /** Invites on MongoDB (the port: ../port/invites.ts; SQL: ../sql/invites.ts). */
 import type { InviteId } from "../../domain/ids";
-import { inviteNotPendingForStatement } from "../../domain/refusals";
+import { inviteNotPendingForStatement } from "../../domain/orgs/refusals";
 import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
 import type { Invite } from "../../domain/orgs/invites";
 import type { ArgsOf, InviteStore, RevokeOutcome } from "../port";

@@ -6,9 +6,17 @@ import { decideVaultGrowth, itemBytes } from "../../domain/vaults/limits";
 import * as itemRules from "../../domain/items/decisions";
 import type { LockedForItems } from "../../domain/items/decisions";
 import { planItemCreate } from "../../domain/items/creates";
-import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
+import { itemChangedMeanwhile, itemNotFound } from "../../domain/items/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord } from "../port";
-import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/items/changes";
+import {
+  CHANGE_EPOCH_KEY,
+  cursorOf,
+  deltaAnswer,
+  fullAnswer,
+  MAX_DELTA_ITEMS,
+  newChangeEpoch,
+  planDelta,
+} from "../../domain/items/changes";
 import {
   decideItemWriteStep,
   itemDigestOf,

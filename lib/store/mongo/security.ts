@@ -17,7 +17,7 @@ import {
   type RecoveryRequest,
   type RecoveryShare,
 } from "../../domain/accounts/recovery";
-import { factorNotFound, recoveryNotPending } from "../../domain/refusals";
+import { factorNotFound, recoveryNotPending } from "../../domain/accounts/refusals";
 import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";
 import type { ClientSession } from "mongodb";

@@ -1,6 +1,6 @@
 /** Vaults, members, the signed roster and the rekey on MongoDB (the port: ../port/vaults.ts; SQL: ../sql/vaults.ts). */
 import { decideWrapStillSigned } from "../../domain/accounts/key-rotation";
-import { vaultNotFound } from "../../domain/refusals";
+import { vaultNotFound } from "../../domain/items/refusals";
 import type { UserId, VaultId } from "../../domain/ids";
 import type { ClientSession } from "mongodb";
 import {

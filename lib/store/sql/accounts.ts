@@ -1,5 +1,6 @@
 /** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
-import { inviteNotRedeemable, staleAccountVersion, recoveryNotPending, userNotFound } from "../../domain/refusals";
+import { staleAccountVersion, recoveryNotPending } from "../../domain/accounts/refusals";
+import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
   decideFirstUser,
   decideInviteRedemption,

@@ -1,6 +1,6 @@
 /** Invites on SQL (the port: ../port/invites.ts; MongoDB: ../mongo/invites.ts). */
 import type { InviteId } from "../../domain/ids";
-import { inviteNotPendingForStatement } from "../../domain/refusals";
+import { inviteNotPendingForStatement } from "../../domain/orgs/refusals";
 import { decideInviteStatement, storedStatement } from "../../domain/store-checks";
 import type { SignedStatement } from "../../domain/types";
 import type { Invite } from "../../domain/orgs/invites";

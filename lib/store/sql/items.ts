@@ -3,9 +3,17 @@ import type { ItemId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, itemBytes } from "../../domain/vaults/limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
 import * as itemRules from "../../domain/items/decisions";
-import { itemChangedMeanwhile, itemNotFound } from "../../domain/refusals";
+import { itemChangedMeanwhile, itemNotFound } from "../../domain/items/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
-import { CHANGE_EPOCH_KEY, cursorOf, deltaAnswer, fullAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../domain/items/changes";
+import {
+  CHANGE_EPOCH_KEY,
+  cursorOf,
+  deltaAnswer,
+  fullAnswer,
+  MAX_DELTA_ITEMS,
+  newChangeEpoch,
+  planDelta,
+} from "../../domain/items/changes";
 import { recordItemChanges, type Db, type SqlContext } from "./context";
 import { itemDigestOf, itemSetDigestOf } from "../../domain/items/log";
 import type { ItemsTable } from "./schema";

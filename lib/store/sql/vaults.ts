@@ -2,7 +2,7 @@
 import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
 import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/accounts/password-change";
 import { decideWrapStillSigned } from "../../domain/accounts/key-rotation";
-import { vaultNotFound } from "../../domain/refusals";
+import { vaultNotFound } from "../../domain/items/refusals";
 import type { OrgId, UserId, VaultId } from "../../domain/ids";
 import { sql } from "./kysely";
 import type { VaultRole, VaultType } from "../../domain/types";

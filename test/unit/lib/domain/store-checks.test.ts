@@ -7,19 +7,16 @@ import type { HeldVault } from "../../../../lib/domain/accounts/key-rotation";
 import {
   approvedAlready,
   emailTaken,
-  inviteHasStatement,
-  inviteNotFound,
-  inviteNotRedeemable,
   inviteRequired,
   keyLogEntryStale,
-  notTheInvitedEmail,
   passwordChangedMeanwhile,
   personalVaultsChanged,
   recoveryNotPending,
   rotationVaultsChanged,
   signingKeyTaken,
   statementAlreadySet,
-} from "../../../../lib/domain/refusals";
+} from "../../../../lib/domain/accounts/refusals";
+import { inviteHasStatement, inviteNotFound, inviteNotRedeemable, notTheInvitedEmail } from "../../../../lib/domain/orgs/refusals";
 import {
   decideFirstUser,
   decideInviteRedemption,

@@ -1,6 +1,6 @@
 /** Requests per client address (lib/domain/accounts/address-limits.ts): the count in the window in, allowed or `429` with the wait out. */
 import { addressLimit, decideAddressAttempt } from "../../../../../lib/domain/accounts/address-limits";
-import { rateLimited } from "../../../../../lib/domain/refusals";
+import { rateLimited } from "../../../../../lib/domain/accounts/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal } from "../../../../helpers/refusal";
 

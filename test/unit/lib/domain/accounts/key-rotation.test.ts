@@ -17,18 +17,17 @@ import type { KeyLogEntry } from "../../../../../protocol/formats/key-log";
 import {
   badStatementSignature,
   badStatementVersion,
-  badWrapSignature,
   keyLogEntryStale,
   keyLogStepRefused,
   keysRotatedMeanwhile,
   keysUsedBefore,
-  keyVersionMismatch,
   resignedWrapsMismatch,
   rotationKeysMismatch,
   rotationVaultNamedTwice,
   rotationVaultsChanged,
   staleAccountVersion,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { badWrapSignature, keyVersionMismatch } from "../../../../../lib/domain/vaults/refusals";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 
 const PKCS8_PREFIX = "302e020100300506032b657004220420";

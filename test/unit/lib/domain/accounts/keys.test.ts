@@ -7,15 +7,23 @@ import {
   badKeySignature,
   badPrivateBlob,
   badSalt,
-  badWrapLength,
-  badWrapSignature,
   kdfParameterMissing,
   notCanonicalSpki,
   notSpkiKey,
   rsaKeyOutOfRange,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { badWrapLength, badWrapSignature } from "../../../../../lib/domain/vaults/refusals";
 import { KDF_CAPS } from "../../../../../protocol/crypto/kdf";
-import { b64, newUserKeys, registrationBundle, signWrap, spkiDer, wrapPersonal, wrapShared, type UserKeys } from "../../../../helpers/crypto";
+import {
+  b64,
+  newUserKeys,
+  registrationBundle,
+  signWrap,
+  spkiDer,
+  wrapPersonal,
+  wrapShared,
+  type UserKeys,
+} from "../../../../helpers/crypto";
 import { asRefusal, code, outcomeOf } from "../../../../helpers/refusal";
 
 describe("keys and wraps", () => {

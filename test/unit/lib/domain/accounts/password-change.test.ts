@@ -16,7 +16,7 @@ import {
   tooManyPersonalVaults,
   vaultNamedTwice,
   wrapUnderOldPassword,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { newUserKeys, registrationBundle, type UserKeys } from "../../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

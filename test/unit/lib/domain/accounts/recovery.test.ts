@@ -38,13 +38,13 @@ import {
   recoveryNotPending,
   recoveryRequestNotFound,
   recoveryTokenWrong,
-  removedFromOrg,
   tokenUserGone,
   tooFewApprovals,
   trusteeNamedTwice,
   trusteeNotEligible,
   trusteeOutsideOrg,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { removedFromOrg } from "../../../../../lib/domain/orgs/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { keyFingerprint, sha256Hex } from "../../../../../lib/domain/vaults/roster";
 import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../../../../../protocol/formats/recovery";

@@ -13,10 +13,9 @@ import {
   badBindingTag,
   badStatementSignature,
   bindingWithoutInvite,
-  kdfBelowPolicy,
-  notTheInvitedEmail,
   registrationDisabled,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { kdfBelowPolicy, notTheInvitedEmail } from "../../../../../lib/domain/orgs/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { newUserKeys, registrationBundle, type UserKeys } from "../../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

@@ -19,14 +19,12 @@ import {
 import type { UserId } from "../../../../../lib/domain/ids";
 import {
   badFactorName,
-  badPolicy,
   factorNotConfirmed,
-  inviteOutlivesPolicy,
-  kdfBelowPolicy,
   lastFactorRequired,
   tooManyFactors,
   totpAlreadyEnrolled,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { badPolicy, inviteOutlivesPolicy, kdfBelowPolicy } from "../../../../../lib/domain/orgs/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import {
   decideInviteLifetimeCap,

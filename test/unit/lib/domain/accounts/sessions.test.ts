@@ -1,7 +1,13 @@
 /** Sessions (lib/domain/accounts/sessions.ts), as tables: a device name in, kept or refused; a session in, live or the named refusal. */
-import { decideDeviceName, decideSessionEnd, decideSessionLive, shouldTouch, UNNAMED_DEVICE } from "../../../../../lib/domain/accounts/sessions";
+import {
+  decideDeviceName,
+  decideSessionEnd,
+  decideSessionLive,
+  shouldTouch,
+  UNNAMED_DEVICE,
+} from "../../../../../lib/domain/accounts/sessions";
 import type { UserId } from "../../../../../lib/domain/ids";
-import { sessionEnded, sessionNotFound, tokenWithoutSession } from "../../../../../lib/domain/refusals";
+import { sessionEnded, sessionNotFound, tokenWithoutSession } from "../../../../../lib/domain/accounts/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, code, outcomeOf } from "../../../../helpers/refusal";
 

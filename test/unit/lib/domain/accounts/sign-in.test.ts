@@ -11,13 +11,12 @@ import {
 } from "../../../../../lib/domain/accounts/sign-in";
 import {
   badRefreshToken,
-  inviteBeingRedeemed,
   refreshUserGone,
-  removedFromOrg,
   tooManyStepTries,
   wrongEmailOrPassword,
   wrongPasswordOrCode,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/accounts/refusals";
+import { inviteBeingRedeemed, removedFromOrg } from "../../../../../lib/domain/orgs/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 

@@ -1,6 +1,6 @@
 /** A statements upgrade (lib/domain/accounts/statement-upgrades.ts), as a table: kept, or the named refusal. */
 import { userIdForKey } from "../../../../../lib/domain/ids";
-import { badStatementSignature, noStatementGiven } from "../../../../../lib/domain/refusals";
+import { badStatementSignature, noStatementGiven } from "../../../../../lib/domain/accounts/refusals";
 import { decideStatementUpgrade, type StatementUpgrade } from "../../../../../lib/domain/accounts/statement-upgrades";
 import { newUserKeys, registrationBundle, type UserKeys } from "../../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

@@ -3,8 +3,18 @@
  * verifies over its holder's fields, or the named refusal. Real keys and Ed25519 signatures.
  */
 import { randomBytes } from "node:crypto";
-import { checkInviteBinding, checkInviteStatement, checkKdfStatement, checkKeyStatement } from "../../../../../lib/domain/accounts/statements";
-import { badBindingTag, badStatementSignature, badStatementVersion, bindingWithoutInvite } from "../../../../../lib/domain/refusals";
+import {
+  checkInviteBinding,
+  checkInviteStatement,
+  checkKdfStatement,
+  checkKeyStatement,
+} from "../../../../../lib/domain/accounts/statements";
+import {
+  badBindingTag,
+  badStatementSignature,
+  badStatementVersion,
+  bindingWithoutInvite,
+} from "../../../../../lib/domain/accounts/refusals";
 import type { InviteStatement } from "../../../../../protocol/formats/statements";
 import { b64, newUserKeys, registrationBundle, type RegistrationBundle, type UserKeys } from "../../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

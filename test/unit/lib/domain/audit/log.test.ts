@@ -11,7 +11,7 @@ import {
   nextAuditRecord,
   type AuditRecord,
 } from "../../../../../lib/domain/audit/log";
-import { unknownAuditHead } from "../../../../../lib/domain/refusals";
+import { unknownAuditHead } from "../../../../../lib/domain/audit/refusals";
 import { event } from "../../../../helpers/domain-event";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 

@@ -2,8 +2,15 @@
  * Delta reads (lib/domain/items/changes.ts), as tables: the query and the vault's change counter
  * in, the plan or the answer (or the named refusal, with its code and field) out.
  */
-import { cursorOf, decideDeltaRead, deltaAnswer, MAX_DELTA_ITEMS, newChangeEpoch, planDelta } from "../../../../../lib/domain/items/changes";
-import { deltaWithPage } from "../../../../../lib/domain/refusals";
+import {
+  cursorOf,
+  decideDeltaRead,
+  deltaAnswer,
+  MAX_DELTA_ITEMS,
+  newChangeEpoch,
+  planDelta,
+} from "../../../../../lib/domain/items/changes";
+import { deltaWithPage } from "../../../../../lib/domain/items/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal } from "../../../../helpers/refusal";
 

@@ -1,6 +1,6 @@
 /** A checkpoint's link (lib/domain/items/checkpoints.ts), as a table: kept, or the named refusal. */
 import { requireCheckpointLink } from "../../../../../lib/domain/items/checkpoints";
-import { checkpointWithoutLink } from "../../../../../lib/domain/refusals";
+import { checkpointWithoutLink } from "../../../../../lib/domain/items/refusals";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 
 test.each<[string, { seq: number } | undefined, unknown]>([

@@ -11,15 +11,8 @@ import {
   type LockedForCreate,
   type LockedForCreates,
 } from "../../../../../lib/domain/items/creates";
-import {
-  itemIdInTrash,
-  itemIdTaken,
-  itemLinkMissing,
-  keyVersionMismatch,
-  vaultBytesFull,
-  vaultItemsFull,
-  vaultNotFound,
-} from "../../../../../lib/domain/refusals";
+import { itemIdInTrash, itemIdTaken, itemLinkMissing, vaultNotFound } from "../../../../../lib/domain/items/refusals";
+import { keyVersionMismatch, vaultBytesFull, vaultItemsFull } from "../../../../../lib/domain/vaults/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 import { itemBytes } from "../../../../../lib/domain/vaults/limits";

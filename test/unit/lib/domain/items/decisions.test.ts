@@ -21,10 +21,10 @@ import {
   itemIdTaken,
   itemNotFound,
   itemTooLarge,
-  keyVersionMismatch,
   staleRevision,
   vaultNotFound,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/items/refusals";
+import { keyVersionMismatch } from "../../../../../lib/domain/vaults/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 import { itemDigestOf } from "../../../../../lib/domain/items/log";

@@ -11,7 +11,8 @@ import {
 } from "../../../../../lib/domain/items/history";
 import { decideItemCreate } from "../../../../../lib/domain/items/decisions";
 import { itemDigestOf } from "../../../../../lib/domain/items/log";
-import { itemIdInTrash, notInTrash, notInVault, revisionOfDroppedItem, twiceInSet, vaultNotFound } from "../../../../../lib/domain/refusals";
+import { itemIdInTrash, notInTrash, vaultNotFound } from "../../../../../lib/domain/items/refusals";
+import { notInVault, revisionOfDroppedItem, twiceInSet } from "../../../../../lib/domain/vaults/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal } from "../../../../helpers/refusal";
 

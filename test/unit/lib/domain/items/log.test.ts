@@ -5,7 +5,7 @@
  */
 import type { UserId } from "../../../../../lib/domain/ids";
 import { decideItemLinkStep, decideItemWriteStep, decideRekeyItemStep, type ItemLinkCheck } from "../../../../../lib/domain/items/log";
-import { itemLinkMissing, itemLogWithoutRoster } from "../../../../../lib/domain/refusals";
+import { itemLinkMissing, itemLogWithoutRoster } from "../../../../../lib/domain/items/refusals";
 import { applyItemLink, parseItemLink } from "../../../../../protocol/formats/item-log";
 import vectors from "../../../../../protocol/vectors/item-log-vectors.json";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

@@ -3,7 +3,7 @@
  * whole list) out, or the named refusal of a cursor this server did not give.
  */
 import { DEFAULT_ITEM_PAGE, decideItemPage, itemCursor, itemPage } from "../../../../../lib/domain/items/pages";
-import { badCursor } from "../../../../../lib/domain/refusals";
+import { badCursor } from "../../../../../lib/domain/items/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal } from "../../../../helpers/refusal";
 

@@ -1,7 +1,7 @@
 /** Who sees what outside a vault (lib/domain/orgs/access.ts), a table: the caller and the thing in, seen or the named refusal out. */
 import { decideInviteSigner, decideOrgAccess, decideVisibleInvite, decideVisibleUser } from "../../../../../lib/domain/orgs/access";
 import type { Invite } from "../../../../../lib/domain/orgs/invites";
-import { inviteNotFound, notOrgMember, notTheInviter, userNotFound } from "../../../../../lib/domain/refusals";
+import { inviteNotFound, notOrgMember, notTheInviter, userNotFound } from "../../../../../lib/domain/orgs/refusals";
 import type { Caller } from "../../../../../lib/domain/types";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

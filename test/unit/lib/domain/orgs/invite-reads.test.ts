@@ -1,7 +1,8 @@
 /** An invite as its requests read it (lib/domain/orgs/invite-reads.ts), as tables: kept, or the named refusal. */
 import type { Invite } from "../../../../../lib/domain/orgs/invites";
 import { decideInviteStatement, decideRedeemToken, inviteStatementOf, requireInviter } from "../../../../../lib/domain/orgs/invite-reads";
-import { badRedeemToken, badStatementSignature, inviteTokenNotFound, tokenUserGone } from "../../../../../lib/domain/refusals";
+import { badStatementSignature, tokenUserGone } from "../../../../../lib/domain/accounts/refusals";
+import { badRedeemToken, inviteTokenNotFound } from "../../../../../lib/domain/orgs/refusals";
 import type { SignedStatement } from "../../../../../lib/domain/types";
 import { newUserKeys, registrationBundle, type UserKeys } from "../../../../helpers/crypto";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

@@ -3,7 +3,7 @@
  * refusal out), which invites are redeemable (isRedeemable), and an invite a token names (decideRedeemable).
  */
 import { decideInviteLifetime, decideRedeemable, isRedeemable, type Invite } from "../../../../../lib/domain/orgs/invites";
-import { badInviteLifetime } from "../../../../../lib/domain/refusals";
+import { badInviteLifetime } from "../../../../../lib/domain/orgs/refusals";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 
 const DEFAULT = 72 * 3_600_000;

@@ -2,7 +2,7 @@
 import type { OrgId, UserId, VaultId } from "../../../../../lib/domain/ids";
 import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault, type OrgPerson } from "../../../../../lib/domain/orgs/membership";
 import type { Caller, OrgRole } from "../../../../../lib/domain/types";
-import { lastOrgOwner, lastOwnerOfVaults, notOrgManager, userNotFound } from "../../../../../lib/domain/refusals";
+import { lastOrgOwner, lastOwnerOfVaults, notOrgManager, userNotFound } from "../../../../../lib/domain/orgs/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 

@@ -1,6 +1,6 @@
 /** An organization read (lib/domain/orgs/reads.ts), as a table: kept, or the named refusal. */
 import { requireOrg } from "../../../../../lib/domain/orgs/reads";
-import { orgNotFound } from "../../../../../lib/domain/refusals";
+import { orgNotFound } from "../../../../../lib/domain/orgs/refusals";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
 
 test.each<[string, { name: string } | null | undefined, unknown]>([

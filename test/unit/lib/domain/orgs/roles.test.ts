@@ -1,7 +1,7 @@
 /** What an organization role allows (lib/domain/orgs/roles.ts), a table: the caller in, allowed or the named refusal out. */
 import type { OrgId, UserId } from "../../../../../lib/domain/ids";
 import { assertMayChangePolicies, assertOrgManager } from "../../../../../lib/domain/orgs/roles";
-import { notOrgManager, policiesOwnersOnly } from "../../../../../lib/domain/refusals";
+import { notOrgManager, policiesOwnersOnly } from "../../../../../lib/domain/orgs/refusals";
 import type { Caller, OrgRole } from "../../../../../lib/domain/types";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ItemId, OrgId, UserId, VaultId } from "../../../../../lib/domain/ids";
+import { vaultNotFound } from "../../../../../lib/domain/items/refusals";
 import {
   addedAsOwner,
   alreadyMember,
@@ -26,8 +27,7 @@ import {
   rosterNotAdopted,
   twiceInSet,
   vaultIdNotDerived,
-  vaultNotFound,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/vaults/refusals";
 import {
   decideAddMember,
   decideCreateRoster,

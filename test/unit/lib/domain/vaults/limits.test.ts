@@ -2,7 +2,7 @@
  * A vault's growth (lib/domain/vaults/limits.ts: decideVaultGrowth): its size and the change in, allowed or `413` out; and
  * which vault limits can stand beside the rekey body limit.
  */
-import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "../../../../../lib/domain/refusals";
+import { rekeyPastVaultLimit, vaultBytesFull, vaultItemsFull } from "../../../../../lib/domain/vaults/refusals";
 import {
   decideRekeySize,
   decideVaultGrowth,

@@ -4,6 +4,8 @@
  */
 import type { ItemId, UserId, VaultId } from "../../../../../lib/domain/ids";
 import { planRekey, readsAccountVersion, type LockedForRekey, type RekeyRequest } from "../../../../../lib/domain/vaults/rekey-plan";
+import { wrapUnderOldPassword } from "../../../../../lib/domain/accounts/refusals";
+import { vaultNotFound } from "../../../../../lib/domain/items/refusals";
 import {
   badWrapSignature,
   rekeyPastVaultLimit,
@@ -11,9 +13,7 @@ import {
   notInVault,
   roleMayNot,
   twiceInSet,
-  vaultNotFound,
-  wrapUnderOldPassword,
-} from "../../../../../lib/domain/refusals";
+} from "../../../../../lib/domain/vaults/refusals";
 import type { VaultSnapshot } from "../../../../../lib/domain/vaults/decisions";
 import {
   b64,

@@ -1,7 +1,13 @@
 /** A rekey's sets (lib/domain/vaults/rekey.ts): exactly the current members and items, at the next key version. */
 import type { ItemId } from "../../../../../lib/domain/ids";
 import { assertExactItemSet, assertExactMemberSet, assertItemRevisions, assertKeyVersion } from "../../../../../lib/domain/vaults/rekey";
-import { itemChangedSinceRead, keyVersionMismatch, missingFromSet, notInVault, twiceInSet } from "../../../../../lib/domain/refusals";
+import {
+  itemChangedSinceRead,
+  keyVersionMismatch,
+  missingFromSet,
+  notInVault,
+  twiceInSet,
+} from "../../../../../lib/domain/vaults/refusals";
 import { asRefusal, code, outcomeOf } from "../../../../helpers/refusal";
 
 describe("rekey sets", () => {

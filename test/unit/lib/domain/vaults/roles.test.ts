@@ -1,5 +1,5 @@
 /** A vault's roles (lib/domain/vaults/roles.ts): the permission table, who may remove whom, and the owner who always remains. */
-import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "../../../../../lib/domain/refusals";
+import { lastOwner, mayNotRemove, personalNotShareable, roleMayNot } from "../../../../../lib/domain/vaults/refusals";
 import {
   assertMayDo,
   assertMayRemoveMember,

@@ -4,6 +4,8 @@
  * and interop tests.
  */
 export { VaultClient } from "./client";
+// The client's namespaces (client.vaults, client.items, ...), each an interface (sdk/client/api/).
+export type { AuditApi, InvitesApi, ItemsApi, KeysApi, MembersApi, PeopleApi, SessionsApi, VaultsApi } from "./client";
 export type {
   Account,
   AuditRecord,

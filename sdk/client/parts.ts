@@ -1,0 +1,87 @@
+/**
+ * The client's parts, one per concern, wired once over one `ClientCore`: each takes the parts it
+ * stands on. `VaultClient` (index.ts) holds them privately; callers reach them only through the
+ * namespaces in api/, which lower the ids they are given.
+ */
+import { Audit } from "./audit";
+import { ClientCore, type VaultClientOptions } from "./core";
+import { Exposures } from "./exposure";
+import { Factors } from "./factors";
+import { History } from "./history";
+import { Invites } from "./invites";
+import { ItemLogs } from "./item-log";
+import { Items } from "./items";
+import { KeyRotations } from "./keys";
+import { Members } from "./members";
+import { PasswordChanges } from "./password";
+import { People } from "./people";
+import { Recovery } from "./recovery";
+import { Rekeys } from "./rekey";
+import { Rosters } from "./roster";
+import { Session } from "./session";
+import { Transfers } from "./transfer";
+import { Trust } from "./trust";
+import { Vaults } from "./vaults";
+
+export interface Parts {
+  core: ClientCore;
+  session: Session;
+  trust: Trust;
+  audit: Audit;
+  invites: Invites;
+  rosters: Rosters;
+  vaults: Vaults;
+  members: Members;
+  items: Items;
+  passwords: PasswordChanges;
+  keyRotations: KeyRotations;
+  history: History;
+  transfers: Transfers;
+  exposures: Exposures;
+  rekeys: Rekeys;
+  people: People;
+  factors: Factors;
+  recovery: Recovery;
+}
+
+/** Builds every part, each after the parts it takes. */
+export function assembleParts(opts: VaultClientOptions): Parts {
+  const core = new ClientCore(opts);
+  const trust = new Trust(core);
+  const audit = new Audit(core);
+  const invites = new Invites(core, trust);
+  const session = new Session(core, trust, invites);
+  const rosters = new Rosters(core, trust, audit);
+  const vaults = new Vaults(core, trust, rosters);
+  const members = new Members(core, trust, rosters, vaults);
+  const items = new Items(core, vaults, rosters, new ItemLogs(core, trust, rosters, audit));
+  const passwords = new PasswordChanges(core, trust, rosters, vaults);
+  const keyRotations = new KeyRotations(core, trust, rosters, vaults, members);
+  const history = new History(core, vaults, items);
+  const transfers = new Transfers(core, vaults, items);
+  const exposures = new Exposures(rosters, items, history, audit);
+  const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history);
+  const people = new People(core, members, rekeys);
+  const factors = new Factors(core);
+  const recovery = new Recovery(core, trust, session, passwords, keyRotations);
+  return {
+    core,
+    session,
+    trust,
+    audit,
+    invites,
+    rosters,
+    vaults,
+    members,
+    items,
+    passwords,
+    keyRotations,
+    history,
+    transfers,
+    exposures,
+    rekeys,
+    people,
+    factors,
+    recovery,
+  };
+}

@@ -110,13 +110,13 @@ async function importing(url: string): Promise<void> {
   const sdk: number[] = [];
   const floor: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const vault = await client.createVault(`Import ${r}`, "shared");
-    sdk.push((await timed(() => client.importItems(vault.vaultId, items)))[0]);
+    const vault = await client.vaults.create(`Import ${r}`, "shared");
+    sdk.push((await timed(() => client.items.import(vault.vaultId, items)))[0]);
     // The floor: a vault without a roster (so without an item log), its key known, the same items sealed and sent in one request.
-    const plain = await client.createVault(`Plain ${r}`, "personal");
-    const key = await (client as unknown as { vaults: { openCurrentVault(id: string): Promise<Bytes> } }).vaults.openCurrentVault(
-      plain.vaultId,
-    );
+    const plain = await client.vaults.create(`Plain ${r}`, "personal");
+    const key = await (
+      client as unknown as { parts: { vaults: { openCurrentVault(id: string): Promise<Bytes> } } }
+    ).parts.vaults.openCurrentVault(plain.vaultId);
     floor.push(
       (
         await timed(async () => {
@@ -147,22 +147,22 @@ async function importing(url: string): Promise<void> {
 /** A vault of OPEN items, each edited 3 times, on the server at `url`; a function that opens it on a new device (ms). */
 async function editedVault(url: string): Promise<{ open(): Promise<number>; history(): Promise<number> }> {
   const owner = await register(url);
-  const vault = await owner.createVault("Edited", "shared");
-  await owner.importItems(
+  const vault = await owner.vaults.create("Edited", "shared");
+  await owner.items.import(
     vault.vaultId,
     Array.from({ length: OPEN }, (_, i) => content(i)),
   );
-  const listed = await owner.listItems(vault.vaultId);
+  const listed = await owner.items.list(vault.vaultId);
   for (let rev = 0; rev < 3; rev++)
     for (const item of listed)
-      await owner.editItem(vault.vaultId, item.itemId, { ...item, fields: { ...item.fields, password: `p${rev}` } });
+      await owner.items.edit(vault.vaultId, item.itemId, { ...item, fields: { ...item.fields, password: `p${rev}` } });
   return {
     async open() {
       const device = new VaultClient({ baseUrl: url });
       await device.login(owner.account.email, PASSWORD);
-      return (await timed(() => device.listItems(vault.vaultId)))[0];
+      return (await timed(() => device.items.list(vault.vaultId)))[0];
     },
-    history: async () => (await timed(() => owner.itemHistory(vault.vaultId, listed[0]!.itemId)))[0],
+    history: async () => (await timed(() => owner.items.history(vault.vaultId, listed[0]!.itemId)))[0],
   };
 }
 
@@ -186,16 +186,16 @@ async function opening(withUrl: string, withoutUrl: string): Promise<void> {
 /** A vault of SYNC items; each round one item changes elsewhere, then the vault is read again: as a delta, and whole. */
 async function rereading(url: string): Promise<void> {
   const owner = await register(url);
-  const vault = await owner.createVault("Synced", "shared");
+  const vault = await owner.vaults.create("Synced", "shared");
   for (let i = 0; i < SYNC; i += 5_000)
-    await owner.importItems(
+    await owner.items.import(
       vault.vaultId,
       Array.from({ length: Math.min(5_000, SYNC - i) }, (_, j) => content(i + j)),
     );
-  const listed = await owner.listItems(vault.vaultId);
+  const listed = await owner.items.list(vault.vaultId);
   const device = new VaultClient({ baseUrl: url });
   await device.login(owner.account.email, PASSWORD);
-  await device.listItems(vault.vaultId);
+  await device.items.list(vault.vaultId);
   const token = () => ({ authorization: `Bearer ${device.http.currentTokens!.accessToken}` });
   const get = async (query: string) => {
     const res = await fetch(`${url}/vaults/${vault.vaultId}/items${query}`, { headers: token() });
@@ -208,7 +208,7 @@ async function rereading(url: string): Promise<void> {
   const sdk = { delta: [] as number[], full: [] as number[] };
   for (let r = 0; r < ROUNDS; r++) {
     const item = listed[r % listed.length]!;
-    await owner.editItem(vault.vaultId, item.itemId, { ...item, fields: { ...item.fields, password: `sync${r}` } });
+    await owner.items.edit(vault.vaultId, item.itemId, { ...item, fields: { ...item.fields, password: `sync${r}` } });
     const [deltaMs, delta] = await timed(() => get(`?since=${cursor}`));
     const [fullMs, full] = await timed(() => get(""));
     if (delta.status !== 200 || full.status !== 200) throw new Error(`reads: ${delta.status} ${full.status}`);
@@ -218,10 +218,10 @@ async function rereading(url: string): Promise<void> {
     http.fullBytes = full.bytes;
     // The timed delta's own answer gives the next cursor.
     cursor = (JSON.parse(Buffer.from(delta.body).toString("utf8")) as { cursor: number }).cursor;
-    sdk.delta.push((await timed(() => device.listItems(vault.vaultId)))[0]);
+    sdk.delta.push((await timed(() => device.items.list(vault.vaultId)))[0]);
     const fresh = new VaultClient({ baseUrl: url });
     await fresh.login(owner.account.email, PASSWORD);
-    sdk.full.push((await timed(() => fresh.listItems(vault.vaultId)))[0]);
+    sdk.full.push((await timed(() => fresh.items.list(vault.vaultId)))[0]);
   }
   console.log(
     `re-reading a vault of ${SYNC} items after one change: over HTTP ${fmt(median(http.delta))} ms and ${http.deltaBytes} bytes as a delta, ` +

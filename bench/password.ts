@@ -21,7 +21,7 @@ async function onStore(label: string, env: Record<string, string>): Promise<void
   await onServer(env, "/users/me/password", async (run) => {
     const client = new VaultClient({ baseUrl: run.url, fetch: run.timing });
     await client.register({ email: `bench-${Date.now()}@example.test`, password: PASSWORDS[0]!, orgName: "Bench" });
-    for (let i = 0; i < VAULTS; i++) await client.createVault(`personal ${i}`, "personal");
+    for (let i = 0; i < VAULTS; i++) await client.vaults.create(`personal ${i}`, "personal");
     const m = await run.rounds(
       ROUNDS,
       async (round) => {

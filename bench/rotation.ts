@@ -40,17 +40,17 @@ async function onStore(label: string, env: Record<string, string>): Promise<void
     const tag = Date.now();
     const ada = new VaultClient({ baseUrl: run.url });
     await ada.register({ email: `ada-${tag}@example.test`, password: PASSWORD, orgName: "Bench", kdf: TEST_KDF });
-    const invite = await ada.createInvite(`bob-${tag}@example.test`, "member");
+    const invite = await ada.invites.create(`bob-${tag}@example.test`, "member");
     const bob = new VaultClient({ baseUrl: run.url, fetch: run.timing });
     await bob.register({ email: `bob-${tag}@example.test`, password: PASSWORD, kdf: TEST_KDF, invite: invite.code });
     for (let i = 0; i < VAULTS; i++) {
-      const vault = await ada.createVault(`shared ${i}`);
-      await ada.share(vault.vaultId, bob.account.userId);
+      const vault = await ada.vaults.create(`shared ${i}`);
+      await ada.members.share(vault.vaultId, bob.account.userId);
     }
     const m = await run.rounds(
       ROUNDS,
       async () => {
-        const result = await bob.rotateKeys();
+        const result = await bob.keys.rotate();
         if (result.vaults !== VAULTS) throw new Error(`wrapped ${result.vaults} vaults, not ${VAULTS}`);
       },
       cryptoFloor,

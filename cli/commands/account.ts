@@ -24,7 +24,7 @@ export const accountCommands: Command[] = [
       const client = ctx.anonymous();
       let invite: CheckedInvite | undefined;
       if (opts.invite) {
-        invite = await client.redeemInvite(opts.invite);
+        invite = await client.invites.redeem(opts.invite);
         if (invite.email !== normalizeEmail(email!)) usage(`this invite is for ${invite.email}, not ${email}`);
       }
       const password = await readPassword(ctx.passwords, "Choose a master password: ", { confirm: true });
@@ -33,13 +33,13 @@ export const accountCommands: Command[] = [
       return {
         json: {
           ...pick(account, "userId", "orgId", "role", "email"),
-          fingerprint: await client.ownFingerprint(),
+          fingerprint: await client.keys.own(),
           inviteVerified: invite?.verified,
         },
         text: [
           `Registered and logged in as ${account.email} (${account.role} of organization ${account.orgId}).`,
           `Your user id: ${account.userId}`,
-          `Your key fingerprint: ${await client.ownFingerprint()}`,
+          `Your key fingerprint: ${await client.keys.own()}`,
           ...(invite ? [inviteTrustLine(invite)] : []),
         ].join("\n"),
       };
@@ -159,7 +159,7 @@ export const accountCommands: Command[] = [
     args: [],
     summary: "The account's logins on the server, the most recently used first (not VAULT_SESSION values: those are `lock`'s)",
     async run(ctx) {
-      const sessions = await ctx.loggedIn().sessions();
+      const sessions = await ctx.loggedIn().sessions.list();
       return {
         json: sessions,
         text: table(
@@ -178,10 +178,10 @@ export const accountCommands: Command[] = [
       if (Boolean(opts.others) === (sessionId !== undefined)) usage("give a session id, or --others");
       const client = ctx.loggedIn();
       if (opts.others) {
-        const ended = await client.endOtherSessions();
+        const ended = await client.sessions.endOthers();
         return { json: { ended }, text: `Ended ${plural(ended, "other session")}.` };
       }
-      await client.endSession(sessionId!);
+      await client.sessions.end(sessionId!);
       return {
         json: { ended: 1 },
         text: `Ended session ${sessionId}: it can no longer refresh, and its access tokens stop within seconds.`,

@@ -28,7 +28,7 @@ export const auditCommands: Command[] = [
         };
       }
       const client = ctx.loggedIn();
-      const checked = await client.verifyAuditLog();
+      const checked = await client.audit.verify();
       return {
         json: {
           ok: true,
@@ -53,7 +53,7 @@ export const auditCommands: Command[] = [
     summary:
       "Save the organization's audit log, checked, with a checkpoint signed by the server's audit key (for `audit verify FILE` anywhere)",
     async run(ctx, [file]) {
-      const exported = await ctx.loggedIn().exportAuditLog();
+      const exported = await ctx.loggedIn().audit.export();
       fs.writeFileSync(file!, JSON.stringify(exported, null, 2) + "\n");
       return {
         json: { file, count: exported.records.length, head: exported.checkpoint.head },

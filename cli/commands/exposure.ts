@@ -11,7 +11,7 @@ export const exposureCommands: Command[] = [
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
       const user = await findUser(client, userRef!, { evenIfUntrusted: true });
-      const report = await client.exposureReport(vault.vaultId, user.userId);
+      const report = await client.people.exposure(vault.vaultId, user.userId);
       if (report.memberships.length === 0)
         return { json: report, text: `${user.email} was never a member of ${shownName(vault)}, by its signed roster: nothing to change.` };
       const last = report.memberships.at(-1)!;

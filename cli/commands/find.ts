@@ -14,12 +14,12 @@ export const findCommands: Command[] = [
     options: { vault: { type: "string", value: "VAULT", description: "search this vault only" } },
     async run(ctx, [words], opts) {
       const client = await ctx.unlocked();
-      const vaults = opts.vault ? [await findVault(client, opts.vault)] : await client.listCheckedVaults();
+      const vaults = opts.vault ? [await findVault(client, opts.vault)] : await client.vaults.listChecked();
       const items: Item[] = [];
       const skipped: string[] = [];
       for (const v of vaults) {
         try {
-          items.push(...(await client.listItems(v.vaultId)));
+          items.push(...(await client.items.list(v.vaultId)));
         } catch (err) {
           // One vault that cannot be opened (a rekey due, a refusal) does not hide the others' matches.
           if (opts.vault) throw err;

@@ -16,7 +16,7 @@ export const historyCommands: Command[] = [
       const client = await ctx.unlocked();
       const vaultId = (await findVault(client, vaultRef!)).vaultId;
       const item = await findItem(client, vaultId, itemRef!);
-      const revisions = await client.itemHistory(vaultId, item.itemId);
+      const revisions = await client.items.history(vaultId, item.itemId);
       if (opts.revision !== undefined) {
         const r = revisions.find((x) => String(x.revision) === opts.revision);
         if (!r)
@@ -55,7 +55,7 @@ export const historyCommands: Command[] = [
       const item = await findItem(client, vaultId, itemRef!);
       const n = Number(revision);
       if (!Number.isInteger(n) || n < 1) throw new UsageError(`a revision is a positive whole number, not ${revision}`);
-      const restored = await client.restoreRevision(vaultId, item.itemId, n);
+      const restored = await client.items.restoreRevision(vaultId, item.itemId, n);
       return { json: restored, text: `"${restored.name}" is as it was at revision ${n} (now revision ${restored.revision}).` };
     },
   },
@@ -65,7 +65,7 @@ export const historyCommands: Command[] = [
     summary: "The vault's trash: deleted items, most recent first",
     async run(ctx, [vaultRef]) {
       const client = await ctx.unlocked();
-      const trash = await client.trash((await findVault(client, vaultRef!)).vaultId);
+      const trash = await client.items.trash((await findVault(client, vaultRef!)).vaultId);
       return {
         json: trash.map((t) => ({
           itemId: t.itemId,
@@ -99,7 +99,7 @@ export const historyCommands: Command[] = [
       const client = await ctx.unlocked();
       const vaultId = (await findVault(client, vaultRef!)).vaultId;
       const trashed = await findTrashed(client, vaultId, itemRef!);
-      const item = await client.restoreItem(vaultId, trashed.itemId, { unverified: opts.unverified === true }).catch((err: unknown) => {
+      const item = await client.items.restore(vaultId, trashed.itemId, { unverified: opts.unverified === true }).catch((err: unknown) => {
         if (err instanceof SecurityError && err.code === "TRASH_UNVERIFIED")
           throw new SecurityError(err.code, `${err.message}. To restore it anyway: vaultctl trash restore --unverified ...`);
         throw err;
@@ -117,14 +117,14 @@ export const historyCommands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const trashed = await findTrashed(client, vault.vaultId, itemRef!);
       await confirmOrStop(`Delete "${trashed.name}" from the trash of ${shownName(vault)} for good, with its history?`, opts.yes === true);
-      await client.purgeItem(vault.vaultId, trashed.itemId);
+      await client.items.purge(vault.vaultId, trashed.itemId);
       return { json: { purged: trashed.itemId }, text: `Purged "${trashed.name}" for good.` };
     },
   },
 ];
 
 async function findTrashed(client: VaultClient, vaultId: string, ref: string): Promise<TrashedItem> {
-  const trash = await client.trash(vaultId);
+  const trash = await client.items.trash(vaultId);
   const byId = trash.find((t) => t.itemId === ref.toLowerCase());
   if (byId) return byId;
   const byName = trash.filter((t) => t.name === ref);

@@ -14,7 +14,7 @@ export const inviteCommands: Command[] = [
     },
     async run(ctx, [email], opts) {
       // Unlocked: the invite is signed with your key, and its link vouches for the keys they register.
-      const invite = await (await ctx.unlocked()).createInvite(email!, parseRole(opts.role), opts.expires);
+      const invite = await (await ctx.unlocked()).invites.create(email!, parseRole(opts.role), opts.expires);
       return {
         json: invite,
         text: [
@@ -31,7 +31,7 @@ export const inviteCommands: Command[] = [
     args: [],
     summary: "Pending invites of your organization, newest first",
     async run(ctx) {
-      const invites = await ctx.loggedIn().listInvites();
+      const invites = await ctx.loggedIn().invites.list();
       return {
         json: invites,
         text: table(
@@ -48,7 +48,7 @@ export const inviteCommands: Command[] = [
     options: { yes: YES_OPTION },
     async run(ctx, [inviteId], opts) {
       await confirmOrStop(`Revoke invite ${inviteId}? Its link stops working.`, opts.yes === true);
-      await ctx.loggedIn().revokeInvite(inviteId!);
+      await ctx.loggedIn().invites.revoke(inviteId!);
       return { json: { revoked: inviteId }, text: `Revoked invite ${inviteId}.` };
     },
   },
@@ -57,7 +57,7 @@ export const inviteCommands: Command[] = [
     args: ["<link>"],
     summary: "What an invite link (or code, or token) is for, checked against what its inviter signed (no login; does not use it up)",
     async run(ctx, [link]) {
-      const invite = await ctx.anonymous().redeemInvite(link!);
+      const invite = await ctx.anonymous().invites.redeem(link!);
       const { token: _token, secret: _secret, ...shown } = invite;
       return {
         json: shown,

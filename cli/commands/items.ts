@@ -35,7 +35,7 @@ export const itemCommands: Command[] = [
     summary: "The vault's items, decrypted (names only)",
     async run(ctx, [vaultRef]) {
       const client = await ctx.unlocked();
-      const items = await client.listItems((await findVault(client, vaultRef!)).vaultId);
+      const items = await client.items.list((await findVault(client, vaultRef!)).vaultId);
       return {
         json: items.map((i) => ({ itemId: i.itemId, name: i.name, revision: i.revision, updatedAt: i.updatedAt })),
         text: table(
@@ -61,7 +61,7 @@ export const itemCommands: Command[] = [
       const vault = await findVault(client, vaultRef!);
       const fields = parseFields(opts.field);
       if (opts.generate) fields.password = generatePassword(24);
-      const item = await client.addItem(vault.vaultId, typed({ name: name!, fields, type: parseType(opts.type) }, opts));
+      const item = await client.items.add(vault.vaultId, typed({ name: name!, fields, type: parseType(opts.type) }, opts));
       const lines = [`Added "${item.name}" to ${shownName(vault)}: ${item.itemId}`];
       if (opts.generate && opts.show) lines.push(`Generated password: ${fields.password}`);
       else if (opts.generate)
@@ -119,7 +119,7 @@ export const itemCommands: Command[] = [
       for (const key of opts["remove-field"] ?? []) delete fields[key];
       if (opts.generate) fields.password = generatePassword(24);
       const { itemId: _i, vaultId: _v, revision, createdAt: _c, updatedAt: _u, ...content } = item;
-      const edited = await client.editItem(vaultId, item.itemId, typed({ ...content, name: opts.name ?? item.name, fields }, opts), {
+      const edited = await client.items.edit(vaultId, item.itemId, typed({ ...content, name: opts.name ?? item.name, fields }, opts), {
         revision,
       });
       return { json: itemView(edited), text: `Updated "${edited.name}" (revision ${edited.revision}).` };
@@ -136,7 +136,7 @@ export const itemCommands: Command[] = [
       const vaultId = vault.vaultId;
       const item = await findItem(client, vaultId, itemRef!);
       await confirmOrStop(`Delete item "${item.name}" from vault ${shownName(vault)}?`, opts.yes === true);
-      await client.deleteItem(vaultId, item.itemId);
+      await client.items.delete(vaultId, item.itemId);
       return {
         json: { deleted: item.itemId, trash: true },
         text: `Deleted "${item.name}": it is in the vault's trash (vaultctl trash restore ${vaultId} ${item.itemId}).`,
@@ -201,7 +201,7 @@ function parseFields(pairs: string[] | undefined): Record<string, string> {
 }
 
 export async function findItem(client: VaultClient, vaultId: string, ref: string): Promise<Item> {
-  const items = await client.listItems(vaultId);
+  const items = await client.items.list(vaultId);
   const byId = items.find((i) => i.itemId === ref.toLowerCase());
   if (byId) return byId;
   const byName = items.filter((i) => i.name === ref);

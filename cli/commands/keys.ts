@@ -10,7 +10,7 @@ export const keysCommands: Command[] = [
       "Replace your RSA and Ed25519 keys: a signed step in your key log, every vault's key wrapped to the new keys, your other sessions ended",
     async run(ctx) {
       const client = await ctx.unlocked();
-      const result = await client.rotateKeys();
+      const result = await client.keys.rotate();
       // The login goes on with the new keys (saved with it); a VAULT_SESSION holds the same stretched key and stays good.
       saveLogin(ctx, client);
       return {
@@ -31,7 +31,7 @@ export const keysCommands: Command[] = [
     async run(ctx, [userRef]) {
       const client = ctx.loggedIn();
       const userId = userRef ? (await findUser(client, userRef, { evenIfUntrusted: true })).userId : client.account.userId;
-      const log = await client.keyLog(userId);
+      const log = await client.keys.log(userId);
       return {
         json: log,
         text: table(
@@ -48,14 +48,14 @@ export const keysCommands: Command[] = [
     async run(ctx, [userRef]) {
       const client = ctx.loggedIn();
       if (!userRef) {
-        const fingerprint = await client.ownFingerprint();
+        const fingerprint = await client.keys.own();
         return {
           json: { userId: client.account.userId, email: client.account.email, fingerprint, own: true },
           text: `${client.account.email} (you, user ${client.account.userId})\n  ${fingerprint}\n  your own keys: read this to the people you share with`,
         };
       }
       const user = await findUser(client, userRef, { evenIfUntrusted: true });
-      const { current, pinned, trust } = await client.fingerprint(user.userId);
+      const { current, pinned, trust } = await client.keys.fingerprint(user.userId);
       const status =
         pinned !== undefined && pinned !== current
           ? `CHANGED: pinned ${pinned}`
@@ -92,7 +92,7 @@ export const keysCommands: Command[] = [
           ?.join(" ") ?? "";
       // The email checked is the one typed; given an id, the one the server lists, which the output names.
       const email = userRef!.includes("@") ? userRef! : user.email;
-      await client.trustUser(user.userId, normalized, email);
+      await client.keys.trust(user.userId, normalized, email);
       return {
         json: { userId: user.userId, email, fingerprint: normalized },
         text: `Pinned ${email} (user ${user.userId}): ${normalized}`,

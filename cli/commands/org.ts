@@ -15,7 +15,7 @@ export const orgCommands: Command[] = [
       const client = await ctx.unlocked();
       const user = await findUser(client, ref!, { evenIfUntrusted: true });
       await confirmOrStop(`Take ${user.email} out of the organization, ending their sessions and their access to every vault?`, opts.yes);
-      return finish(ctx, client, await client.removeFromOrg(user.userId), `${user.email} is out of the organization`);
+      return finish(ctx, client, await client.people.remove(user.userId), `${user.email} is out of the organization`);
     },
   },
   {
@@ -26,7 +26,7 @@ export const orgCommands: Command[] = [
     async run(ctx, _args, opts) {
       const client = ctx.loggedIn();
       await confirmOrStop("Leave the organization? You lose every vault of it, on every device", opts.yes);
-      const removal = await client.removeFromOrg(client.account.userId);
+      const removal = await client.people.remove(client.account.userId);
       ctx.state.forgetLogin();
       const due = removal.vaults.filter((v) => v.needs === "rekey").length;
       return {
@@ -40,7 +40,7 @@ export const orgCommands: Command[] = [
 /** The removal's follow-up: each vault it left to rekey that this user manages, with a progress bar; the rest named for their owners. */
 async function finish(ctx: Context, client: VaultClient, removal: Removal, headline: string) {
   const bar = progressBar(ctx.progress);
-  const done = await client.finishRemoval(removal, { onProgress: (_vaultId, _i, _n, step) => bar(step) });
+  const done = await client.people.finishRemoval(removal, { onProgress: (_vaultId, _i, _n, step) => bar(step) });
   bar.end();
   const lines = [
     `${headline}; ${plural(removal.sessionsEnded, "session")} ended.`,

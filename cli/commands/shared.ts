@@ -65,10 +65,10 @@ export async function findUser(
   opts: { evenIfUntrusted?: boolean } = {},
 ): Promise<{ userId: string; email: string; stated: boolean; problem?: Error }> {
   try {
-    return opts.evenIfUntrusted ? await client.findMember(ref) : await client.findUser(ref);
+    return opts.evenIfUntrusted ? await client.people.findMember(ref) : await client.people.find(ref);
   } catch (err) {
     if (!(err instanceof ApiError && err.status === 404)) throw err;
-    const emails = (await client.orgMembers()).map((m) => m.email);
+    const emails = (await client.people.list()).map((m) => m.email);
     throw new NotFoundError(`no user ${ref} in your organization${didYouMean(ref.trim().toLowerCase(), emails)}`);
   }
 }
@@ -79,7 +79,7 @@ export async function findUser(
  * vault (and a vault it misnames is refused).
  */
 export async function findVault(client: VaultClient, ref: string, opts: { toVerify?: boolean } = {}): Promise<CheckedVault> {
-  const vaults = await client.listCheckedVaults();
+  const vaults = await client.vaults.listChecked();
   const byId = vaults.find((v) => v.vaultId === ref.toLowerCase());
   if (byId) return byId;
   // `verify` reports what is wrong with a vault: found by the name the server shows, if that is unique.

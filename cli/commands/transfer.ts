@@ -39,7 +39,7 @@ export const transferCommands: Command[] = [
       const bar = progressBar(ctx.progress);
       let result;
       try {
-        result = await client.importItems(vault.vaultId, parsed.items, bar);
+        result = await client.items.import(vault.vaultId, parsed.items, bar);
       } finally {
         bar.end();
       }
@@ -79,7 +79,7 @@ export const transferCommands: Command[] = [
           `This writes every password of ${vaults.map((v) => shownName(v)).join(", ")} IN THE CLEAR to ${opts.out}: anyone who reads the file reads them. Go on?`,
           opts.yes === true,
         );
-      const text = await client.exportVaults(
+      const text = await client.vaults.export(
         vaults.map((v) => v.vaultId),
         format,
         passphrase,

@@ -26,7 +26,7 @@ export const vaultsCommands: Command[] = [
     args: [],
     summary: "The vaults you can open, each name checked against the vault's signed roster",
     async run(ctx) {
-      const vaults = await ctx.loggedIn().listCheckedVaults();
+      const vaults = await ctx.loggedIn().vaults.listChecked();
       return {
         json: vaults.map((v) => ({ ...vaultSummary(v), vaultName: v.nameCheck.name, nameCheck: v.nameCheck })),
         text: [
@@ -49,7 +49,7 @@ export const vaultsCommands: Command[] = [
       personal: { type: "boolean", description: "a personal vault: its key wrapped with AES-KW under your stretched key, never shared" },
     },
     async run(ctx, [name], opts) {
-      const vault = await (await ctx.unlocked()).createVault(name!, opts.personal ? "personal" : "shared");
+      const vault = await (await ctx.unlocked()).vaults.create(name!, opts.personal ? "personal" : "shared");
       return { json: vaultSummary(vault), text: `Created ${vault.vaultType} vault "${vault.vaultName}": ${vault.vaultId}` };
     },
   },
@@ -60,7 +60,7 @@ export const vaultsCommands: Command[] = [
     async run(ctx, [vaultRef, name]) {
       // Unlocked: on a signed vault the new name is a link signed with your key.
       const client = await ctx.unlocked();
-      const vault = await client.renameVault((await findVault(client, vaultRef!)).vaultId, name!);
+      const vault = await client.vaults.rename((await findVault(client, vaultRef!)).vaultId, name!);
       return { json: vaultSummary(vault), text: `Renamed to "${vault.vaultName}" (signed into the vault's roster).` };
     },
   },
@@ -73,7 +73,7 @@ export const vaultsCommands: Command[] = [
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
       await confirmOrStop(`Delete vault ${shownName(vault)} and all its items, for every member?`, opts.yes === true);
-      await client.deleteVault(vault.vaultId);
+      await client.vaults.delete(vault.vaultId);
       return { json: { deleted: vault.vaultId }, text: `Deleted vault ${shownName(vault)}.` };
     },
   },
@@ -84,7 +84,7 @@ export const vaultsCommands: Command[] = [
     async run(ctx, [vaultRef]) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
-      const [{ members, roster }, org] = await Promise.all([client.verifiedMembers(vault.vaultId), client.orgMembers()]);
+      const [{ members, roster }, org] = await Promise.all([client.members.verified(vault.vaultId), client.people.list()]);
       const email = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
       return {
         json: members.map((m) => ({ userId: m.userId, email: email.get(m.userId), role: m.role, senderId: m.senderId })),
@@ -108,8 +108,8 @@ export const vaultsCommands: Command[] = [
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!);
       const user = await findUser(client, userRef!);
-      await client.share(vault.vaultId, user.userId, role);
-      const { current, trust } = await client.fingerprint(user.userId);
+      await client.members.share(vault.vaultId, user.userId, role);
+      const { current, trust } = await client.keys.fingerprint(user.userId);
       return {
         json: { vaultId: vault.vaultId, userId: user.userId, email: user.email, role, fingerprint: current, trust, stated: user.stated },
         text: `Shared ${shownName(vault)} with ${user.email} as ${role}.\nKey fingerprint of ${user.email} (user ${user.userId}): ${current}\n${trustLine(user.email, trust)}${statedLine(user)}`,
@@ -136,7 +136,7 @@ export const vaultsCommands: Command[] = [
         user.userId === client.account.userId ? `Leave vault ${shownName(vault)}?` : `Remove ${user.email} from vault ${shownName(vault)}?`,
         opts.yes === true,
       );
-      const result = await client.removeMember(vault.vaultId, user.userId);
+      const result = await client.members.remove(vault.vaultId, user.userId);
       const lines = [`Removed ${user.email} from ${shownName(vault)}.`];
       let rekey;
       if (result.rekeyRequired && opts.rekey !== false && user.userId !== client.account.userId) {
@@ -194,8 +194,8 @@ export const vaultsCommands: Command[] = [
     async run(ctx, [vaultRef], opts) {
       const client = await ctx.unlocked();
       const vault = await findVault(client, vaultRef!, { toVerify: true });
-      const listed = await client.members(vault.vaultId);
-      const org = await client.orgMembers();
+      const listed = await client.members.list(vault.vaultId);
+      const org = await client.people.list();
       const emailOf = (id: string) =>
         org.find((m) => m.userId === id && !m.problem)?.email ?? `user ${id} (keys or identity do not check out)`;
       let members: Array<{ userId: string; role: VaultRole }>;
@@ -220,7 +220,7 @@ export const vaultsCommands: Command[] = [
       const bar = progressBar(ctx.progress);
       let roster;
       try {
-        roster = await client.adoptRoster(vault.vaultId, { members, name }, { onProgress: bar });
+        roster = await client.members.adoptRoster(vault.vaultId, { members, name }, { onProgress: bar });
       } finally {
         bar.end();
       }
@@ -241,7 +241,7 @@ function vaultSummary(v: Vault) {
 async function runRekey(ctx: Context, client: VaultClient, vaultId: string) {
   const bar = progressBar(ctx.progress);
   try {
-    return await client.rekey(vaultId, { onProgress: bar });
+    return await client.vaults.rekey(vaultId, { onProgress: bar });
   } finally {
     bar.end();
   }

@@ -23,7 +23,7 @@ export const verifyCommands: Command[] = [
     async run(ctx, [vaultRef], opts) {
       if (fs.existsSync(vaultRef!)) return verifyOffline(ctx, vaultRef!);
       const client = await ctx.unlocked();
-      const report = await client.verifyVault((await findVault(client, vaultRef!, { toVerify: true })).vaultId);
+      const report = await client.vaults.verify((await findVault(client, vaultRef!, { toVerify: true })).vaultId);
       const compared =
         opts.compare === undefined ? undefined : report.fingerprint !== null && sameFingerprint(report.fingerprint, opts.compare as string);
       if (compared === false)
@@ -72,14 +72,14 @@ export const verifyCommands: Command[] = [
     async run(ctx, [vaultRef], opts) {
       const client = ctx.loggedIn();
       const vault = await findVault(client, vaultRef!);
-      const roster = await client.verifiedRoster(vault.vaultId);
+      const roster = await client.members.roster(vault.vaultId);
       if (!roster) {
         return {
           json: { vaultId: vault.vaultId, signed: false, links: [] },
           text: `Vault ${shownName(vault)} has no signed roster: its member list is the server's word. An owner can adopt it: vaultctl vault adopt ${vault.vaultId}`,
         };
       }
-      const org = await client.orgMembers();
+      const org = await client.people.list();
       // Emails only of people whose keys and identity check out; anyone else by id.
       const emails = new Map(org.filter((m) => !m.problem).map((m) => [m.userId, m.email]));
       const name = (id: string) => emails.get(id) ?? id;

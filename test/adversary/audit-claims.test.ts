@@ -24,7 +24,7 @@ jest.setTimeout(180_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-const auditOf = (c: VaultClient) => (c as unknown as { audit: Audit }).audit;
+const auditOf = (c: VaultClient) => (c as unknown as { parts: { audit: Audit } }).parts.audit;
 
 /** The records (oldest first) with record `at`'s time moved a second on and every hash from it recomputed: another history, consistent in itself. */
 function forkAt(ascending: any[], at: number): any[] {
@@ -54,7 +54,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   async function settled(): Promise<number> {
     let last = -1;
     for (;;) {
-      const { count } = await alice.serverAuditVerdict();
+      const { count } = await alice.audit.serverVerdict();
       if (count === last) return count;
       last = count;
       await sleep(500);
@@ -92,10 +92,10 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   async function aliceWithVault(): Promise<{ alice: VaultClient; vaultId: string }> {
     const device = new VaultClient({ baseUrl: server.url });
     await device.login(alice.account.email, PASSWORD);
-    const vault = await device.createVault(`Team ${randomUUID().slice(0, 6)}`, "shared");
-    await device.share(vault.vaultId, carolId, "admin");
-    await device.addItem(vault.vaultId, { name: "first", fields: { password: "one" } });
-    await device.listItems(vault.vaultId);
+    const vault = await device.vaults.create(`Team ${randomUUID().slice(0, 6)}`, "shared");
+    await device.members.share(vault.vaultId, carolId, "admin");
+    await device.items.add(vault.vaultId, { name: "first", fields: { password: "one" } });
+    await device.items.list(vault.vaultId);
     return { alice: device, vaultId: vault.vaultId };
   }
 
@@ -107,11 +107,11 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     const { alice, vaultId } = await aliceWithVault();
     await settled();
     const { carol, state } = await carolForked(1);
-    await carol.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "more history", fields: {} });
+    await carol.audit.verify();
+    await alice.items.add(vaultId, { name: "more history", fields: {} });
     await settled();
-    await alice.verifyAuditLog();
-    await alice.addItem(vaultId, { name: "signed on it", fields: {} });
+    await alice.audit.verify();
+    await alice.items.add(vaultId, { name: "signed on it", fields: {} });
     return { vaultId, carol, state };
   }
 
@@ -122,7 +122,7 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     alice = new VaultClient({ baseUrl: server.url });
     await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
     carolEmail = email("carol");
-    const { code } = await alice.createInvite(carolEmail, "admin");
+    const { code } = await alice.invites.create(carolEmail, "admin");
     const carol = new VaultClient({ baseUrl: server.url });
     carolId = (await carol.register({ email: carolEmail, password: PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 })).userId;
   });
@@ -135,25 +135,25 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     const { alice, vaultId } = await aliceWithVault();
     const carol = new VaultClient({ baseUrl: server.url });
     await carol.login(carolEmail, PASSWORD);
-    await carol.verifyAuditLog();
-    await carol.listItems(vaultId);
-    await alice.addItem(vaultId, { name: "second", fields: {} });
+    await carol.audit.verify();
+    await carol.items.list(vaultId);
+    await alice.items.add(vaultId, { name: "second", fields: {} });
     await settled();
-    const checked = await alice.verifyAuditLog();
-    const item = await alice.addItem(vaultId, { name: "third", fields: {} });
+    const checked = await alice.audit.verify();
+    const item = await alice.items.add(vaultId, { name: "third", fields: {} });
     const { links } = (await alice.http.request("GET", `/vaults/${vaultId}/item-log`, { query: { from: 0 } })) as { links: any[] };
     const mine = links.find((l) => l.itemId === item.itemId);
     expect(mine).toMatchObject({ auditSeq: checked.seq, auditHead: checked.head });
     // Carol's device saw an older head: reading alice's link, her client checks the log up to it on its own.
-    expect((await carol.listItems(vaultId)).map((i) => i.name).sort()).toEqual(["first", "second", "third"]);
-    expect((await carol.verifyAuditLog()).seenBefore!.seq).toBeGreaterThanOrEqual(checked.seq);
+    expect((await carol.items.list(vaultId)).map((i) => i.name).sort()).toEqual(["first", "second", "third"]);
+    expect((await carol.audit.verify()).seenBefore!.seq).toBeGreaterThanOrEqual(checked.seq);
     // A member who never checked the log (bob, here carol's first device before it did) signs no head, and reads alice's links unharmed.
     const fresh = new VaultClient({ baseUrl: server.url });
     await fresh.login(carolEmail, PASSWORD);
-    await fresh.renameVault(vaultId, "Team renamed");
+    await fresh.vaults.rename(vaultId, "Team renamed");
     const roster = (await alice.http.request("GET", `/vaults/${vaultId}/roster`)) as { links: any[] };
     expect(roster.links.at(-1)).not.toHaveProperty("auditSeq");
-    expect((await fresh.listItems(vaultId)).length).toBe(3);
+    expect((await fresh.items.list(vaultId)).length).toBe(3);
   });
 
   test("the same seq, another hash: carol's client refuses alice's item link (AUDIT_FORK, naming it and alice), and writes nothing", async () => {
@@ -161,32 +161,32 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
     await settled();
     const sent: Sent[] = [];
     const { carol } = await carolForked(2, undefined, sent);
-    const hers = await carol.verifyAuditLog();
-    const his = await alice.verifyAuditLog();
+    const hers = await carol.audit.verify();
+    const his = await alice.audit.verify();
     expect(hers.seq).toBe(his.seq);
     expect(hers.head).not.toBe(his.head);
-    await alice.addItem(vaultId, { name: "written on the genuine head", fields: {} });
-    const err = await carol.listItems(vaultId).catch((e) => e);
+    await alice.items.add(vaultId, { name: "written on the genuine head", fields: {} });
+    const err = await carol.items.list(vaultId).catch((e) => e);
     expect(err).toMatchObject({ name: "SecurityError", code: "AUDIT_FORK" });
     expect(err.message).toContain(`item link`);
     expect(err.message).toContain(alice.account.userId);
     expect(writesTo(sent, vaultId)).toEqual([]);
     // Read again, the same: the device's item head did not move past the link.
-    await expect(carol.listItems(vaultId)).rejects.toMatchObject({ code: "AUDIT_FORK" });
+    await expect(carol.items.list(vaultId)).rejects.toMatchObject({ code: "AUDIT_FORK" });
   });
 
   test("alice's head past carol's: her client checks the (forked) log at once and finds another hash there (AUDIT_FORK)", async () => {
     const { alice, vaultId } = await aliceWithVault();
     await settled();
     const { carol } = await carolForked(1);
-    await carol.verifyAuditLog();
-    await carol.listItems(vaultId);
-    await alice.addItem(vaultId, { name: "more history", fields: {} });
+    await carol.audit.verify();
+    await carol.items.list(vaultId);
+    await alice.items.add(vaultId, { name: "more history", fields: {} });
     await settled();
-    const his = await alice.verifyAuditLog();
-    const [first] = await alice.listItems(vaultId);
-    await alice.editItem(vaultId, first!.itemId, { name: "first", fields: { password: "two" } });
-    await expect(carol.listItems(vaultId)).rejects.toMatchObject({
+    const his = await alice.audit.verify();
+    const [first] = await alice.items.list(vaultId);
+    await alice.items.edit(vaultId, first!.itemId, { name: "first", fields: { password: "two" } });
+    await expect(carol.items.list(vaultId)).rejects.toMatchObject({
       code: "AUDIT_FORK",
       message: expect.stringContaining(`record ${his.seq}`),
     });
@@ -195,17 +195,17 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   test("alice's head before carol's, in a roster link: refused from memory, and on a new session of the same device by reading down to it", async () => {
     const { alice, vaultId } = await aliceWithVault();
     await settled();
-    const his = await alice.verifyAuditLog();
-    await alice.renameVault(vaultId, "Renamed on the genuine head");
-    await alice.addItem(vaultId, { name: "later", fields: {} });
+    const his = await alice.audit.verify();
+    await alice.vaults.rename(vaultId, "Renamed on the genuine head");
+    await alice.items.add(vaultId, { name: "later", fields: {} });
     await settled();
     const { carol, device } = await carolForked(1);
-    const hers = await carol.verifyAuditLog();
+    const hers = await carol.audit.verify();
     expect(hers.seq).toBeGreaterThan(his.seq);
-    const inMemory = await carol.listItems(vaultId).catch((e) => e);
+    const inMemory = await carol.items.list(vaultId).catch((e) => e);
     expect(inMemory).toMatchObject({ code: "AUDIT_FORK", message: expect.stringContaining("roster link") });
     const again = await carolForked(1, device);
-    await expect(again.carol.listItems(vaultId)).rejects.toMatchObject({
+    await expect(again.carol.items.list(vaultId)).rejects.toMatchObject({
       code: "AUDIT_FORK",
       message: expect.stringContaining(`record ${his.seq}`),
     });
@@ -214,40 +214,40 @@ describe.each(SQL_ENGINES)("audit heads in signed links, on %s", (_engine, openD
   test("the audit log unavailable when alice's link is read: the read fails and, once it is back, is refused (the link read again)", async () => {
     const { vaultId, carol, state } = await headPastCarols();
     state.down = 503;
-    await expect(carol.listItems(vaultId)).rejects.toMatchObject({ name: "ApiError", status: 503 });
+    await expect(carol.items.list(vaultId)).rejects.toMatchObject({ name: "ApiError", status: 503 });
     state.down = false;
-    await expect(carol.listItems(vaultId)).rejects.toMatchObject({ code: "AUDIT_FORK" });
+    await expect(carol.items.list(vaultId)).rejects.toMatchObject({ code: "AUDIT_FORK" });
   });
 
   test("the audit log refused to carol (403: no longer a manager, or so the server says): her read goes on, and her next check refuses the claim", async () => {
     const { vaultId, carol, state } = await headPastCarols();
     state.down = 403;
-    expect((await carol.listItems(vaultId)).length).toBe(3);
+    expect((await carol.items.list(vaultId)).length).toBe(3);
     state.down = false;
-    await expect(carol.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_FORK" });
+    await expect(carol.audit.verify()).rejects.toMatchObject({ code: "AUDIT_FORK" });
     // Kept until a check agrees with it: the evidence does not vanish after one refusal.
-    await expect(carol.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_FORK" });
+    await expect(carol.audit.verify()).rejects.toMatchObject({ code: "AUDIT_FORK" });
   });
 
   test("the honest server refuses a link naming an audit head its log does not have (400, the field named), and nothing is written", async () => {
     const { alice, vaultId } = await aliceWithVault();
     await settled();
-    const { seq, head } = await alice.verifyAuditLog();
+    const { seq, head } = await alice.audit.verify();
     const liar = new VaultClient({ baseUrl: server.url });
     await liar.login(carolEmail, PASSWORD);
-    const before = await alice.listItems(vaultId);
+    const before = await alice.items.list(vaultId);
     for (const [claim, field] of [
       [{ auditSeq: seq, auditHead: "f".repeat(64) }, "itemLink.auditHead"],
       [{ auditSeq: seq + 1000, auditHead: head }, "itemLink.auditHead"],
     ] as const) {
       auditOf(liar).claimToSign = async () => claim;
-      const err = await liar.addItem(vaultId, { name: "lie", fields: {} }).catch((e) => e);
+      const err = await liar.items.add(vaultId, { name: "lie", fields: {} }).catch((e) => e);
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 400, field });
     }
     auditOf(liar).claimToSign = async () => ({ auditSeq: seq, auditHead: "e".repeat(64) });
-    await expect(liar.renameVault(vaultId, "Lie")).rejects.toMatchObject({ status: 400, field: "rosterLink.auditHead" });
-    expect(await alice.listItems(vaultId)).toEqual(before);
-    expect((await alice.getVault(vaultId)).vaultName).not.toBe("Lie");
+    await expect(liar.vaults.rename(vaultId, "Lie")).rejects.toMatchObject({ status: 400, field: "rosterLink.auditHead" });
+    expect(await alice.items.list(vaultId)).toEqual(before);
+    expect((await alice.vaults.get(vaultId)).vaultName).not.toBe("Lie");
   });
 });

@@ -86,7 +86,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     await bob.register({
       email: bobEmail,
       password: PASSWORD,
-      invite: (await alice.createInvite(bobEmail)).link,
+      invite: (await alice.invites.create(bobEmail)).link,
       kdf: TEST_KDF,
       rsaBits: 2048,
     });
@@ -95,7 +95,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     await carol.register({
       email: carolEmail,
       password: PASSWORD,
-      invite: (await alice.createInvite(carolEmail, "admin")).link,
+      invite: (await alice.invites.create(carolEmail, "admin")).link,
       kdf: TEST_KDF,
     });
     const eveEmail = email("eve");
@@ -141,10 +141,10 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
   });
 
   test("2. `vault share` by email, the server pairing a pinned colleague's email with a colluder: refused", async () => {
-    const team = await alice.createVault("CLI team 2", "shared");
-    await alice.share(team.vaultId, bob.account.userId); // alice's machine pins bob
-    await alice.removeMember(team.vaultId, bob.account.userId);
-    await alice.rekey(team.vaultId);
+    const team = await alice.vaults.create("CLI team 2", "shared");
+    await alice.members.share(team.vaultId, bob.account.userId); // alice's machine pins bob
+    await alice.members.remove(team.vaultId, bob.account.userId);
+    await alice.vaults.rekey(team.vaultId);
     proxy.edit = colluderAs(bob.account, eve, keyStatementOf({ ...eve, email: bob.account.email }));
     const run = await refused(team.vaultId, "IDENTITY_MISMATCH", () => asAlice(["vault", "share", team.vaultId, bob.account.email]));
     expect(run.error!.message).toContain(`this device pinned ${bob.account.email} as user ${bob.account.userId}`);
@@ -154,9 +154,9 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
   });
 
   test("3. vault names swapped: `vault list` flags them, and `item add Private` writes nowhere", async () => {
-    const priv = await alice.createVault("Private", "personal");
-    const team = await alice.createVault("Shared stuff", "shared");
-    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const priv = await alice.vaults.create("Private", "personal");
+    const team = await alice.vaults.create("Shared stuff", "shared");
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
     proxy.edit = swapVaultNames({ vaultId: priv.vaultId, name: "Private" }, { vaultId: team.vaultId, name: "Shared stuff" });
     const listed = await asAlice(["vault", "list"]);
     expect(listed.json.find((v: any) => v.vaultId === team.vaultId)).toMatchObject({
@@ -170,18 +170,18 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
   });
 
   test("4. the rekey a removal needs, hidden: nothing is written under the key the removed member holds; `vault remove` rekeys at once", async () => {
-    const team = await alice.createVault("CLI team 4", "shared");
-    await alice.share(team.vaultId, bob.account.userId);
+    const team = await alice.vaults.create("CLI team 4", "shared");
+    await alice.members.share(team.vaultId, bob.account.userId);
     const removed = await asAlice(["vault", "remove", team.vaultId, bob.account.email, "--yes", "--no-rekey"]);
     expect(removed.json).toMatchObject({ rekeyRequired: true });
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}` ? { ...body, rekeyRequired: false } : body;
     await refused(team.vaultId, "REKEY_REQUIRED", () => asAlice(["item", "add", team.vaultId, "New", "--field", "pw=1"]));
     proxy.edit = honest;
-    await expect(alice.share(team.vaultId, carol.account.userId, "admin")).rejects.toMatchObject({ code: "REKEY_REQUIRED" });
-    await alice.rekey(team.vaultId);
+    await expect(alice.members.share(team.vaultId, carol.account.userId, "admin")).rejects.toMatchObject({ code: "REKEY_REQUIRED" });
+    await alice.vaults.rekey(team.vaultId);
     // By default the remover rekeys right after the removal.
-    await alice.share(team.vaultId, carol.account.userId, "admin");
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
     const again = await asAlice(["vault", "remove", team.vaultId, carol.account.email, "--yes"]);
     expect(again.json).toMatchObject({ rekeyRequired: false, rekey: { keyVersion: 3, members: 1 } });
     expect((await asAlice(["item", "add", team.vaultId, "New", "--field", "pw=1"])).code).toBe(0);
@@ -221,9 +221,9 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
   });
 
   test("6. an item's ciphertext answered under another item's id, or another item's record in its place: refused", async () => {
-    const team = await alice.createVault("CLI team 6", "shared");
-    const a = await alice.addItem(team.vaultId, { name: "A", fields: { password: "a" } });
-    await alice.addItem(team.vaultId, { name: "B", fields: { password: "b" } });
+    const team = await alice.vaults.create("CLI team 6", "shared");
+    const a = await alice.items.add(team.vaultId, { name: "A", fields: { password: "a" } });
+    await alice.items.add(team.vaultId, { name: "B", fields: { password: "b" } });
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items`
         ? {
@@ -248,7 +248,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
 
   test("7. `register --invite` with a preview that is not what the inviter signed: refused before anything is sent", async () => {
     const danEmail = email("dan");
-    const invite = await alice.createInvite(danEmail, "member");
+    const invite = await alice.invites.create(danEmail, "member");
     const danHome = tempDir("zk-cli-dan-");
     for (const lie of [(b: any) => ({ ...b, orgName: "Evil Corp" }), (b: any) => ({ ...b, role: "admin" })]) {
       proxy.edit = (method, path, body) => (method === "POST" && path === "/invites/redeem" ? lie(body) : body);
@@ -276,7 +276,7 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
         : body;
     await refused(old.vaultId, "TAMPERED", () => asAlice(["item", "list", old.vaultId]));
     // On a signed vault, the roster names the hash of the one wrap it vouches for: refused before the signature is even looked at.
-    const signed = await alice.createVault("Context CLI signed", "shared");
+    const signed = await alice.vaults.create("Context CLI signed", "shared");
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${signed.vaultId}`
         ? { ...body, encryptedVaultKey: alice.account.publicKey, wrapSignature: publicKeySignature }

@@ -60,7 +60,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
   /** An invite by alice's client (a link with a binding secret), for someone who registers with the SDK. */
   const invite = async (role: "admin" | "member") => {
     const address = email(role);
-    return { address, code: (await alice.createInvite(address, role)).code };
+    return { address, code: (await alice.invites.create(address, role)).code };
   };
   /** An invite as a plain client makes it (a bare token), for someone a plain client registers. */
   const plainInvite = async (role: "admin" | "member") => {
@@ -87,27 +87,27 @@ describe("SDK against a dishonest server: the signed roster", () => {
 
   /** A signed vault of alice's with carol (admin) and bob (member), and an item. */
   async function team(): Promise<string> {
-    const { vaultId } = await alice.createVault(`Team ${randomUUID().slice(0, 4)}`, "shared");
-    await alice.share(vaultId, carol.account.userId, "admin");
-    await alice.share(vaultId, bob.userId, "member");
-    await alice.addItem(vaultId, { name: "db", fields: { password: "s3cret" } });
+    const { vaultId } = await alice.vaults.create(`Team ${randomUUID().slice(0, 4)}`, "shared");
+    await alice.members.share(vaultId, carol.account.userId, "admin");
+    await alice.members.share(vaultId, bob.userId, "member");
+    await alice.items.add(vaultId, { name: "db", fields: { password: "s3cret" } });
     return vaultId;
   }
 
   test("the honest path: every change is a link, and the roster replays to the server's member list", async () => {
     const vaultId = await team();
-    await alice.changeRole(vaultId, bob.userId, "admin");
-    await alice.removeMember(vaultId, bob.userId);
-    await carol.rekey(vaultId);
-    const roster = await alice.verifiedRoster(vaultId);
+    await alice.members.changeRole(vaultId, bob.userId, "admin");
+    await alice.members.remove(vaultId, bob.userId);
+    await carol.vaults.rekey(vaultId);
+    const roster = await alice.members.roster(vaultId);
     expect(roster!.links.map((l) => l.op)).toEqual(["create", "add", "add", "role", "remove", "rekey"]);
-    const report = await alice.verifyVault(vaultId);
+    const report = await alice.vaults.verify(vaultId);
     expect(report).toMatchObject({ ok: true, problems: [], roster: { seq: 5 } });
   });
 
   test("a member injected into the list at rekey time: refused, the new key wrapped for no one", async () => {
     const vaultId = await team();
-    await alice.removeMember(vaultId, bob.userId);
+    await alice.members.remove(vaultId, bob.userId);
     const sent: Sent[] = [];
     const mitm = await aliceBehind((method, path, body) => {
       if (method === "GET" && path === `/vaults/${vaultId}/members`) {
@@ -121,7 +121,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
       }
       return body;
     }, sent);
-    await expect(mitm.rekey(vaultId)).rejects.toMatchObject({
+    await expect(mitm.vaults.rekey(vaultId)).rejects.toMatchObject({
       name: "SecurityError",
       code: "MEMBER_LIST_MISMATCH",
       userId: eve.userId,
@@ -129,8 +129,8 @@ describe("SDK against a dishonest server: the signed roster", () => {
     });
     expect(writes(sent)).toEqual([]);
     // What a person is shown (vaultctl vault members, the web vault's member table) is checked too.
-    await expect(mitm.verifiedMembers(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: eve.userId });
-    expect((await alice.verifiedMembers(vaultId)).members.map((m) => m.userId).sort()).toEqual(
+    await expect(mitm.members.verified(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: eve.userId });
+    expect((await alice.members.verified(vaultId)).members.map((m) => m.userId).sort()).toEqual(
       [alice.account.userId, carol.account.userId].sort(),
     );
     // Carol listed twice: one wrap for her would be made twice, and the list is not the roster's.
@@ -141,7 +141,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
           : body,
       sent,
     );
-    await expect(doubled.rekey(vaultId)).rejects.toMatchObject({
+    await expect(doubled.vaults.rekey(vaultId)).rejects.toMatchObject({
       code: "MEMBER_LIST_MISMATCH",
       message: expect.stringMatching(/more than once/),
     });
@@ -150,8 +150,8 @@ describe("SDK against a dishonest server: the signed roster", () => {
 
   test("a removal hidden: the removed member listed with their old wrap, or the removal cut from the roster", async () => {
     const vaultId = await team();
-    const bobsEntry = (await alice.members(vaultId)).find((m) => m.userId === bob.userId)!;
-    await alice.removeMember(vaultId, bob.userId);
+    const bobsEntry = (await alice.members.list(vaultId)).find((m) => m.userId === bob.userId)!;
+    await alice.members.remove(vaultId, bob.userId);
 
     const listed: Sent[] = [];
     const stillListed = await aliceBehind(
@@ -159,7 +159,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
         method === "GET" && path === `/vaults/${vaultId}/members` ? { members: [...body.members, bobsEntry] } : body,
       listed,
     );
-    await expect(stillListed.rekey(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: bob.userId });
+    await expect(stillListed.vaults.rekey(vaultId)).rejects.toMatchObject({ code: "MEMBER_LIST_MISMATCH", userId: bob.userId });
     expect(writes(listed)).toEqual([]);
 
     // The removal link dropped as well: a history this client already saw past.
@@ -169,7 +169,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
       if (method === "GET" && path === `/vaults/${vaultId}/members`) return { members: [...body.members, bobsEntry] };
       return body;
     }, cut);
-    await expect(rolledBack.rekey(vaultId)).rejects.toMatchObject({
+    await expect(rolledBack.vaults.rekey(vaultId)).rejects.toMatchObject({
       code: "ROSTER_ROLLBACK",
       message: expect.stringMatching(/already saw link 3/),
     });
@@ -177,7 +177,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
   });
 
   test("a wrap moved from another vault: its signature verifies and it unwraps, but the roster never vouched for it here", async () => {
-    const [a, b] = [await alice.createVault("A", "shared"), await alice.createVault("B", "shared")];
+    const [a, b] = [await alice.vaults.create("A", "shared"), await alice.vaults.create("B", "shared")];
     const sent: Sent[] = [];
     const mitm = await aliceBehind(
       (method, path, body) =>
@@ -186,7 +186,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
           : body,
       sent,
     );
-    await expect(mitm.addItem(b.vaultId, { name: "for B", fields: { pin: "1234" } })).rejects.toMatchObject({
+    await expect(mitm.items.add(b.vaultId, { name: "for B", fields: { pin: "1234" } })).rejects.toMatchObject({
       code: "WRAP_MISMATCH",
       message: expect.stringMatching(/not the one the vault's signed roster vouches for/),
     });
@@ -195,7 +195,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
 
   test("an old head replayed after a newer one was seen", async () => {
     const vaultId = await team();
-    await alice.verifiedRoster(vaultId); // seen: create, add carol, add bob
+    await alice.members.roster(vaultId); // seen: create, add carol, add bob
     const sent: Sent[] = [];
     const replay = await aliceBehind((method, path, body) => {
       if (method === "GET" && path === `/vaults/${vaultId}/roster`) return { links: body.links.slice(0, 2) };
@@ -203,21 +203,21 @@ describe("SDK against a dishonest server: the signed roster", () => {
         return { members: body.members.filter((m: any) => m.userId !== bob.userId) };
       return body;
     }, sent);
-    await expect(replay.share(vaultId, eve.userId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
-    await expect(replay.rekey(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
+    await expect(replay.members.share(vaultId, eve.userId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
+    await expect(replay.vaults.rekey(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
     // A client that never saw the newer head cannot tell: the limit the README states.
     const fresh = new VaultClient({
       baseUrl: server.url,
       fetch: dishonest((m, p, body) => (m === "GET" && p === `/vaults/${vaultId}/roster` ? { links: body.links.slice(0, 2) } : body), []),
     });
     await fresh.login(alice.account.email, PASSWORD);
-    expect((await fresh.verifiedRoster(vaultId))!.state.seq).toBe(1);
+    expect((await fresh.members.roster(vaultId))!.state.seq).toBe(1);
     expect(writes(sent)).toEqual([]);
   });
 
   test("a link forged, or signed by a plain member, slipped into the roster", async () => {
     const vaultId = await team();
-    const links = (await alice.verifiedRoster(vaultId))!.links;
+    const links = (await alice.members.roster(vaultId))!.links;
     const head = links.at(-1)!;
     const next = {
       vaultId,
@@ -237,7 +237,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
         (method, path, body) => (method === "GET" && path === `/vaults/${vaultId}/roster` ? { links: [...body.links, link] } : body),
         sent,
       );
-      const err = await mitm.rekey(vaultId).catch((e) => e);
+      const err = await mitm.vaults.rekey(vaultId).catch((e) => e);
       expect(writes(sent)).toEqual([]);
       return err;
     };
@@ -269,26 +269,29 @@ describe("SDK against a dishonest server: the signed roster", () => {
     const swap: Edit = (method, path, body) =>
       method === "GET" && path === `/users/${carol.account.userId}/keys` ? { ...body, ...impostor, keyStatement: undefined } : body;
     const sent: Sent[] = [];
-    await alice.removeMember(vaultId, bob.userId);
+    await alice.members.remove(vaultId, bob.userId);
     const kept = await aliceBehind(withStatement, sent);
-    await expect(kept.rekey(vaultId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH", userId: carol.account.userId });
+    await expect(kept.vaults.rekey(vaultId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH", userId: carol.account.userId });
     const pinned = await aliceBehind(swap, sent);
-    await expect(pinned.rekey(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
+    await expect(pinned.vaults.rekey(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
     expect(writes(sent)).toEqual([]);
     // A client that never pinned carol: the roster recorded her real keys when alice added her.
     const unpinnedSent: Sent[] = [];
     const unpinned = new VaultClient({ baseUrl: server.url, fetch: dishonest(swap, unpinnedSent) });
     await unpinned.login(alice.account.email, PASSWORD);
-    await expect(unpinned.rekey(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", message: expect.stringMatching(/roster recorded/) });
+    await expect(unpinned.vaults.rekey(vaultId)).rejects.toMatchObject({
+      code: "KEY_CHANGED",
+      message: expect.stringMatching(/roster recorded/),
+    });
     expect(writes(unpinnedSent)).toEqual([]);
     // The honest path still works.
-    await expect(alice.rekey(vaultId)).resolves.toMatchObject({ members: 2 });
+    await expect(alice.vaults.rekey(vaultId)).resolves.toMatchObject({ members: 2 });
   });
 
   test("two admins sharing on one head: the later is refused on the link's seq, signed again on the new head, and both land on one linear chain", async () => {
     const vaultId = await team();
-    await alice.removeMember(vaultId, bob.userId);
-    await alice.rekey(vaultId);
+    await alice.members.remove(vaultId, bob.userId);
+    await alice.vaults.rekey(vaultId);
     // Carol's first upload waits until alice's share has landed: carol's link is then one behind.
     const answers: Array<{ status: number; field?: string }> = [];
     let first = true;
@@ -298,7 +301,7 @@ describe("SDK against a dishonest server: the signed roster", () => {
         const posting = init?.method === "POST" && String(input).endsWith(`/vaults/${vaultId}/members`);
         if (posting && first) {
           first = false;
-          await alice.share(vaultId, eve.userId, "member");
+          await alice.members.share(vaultId, eve.userId, "member");
         }
         const res = await fetch(input, init);
         if (posting)
@@ -307,12 +310,12 @@ describe("SDK against a dishonest server: the signed roster", () => {
       },
     });
     await racing.login(carol.account.email, PASSWORD);
-    await racing.share(vaultId, bob.userId, "member");
+    await racing.members.share(vaultId, bob.userId, "member");
     expect(answers).toEqual([
       { status: 400, field: "rosterLink.seq" },
       { status: 204, field: undefined },
     ]);
-    const roster = await alice.verifiedRoster(vaultId);
+    const roster = await alice.members.roster(vaultId);
     expect(roster!.links.map((l) => [l.seq, l.op, l.actorId])).toEqual([
       [0, "create", alice.account.userId],
       [1, "add", alice.account.userId],
@@ -323,37 +326,37 @@ describe("SDK against a dishonest server: the signed roster", () => {
       [6, "add", carol.account.userId],
     ]);
     expect([...roster!.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId, bob.userId, eve.userId].sort());
-    expect((await alice.verifyVault(vaultId)).problems).toEqual([]);
+    expect((await alice.vaults.verify(vaultId)).problems).toEqual([]);
   });
 
   test("a vault made without a roster is adopted by its owner with a new key for the members confirmed, then changes only with links", async () => {
     const old = await unsignedVault(alice, "Old");
     const { vaultId } = old;
     await plainShare(alice, old, carol.account.userId, "admin");
-    await expect(alice.addItem(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
+    await expect(alice.items.add(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
     // Nor renamed: the name would stay the server's word.
-    await expect(alice.renameVault(vaultId, "Renamed")).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
-    expect(await alice.verifiedRoster(vaultId)).toBeNull();
-    expect((await alice.verifyVault(vaultId)).warnings.join()).toMatch(/no signed roster/);
+    await expect(alice.vaults.rename(vaultId, "Renamed")).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
+    expect(await alice.members.roster(vaultId)).toBeNull();
+    expect((await alice.vaults.verify(vaultId)).warnings.join()).toMatch(/no signed roster/);
     const everyone = {
       members: [
         { userId: alice.account.userId, role: "owner" as const },
         { userId: carol.account.userId, role: "admin" as const },
       ],
     };
-    await expect(carol.adoptRoster(vaultId, everyone)).rejects.toMatchObject({ status: 403 });
-    const before = await alice.getVault(vaultId);
+    await expect(carol.members.adoptRoster(vaultId, everyone)).rejects.toMatchObject({ status: 403 });
+    const before = await alice.vaults.get(vaultId);
     // The name is the server's word too until the owner confirms it in the adopt link.
-    const adopted = await alice.adoptRoster(vaultId, { ...everyone, name: "Old" });
-    expect((await alice.getCheckedVault(vaultId)).nameCheck).toMatchObject({ status: "verified", name: "Old" });
+    const adopted = await alice.members.adoptRoster(vaultId, { ...everyone, name: "Old" });
+    expect((await alice.vaults.getChecked(vaultId)).nameCheck).toMatchObject({ status: "verified", name: "Old" });
     expect([adopted.links.map((l) => l.op), adopted.state.members.size, adopted.state.name]).toEqual([["adopt"], 2, "Old"]);
     // Adopting is a rekey: the wraps the roster vouches for are new, none the server handed out before.
-    expect((await alice.getVault(vaultId)).keyVersion).toBe(before.keyVersion + 1);
-    expect((await alice.getVault(vaultId)).encryptedVaultKey).not.toBe(before.encryptedVaultKey);
-    await carol.share(vaultId, bob.userId);
-    await carol.removeMember(vaultId, bob.userId);
-    await carol.rekey(vaultId);
-    const report = await alice.verifyVault(vaultId);
+    expect((await alice.vaults.get(vaultId)).keyVersion).toBe(before.keyVersion + 1);
+    expect((await alice.vaults.get(vaultId)).encryptedVaultKey).not.toBe(before.encryptedVaultKey);
+    await carol.members.share(vaultId, bob.userId);
+    await carol.members.remove(vaultId, bob.userId);
+    await carol.vaults.rekey(vaultId);
+    const report = await alice.vaults.verify(vaultId);
     expect(report).toMatchObject({ ok: true, warnings: [], roster: { seq: 3 } });
     // The server now refuses a change that comes without its link.
     const res = await api.delete(`/vaults/${vaultId}/members/${carol.account.userId}`, { token: alice.http.currentTokens!.accessToken });

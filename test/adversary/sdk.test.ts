@@ -116,7 +116,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     await bob.register({
       email: bobEmail,
       password: PASSWORD,
-      invite: (await alice.createInvite(bobEmail)).link,
+      invite: (await alice.invites.create(bobEmail)).link,
       kdf: TEST_KDF,
       rsaBits: 2048,
     });
@@ -125,7 +125,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     await carol.register({
       email: carolEmail,
       password: PASSWORD,
-      invite: (await alice.createInvite(carolEmail, "admin")).code,
+      invite: (await alice.invites.create(carolEmail, "admin")).code,
       kdf: TEST_KDF,
       rsaBits: 2048,
     });
@@ -238,87 +238,87 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
   });
 
   test("2. sharing by email with a pinned colleague, paired by the server with a colluder's id and keys: refused", async () => {
-    const team = await alice.createVault("Team 2", "shared");
-    await alice.share(team.vaultId, bob.account.userId);
-    await alice.removeMember(team.vaultId, bob.account.userId);
-    await alice.rekey(team.vaultId);
+    const team = await alice.vaults.create("Team 2", "shared");
+    await alice.members.share(team.vaultId, bob.account.userId);
+    await alice.members.remove(team.vaultId, bob.account.userId);
+    await alice.vaults.rekey(team.vaultId);
     // Alice's device pinned bob (id, email, keys) when she invited him and shared with him.
     const bobEmail = bob.account.email;
     const asEve = (statement: unknown) => colluderAs(bob.account, eve, statement);
     // Eve's own statement names her own email: it does not verify for bob's.
     proxy.edit = asEve(keyStatementOf(eve));
     await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
-      const who = await alice.findUser(bobEmail);
-      await alice.share(team.vaultId, who.userId);
+      const who = await alice.people.find(bobEmail);
+      await alice.members.share(team.vaultId, who.userId);
     });
     // Eve signs a statement that names bob's email with her id: self-consistent, but alice's device
     // pinned bob's email to bob's id.
     const forged = keyStatementOf({ ...eve, email: bobEmail });
     proxy.edit = asEve(forged);
     await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
-      const who = await alice.findUser(bobEmail);
-      await alice.share(team.vaultId, who.userId);
+      const who = await alice.people.find(bobEmail);
+      await alice.members.share(team.vaultId, who.userId);
     });
     // A device that never saw bob but made his invite: the MAC bob registered with vouches for bob's
     // keys only. (A device with neither trusts the first keys it sees: the README's limit.)
     const inviterOnly = through({ ...newDevice(), inviteSecrets: aliceDevice.inviteSecrets });
     await inviterOnly.login(alice.account.email, PASSWORD);
     await refusedWithoutChange(team.vaultId, "INVITE_BINDING_MISMATCH", async () => {
-      const who = await inviterOnly.findUser(bobEmail);
-      await inviterOnly.share(team.vaultId, who.userId);
+      const who = await inviterOnly.people.find(bobEmail);
+      await inviterOnly.members.share(team.vaultId, who.userId);
     });
     // Honestly, the same device finds bob vouched for by the invite.
     proxy.edit = honest;
-    await expect(inviterOnly.findUser(bobEmail)).resolves.toMatchObject({ userId: bob.account.userId, trust: "invite" });
+    await expect(inviterOnly.people.find(bobEmail)).resolves.toMatchObject({ userId: bob.account.userId, trust: "invite" });
   });
 
   test("3. vault names swapped by the server: each vault keeps the name its roster signed, and nothing is written to a misnamed one", async () => {
-    const priv = await alice.createVault("Private", "personal");
-    const team = await alice.createVault("Team 3", "shared");
-    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const priv = await alice.vaults.create("Private", "personal");
+    const team = await alice.vaults.create("Team 3", "shared");
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
     proxy.edit = swapVaultNames({ vaultId: priv.vaultId, name: "Private" }, { vaultId: team.vaultId, name: "Team 3" });
     const victim = await aliceAgain();
-    const listed = await victim.listCheckedVaults();
+    const listed = await victim.vaults.listChecked();
     const shownAsPrivate = listed.find((v) => v.vaultName === "Private")!;
     expect(shownAsPrivate.vaultId).toBe(team.vaultId);
     expect(shownAsPrivate.nameCheck).toEqual({ status: "mismatch", name: "Team 3", shown: "Private" });
     expect(listed.find((v) => v.vaultId === priv.vaultId)!.nameCheck).toEqual({ status: "mismatch", name: "Private", shown: "Team 3" });
     // The secret meant for "Private" is not written into the team vault the server calls so, nor anywhere.
     await refusedWithoutChange(team.vaultId, "NAME_MISMATCH", () =>
-      victim.addItem(shownAsPrivate.vaultId, { name: "Bank", fields: { pin: "4321" } }),
+      victim.items.add(shownAsPrivate.vaultId, { name: "Bank", fields: { pin: "4321" } }),
     );
     await refusedWithoutChange(priv.vaultId, "NAME_MISMATCH", () =>
-      victim.addItem(priv.vaultId, { name: "Bank", fields: { pin: "4321" } }),
+      victim.items.add(priv.vaultId, { name: "Bank", fields: { pin: "4321" } }),
     );
-    expect((await victim.verifyVault(team.vaultId)).problems.join()).toMatch(
+    expect((await victim.vaults.verify(team.vaultId)).problems.join()).toMatch(
       /the server calls the vault "Private", its signed roster "Team 3"/,
     );
     proxy.edit = honest;
-    await expect(victim.addItem(priv.vaultId, { name: "Bank", fields: { pin: "4321" } })).resolves.toMatchObject({ name: "Bank" });
+    await expect(victim.items.add(priv.vaultId, { name: "Bank", fields: { pin: "4321" } })).resolves.toMatchObject({ name: "Bank" });
   });
 
   test("4. the rekey hidden from the member who removed someone: no item written or share made under the key the removed member holds", async () => {
-    const team = await alice.createVault("Team 4", "shared");
-    await alice.share(team.vaultId, bob.account.userId);
-    await alice.share(team.vaultId, carol.account.userId, "admin");
-    const { rekeyRequired } = await alice.removeMember(team.vaultId, bob.account.userId);
+    const team = await alice.vaults.create("Team 4", "shared");
+    await alice.members.share(team.vaultId, bob.account.userId);
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
+    const { rekeyRequired } = await alice.members.remove(team.vaultId, bob.account.userId);
     expect(rekeyRequired).toBe(true);
     // The server says no rekey is due...
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}` ? { ...body, rekeyRequired: false } : body;
     const victim = await aliceAgain();
-    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
-    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.share(team.vaultId, eve.userId));
+    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await refusedWithoutChange(team.vaultId, "REKEY_REQUIRED", () => victim.members.share(team.vaultId, eve.userId));
     // ...and hides the removal from the roster as well: the device saw it.
     proxy.edit = (method, path, body) => {
       if (method === "GET" && path === `/vaults/${team.vaultId}`) return { ...body, rekeyRequired: false };
       if (method === "GET" && path === `/vaults/${team.vaultId}/roster`) return { links: body.links.slice(0, -1) };
       return body;
     };
-    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } }));
     proxy.edit = honest;
-    await victim.rekey(team.vaultId);
-    await expect(victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
+    await victim.vaults.rekey(team.vaultId);
+    await expect(victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
   });
 
   test("5. adopting a vault made without a roster: a member the server injected (with a genuine wrap moved from another vault), a role or a name other than the owner confirmed, are refused, and no key is wrapped for anyone", async () => {
@@ -337,8 +337,8 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       { userId: carol.account.userId, role: "admin" as const },
     ];
     // Alice confirms the two members she knows of: the list the server shows is not that, and it names eve.
-    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers }));
-    await expect(victim.adoptRoster(old.vaultId, { members: oldMembers })).rejects.toMatchObject({
+    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.members.adoptRoster(old.vaultId, { members: oldMembers }));
+    await expect(victim.members.adoptRoster(old.vaultId, { members: oldMembers })).rejects.toMatchObject({
       userId: eve.userId,
     });
     // The members she confirmed, but carol listed as an owner by now: the adopt link would sign that role.
@@ -346,45 +346,47 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       method === "GET" && path === `/vaults/${old.vaultId}/members`
         ? { members: body.members.map((m: any) => (m.userId === carol.account.userId ? { ...m, role: "owner" } : m)) }
         : body;
-    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers }));
+    await refusedWithoutChange(old.vaultId, "MEMBER_LIST_MISMATCH", () => victim.members.adoptRoster(old.vaultId, { members: oldMembers }));
     // The name she confirms is the one the adopt link signs: the server showing another is refused.
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${old.vaultId}` ? { ...body, vaultName: "Payroll" } : body);
-    await refusedWithoutChange(old.vaultId, "NAME_MISMATCH", () => victim.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" }));
+    await refusedWithoutChange(old.vaultId, "NAME_MISMATCH", () =>
+      victim.members.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" }),
+    );
     proxy.edit = honest;
-    const adopted = await victim.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" });
+    const adopted = await victim.members.adoptRoster(old.vaultId, { members: oldMembers, name: "Old" });
     expect([...adopted.state.members.keys()].sort()).toEqual([alice.account.userId, carol.account.userId].sort());
-    expect(await victim.verifyVault(old.vaultId)).toMatchObject({ ok: true, roster: { seq: 0 } });
-    expect((await victim.getCheckedVault(old.vaultId)).nameCheck).toEqual({ status: "verified", name: "Old" });
+    expect(await victim.vaults.verify(old.vaultId)).toMatchObject({ ok: true, roster: { seq: 0 } });
+    expect((await victim.vaults.getChecked(old.vaultId)).nameCheck).toEqual({ status: "verified", name: "Old" });
   });
 
   test("6. an item asked for, answered with another item's record or ciphertext: refused", async () => {
-    const team = await alice.createVault("Team 6", "shared");
-    const a = await alice.addItem(team.vaultId, { name: "A", fields: { password: "a-secret" } });
-    const b = await alice.addItem(team.vaultId, { name: "B", fields: { password: "b-secret" } });
+    const team = await alice.vaults.create("Team 6", "shared");
+    const a = await alice.items.add(team.vaultId, { name: "A", fields: { password: "a-secret" } });
+    const b = await alice.items.add(team.vaultId, { name: "B", fields: { password: "b-secret" } });
     const recordOf = async (itemId: string) =>
       (await api.get(`/vaults/${team.vaultId}/items/${itemId}`, { token: alice.http.currentTokens!.accessToken })).body;
     const bRecord = await recordOf(b.itemId);
     const victim = await aliceAgain();
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${team.vaultId}/items/${a.itemId}` ? bRecord : body);
-    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.getItem(team.vaultId, a.itemId));
+    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.items.get(team.vaultId, a.itemId));
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items/${a.itemId}`
         ? { ...body, encryptedData: bRecord.encryptedData, encryptedName: bRecord.encryptedName }
         : body;
     // Caught by the signed item log (its digest of a's ciphertext) before anything is decrypted; the associated data would refuse it too (sdk.e2e).
-    await refusedWithoutChange(team.vaultId, "ITEM_HASH_MISMATCH", () => victim.getItem(team.vaultId, a.itemId));
+    await refusedWithoutChange(team.vaultId, "ITEM_HASH_MISMATCH", () => victim.items.get(team.vaultId, a.itemId));
     // One item's record listed twice (in this device's delta read: the list is held from its first read).
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/items` ? { ...body, items: [bRecord, bRecord, ...body.items] } : body;
-    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.listItems(team.vaultId));
+    await refusedWithoutChange(team.vaultId, "ITEM_MISMATCH", () => victim.items.list(team.vaultId));
     proxy.edit = honest;
-    await expect(victim.getItem(team.vaultId, a.itemId)).resolves.toMatchObject({ name: "A", fields: { password: "a-secret" } });
+    await expect(victim.items.get(team.vaultId, a.itemId)).resolves.toMatchObject({ name: "A", fields: { password: "a-secret" } });
   });
 
   test("7. an invite preview that names another organization, role or inviter than the inviter signed: refused before registering", async () => {
     const danEmail = email("dan");
-    const { link, inviteId } = await alice.createInvite(danEmail, "member");
-    const other = await alice.createInvite(email("dan-admin"), "admin");
+    const { link, inviteId } = await alice.invites.create(danEmail, "member");
+    const other = await alice.invites.create(email("dan-admin"), "admin");
     const otherInvite = (await api.post("/invites/redeem", { body: { token: other.token } })).body;
     expect(otherInvite.inviteStatement).toBeDefined();
     const eveKeys = {
@@ -405,7 +407,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       proxy.edit = (method, path, body) => (method === "POST" && path === "/invites/redeem" ? lie(body) : body);
       const dan = through();
       const from = proxy.sent.length;
-      await expect(dan.redeemInvite(link)).rejects.toMatchObject({ code: "INVITE_MISMATCH" });
+      await expect(dan.invites.redeem(link)).rejects.toMatchObject({ code: "INVITE_MISMATCH" });
       await expect(dan.register({ email: danEmail, password: PASSWORD, invite: link, kdf: TEST_KDF, rsaBits: 2048 })).rejects.toMatchObject(
         {
           code: "INVITE_MISMATCH",
@@ -413,7 +415,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       );
       expect([what, derivedFromPassword(from)]).toEqual([what, []]);
     }
-    expect((await alice.listInvites()).map((i) => i.id)).toContain(inviteId);
+    expect((await alice.invites.list()).map((i) => i.id)).toContain(inviteId);
     // A registration answer that puts dan elsewhere than the invite said: caught, and the session not taken up.
     proxy.edit = (method, path, body) => (method === "POST" && path === "/auth/register" ? { ...body, role: "admin" } : body);
     const dan = through();
@@ -425,7 +427,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
 
   test("8. a signature of one kind presented as another: an RSA key's self-signature as a wrap's, a KDF statement as a key statement", async () => {
     const old = await unsignedVault(alice, "Context");
-    const signed = await alice.createVault("Context signed", "shared");
+    const signed = await alice.vaults.create("Context signed", "shared");
     const spki = {
       encryptedVaultKey: alice.account.publicKey,
       wrapSignature: (await api.get(`/users/${alice.account.userId}/keys`, { token: alice.http.currentTokens!.accessToken })).body
@@ -434,9 +436,9 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     const victim = await aliceAgain();
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${old.vaultId}` ? { ...body, ...spki } : body);
     // The signature verifies over those bytes; their length is not a wrap's, so nothing is unwrapped.
-    await refusedWithoutChange(old.vaultId, "TAMPERED", () => victim.listItems(old.vaultId));
+    await refusedWithoutChange(old.vaultId, "TAMPERED", () => victim.items.list(old.vaultId));
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${signed.vaultId}` ? { ...body, ...spki } : body);
-    await refusedWithoutChange(signed.vaultId, "WRAP_MISMATCH", () => victim.listItems(signed.vaultId));
+    await refusedWithoutChange(signed.vaultId, "WRAP_MISMATCH", () => victim.items.list(signed.vaultId));
     // Carol's KDF statement signature offered as her key statement.
     const carolSigning = (await openAccountKeys(carol.exportStretchedKey(), carol.account)).signingPrivateKey;
     const kdfSignature = await signStatement(
@@ -449,7 +451,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
         : body;
     const fresh = through();
     await fresh.login(alice.account.email, PASSWORD);
-    await expect(fresh.userKeys(carol.account.userId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    await expect(fresh.keys.of(carol.account.userId)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
     // The real one verifies; and it is not a KDF statement's signature either.
     const real = await signStatement(
       keyStatementBytes({ userId: carol.account.userId, email: carol.account.email, keys: fingerprintOf(carol.account), version: 1 }),
@@ -457,13 +459,13 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     );
     expect(real).not.toBe(kdfSignature);
     proxy.edit = honest;
-    await expect(fresh.userKeys(carol.account.userId)).resolves.toMatchObject({ keyStatement: { version: 1, signature: real } });
+    await expect(fresh.keys.of(carol.account.userId)).resolves.toMatchObject({ keyStatement: { version: 1, signature: real } });
   });
 
   test("9. an answer about another id than asked: a user's keys under their id in upper case, another vault's record, the record from before a rekey: refused", async () => {
-    const team = await alice.createVault("Team 9", "shared");
-    await alice.share(team.vaultId, carol.account.userId, "admin");
-    await alice.share(team.vaultId, bob.account.userId);
+    const team = await alice.vaults.create("Team 9", "shared");
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
+    await alice.members.share(team.vaultId, bob.account.userId);
     const victim = await aliceAgain();
     // Keys the server made, under eve's id in upper case (pins are kept by the id's one form) and an address nobody pinned.
     const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
@@ -472,35 +474,35 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       method === "GET" && path === `/users/${eve.userId}/keys`
         ? { userId: upper, email: "someone@example.test", ...publicPart(made.registration), keyStatement: undefined }
         : body;
-    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.share(team.vaultId, eve.userId));
+    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.members.share(team.vaultId, eve.userId));
     expect(await aliceDevice.pins.get(upper)).toBeUndefined();
     // Another vault's record (one carol also holds), under this vault's signed name.
-    const other = await carol.createVault("Carol's", "shared");
-    await carol.share(other.vaultId, alice.account.userId, "admin");
+    const other = await carol.vaults.create("Carol's", "shared");
+    await carol.members.share(other.vaultId, alice.account.userId, "admin");
     const otherRecord = (await api.get(`/vaults/${other.vaultId}`, { token: alice.http.currentTokens!.accessToken })).body;
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}` ? { ...otherRecord, vaultName: "Team 9" } : body;
-    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
-    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    await refusedWithoutChange(team.vaultId, "INCONSISTENT", () => victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await expect(victim.items.list(team.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     // The victim's open session has the key at version 1; carol removes bob and rekeys; the server
     // keeps answering the version-1 record, whose key bob holds.
     proxy.edit = honest;
-    await victim.addItem(team.vaultId, { name: "before", fields: { pw: "0" } });
+    await victim.items.add(team.vaultId, { name: "before", fields: { pw: "0" } });
     const atV1 = (await api.get(`/vaults/${team.vaultId}`, { token: alice.http.currentTokens!.accessToken })).body;
-    await carol.removeMember(team.vaultId, bob.account.userId);
-    await carol.rekey(team.vaultId);
+    await carol.members.remove(team.vaultId, bob.account.userId);
+    await carol.vaults.rekey(team.vaultId);
     proxy.edit = (method, path, body) => (method === "GET" && path === `/vaults/${team.vaultId}` ? atV1 : body);
-    await refusedWithoutChange(team.vaultId, "WRAP_MISMATCH", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
-    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "WRAP_MISMATCH" });
+    await refusedWithoutChange(team.vaultId, "WRAP_MISMATCH", () => victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await expect(victim.items.list(team.vaultId)).rejects.toMatchObject({ code: "WRAP_MISMATCH" });
     proxy.edit = honest;
-    await expect(victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
-    expect((await victim.getVault(team.vaultId)).keyVersion).toBe(2);
+    await expect(victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } })).resolves.toMatchObject({ name: "new" });
+    expect((await victim.vaults.get(team.vaultId)).keyVersion).toBe(2);
   });
 
   test("10. keys trusted only once every check passed: a signer's keys the roster contradicts are not pinned; the caller's own entry under another's email is refused", async () => {
-    const team = await carol.createVault("Team 10", "shared");
-    await carol.share(team.vaultId, alice.account.userId, "admin");
-    await carol.addItem(team.vaultId, { name: "from carol", fields: { pw: "c" } });
+    const team = await carol.vaults.create("Team 10", "shared");
+    await carol.members.share(team.vaultId, alice.account.userId, "admin");
+    await carol.items.add(team.vaultId, { name: "from carol", fields: { pw: "c" } });
     // A device of alice's that never saw carol: the server shows its own keys for her.
     const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
     const device = newDevice();
@@ -510,29 +512,29 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
       method === "GET" && path === `/users/${carol.account.userId}/keys`
         ? { ...body, ...publicPart(made.registration), keyStatement: undefined }
         : body;
-    await expect(victim.listItems(team.vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
+    await expect(victim.items.list(team.vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED", userId: carol.account.userId });
     // The roster recorded carol's real keys: the server's were refused before they were pinned.
     expect(await device.pins.get(carol.account.userId)).toBeUndefined();
-    await refusedWithoutChange(team.vaultId, "KEY_CHANGED", () => victim.share(team.vaultId, bob.account.userId));
+    await refusedWithoutChange(team.vaultId, "KEY_CHANGED", () => victim.members.share(team.vaultId, bob.account.userId));
     proxy.edit = honest;
-    await expect(victim.listItems(team.vaultId)).resolves.toMatchObject([{ name: "from carol" }]);
+    await expect(victim.items.list(team.vaultId)).resolves.toMatchObject([{ name: "from carol" }]);
     expect(await device.pins.get(carol.account.userId)).toMatchObject({
-      fingerprint: (await victim.fingerprint(carol.account.userId)).current,
+      fingerprint: (await victim.keys.fingerprint(carol.account.userId)).current,
     });
     // Eve, whom this device never looked up, is pinned with the keys the roster recorded when carol added her:
     // the server's own keys for her are refused, not trusted on first use.
     expect(await device.pins.get(eve.userId)).toBeUndefined();
-    await carol.share(team.vaultId, eve.userId);
+    await carol.members.share(team.vaultId, eve.userId);
     proxy.edit = honest;
-    await victim.verifiedRoster(team.vaultId);
-    expect(await device.pins.get(eve.userId)).toMatchObject({ fingerprint: (await victim.fingerprint(eve.userId)).current });
-    const other = await victim.createVault("Alice 10", "shared");
+    await victim.members.roster(team.vaultId);
+    expect(await device.pins.get(eve.userId)).toMatchObject({ fingerprint: (await victim.keys.fingerprint(eve.userId)).current });
+    const other = await victim.vaults.create("Alice 10", "shared");
     const evesFromServer = (method: string, path: string, body: any) =>
       method === "GET" && path === `/users/${eve.userId}/keys`
         ? { ...body, ...publicPart(made.registration), keyStatement: undefined }
         : body;
     proxy.edit = evesFromServer;
-    await refusedWithoutChange(other.vaultId, "KEY_CHANGED", () => victim.share(other.vaultId, eve.userId));
+    await refusedWithoutChange(other.vaultId, "KEY_CHANGED", () => victim.members.share(other.vaultId, eve.userId));
     // One email listed for two users (bob and eve): neither is taken as its owner.
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/orgs/${alice.account.orgId}/members`
@@ -544,12 +546,12 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
         : body;
     const fresh = through();
     await fresh.login(alice.account.email, PASSWORD);
-    const listed = await fresh.orgMembers();
+    const listed = await fresh.people.list();
     expect(listed.filter((m) => m.email === bob.account.email).map((m) => m.problem?.code)).toEqual([
       "IDENTITY_MISMATCH",
       "IDENTITY_MISMATCH",
     ]);
-    await expect(fresh.findUser(bob.account.email)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    await expect(fresh.people.find(bob.account.email)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
     // The organization's list shows alice's own id under bob's email, and bob nowhere: "bob" is not alice.
     const bobEmail = bob.account.email;
     proxy.edit = (method, path, body) =>
@@ -560,11 +562,11 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
               .map((m: any) => (m.userId === alice.account.userId ? { ...m, email: bobEmail } : m)),
           }
         : body;
-    const own = (await victim.orgMembers()).find((m) => m.userId === alice.account.userId)!;
+    const own = (await victim.people.list()).find((m) => m.userId === alice.account.userId)!;
     expect(own.problem).toMatchObject({ code: "IDENTITY_MISMATCH" });
     await refusedWithoutChange(team.vaultId, "IDENTITY_MISMATCH", async () => {
-      const who = await victim.findUser(bobEmail);
-      await victim.removeMember(team.vaultId, who.userId);
+      const who = await victim.people.find(bobEmail);
+      await victim.members.remove(team.vaultId, who.userId);
     });
   });
 
@@ -604,8 +606,8 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
   });
 
   test("12. a signed vault whose roster the server withholds from a new device: no rekey for the member list it shows, no write", async () => {
-    const team = await alice.createVault("Team 12", "shared");
-    await alice.share(team.vaultId, carol.account.userId, "admin");
+    const team = await alice.vaults.create("Team 12", "shared");
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
     const evesEntry = { userId: eve.userId, role: "admin" };
     proxy.edit = (method, path, body) => {
       if (method === "GET" && path === `/vaults/${team.vaultId}/roster`) return { links: [] };
@@ -615,10 +617,10 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     };
     const victim = through();
     await victim.login(alice.account.email, PASSWORD);
-    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.rekey(team.vaultId));
-    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.addItem(team.vaultId, { name: "x", fields: { pw: "1" } }));
+    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.vaults.rekey(team.vaultId));
+    await refusedWithoutChange(team.vaultId, "UNSIGNED_VAULT", () => victim.items.add(team.vaultId, { name: "x", fields: { pw: "1" } }));
     // On a device that saw the roster, the same answer is a rollback.
-    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", async () => (await aliceAgain()).rekey(team.vaultId));
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", async () => (await aliceAgain()).vaults.rekey(team.vaultId));
   });
 
   test("13. trusting a changed key: pinned under the email the person checked, not one the server slips in meanwhile", async () => {
@@ -626,7 +628,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     const victim = through(device);
     await victim.login(alice.account.email, PASSWORD);
     const carolEmail = carol.account.email;
-    await victim.findUser(carolEmail);
+    await victim.people.find(carolEmail);
     const made = await createAccountKeys("server", { rsaBits: 2048, kdf: { ...TEST_KDF, salt: toBase64(new Uint8Array(16)) } });
     const asServer =
       (shownEmail: string): Edit =>
@@ -636,22 +638,22 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
           : body;
     // The user checks the fingerprint shown for carol, and trusts it; the second lookup names the CEO.
     proxy.edit = asServer(carolEmail);
-    const { current } = await victim.fingerprint(carol.account.userId);
+    const { current } = await victim.keys.fingerprint(carol.account.userId);
     const before = await device.pins.get(carol.account.userId);
     proxy.edit = asServer("ceo@example.test");
-    await expect(victim.trustUser(carol.account.userId, current, carolEmail)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
+    await expect(victim.keys.trust(carol.account.userId, current, carolEmail)).rejects.toMatchObject({ code: "IDENTITY_MISMATCH" });
     expect(await device.pins.get(carol.account.userId)).toEqual(before);
     // Under the email checked, it is pinned as checked.
     proxy.edit = asServer(carolEmail);
-    await victim.trustUser(carol.account.userId, current, carolEmail);
+    await victim.keys.trust(carol.account.userId, current, carolEmail);
     expect(await device.pins.get(carol.account.userId)).toEqual({ fingerprint: current, email: carolEmail, via: "checked" });
   });
 
   test("14. two verifications of one roster at once, one answered with the chain before a removal: the head this device saw never moves back", async () => {
-    const team = await alice.createVault("Team 14", "shared");
-    await alice.share(team.vaultId, bob.account.userId);
-    await alice.share(team.vaultId, carol.account.userId, "admin");
-    await alice.removeMember(team.vaultId, bob.account.userId);
+    const team = await alice.vaults.create("Team 14", "shared");
+    await alice.members.share(team.vaultId, bob.account.userId);
+    await alice.members.share(team.vaultId, carol.account.userId, "admin");
+    await alice.members.remove(team.vaultId, bob.account.userId);
     // A store whose reads take a while (as IndexedDB's may), the value read when asked.
     const heads = new MemoryRosterHeadStore();
     const slowHeads: RosterHeadStore = {
@@ -674,23 +676,23 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
     };
     const victim = new VaultClient({ ...newDevice(), baseUrl: proxy.url, rosterHeads: slowHeads, fetch: lateAndShort });
     await victim.login(alice.account.email, PASSWORD);
-    const results = await Promise.allSettled([victim.verifiedRoster(team.vaultId), victim.verifiedRoster(team.vaultId)]);
+    const results = await Promise.allSettled([victim.members.roster(team.vaultId), victim.members.roster(team.vaultId)]);
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     expect(await heads.get(team.vaultId)).toMatchObject({ seq: 3 });
     // So the chain without the removal stays refused, and nothing is written under the key bob holds.
     proxy.edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${team.vaultId}/roster` ? { links: body.links.slice(0, -1) } : body;
-    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.addItem(team.vaultId, { name: "new", fields: { pw: "1" } }));
+    await refusedWithoutChange(team.vaultId, "ROSTER_ROLLBACK", () => victim.items.add(team.vaultId, { name: "new", fields: { pw: "1" } }));
   });
 
   test("15. the item list follows pages forward only: a page answered again, or out of order, is refused rather than read in a loop", async () => {
-    const v = await alice.createVault("Pages 15", "shared");
-    for (let i = 0; i < 3; i++) await alice.addItem(v.vaultId, { name: `n${i}`, fields: { pw: String(i) } });
+    const v = await alice.vaults.create("Pages 15", "shared");
+    for (let i = 0; i < 3; i++) await alice.items.add(v.vaultId, { name: `n${i}`, fields: { pw: String(i) } });
     // Honest: the SDK asks what changed since its last read of the vault (a delta read: here it
     // read the vault while adding the items), no pages. Sent to the whole list (an answer marked
     // `full`), it asks pages and follows `next` (one page here), and reads every item.
     proxy.sent.length = 0;
-    expect((await alice.listItems(v.vaultId)).map((i) => i.name).sort()).toEqual(["n0", "n1", "n2"]);
+    expect((await alice.items.list(v.vaultId)).map((i) => i.name).sort()).toEqual(["n0", "n1", "n2"]);
     expect(
       proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path.replace(/since=\d+/, "since=N")),
     ).toEqual([`/vaults/${v.vaultId}/items?since=N`]);
@@ -704,42 +706,42 @@ describe.each(SQL_ENGINES)("a dishonest server against the SDK, on %s", (_engine
           : edit(method, path, body, status);
     proxy.edit = toPages(honest);
     proxy.sent.length = 0;
-    expect(await alice.listItems(v.vaultId)).toHaveLength(3);
+    expect(await alice.items.list(v.vaultId)).toHaveLength(3);
     expect(
       proxy.sent.filter((r) => r.path.startsWith(`/vaults/${v.vaultId}/items`)).map((r) => r.path.replace(/since=\d+/, "since=N")),
     ).toEqual([`/vaults/${v.vaultId}/items?since=N`, `/vaults/${v.vaultId}/items?limit=500`]);
     // The same page again and again, each time claiming another follows.
     // (A cursor the service accepts: the place of the first item, so the service answers again what follows it.)
-    const first = (await alice.listItems(v.vaultId))[0]!;
+    const first = (await alice.items.list(v.vaultId))[0]!;
     const back = Buffer.from(`${first.createdAt} ${first.itemId}`).toString("base64url");
     proxy.edit = toPages((method, path, body, status) =>
       method === "GET" && listing(path) && status === 200 ? { items: body.items, next: back } : body,
     );
-    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "ITEM_MISMATCH" }); // an item listed twice
+    await expect(alice.items.list(v.vaultId)).rejects.toMatchObject({ code: "ITEM_MISMATCH" }); // an item listed twice
     // The items reordered.
     proxy.edit = toPages((method, path, body) => (method === "GET" && listing(path) ? { items: [...body.items].reverse() } : body));
-    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    await expect(alice.items.list(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     // An empty page that says another follows.
     proxy.edit = toPages((method, path, body) => (method === "GET" && listing(path) ? { items: [], next: back } : body));
-    await expect(alice.listItems(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    await expect(alice.items.list(v.vaultId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     proxy.edit = honest;
-    expect(await alice.listItems(v.vaultId)).toHaveLength(3);
+    expect(await alice.items.list(v.vaultId)).toHaveLength(3);
   });
 
   test("16. a rekey that lands while the item list is read: the list is read again under the new key, not reported as tampered", async () => {
-    const v = await alice.createVault("Team 16", "shared");
-    await alice.addItem(v.vaultId, { name: "x", fields: { pw: "1" } });
+    const v = await alice.vaults.create("Team 16", "shared");
+    await alice.items.add(v.vaultId, { name: "x", fields: { pw: "1" } });
     let rekeyed = false;
     const racing: typeof fetch = async (input, init) => {
       if (!rekeyed && String(input).includes(`/vaults/${v.vaultId}/items?`)) {
         rekeyed = true;
-        await alice.rekey(v.vaultId); // after the reader opened the key, before its first page
+        await alice.vaults.rekey(v.vaultId); // after the reader opened the key, before its first page
       }
       return fetch(input, init);
     };
     const reader = new VaultClient({ ...newDevice(), baseUrl: proxy.url, fetch: racing });
     await reader.login(alice.account.email, PASSWORD);
-    expect((await reader.listItems(v.vaultId)).map((i) => i.name)).toEqual(["x"]);
+    expect((await reader.items.list(v.vaultId)).map((i) => i.name)).toEqual(["x"]);
     expect(rekeyed).toBe(true);
   });
 });

@@ -32,19 +32,19 @@ describe.each(SQL_ENGINES)("the exposure report on %s", (_engine, openDatabase) 
   });
 
   test("exactly what the removed member could read, each cleared once changed; a server's dates or a cut roster change nothing", async () => {
-    const vault = await alice.createVault(`Handover ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
-    const a = await alice.addItem(vault.vaultId, { name: "aws", fields: { password: "a1" } });
-    await alice.editItem(vault.vaultId, a.itemId, { name: "aws", fields: { password: "a2" } });
-    const b = await alice.addItem(vault.vaultId, { name: "bank", fields: { password: "b1" } });
-    await carol.editItem(vault.vaultId, b.itemId, { name: "bank", fields: { password: "b2" } });
-    await alice.removeMember(vault.vaultId, carol.account.userId);
-    await alice.rekey(vault.vaultId);
-    await alice.addItem(vault.vaultId, { name: "new after", fields: { password: "n" } });
+    const vault = await alice.vaults.create(`Handover ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
+    const a = await alice.items.add(vault.vaultId, { name: "aws", fields: { password: "a1" } });
+    await alice.items.edit(vault.vaultId, a.itemId, { name: "aws", fields: { password: "a2" } });
+    const b = await alice.items.add(vault.vaultId, { name: "bank", fields: { password: "b1" } });
+    await carol.items.edit(vault.vaultId, b.itemId, { name: "bank", fields: { password: "b2" } });
+    await alice.members.remove(vault.vaultId, carol.account.userId);
+    await alice.vaults.rekey(vault.vaultId);
+    await alice.items.add(vault.vaultId, { name: "new after", fields: { password: "n" } });
 
     // Carol's last change reaches the audit log a moment after it is made.
     const before = await eventually("carol's change in the audit log", async () => {
-      const report = await alice.exposureReport(vault.vaultId, carol.account.userId);
+      const report = await alice.people.exposure(vault.vaultId, carol.account.userId);
       return report.lastActivity !== null && report;
     });
     expect(before.keyVersions).toEqual({ from: 1, to: 1 });
@@ -53,8 +53,8 @@ describe.each(SQL_ENGINES)("the exposure report on %s", (_engine, openDatabase) 
       ["bank", "exposed", 1],
     ]);
 
-    await alice.editItem(vault.vaultId, a.itemId, { name: "aws", fields: { password: "rotated" } });
-    const after = await alice.exposureReport(vault.vaultId, carol.account.userId);
+    await alice.items.edit(vault.vaultId, a.itemId, { name: "aws", fields: { password: "rotated" } });
+    const after = await alice.people.exposure(vault.vaultId, carol.account.userId);
     expect(after.items.map((i) => [i.name, i.status])).toEqual([
       ["bank", "exposed"],
       ["aws", "changed"],
@@ -67,14 +67,16 @@ describe.each(SQL_ENGINES)("the exposure report on %s", (_engine, openDatabase) 
         : body;
     const behind = new VaultClient({ baseUrl: server.url, pins, rosterHeads: heads, fetch: dishonest(redated) });
     await behind.login(alice.account.email, SDK_PASSWORD);
-    expect((await behind.exposureReport(vault.vaultId, carol.account.userId)).items.find((i) => i.name === "bank")!.status).toBe("exposed");
+    expect((await behind.people.exposure(vault.vaultId, carol.account.userId)).items.find((i) => i.name === "bank")!.status).toBe(
+      "exposed",
+    );
 
     // A roster without the removal (as if carol were still a member): refused, as this device saw it.
     const cut: Edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${vault.vaultId}/roster` ? { links: body.links.slice(0, 2) } : body;
     const cutClient = new VaultClient({ baseUrl: server.url, pins, rosterHeads: heads, fetch: dishonest(cut) });
     await cutClient.login(alice.account.email, SDK_PASSWORD);
-    await expect(cutClient.exposureReport(vault.vaultId, carol.account.userId)).rejects.toMatchObject({
+    await expect(cutClient.people.exposure(vault.vaultId, carol.account.userId)).rejects.toMatchObject({
       name: "SecurityError",
       code: "ROSTER_ROLLBACK",
     });

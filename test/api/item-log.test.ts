@@ -21,7 +21,7 @@ jest.setTimeout(120_000);
 
 const PASSWORD = SDK_PASSWORD;
 
-const logsOf = (c: VaultClient) => (c as unknown as { items: { logs: ItemLogs } }).items.logs;
+const logsOf = (c: VaultClient) => (c as unknown as { parts: { items: { logs: ItemLogs } } }).parts.items.logs;
 
 describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) => {
   let server: TestServer;
@@ -40,11 +40,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
 
   /** A shared vault of alice's, shared with carol (admin), holding `names` (each with a password), its log started by alice's listing. */
   async function team(names: string[]) {
-    const vault = await alice.createVault(`Team ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
+    const vault = await alice.vaults.create(`Team ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
     const items = [];
-    for (const name of names) items.push(await alice.addItem(vault.vaultId, { name, fields: { password: `${name}-1` } }));
-    await alice.listItems(vault.vaultId);
+    for (const name of names) items.push(await alice.items.add(vault.vaultId, { name, fields: { password: `${name}-1` } }));
+    await alice.items.list(vault.vaultId);
     return { vaultId: vault.vaultId, items };
   }
 
@@ -67,16 +67,16 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
 
   /** The attack is refused with `code`, the client sends no write to the vault, and the vault's items are as they were. */
   async function refused(vaultId: string, code: string, sent: Sent[], attack: () => Promise<unknown>) {
-    const before = await alice.listItems(vaultId);
+    const before = await alice.items.list(vaultId);
     await expect(attack()).rejects.toMatchObject({ name: "SecurityError", code });
     expect(writesTo(sent, vaultId)).toEqual([]);
-    expect(await alice.listItems(vaultId)).toEqual(before);
+    expect(await alice.items.list(vaultId)).toEqual(before);
   }
 
   test("an honest server: every write is a signed link, a fresh device verifies the log and the list, and reads each item", async () => {
     const { vaultId, items } = await team(["github", "aws"]);
-    await carol.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "github-2" } });
-    await carol.deleteItem(vaultId, items[1]!.itemId);
+    await carol.items.edit(vaultId, items[0]!.itemId, { name: "github", fields: { password: "github-2" } });
+    await carol.items.delete(vaultId, items[1]!.itemId);
     const log = await rawLog(vaultId);
     expect(log.links.map((l: ItemLink) => [l.seq, l.op])).toEqual([
       [0, "checkpoint"],
@@ -89,14 +89,14 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect(log.links[0].count).toBe(0);
     const fresh = new VaultClient({ baseUrl: server.url });
     await fresh.login(carol.account.email, PASSWORD);
-    expect((await fresh.listItems(vaultId)).map((i) => i.fields.password)).toEqual(["github-2"]);
-    expect((await fresh.getItem(vaultId, items[0]!.itemId)).fields.password).toBe("github-2");
+    expect((await fresh.items.list(vaultId)).map((i) => i.fields.password)).toEqual(["github-2"]);
+    expect((await fresh.items.get(vaultId, items[0]!.itemId)).fields.password).toBe("github-2");
   });
 
   test("an old revision served as current (its record as it was): ITEM_STALE, in the list and for the item", async () => {
     const { vaultId, items } = await team(["github", "aws"]);
     const old = await recordOf(vaultId, items[0]!.itemId);
-    await alice.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
+    await alice.items.edit(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
     const sent: Sent[] = [];
     const victim = await aliceBehind(
       (m, p, body) =>
@@ -107,14 +107,14 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
             : body,
       sent,
     );
-    await refused(vaultId, "ITEM_STALE", sent, () => victim.listItems(vaultId));
-    await refused(vaultId, "ITEM_STALE", sent, () => victim.getItem(vaultId, old.itemId));
+    await refused(vaultId, "ITEM_STALE", sent, () => victim.items.list(vaultId));
+    await refused(vaultId, "ITEM_STALE", sent, () => victim.items.get(vaultId, old.itemId));
   });
 
   test("an older revision's ciphertext labelled with the current revision: ITEM_HASH_MISMATCH, before anything is decrypted", async () => {
     const { vaultId, items } = await team(["github"]);
     const old = await recordOf(vaultId, items[0]!.itemId);
-    await alice.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
+    await alice.items.edit(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
     const sent: Sent[] = [];
     const swap = (i: any) => (i.itemId === old.itemId ? { ...i, encryptedData: old.encryptedData, encryptedName: old.encryptedName } : i);
     const victim = await aliceBehind(
@@ -126,12 +126,12 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
             : body,
       sent,
     );
-    await refused(vaultId, "ITEM_HASH_MISMATCH", sent, () => victim.listItems(vaultId));
-    await refused(vaultId, "ITEM_HASH_MISMATCH", sent, () => victim.getItem(vaultId, old.itemId));
+    await refused(vaultId, "ITEM_HASH_MISMATCH", sent, () => victim.items.list(vaultId));
+    await refused(vaultId, "ITEM_HASH_MISMATCH", sent, () => victim.items.get(vaultId, old.itemId));
     // An edit behind it is refused before it is sent: it would be signed over the old ciphertext.
     await refused(vaultId, "ITEM_HASH_MISMATCH", sent, async () => {
-      await victim.listItems(vaultId);
-      await victim.editItem(vaultId, old.itemId, { name: "github", fields: { password: "x" } });
+      await victim.items.list(vaultId);
+      await victim.items.edit(vaultId, old.itemId, { name: "github", fields: { password: "x" } });
     });
   });
 
@@ -144,14 +144,14 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
         m === "GET" && p === `/vaults/${vaultId}/items` ? { ...body, items: body.items.filter((i: any) => i.itemId !== dropped) } : body,
       sent,
     );
-    await expect(victim.listItems(vaultId)).rejects.toThrow(dropped);
-    await refused(vaultId, "ITEM_DROPPED", sent, () => victim.listItems(vaultId));
+    await expect(victim.items.list(vaultId)).rejects.toThrow(dropped);
+    await refused(vaultId, "ITEM_DROPPED", sent, () => victim.items.list(vaultId));
   });
 
   test("a deleted item brought back: ITEM_RESURRECTED, in the list and for the item", async () => {
     const { vaultId, items } = await team(["github", "old-server"]);
     const gone = await recordOf(vaultId, items[1]!.itemId);
-    await carol.deleteItem(vaultId, gone.itemId);
+    await carol.items.delete(vaultId, gone.itemId);
     const sent: Sent[] = [];
     const victim = await aliceBehind(
       (m, p, body) =>
@@ -167,8 +167,8 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
             : body,
       sent,
     );
-    await refused(vaultId, "ITEM_RESURRECTED", sent, () => victim.listItems(vaultId));
-    await refused(vaultId, "ITEM_RESURRECTED", sent, () => victim.getItem(vaultId, gone.itemId));
+    await refused(vaultId, "ITEM_RESURRECTED", sent, () => victim.items.list(vaultId));
+    await refused(vaultId, "ITEM_RESURRECTED", sent, () => victim.items.get(vaultId, gone.itemId));
   });
 
   test("the log rolled back (its last links and their writes withheld): ITEM_LOG_ROLLBACK, and no write is signed on the old head", async () => {
@@ -176,7 +176,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const before = await rawLog(vaultId);
     const cut = before.links.length;
     const itemsBefore = (await api.get(`/vaults/${vaultId}/items`, { token: alice.http.currentTokens!.accessToken })).body.items;
-    await alice.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
+    await alice.items.edit(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
     const sent: Sent[] = [];
     const victim = await aliceBehind(
       (m, p, body) =>
@@ -187,14 +187,14 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
             : body,
       sent,
     );
-    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.listItems(vaultId));
-    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.addItem(vaultId, { name: "new", fields: {} }));
+    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.items.list(vaultId));
+    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.items.add(vaultId, { name: "new", fields: {} }));
     // And a log that is gone altogether, after this device saw one.
     const erased = await aliceBehind(
       (m, p, body) => (m === "GET" && p === `/vaults/${vaultId}/item-log` ? { links: [], baseSeq: null, next: null } : body),
       sent,
     );
-    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => erased.listItems(vaultId));
+    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => erased.items.list(vaultId));
   });
 
   test("a forked log (another link at a seq this device saw, validly signed by a member): ITEM_LOG_ROLLBACK", async () => {
@@ -203,7 +203,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const last = parseItemLink(log.links.at(-1));
     // The server kept back a write carol signed on the same head, and shows it in place of the one alice saw.
     const carolLogs = logsOf(carol);
-    const followed = (await carolLogs.follow(vaultId, (await carol.verifiedRoster(vaultId))!))!;
+    const followed = (await carolLogs.follow(vaultId, (await carol.members.roster(vaultId))!))!;
     const headBefore = { ...followed.head, seq: last.seq - 1, head: last.prev };
     const other = await carolLogs.sign(
       headBefore,
@@ -219,17 +219,17 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
           : body,
       sent,
     );
-    await expect(victim.listItems(vaultId)).rejects.toThrow(/forked/);
-    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.listItems(vaultId));
+    await expect(victim.items.list(vaultId)).rejects.toThrow(/forked/);
+    await refused(vaultId, "ITEM_LOG_ROLLBACK", sent, () => victim.items.list(vaultId));
   });
 
   test("a forked roster (another link at a seq, validly signed), shown to a device that never saw the real one: the item log's roster heads catch it", async () => {
     const { vaultId } = await team(["github"]);
-    const real = (await alice.verifiedRoster(vaultId))!.links;
+    const real = (await alice.members.roster(vaultId))!.links;
     // Alice's own add of carol, signed again at another time: the same members and roles, another hash.
     const keys = (
-      alice as unknown as { core: { requireKeys(): { signingPrivateKey: Parameters<typeof signLink>[1] } } }
-    ).core.requireKeys();
+      alice as unknown as { parts: { core: { requireKeys(): { signingPrivateKey: Parameters<typeof signLink>[1] } } } }
+    ).parts.core.requireKeys();
     const { sig: _sig, ...unsigned } = real[1]!;
     const forkedLink = await signLink({ ...unsigned, at: "2020-01-01T00:00:00.000Z" }, keys.signingPrivateKey);
     const sent: Sent[] = [];
@@ -241,9 +241,9 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       ),
     });
     await device.login(alice.account.email, PASSWORD);
-    expect((await device.verifiedRoster(vaultId))!.state.members.size).toBe(2);
-    await expect(device.listItems(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK", message: expect.stringMatching(/a fork/) });
-    await expect(device.addItem(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
+    expect((await device.members.roster(vaultId))!.state.members.size).toBe(2);
+    await expect(device.items.list(vaultId)).rejects.toMatchObject({ code: "ROSTER_ROLLBACK", message: expect.stringMatching(/a fork/) });
+    await expect(device.items.add(vaultId, { name: "x", fields: {} })).rejects.toMatchObject({ code: "ROSTER_ROLLBACK" });
     expect(writesTo(sent, vaultId)).toEqual([]);
   });
 
@@ -266,9 +266,9 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       return c;
     };
     const forged = await carolBehind((l) => ({ ...l, at: "2020-01-01T00:00:00.000Z" }));
-    await expect(forged.listItems(vaultId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
+    await expect(forged.items.list(vaultId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
     const future = await carolBehind((l) => ({ ...l, rosterSeq: 99 }));
-    await expect(future.listItems(vaultId)).rejects.toMatchObject({
+    await expect(future.items.list(vaultId)).rejects.toMatchObject({
       code: "ITEM_LOG_BROKEN",
       message: expect.stringMatching(/roster link 99/),
     });
@@ -285,19 +285,19 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
           : body,
       sent,
     );
-    await expect(forkedForAlice.listItems(vaultId)).rejects.toMatchObject({ code: "ITEM_LOG_ROLLBACK" });
+    await expect(forkedForAlice.items.list(vaultId)).rejects.toMatchObject({ code: "ITEM_LOG_ROLLBACK" });
     expect(writesTo(sent, vaultId)).toEqual([]);
   });
 
   test("forks become visible: two members' fingerprints agree on one history, and differ when one is shown an older, self-consistent one", async () => {
     const { vaultId, items } = await team(["github"]);
-    await carol.editItem(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
-    await alice.listItems(vaultId);
-    await carol.listItems(vaultId);
-    const fingerprint = await alice.vaultFingerprint(vaultId);
+    await carol.items.edit(vaultId, items[0]!.itemId, { name: "github", fields: { password: "rotated" } });
+    await alice.items.list(vaultId);
+    await carol.items.list(vaultId);
+    const fingerprint = await alice.vaults.fingerprint(vaultId);
     expect(fingerprint).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){4}$/);
-    expect(await carol.vaultFingerprint(vaultId)).toBe(fingerprint);
-    expect((await carol.verifyVault(vaultId)).fingerprint).toBe(fingerprint);
+    expect(await carol.vaults.fingerprint(vaultId)).toBe(fingerprint);
+    expect((await carol.vaults.verify(vaultId)).fingerprint).toBe(fingerprint);
     // A new device of carol's (no head seen) is shown the log without its last link: a history consistent on its own.
     const cut = (await rawLog(vaultId)).links.length - 1;
     const forked = new VaultClient({
@@ -311,7 +311,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       ),
     });
     await forked.login(carol.account.email, PASSWORD);
-    const shown = await forked.vaultFingerprint(vaultId);
+    const shown = await forked.vaults.fingerprint(vaultId);
     expect(shown).toMatch(/^[0-9a-f]{4}( [0-9a-f]{4}){4}$/);
     expect(shown).not.toBe(fingerprint);
   });
@@ -319,11 +319,11 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
   test("a checkpoint a member signed over another item set (a deleted item back): ITEM_LOG_BROKEN for a client that holds the set", async () => {
     const { vaultId, items } = await team(["github", "old-server"]);
     const gone = await recordOf(vaultId, items[1]!.itemId);
-    await alice.deleteItem(vaultId, gone.itemId);
-    await alice.listItems(vaultId);
+    await alice.items.delete(vaultId, gone.itemId);
+    await alice.items.list(vaultId);
     // Carol signs a checkpoint naming the deleted item too; the server shows it to alice as the log's next link.
     const carolLogs = logsOf(carol);
-    const head = (await carolLogs.follow(vaultId, (await carol.verifiedRoster(vaultId))!))!.head;
+    const head = (await carolLogs.follow(vaultId, (await carol.members.roster(vaultId))!))!.head;
     const kept = await recordOf(vaultId, items[0]!.itemId);
     const forgedSet = await itemSetDigest([
       [kept.itemId, { revision: kept.revision, sha256: await itemDigest(kept) }],
@@ -332,7 +332,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const checkpoint = await carolLogs.sign(
       head,
       { op: "checkpoint", count: 2, setDigest: forgedSet },
-      (await carol.verifiedRoster(vaultId))!.state,
+      (await carol.members.roster(vaultId))!.state,
     );
     const sent: Sent[] = [];
     let lying = false;
@@ -351,9 +351,9 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       ),
     });
     await victim.login(alice.account.email, PASSWORD);
-    await victim.listItems(vaultId); // an honest first read: the set, verified and kept
+    await victim.items.list(vaultId); // an honest first read: the set, verified and kept
     lying = true;
-    await expect(victim.listItems(vaultId)).rejects.toMatchObject({
+    await expect(victim.items.list(vaultId)).rejects.toMatchObject({
       code: "ITEM_LOG_BROKEN",
       message: expect.stringMatching(/checkpoint/),
     });
@@ -368,8 +368,8 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const unlinked = await put({ encryptedData: record.encryptedData, encryptedName: record.encryptedName });
     expect([unlinked.status, unlinked.body.error.field]).toEqual([400, "itemLink"]);
     const logs = logsOf(alice);
-    const head = (await logs.follow(vaultId, (await alice.verifiedRoster(vaultId))!))!.head;
-    const roster = (await alice.verifiedRoster(vaultId))!.state;
+    const head = (await logs.follow(vaultId, (await alice.members.roster(vaultId))!))!.head;
+    const roster = (await alice.members.roster(vaultId))!.state;
     const link = ({ rosterSeq = roster.seq, rosterHead = roster.head, ...fields }: Partial<ItemLink> = {}) =>
       logs.sign(
         head,
@@ -417,7 +417,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect([again.status, again.body.error.field]).toEqual([409, "itemLink.seq"]);
     // The SDK, holding the old head, signs again on the new one.
     await logs.saw(good.itemLink);
-    await expect(carol.editItem(vaultId, record.itemId, { name: "github", fields: { password: "after" } })).resolves.toMatchObject({
+    await expect(carol.items.edit(vaultId, record.itemId, { name: "github", fields: { password: "after" } })).resolves.toMatchObject({
       revision: 3,
     });
     const del = await api.delete(`/vaults/${vaultId}/items/${record.itemId}`, { token });
@@ -454,10 +454,10 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     await Promise.all(
       writers.flatMap((w, wi) =>
         Array.from({ length: 6 }, async (_, i) => {
-          const item = await w.addItem(vaultId, { name: `w${wi}-${i}`, fields: { n: String(i) } });
+          const item = await w.items.add(vaultId, { name: `w${wi}-${i}`, fields: { n: String(i) } });
           acknowledged.push({ itemId: item.itemId, revision: item.revision });
           if (i % 2 === 0) {
-            const edited = await w.editItem(vaultId, item.itemId, { name: `w${wi}-${i}`, fields: { n: `${i}!` } });
+            const edited = await w.items.edit(vaultId, item.itemId, { name: `w${wi}-${i}`, fields: { n: `${i}!` } });
             acknowledged.push({ itemId: edited.itemId, revision: edited.revision });
           }
         }),
@@ -475,22 +475,22 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     expect(logged.sort()).toEqual([...acknowledged.map((a) => `${a.itemId}@${a.revision}`), `${items[0]!.itemId}@1`].sort());
     const fresh = new VaultClient({ baseUrl: server.url });
     await fresh.login(carol.account.email, PASSWORD);
-    expect(await fresh.listItems(vaultId)).toHaveLength(19);
+    expect(await fresh.items.list(vaultId)).toHaveLength(19);
   });
 
   test("checkpoints: a member signs one after enough links; a new device reads from it, and an untouched item dropped is ITEM_SET_MISMATCH", async () => {
     const { vaultId, items } = await team(["a", "b", "c"]);
     const frequent = new VaultClient({ baseUrl: server.url, checkpointEvery: 4 });
     await frequent.login(carol.account.email, PASSWORD);
-    for (let i = 0; i < 4; i++) await frequent.editItem(vaultId, items[0]!.itemId, { name: "a", fields: { password: `a-${i}` } });
-    await frequent.listItems(vaultId);
+    for (let i = 0; i < 4; i++) await frequent.items.edit(vaultId, items[0]!.itemId, { name: "a", fields: { password: `a-${i}` } });
+    await frequent.items.list(vaultId);
     const log = await api.get(`/vaults/${vaultId}/item-log`, { token: alice.http.currentTokens!.accessToken });
     // Without `from`, the server answers from the last checkpoint: that one link.
     expect(log.body.links.map((l: ItemLink) => l.op)).toEqual(["checkpoint"]);
     expect(log.body.baseSeq).toBe(log.body.links[0].seq);
     // One more write and listing: fewer than 4 links since that checkpoint, so no new one.
-    await frequent.editItem(vaultId, items[0]!.itemId, { name: "a", fields: { password: "a-after" } });
-    await frequent.listItems(vaultId);
+    await frequent.items.edit(vaultId, items[0]!.itemId, { name: "a", fields: { password: "a-after" } });
+    await frequent.items.list(vaultId);
     const after = await api.get(`/vaults/${vaultId}/item-log`, { token: alice.http.currentTokens!.accessToken });
     expect(after.body.links.map((l: ItemLink) => l.op)).toEqual(["checkpoint", "update"]);
     const newcomer = new VaultClient({ baseUrl: server.url });
@@ -498,7 +498,7 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
     const read: Sent[] = [];
     const reader = new VaultClient({ baseUrl: server.url, fetch: dishonest((_m, _p, b) => b, read) });
     await reader.login(carol.account.email, PASSWORD);
-    expect((await reader.listItems(vaultId)).map((i) => i.name).sort()).toEqual(["a", "b", "c"]);
+    expect((await reader.items.list(vaultId)).map((i) => i.name).sort()).toEqual(["a", "b", "c"]);
     expect(read.filter((s) => s.path.endsWith("/item-log")).length).toBeGreaterThan(0);
     const sent: Sent[] = [];
     const victim = new VaultClient({
@@ -512,20 +512,20 @@ describe.each(SQL_ENGINES)("the signed item log on %s", (_engine, openDatabase) 
       ),
     });
     await victim.login(carol.account.email, PASSWORD);
-    await expect(victim.listItems(vaultId)).rejects.toMatchObject({ code: "ITEM_SET_MISMATCH" });
+    await expect(victim.items.list(vaultId)).rejects.toMatchObject({ code: "ITEM_SET_MISMATCH" });
     expect(writesTo(sent, vaultId)).toEqual([]);
   });
 
   test("a rekey appends its link (the new item set's digest); the log and list verify after it on a new device", async () => {
     const { vaultId, items } = await team(["a", "b"]);
-    await alice.deleteItem(vaultId, items[1]!.itemId);
-    await alice.rekey(vaultId);
+    await alice.items.delete(vaultId, items[1]!.itemId);
+    await alice.vaults.rekey(vaultId);
     const log = await api.get(`/vaults/${vaultId}/item-log`, { token: alice.http.currentTokens!.accessToken });
     expect(log.body.links.map((l: ItemLink) => [l.op, l.keyVersion, l.count])).toEqual([["rekey", 2, 1]]);
     const fresh = new VaultClient({ baseUrl: server.url });
     await fresh.login(carol.account.email, PASSWORD);
-    expect((await fresh.listItems(vaultId)).map((i) => i.name)).toEqual(["a"]);
-    await fresh.addItem(vaultId, { name: "after", fields: {} });
-    expect(await alice.listItems(vaultId)).toHaveLength(2);
+    expect((await fresh.items.list(vaultId)).map((i) => i.name)).toEqual(["a"]);
+    await fresh.items.add(vaultId, { name: "after", fields: {} });
+    expect(await alice.items.list(vaultId)).toHaveLength(2);
   });
 });

@@ -86,7 +86,7 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     const people: VaultClient[] = [];
     for (const name of names) {
       const email = `${name}-${tag}@example.test`;
-      const invite = await ada.createInvite(email, "member");
+      const invite = await ada.invites.create(email, "member");
       const person = device();
       await person.register({ email, password: PASSWORD, kdf: TEST_KDF, invite: invite.code });
       people.push(person);
@@ -103,17 +103,17 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     const adaLaptop = device(laptop);
     await adaLaptop.login(ada.account.email, PASSWORD);
 
-    const team = await ada.createVault("Team");
-    await ada.addItem(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
-    await ada.share(team.vaultId, bob.account.userId);
-    const diary = await ada.createVault("Diary", "personal");
-    await ada.addItem(diary.vaultId, { name: "Bank", fields: { password: "hunter2" } });
-    const bobs = await bob.createVault("Bob's");
-    await bob.addItem(bobs.vaultId, { name: "Wiki", fields: { password: "wiki pass" } });
-    await bob.share(bobs.vaultId, adaId);
+    const team = await ada.vaults.create("Team");
+    await ada.items.add(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
+    await ada.members.share(team.vaultId, bob.account.userId);
+    const diary = await ada.vaults.create("Diary", "personal");
+    await ada.items.add(diary.vaultId, { name: "Bank", fields: { password: "hunter2" } });
+    const bobs = await bob.vaults.create("Bob's");
+    await bob.items.add(bobs.vaultId, { name: "Wiki", fields: { password: "wiki pass" } });
+    await bob.members.share(bobs.vaultId, adaId);
     // Bob has seen Ada's keys (pinned on first use) and her item.
-    expect((await bob.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
-    const before = await bob.fingerprint(adaId);
+    expect((await bob.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    const before = await bob.keys.fingerprint(adaId);
 
     const prelogin = () =>
       ada.http.request<{ kdf: unknown; kdfStatement: { version: number } }>("GET", "/auth/prelogin", {
@@ -121,60 +121,60 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
         query: { email: ada.account.email },
       });
     const preloginBefore = await prelogin();
-    const rotated = await ada.rotateKeys();
+    const rotated = await ada.keys.rotate();
     expect(rotated).toMatchObject({ keyVersion: 2, accountVersion: 2, sessionsEnded: 1, vaults: 3 });
     // Prelogin answers as before (the same parameters, at the same statement version): a rotation does not show there.
     expect((await prelogin()).kdfStatement.version).toBe(preloginBefore.kdfStatement.version);
     expect((await prelogin()).kdf).toEqual(preloginBefore.kdf);
     expect(rotated.fingerprint).not.toBe(before.current);
-    expect((await ada.keyLog(adaId)).map((e) => e.version)).toEqual([1, 2]);
+    expect((await ada.keys.log(adaId)).map((e) => e.version)).toEqual([1, 2]);
 
     // The laptop's session ended with the rotation.
-    expect(await refusal(adaLaptop.listVaults())).toEqual([401, "UNAUTHORIZED", undefined]);
+    expect(await refusal(adaLaptop.vaults.list())).toEqual([401, "UNAUTHORIZED", undefined]);
     // Bob follows the signed step: no warning, the new keys pinned; the item Ada signed before the rotation still verifies.
-    expect((await bob.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
-    expect(await bob.fingerprint(adaId)).toMatchObject({ current: rotated.fingerprint, pinned: rotated.fingerprint });
+    expect((await bob.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect(await bob.keys.fingerprint(adaId)).toMatchObject({ current: rotated.fingerprint, pinned: rotated.fingerprint });
     // Ada, with her new keys, writes and opens everything; Bob reads what she writes now.
-    await ada.addItem(team.vaultId, { name: "AWS", fields: { password: "after rotation" } });
-    expect((await bob.listItems(team.vaultId)).map((i) => i.fields.password).sort()).toEqual(["after rotation", "team secret"]);
-    expect((await ada.listItems(bobs.vaultId)).map((i) => i.fields.password)).toEqual(["wiki pass"]);
+    await ada.items.add(team.vaultId, { name: "AWS", fields: { password: "after rotation" } });
+    expect((await bob.items.list(team.vaultId)).map((i) => i.fields.password).sort()).toEqual(["after rotation", "team secret"]);
+    expect((await ada.items.list(bobs.vaultId)).map((i) => i.fields.password)).toEqual(["wiki pass"]);
     // Bob shares with her now: his wrap goes to her new keys.
-    const later = await bob.createVault("Later");
-    await bob.share(later.vaultId, adaId);
-    await ada.openVault(await ada.getVault(later.vaultId));
+    const later = await bob.vaults.create("Later");
+    await bob.members.share(later.vaultId, adaId);
+    await ada.vaults.open(await ada.vaults.get(later.vaultId));
 
     // Her laptop logs in again: it remembered the old keys, and follows her signed log to the new ones.
     const again = device(laptop);
     await again.login(ada.account.email, PASSWORD);
-    expect((await again.listItems(diary.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
-    expect((await again.listItems(team.vaultId)).map((i) => i.fields.password).sort()).toEqual(["after rotation", "team secret"]);
+    expect((await again.items.list(diary.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
+    expect((await again.items.list(team.vaultId)).map((i) => i.fields.password).sort()).toEqual(["after rotation", "team secret"]);
     // A device that never saw her logs in and reads everything too.
     const fresh = device();
     await fresh.login(ada.account.email, PASSWORD);
-    expect((await fresh.listItems(bobs.vaultId)).map((i) => i.fields.password)).toEqual(["wiki pass"]);
+    expect((await fresh.items.list(bobs.vaultId)).map((i) => i.fields.password)).toEqual(["wiki pass"]);
 
     // And once more: the log grows by one signed step, and Bob follows two steps at once.
-    const third = await ada.rotateKeys();
+    const third = await ada.keys.rotate();
     expect(third.keyVersion).toBe(3);
     const bobLater = device({ pins: new MemoryPinStore() });
     await bobLater.login(bob.account.email, PASSWORD);
-    expect((await bob.listItems(team.vaultId)).length).toBe(2);
-    expect((await bobLater.listItems(team.vaultId)).length).toBe(2);
+    expect((await bob.items.list(team.vaultId)).length).toBe(2);
+    expect((await bobLater.items.list(team.vaultId)).length).toBe(2);
 
     // A new master password after the rotations (new KDF salt, signed by her newest key): the laptop, which
     // remembers her version-2 key, follows her log at prelogin to the key that signed the new parameters.
     await ada.changePassword(PASSWORD, "a new master password for Ada 2026");
     const afterChange = device(laptop);
     await afterChange.login(ada.account.email, "a new master password for Ada 2026");
-    expect((await afterChange.listItems(diary.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
+    expect((await afterChange.items.list(diary.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
   });
 
   test("refused whole: an older read, a vault or a re-signed wrap left out, a step not signed by the current key, reused keys; nothing half-written", async () => {
     const { ada, people } = await org("bob");
     const bob = people[0]!;
-    const team = await ada.createVault("Team");
-    await ada.share(team.vaultId, bob.account.userId);
-    await ada.createVault("Diary", "personal");
+    const team = await ada.vaults.create("Team");
+    await ada.members.share(team.vaultId, bob.account.userId);
+    await ada.vaults.create("Diary", "personal");
     const oldKeys = await keyFingerprint(ada.account);
     const v1Keys = await openAccountKeys(ada.exportStretchedKey(), ada.account);
 
@@ -182,7 +182,7 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     const { held, fetcher } = holding();
     const holder = device({ fetch: fetcher });
     await holder.login(ada.account.email, PASSWORD);
-    expect(await refusal(holder.rotateKeys())).toEqual([503, "UNAVAILABLE", undefined]);
+    expect(await refusal(holder.keys.rotate())).toEqual([503, "UNAVAILABLE", undefined]);
     const genuine = held[0]!.body;
     // Sent from another session of hers (the holder's fetch holds every rotation).
     const sender = device();
@@ -215,13 +215,13 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
     const check = device();
     await check.login(ada.account.email, PASSWORD);
     expect(await keyFingerprint(check.account)).toBe(oldKeys);
-    expect((await check.keyLog(ada.account.userId)).length).toBe(1);
+    expect((await check.keys.log(ada.account.userId)).length).toBe(1);
 
     // A vault shared with her after the rotation was read: left out of it, so refused (the SDK reads again).
-    const late = await bob.createVault("Shared late");
-    await bob.share(late.vaultId, ada.account.userId);
+    const late = await bob.vaults.create("Shared late");
+    await bob.members.share(late.vaultId, ada.account.userId);
     expect(await refusal(send(genuine))).toEqual([409, "CONFLICT", "vaults"]);
-    await ada.removeMember(late.vaultId, ada.account.userId);
+    await ada.members.remove(late.vaultId, ada.account.userId);
     // Someone outside her organization has no key log she may read.
     const stranger = device();
     await stranger.register({
@@ -256,43 +256,43 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
   test("a vault she left before rotating: the wraps she made there, signed by her old key, still open for the others", async () => {
     const { ada, people } = await org("bob", "cy");
     const [bob, cy] = people as [VaultClient, VaultClient];
-    const club = await ada.createVault("Club");
-    await ada.addItem(club.vaultId, { name: "Door", fields: { password: "1234" } });
-    await ada.share(club.vaultId, bob.account.userId);
-    await ada.share(club.vaultId, cy.account.userId, "admin");
-    await ada.changeRole(club.vaultId, cy.account.userId, "owner");
-    await ada.removeMember(club.vaultId, ada.account.userId);
-    await ada.rotateKeys();
+    const club = await ada.vaults.create("Club");
+    await ada.items.add(club.vaultId, { name: "Door", fields: { password: "1234" } });
+    await ada.members.share(club.vaultId, bob.account.userId);
+    await ada.members.share(club.vaultId, cy.account.userId, "admin");
+    await ada.members.changeRole(club.vaultId, cy.account.userId, "owner");
+    await ada.members.remove(club.vaultId, ada.account.userId);
+    await ada.keys.rotate();
     // Bob's wrap is still the one Ada made, signed by her first key; the roster vouches for it, her log for that key.
-    expect((await bob.listItems(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
+    expect((await bob.items.list(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
     // Cy, its owner now, rekeys it (Ada still held the key): her own wrap opens, as the rekey needs.
-    expect((await cy.rekey(club.vaultId)).keyVersion).toBe(2);
-    expect((await bob.listItems(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
+    expect((await cy.vaults.rekey(club.vaultId)).keyVersion).toBe(2);
+    expect((await bob.items.list(club.vaultId)).map((i) => i.fields.password)).toEqual(["1234"]);
   });
 
   test("a rotation racing a rekey of a vault it holds: both land, one after the other, and both keys open it", async () => {
     const { ada, people } = await org("bob");
     const bob = people[0]!;
-    const team = await ada.createVault("Team");
-    await ada.addItem(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
-    await ada.share(team.vaultId, bob.account.userId);
-    await bob.listItems(team.vaultId);
-    const [rotation, rekey] = await Promise.allSettled([bob.rotateKeys(), ada.rekey(team.vaultId)]);
+    const team = await ada.vaults.create("Team");
+    await ada.items.add(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
+    await ada.members.share(team.vaultId, bob.account.userId);
+    await bob.items.list(team.vaultId);
+    const [rotation, rekey] = await Promise.allSettled([bob.keys.rotate(), ada.vaults.rekey(team.vaultId)]);
     expect(rotation.status).toBe("fulfilled");
     expect(rekey.status).toBe("fulfilled");
     // Whichever came first, Bob's wrap is to his new keys and of the vault's current key.
     const fresh = device();
     await fresh.login(bob.account.email, PASSWORD);
-    expect((await fresh.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
-    expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
-    expect((await ada.getVault(team.vaultId)).keyVersion).toBe(2);
+    expect((await fresh.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect((await ada.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect((await ada.vaults.get(team.vaultId)).keyVersion).toBe(2);
 
     // A roster change landing between the rotation's reads and its request: refused naming the vault's link, read again, done.
     let renamed = false;
     const renaming: typeof fetch = async (input, init) => {
       if (!renamed && String(input).endsWith("/users/me/keys") && init?.method === "POST") {
         renamed = true;
-        await ada.renameVault(team.vaultId, "Team, renamed");
+        await ada.vaults.rename(team.vaultId, "Team, renamed");
       }
       return fetch(input, init);
     };
@@ -305,15 +305,15 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
       },
     });
     await bobAgain.login(bob.account.email, PASSWORD);
-    expect((await bobAgain.rotateKeys()).keyVersion).toBe(3);
+    expect((await bobAgain.keys.rotate()).keyVersion).toBe(3);
     expect(sent).toEqual([400, 200]);
-    expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect((await ada.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
 
     // A share to Bob while he rotates, between the lookup of his keys and the request: refused for naming
     // his old keys, looked up again (his signed log followed), and sent to his new keys.
     const adaDevice = device();
     await adaDevice.login(ada.account.email, PASSWORD);
-    const later = await adaDevice.createVault("Later");
+    const later = await adaDevice.vaults.create("Later");
     let rotatedFirst = false;
     const shares: number[] = [];
     const adaSharing = device({
@@ -321,7 +321,7 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
         if (String(input).endsWith(`/vaults/${later.vaultId}/members`) && init?.method === "POST") {
           if (!rotatedFirst) {
             rotatedFirst = true;
-            await bobAgain.rotateKeys();
+            await bobAgain.keys.rotate();
           }
           const res = await fetch(input, init);
           shares.push(res.status);
@@ -331,24 +331,24 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
       },
     });
     await adaSharing.login(ada.account.email, PASSWORD);
-    await adaSharing.listItems(team.vaultId);
-    await adaSharing.share(later.vaultId, bob.account.userId);
+    await adaSharing.items.list(team.vaultId);
+    await adaSharing.members.share(later.vaultId, bob.account.userId);
     expect(shares).toEqual([400, 204]);
-    await bobAgain.openVault(await bobAgain.getVault(later.vaultId));
+    await bobAgain.vaults.open(await bobAgain.vaults.get(later.vaultId));
   });
 
   test("a dishonest server: a key without a signed step stays KEY_CHANGED; a followed log rolled back or forked is refused", async () => {
     const { ada, people } = await org("bob");
     const bob = people[0]!;
     const adaId = ada.account.userId;
-    const team = await ada.createVault("Team");
-    await ada.addItem(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
-    await ada.share(team.vaultId, bob.account.userId);
-    await bob.listItems(team.vaultId);
+    const team = await ada.vaults.create("Team");
+    await ada.items.add(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
+    await ada.members.share(team.vaultId, bob.account.userId);
+    await bob.items.list(team.vaultId);
     // What an attacker who stole Ada's first keys holds: her version-1 private keys.
     const stolen = await openAccountKeys(ada.exportStretchedKey(), ada.account);
     const v1 = (await bob.http.request<{ entries: KeyLogEntry[] }>("GET", `/users/${adaId}/key-log`)).entries[0]!;
-    const v1Bundle = await bob.userKeys(adaId);
+    const v1Bundle = await bob.keys.of(adaId);
 
     // Mallory's keys served as Ada's, with no step, or with a step only Mallory signed.
     const mallory = await (async () => {
@@ -370,50 +370,50 @@ describe.each(SQL_ENGINES)("key rotation, on %s", (_engine, openDatabase) => {
       return { ...rest, ...mallory.bundle };
     };
     proxy.edit = (_m, path, body) => (path === keysPath ? asMallory(body) : body);
-    expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_CHANGED");
+    expect(await securityProblem(bob.keys.of(adaId))).toBe("KEY_CHANGED");
     const forgedStep = await signKeyLogStep(v1, { ...mallory.bundle, at: new Date().toISOString() }, mallory.key, mallory.key);
     proxy.edit = (_m, path, body) => (path === keysPath ? asMallory(body) : path === logPath ? { entries: [v1, forgedStep] } : body);
-    expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_LOG_BROKEN");
+    expect(await securityProblem(bob.keys.of(adaId))).toBe("KEY_LOG_BROKEN");
     proxy.edit = (_m, _p, body) => body;
 
     // A second device of Bob's that pinned her first keys and has not met her since.
     const bobTablet = device({ pins: new MemoryPinStore() });
     await bobTablet.login(bob.account.email, PASSWORD);
-    await bobTablet.listItems(team.vaultId);
-    const bobsOwn = await bob.createVault("Bob's own");
+    await bobTablet.items.list(team.vaultId);
+    const bobsOwn = await bob.vaults.create("Bob's own");
 
     // The genuine rotation: followed.
-    const rotated = await ada.rotateKeys();
-    expect((await bob.userKeys(adaId)).signingPublicKey).toBe(ada.account.signingPublicKey);
-    expect((await bob.fingerprint(adaId)).pinned).toBe(rotated.fingerprint);
+    const rotated = await ada.keys.rotate();
+    expect((await bob.keys.of(adaId)).signingPublicKey).toBe(ada.account.signingPublicKey);
+    expect((await bob.keys.fingerprint(adaId)).pinned).toBe(rotated.fingerprint);
 
     // The tablet reads Team's roster (her `rotate` link, signed by the keys it pinned) while the server still shows her
     // old keys: its pin follows her log all the same, so those replaced keys are refused, never wrapped to.
     proxy.edit = (_m, path, body) => (path === keysPath ? { ...body, ...v1Bundle } : body);
-    await bobTablet.verifiedRoster(team.vaultId);
-    expect(await securityProblem(bobTablet.share(bobsOwn.vaultId, adaId))).toBe("KEY_LOG_ROLLBACK");
+    await bobTablet.members.roster(team.vaultId);
+    expect(await securityProblem(bobTablet.members.share(bobsOwn.vaultId, adaId))).toBe("KEY_LOG_ROLLBACK");
     proxy.edit = (_m, _p, body) => body;
 
     // Her own next rotation, offered a log cut down to her current keys (to sign a history without her first keys): refused.
-    const current = await bob.userKeys(adaId);
+    const current = await bob.keys.of(adaId);
     proxy.edit = (_m, path, body) => (path === logPath ? { entries: [genesisEntry(adaId, current)] } : body);
-    expect(await securityProblem(ada.rotateKeys({ rsaBits: 2048 }))).toBe("KEY_LOG_ROLLBACK");
+    expect(await securityProblem(ada.keys.rotate({ rsaBits: 2048 }))).toBe("KEY_LOG_ROLLBACK");
     proxy.edit = (_m, _p, body) => body;
 
     // Rolled back: her old keys, and her log cut before the rotation.
     proxy.edit = (_m, path, body) => (path === keysPath ? { ...body, ...v1Bundle } : path === logPath ? { entries: [v1] } : body);
-    expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_LOG_ROLLBACK");
+    expect(await securityProblem(bob.keys.of(adaId))).toBe("KEY_LOG_ROLLBACK");
     // Her old keys, with the whole log: keys the log replaced.
     proxy.edit = (_m, path, body) => (path === keysPath ? { ...body, ...v1Bundle } : body);
-    expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_LOG_ROLLBACK");
+    expect(await securityProblem(bob.keys.of(adaId))).toBe("KEY_LOG_ROLLBACK");
 
     // Forked: the thief of her first keys signs another version 2, and the server shows it.
     const forkedStep = await signKeyLogStep(v1, { ...mallory.bundle, at: new Date().toISOString() }, stolen.signingPrivateKey, mallory.key);
     proxy.edit = (_m, path, body) => (path === keysPath ? asMallory(body) : path === logPath ? { entries: [v1, forkedStep] } : body);
-    expect(await securityProblem(bob.userKeys(adaId))).toBe("KEY_LOG_FORK");
-    expect(await securityProblem(bob.listItems(team.vaultId))).toBe("KEY_LOG_FORK");
+    expect(await securityProblem(bob.keys.of(adaId))).toBe("KEY_LOG_FORK");
+    expect(await securityProblem(bob.items.list(team.vaultId))).toBe("KEY_LOG_FORK");
     proxy.edit = (_m, _p, body) => body;
     // Honest again: nothing of the attempts stuck.
-    expect((await bob.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect((await bob.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
   });
 });

@@ -58,10 +58,10 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const kdfMemory = new MemoryValues<RememberedKdf>();
     const c = client({ kdfMemory });
     await c.register({ email: address, password: OLD, kdf: TEST_KDF });
-    const notes = await c.createVault("Notes", "personal");
-    const bank = await c.createVault("Bank", "personal");
-    await c.addItem(bank.vaultId, { name: "Bank login", fields: { password: "hunter2" } });
-    const team = await c.createVault("Team", "shared");
+    const notes = await c.vaults.create("Notes", "personal");
+    const bank = await c.vaults.create("Bank", "personal");
+    await c.items.add(bank.vaultId, { name: "Bank login", fields: { password: "hunter2" } });
+    const team = await c.vaults.create("Team", "shared");
     return { email: address, c, kdfMemory, personal: [notes.vaultId, bank.vaultId], team: team.vaultId };
   }
 
@@ -74,8 +74,8 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
   ) {
     const fresh = client({ kdfMemory });
     await fresh.login(address, password);
-    for (const vaultId of [...p.personal, p.team]) await fresh.openVault(await fresh.getVault(vaultId));
-    const items = await fresh.listItems(p.personal[1]!);
+    for (const vaultId of [...p.personal, p.team]) await fresh.vaults.open(await fresh.vaults.get(vaultId));
+    const items = await fresh.items.list(p.personal[1]!);
     expect(items.map((i) => i.fields.password)).toEqual(["hunter2"]);
     return fresh;
   }
@@ -87,14 +87,14 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const result = await ada.c.changePassword(OLD, NEW, { kdf: TEST_KDF });
     expect(result).toEqual({ accountVersion: 2, sessionsEnded: 1, vaults: 2, recovery: "none" });
     // This client goes on, with the new key: it reads and writes its personal vaults.
-    await ada.c.addItem(ada.personal[0]!, { name: "after", fields: { note: "written after the change" } });
-    await expect(laptop.listVaults()).rejects.toMatchObject({ status: 401 });
+    await ada.c.items.add(ada.personal[0]!, { name: "after", fields: { note: "written after the change" } });
+    await expect(laptop.vaults.list()).rejects.toMatchObject({ status: 401 });
     await expect(client().login(ada.email, OLD)).rejects.toMatchObject({ status: 401 });
     // The same device's memory of the old KDF parameters: the signed, newer statement carries it over.
     await opensAll(ada.email, NEW, ada, ada.kdfMemory);
     // Each personal vault's roster holds the rewrap link, and verifies.
     for (const vaultId of ada.personal) {
-      const roster = await ada.c.verifiedRoster(vaultId);
+      const roster = await ada.c.members.roster(vaultId);
       expect(roster!.links.at(-1)).toMatchObject({ op: "rewrap", subjectId: ada.c.account.userId });
     }
   });
@@ -180,14 +180,17 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
   test("a change racing a share of a shared vault from the same client: both land; the new member opens it, the new password everything (real concurrency)", async () => {
     const gil = await person("gil");
     const email = `ivy-${randomUUID().slice(0, 8)}@example.test`;
-    const invite = await gil.c.createInvite(email, "member");
+    const invite = await gil.c.invites.create(email, "member");
     const ivy = client();
     await ivy.register({ email, password: OLD, kdf: TEST_KDF, invite: invite.code });
     // A shared vault's wraps are RSA, under no password: a share and a change do not meet, whichever lands first.
-    const [changed] = await Promise.all([gil.c.changePassword(OLD, NEW, { kdf: TEST_KDF }), gil.c.share(gil.team, ivy.account.userId)]);
+    const [changed] = await Promise.all([
+      gil.c.changePassword(OLD, NEW, { kdf: TEST_KDF }),
+      gil.c.members.share(gil.team, ivy.account.userId),
+    ]);
     expect(changed).toMatchObject({ accountVersion: 2, vaults: 2 });
-    expect((await ivy.members(gil.team)).map((m) => m.userId)).toContain(ivy.account.userId);
-    await ivy.openVault(await ivy.getVault(gil.team));
+    expect((await ivy.members.list(gil.team)).map((m) => m.userId)).toContain(ivy.account.userId);
+    await ivy.vaults.open(await ivy.vaults.get(gil.team));
     await opensAll(gil.email, NEW, gil);
   });
 
@@ -212,7 +215,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const statuses = await storm;
     expect(statuses.length).toBeGreaterThan(0);
     // Whatever got in before the swap was ended by it; whatever came after was refused.
-    expect((await fay.c.sessions()).map((x) => x.deviceName)).not.toContain("old password");
+    expect((await fay.c.sessions.list()).map((x) => x.deviceName)).not.toContain("old password");
     expect(await login()).toBe(401);
   });
 
@@ -222,7 +225,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const device = client({ fetch: fetcher });
     await device.login(dee.email, OLD);
     await device.changePassword(OLD, NEW, { kdf: TEST_KDF }).catch(() => undefined);
-    const late = await dee.c.createVault("Made meanwhile", "personal");
+    const late = await dee.c.vaults.create("Made meanwhile", "personal");
     const stale = await fetch(held[0]!.url, {
       ...held[0]!.init,
       headers: { ...(held[0]!.init.headers as object), authorization: `Bearer ${device.http.currentTokens!.accessToken}` },
@@ -233,7 +236,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const racing = client({
       fetch: async (input, init) => {
         if (String(input).endsWith("/users/me/password") && !madeMeanwhile)
-          madeMeanwhile = (await dee.c.createVault("At once", "personal")).vaultId;
+          madeMeanwhile = (await dee.c.vaults.create("At once", "personal")).vaultId;
         return fetch(input, init);
       },
     });
@@ -249,7 +252,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     await device.login(eve.email, OLD);
     await device.changePassword(OLD, NEW, { kdf: TEST_KDF }).catch(() => undefined);
     // A rekey lands first: the held change names the old key version.
-    await eve.c.rekey(eve.personal[1]!);
+    await eve.c.vaults.rekey(eve.personal[1]!);
     const stale = await fetch(held[0]!.url, {
       ...held[0]!.init,
       headers: { ...(held[0]!.init.headers as object), authorization: `Bearer ${device.http.currentTokens!.accessToken}` },
@@ -263,12 +266,12 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     await eve.c.changePassword(OLD, NEW, { kdf: TEST_KDF });
     const sharing = new VaultClient({ baseUrl: server.url, tokens: eve.c.http.currentTokens, account: savedEarlier });
     await sharing.unlockWithStretchedKey(oldKey);
-    await expect(sharing.createVault("Old key too", "personal")).rejects.toMatchObject({ status: 409, field: "accountVersion" });
-    const behind = (eve.c as unknown as { core: { accountInfo: { accountVersion?: number } } }).core.accountInfo;
+    await expect(sharing.vaults.create("Old key too", "personal")).rejects.toMatchObject({ status: 409, field: "accountVersion" });
+    const behind = (eve.c as unknown as { parts: { core: { accountInfo: { accountVersion?: number } } } }).parts.core.accountInfo;
     behind.accountVersion = 1;
     const refusals = [
-      await eve.c.createVault("Old key", "personal").catch((e: unknown) => e),
-      await eve.c.rekey(eve.personal[0]!).catch((e: unknown) => e),
+      await eve.c.vaults.create("Old key", "personal").catch((e: unknown) => e),
+      await eve.c.vaults.rekey(eve.personal[0]!).catch((e: unknown) => e),
     ];
     for (const refused of refusals) {
       expect(refused).toBeInstanceOf(ApiError);
@@ -276,6 +279,6 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     }
     behind.accountVersion = 2;
     const after = await opensAll(eve.email, NEW, eve);
-    expect((await after.listVaults()).filter((v) => v.vaultType === "personal")).toHaveLength(2);
+    expect((await after.vaults.list()).filter((v) => v.vaultType === "personal")).toHaveLength(2);
   });
 });

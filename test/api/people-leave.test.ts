@@ -46,7 +46,7 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
     const people: VaultClient[] = [];
     for (const role of roles) {
       const email = `${role}-${randomUUID().slice(0, 8)}@example.test`;
-      const invite = await owner.createInvite(email, role);
+      const invite = await owner.invites.create(email, role);
       const person = new VaultClient({ baseUrl: server.url });
       await person.register({ email, password: PASSWORD, kdf: TEST_KDF, invite: invite.code });
       people.push(person);
@@ -58,27 +58,27 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
     const { owner: ada, people } = await org(["member", "admin", "member"]);
     const [bob, cy, dee] = people as [VaultClient, VaultClient, VaultClient];
     const bobId = bob.account.userId;
-    const team = await ada.createVault("Team");
-    await ada.addItem(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
-    await ada.share(team.vaultId, bobId);
-    const cys = await cy.createVault("Cy's");
-    await cy.share(cys.vaultId, bobId);
-    const bobs = await bob.createVault("Bob owns");
-    await bob.share(bobs.vaultId, dee.account.userId);
-    const alone = await bob.createVault("Bob alone");
-    const diary = await bob.createVault("Diary", "personal");
+    const team = await ada.vaults.create("Team");
+    await ada.items.add(team.vaultId, { name: "GitHub", fields: { password: "team secret" } });
+    await ada.members.share(team.vaultId, bobId);
+    const cys = await cy.vaults.create("Cy's");
+    await cy.members.share(cys.vaultId, bobId);
+    const bobs = await bob.vaults.create("Bob owns");
+    await bob.members.share(bobs.vaultId, dee.account.userId);
+    const alone = await bob.vaults.create("Bob alone");
+    const diary = await bob.vaults.create("Diary", "personal");
 
     // Who may not: a member, an admin for an owner, the last owner for herself, anyone for a stranger.
-    expect(await refusal(dee.removeFromOrg(bobId))).toEqual([403, "FORBIDDEN", undefined]);
-    expect(await refusal(cy.removeFromOrg(ada.account.userId))).toEqual([403, "FORBIDDEN", undefined]);
-    expect(await refusal(ada.removeFromOrg(ada.account.userId))).toEqual([400, "INVALID", undefined]);
+    expect(await refusal(dee.people.remove(bobId))).toEqual([403, "FORBIDDEN", undefined]);
+    expect(await refusal(cy.people.remove(ada.account.userId))).toEqual([403, "FORBIDDEN", undefined]);
+    expect(await refusal(ada.people.remove(ada.account.userId))).toEqual([400, "INVALID", undefined]);
     const stranger = (await org([])).owner;
-    expect(await refusal(ada.removeFromOrg(stranger.account.userId))).toEqual([404, "NOT_FOUND", undefined]);
+    expect(await refusal(ada.people.remove(stranger.account.userId))).toEqual([404, "NOT_FOUND", undefined]);
     // Bob is the last owner of a vault dee is in: refused whole, until he names another owner there.
-    expect(await refusal(ada.removeFromOrg(bobId))).toEqual([400, "INVALID", "vaults"]);
-    await bob.changeRole(bobs.vaultId, dee.account.userId, "owner");
+    expect(await refusal(ada.people.remove(bobId))).toEqual([400, "INVALID", "vaults"]);
+    await bob.members.changeRole(bobs.vaultId, dee.account.userId, "owner");
 
-    const removal = await ada.removeFromOrg(bobId);
+    const removal = await ada.people.remove(bobId);
     expect(removal.sessionsEnded).toBeGreaterThanOrEqual(1);
     expect(Object.fromEntries(removal.vaults.map((v) => [v.vaultId, v.needs]))).toEqual({
       [team.vaultId]: "rekey",
@@ -88,32 +88,34 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
       [diary.vaultId]: "none",
     });
     // Bob: his session is over, and he cannot sign in again.
-    expect(await refusal(bob.listVaults())).toEqual([401, "UNAUTHORIZED", undefined]);
+    expect(await refusal(bob.vaults.list())).toEqual([401, "UNAUTHORIZED", undefined]);
     expect(await refusal(new VaultClient({ baseUrl: server.url }).login(bob.account.email, PASSWORD))).toEqual([
       403,
       "FORBIDDEN",
       undefined,
     ]);
     // The organization lists him as removed; nothing is shared with him any more; removing him again is 404.
-    const listed = (await ada.orgMembers()).find((m) => m.userId === bobId)!;
+    const listed = (await ada.people.list()).find((m) => m.userId === bobId)!;
     expect(listed.removedAt).toEqual(expect.any(String));
-    const other = await ada.createVault("Later");
-    expect(await refusal(ada.share(other.vaultId, bobId))).toEqual([404, "NOT_FOUND", undefined]);
-    expect(await refusal(ada.removeFromOrg(bobId))).toEqual([404, "NOT_FOUND", undefined]);
+    const other = await ada.vaults.create("Later");
+    expect(await refusal(ada.members.share(other.vaultId, bobId))).toEqual([404, "NOT_FOUND", undefined]);
+    expect(await refusal(ada.people.remove(bobId))).toEqual([404, "NOT_FOUND", undefined]);
 
     // Ada finishes what she manages: Team gets Bob's signed remove link and a new key; the others are their owners'.
     const steps: string[] = [];
-    const finished = await ada.finishRemoval(removal, { onProgress: (vaultId, _i, _n, step) => steps.push(`${vaultId}:${step.phase}`) });
+    const finished = await ada.people.finishRemoval(removal, {
+      onProgress: (vaultId, _i, _n, step) => steps.push(`${vaultId}:${step.phase}`),
+    });
     expect(finished.rekeyed).toEqual([team.vaultId]);
     expect(finished.left.map((l) => l.vaultId).sort()).toEqual([cys.vaultId, bobs.vaultId].sort());
     expect(steps).toContain(`${team.vaultId}:upload`);
-    const teamNow = await ada.getVault(team.vaultId);
+    const teamNow = await ada.vaults.get(team.vaultId);
     expect(teamNow.keyVersion).toBe(2);
-    expect((await ada.members(team.vaultId)).map((m) => m.userId)).not.toContain(bobId);
-    expect((await ada.verifiedRoster(team.vaultId))!.links.map((l) => l.op).slice(-2)).toEqual(["remove", "rekey"]);
-    expect((await ada.listItems(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
-    expect((await cy.finishRemoval(removal)).rekeyed).toEqual([cys.vaultId]);
-    expect((await dee.finishRemoval(removal)).rekeyed).toEqual([bobs.vaultId]);
+    expect((await ada.members.list(team.vaultId)).map((m) => m.userId)).not.toContain(bobId);
+    expect((await ada.members.roster(team.vaultId))!.links.map((l) => l.op).slice(-2)).toEqual(["remove", "rekey"]);
+    expect((await ada.items.list(team.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+    expect((await cy.people.finishRemoval(removal)).rekeyed).toEqual([cys.vaultId]);
+    expect((await dee.people.finishRemoval(removal)).rekeyed).toEqual([bobs.vaultId]);
   });
 
   test("a dishonest answer naming someone else as removed is refused, and nothing is rekeyed on its word", async () => {
@@ -129,29 +131,29 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
       },
     });
     await lying.login(ada.account.email, PASSWORD);
-    await expect(lying.removeFromOrg(bob.account.userId)).rejects.toMatchObject({ code: "INCONSISTENT" });
+    await expect(lying.people.remove(bob.account.userId)).rejects.toMatchObject({ code: "INCONSISTENT" });
     // Cy is untouched: still in, still signed in.
-    expect((await cy.listVaults()).length).toBeGreaterThanOrEqual(0);
-    expect((await ada.orgMembers()).find((m) => m.userId === cy.account.userId)?.removedAt).toBeUndefined();
+    expect((await cy.vaults.list()).length).toBeGreaterThanOrEqual(0);
+    expect((await ada.people.list()).find((m) => m.userId === cy.account.userId)?.removedAt).toBeUndefined();
   });
 
   test("a person leaves: their sessions end; the organization goes on", async () => {
     const { owner: ada, people } = await org(["admin"]);
     const [cy] = people as [VaultClient];
-    const team = await ada.createVault("Team");
-    await ada.share(team.vaultId, cy.account.userId, "admin");
-    const left = await cy.removeFromOrg(cy.account.userId);
+    const team = await ada.vaults.create("Team");
+    await ada.members.share(team.vaultId, cy.account.userId, "admin");
+    const left = await cy.people.remove(cy.account.userId);
     expect(left.vaults).toEqual([{ vaultId: team.vaultId, needs: "rekey" }]);
-    expect(await refusal(cy.listVaults())).toEqual([401, "UNAUTHORIZED", undefined]);
-    expect((await ada.finishRemoval(left)).rekeyed).toEqual([team.vaultId]);
+    expect(await refusal(cy.vaults.list())).toEqual([401, "UNAUTHORIZED", undefined]);
+    expect((await ada.people.finishRemoval(left)).rekeyed).toEqual([team.vaultId]);
   });
 
   test("a removal racing the removed person's writes: every write answered 201 is there, every other is not (real concurrency)", async () => {
     const { owner: ada, people } = await org(["member"]);
     const [bob] = people as [VaultClient];
-    const team = await ada.createVault("Team");
-    await ada.share(team.vaultId, bob.account.userId);
-    await bob.listItems(team.vaultId);
+    const team = await ada.vaults.create("Team");
+    await ada.members.share(team.vaultId, bob.account.userId);
+    await bob.items.list(team.vaultId);
     const written: string[] = [];
     const refused: string[] = [];
     let n = 0;
@@ -159,7 +161,7 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
       for (;;) {
         const name = `bob ${n++}`;
         try {
-          await bob.addItem(team.vaultId, { name, fields: { note: name } });
+          await bob.items.add(team.vaultId, { name, fields: { note: name } });
           written.push(name);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
@@ -169,10 +171,10 @@ describe.each(SQL_ENGINES)("people leave, on %s", (_engine, openDatabase) => {
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, 150));
-    await ada.removeFromOrg(bob.account.userId);
+    await ada.people.remove(bob.account.userId);
     await writes;
     expect(refused).toHaveLength(1);
-    const names = (await ada.listItems(team.vaultId)).map((i) => i.name);
+    const names = (await ada.items.list(team.vaultId)).map((i) => i.name);
     expect(names.sort()).toEqual([...written].sort());
   });
 });

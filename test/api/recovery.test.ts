@@ -45,7 +45,7 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
 
   async function invited(role: "admin" | "member", pins = new MemoryPinStore(), fetchFn?: typeof fetch): Promise<VaultClient> {
     const address = email(role);
-    const { code } = await alice.createInvite(address, role);
+    const { code } = await alice.invites.create(address, role);
     const c = new VaultClient({ baseUrl: server.url, pins, ...(fetchFn && { fetch: fetchFn }) });
     await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
     return c;
@@ -54,7 +54,7 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
   /** Bob, a member, with carol and dave compared out of band (alice is vouched for by his invite). */
   async function bobWithTrustees(pins = new MemoryPinStore(), fetchFn?: typeof fetch) {
     const bob = await invited("member", pins, fetchFn);
-    for (const t of [carol, dave]) await bob.trustUser(t.account.userId, await t.ownFingerprint(), t.account.email);
+    for (const t of [carol, dave]) await bob.keys.trust(t.account.userId, await t.keys.own(), t.account.email);
     return bob;
   }
 
@@ -64,11 +64,11 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     const bob = await invited("member");
     // Trustees whose keys bob knows only from the server: refused before anything is sent.
     await expect(bob.recovery.enrol([alice.account.userId, carol.account.userId], 2)).rejects.toMatchObject({ code: "TRUSTEE_UNVERIFIED" });
-    for (const t of [carol, dave]) await bob.trustUser(t.account.userId, await t.ownFingerprint(), t.account.email);
+    for (const t of [carol, dave]) await bob.keys.trust(t.account.userId, await t.keys.own(), t.account.email);
     await bob.recovery.enrol([alice.account.userId, carol.account.userId, dave.account.userId], 2);
     expect(await bob.recovery.status()).toMatchObject({ threshold: 2, current: true });
-    const personal = await bob.createVault("Mine", "personal");
-    await bob.addItem(personal.vaultId, { name: "bank", fields: { username: "bob", password: "s3cret" } });
+    const personal = await bob.vaults.create("Mine", "personal");
+    await bob.items.add(personal.vaultId, { name: "bank", fields: { username: "bob", password: "s3cret" } });
     const oldToken = tokenOf(bob);
 
     const device = new VaultClient({ baseUrl: server.url, deviceName: "Bob's new laptop" });
@@ -99,9 +99,9 @@ describe.each(SQL_ENGINES)("account recovery on %s", (_engine, openDatabase) => 
     const again = new VaultClient({ baseUrl: server.url });
     await expect(again.login(bob.account.email, SDK_PASSWORD)).rejects.toBeTruthy();
     await again.login(bob.account.email, NEW_PASSWORD);
-    expect((await again.listItems(personal.vaultId)).map((i) => i.fields.password)).toEqual(["s3cret"]);
+    expect((await again.items.list(personal.vaultId)).map((i) => i.fields.password)).toEqual(["s3cret"]);
     // New keys, on the signed key log that peers follow.
-    expect((await alice.keyLog(bob.account.userId)).length).toBe(2);
+    expect((await alice.keys.log(bob.account.userId)).length).toBe(2);
     // The enrolment is spent; the request is completed.
     expect(await again.recovery.status()).toBeNull();
     expect((await again.recovery.requests()).requests[0]).toMatchObject({

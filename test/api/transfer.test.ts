@@ -50,9 +50,9 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     }));
 
   test("5,000 items in one bulk request; another member's client checks them through the signed item log", async () => {
-    const vault = await alice.createVault(`Import ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
-    await alice.addItem(vault.vaultId, { name: "already here", fields: { password: "x" } });
+    const vault = await alice.vaults.create(`Import ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
+    await alice.items.add(vault.vaultId, { name: "already here", fields: { password: "x" } });
     let bulkRequests = 0;
     const counted = new VaultClient({
       baseUrl: server.url,
@@ -68,7 +68,7 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     const phases = new Set<string>();
     const oversize = { name: "huge note", fields: { notes: "x".repeat(300 * 1024) } };
     const badSeed = { name: "odd code", fields: {}, totp: "otpauth://totp/x?secret=JBSWY3DPEHPK3PXPJBSWY3DP&digits=80000000" };
-    const result = await counted.importItems(vault.vaultId, [...contents, { name: "", fields: {} }, oversize, badSeed], (p) =>
+    const result = await counted.items.import(vault.vaultId, [...contents, { name: "", fields: {} }, oversize, badSeed], (p) =>
       phases.add(p.phase),
     );
     expect(result).toEqual({
@@ -82,7 +82,7 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     });
     expect(bulkRequests).toBe(1);
     expect([...phases]).toEqual(["seal", "upload"]);
-    const listed = await carol.listItems(vault.vaultId);
+    const listed = await carol.items.list(vault.vaultId);
     expect(listed).toHaveLength(5_001);
     expect(listed.find((i) => i.name === "odd code")!.totp).toBeUndefined();
     const byName = new Map(listed.map((i) => [i.name, i]));
@@ -91,7 +91,7 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     expect(log.links[0]).toMatchObject({ op: "import", count: 5_001, added: 5_000, actorId: alice.account.userId });
     // The audit log records it (its worker writes the outbox's events a moment later).
     await eventually("the import's audit record", async () =>
-      (await alice.auditLog({ limit: 50 })).events.some((e) => e.type === "vault.items_imported" && e.vaultId === vault.vaultId),
+      (await alice.audit.log({ limit: 50 })).events.some((e) => e.type === "vault.items_imported" && e.vaultId === vault.vaultId),
     );
   });
 
@@ -125,8 +125,8 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     const ok = await bulk([item(), item()]);
     expect([ok.status, ok.body]).toEqual([201, { created: 2 }]);
 
-    const signed = await alice.createVault(`Signed ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.listItems(signed.vaultId); // starts its signed item log
+    const signed = await alice.vaults.create(`Signed ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.items.list(signed.vaultId); // starts its signed item log
     const res = await api.post(`/vaults/${signed.vaultId}/items/bulk`, {
       token: alice.http.currentTokens!.accessToken,
       body: { items: [encryptItem(Buffer.alloc(32, 1), signed.vaultId, randomUUID(), "s", "n")] },
@@ -135,8 +135,8 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
   });
 
   test("a dishonest server that acknowledges an import it never stored is caught at the next read", async () => {
-    const vault = await alice.createVault(`Swallowed ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.addItem(vault.vaultId, { name: "one", fields: {} });
+    const vault = await alice.vaults.create(`Swallowed ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.items.add(vault.vaultId, { name: "one", fields: {} });
     const liar = new VaultClient({
       baseUrl: server.url,
       pins,
@@ -147,16 +147,16 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
       },
     });
     await liar.login(alice.account.email, PASSWORD);
-    expect((await liar.importItems(vault.vaultId, many(3))).imported).toBe(3);
-    await expect(liar.listItems(vault.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "ITEM_LOG_ROLLBACK" });
+    expect((await liar.items.import(vault.vaultId, many(3))).imported).toBe(3);
+    await expect(liar.items.list(vault.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "ITEM_LOG_ROLLBACK" });
   });
 
   test("an import only adds: a member's import link over a set without an item, or with one rolled back, is refused by a device that knew the set", async () => {
-    const vault = await alice.createVault(`Forged ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
-    const a = await alice.addItem(vault.vaultId, { name: "a", fields: { password: "a1" } });
-    const b = await alice.addItem(vault.vaultId, { name: "b", fields: { password: "b1" } });
-    await alice.editItem(vault.vaultId, a.itemId, { name: "a", fields: { password: "a2" } });
+    const vault = await alice.vaults.create(`Forged ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
+    const a = await alice.items.add(vault.vaultId, { name: "a", fields: { password: "a1" } });
+    const b = await alice.items.add(vault.vaultId, { name: "b", fields: { password: "b1" } });
+    await alice.items.edit(vault.vaultId, a.itemId, { name: "a", fields: { password: "a2" } });
     const token = alice.http.currentTokens!.accessToken;
     const records = (await api.get(`/vaults/${vault.vaultId}/items`, { token })).body.items as any[];
     const recB = records.find((r) => r.itemId === b.itemId);
@@ -164,8 +164,8 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
     const oldA = { ...(await api.get(`/vaults/${vault.vaultId}/history?itemId=${a.itemId}`, { token })).body.revisions[0], revision: 2 };
     const newC = { ...recB, itemId: randomUUID(), revision: 1 };
     // Carol, a member, signs an import on the real head, over a set of the server's choosing.
-    const carolLogs = (carol as unknown as { items: { logs: ItemLogs } }).items.logs;
-    const roster = (await carol.verifiedRoster(vault.vaultId))!;
+    const carolLogs = (carol as unknown as { parts: { items: { logs: ItemLogs } } }).parts.items.logs;
+    const roster = (await carol.members.roster(vault.vaultId))!;
     const head = (await carolLogs.follow(vault.vaultId, roster))!.head;
     const forge = async (set: any[]) =>
       carolLogs.sign(
@@ -195,53 +195,53 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
         fetch: dishonest((m, p, body, q) => now(m, p, body, q)),
       });
       await device.login(alice.account.email, PASSWORD);
-      await device.listItems(vault.vaultId);
+      await device.items.list(vault.vaultId);
       now = edit;
       return device;
     };
     const dropped = [recB, newC];
-    await expect((await knowing(serving(await forge(dropped), dropped))).listItems(vault.vaultId)).rejects.toMatchObject({
+    await expect((await knowing(serving(await forge(dropped), dropped))).items.list(vault.vaultId)).rejects.toMatchObject({
       name: "SecurityError",
       code: "ITEM_LOG_BROKEN",
     });
     const rolled = [oldA, recB, newC];
-    await expect((await knowing(serving(await forge(rolled), rolled))).listItems(vault.vaultId)).rejects.toMatchObject({
+    await expect((await knowing(serving(await forge(rolled), rolled))).items.list(vault.vaultId)).rejects.toMatchObject({
       name: "SecurityError",
       code: "ITEM_HASH_MISMATCH",
     });
     // The honest vault still reads as it is.
-    expect((await alice.listItems(vault.vaultId)).map((i) => i.fields.password).sort()).toEqual(["a2", "b1"]);
+    expect((await alice.items.list(vault.vaultId)).map((i) => i.fields.password).sort()).toEqual(["a2", "b1"]);
   });
 
   test("exports: recorded in the audit log before anything is read; an encrypted one imports again as it was; an outsider records none", async () => {
-    const vault = await alice.createVault(`Export ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.addItem(vault.vaultId, {
+    const vault = await alice.vaults.create(`Export ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.items.add(vault.vaultId, {
       name: "GitHub",
       type: "login",
       fields: { username: "ada", password: "pw" },
       totp: "JBSWY3DPEHPK3PXP",
       favorite: true,
     });
-    await alice.addItem(vault.vaultId, { name: "Visa", type: "card", fields: { number: "4111" } });
-    await expect(alice.exportVaults([vault.vaultId], "encrypted", "short")).rejects.toThrow("at least 12 characters");
-    const file = await alice.exportVaults([vault.vaultId], "encrypted", "a long export passphrase");
+    await alice.items.add(vault.vaultId, { name: "Visa", type: "card", fields: { number: "4111" } });
+    await expect(alice.vaults.export([vault.vaultId], "encrypted", "short")).rejects.toThrow("at least 12 characters");
+    const file = await alice.vaults.export([vault.vaultId], "encrypted", "a long export passphrase");
     expect(file).not.toContain("GitHub");
     const exported = await eventually("the export's audit record", async () => {
-      const found = (await alice.auditLog({ limit: 50 })).events.filter((e) => e.type === "vault.exported" && e.vaultId === vault.vaultId);
+      const found = (await alice.audit.log({ limit: 50 })).events.filter((e) => e.type === "vault.exported" && e.vaultId === vault.vaultId);
       return found.length > 0 && found;
     });
     expect(exported).toHaveLength(1);
     const parsed = await readImport(new TextEncoder().encode(file), { password: "a long export passphrase" });
-    const copy = await alice.createVault(`Copy ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.importItems(copy.vaultId, parsed.items);
-    const strip = (items: Awaited<ReturnType<VaultClient["listItems"]>>) =>
+    const copy = await alice.vaults.create(`Copy ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.items.import(copy.vaultId, parsed.items);
+    const strip = (items: Awaited<ReturnType<VaultClient["items"]["list"]>>) =>
       items
         .map(({ itemId: _i, vaultId: _v, revision: _r, createdAt: _c, updatedAt: _u, ...content }) => content)
         .sort((a, b) => a.name.localeCompare(b.name));
-    expect(strip(await alice.listItems(copy.vaultId))).toEqual(strip(await alice.listItems(vault.vaultId)));
-    const csv = await alice.exportVaults([vault.vaultId], "csv");
+    expect(strip(await alice.items.list(copy.vaultId))).toEqual(strip(await alice.items.list(vault.vaultId)));
+    const csv = await alice.vaults.export([vault.vaultId], "csv");
     await eventually("the plaintext export's audit record", async () =>
-      (await alice.auditLog({ limit: 50 })).events.some((e) => e.type === "vault.exported_plaintext" && e.vaultId === vault.vaultId),
+      (await alice.audit.log({ limit: 50 })).events.some((e) => e.type === "vault.exported_plaintext" && e.vaultId === vault.vaultId),
     );
     expect(csv.split(/\r?\n/)[0]).toBe("vault,type,name,username,password,urls,totp,notes,favorite,fields");
     const outsider = (await newOrg(api)).owner;

@@ -77,14 +77,14 @@ describe("vaultctl: second factors and recovery", () => {
     await alice.register({ email: email("alice"), password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
     const invited = async (role: "admin" | "member") => {
       const address = email(role);
-      const { code } = await alice.createInvite(address, role);
+      const { code } = await alice.invites.create(address, role);
       const c = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
       await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
       return c;
     };
     const carol = await invited("admin");
     const bob = await invited("member");
-    await bob.trustUser(carol.account.userId, await carol.ownFingerprint(), carol.account.email);
+    await bob.keys.trust(carol.account.userId, await carol.keys.own(), carol.account.email);
     await bob.recovery.enrol([alice.account.userId, carol.account.userId], 2);
 
     const laptop = home();

@@ -286,8 +286,8 @@ describe("vaultctl", () => {
     // 300 items added through the SDK (the same code the binary runs), then one rekey through the binary.
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login("carol@example.test", "cobalt ferry wander 8");
-    const vault = await sdk.createVault("Big", "shared");
-    for (let i = 0; i < 300; i++) await sdk.addItem(vault.vaultId, { name: `entry ${i}`, fields: { password: `pw-${i}` } });
+    const vault = await sdk.vaults.create("Big", "shared");
+    for (let i = 0; i < 300; i++) await sdk.items.add(vault.vaultId, { name: `entry ${i}`, fields: { password: `pw-${i}` } });
     const run = await ok("carol", ["rekey", "Big", "--progress"]);
     const lines = run.stderr.split("\n").filter((l) => l.startsWith("re-encrypting items"));
     expect(lines).toEqual(Array.from({ length: 11 }, (_, t) => `re-encrypting items: ${t * 30}/300 (${t * 10}%)`));

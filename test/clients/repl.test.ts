@@ -54,7 +54,7 @@ test("`as <email> <action>` calls an action as that user; a refusal is one reada
     kdf: { algorithm: "pbkdf2-sha256", iterations: 600_000 },
     rsaBits: 2048,
   });
-  const vault = await ada.createVault("Repl vault", "shared");
+  const vault = await ada.vaults.create("Repl vault", "shared");
   const { userId, orgId } = ada.account;
   await server.stop();
   try {

@@ -60,9 +60,9 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     server = await startTestServer(database.env);
     alice = new VaultClient({ baseUrl: server.url, pins });
     await alice.register({ email: email("alice"), password: PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    const vault = await alice.createVault("Audited", "shared");
-    for (let i = 0; i < 4; i++) await alice.addItem(vault.vaultId, { name: `item ${i}`, fields: {} });
-    await eventually("six audit records", async () => (await alice.serverAuditVerdict()).count >= 6, { timeoutMs: 20_000 });
+    const vault = await alice.vaults.create("Audited", "shared");
+    for (let i = 0; i < 4; i++) await alice.items.add(vault.vaultId, { name: `item ${i}`, fields: {} });
+    await eventually("six audit records", async () => (await alice.audit.serverVerdict()).count >= 6, { timeoutMs: 20_000 });
   });
   afterAll(async () => {
     await server?.stop();
@@ -72,36 +72,36 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
   test("an honest server: the chain checked here, the checkpoint signed by the pinned key; the next check reads only what is new", async () => {
     const heads = new MemoryRosterHeadStore();
     const device = await aliceBehind((_m, _p, b) => b, heads);
-    const first = await device.verifyAuditLog();
+    const first = await device.audit.verify();
     expect(first).toMatchObject({ ok: true, checkedNow: first.count });
     expect(first.count).toBeGreaterThanOrEqual(6);
     expect(first.checkpoint.seq).toBeLessThanOrEqual(first.seq);
-    await alice.createVault("Later", "shared");
-    await eventually("a newer audit record", async () => (await alice.serverAuditVerdict()).count > first.count, { timeoutMs: 20_000 });
-    const second = await device.verifyAuditLog();
+    await alice.vaults.create("Later", "shared");
+    await eventually("a newer audit record", async () => (await alice.audit.serverVerdict()).count > first.count, { timeoutMs: 20_000 });
+    const second = await device.audit.verify();
     expect(second.seenBefore).toEqual({ seq: first.seq, hash: first.head });
     expect(second.checkedNow).toBe(second.seq - first.seq);
   });
 
   test("a check that finishes after a newer one never moves the device's seen head back", async () => {
     const heads = new MemoryRosterHeadStore();
-    const first = await (await aliceBehind((_m, _p, b) => b, heads)).verifyAuditLog();
-    await alice.createVault("Meanwhile", "shared");
-    await eventually("a newer audit record", async () => (await alice.serverAuditVerdict()).count > first.count, { timeoutMs: 20_000 });
+    const first = await (await aliceBehind((_m, _p, b) => b, heads)).audit.verify();
+    await alice.vaults.create("Meanwhile", "shared");
+    await eventually("a newer audit record", async () => (await alice.audit.serverVerdict()).count > first.count, { timeoutMs: 20_000 });
     const newer = { seq: first.seq + 50, hash: "e".repeat(64) };
     // While this check reads the records, another (on the same device) saw a newer head.
     const device = await aliceBehind((m, p, body) => {
       if (m === "GET" && p === "/audit") void heads.set(`audit/${alice.account.orgId}`, newer);
       return body;
     }, heads);
-    await device.verifyAuditLog();
+    await device.audit.verify();
     expect(await heads.get(`audit/${alice.account.orgId}`)).toEqual(newer);
   });
 
   test("a record dropped: AUDIT_BROKEN, naming the missing record", async () => {
     const all = await allRecords();
     const device = await aliceBehind(rewriteLog((records) => records.filter((r) => r.seq !== 3), all));
-    await expect(device.verifyAuditLog()).rejects.toMatchObject({
+    await expect(device.audit.verify()).rejects.toMatchObject({
       code: "AUDIT_BROKEN",
       message: expect.stringMatching(/record 3 is missing/),
     });
@@ -115,12 +115,12 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
       return rechain(asc);
     };
     const fresh = await aliceBehind(rewriteLog(swapped, all), new MemoryRosterHeadStore());
-    await expect(fresh.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
+    await expect(fresh.audit.verify()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
     const heads = new MemoryRosterHeadStore();
-    await (await aliceBehind((_m, _p, b) => b, heads)).verifyAuditLog();
+    await (await aliceBehind((_m, _p, b) => b, heads)).audit.verify();
     // The checkpoint re-signed over the rewritten head would need the audit key; with the genuine one replayed, the seen head still catches it.
     const seenIt = await aliceBehind(rewriteLog(swapped, all), heads);
-    await expect(seenIt.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
+    await expect(seenIt.audit.verify()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
   });
 
   test("the newest records cut off, with an older genuine checkpoint replayed: AUDIT_ROLLBACK on a device that saw them", async () => {
@@ -130,7 +130,7 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
       if (m === "GET" && p === "/audit/checkpoint") oldCheckpoint ??= b;
       return b;
     }, heads);
-    await recorder.verifyAuditLog();
+    await recorder.audit.verify();
     const cut = (await allRecords()).filter((r) => r.seq <= oldCheckpoint!.seq - 2);
     const device = await aliceBehind(
       (m, p, body) =>
@@ -141,12 +141,12 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
             : body,
       heads,
     );
-    await expect(device.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
+    await expect(device.audit.verify()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
   });
 
   test("the record at the head this device saw, changed but carrying its old hash: AUDIT_ROLLBACK", async () => {
     const heads = new MemoryRosterHeadStore();
-    const first = await (await aliceBehind((_m, _p, b) => b, heads)).verifyAuditLog();
+    const first = await (await aliceBehind((_m, _p, b) => b, heads)).audit.verify();
     const device = await aliceBehind(
       (m, p, body) =>
         m === "GET" && p === "/audit"
@@ -154,7 +154,7 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
           : body,
       heads,
     );
-    await expect(device.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
+    await expect(device.audit.verify()).rejects.toMatchObject({ code: "AUDIT_ROLLBACK" });
   });
 
   test("a forged checkpoint (another head, or signed by another key) and a swapped audit key: AUDIT_CHECKPOINT_INVALID, AUDIT_KEY_CHANGED", async () => {
@@ -162,13 +162,13 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
     const forgedHead = await aliceBehind((m, p, body) =>
       m === "GET" && p === "/audit/checkpoint" ? { ...body, head: "f".repeat(64) } : body,
     );
-    await expect(forgedHead.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
+    await expect(forgedHead.audit.verify()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
     const otherKey = await aliceBehind((m, p, body) =>
       m === "GET" && p === "/audit/checkpoint"
         ? signAuditCheckpoint(otherSeed, { orgId: body.orgId, seq: body.seq, head: body.head, at: body.at })
         : body,
     );
-    await expect(otherKey.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
+    await expect(otherKey.audit.verify()).rejects.toMatchObject({ code: "AUDIT_CHECKPOINT_INVALID" });
     const swapped = await aliceBehind((m, p, body) =>
       m === "GET" && p === "/audit/key"
         ? { publicKey: auditPublicKey(otherSeed) }
@@ -176,11 +176,11 @@ describe.each(SQL_ENGINES)("the audit log checked by the client on %s", (_engine
           ? signAuditCheckpoint(otherSeed, { orgId: body.orgId, seq: body.seq, head: body.head, at: body.at })
           : body,
     );
-    await expect(swapped.verifyAuditLog()).rejects.toMatchObject({ code: "AUDIT_KEY_CHANGED" });
+    await expect(swapped.audit.verify()).rejects.toMatchObject({ code: "AUDIT_KEY_CHANGED" });
   });
 
   test("an export is checked offline against the pinned key: a record changed in the file, or another key, is refused", async () => {
-    const exported = await alice.exportAuditLog();
+    const exported = await alice.audit.export();
     const pinnedKey = exported.auditKey;
     await expect(verifyAuditExport(exported, pinnedKey)).resolves.toMatchObject({ count: exported.records.length });
     const changed = structuredClone(exported);

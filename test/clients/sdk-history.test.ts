@@ -44,62 +44,62 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
   });
 
   async function team() {
-    const vault = await alice.createVault(`Team ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
-    const item = await alice.addItem(vault.vaultId, { name: "github", fields: { username: "ada", password: "one" } });
-    await alice.editItem(vault.vaultId, item.itemId, { name: "github", fields: { username: "ada", password: "two" } });
-    await carol.editItem(vault.vaultId, item.itemId, { name: "github", fields: { username: "ada", password: "three" } });
+    const vault = await alice.vaults.create(`Team ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
+    const item = await alice.items.add(vault.vaultId, { name: "github", fields: { username: "ada", password: "one" } });
+    await alice.items.edit(vault.vaultId, item.itemId, { name: "github", fields: { username: "ada", password: "two" } });
+    await carol.items.edit(vault.vaultId, item.itemId, { name: "github", fields: { username: "ada", password: "three" } });
     return { vaultId: vault.vaultId, itemId: item.itemId };
   }
 
   test("an item's revisions, who wrote them, and one made current again", async () => {
     const { vaultId, itemId } = await team();
-    const history = await alice.itemHistory(vaultId, itemId);
+    const history = await alice.items.history(vaultId, itemId);
     expect(history.map((r) => [r.revision, r.fields.password, r.signedBy])).toEqual([
       [2, "two", alice.account.userId],
       [1, "one", alice.account.userId],
     ]);
-    const restored = await carol.restoreRevision(vaultId, itemId, 1);
+    const restored = await carol.items.restoreRevision(vaultId, itemId, 1);
     expect([restored.revision, restored.fields.password]).toEqual([4, "one"]);
-    expect((await alice.getItem(vaultId, itemId)).fields.password).toBe("one");
-    expect((await alice.itemHistory(vaultId, itemId)).map((r) => r.fields.password)).toEqual(["three", "two", "one"]);
+    expect((await alice.items.get(vaultId, itemId)).fields.password).toBe("one");
+    expect((await alice.items.history(vaultId, itemId)).map((r) => r.fields.password)).toEqual(["three", "two", "one"]);
   });
 
   test("deleted to the trash, restored by another member with a signed link, purged for good", async () => {
     const { vaultId, itemId } = await team();
-    await alice.deleteItem(vaultId, itemId);
-    expect(await carol.listItems(vaultId)).toEqual([]);
-    const trash = await carol.trash(vaultId);
+    await alice.items.delete(vaultId, itemId);
+    expect(await carol.items.list(vaultId)).toEqual([]);
+    const trash = await carol.items.trash(vaultId);
     expect(trash.map((t) => [t.itemId, t.revision, t.fields.password, t.deletedBy])).toEqual([[itemId, 3, "three", alice.account.userId]]);
-    const back = await carol.restoreItem(vaultId, itemId);
+    const back = await carol.items.restore(vaultId, itemId);
     expect([back.revision, back.fields.password]).toEqual([4, "three"]);
     // Alice's client follows the log's restore link: the item is back, not resurrected.
-    expect((await alice.listItems(vaultId)).map((i) => [i.itemId, i.revision])).toEqual([[itemId, 4]]);
+    expect((await alice.items.list(vaultId)).map((i) => [i.itemId, i.revision])).toEqual([[itemId, 4]]);
     const log = await raw(`/vaults/${vaultId}/item-log?from=0`);
     expect(log.links.at(-1)).toMatchObject({ op: "restore", itemId, revision: 4, actorId: carol.account.userId });
 
-    await carol.deleteItem(vaultId, itemId);
-    await alice.purgeItem(vaultId, itemId);
-    expect(await alice.trash(vaultId)).toEqual([]);
-    expect(await alice.itemHistory(vaultId, itemId)).toEqual([]);
-    await expect(alice.restoreItem(vaultId, itemId)).rejects.toMatchObject({ status: 404 });
+    await carol.items.delete(vaultId, itemId);
+    await alice.items.purge(vaultId, itemId);
+    expect(await alice.items.trash(vaultId)).toEqual([]);
+    expect(await alice.items.history(vaultId, itemId)).toEqual([]);
+    await expect(alice.items.restore(vaultId, itemId)).rejects.toMatchObject({ status: 404 });
   });
 
   test("a rekey after a removal takes history and trash along under the new key", async () => {
     const { vaultId, itemId } = await team();
-    const other = await alice.addItem(vaultId, { name: "aws", fields: { password: "x" } });
-    await alice.deleteItem(vaultId, other.itemId);
-    await alice.removeMember(vaultId, carol.account.userId);
-    const result = await alice.rekey(vaultId);
+    const other = await alice.items.add(vaultId, { name: "aws", fields: { password: "x" } });
+    await alice.items.delete(vaultId, other.itemId);
+    await alice.members.remove(vaultId, carol.account.userId);
+    const result = await alice.vaults.rekey(vaultId);
     expect([result.keyVersion, result.items, result.history, result.trash]).toEqual([2, 1, 2, 1]);
     for (const r of (await raw(`/vaults/${vaultId}/history`)).revisions) expect(r.keyVersion).toBe(2);
-    expect((await alice.itemHistory(vaultId, itemId)).map((r) => r.fields.password)).toEqual(["two", "one"]);
-    expect((await alice.trash(vaultId)).map((t) => t.fields.password)).toEqual(["x"]);
+    expect((await alice.items.history(vaultId, itemId)).map((r) => r.fields.password)).toEqual(["two", "one"]);
+    expect((await alice.items.trash(vaultId)).map((t) => t.fields.password)).toEqual(["x"]);
   });
 
   test("a dishonest server's relabelled revision, older trash or another item's ciphertext: named refusals, nothing written", async () => {
     const { vaultId, itemId } = await team();
-    const other = await alice.addItem(vaultId, { name: "aws", fields: { password: "x" } });
+    const other = await alice.items.add(vaultId, { name: "aws", fields: { password: "x" } });
     const kept = (await raw(`/vaults/${vaultId}/history?itemId=${itemId}`)).revisions;
     const [rev2, rev1] = kept;
 
@@ -112,21 +112,21 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
             ),
           }
         : body;
-    await expect((await aliceBehind(relabel)).itemHistory(vaultId, itemId)).rejects.toMatchObject({
+    await expect((await aliceBehind(relabel)).items.history(vaultId, itemId)).rejects.toMatchObject({
       name: "SecurityError",
       code: "HISTORY_MISMATCH",
     });
 
     // The deleted item offered back with an older password than it was deleted with.
-    await alice.deleteItem(vaultId, itemId);
+    await alice.items.delete(vaultId, itemId);
     const older: Edit = (method, path, body) =>
       method === "GET" && path === `/vaults/${vaultId}/trash`
         ? { items: body.items.map((t: any) => ({ ...t, encryptedData: rev2.encryptedData, encryptedName: rev2.encryptedName })) }
         : body;
     const sent: Sent[] = [];
     const behind = await aliceBehind(older, sent);
-    await expect(behind.trash(vaultId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
-    await expect(behind.restoreItem(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+    await expect(behind.items.trash(vaultId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+    await expect(behind.items.restore(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
     expect(writesTo(sent, vaultId)).toEqual([]);
 
     // Another item's ciphertext as this one's: it does not open under this item's id.
@@ -135,9 +135,9 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
       const record = await raw(`/vaults/${vaultId}/items/${other.itemId}`);
       return { items: body.items.map((t: any) => ({ ...t, encryptedData: record.encryptedData, encryptedName: record.encryptedName })) };
     };
-    await expect((await aliceBehind(swapped)).trash(vaultId)).rejects.toMatchObject({ code: "TAMPERED" });
+    await expect((await aliceBehind(swapped)).items.trash(vaultId)).rejects.toMatchObject({ code: "TAMPERED" });
     // The honest answer still restores it.
-    expect((await alice.restoreItem(vaultId, itemId)).fields.password).toBe("three");
+    expect((await alice.items.restore(vaultId, itemId)).fields.password).toBe("three");
 
     // An item the verified log holds (not deleted) offered as trash: refused before anything is signed.
     const live: Edit = (method, path, body) =>
@@ -145,19 +145,19 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
         ? { items: [{ ...rev2, deletedAt: rev2.replacedAt, deletedBy: alice.account.userId }] }
         : body;
     const sentLive: Sent[] = [];
-    await expect((await aliceBehind(live, sentLive)).restoreItem(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+    await expect((await aliceBehind(live, sentLive)).items.restore(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
     expect(writesTo(sentLive, vaultId)).toEqual([]);
   });
 
   test("after a rekey: a revision pinned only by the next update's prevSha256 is still checked; a trashed item from before it is restored only when confirmed", async () => {
     const { vaultId, itemId } = await team();
-    const gone = await alice.addItem(vaultId, { name: "old", fields: { password: "p" } });
-    await alice.deleteItem(vaultId, gone.itemId);
-    await alice.removeMember(vaultId, carol.account.userId);
-    await alice.rekey(vaultId);
+    const gone = await alice.items.add(vaultId, { name: "old", fields: { password: "p" } });
+    await alice.items.delete(vaultId, gone.itemId);
+    await alice.members.remove(vaultId, carol.account.userId);
+    await alice.vaults.rekey(vaultId);
     // Revision 4 is the rekeyed copy of 3 (a rekey keeps no revision under the old key); the edit's link names its digest as prevSha256.
-    await alice.editItem(vaultId, itemId, { name: "github", fields: { username: "ada", password: "four" } });
-    const history = await alice.itemHistory(vaultId, itemId);
+    await alice.items.edit(vaultId, itemId, { name: "github", fields: { username: "ada", password: "four" } });
+    const history = await alice.items.history(vaultId, itemId);
     expect(history.map((r) => [r.revision, r.fields.password, r.verified])).toEqual([
       [4, "three", true],
       [2, "two", false],
@@ -173,22 +173,22 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
             ),
           }
         : body;
-    await expect((await aliceBehind(relabel)).itemHistory(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
+    await expect((await aliceBehind(relabel)).items.history(vaultId, itemId)).rejects.toMatchObject({ code: "HISTORY_MISMATCH" });
 
     // What a person saw is what is restored, or nothing.
     const shown = history.find((r) => r.revision === 2)!;
     await expect(
-      alice.restoreRevision(vaultId, itemId, 2, { ...shown, fields: { ...shown.fields, password: "other" } }),
+      alice.items.restoreRevision(vaultId, itemId, 2, { ...shown, fields: { ...shown.fields, password: "other" } }),
     ).rejects.toMatchObject({
       status: 409,
     });
-    expect((await alice.restoreRevision(vaultId, itemId, 2, shown)).fields.password).toBe("two");
+    expect((await alice.items.restoreRevision(vaultId, itemId, 2, shown)).fields.password).toBe("two");
 
     // Deleted before the rekey: the trash entry opens, but no verified link vouches for it.
-    const trash = await alice.trash(vaultId);
+    const trash = await alice.items.trash(vaultId);
     expect(trash.map((t) => [t.name, t.verified])).toEqual([["old", false]]);
-    await expect(alice.restoreItem(vaultId, gone.itemId)).rejects.toMatchObject({ name: "SecurityError", code: "TRASH_UNVERIFIED" });
-    expect(await alice.trash(vaultId)).toHaveLength(1);
-    expect((await alice.restoreItem(vaultId, gone.itemId, { unverified: true })).fields.password).toBe("p");
+    await expect(alice.items.restore(vaultId, gone.itemId)).rejects.toMatchObject({ name: "SecurityError", code: "TRASH_UNVERIFIED" });
+    expect(await alice.items.trash(vaultId)).toHaveLength(1);
+    expect((await alice.items.restore(vaultId, gone.itemId, { unverified: true })).fields.password).toBe("p");
   });
 });

@@ -67,31 +67,32 @@ describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabas
 
   /** A signed shared vault of alice's, shared with carol, holding `count` items. */
   async function team(count: number) {
-    const vault = await alice.createVault(`Team ${randomUUID().slice(0, 6)}`, "shared");
-    await alice.share(vault.vaultId, carol.account.userId, "admin");
+    const vault = await alice.vaults.create(`Team ${randomUUID().slice(0, 6)}`, "shared");
+    await alice.members.share(vault.vaultId, carol.account.userId, "admin");
     const items = [];
-    for (let i = 0; i < count; i++) items.push(await alice.addItem(vault.vaultId, { name: `item-${i}`, fields: { password: `pw-${i}` } }));
+    for (let i = 0; i < count; i++)
+      items.push(await alice.items.add(vault.vaultId, { name: `item-${i}`, fields: { password: `pw-${i}` } }));
     return { vaultId: vault.vaultId, items };
   }
 
   test("an honest server: later reads are deltas, and each ends with what a fresh client lists", async () => {
     const { vaultId, items } = await team(3);
     const device = await aliceDevice();
-    expect(names(await device.listItems(vaultId))).toEqual(["item-0", "item-1", "item-2"]);
-    await carol.editItem(vaultId, items[0]!.itemId, { name: "renamed", fields: { password: "new" } });
-    await carol.deleteItem(vaultId, items[1]!.itemId);
-    await carol.addItem(vaultId, { name: "added", fields: { password: "x" } });
+    expect(names(await device.items.list(vaultId))).toEqual(["item-0", "item-1", "item-2"]);
+    await carol.items.edit(vaultId, items[0]!.itemId, { name: "renamed", fields: { password: "new" } });
+    await carol.items.delete(vaultId, items[1]!.itemId);
+    await carol.items.add(vaultId, { name: "added", fields: { password: "x" } });
     reads = [];
-    const later = await device.listItems(vaultId);
+    const later = await device.items.list(vaultId);
     expect(reads.every((r) => r === "since")).toBe(true);
     expect(reads.length).toBeGreaterThan(0);
     expect(names(later)).toEqual(["added", "item-2", "renamed"]);
-    expect(later).toEqual(await carol.listItems(vaultId));
+    expect(later).toEqual(await carol.items.list(vaultId));
     // A rekey rewrites every item: the next read is a full one, and right.
-    await alice.removeMember(vaultId, carol.account.userId);
-    await alice.rekey(vaultId);
+    await alice.members.remove(vaultId, carol.account.userId);
+    await alice.vaults.rekey(vaultId);
     reads = [];
-    expect(names(await device.listItems(vaultId))).toEqual(["added", "item-2", "renamed"]);
+    expect(names(await device.items.list(vaultId))).toEqual(["added", "item-2", "renamed"]);
     expect(reads).toContain("limit");
   });
 
@@ -106,10 +107,10 @@ describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabas
     };
     const device = await aliceDevice();
     await add("one");
-    expect(names(await device.listItems(vaultId))).toEqual(["one"]);
+    expect(names(await device.items.list(vaultId))).toEqual(["one"]);
     await add("two");
     reads = [];
-    expect(names(await device.listItems(vaultId))).toEqual(["one", "two"]);
+    expect(names(await device.items.list(vaultId))).toEqual(["one", "two"]);
     expect(reads).toEqual(["since"]);
   });
 
@@ -119,16 +120,16 @@ describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabas
   ])("on a signed vault, %s: %s, and the next read is a full one", async (_what, change, code) => {
     const { vaultId, items } = await team(2);
     const device = await aliceDevice();
-    await device.listItems(vaultId);
-    if (code === "ITEM_STALE") await carol.editItem(vaultId, items[0]!.itemId, { name: "edited", fields: { password: "2" } });
-    else await carol.deleteItem(vaultId, items[0]!.itemId);
+    await device.items.list(vaultId);
+    if (code === "ITEM_STALE") await carol.items.edit(vaultId, items[0]!.itemId, { name: "edited", fields: { password: "2" } });
+    else await carol.items.delete(vaultId, items[0]!.itemId);
     tamper = change;
-    await expect(device.listItems(vaultId)).rejects.toMatchObject({ name: "SecurityError", code });
+    await expect(device.items.list(vaultId)).rejects.toMatchObject({ name: "SecurityError", code });
     queries = [];
-    const honest = await device.listItems(vaultId);
+    const honest = await device.items.list(vaultId);
     // From the start again: every item of the vault, none kept from before.
     expect(queries[0]).toBe("?since=0");
-    expect(honest).toEqual(await carol.listItems(vaultId));
+    expect(honest).toEqual(await carol.items.list(vaultId));
   });
 
   test.each<[string, (body: any) => any, string]>([
@@ -140,10 +141,10 @@ describe.each(SQL_ENGINES)("delta reads in the SDK on %s", (_engine, openDatabas
   ])("an answer that is not a delta: %s is %s", async (_what, change, code) => {
     const { vaultId } = await team(1);
     const device = await aliceDevice();
-    await device.listItems(vaultId);
-    await carol.addItem(vaultId, { name: "new", fields: {} });
+    await device.items.list(vaultId);
+    await carol.items.add(vaultId, { name: "new", fields: {} });
     tamper = change;
-    await expect(device.listItems(vaultId)).rejects.toMatchObject({ name: "SecurityError", code });
-    expect(names(await device.listItems(vaultId))).toEqual(["item-0", "new"]);
+    await expect(device.items.list(vaultId)).rejects.toMatchObject({ name: "SecurityError", code });
+    expect(names(await device.items.list(vaultId))).toEqual(["item-0", "new"]);
   });
 });

@@ -48,13 +48,13 @@ describe("SDK end to end", () => {
     const bobEmail = email("bob"),
       carolEmail = email("carol"),
       daveEmail = email("dave");
-    const forBob = await owner.createInvite(bobEmail, "member", "1h");
-    const forCarol = await owner.createInvite(carolEmail, "admin");
-    const forDave = await owner.createInvite(daveEmail, "member");
-    expect((await owner.listInvites()).map((i) => i.email).sort()).toEqual([bobEmail, carolEmail, daveEmail].sort());
+    const forBob = await owner.invites.create(bobEmail, "member", "1h");
+    const forCarol = await owner.invites.create(carolEmail, "admin");
+    const forDave = await owner.invites.create(daveEmail, "member");
+    expect((await owner.invites.list()).map((i) => i.email).sort()).toEqual([bobEmail, carolEmail, daveEmail].sort());
 
     bob = client();
-    expect(await bob.redeemInvite(forBob.link)).toMatchObject({
+    expect(await bob.invites.redeem(forBob.link)).toMatchObject({
       orgId: owner.account.orgId,
       email: bobEmail,
       role: "member",
@@ -72,10 +72,10 @@ describe("SDK end to end", () => {
     });
     expect(carol.account).toMatchObject({ orgId: owner.account.orgId, role: "admin" });
 
-    await owner.revokeInvite(forDave.inviteId);
-    expect(await owner.listInvites()).toEqual([]);
-    await expect(client().redeemInvite(forDave.token)).rejects.toMatchObject({ status: 400, code: "INVITE_NOT_REDEEMABLE" });
-    await expect(client().redeemInvite(forBob.token)).rejects.toMatchObject({ status: 400, code: "INVITE_NOT_REDEEMABLE" });
+    await owner.invites.revoke(forDave.inviteId);
+    expect(await owner.invites.list()).toEqual([]);
+    await expect(client().invites.redeem(forDave.token)).rejects.toMatchObject({ status: 400, code: "INVITE_NOT_REDEEMABLE" });
+    await expect(client().invites.redeem(forBob.token)).rejects.toMatchObject({ status: 400, code: "INVITE_NOT_REDEEMABLE" });
   });
 
   test("a second login with the password opens the same keys; a wrong password is refused by the server", async () => {
@@ -86,39 +86,39 @@ describe("SDK end to end", () => {
   });
 
   test("shared vault, items, removal and rekey: the one who left cannot open anything written after", async () => {
-    const vault = await owner.createVault("Team", "shared");
-    await owner.share(vault.vaultId, bob.account.userId, "member");
-    await owner.share(vault.vaultId, carol.account.userId, "admin");
+    const vault = await owner.vaults.create("Team", "shared");
+    await owner.members.share(vault.vaultId, bob.account.userId, "member");
+    await owner.members.share(vault.vaultId, carol.account.userId, "admin");
 
-    const a = await bob.addItem(vault.vaultId, { name: "GitHub", fields: { username: "bob", password: "hunter2" } });
-    const b = await carol.addItem(vault.vaultId, { name: "AWS", fields: { accessKey: "AKIA..." } });
-    expect((await owner.listItems(vault.vaultId)).map((i) => i.name)).toEqual(["GitHub", "AWS"]);
-    const edited = await owner.editItem(
+    const a = await bob.items.add(vault.vaultId, { name: "GitHub", fields: { username: "bob", password: "hunter2" } });
+    const b = await carol.items.add(vault.vaultId, { name: "AWS", fields: { accessKey: "AKIA..." } });
+    expect((await owner.items.list(vault.vaultId)).map((i) => i.name)).toEqual(["GitHub", "AWS"]);
+    const edited = await owner.items.edit(
       vault.vaultId,
       a.itemId,
       { name: "GitHub", fields: { username: "bob", password: "rotated" } },
       { revision: a.revision },
     );
     expect(edited.revision).toBe(2);
-    await expect(owner.editItem(vault.vaultId, a.itemId, { name: "x", fields: {} }, { revision: 1 })).rejects.toMatchObject({
+    await expect(owner.items.edit(vault.vaultId, a.itemId, { name: "x", fields: {} }, { revision: 1 })).rejects.toMatchObject({
       status: 409,
     });
-    expect((await bob.getItem(vault.vaultId, a.itemId)).fields.password).toBe("rotated");
+    expect((await bob.items.get(vault.vaultId, a.itemId)).fields.password).toBe("rotated");
 
-    const keyBobHeld = await bob.openVault(await bob.getVault(vault.vaultId));
-    const removal = await owner.removeMember(vault.vaultId, bob.account.userId);
+    const keyBobHeld = await bob.vaults.open(await bob.vaults.get(vault.vaultId));
+    const removal = await owner.members.remove(vault.vaultId, bob.account.userId);
     expect(removal.rekeyRequired).toBe(true);
-    expect((await owner.verifyVault(vault.vaultId)).warnings.join()).toMatch(/not been rekeyed/);
+    expect((await owner.vaults.verify(vault.vaultId)).warnings.join()).toMatch(/not been rekeyed/);
 
     const phases = new Set<string>();
-    const result = await carol.rekey(vault.vaultId, { onProgress: (p) => phases.add(`${p.phase}:${p.done}/${p.total}`) });
+    const result = await carol.vaults.rekey(vault.vaultId, { onProgress: (p) => phases.add(`${p.phase}:${p.done}/${p.total}`) });
     expect(result).toEqual({ keyVersion: 2, items: 2, members: 2, attempts: 1, history: 1, trash: 0 });
     expect(phases).toEqual(
       new Set(["items:0/2", "items:1/2", "items:2/2", "wraps:0/2", "wraps:1/2", "wraps:2/2", "upload:0/1", "upload:1/1"]),
     );
 
-    const after = await owner.addItem(vault.vaultId, { name: "New DB", fields: { password: "after-rekey" } });
-    await expect(bob.getVault(vault.vaultId)).rejects.toMatchObject({ status: 404 });
+    const after = await owner.items.add(vault.vaultId, { name: "New DB", fields: { password: "after-rekey" } });
+    await expect(bob.vaults.get(vault.vaultId)).rejects.toMatchObject({ status: 404 });
     const stored = await owner.http.request<any>("GET", `/vaults/${vault.vaultId}/items/${after.itemId}`);
     await expect(openItem(keyBobHeld, vault.vaultId, stored)).rejects.toMatchObject({ code: "TAMPERED" });
     // Nor the old items, now under the new key.
@@ -128,12 +128,12 @@ describe("SDK end to end", () => {
     // A fresh login of the owner opens everything under the new key, and the wraps verify.
     const fresh = client();
     await fresh.login(owner.account.email, PASSWORD);
-    expect((await fresh.listItems(vault.vaultId)).map((i) => i.fields.password ?? i.fields.accessKey)).toEqual([
+    expect((await fresh.items.list(vault.vaultId)).map((i) => i.fields.password ?? i.fields.accessKey)).toEqual([
       "rotated",
       "AKIA...",
       "after-rekey",
     ]);
-    const report = await fresh.verifyVault(vault.vaultId);
+    const report = await fresh.vaults.verify(vault.vaultId);
     expect(report).toMatchObject({ ok: true, keyVersion: 2, problems: [], warnings: [] });
     expect(report.members.map((m) => [m.userId, m.senderId, m.ok]).sort()).toEqual(
       [
@@ -144,22 +144,22 @@ describe("SDK end to end", () => {
   });
 
   test("two admins rekeying at once: one retries from the start after its 409 and both land", async () => {
-    const vault = await owner.createVault("Race", "shared");
-    await owner.share(vault.vaultId, carol.account.userId, "admin");
-    for (let i = 0; i < 20; i++) await owner.addItem(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
-    const results = await Promise.all([owner.rekey(vault.vaultId), carol.rekey(vault.vaultId)]);
+    const vault = await owner.vaults.create("Race", "shared");
+    await owner.members.share(vault.vaultId, carol.account.userId, "admin");
+    for (let i = 0; i < 20; i++) await owner.items.add(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
+    const results = await Promise.all([owner.vaults.rekey(vault.vaultId), carol.vaults.rekey(vault.vaultId)]);
     expect(results.map((r) => r.keyVersion).sort()).toEqual([2, 3]);
     expect(results.map((r) => r.attempts).sort()).toEqual([1, 2]);
-    const items = await carol.listItems(vault.vaultId);
+    const items = await carol.items.list(vault.vaultId);
     expect(items.map((i) => i.fields.n)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
   });
 
   test.each(["items", "item-log", "roster"])(
     "a rekey that lands between this rekey's read of the vault and its first read of /%s: it starts again under the newer key, and calls nothing tampered",
     async (landsBefore) => {
-      const vault = await owner.createVault("Overtaken", "shared");
-      await owner.share(vault.vaultId, carol.account.userId, "admin");
-      for (let i = 0; i < 3; i++) await owner.addItem(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
+      const vault = await owner.vaults.create("Overtaken", "shared");
+      await owner.members.share(vault.vaultId, carol.account.userId, "admin");
+      for (let i = 0; i < 3; i++) await owner.items.add(vault.vaultId, { name: `item ${i}`, fields: { n: String(i) } });
       let armed = false;
       const overtaken = client({
         pins: ownerPins,
@@ -168,72 +168,72 @@ describe("SDK end to end", () => {
           const path = new URL(String(input)).pathname;
           if (armed && (init?.method ?? "GET") === "GET" && path.endsWith(`/vaults/${vault.vaultId}/${landsBefore}`)) {
             armed = false;
-            expect(await carol.rekey(vault.vaultId)).toMatchObject({ keyVersion: 2, attempts: 1 });
+            expect(await carol.vaults.rekey(vault.vaultId)).toMatchObject({ keyVersion: 2, attempts: 1 });
           }
           return fetch(input, init);
         },
       });
       await overtaken.login(owner.account.email, PASSWORD);
       armed = true;
-      expect(await overtaken.rekey(vault.vaultId)).toMatchObject({ keyVersion: 3, attempts: 2 });
+      expect(await overtaken.vaults.rekey(vault.vaultId)).toMatchObject({ keyVersion: 3, attempts: 2 });
       expect(armed).toBe(false);
-      expect((await carol.listItems(vault.vaultId)).map((i) => i.fields.n)).toEqual(["0", "1", "2"]);
+      expect((await carol.items.list(vault.vaultId)).map((i) => i.fields.n)).toEqual(["0", "1", "2"]);
     },
   );
 
   test("an item edited between the rekey's read and its upload is kept: the rekey is refused (409) and starts again from a fresh read", async () => {
-    const vault = await owner.createVault("Edited", "shared");
-    await owner.share(vault.vaultId, carol.account.userId, "admin");
-    const item = await owner.addItem(vault.vaultId, { name: "router", fields: { password: "old" } });
+    const vault = await owner.vaults.create("Edited", "shared");
+    await owner.members.share(vault.vaultId, carol.account.userId, "admin");
+    const item = await owner.items.add(vault.vaultId, { name: "router", fields: { password: "old" } });
     let edits = 0;
     const editing = client({
       pins: ownerPins,
       fetch: async (input, init) => {
         // The first upload of the rekey: just before it, carol edits the item the rekey has read.
         if ((init?.method ?? "GET") === "POST" && String(input).endsWith("/rekey") && edits++ === 0) {
-          await carol.editItem(vault.vaultId, item.itemId, { name: "router", fields: { password: "new" } });
+          await carol.items.edit(vault.vaultId, item.itemId, { name: "router", fields: { password: "new" } });
         }
         return fetch(input, init);
       },
     });
     await editing.login(owner.account.email, PASSWORD);
-    const result = await editing.rekey(vault.vaultId);
+    const result = await editing.vaults.rekey(vault.vaultId);
     expect(result).toMatchObject({ keyVersion: 2, attempts: 2 });
     const fresh = client();
     await fresh.login(carol.account.email, PASSWORD);
-    expect((await fresh.getItem(vault.vaultId, item.itemId)).fields.password).toBe("new");
+    expect((await fresh.items.get(vault.vaultId, item.itemId)).fields.password).toBe("new");
   });
 
   test("items written while a rekey runs all end up under the final key", async () => {
-    const vault = await owner.createVault("Busy", "shared");
-    await owner.share(vault.vaultId, carol.account.userId, "admin");
-    for (let i = 0; i < 50; i++) await owner.addItem(vault.vaultId, { name: `seed ${i}`, fields: {} });
-    const writes = Promise.all(Array.from({ length: 10 }, (_, i) => carol.addItem(vault.vaultId, { name: `during ${i}`, fields: {} })));
-    const [rekeyed] = await Promise.all([owner.rekey(vault.vaultId), writes]);
+    const vault = await owner.vaults.create("Busy", "shared");
+    await owner.members.share(vault.vaultId, carol.account.userId, "admin");
+    for (let i = 0; i < 50; i++) await owner.items.add(vault.vaultId, { name: `seed ${i}`, fields: {} });
+    const writes = Promise.all(Array.from({ length: 10 }, (_, i) => carol.items.add(vault.vaultId, { name: `during ${i}`, fields: {} })));
+    const [rekeyed] = await Promise.all([owner.vaults.rekey(vault.vaultId), writes]);
     expect(rekeyed.keyVersion).toBe(2);
     const fresh = client();
     await fresh.login(carol.account.email, PASSWORD);
-    expect(await fresh.listItems(vault.vaultId)).toHaveLength(60);
+    expect(await fresh.items.list(vault.vaultId)).toHaveLength(60);
   });
 
   test("personal vault: AES-KW under the stretched key, opened again after a new login", async () => {
-    const vault = await bob.createVault("Mine", "personal");
+    const vault = await bob.vaults.create("Mine", "personal");
     expect(vault.vaultType).toBe("personal");
-    await bob.addItem(vault.vaultId, { name: "Bank", fields: { pin: "0000" } });
+    await bob.items.add(vault.vaultId, { name: "Bank", fields: { pin: "0000" } });
     const fresh = client();
     await fresh.login(bob.account.email, PASSWORD);
-    expect((await fresh.listItems(vault.vaultId))[0]).toMatchObject({ name: "Bank", fields: { pin: "0000" } });
-    await expect(fresh.rekey(vault.vaultId)).resolves.toMatchObject({ keyVersion: 2, members: 1 });
-    expect((await fresh.verifyVault(vault.vaultId)).ok).toBe(true);
+    expect((await fresh.items.list(vault.vaultId))[0]).toMatchObject({ name: "Bank", fields: { pin: "0000" } });
+    await expect(fresh.vaults.rekey(vault.vaultId)).resolves.toMatchObject({ keyVersion: 2, members: 1 });
+    expect((await fresh.vaults.verify(vault.vaultId)).ok).toBe(true);
   });
 
   describe("what a dishonest server could try", () => {
     let vaultId: string;
     beforeAll(async () => {
-      vaultId = (await carol.createVault("Targets", "shared")).vaultId;
-      await carol.share(vaultId, owner.account.userId, "member");
-      await owner.addItem(vaultId, { name: "one", fields: { secret: "1" } });
-      await owner.addItem(vaultId, { name: "two", fields: { secret: "2" } });
+      vaultId = (await carol.vaults.create("Targets", "shared")).vaultId;
+      await carol.members.share(vaultId, owner.account.userId, "member");
+      await owner.items.add(vaultId, { name: "one", fields: { secret: "1" } });
+      await owner.items.add(vaultId, { name: "two", fields: { secret: "2" } });
     });
 
     test("a wrap whose signature was altered is refused, and verify names it", async () => {
@@ -257,19 +257,19 @@ describe("SDK end to end", () => {
         }),
       });
       await mitm.login(owner.account.email, PASSWORD);
-      await expect(mitm.listItems(vaultId)).rejects.toMatchObject({
+      await expect(mitm.items.list(vaultId)).rejects.toMatchObject({
         name: "SecurityError",
         code: "BAD_SIGNATURE",
         userId: carol.account.userId,
       });
-      const report = await mitm.verifyVault(vaultId);
+      const report = await mitm.vaults.verify(vaultId);
       expect(report.ok).toBe(false);
       expect(report.members.find((m) => m.userId === carol.account.userId)!.problems.join()).toMatch(/signature does not verify/);
     });
 
     test("items listed under a newer key than the vault's on every read: refused as INCONSISTENT by a listing and by a rekey, not retried without end nor a 409", async () => {
-      const own = await owner.createVault("Versions", "shared");
-      await owner.addItem(own.vaultId, { name: "one", fields: { secret: "1" } });
+      const own = await owner.vaults.create("Versions", "shared");
+      await owner.items.add(own.vaultId, { name: "one", fields: { secret: "1" } });
       let listings = 0;
       const newer = (_method: string, path: string, body: any) => {
         if (path === `/vaults/${own.vaultId}/items` && Array.isArray(body?.items)) {
@@ -280,14 +280,17 @@ describe("SDK end to end", () => {
       };
       const device = client({ pins: ownerPins, fetch: tamperingFetch(newer) });
       await device.login(owner.account.email, PASSWORD);
-      await expect(device.listItems(own.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "INCONSISTENT" });
+      await expect(device.items.list(own.vaultId)).rejects.toMatchObject({ name: "SecurityError", code: "INCONSISTENT" });
       const read = listings;
       expect(read).toBeGreaterThan(0);
-      await expect(device.rekey(own.vaultId, { maxAttempts: 3 })).rejects.toMatchObject({ name: "SecurityError", code: "INCONSISTENT" });
+      await expect(device.vaults.rekey(own.vaultId, { maxAttempts: 3 })).rejects.toMatchObject({
+        name: "SecurityError",
+        code: "INCONSISTENT",
+      });
       expect(listings).toBeGreaterThan(read);
       // Nothing was rekeyed: the vault is at its first key, and its item opens for an honest client.
-      expect((await owner.getVault(own.vaultId)).keyVersion).toBe(1);
-      expect((await owner.listItems(own.vaultId)).map((i) => i.name)).toEqual(["one"]);
+      expect((await owner.vaults.get(own.vaultId)).keyVersion).toBe(1);
+      expect((await owner.items.list(own.vaultId)).map((i) => i.name)).toEqual(["one"]);
     });
 
     test("a substituted public key: refused as changed once pinned; when new, as not the roster's key (signed vault) or as unsigned-by-the-sender", async () => {
@@ -313,20 +316,20 @@ describe("SDK end to end", () => {
       // The owner's client saw carol's real keys when it shared with her: the pin catches the change.
       const pinned = client({ pins: ownerPins, fetch: tamperingFetch(substitute) });
       await pinned.login(owner.account.email, PASSWORD);
-      await expect(pinned.share(vaultId, carol.account.userId, "member")).rejects.toMatchObject({
+      await expect(pinned.members.share(vaultId, carol.account.userId, "member")).rejects.toMatchObject({
         code: "KEY_CHANGED",
         userId: carol.account.userId,
       });
-      await expect(pinned.listItems(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED" });
+      await expect(pinned.items.list(vaultId)).rejects.toMatchObject({ code: "KEY_CHANGED" });
       // A client with no pins: the signed roster recorded carol's real keys, so the substitute is
       // refused as hers; on a vault without a roster, carol's wrap does not verify under it.
       const unpinned = client({ fetch: tamperingFetch(substitute) });
       await unpinned.login(owner.account.email, PASSWORD);
-      await expect(unpinned.listItems(vaultId)).rejects.toMatchObject({
+      await expect(unpinned.items.list(vaultId)).rejects.toMatchObject({
         code: "KEY_CHANGED",
         message: expect.stringMatching(/not the ones the vault.s signed roster recorded/),
       });
-      await expect(unpinned.listItems(unsigned)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
+      await expect(unpinned.items.list(unsigned)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // Only the publicKey swapped: the bundle's self-signature fails.
       const halfSwapped = client({
         fetch: tamperingFetch((m, p, body) =>
@@ -334,21 +337,21 @@ describe("SDK end to end", () => {
         ),
       });
       await halfSwapped.login(owner.account.email, PASSWORD);
-      await expect(halfSwapped.userKeys(carol.account.userId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
+      await expect(halfSwapped.keys.of(carol.account.userId)).rejects.toMatchObject({ code: "BAD_SIGNATURE" });
       // After checking the new fingerprint out of band, trusting it lifts the refusal.
       const keptPin = await ownerPins.get(carol.account.userId);
-      const { current, pinned: was } = await pinned.fingerprint(carol.account.userId);
+      const { current, pinned: was } = await pinned.keys.fingerprint(carol.account.userId);
       expect(current).not.toBe(was);
-      await pinned.trustUser(carol.account.userId, current, carol.account.email);
-      await expect(pinned.userKeys(carol.account.userId)).resolves.toMatchObject({ publicKey: impostor.registration.publicKey });
+      await pinned.keys.trust(carol.account.userId, current, carol.account.email);
+      await expect(pinned.keys.of(carol.account.userId)).resolves.toMatchObject({ publicKey: impostor.registration.publicKey });
       await ownerPins.set(carol.account.userId, keptPin!);
     });
 
     test("an item ciphertext moved onto another item, through the real API with a valid signed link, does not open", async () => {
       const [one, two] = await owner.http.request<any>("GET", `/vaults/${vaultId}/items`).then((r) => r.items);
       // A member's own client gone rogue: it signs the move, so the item log vouches for it; the associated data still refuses it.
-      const logs = (owner as any).items.logs as ItemLogs;
-      const log = (await logs.follow(vaultId, (await owner.verifiedRoster(vaultId))!))!;
+      const logs = (owner as any).parts.items.logs as ItemLogs;
+      const log = (await logs.follow(vaultId, (await owner.members.roster(vaultId))!))!;
       const itemLink = await logs.sign(
         log.head,
         {
@@ -358,15 +361,15 @@ describe("SDK end to end", () => {
           sha256: await itemDigest(one),
           prevSha256: await itemDigest(two),
         },
-        (await owner.verifiedRoster(vaultId))!.state,
+        (await owner.members.roster(vaultId))!.state,
       );
       await owner.http.request("PUT", `/vaults/${vaultId}/items/${two.itemId}`, {
         body: { encryptedData: one.encryptedData, encryptedName: one.encryptedName, itemLink },
       });
       await logs.saw(itemLink);
-      await expect(owner.getItem(vaultId, two.itemId)).rejects.toMatchObject({ code: "TAMPERED" });
-      await expect(carol.listItems(vaultId)).rejects.toBeInstanceOf(SecurityError);
-      await expect(owner.getItem(vaultId, one.itemId)).resolves.toMatchObject({ name: "one" });
+      await expect(owner.items.get(vaultId, two.itemId)).rejects.toMatchObject({ code: "TAMPERED" });
+      await expect(carol.items.list(vaultId)).rejects.toBeInstanceOf(SecurityError);
+      await expect(owner.items.get(vaultId, one.itemId)).resolves.toMatchObject({ name: "one" });
     });
   });
 
@@ -376,15 +379,15 @@ describe("SDK end to end", () => {
     await c.login(carol.account.email, PASSWORD);
     expect(seen).toHaveLength(1);
     await sleep(3200);
-    await expect(c.listVaults()).resolves.toBeInstanceOf(Array);
+    await expect(c.vaults.list()).resolves.toBeInstanceOf(Array);
     expect(seen).toHaveLength(2);
     expect(seen[1]!.refreshToken).not.toBe(seen[0]!.refreshToken);
     // Concurrent requests after expiry share one refresh (a second would present a used token and end the login).
     await sleep(3200);
-    await Promise.all(Array.from({ length: 5 }, () => c.listVaults()));
+    await Promise.all(Array.from({ length: 5 }, () => c.vaults.list()));
     expect(seen).toHaveLength(3);
     await c.logout();
     expect(seen.at(-1)).toBeUndefined();
-    await expect(c.listVaults()).rejects.toBeInstanceOf(ApiError);
+    await expect(c.vaults.list()).rejects.toBeInstanceOf(ApiError);
   });
 });

@@ -50,7 +50,7 @@ describe("the web vault: second factors and account recovery", () => {
     const address = email(role ?? "owner");
     const c = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
     if (by && role) {
-      const { code } = await by.createInvite(address, role);
+      const { code } = await by.invites.create(address, role);
       await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
     } else await c.register({ email: address, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
     return c;
@@ -134,7 +134,7 @@ describe("the web vault: second factors and account recovery", () => {
     const ada = await registered();
     const carol = await registered("admin", ada);
     const bob = await registered("member", ada);
-    await bob.trustUser(carol.account.userId, await carol.ownFingerprint(), carol.account.email);
+    await bob.keys.trust(carol.account.userId, await carol.keys.own(), carol.account.email);
     await bob.recovery.enrol([ada.account.userId, carol.account.userId], 2);
 
     const bobPage = await page();

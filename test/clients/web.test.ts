@@ -311,7 +311,7 @@ describe("the web vault", () => {
   test("an expired invite link, and registering without one, say so and what to do", async () => {
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login(ADA.email, ADA.password);
-    const { token } = await sdk.createInvite("late@example.test", "member", "1s");
+    const { token } = await sdk.invites.create("late@example.test", "member", "1s");
     server.clock.advance(1_000);
     const page = await newPage(bobContext);
     await page.goto(`/#/invite/${encodeURIComponent(token)}`);
@@ -485,8 +485,8 @@ describe("the web vault", () => {
     await ada.getByText(/signed member and item history verified/).waitFor();
     // The browser and another client of the owner's read one history: the same fingerprint.
     const shown = (await ada.getByTestId("vault-fingerprint").textContent())!.match(/[0-9a-f]{4}( [0-9a-f]{4}){4}/)![0];
-    expect(shown).toBe(await sdk.vaultFingerprint(legacy.vaultId));
-    const roster = await sdk.verifiedRoster(legacy.vaultId);
+    expect(shown).toBe(await sdk.vaults.fingerprint(legacy.vaultId));
+    const roster = await sdk.members.roster(legacy.vaultId);
     expect(roster!.state).toMatchObject({ name: "Legacy", keyVersion: 2 });
     expect(Object.fromEntries([...roster!.state.members].map(([id, m]) => [id, m.role]))).toEqual({
       [sdk.account.userId]: "owner",
@@ -498,8 +498,8 @@ describe("the web vault", () => {
     // A vault ada shares with bob, made through the SDK.
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login(ADA.email, ADA.password);
-    const farewell = await sdk.createVault("Farewell");
-    await sdk.share(farewell.vaultId, bobUserId);
+    const farewell = await sdk.vaults.create("Farewell");
+    await sdk.members.share(farewell.vaultId, bobUserId);
 
     await ada.getByRole("link", { name: "People" }).click();
     await ada.getByRole("heading", { name: "People" }).waitFor();
@@ -510,8 +510,8 @@ describe("the web vault", () => {
     );
     await ada.getByRole("heading", { name: "Removed" }).waitFor();
     await accessible(ada, "people");
-    expect((await sdk.members(farewell.vaultId)).map((m) => m.userId)).not.toContain(bobUserId);
-    expect((await sdk.getVault(farewell.vaultId)).keyVersion).toBe(2);
+    expect((await sdk.members.list(farewell.vaultId)).map((m) => m.userId)).not.toContain(bobUserId);
+    expect((await sdk.vaults.get(farewell.vaultId)).keyVersion).toBe(2);
 
     // Bob, in a fresh page: his password still derives, and the server says why it lets him in no more.
     await bob.goto("/");
@@ -564,12 +564,12 @@ describe("the web vault", () => {
     const CY = { email: "cy@example.test", password: "cy's own long master password" };
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login(ADA.email, NEW);
-    const invite = await sdk.createInvite(CY.email, "member");
+    const invite = await sdk.invites.create(CY.email, "member");
     const cySdk = new VaultClient({ baseUrl: server.url });
     await cySdk.register({ email: CY.email, password: CY.password, invite: invite.code });
-    const vault = await sdk.createVault("Rotation");
-    await sdk.addItem(vault.vaultId, { name: "Before", fields: { password: "signed by the old key" } });
-    await sdk.share(vault.vaultId, cySdk.account.userId);
+    const vault = await sdk.vaults.create("Rotation");
+    await sdk.items.add(vault.vaultId, { name: "Before", fields: { password: "signed by the old key" } });
+    await sdk.members.share(vault.vaultId, cySdk.account.userId);
 
     const cyContext = await browser.newContext({ baseURL: origin });
     try {
@@ -615,7 +615,7 @@ describe("the web vault", () => {
       expect(pinnedBefore.fingerprint).toBe(oldFingerprint);
       expect(pinnedAfter).toMatchObject({ fingerprint: newFingerprint, keyVersion: 2 });
       // The SDK session ada had elsewhere ended with the rotation.
-      await expect(sdk.listVaults()).rejects.toMatchObject({ status: 401 });
+      await expect(sdk.vaults.list()).rejects.toMatchObject({ status: 401 });
     } finally {
       await cyContext.close();
     }
@@ -626,7 +626,7 @@ describe("the web vault", () => {
     const DEE = { email: "dee@example.test", password: "dee's own long master password" };
     const sdk = new VaultClient({ baseUrl: server.url });
     await sdk.login(ADA.email, NEW);
-    const invite = await sdk.createInvite(DEE.email, "member");
+    const invite = await sdk.invites.create(DEE.email, "member");
     const deeSdk = new VaultClient({ baseUrl: server.url });
     await deeSdk.register({ email: DEE.email, password: DEE.password, invite: invite.code });
     const deeContext = await browser.newContext({ baseURL: origin });
@@ -640,22 +640,22 @@ describe("the web vault", () => {
       await dee.getByText("No vaults yet: create one below.").waitFor();
 
       // Shared while her list is open: clicking "Vaults" again reads it again.
-      const first = await sdk.createVault("Shared while open");
-      await sdk.addItem(first.vaultId, { name: "Printer", fields: { password: "toner" } });
-      await sdk.share(first.vaultId, deeSdk.account.userId);
+      const first = await sdk.vaults.create("Shared while open");
+      await sdk.items.add(first.vaultId, { name: "Printer", fields: { password: "toner" } });
+      await sdk.members.share(first.vaultId, deeSdk.account.userId);
       await dee.getByRole("link", { name: "Vaults", exact: true }).click();
       await dee.getByRole("link", { name: "Shared while open" }).waitFor();
 
       // Shared while she is elsewhere: the tab regaining focus reads it again.
-      const second = await sdk.createVault("Shared while away");
-      await sdk.share(second.vaultId, deeSdk.account.userId);
+      const second = await sdk.vaults.create("Shared while away");
+      await sdk.members.share(second.vaultId, deeSdk.account.userId);
       await dee.evaluate(`window.dispatchEvent(new Event("focus"))`);
       await dee.getByRole("link", { name: "Shared while away" }).waitFor();
 
       // An item added while her vault is open shows when she comes back to the tab.
       await dee.getByRole("link", { name: "Shared while open" }).click();
       await dee.getByRole("button", { name: "Printer" }).waitFor();
-      await sdk.addItem(first.vaultId, { name: "Scanner", fields: { password: "flatbed" } });
+      await sdk.items.add(first.vaultId, { name: "Scanner", fields: { password: "flatbed" } });
       await dee.evaluate(`document.dispatchEvent(new Event("visibilitychange"))`);
       await dee.getByRole("button", { name: "Scanner" }).waitFor();
     } finally {

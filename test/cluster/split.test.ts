@@ -285,13 +285,13 @@ test("every route of the interface works through both gateways", async () => {
   });
   const sdkInvite = await invite(gw[0], owner);
   await sdkUser.register({ email: sdkInvite.email, password: "correct horse battery staple", invite: sdkInvite.token, kdf: TEST_KDF });
-  await sdkUser.createVault("Mine", "personal");
+  await sdkUser.vaults.create("Mine", "personal");
   expect(await sdkUser.changePassword("correct horse battery staple", "purple monkey dishwasher 77", { kdf: TEST_KDF })).toMatchObject({
     accountVersion: 2,
     vaults: 1,
   });
   // A key rotation through the SDK (it reads its key log, signs the step and wraps the vault's key to the new keys).
-  expect(await sdkUser.rotateKeys({ rsaBits: 2048 })).toMatchObject({ keyVersion: 2, accountVersion: 3, vaults: 1 });
+  expect(await sdkUser.keys.rotate({ rsaBits: 2048 })).toMatchObject({ keyVersion: 2, accountVersion: 3, vaults: 1 });
   // The SDK's user leaves the organization, through the other gateway.
   expect(
     (await call("DELETE /orgs/:orgId/members/:userId", `/orgs/${owner.orgId}/members/${sdkUser.account.userId}`, t)).body,
@@ -344,7 +344,7 @@ test("every route of the interface works through both gateways", async () => {
     body: { stepToken: step.stepToken, totpCode: "000000" },
   });
   expect(secondStep.status).toBe(401);
-  for (const trustee of [t1, t2]) await user.trustUser(trustee.account.userId, await trustee.ownFingerprint(), trustee.account.email);
+  for (const trustee of [t1, t2]) await user.keys.trust(trustee.account.userId, await trustee.keys.own(), trustee.account.email);
   await user.recovery.enrol([t1.account.userId, t2.account.userId], 2);
   expect((await user.recovery.status())!.threshold).toBe(2);
   const stray = await sdkOn(1).recovery.start(user.account.email);
@@ -358,7 +358,7 @@ test("every route of the interface works through both gateways", async () => {
   expect(await device.recovery.progress(pending)).toMatchObject({ approvals: 2, threshold: 2 });
   await device.recovery.finish(pending, "a brand new horse staple battery", confirmation);
   // The recovered device enrols again (the recovery used the enrolment up), then leaves recovery.
-  for (const trustee of [t1, t2]) await device.trustUser(trustee.account.userId, await trustee.ownFingerprint(), trustee.account.email);
+  for (const trustee of [t1, t2]) await device.keys.trust(trustee.account.userId, await trustee.keys.own(), trustee.account.email);
   await device.recovery.enrol([t1.account.userId, t2.account.userId], 2);
   await device.recovery.unenrol();
   expect(await device.recovery.status()).toBeNull();

@@ -42,24 +42,24 @@ describe.each(SQL_ENGINES)("on %s", (_engine, openDatabase) => {
       const ada = new VaultClient({ baseUrl: server.url });
       const email = `ada-${Date.now()}@example.test`;
       await ada.register({ email, password: PASSWORD, kdf: TEST_KDF, orgName: "Acme" });
-      const vaults = [await ada.createVault("Notes", "personal"), await ada.createVault("Team")];
-      await ada.addItem(vaults[1]!.vaultId, { name: "GitHub", fields: { password: "team secret" } });
+      const vaults = [await ada.vaults.create("Notes", "personal"), await ada.vaults.create("Team")];
+      await ada.items.add(vaults[1]!.vaultId, { name: "GitHub", fields: { password: "team secret" } });
       const oldKeys = await keyFingerprint(ada.account);
 
-      await expect(ada.rotateKeys({ rsaBits: 2048 })).rejects.toThrow();
+      await expect(ada.keys.rotate({ rsaBits: 2048 })).rejects.toThrow();
       expect(await exited(server)).toBe(true);
       expect(server.child.signalCode).toBe("SIGKILL");
 
       server = await spawnServer(env);
       const after = new VaultClient({ baseUrl: server.url });
       await after.login(email, PASSWORD);
-      const log = await after.keyLog(after.account.userId);
+      const log = await after.keys.log(after.account.userId);
       expect(log.map((e) => e.version)).toEqual(keyVersion === 1 ? [1] : [1, 2]);
       expect((await keyFingerprint(after.account)) === oldKeys).toBe(keyVersion === 1);
-      for (const v of vaults) await after.openVault(await after.getVault(v.vaultId));
-      expect((await after.listItems(vaults[1]!.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
+      for (const v of vaults) await after.vaults.open(await after.vaults.get(v.vaultId));
+      expect((await after.items.list(vaults[1]!.vaultId)).map((i) => i.fields.password)).toEqual(["team secret"]);
       // And the account goes on: a rotation made now lands.
-      expect((await after.rotateKeys({ rsaBits: 2048 })).keyVersion).toBe(keyVersion + 1);
+      expect((await after.keys.rotate({ rsaBits: 2048 })).keyVersion).toBe(keyVersion + 1);
       await server.kill("SIGTERM");
     } finally {
       await database.drop();

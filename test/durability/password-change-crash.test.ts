@@ -42,8 +42,12 @@ describe.each(SQL_ENGINES)("on %s", (_engine, openDatabase) => {
       const ada = new VaultClient({ baseUrl: server.url });
       const email = `ada-${Date.now()}@example.test`;
       await ada.register({ email, password: OLD, kdf: TEST_KDF });
-      const vaults = [await ada.createVault("Notes", "personal"), await ada.createVault("Bank", "personal"), await ada.createVault("Team")];
-      await ada.addItem(vaults[1]!.vaultId, { name: "Bank login", fields: { password: "hunter2" } });
+      const vaults = [
+        await ada.vaults.create("Notes", "personal"),
+        await ada.vaults.create("Bank", "personal"),
+        await ada.vaults.create("Team"),
+      ];
+      await ada.items.add(vaults[1]!.vaultId, { name: "Bank login", fields: { password: "hunter2" } });
 
       await expect(ada.changePassword(OLD, NEW, { kdf: TEST_KDF })).rejects.toThrow();
       expect(await exited(server)).toBe(true);
@@ -53,8 +57,8 @@ describe.each(SQL_ENGINES)("on %s", (_engine, openDatabase) => {
       const after = new VaultClient({ baseUrl: server.url });
       await expect(new VaultClient({ baseUrl: server.url }).login(email, refused)).rejects.toMatchObject({ status: 401 });
       await after.login(email, works);
-      for (const v of vaults) await after.openVault(await after.getVault(v.vaultId));
-      expect((await after.listItems(vaults[1]!.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
+      for (const v of vaults) await after.vaults.open(await after.vaults.get(v.vaultId));
+      expect((await after.items.list(vaults[1]!.vaultId)).map((i) => i.fields.password)).toEqual(["hunter2"]);
       // And the account goes on: a change made now lands.
       expect((await after.changePassword(works, "a third master password 99", { kdf: TEST_KDF })).vaults).toBe(2);
       await server.kill("SIGTERM");

@@ -96,7 +96,7 @@ describe("upgrading from the previous release's data", () => {
     expect(await keysOf(bob.http.currentTokens!.accessToken, ADA.userId)).toHaveProperty("keyStatement");
     expect((await api.get(`/auth/prelogin?email=${ADA.email}`)).body.kdfStatement.version).toBe(1);
     // Bob's client now checks ada's statement, and pins her with her email.
-    await expect(bob.findUser(ADA.email)).resolves.toMatchObject({ userId: ADA.userId, trust: "first-use" });
+    await expect(bob.people.find(ADA.email)).resolves.toMatchObject({ userId: ADA.userId, trust: "first-use" });
 
     const cy = new VaultClient({ baseUrl: proxy.url });
     const from = proxy.sent.length;
@@ -117,13 +117,13 @@ describe("upgrading from the previous release's data", () => {
       { userId: ADA.userId, role: "owner" as const },
       { userId: BOB.userId, role: "member" as const },
     ];
-    const checked = await ada.listCheckedVaults();
+    const checked = await ada.vaults.listChecked();
     const byId = (id: string) => checked.find((v) => v.vaultId === id)!;
     expect(byId(fixture.vaults.team).nameCheck).toMatchObject({ status: "unverified", name: "Team" });
     expect(byId(fixture.vaults.old).nameCheck).toMatchObject({ status: "unverified", why: "the vault has no signed roster" });
-    expect((await ada.listItems(fixture.vaults.team)).map((i) => i.fields)).toEqual([{ username: "acme-bot", password: "team-secret-1" }]);
-    expect((await ada.listItems(fixture.vaults.private)).map((i) => i.name)).toEqual(["Bank"]);
-    await ada.addItem(fixture.vaults.team, { name: "After the upgrade", fields: { password: "new" } });
+    expect((await ada.items.list(fixture.vaults.team)).map((i) => i.fields)).toEqual([{ username: "acme-bot", password: "team-secret-1" }]);
+    expect((await ada.items.list(fixture.vaults.private)).map((i) => i.name)).toEqual(["Bank"]);
+    await ada.items.add(fixture.vaults.team, { name: "After the upgrade", fields: { password: "new" } });
     // The signed vault's item log started at the first open (a checkpoint of its one item), and the write is its next link.
     const log = await ada.http.request<{ links: Array<{ op: string; count?: number }> }>("GET", `/vaults/${fixture.vaults.team}/item-log`, {
       query: { from: 0 },
@@ -132,19 +132,19 @@ describe("upgrading from the previous release's data", () => {
       ["checkpoint", 1],
       ["create", undefined],
     ]);
-    expect(await bob.verifyVault(fixture.vaults.team)).toMatchObject({ ok: true, items: { seq: 1, count: 2 } });
+    expect(await bob.vaults.verify(fixture.vaults.team)).toMatchObject({ ok: true, items: { seq: 1, count: 2 } });
     // Renaming it to its own name signs the name into the roster.
-    await ada.renameVault(fixture.vaults.team, "Team");
-    expect((await bob.getCheckedVault(fixture.vaults.team)).nameCheck).toEqual({ status: "verified", name: "Team" });
+    await ada.vaults.rename(fixture.vaults.team, "Team");
+    expect((await bob.vaults.getChecked(fixture.vaults.team)).nameCheck).toEqual({ status: "verified", name: "Team" });
 
-    expect((await bob.listItems(fixture.vaults.old)).map((i) => i.fields)).toEqual([{ password: "old-secret-2" }]);
-    await expect(ada.addItem(fixture.vaults.old, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
-    await expect(bob.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS })).rejects.toMatchObject({ status: 403 });
-    const adopted = await ada.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS, name: "Old" });
+    expect((await bob.items.list(fixture.vaults.old)).map((i) => i.fields)).toEqual([{ password: "old-secret-2" }]);
+    await expect(ada.items.add(fixture.vaults.old, { name: "x", fields: {} })).rejects.toMatchObject({ code: "UNSIGNED_VAULT" });
+    await expect(bob.members.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS })).rejects.toMatchObject({ status: 403 });
+    const adopted = await ada.members.adoptRoster(fixture.vaults.old, { members: OLD_MEMBERS, name: "Old" });
     expect(adopted.state).toMatchObject({ name: "Old", keyVersion: 2 });
-    await ada.addItem(fixture.vaults.old, { name: "Adopted", fields: { password: "fresh" } });
-    expect((await bob.listItems(fixture.vaults.old)).map((i) => i.name).sort()).toEqual(["Adopted", "Wiki"]);
-    expect(await bob.verifyVault(fixture.vaults.old)).toMatchObject({ ok: true, roster: { seq: 0 } });
+    await ada.items.add(fixture.vaults.old, { name: "Adopted", fields: { password: "fresh" } });
+    expect((await bob.items.list(fixture.vaults.old)).map((i) => i.name).sort()).toEqual(["Adopted", "Wiki"]);
+    expect(await bob.vaults.verify(fixture.vaults.old)).toMatchObject({ ok: true, roster: { seq: 0 } });
   });
 
   test("vaultctl's old state: its login's KDF parameters are remembered, its string pins and roster heads still hold", async () => {
@@ -187,8 +187,8 @@ describe("upgrading from the previous release's data", () => {
     await bob.login(BOB.email, BOB.password);
     const before = await asAda(["keys", BOB.email]);
     // His log, before any rotation, is the keys he registered with under the previous release.
-    expect((await bob.keyLog(BOB.userId)).map((e) => e.fingerprint)).toEqual([before.json.fingerprint]);
-    const rotated = await bob.rotateKeys();
+    expect((await bob.keys.log(BOB.userId)).map((e) => e.fingerprint)).toEqual([before.json.fingerprint]);
+    const rotated = await bob.keys.rotate();
     expect(rotated.keyVersion).toBe(2);
     // Ada's old pin (a bare fingerprint) leads through his signed step to the new keys: no warning, the pin moves.
     const listed = await asAda(["item", "list", fixture.vaults.team], `${ADA.password}\n`);
@@ -203,6 +203,6 @@ describe("upgrading from the previous release's data", () => {
     // Bob, on a new device, opens what the previous release shared with him.
     const fresh = new VaultClient({ baseUrl: server.url });
     await fresh.login(BOB.email, BOB.password);
-    expect((await fresh.listItems(fixture.vaults.team)).map((i) => i.fields.password)).toContain("team-secret-1");
+    expect((await fresh.items.list(fixture.vaults.team)).map((i) => i.fields.password)).toContain("team-secret-1");
   });
 });

@@ -172,7 +172,7 @@ export async function allAuditRecords(client: VaultClient): Promise<any[]> {
   const out: any[] = [];
   let before: number | null | undefined;
   do {
-    const page = await client.auditLog({ limit: 500, before: before ?? undefined });
+    const page = await client.audit.log({ limit: 500, before: before ?? undefined });
     out.push(...page.events);
     before = page.nextBefore;
   } while (before);

@@ -64,7 +64,7 @@ export async function ownerAndAdmin(
   const alice = new VaultClient({ baseUrl: url, pins, rosterHeads: heads });
   await alice.register({ email: email("alice"), password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
   const address = email("carol");
-  const { code } = await alice.createInvite(address, "admin");
+  const { code } = await alice.invites.create(address, "admin");
   const carol = new VaultClient({ baseUrl: url });
   await carol.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
   return { alice, carol };

@@ -40,7 +40,7 @@ export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) 
         const notOpened: string[] = [];
         for (const v of vaults) {
           try {
-            all.push(...(await client.listItems(v.vaultId)));
+            all.push(...(await client.items.list(v.vaultId)));
           } catch {
             notOpened.push(v.nameCheck.name);
           }

@@ -22,7 +22,7 @@ export function Audit() {
     () =>
       void load.run(async () => {
         // Checked here, every record, before anything is shown: the records shown are exactly the ones checked.
-        const [verified, people] = await Promise.all([client.verifyAuditLog(undefined, { full: true }), client.orgMembers()]);
+        const [verified, people] = await Promise.all([client.audit.verify(undefined, { full: true }), client.people.list()]);
         setEvents(verified.records.slice(0, 200));
         setCheck(verified);
         setNames(new Map(people.map((p) => [p.userId, p.email])));

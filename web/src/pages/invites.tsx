@@ -28,7 +28,7 @@ export function Invites() {
   const [link, setLink] = useState<Link | null>(null);
   const load = useAction();
   const act = useAction();
-  const reload = () => load.run(async () => setInvites(await client.listInvites()));
+  const reload = () => load.run(async () => setInvites(await client.invites.list()));
   useEffect(() => void reload(), []);
 
   const create = (e: Event) => {
@@ -36,7 +36,7 @@ export function Invites() {
     void act.run(async () => {
       // The link carries the token, a binding secret and this account's key fingerprint in its
       // fragment: browsers never send it to a server, so no log holds it and the server never sees the secret.
-      const invite = await client.createInvite(email, role, expiresIn);
+      const invite = await client.invites.create(email, role, expiresIn);
       setLink({ email, url: `${location.origin}/#/invite/${invite.code}`, orgName: invite.orgName, role });
       setEmail("");
       await reload();
@@ -118,7 +118,7 @@ function PendingInvites({ invites, act, onRevoked }: { invites: Invite[]; act: A
                 class="danger"
                 onClick={() =>
                   void act.run(async () => {
-                    await client.revokeInvite(i.id);
+                    await client.invites.revoke(i.id);
                     await onRevoked();
                   })
                 }

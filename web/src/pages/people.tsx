@@ -24,16 +24,18 @@ export function People() {
   const [result, setResult] = useState<Removal | null>(null);
   const load = useAction();
   const act = useAction();
-  const reload = () => load.run(async () => setPeople(await client.orgMembers()));
+  const reload = () => load.run(async () => setPeople(await client.people.list()));
   useEffect(() => void reload(), []);
 
   const remove = (person: CheckedMember) =>
     void act.run(async () => {
       if (!confirm(`Take ${person.email} out of the organization? Their sessions end and every vault refuses them at once.`)) return;
       setResult(null);
-      const removal = await client.removeFromOrg(person.userId);
+      const removal = await client.people.remove(person.userId);
       try {
-        const finished = await client.finishRemoval(removal, { onProgress: (_id, vault, of, step) => setProgress({ vault, of, step }) });
+        const finished = await client.people.finishRemoval(removal, {
+          onProgress: (_id, vault, of, step) => setProgress({ vault, of, step }),
+        });
         setResult({ email: person.email, finished, sessionsEnded: removal.sessionsEnded });
       } finally {
         setProgress(null);

@@ -48,7 +48,7 @@ function useCheckedInvite(inviteToken?: string) {
   useEffect(() => {
     if (!inviteToken) return;
     newClient()
-      .redeemInvite(inviteToken)
+      .invites.redeem(inviteToken)
       .then(setInvite, (err) => setError(sentence(err)));
   }, [inviteToken]);
   return { invite, error };

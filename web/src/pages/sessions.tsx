@@ -12,19 +12,19 @@ export function Sessions() {
   const [note, setNote] = useState<string | null>(null);
   const load = useAction();
   const act = useAction();
-  const reload = () => load.run(async () => setSessions(await client.sessions()));
+  const reload = () => load.run(async () => setSessions(await client.sessions.list()));
   useEffect(() => void reload(), []);
 
   const end = (s: SessionInfo) =>
     void act.run(async () => {
-      await client.endSession(s.sessionId);
+      await client.sessions.end(s.sessionId);
       // Said once the list shows it: the note and the list agree when a screen reader reads them.
       await reload();
       setNote(`Ended the session of ${printable(s.deviceName)}: it is signed out within seconds.`);
     });
   const endOthers = () =>
     void act.run(async () => {
-      const ended = await client.endOtherSessions();
+      const ended = await client.sessions.endOthers();
       await reload();
       setNote(ended === 0 ? "There was no other session." : `Ended ${ended} other session${ended === 1 ? "" : "s"}.`);
     });

@@ -18,14 +18,14 @@ export function Vaults() {
   const load = useAction();
   const create = useAction();
   const refresh = useRefresh();
-  useEffect(() => void load.run(async () => setVaults(await client.listCheckedVaults())), [refresh]);
+  useEffect(() => void load.run(async () => setVaults(await client.vaults.listChecked())), [refresh]);
 
   const wanted = query.trim().toLowerCase();
   const shown = (vaults ?? []).filter((v) => v.nameCheck.name.toLowerCase().includes(wanted));
   const submit = (e: Event) => {
     e.preventDefault();
     void create.run(async () => {
-      const vault = await client.createVault(name, type);
+      const vault = await client.vaults.create(name, type);
       go(`#/vault/${vault.vaultId}`);
     });
   };

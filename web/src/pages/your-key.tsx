@@ -17,8 +17,8 @@ export function OwnKey() {
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const load = () => {
-    void client.ownFingerprint().then(setFingerprint);
-    void client.keyLog(client.account.userId).then(setLog, () => setLog(null));
+    void client.keys.own().then(setFingerprint);
+    void client.keys.log(client.account.userId).then(setLog, () => setLog(null));
   };
   useEffect(load, []);
 
@@ -27,7 +27,7 @@ export function OwnKey() {
     setDone(null);
     void action.run(async () => {
       await nextPaint();
-      const result = await client.rotateKeys();
+      const result = await client.keys.rotate();
       setDone(
         `Your keys are rotated (key version ${result.keyVersion}). ${plural(result.vaults, "vault")} wrapped to the new keys; ` +
           `${plural(result.sessionsEnded, "other session")} ended: sign in there again.`,

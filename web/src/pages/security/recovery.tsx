@@ -20,7 +20,7 @@ export function RecoveryEnrolment() {
     () =>
       void act.run(async () => {
         await reload();
-        setMembers((await client.orgMembers()).filter((m) => m.userId !== me && !m.removedAt && mayBeTrustee(m.role)));
+        setMembers((await client.people.list()).filter((m) => m.userId !== me && !m.removedAt && mayBeTrustee(m.role)));
       }),
     [],
   );

@@ -27,12 +27,12 @@ export function Adopt(props: { vault: Vault; members: MemberEntry[]; email(id: s
     );
   const adopt = () =>
     action.run(async () => {
-      for (const m of props.members) if (!keep.has(m.userId)) await client.removeMember(props.vault.vaultId, m.userId);
+      for (const m of props.members) if (!keep.has(m.userId)) await client.members.remove(props.vault.vaultId, m.userId);
       try {
         // The name shown above is the one the owner confirms: the adopt link signs it.
         // The members and roles shown are the ones the owner confirms: a list the server changes by then is refused.
         const members = props.members.filter((m) => keep.has(m.userId)).map((m) => ({ userId: m.userId, role: m.role }));
-        await client.adoptRoster(props.vault.vaultId, { members, name: props.vault.vaultName }, { onProgress: setProgress });
+        await client.members.adoptRoster(props.vault.vaultId, { members, name: props.vault.vaultName }, { onProgress: setProgress });
       } finally {
         setProgress(null);
       }

@@ -8,7 +8,7 @@ export function Exposure({ vaultId, userId, who, version }: { vaultId: string; u
   const client = currentClient();
   const [report, setReport] = useState<ExposureReport | null>(null);
   const load = useAction();
-  useEffect(() => void load.run(async () => setReport(await client.exposureReport(vaultId, userId))), [vaultId, userId, version]);
+  useEffect(() => void load.run(async () => setReport(await client.people.exposure(vaultId, userId))), [vaultId, userId, version]);
   const open = report?.items.filter((i) => i.status === "exposed") ?? [];
   const last = report?.memberships.at(-1);
   return (

@@ -11,7 +11,7 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
   const load = useAction();
   const act = useAction();
   useEffect(() => setRevisions(null), [item.itemId, item.revision]);
-  const show = () => load.run(async () => setRevisions(await client.itemHistory(vaultId, item.itemId)));
+  const show = () => load.run(async () => setRevisions(await client.items.history(vaultId, item.itemId)));
   if (revisions === null)
     return (
       <p>
@@ -41,7 +41,7 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
               onClick={() =>
                 void act.run(async () => {
                   // Exactly what is shown here, or a refusal: the server cannot swap in another version meanwhile.
-                  const restored = await client.restoreRevision(vaultId, item.itemId, r.revision, r);
+                  const restored = await client.items.restoreRevision(vaultId, item.itemId, r.revision, r);
                   onRestored(restored);
                 })
               }

@@ -75,7 +75,7 @@ function OpenItem({ state, item }: { state: VaultState; item: Item }) {
   const remove = () => {
     if (confirm(`Move "${item.name}" to the trash? Members can restore it from there until it is purged.`))
       void state.change(async () => {
-        await client.deleteItem(vaultId, item.itemId);
+        await client.items.delete(vaultId, item.itemId);
         state.setOpen(null);
       });
   };
@@ -94,8 +94,8 @@ function EditItem({ state, editing }: { state: VaultState; editing: Item | "new"
     state.change(async () => {
       const saved =
         editing === "new"
-          ? await client.addItem(vaultId, content)
-          : await client.editItem(vaultId, editing.itemId, content, { revision: editing.revision });
+          ? await client.items.add(vaultId, content)
+          : await client.items.edit(vaultId, editing.itemId, content, { revision: editing.revision });
       state.setEditing(null);
       state.setOpen(saved.itemId);
     });

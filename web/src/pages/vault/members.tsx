@@ -70,7 +70,7 @@ export function MembersSection({ state, vault }: { state: VaultState; vault: Che
 
 const changeRole = (state: VaultState, m: MemberEntry, role: VaultRole) =>
   state.change(async () => {
-    await state.client.changeRole(state.vaultId, m.userId, role);
+    await state.client.members.changeRole(state.vaultId, m.userId, role);
     state.setNotice(`${state.email(m.userId)} is ${role} now.`);
   });
 
@@ -80,7 +80,7 @@ function remove(state: VaultState, vault: CheckedVault, m: MemberEntry) {
   const self = m.userId === state.me;
   if (!confirm(self ? `Leave "${vault.vaultName}"?` : `Remove ${email(m.userId)} from "${vault.vaultName}"?`)) return;
   void state.change(async () => {
-    const result = await state.client.removeMember(state.vaultId, m.userId);
+    const result = await state.client.members.remove(state.vaultId, m.userId);
     if (self) return go("#/vaults");
     state.setNotice(`${email(m.userId)} was removed.${result.rekeyRequired ? " Rekeying the vault: they still hold the old key." : ""}`);
     // The remover rekeys at once: until then nothing is written under the key they still hold.

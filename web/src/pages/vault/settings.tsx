@@ -16,7 +16,7 @@ export function VaultSettings({ vault, onRenamed }: { vault: Vault; onRenamed():
         onSubmit={(e) => {
           e.preventDefault();
           void action.run(async () => {
-            await client.renameVault(vault.vaultId, name);
+            await client.vaults.rename(vault.vaultId, name);
             onRenamed();
           });
         }}
@@ -33,7 +33,7 @@ export function VaultSettings({ vault, onRenamed }: { vault: Vault; onRenamed():
           onClick={() => {
             if (confirm(`Delete "${vault.vaultName}" and all its items for every member? This cannot be undone.`)) {
               void action.run(async () => {
-                await client.deleteVault(vault.vaultId);
+                await client.vaults.delete(vault.vaultId);
                 go("#/vaults");
               });
             }

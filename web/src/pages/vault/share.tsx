@@ -38,22 +38,22 @@ export function ShareForm(props: { vaultId: string; candidates: OrgMember[]; onS
   const choose = (id: string) => {
     setUserId(id);
     setKey(null);
-    if (id) void action.run(async () => setKey(await client.fingerprint(id)));
+    if (id) void action.run(async () => setKey(await client.keys.fingerprint(id)));
   };
   const chosen = candidates.find((c) => c.userId === userId);
   const refused = chosen?.problem !== undefined || (key?.pinned !== undefined && key.pinned !== key.current);
   const share = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await client.share(vaultId, userId, role);
+      await client.members.share(vaultId, userId, role);
       setUserId("");
       setKey(null);
       props.onShared(chosen?.email ?? "");
     });
   };
   const trusted = async (current: Key) => {
-    await client.trustUser(userId, current.current, current.email);
-    setKey(await client.fingerprint(userId));
+    await client.keys.trust(userId, current.current, current.email);
+    setKey(await client.keys.fingerprint(userId));
     props.onTrusted();
   };
   return (

@@ -41,7 +41,7 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
       const { readImport } = await import("../../../../sdk/transfer");
       const parsed = await readImport(new Uint8Array(await file.arrayBuffer()), filePassword ? { password: filePassword } : {});
       try {
-        const result = await client.importItems(vaultId, parsed.items, (p) =>
+        const result = await client.items.import(vaultId, parsed.items, (p) =>
           setProgress(`${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`),
         );
         setReport({ imported: result.imported, skipped: [...parsed.skipped, ...result.skipped] });
@@ -123,7 +123,7 @@ function Export({ vaultId, vaultName }: { vaultId: string; vaultName: string }) 
         )
       )
         return;
-      const text = await client.exportVaults([vaultId], format, format === "encrypted" ? passphrase : undefined);
+      const text = await client.vaults.export([vaultId], format, format === "encrypted" ? passphrase : undefined);
       // The passphrase is not kept in the form once used.
       setPassphrase("");
       setAgain("");

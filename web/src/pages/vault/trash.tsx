@@ -10,20 +10,20 @@ export function Trash({ vaultId, version, onRestored }: { vaultId: string; versi
   const [trash, setTrash] = useState<TrashedItem[]>([]);
   const load = useAction();
   const act = useAction();
-  const reload = () => load.run(async () => setTrash(await client.trash(vaultId)));
+  const reload = () => load.run(async () => setTrash(await client.items.trash(vaultId)));
   // An item the signed history cannot vouch for comes back only when the person says so.
   const restore = async (t: TrashedItem): Promise<Item> => {
-    if (t.verified) return client.restoreItem(vaultId, t.itemId);
+    if (t.verified) return client.items.restore(vaultId, t.itemId);
     if (
       !confirm(
         `"${t.name}" was deleted before the signed history this browser checked: the server's copy cannot be checked. Restore it anyway?`,
       )
     )
       throw new Error("Not restored.");
-    return client.restoreItem(vaultId, t.itemId, { unverified: true });
+    return client.items.restore(vaultId, t.itemId, { unverified: true });
   };
   const purge = async (t: TrashedItem) => {
-    await client.purgeItem(vaultId, t.itemId);
+    await client.items.purge(vaultId, t.itemId);
     await reload();
   };
   useEffect(() => void reload(), [vaultId, version]);

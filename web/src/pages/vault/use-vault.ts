@@ -31,14 +31,14 @@ function useVaultData(client: VaultClient, vaultId: string) {
   const load = useAction();
   const reload = () =>
     load.run(async () => {
-      const vault = await client.getCheckedVault(vaultId);
+      const vault = await client.vaults.getChecked(vaultId);
       const [items, { members, roster }, people] = await Promise.all([
-        client.listItems(vaultId),
-        client.verifiedMembers(vaultId),
-        client.orgMembers(),
+        client.items.list(vaultId),
+        client.members.verified(vaultId),
+        client.people.list(),
       ]);
       const org = people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated, removedAt: p.removedAt }));
-      const fingerprint = roster ? await client.vaultFingerprint(vaultId) : null;
+      const fingerprint = roster ? await client.vaults.fingerprint(vaultId) : null;
       setData({ vault, items, members, org, roster, fingerprint });
     });
   const refresh = useRefresh();
@@ -64,7 +64,7 @@ function useChanges(client: VaultClient, vaultId: string, reload: () => Promise<
   const rekeyNow = async () => {
     setProgress({ phase: "items", done: 0, total: 0 });
     try {
-      const result = await client.rekey(vaultId, { onProgress: setProgress });
+      const result = await client.vaults.rekey(vaultId, { onProgress: setProgress });
       setNotice(
         `Rekeyed: key version ${result.keyVersion}, ${result.items} items re-encrypted, wrapped for ${result.members} members${result.attempts > 1 ? ` (after ${result.attempts - 1} retries: the vault changed meanwhile)` : ""}.`,
       );

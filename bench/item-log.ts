@@ -3,11 +3,11 @@
  * against the real server, alternating this build and the one in BENCH_BASE_DIST (a `dist/` of the
  * commit before the item log), each round on fresh servers:
  *
- * 1. Item create and item read (`addItem`, `getItem` on a vault the client has open), ms per call,
+ * 1. Item create and item read (`items.add`, `items.get` on a vault the client has open), ms per call,
  *    the median of BENCH_ITEMLOG_OPS sequential calls, embedded (SQLite) and split (a process per
  *    service over NATS, PostgreSQL).
  * 2. Opening a vault of BENCH_ITEMLOG_ITEMS items (10,000) on a new device: login, then
- *    `listItems` (every item opened, and with the log: the log followed from its last checkpoint,
+ *    `items.list` (every item opened, and with the log: the log followed from its last checkpoint,
  *    each link's signature verified, the list checked against it). With the log, the vault has
  *    1,000 writes since its last checkpoint (the worst before the next one).
  * 3. The bytes the log adds per write: the stored link (canonical JSON with its signature).
@@ -85,7 +85,7 @@ async function register(sdk: any, url: string): Promise<{ client: ReturnType<typ
   return { client: calls(client), email };
 }
 
-/** Median ms of `addItem`, then of `getItem`, each OPS sequential calls on one vault (after 10 of each to warm up). */
+/** Median ms of `items.add`, then of `items.get`, each OPS sequential calls on one vault (after 10 of each to warm up). */
 async function createAndRead(sdk: any, url: string): Promise<{ create: number; read: number }> {
   const { client } = await register(sdk, url);
   const vault = await client.createVault("Ops", "shared");
@@ -192,7 +192,7 @@ async function bigVault(build: Build, client: ReturnType<typeof calls>): Promise
   return { vaultId, bytesPerLink };
 }
 
-/** Opening the big vault on a new device: login (not timed), then listItems; the median of OPENS. */
+/** Opening the big vault on a new device: login (not timed), then `items.list`; the median of OPENS. */
 async function opens(sdk: any, url: string, email: string, vaultId: string): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < OPENS; i++) {

@@ -6,7 +6,7 @@
  * 1. Search over BENCH_ITEMS_SEARCH items (10,000): building the index, and the median query
  *    (prefix and near spellings, every word), against a plain substring filter over the same
  *    fields (the floor: what searching costs with no index and no ranking).
- * 2. An import of BENCH_ITEMS_IMPORT items (5,000) through `importItems` (checked, sealed, one
+ * 2. An import of BENCH_ITEMS_IMPORT items (5,000) through `items.import` (checked, sealed, one
  *    bulk request with its signed link, the server's checks and insert), against its floor: sealing
  *    the same items and sending them in one bulk request with no item log, no checks.
  * 3. Opening a vault of BENCH_ITEMS_OPEN items (2,000), each edited 3 times, on a new device, its
@@ -14,7 +14,7 @@
  *    not read to open a vault, but it grows the store); and reading one item's history.
  * 4. Reads that scale with what changed: a vault of BENCH_ITEMS_SYNC items (10,000)
  *    read again after one item changed elsewhere, as a delta (`?since=`) against the whole list,
- *    over HTTP (time and bytes) and through the SDK (`listItems` on a device that read it before,
+ *    over HTTP (time and bytes) and through the SDK (`items.list` on a device that read it before,
  *    against a device reading it the first time), alternating.
  */
 import { randomBytes, randomUUID } from "node:crypto";

@@ -8,18 +8,48 @@ export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 
 export type Env = Record<string, string | undefined>;
 
-export interface Setting<T> {
+/** What a row of the settings table has, whether or not it has a default. */
+interface SettingBase {
   /** The environment variable. */
   env: string;
-  /** The default as the settings table (docs/operator/configuration.md) shows it. */
-  shown: string;
-  /** What `.env.template` writes: the value, or undefined for a commented-out example. */
-  template?: string;
-  /** An example for a setting without a default (`.env.template` writes it commented out). */
-  example?: string;
   /** One line of Markdown: what it does. */
   meaning: string;
   /** The section of `.env.template` it belongs to. */
+  group: SettingGroup;
+}
+
+/**
+ * A setting with a default, written once: as the environment would set it. The parser reads it
+ * when the setting is unset (or empty), `.env.template` writes it, and the settings table shows it.
+ */
+export interface SettingWithDefault<T> extends SettingBase {
+  default: string;
+  /** The default in bytes: the settings table shows it in MiB. */
+  unit?: "bytes";
+  /** The value, from the raw text or the default; throws a sentence naming the setting. */
+  parse(raw: string, env: Env): T;
+}
+
+/** A setting whose default is no value one would write (computed, generated, or none). */
+export interface SettingWithoutDefault<T> extends SettingBase {
+  /** What the settings table shows in place of a default. */
+  shown: string;
+  /** An example `.env.template` writes commented out. */
+  example?: string;
+  /** The value, from the raw text (undefined or "" when unset); throws a sentence naming the setting. */
+  parse(raw: string | undefined, env: Env): T;
+}
+
+/** A row of the settings table, as the config and the documentation read it. */
+export interface Setting<T> {
+  env: string;
+  /** The default as the settings table (docs/operator/configuration.md) shows it. */
+  shown: string;
+  /** What `.env.template` writes: the default, or undefined for a commented-out example. */
+  template?: string;
+  /** An example for a setting without a default (`.env.template` writes it commented out). */
+  example?: string;
+  meaning: string;
   group: SettingGroup;
   /** The value, from the raw text (undefined or "" when unset); throws a sentence naming the setting. */
   parse(raw: string | undefined, env: Env): T;
@@ -33,14 +63,27 @@ export const SETTING_GROUPS: Record<SettingGroup, string> = {
   events: "Domain events, the audit worker and the sweeper (docs/security/audit-log.md)",
 };
 
-export const setting = <T>(row: Setting<T>): Setting<T> => row;
+const MIB = 1024 * 1024;
 
-export function rekeyBodyLimit(raw: string | undefined): number {
-  return int("REKEY_BODY_LIMIT", raw, 64 * 1024 * 1024, 1024 * 1024, 256 * 1024 * 1024);
+/** A default as the settings table shows it: a number as it is (bytes in MiB), anything else as code. */
+function shownDefault(row: SettingWithDefault<unknown>): string {
+  if (row.unit === "bytes" && Number(row.default) % MIB === 0) return `${Number(row.default) / MIB} MiB`;
+  return /^\d+$/.test(row.default) ? row.default : `\`${row.default}\``;
 }
 
-export function int(name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (raw === undefined || raw === "") return def;
+/** A row of the settings table; with a default, its parser reads the default when the setting is unset or empty. */
+export function setting<T>(row: SettingWithDefault<T>): Setting<T>;
+export function setting<T>(row: SettingWithoutDefault<T>): Setting<T>;
+export function setting<T>(row: SettingWithDefault<T> | SettingWithoutDefault<T>): Setting<T> {
+  if (!("default" in row)) return row;
+  const { default: fallback, unit: _unit, parse, ...rest } = row;
+  return { ...rest, shown: shownDefault(row), template: fallback, parse: (raw, env) => parse(raw || fallback, env) };
+}
+
+/** A setting's value as the config reads it (its default when unset): for a setting whose default depends on another. */
+export const valueOf = <T>(row: Setting<T>, env: Env): T => row.parse(env[row.env], env);
+
+export function int(name: string, raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
     throw new Error(
@@ -49,10 +92,9 @@ export function int(name: string, raw: string | undefined, def: number, min: num
   return n;
 }
 
-export function duration(name: string, raw: string | undefined, def: string): number {
-  const text = raw || def;
-  const ms = parseDuration(text);
-  if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${text}"`);
+export function duration(name: string, raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === null) throw new Error(`Setting ${name} must be a duration like 15m, 72h or 30d, got "${raw}"`);
   return ms;
 }
 
@@ -64,17 +106,15 @@ export function projectRoot(): string {
   }
 }
 
-export function onOff(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (!raw) return fallback;
+export function onOff(name: string, raw: string): boolean {
   if (raw !== "on" && raw !== "off") throw new Error(`Setting ${name} must be on or off, got "${raw}"`);
   return raw === "on";
 }
 
-export function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
-  const value = raw || fallback;
-  if (!allowed.includes(value as T))
-    throw new Error(`Setting ${name} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got "${value}"`);
-  return value as T;
+export function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  if (!allowed.includes(raw as T))
+    throw new Error(`Setting ${name} must be ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got "${raw}"`);
+  return raw as T;
 }
 
 export function httpUrl(name: string, raw: string | undefined): string | undefined {

@@ -5,11 +5,10 @@ import { duration, httpUrl, int, onOff, oneOf, setting } from "../parse";
 export const OPERATING_SETTINGS = {
   logFormat: setting({
     env: "LOG_FORMAT",
-    shown: "`text`",
-    template: "text",
+    default: "text",
     group: "operating",
     meaning: "`text`: one readable line (`[time] LEVEL MODULE trace=<id>: message`); `json`: one JSON object a line",
-    parse: (raw): LogFormat => oneOf("LOG_FORMAT", raw, ["text", "json"] as const, "text"),
+    parse: (raw): LogFormat => oneOf("LOG_FORMAT", raw, ["text", "json"] as const),
   }),
   opsPort: setting({
     env: "OPS_PORT",
@@ -17,15 +16,14 @@ export const OPERATING_SETTINGS = {
     example: "9100",
     group: "operating",
     meaning: 'this node\'s operations port: `/livez`, `/readyz`, `/metrics` (see "Operating it"); unset: none',
-    parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 0, 65535) : undefined),
+    parse: (raw) => (raw ? int("OPS_PORT", raw, 0, 65535) : undefined),
   }),
   metrics: setting({
     env: "METRICS",
-    shown: "`on`",
-    template: "on",
+    default: "on",
     group: "operating",
     meaning: "`off`: no metrics collected or served (only with `OPS_PORT`)",
-    parse: (raw) => onOff("METRICS", raw, true),
+    parse: (raw) => onOff("METRICS", raw),
   }),
   tracingZipkinUrl: setting({
     env: "TRACING_ZIPKIN_URL",
@@ -38,20 +36,18 @@ export const OPERATING_SETTINGS = {
   }),
   drainDelayMs: setting({
     env: "DRAIN_DELAY",
-    shown: "`0`",
-    template: "0",
+    default: "0",
     group: "operating",
     meaning: "on SIGTERM, how long the node answers not-ready while still serving, before it stops (`5s` behind a load balancer)",
-    parse: (raw) => (raw && raw !== "0" ? duration("DRAIN_DELAY", raw, "0") : 0),
+    parse: (raw) => (raw === "0" ? 0 : duration("DRAIN_DELAY", raw)),
   }),
   scryptCost: setting({
     env: "SCRYPT_COST",
-    shown: "16384",
-    template: "16384",
+    default: "16384",
     group: "operating",
     meaning: "scrypt N for stored auth hashes (a power of two, at least 16384)",
     parse: (raw) => {
-      const n = int("SCRYPT_COST", raw, 16384, 16384);
+      const n = int("SCRYPT_COST", raw, 16384);
       if ((n & (n - 1)) !== 0) throw new Error("Setting SCRYPT_COST must be a power of two");
       return n;
     },

@@ -26,11 +26,10 @@ export const SPLIT_SETTINGS = {
   }),
   pgPoolSize: setting({
     env: "PG_POOL_SIZE",
-    shown: "10",
-    template: "10",
+    default: "10",
     group: "split",
     meaning: "connections in each process's PostgreSQL pool (at least 2)",
-    parse: (raw) => int("PG_POOL_SIZE", raw, 10, 2),
+    parse: (raw) => int("PG_POOL_SIZE", raw, 2),
   }),
   mongoUrl: setting({
     env: "MONGO_URL",
@@ -58,14 +57,12 @@ export const SPLIT_SETTINGS = {
   }),
   namespace: setting({
     env: "NAMESPACE",
-    shown: "`vault-service`",
-    template: "vault-service",
+    default: "vault-service",
     group: "split",
     meaning: "nodes meet only nodes of their namespace; also prefixes Redis keys",
     parse: (raw) => {
-      const ns = raw || "vault-service";
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(ns)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${ns}"`);
-      return ns;
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new Error(`Setting NAMESPACE must be 1 to 64 letters, digits, _ or -, got "${raw}"`);
+      return raw;
     },
   }),
   nodeId: setting({
@@ -77,51 +74,45 @@ export const SPLIT_SETTINGS = {
   }),
   eventRetryDelayMs: setting({
     env: "EVENT_RETRY_DELAY",
-    shown: "`1s`",
-    template: "1s",
+    default: "1s",
     group: "events",
     meaning: "delay before a failed event is delivered again; doubles per retry, up to 30 s",
-    parse: (raw) => duration("EVENT_RETRY_DELAY", raw, "1s"),
+    parse: (raw) => duration("EVENT_RETRY_DELAY", raw),
   }),
   eventMaxDeliveries: setting({
     env: "EVENT_MAX_DELIVERIES",
-    shown: "5",
-    template: "5",
+    default: "5",
     group: "events",
     meaning: "deliveries before an event a worker keeps failing on is dead-lettered (an unavailable store never counts)",
-    parse: (raw) => int("EVENT_MAX_DELIVERIES", raw, 5, 1),
+    parse: (raw) => int("EVENT_MAX_DELIVERIES", raw, 1),
   }),
   eventAckWaitMs: setting({
     env: "EVENT_ACK_WAIT",
-    shown: "`30s`",
-    template: "30s",
+    default: "30s",
     group: "events",
     meaning: "JetStream: an unacknowledged delivery goes to the next worker after this long",
-    parse: (raw) => duration("EVENT_ACK_WAIT", raw, "30s"),
+    parse: (raw) => duration("EVENT_ACK_WAIT", raw),
   }),
   eventRetentionMs: setting({
     env: "EVENT_RETENTION",
-    shown: "`7d`",
-    template: "7d",
+    default: "7d",
     group: "events",
     meaning: "JetStream: how long events stay in the stream",
-    parse: (raw) => duration("EVENT_RETENTION", raw, "7d"),
+    parse: (raw) => duration("EVENT_RETENTION", raw),
   }),
   sweepIntervalMs: setting({
     env: "SWEEP_INTERVAL",
-    shown: "`10m`",
-    template: "10m",
+    default: "10m",
     group: "events",
     meaning: "how often the sweeper purges expired invites, expired or revoked refresh tokens and ended sessions",
-    parse: (raw) => duration("SWEEP_INTERVAL", raw, "10m"),
+    parse: (raw) => duration("SWEEP_INTERVAL", raw),
   }),
   inviteRetentionMs: setting({
     env: "INVITE_RETENTION",
-    shown: "`90d`",
-    template: "90d",
+    default: "90d",
     group: "events",
     meaning:
       "how long an invite never used is kept after its expiry: redeeming its token answers 400 `INVITE_NOT_REDEEMABLE` until then, 404 after",
-    parse: (raw) => duration("INVITE_RETENTION", raw, "90d"),
+    parse: (raw) => duration("INVITE_RETENTION", raw),
   }),
 };

@@ -1,24 +1,26 @@
 /** How large a vault and a rekey may be, and what a vault keeps of its past. */
 import { DEFAULT_ITEM_HISTORY, MAX_ITEM_HISTORY } from "../../domain/items/history";
 import { defaultVaultMaxBytes, defaultVaultMaxItems } from "../../domain/vaults/limits";
-import { LogLevel, duration, int, oneOf, rekeyBodyLimit, setting } from "../parse";
+import { LogLevel, duration, int, oneOf, setting, valueOf } from "../parse";
+
+/** The rekey's body limit: the vaults' limits default to what it can carry. */
+const rekeyBodyLimitBytes = setting({
+  env: "REKEY_BODY_LIMIT",
+  default: String(64 * 1024 * 1024),
+  unit: "bytes",
+  group: "basics",
+  meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
+  parse: (raw) => int("REKEY_BODY_LIMIT", raw, 1024 * 1024, 256 * 1024 * 1024),
+});
 
 export const VAULT_SETTINGS = {
-  rekeyBodyLimitBytes: setting({
-    env: "REKEY_BODY_LIMIT",
-    shown: "64 MiB",
-    template: "67108864",
-    group: "basics",
-    meaning: "body limit of the rekey route, bytes (all other routes: 1 MiB)",
-    parse: (raw) => rekeyBodyLimit(raw),
-  }),
+  rekeyBodyLimitBytes,
   rekeyConcurrency: setting({
     env: "REKEY_CONCURRENCY",
-    shown: "4",
-    template: "4",
+    default: "4",
     group: "basics",
     meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
-    parse: (raw) => int("REKEY_CONCURRENCY", raw, 4, 1, 1024),
+    parse: (raw) => int("REKEY_CONCURRENCY", raw, 1, 1024),
   }),
   vaultMaxBytes: setting({
     env: "VAULT_MAX_BYTES",
@@ -26,45 +28,41 @@ export const VAULT_SETTINGS = {
     group: "basics",
     meaning:
       "ciphertext one vault may hold (its items', trash's and history's `encryptedData` and `encryptedName`, as base64 characters); a write past it is `413` (history gives way first). Bounded so that a full vault can always be rekeyed",
-    parse: (raw, env): number => int("VAULT_MAX_BYTES", raw, defaultVaultMaxBytes(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1024),
+    parse: (raw, env): number => (raw ? int("VAULT_MAX_BYTES", raw, 1024) : defaultVaultMaxBytes(valueOf(rekeyBodyLimitBytes, env))),
   }),
   vaultMaxItems: setting({
     env: "VAULT_MAX_ITEMS",
-    shown: "50000 (fewer below a 64 MiB `REKEY_BODY_LIMIT`)",
+    shown: `${defaultVaultMaxItems(valueOf(rekeyBodyLimitBytes, {}))} (fewer below a ${rekeyBodyLimitBytes.shown} \`REKEY_BODY_LIMIT\`)`,
     group: "basics",
     meaning: "items one vault may hold, its trash included; one more is `413` (kept revisions count too, and give way)",
-    parse: (raw, env): number => int("VAULT_MAX_ITEMS", raw, defaultVaultMaxItems(rekeyBodyLimit(env.REKEY_BODY_LIMIT)), 1),
+    parse: (raw, env): number => (raw ? int("VAULT_MAX_ITEMS", raw, 1) : defaultVaultMaxItems(valueOf(rekeyBodyLimitBytes, env))),
   }),
   itemHistory: setting({
     env: "ITEM_HISTORY",
-    shown: "10",
-    template: "10",
+    default: String(DEFAULT_ITEM_HISTORY),
     group: "basics",
     meaning: "revisions kept per item (0: none); the oldest give way first, and whenever a vault needs the room for its items and trash",
-    parse: (raw) => int("ITEM_HISTORY", raw, DEFAULT_ITEM_HISTORY, 0, MAX_ITEM_HISTORY),
+    parse: (raw) => int("ITEM_HISTORY", raw, 0, MAX_ITEM_HISTORY),
   }),
   trashRetentionMs: setting({
     env: "TRASH_RETENTION",
-    shown: "`30d`",
-    template: "30d",
+    default: "30d",
     group: "basics",
     meaning: "how long a deleted item stays in its vault's trash, where members can restore it, before the sweeper purges it",
-    parse: (raw) => duration("TRASH_RETENTION", raw, "30d"),
+    parse: (raw) => duration("TRASH_RETENTION", raw),
   }),
   requestTimeoutMs: setting({
     env: "REQUEST_TIMEOUT",
-    shown: "30000",
-    template: "30000",
+    default: "30000",
     group: "basics",
     meaning: "ms, for every call between services",
-    parse: (raw) => int("REQUEST_TIMEOUT", raw, 30_000, 1000),
+    parse: (raw) => int("REQUEST_TIMEOUT", raw, 1000),
   }),
   logLevel: setting({
     env: "LOG_LEVEL",
-    shown: "`info`",
-    template: "info",
+    default: "info",
     group: "basics",
     meaning: "Moleculer log level",
-    parse: (raw): LogLevel => oneOf("LOG_LEVEL", raw, ["fatal", "error", "warn", "info", "debug", "trace"] as const, "info"),
+    parse: (raw): LogLevel => oneOf("LOG_LEVEL", raw, ["fatal", "error", "warn", "info", "debug", "trace"] as const),
   }),
 };

@@ -72,7 +72,7 @@ export async function createRuntime(
     clock,
     store,
     accessTokens: new AccessTokens(keys, config.accessTokenTtlSec, () => clock.nowMs()),
-    sessions: new SessionCheck(store.accounts, clock, config.sessionCheckIntervalMs),
+    sessions: new SessionCheck(store.sessions, clock, config.sessionCheckIntervalMs),
     counters,
     inviteTokens,
     queue,

@@ -150,7 +150,7 @@ async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams
 async function refresh(rt: Runtime, ctx: Ctx<{ refreshToken: string }>) {
   const { store, clock } = rt;
   const next = newRefreshToken(rt);
-  const outcome = await store.accounts.rotateRefreshToken({
+  const outcome = await store.sessions.rotateRefreshToken({
     oldHash: hashToken(ctx.params.refreshToken),
     next,
     now: clock.timestamp(),
@@ -176,10 +176,10 @@ async function refresh(rt: Runtime, ctx: Ctx<{ refreshToken: string }>) {
 async function logout({ store, clock, sessions }: Runtime, ctx: Ctx<{ refreshToken: string }>) {
   const caller = callerOf(ctx);
   const now = clock.timestamp();
-  let ended = await store.accounts.endSessionOfToken({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId, now });
+  let ended = await store.sessions.endSessionOfToken({ tokenHash: hashToken(ctx.params.refreshToken), userId: caller.userId, now });
   // A refresh token that is not the caller's, or gone: the session the access token names ends all the same.
   if (ended === null && caller.sessionId !== undefined) {
-    [ended = null] = await store.accounts.endSessions({ userId: caller.userId, now, only: caller.sessionId });
+    [ended = null] = await store.sessions.endSessions({ userId: caller.userId, now, only: caller.sessionId });
   }
   await announceEnded(ctx, sessions, ended === null ? [] : [ended]);
   return noContent(ctx);
@@ -187,22 +187,22 @@ async function logout({ store, clock, sessions }: Runtime, ctx: Ctx<{ refreshTok
 
 async function listSessions({ store, clock }: Runtime, ctx: Ctx) {
   const caller = callerOf(ctx);
-  const list = await store.accounts.listSessions({ userId: caller.userId, now: clock.timestamp() });
+  const list = await store.sessions.listSessions({ userId: caller.userId, now: clock.timestamp() });
   return { sessions: list.map((s) => sessionView(s, caller)) };
 }
 
 async function endSession({ store, clock, sessions }: Runtime, ctx: Ctx<{ sessionId: string }>) {
   const caller = callerOf(ctx);
   const now = clock.timestamp();
-  decideSessionEnd(await store.accounts.findSession(ctx.params.sessionId), caller.userId, now);
-  const ended = await store.accounts.endSessions({ userId: caller.userId, now, only: ctx.params.sessionId });
+  decideSessionEnd(await store.sessions.findSession(ctx.params.sessionId), caller.userId, now);
+  const ended = await store.sessions.endSessions({ userId: caller.userId, now, only: ctx.params.sessionId });
   await announceEnded(ctx, sessions, ended);
   return noContent(ctx);
 }
 
 async function endOtherSessions({ store, clock, sessions }: Runtime, ctx: Ctx) {
   const caller = callerOf(ctx);
-  const ended = await store.accounts.endSessions({ userId: caller.userId, now: clock.timestamp(), except: caller.sessionId });
+  const ended = await store.sessions.endSessions({ userId: caller.userId, now: clock.timestamp(), except: caller.sessionId });
   await announceEnded(ctx, sessions, ended);
   return { ended: ended.length };
 }

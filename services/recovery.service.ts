@@ -194,10 +194,10 @@ async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
     at: clock.timestamp(),
     events: [events.record("recovery.opened", own(user))],
   });
-  if (!opened) await store.accounts.endSessions({ userId: user.userId, now: clock.timestamp(), only: login.sessionId });
+  if (!opened) await store.sessions.endSessions({ userId: user.userId, now: clock.timestamp(), only: login.sessionId });
   decideRecoveryOpened(opened);
   events.kick();
-  const others = await store.accounts.endSessions({ userId: user.userId, now: clock.timestamp(), except: login.sessionId });
+  const others = await store.sessions.endSessions({ userId: user.userId, now: clock.timestamp(), except: login.sessionId });
   await announceEnded(ctx, rt.sessions, others);
   return login;
 }

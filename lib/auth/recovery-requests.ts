@@ -47,7 +47,7 @@ export async function endOpenedSessions({ store, clock, sessions }: Runtime, ctx
   const ended: string[] = [];
   for (const r of requests) {
     if (r.status !== "opened" || r.sessionId === undefined) continue;
-    ended.push(...(await store.accounts.endSessions({ userId: r.userId, now: clock.timestamp(), only: r.sessionId })));
+    ended.push(...(await store.sessions.endSessions({ userId: r.userId, now: clock.timestamp(), only: r.sessionId })));
   }
   await announceEnded(ctx, sessions, ended);
 }

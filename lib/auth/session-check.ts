@@ -11,7 +11,7 @@ import { timestamp } from "../domain/encoding";
 import { decideSessionLive, shouldTouch } from "../domain/accounts/sessions";
 import { sessionEnded } from "../domain/accounts/refusals";
 import type { Caller } from "../domain/types";
-import type { AccountStore } from "../store/port";
+import type { SessionStore } from "../store/port";
 
 /** The broadcast a node sends after ending sessions, so that every gateway forgets them at once. */
 export const SESSION_ENDED = "session.ended";
@@ -29,7 +29,7 @@ export class SessionCheck {
   private readonly ended = new Map<string, number>();
 
   constructor(
-    private readonly accounts: Pick<AccountStore, "findSession" | "touchSession">,
+    private readonly sessions: Pick<SessionStore, "findSession" | "touchSession">,
     private readonly clock: Clock,
     private readonly intervalMs: number,
   ) {}
@@ -43,7 +43,7 @@ export class SessionCheck {
       if (shouldTouch(hit.usedMs, nowMs)) await this.touch(sid!, hit, nowMs, address);
       return;
     }
-    const session = sid === undefined ? null : await this.accounts.findSession(sid);
+    const session = sid === undefined ? null : await this.sessions.findSession(sid);
     decideSessionLive(sid, session, caller.userId, timestamp(new Date(nowMs)));
     const endedAt = this.ended.get(sid!);
     if (endedAt !== undefined && nowMs - endedAt < this.intervalMs) throw sessionEnded();
@@ -65,7 +65,7 @@ export class SessionCheck {
 
   private async touch(sid: string, entry: { usedMs: number }, nowMs: number, address: string): Promise<void> {
     entry.usedMs = nowMs;
-    await this.accounts.touchSession({ sessionId: sid, at: timestamp(new Date(nowMs)), address });
+    await this.sessions.touchSession({ sessionId: sid, at: timestamp(new Date(nowMs)), address });
   }
 }
 

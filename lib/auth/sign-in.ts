@@ -64,7 +64,7 @@ async function startSession(rt: Runtime, ctx: Context, user: UserRecord, opts: S
   const { store } = rt;
   const refresh = newRefreshToken(rt);
   const sessionId = newId();
-  const { ended } = await store.accounts.startSession({
+  const { ended } = await store.sessions.startSession({
     accountVersion: opts.accountVersion ?? user.accountVersion,
     maxLive: MAX_LIVE_SESSIONS,
     session: {
@@ -79,7 +79,7 @@ async function startSession(rt: Runtime, ctx: Context, user: UserRecord, opts: S
     token: { tokenHash: refresh.tokenHash, userId: user.userId, createdAt: refresh.createdAt, expiresAt: refresh.expiresAt },
   });
   const others = opts.endOthers
-    ? await store.accounts.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
+    ? await store.sessions.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
     : [];
   await announceEnded(ctx, rt.sessions, [...ended, ...others]);
   return { sessionId, refreshToken: refresh.token };

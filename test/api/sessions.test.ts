@@ -131,7 +131,7 @@ describe.each(SQL_ENGINES)("sessions, on %s", (_engine, openDatabase) => {
     const s = await login(ada, "elsewhere");
     expect(await works(s.accessToken)).toBe(200);
     // Ended in the store directly, as another node would, with no broadcast heard here.
-    await server.node.runtime.store.accounts.endSessions({ userId: ada.userId as never, now: server.clock.timestamp(), only: s.sessionId });
+    await server.node.runtime.store.sessions.endSessions({ userId: ada.userId as never, now: server.clock.timestamp(), only: s.sessionId });
     expect(await works(s.accessToken)).toBe(200);
     server.clock.advance(5_000);
     expect(await works(s.accessToken)).toBe(401);

@@ -243,7 +243,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     const login = async (tokenHash: string, opts: { expiresAt?: string; maxLive?: number; userId?: UserId } = {}) => {
       const { expiresAt = at(60_000), maxLive = 100, userId = owner.userId } = opts;
       const sessionId = newId();
-      const { ended } = await store.accounts.startSession({
+      const { ended } = await store.sessions.startSession({
         session: { sessionId, userId, deviceName: "laptop", createdAt: at(), lastUsedAt: at(), address: "192.0.2.1", expiresAt },
         token: { tokenHash, userId, createdAt: at(), expiresAt },
         accountVersion: 1,
@@ -253,7 +253,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     };
     const startSession = async (tokenHash: string, expiresAt = at(60_000)) => (await login(tokenHash, { expiresAt })).sessionId;
     const rotate = (oldHash: string, tokenHash: string, address = "192.0.2.2") =>
-      store.accounts.rotateRefreshToken({ oldHash, next: { tokenHash, createdAt: at(), expiresAt: at(120_000) }, now: at(1_000), address });
+      store.sessions.rotateRefreshToken({ oldHash, next: { tokenHash, createdAt: at(), expiresAt: at(120_000) }, now: at(1_000), address });
 
     test("refresh tokens rotate once within their session; reuse revokes the family and ends the session", async () => {
       const h = (n: string) => `${n}-${newId()}`;
@@ -261,7 +261,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const sessionId = await startSession(h1);
       expect(await rotate(h1, h2)).toEqual({ ok: true, userId: owner.userId, sessionId });
       // The rotation records the use: when, from where, and the new expiry.
-      expect(await store.accounts.findSession(sessionId)).toEqual({
+      expect(await store.sessions.findSession(sessionId)).toEqual({
         sessionId,
         userId: owner.userId,
         deviceName: "laptop",
@@ -272,8 +272,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       });
       expect(await rotate(h1, h3)).toEqual({ ok: false, reason: "reused", sessionId });
       expect(await rotate(h2, h4)).toEqual({ ok: false, reason: "reused", sessionId });
-      expect(await store.accounts.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
-      expect((await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId)).not.toContain(sessionId);
+      expect(await store.sessions.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
+      expect((await store.sessions.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId)).not.toContain(sessionId);
       expect(await rotate(`nope-${newId()}`, h("h5"))).toEqual({ ok: false, reason: "unknown" });
     });
 
@@ -289,36 +289,51 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       ];
       const expired = await startSession(h("e"), at(-1_000));
       expect(await rotate(tokens[1]!, h("b2"))).toMatchObject({ ok: true, sessionId: b });
-      const live = (await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
+      const live = (await store.sessions.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
       expect(live[0]).toBe(b);
       expect(live).toEqual(expect.arrayContaining([a, b, c, d]));
       expect(live).not.toContain(expired);
 
       // Only the caller's own sessions end, and each once.
-      expect(await store.accounts.endSessions({ userId: other.userId, now: at(), only: a })).toEqual([]);
-      expect(await store.accounts.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([a]);
-      expect(await store.accounts.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([]);
+      expect(await store.sessions.endSessions({ userId: other.userId, now: at(), only: a })).toEqual([]);
+      expect(await store.sessions.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([a]);
+      expect(await store.sessions.endSessions({ userId: owner.userId, now: at(), only: a })).toEqual([]);
       expect(await rotate(tokens[0]!, h("a2"))).toMatchObject({ ok: false });
 
       // Logout: the session its refresh token belongs to, and only for its user.
-      expect(await store.accounts.endSessionOfToken({ tokenHash: tokens[2]!, userId: other.userId, now: at() })).toBeNull();
-      expect(await store.accounts.endSessionOfToken({ tokenHash: tokens[2]!, userId: owner.userId, now: at() })).toBe(c);
+      expect(await store.sessions.endSessionOfToken({ tokenHash: tokens[2]!, userId: other.userId, now: at() })).toBeNull();
+      expect(await store.sessions.endSessionOfToken({ tokenHash: tokens[2]!, userId: owner.userId, now: at() })).toBe(c);
       expect(await rotate(tokens[2]!, h("c2"))).toMatchObject({ ok: false });
 
       // All but the current one.
-      const ended = await store.accounts.endSessions({ userId: owner.userId, now: at(), except: d });
+      const ended = await store.sessions.endSessions({ userId: owner.userId, now: at(), except: d });
       expect(ended).toContain(b);
       expect(ended).not.toContain(d);
-      const after = (await store.accounts.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
+      const after = (await store.sessions.listSessions({ userId: owner.userId, now: at() })).map((s) => s.sessionId);
       expect(after).toEqual([d]);
       expect(await rotate(tokens[3]!, h("d2"))).toMatchObject({ ok: true, sessionId: d });
+    });
+
+    test("a session's use is recorded forward only, and never on an ended session", async () => {
+      const sessionId = await startSession(`touch-${newId()}`);
+      const { lastUsedAt } = (await store.sessions.findSession(sessionId))!;
+      const later = new Date(Date.parse(lastUsedAt) + 60_000).toISOString();
+      await store.sessions.touchSession({ sessionId, at: later, address: "198.51.100.7" });
+      expect(await store.sessions.findSession(sessionId)).toMatchObject({ lastUsedAt: later, address: "198.51.100.7" });
+      // A use older than the one recorded (a slower node's) does not move it back.
+      await store.sessions.touchSession({ sessionId, at: lastUsedAt, address: "198.51.100.8" });
+      expect(await store.sessions.findSession(sessionId)).toMatchObject({ lastUsedAt: later, address: "198.51.100.7" });
+      await store.sessions.endSessions({ userId: owner.userId, now: at(), only: sessionId });
+      const latest = new Date(Date.parse(later) + 60_000).toISOString();
+      await store.sessions.touchSession({ sessionId, at: latest, address: "198.51.100.9" });
+      expect(await store.sessions.findSession(sessionId)).toMatchObject({ lastUsedAt: later, address: "198.51.100.7" });
     });
 
     test("a login starts no session once the account's password changed after it compared it; past the cap, the least recently used end", async () => {
       const person = await join();
       const h = (n: string) => `${n}-${newId()}`;
       await expect(
-        store.accounts.startSession({
+        store.sessions.startSession({
           session: {
             sessionId: newId(),
             userId: person.userId,
@@ -333,7 +348,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
           maxLive: 100,
         }),
       ).rejects.toMatchObject({ type: "UNAUTHORIZED" });
-      expect(await store.accounts.listSessions({ userId: person.userId, now: at() })).toEqual([]);
+      expect(await store.sessions.listSessions({ userId: person.userId, now: at() })).toEqual([]);
       const tick = () => new Promise((resolve) => setTimeout(resolve, 5)); // each login later than the one before
       const first = await login(h("1"), { maxLive: 2, userId: person.userId });
       await tick();
@@ -341,7 +356,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await tick();
       const third = await login(h("3"), { maxLive: 2, userId: person.userId });
       expect([first.ended, second.ended, third.ended]).toEqual([[], [], [first.sessionId]]);
-      const live = (await store.accounts.listSessions({ userId: person.userId, now: at() })).map((x) => x.sessionId);
+      const live = (await store.sessions.listSessions({ userId: person.userId, now: at() })).map((x) => x.sessionId);
       expect(live.sort()).toEqual([second.sessionId, third.sessionId].sort());
     });
 
@@ -397,7 +412,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         const first = h("first");
         const next = h("next");
         const sessionId = await startSession(first);
-        const end = () => store.accounts.endSessions({ userId: owner.userId, now: at(), only: sessionId });
+        const end = () => store.sessions.endSessions({ userId: owner.userId, now: at(), only: sessionId });
         // Each goes first half the time, the other a few ticks behind (0 to 3 awaits).
         const behind = async <T>(f: () => Promise<T>) => {
           for (let t = 0; t < i % 4; t++) await Promise.resolve();
@@ -408,7 +423,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
             ? await Promise.all([rotate(first, next), behind(end)])
             : await Promise.all([behind(() => rotate(first, next)), end()]);
         // Whether or not the rotation got in first, the session is over and its newest token with it.
-        expect(await store.accounts.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
+        expect(await store.sessions.findSession(sessionId)).toMatchObject({ endedAt: expect.any(String) });
         if (rotated.ok) expect(await rotate(next, h("after"))).toMatchObject({ ok: false });
       }
     });
@@ -977,22 +992,22 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const expiredSession = await startSession(h("expired"), at(-1_000));
       await startSession(h("active"));
       await startSession(h("rotated"));
-      await store.accounts.rotateRefreshToken({
+      await store.sessions.rotateRefreshToken({
         oldHash: h("rotated"),
         next: { tokenHash: h("next"), createdAt: at(), expiresAt: at(60_000) },
         now: at(),
         address: "192.0.2.3",
       });
       const endedSession = await startSession(h("revoked"));
-      await store.accounts.endSessionOfToken({ tokenHash: h("revoked"), userId: owner.userId, now: at() });
+      await store.sessions.endSessionOfToken({ tokenHash: h("revoked"), userId: owner.userId, now: at() });
 
       // Now is 2 s ahead, and the retention over: the used invite has expired too, and stays.
       const purged = await store.housekeeping.purgeExpired({ now: at(2_000), invitesExpiredBefore: at(2_000) });
       expect(purged.invites).toBeGreaterThanOrEqual(2);
       expect(purged.refreshTokens).toBeGreaterThanOrEqual(2);
       expect(purged.sessions).toBeGreaterThanOrEqual(2);
-      expect(await store.accounts.findSession(expiredSession)).toBeNull();
-      expect(await store.accounts.findSession(endedSession)).toBeNull();
+      expect(await store.sessions.findSession(expiredSession)).toBeNull();
+      expect(await store.sessions.findSession(endedSession)).toBeNull();
       expect(await store.invites.getInvite(invites.expiredPending.inviteId)).toBeNull();
       expect(await store.invites.getInvite(invites.expiredRevoked.inviteId)).toBeNull();
       expect(await store.invites.getInvite(invites.live.inviteId)).toMatchObject({ status: "pending" });
@@ -1002,20 +1017,20 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const next = () => ({ tokenHash: newId(), createdAt: at(), expiresAt: at(60_000) });
       const address = "192.0.2.4";
       // Gone: unknown. A rotated (used) token still trips reuse detection; live ones still rotate.
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at(), address })).toEqual({
+      expect(await store.sessions.rotateRefreshToken({ oldHash: h("expired"), next: next(), now: at(), address })).toEqual({
         ok: false,
         reason: "unknown",
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at(), address })).toEqual({
+      expect(await store.sessions.rotateRefreshToken({ oldHash: h("revoked"), next: next(), now: at(), address })).toEqual({
         ok: false,
         reason: "unknown",
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at(), address })).toEqual({
+      expect(await store.sessions.rotateRefreshToken({ oldHash: h("active"), next: next(), now: at(), address })).toEqual({
         ok: true,
         userId: owner.userId,
         sessionId: expect.any(String),
       });
-      expect(await store.accounts.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at(), address })).toMatchObject({
+      expect(await store.sessions.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at(), address })).toMatchObject({
         ok: false,
         reason: "reused",
       });

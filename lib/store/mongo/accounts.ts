@@ -1,4 +1,4 @@
-/** Accounts and sessions on MongoDB (the port: ../port/accounts.ts; SQL: ../sql/accounts.ts). */
+/** Accounts on MongoDB (the port: ../port/accounts.ts; sessions: ./sessions.ts; SQL: ../sql/accounts.ts). */
 import { recoveryNotPending, staleAccountVersion } from "../../domain/accounts/refusals";
 import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
@@ -24,15 +24,11 @@ import type { AccountStore, ArgsOf, OrgRecord, UserRecord } from "../port";
 import type { MongoContext } from "./context";
 import { toInvite, toOrg, toUser, userDoc, type UserDoc } from "./documents";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
-import { endSessionsIn, MongoSessions } from "./sessions";
+import { endSessionsIn } from "./sessions";
 import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
-  private readonly sessions: MongoSessions;
-
-  constructor(private readonly c: MongoContext) {
-    this.sessions = new MongoSessions(c);
-  }
+  constructor(private readonly c: MongoContext) {}
 
   async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser, events }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (session) => {
@@ -88,36 +84,6 @@ export class MongoAccounts implements AccountStore {
 
   async listOrgMembers(orgId: OrgId): Promise<UserRecord[]> {
     return (await this.c.users.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(toUser);
-  }
-
-  // ---- Sessions and their refresh tokens (sessions.ts)
-
-  startSession(args: ArgsOf<AccountStore["startSession"]>) {
-    return this.sessions.startSession(args);
-  }
-
-  rotateRefreshToken(args: ArgsOf<AccountStore["rotateRefreshToken"]>) {
-    return this.sessions.rotateRefreshToken(args);
-  }
-
-  findSession(sessionId: string) {
-    return this.sessions.findSession(sessionId);
-  }
-
-  listSessions(args: ArgsOf<AccountStore["listSessions"]>) {
-    return this.sessions.listSessions(args);
-  }
-
-  endSessions(args: ArgsOf<AccountStore["endSessions"]>) {
-    return this.sessions.endSessions(args);
-  }
-
-  endSessionOfToken(args: ArgsOf<AccountStore["endSessionOfToken"]>) {
-    return this.sessions.endSessionOfToken(args);
-  }
-
-  touchSession(args: ArgsOf<AccountStore["touchSession"]>) {
-    return this.sessions.touchSession(args);
   }
 
   async changePassword({

@@ -1,19 +1,19 @@
 /**
- * Sessions and their refresh tokens on MongoDB (the port: ../port/accounts.ts, its sessions part;
- * SQL: ../sql/sessions.ts). `MongoAccounts` answers these methods of the port from here.
+ * Sessions and their refresh tokens on MongoDB (the port: ../port/sessions.ts; SQL:
+ * ../sql/sessions.ts). `endSessionsIn` ends sessions inside another aggregate's transaction.
  */
 import type { ClientSession, Filter } from "mongodb";
 import { decideSessionStart } from "../../domain/store-checks";
 import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
-import type { AccountStore, ArgsOf, RefreshOutcome, SessionRecord } from "../port";
+import type { ArgsOf, RefreshOutcome, SessionRecord, SessionStore } from "../port";
 import type { MongoContext } from "./context";
 import { toSession, type RefreshTokenDoc, type SessionDoc } from "./documents";
 import { lockAccount } from "./writes";
 
-export class MongoSessions {
+export class MongoSessions implements SessionStore {
   constructor(private readonly c: MongoContext) {}
 
-  async startSession({ session: s, token, accountVersion, maxLive }: ArgsOf<AccountStore["startSession"]>): Promise<{ ended: string[] }> {
+  async startSession({ session: s, token, accountVersion, maxLive }: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[] }> {
     return this.c.tx(async (session) => {
       // A real write to the account (a password change writes it too): one of the two retries on the other's outcome.
       decideSessionStart(await lockAccount(this.c, session, s.userId), accountVersion);
@@ -41,7 +41,7 @@ export class MongoSessions {
     });
   }
 
-  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
+  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<SessionStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
     return this.c.tx(async (session): Promise<RefreshOutcome> => {
       const old = await this.c.refreshTokens.findOne({ _id: oldHash }, { session });
       if (!old) return { ok: false, reason: "unknown" };
@@ -101,7 +101,7 @@ export class MongoSessions {
     return doc ? toSession(doc) : null;
   }
 
-  async listSessions({ userId, now }: ArgsOf<AccountStore["listSessions"]>): Promise<SessionRecord[]> {
+  async listSessions({ userId, now }: ArgsOf<SessionStore["listSessions"]>): Promise<SessionRecord[]> {
     const docs = await this.c.sessions
       .find({ userId, endedAt: { $exists: false }, expiresAt: { $gt: now } })
       .sort({ lastUsedAt: -1, _id: 1 })
@@ -109,11 +109,11 @@ export class MongoSessions {
     return docs.map(toSession);
   }
 
-  async endSessions(args: ArgsOf<AccountStore["endSessions"]>): Promise<string[]> {
+  async endSessions(args: ArgsOf<SessionStore["endSessions"]>): Promise<string[]> {
     return this.c.tx((session) => endSessionsIn(this.c, session, args));
   }
 
-  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
+  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<SessionStore["endSessionOfToken"]>): Promise<string | null> {
     return this.c.tx(async (session) => {
       const token = await this.c.refreshTokens.findOne({ _id: tokenHash, userId }, { session, projection: { familyId: 1, createdAt: 1 } });
       if (!token) return null;
@@ -139,7 +139,7 @@ export class MongoSessions {
     });
   }
 
-  async touchSession({ sessionId, at, address }: ArgsOf<AccountStore["touchSession"]>): Promise<void> {
+  async touchSession({ sessionId, at, address }: ArgsOf<SessionStore["touchSession"]>): Promise<void> {
     await this.c.sessions.updateOne(
       { _id: sessionId, endedAt: { $exists: false }, lastUsedAt: { $lt: at } },
       { $set: { lastUsedAt: at, address } },
@@ -163,7 +163,7 @@ function sessionDoc(s: Omit<SessionRecord, "endedAt">): SessionDoc {
 export async function endSessionsIn(
   c: MongoContext,
   session: ClientSession,
-  { userId, now, only, except, ids: given }: ArgsOf<AccountStore["endSessions"]> & { ids?: string[] },
+  { userId, now, only, except, ids: given }: ArgsOf<SessionStore["endSessions"]> & { ids?: string[] },
 ): Promise<string[]> {
   const filter: Filter<SessionDoc> = { userId, endedAt: { $exists: false } };
   if (only !== undefined) filter._id = only;

@@ -19,6 +19,7 @@ import { MongoInvites } from "./invites";
 import { MongoItems } from "./items";
 import { MongoOutbox } from "./outbox";
 import { MongoSecurity } from "./security";
+import { MongoSessions } from "./sessions";
 import { MongoVaults } from "./vaults";
 
 export interface MongoStoreOptions {
@@ -44,6 +45,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
     await backfillSessions(c);
     return {
       accounts: new MongoAccounts(c),
+      sessions: new MongoSessions(c),
       vaults: new MongoVaults(c),
       items: new MongoItems(c),
       invites: new MongoInvites(c),

@@ -1,4 +1,4 @@
-/** Accounts and sessions: users, their organizations, and refresh tokens (stored hashed). */
+/** Accounts: users and their organizations (their sessions: ./sessions.ts). */
 import type { InviteId, OrgId, UserId } from "../../domain/ids";
 import type { Caller, InviteBinding, Kdf, OrgRole, SignedStatement } from "../../domain/types";
 import type { WithEvents } from "./outbox";
@@ -40,37 +40,6 @@ export interface OrgRecord {
   createdAt: string;
 }
 
-export interface RefreshTokenRecord {
-  tokenHash: string;
-  familyId: string;
-  userId: UserId;
-  expiresAt: string;
-  createdAt: string;
-}
-
-/** A login: its refresh tokens form one family, whose id is the session's. */
-export interface SessionRecord {
-  sessionId: string;
-  userId: UserId;
-  /** What the client called itself at login (lib/domain/accounts/sessions.ts `decideDeviceName`). */
-  deviceName: string;
-  createdAt: string;
-  /** The last login, refresh or request seen (written at most once a minute). */
-  lastUsedAt: string;
-  /** The client's address at that last use. */
-  address: string;
-  /** When its newest refresh token expires: the session cannot outlive it. */
-  expiresAt: string;
-  /** When it was ended (logout, revocation); absent while it lasts. */
-  endedAt?: string;
-}
-
-export type RefreshOutcome =
-  | { ok: true; userId: UserId; sessionId: string }
-  | { ok: false; reason: "unknown" | "expired" }
-  /** A used token presented again: its session was ended (named, so that its access tokens stop too). */
-  | { ok: false; reason: "reused"; sessionId: string };
-
 export interface AccountStore {
   /** A new organization with the user as its owner. With `onlyIfFirstUser`, 403 unless the server has no user yet. */
   registerOwnerOfNewOrg(args: { user: NewUser; org: OrgRecord; onlyIfFirstUser: boolean } & WithEvents): Promise<UserRecord>;
@@ -82,44 +51,6 @@ export interface AccountStore {
   findUserById(userId: UserId): Promise<UserRecord | null>;
   getOrg(orgId: OrgId): Promise<OrgRecord | null>;
   listOrgMembers(orgId: OrgId): Promise<UserRecord[]>;
-
-  // Sessions and their refresh tokens. Refresh tokens rotate on use; a reused one revokes its whole family.
-  /**
-   * A login: the session and its first refresh token (the token's family is the session's id),
-   * if the account is still at `accountVersion`, the version whose password the login compared
-   * (else `401`: a password change came in between, and ended every session it saw). The user's
-   * least recently used live sessions beyond `maxLive` end; answers their ids.
-   */
-  startSession(args: {
-    session: Omit<SessionRecord, "endedAt">;
-    token: Omit<RefreshTokenRecord, "familyId">;
-    accountVersion: number;
-    maxLive: number;
-  }): Promise<{ ended: string[] }>;
-  /**
-   * The next token joins the old one's user and family, and the session records the use (`now`,
-   * `address`) and the new expiry. A session that has ended takes no new token ("unknown"), even
-   * when its end races the rotation: of the two, whichever comes second sees the other. A family
-   * from before sessions were recorded gets its session now (`EARLIER_DEVICE`).
-   */
-  rotateRefreshToken(args: {
-    oldHash: string;
-    next: Pick<RefreshTokenRecord, "tokenHash" | "expiresAt" | "createdAt">;
-    now: string;
-    address: string;
-  }): Promise<RefreshOutcome>;
-  findSession(sessionId: string): Promise<SessionRecord | null>;
-  /** The user's sessions that have not ended or expired at `now`, the most recently used first. */
-  listSessions(args: { userId: UserId; now: string }): Promise<SessionRecord[]>;
-  /**
-   * Ends the user's live sessions (all, or `only` the one named, or all `except` one) and revokes
-   * their refresh tokens, in one step; answers the ids of the sessions it ended.
-   */
-  endSessions(args: { userId: UserId; now: string; only?: string; except?: string }): Promise<string[]>;
-  /** Ends the session a refresh token belongs to, if it is the user's (logout), in one transaction; answers its id, or null. */
-  endSessionOfToken(args: { tokenHash: string; userId: UserId; now: string }): Promise<string | null>;
-  /** Records a use of a live session (its last use and address). */
-  touchSession(args: { sessionId: string; at: string; address: string }): Promise<void>;
 
   /**
    * A master password change, in one transaction (lib/domain/accounts/password-change.ts): locks the user's

@@ -14,10 +14,12 @@ import type { InviteStore } from "./invites";
 import type { ItemStore } from "./items";
 import type { OutboxStore } from "./outbox";
 import type { SecurityStore } from "./security";
+import type { SessionStore } from "./sessions";
 import type { VaultStore } from "./vaults";
 
 export interface Store {
   accounts: AccountStore;
+  sessions: SessionStore;
   vaults: VaultStore;
   items: ItemStore;
   invites: InviteStore;
@@ -34,6 +36,7 @@ export type ArgsOf<F> = F extends (args: infer A) => unknown ? A : never;
 /** The aggregates, in the order the adapters build them. */
 export const AGGREGATES = [
   "accounts",
+  "sessions",
   "vaults",
   "items",
   "invites",
@@ -50,4 +53,5 @@ export type * from "./invites";
 export type * from "./items";
 export type * from "./outbox";
 export type * from "./security";
+export type * from "./sessions";
 export type * from "./vaults";

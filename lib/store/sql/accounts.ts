@@ -1,4 +1,4 @@
-/** Accounts and sessions on SQL (the port: ../port/accounts.ts; MongoDB: ../mongo/accounts.ts). */
+/** Accounts on SQL (the port: ../port/accounts.ts; sessions: ./sessions.ts; MongoDB: ../mongo/accounts.ts). */
 import { staleAccountVersion, recoveryNotPending } from "../../domain/accounts/refusals";
 import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
@@ -26,7 +26,7 @@ import { decideOrgRemoval, decideVaultsAfterRemoval, type HeldVault } from "../.
 import type { UsersTable } from "./schema";
 import { toInvite } from "./invites";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
-import { endSessionsIn, SqlSessions } from "./sessions";
+import { endSessionsIn } from "./sessions";
 import { writeOutbox } from "./outbox";
 
 export function toUser(r: UsersTable): UserRecord {
@@ -86,11 +86,7 @@ function userRow(user: NewUser, orgId: OrgId, role: OrgRole): UsersTable {
 }
 
 export class SqlAccounts implements AccountStore {
-  private readonly sessions: SqlSessions;
-
-  constructor(private readonly c: SqlContext) {
-    this.sessions = new SqlSessions(c);
-  }
+  constructor(private readonly c: SqlContext) {}
 
   async registerOwnerOfNewOrg({ user, org, onlyIfFirstUser, events }: ArgsOf<AccountStore["registerOwnerOfNewOrg"]>): Promise<UserRecord> {
     return this.c.tx(async (trx) => {
@@ -154,36 +150,6 @@ export class SqlAccounts implements AccountStore {
       .orderBy("user_id")
       .execute();
     return rows.map(toUser);
-  }
-
-  // ---- Sessions and their refresh tokens (sessions.ts)
-
-  startSession(args: ArgsOf<AccountStore["startSession"]>) {
-    return this.sessions.startSession(args);
-  }
-
-  rotateRefreshToken(args: ArgsOf<AccountStore["rotateRefreshToken"]>) {
-    return this.sessions.rotateRefreshToken(args);
-  }
-
-  findSession(sessionId: string) {
-    return this.sessions.findSession(sessionId);
-  }
-
-  listSessions(args: ArgsOf<AccountStore["listSessions"]>) {
-    return this.sessions.listSessions(args);
-  }
-
-  endSessions(args: ArgsOf<AccountStore["endSessions"]>) {
-    return this.sessions.endSessions(args);
-  }
-
-  endSessionOfToken(args: ArgsOf<AccountStore["endSessionOfToken"]>) {
-    return this.sessions.endSessionOfToken(args);
-  }
-
-  touchSession(args: ArgsOf<AccountStore["touchSession"]>) {
-    return this.sessions.touchSession(args);
   }
 
   async changePassword({

@@ -1,21 +1,21 @@
 /**
- * Sessions and their refresh tokens on SQL (the port: ../port/accounts.ts, its sessions part;
- * MongoDB: ../mongo/sessions.ts). `SqlAccounts` answers these methods of the port from here.
+ * Sessions and their refresh tokens on SQL (the port: ../port/sessions.ts; MongoDB:
+ * ../mongo/sessions.ts). `endSessionsIn` ends sessions inside another aggregate's transaction.
  */
 import { decideSessionStart } from "../../domain/store-checks";
 import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
-import type { AccountStore, ArgsOf, RefreshOutcome, SessionRecord } from "../port";
+import type { ArgsOf, RefreshOutcome, SessionRecord, SessionStore } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
 import type { RefreshTokensTable, SessionsTable } from "./schema";
 import { lockAccount } from "./writes";
 
-type EndSessions = ArgsOf<AccountStore["endSessions"]> & { ids?: string[] };
+type EndSessions = ArgsOf<SessionStore["endSessions"]> & { ids?: string[] };
 type RefreshToken = Omit<RefreshTokensTable, "status">;
 
-export class SqlSessions {
+export class SqlSessions implements SessionStore {
   constructor(private readonly c: SqlContext) {}
 
-  async startSession({ session, token, accountVersion, maxLive }: ArgsOf<AccountStore["startSession"]>): Promise<{ ended: string[] }> {
+  async startSession({ session, token, accountVersion, maxLive }: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[] }> {
     return this.c.tx(async (trx) => {
       // Under the account's row lock: a password change and this login come one after the other.
       decideSessionStart(await lockAccount(trx, session.userId), accountVersion);
@@ -43,7 +43,7 @@ export class SqlSessions {
     });
   }
 
-  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<AccountStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
+  async rotateRefreshToken({ oldHash, next, now, address }: ArgsOf<SessionStore["rotateRefreshToken"]>): Promise<RefreshOutcome> {
     return this.c.tx(async (trx): Promise<RefreshOutcome> => {
       const old = await trx.selectFrom("refresh_tokens").selectAll().where("token_hash", "=", oldHash).executeTakeFirst();
       if (!old) return { ok: false, reason: "unknown" };
@@ -79,7 +79,7 @@ export class SqlSessions {
     return row ? toSession(row) : null;
   }
 
-  async listSessions({ userId, now }: ArgsOf<AccountStore["listSessions"]>): Promise<SessionRecord[]> {
+  async listSessions({ userId, now }: ArgsOf<SessionStore["listSessions"]>): Promise<SessionRecord[]> {
     const rows = await this.c.db
       .selectFrom("sessions")
       .selectAll()
@@ -92,11 +92,11 @@ export class SqlSessions {
     return rows.map(toSession);
   }
 
-  async endSessions(args: ArgsOf<AccountStore["endSessions"]>): Promise<string[]> {
+  async endSessions(args: ArgsOf<SessionStore["endSessions"]>): Promise<string[]> {
     return this.c.tx((trx) => endSessionsIn(trx, args));
   }
 
-  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<AccountStore["endSessionOfToken"]>): Promise<string | null> {
+  async endSessionOfToken({ tokenHash, userId, now }: ArgsOf<SessionStore["endSessionOfToken"]>): Promise<string | null> {
     return this.c.tx(async (trx) => {
       const token = await trx
         .selectFrom("refresh_tokens")
@@ -125,7 +125,7 @@ export class SqlSessions {
     });
   }
 
-  async touchSession({ sessionId, at, address }: ArgsOf<AccountStore["touchSession"]>): Promise<void> {
+  async touchSession({ sessionId, at, address }: ArgsOf<SessionStore["touchSession"]>): Promise<void> {
     await this.c.db
       .updateTable("sessions")
       .set({ last_used_at: at, address })

@@ -13,6 +13,7 @@ import { SqlInvites } from "./invites";
 import { SqlItems } from "./items";
 import { SqlOutbox } from "./outbox";
 import { SqlSecurity } from "./security";
+import { SqlSessions } from "./sessions";
 import { migrationProvider } from "./migrations";
 import type { Database } from "./schema";
 import { SqlVaults } from "./vaults";
@@ -25,6 +26,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps): Pro
   const vaults = new SqlVaults(c);
   return {
     accounts: new SqlAccounts(c),
+    sessions: new SqlSessions(c),
     vaults,
     items: new SqlItems(c, vaults),
     invites: new SqlInvites(c),

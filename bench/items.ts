@@ -236,7 +236,7 @@ async function rereading(url: string): Promise<void> {
     unit: "ms",
   });
   figure({
-    what: `items: re-reading ${SYNC} items after one change, SDK listItems, ms`,
+    what: `items: re-reading ${SYNC} items after one change, SDK items.list, ms`,
     value: median(sdk.delta),
     floor: { name: "a first read on a new device", value: median(sdk.full) },
     unit: "ms",

@@ -1,6 +1,14 @@
 /** The audit log on SQL (the port: ../port/audit.ts; MongoDB: ../mongo/audit.ts). */
 import type { OrgId } from "../../domain/ids";
-import { AUDIT_KEY_NAME, auditRecord, chainRecords, EMPTY_HEAD, eventsByOrg, type AuditHead, type AuditRecord } from "../../domain/audit/log";
+import {
+  AUDIT_KEY_NAME,
+  auditRecord,
+  chainRecords,
+  EMPTY_HEAD,
+  eventsByOrg,
+  type AuditHead,
+  type AuditRecord,
+} from "../../domain/audit/log";
 import type { DomainEvent } from "../../domain/audit/events";
 import type { AppendOutcome, ArgsOf, AuditStore } from "../port";
 import { chunks, type SqlContext } from "./context";

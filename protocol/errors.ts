@@ -88,7 +88,15 @@ export type SecurityProblem =
   /** An audit checkpoint not signed by the pinned audit key, or naming a head the records do not have. */
   | "AUDIT_CHECKPOINT_INVALID"
   /** The server's audit key is not the one this client pinned. */
-  | "AUDIT_KEY_CHANGED";
+  | "AUDIT_KEY_CHANGED"
+  /** The organization's signed log breaks its rules: a link out of place, by someone without the right, or a join without its inviter's invite. */
+  | "ORG_LOG_BROKEN"
+  /** The organization's log is shorter than one this device already saw, or differs from it at a seen link (a fork), or is gone. */
+  | "ORG_LOG_ROLLBACK"
+  /** A vault this device knew is missing from the server's listing (hidden, or gone without this device seeing it go). */
+  | "KNOWN_VAULT_MISSING"
+  /** A vault name this device knows for one vault now names another one: not taken until the person confirms it. */
+  | "NAME_MOVED";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

@@ -6,7 +6,9 @@ import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domai
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceEnded } from "../lib/auth/session-check";
 import type { ServiceSchema } from "moleculer";
-import { callerOf, type Ctx } from "../lib/http/context";
+import { callerOf, created, type Ctx } from "../lib/http/context";
+import { planOrgLink } from "../lib/domain/orgs/log";
+import { requireUser } from "../lib/domain/accounts/users";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import { publicKeysOf } from "../lib/http/views";
@@ -14,7 +16,8 @@ import { runnerService } from "../app/node-runtime";
 
 type OrgParams = { orgId: OrgId };
 type SetPoliciesParams = OrgParams & Partial<OrgPolicies> & { requireSecondFactor: boolean };
-type RemoveMemberParams = OrgParams & { userId: UserId };
+type RemoveMemberParams = OrgParams & { userId: UserId; orgLink?: unknown };
+type AppendLogParams = OrgParams & { link: unknown };
 
 export function orgsService(rt: Runtime): ServiceSchema {
   return {
@@ -26,6 +29,9 @@ export function orgsService(rt: Runtime): ServiceSchema {
       members: { params: paramsOf("orgs.members"), handler: (ctx: Ctx<OrgParams>) => members(rt, ctx) },
       // The rules: lib/domain/orgs/membership.ts. A person leaves when they name themselves.
       removeMember: { params: paramsOf("orgs.removeMember"), handler: (ctx: Ctx<RemoveMemberParams>) => removeMember(rt, ctx) },
+      // The signed organization log: lib/domain/orgs/log.ts (the protocol: protocol/formats/org-log.ts).
+      log: { params: paramsOf("orgs.log"), handler: (ctx: Ctx<OrgParams>) => log(rt, ctx) },
+      appendLog: { params: paramsOf("orgs.appendLog"), handler: (ctx: Ctx<AppendLogParams>) => appendLog(rt, ctx) },
     },
   };
 }
@@ -94,16 +100,42 @@ async function removeMember(rt: Runtime, ctx: Ctx<RemoveMemberParams>) {
   const { store, clock, events, inviteTokens } = rt;
   assertInOrg(ctx);
   const caller = callerOf(ctx);
+  const orgLink =
+    ctx.params.orgLink === undefined
+      ? undefined
+      : await planOrgLink(ctx.params.orgLink, {
+          orgId: caller.orgId,
+          caller: requireUser(await store.accounts.findUserById(caller.userId)),
+          removing: ctx.params.userId,
+          field: "orgLink",
+        });
   const { vaults, endedSessions, revokedInvites } = await store.accounts.removeFromOrg({
     caller,
     targetId: ctx.params.userId,
     now: clock.timestamp(),
+    orgLink,
     events: [events.record("user.removed", { actorId: caller.userId, orgId: caller.orgId, targetUserId: ctx.params.userId })],
   });
   events.kick();
   await announceEnded(ctx, rt.sessions, endedSessions);
   for (const inviteId of revokedInvites) await inviteTokens.forget(inviteId);
   return { userId: ctx.params.userId, vaults, sessionsEnded: endedSessions.length };
+}
+
+async function log({ store }: Runtime, ctx: Ctx<OrgParams>) {
+  assertInOrg(ctx);
+  return { links: await store.orgLog.links(ctx.params.orgId) };
+}
+
+async function appendLog({ store, clock }: Runtime, ctx: Ctx<AppendLogParams>) {
+  assertInOrg(ctx);
+  const { orgId } = ctx.params;
+  const caller = requireUser(await store.accounts.findUserById(callerOf(ctx).userId));
+  const members = async () => (await store.accounts.listOrgMembers(orgId)).filter((u) => u.removedAt === undefined);
+  const entry = await planOrgLink(ctx.params.link, { orgId, caller, members, field: "link" });
+  await store.orgLog.append({ orgId, entry, field: "link", now: clock.timestamp() });
+  created(ctx, `/orgs/${orgId}/log`);
+  return { seq: entry.seq, hash: entry.hash };
 }
 
 /** The service as moleculer-runner loads this file (moleculer.config.ts). */

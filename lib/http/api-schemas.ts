@@ -11,6 +11,7 @@ import { ERROR_STATUS } from "../errors";
 import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
 import { ROSTER_OPS } from "../../protocol/formats/roster";
 import { ITEM_LINK_OPS } from "../../protocol/formats/item-log";
+import { ORG_LOG_OPS } from "../../protocol/formats/org-log";
 
 export type JsonSchema = { [key: string]: unknown };
 
@@ -276,6 +277,26 @@ export const SCHEMAS = {
       ),
     ),
   }),
+  OrgLink: object(
+    { orgId: uuid, seq: integer(0), prev: hex64, op: oneOfValues(ORG_LOG_OPS), actorId: uuid, at: timestamp, sig: base64 },
+    {
+      members: arrayOf(object({ userId: uuid, email: string, role: oneOfValues(ORG_ROLES), key: hex64 })),
+      subject: object({ userId: uuid, email: string, role: oneOfValues(ORG_ROLES), key: hex64 }),
+      invite: object({
+        inviteId: uuid,
+        orgId: uuid,
+        orgName: string,
+        email: string,
+        role: oneOfValues(GRANTABLE_ROLES),
+        expiresAt: timestamp,
+        inviterId: uuid,
+        signature: base64,
+      }),
+      subjectId: uuid,
+    },
+  ),
+  OrgLog: object({ links: arrayOf(ref("OrgLink")) }),
+  OrgLogHead: object({ seq: integer(0), hash: hex64 }),
   RemovedFromOrg: object({
     userId: uuid,
     vaults: arrayOf(object({ vaultId: uuid, needs: oneOfValues(["rekey", "none"]) })),

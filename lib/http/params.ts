@@ -61,6 +61,8 @@ export const seqNumber = { type: "number", integer: true, convert: true, min: 1,
 
 /** A signed-roster link: any JSON object here; its form is checked by `parseRosterLink` (lib/domain/vaults/roster.ts). */
 export const rosterLink = { type: "object", optional: true, openapi: bodyOf("RosterLink") } as const;
+/** A link of the organization's signed log (protocol/formats/org-log.ts): any JSON object here; its form is checked by lib/domain/orgs/log.ts. */
+export const orgLink = { type: "object", openapi: bodyOf("OrgLink") } as const;
 /** A key-log entry (protocol/formats/key-log.ts): any JSON object here; its form is checked by `parseKeyLogEntry`. */
 export const keyLogEntry = { type: "object", openapi: bodyOf("KeyLogEntry") } as const;
 /** A signed item-log link (protocol/formats/item-log.ts), checked field by field by lib/domain/items/log.ts. */

@@ -13,6 +13,7 @@ import { ItemLogs } from "./item-log";
 import { Items } from "./items";
 import { KeyRotations } from "./keys";
 import { Members } from "./members";
+import { OrgLogs } from "./org-log";
 import { PasswordChanges } from "./password";
 import { People } from "./people";
 import { Recovery } from "./recovery";
@@ -27,6 +28,7 @@ export interface Parts {
   core: ClientCore;
   session: Session;
   trust: Trust;
+  orgLogs: OrgLogs;
   audit: Audit;
   invites: Invites;
   rosters: Rosters;
@@ -50,9 +52,10 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const trust = new Trust(core);
   const audit = new Audit(core);
   const invites = new Invites(core, trust);
-  const session = new Session(core, trust, invites);
+  const orgLogs = new OrgLogs(core, trust);
+  const session = new Session(core, trust, invites, orgLogs);
   const rosters = new Rosters(core, trust, audit);
-  const vaults = new Vaults(core, trust, rosters);
+  const vaults = new Vaults(core, trust, rosters, orgLogs);
   const members = new Members(core, trust, rosters, vaults);
   const items = new Items(core, vaults, rosters, new ItemLogs(core, trust, rosters, audit));
   const passwords = new PasswordChanges(core, trust, rosters, vaults);
@@ -61,13 +64,14 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const transfers = new Transfers(core, vaults, items);
   const exposures = new Exposures(rosters, items, history, audit);
   const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history);
-  const people = new People(core, members, rekeys);
+  const people = new People(core, members, rekeys, orgLogs, vaults, rosters);
   const factors = new Factors(core);
   const recovery = new Recovery(core, trust, session, passwords, keyRotations);
   return {
     core,
     session,
     trust,
+    orgLogs,
     audit,
     invites,
     rosters,

@@ -1,13 +1,19 @@
 /**
  * People leaving the organization. The server takes a person out at once: their
- * sessions end and every vault refuses them. It cannot sign a roster, so each shared vault others
- * are in still names them, and still has the key they held: `finishRemoval` signs their `remove`
- * link and rekeys each such vault the caller manages, one after the other, with progress; the
- * vaults the caller does not manage are answered back, for their owners.
+ * sessions end and every vault refuses them; the remover's client signs the removal into the
+ * organization's log (org-log.ts) in the same request. The server cannot sign a roster, so each
+ * shared vault others are in still names them, and still has the key they held: `finishRemoval`
+ * signs their `remove` link and rekeys each such vault the caller manages, one after the other,
+ * with progress (found from the verified rosters, not only from the server's list); the vaults the
+ * caller does not manage are answered back, for their owners. Until then no client of the
+ * organization writes to such a vault (`REKEY_REQUIRED`, vaults.ts).
  */
 import { ApiError, SecurityError } from "../errors";
 import type { ClientCore } from "./core";
 import type { Members } from "./members";
+import type { OrgLogs } from "./org-log";
+import type { Rosters } from "./roster";
+import type { Vaults } from "./vaults";
 import type { Rekeys } from "./rekey";
 import type { RekeyProgress } from "./types";
 
@@ -25,34 +31,71 @@ export interface RemovalFinished {
   left: Array<{ vaultId: string; reason: string }>;
 }
 
+/** How often a removal is signed again when another change to the organization's log landed first. */
+const MAX_REMOVAL_ATTEMPTS = 3;
+
 export class People {
   constructor(
     private readonly core: ClientCore,
     private readonly members: Members,
     private readonly rekeys: Rekeys,
+    private readonly orgLogs: OrgLogs,
+    private readonly vaults: Vaults,
+    private readonly rosters: Rosters,
   ) {}
 
-  /** Takes `userId` out of the organization (or, with one's own id, leaves it). */
+  /**
+   * Takes `userId` out of the organization (or, with one's own id, leaves it). Where the
+   * organization keeps a signed log that names them, the request carries this client's signed
+   * `remove` link, which the server appends in the removal's own transaction.
+   */
   async removeFromOrg(userId: string): Promise<Removal> {
     const { orgId } = this.core.account;
-    const res = await this.core.http.request<Removal>("DELETE", `/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(userId)}`);
-    if (res.userId !== userId || !Array.isArray(res.vaults))
-      throw new SecurityError("INCONSISTENT", `the server answers the removal of ${String(res.userId)}, not of ${userId}`);
-    return res;
+    for (let attempt = 1; ; attempt++) {
+      const state = await this.orgLogs.verified();
+      const orgLink = state?.members.has(userId) ? await this.orgLogs.signNext({ op: "remove", subjectId: userId }, state) : undefined;
+      try {
+        const res = await this.core.http.request<Removal>(
+          "DELETE",
+          `/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(userId)}`,
+          {
+            ...(orgLink && { body: { orgLink } }),
+          },
+        );
+        if (res.userId !== userId || !Array.isArray(res.vaults))
+          throw new SecurityError("INCONSISTENT", `the server answers the removal of ${String(res.userId)}, not of ${userId}`);
+        if (userId !== this.core.account.userId) await this.orgLogs.verified();
+        return res;
+      } catch (err) {
+        // Another change to the organization's log came first: signed again on the log as it is now.
+        if (!(orgLink && err instanceof ApiError && err.status === 409 && err.field === "orgLink.seq" && attempt < MAX_REMOVAL_ATTEMPTS))
+          throw err;
+      }
+    }
   }
 
-  /** For each vault the removal left to rekey: the person's signed `remove` link, then a rekey, where this client may. */
+  /**
+   * Rekeys what the removal left, where this client may: each vault the server names, and each
+   * vault this client can read whose verified roster still names the person (the server's list is
+   * a hint: a vault it leaves out is found here). Each gets the person's signed `remove` link,
+   * then a rekey; a vault this client may not finish is answered back for its owners.
+   */
   async finishRemoval(
     removal: Removal,
     opts: { onProgress?: (vaultId: string, done: number, total: number, step: RekeyProgress) => void } = {},
   ): Promise<RemovalFinished> {
-    const due = removal.vaults.filter((v) => v.needs === "rekey");
+    const due = new Set(removal.vaults.filter((v) => v.needs === "rekey").map((v) => v.vaultId));
+    for (const vault of await this.vaults.listVaults()) {
+      // Every vault, whatever type the server states: the roster says who holds its key.
+      if (due.has(vault.vaultId)) continue;
+      if ((await this.rosters.verifiedRoster(vault.vaultId))?.state.members.has(removal.userId)) due.add(vault.vaultId);
+    }
     const out: RemovalFinished = { rekeyed: [], left: [] };
-    for (const [i, { vaultId }] of due.entries()) {
+    for (const [i, vaultId] of [...due].entries()) {
       try {
         const members = await this.members.members(vaultId);
         if (members.some((m) => m.userId === removal.userId)) await this.members.removeMember(vaultId, removal.userId);
-        await this.rekeys.rekey(vaultId, { onProgress: (step) => opts.onProgress?.(vaultId, i, due.length, step) });
+        await this.rekeys.rekey(vaultId, { onProgress: (step) => opts.onProgress?.(vaultId, i, due.size, step) });
         out.rekeyed.push(vaultId);
       } catch (err) {
         // Not a member (404) or not allowed (403): the vault's owners finish it.

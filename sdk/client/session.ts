@@ -35,7 +35,8 @@ import { userIdForKey } from "../../protocol/ids";
 import type { ClientCore } from "./core";
 import { secondStep } from "./factors";
 import type { LoginAnswer, LoginStep } from "./login";
-import type { Invites } from "./invites";
+import type { CheckedInvite, Invites } from "./invites";
+import type { OrgLogs } from "./org-log";
 import type { Trust } from "./trust";
 import type { Account, OrgRole, SessionInfo } from "./types";
 
@@ -47,7 +48,33 @@ export class Session {
     private readonly core: ClientCore,
     private readonly trust: Trust,
     private readonly invites: Invites,
+    private readonly orgLogs: OrgLogs,
   ) {}
+
+  /**
+   * The organization's signed log settled at the start of a session (an owner adopts one, an
+   * invited member adds their join: org-log.ts). It does not hold up the login: wherever a client
+   * acts on the log (roles, removals, writes) it is fetched and checked again, and refused there.
+   */
+  private async settleOrgLog(invite?: CheckedInvite): Promise<void> {
+    const signed = invite?.verified && invite.inviteStatement;
+    await this.orgLogs
+      .settle(
+        signed
+          ? {
+              inviteId: invite.inviteId,
+              orgId: invite.orgId,
+              orgName: invite.orgName ?? "",
+              email: invite.email,
+              role: invite.role,
+              expiresAt: invite.expiresAt,
+              inviterId: invite.inviter.userId,
+              signature: signed.signature,
+            }
+          : undefined,
+      )
+      .catch(() => undefined);
+  }
 
   /**
    * Refuses a weak master password (`checkMasterPassword`: `WeakPasswordError`); with an invite,
@@ -113,6 +140,7 @@ export class Session {
     }
     const account = await this.finishLogin(email, registration.authHash, keys.stretchedKey, registration.kdf);
     if (invite?.verified) await this.invites.pinInviter(invite);
+    await this.settleOrgLog(invite);
     return account;
   }
 
@@ -127,7 +155,9 @@ export class Session {
     }>("GET", "/auth/prelogin", { auth: false, query: { email, ...(remembered && { knownSigningKey: remembered.signingPublicKey }) } });
     await this.checkRemembered(email, kdf, kdfStatement, keyLog);
     const { authHash, stretchedKey } = await deriveAccountSecrets(password, kdf, this.core.derive);
-    return this.finishLogin(email, toBase64(authHash), stretchedKey, kdf);
+    const account = await this.finishLogin(email, toBase64(authHash), stretchedKey, kdf);
+    await this.settleOrgLog();
+    return account;
   }
 
   /**

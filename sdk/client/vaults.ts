@@ -25,6 +25,7 @@ import { mayDo } from "../../protocol/vault-roles";
 import { GENESIS_PREV, rosterWraps } from "../../protocol/formats/roster";
 import { vaultMoved, type ClientCore } from "./core";
 import { wrapProblem, type Rosters } from "./roster";
+import type { OrgLogs } from "./org-log";
 import type { Trust } from "./trust";
 import type { Vault, VerifiedRoster } from "./types";
 
@@ -51,6 +52,7 @@ export class Vaults {
     private readonly core: ClientCore,
     private readonly trust: Trust,
     private readonly rosters: Rosters,
+    private readonly orgLogs: OrgLogs,
   ) {}
 
   /** The vaults as the server lists them, names unchecked (`listCheckedVaults` is what to show a person); each id once, in its one form. */
@@ -310,6 +312,12 @@ export class Vaults {
     }
   }
 
+  /** Members the vault's verified roster still names whom the organization's signed log took out (none while the organization has no log). */
+  async takenOutButNamed(roster: VerifiedRoster): Promise<string[]> {
+    const org = await this.orgLogs.verified();
+    return org ? [...roster.state.members.keys()].filter((userId) => org.removed.has(userId)) : [];
+  }
+
   /** The vault and its verified roster, if writing to it is safe (see `withCurrentKey`). */
   private async writable(vaultId: string): Promise<{ vault: Vault; roster: VerifiedRoster }> {
     for (let read = 1; ; read++) {
@@ -324,6 +332,12 @@ export class Vaults {
         throw new SecurityError(
           "REKEY_REQUIRED",
           `a member was removed from vault "${vault.vaultName}" and still holds its key: rekey it before writing to it or sharing it`,
+        );
+      const gone = await this.takenOutButNamed(roster);
+      if (gone.length > 0)
+        throw new SecurityError(
+          "REKEY_REQUIRED",
+          `vault "${vault.vaultName}" still names ${gone.join(", ")}, whom the organization's signed log took out: they hold its key; remove them from it and rekey it before writing to it or sharing it`,
         );
       // The key version the server shows is the roster's: an older one would mean an older key, which a removed member may hold.
       if (roster.state.keyVersion !== vault.keyVersion) {

@@ -406,6 +406,39 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       });
     });
 
+    test("the organization's log: each link after the stored head, one winner of a race, in order; a removal's link lands with the removal or neither does (real concurrency)", async () => {
+      const orgId = owner.orgId;
+      const member = await join();
+      const zero = "0".repeat(64);
+      const hash = () => newId().replace(/-/g, "").padEnd(64, "0");
+      // The store keeps links as the domain checked them; these stand in for signed ones.
+      const entry = (seq: number, prev: string, h = hash()) => ({ seq, prev, hash: h, link: { seq, prev, op: "adopt", h } as never });
+      const append = (e: ReturnType<typeof entry>) => store.orgLog.append({ orgId, entry: e, field: "link", now: at() });
+      const first = entry(0, zero);
+      await append(first);
+      await expect(append(entry(0, zero))).rejects.toMatchObject({ type: "CONFLICT", data: { field: "link.seq" } });
+      await expect(append(entry(1, zero))).rejects.toMatchObject({ type: "CONFLICT", data: { field: "link.seq" } });
+      const racers = Array.from({ length: 6 }, () => entry(1, first.hash));
+      const outcomes = await Promise.allSettled(racers.map(append));
+      expect(outcomes.filter((o) => o.status === "fulfilled").length).toBe(1);
+      const winner = racers[outcomes.findIndex((o) => o.status === "fulfilled")]!;
+      expect(await store.orgLog.links(orgId)).toEqual([first.link, winner.link]);
+      // A removal whose link does not follow the head: refused whole, the person still in.
+      const removal = (orgLink: ReturnType<typeof entry>) =>
+        store.accounts.removeFromOrg({
+          caller: { userId: owner.userId, orgId: owner.orgId, role: "owner" },
+          targetId: member.userId,
+          now: at(),
+          orgLink,
+        });
+      await expect(removal(entry(2, first.hash))).rejects.toMatchObject({ type: "CONFLICT", data: { field: "orgLink.seq" } });
+      expect((await store.accounts.findUserById(member.userId))?.removedAt).toBeUndefined();
+      const removed = entry(2, winner.hash);
+      await removal(removed);
+      expect((await store.accounts.findUserById(member.userId))?.removedAt).toEqual(expect.any(String));
+      expect(await store.orgLog.links(orgId)).toEqual([first.link, winner.link, removed.link]);
+    });
+
     test("a session ended while its token rotates: whichever comes second sees the other, and no live token is left (real concurrency)", async () => {
       const h = (n: string) => `${n}-${newId()}`;
       for (let i = 0; i < 40; i++) {

@@ -92,7 +92,12 @@ describe("upgrading from the previous release's data", () => {
     const bob = new VaultClient({ baseUrl: server.url });
     await bob.login(BOB.email, BOB.password);
     expect(await keysOf(bob.http.currentTokens!.accessToken, ADA.userId)).not.toHaveProperty("keyStatement");
+    // The organization has no signed log yet, and a member's session does not start one: clients say so.
+    expect(await bob.people.log()).toEqual({ signed: false });
     await ada.login(ADA.email, ADA.password);
+    // Its owner's next session adopts it: from then on, roles are the signed log's.
+    expect(await bob.people.log()).toMatchObject({ signed: true, seq: 0 });
+    expect(await bob.people.findMember(ADA.email)).toMatchObject({ role: "owner", orgLog: "signed", signedBy: ADA.userId });
     expect(await keysOf(bob.http.currentTokens!.accessToken, ADA.userId)).toHaveProperty("keyStatement");
     expect((await api.get(`/auth/prelogin?email=${ADA.email}`)).body.kdfStatement.version).toBe(1);
     // Bob's client now checks ada's statement, and pins her with her email.

@@ -87,3 +87,13 @@ export const inviteHasStatement = () => conflict("The invite already has a state
 
 /** A statement for an invite that is no longer pending (used or revoked meanwhile). */
 export const inviteNotPendingForStatement = () => notRedeemable("Only a pending invite takes a statement");
+
+// ---- The signed organization log (lib/domain/orgs/log.ts) -------------------------------------------
+
+/** A link of the organization's log that breaks its form, is not the caller's, or says something other than the server's state. */
+export const orgLinkRefused = (bodyField: string, field: string, why: string) =>
+  invalid(`Organization log link: ${why}`, `${bodyField}.${field}`);
+
+/** A link that does not follow the stored head: another change came first (read the log again, sign again). */
+export const orgLogMoved = (bodyField: string, seq: number) =>
+  conflict(`The organization's log moved on: the next link is seq ${seq}; read it again`, `${bodyField}.seq`);

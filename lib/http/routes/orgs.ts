@@ -1,6 +1,6 @@
 /** An organization, its members and policies. */
 import * as p from "../params";
-import { ok, type RouteDef } from "./route-def";
+import { created, ok, type RouteDef } from "./route-def";
 
 export const ORG_ROUTES = [
   { method: "GET", path: "/orgs/:orgId", action: "orgs.get", summary: "An organization", params: { orgId: p.pathId }, reply: ok("Org") },
@@ -8,9 +8,26 @@ export const ORG_ROUTES = [
     method: "DELETE",
     path: "/orgs/:orgId/members/:userId",
     action: "orgs.removeMember",
-    summary: "Take a person out of the organization (or leave it): their sessions end and every vault refuses them",
-    params: { orgId: p.pathId, userId: p.pathId },
+    summary:
+      "Take a person out of the organization (or leave it): their sessions end and every vault refuses them; with orgLink, the removal signed into the organization's log",
+    params: { ...p.STRICT, orgId: p.pathId, userId: p.pathId, orgLink: { ...p.orgLink, optional: true } },
     reply: ok("RemovedFromOrg"),
+  },
+  {
+    method: "GET",
+    path: "/orgs/:orgId/log",
+    action: "orgs.log",
+    summary: "The organization's signed log: who is in it, with which role, and who signed each change",
+    params: { orgId: p.pathId },
+    reply: ok("OrgLog"),
+  },
+  {
+    method: "POST",
+    path: "/orgs/:orgId/log",
+    action: "orgs.appendLog",
+    summary: "Append a link to the organization's signed log: an owner's adoption, or a member's own join",
+    params: { ...p.STRICT, orgId: p.pathId, link: p.orgLink },
+    reply: created("OrgLogHead"),
   },
   {
     method: "GET",

@@ -1,4 +1,5 @@
 /** Accounts on MongoDB (the port: ../port/accounts.ts; sessions: ./sessions.ts; SQL: ../sql/accounts.ts). */
+import { appendOrgLink } from "./org-log";
 import { recoveryNotPending, staleAccountVersion } from "../../domain/accounts/refusals";
 import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
@@ -182,7 +183,7 @@ export class MongoAccounts implements AccountStore {
     return keyLogIn(this.c, userId);
   }
 
-  async removeFromOrg({ caller, targetId, now, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
+  async removeFromOrg({ caller, targetId, now, orgLink, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
     return this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       const memberships = await this.c.members
@@ -204,6 +205,7 @@ export class MongoAccounts implements AccountStore {
       const owners = await this.c.users.countDocuments({ orgId: caller.orgId, role: "owner", removedAt: { $exists: false } }, { session });
       decideOrgRemoval(caller, doc ? toUser(doc) : null, owners);
       const vaults = decideVaultsAfterRemoval(held);
+      if (orgLink) await appendOrgLink(this.c, session, caller.orgId, orgLink, "orgLink", now);
       await this.c.users.updateOne({ _id: targetId }, { $set: { removedAt: now } }, { session });
       const toRekey = vaults.filter((v) => v.needs === "rekey").map((v) => v.vaultId);
       if (toRekey.length)

@@ -30,6 +30,7 @@ import {
   type ItemChangeDoc,
   type TrashedItemDoc,
   type KeyLogDoc,
+  type OrgLogDoc,
   type LockDoc,
   type MemberDoc,
   type OrgDoc,
@@ -81,6 +82,7 @@ export class MongoContext {
   readonly refreshTokens: Collection<RefreshTokenDoc>;
   readonly sessions: Collection<SessionDoc>;
   readonly keyLog: Collection<KeyLogDoc>;
+  readonly orgLog: Collection<OrgLogDoc>;
   readonly locks: Collection<LockDoc>;
   readonly auditEvents: Collection<AuditEventDoc>;
   readonly auditHeads: Collection<AuditHeadDoc>;
@@ -112,6 +114,7 @@ export class MongoContext {
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.sessions = db.collection(COLLECTIONS.sessions);
     this.keyLog = db.collection(COLLECTIONS.keyLog);
+    this.orgLog = db.collection(COLLECTIONS.orgLog);
     this.locks = db.collection(COLLECTIONS.locks);
     this.auditEvents = db.collection(COLLECTIONS.auditEvents);
     this.auditHeads = db.collection(COLLECTIONS.auditHeads);

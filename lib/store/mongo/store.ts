@@ -19,6 +19,7 @@ import { MongoInvites } from "./invites";
 import { MongoItems } from "./items";
 import { MongoOutbox } from "./outbox";
 import { MongoSecurity } from "./security";
+import { MongoOrgLog } from "./org-log";
 import { MongoSessions } from "./sessions";
 import { MongoVaults } from "./vaults";
 
@@ -49,6 +50,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       vaults: new MongoVaults(c),
       items: new MongoItems(c),
       invites: new MongoInvites(c),
+      orgLog: new MongoOrgLog(c),
       audit: new MongoAudit(c),
       outbox: new MongoOutbox(c),
       housekeeping: new MongoHousekeeping(c),
@@ -126,6 +128,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
   ]);
   await c.sessions.createIndexes([{ key: { userId: 1, lastUsedAt: -1 } }, { key: { expiresAt: 1 } }]);
   await c.keyLog.createIndexes([{ key: { userId: 1, version: 1 }, unique: true }]);
+  await c.orgLog.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.rosterLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);
   await c.itemLinks.createIndexes([{ key: { vaultId: 1, seq: 1 }, unique: true }]);

@@ -4,6 +4,7 @@ import type { Caller, InviteBinding, Kdf, OrgRole, SignedStatement } from "../..
 import type { WithEvents } from "./outbox";
 import type { PasswordChange } from "../../domain/accounts/password-change";
 import type { VaultAfterRemoval } from "../../domain/orgs/membership";
+import type { OrgLogEntry } from "../../domain/orgs/log";
 import type { KeyLogEntry, KeyRotation } from "../../domain/accounts/key-rotation";
 
 export interface UserRecord {
@@ -105,10 +106,11 @@ export interface AccountStore {
    * Takes `targetId` out of the caller's organization, in one transaction: every vault they are in
    * locked, the organization's removals one at a time, the rules (`decideOrgRemoval`,
    * `decideVaultsAfterRemoval`), then the person marked removed, their sessions ended, their
-   * pending invites revoked, and the shared vaults others are in marked for a rekey. Answers
-   * what each vault needs and the sessions ended.
+   * pending invites revoked, and the shared vaults others are in marked for a rekey; with
+   * `orgLink`, the remover's signed link appended to the organization's log after its head
+   * (`decideOrgLogStep`), in the same transaction. Answers what each vault needs and the sessions ended.
    */
-  removeFromOrg(args: { caller: Caller; targetId: UserId; now: string } & WithEvents): Promise<{
+  removeFromOrg(args: { caller: Caller; targetId: UserId; now: string; orgLink?: OrgLogEntry } & WithEvents): Promise<{
     vaults: VaultAfterRemoval[];
     endedSessions: string[];
     revokedInvites: InviteId[];

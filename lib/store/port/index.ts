@@ -12,6 +12,7 @@ import type { AuditStore } from "./audit";
 import type { Housekeeping } from "./housekeeping";
 import type { InviteStore } from "./invites";
 import type { ItemStore } from "./items";
+import type { OrgLogStore } from "./org-log";
 import type { OutboxStore } from "./outbox";
 import type { SecurityStore } from "./security";
 import type { SessionStore } from "./sessions";
@@ -23,6 +24,7 @@ export interface Store {
   vaults: VaultStore;
   items: ItemStore;
   invites: InviteStore;
+  orgLog: OrgLogStore;
   audit: AuditStore;
   outbox: OutboxStore;
   housekeeping: Housekeeping;
@@ -40,6 +42,7 @@ export const AGGREGATES = [
   "vaults",
   "items",
   "invites",
+  "orgLog",
   "audit",
   "outbox",
   "housekeeping",
@@ -51,6 +54,7 @@ export type * from "./audit";
 export type * from "./housekeeping";
 export type * from "./invites";
 export type * from "./items";
+export type * from "./org-log";
 export type * from "./outbox";
 export type * from "./security";
 export type * from "./sessions";

@@ -1,4 +1,5 @@
 /** Accounts on SQL (the port: ../port/accounts.ts; sessions: ./sessions.ts; MongoDB: ../mongo/accounts.ts). */
+import { appendOrgLink } from "./org-log";
 import { staleAccountVersion, recoveryNotPending } from "../../domain/accounts/refusals";
 import { inviteNotRedeemable, userNotFound } from "../../domain/orgs/refusals";
 import {
@@ -245,7 +246,7 @@ export class SqlAccounts implements AccountStore {
     return keyLogIn(this.c.db, userId);
   }
 
-  async removeFromOrg({ caller, targetId, now, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
+  async removeFromOrg({ caller, targetId, now, orgLink, events }: ArgsOf<AccountStore["removeFromOrg"]>) {
     return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       // Every vault they are in, locked in id order (as every vault write locks its vault before an account).
@@ -281,6 +282,7 @@ export class SqlAccounts implements AccountStore {
       const target = row ? toUser(row) : null;
       decideOrgRemoval(caller, target && { ...target, orgId: target.orgId }, Number(owners?.n ?? 0));
       const vaults = decideVaultsAfterRemoval(held);
+      if (orgLink) await appendOrgLink(trx, caller.orgId, orgLink, "orgLink", now);
       await trx.updateTable("users").set({ removed_at: now }).where("user_id", "=", targetId).execute();
       const toRekey = vaults.filter((v) => v.needs === "rekey").map((v) => v.vaultId);
       for (const chunk of chunks(toRekey, 500)) {

@@ -181,6 +181,14 @@ export interface KeyLogTable {
   created_at: string;
 }
 
+export interface OrgLogTable {
+  org_id: OrgId;
+  seq: number;
+  hash: string;
+  link: string;
+  created_at: string;
+}
+
 export interface AuditEventsTable {
   org_id: OrgId;
   seq: number;
@@ -218,6 +226,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   sessions: SessionsTable;
   key_log: KeyLogTable;
+  org_log: OrgLogTable;
   audit_events: AuditEventsTable;
   audit_heads: AuditHeadsTable;
   outbox: OutboxTable;

@@ -13,6 +13,7 @@ import { SqlInvites } from "./invites";
 import { SqlItems } from "./items";
 import { SqlOutbox } from "./outbox";
 import { SqlSecurity } from "./security";
+import { SqlOrgLog } from "./org-log";
 import { SqlSessions } from "./sessions";
 import { migrationProvider } from "./migrations";
 import type { Database } from "./schema";
@@ -30,6 +31,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps): Pro
     vaults,
     items: new SqlItems(c, vaults),
     invites: new SqlInvites(c),
+    orgLog: new SqlOrgLog(c),
     audit: new SqlAudit(c),
     outbox: new SqlOutbox(c),
     housekeeping: new SqlHousekeeping(c),

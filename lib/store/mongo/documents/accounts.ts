@@ -58,6 +58,23 @@ export function keyLogKey(userId: UserId, version: number): string {
   return `${userId}:${version}`;
 }
 
+/** One link of an organization's signed log (lib/domain/orgs/log.ts), unique on orgId + seq (as the SQL primary key). */
+export interface OrgLogDoc {
+  /** `orgLogKey(orgId, seq)`. */
+  _id: string;
+  orgId: OrgId;
+  seq: number;
+  /** SHA-256 (hex) of the link's canonical bytes: the next link's `prev`. */
+  hash: string;
+  /** The link as JSON text (re-serializing a document could reorder it). */
+  link: string;
+  createdAt: string;
+}
+
+export function orgLogKey(orgId: OrgId, seq: number): string {
+  return `${orgId}:${seq}`;
+}
+
 export function toSession(d: SessionDoc): SessionRecord {
   const { _id, ...rest } = d;
   return { sessionId: _id, ...rest };

@@ -23,6 +23,7 @@ export const COLLECTIONS = {
   refreshTokens: "refresh_tokens",
   sessions: "sessions",
   keyLog: "key_log",
+  orgLog: "org_log",
   locks: "locks",
   auditEvents: "audit_events",
   auditHeads: "audit_heads",

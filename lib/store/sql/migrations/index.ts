@@ -16,6 +16,7 @@ import * as m014 from "./014_history_trash";
 import * as m015 from "./015_second_factors_recovery";
 import * as m016 from "./016_item_changes";
 import * as m017 from "./017_vault_sizes";
+import * as m018 from "./018_org_log";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "015_second_factors_recovery": m015,
   "016_item_changes": m016,
   "017_vault_sizes": m017,
+  "018_org_log": m018,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,6 +17,7 @@ import * as m015 from "./015_second_factors_recovery";
 import * as m016 from "./016_item_changes";
 import * as m017 from "./017_vault_sizes";
 import * as m018 from "./018_org_log";
+import * as m019 from "./019_recovery_versions";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "016_item_changes": m016,
   "017_vault_sizes": m017,
   "018_org_log": m018,
+  "019_recovery_versions": m019,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -26,6 +26,7 @@ export type {
   RekeyResult,
   Removal,
   RemovalFinished,
+  SignedMember,
   PasswordChangeResult,
   SessionInfo,
   ServedBundle,

@@ -7,6 +7,32 @@ import { type Command, findUser, plural, YES_OPTION } from "./shared";
 
 export const orgCommands: Command[] = [
   {
+    path: ["org", "people"],
+    args: [],
+    summary: "Your organization's people, with each role as its signed log gives it and who signed it",
+    options: {},
+    async run(ctx) {
+      const client = await ctx.unlocked();
+      const [people, log] = await Promise.all([client.people.list(), client.people.log()]);
+      const emailOf = new Map(people.map((p) => [p.userId, p.email]));
+      const line = (p: (typeof people)[number]) => {
+        const status =
+          p.orgLog === "signed"
+            ? `signed by ${emailOf.get(p.signedBy!) ?? p.signedBy}`
+            : p.orgLog === "removed"
+              ? `removed, signed by ${emailOf.get(p.signedBy!) ?? p.signedBy}`
+              : p.orgLog === "unsigned"
+                ? "not in the signed log: no role is taken from the server"
+                : "the server's word";
+        return `${p.email}  ${p.role}  ${status}${p.removedAt ? `  (removed ${p.removedAt})` : ""}`;
+      };
+      const head = log.signed
+        ? `The organization's signed log is at link ${log.seq}.`
+        : "The organization has no signed log yet: roles are the server's word until an owner's next session adopts one.";
+      return { json: { log, people }, text: [head, ...people.map(line)].join("\n") };
+    },
+  },
+  {
     path: ["org", "remove"],
     args: ["<user>"],
     summary: "Take a person out of your organization: their sessions end, every vault refuses them; then rekey the vaults you manage",

@@ -46,6 +46,7 @@ export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
 export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
+export type { SignedMember } from "./org-log";
 export type { ImportResult, TransferProgress } from "./transfer";
 export type { FactorInfo, Policies } from "./factors";
 export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";

@@ -21,6 +21,7 @@ import {
   type OrgLink,
   type OrgLogMember,
   type OrgLogState,
+  type OrgSignerKeys,
   type OrgSigners,
   type SignedInvite,
   type UnsignedOrgLink,
@@ -29,7 +30,7 @@ import { ApiError, SecurityError } from "../errors";
 import { SerialQueue, type ClientCore } from "./core";
 import type { Trust } from "./trust";
 import { selfConsistent } from "./trust/bundle";
-import type { CheckedMember, OrgMember } from "./types";
+import type { CheckedMember, OrgMember, ServedBundle } from "./types";
 
 /** Where a device keeps the organization's head, beside the vaults' roster heads. */
 const headKey = (orgId: string) => `org:${orgId}`;
@@ -96,15 +97,41 @@ export class OrgLogs {
     }
   }
 
-  /** Signers' keys as the trust part checks them (pins, statements), and the steps of their verified key log after the recorded ones. */
+  /**
+   * Signers' keys: the keys the log recorded for them, which are their current keys (self-signed)
+   * or a step of their verified key log that leads to those; then the steps after. Replaying the
+   * log pins nothing: trust in a person's keys is the pins' (trust/), taken where keys are used.
+   */
   private readonly signers: OrgSigners = {
-    recorded: (userId, recorded) => this.trust.signerKeysOf(userId, recorded),
+    recorded: async (userId, recorded) => {
+      const current = await this.currentKeys(userId);
+      if (current.fingerprint === recorded) return current.bundle;
+      const log = await this.trust.verifiedKeyLog(userId);
+      const at = log.findIndex((e) => e.keys === recorded);
+      if (at < 0 || log[log.length - 1]!.keys !== current.fingerprint)
+        throw new SecurityError(
+          "KEY_CHANGED",
+          `the keys the server shows for ${userId} are not the ones the organization's log recorded for them, and no signed step of their key log leads from those to these`,
+          userId,
+        );
+      return { publicKey: log[at]!.entry.publicKey, signingPublicKey: log[at]!.entry.signingPublicKey };
+    },
     later: async (userId, recorded) => {
       const log = await this.trust.verifiedKeyLog(userId);
       const at = log.findIndex((e) => e.keys === recorded);
       return at < 0 ? [] : log.slice(at + 1).map((e) => ({ publicKey: e.entry.publicKey, signingPublicKey: e.entry.signingPublicKey }));
     },
   };
+
+  /** A user's current keys as the server shows them, self-signed (one's own: as this session holds them). */
+  private async currentKeys(userId: string): Promise<{ bundle: OrgSignerKeys; fingerprint: string }> {
+    if (userId === this.core.account.userId) {
+      const { publicKey, signingPublicKey } = this.core.account;
+      return { bundle: { publicKey, signingPublicKey }, fingerprint: await keyFingerprint({ publicKey, signingPublicKey }) };
+    }
+    const served = await this.core.http.request<ServedBundle>("GET", `/users/${encodeURIComponent(userId)}/keys`);
+    return { bundle: served, fingerprint: (await selfConsistent(served, userId)).keys };
+  }
 
   /**
    * At the start of a session: an owner adopts a log for an organization that has none (the
@@ -160,7 +187,9 @@ export class OrgLogs {
       applyOrgLink(state, parseOrgLink(link), await orgLinkHash(link));
     } catch (err) {
       if (!(err instanceof RosterLinkError)) throw err;
+      // The caller's own role, or the organization's rules (its last owner stays), as the signed log gives them: the server's refusal, given here.
       if (err.field === "actorId") throw new ApiError(403, "FORBIDDEN", `not allowed by the organization's signed log: ${err.message}`);
+      if (err.field === "subjectId") throw new ApiError(400, "INVALID", `refused by the organization's signed log: ${err.message}`);
       throw new SecurityError("INCONSISTENT", `not signing an organization log link that would not follow (${err.field}): ${err.message}`);
     }
     return link;

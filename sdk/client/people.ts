@@ -53,7 +53,9 @@ export class People {
     const { orgId } = this.core.account;
     for (let attempt = 1; ; attempt++) {
       const state = await this.orgLogs.verified();
-      const orgLink = state?.members.has(userId) ? await this.orgLogs.signNext({ op: "remove", subjectId: userId }, state) : undefined;
+      // A locked client (a leave from a logged-in terminal) cannot sign: its removal lands unsigned, and clients show the person as unsigned.
+      const signs = state?.members.has(userId) && this.core.keys !== undefined;
+      const orgLink = signs ? await this.orgLogs.signNext({ op: "remove", subjectId: userId }, state) : undefined;
       try {
         const res = await this.core.http.request<Removal>(
           "DELETE",

@@ -5,7 +5,7 @@
  * the others are named for their owners.
  */
 import { useEffect, useState } from "preact/hooks";
-import { mayRemoveFromOrg, printable, type CheckedMember, type RekeyProgress, type RemovalFinished } from "../../../sdk";
+import { mayRemoveFromOrg, printable, type RekeyProgress, type RemovalFinished, type SignedMember } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, useAction } from "../components/ui";
 import { PHASES } from "../components/rekey-phases";
@@ -19,7 +19,7 @@ interface Removal {
 
 export function People() {
   const client = currentClient();
-  const [people, setPeople] = useState<CheckedMember[] | null>(null);
+  const [people, setPeople] = useState<SignedMember[] | null>(null);
   const [progress, setProgress] = useState<{ vault: number; of: number; step: RekeyProgress } | null>(null);
   const [result, setResult] = useState<Removal | null>(null);
   const load = useAction();
@@ -27,7 +27,7 @@ export function People() {
   const reload = () => load.run(async () => setPeople(await client.people.list()));
   useEffect(() => void reload(), []);
 
-  const remove = (person: CheckedMember) =>
+  const remove = (person: SignedMember) =>
     void act.run(async () => {
       if (!confirm(`Take ${person.email} out of the organization? Their sessions end and every vault refuses them at once.`)) return;
       setResult(null);
@@ -93,14 +93,18 @@ function RemovalResult({ result }: { result: Removal }) {
 }
 
 /** The organization's people now, each with a way to take them out when this user's role allows it. */
-function PeopleTable({ people, busy, onRemove }: { people: CheckedMember[]; busy: boolean; onRemove(person: CheckedMember): void }) {
-  const me = currentClient().account;
+function PeopleTable({ people, busy, onRemove }: { people: SignedMember[]; busy: boolean; onRemove(person: SignedMember): void }) {
+  const account = currentClient().account;
+  // This user's own role as the organization's signed log gives it (the server's word only while there is no log).
+  const me = people.find((p) => p.userId === account.userId) ?? account;
+  const emailOf = (userId?: string) => printable(people.find((p) => p.userId === userId)?.email ?? userId ?? "");
   return (
     <table>
       <thead>
         <tr>
           <th scope="col">Email</th>
           <th scope="col">Role</th>
+          <th scope="col">Signed by</th>
           <th scope="col">Actions</th>
         </tr>
       </thead>
@@ -109,6 +113,13 @@ function PeopleTable({ people, busy, onRemove }: { people: CheckedMember[]; busy
           <tr key={p.userId}>
             <td>{printable(p.email)}</td>
             <td>{p.role}</td>
+            <td>
+              {p.orgLog === "signed"
+                ? emailOf(p.signedBy)
+                : p.orgLog === "unsigned"
+                  ? "not in the organization's signed log: no role taken from the server"
+                  : "no signed log yet"}
+            </td>
             <td>
               {p.userId !== me.userId && mayRemoveFromOrg(me.role, p.role, false) && (
                 <button type="button" class="danger" disabled={busy} onClick={() => onRemove(p)}>

@@ -3,7 +3,7 @@
  * Argon2id in WebAssembly. Start with `VaultClient`; the primitives are exported for auditing
  * and interop tests.
  */
-export { VaultClient } from "./client";
+export { ProtectionInterruptedError, VaultClient } from "./client";
 // The client's namespaces (client.vaults, client.items, ...), each an interface (sdk/client/api/).
 export type { AuditApi, InvitesApi, ItemsApi, KeysApi, MembersApi, PeopleApi, SessionsApi, VaultsApi } from "./client";
 export type {
@@ -28,6 +28,11 @@ export type {
   RemovalFinished,
   SignedMember,
   PasswordChangeResult,
+  ProtectedVault,
+  ProtectionProgress,
+  ProtectionResult,
+  ProtectionStep,
+  VaultLeft,
   SessionInfo,
   ServedBundle,
   StoredItem,

@@ -34,6 +34,7 @@ import type { VaultClientOptions } from "./core";
 import type { Factors } from "./factors";
 import { assembleParts, type Parts } from "./parts";
 import type { PasswordChangeResult } from "./password";
+import type { ProtectionProgress, ProtectionResult, ProtectionStep } from "./protect";
 import type { Recovery, RecoveryRenewal } from "./recovery";
 import type { Session } from "./session";
 import type { Account, OrgRole } from "./types";
@@ -44,6 +45,8 @@ export type { CheckedInvite, CreatedInvite } from "./invites";
 export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
+export { ProtectionInterruptedError } from "./protect";
+export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
 export type { Removal, RemovalFinished } from "./people";
 export type { SignedMember } from "./org-log";
@@ -131,16 +134,32 @@ export class VaultClient {
     return this.parts.session.me();
   }
   /**
-   * Changes the master password (password.ts): every personal vault's key wrapped again, the
-   * account's other sessions ended. `kdf` chooses new parameters (never below the floor).
+   * Changes the master password (password.ts): every personal vault's key wrapped again under the
+   * new password, the account's other sessions ended. That alone keeps every key: the old password
+   * and a copy of the server's data from before the change still open the private keys, and through
+   * them every vault and every item written after it. With `oldPasswordMayBeKnown`, the change goes
+   * on to cut the old password off (protect.ts): the account's keys rotated, every personal vault
+   * and every shared vault the user manages rekeyed; `protection.left` lists the shared vaults only
+   * their owners can rekey. Interrupted there, it throws `ProtectionInterruptedError` (the password
+   * is changed; `protect({ resume })` finishes). `kdf` chooses new parameters (never below the floor).
    */
   async changePassword(
     current: string,
     next: string,
-    opts?: { kdf?: KdfChoice },
-  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal }> {
-    const changed = await this.parts.passwords.changePassword(current, next, opts);
+    opts: { kdf?: KdfChoice; oldPasswordMayBeKnown?: boolean; onProgress?: (step: ProtectionStep) => void } = {},
+  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal; protection?: ProtectionResult }> {
+    const changed = await this.parts.passwords.changePassword(current, next, { kdf: opts.kdf });
     // The recovery copy held the old password's key: made again, to the same trustees, or said to be stale.
-    return { ...changed, recovery: await this.parts.recovery.renew() };
+    const recovery = await this.parts.recovery.renew();
+    if (!opts.oldPasswordMayBeKnown) return { ...changed, recovery };
+    const protection = await this.parts.protection.protect({ onProgress: opts.onProgress });
+    return { ...changed, recovery, protection, sessionsEnded: changed.sessionsEnded + protection.sessionsEnded };
+  }
+  /**
+   * Cuts an old master password off without changing the password again (protect.ts): after a
+   * plain change, or to finish one that was interrupted (`resume`: the error's `progress`).
+   */
+  protect(opts?: { resume?: ProtectionProgress; onProgress?: (step: ProtectionStep) => void }): Promise<ProtectionResult> {
+    return this.parts.protection.protect(opts);
   }
 }

@@ -16,6 +16,7 @@ import { Members } from "./members";
 import { OrgLogs } from "./org-log";
 import { PasswordChanges } from "./password";
 import { People } from "./people";
+import { AccountProtection } from "./protect";
 import { Recovery } from "./recovery";
 import { Rekeys } from "./rekey";
 import { Rosters } from "./roster";
@@ -44,6 +45,7 @@ export interface Parts {
   people: People;
   factors: Factors;
   recovery: Recovery;
+  protection: AccountProtection;
 }
 
 /** Builds every part, each after the parts it takes. */
@@ -67,6 +69,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const people = new People(core, members, rekeys, orgLogs, vaults, rosters);
   const factors = new Factors(core);
   const recovery = new Recovery(core, trust, session, passwords, keyRotations);
+  const protection = new AccountProtection(core, rosters, vaults, keyRotations, rekeys);
   return {
     core,
     session,
@@ -87,5 +90,6 @@ export function assembleParts(opts: VaultClientOptions): Parts {
     people,
     factors,
     recovery,
+    protection,
   };
 }

@@ -110,6 +110,20 @@ export async function confirmOrStop(question: string, yes: boolean): Promise<voi
 }
 
 /** A short answer typed on the terminal (a second-factor code); elsewhere nobody can type it, so the command says which option gives it. */
+/**
+ * A yes-or-no question on the terminal (no by default); off a terminal, no question and no: the
+ * caller says what that leaves undone, and which option asks for it.
+ */
+export async function askYesNo(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
 export async function askLine(question: string, option: string): Promise<string> {
   if (!process.stdin.isTTY)
     throw new UsageError(`${question.replace(/[:?]\s*$/, "")}: standard input is not a terminal; give it with ${option}`);

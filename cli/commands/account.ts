@@ -1,6 +1,15 @@
 /** Account commands: register, login, logout, unlock, lock, whoami, and the account's sessions. */
-import { DEFAULT_ARGON2ID, DEFAULT_PBKDF2, normalizeEmail, type CheckedInvite, type KdfChoice } from "../../sdk";
-import { readNewPassword, readPassword } from "../password";
+import {
+  DEFAULT_ARGON2ID,
+  DEFAULT_PBKDF2,
+  normalizeEmail,
+  ProtectionInterruptedError,
+  type CheckedInvite,
+  type KdfChoice,
+  type ProtectionResult,
+} from "../../sdk";
+import { UsageError } from "../output";
+import { askYesNo, readNewPassword, readPassword } from "../password";
 import { secondFactorPrompt } from "./security";
 import { table } from "../output";
 import { type Command, usage, pick, plural, inviteTrustLine, saveLogin } from "./shared";
@@ -121,19 +130,44 @@ export const accountCommands: Command[] = [
   {
     path: ["password", "change"],
     args: [],
-    summary: "Change the master password: every personal vault's key is wrapped again, and your other sessions end",
+    summary: "Change the master password; asks whether the old one may be known, and if so also rotates your keys and rekeys your vaults",
     options: {
       kdf: { type: "string", value: "KDF", description: "new parameters: argon2id (default) or pbkdf2" },
       "new-password-file": { type: "string", value: "FILE", description: "read the new password from the first line of FILE" },
       "new-password-env": { type: "string", value: "NAME", description: "read the new password from the environment variable NAME" },
+      "old-password-known": {
+        type: "boolean",
+        description: "the old password may be known to someone: also rotate your keys and rekey your vaults (without the question)",
+      },
+      "old-password-safe": {
+        type: "boolean",
+        description: "nobody else can know the old password: change it only (without the question)",
+      },
     },
     async run(ctx, _args, opts) {
       const kdf = kdfChoice(opts.kdf);
+      if (opts["old-password-known"] && opts["old-password-safe"])
+        throw new UsageError("--old-password-known and --old-password-safe say opposite things: give one");
       const client = ctx.loggedIn();
       const current = await readPassword(ctx.passwords, `Current master password for ${client.account.email}: `);
       await client.unlock(current);
       const next = await readNewPassword({ file: opts["new-password-file"], env: opts["new-password-env"] }, "New master password: ");
-      const result = await client.changePassword(current, next, { kdf });
+      const oldPasswordMayBeKnown = opts["old-password-known"]
+        ? true
+        : opts["old-password-safe"]
+          ? false
+          : await askYesNo(
+              "Could anyone else know your old master password (it leaked, was shared, or was typed on a machine you do not trust)?\n" +
+                "If so, vaultctl also rotates your keys and gives your vaults new keys, so that the old password stops opening what you write from now on.",
+            );
+      const result = await client.changePassword(current, next, { kdf, oldPasswordMayBeKnown }).catch((err: unknown) => {
+        if (err instanceof ProtectionInterruptedError) {
+          ctx.state.forgetUnlocked();
+          saveLogin(ctx, client);
+          throw new Error(`${err.message}\nYour new master password is in force: run \`vaultctl password protect\` to finish.`);
+        }
+        throw err;
+      });
       // The login goes on with the new keys; a VAULT_SESSION sealed the old stretched key: it ends.
       ctx.state.forgetUnlocked();
       saveLogin(ctx, client);
@@ -150,8 +184,27 @@ export const accountCommands: Command[] = [
                 "Account recovery is STALE (it held the old password's key) and could not be made again here: run `vaultctl recovery enrol` with trustees you verified.",
               ]
             : []),
+          ...(result.protection
+            ? protectionLines(result.protection)
+            : [
+                "Your keys and your vaults' keys are the same as before: the old password, with a copy of the server's data from before this change, still opens them, and everything written from now on. If it may be known, run `vaultctl password protect`.",
+              ]),
         ].join("\n"),
       };
+    },
+  },
+  {
+    path: ["password", "protect"],
+    args: [],
+    summary: "Cut an old master password off: rotate your keys, rekey your personal vaults and the shared vaults you manage",
+    async run(ctx) {
+      const client = ctx.loggedIn();
+      await client.unlock(await readPassword(ctx.passwords, `Master password for ${client.account.email}: `));
+      const result = await client.protect().finally(() => {
+        ctx.state.forgetUnlocked();
+        saveLogin(ctx, client);
+      });
+      return { json: result, text: protectionLines(result).join("\n") };
     },
   },
   {
@@ -194,4 +247,17 @@ function kdfChoice(name: string | undefined): KdfChoice {
   if (name === undefined || name === "argon2id") return DEFAULT_ARGON2ID;
   if (name === "pbkdf2") return DEFAULT_PBKDF2;
   return usage(`--kdf must be argon2id or pbkdf2, not ${name}`);
+}
+
+/** What a protection did, and what it left, in lines. */
+function protectionLines(p: ProtectionResult): string[] {
+  return [
+    `Keys rotated (key version ${p.keyVersion}; your fingerprint is now ${p.fingerprint}); ${plural(p.rekeyed.length, "vault")} given a new key.`,
+    ...(p.left.length === 0
+      ? ["The old password, with a copy of the server's data from before, opens nothing you write from now on."]
+      : [
+          `${plural(p.left.length, "shared vault")} ${p.left.length === 1 ? "keeps its" : "keep their"} key: the old password, with a copy of the server's data from before, still opens what is written there until they are rekeyed:`,
+          ...p.left.map((v) => `  ${v.vaultName}: ${v.detail}`),
+        ]),
+  ];
 }

@@ -529,6 +529,7 @@ describe("the web vault", () => {
       await ada.getByLabel("Current master password").fill(from);
       await ada.getByLabel("New master password", { exact: true }).fill(to);
       await ada.getByLabel("New master password, again").fill(to);
+      await ada.getByLabel(/^No, nobody else can know it/).check();
       await ada.getByRole("button", { name: "Change master password" }).click();
     };
     await change(ADA.password, "short");
@@ -538,6 +539,9 @@ describe("the web vault", () => {
     await change(ADA.password, NEW);
     const changed = ada.getByRole("status").filter({ hasText: /^Your master password is changed/ });
     await expect(changed.textContent()).resolves.toMatch(/^Your master password is changed\. \d+ personal vaults? wrapped again/);
+    await expect(changed.textContent()).resolves.toMatch(
+      /Your keys are the same as before: the old password, with a copy of the server's data from before, still opens them\.$/,
+    );
     await accessible(ada, "password");
 
     const other = await browser.newContext({ baseURL: origin });

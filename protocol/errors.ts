@@ -23,6 +23,13 @@ export type SecurityProblem =
   | "TRUSTEE_UNVERIFIED"
   /** A recovery enrolment or task that is not what its user signed, or does not name this trustee with their own keys. */
   | "RECOVERY_TAMPERED"
+  /**
+   * A recovery enrolment older than one this device has seen for the account (a lower version, or
+   * an unversioned one after a versioned one, or another enrolment at a seen version), or made
+   * under account keys or a KDF statement the account has since replaced: the user enrolled again,
+   * changed the password or rotated keys since, so its trustees must not release their shares.
+   */
+  | "RECOVERY_SUPERSEDED"
   /** A recovery request that names this user as no trustee. */
   | "RECOVERY_UNKNOWN"
   /** The code the user read out is not the one the request's one-time key gives. */
@@ -35,6 +42,8 @@ export type SecurityProblem =
   | "RECOVERY_UNCONFIRMED"
   /** A trashed item deleted before the signed history this device checked: restored only when the person confirms it. */
   | "TRASH_UNVERIFIED"
+  /** A kept revision written before the signed history this device checked: made current again only when the person confirms it. */
+  | "REVISION_UNVERIFIED"
   /** The server's answer contradicts what the client knows (e.g. its own keys). */
   | "INCONSISTENT"
   /** A vault's signed roster breaks its rules: a link out of place, by someone without the right, or not whole. */
@@ -43,7 +52,7 @@ export type SecurityProblem =
   | "ROSTER_ROLLBACK"
   /** The server's member list is not the member set the vault's verified roster gives. */
   | "MEMBER_LIST_MISMATCH"
-  /** A wrap, or the vault's key version, is not the one the vault's verified roster vouches for. */
+  /** A wrap, the vault's key version, or its type (which says how its key is wrapped), is not the one the vault's verified roster vouches for. */
   | "WRAP_MISMATCH"
   /** KDF parameters below the client's floor (kdf.ts): nothing is derived from the password with them. */
   | "KDF_TOO_WEAK"

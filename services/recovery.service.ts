@@ -67,7 +67,8 @@ async function enrol(rt: Runtime, ctx: Ctx<EnrolmentForm>) {
   const policies = (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES;
   const trusteeIds = ctx.params.shares.map((s) => s.trusteeId);
   const trustees = await usersById(rt, trusteeIds);
-  const found = { user, trustees, policyMinThreshold: policies.recoveryMinThreshold, now: clock.timestamp() };
+  const previous = (await store.security.getRecoveryEnrolment(user.userId))?.enrolment ?? null;
+  const found = { user, trustees, policyMinThreshold: policies.recoveryMinThreshold, previous, now: clock.timestamp() };
   const plan = planRecoveryEnrolment(found, ctx.params);
   await store.security.putRecoveryEnrolment({ ...plan, events: [events.record("recovery.enrolled", own(user))] });
   events.kick();
@@ -78,7 +79,7 @@ async function getEnrolment(rt: Runtime, ctx: Ctx) {
   const user = await caller(rt, ctx);
   const found = await rt.store.security.getRecoveryEnrolment(user.userId);
   const trustees = await usersById(rt, found?.shares.map((s) => s.trusteeId) ?? []);
-  const { enrolment, shares, current } = decideEnrolmentCurrent(found, user.kdf.salt, trustees);
+  const { enrolment, shares, current } = decideEnrolmentCurrent(found, user, trustees);
   return { ...enrolmentView(enrolment, shares), current };
 }
 

@@ -179,7 +179,13 @@ export const securityCommands: Command[] = [
       const { requests } = await client.recovery.requests();
       const lines = [
         status
-          ? `Enrolled: ${status.threshold} of ${status.trustees.length} trustees (${status.trustees.join(", ")})${status.current ? "" : " — STALE: made under an earlier password; enrol again"}`
+          ? `Enrolled${status.version === undefined ? "" : ` (enrolment ${status.version})`}: ${status.threshold} of ${status.trustees.length} trustees (${status.trustees.join(", ")})${
+              !status.current
+                ? " — STALE: made under an earlier password or keys; enrol again"
+                : status.version === undefined
+                  ? " — made before enrolments had versions: enrol again, so that your trustees can tell it from one you replaced"
+                  : ""
+            }`
           : "Not enrolled in account recovery.",
         ...requests.map(
           (r) =>
@@ -213,10 +219,13 @@ export const securityCommands: Command[] = [
         t.createdAt,
         `${t.approvedBy.length}/${t.threshold}`,
         t.approved ? "yes" : "no",
+        t.legacy ? "unversioned" : String(t.version),
       ]);
       return {
         json: tasks,
-        text: rows.length ? table(["REQUEST", "FOR", "MADE", "APPROVALS", "YOU"], rows) : "No recovery request names you as a trustee.",
+        text: rows.length
+          ? table(["REQUEST", "FOR", "MADE", "APPROVALS", "YOU", "ENROLMENT"], rows)
+          : "No recovery request names you as a trustee.",
       };
     },
   },

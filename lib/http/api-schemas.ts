@@ -193,16 +193,19 @@ export const SCHEMAS = {
       inviteMaxLifetime: string,
     },
   ),
-  RecoveryEnrolment: object({
-    enrolmentId: uuid,
-    userId: uuid,
-    threshold: integer(2),
-    copy: base64,
-    signature: base64,
-    createdAt: timestamp,
-    current: { type: "boolean" },
-    shares: arrayOf(object({ trusteeId: uuid, encryptedShare: base64, trusteeKeys: hex64 })),
-  }),
+  RecoveryEnrolment: object(
+    {
+      enrolmentId: uuid,
+      userId: uuid,
+      threshold: integer(2),
+      copy: base64,
+      signature: base64,
+      createdAt: timestamp,
+      current: { type: "boolean" },
+      shares: arrayOf(object({ trusteeId: uuid, encryptedShare: base64, trusteeKeys: hex64 })),
+    },
+    { version: integer(1), keys: hex64, kdfVersion: integer(1) },
+  ),
   RecoveryRequestCreated: object({ requestId: uuid, requestToken: string, expiresAt: timestamp }),
   RecoveryRequestSummary: object(
     {
@@ -219,7 +222,10 @@ export const SCHEMAS = {
   /** What a trustee is asked: the request, the user's signed enrolment, and the trustee's own share. */
   RecoveryApprovalTask: object({
     request: ref("RecoveryRequestSummary"),
-    enrolment: object({ enrolmentId: uuid, threshold: integer(2), copy: base64, signature: base64, createdAt: timestamp }),
+    enrolment: object(
+      { enrolmentId: uuid, threshold: integer(2), copy: base64, signature: base64, createdAt: timestamp },
+      { version: integer(1), keys: hex64, kdfVersion: integer(1) },
+    ),
     trustees: arrayOf(object({ trusteeId: uuid, trusteeKeys: hex64, encryptedShare: base64 })),
     approved: { type: "boolean" },
   }),

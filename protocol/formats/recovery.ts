@@ -6,6 +6,7 @@ import { combine } from "shamir-secret-sharing";
 import { gcmDecrypt, gcmEncrypt, hkdfSha256, sha256 } from "../crypto/primitives";
 
 export const ENROLMENT_CONTEXT = "vault-recovery-enrolment/v1\n";
+export const ENROLMENT_CONTEXT_V2 = "vault-recovery-enrolment/v2\n";
 export const APPROVAL_CONTEXT = "vault-recovery-approval/v1\n";
 export const SESSION_CONTEXT = "vault-recovery-session/v1\n";
 const CODE_CONTEXT = "vault-recovery-code/v3";
@@ -32,6 +33,35 @@ export interface EnrolmentStatement {
   trustees: EnrolmentTrustee[];
 }
 
+/**
+ * What a versioned enrolment (`vault-recovery-enrolment/v2`) adds, each signed: the enrolment's
+ * number in the account's sequence, and the account state it was made under. A trustee's client
+ * refuses one older than an enrolment, or an account state, it has seen (`RECOVERY_SUPERSEDED`).
+ */
+export interface EnrolmentVersion {
+  /** 1, 2, … per account: each enrolment one past the one it replaces. */
+  version: number;
+  /** `keyFingerprint` (hex) of the account's own keys when it enrolled: a key rotation since makes it stale. */
+  keys: string;
+  /** The version of the account's signed KDF statement when it enrolled: a password change since makes it stale. */
+  kdfVersion: number;
+}
+
+export type VersionedEnrolmentStatement = EnrolmentStatement & EnrolmentVersion;
+
+/** Versions past this are refused (they order enrolments within one KDF statement version: `enrolmentOrder`). */
+export const MAX_ENROLMENT_VERSION = 999_999;
+
+/**
+ * One number that orders enrolments: by the KDF statement version they were made under, then by
+ * their own version (a password change starts a new run, and stales everything before it).
+ */
+export const enrolmentOrder = (kdfVersion: number, version: number): number => kdfVersion * (MAX_ENROLMENT_VERSION + 1) + version;
+
+/** An enrolment signed in the versioned form. */
+export const isVersioned = (s: EnrolmentStatement | VersionedEnrolmentStatement): s is VersionedEnrolmentStatement =>
+  (s as Partial<EnrolmentVersion>).version !== undefined;
+
 export interface ApprovalStatement {
   requestId: string;
   userId: string;
@@ -46,9 +76,17 @@ export interface ApprovalStatement {
 export const hashHex = async (bytes: Bytes): Promise<string> => toHex(await sha256(bytes));
 export const hashOfBase64 = (b64: string): Promise<string> => hashHex(fromBase64(b64));
 
-export function enrolmentBytes(s: EnrolmentStatement): Bytes {
+/**
+ * The bytes an enrolment's signature is over: `vault-recovery-enrolment/v2` when it carries a
+ * version (with the account state it was made under), else the unversioned
+ * `vault-recovery-enrolment/v1` of enrolments made before versions (still verified: a trustee marks
+ * them, and refuses one once it has seen a versioned enrolment of the account).
+ */
+export function enrolmentBytes(s: EnrolmentStatement | VersionedEnrolmentStatement): Bytes {
   const trustees = [...s.trustees].sort((a, b) => (a.trusteeId < b.trusteeId ? -1 : a.trusteeId > b.trusteeId ? 1 : 0));
-  return utf8(ENROLMENT_CONTEXT + canonicalJson({ ...s, trustees }));
+  const base = { enrolmentId: s.enrolmentId, userId: s.userId, threshold: s.threshold, copy: s.copy, trustees };
+  if (!isVersioned(s)) return utf8(ENROLMENT_CONTEXT + canonicalJson(base));
+  return utf8(ENROLMENT_CONTEXT_V2 + canonicalJson({ ...base, version: s.version, keys: s.keys, kdfVersion: s.kdfVersion }));
 }
 
 export const approvalBytes = (s: ApprovalStatement): Bytes => utf8(APPROVAL_CONTEXT + canonicalJson(s));
@@ -119,15 +157,18 @@ export async function openRecoveryCopy(secret: Bytes, userId: string, enrolmentI
   return gcmDecrypt(await copyKey(secret, enrolmentId), fromBase64(copy), copyAad(userId, enrolmentId));
 }
 
-/** The statement an enrolment signs, from what is stored: the copy's and each share's hash. */
+/** The statement an enrolment signs, from what is stored: the copy's and each share's hash (and its version, when it has one). */
 export async function enrolmentStatementOf(e: {
   enrolmentId: string;
   userId: string;
   threshold: number;
   copy: string;
   shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>;
-}): Promise<EnrolmentStatement> {
-  return {
+  version?: number;
+  keys?: string;
+  kdfVersion?: number;
+}): Promise<EnrolmentStatement | VersionedEnrolmentStatement> {
+  const base: EnrolmentStatement = {
     enrolmentId: e.enrolmentId,
     userId: e.userId,
     threshold: e.threshold,
@@ -136,6 +177,9 @@ export async function enrolmentStatementOf(e: {
       e.shares.map(async (s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: await hashOfBase64(s.encryptedShare) })),
     ),
   };
+  if (e.version === undefined) return base;
+  // A version without the account state it binds is signed as such (and fails against what the user signed).
+  return { ...base, version: e.version, keys: e.keys ?? "", kdfVersion: e.kdfVersion ?? 0 };
 }
 
 /** Subsets of `k` of `items` (at most C(10,5) = 252 for the largest enrolment). */

@@ -19,8 +19,10 @@ import {
   approvalBytes,
   confirmationCode,
   enrolmentBytes,
+  enrolmentOrder,
   enrolmentStatementOf,
   hashOfBase64,
+  MAX_ENROLMENT_VERSION,
   normalizeRecoveryCode,
   openWithShares,
   recoveryCode,
@@ -37,8 +39,9 @@ import type { Trust } from "./trust";
 import type { PasswordChanges } from "./password";
 import type { KeyRotations } from "./keys";
 import type { Account } from "./types";
+import { recoveryHeadKey, RecoveryVersions, type ServedVersion } from "./recovery-versions";
 
-interface ServedEnrolment {
+interface ServedEnrolment extends ServedVersion {
   enrolmentId: string;
   userId: string;
   threshold: number;
@@ -58,6 +61,9 @@ export interface RecoveryTask {
   threshold: number;
   approvedBy: string[];
   approved: boolean;
+  /** The enrolment's signed version; absent for one made before versions (`legacy`: its user should enrol again). */
+  version?: number;
+  legacy: boolean;
 }
 
 /** What the recovering device keeps between asking and finishing (it holds the one-time private key: keep it private). */
@@ -100,7 +106,11 @@ export class Recovery {
     private readonly session: Session,
     private readonly passwords: PasswordChanges,
     private readonly rotations: KeyRotations,
-  ) {}
+  ) {
+    this.versions = new RecoveryVersions(core, trust);
+  }
+
+  private readonly versions: RecoveryVersions;
 
   // ---- Enrolment -----------------------------------------------------------------------------------
 
@@ -127,6 +137,14 @@ export class Recovery {
     const secret = randomBytes(32);
     const shares = await split(secret, trustees.length, threshold);
     const enrolmentId = globalThis.crypto.randomUUID();
+    // One past the newest this device enrolled, or the server's current one (signed by this account) shows.
+    const [served, seen, kdfVersion] = await Promise.all([
+      this.served(),
+      this.core.rosterHeads.get(recoveryHeadKey(me)),
+      this.versions.ownKdfVersion(),
+    ]);
+    const version = Math.max(served?.version ?? 0, (seen?.seq ?? 0) % (MAX_ENROLMENT_VERSION + 1)) + 1;
+    const accountKeys = await keyFingerprint(this.core.account);
     const copy = await sealRecoveryCopy(secret, me, enrolmentId, keys.stretchedKey);
     const wrapped = await Promise.all(
       trustees.map(async ({ trusteeId, bundle }, i) => ({
@@ -135,14 +153,18 @@ export class Recovery {
         trusteeKeys: await keyFingerprint(bundle),
       })),
     );
-    const statement = await enrolmentStatementOf({ enrolmentId, userId: me, threshold, copy, shares: wrapped });
+    const signed = { version, keys: accountKeys, kdfVersion };
+    const statement = await enrolmentStatementOf({ enrolmentId, userId: me, threshold, copy, shares: wrapped, ...signed });
     const signature = await signStatement(enrolmentBytes(statement), keys.signingPrivateKey);
-    await this.core.http.request("PUT", "/users/me/recovery", { body: { enrolmentId, threshold, copy, signature, shares: wrapped } });
+    await this.core.http.request("PUT", "/users/me/recovery", {
+      body: { enrolmentId, threshold, copy, signature, shares: wrapped, ...signed },
+    });
+    await this.versions.remember(me, enrolmentOrder(kdfVersion, version), enrolmentId);
     return { enrolmentId };
   }
 
-  /** This account's enrolment, checked against its own signature: its trustees, k, and whether it still opens the account (a password change since leaves it stale). */
-  async status(): Promise<{ threshold: number; trustees: string[]; current: boolean; createdAt: string } | null> {
+  /** The server's answer for this account's enrolment, checked against its own signature (none: null). */
+  private async served(): Promise<ServedEnrolment | null> {
     let served: ServedEnrolment;
     try {
       served = await this.core.http.request<ServedEnrolment>("GET", "/users/me/recovery");
@@ -150,23 +172,51 @@ export class Recovery {
       if ((err as { status?: number }).status === 404) return null;
       throw err;
     }
-    await this.checkSigned(served, this.core.account.signingPublicKey);
+    const account = this.core.account;
+    await this.checkSigned(
+      served,
+      await this.versions.signerOf(account.userId, account.signingPublicKey, await keyFingerprint(account), served),
+    );
+    return served;
+  }
+
+  /**
+   * This account's enrolment, checked against its own signature and against the newest one this
+   * device made (an older one is `RECOVERY_SUPERSEDED`): its trustees, k, its version, and whether
+   * it still opens the account (a password change or key rotation since leaves it stale).
+   * `reenrol`: stale, or made before versions (its trustees cannot tell it from a replaced one):
+   * enrol again (`renew`).
+   */
+  async status(): Promise<{
+    threshold: number;
+    trustees: string[];
+    current: boolean;
+    createdAt: string;
+    version?: number;
+    reenrol: boolean;
+  } | null> {
+    const served = await this.served();
+    if (!served) return null;
+    await this.versions.checkOwn(this.core.account.userId, served);
     return {
       threshold: served.threshold,
       trustees: served.shares.map((s) => s.trusteeId),
       current: served.current,
       createdAt: served.createdAt,
+      ...(served.version !== undefined && { version: served.version }),
+      reenrol: !served.current || served.version === undefined,
     };
   }
 
   /**
-   * After a password change: an enrolment made under the old password is made again to the same
-   * trustees and k (`renewed`); `stale` when it cannot be (a trustee's keys are no longer verified
-   * here, or changed), which the user must see; `none` without an enrolment or with a current one.
+   * After a password change or key rotation (or for an enrolment made before versions): an
+   * enrolment to re-make is made again to the same trustees and k (`renewed`); `stale` when it
+   * cannot be (a trustee's keys are no longer verified here, or changed), which the user must see;
+   * `none` without an enrolment or with a current, versioned one.
    */
   async renew(): Promise<RecoveryRenewal> {
     const status = await this.status();
-    if (!status || status.current) return "none";
+    if (!status || !status.reenrol) return "none";
     try {
       await this.enrol(status.trustees, status.threshold);
       return "renewed";
@@ -197,6 +247,7 @@ export class Recovery {
     const out: RecoveryTask[] = [];
     for (const t of tasks) {
       const { email } = await this.checkTask(t);
+      const version = t.enrolment.version;
       out.push({
         requestId: t.request.requestId,
         userId: t.request.userId,
@@ -206,6 +257,8 @@ export class Recovery {
         threshold: t.enrolment.threshold,
         approvedBy: t.request.approvedBy ?? [],
         approved: t.approved,
+        ...(version !== undefined && { version }),
+        legacy: version === undefined,
       });
     }
     return out;
@@ -349,22 +402,28 @@ export class Recovery {
     });
   }
 
-  private async checkSigned(e: Omit<ServedEnrolment, "current" | "createdAt">, signingPublicKey: string): Promise<void> {
+  private async checkSigned(e: Omit<ServedEnrolment, "current" | "createdAt"> & ServedVersion, signingPublicKey: string): Promise<void> {
     const statement = await enrolmentStatementOf(e);
     if (!(await statementVerifies(enrolmentBytes(statement), signingPublicKey, e.signature)))
       throw new SecurityError("RECOVERY_TAMPERED", "the recovery enrolment is not the one its user signed", e.userId);
   }
 
-  /** A task's enrolment, signed by the requester's pinned key, naming this trustee with this device's own keys. */
+  /**
+   * A task's enrolment, signed by the requester's pinned key, naming this trustee with this device's
+   * own keys, and not superseded (`RecoveryVersions.checkCurrent`).
+   */
   private async checkTask(t: ServedTask): Promise<{ email: string; mine: { encryptedShare: string }; requesterKeys: string }> {
     const requester = await this.trust.userKeys(t.request.userId);
-    await this.checkSigned({ ...t.enrolment, userId: t.request.userId, shares: t.trustees }, requester.signingPublicKey);
+    const requesterKeys = await keyFingerprint(requester);
+    const signer = await this.versions.signerOf(t.request.userId, requester.signingPublicKey, requesterKeys, t.enrolment);
+    await this.checkSigned({ ...t.enrolment, userId: t.request.userId, shares: t.trustees }, signer);
     const me = this.core.account.userId;
     const mine = t.trustees.find((x) => x.trusteeId === me);
     const own = await keyFingerprint(this.core.account);
     if (!mine || mine.trusteeKeys !== own)
       throw new SecurityError("RECOVERY_TAMPERED", "this recovery's enrolment does not name you with your own keys", t.request.userId);
-    return { email: requester.email, mine, requesterKeys: await keyFingerprint(requester) };
+    await this.versions.checkCurrent(t.request.userId, requester.email, requester.signingPublicKey, requesterKeys, t.enrolment);
+    return { email: requester.email, mine, requesterKeys };
   }
 }
 
@@ -378,7 +437,7 @@ interface ServedTask {
     expiresAt: string;
     approvedBy?: string[];
   };
-  enrolment: { enrolmentId: string; threshold: number; copy: string; signature: string; createdAt: string };
+  enrolment: { enrolmentId: string; threshold: number; copy: string; signature: string; createdAt: string } & ServedVersion;
   trustees: Array<{ trusteeId: string; trusteeKeys: string; encryptedShare: string }>;
   approved: boolean;
 }

@@ -1309,7 +1309,10 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const shares = (enrolmentId: string) =>
         [t1, t2].map((t) => ({ enrolmentId, trusteeId: t.userId, encryptedShare: "c2hhcmU=", trusteeKeys: "ab".repeat(32) }));
       const first = newId();
-      await store.security.putRecoveryEnrolment({ enrolment: enrolment(first), shares: shares(first) });
+      const unversioned = enrolment(first);
+      await store.security.putRecoveryEnrolment({ enrolment: unversioned, shares: shares(first) });
+      // Unversioned (as a client before versions enrolled): read back without a version.
+      expect((await store.security.getRecoveryEnrolment(user.userId))!.enrolment).toEqual(unversioned);
       expect((await store.security.getRecoveryEnrolment(user.userId))!.shares.map((s) => s.trusteeId).sort()).toEqual(
         [t1.userId, t2.userId].sort(),
       );
@@ -1378,7 +1381,10 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect([after[ids[0]!], after[ids[2]!], after[ids[3]!]]).toEqual(["completed", "cancelled", "cancelled"]);
       // A new enrolment, then removed: its requests end.
       const second = newId();
-      await store.security.putRecoveryEnrolment({ enrolment: enrolment(second), shares: shares(second) });
+      // Versioned (its signed version and the account state it was made under), read back as written.
+      const versioned = { ...enrolment(second), version: 2, keys: "cd".repeat(32), kdfVersion: 3 };
+      await store.security.putRecoveryEnrolment({ enrolment: versioned, shares: shares(second) });
+      expect((await store.security.getRecoveryEnrolment(user.userId))!.enrolment).toEqual(versioned);
       const last = newId();
       await store.security.createRecoveryRequest({ request: request(last, second), maxPending: 3 });
       expect(await store.security.deleteRecoveryEnrolment({ userId: user.userId })).toBe(true);

@@ -17,9 +17,13 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The server offered an earlier version of an item (or a deleted one) that is not the one the vault's signed history wrote: it was refused, and nothing was restored.",
   TRASH_UNVERIFIED:
     "This item was deleted before the signed history this browser checked, so which version the server is giving back cannot be checked.",
+  REVISION_UNVERIFIED:
+    "This version was written before the signed history this browser checked, so which version the server is giving back cannot be checked.",
   TRUSTEE_UNVERIFIED:
     "This trustee's keys are known here only as the server showed them. Compare fingerprints with them in person or by phone (and trust them) before making them a recovery trustee.",
   RECOVERY_TAMPERED: "This account recovery is not what its user signed, or does not name you with your own keys, so it was refused.",
+  RECOVERY_SUPERSEDED:
+    "This account recovery is for an enrolment your colleague has since replaced (or made before they changed their password or keys), so your share was not released. Ask them to check their recovery settings.",
   RECOVERY_UNKNOWN: "No pending account recovery names you as a trustee under that request.",
   RECOVERY_CODE_MISMATCH:
     "The code is not the one this request's device shows. Do not approve: the request did not come from the device your colleague holds, or the server swapped it.",
@@ -62,6 +66,14 @@ const SECURITY: Record<SecurityProblem, string> = {
   AUDIT_FORK:
     "Another member checked a different audit log than this browser did: the server is showing people two histories. Compare the audit fingerprint with them by phone.",
   AUDIT_CHECKPOINT_INVALID: "The audit log's signed checkpoint does not check out against the server's audit key this browser pinned.",
+  ORG_LOG_BROKEN:
+    "The organization's signed log does not check out: a change in it is out of place, or signed by someone without the right. Roles were not taken from it.",
+  ORG_LOG_ROLLBACK:
+    "The server is showing an older or different version of the organization's signed log than this browser has already seen: a removal or a role change would be undone.",
+  KNOWN_VAULT_MISSING:
+    "The server no longer lists a vault this browser knew. It may have been deleted, or you were removed from it, or the server hides it: confirm it is gone only if you know why.",
+  NAME_MOVED:
+    "The server gives the name of a vault this browser knew to another vault, and no longer lists the one you knew. Nothing was taken under that name: confirm the vault you knew is gone only if you know why.",
   AUDIT_KEY_CHANGED:
     "The server's audit key is not the one this browser pinned, so its audit checkpoints are not accepted. Ask your administrator whether the key was replaced.",
 };

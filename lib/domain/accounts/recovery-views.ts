@@ -16,8 +16,15 @@ export const requestSummary = (r: RecoveryRequest, now: string, approvedBy?: str
 });
 
 /** An enrolment as its owner sees it. */
+/** A versioned enrolment's signed version and account state (absent for one made before versions). */
+const versionOf = (e: Pick<RecoveryEnrolment, "version" | "keys" | "kdfVersion">) =>
+  e.version === undefined ? {} : { version: e.version, keys: e.keys, kdfVersion: e.kdfVersion };
+
 export function enrolmentView(
-  e: Pick<RecoveryEnrolment, "enrolmentId" | "userId" | "threshold" | "copy" | "signature" | "createdAt">,
+  e: Pick<
+    RecoveryEnrolment,
+    "enrolmentId" | "userId" | "threshold" | "copy" | "signature" | "createdAt" | "version" | "keys" | "kdfVersion"
+  >,
   shares: ReadonlyArray<{ trusteeId: string; encryptedShare: string; trusteeKeys: string }>,
 ) {
   return {
@@ -27,13 +34,21 @@ export function enrolmentView(
     copy: e.copy,
     signature: e.signature,
     createdAt: e.createdAt,
+    ...versionOf(e),
     shares: shares.map((s) => ({ trusteeId: s.trusteeId, encryptedShare: s.encryptedShare, trusteeKeys: s.trusteeKeys })),
   };
 }
 
 /** What a trustee is shown of the enrolment a request is for. */
 export const taskView = ({ enrolment: e, shares }: StoredEnrolment) => ({
-  enrolment: { enrolmentId: e.enrolmentId, threshold: e.threshold, copy: e.copy, signature: e.signature, createdAt: e.createdAt },
+  enrolment: {
+    enrolmentId: e.enrolmentId,
+    threshold: e.threshold,
+    copy: e.copy,
+    signature: e.signature,
+    createdAt: e.createdAt,
+    ...versionOf(e),
+  },
   trustees: shares.map((s) => ({ trusteeId: s.trusteeId, trusteeKeys: s.trusteeKeys, encryptedShare: s.encryptedShare })),
 });
 

@@ -7,7 +7,7 @@
 import type { OrgId, UserId } from "../ids";
 import type { OrgRole } from "../types";
 import { mayBeTrustee } from "../../../protocol/org-roles";
-import { approvalBytes, enrolmentBytes, sessionProofBytes } from "../../../protocol/formats/recovery";
+import { approvalBytes, enrolmentBytes, sessionProofBytes, type EnrolmentVersion } from "../../../protocol/formats/recovery";
 import { signatureVerifies } from "./keys";
 import { MAX_RECOVERY_TRUSTEES } from "../orgs/policies";
 import { keyFingerprint, sha256Hex } from "../vaults/roster";
@@ -16,6 +16,8 @@ import {
   approvalNotSigned,
   badRecoveryThreshold,
   enrolmentNotSigned,
+  enrolmentNotNewer,
+  enrolmentStateWrong,
   noRecoveryEnrolment,
   notATrustee,
   recoveryNotPending,
@@ -41,6 +43,10 @@ export interface RecoveryEnrolment {
   /** The KDF salt of the password the copy was made under: a password change since leaves it stale. */
   kdfSalt: string;
   createdAt: string;
+  /** Signed in the versioned form (protocol/formats/recovery.ts): its number and the account state it was made under. Absent in an enrolment made before versions. */
+  version?: number;
+  keys?: string;
+  kdfVersion?: number;
 }
 
 export interface RecoveryShare {
@@ -186,6 +192,12 @@ export interface RecoveringAccount {
   removedAt?: string;
 }
 
+/** What an enrolment's version is checked against: the account's keys and the version of its signed KDF statement. */
+export interface EnrollingAccount extends RecoveringAccount {
+  publicKey: string;
+  kdfStatement?: { version: number };
+}
+
 /** An enrolment with its shares, as stored. */
 export interface StoredEnrolment {
   enrolment: RecoveryEnrolment;
@@ -197,7 +209,7 @@ const verifies = (bytes: Uint8Array, signature: string, key: string) =>
   signatureVerifies(Buffer.from(bytes), Buffer.from(signature, "base64"), key);
 
 /** What the user's client sends to enrol: the statement's parts, and the user's signature over them. */
-export interface EnrolmentForm {
+export interface EnrolmentForm extends Partial<EnrolmentVersion> {
   enrolmentId: string;
   threshold: number;
   copy: string;
@@ -206,11 +218,37 @@ export interface EnrolmentForm {
 }
 
 /**
+ * A versioned enrolment's form: all three of version, keys and KDF version, or none (the unversioned
+ * form of earlier clients); one past the version it replaces; made under the account's own keys and
+ * its current KDF statement (a client that says otherwise has old keys or an old password). What
+ * the server checks here is form: each trustee's client checks the version against what it saw.
+ */
+export function decideEnrolmentVersion(
+  form: Partial<EnrolmentVersion>,
+  user: Pick<EnrollingAccount, "publicKey" | "signingPublicKey" | "kdfStatement">,
+  previous: Pick<RecoveryEnrolment, "version"> | null,
+): EnrolmentVersion | null {
+  const given = [form.version, form.keys, form.kdfVersion].filter((v) => v !== undefined).length;
+  if (given === 0) return null;
+  if (given !== 3) throw enrolmentStateWrong("version");
+  if (previous?.version !== undefined && form.version! <= previous.version) throw enrolmentNotNewer(previous.version);
+  if (form.keys !== keyFingerprint(user)) throw enrolmentStateWrong("keys");
+  if (form.kdfVersion !== (user.kdfStatement?.version ?? 1)) throw enrolmentStateWrong("kdfVersion");
+  return { version: form.version!, keys: form.keys!, kdfVersion: form.kdfVersion! };
+}
+
+/**
  * An enrolment: its trustees and k (`decideRecoveryEnrolment`), then the user's signature over what
  * is stored, as the user's client made it (the server checks its form, the clients what it means).
  */
 export function planRecoveryEnrolment(
-  found: { user: RecoveringAccount; trustees: ReadonlyMap<UserId, TrusteeState>; policyMinThreshold: number; now: string },
+  found: {
+    user: EnrollingAccount;
+    trustees: ReadonlyMap<UserId, TrusteeState>;
+    policyMinThreshold: number;
+    previous: Pick<RecoveryEnrolment, "version"> | null;
+    now: string;
+  },
   form: EnrolmentForm,
 ): StoredEnrolment {
   const { user } = found;
@@ -222,12 +260,14 @@ export function planRecoveryEnrolment(
     trustees: found.trustees,
     policyMinThreshold: found.policyMinThreshold,
   });
+  const versioned = decideEnrolmentVersion(form, user, found.previous);
   const bytes = enrolmentBytes({
     enrolmentId: form.enrolmentId,
     userId: user.userId,
     threshold: form.threshold,
     copy: hashOf(form.copy),
     trustees: form.shares.map((s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: hashOf(s.encryptedShare) })),
+    ...versioned,
   });
   if (!verifies(bytes, form.signature, user.signingPublicKey)) throw enrolmentNotSigned();
   const enrolment: RecoveryEnrolment = {
@@ -239,6 +279,7 @@ export function planRecoveryEnrolment(
     signature: form.signature,
     kdfSalt: user.kdf.salt,
     createdAt: found.now,
+    ...versioned,
   };
   return { enrolment, shares: form.shares.map((s) => ({ enrolmentId: form.enrolmentId, ...s })) };
 }
@@ -252,12 +293,13 @@ export interface TrusteeKeys {
 
 /**
  * The caller's enrolment (none: 404), and whether it is current: made under the account's password
- * (else its copy holds a key that no longer opens the account), with at least k trustees still
- * holding the keys their shares were wrapped to (one who rotated or left cannot open theirs).
+ * (else its copy holds a key that no longer opens the account) and, when versioned, under its
+ * current keys (else its trustees' clients refuse it), with at least k trustees still holding the
+ * keys their shares were wrapped to (one who rotated or left cannot open theirs).
  */
 export function decideEnrolmentCurrent(
   found: StoredEnrolment | null,
-  kdfSalt: string,
+  user: { kdf: { salt: string }; publicKey: string; signingPublicKey: string },
   trustees: ReadonlyMap<UserId, TrusteeKeys>,
 ): StoredEnrolment & { current: boolean } {
   if (!found) throw noRecoveryEnrolment();
@@ -265,7 +307,9 @@ export function decideEnrolmentCurrent(
     const t = trustees.get(s.trusteeId);
     return t !== undefined && t.removedAt === undefined && keyFingerprint(t) === s.trusteeKeys;
   }).length;
-  return { ...found, current: found.enrolment.kdfSalt === kdfSalt && holding >= found.enrolment.threshold };
+  const e = found.enrolment;
+  const ownKeys = e.keys === undefined || e.keys === keyFingerprint(user);
+  return { ...found, current: e.kdfSalt === user.kdf.salt && ownKeys && holding >= e.threshold };
 }
 
 /** An unenrolment that found no enrolment to delete: 404. */

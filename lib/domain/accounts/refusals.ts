@@ -223,6 +223,14 @@ export const trusteeNotEligible = (userId: string) => invalid(`Trustee ${userId}
 /** The enrolment's signature does not verify under the account's signing key. */
 export const enrolmentNotSigned = () => invalid("The enrolment is not signed by this account's key", "signature");
 
+/** A versioned enrolment that does not come after the one it replaces. */
+export const enrolmentNotNewer = (previous: number) =>
+  conflict(`This enrolment's version must come after the current enrolment's (${previous}): read it again and enrol again`, "version");
+
+/** A versioned enrolment whose version fields are incomplete, or name other keys or another KDF statement than the account's current ones. */
+export const enrolmentStateWrong = (field: "version" | "keys" | "kdfVersion") =>
+  invalid("The enrolment does not name this account's current keys and KDF statement (or names only part of its version)", field);
+
 /** The account has no recovery enrolment. */
 export const noRecoveryEnrolment = () => notFound("Recovery enrolment");
 

@@ -2,6 +2,7 @@
 import { MAX_PERSONAL_VAULTS } from "../../domain/accounts/password-change";
 import { MAX_ROTATION_VAULTS } from "../../domain/accounts/key-rotation";
 import { MAX_LINK_MEMBERS } from "../../../protocol/formats/roster-format";
+import { MAX_ENROLMENT_VERSION } from "../../../protocol/formats/recovery";
 import * as p from "../params";
 import { ok, created, noContent, type RouteDef } from "./route-def";
 
@@ -289,6 +290,10 @@ export const ACCOUNT_ROUTES = [
       ...p.STRICT,
       enrolmentId: p.uuid,
       threshold: { type: "number", integer: true, min: 2, max: 10 },
+      // The versioned form (protocol/formats/recovery.ts): all three, or none (an earlier client's unversioned enrolment).
+      version: { type: "number", integer: true, min: 1, max: MAX_ENROLMENT_VERSION, optional: true },
+      keys: { type: "string", pattern: /^[0-9a-f]{64}$/, optional: true },
+      kdfVersion: { type: "number", integer: true, min: 1, optional: true },
       copy: p.base64(256),
       signature: p.signature,
       shares: {

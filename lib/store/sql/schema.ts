@@ -280,6 +280,10 @@ export interface RecoveryEnrolmentsTable {
   signature: string;
   kdf_salt: string;
   created_at: string;
+  /** The versioned form's signed fields (migration 019); null for an enrolment made before versions. */
+  version: number | null;
+  account_keys: string | null;
+  kdf_version: number | null;
 }
 
 export interface RecoverySharesTable {

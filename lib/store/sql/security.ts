@@ -180,6 +180,9 @@ export class SqlSecurity implements SecurityStore {
           signature: e.signature,
           kdf_salt: e.kdfSalt,
           created_at: e.createdAt,
+          version: e.version ?? null,
+          account_keys: e.keys ?? null,
+          kdf_version: e.kdfVersion ?? null,
         })
         .execute();
       await trx
@@ -215,6 +218,7 @@ export class SqlSecurity implements SecurityStore {
         signature: e.signature,
         kdfSalt: e.kdf_salt,
         createdAt: e.created_at,
+        ...(e.version !== null && { version: Number(e.version), keys: e.account_keys!, kdfVersion: Number(e.kdf_version) }),
       },
       shares: shares.map((s) => ({
         enrolmentId: s.enrolment_id,

@@ -92,6 +92,7 @@ export function recoveryEnrolmentDoc(e: RecoveryEnrolment): RecoveryEnrolmentDoc
     signature: e.signature,
     kdfSalt: e.kdfSalt,
     createdAt: e.createdAt,
+    ...(e.version !== undefined && { version: e.version, keys: e.keys, kdfVersion: e.kdfVersion }),
   };
 }
 
@@ -105,6 +106,7 @@ export function toRecoveryEnrolment(d: RecoveryEnrolmentDoc): RecoveryEnrolment 
     signature: d.signature,
     kdfSalt: d.kdfSalt,
     createdAt: d.createdAt,
+    ...(d.version !== undefined && d.version !== null && { version: Number(d.version), keys: d.keys, kdfVersion: Number(d.kdfVersion) }),
   };
 }
 

@@ -13,12 +13,17 @@ import {
   approvalBytes,
   confirmationCode,
   enrolmentBytes,
+  enrolmentOrder,
+  enrolmentStatementOf,
+  isVersioned,
+  MAX_ENROLMENT_VERSION,
   normalizeRecoveryCode,
   openRecoveryCopy,
   recoveryCode,
   sessionProofBytes,
   type ApprovalStatement,
   type EnrolmentStatement,
+  type VersionedEnrolmentStatement,
 } from "../../../../protocol/formats/recovery";
 
 const key = createPrivateKey({
@@ -32,6 +37,10 @@ const utf8 = (b: Uint8Array) => Buffer.from(b).toString("utf8");
 
 const KINDS = {
   enrolment: { bytes: enrolmentBytes(vectors.enrolment.statement as EnrolmentStatement), vector: vectors.enrolment },
+  "versioned enrolment": {
+    bytes: enrolmentBytes(vectors.enrolmentV2.statement as VersionedEnrolmentStatement),
+    vector: vectors.enrolmentV2,
+  },
   approval: { bytes: approvalBytes(vectors.approval.statement as ApprovalStatement), vector: vectors.approval },
   session: { bytes: sessionProofBytes({ requestId: vectors.session.requestId, userId: vectors.session.userId }), vector: vectors.session },
 };
@@ -55,6 +64,45 @@ test("each kind's signature verifies as no other kind (the context line)", () =>
 test("an enrolment's bytes do not depend on the order its trustees are listed in", () => {
   const s = vectors.enrolment.statement as EnrolmentStatement;
   expect(utf8(enrolmentBytes({ ...s, trustees: [...s.trustees].reverse() }))).toBe(vectors.enrolment.signed);
+});
+
+test("a versioned enrolment signs its version, the account keys and the KDF statement version it was made under, in its own context", () => {
+  const v2 = vectors.enrolmentV2.statement as VersionedEnrolmentStatement;
+  expect(vectors.enrolmentV2.signed.startsWith("vault-recovery-enrolment/v2\n")).toBe(true);
+  expect(isVersioned(v2)).toBe(true);
+  expect(isVersioned(vectors.enrolment.statement as EnrolmentStatement)).toBe(false);
+  // The same enrolment without its version is the unversioned form, byte for byte (old enrolments keep verifying).
+  const { version: _v, keys: _k, kdfVersion: _d, ...unversioned } = v2;
+  expect(utf8(enrolmentBytes(unversioned))).toBe(vectors.enrolment.signed);
+  // The version's signature is over each field: another version, keys or KDF version does not verify; nor does the v1 signature.
+  const verifies = (s: VersionedEnrolmentStatement | EnrolmentStatement, signature: string) =>
+    signatureVerifies(Buffer.from(enrolmentBytes(s)), Buffer.from(signature, "base64"), publicKey.raw);
+  expect(verifies(v2, vectors.enrolmentV2.signature)).toBe(true);
+  for (const changed of [{ version: 2 }, { keys: "78".repeat(32) }, { kdfVersion: 1 }])
+    expect(verifies({ ...v2, ...changed }, vectors.enrolmentV2.signature)).toBe(false);
+  expect(verifies(v2, vectors.enrolment.signature)).toBe(false);
+  expect(verifies(unversioned, vectors.enrolmentV2.signature)).toBe(false);
+});
+
+test("enrolments order by KDF statement version, then by their own version", () => {
+  expect(enrolmentOrder(1, 2)).toBeGreaterThan(enrolmentOrder(1, 1));
+  expect(enrolmentOrder(2, 1)).toBeGreaterThan(enrolmentOrder(1, MAX_ENROLMENT_VERSION));
+  expect(enrolmentOrder(1, 1)).toBeGreaterThan(0);
+  expect(Number.isSafeInteger(enrolmentOrder(1_000_000, MAX_ENROLMENT_VERSION))).toBe(true);
+});
+
+test("the statement of a stored enrolment carries its version when it has one", async () => {
+  const stored = {
+    enrolmentId: "0b6f8f0e-2a43-4d0c-9a57-7e6a2f1d3c44",
+    userId: "5d5c7ee4-5e5f-8a1c-9b1e-2b7c6f2a9d10",
+    threshold: 2,
+    copy: "AAAA",
+    shares: [{ trusteeId: "aaaaaaaa-0000-4000-8000-000000000001", encryptedShare: "AAAA", trusteeKeys: "11".repeat(32) }],
+  };
+  expect(isVersioned(await enrolmentStatementOf(stored))).toBe(false);
+  const versioned = await enrolmentStatementOf({ ...stored, version: 4, keys: "77".repeat(32), kdfVersion: 2 });
+  expect(versioned).toMatchObject({ version: 4, keys: "77".repeat(32), kdfVersion: 2 });
+  expect(utf8(enrolmentBytes(versioned)).startsWith("vault-recovery-enrolment/v2\n")).toBe(true);
 });
 
 test("the codes: 80 bits of SHA-256 as Crockford base32, over the one-time key (and the account's keys), reproduced with node:crypto", async () => {

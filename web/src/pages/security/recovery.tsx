@@ -47,7 +47,10 @@ export function RecoveryEnrolment() {
       {status && (
         <p data-testid="recovery-status">
           Enrolled: any {status.threshold} of {status.trustees.map(nameOf).join(", ")}.{" "}
-          {!status.current && <strong>Stale: made under an earlier password. Enrol again.</strong>}
+          {!status.current && <strong>Stale: made under an earlier password or earlier keys. Enrol again.</strong>}
+          {status.current && status.version === undefined && (
+            <strong>Made before enrolments had versions: enrol again, so that your trustees can tell it from one you replaced.</strong>
+          )}
         </p>
       )}
       <RecoveryRequests requests={requests} nameOf={nameOf} onCancel={cancel} />

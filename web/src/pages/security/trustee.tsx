@@ -31,6 +31,12 @@ export function TrusteeTasks() {
             <strong>{t.email}</strong> asked to recover their account on {when(t.createdAt)} ({t.approvedBy.length} of {t.threshold}{" "}
             approvals). Call them on a number you know, and ask for the code their new device shows. Approve only if it matches.
           </p>
+          {t.legacy && (
+            <p>
+              Their enrolment was made before enrolments had versions, so this browser cannot tell it from one they have since replaced: ask
+              them whether you are still one of their trustees.
+            </p>
+          )}
           {t.approved ? (
             <p>You approved it.</p>
           ) : (

@@ -32,7 +32,9 @@ import {
   approvalNotSigned,
   badDeviceName,
   badRecoveryThreshold,
+  enrolmentNotNewer,
   enrolmentNotSigned,
+  enrolmentStateWrong,
   noRecoveryEnrolment,
   notATrustee,
   recoveryNotPending,
@@ -139,7 +141,15 @@ const signed = (bytes: Uint8Array, key: KeyObject) => sign(null, Buffer.from(byt
 const hashOf = (b64: string) => sha256Hex(Buffer.from(b64, "base64"));
 const bobKeys = edKeys();
 const annKeys = edKeys();
-const bob: RecoveringAccount = { userId: user, orgId: org, signingPublicKey: bobKeys.signingPublicKey, kdf: { salt: "salt-1" } };
+const bob: RecoveringAccount & { publicKey: string; kdfStatement?: { version: number } } = {
+  userId: user,
+  orgId: org,
+  publicKey: "rsa-bob",
+  signingPublicKey: bobKeys.signingPublicKey,
+  kdf: { salt: "salt-1" },
+  kdfStatement: { version: 2 },
+};
+const bobFingerprint = keyFingerprint(bob);
 const ann = { userId: "a" as UserId, orgId: org, signingPublicKey: annKeys.signingPublicKey };
 
 test("a missing user is the token's user gone", () => {
@@ -161,11 +171,13 @@ const enrolmentForm = (over: Partial<EnrolmentForm> = {}, key = bobKeys.privateK
     threshold: form.threshold,
     copy: hashOf(form.copy),
     trustees: form.shares.map((s) => ({ trusteeId: s.trusteeId, keys: s.trusteeKeys, share: hashOf(s.encryptedShare) })),
+    ...(form.version !== undefined && { version: form.version, keys: form.keys!, kdfVersion: form.kdfVersion! }),
   });
   return { ...form, signature: over.signature ?? signed(bytes, key) };
 };
-const planEnrolment = (form: EnrolmentForm) =>
-  planRecoveryEnrolment({ user: bob, trustees: people, policyMinThreshold: 2, now: "2026-11-24T12:00:00.000Z" }, form);
+const planEnrolment = (form: EnrolmentForm, previous: { version?: number } | null = null) =>
+  planRecoveryEnrolment({ user: bob, trustees: people, policyMinThreshold: 2, previous, now: "2026-11-24T12:00:00.000Z" }, form);
+const versioned = (over: Partial<EnrolmentForm> = {}) => enrolmentForm({ version: 3, keys: bobFingerprint, kdfVersion: 2, ...over });
 
 test.each<[string, EnrolmentForm, ReturnType<typeof outcomeOf>]>([
   ["signed by the user", enrolmentForm(), "ok"],
@@ -176,6 +188,32 @@ test.each<[string, EnrolmentForm, ReturnType<typeof outcomeOf>]>([
   ["unsigned, and 1 of 3", enrolmentForm({ threshold: 1, signature: "" }), asRefusal(badRecoveryThreshold(2, MAX_RECOVERY_TRUSTEES))],
 ])("planned enrolment: %s", (_what, form, expected) => {
   expect(outcomeOf(() => planEnrolment(form))).toEqual(expected);
+});
+
+test.each<[string, EnrolmentForm, { version?: number } | null, ReturnType<typeof outcomeOf>]>([
+  ["versioned, the first", versioned(), null, "ok"],
+  ["versioned, after an unversioned one", versioned(), {}, "ok"],
+  ["versioned, one past the current", versioned(), { version: 2 }, "ok"],
+  ["versioned, at the current version", versioned(), { version: 3 }, asRefusal(enrolmentNotNewer(3))],
+  ["versioned, below the current version", versioned({ version: 1 }), { version: 3 }, asRefusal(enrolmentNotNewer(3))],
+  ["a version without the account state", { ...versioned(), keys: undefined }, null, asRefusal(enrolmentStateWrong("version"))],
+  ["made under other keys", versioned({ keys: "ab".repeat(32) }), null, asRefusal(enrolmentStateWrong("keys"))],
+  ["made under an older KDF statement", versioned({ kdfVersion: 1 }), null, asRefusal(enrolmentStateWrong("kdfVersion"))],
+  // The version is signed: one the user did not sign (or the unversioned signature of the same enrolment) is refused.
+  ["its version changed after signing", { ...versioned(), version: 4 }, null, asRefusal(enrolmentNotSigned())],
+  [
+    "the unversioned signature with a version",
+    { ...versioned(), signature: enrolmentForm().signature },
+    null,
+    asRefusal(enrolmentNotSigned()),
+  ],
+])("planned versioned enrolment: %s", (_what, form, previous, expected) => {
+  expect(outcomeOf(() => planEnrolment(form, previous))).toEqual(expected);
+});
+
+test("a planned versioned enrolment stores its version and account state; an unversioned one none", () => {
+  expect(planEnrolment(versioned()).enrolment).toMatchObject({ version: 3, keys: bobFingerprint, kdfVersion: 2 });
+  expect(planEnrolment(enrolmentForm()).enrolment.version).toBeUndefined();
 });
 
 test("a planned enrolment stores the copy's salt and each share under the enrolment", () => {
@@ -193,8 +231,18 @@ const trusteeKeys = (id: string, p: Partial<TrusteeKeys> = {}): TrusteeKeys => (
   signingPublicKey: `ed-${id}`,
   ...p,
 });
-const stored = (kdfSalt = "salt-1", threshold = 2): StoredEnrolment => ({
-  enrolment: { enrolmentId: "e-1", userId: user, orgId: org, threshold, copy: "c", signature: "s", kdfSalt, createdAt: now },
+const stored = (kdfSalt = "salt-1", threshold = 2, keys?: string): StoredEnrolment => ({
+  enrolment: {
+    enrolmentId: "e-1",
+    userId: user,
+    orgId: org,
+    threshold,
+    copy: "c",
+    signature: "s",
+    kdfSalt,
+    createdAt: now,
+    ...(keys !== undefined && { version: 1, keys, kdfVersion: 2 }),
+  },
   shares: ["a", "b", "c"].map((id) => ({
     enrolmentId: "e-1",
     trusteeId: id as UserId,
@@ -209,10 +257,12 @@ test.each<[string, StoredEnrolment | null, ReadonlyMap<UserId, TrusteeKeys>, boo
   ["k of them do", stored(), holders(["a"], ["c"]), true],
   ["one rotated, one left: fewer than k", stored(), holders(["a"], ["b", { publicKey: "rsa-new" }], ["c", { removedAt: now }]), false],
   ["made under another password", stored("salt-0"), holders(["a"], ["b"], ["c"]), false],
+  ["versioned, under the account's keys", stored("salt-1", 2, bobFingerprint), holders(["a"], ["b"], ["c"]), true],
+  ["versioned, under keys rotated since", stored("salt-1", 2, "ab".repeat(32)), holders(["a"], ["b"], ["c"]), false],
   ["no enrolment", null, holders(), asRefusal(noRecoveryEnrolment())],
 ])("enrolment current: %s", (_what, found, trustees, expected) => {
   let current: boolean | undefined;
-  const outcome = outcomeOf(() => (current = decideEnrolmentCurrent(found, "salt-1", trustees).current));
+  const outcome = outcomeOf(() => (current = decideEnrolmentCurrent(found, bob, trustees).current));
   expect(outcome === "ok" ? current : outcome).toEqual(expected);
 });
 

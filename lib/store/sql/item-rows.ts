@@ -2,6 +2,7 @@
 import type { ItemId, UserId, VaultId } from "../../domain/ids";
 import { decideItemWriteStep, type ItemChange, type ItemLink, type LockedForItemLog } from "../../domain/items/log";
 import * as itemRules from "../../domain/items/decisions";
+import { itemChangedMeanwhile } from "../../domain/items/refusals";
 import type { LockedForItems, StoredItemState } from "../../domain/items/decisions";
 import { appendItemLink, chunks, itemLogHead, rosterHeadOf, type Db, type SqlContext } from "./context";
 import { sizesOfRow } from "./item-history";
@@ -50,6 +51,35 @@ const ACTOR_AND_PRESENCE = prepared("item_actor_presence", (db) =>
 /** One item of a vault, if there is such an item in that vault. */
 export async function itemRow(db: Db, vaultId: VaultId, itemId: ItemId): Promise<ItemsTable | undefined> {
   return (await ITEM_ROW.run(db, { vaultId, itemId })).rows[0];
+}
+
+/** What an update writes over an item's row. */
+export type ItemRowWrite = Pick<ItemsTable, "encrypted_data" | "encrypted_name" | "revision" | "key_version" | "updated_at">;
+
+/**
+ * An update's write: made only while the row is still at the revision `read` was read at, under
+ * the vault's lock, else `itemChangedMeanwhile` (the store's own race). Every writer of an item's
+ * row locks its vault first, so this condition is the last line behind the lock.
+ */
+export async function writeItemAt(
+  trx: Db,
+  read: Pick<ItemsTable, "vault_id" | "item_id" | "revision">,
+  write: ItemRowWrite,
+): Promise<void> {
+  const res = await trx
+    .updateTable("items")
+    .set({
+      encrypted_data: write.encrypted_data,
+      encrypted_name: write.encrypted_name,
+      revision: write.revision,
+      key_version: write.key_version,
+      updated_at: write.updated_at,
+    })
+    .where("vault_id", "=", read.vault_id)
+    .where("item_id", "=", read.item_id)
+    .where("revision", "=", read.revision)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
 }
 
 /** A new item's row: revision and key version as decided under the lock. */

@@ -3,7 +3,7 @@ import type { ItemId, VaultId } from "../../domain/ids";
 import { decideVaultGrowth, itemBytes } from "../../domain/vaults/limits";
 // Every rule an item write applies: this adapter reads the state they decide on, and stores what they return.
 import * as itemRules from "../../domain/items/decisions";
-import { itemChangedMeanwhile, itemNotFound } from "../../domain/items/refusals";
+import { itemNotFound } from "../../domain/items/refusals";
 import type { ArgsOf, ItemChanges, ItemLogPage, ItemRecord, ItemRevisionRecord, ItemStore, TrashedItemRecord, VaultStore } from "../port";
 import {
   CHANGE_EPOCH_KEY,
@@ -21,7 +21,7 @@ import { writeOutbox } from "./outbox";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/items/history";
 import { keepRevision, makeRoom, moveToTrash, toItem, toRevision, toTrashed, trashRow } from "./item-history";
 import { GroupedCreates } from "./item-creates";
-import { itemRow, lockForItems, logStep, newItemRow, rowState, usedIds } from "./item-rows";
+import { itemRow, lockForItems, logStep, newItemRow, rowState, usedIds, writeItemAt } from "./item-rows";
 
 export class SqlItems implements ItemStore {
   /** `vaults` answers the membership reads (its prepared statement). */
@@ -138,20 +138,7 @@ export class SqlItems implements ItemStore {
         key_version: keyVersion,
         updated_at: now,
       };
-      const res = await trx
-        .updateTable("items")
-        .set({
-          encrypted_data: updated.encrypted_data,
-          encrypted_name: updated.encrypted_name,
-          revision: updated.revision,
-          key_version: keyVersion,
-          updated_at: now,
-        })
-        .where("vault_id", "=", vaultId)
-        .where("item_id", "=", itemId)
-        .where("revision", "=", row!.revision)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw itemChangedMeanwhile();
+      await writeItemAt(trx, row!, updated);
       await recordItemChanges(this.c.engine, trx, vaultId, { itemIds: [itemId] });
       await keepRevision(trx, row!, (history ?? { keep: DEFAULT_ITEM_HISTORY }).keep, now);
       await makeRoom(trx, vaultId, limits, { items: firm.items, bytes: firm.bytes + itemBytes(write) - itemBytes(rowState(row!)) });

@@ -9,6 +9,7 @@ import {
   badSalt,
   kdfParameterMissing,
   notCanonicalSpki,
+  notEd25519Key,
   notSpkiKey,
   rsaKeyOutOfRange,
 } from "../../../../../lib/domain/accounts/refusals";
@@ -70,6 +71,13 @@ describe("keys and wraps", () => {
       bundle = registrationBundle(keys);
     });
     const der = () => spkiDer(keys.rsaPublic);
+    const P = 2n ** 255n - 19n;
+    /** A point's encoding (RFC 8032): y little-endian, x's sign in the top bit. */
+    const ed25519Encoding = (y: bigint | number, xSign = 0) => {
+      const bytes = Buffer.from(BigInt(y).toString(16).padStart(64, "0"), "hex").reverse();
+      bytes[31] = bytes[31]! | (xSign << 7);
+      return bytes;
+    };
     test.each<[string, () => Partial<KeyBundle>, unknown]>([
       ["a bundle that holds together", () => ({}), "ok"],
       ["publicKey not SPKI DER", () => ({ publicKey: b64(Buffer.from("not a key")) }), asRefusal(notSpkiKey())],
@@ -89,6 +97,10 @@ describe("keys and wraps", () => {
         asRefusal(notCanonicalSpki()),
       ],
       ["a signing key of 31 bytes", () => ({ signingPublicKey: b64(randomBytes(31)) }), asRefusal(badEd25519Length())],
+      // 32 bytes Node takes as a key, but no point: y = 2 makes x^2 a non-square; y = p is not canonical; x = 0 has no sign.
+      ["32 bytes that are not an Ed25519 point", () => ({ signingPublicKey: b64(ed25519Encoding(2)) }), asRefusal(notEd25519Key())],
+      ["32 bytes whose y is p", () => ({ signingPublicKey: b64(ed25519Encoding(P)) }), asRefusal(notEd25519Key())],
+      ["32 bytes of x = 0 with its sign bit set", () => ({ signingPublicKey: b64(ed25519Encoding(1, 1)) }), asRefusal(notEd25519Key())],
       ["a publicKeySignature that does not verify", () => ({ publicKeySignature: b64(randomBytes(64)) }), asRefusal(badKeySignature())],
       ["an empty encryptedPrivateKey", () => ({ encryptedPrivateKey: "" }), asRefusal(badPrivateBlob("encryptedPrivateKey"))],
       [

@@ -2,7 +2,9 @@
  * The split deployment for real: every service its own OS process, two gateways, over the
  * machine's NATS, on PostgreSQL and Redis. Requests alternate between the two gateways.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID, sign } from "node:crypto";
+import { keyFingerprint } from "../../protocol/crypto/keys";
+import { orgLinkSigningBytes } from "../../protocol/formats/org-log";
 import { ROUTES } from "../../lib/http/routes";
 import {
   Api,
@@ -145,6 +147,33 @@ test("every route of the interface works through both gateways", async () => {
   expect((await call("GET /users/:userId/keys", `/users/${admin.userId}/keys`, t)).body.publicKey).toBe(bundle.publicKey);
   expect((await call("GET /orgs/:orgId", `/orgs/${owner.orgId}`, t)).status).toBe(200);
   expect((await call("GET /orgs/:orgId/members", `/orgs/${owner.orgId}/members`, t)).status).toBe(200);
+  // The organization's signed log: the owner adopts it with the members as they are now, through one gateway, read through the other.
+  const current = (await gw[0].get(`/orgs/${owner.orgId}/members`, t)).body.members.filter((m: { removedAt?: string }) => !m.removedAt);
+  const orgMembers = await Promise.all(
+    current.map(
+      async (m: { userId: string; email: string; role: "owner" | "admin" | "member"; publicKey: string; signingPublicKey: string }) => ({
+        userId: m.userId,
+        email: m.email,
+        role: m.role,
+        key: await keyFingerprint(m),
+      }),
+    ),
+  );
+  const orgAdopt = {
+    orgId: owner.orgId,
+    seq: 0,
+    prev: "0".repeat(64),
+    actorId: owner.userId,
+    at: new Date().toISOString(),
+    op: "adopt" as const,
+    members: orgMembers,
+  };
+  const orgAdoptLink = {
+    ...orgAdopt,
+    sig: Buffer.from(sign(null, Buffer.from(orgLinkSigningBytes(orgAdopt)), owner.keys.edPrivate)).toString("base64"),
+  };
+  expect((await call("POST /orgs/:orgId/log", `/orgs/${owner.orgId}/log`, { ...t, body: { link: orgAdoptLink } })).status).toBe(201);
+  expect((await call("GET /orgs/:orgId/log", `/orgs/${owner.orgId}/log`, t)).body.links).toEqual([orgAdoptLink]);
 
   const vaultKey = newVaultKey();
   const created = await call("POST /vaults", "/vaults", { ...t, body: sharedVaultBody(vaultKey, owner) });

@@ -31,13 +31,14 @@ export class Context {
     return new VaultClient({ baseUrl: this.server, deviceName: DEVICE_NAME, ...this.deviceMemory(this.server), ...extra });
   }
 
-  /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets. */
+  /** What this machine remembers of one server: pins, roster heads, KDF parameters, invite secrets, known vaults. */
   private deviceMemory(server: string) {
     return {
       pins: this.state.pins(server),
       rosterHeads: this.state.rosterHeads(server),
       kdfMemory: this.state.kdfMemory(server),
       inviteSecrets: this.state.inviteSecrets(server),
+      knownVaults: this.state.knownVaults(server),
     };
   }
 

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { commands, type Command, type OptionSpec } from "./commands";
+import { notes } from "./commands/shared";
 import { Context, DEFAULT_SERVER } from "./context";
 import { EXIT, printOutput, reportError, UsageError } from "./output";
 import { CliState, cliHome } from "./state";
@@ -86,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       { passwordFile: values["password-file"] as string | undefined, passwordEnv: values["password-env"] as string | undefined },
       (values.session as string | undefined) ?? process.env.VAULT_SESSION,
     );
+    notes.enabled = !ctx.json;
     const out = await command.run(ctx, positionals, values);
     printOutput(out, ctx.json);
     return out.exitCode ?? EXIT.ok;

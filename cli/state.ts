@@ -8,6 +8,7 @@ import type {
   InviteSecretStore,
   KdfMemory,
   KeptValues,
+  KnownVaultStore,
   PinStore,
   RememberedKdf,
   RosterHead,
@@ -145,6 +146,15 @@ export class CliState {
   /** The binding secrets of the invites made on this machine, per server. */
   inviteSecrets(server: string): InviteSecretStore {
     return this.perServer("invites.json", server);
+  }
+
+  /**
+   * The vaults this machine saw listed, per account, with the names their signed rosters gave them:
+   * a vault left out of a later listing, or its name on another vault, is refused until confirmed
+   * (`vaultctl vault forget`). A directory an earlier release made starts from the next listing.
+   */
+  knownVaults(server: string): KnownVaultStore {
+    return this.perServer("vaults.json", server);
   }
 
   /** Values kept in `file` under each server's address (ids are only unique per server). */

@@ -53,6 +53,8 @@ export type {
   RecoveryTask,
 } from "./client";
 export { ApiError, SecondFactorRequiredError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
+export { VaultListChanged } from "./client/vaults";
+export type { MissingVault, MovedName } from "./client/known-vaults";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";
 export { Transport, type Tokens, type TransportOptions } from "./http";
 export { completeItemUrl, itemAssociatedData, openableUrl, openItem, sealItem, type ItemContent, type SealedItem } from "./items";
@@ -101,6 +103,8 @@ export {
   type InviteSecretStore,
   type KdfMemory,
   type KeptValues,
+  type KnownVault,
+  type KnownVaultStore,
   type Pin,
   type PinSource,
   type PinStore,

@@ -6,9 +6,13 @@
  * - roster heads: the highest signed-roster head seen per vault (a rollback or a fork is refused);
  * - KDF parameters: per account (by email), the parameters and salt it logged in with, and the
  *   key that may sign a change of them;
- * - invite secrets: per invited email, the binding secret this device put in the invite link.
+ * - invite secrets: per invited email, the binding secret this device put in the invite link;
+ * - known vaults: per account, the vaults it has seen listed and the name each one's verified
+ *   roster gave it; a known vault missing from a listing, or its name now on another vault, is
+ *   refused until the user confirms it.
  */
 import type { KdfParams } from "../protocol/crypto/primitives";
+import type { VaultType } from "../protocol/vault-roles";
 
 /** Values a client keeps by id, wherever it keeps them (memory, a file, the browser's storage). */
 export interface KeptValues<T> {
@@ -83,6 +87,24 @@ export interface InviteSecret {
 }
 
 export type InviteSecretStore = KeptValues<InviteSecret>;
+
+/** A vault as this device last saw it in its account's listing. */
+export interface KnownVault {
+  /** The name its verified roster gave; absent while no signed link named it. */
+  name?: string;
+  /** Who signed the link that gave that name. */
+  namedBy?: string;
+  /** Who started its signed roster (its creator, or the owner who adopted it). */
+  createdBy?: string;
+  /** Its type as its signed roster started it. */
+  vaultType?: VaultType;
+}
+
+/**
+ * The vaults this device knows, by account (user id): vault id to what it knew of it. A device
+ * that kept none (an earlier release) starts from the next listing.
+ */
+export type KnownVaultStore = KeptValues<Record<string, KnownVault>>;
 
 /** Kept for the life of the process (the CLI keeps its own on disk, the web vault in the browser). */
 export class MemoryValues<T> implements KeptValues<T> {

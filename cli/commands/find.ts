@@ -4,7 +4,7 @@ import { ItemSearch } from "../../sdk/search";
 import { totpCode } from "../../sdk/totp";
 import { table, UsageError } from "../output";
 import { findItem } from "./items";
-import { type Command, findVault, shownName } from "./shared";
+import { type Command, findVault, listChecked, shownName } from "./shared";
 
 export const findCommands: Command[] = [
   {
@@ -14,7 +14,7 @@ export const findCommands: Command[] = [
     options: { vault: { type: "string", value: "VAULT", description: "search this vault only" } },
     async run(ctx, [words], opts) {
       const client = await ctx.unlocked();
-      const vaults = opts.vault ? [await findVault(client, opts.vault)] : await client.vaults.listChecked();
+      const vaults = opts.vault ? [await findVault(client, opts.vault)] : await listChecked(client);
       const items: Item[] = [];
       const skipped: string[] = [];
       for (const v of vaults) {

@@ -49,13 +49,25 @@ export const historyCommands: Command[] = [
     path: ["item", "revert"],
     args: ["<vault>", "<item>", "<revision>"],
     summary: "Make a kept revision the item's content again (a new revision; the current one is kept)",
-    async run(ctx, [vaultRef, itemRef, revision]) {
+    options: {
+      unverified: {
+        type: "boolean",
+        description: "restore a revision written before the signed history this machine checked (which version it is cannot be checked)",
+      },
+    },
+    async run(ctx, [vaultRef, itemRef, revision], opts) {
       const client = await ctx.unlocked();
       const vaultId = (await findVault(client, vaultRef!)).vaultId;
       const item = await findItem(client, vaultId, itemRef!);
       const n = Number(revision);
       if (!Number.isInteger(n) || n < 1) throw new UsageError(`a revision is a positive whole number, not ${revision}`);
-      const restored = await client.items.restoreRevision(vaultId, item.itemId, n);
+      const restored = await client.items
+        .restoreRevision(vaultId, item.itemId, n, undefined, { unverified: opts.unverified === true })
+        .catch((err: unknown) => {
+          if (err instanceof SecurityError && err.code === "REVISION_UNVERIFIED")
+            throw new SecurityError(err.code, `${err.message}. To restore it anyway: vaultctl item revert --unverified ...`);
+          throw err;
+        });
       return { json: restored, text: `"${restored.name}" is as it was at revision ${n} (now revision ${restored.revision}).` };
     },
   },

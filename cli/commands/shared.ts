@@ -8,6 +8,7 @@ import {
   type CheckedVault,
   type TrustLevel,
   type VaultClient,
+  VaultListChanged,
 } from "../../sdk";
 import type { Context } from "../context";
 import { NotFoundError, UsageError, type Output } from "../output";
@@ -79,9 +80,60 @@ export async function findUser(
  * vault (and a vault it misnames is refused).
  */
 export async function findVault(client: VaultClient, ref: string, opts: { toVerify?: boolean } = {}): Promise<CheckedVault> {
-  const vaults = await client.vaults.listChecked();
+  let vaults: CheckedVault[];
+  try {
+    vaults = await client.vaults.listChecked();
+  } catch (err) {
+    // A vault asked for by id does not rest on the listing being complete, nor on a name.
+    const byId = err instanceof VaultListChanged && err.listed.find((v) => v.vaultId === ref.toLowerCase());
+    if (byId) return byId;
+    throw withForgetHint(err);
+  }
   const byId = vaults.find((v) => v.vaultId === ref.toLowerCase());
   if (byId) return byId;
+  const found = byName(vaults, ref, opts);
+  await sayWhoNamed(client, found);
+  return found;
+}
+
+/** The vaults, checked, and held against what this machine knows (a vault left out, a name moved: refused with how to confirm). */
+export async function listChecked(client: VaultClient): Promise<CheckedVault[]> {
+  try {
+    return await client.vaults.listChecked();
+  } catch (err) {
+    throw withForgetHint(err);
+  }
+}
+
+/** A refused listing, with the command that confirms the vaults it left out are gone. */
+function withForgetHint(err: unknown): unknown {
+  if (!(err instanceof VaultListChanged)) return err;
+  const ids = err.missing.map((m) => m.vaultId).join(" ");
+  return new SecurityError(
+    err.code,
+    `${err.message}. If you know it is gone (deleted, or you were removed from it): vaultctl vault forget ${ids}`,
+  );
+}
+
+/** Notes on standard error beside a command's output (none with `--json`, whose standard error is one JSON error or nothing). */
+export const notes = { enabled: true };
+
+/**
+ * Who signed the name a vault was found by, and who owns it, said on standard error when it is not
+ * the caller: a colleague's vault under the name of one of yours shows whose it is (`vault list
+ * --json` gives both as `namedBy` and `owners`).
+ */
+async function sayWhoNamed(client: VaultClient, vault: CheckedVault): Promise<void> {
+  const me = client.account.userId;
+  if (!notes.enabled || !vault.namedBy || vault.namedBy === me) return;
+  const emails = new Map((await client.people.list()).map((m) => [m.userId, m.email]));
+  const who = (id: string) => (id === me ? "you" : (emails.get(id) ?? id));
+  process.stderr.write(
+    `Vault "${vault.nameCheck.name}" (${vault.vaultId}): named by ${who(vault.namedBy)}, owned by ${(vault.owners ?? []).map(who).join(", ") || "nobody the roster names"}.\n`,
+  );
+}
+
+function byName(vaults: CheckedVault[], ref: string, opts: { toVerify?: boolean }): CheckedVault {
   // `verify` reports what is wrong with a vault: found by the name the server shows, if that is unique.
   const shown = vaults.filter((v) => v.vaultName === ref);
   if (opts.toVerify && shown.length === 1) return shown[0]!;

@@ -12,6 +12,7 @@ import {
   parseRole,
   findUser,
   findVault,
+  listChecked,
   shownName,
   trustLine,
   statedLine,
@@ -26,9 +27,14 @@ export const vaultsCommands: Command[] = [
     args: [],
     summary: "The vaults you can open, each name checked against the vault's signed roster",
     async run(ctx) {
-      const vaults = await ctx.loggedIn().vaults.listChecked();
+      const vaults = await listChecked(ctx.loggedIn());
       return {
-        json: vaults.map((v) => ({ ...vaultSummary(v), vaultName: v.nameCheck.name, nameCheck: v.nameCheck })),
+        json: vaults.map((v) => ({
+          ...vaultSummary(v),
+          vaultName: v.nameCheck.name,
+          nameCheck: v.nameCheck,
+          ...pick(v, "namedBy", "createdBy", "owners"),
+        })),
         text: [
           table(
             ["ID", "NAME", "TYPE", "ROLE", "KEY", "REKEY"],
@@ -38,6 +44,24 @@ export const vaultsCommands: Command[] = [
             ? ["(?) no signed roster vouches for this name; (!) the server shows another name than the vault's signed roster"]
             : []),
         ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["vault", "forget"],
+    args: ["<vault-id...>"],
+    summary: "Confirm that vaults this machine knew, which the server no longer lists, are gone (deleted, or you were removed)",
+    options: { yes: YES_OPTION },
+    async run(ctx, ids, opts) {
+      const client = ctx.loggedIn();
+      await confirmOrStop(
+        `Forget ${plural(ids.length, "vault")} (${ids.join(", ")}) on this machine? Only if you know ${ids.length === 1 ? "it is" : "they are"} gone: a server that hides a vault is what this check catches`,
+        opts.yes === true,
+      );
+      await client.vaults.forget(ids);
+      return {
+        json: { forgotten: ids.map((id) => id.toLowerCase()) },
+        text: `Forgot ${plural(ids.length, "vault")}: their names are free for other vaults.`,
       };
     },
   },

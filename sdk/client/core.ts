@@ -14,6 +14,7 @@ import {
   MemoryValues,
   type InviteSecretStore,
   type KdfMemory,
+  type KnownVaultStore,
   type PinStore,
   type RosterHeadStore,
 } from "../pins";
@@ -36,6 +37,8 @@ export interface VaultClientOptions {
   kdfMemory?: KdfMemory;
   /** Where the binding secrets of the invites this device makes are kept, by invited email; in memory by default. */
   inviteSecrets?: InviteSecretStore;
+  /** Where the vaults this device has seen, and their verified names, are kept per account; in memory by default. */
+  knownVaults?: KnownVaultStore;
   /** Where the master key is derived (the slow, memory-hard step); in this thread by default. A browser passes one that runs it in a Web Worker. */
   deriveMasterKey?: DeriveMasterKey;
   fetch?: typeof fetch;
@@ -55,6 +58,7 @@ export class ClientCore {
   readonly rosterHeads: RosterHeadStore;
   readonly kdfMemory: KdfMemory;
   readonly inviteSecrets: InviteSecretStore;
+  readonly knownVaults: KnownVaultStore;
   readonly derive: DeriveMasterKey | undefined;
   readonly checkpointEvery: number;
   readonly deviceName: string | undefined;
@@ -72,6 +76,7 @@ export class ClientCore {
     this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
     this.kdfMemory = opts.kdfMemory ?? new MemoryValues();
     this.inviteSecrets = opts.inviteSecrets ?? new MemoryValues();
+    this.knownVaults = opts.knownVaults ?? new MemoryValues();
     this.derive = opts.deriveMasterKey;
     this.checkpointEvery = opts.checkpointEvery ?? CHECKPOINT_EVERY;
   }

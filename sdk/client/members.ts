@@ -113,6 +113,8 @@ export class Members {
         const problems = await memberListProblems({ ...roster.state, members, wraps }, result.remainingMembers);
         if (problems.length > 0) throw problems[0]!;
       }
+      // Left: this device saw its own removal succeed, so the vault is not expected in listings any more.
+      if (userId === this.core.account.userId) await this.vaults.forgetVaults([vaultId]);
       return result;
     });
   }

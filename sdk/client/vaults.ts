@@ -4,7 +4,8 @@
  * signed `rename` link), deleting, and opening a vault's key, checked against the sender's key and
  * the vault's verified roster before it is used. Every write goes through `withCurrentKey`, which
  * refuses a vault whose roster says a rekey is due, one without a roster, and one whose name the
- * server misstates.
+ * server misstates. A listing is held against the vaults this device knows (known-vaults.ts): one
+ * left out, or a known name on another vault, is refused until the person confirms it (`forget`).
  */
 import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
@@ -28,6 +29,8 @@ import { wrapProblem, type Rosters } from "./roster";
 import type { OrgLogs } from "./org-log";
 import type { Trust } from "./trust";
 import type { Vault, VerifiedRoster } from "./types";
+import { knownAfter, knownChanges, sameKnown, type ListedVault, type MissingVault, type MovedName } from "./known-vaults";
+import type { KnownVault } from "../pins";
 
 /** A personal vault's key, AES-256-KW of 32 bytes: exactly 40 bytes. */
 const PERSONAL_WRAP_BYTES = 40;
@@ -43,11 +46,38 @@ export type NameCheck =
 
 export interface CheckedVault extends Vault {
   nameCheck: NameCheck;
+  /** Who signed the roster link that gives the vault's name (absent where nothing vouches for it). */
+  namedBy?: string;
+  /** Who started the vault's signed roster: its creator, or the owner who adopted it. */
+  createdBy?: string;
+  /** The owners its verified roster names. */
+  owners?: string[];
   /** Why the vault's roster could not be verified (a changed key, a rollback, a forged link): opening it fails with this. */
   problem?: SecurityError;
 }
 
+/**
+ * A listing this device does not take as complete: a vault it knew is left out
+ * (`KNOWN_VAULT_MISSING`), or a name it knows for such a vault is now on another one
+ * (`NAME_MOVED`). `listed` is the listing, each vault checked; `forget` the missing ones once
+ * the person confirms they are gone.
+ */
+export class VaultListChanged extends SecurityError {
+  constructor(
+    code: "KNOWN_VAULT_MISSING" | "NAME_MOVED",
+    message: string,
+    readonly missing: MissingVault[],
+    readonly moved: MovedName[],
+    readonly listed: CheckedVault[],
+  ) {
+    super(code, message);
+  }
+}
+
 export class Vaults {
+  /** Vaults this client forgot (deleted, left, confirmed gone) during this session: a listing read before is not written back over it. */
+  private readonly forgotten = new Set<string>();
+
   constructor(
     private readonly core: ClientCore,
     private readonly trust: Trust,
@@ -77,16 +107,68 @@ export class Vaults {
    */
   async listCheckedVaults(): Promise<CheckedVault[]> {
     const vaults = await this.listVaults();
-    return Promise.all(
-      vaults.map(async (vault) => {
+    const checked = await Promise.all(
+      vaults.map(async (vault): Promise<CheckedVault> => {
         try {
-          return { ...vault, nameCheck: nameCheckOf(vault, await this.rosters.verifiedRoster(vault.vaultId)) };
+          return checkedVault(vault, await this.rosters.verifiedRoster(vault.vaultId));
         } catch (err) {
           if (!(err instanceof SecurityError)) throw err;
           return { ...vault, nameCheck: { status: "unverified" as const, name: vault.vaultName, why: err.message }, problem: err };
         }
       }),
     );
+    await this.holdAgainstKnown(checked);
+    return checked;
+  }
+
+  /**
+   * The listing against the vaults this device knows for the account: one left out is
+   * `KNOWN_VAULT_MISSING`, its name on another listed vault `NAME_MOVED` (both a `VaultListChanged`
+   * carrying the listing), until the person confirms with `forget`. A listing that passes is what
+   * the device knows from then on.
+   */
+  private async holdAgainstKnown(checked: CheckedVault[]): Promise<void> {
+    const me = this.core.account.userId;
+    const known = (await this.core.knownVaults.get(me)) ?? {};
+    const listed = checked.map(listedOf);
+    const { missing, moved } = knownChanges(me, known, listed);
+    if (moved.length > 0) {
+      const m = moved[0]!;
+      throw new VaultListChanged(
+        "NAME_MOVED",
+        `this device knows "${m.name}" as vault ${m.knownId}, which the server no longer lists; it now gives the name to vault ${m.nowId}${m.namedBy ? ` (named by ${m.namedBy})` : ""}${m.takenFromYours ? ", though the vault you made under that name is the one you know" : ""}: confirm the vault you knew is gone before the name is taken for the other one`,
+        missing,
+        moved,
+        checked,
+      );
+    }
+    if (missing.length > 0)
+      throw new VaultListChanged(
+        "KNOWN_VAULT_MISSING",
+        `the server no longer lists ${missing.map((m) => (m.name ? `"${m.name}" (${m.vaultId})` : m.vaultId)).join(", ")}, which this device knew: deleted, or you were removed, or the server hides it; confirm it is gone to take the listing`,
+        missing,
+        moved,
+        checked,
+      );
+    await this.remember((now) => knownAfter(now, listed, this.forgotten));
+  }
+
+  /** Changes what this device knows for the account, written only when it changed. */
+  private async remember(change: (known: Record<string, KnownVault>) => Record<string, KnownVault>): Promise<void> {
+    const me = this.core.account.userId;
+    const known = (await this.core.knownVaults.get(me)) ?? {};
+    const next = change(known);
+    if (!sameKnown(known, next)) await this.core.knownVaults.set(me, next);
+  }
+
+  /**
+   * The person confirms that these vaults are gone (deleted, left, removed from): this device
+   * stops expecting them in listings, and their names are free for other vaults. Also what this
+   * client does itself after its own delete or leave.
+   */
+  async forgetVaults(vaultIds: readonly string[]): Promise<void> {
+    for (const id of vaultIds) this.forgotten.add(id);
+    await this.remember((known) => Object.fromEntries(Object.entries(known).filter(([id]) => !vaultIds.includes(id))));
   }
 
   /** A vault as the server shows it to the caller: the one asked for (another vault's record, under any id form, is refused). */
@@ -100,7 +182,9 @@ export class Vaults {
   /** One vault with its name checked against its verified roster. */
   async getCheckedVault(vaultId: string): Promise<CheckedVault> {
     const vault = await this.getVault(vaultId);
-    return { ...vault, nameCheck: nameCheckOf(vault, await this.rosters.verifiedRoster(vaultId)) };
+    const checked = checkedVault(vault, await this.rosters.verifiedRoster(vaultId));
+    if (checked.problem) throw checked.problem;
+    return checked;
   }
 
   /**
@@ -147,6 +231,7 @@ export class Vaults {
       throw new SecurityError("INCONSISTENT", `the server created vault ${vault.vaultId}, not the signed ${rosterLink.vaultId}`);
     await this.rosters.sawRosterLink(rosterLink);
     core.vaultKeys.set(vault.vaultId, { keyVersion: vault.keyVersion, wrap: encryptedVaultKey, key: vaultKey });
+    await this.remember((known) => ({ ...known, [vault.vaultId]: { name, namedBy: me, createdBy: me, vaultType: type } }));
     return vault;
   }
 
@@ -177,6 +262,8 @@ export class Vaults {
   async deleteVault(vaultId: string): Promise<void> {
     await this.core.http.request("DELETE", `/vaults/${encodeURIComponent(vaultId)}`);
     this.core.vaultKeys.delete(vaultId);
+    // This device saw its own delete succeed: the vault is not expected in listings any more.
+    await this.forgetVaults([vaultId]);
   }
 
   /**
@@ -357,6 +444,43 @@ export class Vaults {
         );
     }
   }
+}
+
+/**
+ * A vault with its name checked against its verified roster, who signed that name, who started the
+ * roster and who owns it; a type other than the one the roster started it as is its `problem`
+ * (`WRAP_MISMATCH`: a vault's type says how its key is wrapped).
+ */
+export function checkedVault(vault: Vault, roster: VerifiedRoster | null): CheckedVault {
+  const nameCheck = nameCheckOf(vault, roster);
+  if (!roster) return { ...vault, nameCheck };
+  const naming = roster.links.findLast((l) => l.name !== undefined);
+  const checked: CheckedVault = {
+    ...vault,
+    nameCheck,
+    ...(nameCheck.status !== "unverified" && naming && { namedBy: naming.actorId }),
+    createdBy: roster.links[0]!.actorId,
+    owners: [...roster.state.members].filter(([, m]) => m.role === "owner").map(([userId]) => userId),
+  };
+  if (roster.state.vaultType !== vault.vaultType)
+    return {
+      ...checked,
+      nameCheck: { status: "unverified", name: nameCheck.name, why: "the server states another type than its signed roster" },
+      problem: new SecurityError(
+        "WRAP_MISMATCH",
+        `vault "${nameCheck.name}" is ${vault.vaultType} for the server, ${roster.state.vaultType} for its signed roster`,
+      ),
+    };
+  return checked;
+}
+
+/** A checked vault as the known-vault check reads it: the name only where the verified roster gives it. */
+function listedOf(v: CheckedVault): ListedVault {
+  return {
+    vaultId: v.vaultId,
+    ...(v.nameCheck.status === "verified" && !v.problem && { name: v.nameCheck.name, namedBy: v.namedBy }),
+    ...(v.createdBy && !v.problem && { createdBy: v.createdBy, vaultType: v.vaultType }),
+  };
 }
 
 /** A vault's name against its verified roster (null: the vault has none). */

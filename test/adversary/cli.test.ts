@@ -283,4 +283,27 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
         : body;
     await refused(signed.vaultId, "WRAP_MISMATCH", () => asAlice(["item", "list", signed.vaultId]));
   });
+
+  test("9. a colleague's signed vault under the name of alice's own, hers hidden: `item add` by that name is refused (NAME_MOVED), once confirmed it says whose it is", async () => {
+    const mine = await alice.vaults.create("Passwords CLI", "personal");
+    const bobs = await bob.vaults.create("Passwords CLI", "shared");
+    await bob.members.share(bobs.vaultId, alice.account.userId);
+    expect((await asAlice(["vault", "list"])).code).toBe(0); // alice's machine knows both
+    proxy.edit = (method, path, body) =>
+      method === "GET" && path === "/vaults" ? { vaults: body.vaults.filter((v: any) => v.vaultId !== mine.vaultId) } : body;
+    const before = await stateOf(mine.vaultId);
+    const run = await refused(bobs.vaultId, "NAME_MOVED", () => asAlice(["item", "add", "Passwords CLI", "Bank", "--field", "pin=4321"]));
+    expect(run.error!.message).toContain(`vaultctl vault forget ${mine.vaultId}`);
+    await refused(bobs.vaultId, "NAME_MOVED", () => asAlice(["vault", "list"]));
+    expect(await stateOf(mine.vaultId)).toEqual(before);
+    // Alice confirms her vault is gone: the name then finds bob's, and vaultctl says who signed it and owns it.
+    expect((await asAlice(["vault", "forget", mine.vaultId, "--yes"])).code).toBe(0);
+    const added = await vaultctl(["item", "add", "Passwords CLI", "Note", "--field", "x=1"], {
+      server: proxy.url,
+      home: aliceHome,
+      session,
+    });
+    expect(added.code).toBe(0);
+    expect(added.stderr).toContain(`named by ${bob.account.email}, owned by ${bob.account.email}`);
+  });
 });

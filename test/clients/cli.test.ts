@@ -187,6 +187,10 @@ describe("vaultctl", () => {
     // Bob's login still works, but the vault is gone for him.
     const gone = await vaultctl("bob", ["item", "list", vault.vaultId, "--json"]);
     expect(gone.code).not.toBe(0);
+    // Bob's machine knew Team: it asks once (nothing it can verify says he was removed), until he confirms.
+    const asked = await vaultctl("bob", ["vault", "list", "--json"]);
+    expect([asked.code, JSON.parse(asked.stderr).error.code]).toEqual([3, "KNOWN_VAULT_MISSING"]);
+    await ok("bob", ["vault", "forget", vault.vaultId, "--yes"]);
     expect((await ok("bob", ["vault", "list", "--json"])).json).toEqual([]);
     fs.rmSync(pwFile);
   });
@@ -348,6 +352,10 @@ describe("vaultctl", () => {
     expect((await ok("alice", ["trash", "list", "Renamed"])).stdout).toContain("The trash is empty.");
 
     await ok("alice", ["vault", "delete", "Renamed", "--yes"]);
+    // Alice's own delete forgets it on her machine; carol's, which knew it, asks once.
+    expect((await ok("alice", ["vault", "list", "--json"])).json.map((v: any) => v.vaultName)).not.toContain("Renamed");
+    expect((await vaultctl("carol", ["vault", "list", "--json"])).code).toBe(3);
+    await ok("carol", ["vault", "forget", vault.vaultId, "--yes"]);
     expect((await ok("carol", ["vault", "list", "--json"])).json.map((v: any) => v.vaultName)).not.toContain("Renamed");
 
     const invite = (await ok("alice", ["invite", "create", "dora@example.test", "--json"])).json;

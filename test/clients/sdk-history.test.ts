@@ -182,7 +182,12 @@ describe.each(SQL_ENGINES)("history and trash through the SDK on %s", (_engine, 
     ).rejects.toMatchObject({
       status: 409,
     });
-    expect((await alice.items.restoreRevision(vaultId, itemId, 2, shown)).fields.password).toBe("two");
+    // Written before the rekey, no verified link vouches for it: made current only when confirmed, as the trash.
+    await expect(alice.items.restoreRevision(vaultId, itemId, 2, shown)).rejects.toMatchObject({
+      name: "SecurityError",
+      code: "REVISION_UNVERIFIED",
+    });
+    expect((await alice.items.restoreRevision(vaultId, itemId, 2, shown, { unverified: true })).fields.password).toBe("two");
 
     // Deleted before the rekey: the trash entry opens, but no verified link vouches for it.
     const trash = await alice.items.trash(vaultId);

@@ -2,7 +2,8 @@
  * The web vault's one session: a `VaultClient` (the project's SDK: every key and ciphertext is
  * made and opened here, in the browser), whether it is locked, and what the browser keeps between
  * visits (localStorage): key pins with their emails, seen roster heads, each account's KDF
- * parameters, the binding secrets of the invites made here, the last login's email; never a
+ * parameters, the binding secrets of the invites made here, the vaults seen listed with their
+ * verified names, the last login's email; never a
  * password, key or token.
  */
 import {
@@ -10,6 +11,7 @@ import {
   type InviteSecretStore,
   type KdfMemory,
   type KeptValues,
+  type KnownVaultStore,
   type PinStore,
   type RosterHeadStore,
   type VaultClientOptions,
@@ -39,6 +41,8 @@ export const pins: PinStore = stored("vault.pins");
 export const rosterHeads: RosterHeadStore = stored("vault.rosterHeads");
 export const kdfMemory: KdfMemory = stored("vault.kdf");
 export const inviteSecrets: InviteSecretStore = stored("vault.inviteSecrets");
+/** The vaults this browser saw listed, per account, with their verified names (a vault left out later is asked about). */
+export const knownVaults: KnownVaultStore = stored("vault.knownVaults");
 
 /**
  * A reload asks to log in again, with the email of the last login filled in. Decided over keeping
@@ -88,6 +92,7 @@ export function newClient(extra: Pick<VaultClientOptions, "secondFactor"> = {}):
     rosterHeads,
     kdfMemory,
     inviteSecrets,
+    knownVaults,
     deriveMasterKey: deriveInWorker,
     deviceName: browserDeviceName(),
     // The login ended on the server (ended from another device, or a reused refresh token): back to the login page, saying so.

@@ -23,7 +23,8 @@ export interface ItemsApi {
   /** An item's kept revisions, newest first, opened and checked against the signed item log. */
   history(vaultId: string, itemId: string): Promise<ItemRevision[]>;
   /** Makes a kept revision the item's content again (a new revision); with `seen`, refused (409) when the server's revision now holds anything else. */
-  restoreRevision(vaultId: string, itemId: string, revision: number, seen?: ItemContent): Promise<Item>;
+  /** A kept revision made current again; `unverified: true` once the person confirmed one the signed history cannot vouch for (REVISION_UNVERIFIED). */
+  restoreRevision(vaultId: string, itemId: string, revision: number, seen?: ItemContent, opts?: { unverified?: boolean }): Promise<Item>;
   /** The vault's trash, most recently deleted first, each item opened and checked against its verified `delete` link. */
   trash(vaultId: string): Promise<TrashedItem[]>;
   /** Out of the trash; `unverified: true` once the person confirmed an entry the signed history cannot vouch for (TRASH_UNVERIFIED). */
@@ -42,7 +43,7 @@ export function itemsApi({ items, history, transfers }: Pick<Parts, "items" | "h
     edit: (vaultId, itemId, content, opts = {}) => items.editItem(lc(vaultId), lc(itemId), content, opts),
     delete: (vaultId, itemId) => items.deleteItem(lc(vaultId), lc(itemId)),
     history: (vaultId, itemId) => history.itemHistory(lc(vaultId), lc(itemId)),
-    restoreRevision: (vaultId, itemId, revision, seen) => history.restoreRevision(lc(vaultId), lc(itemId), revision, seen),
+    restoreRevision: (vaultId, itemId, revision, seen, opts = {}) => history.restoreRevision(lc(vaultId), lc(itemId), revision, seen, opts),
     trash: (vaultId) => history.trash(lc(vaultId)),
     restore: (vaultId, itemId, opts = {}) => history.restoreItem(lc(vaultId), lc(itemId), opts),
     purge: (vaultId, itemId) => history.purgeItem(lc(vaultId), lc(itemId)),

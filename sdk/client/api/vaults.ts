@@ -21,9 +21,15 @@ export interface VaultsApi {
    * `problem`; opening it fails with that error.
    */
   listChecked(): Promise<CheckedVault[]>;
+  /**
+   * The person confirms that vaults a listing left out (`VaultListChanged.missing`:
+   * `KNOWN_VAULT_MISSING`, `NAME_MOVED`) are gone: this device stops expecting them, and their
+   * names are free for other vaults. A delete or leave of this client's own forgets by itself.
+   */
+  forget(vaultIds: readonly string[]): Promise<void>;
   /** A vault as the server shows it to the caller, name unchecked. */
   get(vaultId: string): Promise<Vault>;
-  /** One vault with its name checked against its verified roster. */
+  /** One vault with its name checked against its verified roster (a type other than the roster's is `WRAP_MISMATCH`). */
   getChecked(vaultId: string): Promise<CheckedVault>;
   /** A new vault: a random 256-bit key, wrapped for the creator and signed, and a roster started with a `create` link that names it. */
   create(name: string, type?: "personal" | "shared"): Promise<Vault>;
@@ -57,6 +63,7 @@ export function vaultsApi(parts: Uses): VaultsApi {
   return {
     list: () => vaults.listVaults(),
     listChecked: () => vaults.listCheckedVaults(),
+    forget: (vaultIds) => vaults.forgetVaults(vaultIds.map(lc)),
     get: (vaultId) => vaults.getVault(lc(vaultId)),
     getChecked: (vaultId) => vaults.getCheckedVault(lc(vaultId)),
     create: (name, type = "shared") => vaults.createVault(name, type),

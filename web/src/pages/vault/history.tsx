@@ -40,8 +40,16 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
               disabled={act.busy}
               onClick={() =>
                 void act.run(async () => {
+                  // A version the signed history cannot vouch for comes back only when the person says so.
+                  if (
+                    !r.verified &&
+                    !confirm(
+                      `Revision ${r.revision} was written before the signed history this browser checked: which version the server is giving back cannot be checked. Restore it anyway?`,
+                    )
+                  )
+                    throw new Error("Not restored.");
                   // Exactly what is shown here, or a refusal: the server cannot swap in another version meanwhile.
-                  const restored = await client.items.restoreRevision(vaultId, item.itemId, r.revision, r);
+                  const restored = await client.items.restoreRevision(vaultId, item.itemId, r.revision, r, { unverified: !r.verified });
                   onRestored(restored);
                 })
               }

@@ -1,6 +1,6 @@
 /** The vault list: each vault with its name as its signed roster vouches for it. */
 import { useEffect, useState } from "preact/hooks";
-import type { CheckedVault, VaultType } from "../../../sdk";
+import { VaultListChanged, type CheckedVault, type MissingVault, type VaultType } from "../../../sdk";
 import { currentClient, go, useRefresh } from "../session";
 import { Busy, Choice, ErrorNote, Field, inputValue, useAction, Submit } from "../components/ui";
 import { SearchAllItems } from "../components/item-search";
@@ -11,14 +11,12 @@ const KIND_CHOICES = [["shared", "Shared (can add members)"] as const, ["persona
 
 export function Vaults() {
   const client = currentClient();
-  const [vaults, setVaults] = useState<CheckedVault[] | null>(null);
   const [query, setQuery] = useState("");
   const [name, setName] = useState("");
   const [type, setType] = useState<VaultType>("shared");
-  const load = useAction();
+  const { vaults, missing, load, reload } = useVaultList();
   const create = useAction();
-  const refresh = useRefresh();
-  useEffect(() => void load.run(async () => setVaults(await client.vaults.listChecked())), [refresh]);
+  const confirmGone = useAction();
 
   const wanted = query.trim().toLowerCase();
   const shown = (vaults ?? []).filter((v) => v.nameCheck.name.toLowerCase().includes(wanted));
@@ -39,6 +37,19 @@ export function Vaults() {
       </Field>
       {load.busy && <Busy label="Loading your vaults…" />}
       <ErrorNote error={load.error} />
+      {missing && (
+        <MissingVaults
+          changed={missing}
+          busy={confirmGone.busy}
+          onConfirm={() =>
+            void confirmGone.run(async () => {
+              await client.vaults.forget(missing.missing.map((m) => m.vaultId));
+              await reload();
+            })
+          }
+        />
+      )}
+      <ErrorNote error={confirmGone.error} />
       {vaults && shown.length === 0 && <p>{vaults.length === 0 ? "No vaults yet: create one below." : "No vault matches your search."}</p>}
       <ul class="list" aria-label="Vaults">
         {shown.map((v) => (
@@ -61,5 +72,71 @@ export function Vaults() {
       </form>
       <ErrorNote error={create.error} />
     </main>
+  );
+}
+
+/**
+ * The vault list, read again on every refresh. Known vaults the server's listing left out
+ * (`missing`): the list is shown, but not taken as complete until the person confirms they are gone.
+ */
+function useVaultList() {
+  const client = currentClient();
+  const [vaults, setVaults] = useState<CheckedVault[] | null>(null);
+  const [missing, setMissing] = useState<VaultListChanged | null>(null);
+  const load = useAction();
+  const refresh = useRefresh();
+  const reload = () =>
+    load.run(async () => {
+      try {
+        setVaults(await client.vaults.listChecked());
+        setMissing(null);
+      } catch (err) {
+        if (!(err instanceof VaultListChanged)) throw err;
+        setMissing(err);
+        setVaults(err.listed);
+      }
+    });
+  useEffect(() => void reload(), [refresh]);
+  return { vaults, missing, load, reload };
+}
+
+/** Vaults this browser knew that the server no longer lists: said, and forgotten only when the person confirms. */
+function MissingVaults({ changed, busy, onConfirm }: { changed: VaultListChanged; busy: boolean; onConfirm(): void }) {
+  const named = (m: MissingVault) => (m.name ? `"${m.name}"` : m.vaultId);
+  return (
+    <section class="card warning" role="alert" aria-label="Vaults no longer listed">
+      <p>
+        {changed.code === "NAME_MOVED"
+          ? "The server gives the name of a vault you knew to another vault, and no longer lists the one you knew:"
+          : "The server no longer lists these vaults, which this browser knew:"}
+      </p>
+      <ul>
+        {changed.missing.map((m) => (
+          <li key={m.vaultId}>
+            {named(m)} <span class="meta">{m.vaultId}</span>
+          </li>
+        ))}
+      </ul>
+      {changed.moved.map((m) => (
+        <p key={m.nowId}>
+          "{m.name}" now names vault {m.nowId}
+          {m.takenFromYours ? ", whose name someone else signed; the vault you made under that name is the one you knew" : ""}.
+        </p>
+      ))}
+      <p>
+        A vault is gone when it was deleted or you were removed from it; a server can also hide one. Until you confirm, names this browser
+        knew for them are not taken for other vaults.
+      </p>
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        onClick={() => {
+          if (confirm(`Forget ${changed.missing.map(named).join(", ")} in this browser? Only if you know why it is gone.`)) onConfirm();
+        }}
+      >
+        They are gone: forget them
+      </button>
+    </section>
   );
 }

@@ -6,13 +6,12 @@
  * the digest of the whole item set). Synchronous (node:crypto), so the adapters call it inside
  * their write transactions, after the vault's lock.
  *
- * Refusals: `400 INVALID` naming the link's field (`itemLink.sha256`); `409 CONFLICT` when the
- * log or the item moved on since the client read it (`itemLink.seq`, `itemLink.revision`): the
- * SDK reads the new head and signs again.
+ * Refusals: `itemLinkRefused`, `400 INVALID` naming the link's field (`itemLink.sha256`);
+ * `itemLinkRaced`, `409 CONFLICT` when the log or the item moved on since the client read it
+ * (`itemLink.seq`, `itemLink.revision`): the SDK reads the new head and signs again.
  */
-import { itemLinkMissing, itemLogWithoutRoster } from "./refusals";
+import { itemLinkMissing, itemLinkRaced, itemLinkRefused, itemLogWithoutRoster } from "./refusals";
 import type { UserId } from "../ids";
-import { conflict, invalid } from "../../errors";
 import {
   applyItemLink,
   ITEM_LINK_FIELD,
@@ -143,8 +142,8 @@ function asRefusal<T>(check: () => T): T {
   } catch (err) {
     if (err instanceof ItemLinkError) {
       const field = err.field === ITEM_LINK_FIELD ? ITEM_LINK_FIELD : `${ITEM_LINK_FIELD}.${err.field}`;
-      if (err instanceof RacedLinkError) throw conflict(`Item link: ${err.message}; read the item log again and sign on its head`, field);
-      throw invalid(`Item link: ${err.message}`, field);
+      if (err instanceof RacedLinkError) throw itemLinkRaced(field, err.message);
+      throw itemLinkRefused(field, err.message);
     }
     throw err;
   }

@@ -49,6 +49,17 @@ export const itemLinkMissing = (field: string) => invalid("This vault keeps a si
 /** An item link on a vault without a signed roster (which keeps no item log). */
 export const itemLogWithoutRoster = (field: string) => invalid("A vault without a signed roster keeps no item log", field);
 
+/**
+ * An item link that breaks the log's form or rules (protocol/formats/item-log.ts), or describes
+ * another write than the request makes: `why` is the rule's own sentence, `field` the link's field
+ * it names (`itemLink.sha256`).
+ */
+export const itemLinkRefused = (field: string, why: string) => invalid(`Item link: ${why}`, field);
+
+/** An item link that was right when signed, but the log, the item or the roster moved on since: the client signs again on the new head. */
+export const itemLinkRaced = (field: string, why: string) =>
+  conflict(`Item link: ${why}; read the item log again and sign on its head`, field);
+
 // ---- Names and sizes ------------------------------------------------------------------------
 
 /** An item's ciphertext past its size. */

@@ -50,6 +50,13 @@ export const rosterNotAdopted = (field: string) =>
 /** A change without its link on a vault that has a signed roster. */
 export const rosterLinkMissing = (field: string) => invalid("This vault has a signed roster: the change needs its next link", field);
 
+/**
+ * A roster link that breaks the chain's form or rules (protocol/formats/roster.ts), or describes
+ * another change than the request makes: `why` is the rule's own sentence, `field` the link's
+ * field it names (`rosterLink.seq`).
+ */
+export const rosterLinkRefused = (field: string, why: string) => invalid(`Roster link: ${why}`, field);
+
 /** A signed vault's id is derived from its creator and first wrap. */
 export const vaultIdNotDerived = () =>
   invalid("Roster link: vaultId must be derived from its creator and wrap (vaultIdFor, protocol/ids.ts)", "rosterLink.vaultId");

@@ -2,13 +2,13 @@
  * The server's check of a signed-roster link. The protocol (fields, canonical bytes, the rules a
  * link follows from the state before it) is `protocol/formats/roster.ts`, the very code clients replay chains
  * with; this adds what only the server can check: the link is signed by the caller and describes
- * exactly the change the request makes. Refusals are `400 INVALID` naming the link's field
- * (`rosterLink.seq`); hashes and signatures here are node:crypto, synchronous, so the adapters can
- * call this inside their transactions.
+ * exactly the change the request makes. Refusals are `rosterLinkRefused` (`400 INVALID`) naming
+ * the link's field (`rosterLink.seq`); hashes and signatures here are node:crypto, synchronous, so
+ * the adapters can call this inside their transactions.
  */
 import type { UserId } from "../ids";
 import { createHash } from "node:crypto";
-import { invalid } from "../../errors";
+import { rosterLinkRefused } from "./refusals";
 import {
   applyLink,
   canonicalJson,
@@ -43,7 +43,7 @@ function asInvalid<T>(check: () => T, field = ROSTER_LINK_FIELD): T {
     return check();
   } catch (err) {
     if (err instanceof RosterLinkError) {
-      throw invalid(`Roster link: ${err.message}`, err.field === ROSTER_LINK_FIELD ? field : `${field}.${err.field}`);
+      throw rosterLinkRefused(err.field === ROSTER_LINK_FIELD ? field : `${field}.${err.field}`, err.message);
     }
     throw err;
   }

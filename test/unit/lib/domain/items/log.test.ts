@@ -4,8 +4,14 @@
  * item-log test vectors (protocol/vectors/item-log-vectors.json).
  */
 import type { UserId } from "../../../../../lib/domain/ids";
-import { decideItemLinkStep, decideItemWriteStep, decideRekeyItemStep, type ItemLinkCheck } from "../../../../../lib/domain/items/log";
-import { itemLinkMissing, itemLogWithoutRoster } from "../../../../../lib/domain/items/refusals";
+import {
+  decideItemLinkStep,
+  decideItemWriteStep,
+  decideRekeyItemStep,
+  parseRequestItemLink,
+  type ItemLinkCheck,
+} from "../../../../../lib/domain/items/log";
+import { itemLinkMissing, itemLinkRaced, itemLinkRefused, itemLogWithoutRoster } from "../../../../../lib/domain/items/refusals";
 import { applyItemLink, parseItemLink } from "../../../../../protocol/formats/item-log";
 import vectors from "../../../../../protocol/vectors/item-log-vectors.json";
 import { asRefusal, outcomeOf } from "../../../../helpers/refusal";
@@ -39,9 +45,19 @@ test.each<[string, () => unknown, unknown]>([
     asRefusal(itemLogWithoutRoster("itemLink")),
   ],
   [
-    "a link signed for another caller (free text: its code and field)",
+    "a link signed for another caller",
     () => decideItemLinkStep(first, check({ actor: { ...actor, userId: "00000000-0000-4000-8000-000000000009" as UserId } })),
-    expect.objectContaining({ code: "INVALID", field: "itemLink.actorId" }),
+    asRefusal(itemLinkRefused("itemLink.actorId", "the link's actor is not the caller")),
+  ],
+  [
+    "a link on a head the log has moved past",
+    () => decideItemLinkStep(first, check({ head })),
+    asRefusal(itemLinkRaced("itemLink.seq", `the item log is at seq ${head.seq}, the link at ${first.seq}`)),
+  ],
+  [
+    "a request's link that is not an object",
+    () => parseRequestItemLink("a link"),
+    asRefusal(itemLinkRefused("itemLink", "an item link must be an object")),
   ],
 ])("decideItemLinkStep: %s", (_what, decide, expected) => {
   let outcome: unknown;

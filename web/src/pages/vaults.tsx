@@ -12,21 +12,11 @@ const KIND_CHOICES = [["shared", "Shared (can add members)"] as const, ["persona
 export function Vaults() {
   const client = currentClient();
   const [query, setQuery] = useState("");
-  const [name, setName] = useState("");
-  const [type, setType] = useState<VaultType>("shared");
   const { vaults, missing, load, reload } = useVaultList();
-  const create = useAction();
   const confirmGone = useAction();
 
   const wanted = query.trim().toLowerCase();
   const shown = (vaults ?? []).filter((v) => v.nameCheck.name.toLowerCase().includes(wanted));
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void create.run(async () => {
-      const vault = await client.vaults.create(name, type);
-      go(`#/vault/${vault.vaultId}`);
-    });
-  };
 
   return (
     <main>
@@ -51,17 +41,44 @@ export function Vaults() {
       )}
       <ErrorNote error={confirmGone.error} />
       {vaults && shown.length === 0 && <p>{vaults.length === 0 ? "No vaults yet: create one below." : "No vault matches your search."}</p>}
-      <ul class="list" aria-label="Vaults">
-        {shown.map((v) => (
-          <li key={v.vaultId}>
-            <a href={`#/vault/${v.vaultId}`}>{v.nameCheck.name}</a> <NameFlag check={v.nameCheck} />
-            <span class="meta">
-              {v.vaultType} · {v.role}
-              {v.rekeyRequired ? " · rekey required" : ""}
-            </span>
-          </li>
-        ))}
-      </ul>
+      <VaultList shown={shown} />
+      <NewVault />
+    </main>
+  );
+}
+
+/** The vaults shown, each with its name as its signed roster vouches for it. */
+function VaultList({ shown }: { shown: CheckedVault[] }) {
+  return (
+    <ul class="list" aria-label="Vaults">
+      {shown.map((v) => (
+        <li key={v.vaultId}>
+          <a href={`#/vault/${v.vaultId}`}>{v.nameCheck.name}</a> <NameFlag check={v.nameCheck} />
+          <span class="meta">
+            {v.vaultType} · {v.role}
+            {v.rekeyRequired ? " · rekey required" : ""}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The form that creates a vault and opens it. */
+function NewVault() {
+  const client = currentClient();
+  const [name, setName] = useState("");
+  const [type, setType] = useState<VaultType>("shared");
+  const create = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void create.run(async () => {
+      const vault = await client.vaults.create(name, type);
+      go(`#/vault/${vault.vaultId}`);
+    });
+  };
+  return (
+    <>
       <h2>New vault</h2>
       <form onSubmit={submit} class="inline">
         <Field id="new-vault-name" label="Name">
@@ -71,7 +88,7 @@ export function Vaults() {
         <Submit busy={create.busy}>Create vault</Submit>
       </form>
       <ErrorNote error={create.error} />
-    </main>
+    </>
   );
 }
 

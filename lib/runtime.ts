@@ -71,7 +71,12 @@ export async function createRuntime(
     config,
     clock,
     store,
-    accessTokens: new AccessTokens(keys, config.accessTokenTtlSec, () => clock.nowMs()),
+    accessTokens: new AccessTokens(
+      keys,
+      config.accessTokenTtlSec,
+      () => clock.nowMs(),
+      (userId) => store.accounts.findUserById(userId),
+    ),
     sessions: new SessionCheck(store.sessions, clock, config.sessionCheckIntervalMs),
     counters,
     inviteTokens,

@@ -6,16 +6,24 @@
  * Key rotation: every token names its key (`kid`, derived from the key). After JWT_SECRET changes,
  * tokens signed with the previous key (JWT_PREVIOUS_SECRET) are still accepted until
  * JWT_PREVIOUS_SECRET_UNTIL, so nobody is logged out by a rotation; after it, they are refused.
+ *
+ * A signature alone is not enough (lib/domain/accounts/access-tokens.ts): a token must name its key,
+ * must not come from the future nor outlive ACCESS_TOKEN_TTL, and its user must still be in the
+ * organization, with the role, it names (read once per token, when it is first verified).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { SignJWT, decodeProtectedHeader, jwtVerify } from "./jose";
 import { unauthorized } from "../errors";
+import { decideTokenHolder, decideTokenKey, decideTokenTimes, type TokenHolder } from "../domain/accounts/access-tokens";
 import type { OrgId, UserId } from "../domain/ids";
 import { ORG_ROLES, type Caller, type OrgRole } from "../domain/types";
 
 export const ISSUER = "vault-service";
 export const AUDIENCE = "vault-service-api";
 const CACHE_LIMIT = 10_000;
+
+/** The user a token names, as the store has them now (null: none). */
+export type HolderLookup = (userId: UserId) => Promise<TokenHolder | null>;
 
 /** The signing keys: the current one signs and verifies; a previous one verifies until its deadline. */
 export interface SigningKeys {
@@ -37,6 +45,8 @@ export class AccessTokens {
     private readonly keys: SigningKeys,
     private readonly ttlSec: number,
     private readonly now: () => number = Date.now,
+    /** Where the token's user is looked up; without it (the benchmark's baseline), the claims are taken as signed. */
+    private readonly holderOf?: HolderLookup,
   ) {
     this.currentKid = keyId(keys.current);
     this.previousKid = keys.previous ? keyId(keys.previous.secret) : undefined;
@@ -77,8 +87,7 @@ export class AccessTokens {
       if (hit.expMs > now && this.usable(hit.kid, now)) return hit.caller;
       this.verified.delete(token);
     }
-    const kid = this.kidOf(token);
-    if (kid === undefined || !this.usable(kid, now)) throw unauthorized("Invalid or expired access token");
+    const kid = decideTokenKey(this.kidOf(token), (k) => this.usable(k, now));
     const secret = kid === this.currentKid ? this.keys.current : this.keys.previous!.secret;
     let payload;
     try {
@@ -92,17 +101,20 @@ export class AccessTokens {
     } catch {
       throw unauthorized("Invalid or expired access token");
     }
-    const { sub, org, role, exp, sid, enr } = payload;
+    const { sub, org, role, iat, exp, sid, enr } = payload;
     if (
       typeof sub !== "string" ||
       typeof org !== "string" ||
       !ORG_ROLES.includes(role as OrgRole) ||
+      typeof iat !== "number" ||
       typeof exp !== "number" ||
       (sid !== undefined && typeof sid !== "string") ||
       (enr !== undefined && enr !== true)
     ) {
       throw unauthorized("Invalid access token");
     }
+    decideTokenTimes({ iat, exp }, Math.floor(now / 1000), this.ttlSec);
+    if (this.holderOf) decideTokenHolder({ orgId: org, role: role as string }, await this.holderOf(sub as UserId));
     // Claims of a token this server signed: its ids. A token from before sessions names none.
     const caller: Caller = {
       userId: sub as UserId,
@@ -116,11 +128,10 @@ export class AccessTokens {
     return caller;
   }
 
-  /** The token's key id; a token from before key ids were issued was signed with the current key. */
-  private kidOf(token: string): string | undefined {
+  /** The key id the token's header names (undefined: none, or no readable header). */
+  private kidOf(token: string): unknown {
     try {
-      const { kid } = decodeProtectedHeader(token);
-      return kid === undefined ? this.currentKid : typeof kid === "string" ? kid : undefined;
+      return decodeProtectedHeader(token).kid;
     } catch {
       return undefined;
     }

@@ -67,6 +67,24 @@ export const badBindingTag = () => invalid("inviteBinding must be an HMAC-SHA256
 /** The access token's user no longer exists. */
 export const tokenUserGone = () => unauthorized("The token's user no longer exists");
 
+// ---- Access tokens the server's key signed, refused for what they claim (access-tokens.ts) ----
+
+/** A token that names no signing key (`kid`), or one this server does not hold (or no longer accepts). */
+export const tokenKeyUnknown = () => unauthorized("Invalid or expired access token: it names no signing key this server accepts");
+
+/** A token issued later than now (beyond MAX_CLOCK_SKEW_SEC): no node of this server issued it. */
+export const tokenFromTheFuture = () => unauthorized("Invalid access token: it was issued in the future");
+
+/** A token that lives longer than the settings give an access token (ACCESS_TOKEN_TTL): refresh it. */
+export const tokenOutlivesItsLifetime = (lifetimeSec: number) =>
+  unauthorized(`Invalid access token: it lives longer than this server's ${lifetimeSec} s; refresh it`);
+
+/** A token of someone taken out of their organization: it stops at once, as their sessions do. */
+export const tokenHolderRemoved = () => unauthorized("This account was removed from its organization");
+
+/** A token whose organization or role is not its user's now: refresh it. */
+export const tokenClaimsStale = () => unauthorized("This access token's organization or role is not the account's: refresh it");
+
 /** A login with the wrong email or password (the one answer for both). */
 export const wrongEmailOrPassword = () => unauthorized("Wrong email or password");
 

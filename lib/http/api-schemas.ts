@@ -65,7 +65,7 @@ const rosterLink = object(
     actorId: uuid,
     at: timestamp,
     keyVersion: integer(1),
-    wraps: arrayOf(object({ userId: uuid, sha256: hex64 })),
+    wraps: arrayOf(object({ userId: uuid, sha256: hex64 }, { kdfVersion: integer(1), keyLogVersion: integer(1) })),
     sig: base64,
   },
   {

@@ -23,10 +23,22 @@ import {
 export const ROSTER_OPS = ["create", "adopt", "add", "role", "remove", "rekey", "rename", "rewrap", "rotate"] as const;
 export type RosterOp = (typeof ROSTER_OPS)[number];
 
-/** A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. */
-export interface RosterWrap {
+/**
+ * A wrap the link vouches for: its recipient and the SHA-256 (hex) of the wrapped key bytes. A
+ * personal vault's wrap (under the owner's stretched key) also names the account state it was
+ * made under, both or neither (`WrapLabel`); links made before wraps were labelled have neither.
+ */
+export interface RosterWrap extends Partial<WrapLabel> {
   userId: string;
   sha256: string;
+}
+
+/** The account state a personal wrap was made under. */
+export interface WrapLabel {
+  /** The version of the signed KDF statement whose parameters derived the stretched key the wrap is under. */
+  kdfVersion: number;
+  /** The version of the account's key log whose signing key signed the link. */
+  keyLogVersion: number;
 }
 
 /** A member as an `adopt` link lists them: role and key fingerprint (`keyFingerprint`). */
@@ -95,6 +107,19 @@ const OP_FIELDS: Record<RosterOp, readonly string[]> = {
 /** Fields an operation may carry or leave out: the name, which links made before names were bound lack. */
 const OPTIONAL_OP_FIELDS: Partial<Record<RosterOp, readonly string[]>> = { create: ["name"], adopt: ["name"] };
 
+/** One of a link's wraps: recipient and hash, and the label of a personal wrap (both fields or neither). */
+function parseWrap(e: Record<string, unknown>): RosterWrap {
+  exactKeys(e, ["userId", "sha256", "kdfVersion", "keyLogVersion"], "wraps");
+  const wrap: RosterWrap = {
+    userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"),
+    sha256: str(e, "sha256", HEX64, "64 lower-case hex digits"),
+  };
+  if (e.kdfVersion === undefined && e.keyLogVersion === undefined) return wrap;
+  if (e.kdfVersion === undefined || e.keyLogVersion === undefined)
+    fail("wraps", "a wrap names both kdfVersion and keyLogVersion, or neither");
+  return { ...wrap, kdfVersion: int(e, "kdfVersion", 1), keyLogVersion: int(e, "keyLogVersion", 1) };
+}
+
 function sortedEntries<T extends { userId: string }>(
   o: Record<string, unknown>,
   field: string,
@@ -132,10 +157,7 @@ export function parseLink(raw: unknown): RosterLink {
     actorId: str(o, "actorId", UUID_LOWER, "a lower-case UUID"),
     at: str(o, "at", TIMESTAMP, "an ISO 8601 UTC timestamp with milliseconds"),
     keyVersion: int(o, "keyVersion", 1),
-    wraps: sortedEntries(o, "wraps", (e) => {
-      exactKeys(e, ["userId", "sha256"], "wraps");
-      return { userId: str(e, "userId", UUID_LOWER, "a lower-case UUID"), sha256: str(e, "sha256", HEX64, "64 lower-case hex digits") };
-    }),
+    wraps: sortedEntries(o, "wraps", parseWrap),
     sig: str(o, "sig", ED25519_SIG, "a base64 Ed25519 signature (64 bytes)"),
   };
   checkAtAndSig(link);

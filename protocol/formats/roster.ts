@@ -5,7 +5,7 @@ import { fromBase64, utf8, type Bytes } from "../encoding";
 import type { CryptoKey } from "../crypto/primitives";
 import { mayDo, mayRemoveMember, ownersAfter, rekeyRequiredAfterRemoval, type VaultRole, type VaultType } from "../vault-roles";
 import { fail, linkSig, linkSigVerifies, sha256Hex } from "./links";
-import type { RosterLink, RosterMember, RosterOp, RosterWrap, UnsignedLink } from "./roster-format";
+import type { RosterLink, RosterMember, RosterOp, RosterWrap, UnsignedLink, WrapLabel } from "./roster-format";
 
 export { canonicalJson } from "../canonical";
 export {
@@ -17,6 +17,7 @@ export {
   type RosterOp,
   type RosterWrap,
   type UnsignedLink,
+  type WrapLabel,
 } from "./roster-format";
 
 /** Prepended to a link's canonical bytes before signing: a link signature is never valid as anything else. */
@@ -63,9 +64,14 @@ export async function signLink(link: UnsignedLink, signingPrivateKey: CryptoKey)
 export const linkSignatureVerifies = (link: RosterLink, signingPublicKeyRaw: Bytes): Promise<boolean> =>
   linkSigVerifies(linkSigningBytes(link), link.sig, signingPublicKeyRaw);
 
-/** The wraps of a change, as a link names them: `{ userId, sha256 }` sorted by userId. */
-export async function rosterWraps(wraps: ReadonlyArray<{ userId: string; encryptedVaultKey: string }>): Promise<RosterWrap[]> {
-  const named = await Promise.all(wraps.map(async (w) => ({ userId: w.userId, sha256: await sha256Hex(fromBase64(w.encryptedVaultKey)) })));
+/** The wraps of a change, as a link names them: `{ userId, sha256 }` sorted by userId; a personal wrap with its `label`. */
+export async function rosterWraps(
+  wraps: ReadonlyArray<{ userId: string; encryptedVaultKey: string }>,
+  label?: WrapLabel,
+): Promise<RosterWrap[]> {
+  const named = await Promise.all(
+    wraps.map(async (w) => ({ userId: w.userId, sha256: await sha256Hex(fromBase64(w.encryptedVaultKey)), ...label })),
+  );
   return named.sort(byUserId);
 }
 
@@ -84,11 +90,34 @@ export interface RosterState {
    * Each member's current wrap as the chain vouches for it. `senderId` is the link's actor, or
    * undefined for wraps an `adopt` link took over as they were.
    */
-  wraps: Map<string, { sha256: string; keyVersion: number; senderId?: string }>;
+  wraps: Map<string, WrapEntry>;
   /** A member was removed from a shared vault since the last rekey. */
   rekeyRequired: boolean;
   /** The vault's name as its latest naming link (create, adopt, rename) gives it; undefined when no link names it. */
   name?: string;
+}
+
+/** A member's current wrap: its hash, the vault key version, its sender, and (a personal wrap) its label. */
+export interface WrapEntry extends Partial<WrapLabel> {
+  sha256: string;
+  keyVersion: number;
+  senderId?: string;
+}
+
+/** The entry a link's wrap makes, its label kept. */
+function entryOf(w: RosterWrap, keyVersion: number, senderId?: string): WrapEntry {
+  return {
+    sha256: w.sha256,
+    keyVersion,
+    ...(senderId !== undefined && { senderId }),
+    ...(w.kdfVersion !== undefined && { kdfVersion: w.kdfVersion, keyLogVersion: w.keyLogVersion }),
+  };
+}
+
+/** Only a personal vault's wraps (under a stretched key) name the account state they were made under. */
+function checkLabels(vaultType: VaultType, link: RosterLink): void {
+  if (vaultType !== "personal" && link.wraps.some((w) => w.kdfVersion !== undefined))
+    fail("wraps", "only a personal vault's wrap names the KDF statement and key log it was made under");
 }
 
 function sameUsers(wraps: readonly RosterWrap[], userIds: readonly string[]): boolean {
@@ -128,6 +157,7 @@ interface Change {
 export function applyLink(before: RosterState | null, link: RosterLink, hash: string, beforeMemberDigest?: string): RosterState {
   if (before === null) return applyFirst(link, hash);
   const actor = checkFollows(before, link);
+  checkLabels(before.vaultType, link);
   const draft: Draft = {
     members: new Map(before.members),
     wraps: new Map(before.wraps),
@@ -155,6 +185,7 @@ export function applyLink(before: RosterState | null, link: RosterLink, hash: st
 function applyFirst(link: RosterLink, hash: string): RosterState {
   if (link.seq !== 0) fail("seq", `the chain starts at seq 0, not ${link.seq}`);
   if (link.prev !== GENESIS_PREV) fail("prev", "the first link's prev must be 64 zeros");
+  if (link.vaultType !== undefined) checkLabels(link.vaultType, link);
   if (link.op === "create") return applyCreate(link, hash);
   if (link.op === "adopt") return applyAdopt(link, hash);
   fail("op", `a chain starts with create or adopt, not ${link.op}`);
@@ -203,7 +234,7 @@ const CHANGES: Record<ChainOp, (draft: Draft, change: Change) => void> = {
     if (link.subjectKey !== actor.key) fail("subjectKey", "subjectKey is not the key the roster holds for the member");
     sameKeyVersion(change);
     if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rewrap carries exactly the actor's new wrap");
-    draft.wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+    draft.wraps.set(link.actorId, entryOf(link.wraps[0]!, draft.keyVersion, link.actorId));
   },
 
   // A member moves to new keys (a key rotation, followed through their signed key log): signed with
@@ -216,7 +247,7 @@ const CHANGES: Record<ChainOp, (draft: Draft, change: Change) => void> = {
     sameKeyVersion(change);
     if (!sameUsers(link.wraps, [link.actorId])) fail("wraps", "a rotate carries exactly the actor's new wrap");
     draft.members.set(link.actorId, { ...actor, key: link.subjectKey! });
-    draft.wraps.set(link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+    draft.wraps.set(link.actorId, entryOf(link.wraps[0]!, draft.keyVersion, link.actorId));
   },
 
   rekey(draft, { link, actor, before, beforeMemberDigest }) {
@@ -227,7 +258,7 @@ const CHANGES: Record<ChainOp, (draft: Draft, change: Change) => void> = {
       fail("memberDigest", "memberDigest is not the digest of the vault's members");
     if (!sameUsers(link.wraps, [...draft.members.keys()])) fail("wraps", "a rekey wraps the new key for exactly the vault's members");
     draft.keyVersion = link.keyVersion;
-    for (const w of link.wraps) draft.wraps.set(w.userId, { sha256: w.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+    for (const w of link.wraps) draft.wraps.set(w.userId, entryOf(w, draft.keyVersion, link.actorId));
     draft.rekeyRequired = false;
   },
 
@@ -241,7 +272,7 @@ const CHANGES: Record<ChainOp, (draft: Draft, change: Change) => void> = {
     if (link.role === "owner") fail("role", "a new member's role is admin or member");
     if (!sameUsers(link.wraps, [subjectId])) fail("wraps", "an add carries exactly the new member's wrap");
     draft.members.set(subjectId, { role: link.role!, key: link.subjectKey! });
-    draft.wraps.set(subjectId, { sha256: link.wraps[0]!.sha256, keyVersion: draft.keyVersion, senderId: link.actorId });
+    draft.wraps.set(subjectId, entryOf(link.wraps[0]!, draft.keyVersion, link.actorId));
   },
 
   role(draft, change) {
@@ -280,7 +311,7 @@ function applyCreate(link: RosterLink, hash: string): RosterState {
     head: hash,
     keyVersion: 1,
     members: new Map([[link.actorId, { role: "owner", key: link.subjectKey! }]]),
-    wraps: new Map([[link.actorId, { sha256: link.wraps[0]!.sha256, keyVersion: 1, senderId: link.actorId }]]),
+    wraps: new Map([[link.actorId, entryOf(link.wraps[0]!, 1, link.actorId)]]),
     rekeyRequired: false,
     ...(link.name !== undefined && { name: link.name }),
   };
@@ -300,7 +331,7 @@ function applyAdopt(link: RosterLink, hash: string): RosterState {
     head: hash,
     keyVersion: link.keyVersion,
     members: new Map(members.map((m) => [m.userId, { role: m.role, key: m.key }])),
-    wraps: new Map(link.wraps.map((w) => [w.userId, { sha256: w.sha256, keyVersion: link.keyVersion }])),
+    wraps: new Map(link.wraps.map((w) => [w.userId, entryOf(w, link.keyVersion)])),
     rekeyRequired: false,
     ...(link.name !== undefined && { name: link.name }),
   };

@@ -4,7 +4,7 @@
  * rules a link must follow from the state before it, as plain functions.
  */
 import type { UserId } from "../../../../lib/domain/ids";
-import { createPrivateKey, sign } from "node:crypto";
+import { createHash, createPrivateKey, sign } from "node:crypto";
 import vectors from "../../../../protocol/vectors/roster-vectors.json";
 import { checkRosterLink } from "../../../../lib/domain/vaults/roster";
 import { signatureVerifies } from "../../../../lib/domain/accounts/keys";
@@ -101,6 +101,68 @@ describe("roster test vectors", () => {
     expect(state.wraps.get(alice)!.sha256).toBe("5".repeat(64));
     expect(state.wraps.get(bob)!.sha256).toBe(replayVectors(3).wraps.get(bob)!.sha256);
     expect(state.head).toBe(vectors.vectors[3]!.hash);
+  });
+});
+
+describe("personal wraps name the account state they were made under (test vectors)", () => {
+  const personal = vectors.personalVectors.map((v) => v.link as RosterLink);
+
+  test.each(vectors.personalVectors.map((v, i) => [i, v] as const))("link %i: canonical bytes, hash and signature", async (_i, v) => {
+    const link = parseLink(v.link);
+    expect(Buffer.from(linkBytes(link)).toString("utf8")).toBe(v.canonical);
+    expect(await linkHash(link)).toBe(v.hash);
+    expect(sign(null, linkSigningBytes(link), ed25519FromSeed(vectors.signingSeedHex)).toString("base64")).toBe(link.sig);
+    // The label is signed: another statement version breaks the signature.
+    const relabelled = { ...link, wraps: [{ ...link.wraps[0]!, kdfVersion: link.wraps[0]!.kdfVersion! + 1 }] };
+    expect(await linkSignatureVerifies(relabelled, fromBase64(vectors.signingPublicKey))).toBe(false);
+  });
+
+  test("the chain keeps each wrap's label: created under statement 1, re-wrapped under statement 2", () => {
+    const created = applyLink(null, personal[0]!, vectors.personalVectors[0]!.hash);
+    expect(created.wraps.get(alice)).toMatchObject({ kdfVersion: 1, keyLogVersion: 1 });
+    const rewrapped = applyLink(created, personal[1]!, vectors.personalVectors[1]!.hash);
+    expect(rewrapped.wraps.get(alice)).toMatchObject({ sha256: "7".repeat(64), kdfVersion: 2, keyLogVersion: 1 });
+  });
+
+  test("a label is both versions or none, whole numbers from 1, and only on a personal vault's wrap", () => {
+    const wrap = personal[0]!.wraps[0]!;
+    refusedWith("wraps", () => parseLink({ ...personal[0]!, wraps: [{ ...wrap, keyLogVersion: undefined }] }));
+    refusedWith("wraps", () => parseLink({ ...personal[0]!, wraps: [{ userId: wrap.userId, sha256: wrap.sha256, keyLogVersion: 1 }] }));
+    refusedWith("kdfVersion", () => parseLink({ ...personal[0]!, wraps: [{ ...wrap, kdfVersion: 0 }] }));
+    refusedWith("keyLogVersion", () => parseLink({ ...personal[0]!, wraps: [{ ...wrap, keyLogVersion: 1.5 }] }));
+    refusedWith("wraps", () => parseLink({ ...personal[0]!, wraps: [{ ...wrap, note: "x" }] }));
+    // A shared vault's wraps are to the members' recorded keys: a label there is refused, at creation and later.
+    refusedWith("wraps", () =>
+      applyLink(null, { ...links[0]!, wraps: [{ ...links[0]!.wraps[0]!, kdfVersion: 1, keyLogVersion: 1 }] }, "h"),
+    );
+    refusedWith("wraps", () =>
+      applyLink(replayVectors(3), { ...links[3]!, wraps: [{ ...links[3]!.wraps[0]!, kdfVersion: 1, keyLogVersion: 1 }] }, "h"),
+    );
+    // Unlabelled wraps (links made before labels) stay as they were.
+    expect(replayVectors().wraps.get(alice)!.kdfVersion).toBeUndefined();
+  });
+
+  test("the server takes a labelled wrap for the request's wrap: it checks the hash, the label is the signer's word", () => {
+    const created = applyLink(null, personal[0]!, vectors.personalVectors[0]!.hash);
+    const wrapped = Buffer.alloc(40, 9);
+    const unsigned = {
+      ...personal[1]!,
+      sig: undefined,
+      wraps: [{ userId: alice, sha256: createHash("sha256").update(wrapped).digest("hex"), kdfVersion: 2, keyLogVersion: 1 }],
+    };
+    const link = { ...unsigned, sig: sign(null, linkSigningBytes(unsigned), ed25519FromSeed(vectors.signingSeedHex)).toString("base64") };
+    const actor = { userId: alice, publicKey: Buffer.alloc(8).toString("base64"), signingPublicKey: vectors.signingPublicKey };
+    const change = {
+      op: "rewrap" as const,
+      subjectId: alice,
+      subjectKey: "a".repeat(64),
+      wraps: [{ userId: alice, encryptedVaultKey: wrapped.toString("base64") }],
+    };
+    expect(checkRosterLink(link, { before: created, actor, keyVersionAfter: 1, change }).seq).toBe(1);
+    const otherWrap = [{ userId: alice, encryptedVaultKey: Buffer.alloc(40, 8).toString("base64") }];
+    expect(() => checkRosterLink(link, { before: created, actor, keyVersionAfter: 1, change: { ...change, wraps: otherWrap } })).toThrow(
+      expect.objectContaining({ data: { field: "rosterLink.wraps" } }),
+    );
   });
 });
 

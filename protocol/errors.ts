@@ -105,7 +105,18 @@ export type SecurityProblem =
   /** A vault this device knew is missing from the server's listing (hidden, or gone without this device seeing it go). */
   | "KNOWN_VAULT_MISSING"
   /** A vault name this device knows for one vault now names another one: not taken until the person confirms it. */
-  | "NAME_MOVED";
+  | "NAME_MOVED"
+  /**
+   * This session holds an older account state than one the account has signed: its password was
+   * changed or its keys rotated on another device (a wrap the account signed says so, or this
+   * device saw it). Nothing is wrapped under the old password; log in again.
+   */
+  | "SESSION_STALE"
+  /**
+   * One's own personal wrap was made under an older KDF statement or key log than this device has
+   * verified: whoever knows the old password (with an old copy of the server's data) may open it.
+   */
+  | "STALE_WRAP";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

@@ -13,6 +13,7 @@
  */
 import type { KdfParams } from "../protocol/crypto/primitives";
 import type { VaultType } from "../protocol/vault-roles";
+import type { WrapLabel } from "../protocol/formats/roster-format";
 
 /** Values a client keeps by id, wherever it keeps them (memory, a file, the browser's storage). */
 export interface KeptValues<T> {
@@ -74,6 +75,11 @@ export interface RememberedKdf {
   version: number;
   /** The account's organization, as its invite (signed by the inviter) or its first login here gave it. */
   orgId?: string;
+  /**
+   * A newer account state than `version` that this device saw its account sign a personal wrap
+   * under (another device changed the password or rotated keys): kept until a login here takes it up.
+   */
+  seen?: WrapLabel;
 }
 
 /** By normalized email. */

@@ -32,6 +32,8 @@ import { memberListProblems, wrapProblem, type Rosters } from "./roster";
 import type { VerifiedRoster } from "./types";
 import type { Trust } from "./trust";
 import type { Vaults } from "./vaults";
+import type { WrapLabels } from "./wrap-labels";
+import type { WrapLabel } from "../../protocol/formats/roster-format";
 
 /** Reads and attempts before a rotation that keeps meeting another change gives up (409 to the caller). */
 const MAX_ATTEMPTS = 3;
@@ -56,6 +58,7 @@ export class KeyRotations {
     private readonly rosters: Rosters,
     private readonly vaults: Vaults,
     private readonly members: Members,
+    private readonly labels: WrapLabels,
   ) {}
 
   async rotateKeys(opts: { rsaBits?: number } = {}): Promise<KeyRotationResult> {
@@ -64,7 +67,7 @@ export class KeyRotations {
     for (let attempt = 1; ; attempt++) {
       const accountVersion = await this.core.accountVersion();
       const step = await this.signStep(keys, made);
-      const rotations = await this.rewrapVaults(keys, made);
+      const rotations = await this.rewrapVaults(keys, made, { ...(await this.labels.current()), keyLogVersion: step.entry.version });
       const answer = await this.send(accountVersion, made, step, rotations, attempt);
       if (!answer) continue;
       if (answer.accountVersion !== accountVersion + 1 || answer.keyVersion !== step.entry.version)
@@ -115,7 +118,7 @@ export class KeyRotations {
    * vouches for), a few at a time: its key wrapped to the new keys with a `rotate` roster link, and
    * the wraps this user made for others there signed again.
    */
-  private rewrapVaults(keys: AccountKeys, made: NewKeys): Promise<VaultRotation[]> {
+  private rewrapVaults(keys: AccountKeys, made: NewKeys, label: WrapLabel): Promise<VaultRotation[]> {
     const me = this.core.account.userId;
     const newSigningKey = made.next.signingPrivateKey;
     return this.vaults.listVaults().then((listed) =>
@@ -131,7 +134,7 @@ export class KeyRotations {
             keyVersion: roster.state.keyVersion,
             subjectId: me,
             subjectKey: made.keysHex,
-            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+            wraps: await rosterWraps([{ userId: me, encryptedVaultKey }], personal ? label : undefined),
           }));
         return {
           vaultId: vault.vaultId,
@@ -180,7 +183,7 @@ export class KeyRotations {
     const { core } = this;
     const account = core.account;
     core.keys = made.next;
-    core.accountInfo = { ...account, ...made.bundle, ...made.sealed, accountVersion };
+    core.accountInfo = { ...account, ...made.bundle, ...made.sealed, accountVersion, keyLogVersion: step.entry.version };
     await this.trust.pinOwnRotation(account.userId, account.email, made.keysHex, step.entry.version, await keyLogEntryHash(step.entry));
     for (const r of rotations) core.vaultKeys.set(r.vaultId, { keyVersion: r.keyVersion, wrap: r.encryptedVaultKey, key: r.key });
     for (const r of rotations) if (r.rosterLink) await this.rosters.sawRosterLink(r.rosterLink);

@@ -24,6 +24,7 @@ import { Session } from "./session";
 import { Transfers } from "./transfer";
 import { Trust } from "./trust";
 import { Vaults } from "./vaults";
+import { WrapLabels } from "./wrap-labels";
 
 export interface Parts {
   core: ClientCore;
@@ -57,15 +58,16 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const orgLogs = new OrgLogs(core, trust);
   const session = new Session(core, trust, invites, orgLogs);
   const rosters = new Rosters(core, trust, audit);
-  const vaults = new Vaults(core, trust, rosters, orgLogs);
+  const labels = new WrapLabels(core, trust);
+  const vaults = new Vaults(core, trust, rosters, orgLogs, labels);
   const members = new Members(core, trust, rosters, vaults);
   const items = new Items(core, vaults, rosters, new ItemLogs(core, trust, rosters, audit));
-  const passwords = new PasswordChanges(core, trust, rosters, vaults);
-  const keyRotations = new KeyRotations(core, trust, rosters, vaults, members);
+  const passwords = new PasswordChanges(core, trust, rosters, vaults, labels);
+  const keyRotations = new KeyRotations(core, trust, rosters, vaults, members, labels);
   const history = new History(core, vaults, items);
   const transfers = new Transfers(core, vaults, items);
   const exposures = new Exposures(rosters, items, history, audit);
-  const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history);
+  const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history, labels);
   const people = new People(core, members, rekeys, orgLogs, vaults, rosters);
   const factors = new Factors(core);
   const recovery = new Recovery(core, trust, session, passwords, keyRotations);

@@ -28,6 +28,8 @@ import { passwordChangedElsewhere, type ClientCore } from "./core";
 import type { Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { Vaults } from "./vaults";
+import type { WrapLabels } from "./wrap-labels";
+import type { WrapLabel } from "../../protocol/formats/roster-format";
 
 /** Reads and attempts before a change that keeps meeting another one gives up (409 to the caller). */
 const MAX_ATTEMPTS = 3;
@@ -47,6 +49,7 @@ export class PasswordChanges {
     private readonly trust: Trust,
     private readonly rosters: Rosters,
     private readonly vaults: Vaults,
+    private readonly labels: WrapLabels,
   ) {}
 
   async changePassword(current: string, next: string, opts: { kdf?: KdfChoice } = {}): Promise<PasswordChangeResult> {
@@ -63,11 +66,14 @@ export class PasswordChanges {
 
   private async setPassword(next: string, opts: { kdf?: KdfChoice }, currentAuthHash: string | undefined): Promise<PasswordChangeResult> {
     const keys = this.core.requireKeys();
+    // Never from a session on an older password than this device verified: its change would fork the account's statements.
+    const held = await this.labels.current();
     const made = await this.newSecrets(keys, next, opts);
     const subjectKey = await keyFingerprint(await this.trust.keysOf(this.core.account.userId));
+    const label = { ...held, kdfVersion: made.kdfStatement.version };
     for (let attempt = 1; ; attempt++) {
       const accountVersion = await this.core.accountVersion();
-      const rewraps = await this.rewrapPersonal(keys, made.fresh.stretchedKey, subjectKey);
+      const rewraps = await this.rewrapPersonal(keys, made.fresh.stretchedKey, subjectKey, label);
       const answer = await this.send({ currentAuthHash, made, accountVersion, rewraps }, attempt);
       if (!answer) continue;
       if (answer.accountVersion !== accountVersion + 1)
@@ -113,9 +119,10 @@ export class PasswordChanges {
    * Every personal vault, each opened as any read opens it (its roster verified, its wrap the one
    * the roster vouches for), its key wrapped under the new stretched key with a signed `rewrap` roster link.
    */
-  private async rewrapPersonal(keys: AccountKeys, stretchedKey: Bytes, subjectKey: string): Promise<Rewrap[]> {
+  private async rewrapPersonal(keys: AccountKeys, stretchedKey: Bytes, subjectKey: string, label: WrapLabel): Promise<Rewrap[]> {
     const me = this.core.account.userId;
-    const personal = (await this.vaults.listVaults()).filter((v) => v.vaultType === "personal");
+    // Checked against the vaults this device knows: a personal vault the server leaves out would stay under the old password.
+    const personal = (await this.vaults.listCheckedVaults()).filter((v) => v.vaultType === "personal");
     const rewraps: Rewrap[] = [];
     for (const listed of personal) {
       const { vault, key, roster } = await this.vaults.openCurrent(listed.vaultId);
@@ -128,7 +135,7 @@ export class PasswordChanges {
           keyVersion: roster.state.keyVersion,
           subjectId: me,
           subjectKey,
-          wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+          wraps: await rosterWraps([{ userId: me, encryptedVaultKey }], label),
         }));
       rewraps.push({
         vaultId: vault.vaultId,
@@ -174,7 +181,7 @@ export class PasswordChanges {
     const { core } = this;
     const account = core.account;
     core.keys = { ...keys, stretchedKey: made.fresh.stretchedKey };
-    core.accountInfo = { ...account, kdf: made.kdf, ...made.sealed, accountVersion };
+    core.accountInfo = { ...account, kdf: made.kdf, ...made.sealed, accountVersion, kdfVersion: made.kdfStatement.version };
     for (const w of rewraps) core.vaultKeys.set(w.vaultId, { keyVersion: w.keyVersion, wrap: w.encryptedVaultKey, key: w.key });
     for (const w of rewraps) if (w.rosterLink) await this.rosters.sawRosterLink(w.rosterLink);
     await core.kdfMemory.set(account.email, {

@@ -21,6 +21,8 @@ import { rosterRaced, type Rosters } from "./roster";
 import type { Trust } from "./trust";
 import type { MemberEntry, RekeyProgress, RekeyResult, StoredItem, Vault, VerifiedRoster } from "./types";
 import type { Vaults } from "./vaults";
+import type { WrapLabels } from "./wrap-labels";
+import type { WrapLabel } from "../../protocol/formats/roster-format";
 
 const MAX_REKEY_ATTEMPTS = 5;
 
@@ -60,7 +62,13 @@ export class Rekeys {
     private readonly members: Members,
     private readonly items: Items,
     private readonly history: History,
+    private readonly labels: WrapLabels,
   ) {}
+
+  /** A personal vault's new wrap names the account state it is made under (and is not made under an older one than this device verified). */
+  private async labelFor(vault: Pick<Vault, "vaultType">): Promise<WrapLabel | undefined> {
+    return vault.vaultType === "personal" ? this.labels.current() : undefined;
+  }
 
   /**
    * A new vault key: every item opened under the old key and sealed under the new one, the new
@@ -93,7 +101,7 @@ export class Rekeys {
             op: "rekey",
             keyVersion: vault.keyVersion + 1,
             memberDigest: await memberDigest(roster.state.members),
-            wraps: await rosterWraps(newKeys),
+            wraps: await rosterWraps(newKeys, await this.labelFor(vault)),
           }),
       };
     });
@@ -146,7 +154,7 @@ export class Rekeys {
               vaultType: vault.vaultType,
               ...(confirmed.name !== undefined && { name: confirmed.name }),
               members: members.sort((a, b) => (a.userId < b.userId ? -1 : 1)),
-              wraps: await rosterWraps(newKeys),
+              wraps: await rosterWraps(newKeys, await this.labelFor(vault)),
             },
             null,
           );

@@ -227,18 +227,27 @@ export class Session {
     const upgrade = await this.checkOwnStatements(account, keys, res);
     // Last, as it pins the account's keys on this device's first login: nothing is kept of a login that fails a check.
     await this.trust.checkOwnPin(account, account, res.keyLog ?? null);
+    // The account state these keys belong to, as verified: the statement just checked (or signed), the key log as followed.
+    account.kdfVersion = res.kdfStatement?.version ?? STATEMENT_VERSION;
+    account.keyLogVersion = await this.trust.ownKeyLogVersion(account.userId);
     this.core.accountInfo = account;
     this.core.keys = keys;
     await this.core.http.setTokens({ accessToken: res.accessToken, refreshToken: res.refreshToken });
     if (upgrade) await this.core.http.request("POST", "/users/me/statements", { body: upgrade });
     // The version of the verified statement (1 for one this client has just signed), never lower than one seen before.
     const version = Math.max(res.kdfStatement?.version ?? STATEMENT_VERSION, remembered?.version ?? 0);
+    // A newer state this device saw the account sign a wrap under stays known until a login takes it up.
+    const seen =
+      remembered?.seen && (remembered.seen.kdfVersion > version || remembered.seen.keyLogVersion > account.keyLogVersion)
+        ? remembered.seen
+        : undefined;
     await this.core.kdfMemory.set(email, {
       kdf: derivedWith,
       userId: res.userId,
       signingPublicKey: res.signingPublicKey,
       version,
       orgId: res.orgId,
+      ...(seen && { seen }),
     });
     return account;
   }

@@ -94,6 +94,14 @@ export interface Account extends StoredAccountKeys {
    * earlier release: those wraps are then sent without it.
    */
   accountVersion?: number;
+  /**
+   * The account state this session's keys belong to, as the login (or this session's own change)
+   * verified it: the signed KDF statement version its stretched key comes from and its key-log
+   * version. Every personal wrap it makes is labelled with them. Absent in a login saved by an
+   * earlier release: then worked out once (`WrapLabels`).
+   */
+  kdfVersion?: number;
+  keyLogVersion?: number;
 }
 
 export interface RekeyProgress {

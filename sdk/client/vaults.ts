@@ -31,6 +31,7 @@ import type { Trust } from "./trust";
 import type { Vault, VerifiedRoster } from "./types";
 import { knownAfter, knownChanges, sameKnown, type ListedVault, type MissingVault, type MovedName } from "./known-vaults";
 import type { KnownVault } from "../pins";
+import type { WrapLabels } from "./wrap-labels";
 
 /** A personal vault's key, AES-256-KW of 32 bytes: exactly 40 bytes. */
 const PERSONAL_WRAP_BYTES = 40;
@@ -83,6 +84,7 @@ export class Vaults {
     private readonly trust: Trust,
     private readonly rosters: Rosters,
     private readonly orgLogs: OrgLogs,
+    private readonly labels: WrapLabels,
   ) {}
 
   /** The vaults as the server lists them, names unchecked (`listCheckedVaults` is what to show a person); each id once, in its one form. */
@@ -195,6 +197,8 @@ export class Vaults {
     const { core } = this;
     const keys = core.requireKeys();
     const vaultKey = randomBytes(AES_KEY_BYTES);
+    // A personal wrap names the account state it is made under, and none is made under an older one than this device verified.
+    const label = type === "personal" ? await this.labels.current() : undefined;
     const wrapped = type === "personal" ? await aesKwWrap(keys.stretchedKey, vaultKey) : await rsaOaepWrap(keys.publicKeyDer, vaultKey);
     const encryptedVaultKey = toBase64(wrapped);
     const me = core.account.userId;
@@ -212,7 +216,7 @@ export class Vaults {
         subjectId: me,
         role: "owner",
         subjectKey: await keyFingerprint(await this.trust.keysOf(me)),
-        wraps: await rosterWraps([{ userId: me, encryptedVaultKey }]),
+        wraps: await rosterWraps([{ userId: me, encryptedVaultKey }], label),
       },
       null,
     );
@@ -351,8 +355,10 @@ export class Vaults {
         `vault "${vault.vaultName}" is at key version ${vault.keyVersion} for the server, ${roster.state.keyVersion} for its signed roster`,
       );
     }
-    const problem = await wrapProblem(roster.state, this.core.account.userId, vault);
+    const me = this.core.account.userId;
+    const problem = await wrapProblem(roster.state, me, vault);
     if (problem) throw problem;
+    if (roster.state.vaultType === "personal") await this.labels.check(vault.vaultName, roster.state.wraps.get(me)!);
   }
 
   /** The key of the vault as it is now (read again if a rekey lands between reading the vault and its roster). */

@@ -17,6 +17,12 @@ export interface SentRequest {
 /** Rewrites one answer of the service: return the body to send instead (or the same one). */
 export type Edit = (method: string, path: string, body: any, status: number) => any;
 
+/**
+ * Rewrites one API request before the service sees it (a server that skips one of its own
+ * checks): the JSON body to forward (undefined: none), `headers` changed in place.
+ */
+export type Rewrite = (method: string, path: string, body: any, headers: Record<string, string>) => any;
+
 export interface DishonestProxy {
   /** The proxy's address: `${origin}/api/v1`. */
   url: string;
@@ -25,6 +31,8 @@ export interface DishonestProxy {
   sent: SentRequest[];
   /** The rewrite in force; `honest` by default. */
   edit: Edit;
+  /** The request rewrite in force (`sent` keeps what the client sent); none by default. */
+  rewrite?: Rewrite;
   close(): Promise<void>;
 }
 
@@ -38,12 +46,12 @@ export async function startDishonestProxy(upstreamOrigin: string): Promise<Disho
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const raw = Buffer.concat(chunks);
+      let raw = Buffer.concat(chunks);
       const url = new URL(req.url ?? "/", upstreamOrigin);
       const api = url.pathname.startsWith("/api/v1/");
       const path = url.pathname.replace(/^\/api\/v1/, "") + url.search;
+      let body: unknown;
       if (api) {
-        let body: unknown;
         try {
           body = raw.length ? JSON.parse(raw.toString("utf8")) : undefined;
         } catch {
@@ -53,6 +61,10 @@ export async function startDishonestProxy(upstreamOrigin: string): Promise<Disho
       }
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && !HOP_BY_HOP.has(k)) headers[k] = v;
+      if (api && proxy.rewrite && typeof body !== "string") {
+        const out = proxy.rewrite(req.method ?? "GET", url.pathname.replace(/^\/api\/v1/, ""), structuredClone(body), headers);
+        raw = out === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(out));
+      }
       headers["accept-encoding"] = "identity";
       const upstream = await fetch(url, { method: req.method, headers, body: raw.length ? raw : undefined });
       let out = Buffer.from(await upstream.arrayBuffer());

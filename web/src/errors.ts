@@ -74,6 +74,10 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The server no longer lists a vault this browser knew. It may have been deleted, or you were removed from it, or the server hides it: confirm it is gone only if you know why.",
   NAME_MOVED:
     "The server gives the name of a vault this browser knew to another vault, and no longer lists the one you knew. Nothing was taken under that name: confirm the vault you knew is gone only if you know why.",
+  SESSION_STALE:
+    "Your master password was changed, or your keys rotated, on another device, and this session still holds the old ones. Nothing was sealed under the old password: sign out and sign in with the new one.",
+  STALE_WRAP:
+    "This personal vault's key is still sealed under a master password you have since changed, so whoever knows the old one could open it. It was not used: open it once on a device signed in with the old password and give it a fresh key (rekey).",
   AUDIT_KEY_CHANGED:
     "The server's audit key is not the one this browser pinned, so its audit checkpoints are not accepted. Ask your administrator whether the key was replaced.",
 };

@@ -85,6 +85,12 @@ export class Trust {
     return followKeyLogFrom(await this.verifiedKeyLog(userId, served), { userId, email }, pin, shownKeys);
   }
 
+  /** The key-log version this device followed its own account to (1: the registered keys). */
+  async ownKeyLogVersion(userId: string): Promise<number> {
+    const kept = await this.core.pins.get(userId);
+    return (kept === undefined ? undefined : asPin(kept).keyVersion) ?? 1;
+  }
+
   /** After this device rotated the account's keys: its own pin moves to them, at the log entry it made. */
   pinOwnRotation(userId: string, email: string, keysHex: string, keyVersion: number, keyHash: string): Promise<void> {
     return this.pinChecks.run(async () => {

@@ -32,6 +32,7 @@ export type {
   ProtectionProgress,
   ProtectionResult,
   ProtectionStep,
+  RecoveryRenewal,
   VaultLeft,
   SessionInfo,
   ServedBundle,

@@ -12,7 +12,7 @@ import { UsageError } from "../output";
 import { askYesNo, readNewPassword, readPassword } from "../password";
 import { secondFactorPrompt } from "./security";
 import { table } from "../output";
-import { type Command, usage, pick, plural, inviteTrustLine, saveLogin } from "./shared";
+import { type Command, usage, pick, plural, inviteTrustLine, recoveryLines, saveLogin } from "./shared";
 
 export const accountCommands: Command[] = [
   {
@@ -176,14 +176,7 @@ export const accountCommands: Command[] = [
         text: [
           `Master password changed (account version ${result.accountVersion}).`,
           `${plural(result.vaults, "personal vault")} wrapped again; ${plural(result.sessionsEnded, "other session")} ended: log in there again with the new password.`,
-          ...(result.recovery === "renewed"
-            ? ["Account recovery made again to the same trustees (the old one held the old password's key)."]
-            : []),
-          ...(result.recovery === "stale"
-            ? [
-                "Account recovery is STALE (it held the old password's key) and could not be made again here: run `vaultctl recovery enrol` with trustees you verified.",
-              ]
-            : []),
+          ...recoveryLines(result.recovery, "the old password's key"),
           ...(result.protection
             ? protectionLines(result.protection)
             : [
@@ -204,7 +197,7 @@ export const accountCommands: Command[] = [
         ctx.state.forgetUnlocked();
         saveLogin(ctx, client);
       });
-      return { json: result, text: protectionLines(result).join("\n") };
+      return { json: result, text: [...protectionLines(result), ...recoveryLines(result.recovery, "the old keys")].join("\n") };
     },
   },
   {

@@ -1,6 +1,6 @@
 /** `vaultctl keys` and `vaultctl trust`: fingerprints, trusting a key checked out of band, rotating one's own keys, key logs. */
 import { table } from "../output";
-import { type Command, findUser, plural, saveLogin, trustLine, statedLine } from "./shared";
+import { type Command, findUser, plural, recoveryLines, saveLogin, trustLine, statedLine } from "./shared";
 
 export const keysCommands: Command[] = [
   {
@@ -20,6 +20,7 @@ export const keysCommands: Command[] = [
           `  ${result.fingerprint}`,
           `${plural(result.vaults, "vault")} wrapped to the new keys; ${plural(result.sessionsEnded, "other session")} ended: log in there again.`,
           "People who pinned your old keys follow your signed key log to these without a warning.",
+          ...recoveryLines(result.recovery, "the old keys"),
         ].join("\n"),
       };
     },

@@ -8,6 +8,7 @@ import {
   type CheckedVault,
   type TrustLevel,
   type VaultClient,
+  type RecoveryRenewal,
   VaultListChanged,
 } from "../../sdk";
 import type { Context } from "../context";
@@ -207,4 +208,14 @@ export function inviteTrustLine(invite: CheckedInvite): string {
 /** Keeps the login as the client holds it now (after a login, a password change, a key rotation). */
 export function saveLogin(ctx: Context, client: VaultClient): void {
   ctx.state.saveLogin({ server: client.http.baseUrl, account: client.account, tokens: client.http.currentTokens! });
+}
+
+/** What became of the account's recovery enrolment after a change it was bound to (`held`: what the old one held). */
+export function recoveryLines(renewal: RecoveryRenewal, held: string): string[] {
+  if (renewal === "renewed") return [`Account recovery made again to the same trustees (the old one held ${held}).`];
+  if (renewal === "stale")
+    return [
+      `Account recovery is STALE (it held ${held}) and could not be made again here: run \`vaultctl recovery enrol\` with trustees you verified.`,
+    ];
+  return [];
 }

@@ -48,6 +48,7 @@ export type { PasswordChangeResult } from "./password";
 export { ProtectionInterruptedError } from "./protect";
 export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
+export type { RecoveryRenewal } from "./recovery";
 export type { Removal, RemovalFinished } from "./people";
 export type { SignedMember } from "./org-log";
 export type { ImportResult, TransferProgress } from "./transfer";
@@ -150,16 +151,21 @@ export class VaultClient {
   ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal; protection?: ProtectionResult }> {
     const changed = await this.parts.passwords.changePassword(current, next, { kdf: opts.kdf });
     // The recovery copy held the old password's key: made again, to the same trustees, or said to be stale.
-    const recovery = await this.parts.recovery.renew();
-    if (!opts.oldPasswordMayBeKnown) return { ...changed, recovery };
-    const protection = await this.parts.protection.protect({ onProgress: opts.onProgress });
+    if (!opts.oldPasswordMayBeKnown) return { ...changed, recovery: await this.parts.recovery.renew() };
+    // Protecting rotates the keys the enrolment is bound to: it is made again once, after.
+    const { recovery, ...protection } = await this.protect({ onProgress: opts.onProgress });
     return { ...changed, recovery, protection, sessionsEnded: changed.sessionsEnded + protection.sessionsEnded };
   }
   /**
    * Cuts an old master password off without changing the password again (protect.ts): after a
    * plain change, or to finish one that was interrupted (`resume`: the error's `progress`).
    */
-  protect(opts?: { resume?: ProtectionProgress; onProgress?: (step: ProtectionStep) => void }): Promise<ProtectionResult> {
-    return this.parts.protection.protect(opts);
+  async protect(opts?: {
+    resume?: ProtectionProgress;
+    onProgress?: (step: ProtectionStep) => void;
+  }): Promise<ProtectionResult & { recovery: RecoveryRenewal }> {
+    const protection = await this.parts.protection.protect(opts);
+    // The recovery enrolment is bound to the account's keys and KDF statement: made again to the same trustees, or said to be stale.
+    return { ...protection, recovery: await this.parts.recovery.renew() };
   }
 }

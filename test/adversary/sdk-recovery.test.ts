@@ -235,9 +235,10 @@ describe.each(SQL_ENGINES)("a dishonest server against recovery's trustees, on %
     const honestRequest = await new VaultClient({ baseUrl: server.url }).recovery.start(user.account.email);
     await b.recovery.tasks();
     await user.recovery.cancel(honestRequest.requestId);
-    await user.keys.rotate({ rsaBits: 2048 });
-    // The enrolment no longer matches the account's keys: the user sees it must be made again.
-    expect(await user.recovery.status()).toMatchObject({ current: false, reenrol: true });
+    // The rotation makes the enrolment again, bound to the new keys, to the same trustees.
+    expect((await user.keys.rotate({ rsaBits: 2048 })).recovery).toBe("renewed");
+    expect(await user.recovery.status()).toMatchObject({ current: true, reenrol: false });
+    expect(await enrolmentOf(user)).toMatchObject({ version: first.version! + 1 });
     await refusedAsSuperseded(b, user, first);
   });
 

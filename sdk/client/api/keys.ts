@@ -4,6 +4,7 @@
  */
 import { groupedFingerprint, keyFingerprint } from "../../../protocol/crypto/keys";
 import type { KeyRotationResult } from "../keys";
+import type { RecoveryRenewal } from "../recovery";
 import type { Parts } from "../parts";
 import type { ServedBundle, TrustLevel } from "../types";
 import { lc } from "./ids";
@@ -30,10 +31,10 @@ export interface KeysApi {
    * vault's key wrapped to the new keys, the account's other sessions ended. Peers follow the key
    * log from the keys they pinned, without a warning.
    */
-  rotate(opts?: { rsaBits?: number }): Promise<KeyRotationResult>;
+  rotate(opts?: { rsaBits?: number }): Promise<KeyRotationResult & { recovery: RecoveryRenewal }>;
 }
 
-export function keysApi({ core, trust, keyRotations }: Pick<Parts, "core" | "trust" | "keyRotations">): KeysApi {
+export function keysApi({ core, trust, keyRotations, recovery }: Pick<Parts, "core" | "trust" | "keyRotations" | "recovery">): KeysApi {
   return {
     of: (userId) => trust.userKeys(lc(userId)),
     fingerprint: (userId) => trust.fingerprint(lc(userId)),
@@ -45,6 +46,7 @@ export function keysApi({ core, trust, keyRotations }: Pick<Parts, "core" | "tru
         fingerprint: groupedFingerprint(e.keys),
         ...(e.entry.at !== undefined && { at: e.entry.at }),
       })),
-    rotate: (opts) => keyRotations.rotateKeys(opts),
+    // The recovery enrolment is bound to the account's keys: made again to the same trustees, or said to be stale (`recovery`).
+    rotate: async (opts) => ({ ...(await keyRotations.rotateKeys(opts)), recovery: await recovery.renew() }),
   };
 }

@@ -5,10 +5,24 @@
  * keys follow the signed log to the new ones without a warning.
  */
 import { useEffect, useState } from "preact/hooks";
+import type { VaultClient } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, nextPaint, Submit, useAction } from "../components/ui";
 
 type LogEntry = { version: number; fingerprint: string; at?: string };
+
+/** What a rotation did, in words: the new key version, the vaults and sessions, the recovery enrolment bound to the old keys. */
+function rotatedText(result: Awaited<ReturnType<VaultClient["keys"]["rotate"]>>): string {
+  const recovery = {
+    renewed: " Your account recovery was made again to the same trustees.",
+    stale: " Your account recovery was bound to the old keys and could not be made again here: enrol again with trustees you verified.",
+    none: "",
+  }[result.recovery];
+  return (
+    `Your keys are rotated (key version ${result.keyVersion}). ${plural(result.vaults, "vault")} wrapped to the new keys; ` +
+    `${plural(result.sessionsEnded, "other session")} ended: sign in there again.${recovery}`
+  );
+}
 
 export function OwnKey() {
   const client = currentClient();
@@ -28,10 +42,7 @@ export function OwnKey() {
     void action.run(async () => {
       await nextPaint();
       const result = await client.keys.rotate();
-      setDone(
-        `Your keys are rotated (key version ${result.keyVersion}). ${plural(result.vaults, "vault")} wrapped to the new keys; ` +
-          `${plural(result.sessionsEnded, "other session")} ended: sign in there again.`,
-      );
+      setDone(rotatedText(result));
       load();
     });
   };

@@ -306,4 +306,20 @@ describe.each(SQL_ENGINES)("a dishonest server against vaultctl, on %s", (_engin
     expect(added.code).toBe(0);
     expect(added.stderr).toContain(`named by ${bob.account.email}, owned by ${bob.account.email}`);
   });
+
+  test("10. members shown as owners: `org people` gives each role as the organization's signed log does, and who signed it", async () => {
+    proxy.edit = (method, path, body) =>
+      method === "GET" && /^\/orgs\/[^/]+\/members$/.test(path)
+        ? { ...body, members: body.members.map((m: any) => (m.userId === alice.account.userId ? m : { ...m, role: "owner" })) }
+        : body;
+    const from = proxy.sent.length;
+    const run = await asAlice(["org", "people"]);
+    expect(run.code).toBe(0);
+    const people = new Map((run.json as any).people.map((p: any) => [p.userId, p]));
+    // Bob and carol joined by invites alice signed: their roles are the log's, signed by her; eve's invite no one signed.
+    expect(people.get(bob.account.userId)).toMatchObject({ role: "member", orgLog: "signed", signedBy: alice.account.userId });
+    expect(people.get(carol.account.userId)).toMatchObject({ role: "admin", orgLog: "signed", signedBy: alice.account.userId });
+    expect(people.get(eve.userId)).toMatchObject({ role: "member", orgLog: "unsigned" });
+    expect(changes(from)).toEqual([]);
+  });
 });

@@ -876,6 +876,31 @@ describe("the web vault", () => {
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
   });
 
+  test("a protective change: ada says the old password may be known; her keys are replaced, her vaults get new keys, and the page says what is left", async () => {
+    const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
+    const NEWER = "harbour pilot 1911 mist over the quay";
+    const reader = new VaultClient({ baseUrl: server.url });
+    await reader.login(ADA.email, NEW);
+    const keysBefore = (await reader.keys.log(reader.account.userId)).length;
+    await ada.getByRole("link", { name: "Password" }).click();
+    await ada.getByRole("heading", { name: "Change your master password" }).waitFor();
+    await ada.getByLabel("Current master password").fill(NEW);
+    await ada.getByLabel("New master password", { exact: true }).fill(NEWER);
+    await ada.getByLabel("New master password, again").fill(NEWER);
+    await ada.getByLabel(/^Yes, or I am not sure/).check();
+    await ada.getByRole("button", { name: "Change master password" }).click();
+    const changed = ada.getByRole("status").filter({ hasText: /^Your master password is changed/ });
+    await expect(changed.textContent({ timeout: 60_000 })).resolves.toMatch(
+      /Your keys are replaced \(your fingerprint is now [0-9a-f ]+\) and \d+ vaults? have new keys(: the old password opens nothing you write from now on\.|; \d+ shared vaults? others manage keep their key \(below\)\.)$/,
+    );
+    // The account's signed key log has one more step, and every vault still opens with the new password.
+    const after = new VaultClient({ baseUrl: server.url });
+    await after.login(ADA.email, NEWER);
+    expect((await after.keys.log(after.account.userId)).length).toBe(keysBefore + 1);
+    for (const v of await after.vaults.listChecked()) await after.items.list(v.vaultId);
+    await accessible(ada, "password");
+  });
+
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("link", { name: "Team" }).click();

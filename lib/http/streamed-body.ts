@@ -2,8 +2,10 @@
  * Actions whose JSON body is streamed from the gateway (`streamBody` routes: the rekey, a bulk
  * import), up to REKEY_BODY_LIMIT: beyond one NATS message and the 1 MiB of other routes. Each
  * body is read within bounds (lib/http/request-body.ts), held in one of REKEY_CONCURRENCY fair
- * slots per process (503 past it, or past the caller's organization's or own share, so that no
- * caller's large or stalled bodies grow memory without bound or starve another tenant), then
+ * slots per process (waited for in turn for up to two seconds, or a quarter of the request's
+ * deadline; then 503 past the cap, 429 past the
+ * caller's organization's or own share, so that no caller's large or stalled bodies grow memory
+ * without bound or starve another tenant), then
  * checked against the route's rules: its top level at once, its arrays of ciphertexts a batch at a
  * time, yielding between batches, so that no check holds the event loop for long.
  */
@@ -13,6 +15,7 @@ import type { VaultId } from "../domain/ids";
 import { assertItemSizes } from "../domain/items/decisions";
 import { AppError } from "../errors";
 import { FairSlots } from "../limits/slots";
+import { slotRefusalStatus, slotWaitMs } from "../domain/vaults/fair-share";
 import { callerOf, type RequestMeta } from "./context";
 import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "./request-body";
 import { paramsOf, type ActionName } from "./routes";
@@ -54,13 +57,16 @@ function compileChecks<A extends string>(action: ActionName, names: readonly A[]
   return { checkTop, checks };
 }
 
-/** One of the process's fair slots for the caller, or 503 (the process, the caller's organization or the caller at its share). */
-function takeSlot(slots: FairSlots, ctx: Context<unknown, RequestMeta>, what: string): { release(): void } {
+/**
+ * One of the process's fair slots for the caller, waited for in turn for a moment; then 429 (the
+ * caller or its organization at its share) or 503 (the process at its cap), with `Retry-After`.
+ */
+async function takeSlot(slots: FairSlots, ctx: Context<unknown, RequestMeta>, what: string, waitMs: number): Promise<{ release(): void }> {
   const caller = callerOf(ctx);
-  const slot = slots.take(caller.orgId, caller.userId);
+  const slot = await slots.takeWithin(caller.orgId, caller.userId, waitMs);
   if ("refusal" in slot) {
     const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
-    throw new AppError("UNAVAILABLE", `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
+    throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
   }
   return slot;
 }
@@ -122,7 +128,7 @@ export function streamedBodies<A extends string>(
     async handle<T>(ctx: Context<{ vaultId: VaultId }, RequestMeta>, handle: (body: StreamedBody<A>) => Promise<T>): Promise<T> {
       const started = performance.now();
       try {
-        const slot = takeSlot(slots, ctx, what);
+        const slot = await takeSlot(slots, ctx, what, slotWaitMs(config.requestTimeoutMs));
         try {
           return await handle({ ...(await read(ctx)), started });
         } finally {

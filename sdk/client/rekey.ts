@@ -315,6 +315,11 @@ export class Rekeys {
     } catch (err) {
       const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
       if ((raced || rosterRaced(err)) && mayRetry) return false;
+      // This user's (or organization's) rekeys already hold their share of the server's slots: nothing was done; again after the wait it asks for.
+      if (err instanceof ApiError && err.status === 429 && mayRetry) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfter ?? 1, 10) * 1000));
+        return false;
+      }
       throw err;
     }
   }

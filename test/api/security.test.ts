@@ -301,7 +301,7 @@ describe("item ids", () => {
 });
 
 describe("large bodies held at once", () => {
-  test("past REKEY_CONCURRENCY rekey bodies in reading, another rekey is 503 with Retry-After at once; a slot frees when one ends", async () => {
+  test("a user's second rekey while the first is read waits its turn: served when the first ends in time, else 429 with Retry-After", async () => {
     const capped = await startTestServer({ REKEY_CONCURRENCY: "1" });
     try {
       const p = new Api(capped.url);
@@ -322,8 +322,13 @@ describe("large bodies held at once", () => {
       const first = fetch(url, { method: "POST", headers, body: slow, duplex: "half" } as RequestInit);
       await sleep(300); // the first is being read
       const second = await p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
-      expect([second.status, second.body.error.code, second.headers.get("retry-after")]).toEqual([503, "UNAVAILABLE", "1"]);
+      // The user's share (the one slot) stays taken past the wait: asked to slow down, not told the service is down.
+      expect([second.status, second.body.error.code, second.headers.get("retry-after")]).toEqual([429, "RATE_LIMITED", "1"]);
+      // Sent while the first is still read, and the first ends within the wait: served in turn.
+      const inTurn = p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
+      await sleep(300);
       finish();
+      expect([(await inTurn).status, (await inTurn).body.error.code]).toEqual([400, "INVALID"]);
       expect((await first).status).toBe(400); // read to its end, then refused for its fields
       const third = await p.post(`/vaults/${created.body.vaultId}/rekey`, { token: o.token, body: { newKeys: [], items: [] } });
       expect([third.status, third.body.error.code]).toEqual([400, "INVALID"]);

@@ -19,7 +19,8 @@ export const VAULT_SETTINGS = {
     env: "REKEY_CONCURRENCY",
     default: "4",
     group: "basics",
-    meaning: "rekey bodies read and held at once per process; more answer `503` with `Retry-After: 1`",
+    meaning:
+      "rekey bodies read and held at once per process (an organization holds at most half, a user a quarter); past a share a request waits its turn up to 2 s (a quarter of `REQUEST_TIMEOUT` when that is less), then is answered `429` (a caller's or organization's share) or `503` (the process's), with `Retry-After: 1`",
     parse: (raw) => int("REKEY_CONCURRENCY", raw, 1, 1024),
   }),
   vaultMaxBytes: setting({

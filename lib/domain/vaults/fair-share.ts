@@ -26,6 +26,21 @@ export interface SlotsHeld {
 
 export type SlotRefusal = "process-full" | "organization-share" | "user-share";
 
+/**
+ * How a refusal is answered once the caller has waited its turn (`slotWaitMs`): a caller at its
+ * own or its organization's share is asked to slow down (429); a process at its cap is
+ * overloaded (503). Both with `Retry-After`.
+ */
+export function slotRefusalStatus(refusal: SlotRefusal): "RATE_LIMITED" | "UNAVAILABLE" {
+  return refusal === "process-full" ? "UNAVAILABLE" : "RATE_LIMITED";
+}
+
+/** Longest a request waits for a slot before it is refused: two seconds, and at most a quarter of its deadline (the rest is for its work). */
+export const slotWaitMs = (requestTimeoutMs: number): number => Math.min(2_000, Math.floor(requestTimeoutMs / 4));
+
+/** Requests one user may have waiting for a slot at once (each holds its unread body meanwhile): as many as its share. */
+export const waitersPerUser = (shares: SlotShares): number => shares.perUser;
+
 /** Whether one more slot may be taken, given what is held; the refusal names the share that is used up. */
 export function decideSlot(held: SlotsHeld, shares: SlotShares): { ok: true } | { ok: false; refusal: SlotRefusal } {
   if (held.user >= shares.perUser) return { ok: false, refusal: "user-share" };

@@ -16,4 +16,26 @@ describe("fair rekey slots", () => {
     expect(["release" in b, "release" in c, slots.held]).toEqual([true, true, 2]);
     expect(slots.take("org", "u3")).toEqual({ refusal: "organization-share" });
   });
+
+  test("a request past the user's share waits its turn and takes the slot its own earlier rekey releases", async () => {
+    const slots = new FairSlots(4); // a quarter each: one slot per user
+    const first = slots.take("org", "u1");
+    const waiting = slots.takeWithin("org", "u1", 5_000);
+    setTimeout(() => "release" in first && first.release(), 50);
+    const second = await waiting;
+    expect("release" in second).toBe(true);
+    expect(slots.held).toBe(1);
+  });
+
+  test("waiting is bounded: after the wait the share still used up is named; past its share of waiters a user is refused at once", async () => {
+    const slots = new FairSlots(4);
+    slots.take("org", "u1");
+    const started = Date.now();
+    const [late, atOnce] = await Promise.all([slots.takeWithin("org", "u1", 100), slots.takeWithin("org", "u1", 100)]);
+    expect(late).toEqual({ refusal: "user-share" });
+    expect(atOnce).toEqual({ refusal: "user-share" });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    // Another user is not held up by u1's waiting.
+    expect("release" in (await slots.takeWithin("org", "u2", 0))).toBe(true);
+  });
 });

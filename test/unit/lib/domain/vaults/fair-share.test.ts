@@ -1,5 +1,5 @@
 /** Fair rekey slots (lib/domain/vaults/fair-share.ts: decideSlot, slotShares): the slots held in, a slot or the named refusal out. */
-import { decideSlot, slotShares } from "../../../../../lib/domain/vaults/fair-share";
+import { decideSlot, slotRefusalStatus, slotShares } from "../../../../../lib/domain/vaults/fair-share";
 
 describe("fair rekey slots", () => {
   test.each([
@@ -17,5 +17,13 @@ describe("fair rekey slots", () => {
   ] as const)("of %i, holding %j: %s", (total, held, verdict) => {
     const d = decideSlot(held, slotShares(total));
     expect(d.ok ? "ok" : d.refusal).toBe(verdict);
+  });
+
+  test.each([
+    ["user-share", "RATE_LIMITED"],
+    ["organization-share", "RATE_LIMITED"],
+    ["process-full", "UNAVAILABLE"],
+  ] as const)("after its turn, a refusal for %s is answered %s", (refusal, status) => {
+    expect(slotRefusalStatus(refusal)).toBe(status);
   });
 });

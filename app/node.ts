@@ -23,6 +23,7 @@ import { ServiceMetrics } from "../lib/ops/metrics";
 import { OpsServer } from "../lib/ops/ops-server";
 import { answersWithin } from "../lib/ops/answers-within";
 import { listenAdminSocket } from "../lib/ops/backup";
+import { sealKeyInUse } from "../lib/ops/backup-secrets";
 import { replCommands } from "../lib/repl";
 import net, { type Server as NetServer } from "node:net";
 
@@ -188,7 +189,7 @@ class NodeLife {
   private async openAdminSocket(broker: ServiceBroker, rt: Runtime): Promise<void> {
     const { config } = this;
     if (config.databaseUrl || config.mongoUrl) return;
-    this.adminSocket = await listenAdminSocket(config.dataDir, rt.store);
+    this.adminSocket = await listenAdminSocket(config.dataDir, rt.store, sealKeyInUse(config));
     if (!this.adminSocket)
       broker.logger.warn("DATA_DIR's path is too long for the admin socket: online backups are off (stop the server to back up)");
   }

@@ -1,8 +1,10 @@
 /**
  * Operator commands on the embedded store under DATA_DIR (the server's settings apply):
  *
- *   npm run admin -- backup FILE             consistent copy, online (the running server writes it) or offline
- *   npm run admin -- restore FILE [--force]  into DATA_DIR, with no server running on it
+ *   npm run admin -- backup FILE             consistent copy, online (the running server writes it) or offline,
+ *                                            with the key that seals authenticator apps' secrets
+ *   npm run admin -- restore FILE [--force] [--without-seal-key]
+ *                                            into DATA_DIR, with no server running on it
  *
  * A PostgreSQL store (DATABASE_URL) is backed up with pg_dump and restored with pg_restore
  * (README, "Operating it").
@@ -12,14 +14,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../lib/config";
 import { askServer, restoreBackup, writeBackup } from "../lib/ops/backup";
+import { restoringKeys, sealKeyInUse } from "../lib/ops/backup-secrets";
 import { openStore } from "../lib/store";
 import { STORE_FILE } from "../lib/store/sql/sqlite";
 
-const USAGE = "usage: admin backup FILE | admin restore FILE [--force]   (DATA_DIR as for the server)";
+const USAGE = "usage: admin backup FILE | admin restore FILE [--force] [--without-seal-key]   (DATA_DIR as for the server)";
+const RESTORE_FLAGS = ["--force", "--without-seal-key"];
 
 async function main(argv: string[]): Promise<number> {
   const [command, target, ...rest] = argv;
-  if (!command || !target || !["backup", "restore"].includes(command) || rest.some((a) => a !== "--force")) {
+  if (!command || !target || !["backup", "restore"].includes(command) || rest.some((a) => !RESTORE_FLAGS.includes(a))) {
     console.error(USAGE);
     return 2;
   }
@@ -47,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
       throw new Error(`${config.dataDir} holds no store (${STORE_FILE}) and no server runs on it: nothing to back up. Is DATA_DIR right?`);
     const store = await openStore(config);
     try {
-      const bytes = await writeBackup(store, file);
+      const bytes = await writeBackup(store, file, sealKeyInUse(config));
       console.log(`Backup written: ${file} (${bytes} bytes)`);
     } finally {
       await store.close();
@@ -61,7 +65,11 @@ async function main(argv: string[]): Promise<number> {
   }
   // Opening the store fails while another process holds it.
   if (fs.existsSync(path.join(config.dataDir, STORE_FILE))) await (await openStore(config)).close();
-  restoreBackup(file, config.dataDir, { force: rest.includes("--force") });
+  restoreBackup(file, config.dataDir, {
+    force: rest.includes("--force"),
+    withoutSealKey: rest.includes("--without-seal-key"),
+    keys: restoringKeys(config),
+  });
   console.log(`Restored ${file} into ${config.dataDir}; start the server on it`);
   return 0;
 }

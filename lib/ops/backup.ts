@@ -8,18 +8,24 @@ import { randomBytes } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import type { Store } from "../store/port";
 import { STORE_FILE } from "../store/sql/sqlite";
+import { ensureDataDir, ensureFolder } from "../config/data-dir";
+import { addBackupSecrets, dropBackupSecrets, planSealKeyRestore, readBackupSeal, writeSealKey, type SealKeyInUse } from "./backup-secrets";
 
 export const adminSocketPath = (dataDir: string): string => path.join(dataDir, "admin.sock");
 
 /**
- * Writes a consistent copy of `store` to `file` (absolute; it must not exist). Resolves with its size
+ * Writes a consistent copy of `store` to `file` (absolute; it must not exist), with the key that
+ * seals its authenticator-app secrets (`seal`, lib/ops/backup-secrets.ts). Resolves with its size
  * in bytes. The copy is private from its first byte: it is written into a new folder only its
  * owner may enter (0700), into a file created 0600 before SQLite writes to it (SQLite gives its
- * journal the database file's mode), and linked into place only when complete.
+ * journal the database file's mode), and linked into place only when complete. A missing folder
+ * for it is made (owner-only); one that cannot be is refused in a sentence.
  */
-export async function writeBackup(store: Store, file: string): Promise<number> {
+export async function writeBackup(store: Store, file: string, seal: SealKeyInUse): Promise<number> {
   if (!path.isAbsolute(file)) throw new Error("The backup file must be an absolute path");
   if (fs.existsSync(file)) throw new Error(`${file} exists already; a backup never overwrites a file`);
+  const into = path.dirname(file);
+  ensureFolder(into, (reason) => new Error(`The backup cannot be written into ${into}: ${reason}`));
   const folder = fs.mkdtempSync(path.join(path.dirname(file), `.${path.basename(file)}.partial-`));
   try {
     fs.chmodSync(folder, 0o700);
@@ -27,6 +33,7 @@ export async function writeBackup(store: Store, file: string): Promise<number> {
     fs.closeSync(fs.openSync(partial, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
     fs.chmodSync(partial, 0o600); // whatever the umask
     await store.housekeeping.backupTo(partial);
+    addBackupSecrets(partial, seal);
     fsyncFile(partial);
     fs.linkSync(partial, file); // fails if the file appeared meanwhile: never overwrites
     fsyncFile(path.dirname(file));
@@ -62,13 +69,24 @@ export function checkBackup(file: string): void {
   }
 }
 
+/** How a restore goes: over an existing store (`force`), and without the key its sealed secrets need (`withoutSealKey`). */
+export interface RestoreOptions {
+  force: boolean;
+  withoutSealKey: boolean;
+  /** The restoring side's seal keys (`restoringKeys`, lib/ops/backup-secrets.ts). */
+  keys: { configured?: Buffer; existing?: Buffer };
+}
+
 /**
- * Puts the backup `file` in place as DATA_DIR's store. The caller has made sure no server owns
+ * Puts the backup `file` in place as DATA_DIR's store, and the seal key it carries as
+ * DATA_DIR/seal-secret; refuses, before changing anything, when the key the restored server would
+ * run with does not open the backup's sealed secrets. The caller has made sure no server owns
  * DATA_DIR (`assertStoreFree`).
  */
-export function restoreBackup(file: string, dataDir: string, opts: { force: boolean }): void {
+export function restoreBackup(file: string, dataDir: string, opts: RestoreOptions): void {
   checkBackup(file);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const seal = planSealKeyRestore({ backup: readBackupSeal(file), ...opts.keys, withoutSealKey: opts.withoutSealKey });
+  ensureDataDir(dataDir);
   const target = path.join(dataDir, STORE_FILE);
   if (fs.existsSync(target) && !opts.force)
     throw new Error(`${dataDir} holds a store already; restore into an empty DATA_DIR, or pass --force to replace it`);
@@ -77,10 +95,12 @@ export function restoreBackup(file: string, dataDir: string, opts: { force: bool
     fs.copyFileSync(file, incoming, fs.constants.COPYFILE_EXCL);
     fs.chmodSync(incoming, 0o600);
     dropChangeEpoch(incoming);
+    dropBackupSecrets(incoming);
     fsyncFile(incoming);
     // The old store's write-ahead log must not be applied to the restored file.
     for (const companion of [`${target}-wal`, `${target}-shm`]) fs.rmSync(companion, { force: true });
     fs.renameSync(incoming, target);
+    if (seal.write) writeSealKey(dataDir, seal.write);
     fsyncFile(dataDir);
   } finally {
     fs.rmSync(incoming, { force: true });
@@ -121,7 +141,7 @@ export type AdminReply = { ok: true; bytes?: number } | { ok: false; error: stri
  * owner-only; a stale one (from a crash) is replaced, which is safe because the store's lock
  * already proved no other process owns DATA_DIR.
  */
-export async function listenAdminSocket(dataDir: string, store: Store): Promise<net.Server | undefined> {
+export async function listenAdminSocket(dataDir: string, store: Store, seal: SealKeyInUse): Promise<net.Server | undefined> {
   const socket = adminSocketPath(dataDir);
   if (Buffer.byteLength(socket) > 100) return undefined; // past the platform's limit for a socket path
   fs.rmSync(socket, { force: true });
@@ -132,7 +152,7 @@ export async function listenAdminSocket(dataDir: string, store: Store): Promise<
       raw += chunk;
       if (raw.length > 8192) conn.destroy();
       if (!raw.includes("\n")) return;
-      void answerAdmin(raw.slice(0, raw.indexOf("\n")), store).then((reply) => conn.end(`${JSON.stringify(reply)}\n`));
+      void answerAdmin(raw.slice(0, raw.indexOf("\n")), store, seal).then((reply) => conn.end(`${JSON.stringify(reply)}\n`));
     });
     conn.on("error", () => undefined);
   });
@@ -149,12 +169,12 @@ export async function listenAdminSocket(dataDir: string, store: Store): Promise<
   return server;
 }
 
-async function answerAdmin(line: string, store: Store): Promise<AdminReply> {
+async function answerAdmin(line: string, store: Store, seal: SealKeyInUse): Promise<AdminReply> {
   try {
     const request = JSON.parse(line) as { command?: unknown; file?: unknown };
     if (request.command === "ping") return { ok: true };
     if (request.command !== "backup" || typeof request.file !== "string") return { ok: false, error: "Unknown admin request" };
-    return { ok: true, bytes: await writeBackup(store, request.file) };
+    return { ok: true, bytes: await writeBackup(store, request.file, seal) };
   } catch (err) {
     return { ok: false, error: (err as Error).message };
   }

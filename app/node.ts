@@ -291,12 +291,28 @@ function announce(config: Config, node: RunningNode): void {
     log.info(`Listening on ${base}/api/v1 (data in ${config.dataDir})`);
     log.info(
       fs.existsSync(path.join(config.webDir, "index.html"))
-        ? `Web vault: open ${base}/ in a browser`
+        ? `Web vault: open ${webVaultAddress(config, node.port, base)} in a browser`
         : `No web vault in ${config.webDir} (npm run build makes it): serving the API alone`,
     );
   }
   if (node.opsPort !== undefined)
     log.info(`Operations on http://${config.host}:${node.opsPort} (/livez, /readyz${config.metrics ? ", /metrics" : ""})`);
+}
+
+/** HOST values a browser on this machine reaches as `localhost`: loopback, or every interface. */
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "::1", "0.0.0.0", "::"]);
+
+/**
+ * The web vault's address as a user should open it: where security keys work. Browsers refuse
+ * WebAuthn on a page opened at an IP address ("127.0.0.1 is an invalid domain"), and a key is bound
+ * to the relying party's host name (WEBAUTHN_RP_ID, `localhost` by default): so a server on a local
+ * address is announced as http://localhost:PORT/, one behind a configured origin (WEBAUTHN_ORIGINS)
+ * as that origin, and any other as where it listens.
+ */
+function webVaultAddress(config: Pick<Config, "host" | "webauthnRpId" | "webauthnOrigins">, port: number, base: string): string {
+  if (config.webauthnOrigins?.length) return `${config.webauthnOrigins[0]!.replace(/\/+$/, "")}/`;
+  if (config.webauthnRpId === "localhost" && LOCAL_HOSTS.has(config.host)) return `http://localhost:${port}/`;
+  return `${base}/`;
 }
 
 /** Listens on host:port for a moment: an error names the address and the reason (EADDRNOTAVAIL, EADDRINUSE, EACCES). */

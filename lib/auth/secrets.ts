@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createHmac, randomBytes } from "node:crypto";
 import type { Config } from "../config";
+import { ensureDataDir } from "../config/data-dir";
 import type { SigningKeys } from "./access-tokens";
 
 /** The access-token keys the settings name: JWT_SECRET (or the generated one), and the key it replaced. */
@@ -28,7 +29,7 @@ export function loadOrCreateSecret(
     if (secret.length < 32) throw new Error(`Setting ${setting} must be base64 of at least 32 bytes`);
     return secret;
   }
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(dataDir);
   const file = path.join(dataDir, fileName);
   try {
     // 'wx': of several processes starting at once on one DATA_DIR, one writes and all read that.

@@ -342,7 +342,7 @@ describe("starting as a newcomer would", () => {
     child.stdout!.on("data", (d) => (out += d));
     for (let i = 0; i < 100 && !/Web vault/.test(out); i++) await sleep(100);
     child.kill("SIGTERM");
-    expect(out).toContain(`Web vault: open http://127.0.0.1:${port}/ in a browser`);
+    expect(out).toContain(`Web vault: open http://localhost:${port}/ in a browser`);
   });
 });
 

@@ -25,7 +25,8 @@ export const SERVICE_SETTINGS = {
     env: "DATA_DIR",
     default: "./data",
     group: "basics",
-    meaning: "the embedded store and the generated JWT signing key (`jwt-secret`, mode 0600)",
+    meaning:
+      "the embedded store and the generated keys (`jwt-secret`, `seal-secret`, mode 0600); made owner-only where missing. A path the server cannot write fails the start in one line",
     parse: (raw) => path.resolve(raw),
   }),
   webDir: setting({

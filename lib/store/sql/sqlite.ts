@@ -10,6 +10,7 @@ import type { DatabaseConnection, DialectAdapter, Driver, SqliteDatabase, Sqlite
 import { Kysely, sql, SqliteAdapter, SqliteDialect } from "./kysely";
 import { insertItemSteps, lockedVaultRow, NEXT_CHANGE, ONE_CHANGE, type Db, type EngineOps } from "./context";
 import { failpoint } from "../../failpoints";
+import { ensureDataDir } from "../../config/data-dir";
 import type { Database } from "./schema";
 import { prepared } from "./prepared";
 
@@ -274,7 +275,7 @@ function connectionOf(trx: Db): NodeSqlite {
 export const STORE_FILE = "vault.sqlite";
 
 export function openSqlite(dataDir: string): Kysely<Database> {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(dataDir);
   const file = path.join(dataDir, STORE_FILE);
   // Owner-only, whatever the folder's mode or the umask: SQLite gives its WAL the database file's mode.
   ownerOnly(file);

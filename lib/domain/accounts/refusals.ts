@@ -264,6 +264,10 @@ export const approvalNotSigned = () => invalid("The approval is not signed by yo
 /** A request's secret that is not its own. */
 export const recoveryTokenWrong = () => notFound("Recovery request");
 
+/** A request's secret used past its own budget of polls and sign-ins (recovery-requests.ts, RECOVERY_POLLS_PER_HOUR). */
+export const recoveryPollsTooMany = (retryAfterSec: number) =>
+  rateLimited("Too many polls of this recovery request; try again later", retryAfterSec);
+
 /** Completion with fewer approvals than the enrolment needs. */
 export const tooFewApprovals = (have: number, need: number) => conflict(`This recovery has ${have} of the ${need} approvals it needs`);
 

@@ -14,19 +14,19 @@ import {
   decideRecoveryOpened,
   decideRecoveryState,
   decideUnenrolment,
-  MAX_PENDING_RECOVERIES,
   planRecoveryApproval,
   planRecoveryEnrolment,
   planRecoverySession,
   RECOVERY_REQUEST_TTL_MS,
   type EnrolmentForm,
 } from "../lib/domain/accounts/recovery";
+import { decideRequesterView, decideSessionAsk, planRecoveryRequest, undisclosedState } from "../lib/domain/accounts/recovery-requests";
 import { enrolmentView, requestSummary, sealedAccount, taskView } from "../lib/domain/accounts/recovery-views";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
 import { hashToken } from "../lib/domain/opaque-tokens";
 import { DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
-import { endOpenedSessions, perAddress, requestOf, requestToken, usersById } from "../lib/auth/recovery-requests";
+import { addressKeyOf, askOf, clientKeyOf, endOpenedSessions, perAddress, requestToken, usersById } from "../lib/auth/recovery-requests";
 import { announceEnded } from "../lib/auth/session-check";
 import { signIn } from "../lib/auth/sign-in";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
@@ -35,6 +35,7 @@ import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
 import { runnerService } from "../app/node-runtime";
 
+type RequestParams = { email: string; publicKey: string; binding?: string };
 type SecretParams = { requestId: string; requestToken: string };
 type SessionParams = SecretParams & { signature: string; deviceName?: string };
 type ApproveParams = { requestId: string; encryptedShare: string; signature: string };
@@ -48,7 +49,7 @@ export function recoveryService(rt: Runtime): ServiceSchema {
       unenrol: { handler: (ctx: Ctx) => unenrol(rt, ctx) },
       myRequests: { handler: (ctx: Ctx) => myRequests(rt, ctx) },
       cancel: { params: paramsOf("recovery.cancel"), handler: (ctx: Ctx<{ requestId: string }>) => cancel(rt, ctx) },
-      request: { params: paramsOf("recovery.request"), handler: (ctx: Ctx<{ email: string; publicKey: string }>) => request(rt, ctx) },
+      request: { params: paramsOf("recovery.request"), handler: (ctx: Ctx<RequestParams>) => request(rt, ctx) },
       state: { params: paramsOf("recovery.state"), handler: (ctx: Ctx<SecretParams>) => state(rt, ctx) },
       session: { params: paramsOf("recovery.session"), handler: (ctx: Ctx<SessionParams>) => session(rt, ctx) },
       tasks: { handler: (ctx: Ctx) => tasks(rt, ctx) },
@@ -126,64 +127,59 @@ async function cancel(rt: Runtime, ctx: Ctx<{ requestId: string }>) {
   return noContent(ctx);
 }
 
-async function request(rt: Runtime, ctx: Ctx<{ email: string; publicKey: string }>) {
+/**
+ * A request to recover an address, from a device that holds no account yet. The same reads, the
+ * same writes (the request stored, its audit event recorded) and the same answer for any address:
+ * an enrolled account's request goes on to its trustees, any other is a decoy no one is asked
+ * about (docs/design/account-recovery.md, "What a stranger learns").
+ */
+async function request(rt: Runtime, ctx: Ctx<RequestParams>) {
   const { store, clock, events } = rt;
   await perAddress(rt, ctx);
-  const user = await store.accounts.findUserByEmail(normalizeEmail(ctx.params.email));
-  const found = user && user.removedAt === undefined ? await store.security.getRecoveryEnrolment(user.userId) : null;
+  const email = normalizeEmail(ctx.params.email);
+  const target = await store.security.findRecoveryTarget(email);
   const now = clock.nowMs();
   const requestId = newId();
-  const decoy = !user || !found || found.enrolment.kdfSalt !== user.kdf.salt;
-  const answer = {
+  const secret = requestToken(rt, requestId);
+  const { request, subjects } = planRecoveryRequest(target, {
     requestId,
-    requestToken: requestToken(rt, requestId, decoy),
+    addressKey: addressKeyOf(rt, email),
+    clientKey: clientKeyOf(rt, ctx),
+    bindingHash: ctx.params.binding === undefined ? null : hashToken(ctx.params.binding),
+    publicKey: ctx.params.publicKey,
+    tokenHash: hashToken(secret),
+    createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + RECOVERY_REQUEST_TTL_MS).toISOString(),
-  };
-  // An address with no account, or none enrolled: the same answer, and nothing stored (no trustee is ever asked).
-  if (!decoy) {
-    await store.security.createRecoveryRequest({
-      request: {
-        requestId,
-        userId: user.userId,
-        orgId: user.orgId,
-        enrolmentId: found.enrolment.enrolmentId,
-        publicKey: ctx.params.publicKey,
-        tokenHash: hashToken(answer.requestToken),
-        status: "pending",
-        createdAt: new Date(now).toISOString(),
-        expiresAt: answer.expiresAt,
-      },
-      maxPending: MAX_PENDING_RECOVERIES,
-      events: [events.record("recovery.requested", own(user))],
-    });
-    events.kick();
-  }
+  });
+  await store.security.startRecoveryRequest({ request, events: [events.record("recovery.requested", subjects)] });
+  events.kick();
   created(ctx, `/recovery/requests/${requestId}`);
-  return answer;
+  return { requestId, requestToken: secret, expiresAt: request.expiresAt };
 }
 
+/** A request's state, with its secret: until a trustee approved it, the same open request for any (`decideRequesterView`). */
 async function state(rt: Runtime, ctx: Ctx<SecretParams>) {
   const { store, clock } = rt;
-  await perAddress(rt, ctx);
-  const request = await requestOf(rt, ctx.params.requestId, ctx.params.requestToken);
-  // A decoy: a pending request that nobody approves.
-  if (!request) return { requestId: ctx.params.requestId, status: "pending" as const, threshold: 2, approvals: [] };
+  const ask = await askOf(rt, ctx, ctx.params.requestId, ctx.params.requestToken);
+  const stored = (await store.security.listApprovals(ask.requestId)).map(({ requestId: _r, ...a }) => a);
+  const request = decideRequesterView(ask, stored.length);
+  if (!request) return undisclosedState(ask.requestId);
   const found = await store.security.getRecoveryEnrolment(request.userId);
-  const approvals = (await store.security.listApprovals(request.requestId)).map(({ requestId: _r, ...a }) => a);
-  const { status, threshold, disclose } = decideRecoveryState(request, found?.enrolment ?? null, approvals.length, clock.timestamp());
-  const base = { requestId: request.requestId, status, threshold, approvals };
+  const { status, threshold, disclose } = decideRecoveryState(request, found?.enrolment ?? null, stored.length, clock.timestamp());
+  const base = { requestId: request.requestId, status, threshold, approvals: stored };
   const user = disclose ? await store.accounts.findUserById(request.userId) : null;
   return user && found ? { ...base, ...sealedAccount(user, found.enrolment) } : base;
 }
 
 async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
   const { store, clock, events } = rt;
-  await perAddress(rt, ctx);
   const p = ctx.params;
-  const request = await requestOf(rt, p.requestId, p.requestToken);
-  const enrolment = request && (await store.security.getRecoveryEnrolment(request.userId));
-  const approvals = request ? await store.security.listApprovals(request.requestId) : [];
-  const found = request && (await store.accounts.findUserById(request.userId));
+  const ask = await askOf(rt, ctx, p.requestId, p.requestToken);
+  const approvals = await store.security.listApprovals(ask.requestId);
+  // Nothing of the account is read for a request no trustee approved (`decideSessionAsk`).
+  const request = decideSessionAsk(ask, approvals.length);
+  const enrolment = await store.security.getRecoveryEnrolment(request.userId);
+  const found = await store.accounts.findUserById(request.userId);
   const now = clock.timestamp();
   const plan = planRecoverySession({ request, tokenHash: hashToken(p.requestToken), enrolment, approvals, user: found, now }, p);
   const { user, deviceName } = plan;

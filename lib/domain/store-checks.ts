@@ -13,7 +13,6 @@ import {
   keyLogEntryStale,
   passwordChangedMeanwhile,
   personalVaultsChanged,
-  recoveryNotPending,
   rotationVaultsChanged,
   signingKeyTaken,
   statementAlreadySet,
@@ -78,11 +77,6 @@ export function decideInviteStatement(stored: SignedStatement | null | undefined
 /** A trustee approves a request once. */
 export function decideNewApproval(approvedBefore: boolean): void {
   if (approvedBefore) throw approvedAlready();
-}
-
-/** A recovery request is for the account's current enrolment only (it may have been replaced or removed since it was read). */
-export function decideRequestEnrolment(currentEnrolmentId: string | null | undefined, requested: string): void {
-  if (currentEnrolmentId !== requested) throw recoveryNotPending();
 }
 
 /** A key rotation follows the key log's head the client checked its entry against: another rotation since is a `409`. */

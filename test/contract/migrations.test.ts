@@ -207,3 +207,76 @@ test("SQLite: a migration whose commit fails fails the start, and leaves the sch
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test.each(engines)(
+  "%s: recovery requests and their approvals made before decoys were stored survive the upgrade, and the downgrade keeps them and drops decoys",
+  async (_name, make) => {
+    const engine = await make();
+    try {
+      await migratedTo(engine, "019_recovery_versions");
+      const bundle = registrationBundle(await newUserKeys());
+      const now = new Date().toISOString();
+      const later = new Date(Date.now() + 86_400_000).toISOString();
+      const [userId, trusteeId] = [newId<UserId>(), newId<UserId>()];
+      const orgId = newId<OrgId>();
+      const [enrolmentId, requestId] = [newId(), newId()];
+      const db = engine.open();
+      await sql`INSERT INTO orgs (org_id, name, created_at) VALUES (${orgId}, 'o', ${now})`.execute(db);
+      for (const [id, email] of [
+        [userId, "u@example.test"],
+        [trusteeId, "t@example.test"],
+      ])
+        await sql`INSERT INTO users (user_id, org_id, org_role, email, auth_hash, kdf, public_key, signing_public_key, public_key_signature,
+        encrypted_private_key, encrypted_signing_private_key, created_at)
+        VALUES (${id}, ${orgId}, 'admin', ${email}, 'h', ${JSON.stringify(bundle.kdf)}, ${bundle.publicKey}, ${bundle.signingPublicKey},
+        ${bundle.publicKeySignature}, ${bundle.encryptedPrivateKey}, ${bundle.encryptedSigningPrivateKey}, ${now})`.execute(db);
+      await sql`INSERT INTO recovery_enrolments (user_id, enrolment_id, org_id, threshold, copy, signature, kdf_salt, created_at)
+        VALUES (${userId}, ${enrolmentId}, ${orgId}, 2, 'Y29weQ==', 'c2ln', 'salt', ${now})`.execute(db);
+      await sql`INSERT INTO recovery_shares (enrolment_id, trustee_id, encrypted_share, trustee_keys)
+        VALUES (${enrolmentId}, ${trusteeId}, 'c2hhcmU=', ${"ab".repeat(32)})`.execute(db);
+      await sql`INSERT INTO recovery_requests (request_id, user_id, org_id, enrolment_id, public_key, token_hash, status, created_at, expires_at)
+        VALUES (${requestId}, ${userId}, ${orgId}, ${enrolmentId}, 'cGs=', 'th', 'pending', ${now}, ${later})`.execute(db);
+      await sql`INSERT INTO recovery_approvals (request_id, trustee_id, encrypted_share, signature, approved_at)
+        VALUES (${requestId}, ${trusteeId}, 'cw==', 'c2ln', ${now})`.execute(db);
+      await db.destroy();
+
+      const store = await openSqlStore(engine.open(), engine.ops);
+      const decoyId = newId();
+      try {
+        expect(await store.security.findRecoveryRequest(requestId)).toMatchObject({ requestId, userId, enrolmentId, status: "pending" });
+        expect((await store.security.listRequestsForTrustee({ trusteeId, now })).map((r) => r.requestId)).toEqual([requestId]);
+        expect((await store.security.listApprovals(requestId)).map((a) => a.trusteeId)).toEqual([trusteeId]);
+        await store.security.startRecoveryRequest({
+          request: {
+            requestId: decoyId,
+            addressKey: "a",
+            clientKey: "c",
+            bindingHash: null,
+            account: null,
+            publicKey: "cGs=",
+            tokenHash: "th",
+            createdAt: now,
+            expiresAt: later,
+          },
+        });
+        expect(await store.security.findRecoveryAsk(decoyId)).toMatchObject({ requestId: decoyId, request: null });
+      } finally {
+        await store.close();
+      }
+      // Back down: the account's request and its approval stay; the decoy, with no account to stand for, goes.
+      const back = engine.open();
+      try {
+        expect((await new Migrator({ db: back, provider: migrationProvider }).migrateTo("019_recovery_versions")).error).toBeUndefined();
+        const requests = await sql<{ request_id: string }>`SELECT request_id FROM recovery_requests`.execute(back);
+        expect(requests.rows.map((r) => r.request_id)).toEqual([requestId]);
+        const approvals = await sql<{ trustee_id: string }>`SELECT trustee_id FROM recovery_approvals`.execute(back);
+        expect(approvals.rows.map((r) => r.trustee_id)).toEqual([trusteeId]);
+      } finally {
+        await back.destroy();
+      }
+    } finally {
+      await engine.drop();
+    }
+  },
+  60_000,
+);

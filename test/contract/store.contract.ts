@@ -4,6 +4,7 @@
  */
 import { newId, type InviteId, type ItemId, type OrgId, type UserId, type VaultId } from "../../lib/domain/ids";
 import type { NewUser, Store } from "../../lib/store/port";
+import { MAX_OPEN_REQUESTS_PER_ADDRESS, type NewRecoveryRequest } from "../../lib/domain/accounts/recovery-requests";
 import type { Invite } from "../../lib/domain/orgs/invites";
 import type { DomainEvent } from "../../lib/domain/audit/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit/log";
@@ -1293,7 +1294,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       });
     });
 
-    test("recovery: an enrolment and its requests, the oldest giving way past the cap, approvals once, opened then completed (the enrolment spent)", async () => {
+    test("recovery: an enrolment and its requests (a decoy's stored alike, none displacing another device's), approvals once, opened then completed (the enrolment spent)", async () => {
       const user = await join();
       const [t1, t2] = [await join("admin"), await join("admin")];
       const enrolment = (enrolmentId: string) => ({
@@ -1316,24 +1317,41 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect((await store.security.getRecoveryEnrolment(user.userId))!.shares.map((s) => s.trusteeId).sort()).toEqual(
         [t1.userId, t2.userId].sort(),
       );
-      const request = (requestId: string, enrolmentId: string, offset = 0) => ({
-        requestId,
+      // The account of an address and its enrolment; an address with no account.
+      expect(await store.security.findRecoveryTarget(user.user.email)).toEqual({
         userId: user.userId,
         orgId: user.orgId,
-        enrolmentId,
+        removed: false,
+        kdfSalt: user.user.kdf.salt,
+        enrolment: { enrolmentId: first, kdfSalt: "salt" },
+      });
+      expect(await store.security.findRecoveryTarget(`nobody-${newId()}@example.test`)).toBeNull();
+      const addressKey = `address-${newId()}`;
+      const request = (requestId: string, enrolmentId: string | null, offset = 0, more: Partial<NewRecoveryRequest> = {}) => ({
+        requestId,
+        addressKey,
+        clientKey: `client-${requestId}`,
+        bindingHash: null,
+        account: enrolmentId === null ? null : { userId: user.userId, orgId: user.orgId, enrolmentId },
         publicKey: "cGs=",
         tokenHash: "th",
-        status: "pending" as const,
         createdAt: at(offset),
         expiresAt: at(7 * 86_400_000),
+        ...more,
       });
-      // For an enrolment that is not the current one: refused.
-      await expect(store.security.createRecoveryRequest({ request: request(newId(), newId()), maxPending: 3 })).rejects.toMatchObject({
-        type: "CONFLICT",
+      // A decoy: stored as a request is, read by its id, and no account's.
+      const decoy = newId();
+      await store.security.startRecoveryRequest({ request: request(decoy, null) });
+      expect(await store.security.findRecoveryAsk(decoy)).toMatchObject({
+        requestId: decoy,
+        tokenHash: "th",
+        status: "pending",
+        request: null,
       });
-      const ids = [newId(), newId(), newId(), newId()];
-      for (const [i, id] of ids.slice(0, 3).entries())
-        await store.security.createRecoveryRequest({ request: request(id, first, i), maxPending: 3 });
+      expect(await store.security.findRecoveryRequest(decoy)).toBeNull();
+      const ids = Array.from({ length: 9 }, () => newId());
+      await store.security.startRecoveryRequest({ request: request(ids[0]!, first, 0) });
+      expect((await store.security.findRecoveryAsk(ids[0]!))?.request).toMatchObject({ requestId: ids[0], userId: user.userId });
       const statuses = async () =>
         Object.fromEntries(
           (await store.security.listRecoveryRequests({ userId: user.userId, now: at(), pendingOnly: false })).map((r) => [
@@ -1353,12 +1371,28 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         store.security.addRecoveryApproval({ approval: approval(t1.userId), now: at() }),
       ]);
       expect(twice.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
-      // A fourth request: the oldest *unapproved* one gives way, never one a trustee approved.
-      await store.security.createRecoveryRequest({ request: request(ids[3]!, first, 3), maxPending: 3 });
+      // Two more from one client address; a third from it is held (stored ended), displacing none.
+      for (const [i, id] of ids.slice(1, 4).entries())
+        await store.security.startRecoveryRequest({ request: request(id, first, i + 1, { clientKey: "c" }) });
+      // A device's request, then the same device's next one (its binding secret): the first gives way to it, and only to it.
+      await store.security.startRecoveryRequest({ request: request(ids[4]!, first, 4, { bindingHash: "b" }) });
+      await store.security.startRecoveryRequest({ request: request(ids[5]!, first, 5, { bindingHash: "b" }) });
+      // Open and not approved: the decoy (counted as any request of the address), 1, 2, 5; one more makes the address's five, and the next are held.
+      for (const [i, id] of ids.slice(6).entries()) await store.security.startRecoveryRequest({ request: request(id, first, i + 6) });
       const afterCap = await statuses();
-      expect(ids.map((id) => afterCap[id])).toEqual(["pending", "cancelled", "pending", "pending"]);
+      expect(ids.map((id) => afterCap[id])).toEqual([
+        "pending",
+        "pending",
+        "pending",
+        "cancelled",
+        "cancelled",
+        "pending",
+        "pending",
+        "cancelled",
+        "cancelled",
+      ]);
       expect((await store.security.listRequestsForTrustee({ trusteeId: t1.userId, now: at() })).map((r) => r.requestId).sort()).toEqual(
-        [ids[0]!, ids[2]!, ids[3]!].sort(),
+        [0, 1, 2, 5, 6].map((i) => ids[i]!).sort(),
       );
       await store.security.addRecoveryApproval({ approval: approval(t2.userId), now: at() });
       expect((await store.security.listApprovals(ids[0]!)).map((a) => a.trusteeId).sort()).toEqual([t1.userId, t2.userId].sort());
@@ -1378,7 +1412,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       expect(ends.filter(Boolean)).toHaveLength(1);
       expect(await store.security.getRecoveryEnrolment(user.userId)).toBeNull();
       const after = await statuses();
-      expect([after[ids[0]!], after[ids[2]!], after[ids[3]!]]).toEqual(["completed", "cancelled", "cancelled"]);
+      expect([after[ids[0]!], after[ids[1]!], after[ids[6]!]]).toEqual(["completed", "cancelled", "cancelled"]);
       // A new enrolment, then removed: its requests end.
       const second = newId();
       // Versioned (its signed version and the account state it was made under), read back as written.
@@ -1386,10 +1420,35 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       await store.security.putRecoveryEnrolment({ enrolment: versioned, shares: shares(second) });
       expect((await store.security.getRecoveryEnrolment(user.userId))!.enrolment).toEqual(versioned);
       const last = newId();
-      await store.security.createRecoveryRequest({ request: request(last, second), maxPending: 3 });
+      await store.security.startRecoveryRequest({ request: request(last, second, 9) });
       expect(await store.security.deleteRecoveryEnrolment({ userId: user.userId })).toBe(true);
       expect(await store.security.deleteRecoveryEnrolment({ userId: user.userId })).toBe(false);
       expect((await statuses())[last]).toBe("cancelled");
+    });
+
+    test("recovery: requests for one address at once, from as many client addresses, leave at most the address's cap open", async () => {
+      const addressKey = `address-${newId()}`;
+      const ids = Array.from({ length: 12 }, () => newId());
+      await Promise.all(
+        ids.map((requestId) =>
+          store.security.startRecoveryRequest({
+            request: {
+              requestId,
+              addressKey,
+              clientKey: `client-${requestId}`,
+              bindingHash: null,
+              account: null,
+              publicKey: "cGs=",
+              tokenHash: "th",
+              createdAt: at(),
+              expiresAt: at(7 * 86_400_000),
+            },
+          }),
+        ),
+      );
+      const asks = await Promise.all(ids.map((id) => store.security.findRecoveryAsk(id)));
+      expect(asks.filter((a) => a?.status === "pending")).toHaveLength(MAX_OPEN_REQUESTS_PER_ADDRESS);
+      expect(asks.filter((a) => a?.status === "cancelled")).toHaveLength(ids.length - MAX_OPEN_REQUESTS_PER_ADDRESS);
     });
   });
 }

@@ -95,8 +95,6 @@ export interface RecoveryApproval {
 
 /** A request lasts this long. */
 export const RECOVERY_REQUEST_TTL_MS = 7 * 86_400_000;
-/** Pending requests per account at once, at most (each is a question to its trustees). */
-export const MAX_PENDING_RECOVERIES = 3;
 
 /** What the rule knows of a would-be trustee. */
 export interface TrusteeState {
@@ -138,15 +136,6 @@ export function isPending(r: Pick<RecoveryRequest, "status" | "expiresAt">, now:
 
 /** How long the session a recovery opened may set the new password without the old one. */
 export const RECOVERY_PASSWORD_WINDOW_MS = 24 * 3_600_000;
-
-/**
- * A new request for an account with `pending` open ones: how many of the oldest it replaces. Never
- * a refusal (a refusal would tell a stranger the account is enrolled, and let them fill the slots
- * for the week): past the cap, the oldest give way, and the account's signed-in devices see them all.
- */
-export function decideRecoveryRequest(pending: number, max = MAX_PENDING_RECOVERIES): number {
-  return Math.max(0, pending - max + 1);
-}
 
 /** A request a device may still sign in with: pending or opened (a device that failed after signing in tries again), not expired. */
 export function isOpenable(r: Pick<RecoveryRequest, "status" | "expiresAt">, now: string): boolean {
@@ -328,27 +317,12 @@ export function decideRecoveryCancelled(ended: boolean): void {
   if (!ended) throw recoveryRequestNotFound();
 }
 
-/** A request's secret as the server sealed it: the request it names, and whether it is a decoy (1). */
-export interface RequestSecret {
-  r: string;
-  d: 0 | 1;
-}
-
-/** The secret a device names a request with: one this server sealed for that very request, else 404. True: a decoy. */
-export function decideRequestSecret(opened: RequestSecret | null, requestId: string): boolean {
-  if (!opened || opened.r !== requestId) throw recoveryTokenWrong();
-  return opened.d === 1;
-}
-
-/** The stored request a real secret names: gone, or stored with another secret's hash, is 404 as any other secret. */
-export function decideRequestOfSecret(request: RecoveryRequest | null, tokenHash: string): RecoveryRequest {
-  if (!request || request.tokenHash !== tokenHash) throw recoveryTokenWrong();
-  return request;
-}
-
-/** What a device signing in with a request read: the request (null: a decoy), its enrolment, approvals and account. */
+/**
+ * What a device signing in with a request read: the account's request (one a trustee approved:
+ * recovery-requests.ts `decideSessionAsk`), its enrolment, approvals and account.
+ */
 export interface FoundForSession<U extends RecoveringAccount> {
-  request: RecoveryRequest | null;
+  request: RecoveryRequest;
   tokenHash: string;
   enrolment: StoredEnrolment | null;
   approvals: ReadonlyArray<Pick<RecoveryApproval, "trusteeId">>;
@@ -357,17 +331,16 @@ export interface FoundForSession<U extends RecoveringAccount> {
 }
 
 /**
- * Signing in with a request, in this order: a decoy is refused as a real request with no approvals;
- * `decideRecoveryCompletion` (counting only approvals of the enrolment's trustees); the account is
- * there and in its organization; the enrolment was made under its password; the device signs with
- * the signing key the copy opened (it rebuilt the account's keys); its device name.
+ * Signing in with an approved request, in this order: `decideRecoveryCompletion` (counting only
+ * approvals of the enrolment's trustees); the account is there and in its organization; the
+ * enrolment was made under its password; the device signs with the signing key the copy opened (it
+ * rebuilt the account's keys); its device name.
  */
 export function planRecoverySession<U extends RecoveringAccount>(
   found: FoundForSession<U>,
   form: { signature: string; deviceName?: string },
 ): { request: RecoveryRequest; user: U; deviceName: string } {
   const { request, enrolment, user } = found;
-  if (!request) throw tooFewApprovals(0, 2);
   decideRecoveryCompletion({
     request,
     tokenHash: found.tokenHash,

@@ -337,8 +337,15 @@ export const ACCOUNT_ROUTES = [
     path: "/recovery/requests",
     action: "recovery.request",
     public: true,
-    summary: "Ask to recover an account from a new device, with a one-time key (the same answer for any address)",
-    params: { ...p.STRICT, email: p.email, publicKey: p.base64(4096) },
+    summary:
+      "Ask to recover an account from a new device, with a one-time key (the same answer, and the same work, for any address); `binding`, a secret the device keeps, lets a later request of the same device replace this one, and no other",
+    params: {
+      ...p.STRICT,
+      email: p.email,
+      publicKey: p.base64(4096),
+      // Optional (earlier clients send none): at least 256 bits, as 43 or more URL-safe characters.
+      binding: { type: "string", min: 43, max: 512, optional: true },
+    },
     reply: created("RecoveryRequestCreated"),
   },
   {

@@ -10,15 +10,10 @@
 import type { OrgId, UserId } from "../../domain/ids";
 import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/accounts/second-factors";
 import type { OrgPolicies } from "../../domain/orgs/policies";
-import {
-  decideRecoveryRequest,
-  type RecoveryApproval,
-  type RecoveryEnrolment,
-  type RecoveryRequest,
-  type RecoveryShare,
-} from "../../domain/accounts/recovery";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
+import type { RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import { factorNotFound, recoveryNotPending } from "../../domain/accounts/refusals";
-import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
+import { decideNewApproval } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";
 import type { ClientSession } from "mongodb";
 import type { MongoContext } from "./context";
@@ -27,7 +22,6 @@ import {
   recoveryApprovalKey,
   recoveryCodeKey,
   recoveryEnrolmentDoc,
-  recoveryRequestDoc,
   recoveryShareDoc,
   secondFactorDoc,
   storedPolicies,
@@ -38,6 +32,7 @@ import {
   toSecondFactor,
 } from "./documents";
 import { writeOutbox } from "./outbox";
+import { findRecoveryAskIn, findRecoveryTargetIn, startRecoveryRequestIn } from "./recovery-requests";
 import { lockAccount } from "./writes";
 
 export class MongoSecurity implements SecurityStore {
@@ -189,35 +184,16 @@ export class MongoSecurity implements SecurityStore {
     });
   }
 
-  async createRecoveryRequest({ request: r, maxPending, events }: ArgsOf<SecurityStore["createRecoveryRequest"]>): Promise<void> {
-    await this.c.tx(async (session) => {
-      await lockAccount(this.c, session, r.userId);
-      const pending = await this.c.recoveryRequests
-        .find({ userId: r.userId, status: "pending", expiresAt: { $gt: r.createdAt } }, { session, projection: { _id: 1 } })
-        .sort({ createdAt: 1, _id: 1 })
-        .toArray();
-      // Past the cap the oldest give way, but never one a trustee approved already.
-      const approved = new Set(
-        (
-          await this.c.recoveryApprovals
-            .find({ requestId: { $in: pending.map((x) => x._id) } }, { session, projection: { requestId: 1 } })
-            .toArray()
-        ).map((a) => a.requestId),
-      );
-      const evictable = pending.filter((x) => !approved.has(x._id)).map((x) => x._id);
-      const replaced = evictable.slice(0, decideRecoveryRequest(pending.length, maxPending));
-      if (replaced.length > 0) {
-        await this.c.recoveryRequests.updateMany(
-          { _id: { $in: replaced } },
-          { $set: { status: "cancelled", endedAt: r.createdAt } },
-          { session },
-        );
-      }
-      const current = await this.c.recoveryEnrolments.findOne({ _id: r.userId }, { session });
-      decideRequestEnrolment(current?.enrolmentId, r.enrolmentId);
-      await writeOutbox(this.c, session, events);
-      await this.c.recoveryRequests.insertOne(recoveryRequestDoc(r), { session });
-    });
+  findRecoveryTarget(email: string): Promise<RecoveryTarget | null> {
+    return findRecoveryTargetIn(this.c, email);
+  }
+
+  startRecoveryRequest({ request, events }: ArgsOf<SecurityStore["startRecoveryRequest"]>): Promise<void> {
+    return startRecoveryRequestIn(this.c, request, events);
+  }
+
+  findRecoveryAsk(requestId: string): Promise<RecoveryAsk | null> {
+    return findRecoveryAskIn(this.c, requestId);
   }
 
   async openRecoveryRequest({ requestId, sessionId, at, events }: ArgsOf<SecurityStore["openRecoveryRequest"]>): Promise<boolean> {
@@ -239,7 +215,7 @@ export class MongoSecurity implements SecurityStore {
   }
 
   async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
-    const doc = await this.c.recoveryRequests.findOne({ _id: requestId });
+    const doc = await this.c.recoveryRequests.findOne({ _id: requestId, userId: { $ne: null } });
     return doc ? toRecoveryRequest(doc) : null;
   }
 
@@ -317,6 +293,8 @@ export async function completeRecoveryIn(c: MongoContext, session: ClientSession
     { session, projection: { enrolmentId: 1 }, returnDocument: "before" },
   );
   if (!req) return false;
+  // Only an account's request opens (a decoy's never has approvals): it names its enrolment.
+  if (req.enrolmentId === null) return true;
   await c.recoveryRequests.updateMany(
     { enrolmentId: req.enrolmentId, status: { $in: ["pending", "opened"] } },
     { $set: { status: "cancelled", endedAt: at } },

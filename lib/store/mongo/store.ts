@@ -139,7 +139,11 @@ async function createIndexes(c: MongoContext): Promise<void> {
   await c.recoveryCodes.createIndexes([{ key: { userId: 1 } }]);
   await c.recoveryEnrolments.createIndexes([{ key: { enrolmentId: 1 }, unique: true }]);
   await c.recoveryShares.createIndexes([{ key: { enrolmentId: 1, trusteeId: 1 } }, { key: { trusteeId: 1 } }]);
-  await c.recoveryRequests.createIndexes([{ key: { userId: 1, status: 1, createdAt: -1 } }, { key: { enrolmentId: 1, status: 1 } }]);
+  await c.recoveryRequests.createIndexes([
+    { key: { userId: 1, status: 1, createdAt: -1 } },
+    { key: { enrolmentId: 1, status: 1 } },
+    { key: { addressKey: 1, status: 1 } },
+  ]);
   await c.recoveryApprovals.createIndexes([{ key: { requestId: 1, approvedAt: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.

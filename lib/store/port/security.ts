@@ -6,6 +6,7 @@ import type { OrgId, UserId } from "../../domain/ids";
 import type { SecondFactor } from "../../domain/accounts/second-factors";
 import type { OrgPolicies } from "../../domain/orgs/policies";
 import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
+import type { NewRecoveryRequest, RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import type { WithEvents } from "./outbox";
 
 export interface SecurityStore {
@@ -43,14 +44,23 @@ export interface SecurityStore {
   /** Removes the user's enrolment and ends its pending requests; false when there was none. */
   deleteRecoveryEnrolment(args: { userId: UserId } & WithEvents): Promise<boolean>;
   /**
-   * A new request for the user's current enrolment (409 when it was replaced meanwhile); past
-   * `maxPending` pending ones, the oldest are cancelled (`decideRecoveryRequest`).
+   * The account of an address and its enrolment (null: no account), read alike for any address:
+   * the same statements whether or not it has an account or an enrolment.
    */
-  createRecoveryRequest(args: { request: RecoveryRequest; maxPending: number } & WithEvents): Promise<void>;
+  findRecoveryTarget(email: string): Promise<RecoveryTarget | null>;
+  /**
+   * Stores a request, real or decoy alike, under its address's lock: the address's open requests
+   * read, `decideRequestSlot` (the ones it replaces end; held, it is stored ended), the row written
+   * with its events. The same statements for any address.
+   */
+  startRecoveryRequest(args: { request: NewRecoveryRequest } & WithEvents): Promise<void>;
+  /** Any stored request, a decoy's too, as the routes that name it by its secret read it. */
+  findRecoveryAsk(requestId: string): Promise<RecoveryAsk | null>;
   /** A request's device signed in with `sessionId`: pending (or opened) and not expired at `at` -> opened. False otherwise. */
   openRecoveryRequest(args: { requestId: string; sessionId: string; at: string } & WithEvents): Promise<boolean>;
   /** The user's request opened by `sessionId` since `since`, not completed yet; null otherwise. */
   findOpenedRecovery(args: { userId: UserId; sessionId: string; since: string }): Promise<RecoveryRequest | null>;
+  /** An account's request (a decoy is none). */
   findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null>;
   /** Requests (pending at `now`, or all) of the user. */
   listRecoveryRequests(args: { userId: UserId; now: string; pendingOnly: boolean }): Promise<RecoveryRequest[]>;

@@ -59,6 +59,8 @@ export interface EngineOps {
   lockVault(trx: Db, vaultId: VaultId, mode: "update" | "share"): Promise<LockedVault | undefined>;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
+  /** Serializes, for the rest of the transaction, the transactions that take the lock of this name (a recovery request's address). */
+  lockName(trx: Db, name: string): Promise<void>;
   isUniqueViolation(err: unknown): boolean;
   /** Rows per batched statement; bounded by the engine's parameter limit. */
   batchRows: number;

@@ -188,6 +188,10 @@ export const postgresOps: EngineOps = {
   async lockRegistrations(trx) {
     await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx);
   },
+  async lockName(trx, name) {
+    // The two-key form: a space of its own, apart from the one-key locks above.
+    await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK}, hashtext(${name}))`.execute(trx);
+  },
   isUniqueViolation(err) {
     return (err as { code?: unknown })?.code === "23505";
   },

@@ -295,9 +295,14 @@ export interface RecoverySharesTable {
 
 export interface RecoveryRequestsTable {
   request_id: string;
-  user_id: UserId;
-  org_id: OrgId;
-  enrolment_id: string;
+  /** Null, with org_id and enrolment_id, for a decoy: a request for an address with no enrolled account (migration 021, which also dropped its reference to `users`). */
+  user_id: UserId | null;
+  org_id: OrgId | null;
+  enrolment_id: string | null;
+  /** Keyed hashes of the address asked for and of the client's address; the hash of the device's binding secret, if sent. */
+  address_key: string;
+  client_key: string;
+  binding_hash: string | null;
   public_key: string;
   token_hash: string;
   status: RecoveryStatus;

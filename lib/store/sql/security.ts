@@ -2,19 +2,14 @@
 import type { OrgId, UserId } from "../../domain/ids";
 import { decideFactorEnrolment, decideFactorRemoval, type SecondFactor } from "../../domain/accounts/second-factors";
 import type { OrgPolicies } from "../../domain/orgs/policies";
-import {
-  decideRecoveryRequest,
-  type RecoveryApproval,
-  type RecoveryEnrolment,
-  type RecoveryRequest,
-  type RecoveryShare,
-} from "../../domain/accounts/recovery";
+import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
+import type { RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import { factorNotFound, recoveryNotPending } from "../../domain/accounts/refusals";
-import { decideNewApproval, decideRequestEnrolment } from "../../domain/store-checks";
+import { decideNewApproval } from "../../domain/store-checks";
 import type { ArgsOf, SecurityStore } from "../port";
 import type { SqlContext } from "./context";
 import type { SecondFactorsTable } from "./schema";
-import { completeRecoveryIn, dropEnrolment, toRequest } from "./recovery";
+import { completeRecoveryIn, dropEnrolment, findRecoveryAskIn, findRecoveryTargetIn, startRecoveryRequestIn, toRequest } from "./recovery";
 import { writeOutbox } from "./outbox";
 import { lockAccount } from "./writes";
 
@@ -240,55 +235,16 @@ export class SqlSecurity implements SecurityStore {
     });
   }
 
-  async createRecoveryRequest({ request: r, maxPending, events }: ArgsOf<SecurityStore["createRecoveryRequest"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
-      await lockAccount(trx, r.userId);
-      const pending = await trx
-        .selectFrom("recovery_requests as r")
-        .select(["r.request_id"])
-        .select((eb) =>
-          eb
-            .exists(eb.selectFrom("recovery_approvals as a").select("a.trustee_id").whereRef("a.request_id", "=", "r.request_id"))
-            .as("approved"),
-        )
-        .where("r.user_id", "=", r.userId)
-        .where("r.status", "=", "pending")
-        .where("r.expires_at", ">", r.createdAt)
-        .orderBy("r.created_at")
-        .orderBy("r.request_id")
-        .execute();
-      // Past the cap the oldest give way, but never one a trustee approved already (a stranger's requests cannot push the owner's out).
-      const evictable = pending.filter((x) => !x.approved).map((x) => x.request_id);
-      const replaced = evictable.slice(0, decideRecoveryRequest(pending.length, maxPending));
-      if (replaced.length > 0) {
-        await trx
-          .updateTable("recovery_requests")
-          .set({ status: "cancelled", ended_at: r.createdAt })
-          .where("request_id", "in", replaced)
-          .execute();
-      }
-      // The enrolment may have been replaced or removed since the caller read it: a request is for the current one only.
-      const current = await trx.selectFrom("recovery_enrolments").select("enrolment_id").where("user_id", "=", r.userId).executeTakeFirst();
-      decideRequestEnrolment(current?.enrolment_id, r.enrolmentId);
-      await writeOutbox(trx, events);
-      await trx
-        .insertInto("recovery_requests")
-        .values({
-          request_id: r.requestId,
-          user_id: r.userId,
-          org_id: r.orgId,
-          enrolment_id: r.enrolmentId,
-          public_key: r.publicKey,
-          token_hash: r.tokenHash,
-          status: r.status,
-          created_at: r.createdAt,
-          expires_at: r.expiresAt,
-          ended_at: null,
-          session_id: null,
-          opened_at: null,
-        })
-        .execute();
-    });
+  findRecoveryTarget(email: string): Promise<RecoveryTarget | null> {
+    return findRecoveryTargetIn(this.c.db, email);
+  }
+
+  startRecoveryRequest({ request, events }: ArgsOf<SecurityStore["startRecoveryRequest"]>): Promise<void> {
+    return startRecoveryRequestIn(this.c, request, events);
+  }
+
+  findRecoveryAsk(requestId: string): Promise<RecoveryAsk | null> {
+    return findRecoveryAskIn(this.c.db, requestId);
   }
 
   async openRecoveryRequest({ requestId, sessionId, at, events }: ArgsOf<SecurityStore["openRecoveryRequest"]>): Promise<boolean> {
@@ -319,7 +275,12 @@ export class SqlSecurity implements SecurityStore {
   }
 
   async findRecoveryRequest(requestId: string): Promise<RecoveryRequest | null> {
-    const r = await this.c.db.selectFrom("recovery_requests").selectAll().where("request_id", "=", requestId).executeTakeFirst();
+    const r = await this.c.db
+      .selectFrom("recovery_requests")
+      .selectAll()
+      .where("request_id", "=", requestId)
+      .where("user_id", "is not", null)
+      .executeTakeFirst();
     return r ? toRequest(r) : null;
   }
 

@@ -329,6 +329,9 @@ export const sqliteOps: EngineOps = {
   async lockRegistrations() {
     // Transactions on the single connection never overlap.
   },
+  async lockName() {
+    // As above: the single connection serializes every transaction.
+  },
   isUniqueViolation(err) {
     // By message, not `instanceof Error`: node:sqlite's errors may come from another realm (a test VM).
     const message = (err as { message?: unknown })?.message;

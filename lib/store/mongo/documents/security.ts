@@ -3,6 +3,7 @@ import type { OrgId, UserId } from "../../../domain/ids";
 import type { SecondFactor } from "../../../domain/accounts/second-factors";
 import type { OrgPolicies } from "../../../domain/orgs/policies";
 import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../../domain/accounts/recovery";
+import type { NewRecoveryRequest, RecoveryAsk } from "../../../domain/accounts/recovery-requests";
 
 /**
  * A second factor; `_id` is its factor id. Unique on (userId, slot): `slot` is "totp" for the one
@@ -131,28 +132,45 @@ export function toRecoveryShare(d: RecoveryShareDoc): RecoveryShare {
   return { enrolmentId: d.enrolmentId, trusteeId: d.trusteeId, encryptedShare: d.encryptedShare, trusteeKeys: d.trusteeKeys };
 }
 
-/** A recovery request; `_id` is its id. */
-export type RecoveryRequestDoc = Omit<RecoveryRequest, "requestId"> & {
+/**
+ * A recovery request; `_id` is its id. A decoy's (an address with no enrolled account) has no
+ * account, organization or enrolment. `addressKey`, `clientKey` and `bindingHash` as the SQL
+ * columns (migration 021); a request stored before them has none.
+ */
+export type RecoveryRequestDoc = Omit<RecoveryRequest, "requestId" | "userId" | "orgId" | "enrolmentId"> & {
   _id: string;
+  userId: UserId | null;
+  orgId: OrgId | null;
+  enrolmentId: string | null;
+  addressKey?: string;
+  clientKey?: string;
+  bindingHash?: string | null;
   /** Bumped by each approval (the lock: an approval and the request's end conflict, and one retries). */
   writeSeq?: number;
 };
 
-export function recoveryRequestDoc(r: RecoveryRequest): RecoveryRequestDoc {
+/** A new request's document, real or decoy alike; `held`: stored ended (recovery-requests.ts, `decideRequestSlot`). */
+export function recoveryRequestDoc(r: NewRecoveryRequest, held: boolean): RecoveryRequestDoc {
   return {
     _id: r.requestId,
-    userId: r.userId,
-    orgId: r.orgId,
-    enrolmentId: r.enrolmentId,
+    userId: r.account?.userId ?? null,
+    orgId: r.account?.orgId ?? null,
+    enrolmentId: r.account?.enrolmentId ?? null,
+    addressKey: r.addressKey,
+    clientKey: r.clientKey,
+    bindingHash: r.bindingHash,
     publicKey: r.publicKey,
     tokenHash: r.tokenHash,
-    status: r.status,
+    status: held ? "cancelled" : "pending",
     createdAt: r.createdAt,
     expiresAt: r.expiresAt,
+    ...(held && { endedAt: r.createdAt }),
   };
 }
 
+/** An account's request as the rules read it (a decoy's is never read this way: its queries name an account). */
 export function toRecoveryRequest(d: RecoveryRequestDoc): RecoveryRequest {
+  if (d.userId === null || d.orgId === null || d.enrolmentId === null) throw new Error(`recovery request ${d._id} is a decoy's`);
   return {
     requestId: d._id,
     userId: d.userId,
@@ -166,6 +184,18 @@ export function toRecoveryRequest(d: RecoveryRequestDoc): RecoveryRequest {
     ...(d.endedAt != null && { endedAt: d.endedAt }),
     ...(d.sessionId != null && { sessionId: d.sessionId }),
     ...(d.openedAt != null && { openedAt: d.openedAt }),
+  };
+}
+
+/** Any stored request, a decoy's too, as the routes that name it by its secret read it. */
+export function toRecoveryAsk(d: RecoveryRequestDoc): RecoveryAsk {
+  return {
+    requestId: d._id,
+    tokenHash: d.tokenHash,
+    status: d.status,
+    createdAt: d.createdAt,
+    expiresAt: d.expiresAt,
+    request: d.userId === null ? null : toRecoveryRequest(d),
   };
 }
 

@@ -18,6 +18,7 @@ import * as m016 from "./016_item_changes";
 import * as m017 from "./017_vault_sizes";
 import * as m018 from "./018_org_log";
 import * as m019 from "./019_recovery_versions";
+import * as m021 from "./021_recovery_decoys";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "017_vault_sizes": m017,
   "018_org_log": m018,
   "019_recovery_versions": m019,
+  "021_recovery_decoys": m021,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -8,12 +8,8 @@ import {
   decideRecoveryCompletion,
   decideRecoveryEnrolment,
   decideRecoveryOpened,
-  decideRecoveryRequest,
   decideRecoveryState,
-  decideRequestOfSecret,
-  decideRequestSecret,
   decideUnenrolment,
-  MAX_PENDING_RECOVERIES,
   planRecoveryApproval,
   planRecoveryEnrolment,
   planRecoverySession,
@@ -121,13 +117,6 @@ test.each<[string, string, { enrolmentId: string; threshold: number } | null, nu
   ["no enrolment", "h", null, 2, "CONFLICT"],
 ])("completion: %s", (_what, tokenHash, enrolment, approvals, expected) => {
   expect(code(() => decideRecoveryCompletion({ request: pending, tokenHash, enrolment, approvals, now }))).toBe(expected);
-});
-
-test("pending requests per account: never refused; past the cap, the oldest give way", () => {
-  expect(decideRecoveryRequest(0)).toBe(0);
-  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES - 1)).toBe(0);
-  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES)).toBe(1);
-  expect(decideRecoveryRequest(MAX_PENDING_RECOVERIES + 2)).toBe(3);
 });
 
 // ---- The actions as plans ----------------------------------------------------------------------
@@ -297,25 +286,6 @@ test("cancel: a request ended meanwhile is not found", () => {
   expect(outcomeOf(() => decideRecoveryCancelled(false))).toEqual(asRefusal(recoveryRequestNotFound()));
 });
 
-test.each<[string, { r: string; d: 0 | 1 } | null, boolean | ReturnType<typeof outcomeOf>]>([
-  ["a real request's", { r: "r-1", d: 0 }, false],
-  ["a decoy's", { r: "r-1", d: 1 }, true],
-  ["another request's", { r: "r-2", d: 0 }, asRefusal(recoveryTokenWrong())],
-  ["not this server's", null, asRefusal(recoveryTokenWrong())],
-])("a request's secret: %s", (_what, opened, expected) => {
-  let decoy: boolean | undefined;
-  const outcome = outcomeOf(() => (decoy = decideRequestSecret(opened, "r-1")));
-  expect(outcome === "ok" ? decoy : outcome).toEqual(expected);
-});
-
-test.each<[string, RecoveryRequest | null, string, ReturnType<typeof outcomeOf>]>([
-  ["stored with this secret's hash", request(), "h", "ok"],
-  ["stored with another's", request(), "other", asRefusal(recoveryTokenWrong())],
-  ["gone", null, "h", asRefusal(recoveryTokenWrong())],
-])("the request of a real secret: %s", (_what, r, tokenHash, expected) => {
-  expect(outcomeOf(() => decideRequestOfSecret(r, tokenHash))).toEqual(expected);
-});
-
 const proof = (key = bobKeys.privateKey) => signed(sessionProofBytes({ requestId: "r-1", userId: user }), key);
 const approvedBy = (...ids: string[]) => ids.map((id) => ({ trusteeId: id as UserId }));
 const session = (p: Partial<Parameters<typeof planRecoverySession>[0]> = {}, form: { signature?: string; deviceName?: string } = {}) =>
@@ -328,7 +298,6 @@ const session = (p: Partial<Parameters<typeof planRecoverySession>[0]> = {}, for
 
 test.each<[string, ReturnType<typeof session>, ReturnType<typeof outcomeOf>]>([
   ["k approvals, signed with the recovered key", session(), "ok"],
-  ["a decoy", session({ request: null }), asRefusal(tooFewApprovals(0, 2))],
   ["another request's secret", session({ tokenHash: "other" }), asRefusal(recoveryTokenWrong())],
   ["a cancelled request", session({ request: request({ status: "cancelled" }) }), asRefusal(recoveryNotPending())],
   ["approvals of one trustee and a stranger", session({ approvals: approvedBy("a", "x") }), asRefusal(tooFewApprovals(1, 2))],

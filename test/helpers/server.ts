@@ -1,10 +1,9 @@
 /** A real node of the service, started in-process on a fresh DATA_DIR and a free port. */
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { loadConfig } from "../../lib/config";
 import { startNode, type RunningNode } from "../../app/node";
 import { AdjustableClock } from "../../lib/clock";
+import { tempDir } from "./temp";
 
 export interface TestServer {
   url: string;
@@ -15,9 +14,7 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export function tempDir(prefix = "vault-test-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from "./temp";
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? tempDir();

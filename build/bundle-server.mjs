@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 import { keepStrict } from "./keep-strict.mjs";
+import { checkKeptCalls } from "./kept-calls.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
@@ -93,3 +94,10 @@ const modules = [...found].sort();
 await pack(modules, true);
 const text = fs.readFileSync(out, "utf8");
 for (const m of modules) if (!text.includes(JSON.stringify(m))) throw new Error(`server pack: no loader for ${m}`);
+// The minifier drops a call it takes for free of effects when its result is unused: none that can
+// throw may go (build/kept-calls.mjs), or a check that relies on what it throws is lost in the pack.
+checkKeptCalls(
+  modules.map((m) => [m, fs.readFileSync(path.join(dist, m), "utf8")]),
+  text,
+  "dist/server-pack.js",
+);

@@ -57,15 +57,19 @@ function deferredJsonBody(limit: number) {
     });
 }
 
-/** Whether every percent-escape of the path is well formed (moleculer-web decodes it, and would throw). */
-function decodablePath(url: string): boolean {
+/**
+ * The request's path, percent-decoded, or undefined when an escape is malformed (moleculer-web
+ * decodes it, and would throw). The decoded value is returned and compared by the caller: a call
+ * whose result were unused could be dropped by the build's minifier, which takes
+ * decodeURIComponent for free of effects (build/kept-calls.mjs checks the pack for such drops).
+ */
+function decodedPath(url: string): string | undefined {
   const pathname = url.split("?")[0]!;
-  if (!pathname.includes("%")) return true;
+  if (!pathname.includes("%")) return pathname;
   try {
-    decodeURIComponent(pathname);
-    return true;
+    return decodeURIComponent(pathname);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -220,7 +224,7 @@ function requestMethods(web: Web, metrics?: ServiceMetrics) {
 
     /** One request, routed: the web vault, OPTIONS, or moleculer-web's routes. */
     serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
-      if (!decodablePath(req.url ?? "")) {
+      if (decodedPath(req.url ?? "") === undefined) {
         // `/vaults/%` names no resource: 404, as any path that matches nothing (never a 500).
         req.resume();
         res.setHeader("Connection", "close");

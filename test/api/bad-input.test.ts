@@ -1,13 +1,14 @@
 /**
  * Bad input on every route of lib/http/routes/: malformed JSON, wrong types, invalid base64,
- * bad ids in paths, oversized bodies, bad tokens. Always a 4xx with the error body, never a 5xx,
- * and the process stays up.
+ * bad ids in paths, lists and objects in query strings, oversized bodies, bad tokens. Always a
+ * 4xx with the error body, never a 5xx, and the process stays up. Against the server as shipped
+ * (dist/bin/server.js and its pack, as `npm start` runs it): what a user meets is what is tested.
  */
 import { randomUUID } from "node:crypto";
 import { ROUTES, type RouteDef } from "../../lib/http/routes";
 import { Api, invite, newOrg, sharedVault, type Reply, type TestUser } from "../helpers/client";
 import { encryptItem } from "../helpers/crypto";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
 
 const FIELDS = [
   "name",
@@ -85,8 +86,11 @@ function expectClientError(res: Reply, what: string): void {
   expect(res.body).toEqual({ error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }) });
 }
 
+// A failed test must not leave a server behind.
+afterAll(killAllServers);
+
 describe("bad input on every route", () => {
-  let server: TestServer;
+  let server: ShippedServer;
   let api: Api;
   let owner: TestUser, member: TestUser;
   let ids: Record<string, string>;
@@ -94,7 +98,7 @@ describe("bad input on every route", () => {
   let logoutToken: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ REDEEM_RATE_LIMIT: "100000" });
+    server = await startShippedServer({ REDEEM_RATE_LIMIT: "100000" });
     api = new Api(server.url);
     const org = await newOrg(api, ["member"]);
     owner = org.owner;
@@ -116,7 +120,7 @@ describe("bad input on every route", () => {
     };
     logoutToken = (await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body.accessToken;
   });
-  afterAll(() => server.stop());
+  afterAll(() => server?.stop());
 
   const pathOf = (r: RouteDef, override?: string) => r.path.replace(/:(\w+)/g, (_, name: string) => override ?? ids[name]!);
   const tokenFor = (r: RouteDef) => (r.public ? undefined : owner.token);
@@ -189,6 +193,32 @@ describe("bad input on every route", () => {
     ]) {
       const res = await api.get(q, { token: owner.token });
       expect(res.status).toBeLessThan(500);
+    }
+  });
+
+  test("a query parameter given as a list or an object is 400 INVALID naming it, on every route that reads one", async () => {
+    // The query's own values for the routes' required parameters, so that the one under test is the one refused.
+    const valid: Record<string, string> = { orgId: owner.orgId, email: owner.email };
+    const queried = ROUTES.filter((r) => r.method === "GET").flatMap((r) =>
+      Object.keys(r.params ?? {})
+        .filter((k) => !k.startsWith("$$") && !r.path.includes(`:${k}`))
+        .map((name) => ({ r, name, required: Object.keys(r.params ?? {}).filter((k) => k in valid && k !== name) })),
+    );
+    // Every kind of query parameter: numbers (limit, since, from, before), ids, emails, cursors.
+    expect(new Set(queried.map((q) => q.name))).toEqual(
+      new Set(["limit", "after", "since", "from", "before", "orgId", "email", "knownSigningKey", "itemId"]),
+    );
+    for (const { r, name, required } of queried) {
+      const base = required.map((k) => `${k}=${encodeURIComponent(valid[k]!)}`);
+      for (const bad of [`${name}[]=1`, `${name}[x]=1`, `${name}=1&${name}=2`]) {
+        const res = await api.get(`${pathOf(r)}?${[...base, bad].join("&")}`, { token: tokenFor(r) });
+        expect([`${r.path}?${bad}`, res.status, res.body.error?.code, res.body.error?.field]).toEqual([
+          `${r.path}?${bad}`,
+          400,
+          "INVALID",
+          name,
+        ]);
+      }
     }
   });
 

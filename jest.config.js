@@ -6,7 +6,7 @@
 const KINDS = [
   "unit", // pure code: the domain's rules, the protocol's formats and vectors, the SDK's parts
   "contract", // the store port's contract on SQLite and PostgreSQL (MongoDB where MONGO_URL is set)
-  "api", // the service as npm start runs it, route by route
+  "api", // the service over HTTP, route by route; its edges (hardening, bad input) as npm start runs it
   "adversary", // a dishonest server between real clients and the real service
   "clients", // vaultctl, the SDK and the web vault (Chromium) against the real service
   "cluster", // the split deployment over NATS, Redis and PostgreSQL, with faults

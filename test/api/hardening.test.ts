@@ -1,7 +1,8 @@
 /**
  * Hardening findings, each probed over HTTP the way an attacker (or an unlucky honest client)
- * would, against a real server: stalled uploads, bodies of millions of tiny values, one tenant's
- * rekeys crowding out another's, malformed path encodings.
+ * would, against the server as shipped (dist/bin/server.js and its pack, as `npm start` runs it,
+ * a process per server): stalled uploads, bodies of millions of tiny values, one tenant's rekeys
+ * crowding out another's, malformed path encodings, vault limits, login limits.
  */
 import http from "node:http";
 import fs from "node:fs";
@@ -10,8 +11,8 @@ import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Api, newOrg, rekeyBody, sharedVault, sharedVaultBody, type TestUser } from "../helpers/client";
 import { decryptItem, encryptItem, newUserKeys, registrationBundle } from "../helpers/crypto";
-import { startTestServer, tempDir, type TestServer } from "../helpers/server";
-import { spawnServer, type ServerProcess } from "../helpers/process";
+import { tempDir } from "../helpers/temp";
+import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
 import { sleep } from "../helpers/wait";
 import { freePort } from "../helpers/ports";
 import { peakRssMiB, postFileFromChild, whileHealthWatched } from "../helpers/heavy-bodies";
@@ -35,7 +36,7 @@ function stalledUpload(baseUrl: string, token: string, vaultId: string): { answe
   return { answer, abort: () => req.destroy() };
 }
 
-/** A rekey with an empty (invalid) body: 400 when it got a slot, 503 when it did not. */
+/** A rekey with an empty (invalid) body: 400 when it got a slot; 429 past its caller's share, 503 past the process's. */
 async function quickRekey(api: Api, user: TestUser, vaultId: string): Promise<number> {
   return (await api.post(`/vaults/${vaultId}/rekey`, { token: user.token, body: { newKeys: [], items: [] } })).status;
 }
@@ -46,14 +47,17 @@ async function vaultOf(api: Api, user: TestUser): Promise<string> {
   return res.body.vaultId as string;
 }
 
+// A failed test must not leave a server behind.
+afterAll(killAllServers);
+
 describe("rekey slots", () => {
-  let server: TestServer;
+  let server: ShippedServer;
   let api: Api;
   beforeAll(async () => {
-    server = await startTestServer({ REKEY_CONCURRENCY: "4", REQUEST_TIMEOUT: "2000", REGISTRATION_MODE: "open" });
+    server = await startShippedServer({ REKEY_CONCURRENCY: "4", REQUEST_TIMEOUT: "2000", REGISTRATION_MODE: "open" });
     api = new Api(server.url);
   });
-  afterAll(() => server.stop());
+  afterAll(() => server?.stop());
 
   test("1. four stalled uploads are each answered by the deadline, and every slot comes back", async () => {
     // Two organizations of two, so that the fair shares let the four stalls fill the process's pool.
@@ -84,7 +88,7 @@ describe("rekey slots", () => {
     const vaultId = await vaultOf(api, owner);
     const stall = stalledUpload(server.url, owner.token, vaultId);
     await sleep(200);
-    expect(await quickRekey(api, owner, vaultId)).toBe(503); // the user's share (one of four) is taken
+    expect(await quickRekey(api, owner, vaultId)).toBe(429); // the user's share (one of four) is taken: asked to wait
     stall.abort();
     await sleep(200);
     expect(await quickRekey(api, owner, vaultId)).toBe(400);
@@ -96,9 +100,9 @@ describe("rekey slots", () => {
     const vaults = await Promise.all(crowders.map((u) => vaultOf(api, u)));
     const stalls = crowders.map((u, i) => stalledUpload(server.url, u.token, vaults[i]!));
     await sleep(300);
-    // The crowding organization holds its share (two of four) and no more: its others wait...
+    // The crowding organization holds its share (two of four) and no more: its others are asked to wait...
     const refused = await Promise.all(crowders.map((u, i) => quickRekey(api, u, vaults[i]!)));
-    expect(refused.filter((s) => s === 503).length).toBe(4);
+    expect(refused.filter((s) => s === 429).length).toBe(4);
     // ...and another organization's rekey is served.
     const { owner: other } = await newOrg(api);
     expect(await quickRekey(api, other, await vaultOf(api, other))).toBe(400);
@@ -107,18 +111,18 @@ describe("rekey slots", () => {
   });
 });
 
-describe("bodies of tiny values (a server of its own, as a process)", () => {
-  let server: ServerProcess;
+describe("bodies of tiny values (a server of its own)", () => {
+  let server: ShippedServer;
   let api: Api;
   let owner: TestUser;
   const dir = tempDir();
   beforeAll(async () => {
-    server = await spawnServer({ DATA_DIR: dir });
+    server = await startShippedServer({ DATA_DIR: dir, LOG_LEVEL: "warn" });
     api = new Api(server.url);
     ({ owner } = await newOrg(api));
   });
   afterAll(async () => {
-    await server.kill("SIGTERM");
+    await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -161,7 +165,7 @@ describe("bodies of tiny values (a server of its own, as a process)", () => {
       expect([status, code]).toEqual([400, "INVALID"]);
       expect(slowestHealthMs).toBeLessThan(SLOWEST_HEALTH_MS);
       // The server held a small part of the body's values, never the 22 million objects (4 GiB).
-      expect(peakRssMiB(server.child.pid!)).toBeLessThan(400);
+      expect(peakRssMiB(server.process.child.pid!)).toBeLessThan(400);
     },
   );
 
@@ -186,15 +190,15 @@ describe("bodies of tiny values (a server of its own, as a process)", () => {
 });
 
 describe("malformed path encoding", () => {
-  let server: TestServer;
+  let server: ShippedServer;
   let api: Api;
   let owner: TestUser;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startShippedServer();
     api = new Api(server.url);
     ({ owner } = await newOrg(api));
   });
-  afterAll(() => server.stop());
+  afterAll(() => server?.stop());
 
   test.each([
     ["GET", "/vaults/%"],
@@ -215,7 +219,7 @@ describe("malformed path encoding", () => {
 
 describe("a vault at its limits", () => {
   test("5. filled to VAULT_MAX_BYTES (half the rekey limit), the next write is 413 with a clear message; the full vault is still listed and rekeyed", async () => {
-    const server = await startTestServer({ REKEY_BODY_LIMIT: String(4 * 1024 * 1024) });
+    const server = await startShippedServer({ REKEY_BODY_LIMIT: String(4 * 1024 * 1024) });
     try {
       const api = new Api(server.url);
       const { owner, users } = await newOrg(api, ["admin"]);
@@ -275,7 +279,7 @@ describe("a vault at its limits", () => {
   });
 
   test("5. past VAULT_MAX_ITEMS the next item is 413; a deleted one counts while in the trash, purging it makes room", async () => {
-    const server = await startTestServer({ VAULT_MAX_ITEMS: "3" });
+    const server = await startShippedServer({ VAULT_MAX_ITEMS: "3" });
     try {
       const api = new Api(server.url);
       const { owner } = await newOrg(api);
@@ -352,7 +356,7 @@ describe.each([
 ])("8. login limits (%s)", (_name, counterEnv: Record<string, string>) => {
   /** A server behind one trusted proxy, so that each request names its client address. */
   async function withLimitedServer(env: Record<string, string>, run: (api: Api) => Promise<void>): Promise<void> {
-    const server = await startTestServer({
+    const server = await startShippedServer({
       ...counterEnv,
       TRUST_PROXY: "1",
       REGISTRATION_MODE: "open",

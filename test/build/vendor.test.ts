@@ -1,9 +1,9 @@
 /**
  * The built server loads Kysely, jose and moleculer-web from one bundled file each, and its entry
  * point (`npm start`) moleculer too (dist/vendor/, build/bundle-vendor.mjs, lib/vendor.ts): each
- * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md). Every end-to-end suite runs the built
- * server, so the bundles' behaviour is tested there; this checks that the server really loads
- * them, and that each offers what its package does.
+ * loads in a fraction of the time its hundreds of modules took (BENCHMARKS.md). The suites that
+ * start the server as it ships (docs/developer/testing.md) test the bundles' behaviour; this checks
+ * that the server really loads them, and that each offers what its package does.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

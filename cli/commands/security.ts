@@ -249,7 +249,9 @@ export const securityCommands: Command[] = [
     args: ["<email>"],
     summary: "Forgot your master password? Ask your trustees to recover your account from this device",
     async run(ctx, [email]) {
-      const pending = await ctx.anonymous().recovery.start(email!);
+      // A request this machine started before for the same server is replaced, not added to.
+      const before = ctx.state.pending<PendingRecovery & { server?: string }>("recovery");
+      const pending = await ctx.anonymous().recovery.start(email!, before?.server === ctx.server ? before : undefined);
       // The server is kept with it: the request's secret goes to that server only.
       ctx.state.savePending("recovery", { ...pending, server: ctx.server });
       return {

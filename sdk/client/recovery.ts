@@ -3,7 +3,7 @@
  * (formats: protocol/formats/recovery.ts). Why and how: docs/design/account-recovery.md.
  */
 import { split } from "shamir-secret-sharing";
-import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
+import { fromBase64, toBase64, toBase64Url, type Bytes } from "../../protocol/encoding";
 import { SecurityError, WeakPasswordError } from "../errors";
 import { checkMasterPassword, emailWords } from "../password-strength";
 import { keyFingerprint, openAccountKeys } from "../../protocol/crypto/keys";
@@ -77,6 +77,12 @@ export interface PendingRecovery {
   /** What the user reads out to each trustee. */
   code: string;
   expiresAt: string;
+  /**
+   * This device's secret for its requests for the email (base64url, 32 bytes): a request started
+   * again with it replaces this one, and no one without it can (absent in a request an earlier
+   * release started).
+   */
+  binding?: string;
 }
 
 interface RecoveryState {
@@ -306,13 +312,15 @@ export class Recovery {
   // ---- The recovering device -----------------------------------------------------------------------
 
   /** Asks to recover `email` from this device: keep the answer (it holds the one-time key), and read `code` out to each trustee. */
-  async start(rawEmail: string): Promise<PendingRecovery> {
+  async start(rawEmail: string, previous?: PendingRecovery): Promise<PendingRecovery> {
     const email = normalizeEmail(rawEmail);
     const pair = await generateRsaKeyPair(3072);
     const publicKey = toBase64(pair.publicKeyDer);
+    // The same device starting over replaces its own request; strangers' requests displace none.
+    const binding = previous?.email === email && previous.binding ? previous.binding : toBase64Url(randomBytes(32));
     const res = await this.core.http.request<{ requestId: string; requestToken: string; expiresAt: string }>("POST", "/recovery/requests", {
       auth: false,
-      body: { email, publicKey },
+      body: { email, publicKey, binding },
     });
     return {
       email,
@@ -322,6 +330,7 @@ export class Recovery {
       publicKey,
       code: await recoveryCode(publicKey, email),
       expiresAt: res.expiresAt,
+      binding,
     };
   }
 

@@ -193,6 +193,20 @@ describe.each(SQL_ENGINES)("a dishonest server against recovery's trustees, on %
     await expect(user.recovery.status()).rejects.toMatchObject({ code: "RECOVERY_SUPERSEDED" });
   });
 
+  test("a device that starts its recovery over replaces its own request; another device's request displaces nothing", async () => {
+    const user = await userWithTrustees();
+    const [a, b] = admins as [VaultClient, VaultClient];
+    await user.recovery.enrol([a.account.userId, b.account.userId], 2);
+    const device = new VaultClient({ baseUrl: server.url });
+    const first = await device.recovery.start(user.account.email);
+    const again = await device.recovery.start(user.account.email, first);
+    const stranger = await new VaultClient({ baseUrl: server.url }).recovery.start(user.account.email);
+    const asked = (await a.recovery.tasks()).map((t) => t.requestId);
+    expect(asked).toEqual(expect.arrayContaining([again.requestId, stranger.requestId]));
+    expect(asked).not.toContain(first.requestId);
+    for (const r of [again, stranger]) await user.recovery.cancel(r.requestId);
+  });
+
   test("an unversioned copy of an enrolment, after a versioned one was seen, is refused (a downgrade)", async () => {
     const user = await userWithTrustees();
     const [a, b] = admins as [VaultClient, VaultClient];

@@ -70,7 +70,10 @@ function Approvals({ pending, act }: { pending: PendingRecovery; act: Action }) 
       </p>
       {progress && (
         <p data-testid="recover-progress" role="status">
-          {progress.approvals} of {progress.threshold} approvals.
+          {/* Until a trustee approves, the server shows every request alike (k reads 2), so that strangers learn nothing. */}
+          {progress.approvals === 0
+            ? `No approvals yet (at least ${progress.threshold} needed).`
+            : `${progress.approvals} of ${progress.threshold} approvals.`}
         </p>
       )}
       {progress && progress.approvals >= progress.threshold && <NewPassword pending={pending} act={act} />}

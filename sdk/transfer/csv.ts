@@ -7,6 +7,7 @@
 import Papa from "papaparse";
 import { checkedContent, type ItemContent, type ItemType, ITEM_TYPES } from "../item-types";
 import { customLines } from "./bitwarden";
+import { fromSpreadsheetSafe } from "./csv-formulas";
 import { ImportError, type Parsed } from "./types";
 
 const COLUMNS: Record<string, readonly string[]> = {
@@ -39,25 +40,25 @@ export function parseCsv(source: string): Parsed {
   for (const row of data) {
     const cell = (h: string): string => {
       const v = Object.hasOwn(row, h) ? row[h] : undefined;
-      // A cell an exporter quoted so that a spreadsheet would not run it as a formula: its text.
-      return typeof v === "string" ? v.replace(/^'(?=[=+\-@\t\r])/, "") : "";
+      // A cell an exporter quoted so that a spreadsheet would not run it as a formula: its text (csv-formulas.ts).
+      return typeof v === "string" ? fromSpreadsheetSafe(v) : "";
     };
+    // A value as written, its spaces its own (a password's, a name's); "" where the file has no such column.
     const get = (what: string) => {
       const c = column(what);
-      return c ? cell(c).trim() : "";
+      return c ? cell(c) : "";
     };
     const name = get("name");
-    const type = (ITEM_TYPES.includes(get("type") as ItemType) ? get("type") : "login") as ItemType;
+    const type = (ITEM_TYPES.includes(get("type").trim() as ItemType) ? get("type").trim() : "login") as ItemType;
     const content: ItemContent = { name, type, fields: {} };
-    for (const key of ["username", "password", "notes"])
-      if (get(key)) content.fields[key] = key === "notes" ? row[column(key)!]! : get(key);
+    for (const key of ["username", "password", "notes"]) if (get(key).trim()) content.fields[key] = get(key);
     const urls = get("url")
       .split(/[\n,]/)
       .map((u) => u.trim())
       .filter(Boolean);
     if (urls.length > 0) content.urls = urls.map((url) => ({ url, match: "domain" }));
-    if (get("totp")) content.totp = get("totp");
-    if (["1", "true", "yes", "x"].includes(get("favorite").toLowerCase())) content.favorite = true;
+    if (get("totp").trim()) content.totp = get("totp").trim();
+    if (["1", "true", "yes", "x"].includes(get("favorite").trim().toLowerCase())) content.favorite = true;
     const custom = [
       ...customLines(get("fields")),
       ...headers.filter((h) => !used.has(h) && cell(h).trim() !== "").map((h) => ({ name: h, value: cell(h), hidden: false })),
@@ -66,7 +67,7 @@ export function parseCsv(source: string): Parsed {
     try {
       parsed.items.push(checkedContent(content));
     } catch (err) {
-      parsed.skipped.push({ name: name || "(no name)", why: (err as Error).message });
+      parsed.skipped.push({ name: name.trim() || "(no name)", why: (err as Error).message });
     }
   }
   return parsed;

@@ -8,6 +8,7 @@ import { checkedContent, ITEM_TYPES, itemUrls, type ItemContent, type ItemType }
 import { checkKdf } from "../../protocol/crypto/kdf";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../../protocol/crypto/keys";
 import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../../protocol/crypto/primitives";
+import { spreadsheetSafe } from "./csv-formulas";
 import { ImportError, type Parsed } from "./types";
 
 export const EXPORT_FORMATS = ["encrypted", "json", "csv"] as const;
@@ -26,10 +27,17 @@ export function exportJson(vaults: readonly ExportedVault[], exportedAt: string 
   return JSON.stringify({ format: EXPORT_ITEMS, exportedAt, vaults }, null, 2);
 }
 
-/** One row per item, a spreadsheet's way. */
+const CSV_COLUMNS = ["vault", "type", "name", "username", "password", "urls", "totp", "notes", "favorite", "fields"] as const;
+
+/**
+ * One row per item, a spreadsheet's way. Every cell that a spreadsheet would run as a formula is
+ * written with a leading `'` (sdk/transfer/csv-formulas.ts: a shared item's name or a member's
+ * password could be a formula that sends a row's password away, or a DDE call that starts a
+ * program); our import takes it off again.
+ */
 export function exportCsv(vaults: readonly ExportedVault[]): string {
   const rows = vaults.flatMap((v) =>
-    v.items.map((i) => {
+    v.items.map((i): Record<(typeof CSV_COLUMNS)[number], string> => {
       const { username, password, notes, ...rest } = i.fields;
       const { url: _url, ...other } = rest;
       return {
@@ -50,11 +58,12 @@ export function exportCsv(vaults: readonly ExportedVault[]): string {
       };
     }),
   );
-  // A cell that starts like a formula (= + - @) is quoted with a leading ' so that a spreadsheet shows it
-  // rather than runs it (a shared item's name could be a formula that sends a row's password away); the importer takes the ' off.
-  return Papa.unparse(rows, {
-    columns: ["vault", "type", "name", "username", "password", "urls", "totp", "notes", "favorite", "fields"],
-    escapeFormulae: true,
+  const safe = rows.map((row) => Object.fromEntries(CSV_COLUMNS.map((c) => [c, spreadsheetSafe(row[c])])));
+  // Papa's own escapeFormulae looks at a cell's first line only: ours is spreadsheetSafe. A quoted
+  // cell is also put in double quotes, as Papa does with the cells it escapes.
+  return Papa.unparse(safe, {
+    columns: [...CSV_COLUMNS],
+    quotes: (value: unknown) => typeof value === "string" && value.startsWith("'"),
   });
 }
 

@@ -10,10 +10,11 @@
  * Bitwarden.
  */
 import { fromBase64, fromUtf8, utf8, type Bytes } from "../../protocol/encoding";
+import { importLimits, type ImportLimits } from "./limits";
 import { ImportError } from "./types";
 
 const subtle = globalThis.crypto.subtle;
-const CAPS = { pbkdf2Iterations: 2_000_000, argon2MemoryMiB: 1024, argon2Iterations: 10, argon2Parallelism: 16 };
+const whole = (v: number, min: number, max: number) => Number.isSafeInteger(v) && v >= min && v <= max;
 
 async function hmac(key: Bytes, data: Bytes): Promise<Bytes> {
   const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
@@ -23,30 +24,33 @@ async function hmac(key: Bytes, data: Bytes): Promise<Bytes> {
 /** HKDF-Expand (RFC 5869) with SHA-256, one block: what Bitwarden stretches a password's key with. */
 const expand = (prk: Bytes, info: string): Promise<Bytes> => hmac(prk, new Uint8Array([...utf8(info), 1]));
 
-async function passwordKey(password: string, doc: Record<string, unknown>): Promise<Bytes> {
+async function passwordKey(password: string, doc: Record<string, unknown>, limits: ImportLimits): Promise<Bytes> {
   const salt = typeof doc.salt === "string" ? doc.salt : "";
   if (!salt) throw new ImportError("the Bitwarden export has no salt");
+  const caps = limits.bitwarden;
   if (doc.kdfType === 0) {
-    const iterations = Number(doc.kdfIterations);
-    if (!Number.isSafeInteger(iterations) || iterations < 1 || iterations > CAPS.pbkdf2Iterations)
+    const iterations = typeof doc.kdfIterations === "number" ? doc.kdfIterations : NaN;
+    if (!whole(iterations, 1, caps.pbkdf2Iterations))
       throw new ImportError(
-        `the Bitwarden export asks for ${String(doc.kdfIterations)} PBKDF2 iterations: at most ${CAPS.pbkdf2Iterations}`,
+        `the Bitwarden export asks for ${String(doc.kdfIterations)} PBKDF2 iterations: at most ${caps.pbkdf2Iterations}`,
       );
     const k = await subtle.importKey("raw", utf8(password), "PBKDF2", false, ["deriveBits"]);
     return new Uint8Array(await subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: utf8(salt), iterations }, k, 256));
   }
   if (doc.kdfType === 1) {
-    const [iterations, memory, parallelism] = [doc.kdfIterations, doc.kdfMemory, doc.kdfParallelism].map(Number) as [
-      number,
-      number,
-      number,
-    ];
+    const [iterations, memory, parallelism] = [doc.kdfIterations, doc.kdfMemory, doc.kdfParallelism].map((v) =>
+      typeof v === "number" ? v : NaN,
+    ) as [number, number, number];
     if (
-      !(iterations >= 1 && iterations <= CAPS.argon2Iterations) ||
-      !(memory >= 1 && memory <= CAPS.argon2MemoryMiB) ||
-      !(parallelism >= 1 && parallelism <= CAPS.argon2Parallelism)
+      !whole(iterations, 1, caps.argon2Iterations) ||
+      !whole(memory, 1, caps.argon2MemoryMiB) ||
+      !whole(parallelism, 1, caps.argon2Parallelism)
     )
-      throw new ImportError("the Bitwarden export asks for an Argon2id cost beyond what this client runs");
+      throw new ImportError(
+        `the Bitwarden export asks for Argon2id over ${String(doc.kdfMemory)} MiB, ${String(doc.kdfIterations)} passes, ` +
+          `${String(doc.kdfParallelism)} lanes: this client runs 1 to ${caps.argon2MemoryMiB} MiB, 1 to ${caps.argon2Iterations} passes, ` +
+          `1 to ${caps.argon2Parallelism} lanes (as Bitwarden allows)`,
+      );
     const { argon2id } = await import("../../protocol/crypto/argon2.js");
     const saltHash = new Uint8Array(await subtle.digest("SHA-256", utf8(salt)));
     const out = await argon2id({
@@ -76,12 +80,16 @@ async function openEncString(text: unknown, enc: Bytes, mac: Bytes): Promise<Byt
 }
 
 /** The unencrypted JSON export inside a password-protected one. */
-export async function openBitwardenEncrypted(doc: Record<string, unknown>, password: string): Promise<string> {
+export async function openBitwardenEncrypted(
+  doc: Record<string, unknown>,
+  password: string,
+  limits: ImportLimits = importLimits(),
+): Promise<string> {
   if (doc.passwordProtected !== true)
     throw new ImportError(
       "this Bitwarden export is encrypted with a Bitwarden account's key: export it again with a password (or as plain JSON)",
     );
-  const key = await passwordKey(password, doc);
+  const key = await passwordKey(password, doc, limits);
   const [enc, mac] = await Promise.all([expand(key, "enc"), expand(key, "mac")]);
   if (doc.encKeyValidation_DO_NOT_EDIT !== undefined) await openEncString(doc.encKeyValidation_DO_NOT_EDIT, enc, mac);
   return fromUtf8(await openEncString(doc.data, enc, mac));

@@ -4,8 +4,9 @@
  * rule (null: the default, domain; 4, a regular expression, has no equal here and becomes "never");
  * custom fields (text, hidden, boolean; a linked field has no value of its own and is skipped).
  */
-import Papa from "papaparse";
 import { checkedContent, type CustomField, type ItemContent, type ItemType, type UrlMatch } from "../item-types";
+import { csvRows } from "./csv-rows";
+import { checkEntries, importLimits, type ImportLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 const TYPES: Record<number, ItemType> = { 1: "login", 2: "note", 3: "card", 4: "identity", 5: "ssh" };
@@ -29,7 +30,7 @@ function fieldsOf(pairs: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
-export function parseBitwardenJson(source: string): Parsed {
+export function parseBitwardenJson(source: string, limits: ImportLimits = importLimits()): Parsed {
   let doc: Raw;
   try {
     doc = JSON.parse(source) as Raw;
@@ -38,6 +39,7 @@ export function parseBitwardenJson(source: string): Parsed {
   }
   if (doc.encrypted === true) throw new ImportError("this Bitwarden export is encrypted: give its password");
   if (!Array.isArray(doc.items)) throw new ImportError("not a Bitwarden JSON export (no items)");
+  checkEntries(doc.items.length, limits);
   const parsed: Parsed = { format: "bitwarden-json", items: [], skipped: [] };
   for (const raw of list(doc.items)) {
     const name = text(raw.name) ?? "(no name)";
@@ -98,9 +100,8 @@ function bitwardenItem(raw: Raw, type: ItemType): ItemContent {
 }
 
 /** Bitwarden's CSV: folder, favorite, type (login or note), name, notes, fields ("name: value" lines), reprompt, login_uri, login_username, login_password, login_totp. */
-export function parseBitwardenCsv(source: string): Parsed {
-  const { data, errors } = Papa.parse<Record<string, string>>(source, { header: true, skipEmptyLines: "greedy" });
-  if (errors.length > 0 && data.length === 0) throw new ImportError(`the CSV does not parse: ${errors[0]!.message}`);
+export function parseBitwardenCsv(source: string, limits: ImportLimits = importLimits()): Parsed {
+  const { rows: data } = csvRows(source, limits);
   const parsed: Parsed = { format: "bitwarden-csv", items: [], skipped: [] };
   for (const row of data) {
     const name = row.name || "(no name)";

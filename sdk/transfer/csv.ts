@@ -4,10 +4,11 @@
  * several separated by new lines or commas; totp or otp; notes; favorite), one item per row, every
  * other non-empty column a custom field. Our own CSV export reads back this way too.
  */
-import Papa from "papaparse";
 import { checkedContent, type ItemContent, type ItemType, ITEM_TYPES } from "../item-types";
 import { customLines } from "./bitwarden";
 import { fromSpreadsheetSafe } from "./csv-formulas";
+import { csvRows } from "./csv-rows";
+import { importLimits, type ImportLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 const COLUMNS: Record<string, readonly string[]> = {
@@ -24,14 +25,8 @@ const COLUMNS: Record<string, readonly string[]> = {
   place: ["vault", "folder", "group", "grouping"],
 };
 
-export function parseCsv(source: string): Parsed {
-  const { data, errors, meta } = Papa.parse<Record<string, string>>(source, {
-    header: true,
-    skipEmptyLines: "greedy",
-    transformHeader: (h) => h.trim().toLowerCase(),
-  });
-  if (errors.length > 0 && data.length === 0) throw new ImportError(`the CSV does not parse: ${errors[0]!.message}`);
-  const headers = meta.fields ?? [];
+export function parseCsv(source: string, limits: ImportLimits = importLimits()): Parsed {
+  const { rows: data, fields: headers } = csvRows(source, limits, (h) => h.trim().toLowerCase());
   const column = (what: string) => headers.find((h) => COLUMNS[what]!.includes(h));
   const nameColumn = column("name");
   if (!nameColumn) throw new ImportError(`the CSV has no name or title column (its columns: ${headers.join(", ")})`);

@@ -9,6 +9,7 @@ import { checkKdf } from "../../protocol/crypto/kdf";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../../protocol/crypto/keys";
 import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../../protocol/crypto/primitives";
 import { spreadsheetSafe } from "./csv-formulas";
+import { checkEntries, importLimits, type ImportLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 export const EXPORT_FORMATS = ["encrypted", "json", "csv"] as const;
@@ -89,7 +90,7 @@ export function isEncryptedExport(text: string): boolean {
 }
 
 /** Opens an export of ours: the encrypted form (with its passphrase) or the JSON one. */
-export async function parseOwnExport(text: string, passphrase?: string): Promise<Parsed> {
+export async function parseOwnExport(text: string, passphrase?: string, limits: ImportLimits = importLimits()): Promise<Parsed> {
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
@@ -112,17 +113,21 @@ export async function parseOwnExport(text: string, passphrase?: string): Promise
     } catch {
       throw new ImportError("the passphrase is wrong, or the export was altered");
     }
-    return parseItemsJson(plain);
+    return parseItemsJson(plain, limits);
   }
-  return parseItemsJson(text);
+  return parseItemsJson(text, limits);
 }
 
-function parseItemsJson(text: string): Parsed {
+function parseItemsJson(text: string, limits: ImportLimits): Parsed {
   const doc = JSON.parse(text) as { format?: unknown; vaults?: unknown };
   if (doc.format !== EXPORT_ITEMS || !Array.isArray(doc.vaults)) throw new ImportError("not an export of this service");
+  checkEntries(
+    (doc.vaults as Array<{ items?: unknown }>).reduce((n, v) => n + (Array.isArray(v?.items) ? v.items.length : 0), 0),
+    limits,
+  );
   const parsed: Parsed = { format: "vault-export", items: [], skipped: [] };
   for (const v of doc.vaults as Array<{ items?: unknown }>) {
-    for (const raw of Array.isArray(v.items) ? v.items : []) {
+    for (const raw of Array.isArray(v?.items) ? v.items : []) {
       const i = raw as ItemContent;
       const name = typeof i?.name === "string" ? i.name : "(no name)";
       if (typeof i?.name !== "string" || typeof i.fields !== "object" || i.fields === null) {

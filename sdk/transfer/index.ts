@@ -7,9 +7,11 @@
 import { parseBitwardenCsv, parseBitwardenJson } from "./bitwarden";
 import { parseCsv } from "./csv";
 import { ENCRYPTED_EXPORT, EXPORT_ITEMS, parseOwnExport } from "./export";
+import { checkFileSize, importLimits, type LowerLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 export { ImportError, IMPORT_FORMATS, type ImportFormat, type Parsed } from "./types";
+export { IMPORT_LIMITS, type ImportLimits, type LowerLimits } from "./limits";
 export { EXPORT_FORMATS, exportCsv, exportEncrypted, exportJson, isEncryptedExport, type ExportFormat, type ExportedVault } from "./export";
 
 /** KDBX files start with these 4 bytes (then the KeePass 2 signature). */
@@ -21,35 +23,41 @@ const isZip = (bytes: Uint8Array): boolean => bytes[0] === 0x50 && bytes[1] === 
 
 /**
  * A file to import, as bytes: a KeePass database (with its `password`), 1Password's 1PUX, an export of ours
- * (encrypted: with its `password`), Bitwarden's JSON or CSV, or a generic CSV.
+ * (encrypted: with its `password`), Bitwarden's JSON or CSV, or a generic CSV. What the file may
+ * ask of this client is capped (sdk/transfer/limits.ts); `limits` may lower the caps.
  */
-export async function readImport(bytes: Uint8Array, opts: { password?: string; keyFile?: Uint8Array } = {}): Promise<Parsed> {
+export async function readImport(
+  bytes: Uint8Array,
+  opts: { password?: string; keyFile?: Uint8Array; limits?: LowerLimits } = {},
+): Promise<Parsed> {
+  const limits = importLimits(opts.limits);
+  checkFileSize(bytes, limits);
   if (isKeepass(bytes)) {
     if (opts.password === undefined) throw new ImportError("a KeePass database: give its password");
     const { parseKeepass } = await import("./keepass.js");
-    return parseKeepass(bytes, opts.password, opts.keyFile);
+    return parseKeepass(bytes, opts.password, opts.keyFile, limits);
   }
   if (isZip(bytes)) {
     const { parseOnePux } = await import("./onepassword.js");
-    return parseOnePux(bytes);
+    return parseOnePux(bytes, limits);
   }
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes).replace(/^\uFEFF/, "");
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
     const format = /"format"\s*:\s*"([^"]+)"/.exec(trimmed.slice(0, 200))?.[1];
-    if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS) return parseOwnExport(text, opts.password);
+    if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS) return parseOwnExport(text, opts.password, limits);
     const doc = parseJsonObject(text);
     if (doc?.encrypted === true) {
       if (doc.passwordProtected === true && opts.password === undefined)
         throw new ImportError("this Bitwarden export is encrypted: give its password");
       const { openBitwardenEncrypted } = await import("./bitwarden-encrypted.js");
-      return parseBitwardenJson(await openBitwardenEncrypted(doc, opts.password ?? ""));
+      return parseBitwardenJson(await openBitwardenEncrypted(doc, opts.password ?? "", limits), limits);
     }
-    return parseBitwardenJson(text);
+    return parseBitwardenJson(text, limits);
   }
   const header = trimmed.split(/\r?\n/, 1)[0]!.toLowerCase();
-  if (header.includes("login_uri") && header.includes("login_username")) return parseBitwardenCsv(text);
-  if (header.includes(",")) return parseCsv(text);
+  if (header.includes("login_uri") && header.includes("login_username")) return parseBitwardenCsv(text, limits);
+  if (header.includes(",")) return parseCsv(text, limits);
   throw new ImportError(
     "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, a CSV, or an export of this service)",
   );

@@ -3,25 +3,20 @@
  * key derivation). Every entry of every group but the recycle bin: Title, UserName, Password,
  * URL, Notes, a TOTP seed where KeePassXC keeps it (`otp`, an otpauth address), every other string
  * field a custom field (a protected one hidden). Attachments are not read (they are skipped with
- * their entry's name).
+ * their entry's name). What a database may ask of this client is capped before kdbxweb does it
+ * (sdk/transfer/keepass-limits.ts).
  */
 import * as kdbxweb from "kdbxweb";
 import { argon2d, argon2id } from "hash-wasm";
 import { checkedContent, type CustomField, type ItemContent } from "../item-types";
+import { loadKeepass } from "./keepass-limits";
+import { importLimits, type ImportLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 const STANDARD = new Set(["Title", "UserName", "Password", "URL", "Notes", "otp", "TOTP Seed", "TOTP Settings"]);
 
-/** What a database's key derivation may ask of this client (a crafted file could ask for hours or gigabytes): as the SDK's own caps. */
-const ARGON2_CAPS = { memoryKiB: 1_048_576, iterations: 100, parallelism: 16 };
-/** The largest database read (its XML inflates several times). */
-export const MAX_KEEPASS_BYTES = 64 * 1024 * 1024;
-
+// Called with the cost the header names, which loadKeepass has checked against the caps first.
 kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, length, parallelism, type) => {
-  if (memory > ARGON2_CAPS.memoryKiB || iterations > ARGON2_CAPS.iterations || parallelism > ARGON2_CAPS.parallelism)
-    throw new ImportError(
-      `the database asks for a key derivation beyond what this client runs (Argon2 over ${memory} KiB, ${iterations} passes, ${parallelism} lanes)`,
-    );
   const args = {
     password: new Uint8Array(password),
     salt: new Uint8Array(salt),
@@ -37,12 +32,16 @@ kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, le
 
 const valueOf = (v: kdbxweb.KdbxEntryField | undefined): string => (v instanceof kdbxweb.ProtectedValue ? v.getText() : (v ?? ""));
 
-export async function parseKeepass(file: Uint8Array, password: string, keyFile?: Uint8Array): Promise<Parsed> {
-  if (file.length > MAX_KEEPASS_BYTES) throw new ImportError(`the database is larger than ${MAX_KEEPASS_BYTES / 1024 / 1024} MiB`);
+export async function parseKeepass(
+  file: Uint8Array,
+  password: string,
+  keyFile?: Uint8Array,
+  limits: ImportLimits = importLimits(),
+): Promise<Parsed> {
   const credentials = new kdbxweb.Credentials(kdbxweb.ProtectedValue.fromString(password), keyFile ? keyFile.slice().buffer : null);
   let db: kdbxweb.Kdbx;
   try {
-    db = await kdbxweb.Kdbx.load(file.slice().buffer, credentials);
+    db = await loadKeepass(file.slice().buffer, credentials, limits);
   } catch (err) {
     if (err instanceof ImportError) throw err;
     const code = (err as { code?: string }).code;

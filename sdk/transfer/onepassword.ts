@@ -7,8 +7,9 @@
  * fields. Every section field without a place of its own becomes a custom field, hidden when
  * 1Password conceals it. Documents (006) are files: skipped, named.
  */
-import { unzipSync, strFromU8 } from "fflate";
+import { Unzip, UnzipInflate, strFromU8 } from "fflate";
 import { checkedContent, type CustomField, type ItemContent, type ItemType } from "../item-types";
+import { checkEntries, importLimits, Inflation, type ImportLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
 type Raw = { readonly [key: string]: unknown };
@@ -17,8 +18,6 @@ const list = (v: unknown): Raw[] => (Array.isArray(v) ? v.map(obj) : []);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined);
 
 const TYPES: Record<string, ItemType> = { "001": "login", "005": "login", "003": "note", "002": "card", "114": "ssh" };
-/** The largest 1PUX read, and the largest export.data in it (a zip inflates). */
-const MAX_BYTES = 64 * 1024 * 1024;
 
 /** A section field's value as text: 1PUX keeps each kind under its own key. */
 function valueText(value: Raw): { text?: string; concealed: boolean; totp: boolean } {
@@ -81,14 +80,46 @@ function itemOf(raw: Raw): ItemContent {
   return content;
 }
 
-export function parseOnePux(file: Uint8Array): Parsed {
-  if (file.length > MAX_BYTES) throw new ImportError(`the file is larger than ${MAX_BYTES / 1024 / 1024} MiB`);
-  let data: Uint8Array | undefined;
+/** Zip bytes pushed to the unzipper at a time: each inflates to at most about 1,000 times its size before it is counted. */
+const PIECE = 16 * 1024;
+
+/**
+ * export.data, inflated piece by piece as the zip is read and counted against the caps: its size
+ * in the zip's headers is the file's word, and an inflater trusts it.
+ */
+function exportData(file: Uint8Array, limits: ImportLimits): Uint8Array | undefined {
+  const inflation = new Inflation(limits.inflatedBytes);
+  const parts: Uint8Array[] = [];
+  let found = false;
+  let failure: Error | undefined;
+  const unzip = new Unzip((entry) => {
+    if (entry.name !== "export.data" || found) return;
+    found = true;
+    entry.ondata = (err, chunk) => {
+      if (err) failure ??= err;
+      else if (chunk) {
+        inflation.add(chunk.length, "the 1Password export's data");
+        parts.push(chunk);
+      }
+    };
+    entry.start();
+  });
+  unzip.register(UnzipInflate);
   try {
-    data = unzipSync(file, { filter: (f) => f.name === "export.data" && f.originalSize <= MAX_BYTES })["export.data"];
+    for (let at = 0; at < file.length && !failure; at += PIECE) unzip.push(file.subarray(at, at + PIECE), at + PIECE >= file.length);
   } catch (err) {
-    throw new ImportError(`not a zip this client can read (${(err as Error).message})`);
+    if (err instanceof ImportError) throw err;
+    failure = err as Error;
   }
+  if (failure) throw new ImportError(`not a zip this client can read (${failure.message})`);
+  if (!found) return undefined;
+  const data = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((offset, p) => (data.set(p, offset), offset + p.length), 0);
+  return data;
+}
+
+export function parseOnePux(file: Uint8Array, limits: ImportLimits = importLimits()): Parsed {
+  const data = exportData(file, limits);
   if (!data) throw new ImportError("not a 1Password export (no export.data in it)");
   let doc: Raw;
   try {
@@ -96,6 +127,10 @@ export function parseOnePux(file: Uint8Array): Parsed {
   } catch {
     throw new ImportError("the 1Password export's data is not JSON");
   }
+  checkEntries(
+    list(doc.accounts).reduce((n, a) => n + list(a.vaults).reduce((m, v) => m + list(v.items).length, 0), 0),
+    limits,
+  );
   const parsed: Parsed = { format: "1password", items: [], skipped: [] };
   for (const account of list(doc.accounts))
     for (const vault of list(account.vaults))

@@ -28,8 +28,8 @@ describe("the web vault: second factors and account recovery", () => {
   });
   const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
 
-  async function page(): Promise<Page> {
-    const context = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 900 } });
+  async function page(baseURL = origin): Promise<Page> {
+    const context = await browser.newContext({ baseURL, viewport: { width: 1100, height: 900 } });
     context.setDefaultTimeout(15_000);
     contexts.push(context);
     const p = await context.newPage();
@@ -128,6 +128,45 @@ describe("the web vault: second factors and account recovery", () => {
       });
     const after = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
     expect(after.credentials[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount);
+  });
+
+  test("opened at 127.0.0.1, where browsers refuse security keys: the login and the Security page name http://localhost:PORT/ instead", async () => {
+    const ada = await registered();
+    const local = `${origin}/`;
+    const named = `Security keys and passkeys work at ${local}, not at 127.0.0.1`;
+    // Enrolled where keys work (http://localhost, the address the start-up line names): no such note there.
+    const there = await page();
+    const cdp = await there.context().newCDPSession(there);
+    await cdp.send("WebAuthn.enable");
+    await cdp.send("WebAuthn.addVirtualAuthenticator", {
+      options: { protocol: "ctap2", transport: "usb", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await logIn(there, ada.account.email);
+    await there.getByRole("link", { name: "Security" }).click();
+    await there.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
+    await there.getByLabel("Name for a new factor").fill("YubiKey");
+    await there.getByRole("button", { name: "Add a security key or passkey" }).click();
+    await there.getByTestId("factor-list").locator("li", { hasText: "Security key: YubiKey" }).waitFor();
+    expect(await there.getByTestId("security-key-address").count()).toBe(0);
+    const recoveryCode = (await there.getByTestId("recovery-codes").locator("li").first().textContent())!.trim();
+
+    // The same web vault opened at the address the server listens on: the second step says where the key works.
+    const p = await page(new URL(server.url).origin);
+    await logIn(p, ada.account.email);
+    await p.getByText(named).waitFor();
+    await p.getByRole("button", { name: "Use your security key or passkey" }).click();
+    await p.getByRole("alert").filter({ hasText: named }).waitFor();
+    await p.getByLabel("A recovery code").fill(recoveryCode);
+    await p.getByRole("button", { name: "Continue" }).click();
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+    // The Security page says it before a key is tried, and trying one says it again (not the browser's "invalid domain").
+    await p.getByRole("link", { name: "Security" }).click();
+    await expect(p.getByTestId("security-key-address").textContent()).resolves.toContain(named);
+    await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
+    await p.getByLabel("Name for a new factor").fill("Another key");
+    await p.getByRole("button", { name: "Add a security key or passkey" }).click();
+    await p.getByRole("alert").filter({ hasText: named }).waitFor();
+    await accessible(p, "security at an IP address");
   });
 
   test("a forgotten password, recovered in three browsers: the user reads the code to two trustees, who approve; then a new password", async () => {

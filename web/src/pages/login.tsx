@@ -4,6 +4,8 @@ import type { SecondFactorAnswer, SecondFactorChallenge } from "../../../sdk";
 import { go, lastEmail, newClient, rememberEmail, signedIn, takeEndedNotice } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
+import { securityKeyAddressProblem } from "../components/security-key-address";
+import { InputError } from "../errors";
 
 export function Login() {
   const [endedElsewhere] = useState(takeEndedNotice);
@@ -79,8 +81,11 @@ function SecondStep({ step }: { step: PendingStep }) {
   const { challenge, resolve } = step;
   const [code, setCode] = useState("");
   const key = useAction();
+  const rpId = (challenge.webauthn as { rpId?: string } | undefined)?.rpId;
+  const keyAddress = securityKeyAddressProblem(location, rpId);
   const useKey = () =>
     void key.run(async () => {
+      if (keyAddress) throw new InputError(keyAddress);
       const { startAuthentication } = await import("@simplewebauthn/browser");
       resolve({ webauthn: await startAuthentication({ optionsJSON: challenge.webauthn as never }) });
     });
@@ -104,6 +109,7 @@ function SecondStep({ step }: { step: PendingStep }) {
           </button>
         </p>
       )}
+      {challenge.methods.includes("webauthn") && keyAddress && <p class="note">{keyAddress}</p>}
       <ErrorNote error={key.error} />
       <form onSubmit={submit}>
         <Field

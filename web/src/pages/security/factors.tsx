@@ -3,11 +3,14 @@ import { useEffect, useState } from "preact/hooks";
 import type { FactorInfo } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { Busy, ErrorNote, Field, inputValue, PasswordField, Submit, useAction } from "../../components/ui";
+import { securityKeyAddressProblem } from "../../components/security-key-address";
+import { InputError } from "../../errors";
 import { when } from "./when";
 
 export function Factors() {
   const f = useFactors();
   const { list, act, password } = f;
+  const keyAddress = securityKeyAddressProblem(location);
   return (
     <section aria-labelledby="factors">
       <h2 id="factors">Second factors</h2>
@@ -41,6 +44,11 @@ export function Factors() {
           Add a security key or passkey
         </button>
       </p>
+      {keyAddress && (
+        <p class="note" data-testid="security-key-address">
+          {keyAddress}
+        </p>
+      )}
       {f.totp && <TotpEnrolment totp={f.totp} code={f.code} busy={act.busy} onCode={f.setCode} onSubmit={f.confirmTotp} />}
       <p>
         <button type="button" class="secondary" disabled={!password || !list?.factors.length} onClick={f.newCodes}>
@@ -78,7 +86,12 @@ function useFactors() {
   const addKey = () =>
     void act.run(async () => {
       const { startRegistration } = await import("@simplewebauthn/browser");
-      const enrol = (options: unknown) => startRegistration({ optionsJSON: options as never });
+      const enrol = (options: { rp?: { id?: string } }) => {
+        // Where the key cannot work, say where it can, rather than pass on the browser's refusal.
+        const problem = securityKeyAddressProblem(location, options.rp?.id);
+        if (problem) throw new InputError(problem);
+        return startRegistration({ optionsJSON: options as never });
+      };
       shown(await client.factors.enrolWebauthn(name || "Security key", enrol, password || undefined));
       setList(await client.factors.list());
     });

@@ -2,7 +2,8 @@
 import { decideOrgAccess } from "../lib/domain/orgs/access";
 import { requireOrg } from "../lib/domain/orgs/reads";
 import { assertMayChangePolicies } from "../lib/domain/orgs/roles";
-import { decidePolicies, DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/orgs/policies";
+import { DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/orgs/policies";
+import { factorMatters, planPolicyChange, type PolicyPerson } from "../lib/domain/orgs/policy-change";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceEnded } from "../lib/auth/session-check";
 import type { ServiceSchema } from "moleculer";
@@ -15,7 +16,7 @@ import { publicKeysOf } from "../lib/http/views";
 import { runnerService } from "../app/node-runtime";
 
 type OrgParams = { orgId: OrgId };
-type SetPoliciesParams = OrgParams & Partial<OrgPolicies> & { requireSecondFactor: boolean };
+type SetPoliciesParams = OrgParams & Partial<OrgPolicies> & { requireSecondFactor: boolean; confirmLockOut?: string[] };
 type RemoveMemberParams = OrgParams & { userId: UserId; orgLink?: unknown };
 type AppendLogParams = OrgParams & { link: unknown };
 
@@ -57,15 +58,21 @@ async function setPolicies({ store, clock, events }: Runtime, ctx: Ctx<SetPolici
   const caller = callerOf(ctx);
   assertMayChangePolicies(caller);
   const p = ctx.params;
-  const policies = decidePolicies({
-    requireSecondFactor: p.requireSecondFactor,
-    ...(p.minKdf && { minKdf: p.minKdf }),
-    ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
-    recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,
-    client: {
-      minPasswordScore: p.client?.minPasswordScore ?? 0,
-      ...(p.client?.idleLockMinutes !== undefined && { idleLockMinutes: p.client.idleLockMinutes }),
+  const [current, people] = await Promise.all([store.security.getPolicies(p.orgId), peopleOf(store, p.orgId)]);
+  const policies = planPolicyChange({
+    current: current ?? DEFAULT_POLICIES,
+    next: {
+      requireSecondFactor: p.requireSecondFactor,
+      ...(p.minKdf && { minKdf: p.minKdf }),
+      ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
+      recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,
+      client: {
+        minPasswordScore: p.client?.minPasswordScore ?? 0,
+        ...(p.client?.idleLockMinutes !== undefined && { idleLockMinutes: p.client.idleLockMinutes }),
+      },
     },
+    people,
+    confirmed: p.confirmLockOut ?? [],
   });
   await store.security.setPolicies({
     orgId: p.orgId,
@@ -75,6 +82,18 @@ async function setPolicies({ store, clock, events }: Runtime, ctx: Ctx<SetPolici
   });
   events.kick();
   return policiesView(policies);
+}
+
+/** The organization's members (not removed) as a policy change is checked against them; factors are read for owners and admins only. */
+async function peopleOf(store: Runtime["store"], orgId: OrgId): Promise<PolicyPerson[]> {
+  const members = (await store.accounts.listOrgMembers(orgId)).filter((u) => u.removedAt === undefined);
+  return Promise.all(
+    members.map(async (u) => ({
+      email: u.email,
+      role: u.role,
+      hasFactor: factorMatters(u.role) && (await store.security.listFactors(u.userId)).length > 0,
+    })),
+  );
 }
 
 async function get({ store }: Runtime, ctx: Ctx<OrgParams>) {

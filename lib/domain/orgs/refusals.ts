@@ -77,6 +77,20 @@ export const kdfBelowPolicy = (m: { argon2idMemoryKiB: number; argon2idIteration
     "kdf",
   );
 
+/**
+ * A policy change that would shut people out (policy-change.ts), without the request confirming it:
+ * the first such policy (the field), each lock-out with who it shuts out, and the confirmation that
+ * makes the change anyway.
+ */
+export const policyShutsOut = (
+  first: "requireSecondFactor" | "recoveryMinThreshold" | "inviteMaxLifetime",
+  lockOuts: readonly { field: string; who: string }[],
+) =>
+  conflict(
+    `This change would shut people out. ${lockOuts.map((l) => `${l.field}: ${l.who}.`).join(" ")} To make it anyway, send confirmLockOut: [${lockOuts.map((l) => `"${l.field}"`).join(", ")}]`,
+    first,
+  );
+
 /** An invite asked to last longer than the organization allows. */
 export const inviteOutlivesPolicy = (max: string) => invalid(`Your organization's invites last at most ${max}`, "expiresIn");
 

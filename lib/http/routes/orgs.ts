@@ -1,5 +1,6 @@
 /** An organization, its members and policies. */
 import * as p from "../params";
+import { LOCK_OUT_FIELDS } from "../../domain/orgs/policy-change";
 import { created, ok, type RouteDef } from "./route-def";
 
 export const ORG_ROUTES = [
@@ -42,7 +43,8 @@ export const ORG_ROUTES = [
     method: "PUT",
     path: "/orgs/:orgId/policies",
     action: "orgs.setPolicies",
-    summary: "Set the organization's policies (owners)",
+    summary:
+      "Set the organization's policies (owners); a change that would shut people out is refused naming them, unless confirmLockOut names each such policy",
     params: {
       ...p.STRICT,
       orgId: p.pathId,
@@ -63,6 +65,12 @@ export const ORG_ROUTES = [
           minPasswordScore: { type: "number", integer: true, optional: true },
           idleLockMinutes: { type: "number", integer: true, optional: true },
         },
+      },
+      confirmLockOut: {
+        type: "array",
+        optional: true,
+        max: LOCK_OUT_FIELDS.length,
+        items: { type: "enum", values: [...LOCK_OUT_FIELDS] },
       },
     },
     reply: ok("Policies"),

@@ -5,7 +5,7 @@
  * user is asked to approve as a trustee.
  */
 import { useEffect, useState } from "preact/hooks";
-import { mayChangePolicies, type Policies } from "../../../../sdk";
+import { ApiError, mayChangePolicies, type Policies } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { ErrorNote, useAction } from "../../components/ui";
 import { Factors } from "./factors";
@@ -24,6 +24,28 @@ export function Security() {
   );
 }
 
+/**
+ * The policies with the second factor requirement turned over, as the server stored them; a change
+ * the server says would shut people out is asked about first, naming them (null: not made).
+ */
+async function toggledRequirement(client: ReturnType<typeof currentClient>, p: Policies): Promise<Policies | null> {
+  const next = {
+    requireSecondFactor: !p.requireSecondFactor,
+    ...(p.minKdf && { minKdf: p.minKdf }),
+    ...(p.inviteMaxLifetime && { inviteMaxLifetime: p.inviteMaxLifetime }),
+    recoveryMinThreshold: p.recoveryMinThreshold,
+    client: p.client,
+  };
+  try {
+    return await client.factors.setPolicies(next);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === "CONFLICT" && err.field === "requireSecondFactor")) throw err;
+    if (!confirm(`${err.message.replace(/ To make it anyway.*$/, "")}\n\nRequire a second factor anyway?`)) return null;
+    const confirmed = { ...next, confirmLockOut: ["requireSecondFactor"] };
+    return client.factors.setPolicies(confirmed);
+  }
+}
+
 /** The organization's policies, which the server enforces or clients apply; an owner turns the second factor requirement on or off. */
 function PolicyView() {
   const client = currentClient();
@@ -33,15 +55,8 @@ function PolicyView() {
   const owner = mayChangePolicies(client.account.role);
   const toggle = () =>
     void act.run(async () => {
-      setP(
-        await client.factors.setPolicies({
-          requireSecondFactor: !p!.requireSecondFactor,
-          ...(p!.minKdf && { minKdf: p!.minKdf }),
-          ...(p!.inviteMaxLifetime && { inviteMaxLifetime: p!.inviteMaxLifetime }),
-          recoveryMinThreshold: p!.recoveryMinThreshold,
-          client: p!.client,
-        }),
-      );
+      const next = await toggledRequirement(client, p!);
+      if (next) setP(next);
     });
   if (!p) return <ErrorNote error={act.error} />;
   return (

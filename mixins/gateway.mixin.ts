@@ -277,8 +277,10 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
       const header = req.headers.authorization;
       const match = typeof header === "string" ? /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim()) : null;
       if (!match) throw unauthorized();
-      const caller = await accessTokens.verify(match[1]!);
-      await sessions?.check(caller, ctx.meta.clientIp);
+      const token = await accessTokens.verify(match[1]!);
+      // A session narrowed since the token was issued (its organization came to require a factor) narrows the token.
+      const scope = await sessions?.check(token, ctx.meta.clientIp);
+      const caller = scope?.enrolOnly && !token.enrolOnly ? { ...token, enrolOnly: true as const } : token;
       if (caller.enrolOnly && !enrolActions.has(req.$alias?.action ?? "")) throw enrolmentRequired();
       return caller;
     },

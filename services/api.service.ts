@@ -1,7 +1,8 @@
 /** The HTTP gateway under /api/v1: the routes of lib/http/routes/ and nothing else. */
 import type { Context, ServiceSchema, ServiceBroker } from "moleculer";
-import { SESSION_ENDED, type SessionEnded } from "../lib/auth/session-check";
+import { SESSION_CHANGED, SESSION_ENDED, type SessionChanged, type SessionEnded } from "../lib/auth/session-check";
 import { decideReady } from "../lib/domain/readiness";
+import { SESSION_END_REASONS } from "../lib/domain/accounts/sessions";
 import { openApiDocument } from "../lib/http/openapi";
 import { ROUTES } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -26,9 +27,19 @@ export function apiService({ config, accessTokens, metrics, sessions }: Runtime)
     events: {
       // Sessions ended on any node: their access tokens are refused here from now on.
       [SESSION_ENDED]: {
-        params: { sessionIds: { type: "array", items: "string", max: 1_000_000 } },
+        params: {
+          sessionIds: { type: "array", items: "string", max: 1_000_000 },
+          why: { type: "enum", values: [...SESSION_END_REASONS], optional: true },
+        },
         handler(ctx: Context<SessionEnded>) {
-          sessions.forget(ctx.params.sessionIds);
+          sessions.forget(ctx.params.sessionIds, ctx.params.why);
+        },
+      },
+      // Sessions whose scope changed on any node (a policy narrowed them, an enrolment widened one): read again here.
+      [SESSION_CHANGED]: {
+        params: { sessionIds: { type: "array", items: "string", max: 1_000_000 } },
+        handler(ctx: Context<SessionChanged>) {
+          sessions.recheck(ctx.params.sessionIds);
         },
       },
     },

@@ -5,8 +5,7 @@ import { authenticationOptions } from "../lib/auth/factor-checks";
 import { register, type RegisterParams } from "../lib/auth/registration";
 import { factorMethods, Logins, NO_USER, STEP_PURPOSE, type PendingStep, type SecondStepAnswer } from "../lib/auth/logins";
 import { announceEnded } from "../lib/auth/session-check";
-import { enrolOnlyFor, newRefreshToken, signIn, tokenPair } from "../lib/auth/sign-in";
-import { RECOVERY_PASSWORD_WINDOW_MS } from "../lib/domain/accounts/recovery";
+import { newRefreshToken, refreshScope, signIn, tokenPair } from "../lib/auth/sign-in";
 import { decoyKdf } from "../lib/domain/accounts/decoy-kdf";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
@@ -111,7 +110,7 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
   const account = countingFailure(metrics, () => requireRightPassword(user, ok));
   requireInOrg(account);
   await logins.giveBack(counted, address, source);
-  return signIn(rt, ctx, account, { deviceName, address: from, factorCount: factors.length });
+  return signIn(rt, ctx, account, { deviceName, address: from });
 }
 
 async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams>) {
@@ -143,7 +142,6 @@ async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams
     deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),
     address: from,
     accountVersion: step.accountVersion,
-    factorCount: factors.length,
   });
 }
 
@@ -160,15 +158,8 @@ async function refresh(rt: Runtime, ctx: Ctx<{ refreshToken: string }>) {
   if (!outcome.ok && outcome.reason === "reused") await announceEnded(ctx, rt.sessions, [outcome.sessionId]);
   decideRefresh(outcome);
   const user = requireRefreshUser(await store.accounts.findUserById(outcome.userId));
-  // The organization's policy as it is now: a member without a factor under a new requirement may only enrol from here on.
-  // (The session an account recovery opened stays whole: it must set the new password.)
-  const enrolOnly =
-    (await enrolOnlyFor(rt, user)) &&
-    !(await store.security.findOpenedRecovery({
-      userId: user.userId,
-      sessionId: outcome.sessionId,
-      since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
-    }));
+  // The session's scope, kept: an enrol-only session stays so; a whole one narrows under the policy as it is now.
+  const enrolOnly = await refreshScope(rt, user, outcome);
   const caller: Caller = { userId: user.userId, orgId: user.orgId, role: user.role, sessionId: outcome.sessionId };
   return tokenPair(rt, enrolOnly ? { ...caller, enrolOnly: true } : caller, next.token);
 }

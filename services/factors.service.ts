@@ -1,8 +1,10 @@
 /**
  * Second factors: an authenticator app (TOTP), security keys and passkeys (WebAuthn), and
- * one-time recovery codes. Enrolment proves the factor before anything is stored (a code from the
- * app; the key's signature over a challenge this server sealed); removing one, or making new
- * recovery codes, takes the master password. The rules: lib/domain/accounts/second-factors.ts.
+ * one-time recovery codes. Every change (enrolling, removing, new recovery codes) takes the master
+ * password, in every session; enrolment proves the factor before anything is stored (a code from
+ * the app; the key's signature over a challenge this server sealed), and a setup enrols once. A
+ * change ends the account's other sessions, which are told why. The rules:
+ * lib/domain/accounts/second-factors.ts, lib/domain/accounts/session-scope.ts.
  */
 import { randomBytes } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
@@ -11,18 +13,25 @@ import { requireUser } from "../lib/domain/accounts/users";
 import { newId } from "../lib/domain/ids";
 import {
   decideFactorEnrolment,
+  decidePasswordProof,
   decideRecoveryCodes,
+  decideSetupUse,
   formatRecoveryCode,
   hashRecoveryCode,
   planKeyEnrolment,
   planTotpEnrolment,
   RECOVERY_CODE_COUNT,
   SECOND_STEP_TTL_MS,
+  setupUseKey,
+  type FactorKind,
   type SecondFactor,
 } from "../lib/domain/accounts/second-factors";
+import { planFactorChangeSessions, type FactorChange } from "../lib/domain/accounts/session-scope";
 import { DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
 import { newTotpSecret, registrationOptions, totpStep, TOTP_SECRET_PURPOSE, verifyRegistration } from "../lib/auth/factor-checks";
 import { proveCurrentPassword } from "../lib/auth/password-proof";
+import { announceChanged, announceEnded } from "../lib/auth/session-check";
+import type { FactorChangeOutcome } from "../lib/store/port";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
@@ -32,9 +41,10 @@ import { runnerService } from "../app/node-runtime";
 const TOTP_SETUP = "totp-setup";
 const WEBAUTHN_SETUP = "webauthn-setup";
 
-type TotpEnrolParams = { name: string; setupToken: string; code: string; authHash?: string };
-type KeyEnrolParams = { name: string; setupToken: string; response: Record<string, unknown>; authHash?: string };
-type ProvenParams = { authHash: string };
+/** The master password's proof: `currentAuthHash`, or `authHash` as earlier clients name it (`decidePasswordProof`). */
+type ProvenParams = { currentAuthHash?: string; authHash?: string };
+type TotpEnrolParams = ProvenParams & { name: string; setupToken: string; code: string };
+type KeyEnrolParams = ProvenParams & { name: string; setupToken: string; response: Record<string, unknown> };
 
 export function factorsService(rt: Runtime): ServiceSchema {
   return {
@@ -67,37 +77,66 @@ const own = (u: UserRecord) => ({ actorId: u.userId, orgId: u.orgId, targetUserI
 const rpOf = ({ config }: Runtime) => ({ rpId: config.webauthnRpId, ...(config.webauthnOrigins && { origins: config.webauthnOrigins }) });
 
 /**
- * A new factor takes the master password, as removing one does: a stolen access token must not
- * enrol the thief's factor (and lock its owner out of the next login). A login that may only
- * enrol (its organization requires a factor) just proved the password, and has nothing else to do.
+ * Every factor change takes the master password, in every session (one that may only enrol
+ * included: its access token may be a thief's, who must not bind their factor, nor read the
+ * recovery codes, and so lock the owner out). A wrong one counts as a password change's does.
  */
-async function proveUnlessEnrolling(rt: Runtime, ctx: Ctx, user: UserRecord, authHash: string | undefined): Promise<void> {
-  const c = callerOf(ctx);
-  if (c.enrolOnly) return;
-  await proveCurrentPassword(rt, user, c.sessionId, authHash ?? "");
+async function proveForFactorChange(rt: Runtime, ctx: Ctx<ProvenParams>, user: UserRecord): Promise<void> {
+  await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, decidePasswordProof(ctx.params));
+}
+
+/** A setup enrols once: spent when its answer checked out, just before the factor is stored (two at once: one lands). */
+async function spendSetup({ counters }: Runtime, kind: FactorKind, sealed: string): Promise<void> {
+  decideSetupUse((await counters.add(setupUseKey(kind, sealed), 1, SECOND_STEP_TTL_MS)).count);
+}
+
+/** What a factor change does to the account's sessions, for the store to apply in its transaction. */
+const sessionsAfter = (ctx: Ctx, change: FactorChange) => planFactorChangeSessions(change, callerOf(ctx).sessionId);
+
+/** After the change is committed: the ended sessions' tokens stop everywhere, saying why; the caller's own, widened, is read again. */
+async function announceFactorChange(rt: Runtime, ctx: Ctx, change: FactorChange, outcome: FactorChangeOutcome): Promise<void> {
+  const plan = sessionsAfter(ctx, change);
+  await announceEnded(ctx, rt.sessions, outcome.endedSessions, plan.endedWhy);
+  if (plan.widenKept && plan.keep !== undefined) await announceChanged(ctx, rt.sessions, [plan.keep]);
 }
 
 const policyRequires = async ({ store }: Runtime, user: UserRecord) =>
   ((await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES).requireSecondFactor;
 
-/** New recovery codes, stored hashed; answered once. */
-async function newRecoveryCodes({ store, clock, events }: Runtime, user: UserRecord): Promise<string[]> {
+/**
+ * New recovery codes, stored hashed; answered once. Made on their own (`replacing`: the caller's
+ * request), they end the account's other sessions, as a factor change does; with a first factor,
+ * its enrolment ended them already.
+ */
+async function newRecoveryCodes(rt: Runtime, user: UserRecord, replacing?: Ctx): Promise<string[]> {
+  const { store, clock, events } = rt;
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => formatRecoveryCode(randomBytes(16)));
-  await store.security.replaceRecoveryCodes({
+  const outcome = await store.security.replaceRecoveryCodes({
     userId: user.userId,
     codeHashes: codes.map(hashRecoveryCode),
     at: clock.timestamp(),
+    ...(replacing && { sessions: sessionsAfter(replacing, "recovery-codes") }),
     events: [events.record("user.recovery_codes_made", own(user))],
   });
   events.kick();
+  if (replacing) await announceFactorChange(rt, replacing, "recovery-codes", outcome);
   return codes;
 }
 
-/** Stores a proven factor; the first one comes with recovery codes (the way back when it is lost). */
+/**
+ * Stores a proven factor, ending the account's other sessions (the caller's own, if it could only
+ * enrol, becomes whole: its next refresh has full access); the first one comes with recovery codes
+ * (the way back when it is lost).
+ */
 async function enrol(rt: Runtime, ctx: Ctx, user: UserRecord, factor: SecondFactor) {
   const { store, events } = rt;
-  await store.security.addFactor({ factor, events: [events.record("user.factor_added", own(user))] });
+  const outcome = await store.security.addFactor({
+    factor,
+    sessions: sessionsAfter(ctx, "enrol"),
+    events: [events.record("user.factor_added", own(user))],
+  });
   events.kick();
+  await announceFactorChange(rt, ctx, "enrol", outcome);
   const recoveryCodes = (await store.security.recoveryCodesLeft(user.userId)) === 0 ? await newRecoveryCodes(rt, user) : undefined;
   created(ctx, "/users/me/factors");
   return { factor: factorView(factor), ...(recoveryCodes && { recoveryCodes }) };
@@ -124,10 +163,11 @@ async function totpSetup(rt: Runtime, ctx: Ctx) {
 async function totpEnrol(rt: Runtime, ctx: Ctx<TotpEnrolParams>) {
   const { clock, sealer } = rt;
   const user = await caller(rt, ctx);
-  await proveUnlessEnrolling(rt, ctx, user, ctx.params.authHash);
+  await proveForFactorChange(rt, ctx, user);
   const setup = sealer.open<{ userId: string; secret: string }>(TOTP_SETUP, ctx.params.setupToken);
   const matchedStep = setup ? totpStep(setup.secret, ctx.params.code, clock.nowMs()) : null;
   const plan = planTotpEnrolment({ userId: user.userId, setup, matchedStep }, ctx.params.name);
+  await spendSetup(rt, "totp", plan.secret);
   return enrol(rt, ctx, user, {
     factorId: newId(),
     userId: user.userId,
@@ -153,12 +193,13 @@ async function webauthnOptions(rt: Runtime, ctx: Ctx) {
 
 async function webauthnEnrol(rt: Runtime, ctx: Ctx<KeyEnrolParams>) {
   const user = await caller(rt, ctx);
-  await proveUnlessEnrolling(rt, ctx, user, ctx.params.authHash);
+  await proveForFactorChange(rt, ctx, user);
   const setup = rt.sealer.open<{ userId: string; challenge: string }>(WEBAUTHN_SETUP, ctx.params.setupToken);
   // The key's signature over the sealed challenge, for this relying party and origin, is checked before anything is stored.
   const response = ctx.params.response as unknown as RegistrationResponseJSON;
   const key = setup ? await verifyRegistration(rpOf(rt), setup.challenge, response) : null;
   const { name, key: k } = planKeyEnrolment({ userId: user.userId, setup, key }, ctx.params.name);
+  await spendSetup(rt, "webauthn", setup!.challenge);
   return enrol(rt, ctx, user, {
     factorId: newId(),
     userId: user.userId,
@@ -173,24 +214,26 @@ async function webauthnEnrol(rt: Runtime, ctx: Ctx<KeyEnrolParams>) {
 }
 
 async function remove(rt: Runtime, ctx: Ctx<ProvenParams & { factorId: string }>) {
-  const { store, events } = rt;
+  const { store, clock, events } = rt;
   const user = await caller(rt, ctx);
-  await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
-  await store.security.removeFactor({
+  await proveForFactorChange(rt, ctx, user);
+  const outcome = await store.security.removeFactor({
     userId: user.userId,
     factorId: ctx.params.factorId,
-    policyRequires: await policyRequires(rt, user),
+    sessions: sessionsAfter(ctx, "remove"),
+    at: clock.timestamp(),
     events: [events.record("user.factor_removed", own(user))],
   });
   events.kick();
+  await announceFactorChange(rt, ctx, "remove", outcome);
   return noContent(ctx);
 }
 
 async function recoveryCodes(rt: Runtime, ctx: Ctx<ProvenParams>) {
   const user = await caller(rt, ctx);
-  await proveCurrentPassword(rt, user, callerOf(ctx).sessionId, ctx.params.authHash);
+  await proveForFactorChange(rt, ctx, user);
   decideRecoveryCodes((await rt.store.security.listFactors(user.userId)).length);
-  const codes = await newRecoveryCodes(rt, user);
+  const codes = await newRecoveryCodes(rt, user, ctx);
   created(ctx, "/users/me/factors");
   return { recoveryCodes: codes };
 }

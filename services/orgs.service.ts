@@ -5,7 +5,7 @@ import { assertMayChangePolicies } from "../lib/domain/orgs/roles";
 import { DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/orgs/policies";
 import { factorMatters, planPolicyChange, type PolicyPerson } from "../lib/domain/orgs/policy-change";
 import type { OrgId, UserId } from "../lib/domain/ids";
-import { announceEnded } from "../lib/auth/session-check";
+import { announceChanged, announceEnded } from "../lib/auth/session-check";
 import type { ServiceSchema } from "moleculer";
 import { callerOf, created, type Ctx } from "../lib/http/context";
 import { planOrgLink } from "../lib/domain/orgs/log";
@@ -53,7 +53,8 @@ async function policies({ store }: Runtime, ctx: Ctx<OrgParams>) {
   return policiesView((await store.security.getPolicies(ctx.params.orgId)) ?? DEFAULT_POLICIES);
 }
 
-async function setPolicies({ store, clock, events }: Runtime, ctx: Ctx<SetPoliciesParams>) {
+async function setPolicies(rt: Runtime, ctx: Ctx<SetPoliciesParams>) {
+  const { store, clock, events } = rt;
   assertInOrg(ctx);
   const caller = callerOf(ctx);
   assertMayChangePolicies(caller);
@@ -74,13 +75,15 @@ async function setPolicies({ store, clock, events }: Runtime, ctx: Ctx<SetPolici
     people,
     confirmed: p.confirmLockOut ?? [],
   });
-  await store.security.setPolicies({
+  // A factor required: the whole sessions of members without one narrow to enrolment, from their next request.
+  const { narrowedSessions } = await store.security.setPolicies({
     orgId: p.orgId,
     policies,
     at: clock.timestamp(),
     events: [events.record("org.policies_changed", { actorId: caller.userId, orgId: p.orgId })],
   });
   events.kick();
+  await announceChanged(ctx, rt.sessions, narrowedSessions);
   return policiesView(policies);
 }
 

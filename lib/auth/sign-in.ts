@@ -1,14 +1,16 @@
 /**
  * A sign-in that passed every check (a password, a second step, or an account recovery): the
  * session and its first tokens, and the account's encrypted key bundle. Whether the login may only
- * enrol a second factor is decided here, from its organization's policy (`decideEnrolOnly`).
+ * enrol a second factor is decided by the store under the account's lock, from its organization's
+ * policy (`decideEnrolOnly`), and kept by the session: a refresh keeps it (`refreshScope`).
  */
 import type { Context } from "moleculer";
 import { newId } from "../domain/ids";
 import { timestamp } from "../domain/encoding";
 import { hashToken, newOpaqueToken } from "../domain/opaque-tokens";
 import { MAX_LIVE_SESSIONS } from "../domain/accounts/sessions";
-import { decideEnrolOnly } from "../domain/accounts/second-factors";
+import { RECOVERY_PASSWORD_WINDOW_MS } from "../domain/accounts/recovery";
+import { decideRefreshScope } from "../domain/accounts/session-scope";
 import { DEFAULT_POLICIES } from "../domain/orgs/policies";
 import type { Caller } from "../domain/types";
 import type { UserRecord } from "../store/port";
@@ -26,16 +28,28 @@ export function newRefreshToken(rt: Pick<Runtime, "clock" | "config">) {
   };
 }
 
-/** Whether the user's logins may only enrol a second factor now. */
-export async function enrolOnlyFor(
-  rt: Pick<Runtime, "store">,
+/**
+ * Whether a refreshed session's new access token may only enrol a second factor
+ * (`decideRefreshScope`): the session's scope, kept; a whole session narrowed by the organization's
+ * policy as it is now, when the account has no factor (not the session an account recovery opened).
+ */
+export async function refreshScope(
+  rt: Pick<Runtime, "store" | "clock">,
   user: Pick<UserRecord, "userId" | "orgId">,
-  /** How many factors the account has, when the caller read them already (a login does). */
-  factorCount?: number,
+  session: { sessionId: string; enrolOnly: boolean },
 ): Promise<boolean> {
-  const policies = (await rt.store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES;
-  if (!policies.requireSecondFactor) return false;
-  return decideEnrolOnly(true, factorCount ?? (await rt.store.security.listFactors(user.userId)).length);
+  const { store, clock } = rt;
+  const policyRequires = ((await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES).requireSecondFactor;
+  const factorCount = policyRequires ? (await store.security.listFactors(user.userId)).length : 0;
+  const recoverySession =
+    policyRequires &&
+    factorCount === 0 &&
+    (await store.security.findOpenedRecovery({
+      userId: user.userId,
+      sessionId: session.sessionId,
+      since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
+    })) !== null;
+  return decideRefreshScope({ sessionEnrolOnly: session.enrolOnly, policyRequires, factorCount, recoverySession }).enrolOnly;
 }
 
 export async function tokenPair(rt: Pick<Runtime, "accessTokens">, caller: Caller, refreshToken: string) {
@@ -55,8 +69,6 @@ export interface SignInOptions {
   accountVersion?: number;
   /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
   fullAccess?: boolean;
-  /** The account's factor count, when the caller read the factors already (not read again). */
-  factorCount?: number;
 }
 
 /** Stores the new session and its refresh token, ends the sessions it displaces, and tells the nodes. */
@@ -64,9 +76,10 @@ async function startSession(rt: Runtime, ctx: Context, user: UserRecord, opts: S
   const { store } = rt;
   const refresh = newRefreshToken(rt);
   const sessionId = newId();
-  const { ended } = await store.sessions.startSession({
+  const { ended, enrolOnly } = await store.sessions.startSession({
     accountVersion: opts.accountVersion ?? user.accountVersion,
     maxLive: MAX_LIVE_SESSIONS,
+    ...(opts.fullAccess && { fullAccess: true }),
     session: {
       sessionId,
       userId: user.userId,
@@ -82,13 +95,12 @@ async function startSession(rt: Runtime, ctx: Context, user: UserRecord, opts: S
     ? await store.sessions.endSessions({ userId: user.userId, now: rt.clock.timestamp(), except: sessionId })
     : [];
   await announceEnded(ctx, rt.sessions, [...ended, ...others]);
-  return { sessionId, refreshToken: refresh.token };
+  return { sessionId, refreshToken: refresh.token, enrolOnly };
 }
 
 /** Starts the session (ending the least recently used beyond the cap, or with `endOthers` every other one) and answers the login body. */
 export async function signIn(rt: Runtime, ctx: Context, user: UserRecord, opts: SignInOptions) {
-  const { sessionId, refreshToken } = await startSession(rt, ctx, user, opts);
-  const enrolOnly = !opts.fullAccess && (await enrolOnlyFor(rt, user, opts.factorCount));
+  const { sessionId, refreshToken, enrolOnly } = await startSession(rt, ctx, user, opts);
   // An account that rotated its keys: its devices follow the log from the keys they knew.
   const keyLog = await rt.store.accounts.keyLog(user.userId);
   const caller: Caller = {

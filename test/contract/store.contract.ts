@@ -9,7 +9,8 @@ import type { Invite } from "../../lib/domain/orgs/invites";
 import type { DomainEvent } from "../../lib/domain/audit/events";
 import { auditHash, EMPTY_HEAD, verifyAuditChain } from "../../lib/domain/audit/log";
 import { decideCreateRoster } from "../../lib/domain/vaults/decisions";
-import { emailTaken, factorNotFound, lastFactorRequired } from "../../lib/domain/accounts/refusals";
+import { credentialEnrolledAlready, emailTaken, factorNotFound, lastFactorRequired } from "../../lib/domain/accounts/refusals";
+import { planFactorChangeSessions } from "../../lib/domain/accounts/session-scope";
 import { itemIdInTrash, itemIdTaken } from "../../lib/domain/items/refusals";
 import { inviteNotPendingForStatement } from "../../lib/domain/orgs/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "../helpers/crypto";
@@ -67,6 +68,14 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const inv = { ...pendingInvite(owner.orgId, owner.userId, p.user.email), role };
       await store.invites.createInvite({ invite: inv, tokenHash: newId() });
       const rec = await store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() });
+      return { ...p, userId: rec.userId, orgId: rec.orgId };
+    }
+
+    /** The owner of a new organization of their own (its policies do not touch the other tests'). */
+    async function ownOrg(): Promise<Person> {
+      const p = await newPerson();
+      const org = { orgId: newId<OrgId>(), name: "Own", createdAt: at() };
+      const rec = await store.accounts.registerOwnerOfNewOrg({ user: p.user, org, onlyIfFirstUser: false });
       return { ...p, userId: rec.userId, orgId: rec.orgId };
     }
 
@@ -260,7 +269,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const h = (n: string) => `${n}-${newId()}`;
       const [h1, h2, h3, h4] = [h("h1"), h("h2"), h("h3"), h("h4")];
       const sessionId = await startSession(h1);
-      expect(await rotate(h1, h2)).toEqual({ ok: true, userId: owner.userId, sessionId });
+      expect(await rotate(h1, h2)).toEqual({ ok: true, userId: owner.userId, sessionId, enrolOnly: false });
       // The rotation records the use: when, from where, and the new expiry.
       expect(await store.sessions.findSession(sessionId)).toEqual({
         sessionId,
@@ -1063,6 +1072,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         ok: true,
         userId: owner.userId,
         sessionId: expect.any(String),
+        enrolOnly: false,
       });
       expect(await store.sessions.rotateRefreshToken({ oldHash: h("rotated"), next: next(), now: at(), address })).toMatchObject({
         ok: false,
@@ -1223,7 +1233,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     // ---- An account's security: factors, recovery codes, policies, recovery ----
 
     test("second factors: one app per account (two at once: one lands), the last one kept under a policy, a TOTP step and a counter used once", async () => {
-      const p = await join();
+      const p = await ownOrg();
+      const sessions = planFactorChangeSessions("enrol", undefined);
       const totp = (factorId: string) => ({
         factorId,
         userId: p.userId,
@@ -1234,8 +1245,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         lastStep: 100,
       });
       const both = await Promise.allSettled([
-        store.security.addFactor({ factor: totp(newId()) }),
-        store.security.addFactor({ factor: totp(newId()) }),
+        store.security.addFactor({ factor: totp(newId()), sessions }),
+        store.security.addFactor({ factor: totp(newId()), sessions }),
       ]);
       expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
       const [app] = await store.security.listFactors(p.userId);
@@ -1256,7 +1267,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         counter: 5,
         transports: ["usb"],
       };
-      await store.security.addFactor({ factor: key });
+      await store.security.addFactor({ factor: key, sessions });
+      // The same key (its credential id) again: refused, even as another factor.
+      await expect(store.security.addFactor({ factor: { ...key, factorId: newId() }, sessions })).rejects.toMatchObject({
+        type: "CONFLICT",
+        message: credentialEnrolledAlready().message,
+      });
       expect(await store.security.useWebauthnCounter({ factorId: key.factorId, from: 4, to: 6, at: at() })).toBe(false);
       expect(await store.security.useWebauthnCounter({ factorId: key.factorId, from: 5, to: 6, at: at() })).toBe(true);
       expect((await store.security.listFactors(p.userId)).find((f) => f.factorId === key.factorId)).toMatchObject({
@@ -1267,15 +1283,16 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       const uses = await Promise.all([1, 2, 3].map(() => store.security.useRecoveryCode({ userId: p.userId, codeHash: "h1", at: at() })));
       expect(uses.filter(Boolean)).toHaveLength(1);
       expect(await store.security.recoveryCodesLeft(p.userId)).toBe(1);
-      await store.security.removeFactor({ userId: p.userId, factorId: key.factorId, policyRequires: true });
-      await expect(store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: true })).rejects.toMatchObject({
-        type: "FORBIDDEN",
-        message: lastFactorRequired().message,
-      });
-      await expect(
-        store.security.removeFactor({ userId: owner.userId, factorId: app!.factorId, policyRequires: false }),
-      ).rejects.toMatchObject({ type: "NOT_FOUND", message: factorNotFound().message });
-      await store.security.removeFactor({ userId: p.userId, factorId: app!.factorId, policyRequires: false });
+      // The policy that keeps the last factor is the one stored (read under the account's lock).
+      const policies = { requireSecondFactor: true, recoveryMinThreshold: 2, client: { minPasswordScore: 0 } };
+      await store.security.setPolicies({ orgId: p.orgId, policies, at: at() });
+      const removal = (userId: UserId, factorId: string) =>
+        store.security.removeFactor({ userId, factorId, sessions: planFactorChangeSessions("remove", undefined), at: at() });
+      await removal(p.userId, key.factorId);
+      await expect(removal(p.userId, app!.factorId)).rejects.toMatchObject({ type: "FORBIDDEN", message: lastFactorRequired().message });
+      await expect(removal(owner.userId, app!.factorId)).rejects.toMatchObject({ type: "NOT_FOUND", message: factorNotFound().message });
+      await store.security.setPolicies({ orgId: p.orgId, policies: { ...policies, requireSecondFactor: false }, at: at() });
+      await removal(p.userId, app!.factorId);
       // The last factor gone, its recovery codes go too.
       expect(await store.security.recoveryCodesLeft(p.userId)).toBe(0);
     });
@@ -1292,6 +1309,81 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         policies: { requireSecondFactor: false, recoveryMinThreshold: 2, client: { minPasswordScore: 0 } },
         at: at(),
       });
+    });
+
+    test("session scope: a login decides it under the policy, a refresh keeps it, a factor change ends the others (saying why) and widens its own, a policy narrows", async () => {
+      const lead = await ownOrg();
+      const member = async () => {
+        const p = await newPerson();
+        const inv = pendingInvite(lead.orgId, lead.userId, p.user.email);
+        await store.invites.createInvite({ invite: inv, tokenHash: newId() });
+        const rec = await store.accounts.registerWithInvite({ user: p.user, inviteId: inv.inviteId, now: at() });
+        return { ...p, userId: rec.userId, orgId: rec.orgId };
+      };
+      const [ada, bob] = [await member(), await member()];
+      const signIn = async (userId: UserId, tokenHash = newId(), fullAccess = false) => {
+        const sessionId = newId();
+        const { enrolOnly } = await store.sessions.startSession({
+          session: {
+            sessionId,
+            userId,
+            deviceName: "laptop",
+            createdAt: at(),
+            lastUsedAt: at(),
+            address: "192.0.2.1",
+            expiresAt: at(60_000),
+          },
+          token: { tokenHash, userId, createdAt: at(), expiresAt: at(60_000) },
+          accountVersion: 1,
+          maxLive: 100,
+          fullAccess,
+        });
+        return { sessionId, tokenHash, enrolOnly };
+      };
+      const key = (userId: UserId) => ({
+        factorId: newId(),
+        userId,
+        kind: "webauthn" as const,
+        name: "Key",
+        createdAt: at(),
+        credentialId: newId(),
+        publicKey: "pk",
+        counter: 0,
+      });
+      // Before the policy: whole. Bob has a factor.
+      const before = await signIn(ada.userId);
+      expect(before.enrolOnly).toBe(false);
+      await store.security.addFactor({ factor: key(bob.userId), sessions: planFactorChangeSessions("enrol", undefined) });
+      const bobs = await signIn(bob.userId);
+      const recovering = await signIn(ada.userId, newId(), true);
+      const policies = { requireSecondFactor: true, recoveryMinThreshold: 2, client: { minPasswordScore: 0 } };
+      const { narrowedSessions } = await store.security.setPolicies({ orgId: lead.orgId, policies, at: at() });
+      // Ada's whole sessions narrow (the one a recovery opened is whole too here: no recovery request names it); Bob's stays.
+      expect(narrowedSessions.sort()).toEqual([before.sessionId, recovering.sessionId].sort());
+      expect(await store.sessions.findSession(before.sessionId)).toMatchObject({ enrolOnly: true });
+      expect(await store.sessions.findSession(bobs.sessionId)).not.toHaveProperty("enrolOnly");
+      // A login now may only enrol, and a refresh keeps it so.
+      const limited = await signIn(ada.userId);
+      expect(limited.enrolOnly).toBe(true);
+      expect(await rotate(limited.tokenHash, newId())).toMatchObject({ ok: true, enrolOnly: true });
+      expect((await signIn(ada.userId, newId(), true)).enrolOnly).toBe(false);
+      // Ada enrols from the limited session: it becomes whole, every other one ends, saying why.
+      const { endedSessions } = await store.security.addFactor({
+        factor: key(ada.userId),
+        sessions: planFactorChangeSessions("enrol", limited.sessionId),
+      });
+      expect(endedSessions).toEqual(expect.arrayContaining([before.sessionId, recovering.sessionId]));
+      expect(endedSessions).not.toContain(limited.sessionId);
+      expect(await store.sessions.findSession(before.sessionId)).toMatchObject({
+        endedAt: expect.any(String),
+        endedWhy: "factors-changed",
+      });
+      const kept = await store.sessions.findSession(limited.sessionId);
+      expect(kept).not.toHaveProperty("enrolOnly");
+      expect(kept).not.toHaveProperty("endedAt");
+      // An ended session's refresh token is refused.
+      expect(await rotate(before.tokenHash, newId())).toMatchObject({ ok: false });
+      await store.security.setPolicies({ orgId: lead.orgId, policies: { ...policies, requireSecondFactor: false }, at: at() });
     });
 
     test("recovery: an enrolment and its requests (a decoy's stored alike, none displacing another device's), approvals once, opened then completed (the enrolment spent)", async () => {

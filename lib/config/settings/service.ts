@@ -74,7 +74,7 @@ export const SERVICE_SETTINGS = {
     default: "5s",
     group: "basics",
     meaning:
-      "the longest an ended session's access tokens still work on a gateway that did not hear of the end (`0s` to `1m`; `0s`: every request reads the session)",
+      "the longest an ended session's access tokens still work, or a session narrowed to enrolling a second factor keeps its full rights, on a gateway that did not hear of the change (`0s` to `1m`; `0s`: every request reads the session)",
     parse: (raw) => {
       const ms = raw === "0s" || raw === "0" ? 0 : duration("SESSION_CHECK_INTERVAL", raw);
       if (ms > 60_000) throw new Error(`Setting SESSION_CHECK_INTERVAL must be from 0s to 1m, got "${raw}"`);

@@ -113,6 +113,10 @@ export const tokenWithoutSession = () => unauthorized("This access token names n
 /** The access token's session was ended (logout, a revocation, a password change) or expired. */
 export const sessionEnded = () => unauthorized("This session has ended");
 
+/** The access token's session was ended because the account's second factors changed (on another device, or a policy). */
+export const sessionEndedByFactorChange = () =>
+  unauthorized("This session has ended: the account's second factors were changed from another session; sign in again");
+
 /** A login whose password was compared just before a password change swapped it: it starts no session. */
 export const passwordChangedMeanwhile = () => unauthorized("The master password changed meanwhile; log in again");
 
@@ -219,6 +223,19 @@ export const factorNotFound = () => notFound("Second factor");
 /** An enrolment whose code or security-key answer did not check out (or whose setup expired). */
 export const factorNotConfirmed = (field: string) =>
   invalid("The code or security-key answer does not match this setup (or the setup expired): try again", field);
+
+/** A change of the account's second factors without the master password's proof (`currentAuthHash`). */
+export const passwordProofRequired = () =>
+  invalid("Changing your second factors takes your master password: give currentAuthHash", "currentAuthHash");
+
+/** The proof given under both its names (`currentAuthHash`, and `authHash` as earlier clients send it). */
+export const passwordProofGivenTwice = () => invalid("Give the master password's proof once, as currentAuthHash", "authHash");
+
+/** A factor's setup (an authenticator-app secret, a security-key challenge) that enrolled a factor already. */
+export const factorSetupUsed = () => invalid("This setup was used already: start the enrolment again", "setupToken");
+
+/** A security key or passkey (by its credential id) that the account has enrolled already. */
+export const credentialEnrolledAlready = () => conflict("This security key or passkey is enrolled already", "response");
 
 /** A login that may only enrol a second factor (the organization requires one) reached another route. */
 export const enrolmentRequired = () => forbidden("Your organization requires a second factor: enrol one, then sign in again");

@@ -15,8 +15,12 @@ import { deviceNameProblem } from "../../../protocol/names";
 import { CROCKFORD, normalizeRecoveryCode } from "../../../protocol/formats/recovery";
 import {
   badFactorName,
+  credentialEnrolledAlready,
   factorNotConfirmed,
+  factorSetupUsed,
   lastFactorRequired,
+  passwordProofGivenTwice,
+  passwordProofRequired,
   totpAlreadyEnrolled,
   tooManyFactors,
   tooManyStepTries,
@@ -64,12 +68,44 @@ export function decideFactorName(raw: string): string {
   return name;
 }
 
-/** Whether the account may enrol one more factor of `kind`. */
-export function decideFactorEnrolment(existing: readonly Pick<SecondFactor, "kind">[], kind: FactorKind): void {
+/**
+ * Whether the account may enrol one more factor of `kind`: one authenticator app, up to
+ * MAX_WEBAUTHN_FACTORS keys, and a key (by its credential id, when known) once.
+ */
+export function decideFactorEnrolment(
+  existing: readonly Pick<SecondFactor, "kind" | "credentialId">[],
+  kind: FactorKind,
+  credentialId?: string,
+): void {
   if (kind === "totp" && existing.some((f) => f.kind === "totp")) throw totpAlreadyEnrolled();
+  if (credentialId !== undefined && existing.some((f) => f.credentialId === credentialId)) throw credentialEnrolledAlready();
   if (kind === "webauthn" && existing.filter((f) => f.kind === "webauthn").length >= MAX_WEBAUTHN_FACTORS) {
     throw tooManyFactors(MAX_WEBAUTHN_FACTORS);
   }
+}
+
+/**
+ * The master password's proof a factor change carries (enrolling, removing, new recovery codes),
+ * in every session, one that may only enrol included: a stolen access token must not bind the
+ * thief's factor, nor read recovery codes. Named `currentAuthHash`, as the password change names
+ * it; `authHash` is the name earlier clients send. Answers the proof, to be compared.
+ */
+export function decidePasswordProof(given: { currentAuthHash?: string | null; authHash?: string | null }): string {
+  // Null is absent, as the parameter rules let an optional field be.
+  const named = [given.currentAuthHash, given.authHash].filter((v): v is string => typeof v === "string");
+  if (named.length > 1) throw passwordProofGivenTwice();
+  if (named.length === 0) throw passwordProofRequired();
+  return named[0]!;
+}
+
+/** A setup enrols once: `uses` counts the enrolments that got this far with it (this one included). */
+export function decideSetupUse(uses: number): void {
+  if (uses !== 1) throw factorSetupUsed();
+}
+
+/** The name a setup's use is counted under: a hash of what it sealed (its secret, or its challenge), never the secret itself. */
+export function setupUseKey(kind: FactorKind, sealed: string): string {
+  return `factor-setup:${createHash("sha256").update(`factor-setup-v1\0${kind}\0${sealed}`).digest("base64url")}`;
 }
 
 /** A factor's setup as the server sealed it between the two calls (null: not sealed by it, or expired). */

@@ -4,7 +4,7 @@
  * a session's use, so a session ended anywhere stops its access tokens within that bound (and at
  * once on the gateway that ended it, or any that hears the `session.ended` broadcast).
  */
-import { badDeviceName, sessionEnded, sessionNotFound, tokenWithoutSession } from "./refusals";
+import { badDeviceName, sessionEnded, sessionEndedByFactorChange, sessionNotFound, tokenWithoutSession } from "./refusals";
 import type { UserId } from "../ids";
 import { deviceNameProblem } from "../../../protocol/names";
 
@@ -29,20 +29,43 @@ export function decideDeviceName(raw: string | undefined): string {
   return name;
 }
 
+/**
+ * Why a session was ended, where its devices are told (the `401` their next request gets): a change
+ * of the account's second factors. Other ends (logout, a revocation, a password change) say only that it ended.
+ */
+export const SESSION_END_REASONS = ["factors-changed"] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
 /** What the session check needs of a session. */
 export interface SessionState {
   userId: UserId;
   expiresAt: string;
   endedAt?: string;
+  endedWhy?: SessionEndReason;
+  /** The session may only enrol a second factor (lib/domain/accounts/session-scope.ts). */
+  enrolOnly?: true;
+}
+
+/** The refusal a token of an ended session gets: why it ended, where that is told. */
+export function sessionEndedRefusal(why: SessionEndReason | undefined) {
+  return why === "factors-changed" ? sessionEndedByFactorChange() : sessionEnded();
 }
 
 /**
  * Whether an access token's session still holds: it must name one (tokens from before sessions
- * do not: their holder refreshes), of the token's user, not ended and not expired.
+ * do not: their holder refreshes), of the token's user, not ended and not expired. Answers what
+ * the session grants now: a session narrowed to enrolment since the token was issued (its
+ * organization came to require a factor) narrows the token too.
  */
-export function decideSessionLive(sessionId: string | undefined, session: SessionState | null, userId: UserId, now: string): void {
+export function decideSessionLive(
+  sessionId: string | undefined,
+  session: SessionState | null,
+  userId: UserId,
+  now: string,
+): { enrolOnly: boolean } {
   if (sessionId === undefined) throw tokenWithoutSession();
-  if (!liveSessionOf(session, userId, now)) throw sessionEnded();
+  if (!liveSessionOf(session, userId, now)) throw sessionEndedRefusal(session?.userId === userId ? session.endedWhy : undefined);
+  return { enrolOnly: session!.enrolOnly === true };
 }
 
 /** The session a caller ends must be one of their own that is still live (else 404, alike for all). */

@@ -18,6 +18,16 @@ const kdfParams = {
   },
 };
 
+/**
+ * The master password's proof a factor change carries (lib/domain/accounts/second-factors.ts
+ * `decidePasswordProof`): `currentAuthHash`, as the password change names it, or `authHash`, as
+ * earlier clients send it. Optional here so that its absence is the named `passwordProofRequired`.
+ */
+const passwordProof = {
+  currentAuthHash: { ...p.authHash, optional: true },
+  authHash: { ...p.authHash, optional: true },
+};
+
 /** A vault's key wrapped again for the caller (a password change, a key rotation), with its roster link. */
 const ownWrapOfVault = {
   vaultId: p.uuid,
@@ -230,14 +240,14 @@ export const ACCOUNT_ROUTES = [
     path: "/users/me/factors/totp",
     action: "factors.totpEnrol",
     enrolOnly: true,
-    summary: "Enrol the authenticator app with a code it shows (the first factor comes with recovery codes)",
+    summary:
+      "Enrol the authenticator app with a code it shows and the master password (the first factor comes with recovery codes; ends the account's other sessions)",
     params: {
       ...p.STRICT,
       name: { type: "string", max: 256 },
       setupToken: { type: "string", min: 1, max: 4096 },
       code: { type: "string", max: 16 },
-      // The master password; not asked of a login that may only enrol.
-      authHash: { ...p.authHash, optional: true },
+      ...passwordProof,
     },
     reply: created("FactorEnrolled"),
   },
@@ -254,13 +264,14 @@ export const ACCOUNT_ROUTES = [
     path: "/users/me/factors/webauthn",
     action: "factors.webauthnEnrol",
     enrolOnly: true,
-    summary: "Enrol a security key or passkey with its answer to the challenge (checked before anything is stored)",
+    summary:
+      "Enrol a security key or passkey with its answer to the challenge (checked before anything is stored) and the master password; ends the account's other sessions",
     params: {
       ...p.STRICT,
       name: { type: "string", max: 256 },
       setupToken: { type: "string", min: 1, max: 4096 },
       response: p.webauthnRegistration,
-      authHash: { ...p.authHash, optional: true },
+      ...passwordProof,
     },
     reply: created("FactorEnrolled"),
   },
@@ -268,16 +279,16 @@ export const ACCOUNT_ROUTES = [
     method: "DELETE",
     path: "/users/me/factors/:factorId",
     action: "factors.remove",
-    summary: "Remove a second factor (with the master password)",
-    params: { ...p.STRICT, factorId: p.pathId, authHash: p.authHash },
+    summary: "Remove a second factor (with the master password; ends the account's other sessions)",
+    params: { ...p.STRICT, factorId: p.pathId, ...passwordProof },
     reply: noContent,
   },
   {
     method: "POST",
     path: "/users/me/factors/recovery-codes",
     action: "factors.recoveryCodes",
-    summary: "New recovery codes, replacing the old ones (with the master password); shown once",
-    params: { ...p.STRICT, authHash: p.authHash },
+    summary: "New recovery codes, replacing the old ones (with the master password; ends the account's other sessions); shown once",
+    params: { ...p.STRICT, ...passwordProof },
     reply: created("RecoveryCodes"),
   },
   // ---- Account recovery (services/recovery.service.ts) ----

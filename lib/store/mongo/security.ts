@@ -14,7 +14,7 @@ import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShar
 import type { RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import { factorNotFound, recoveryNotPending } from "../../domain/accounts/refusals";
 import { decideNewApproval } from "../../domain/store-checks";
-import type { ArgsOf, SecurityStore } from "../port";
+import type { ArgsOf, FactorChangeOutcome, SecurityStore } from "../port";
 import type { ClientSession } from "mongodb";
 import type { MongoContext } from "./context";
 import {
@@ -33,6 +33,8 @@ import {
 } from "./documents";
 import { writeOutbox } from "./outbox";
 import { findRecoveryAskIn, findRecoveryTargetIn, startRecoveryRequestIn } from "./recovery-requests";
+import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
+import { applyFactorChangeIn } from "./sessions";
 import { lockAccount } from "./writes";
 
 export class MongoSecurity implements SecurityStore {
@@ -45,23 +47,29 @@ export class MongoSecurity implements SecurityStore {
     return docs.map(toSecondFactor);
   }
 
-  async addFactor({ factor, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+  async addFactor({ factor, sessions, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<FactorChangeOutcome> {
+    return this.c.tx(async (session) => {
       await lockAccount(this.c, session, factor.userId);
-      const existing = await this.c.secondFactors.find({ userId: factor.userId }, { session, projection: { kind: 1 } }).toArray();
+      const existing = await this.c.secondFactors
+        .find({ userId: factor.userId }, { session, projection: { kind: 1, credentialId: 1 } })
+        .toArray();
       decideFactorEnrolment(
-        existing.map((d) => ({ kind: d.kind })),
+        existing.map((d) => ({ kind: d.kind, ...(d.credentialId != null && { credentialId: d.credentialId }) })),
         factor.kind,
+        factor.credentialId,
       );
       await writeOutbox(this.c, session, events);
       // Unique on (userId, slot): a second authenticator app that got past the check is a duplicate key (409).
       await this.c.secondFactors.insertOne(secondFactorDoc(factor), { session });
+      return { endedSessions: await applyFactorChangeIn(this.c, session, factor.userId, sessions, factor.createdAt) };
     });
   }
 
-  async removeFactor({ userId, factorId, policyRequires, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+  async removeFactor({ userId, factorId, sessions, at, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<FactorChangeOutcome> {
+    return this.c.tx(async (session) => {
       await lockAccount(this.c, session, userId);
+      // Read after the account's write: a policy change meanwhile conflicts with it, and this retries under the new policy.
+      const policyRequires = await policyRequiresIn(this.c, session, await orgOfIn(this.c, session, userId));
       const gone = await this.c.secondFactors.deleteOne({ _id: factorId, userId }, { session });
       if (gone.deletedCount === 0) throw factorNotFound();
       const left = await this.c.secondFactors.countDocuments({ userId }, { session });
@@ -69,6 +77,7 @@ export class MongoSecurity implements SecurityStore {
       decideFactorRemoval(left, policyRequires);
       if (left === 0) await this.c.recoveryCodes.deleteMany({ userId }, { session });
       await writeOutbox(this.c, session, events);
+      return { endedSessions: await applyFactorChangeIn(this.c, session, userId, sessions, at) };
     });
   }
 
@@ -87,8 +96,9 @@ export class MongoSecurity implements SecurityStore {
     return r.matchedCount === 1;
   }
 
-  async replaceRecoveryCodes({ userId, codeHashes, at, events }: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+  async replaceRecoveryCodes(args: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<FactorChangeOutcome> {
+    const { userId, codeHashes, at, sessions, events } = args;
+    return this.c.tx(async (session) => {
       await lockAccount(this.c, session, userId);
       await writeOutbox(this.c, session, events);
       await this.c.recoveryCodes.deleteMany({ userId }, { session });
@@ -98,6 +108,7 @@ export class MongoSecurity implements SecurityStore {
           { session },
         );
       }
+      return { endedSessions: sessions ? await applyFactorChangeIn(this.c, session, userId, sessions, at) : [] };
     });
   }
 
@@ -121,14 +132,15 @@ export class MongoSecurity implements SecurityStore {
     return doc ? doc.policies : null;
   }
 
-  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<{ narrowedSessions: string[] }> {
+    return this.c.tx(async (session) => {
       await writeOutbox(this.c, session, events);
       await this.c.orgPolicies.updateOne(
         { _id: orgId },
         { $set: { policies: storedPolicies(policies), updatedAt: at } },
         { session, upsert: true },
       );
+      return { narrowedSessions: await narrowSessionsIn(this.c, session, orgId, policies, at) };
     });
   }
 

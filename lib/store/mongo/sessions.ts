@@ -4,20 +4,25 @@
  */
 import type { ClientSession, Filter } from "mongodb";
 import { decideSessionStart } from "../../domain/store-checks";
-import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
-import type { ArgsOf, RefreshOutcome, SessionRecord, SessionStore } from "../port";
+import { earlierSession, sessionsOverCap, type SessionEndReason } from "../../domain/accounts/sessions";
+import type { FactorChangeSessions } from "../../domain/accounts/session-scope";
+import type { UserId } from "../../domain/ids";
+import type { ArgsOf, NewSession, RefreshOutcome, SessionRecord, SessionStore } from "../port";
 import type { MongoContext } from "./context";
 import { toSession, type RefreshTokenDoc, type SessionDoc } from "./documents";
+import { enrolOnlyIn } from "./session-scope";
 import { lockAccount } from "./writes";
 
 export class MongoSessions implements SessionStore {
   constructor(private readonly c: MongoContext) {}
 
-  async startSession({ session: s, token, accountVersion, maxLive }: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[] }> {
+  async startSession(args: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[]; enrolOnly: boolean }> {
+    const { session: s, token, accountVersion, maxLive } = args;
     return this.c.tx(async (session) => {
-      // A real write to the account (a password change writes it too): one of the two retries on the other's outcome.
+      // A real write to the account (a password change, a policy change, an enrolment write it too): one of the two retries on the other's outcome.
       decideSessionStart(await lockAccount(this.c, session, s.userId), accountVersion);
-      await this.c.sessions.insertOne(sessionDoc(s), { session });
+      const enrolOnly = !args.fullAccess && (await enrolOnlyIn(this.c, session, s.userId));
+      await this.c.sessions.insertOne({ ...sessionDoc(s), ...(enrolOnly && { enrolOnly: true as const }) }, { session });
       await this.c.refreshTokens.insertOne(
         {
           _id: token.tokenHash,
@@ -37,7 +42,8 @@ export class MongoSessions implements SessionStore {
         live.map((d) => d._id),
         maxLive,
       );
-      return { ended: over.length ? await endSessionsIn(this.c, session, { userId: s.userId, now: s.createdAt, ids: over }) : [] };
+      const ended = over.length ? await endSessionsIn(this.c, session, { userId: s.userId, now: s.createdAt, ids: over }) : [];
+      return { ended, enrolOnly };
     });
   }
 
@@ -51,8 +57,8 @@ export class MongoSessions implements SessionStore {
         await this.c.refreshTokens.updateOne({ _id: oldHash }, { $set: { status: "used" } }, { session });
         return { ok: false, reason: "expired" };
       }
-      if (!(await this.recordUse(session, old, { lastUsedAt: now, address, expiresAt: next.expiresAt })))
-        return { ok: false, reason: "unknown" };
+      const used = await this.recordUse(session, old, { lastUsedAt: now, address, expiresAt: next.expiresAt });
+      if (!used) return { ok: false, reason: "unknown" };
       const rotated = await this.c.refreshTokens.updateOne({ _id: oldHash, status: "active" }, { $set: { status: "used" } }, { session });
       if (rotated.modifiedCount !== 1) return this.endReused(session, sessionId, now);
       await this.c.refreshTokens.insertOne(
@@ -66,7 +72,7 @@ export class MongoSessions implements SessionStore {
         },
         { session },
       );
-      return { ok: true, userId: old.userId, sessionId };
+      return { ok: true, userId: old.userId, sessionId, enrolOnly: used.enrolOnly };
     });
   }
 
@@ -78,22 +84,26 @@ export class MongoSessions implements SessionStore {
   }
 
   /**
-   * A refresh's use, on its session's document: false when the session has ended. Written in the
-   * same transaction as the token: an end that races this conflicts with it, and one of the two
-   * retries on the other's outcome. A family from before sessions gets its document now.
+   * A refresh's use, on its session's document: false when the session has ended, else its scope.
+   * Written in the same transaction as the token: an end that races this conflicts with it, and one
+   * of the two retries on the other's outcome. A family from before sessions gets its document now.
    */
   private async recordUse(
     session: ClientSession,
     old: RefreshTokenDoc,
     use: Pick<SessionRecord, "lastUsedAt" | "address" | "expiresAt">,
-  ): Promise<boolean> {
+  ): Promise<false | { enrolOnly: boolean }> {
     const sessionId = old.familyId;
-    const live = await this.c.sessions.updateOne({ _id: sessionId, endedAt: { $exists: false } }, { $set: use }, { session });
-    if (live.matchedCount === 1) return true;
+    const live = await this.c.sessions.findOneAndUpdate(
+      { _id: sessionId, endedAt: { $exists: false } },
+      { $set: use },
+      { session, projection: { enrolOnly: 1 }, returnDocument: "after" },
+    );
+    if (live) return { enrolOnly: live.enrolOnly === true };
     if (await this.c.sessions.findOne({ _id: sessionId }, { session, projection: { _id: 1 } })) return false;
     const earlier = earlierSession({ sessionId, userId: old.userId, createdAt: old.createdAt });
     await this.c.sessions.insertOne(sessionDoc({ ...earlier, ...use }), { session });
-    return true;
+    return { enrolOnly: false };
   }
 
   async findSession(sessionId: string): Promise<SessionRecord | null> {
@@ -147,7 +157,7 @@ export class MongoSessions implements SessionStore {
   }
 }
 
-function sessionDoc(s: Omit<SessionRecord, "endedAt">): SessionDoc {
+function sessionDoc(s: NewSession): SessionDoc {
   return {
     _id: s.sessionId,
     userId: s.userId,
@@ -163,7 +173,7 @@ function sessionDoc(s: Omit<SessionRecord, "endedAt">): SessionDoc {
 export async function endSessionsIn(
   c: MongoContext,
   session: ClientSession,
-  { userId, now, only, except, ids: given }: ArgsOf<SessionStore["endSessions"]> & { ids?: string[] },
+  { userId, now, only, except, ids: given, why }: ArgsOf<SessionStore["endSessions"]> & { ids?: string[]; why?: SessionEndReason },
 ): Promise<string[]> {
   const filter: Filter<SessionDoc> = { userId, endedAt: { $exists: false } };
   if (only !== undefined) filter._id = only;
@@ -171,7 +181,29 @@ export async function endSessionsIn(
   else if (given !== undefined) filter._id = { $in: given };
   const ids = (await c.sessions.find(filter, { session, projection: { _id: 1 } }).toArray()).map((d) => d._id);
   if (ids.length === 0) return [];
-  await c.sessions.updateMany({ _id: { $in: ids }, endedAt: { $exists: false } }, { $set: { endedAt: now } }, { session });
+  await c.sessions.updateMany(
+    { _id: { $in: ids }, endedAt: { $exists: false } },
+    { $set: { endedAt: now, ...(why !== undefined && { endedWhy: why }) } },
+    { session },
+  );
   await c.refreshTokens.updateMany({ familyId: { $in: ids } }, { $set: { status: "revoked" } }, { session });
   return ids;
+}
+
+/**
+ * A factor change's effect on the account's sessions (`planFactorChangeSessions`), in its
+ * transaction: every other one ends, saying why; the kept one becomes whole when the plan says so.
+ */
+export async function applyFactorChangeIn(
+  c: MongoContext,
+  session: ClientSession,
+  userId: UserId,
+  plan: FactorChangeSessions,
+  now: string,
+): Promise<string[]> {
+  const ended = await endSessionsIn(c, session, { userId, now, why: plan.endedWhy, ...(plan.keep !== undefined && { except: plan.keep }) });
+  if (plan.widenKept && plan.keep !== undefined) {
+    await c.sessions.updateOne({ _id: plan.keep, userId, endedAt: { $exists: false } }, { $unset: { enrolOnly: "" } }, { session });
+  }
+  return ended;
 }

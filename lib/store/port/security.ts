@@ -4,30 +4,43 @@
  */
 import type { OrgId, UserId } from "../../domain/ids";
 import type { SecondFactor } from "../../domain/accounts/second-factors";
+import type { FactorChangeSessions } from "../../domain/accounts/session-scope";
 import type { OrgPolicies } from "../../domain/orgs/policies";
 import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
 import type { NewRecoveryRequest, RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import type { WithEvents } from "./outbox";
+
+/** What a factor change did beyond the factor: the sessions it ended. */
+export interface FactorChangeOutcome {
+  endedSessions: string[];
+}
 
 export interface SecurityStore {
   // ---- Second factors ----
   listFactors(userId: UserId): Promise<SecondFactor[]>;
   /**
    * Adds a factor under the account's lock, after `decideFactorEnrolment` against the ones it has
-   * (so two enrolments at once cannot pass a limit together).
+   * (so two enrolments at once cannot pass a limit together, nor enrol one key twice), and in the
+   * same transaction applies `sessions` (`planFactorChangeSessions`): the account's other sessions
+   * end, saying why, and the kept one becomes whole. Answers the sessions it ended.
    */
-  addFactor(args: { factor: SecondFactor } & WithEvents): Promise<void>;
+  addFactor(args: { factor: SecondFactor; sessions: FactorChangeSessions } & WithEvents): Promise<FactorChangeOutcome>;
   /**
-   * Removes the user's factor, refusing (`decideFactorRemoval`) to remove the last one while
-   * `policyRequires`; 404 when it is not theirs. Removing the last one drops the recovery codes.
+   * Removes the user's factor, refusing (`decideFactorRemoval`) to remove the last one while the
+   * organization's policy (read under the account's lock) requires one; 404 when it is not theirs.
+   * Removing the last one drops the recovery codes. Applies `sessions` as `addFactor` does.
    */
-  removeFactor(args: { userId: UserId; factorId: string; policyRequires: boolean } & WithEvents): Promise<void>;
+  removeFactor(
+    args: { userId: UserId; factorId: string; sessions: FactorChangeSessions; at: string } & WithEvents,
+  ): Promise<FactorChangeOutcome>;
   /** Records a TOTP code of `step` as used, if no code of that step or a later one was: false on a replay. */
   useTotpStep(args: { factorId: string; step: number; at: string }): Promise<boolean>;
   /** Moves a security key's signature counter from `from` to `to`, if it is still `from`: false when another sign-in moved it. */
   useWebauthnCounter(args: { factorId: string; from: number; to: number; at: string }): Promise<boolean>;
-  /** The user's recovery codes, replaced by these (hashed) ones. */
-  replaceRecoveryCodes(args: { userId: UserId; codeHashes: string[]; at: string } & WithEvents): Promise<void>;
+  /** The user's recovery codes, replaced by these (hashed) ones; with `sessions`, applied as `addFactor` does. */
+  replaceRecoveryCodes(
+    args: { userId: UserId; codeHashes: string[]; at: string; sessions?: FactorChangeSessions } & WithEvents,
+  ): Promise<FactorChangeOutcome>;
   /** Marks the user's unused recovery code used: false when it is none, or was used already (once, even at once). */
   useRecoveryCode(args: { userId: UserId; codeHash: string; at: string }): Promise<boolean>;
   recoveryCodesLeft(userId: UserId): Promise<number>;
@@ -35,7 +48,13 @@ export interface SecurityStore {
   // ---- Policies ----
   /** The organization's policies, or null while it has set none. */
   getPolicies(orgId: OrgId): Promise<OrgPolicies | null>;
-  setPolicies(args: { orgId: OrgId; policies: OrgPolicies; at: string } & WithEvents): Promise<void>;
+  /**
+   * Sets the organization's policies under the lock of every account in it (a login deciding its
+   * scope, an enrolment, a removal come wholly before or after), and narrows to enrolment the live
+   * whole sessions of the accounts `planPolicyNarrowing` names (a session an account recovery opened
+   * within RECOVERY_PASSWORD_WINDOW_MS stays whole). Answers the sessions it narrowed.
+   */
+  setPolicies(args: { orgId: OrgId; policies: OrgPolicies; at: string } & WithEvents): Promise<{ narrowedSessions: string[] }>;
 
   // ---- Account recovery ----
   /** The user's enrolment (replacing any earlier one, whose pending requests end) with its shares. */

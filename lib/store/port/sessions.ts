@@ -4,6 +4,7 @@
  * removal from the organization end sessions too, in their own transactions (./accounts.ts).
  */
 import type { UserId } from "../../domain/ids";
+import type { SessionEndReason } from "../../domain/accounts/sessions";
 
 export interface RefreshTokenRecord {
   tokenHash: string;
@@ -28,10 +29,18 @@ export interface SessionRecord {
   expiresAt: string;
   /** When it was ended (logout, revocation); absent while it lasts. */
   endedAt?: string;
+  /** Why it was ended, where its devices are told (a change of the account's factors); absent for other ends. */
+  endedWhy?: SessionEndReason;
+  /** It may only enrol a second factor (lib/domain/accounts/session-scope.ts); absent for a whole session. */
+  enrolOnly?: true;
 }
 
+/** A session as a login starts it: its scope is decided under the account's lock. */
+export type NewSession = Omit<SessionRecord, "endedAt" | "endedWhy" | "enrolOnly">;
+
 export type RefreshOutcome =
-  | { ok: true; userId: UserId; sessionId: string }
+  /** Rotated; `enrolOnly`: the session may only enrol (a refresh keeps its scope). */
+  | { ok: true; userId: UserId; sessionId: string; enrolOnly: boolean }
   | { ok: false; reason: "unknown" | "expired" }
   /** A used token presented again: its session was ended (named, so that its access tokens stop too). */
   | { ok: false; reason: "reused"; sessionId: string };
@@ -41,14 +50,19 @@ export interface SessionStore {
    * A login: the session and its first refresh token (the token's family is the session's id),
    * if the account is still at `accountVersion`, the version whose password the login compared
    * (else `401`: a password change came in between, and ended every session it saw). The user's
-   * least recently used live sessions beyond `maxLive` end; answers their ids.
+   * least recently used live sessions beyond `maxLive` end; answers their ids. Under the same
+   * lock, whether the session may only enrol a second factor (`decideEnrolOnly` over the
+   * organization's policy and the account's factors as they are then; never with `fullAccess`, a
+   * session an account recovery opens): a policy change or an enrolment at the same moment comes
+   * wholly before or wholly after it.
    */
   startSession(args: {
-    session: Omit<SessionRecord, "endedAt">;
+    session: NewSession;
     token: Omit<RefreshTokenRecord, "familyId">;
     accountVersion: number;
     maxLive: number;
-  }): Promise<{ ended: string[] }>;
+    fullAccess?: boolean;
+  }): Promise<{ ended: string[]; enrolOnly: boolean }>;
   /**
    * The next token joins the old one's user and family, and the session records the use (`now`,
    * `address`) and the new expiry. A session that has ended takes no new token ("unknown"), even

@@ -9,6 +9,7 @@ import type { InviteStatus } from "../../domain/orgs/invites";
 import type { DomainEventType } from "../../domain/audit/events";
 import type { FactorKind } from "../../domain/accounts/second-factors";
 import type { RecoveryStatus } from "../../domain/accounts/recovery";
+import type { SessionEndReason } from "../../domain/accounts/sessions";
 
 export interface OrgsTable {
   org_id: OrgId;
@@ -171,6 +172,9 @@ export interface SessionsTable {
   address: string;
   expires_at: string;
   ended_at: string | null;
+  /** 1: the session may only enrol a second factor. */
+  enrol_only: number;
+  ended_why: SessionEndReason | null;
 }
 
 export interface KeyLogTable {

@@ -6,11 +6,13 @@ import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShar
 import type { RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import { factorNotFound, recoveryNotPending } from "../../domain/accounts/refusals";
 import { decideNewApproval } from "../../domain/store-checks";
-import type { ArgsOf, SecurityStore } from "../port";
+import type { ArgsOf, FactorChangeOutcome, SecurityStore } from "../port";
 import type { SqlContext } from "./context";
 import type { SecondFactorsTable } from "./schema";
 import { completeRecoveryIn, dropEnrolment, findRecoveryAskIn, findRecoveryTargetIn, startRecoveryRequestIn, toRequest } from "./recovery";
 import { writeOutbox } from "./outbox";
+import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
+import { applyFactorChangeIn } from "./sessions";
 import { lockAccount } from "./writes";
 
 const num = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v));
@@ -40,13 +42,18 @@ export class SqlSecurity implements SecurityStore {
     return rows.map(toFactor);
   }
 
-  async addFactor({ factor, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+  async addFactor({ factor, sessions, events }: ArgsOf<SecurityStore["addFactor"]>): Promise<FactorChangeOutcome> {
+    return this.c.tx(async (trx) => {
       await lockAccount(trx, factor.userId);
-      const existing = await trx.selectFrom("second_factors").select("kind").where("user_id", "=", factor.userId).execute();
+      const existing = await trx
+        .selectFrom("second_factors")
+        .select(["kind", "credential_id"])
+        .where("user_id", "=", factor.userId)
+        .execute();
       decideFactorEnrolment(
-        existing.map((r) => ({ kind: r.kind })),
+        existing.map((r) => ({ kind: r.kind, ...(r.credential_id !== null && { credentialId: r.credential_id }) })),
         factor.kind,
+        factor.credentialId,
       );
       await writeOutbox(trx, events);
       await trx
@@ -67,12 +74,15 @@ export class SqlSecurity implements SecurityStore {
           transports: factor.transports ? JSON.stringify(factor.transports) : null,
         })
         .execute();
+      return { endedSessions: await applyFactorChangeIn(trx, factor.userId, sessions, factor.createdAt) };
     });
   }
 
-  async removeFactor({ userId, factorId, policyRequires, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+  async removeFactor({ userId, factorId, sessions, at, events }: ArgsOf<SecurityStore["removeFactor"]>): Promise<FactorChangeOutcome> {
+    return this.c.tx(async (trx) => {
       await lockAccount(trx, userId);
+      // Read under the lock: a policy that comes to require a factor meanwhile is the one this removal answers to.
+      const policyRequires = await policyRequiresIn(trx, await orgOfIn(trx, userId));
       const gone = await trx
         .deleteFrom("second_factors")
         .where("factor_id", "=", factorId)
@@ -83,6 +93,7 @@ export class SqlSecurity implements SecurityStore {
       decideFactorRemoval(left.length, policyRequires);
       if (left.length === 0) await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
       await writeOutbox(trx, events);
+      return { endedSessions: await applyFactorChangeIn(trx, userId, sessions, at) };
     });
   }
 
@@ -106,8 +117,9 @@ export class SqlSecurity implements SecurityStore {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async replaceRecoveryCodes({ userId, codeHashes, at, events }: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+  async replaceRecoveryCodes(args: ArgsOf<SecurityStore["replaceRecoveryCodes"]>): Promise<FactorChangeOutcome> {
+    const { userId, codeHashes, at, sessions, events } = args;
+    return this.c.tx(async (trx) => {
       await lockAccount(trx, userId);
       await writeOutbox(trx, events);
       await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
@@ -117,6 +129,7 @@ export class SqlSecurity implements SecurityStore {
           .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: at, used_at: null })))
           .execute();
       }
+      return { endedSessions: sessions ? await applyFactorChangeIn(trx, userId, sessions, at) : [] };
     });
   }
 
@@ -146,8 +159,8 @@ export class SqlSecurity implements SecurityStore {
     return r ? (JSON.parse(r.policies) as OrgPolicies) : null;
   }
 
-  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+  async setPolicies({ orgId, policies, at, events }: ArgsOf<SecurityStore["setPolicies"]>): Promise<{ narrowedSessions: string[] }> {
+    return this.c.tx(async (trx) => {
       await writeOutbox(trx, events);
       const text = JSON.stringify(policies);
       await trx
@@ -155,6 +168,7 @@ export class SqlSecurity implements SecurityStore {
         .values({ org_id: orgId, policies: text, updated_at: at })
         .onConflict((oc) => oc.column("org_id").doUpdateSet({ policies: text, updated_at: at }))
         .execute();
+      return { narrowedSessions: await narrowSessionsIn(trx, orgId, policies, at) };
     });
   }
 

@@ -3,23 +3,31 @@
  * ../mongo/sessions.ts). `endSessionsIn` ends sessions inside another aggregate's transaction.
  */
 import { decideSessionStart } from "../../domain/store-checks";
-import { earlierSession, sessionsOverCap } from "../../domain/accounts/sessions";
-import type { ArgsOf, RefreshOutcome, SessionRecord, SessionStore } from "../port";
+import { earlierSession, sessionsOverCap, type SessionEndReason } from "../../domain/accounts/sessions";
+import type { FactorChangeSessions } from "../../domain/accounts/session-scope";
+import type { UserId } from "../../domain/ids";
+import type { ArgsOf, NewSession, RefreshOutcome, SessionRecord, SessionStore } from "../port";
 import { chunks, type Db, type SqlContext } from "./context";
 import type { RefreshTokensTable, SessionsTable } from "./schema";
+import { enrolOnlyIn } from "./session-scope";
 import { lockAccount } from "./writes";
 
-type EndSessions = ArgsOf<SessionStore["endSessions"]> & { ids?: string[] };
+type EndSessions = ArgsOf<SessionStore["endSessions"]> & { ids?: string[]; why?: SessionEndReason };
 type RefreshToken = Omit<RefreshTokensTable, "status">;
 
 export class SqlSessions implements SessionStore {
   constructor(private readonly c: SqlContext) {}
 
-  async startSession({ session, token, accountVersion, maxLive }: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[] }> {
+  async startSession(args: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[]; enrolOnly: boolean }> {
+    const { session, token, accountVersion, maxLive } = args;
     return this.c.tx(async (trx) => {
-      // Under the account's row lock: a password change and this login come one after the other.
+      // Under the account's row lock: a password change, a policy change, an enrolment and this login come one after the other.
       decideSessionStart(await lockAccount(trx, session.userId), accountVersion);
-      await trx.insertInto("sessions").values(sessionRow(session)).execute();
+      const enrolOnly = !args.fullAccess && (await enrolOnlyIn(trx, session.userId));
+      await trx
+        .insertInto("sessions")
+        .values({ ...sessionRow(session), enrol_only: enrolOnly ? 1 : 0 })
+        .execute();
       await insertToken(trx, {
         token_hash: token.tokenHash,
         family_id: session.sessionId,
@@ -39,7 +47,8 @@ export class SqlSessions implements SessionStore {
         live.map((r) => r.session_id),
         maxLive,
       );
-      return { ended: over.length ? await endSessionsIn(trx, { userId: session.userId, now: session.createdAt, ids: over }) : [] };
+      const ended = over.length ? await endSessionsIn(trx, { userId: session.userId, now: session.createdAt, ids: over }) : [];
+      return { ended, enrolOnly };
     });
   }
 
@@ -54,7 +63,8 @@ export class SqlSessions implements SessionStore {
         await trx.updateTable("refresh_tokens").set({ status: "used" }).where("token_hash", "=", oldHash).execute();
         return { ok: false, reason: "expired" };
       }
-      if (!(await recordUse(trx, old, { now, address, expiresAt: next.expiresAt }))) return { ok: false, reason: "unknown" };
+      const used = await recordUse(trx, old, { now, address, expiresAt: next.expiresAt });
+      if (!used) return { ok: false, reason: "unknown" };
       const rotated = await trx
         .updateTable("refresh_tokens")
         .set({ status: "used" })
@@ -70,7 +80,7 @@ export class SqlSessions implements SessionStore {
         expires_at: next.expiresAt,
         created_at: next.createdAt,
       });
-      return { ok: true, userId: old.user_id, sessionId };
+      return { ok: true, userId: old.user_id, sessionId, enrolOnly: used.enrolOnly };
     });
   }
 
@@ -151,19 +161,24 @@ async function endReused(trx: Db, sessionId: string, now: string): Promise<Refre
 }
 
 /**
- * A refresh's use, on its session's row: false when the session has ended. The row is written (and
- * so locked) before the token: an end that races this either came first (no live row: refused) or
- * waits, and then revokes the new token too. A family from before sessions gets its row now.
+ * A refresh's use, on its session's row: false when the session has ended, else its scope. The row
+ * is written (and so locked) before the token: an end that races this either came first (no live
+ * row: refused) or waits, and then revokes the new token too. A family from before sessions gets its row now.
  */
-async function recordUse(trx: Db, old: RefreshToken, use: { now: string; address: string; expiresAt: string }): Promise<boolean> {
+async function recordUse(
+  trx: Db,
+  old: RefreshToken,
+  use: { now: string; address: string; expiresAt: string },
+): Promise<false | { enrolOnly: boolean }> {
   const sessionId = old.family_id;
   const live = await trx
     .updateTable("sessions")
     .set({ last_used_at: use.now, address: use.address, expires_at: use.expiresAt })
     .where("session_id", "=", sessionId)
     .where("ended_at", "is", null)
+    .returning("enrol_only")
     .executeTakeFirst();
-  if (Number(live.numUpdatedRows) === 1) return true;
+  if (live) return { enrolOnly: Number(live.enrol_only) === 1 };
   const ended = await trx.selectFrom("sessions").select("session_id").where("session_id", "=", sessionId).executeTakeFirst();
   if (ended) return false;
   const earlier = earlierSession({ sessionId, userId: old.user_id, createdAt: old.created_at });
@@ -173,10 +188,10 @@ async function recordUse(trx: Db, old: RefreshToken, use: { now: string; address
     // Two first refreshes at once: the second finds the row and loses on the token, as a reuse.
     .onConflict((oc) => oc.column("session_id").doNothing())
     .execute();
-  return true;
+  return { enrolOnly: false };
 }
 
-function sessionRow(s: Omit<SessionRecord, "endedAt">): SessionsTable {
+function sessionRow(s: NewSession): SessionsTable {
   return {
     session_id: s.sessionId,
     user_id: s.userId,
@@ -186,6 +201,8 @@ function sessionRow(s: Omit<SessionRecord, "endedAt">): SessionsTable {
     address: s.address,
     expires_at: s.expiresAt,
     ended_at: null,
+    enrol_only: 0,
+    ended_why: null,
   };
 }
 
@@ -199,6 +216,8 @@ function toSession(r: SessionsTable): SessionRecord {
     address: r.address,
     expiresAt: r.expires_at,
     ...(r.ended_at !== null && { endedAt: r.ended_at }),
+    ...(r.ended_why !== null && { endedWhy: r.ended_why }),
+    ...(Number(r.enrol_only) === 1 && { enrolOnly: true as const }),
   };
 }
 
@@ -207,15 +226,39 @@ function toSession(r: SessionsTable): SessionRecord {
  * revokes their refresh tokens, in the caller's transaction: the rows first (this locks them
  * against a rotation), then every token of their families; in chunks, whatever their number.
  */
-export async function endSessionsIn(trx: Db, { userId, now, only, except, ids: given }: EndSessions): Promise<string[]> {
+export async function endSessionsIn(trx: Db, { userId, now, only, except, ids: given, why }: EndSessions): Promise<string[]> {
   let live = trx.selectFrom("sessions").select("session_id").where("user_id", "=", userId).where("ended_at", "is", null);
   if (only !== undefined) live = live.where("session_id", "=", only);
   if (except !== undefined) live = live.where("session_id", "!=", except);
   if (given !== undefined) live = live.where("session_id", "in", given.length ? given : [""]);
   const ids = (await live.execute()).map((r) => r.session_id);
   for (const chunk of chunks(ids, 500)) {
-    await trx.updateTable("sessions").set({ ended_at: now }).where("session_id", "in", chunk).where("ended_at", "is", null).execute();
+    await trx
+      .updateTable("sessions")
+      .set({ ended_at: now, ended_why: why ?? null })
+      .where("session_id", "in", chunk)
+      .where("ended_at", "is", null)
+      .execute();
     await trx.updateTable("refresh_tokens").set({ status: "revoked" }).where("family_id", "in", chunk).execute();
   }
   return ids;
+}
+
+/**
+ * A factor change's effect on the account's sessions (`planFactorChangeSessions`), in its
+ * transaction: every other one ends, saying why; the kept one becomes whole when the plan says so.
+ * Answers the ended ones.
+ */
+export async function applyFactorChangeIn(trx: Db, userId: UserId, plan: FactorChangeSessions, now: string): Promise<string[]> {
+  const ended = await endSessionsIn(trx, { userId, now, why: plan.endedWhy, ...(plan.keep !== undefined && { except: plan.keep }) });
+  if (plan.widenKept && plan.keep !== undefined) {
+    await trx
+      .updateTable("sessions")
+      .set({ enrol_only: 0 })
+      .where("session_id", "=", plan.keep)
+      .where("user_id", "=", userId)
+      .where("ended_at", "is", null)
+      .execute();
+  }
+  return ended;
 }

@@ -19,6 +19,7 @@ import * as m017 from "./017_vault_sizes";
 import * as m018 from "./018_org_log";
 import * as m019 from "./019_recovery_versions";
 import * as m021 from "./021_recovery_decoys";
+import * as m022 from "./022_session_scope";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "018_org_log": m018,
   "019_recovery_versions": m019,
   "021_recovery_decoys": m021,
+  "022_session_scope": m022,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,6 +2,8 @@
 import {
   decideEnrolOnly,
   decideFactorEnrolment,
+  decidePasswordProof,
+  decideSetupUse,
   decideFactorRemoval,
   decideDailySecondSteps,
   decideStepTry,
@@ -14,13 +16,18 @@ import {
   normalizeRecoveryCode,
   planKeyEnrolment,
   planTotpEnrolment,
+  setupUseKey,
   type FactorKind,
 } from "../../../../../lib/domain/accounts/second-factors";
 import type { UserId } from "../../../../../lib/domain/ids";
 import {
   badFactorName,
+  credentialEnrolledAlready,
   factorNotConfirmed,
+  factorSetupUsed,
   lastFactorRequired,
+  passwordProofGivenTwice,
+  passwordProofRequired,
   tooManyFactors,
   totpAlreadyEnrolled,
 } from "../../../../../lib/domain/accounts/refusals";
@@ -48,6 +55,55 @@ test.each<[string, FactorKind[], FactorKind, "ok" | AppError]>([
   ["an eleventh key", Array(MAX_WEBAUTHN_FACTORS).fill("webauthn"), "webauthn", tooManyFactors(MAX_WEBAUTHN_FACTORS)],
 ])("enrolment: %s", (_what, existing, kind, expected) => {
   expect(outcomeOf(() => decideFactorEnrolment(kinds(...existing), kind))).toEqual(named(expected));
+});
+
+const keyWith = (credentialId: string) => ({ kind: "webauthn" as const, credentialId });
+
+test.each<[string, { kind: FactorKind; credentialId?: string }[], string, "ok" | AppError]>([
+  ["a first key", [], "k1", "ok"],
+  ["another key beside one", [keyWith("k1")], "k2", "ok"],
+  ["the same key again", [keyWith("k1")], "k1", credentialEnrolledAlready()],
+  ["the same key among others and an app", [{ kind: "totp" }, keyWith("k0"), keyWith("k1")], "k1", credentialEnrolledAlready()],
+  // Checked before the count: a full account told the key is there already, not that it is full.
+  [
+    "the same key on a full account",
+    Array.from({ length: MAX_WEBAUTHN_FACTORS }, (_, i) => keyWith(`k${i}`)),
+    "k3",
+    credentialEnrolledAlready(),
+  ],
+])("a security key by its credential id: %s", (_what, existing, credentialId, expected) => {
+  expect(outcomeOf(() => decideFactorEnrolment(existing, "webauthn", credentialId))).toEqual(named(expected));
+});
+
+const proof = Buffer.alloc(32, 1).toString("base64");
+
+test.each<[string, Parameters<typeof decidePasswordProof>[0], string | AppError]>([
+  ["currentAuthHash, as the password change names it", { currentAuthHash: proof }, proof],
+  ["authHash, as earlier clients send it", { authHash: proof }, proof],
+  ["none: the named refusal, in every session (one that may only enrol too)", {}, passwordProofRequired()],
+  ["null, as the parameter rules let an optional field be: none", { currentAuthHash: null, authHash: null }, passwordProofRequired()],
+  ["one name null, the other given", { currentAuthHash: null, authHash: proof }, proof],
+  ["both names at once", { currentAuthHash: proof, authHash: proof }, passwordProofGivenTwice()],
+])("a factor change's password proof: %s", (_what, given, expected) => {
+  let found: string | undefined;
+  const outcome = outcomeOf(() => (found = decidePasswordProof(given)));
+  expect(outcome === "ok" ? found : outcome).toEqual(typeof expected === "string" ? expected : asRefusal(expected));
+});
+
+test.each<[number, "ok" | AppError]>([
+  [1, "ok"],
+  [2, factorSetupUsed()],
+  [3, factorSetupUsed()],
+])("a setup used the %i. time", (uses, expected) => {
+  expect(outcomeOf(() => decideSetupUse(uses))).toEqual(named(expected));
+});
+
+test("a setup's use is counted under a hash of what it sealed, never the secret itself, and apart by kind", () => {
+  const k = setupUseKey("totp", "JBSWY3DPEHPK3PXP");
+  expect(k).not.toContain("JBSWY3DPEHPK3PXP");
+  expect(k).toBe(setupUseKey("totp", "JBSWY3DPEHPK3PXP"));
+  expect(k).not.toBe(setupUseKey("webauthn", "JBSWY3DPEHPK3PXP"));
+  expect(k).not.toBe(setupUseKey("totp", "JBSWY3DPEHPK3PXQ"));
 });
 
 const me = "u-bob" as UserId;

@@ -7,7 +7,12 @@ import {
   UNNAMED_DEVICE,
 } from "../../../../../lib/domain/accounts/sessions";
 import type { UserId } from "../../../../../lib/domain/ids";
-import { sessionEnded, sessionNotFound, tokenWithoutSession } from "../../../../../lib/domain/accounts/refusals";
+import {
+  sessionEnded,
+  sessionEndedByFactorChange,
+  sessionNotFound,
+  tokenWithoutSession,
+} from "../../../../../lib/domain/accounts/refusals";
 import type { AppError } from "../../../../../lib/errors";
 import { asRefusal, code, outcomeOf } from "../../../../helpers/refusal";
 
@@ -41,8 +46,28 @@ test.each<[string, string | undefined, Parameters<typeof decideSessionLive>[1], 
   ["another user's session", "s", { ...live, userId: bob }, sessionEnded()],
   ["an ended session", "s", { ...live, endedAt: now }, sessionEnded()],
   ["an expired session", "s", { ...live, expiresAt: now }, sessionEnded()],
+  [
+    "a session ended by a change of the account's factors",
+    "s",
+    { ...live, endedAt: now, endedWhy: "factors-changed" },
+    sessionEndedByFactorChange(),
+  ],
+  // Another user's session tells nothing of why it ended.
+  [
+    "another user's session, ended by a factor change",
+    "s",
+    { ...live, userId: bob, endedAt: now, endedWhy: "factors-changed" },
+    sessionEnded(),
+  ],
 ])("session check, %s", (_what, sid, session, expected) => {
   expect(outcomeOf(() => decideSessionLive(sid, session, ada, now))).toEqual(expected === "ok" ? "ok" : asRefusal(expected));
+});
+
+test.each<[string, Parameters<typeof decideSessionLive>[1], boolean]>([
+  ["a whole session", live, false],
+  ["a session that may only enrol", { ...live, enrolOnly: true }, true],
+])("what a live session grants: %s", (_what, session, enrolOnly) => {
+  expect(decideSessionLive("s", session, ada, now)).toEqual({ enrolOnly });
 });
 
 test.each<[string, Parameters<typeof decideSessionEnd>[0], "ok" | AppError]>([

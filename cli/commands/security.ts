@@ -64,7 +64,7 @@ export const securityCommands: Command[] = [
   {
     path: ["factors", "confirm-totp"],
     args: ["<code>"],
-    summary: "Finish enrolling the authenticator app with a code it shows (asks for the master password)",
+    summary: "Finish enrolling the authenticator app with a code it shows (asks for the master password; signs out your other sessions)",
     async run(ctx, [code]) {
       const client = ctx.loggedIn();
       const pending = ctx.state.pending<{ setupToken: string; name: string }>("totp-setup");
@@ -75,7 +75,7 @@ export const securityCommands: Command[] = [
       return {
         json: res,
         text: [
-          `Authenticator app enrolled (${res.factor.factorId}). Logins now ask for a code.`,
+          `Authenticator app enrolled (${res.factor.factorId}). Logins now ask for a code; your other sessions were signed out.`,
           ...(res.recoveryCodes
             ? [
                 "Recovery codes (each signs in once, if you lose the app; keep them offline, they are not shown again):",
@@ -89,17 +89,17 @@ export const securityCommands: Command[] = [
   {
     path: ["factors", "remove"],
     args: ["<factor-id>"],
-    summary: "Remove a second factor (asks for the master password)",
+    summary: "Remove a second factor (asks for the master password; signs out your other sessions)",
     async run(ctx, [factorId]) {
       const client = ctx.loggedIn();
       await client.factors.remove(factorId!, await readPassword(ctx.passwords, `Master password for ${client.account.email}: `));
-      return { json: { removed: factorId }, text: `Second factor ${factorId} removed.` };
+      return { json: { removed: factorId }, text: `Second factor ${factorId} removed; your other sessions were signed out.` };
     },
   },
   {
     path: ["factors", "recovery-codes"],
     args: [],
-    summary: "New recovery codes (the old ones stop working; asks for the master password)",
+    summary: "New recovery codes (the old ones stop working; asks for the master password; signs out your other sessions)",
     async run(ctx) {
       const client = ctx.loggedIn();
       const codes = await client.factors.newRecoveryCodes(
@@ -107,7 +107,10 @@ export const securityCommands: Command[] = [
       );
       return {
         json: { recoveryCodes: codes },
-        text: ["New recovery codes (each signs in once; the old ones no longer work):", ...codes.map((c) => `  ${c}`)].join("\n"),
+        text: [
+          "New recovery codes (each signs in once; the old ones no longer work; your other sessions were signed out):",
+          ...codes.map((c) => `  ${c}`),
+        ].join("\n"),
       };
     },
   },

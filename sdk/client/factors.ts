@@ -72,50 +72,58 @@ export class Factors {
 
   /**
    * Enrols the app set up with `setupToken`; the first factor comes with recovery codes, shown once.
-   * Takes the master password, except on a login that may only enrol (`password` undefined).
+   * Takes the master password, on every login (one that may only enrol too). Every other session
+   * of the account ends; this one, if it could only enrol, has full access from here on.
    */
   async confirmTotp(
     setupToken: string,
     code: string,
     name: string,
-    password?: string,
+    password: string,
   ): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
-    const authHash = password === undefined ? undefined : await this.authHash(password);
-    return this.core.http.request("POST", "/users/me/factors/totp", {
-      body: { name, code: code.replace(/\s/g, ""), setupToken, authHash },
-    });
+    const currentAuthHash = await this.authHash(password);
+    return this.afterEnrolment(
+      await this.core.http.request("POST", "/users/me/factors/totp", {
+        body: { name, code: code.replace(/\s/g, ""), setupToken, currentAuthHash },
+      }),
+    );
   }
 
   /**
    * A security key or passkey: `create` is the platform's WebAuthn registration (a browser passes
    * @simplewebauthn/browser's startRegistration), given the server's options. Takes the master
-   * password, except on a login that may only enrol.
+   * password, on every login; every other session of the account ends, as with `confirmTotp`.
    */
   async enrolWebauthn(
     name: string,
     create: (options: Record<string, unknown>) => Promise<unknown>,
-    password?: string,
+    password: string,
   ): Promise<{ factor: FactorInfo; recoveryCodes?: string[] }> {
-    const authHash = password === undefined ? undefined : await this.authHash(password);
+    const currentAuthHash = await this.authHash(password);
     const { options, setupToken } = await this.core.http.request<{ options: Record<string, unknown>; setupToken: string }>(
       "POST",
       "/users/me/factors/webauthn/options",
     );
     const response = await create(options);
-    return this.core.http.request("POST", "/users/me/factors/webauthn", { body: { name, setupToken, response, authHash } });
+    return this.afterEnrolment(
+      await this.core.http.request("POST", "/users/me/factors/webauthn", { body: { name, setupToken, response, currentAuthHash } }),
+    );
   }
 
-  /** Removes a factor; takes the master password. */
+  /** Removes a factor; takes the master password. Every other session of the account ends. */
   async remove(factorId: string, password: string): Promise<void> {
     await this.core.http.request("DELETE", `/users/me/factors/${encodeURIComponent(factorId)}`, {
-      body: { authHash: await this.authHash(password) },
+      body: { currentAuthHash: await this.authHash(password) },
     });
   }
 
-  /** New recovery codes (the old ones stop working); takes the master password. Shown once: keep them somewhere safe. */
+  /**
+   * New recovery codes (the old ones stop working); takes the master password, and every other
+   * session of the account ends. Shown once: keep them somewhere safe.
+   */
   async newRecoveryCodes(password: string): Promise<string[]> {
     const res = await this.core.http.request<{ recoveryCodes: string[] }>("POST", "/users/me/factors/recovery-codes", {
-      body: { authHash: await this.authHash(password) },
+      body: { currentAuthHash: await this.authHash(password) },
     });
     return res.recoveryCodes;
   }
@@ -130,6 +138,15 @@ export class Factors {
       Partial<Pick<Policies, "recoveryMinThreshold" | "client">>,
   ): Promise<Policies> {
     return this.core.http.request("PUT", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`, { body: policies });
+  }
+
+  /**
+   * An enrolment makes a session that could only enrol whole: its next access token has full
+   * access. Refreshed now, so that the next call has it (on a whole session, a refresh changes nothing).
+   */
+  private async afterEnrolment<T>(enrolled: T): Promise<T> {
+    await this.core.http.refresh();
+    return enrolled;
   }
 
   private async authHash(password: string): Promise<string> {

@@ -20,7 +20,7 @@ export function Factors() {
       </p>
       {list?.required && list.factors.length === 0 && (
         <p class="error" role="alert">
-          Your organization requires a second factor: enrol one here, then log in again to reach your vaults.
+          Your organization requires a second factor: enrol one here, with your master password, to reach your vaults.
         </p>
       )}
       {!list && act.busy && <Busy label="Loading…" />}
@@ -37,10 +37,10 @@ export function Factors() {
         <input id="factor-name" value={f.name} onInput={(e) => f.setName(inputValue(e))} placeholder="Phone, YubiKey…" />
       </Field>
       <p>
-        <button type="button" onClick={f.startTotp}>
+        <button type="button" disabled={!password} onClick={f.startTotp}>
           Add an authenticator app
         </button>{" "}
-        <button type="button" onClick={f.addKey}>
+        <button type="button" disabled={!password} onClick={f.addKey}>
           Add a security key or passkey
         </button>
       </p>
@@ -49,6 +49,7 @@ export function Factors() {
           {keyAddress}
         </p>
       )}
+      <p>Adding or removing a factor, or making new recovery codes, signs out your other sessions.</p>
       {f.totp && <TotpEnrolment totp={f.totp} code={f.code} busy={act.busy} onCode={f.setCode} onSubmit={f.confirmTotp} />}
       <p>
         <button type="button" class="secondary" disabled={!password || !list?.factors.length} onClick={f.newCodes}>
@@ -77,9 +78,10 @@ function useFactors() {
   const confirmTotp = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      shown(await client.factors.confirmTotp(totp!.setupToken, code, name || "Authenticator app", password || undefined));
+      shown(await client.factors.confirmTotp(totp!.setupToken, code, name || "Authenticator app", password));
       setTotp(null);
       setCode("");
+      setPassword("");
       setList(await client.factors.list());
     });
   };
@@ -92,10 +94,11 @@ function useFactors() {
         if (problem) throw new InputError(problem);
         return startRegistration({ optionsJSON: options as never });
       };
-      shown(await client.factors.enrolWebauthn(name || "Security key", enrol, password || undefined));
+      shown(await client.factors.enrolWebauthn(name || "Security key", enrol, password));
+      setPassword("");
       setList(await client.factors.list());
     });
-  // Removing a factor and new recovery codes ask for the password again; it is not kept after.
+  // Every change asks for the password (an unattended session must not bind someone else's factor); it is not kept after.
   const remove = (f: FactorInfo) =>
     void act.run(async () => {
       await client.factors.remove(f.factorId, password);

@@ -130,7 +130,7 @@ function normalizeArgs(args: string[], options: Record<string, OptionSpec>): str
       flags.push("--help");
       continue;
     }
-    const name = /^--([a-z][a-z-]*)(=|$)/.exec(arg)?.[1];
+    const name = /^--([a-z][a-z0-9-]*)(=|$)/.exec(arg)?.[1];
     if (name === undefined) positionals.push(arg);
     else if (name !== undefined && options[name]?.type === "string" && !arg.includes("=") && i + 1 < args.length)
       flags.push(`${arg}=${args[++i]}`);

@@ -46,6 +46,7 @@ export type {
   VerifiedRoster,
   WrapCheck,
   FactorInfo,
+  LockOutPolicy,
   Policies,
   SecondFactorAnswer,
   SecondFactorChallenge,

@@ -4,9 +4,9 @@
  * WebAuthn needs a browser: security keys and passkeys are enrolled in the web vault; here they are
  * listed and removed, and an account that has only those signs in with a recovery code.
  */
-import type { PendingRecovery, SecondFactorPrompt, VaultClient } from "../../sdk";
+import type { LockOutPolicy, PendingRecovery, SecondFactorPrompt, VaultClient } from "../../sdk";
 import { askLine, readPassword } from "../password";
-import { table } from "../output";
+import { table, UsageError } from "../output";
 import { type Command, findUser, plural, saveLogin, usage } from "./shared";
 
 /** The second step of `login`: the code given as an option, else asked on the terminal. */
@@ -139,10 +139,17 @@ export const securityCommands: Command[] = [
       "require-2fa": { type: "string", value: "yes|no", description: "members without a second factor may only enrol one" },
       "invite-max": { type: "string", value: "DURATION", description: "the longest lifetime of a new invite, like 72h" },
       "recovery-min": { type: "string", value: "K", description: "the fewest trustees an account recovery may need (2 or more)" },
+      "confirm-lock-out": {
+        type: "string",
+        value: "POLICIES",
+        description:
+          "set them even though they shut people out (the refusal names who): comma-separated, of requireSecondFactor, recoveryMinThreshold, inviteMaxLifetime",
+      },
     },
     async run(ctx, _args, opts) {
       const client = ctx.loggedIn();
       const now = await client.factors.policies();
+      const confirmLockOut = lockOutPolicies(opts["confirm-lock-out"]);
       const p = await client.factors.setPolicies({
         requireSecondFactor: opts["require-2fa"] === undefined ? now.requireSecondFactor : opts["require-2fa"] === "yes",
         ...(now.minKdf && { minKdf: now.minKdf }),
@@ -151,6 +158,7 @@ export const securityCommands: Command[] = [
         }),
         recoveryMinThreshold: opts["recovery-min"] === undefined ? now.recoveryMinThreshold : Number(opts["recovery-min"]),
         client: now.client,
+        ...(confirmLockOut && { confirmLockOut }),
       });
       return { json: p, text: "Policies set." };
     },
@@ -294,3 +302,13 @@ export const securityCommands: Command[] = [
     },
   },
 ];
+
+/** `--confirm-lock-out`'s policies, each one the server may refuse as shutting people out. */
+function lockOutPolicies(raw: string | undefined): LockOutPolicy[] | undefined {
+  if (raw === undefined) return undefined;
+  const names = raw.split(",").map((n) => n.trim());
+  const known: readonly string[] = ["requireSecondFactor", "recoveryMinThreshold", "inviteMaxLifetime"];
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) throw new UsageError(`--confirm-lock-out: unknown policy ${unknown.join(", ")} (of ${known.join(", ")})`);
+  return names as LockOutPolicy[];
+}

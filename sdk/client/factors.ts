@@ -58,6 +58,9 @@ export interface Policies {
   clientOnly: string[];
 }
 
+/** The policies whose change may shut people out, which a change names to go ahead anyway. */
+export type LockOutPolicy = "requireSecondFactor" | "recoveryMinThreshold" | "inviteMaxLifetime";
+
 export class Factors {
   constructor(private readonly core: ClientCore) {}
 
@@ -133,9 +136,14 @@ export class Factors {
   }
 
   /** Sets the organization's policies (its owners). */
+  /**
+   * Sets the organization's policies (owners). A change that would shut people out is refused
+   * (409, field: the first policy at fault, the message naming who) unless `confirmLockOut` names
+   * each such policy.
+   */
   setPolicies(
     policies: Omit<Policies, "enforced" | "clientOnly" | "recoveryMinThreshold" | "client"> &
-      Partial<Pick<Policies, "recoveryMinThreshold" | "client">>,
+      Partial<Pick<Policies, "recoveryMinThreshold" | "client">> & { confirmLockOut?: LockOutPolicy[] },
   ): Promise<Policies> {
     return this.core.http.request("PUT", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`, { body: policies });
   }

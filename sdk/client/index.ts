@@ -52,7 +52,7 @@ export type { RecoveryRenewal } from "./recovery";
 export type { Removal, RemovalFinished } from "./people";
 export type { SignedMember } from "./org-log";
 export type { ImportResult, TransferProgress } from "./transfer";
-export type { FactorInfo, Policies } from "./factors";
+export type { FactorInfo, LockOutPolicy, Policies } from "./factors";
 export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 export type { PendingRecovery, RecoveryTask } from "./recovery";
 export type * from "./types";

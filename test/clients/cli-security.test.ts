@@ -72,6 +72,23 @@ describe("vaultctl: second factors and recovery", () => {
     expect((await ok(fresh, ["policies"])).stdout).toMatch(/applied by clients only/);
   });
 
+  test("a policy that would shut people out: refused naming them, set with --confirm-lock-out naming the policy", async () => {
+    const dir = home();
+    await ok(dir, ["register", email("owner"), "--org-name", "Acme", "--kdf", "pbkdf2"], `${SDK_PASSWORD}\n`);
+    // No owner or admin has a second factor: requiring one would leave them enrolling only.
+    const refused = await vaultctl(["policies", "set", "--require-2fa", "yes"], { server: server.url, home: dir });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/requireSecondFactor|second factor/i);
+    expect((await ok(dir, ["policies", "--json"])).json).toMatchObject({ requireSecondFactor: false });
+    const typo = await vaultctl(["policies", "set", "--require-2fa", "yes", "--confirm-lock-out", "require2fa"], {
+      server: server.url,
+      home: dir,
+    });
+    expect([typo.code, typo.stderr]).toEqual([2, expect.stringMatching(/unknown policy require2fa/)]);
+    await ok(dir, ["policies", "set", "--require-2fa", "yes", "--confirm-lock-out", "requireSecondFactor"]);
+    expect((await ok(dir, ["policies", "--json"])).json).toMatchObject({ requireSecondFactor: true });
+  });
+
   test("a forgotten password: recover start on a new machine, two trustees approve with the code read out, recover finish", async () => {
     const alice = new VaultClient({ baseUrl: server.url });
     await alice.register({ email: email("alice"), password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });

@@ -41,7 +41,7 @@ async function toggledRequirement(client: ReturnType<typeof currentClient>, p: P
   } catch (err) {
     if (!(err instanceof ApiError && err.code === "CONFLICT" && err.field === "requireSecondFactor")) throw err;
     if (!confirm(`${err.message.replace(/ To make it anyway.*$/, "")}\n\nRequire a second factor anyway?`)) return null;
-    const confirmed = { ...next, confirmLockOut: ["requireSecondFactor"] };
+    const confirmed = { ...next, confirmLockOut: ["requireSecondFactor" as const] };
     return client.factors.setPolicies(confirmed);
   }
 }

@@ -23,6 +23,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorData {
   field?: string;
   retryAfterSec?: number;
+  /** The message was written for clients and holds no internals: a 5xx answers with it rather than the generic one. */
+  forClients?: true;
 }
 
 /**
@@ -96,7 +98,7 @@ export function toHttpError(err: unknown): HttpError {
   if (type && type in ERROR_STATUS && e?.name !== "MoleculerServerError") {
     const code = type as ErrorCode;
     const status = ERROR_STATUS[code];
-    const message = GENERIC_MESSAGE[code] ?? String(e.message ?? code);
+    const message = (data.forClients === true ? undefined : GENERIC_MESSAGE[code]) ?? String(e.message ?? code);
     const field = typeof data.field === "string" ? data.field : undefined;
     const retryAfterSec = typeof data.retryAfterSec === "number" ? data.retryAfterSec : undefined;
     return { status, body: { error: { code, message, ...(field ? { field } : {}) } }, retryAfterSec };
@@ -114,8 +116,9 @@ export function toHttpError(err: unknown): HttpError {
     return { status: 404, body: { error: { code: "NOT_FOUND", message: "Not found" } } };
   }
   // Moleculer's "not now": no node runs the action (any more), a node or NATS went away, a deadline.
+  // A node that died is serving again within seconds (its replacement), so: try again in one.
   if (NOT_NOW.has(name)) {
-    return { status: 503, body: { error: { code: "UNAVAILABLE", message: GENERIC_MESSAGE.UNAVAILABLE! } } };
+    return { status: 503, body: { error: { code: "UNAVAILABLE", message: GENERIC_MESSAGE.UNAVAILABLE! } }, retryAfterSec: 1 };
   }
   return { status: 500, body: { error: { code: "INTERNAL", message: GENERIC_MESSAGE.INTERNAL! } } };
 }

@@ -18,8 +18,12 @@ export const badEmail = (why: string, field: string) => invalid(why, field);
 
 // ---- Readiness ------------------------------------------------------------------------------
 
-/** A health check while some routed action has no node to serve it yet (a split deployment starting). */
-export const notEveryServiceReachable = () => new AppError("UNAVAILABLE", "Not every service is reachable yet");
+/**
+ * A health check while some routed action has no node to serve it (a split deployment starting, or
+ * a node away until its replacement serves): the services named, and when to ask again.
+ */
+export const notEveryServiceReachable = (services: readonly string[]) =>
+  new AppError("UNAVAILABLE", `Not every service is reachable: ${services.join(", ")}`, { retryAfterSec: 1, forClients: true });
 
 // ---- What the store reads under its locks ---------------------------------------------------
 

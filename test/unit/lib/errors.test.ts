@@ -25,7 +25,7 @@ describe("errors", () => {
     expect(toHttpError({ code: 11000, message: "duplicate key" }).status).toBe(500);
   });
 
-  test("a node or NATS away is 503 UNAVAILABLE, whichever of Moleculer's errors says it, with no internals", () => {
+  test("a node or NATS away is 503 UNAVAILABLE with Retry-After: 1, whichever of Moleculer's errors says it, with no internals", () => {
     const away = [
       new Errors.ServiceNotAvailableError({ action: "items.create", nodeID: "node-1" }),
       new Errors.ServiceNotFoundError({ action: "items.create", nodeID: "node-1" }),
@@ -36,6 +36,18 @@ describe("errors", () => {
       expect(toHttpError(err)).toEqual({
         status: 503,
         body: { error: { code: "UNAVAILABLE", message: "Service temporarily unavailable" } },
+        retryAfterSec: 1,
       });
+  });
+
+  test("a 5xx whose message was written for clients keeps it; any other 5xx message is replaced", () => {
+    const written = new AppError("UNAVAILABLE", "Not every service is reachable: items", { retryAfterSec: 1, forClients: true });
+    expect(toHttpError(written)).toEqual({
+      status: 503,
+      body: { error: { code: "UNAVAILABLE", message: "Not every service is reachable: items" } },
+      retryAfterSec: 1,
+    });
+    const driver = new AppError("UNAVAILABLE", "connect ECONNREFUSED 10.0.0.7:5432");
+    expect(toHttpError(driver).body.error.message).toBe("Service temporarily unavailable");
   });
 });

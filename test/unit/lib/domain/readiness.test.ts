@@ -5,10 +5,19 @@ import { asRefusal, outcomeOf } from "../../../helpers/refusal";
 
 test.each<[string, string[], unknown]>([
   ["every routed action reachable", [], "ok"],
-  ["one not yet", ["items.list"], asRefusal(notEveryServiceReachable())],
-  ["several not yet", ["items.list", "vaults.create"], asRefusal(notEveryServiceReachable())],
+  ["one action unreachable", ["items.list"], asRefusal(notEveryServiceReachable(["items"]))],
+  ["actions of two services", ["items.list", "vaults.create", "items.create"], asRefusal(notEveryServiceReachable(["items", "vaults"]))],
 ])("%s", (_what, unreachable, expected) => {
   expect(outcomeOf(() => decideReady(unreachable))).toEqual(expected);
+});
+
+test("the refusal names the services, and says when to ask again", () => {
+  expect(outcomeOf(() => decideReady(["items.list", "items.create", "vaults.create"]))).toEqual({
+    code: "UNAVAILABLE",
+    message: "Not every service is reachable: items, vaults",
+    field: undefined,
+  });
+  expect(notEveryServiceReachable(["items"]).data).toMatchObject({ retryAfterSec: 1 });
 });
 
 test("ready: the health answer", () => {

@@ -10,13 +10,31 @@ import { SERVICES } from "../services";
 import { NODE_FLAGS, START_ENV } from "../lib/ops/start-flags";
 
 const SERVER = path.join(__dirname, "server.js");
-const RESTART_DELAY_MS = 500;
+/** A node that dies again this soon after its start is waiting for something (a bad setting, a server away): */
+const QUICK_DEATH_MS = 2_000;
+/** it is started again after these delays, one more each time it dies that soon, then the last. */
+const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
 const STOP_TIMEOUT_MS = 15_000;
 
 interface Node {
   name: string;
   env: Record<string, string>;
   child?: ChildProcess;
+  /** When its current process was started. */
+  startedAt?: number;
+  /** How many times in a row its process died within QUICK_DEATH_MS of its start. */
+  quickDeaths?: number;
+}
+
+/**
+ * How long to wait before starting a node whose process just died: none after a crash (its routes
+ * answer 503 until the new process serves), growing delays while it keeps dying at once.
+ */
+function restartDelay(node: Node, now: number): number {
+  const quick = node.startedAt !== undefined && now - node.startedAt < QUICK_DEATH_MS;
+  node.quickDeaths = quick ? (node.quickDeaths ?? 0) + 1 : 0;
+  if (node.quickDeaths <= 1) return 0;
+  return RESTART_BACKOFF_MS[Math.min(node.quickDeaths - 2, RESTART_BACKOFF_MS.length - 1)]!;
 }
 
 function log(message: string): void {
@@ -76,6 +94,7 @@ class Supervisor {
   start(node: Node): void {
     const child = spawn(process.execPath, [...NODE_FLAGS, SERVER], { env: node.env, stdio: ["ignore", "pipe", "pipe"] });
     node.child = child;
+    node.startedAt = Date.now();
     const prefix = (chunk: Buffer) =>
       chunk
         .toString()
@@ -88,8 +107,10 @@ class Supervisor {
     log(`${node.name} started, pid ${child.pid}`);
     child.once("exit", (code, signal) => {
       if (this.stopping) return;
-      log(`${node.name} (pid ${child.pid}) exited (${signal ?? code}); restarting`);
-      setTimeout(() => !this.stopping && this.start(node), RESTART_DELAY_MS);
+      const delay = restartDelay(node, Date.now());
+      log(`${node.name} (pid ${child.pid}) exited (${signal ?? code}); restarting${delay ? ` in ${delay} ms` : ""}`);
+      if (delay === 0) this.start(node);
+      else setTimeout(() => !this.stopping && this.start(node), delay);
     });
   }
 

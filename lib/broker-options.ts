@@ -10,9 +10,13 @@ import type { Config } from "./config";
 import { SafeValidator } from "./http/validator";
 import { largeResultsAsStreams } from "./http/large-results";
 import { answerLostCalls } from "./lost-calls";
+import { INFO_COALESCE_MS, restartedNodesKept } from "./restarted-nodes";
 import { NatsTransporter } from "./nats-transporter";
 import { logFormatter, requestScopes } from "./ops/request-scope";
 import { ServiceMetrics } from "./ops/metrics";
+
+/** Moleculer reads this option; its types do not declare it. */
+const infoAtOnce: BrokerOptions["transit"] & { serviceChangedDebounceTime: number } = { serviceChangedDebounceTime: INFO_COALESCE_MS };
 
 export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> = {}, metrics = ServiceMetrics.off()): BrokerOptions {
   return {
@@ -33,6 +37,10 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     // that died on a live host is noticed within about 1.5 s by its calls in flight (lib/lost-calls.ts).
     heartbeatInterval: 5,
     heartbeatTimeout: 15,
+    // A node tells the others its services once they have started (its INFO packet): at once, not
+    // after Moleculer's default second of quiet, so a restarted node serves again that much sooner.
+    // Services that start in the same moment still go out in one packet.
+    transit: infoAtOnce,
     // Every call has a deadline; none is retried, so a mutation never runs twice.
     requestTimeout: config.requestTimeoutMs,
     retryPolicy: { enabled: false },
@@ -44,7 +52,9 @@ export function brokerOptions(config: Config, overrides: Partial<BrokerOptions> 
     middlewares: [
       requestScopes(),
       ...(metrics.enabled ? [metrics.actionMetrics()] : []),
-      ...(config.transporter ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace })] : []),
+      ...(config.transporter
+        ? [largeResultsAsStreams(), answerLostCalls({ url: config.transporter, namespace: config.namespace }), restartedNodesKept()]
+        : []),
     ],
     metrics: metrics.brokerOptions(),
     // Spans name the service, action and timing only: no params, meta or response (they hold

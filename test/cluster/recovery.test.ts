@@ -14,7 +14,7 @@ import { readAudit } from "../helpers/audit";
 import { decryptItem, encryptItem, newVaultKey } from "../helpers/crypto";
 import { killAllClusters, startCluster, type Cluster } from "../helpers/cluster";
 import { throwawayNats, type Throwaway } from "../helpers/throwaway";
-import { itemWriters, type Write } from "../helpers/writers";
+import { itemWriters, pollers, type Polled, type Write } from "../helpers/writers";
 import { sleep } from "../helpers/wait";
 
 jest.setTimeout(240_000);
@@ -111,62 +111,195 @@ test("the publishing node SIGKILLed under writes: every change it acknowledged i
   await everyAcknowledgedWriteRecorded(owner, load.writes, 10_000);
 });
 
-test("a service node SIGKILLed with requests in flight: they are answered within 3 s, and the route serves again within 3 s of the restart", async () => {
-  const owner = await registerUser(gw[0]);
-  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+/** When a gateway served again after `since`: the end of its first success among the requests started after then (Infinity: never). */
+const servedAgain = (answers: Array<{ started: number; ended: number; via?: number; status: number }>, via: number, since: number) =>
+  Math.min(...answers.filter((a) => a.via === via && a.started > since && (a.status === 200 || a.status === 201)).map((a) => a.ended));
+
+/**
+ * A health check that came back after a route served again on its gateway, within this much, saw
+ * the same registry: the calls in flight at the kill are probed after 1 s, and a probe that ends
+ * in the moment between the new process's first answer and its announcement is honest for that moment.
+ */
+const SAME_MOMENT_MS = 200;
+
+/**
+ * Routes serve again within 3 s of a node's death on this machine: about 1 s measured (the new
+ * process starts in about 0.35 s, then Moleculer waits 0.5 s for the other nodes' news before its
+ * services start). The test holds 2 s, so that losing either second it gained fails it: the node
+ * announcing its services after a second of quiet (Moleculer's default), 2.4 s in all.
+ */
+const SERVED_AGAIN_MS = 2_000;
+/** And the supervisor starts a crashed node again at once (it waited 0.5 s). */
+const RESTARTED_MS = 400;
+
+/** Every unhealthy answer of a gateway: 503 naming `service`, with Retry-After, asked after `from` and before that gateway served again. */
+function unhealthyOnlyMeanwhile(health: Polled[], via: number, service: string, from: number, back: number): Polled[] {
+  const unhealthy = health.filter((h) => h.via === via && h.status !== 200);
+  for (const h of unhealthy) {
+    expect({ status: h.status, body: h.body, retryAfter: h.retryAfter }).toEqual({
+      status: 503,
+      body: { error: { code: "UNAVAILABLE", message: `Not every service is reachable: ${service}` } },
+      retryAfter: "1",
+    });
+    expect(h.started).toBeGreaterThanOrEqual(from);
+    expect(h.started).toBeLessThan(back + SAME_MOMENT_MS);
+  }
+  return unhealthy;
+}
+
+/** Item writes (8 loops), reads of one item and health checks, through both gateways: every answer. */
+async function itemsTraffic(owner: TestUser, vaultId: string, vaultKey: Buffer) {
   const load = writers(owner, vaultId, vaultKey, 8);
   await sleep(1_000);
-  expect(load.writes.filter((w) => w.status === 201).length).toBeGreaterThan(0);
+  const stored = load.writes.find((w) => w.status === 201);
+  if (!stored) throw new Error("no item created");
+  const reads = pollers(gw, `/vaults/${vaultId}/items/${stored.itemId}`, { token: owner.token });
+  const health = pollers(gw, "/health");
+  await sleep(500);
+  return {
+    load,
+    reads,
+    health,
+    /** When the write route, then the read route, served again through gateway 0, then gateway 1, after `since`. */
+    back: (since: number) => [0, 1].flatMap((g) => [servedAgain(load.writes, g, since), servedAgain(reads.polls, g, since)]),
+    stop: () => Promise.all([load.stop(), reads.stop(), health.stop()]),
+  };
+}
+
+/** Until `done`, or `ms` pass. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await sleep(50);
+}
+
+test("a service node SIGKILLed with requests in flight: they are answered within 3 s, its routes serve again on both gateways within 3 s of the kill, and /health is unhealthy only meanwhile", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const traffic = await itemsTraffic(owner, vaultId, vaultKey);
+  const { load, reads, health } = traffic;
   const pid = cluster.pid("items");
   const from = cluster.output().length;
   // A burst sent just before the kill: the loops alone leave idle gaps, and may have nothing in flight at that instant.
   const burst = load.burst(32);
   await sleep(5);
   const killedAt = Date.now();
-  process.kill(pid, "SIGKILL");
-  const restarted = await cluster.waitFor(/\[cluster\] items started, pid (\d+)/, 10_000, from);
-  const restartedAt = Date.now();
-  // Another process than the one killed: the service was started again, not found still running.
-  expect(Number(restarted[1])).not.toBe(pid);
-  expect(cluster.pid("items")).toBe(Number(restarted[1]));
-  // Served again: the first success started after the restart, within 3 s of it.
-  const end = Date.now() + 20_000;
-  while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
-  await sleep(500);
-  await load.stop();
-  await burst;
-
+  let restartedAfterMs = Infinity;
+  try {
+    process.kill(pid, "SIGKILL");
+    await cluster.waitFor(/\[cluster\] items started, pid (\d+)/, 10_000, from);
+    restartedAfterMs = Date.now() - killedAt;
+    // Until both routes serve again through both gateways, and for 4 s after the kill at least.
+    await until(() => traffic.back(killedAt).every((t) => t < Infinity) && Date.now() > killedAt + 4_000, 20_000);
+  } finally {
+    await traffic.stop();
+    await burst;
+  }
+  // Another process than the one killed, started again at once.
+  expect(cluster.pid("items")).not.toBe(pid);
+  expect(restartedAfterMs).toBeLessThan(RESTARTED_MS);
   const caught = load.writes.filter((w) => w.started < killedAt && w.ended > killedAt);
   expect(caught.length).toBeGreaterThan(0);
   for (const w of caught) {
     expect([201, 503]).toContain(w.status);
     expect(w.ended - killedAt).toBeLessThan(3_000);
   }
-  // Nothing waits for the request timeout, before or after the restart; and never a 500.
-  expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
-  expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
-  const firstServed = Math.min(...load.writes.filter((w) => w.started > restartedAt && w.status === 201).map((w) => w.ended));
-  expect(firstServed - restartedAt).toBeLessThan(3_000);
+  // Nothing waits for the request timeout, before or after the restart; never a 500; a 503 says when to try again.
+  const all = [...load.writes, ...reads.polls];
+  expect(all.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
+  expect(all.filter((w) => w.status !== 200 && w.status !== 201 && w.status !== 503)).toEqual([]);
+  expect(reads.polls.filter((r) => r.status === 503 && r.retryAfter !== "1")).toEqual([]);
+  // Served again, each route on each gateway, within 3 s of the kill (not of the restart): see SERVED_AGAIN_MS.
+  const back = traffic.back(killedAt);
+  expect(back.map((t) => t - killedAt).filter((ms) => !(ms < SERVED_AGAIN_MS))).toEqual([]);
+  // And stays served: no route answers 503 again once it has served (the node dropped by a gateway that had not heard of its new process yet).
+  const failedAgain = (answers: typeof all, g: number, at: number) =>
+    answers
+      .filter((a) => a.via === g && a.started > at + SAME_MOMENT_MS && a.status !== 200 && a.status !== 201)
+      .map((a) => a.started - killedAt);
+  expect([0, 1].flatMap((g) => [...failedAgain(load.writes, g, back[2 * g]!), ...failedAgain(reads.polls, g, back[2 * g + 1]!)])).toEqual(
+    [],
+  );
+  // Unhealthy only while that gateway could not serve the routes; healthy again within 3 s of the kill.
+  for (const g of [0, 1]) {
+    unhealthyOnlyMeanwhile(health.polls, g, "items", killedAt, Math.min(back[2 * g]!, back[2 * g + 1]!));
+    const later = health.polls.filter((h) => h.via === g && h.started > killedAt + 3_000);
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.filter((h) => h.status !== 200)).toEqual([]);
+  }
   expect(cluster.output().slice(from)).toMatch(/node '[^']*items' \(instance \w+\) is gone/);
 });
 
-test("a service node stopped gracefully under writes: requests after the stop are refused at once (503), none waits for the timeout, and it serves again", async () => {
+test("a service node stopped gracefully under writes: requests after the stop are refused at once (503), none waits for the timeout, /health names it meanwhile, and it serves again", async () => {
   const owner = await registerUser(gw[0]);
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
-  const load = writers(owner, vaultId, vaultKey, 8);
-  await sleep(1_000);
+  const traffic = await itemsTraffic(owner, vaultId, vaultKey);
+  const { load, health } = traffic;
   const from = cluster.output().length;
   const stoppedAt = Date.now();
-  process.kill(cluster.pid("items"), "SIGTERM");
-  await cluster.waitFor(/\[cluster\] items started, pid \d+/, 20_000, from);
-  const restartedAt = Date.now();
-  const end = Date.now() + 20_000;
-  while (!load.writes.some((w) => w.started > restartedAt && w.status === 201) && Date.now() < end) await sleep(50);
-  await load.stop();
+  let restartedAt = Infinity;
+  try {
+    process.kill(cluster.pid("items"), "SIGTERM");
+    await cluster.waitFor(/\[cluster\] items started, pid \d+/, 20_000, from);
+    restartedAt = Date.now();
+    await until(() => traffic.back(restartedAt).every((t) => t < Infinity), 20_000);
+  } finally {
+    await traffic.stop();
+  }
   expect(load.writes.some((w) => w.started > restartedAt && w.status === 201)).toBe(true);
   expect(load.writes.filter((w) => w.started > stoppedAt && w.status === 503).length).toBeGreaterThan(0);
   expect(load.writes.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
   expect(load.writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+  // The stopped node left the registries at once: each gateway said so, naming it, until it served again.
+  const back = traffic.back(restartedAt);
+  const unhealthy = [0, 1].flatMap((g) =>
+    unhealthyOnlyMeanwhile(health.polls, g, "items", stoppedAt, Math.min(back[2 * g]!, back[2 * g + 1]!)),
+  );
+  expect(unhealthy.length).toBeGreaterThan(0);
+});
+
+test("a service node killed every 3 s for 40 s, each process before its first heartbeat: after each kill its routes serve again within 2 s and stay served until the next", async () => {
+  const owner = await registerUser(gw[0]);
+  const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
+  const traffic = await itemsTraffic(owner, vaultId, vaultKey);
+  const kills: number[] = [];
+  const from = cluster.output().length;
+  try {
+    // Past the nodes' heartbeat timeout (15 s) with no heartbeat from any of its processes.
+    while (kills.length < 13) {
+      const since = cluster.output().length;
+      kills.push(Date.now());
+      process.kill(cluster.pid("items"), "SIGKILL");
+      await cluster.waitFor(/\[cluster\] items started, pid \d+/, 10_000, since);
+      await sleep(kills.at(-1)! + 3_000 - Date.now());
+    }
+  } finally {
+    await traffic.stop();
+  }
+  const { load, reads } = traffic;
+  const late = kills.flatMap((killedAt, k) => {
+    const next = kills[k + 1] ?? Date.now();
+    const back = traffic.back(killedAt);
+    return [0, 1].flatMap((g) =>
+      [load.writes, reads.polls].flatMap((answers, route) => {
+        const served = back[2 * g + route]!;
+        // Failed after the route served again, answered before the next kill (those in flight at it are that kill's).
+        const failedAfter = answers.filter(
+          (a) => a.via === g && a.started > served + SAME_MOMENT_MS && a.ended < next && a.status !== 200 && a.status !== 201,
+        );
+        return served - killedAt < SERVED_AGAIN_MS && failedAfter.length === 0
+          ? []
+          : [{ kill: k, gateway: g, route, servedAfterMs: served - killedAt, failedAfter: failedAfter.length }];
+      }),
+    );
+  });
+  expect(late).toEqual([]);
+  // No node took it for silent meanwhile: each new process's announcement counts as its heartbeat.
+  expect(
+    cluster
+      .output()
+      .slice(from)
+      .match(/.*Heartbeat is not received from '[^']*items'.*/g) ?? [],
+  ).toEqual([]);
 });
 
 test("the rekey node stopped gracefully in the middle of a large rekey: the rekey finishes (204) before the node goes", async () => {

@@ -1,4 +1,4 @@
-/** Clients writing items in a loop while something happens to the service: every write's outcome and timing. */
+/** Clients writing items, or reading, in a loop while something happens to the service: every request's outcome and timing. */
 import { randomUUID } from "node:crypto";
 import type { Api, TestUser } from "./client";
 import { encryptItem } from "./crypto";
@@ -10,6 +10,8 @@ export interface Write {
   ended: number;
   /** The HTTP status; 0 when the connection failed. */
   status: number;
+  /** Which of the APIs it went through (an index into the list given). */
+  via?: number;
 }
 
 export interface WriterOptions {
@@ -30,11 +32,12 @@ export function itemWriters(apis: Api[], owner: TestUser, vaultId: string, vault
   const write = async (i: number) => {
     const itemId = randomUUID();
     const started = Date.now();
-    const res = await apis[i % apis.length]!.post(`/vaults/${vaultId}/items`, {
+    const via = i % apis.length;
+    const res = await apis[via]!.post(`/vaults/${vaultId}/items`, {
       token: owner.token,
       body: encryptItem(vaultKey, vaultId, itemId, writtenSecret(itemId), "n"),
     }).catch(() => ({ status: 0 }));
-    writes.push({ itemId, started, ended: Date.now(), status: res.status });
+    writes.push({ itemId, started, ended: Date.now(), status: res.status, via });
   };
   const loops = Array.from({ length: parallel }, async (_, i) => {
     while (running) {
@@ -51,6 +54,46 @@ export function itemWriters(apis: Api[], owner: TestUser, vaultId: string, vault
     async stop(): Promise<void> {
       running = false;
       await Promise.all(loops);
+    },
+  };
+}
+
+/** An answer of a poll: when it was asked, when answered, through which API, and what it said. */
+export interface Polled {
+  started: number;
+  ended: number;
+  via: number;
+  /** The HTTP status; 0 when the connection failed. */
+  status: number;
+  body: unknown;
+  retryAfter: string | null;
+}
+
+/**
+ * GETs of `path` through each of `apis`, one sent every `everyMs` whether or not the ones before
+ * were answered: a request that hangs does not hold back the next, so the first success after a
+ * fault is the moment the route serves again.
+ */
+export function pollers(apis: Api[], path: string, opts: { token?: string; everyMs?: number } = {}) {
+  const { token, everyMs = 25 } = opts;
+  const polls: Polled[] = [];
+  const pending = new Set<Promise<void>>();
+  const poll = async (via: number) => {
+    const started = Date.now();
+    const res = await apis[via]!.get(path, { token }).catch(() => ({ status: 0, body: undefined, headers: new Headers() }));
+    polls.push({ started, ended: Date.now(), via, status: res.status, body: res.body, retryAfter: res.headers.get("retry-after") });
+  };
+  const timer = setInterval(() => {
+    for (const via of apis.keys()) {
+      const p = poll(via).finally(() => pending.delete(p));
+      pending.add(p);
+    }
+  }, everyMs);
+  return {
+    polls,
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await Promise.all(pending);
     },
   };
 }

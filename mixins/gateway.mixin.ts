@@ -237,6 +237,17 @@ function requestMethods(web: Web, metrics?: ServiceMetrics) {
   };
 }
 
+/**
+ * How long the gateway keeps an idle keep-alive connection open, announced in every answer as
+ * `Keep-Alive: timeout=65` (Node 24 closes it a second later still). Node's default, 5 s, lost requests:
+ * a request that reached a gateway stalled for a few seconds (a loaded machine) was dropped with
+ * its connection when the gateway's timer fired first, and a client or proxy that kept a connection
+ * idle for about that long sent its next request as the gateway closed it ("other side closed").
+ * 65 s is longer than the idle timeout of the usual proxies in front (60 s), which must close
+ * first: docs/operator/split-deployment.md.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** The HTTP server and its error handler. */
 function serverMethods(config: Config) {
   return {
@@ -252,6 +263,7 @@ function serverMethods(config: Config) {
           requestTimeout: config.requestTimeoutMs,
           headersTimeout: Math.min(config.requestTimeoutMs, 20_000),
           connectionsCheckingInterval: 1000,
+          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
         },
         this.httpHandler,
       );

@@ -2,8 +2,9 @@
  * How fast the split deployment comes back from a fault, and what it keeps: NATS restarted under
  * writes (the audit log catches up by itself), the publishing node killed (every acknowledged
  * change is recorded), a service node killed with requests in flight (answered within 3 s, on the
- * default 30 s request timeout) and stopped gracefully (refused at once, or drained: a rekey in
- * progress finishes).
+ * default 30 s request timeout; its routes back within 3 s of the kill, /health honest meanwhile),
+ * killed again and again (kept by the gateways each time), and stopped gracefully (refused at
+ * once, or drained: a rekey in progress finishes).
  * NATS is the test's own (test/helpers/throwaway.ts), never the machine's; every stop of it is
  * undone in a `finally`.
  */

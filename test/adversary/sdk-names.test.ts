@@ -7,36 +7,18 @@
  * about again. On SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import {
-  MemoryPinStore,
-  MemoryRosterHeadStore,
-  MemoryValues,
-  VaultClient,
-  VaultListChanged,
-  type InviteSecret,
-  type KnownVault,
-  type RememberedKdf,
-} from "../../sdk";
+import { VaultClient, VaultListChanged } from "../../sdk";
 import { Api } from "../helpers/client";
 import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Edit } from "../helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { newDevice } from "../helpers/devices";
 
 jest.setTimeout(180_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-function newDevice() {
-  return {
-    pins: new MemoryPinStore(),
-    rosterHeads: new MemoryRosterHeadStore(),
-    kdfMemory: new MemoryValues<RememberedKdf>(),
-    inviteSecrets: new MemoryValues<InviteSecret>(),
-    knownVaults: new MemoryValues<Record<string, KnownVault>>(),
-  };
-}
 
 /** The server leaves `vaultId` out of the caller's list of vaults. */
 const hiding =

@@ -7,26 +7,18 @@
  * and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import { MemoryPinStore, MemoryRosterHeadStore, MemoryValues, VaultClient, type InviteSecret, type RememberedKdf } from "../../sdk";
+import { VaultClient } from "../../sdk";
 import { Api } from "../helpers/client";
 import { honest, startDishonestProxy, writesIn, type DishonestProxy } from "../helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { newDevice } from "../helpers/devices";
 
 jest.setTimeout(180_000);
 
 const PASSWORD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-function newDevice() {
-  return {
-    pins: new MemoryPinStore(),
-    rosterHeads: new MemoryRosterHeadStore(),
-    kdfMemory: new MemoryValues<RememberedKdf>(),
-    inviteSecrets: new MemoryValues<InviteSecret>(),
-  };
-}
 
 describe.each(SQL_ENGINES)("a dishonest server against the organization's signed log, on %s", (_engine, openStore) => {
   let store: ServerStore;

@@ -7,16 +7,7 @@
  * the shared vaults the user may not rekey, and says so. On SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import {
-  MemoryPinStore,
-  MemoryRosterHeadStore,
-  MemoryValues,
-  ProtectionInterruptedError,
-  VaultClient,
-  type Account,
-  type InviteSecret,
-  type RememberedKdf,
-} from "../../sdk";
+import { ProtectionInterruptedError, VaultClient, type Account } from "../../sdk";
 import { fromBase64, type Bytes } from "../../protocol/encoding";
 import { deriveAccountSecrets, openAccountKeys } from "../../protocol/crypto/keys";
 import { aesKwUnwrap, rsaOaepUnwrap } from "../../protocol/crypto/primitives";
@@ -26,20 +17,12 @@ import { honest, startDishonestProxy, type DishonestProxy } from "../helpers/dis
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { newDevice } from "../helpers/devices";
 
 jest.setTimeout(240_000);
 
 const OLD = "correct horse battery staple";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-function newDevice() {
-  return {
-    pins: new MemoryPinStore(),
-    rosterHeads: new MemoryRosterHeadStore(),
-    kdfMemory: new MemoryValues<RememberedKdf>(),
-    inviteSecrets: new MemoryValues<InviteSecret>(),
-  };
-}
 
 /** What the service held of one user before a change: the account (keys sealed under the password) and their wrap of each vault. */
 interface OldCopy {

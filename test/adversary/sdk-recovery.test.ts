@@ -7,15 +7,7 @@
  * before versions still works, marked for the user to enrol again. On SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import {
-  MemoryPinStore,
-  MemoryRosterHeadStore,
-  MemoryValues,
-  VaultClient,
-  type InviteSecret,
-  type PendingRecovery,
-  type RememberedKdf,
-} from "../../sdk";
+import { VaultClient, type PendingRecovery } from "../../sdk";
 import { enrolmentBytes, enrolmentStatementOf } from "../../protocol/formats/recovery";
 import { signStatement } from "../../protocol/formats/statements";
 import { Api } from "../helpers/client";
@@ -23,21 +15,13 @@ import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Edit }
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { newDevice } from "../helpers/devices";
 
 jest.setTimeout(240_000);
 
 const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new horse staple battery";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-function newDevice() {
-  return {
-    pins: new MemoryPinStore(),
-    rosterHeads: new MemoryRosterHeadStore(),
-    kdfMemory: new MemoryValues<RememberedKdf>(),
-    inviteSecrets: new MemoryValues<InviteSecret>(),
-  };
-}
 
 /** An enrolment as `GET /users/me/recovery` answers it. */
 interface Enrolment {

@@ -9,27 +9,19 @@
  * made before is refused by the devices that know the change (`STALE_WRAP`). On SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import { MemoryPinStore, MemoryRosterHeadStore, MemoryValues, VaultClient, type InviteSecret, type RememberedKdf } from "../../sdk";
+import { VaultClient } from "../../sdk";
 import { Api } from "../helpers/client";
 import { honest, startDishonestProxy, writesIn, type DishonestProxy, type Rewrite } from "../helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { newDevice } from "../helpers/devices";
 
 jest.setTimeout(240_000);
 
 const OLD = "correct horse battery staple";
 const NEW = "a brand new and long passphrase 7";
 const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-function newDevice() {
-  return {
-    pins: new MemoryPinStore(),
-    rosterHeads: new MemoryRosterHeadStore(),
-    kdfMemory: new MemoryValues<RememberedKdf>(),
-    inviteSecrets: new MemoryValues<InviteSecret>(),
-  };
-}
 
 describe.each(SQL_ENGINES)("personal wraps name the account state they were made under, on %s", (_engine, openStore) => {
   let store: ServerStore;

@@ -133,7 +133,11 @@ const SERVED_AGAIN_MS = 2_000;
 /** And the supervisor starts a crashed node again at once (it waited 0.5 s). */
 const RESTARTED_MS = 400;
 
-/** Every unhealthy answer of a gateway: 503 naming `service`, with Retry-After, asked after `from` and before that gateway served again. */
+/**
+ * Every unhealthy answer of a gateway: 503 naming `service`, with Retry-After, answered after `from`
+ * (a check asked a moment before the fault may be answered after it) and asked before that gateway
+ * served again.
+ */
 function unhealthyOnlyMeanwhile(health: Polled[], via: number, service: string, from: number, back: number): Polled[] {
   const unhealthy = health.filter((h) => h.via === via && h.status !== 200);
   for (const h of unhealthy) {
@@ -142,7 +146,7 @@ function unhealthyOnlyMeanwhile(health: Polled[], via: number, service: string, 
       body: { error: { code: "UNAVAILABLE", message: `Not every service is reachable: ${service}` } },
       retryAfter: "1",
     });
-    expect(h.started).toBeGreaterThanOrEqual(from);
+    expect(h.ended).toBeGreaterThanOrEqual(from);
     expect(h.started).toBeLessThan(back + SAME_MOMENT_MS);
   }
   return unhealthy;

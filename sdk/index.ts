@@ -55,6 +55,7 @@ export type {
   RecoveryTask,
 } from "./client";
 export { ApiError, SecondFactorRequiredError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
+export { InputError, sentence } from "./error-text";
 export { VaultListChanged } from "./client/vaults";
 export type { MissingVault, MovedName } from "./client/known-vaults";
 export { checkMasterPassword, MIN_MASTER_PASSWORD_LENGTH, MIN_MASTER_PASSWORD_SCORE, type PasswordVerdict } from "./password-strength";

@@ -1,7 +1,7 @@
 /** Small pieces every page uses: an action with its busy state and its error as a sentence. */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { sentence } from "../errors";
+import { sentence } from "../../../sdk";
 
 export interface Action {
   busy: boolean;

@@ -5,7 +5,7 @@ import { go, lastEmail, newClient, rememberEmail, signedIn, takeEndedNotice } fr
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
 import { securityKeyAddressProblem } from "../components/security-key-address";
-import { InputError } from "../errors";
+import { InputError } from "../../../sdk";
 
 export function Login() {
   const [endedElsewhere] = useState(takeEndedNotice);

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { ProtectionInterruptedError, type ProtectionResult, type VaultClient } from "../../../sdk";
-import { InputError } from "../errors";
+import { InputError } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, nextPaint, PasswordField, Submit, useAction } from "../components/ui";
 

@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import type { PendingRecovery } from "../../../sdk";
-import { InputError } from "../errors";
+import { InputError } from "../../../sdk";
 import { newClient, rememberEmail, signedIn } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, PasswordField, Submit, useAction, type Action } from "../components/ui";
 

@@ -1,7 +1,7 @@
 /** Registering: the first user (who makes the organization), or an invitee with the link they were sent. */
 import { useEffect, useState } from "preact/hooks";
 import type { CheckedInvite } from "../../../sdk";
-import { InputError, sentence } from "../errors";
+import { InputError, sentence } from "../../../sdk";
 import { go, newClient, rememberEmail, signedIn } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";

@@ -4,7 +4,7 @@ import type { FactorInfo } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { Busy, ErrorNote, Field, inputValue, PasswordField, Submit, useAction } from "../../components/ui";
 import { securityKeyAddressProblem } from "../../components/security-key-address";
-import { InputError } from "../../errors";
+import { InputError } from "../../../../sdk";
 import { when } from "./when";
 
 export function Factors() {

@@ -1,5 +1,5 @@
-/** Every error the service or the SDK can give, as a sentence a person understands. */
-import { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "../../sdk";
+/** Every error the service or the SDK can give, as a sentence a person understands: what the web vault and the browser extension show. */
+import { ApiError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 
 /** One sentence per problem the SDK names: a new one without a sentence here does not compile. */
 const SECURITY: Record<SecurityProblem, string> = {

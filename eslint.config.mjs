@@ -5,7 +5,21 @@ import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
 /** Where the product's source lives: the size rules below cover each (test/unit/structure.test.ts checks it). */
-export const SOURCE_FOLDERS = ["app", "bench", "bin", "build", "cli", "deploy", "lib", "mixins", "protocol", "sdk", "services", "web/src"];
+export const SOURCE_FOLDERS = [
+  "app",
+  "bench",
+  "bin",
+  "build",
+  "cli",
+  "deploy",
+  "extension",
+  "lib",
+  "mixins",
+  "protocol",
+  "sdk",
+  "services",
+  "web/src",
+];
 
 const composition = {
   group: ["**/services", "**/services/*", "**/app/*", "**/bin/*", "**/mixins/*", "**/cli/*"],
@@ -16,7 +30,7 @@ const serverCode = {
   message: "protocol/, sdk/ and the clients never import the server's lib/: the rules both sides need live in protocol/.",
 };
 const clientCode = {
-  group: ["**/sdk", "**/sdk/*", "**/sdk/**", "**/cli/**", "**/web/**"],
+  group: ["**/sdk", "**/sdk/*", "**/sdk/**", "**/cli/**", "**/web/**", "**/extension/**"],
   message: "The server and the protocol core never import a client: what both sides need lives in protocol/.",
 };
 const nodeOnly = { group: ["node:*"], message: "protocol/ and sdk/ run in browsers too: WebCrypto and standard APIs only." };
@@ -70,8 +84,8 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode, nodeOnly] }] },
   },
   {
-    // Clients (vaultctl, the web vault) use the SDK's rules, never the server's.
-    files: ["cli/**/*.ts", "web/**/*.{ts,tsx}"],
+    // Clients (vaultctl, the web vault, the browser extension) use the SDK's rules, never the server's.
+    files: ["cli/**/*.ts", "web/**/*.{ts,tsx}", "extension/**/*.{ts,tsx}"],
     rules: { "no-restricted-imports": ["error", { patterns: [composition, serverCode] }] },
   },
   {

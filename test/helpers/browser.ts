@@ -59,7 +59,7 @@ export interface AxeViolation {
  * axe-core's WCAG 2.1 A/AA and best-practice rules on the page as it is; the serious and critical
  * violations. Evaluated through the DevTools protocol, so the page's CSP (no inline script) stays on.
  */
-export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+export async function seriousAxeViolations(page: Pick<Page, "evaluate">): Promise<AxeViolation[]> {
   const violations = (await page.evaluate(`${AXE_SOURCE};
     axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } })
       .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))`)) as AxeViolation[];

@@ -1,0 +1,210 @@
+/**
+ * The inline menus: which frame each one was opened for, what it lists, and the fill it asks for.
+ *
+ * A content script reports a focused field; the service worker answers a random token and keeps,
+ * beside it, the frame as Chromium names it (tab, frame, document, URL, origin). The menu page,
+ * drawn inside a closed shadow root the page cannot reach, asks by token. A fill goes to that one
+ * document only (`documentId`), after `planFill` (sdk/autofill) passed on the frame's and the
+ * tab's addresses read now, and the content script checks its origin once more before it fills.
+ */
+import { generatePassword, itemUrls, type Item } from "../../../sdk";
+import { FILL_REFUSAL_TEXT, lookalikeOf, planFill, siteOf, type FillRefusal } from "../../../sdk/autofill";
+import { totpCode } from "../../../sdk/totp";
+import type { FieldKind, FillAnswer, FillField, FillOrder, MenuData } from "../messages";
+import type { Entry, OpenedItems } from "./opened-items";
+import { isUnlocked, opened } from "./vault";
+
+/** A frame a menu or an offer bar was opened for. */
+export interface Frame {
+  tabId: number;
+  frameId: number;
+  documentId?: string;
+  url: string;
+  origin: string;
+  fieldKind: FieldKind;
+  at: number;
+  /** Set for an offer bar. */
+  offerId?: string;
+}
+
+const MENU_LIFETIME_MS = 10 * 60_000;
+const frames = new Map<string, Frame>();
+/** Per tab: the login just filled that has a one-time code, offered on the next code field. */
+const codeFor = new Map<number, { key: string; at: number }>();
+
+export function register(frame: Omit<Frame, "at">): string {
+  const token = [...globalThis.crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  for (const [t, f] of frames) if (Date.now() - f.at > MENU_LIFETIME_MS) frames.delete(t);
+  frames.set(token, { ...frame, at: Date.now() });
+  return token;
+}
+
+export function frameOf(token: string): Frame | undefined {
+  const frame = frames.get(token);
+  return frame && Date.now() - frame.at <= MENU_LIFETIME_MS ? frame : undefined;
+}
+
+export const forget = (token: string) => frames.delete(token);
+
+/** The address of the tab's top page, read now. */
+async function topUrlOf(tabId: number): Promise<string> {
+  return (await chrome.tabs.get(tabId)).url ?? "";
+}
+
+/** Why nothing for this page would be filled, before anything is listed: an http page, a look-alike, another site's frame. */
+function pageRefusal(items: OpenedItems, frame: Frame, topUrl: string, entries: Entry[]): FillRefusal | undefined {
+  if (!siteOf(frame.url)) return "NOT_A_WEB_PAGE";
+  if (entries.length === 0) return lookalikeOf(new URL(frame.url).hostname, items.loginDomains()) ? "LOOKALIKE" : undefined;
+  const plans = entries.map((e) => planFill({ itemUrls: e.urls, frameUrl: frame.url, topUrl, gesture: true, visibleFields: 1 }));
+  const refused = plans.find((p) => !p.fill);
+  return plans.some((p) => p.fill) || !refused || refused.fill ? undefined : refused.refusal;
+}
+
+export async function menuData(token: string): Promise<MenuData> {
+  const frame = frameOf(token);
+  if (!frame) return { mode: "gone" };
+  if (!(await isUnlocked())) return { mode: "locked" };
+  const items = await opened();
+  await items.ready();
+  const site = siteOf(frame.url)?.host ?? "";
+  if (frame.fieldKind === "card" || frame.fieldKind === "identity")
+    return { mode: "fill", fieldKind: frame.fieldKind, site, entries: items.ofType(frame.fieldKind).map(summary) };
+  const topUrl = await topUrlOf(frame.tabId);
+  const matching = items.loginsFor(frame.url);
+  const refusal = pageRefusal(items, frame, topUrl, matching);
+  const listed = frame.fieldKind === "code" ? withCode(items, frame, matching) : matching;
+  return {
+    mode: "fill",
+    fieldKind: frame.fieldKind,
+    site,
+    entries: refusal ? [] : listed.map(summary),
+    ...(refusal && { refusal: refusalText(refusal, items, frame) }),
+  };
+}
+
+function refusalText(refusal: FillRefusal, items: OpenedItems, frame: Frame): string {
+  if (refusal !== "LOOKALIKE") return FILL_REFUSAL_TEXT[refusal];
+  const imitated = lookalikeOf(new URL(frame.url).hostname, items.loginDomains());
+  return `${FILL_REFUSAL_TEXT.LOOKALIKE} (${new URL(frame.url).hostname} is not ${imitated})`;
+}
+
+/** For a one-time code field: the login filled last in this tab first, then the page's logins that have a code. */
+function withCode(items: OpenedItems, frame: Frame, matching: Entry[]): Entry[] {
+  const last = codeFor.get(frame.tabId);
+  const recent = last && Date.now() - last.at < 5 * 60_000 ? items.summary(last.key) : undefined;
+  const rest = matching.filter((e) => e.hasTotp && e.key !== recent?.key);
+  return recent && matching.some((e) => e.key === recent.key) ? [recent, ...rest] : rest;
+}
+
+const summary = ({ urls: _urls, ...s }: Entry) => s;
+
+/** What a fill of this item puts where, for the field kind the menu was opened on. */
+function fieldsOf(item: Item, kind: FieldKind): Partial<Record<FillField, string>> {
+  const f = item.fields;
+  if (kind === "code") return item.totp ? { code: totpCode(item.totp).code } : {};
+  if (kind === "card") return { cardholder: f.cardholder, cardNumber: f.number, cardExpiry: f.expiry, cardCode: f.code };
+  if (kind === "identity") return { fullName: f.fullName, email: f.email, phone: f.phone, address: f.address };
+  return { username: f.username ?? f.email, password: f.password };
+}
+
+/** A fill the user chose in a menu: checked, then sent to the one document the menu was opened in. */
+export async function fill(
+  token: string,
+  key: string,
+  via: FillOrder["via"] = "menu",
+): Promise<{ filled: number; code?: string } | { refused: string }> {
+  const frame = frameOf(token);
+  if (!frame) return { refused: "This menu has expired: click the field again." };
+  const items = await opened();
+  const item = items.item(key);
+  if (!item) return { refused: "That item is no longer in your vaults." };
+  if (frame.fieldKind === "card" || frame.fieldKind === "identity") {
+    if (siteOf(frame.url)?.scheme !== "https") return { refused: FILL_REFUSAL_TEXT.INSECURE_PAGE };
+  } else {
+    const plan = planFill({
+      itemUrls: itemUrls(item),
+      frameUrl: frame.url,
+      topUrl: await topUrlOf(frame.tabId),
+      gesture: true,
+      visibleFields: 1,
+      knownDomains: items.loginDomains(),
+    });
+    if (!plan.fill) return { refused: FILL_REFUSAL_TEXT[plan.refusal] };
+  }
+  const hasCode = frame.fieldKind === "login" && Boolean(item.totp);
+  const answer = await send(frame, {
+    kind: "fill",
+    via,
+    origin: frame.origin,
+    fields: fieldsOf(item, frame.fieldKind),
+    ...(hasCode && via === "menu" && { lingerMs: 4000 }),
+  });
+  if ("refused" in answer) return { refused: CONTENT_REFUSALS[answer.refused] };
+  if (hasCode && item.totp) {
+    codeFor.set(frame.tabId, { key, at: Date.now() });
+    return { filled: answer.filled, code: totpCode(item.totp).code };
+  }
+  return { filled: answer.filled };
+}
+
+/** A generated password into the new-password fields the menu was opened on; the save offer follows the form's submit. */
+export async function fillGenerated(token: string): Promise<{ filled: number } | { refused: string }> {
+  const frame = frameOf(token);
+  if (!frame) return { refused: "This menu has expired: click the field again." };
+  if (!siteOf(frame.url)) return { refused: FILL_REFUSAL_TEXT.NOT_A_WEB_PAGE };
+  const answer = await send(frame, { kind: "fill", via: "menu", origin: frame.origin, fields: { newPassword: generatePassword(20) } });
+  return "refused" in answer ? { refused: CONTENT_REFUSALS[answer.refused] } : answer;
+}
+
+const CONTENT_REFUSALS: Record<Extract<FillAnswer, { refused: string }>["refused"], string> = {
+  ORIGIN_CHANGED: "The page changed to another site before the fill: nothing was filled.",
+  MENU_COVERED: "Something on the page covered this menu, so nothing was filled: the page may be trying to trick you into a click.",
+  NO_VISIBLE_FIELD: FILL_REFUSAL_TEXT.NO_VISIBLE_FIELD,
+  NO_MENU: "This menu is no longer on the page: click the field again.",
+};
+
+async function send(frame: Frame, order: FillOrder): Promise<FillAnswer> {
+  try {
+    const options = frame.documentId ? { documentId: frame.documentId } : { frameId: frame.frameId };
+    return (await chrome.tabs.sendMessage(frame.tabId, order, options)) as FillAnswer;
+  } catch {
+    // The document is gone (navigated, closed): the fill goes nowhere else.
+    return { refused: "ORIGIN_CHANGED" };
+  }
+}
+
+/** The keyboard shortcut: the first login matching the frame last focused in the active tab, if the rules allow. */
+export async function fillByShortcut(tabId: number): Promise<void> {
+  const last = [...frames.entries()].filter(([, f]) => f.tabId === tabId && !f.offerId && f.fieldKind === "login").pop();
+  if (!last || !(await isUnlocked())) return;
+  const [token, frame] = last;
+  const items = await opened();
+  await items.ready();
+  const first = items.loginsFor(frame.url)[0];
+  if (first) await fill(token, first.key, "shortcut");
+}
+
+/** A field was focused: a token for its menu and how many rows the menu shows (none: no menu is drawn). */
+export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: string; rows: number }> {
+  const token = register(frame);
+  const data = await menuData(token).catch(() => ({ mode: "gone" }) as const);
+  const rows =
+    data.mode === "locked"
+      ? frame.fieldKind === "login"
+        ? 1
+        : 0
+      : data.mode === "fill"
+        ? data.entries.length + (data.refusal ? 1 : 0) + (data.fieldKind === "new-password" ? 1 : 0)
+        : 0;
+  if (rows === 0) {
+    forget(token);
+    return { rows };
+  }
+  return { token, rows: Math.min(rows, 6) };
+}
+
+/** Tells a frame's content script to take its menu or offer bar away. */
+export async function closeIn(frame: Frame, overlay: "menu" | "offer"): Promise<void> {
+  const options = frame.documentId ? { documentId: frame.documentId } : { frameId: frame.frameId };
+  await chrome.tabs.sendMessage(frame.tabId, { kind: "close", overlay }, options).catch(() => undefined);
+}

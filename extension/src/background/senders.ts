@@ -1,0 +1,56 @@
+/**
+ * Who sent a message, as Chromium tells the service worker (never as the message says). The popup
+ * and the inline menu are this extension's own pages; a content script is the extension's code in
+ * a web page's frame, whose page is not trusted. Each request kind is answered only to its part.
+ */
+import type { Request } from "../messages";
+
+type Sender = chrome.runtime.MessageSender;
+
+const ownPage = (sender: Sender, page: string): boolean =>
+  sender.id === chrome.runtime.id && (sender.url ?? "").startsWith(chrome.runtime.getURL(page));
+
+export const fromPopup = (sender: Sender) => ownPage(sender, "popup.html");
+export const fromMenu = (sender: Sender) => ownPage(sender, "menu.html");
+
+/** A content script: in a tab's frame, on an http(s) page. */
+export const fromContentScript = (
+  sender: Sender,
+): sender is Sender & { tab: chrome.tabs.Tab & { id: number }; frameId: number; url: string } =>
+  sender.id === chrome.runtime.id &&
+  sender.tab?.id !== undefined &&
+  sender.frameId !== undefined &&
+  /^https?:\/\//.test(sender.url ?? "") &&
+  !(sender.url ?? "").startsWith(chrome.runtime.getURL(""));
+
+const POPUP: ReadonlySet<Request["kind"]> = new Set([
+  "state",
+  "login",
+  "second-factor",
+  "unlock",
+  "lock",
+  "logout",
+  "search",
+  "secret",
+  "copied",
+  "web-vault-url",
+]);
+const CONTENT: ReadonlySet<Request["kind"]> = new Set(["field-focus", "submitted", "pending-offer"]);
+const MENU: ReadonlySet<Request["kind"]> = new Set([
+  "menu-data",
+  "menu-fill",
+  "menu-generate",
+  "offer-save",
+  "offer-update",
+  "offer-dismiss",
+]);
+
+/** Whether this sender may ask this kind of request. */
+export function mayAsk(kind: Request["kind"], sender: Sender): boolean {
+  // A copy from the popup or from a menu (a one-time code after a fill) both clear later.
+  if (kind === "copied") return fromPopup(sender) || fromMenu(sender);
+  if (POPUP.has(kind)) return fromPopup(sender);
+  if (CONTENT.has(kind)) return fromContentScript(sender);
+  if (MENU.has(kind)) return fromMenu(sender);
+  return false;
+}

@@ -1,0 +1,229 @@
+/**
+ * The extension's one session: a `VaultClient` from the project's SDK (the same code the web
+ * vault and `vaultctl` run: the KDF floor and pins checked, rosters and item logs verified), its
+ * lock, and the opened items the menus and the popup read. Lives in the service worker; a worker
+ * Chromium stopped resumes from `chrome.storage.session` (storage.ts).
+ *
+ * Locks after `idleLockSeconds` without use (five minutes by default), when the computer locks,
+ * and when the browser closes (the session storage is gone then).
+ */
+import {
+  VaultClient,
+  encoding,
+  type Account,
+  type SecondFactorAnswer,
+  type SecondFactorChallenge,
+  type SecondFactorPrompt,
+  type Tokens,
+} from "../../../sdk";
+import type { VaultState } from "../messages";
+import { OpenedItems } from "./opened-items";
+import { kept, readSession, remember, remembered, setting, writeSession, type SessionRecord } from "./storage";
+
+const pins = kept<never>("pins");
+const stores = {
+  pins,
+  rosterHeads: kept<never>("rosterHeads"),
+  kdfMemory: kept<never>("kdf"),
+  inviteSecrets: kept<never>("inviteSecrets"),
+  knownVaults: kept<never>("knownVaults"),
+};
+
+export const DEVICE_NAME = "Browser extension, Chromium";
+
+let client: VaultClient | undefined;
+let record: SessionRecord | undefined;
+let items: OpenedItems | undefined;
+let restored: Promise<void> | undefined;
+/** Said once on the lock screen after the server ended the session. */
+let notice: string | undefined;
+
+/** A login waiting for its second factor: the SDK's prompt, answered by the popup's next request. */
+let waitingFactor: { challenge: SecondFactorChallenge; answer: (a: SecondFactorAnswer) => void; login: Promise<void> } | undefined;
+
+function newClient(server: string, resume?: { account: Account; tokens: Tokens }, secondFactor?: SecondFactorPrompt): VaultClient {
+  return new VaultClient({
+    ...stores,
+    ...resume,
+    secondFactor,
+    baseUrl: `${server.replace(/\/+$/, "")}/api/v1`,
+    deviceName: DEVICE_NAME,
+    onTokens: async (tokens) => {
+      if (!record) return;
+      if (tokens === undefined) return ended();
+      record = { ...record, tokens };
+      await writeSession(record);
+    },
+  });
+}
+
+/** Brings back the session a stopped service worker left in `chrome.storage.session`, once. */
+function restore(): Promise<void> {
+  restored ??= (async () => {
+    const saved = await readSession();
+    if (!saved) return;
+    record = saved;
+    client = newClient(saved.server, saved);
+    if (saved.stretchedKey && !(await idleExpired())) {
+      await client.unlockWithStretchedKey(encoding.fromBase64(saved.stretchedKey));
+      items = new OpenedItems(client);
+    } else if (saved.stretchedKey) await lock();
+  })().catch(async () => {
+    // A session that no longer opens (its tokens ended meanwhile): signed out, nothing kept.
+    await signOutLocally();
+  });
+  return restored;
+}
+
+async function idleExpired(): Promise<boolean> {
+  if (!record) return false;
+  return Date.now() - record.lastActive > (await setting("idleLockSeconds", 300)) * 1000;
+}
+
+/** Every request of the user's passes here first: an idle session locks before it answers. */
+export async function touch(): Promise<void> {
+  await restore();
+  if (!record) return;
+  if (client && items && (await idleExpired())) await lock();
+  record = { ...record, lastActive: Date.now() };
+  await writeSession(record);
+}
+
+/** The periodic check: keys do not stay in memory past the idle time, even when nothing asks. */
+export async function lockIfIdle(): Promise<void> {
+  await restore();
+  if (items && (await idleExpired())) await lock();
+}
+
+export async function state(): Promise<VaultState> {
+  await restore();
+  const { server, email } = await remembered();
+  if (!record || !client) {
+    const said = notice;
+    notice = undefined;
+    return { state: "signed-out", server, email, ...(said && { notice: said }) };
+  }
+  if (!items) return { state: "locked", server: record.server, email: record.account.email };
+  return { state: "unlocked", server: record.server, email: record.account.email };
+}
+
+/** Signs in as the other clients do; with a second factor, answers `{ secondFactor }` and waits for `answerFactor`. */
+export async function login(server: string, email: string, password: string): Promise<{ secondFactor?: SecondFactorChallenge }> {
+  const url = new URL(server);
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("The server address must start with https://");
+  const origin = url.origin;
+  let asked: ((c: SecondFactorChallenge) => void) | undefined;
+  const challenged = new Promise<SecondFactorChallenge>((resolve) => (asked = resolve));
+  const fresh = newClient(
+    origin,
+    undefined,
+    (challenge) =>
+      new Promise<SecondFactorAnswer>((answer) => {
+        waitingFactor = { challenge, answer, login: done };
+        asked!(challenge);
+      }),
+  );
+  const done = (async () => {
+    const account = await fresh.login(email, password);
+    await remember({ server: origin, email: account.email });
+    await signedIn(fresh, origin, account);
+  })();
+  const first = await Promise.race([done.then(() => undefined), challenged]);
+  return first ? { secondFactor: first } : {};
+}
+
+/** The popup's answer to the second-factor question; a wrong code asks again (`retry`). */
+export async function answerFactor(answer: SecondFactorAnswer): Promise<{ secondFactor?: SecondFactorChallenge }> {
+  const waiting = waitingFactor;
+  if (!waiting) throw new Error("No sign-in is waiting for a second factor: start again.");
+  waitingFactor = undefined;
+  let asked: ((c: SecondFactorChallenge) => void) | undefined;
+  const again = new Promise<SecondFactorChallenge>((resolve) => (asked = resolve));
+  const poll = setInterval(() => {
+    if (waitingFactor && waitingFactor !== waiting) asked!(waitingFactor.challenge);
+  }, 20);
+  try {
+    waiting.answer(answer);
+    const next = await Promise.race([waiting.login.then(() => undefined), again]);
+    return next ? { secondFactor: next } : {};
+  } finally {
+    clearInterval(poll);
+  }
+}
+
+async function signedIn(fresh: VaultClient, server: string, account: Account): Promise<void> {
+  client = fresh;
+  record = {
+    server,
+    account,
+    tokens: fresh.http.currentTokens!,
+    stretchedKey: encoding.toBase64(fresh.exportStretchedKey()),
+    lastActive: Date.now(),
+  };
+  await writeSession(record);
+  items = new OpenedItems(fresh);
+}
+
+export async function unlock(password: string): Promise<void> {
+  await restore();
+  if (!client || !record) throw new Error("Not signed in.");
+  await client.unlock(password);
+  record = { ...record, stretchedKey: encoding.toBase64(client.exportStretchedKey()), lastActive: Date.now() };
+  await writeSession(record);
+  items = new OpenedItems(client);
+}
+
+/** Forgets every key and opened item; the login stays, the password opens it again. */
+export async function lock(): Promise<void> {
+  client?.lock();
+  items = undefined;
+  if (record) {
+    const { stretchedKey: _dropped, ...rest } = record;
+    record = rest;
+    await writeSession(record);
+  }
+}
+
+export async function logout(): Promise<void> {
+  await restore();
+  const leaving = client;
+  await signOutLocally();
+  await leaving?.logout().catch(() => undefined);
+}
+
+async function signOutLocally(): Promise<void> {
+  client?.lock();
+  client = undefined;
+  items = undefined;
+  record = undefined;
+  await writeSession(undefined);
+}
+
+/** The server ended this login (from another device, or a reused refresh token): signed out, said once. */
+async function ended(): Promise<void> {
+  notice = "This browser's session was ended. Sign in again.";
+  await signOutLocally();
+}
+
+/** The opened items, or a `LOCKED` failure: a locked extension shows and fills nothing. */
+export async function opened(): Promise<OpenedItems> {
+  await restore();
+  if (!items) throw Object.assign(new Error("Your vault is locked. Unlock it with your master password."), { code: "LOCKED" });
+  return items;
+}
+
+/** The signed-in, unlocked client, for a write the user asked for (a save, an update). */
+export async function unlockedClient(): Promise<VaultClient> {
+  await opened();
+  return client!;
+}
+
+export async function isUnlocked(): Promise<boolean> {
+  await restore();
+  return items !== undefined;
+}
+
+export async function serverOrigin(): Promise<string | undefined> {
+  await restore();
+  return record?.server;
+}

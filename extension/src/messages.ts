@@ -1,0 +1,126 @@
+/**
+ * What the extension's parts say to one another through `chrome.runtime` messages. The service
+ * worker (background/) holds the keys and answers; the popup and the inline menu are extension
+ * pages; the content script runs beside each web page and is told the least it needs: never a
+ * key, a secret only in the one fill it is asked to make.
+ *
+ * The service worker takes the sender from Chromium (`sender.url`, `sender.tab`, `sender.frameId`,
+ * `sender.documentId`), never from a message's body, and answers each kind only to the part it is
+ * for (background/senders.ts).
+ */
+
+/** Where the extension stands: nothing but the lock screen shows unless `unlocked`. */
+export type VaultState =
+  | { state: "signed-out"; server: string; email: string; notice?: string }
+  | { state: "locked"; server: string; email: string }
+  | { state: "unlocked"; server: string; email: string };
+
+/** One item as the popup and the menu list it: what it is called and for whom, never its secrets. */
+export interface ItemSummary {
+  /** `<vaultId>/<itemId>`. */
+  key: string;
+  vaultId: string;
+  itemId: string;
+  vaultName: string;
+  name: string;
+  type: string;
+  username: string;
+  /** The first website, as shown. */
+  website?: string;
+  hasPassword: boolean;
+  hasTotp: boolean;
+}
+
+/** The kinds of field the content script asks a menu for. */
+export type FieldKind = "login" | "new-password" | "code" | "card" | "identity";
+
+/** What the inline menu (menu.html) shows for the field it was opened on. */
+export type MenuData =
+  | { mode: "locked" }
+  | { mode: "gone" }
+  | {
+      mode: "fill";
+      fieldKind: FieldKind;
+      site: string;
+      entries: ItemSummary[];
+      /** Why nothing is offered here, as a sentence (an http page, a look-alike, a frame of another site). */
+      refusal?: string;
+    }
+  | { mode: "offer"; offer: OfferView };
+
+/** A save or update the extension offers after a login form was sent. */
+export interface OfferView {
+  kind: "save" | "update";
+  site: string;
+  username: string;
+  /** For an update: the item whose password changes. */
+  item?: ItemSummary;
+  /** For a save: the vaults the user may write to, verified names only. */
+  vaults: Array<{ vaultId: string; name: string }>;
+}
+
+/** What the content script is told to put into its page. */
+export interface FillOrder {
+  kind: "fill";
+  /** A click in the inline menu (which must not be covered), or the keyboard shortcut. */
+  via: "menu" | "shortcut";
+  /** Leave the menu open a moment after the fill: it has something to say (a one-time code copied). */
+  lingerMs?: number;
+  /** The origin the fill is for: the content script refuses if its document is elsewhere now. */
+  origin: string;
+  fields: Partial<Record<FillField, string>>;
+}
+
+export type FillField =
+  | "username"
+  | "password"
+  | "newPassword"
+  | "code"
+  | "cardholder"
+  | "cardNumber"
+  | "cardExpiry"
+  | "cardCode"
+  | "fullName"
+  | "email"
+  | "phone"
+  | "address";
+
+/** The content script's answer to a fill: how many fields it filled, or why none. */
+export type FillAnswer = { filled: number } | { refused: "ORIGIN_CHANGED" | "MENU_COVERED" | "NO_VISIBLE_FIELD" | "NO_MENU" };
+
+export type Request =
+  // From the popup.
+  | { kind: "state" }
+  | { kind: "login"; server: string; email: string; password: string }
+  | { kind: "second-factor"; totpCode?: string; recoveryCode?: string }
+  | { kind: "unlock"; password: string }
+  | { kind: "lock" }
+  | { kind: "logout" }
+  | { kind: "search"; query: string }
+  | { kind: "secret"; key: string; field: "username" | "password" | "totp" }
+  | { kind: "copied" }
+  | { kind: "web-vault-url"; key?: string }
+  // From a content script.
+  | { kind: "field-focus"; fieldKind: FieldKind }
+  | { kind: "submitted"; username: string; password: string; newPassword?: string; currentPassword?: string }
+  | { kind: "pending-offer" }
+  // From the inline menu or the offer bar.
+  | { kind: "menu-data"; token: string }
+  | { kind: "menu-fill"; token: string; key: string }
+  | { kind: "menu-generate"; token: string }
+  | { kind: "offer-save"; token: string; vaultId: string }
+  | { kind: "offer-update"; token: string }
+  | { kind: "offer-dismiss"; token: string };
+
+/** Every answer may instead be an error, as a sentence the part shows as it is. */
+export type Failure = { error: string; code?: string };
+
+export const isFailure = (answer: unknown): answer is Failure =>
+  typeof answer === "object" && answer !== null && typeof (answer as Failure).error === "string";
+
+/** Sends a request to the service worker; a failure becomes an Error carrying the sentence. */
+export async function ask<T>(request: Request): Promise<T> {
+  const answer: unknown = await chrome.runtime.sendMessage(request);
+  if (isFailure(answer)) throw Object.assign(new Error(answer.error), { code: answer.code });
+  return answer as T;
+}

@@ -338,6 +338,22 @@ test("a change-password form sent with a new password offers to update the login
   await tab.close();
 });
 
+// Last: it stops the service worker, whose handle the other tests use.
+test("a service worker Chromium stopped comes back unlocked from session storage, and fills", async () => {
+  const tab = await opened(FIXTURE_HOSTS.bankLogin, "login.html");
+  const internals = await browser.context.newPage();
+  await internals.goto("chrome://serviceworker-internals/");
+  const entry = internals.locator(".serviceworker-registration").filter({ hasText: `chrome-extension://${browser.extensionId}/` });
+  await entry.getByText("Running Status: RUNNING").waitFor();
+  await entry.getByRole("button", { name: "Stop" }).click();
+  await entry.getByText("Running Status: STOPPED").waitFor();
+  await internals.close();
+  const menu = await focusOn(tab, "#username");
+  await menu.getByRole("button", { name: /Acme Bank/ }).click();
+  await valueIs(tab, "#username", "ada@acme");
+  await tab.close();
+});
+
 /** What a menu says after a choice, when it stays open to say it. */
 async function menuSays(tab: Page): Promise<string> {
   const menu = await menuOf(tab);

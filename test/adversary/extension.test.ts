@@ -93,6 +93,11 @@ test("1. a KDF downgrade at the first sign-in: the popup says so, and the passwo
   await popup.getByRole("alert").filter({ hasText: "weaker than this app accepts, so your password was not used" }).waitFor();
   expect(logins(from)).toEqual([]);
   await popup.close();
+  // Signed out, the extension draws nothing into pages.
+  const tab = await browser.context.newPage();
+  await tab.goto(sites.url(FIXTURE_HOSTS.bank, "/login.html"));
+  expect(await menuShownWithin(tab, 1000)).toBe(false);
+  await tab.close();
 });
 
 test("2. a KDF salt changed after a sign-in this extension remembers: refused as unsigned, nothing sent", async () => {

@@ -12,7 +12,7 @@ import { FILL_REFUSAL_TEXT, lookalikeOf, planFill, siteOf, type FillRefusal } fr
 import { totpCode } from "../../../sdk/totp";
 import type { FieldKind, FillAnswer, FillField, FillOrder, MenuData } from "../messages";
 import type { Entry, OpenedItems } from "./opened-items";
-import { isUnlocked, opened } from "./vault";
+import { isSignedIn, isUnlocked, opened } from "./vault";
 
 /** A frame a menu or an offer bar was opened for. */
 export interface Frame {
@@ -186,6 +186,8 @@ export async function fillByShortcut(tabId: number): Promise<void> {
 
 /** A field was focused: a token for its menu and how many rows the menu shows (none: no menu is drawn). */
 export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: string; rows: number }> {
+  // Signed out, the extension stays out of every page: the popup is where to sign in.
+  if (!(await isSignedIn())) return { rows: 0 };
   const token = register(frame);
   const data = await menuData(token).catch(() => ({ mode: "gone" }) as const);
   const rows =

@@ -218,6 +218,11 @@ export async function unlockedClient(): Promise<VaultClient> {
   return client!;
 }
 
+export async function isSignedIn(): Promise<boolean> {
+  await restore();
+  return record !== undefined;
+}
+
 export async function isUnlocked(): Promise<boolean> {
   await restore();
   return items !== undefined;

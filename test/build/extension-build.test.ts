@@ -34,7 +34,7 @@ test("the unpacked extension is Manifest V3 and holds every file its manifest an
   expect(manifest.manifest_version).toBe(3);
   expect(manifest.background).toEqual({ service_worker: "background.js", type: "module" });
   // No broader reach than filling needs: no tabs, history, cookies or scripting permission.
-  expect([...manifest.permissions].sort()).toEqual(["alarms", "idle", "offscreen", "storage"]);
+  expect([...manifest.permissions].sort()).toEqual(["alarms", "clipboardWrite", "idle", "offscreen", "storage"]);
   const read = (file: string) =>
     fs.existsSync(path.join(UNPACKED, file)) ? fs.readFileSync(path.join(UNPACKED, file), "utf8") : undefined;
   expect(named(manifest, read).filter((file) => read(file) === undefined)).toEqual([]);

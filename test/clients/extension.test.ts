@@ -117,6 +117,8 @@ test("on a login page, focusing the username shows the matching login by name; c
   await tab.goto(page(FIXTURE_HOSTS.bankLogin, "login.html"));
   await tab.locator("#username").focus();
   const menu = await menuOf(tab);
+  // Never on page load: nothing is filled until a login is chosen.
+  expect([await tab.locator("#username").inputValue(), await tab.locator("#password").inputValue()]).toEqual(["", ""]);
   const choice = menu.getByRole("button", { name: /Acme Bank/ });
   await choice.waitFor();
   expect(await menu.getByRole("button", { name: /Example Store/ }).count()).toBe(0);
@@ -336,6 +338,22 @@ test("a change-password form sent with a new password offers to update the login
   const history = await ada.items.history(vaultId, bank.itemId);
   expect(history.map((r) => r.fields.password)).toContain("bank-password-1");
   await tab.close();
+});
+
+test("the popup copies a password, and the clipboard is emptied after the clearing time (shortened here)", async () => {
+  await browser.worker.evaluate("chrome.storage.local.set({ clipboardClearSeconds: 2 })");
+  const popup = await browser.openPopup();
+  await popup.getByRole("button", { name: "Copy password of Example Store" }).click();
+  await popup.getByRole("status").filter({ hasText: "copied" }).waitFor();
+  // The clipboard as a page the person allowed to read it sees it.
+  const reader = await opened(FIXTURE_HOSTS.shop, "login.html");
+  await browser.context.grantPermissions(["clipboard-read"], { origin: new URL(reader.url()).origin });
+  const clipboard = () => reader.evaluate("navigator.clipboard.readText()");
+  expect(await clipboard()).toBe("shop-password-1");
+  await eventually("the clipboard to be emptied", async () => (await clipboard()) === "");
+  await browser.worker.evaluate("chrome.storage.local.remove('clipboardClearSeconds')");
+  await reader.close();
+  await popup.close();
 });
 
 // Last: it stops the service worker, whose handle the other tests use.

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
  * (autocannon) in this process. It ends with a summary: each headline figure beside its floor,
- * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start):
+ * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start,autofill):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -14,6 +14,9 @@
  * - password: a master password change for a user with 200 personal vaults, against the bare KDFs (bench/password.ts).
  * - rotation: a key rotation for a member of 200 shared vaults, against the bare key generation and RSA work (bench/rotation.ts).
  * - items: search over 10,000 items, an import of 5,000, opening a vault with history, each against a floor (bench/items.ts).
+ * - autofill: the logins matching a page among 10,000, and building their index, against a bare loop (bench/autofill.ts);
+ *   in Chromium with the extension, a click into a login field to the menu listing its login, against the bare loop and a
+ *   plain frame drawn on a click, unlock to the popup's list, and the popup's and menu's JavaScript (bench/autofill-browser.ts).
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
@@ -30,6 +33,7 @@ import { rekeyBodies } from "./bodies";
 import { passwordChange } from "./password";
 import { keyRotation } from "./rotation";
 import { itemsBench } from "./items";
+import { autofillLookup } from "./autofill";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -45,10 +49,13 @@ const PARTS: Record<string, () => Promise<void>> = {
   password: passwordChange,
   rotation: keyRotation,
   items: itemsBench,
+  autofill: autofillLookup,
 };
 
 async function main(): Promise<void> {
-  const parts = (process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start")
+  const parts = (
+    process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start,autofill"
+  )
     .split(",")
     .map((p) => p.trim());
   const unknown = parts.filter((p) => !(p in PARTS));

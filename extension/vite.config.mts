@@ -25,6 +25,10 @@ export default defineConfig({
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 1500,
     rollupOptions: {
+      // The SDK loads one-time codes lazily for the web vault's first page; the service worker loads them at once, as meant.
+      onwarn(warning, warn) {
+        if (warning.code !== "INEFFECTIVE_DYNAMIC_IMPORT") warn(warning);
+      },
       input: {
         popup: path.join(here, "popup.html"),
         menu: path.join(here, "menu.html"),

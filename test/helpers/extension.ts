@@ -35,7 +35,11 @@ export const FIXTURE_HOSTS = {
 
 const ALL_HOSTS: string[] = Object.values(FIXTURE_HOSTS);
 
-const SITES = path.resolve(__dirname, "../fixtures/sites");
+// From test/helpers (jest) or from dist/test/helpers (the compiled benchmark): the project's own fixture pages.
+const ROOT = [path.resolve(__dirname, "../.."), path.resolve(__dirname, "../../..")].find((d) =>
+  fs.existsSync(path.join(d, "package.json")),
+)!;
+const SITES = path.join(ROOT, "test/fixtures/sites");
 
 export interface Certificate {
   key: string;

@@ -46,6 +46,10 @@ export function frameOf(token: string): Frame | undefined {
 
 export const forget = (token: string) => frames.delete(token);
 
+/** What a focus worked out for its menu, handed to the menu page when it asks a moment later, instead of working it out again. */
+const prepared = new Map<string, { data: MenuData; at: number }>();
+const PREPARED_MS = 3000;
+
 /** The address of the tab's top page, read now. */
 async function topUrlOf(tabId: number): Promise<string> {
   return (await chrome.tabs.get(tabId)).url ?? "";
@@ -61,6 +65,13 @@ function pageRefusal(items: OpenedItems, frame: Frame, topUrl: string, entries: 
 }
 
 export async function menuData(token: string): Promise<MenuData> {
+  const ready = prepared.get(token);
+  prepared.delete(token);
+  if (ready && Date.now() - ready.at < PREPARED_MS) return ready.data;
+  return freshMenuData(token);
+}
+
+async function freshMenuData(token: string): Promise<MenuData> {
   const frame = frameOf(token);
   if (!frame) return { mode: "gone" };
   if (!(await isUnlocked())) return { mode: "locked" };
@@ -189,7 +200,7 @@ export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: strin
   // Signed out, the extension stays out of every page: the popup is where to sign in.
   if (!(await isSignedIn())) return { rows: 0 };
   const token = register(frame);
-  const data = await menuData(token).catch(() => ({ mode: "gone" }) as const);
+  const data = await freshMenuData(token).catch(() => ({ mode: "gone" }) as const);
   const rows =
     data.mode === "locked"
       ? frame.fieldKind === "login"
@@ -202,6 +213,8 @@ export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: strin
     forget(token);
     return { rows };
   }
+  for (const [t, p] of prepared) if (Date.now() - p.at >= PREPARED_MS) prepared.delete(t);
+  prepared.set(token, { data, at: Date.now() });
   return { token, rows: Math.min(rows, 6) };
 }
 

@@ -49,10 +49,19 @@ document.addEventListener(
   true,
 );
 
+/** The field whose menu is being asked for: a focus and a click on it in one gesture ask once. */
+let opening: HTMLInputElement | undefined;
+
 async function openMenu(field: HTMLInputElement, kind: FieldKind): Promise<void> {
-  const answer = await ask<{ token?: string; rows?: number }>({ kind: "field-focus", fieldKind: kind });
-  if (!answer?.token || !answer.rows || focusedField !== field) return menu.close();
-  menu.open(answer.token, field, answer.rows);
+  if (opening === field) return;
+  opening = field;
+  try {
+    const answer = await ask<{ token?: string; rows?: number }>({ kind: "field-focus", fieldKind: kind });
+    if (!answer?.token || !answer.rows || focusedField !== field) return menu.close();
+    menu.open(answer.token, field, answer.rows);
+  } finally {
+    if (opening === field) opening = undefined;
+  }
 }
 
 // The menu closes on the person's Escape and on their click elsewhere in the page (never on the page's own events).

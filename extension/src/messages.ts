@@ -101,7 +101,7 @@ export type Request =
   | { kind: "copied" }
   | { kind: "web-vault-url"; key?: string }
   // From a content script.
-  | { kind: "field-focus"; fieldKind: FieldKind }
+  | { kind: "field-focus"; fieldKind: FieldKind; ancestors?: string[] }
   | { kind: "submitted"; username: string; password: string; newPassword?: string; currentPassword?: string }
   | { kind: "pending-offer" }
   // From the inline menu or the offer bar.

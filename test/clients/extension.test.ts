@@ -115,7 +115,7 @@ test("the popup, signed in with the server address, email and master password, l
 test("on a login page, focusing the username shows the matching login by name; choosing it fills both fields and copies the one-time code", async () => {
   const tab = await browser.context.newPage();
   await tab.goto(page(FIXTURE_HOSTS.bankLogin, "login.html"));
-  await tab.locator("#username").focus();
+  await tab.locator("#username").click();
   const menu = await menuOf(tab);
   // Never on page load: nothing is filled until a login is chosen.
   expect([await tab.locator("#username").inputValue(), await tab.locator("#password").inputValue()]).toEqual(["", ""]);
@@ -182,6 +182,18 @@ test("the login's site framed by another website: the menu says so and nothing i
   await menu.getByRole("alert").filter({ hasText: "inside another website" }).waitFor();
   expect(await menu.getByRole("button").count()).toBe(0);
   expect(await frame.locator("#password").inputValue()).toBe("");
+  await tab.close();
+});
+
+test("the login's site framed by another site inside its own page (a chain of frames): refused as well", async () => {
+  const inner = encodeURIComponent(`/frame-cross.html?frame=${FIXTURE_HOSTS.bankLogin}`);
+  const tab = await opened(FIXTURE_HOSTS.bank, `frame-cross.html?frame=${FIXTURE_HOSTS.framer}&path=${inner}`);
+  const frame = await eventually("the innermost login frame", () =>
+    tab.frames().find((f) => f.url().includes(`${FIXTURE_HOSTS.bankLogin}:`)),
+  );
+  const menu = await focusOn(tab, "#username", frame);
+  await menu.getByRole("alert").filter({ hasText: "inside another website" }).waitFor();
+  expect(await menu.getByRole("button").count()).toBe(0);
   await tab.close();
 });
 
@@ -257,7 +269,6 @@ test.each([
     "a popover in the top layer that lets clicks through",
     "const o = document.createElement('div'); o.popover = 'manual'; o.style.cssText = 'position:fixed;inset:0;width:100vw;height:100vh;margin:0;border:0;pointer-events:none;background:rgba(255,255,255,.6)'; document.body.append(o); o.showPopover();",
   ],
-  ["the menu made transparent", "document.documentElement.lastElementChild.style.setProperty('opacity', '0.05', 'important');"],
 ])("a page that hides the menu under a click (%s): the choice fills nothing and the menu says why", async (_how, script) => {
   const tab = await opened(FIXTURE_HOSTS.bank, "login.html");
   const menu = await focusOn(tab, "#username");
@@ -269,6 +280,57 @@ test.each([
   await choice.click({ force: true });
   await menu.getByRole("alert").filter({ hasText: "covered this menu" }).waitFor({ state: "attached" });
   expect(await tab.locator("#password").inputValue()).toBe("");
+  await tab.close();
+});
+
+test.each([
+  ["made transparent", "host.style.setProperty('opacity', '0.05', 'important')"],
+  ["moved under a button of the page's", "host.style.setProperty('top', '400px', 'important')"],
+  ["given a class of the page's", "host.className = 'prize'"],
+  ["moved into another element", "document.body.append(host)"],
+])("the page restyles or moves the menu (%s): it closes, and nothing is filled", async (_how, change) => {
+  const tab = await opened(FIXTURE_HOSTS.bank, "login.html");
+  await focusOn(tab, "#username");
+  await tab.evaluate(`{ const host = document.documentElement.lastElementChild; ${change}; }`);
+  await eventually("the menu to close", () => !menuShown(tab));
+  expect(await tab.locator("#password").inputValue()).toBe("");
+  await tab.close();
+});
+
+test("a page's own script cannot open the menu: focusing a field opens it only after the person pressed it or tabbed to it", async () => {
+  const tab = await opened(FIXTURE_HOSTS.bank, "login.html");
+  await tab.evaluate("document.getElementById('password').focus(); document.getElementById('username').focus()");
+  await tab.waitForTimeout(1000);
+  expect(menuShown(tab)).toBe(false);
+  await tab.keyboard.press("Tab");
+  const menu = await menuOf(tab);
+  await menu.getByRole("button", { name: /Acme Bank/ }).waitFor();
+  await tab.close();
+});
+
+test("the menu is one size on every page, so a page learns nothing from it: a look-alike of a saved site, a site with no login, a card form", async () => {
+  const heights: Record<string, number> = {};
+  for (const [name, host, file, field] of [
+    ["look-alike", FIXTURE_HOSTS.prefixed, "login.html", "#username"],
+    ["no login", FIXTURE_HOSTS.framer, "login.html", "#username"],
+    ["cards", FIXTURE_HOSTS.shop, "card.html", "#cc-number"],
+  ] as const) {
+    const tab = await opened(host, file);
+    await focusOn(tab, field);
+    heights[name] = await tab.evaluate("document.documentElement.lastElementChild.getBoundingClientRect().height");
+    await tab.close();
+  }
+  expect(new Set(Object.values(heights)).size).toBe(1);
+});
+
+test("a form the page's script sends by itself offers nothing: a page cannot test guesses at the stored password", async () => {
+  const tab = await opened(FIXTURE_HOSTS.bankLogin, "login.html");
+  await tab.evaluate(
+    "document.getElementById('username').value = 'ada@acme'; document.getElementById('password').value = 'a-guess'; document.getElementById('login').requestSubmit()",
+  );
+  await tab.getByRole("heading", { name: "Signed in" }).waitFor();
+  await tab.waitForTimeout(1500);
+  expect(menuShown(tab)).toBe(false);
   await tab.close();
 });
 
@@ -320,6 +382,31 @@ test("locked, the popup shows only the lock screen and a login page's menu only 
   await popup.getByRole("list", { name: "Items" }).waitFor();
   await popup.close();
   await tab.close();
+});
+
+test("a page cannot keep the vault unlocked: its focuses and its own frames of the menu are not use", async () => {
+  await browser.worker.evaluate("chrome.storage.local.set({ idleLockSeconds: 2 })");
+  const tab = await opened(FIXTURE_HOSTS.bank, "login.html");
+  await tab.evaluate(`{
+    const menuUrl = "chrome-extension://${browser.extensionId}/menu.html#keep-alive";
+    setInterval(() => {
+      document.getElementById("password").focus();
+      document.getElementById("username").focus();
+      const frame = document.createElement("iframe");
+      frame.src = menuUrl;
+      document.body.append(frame);
+      setTimeout(() => frame.remove(), 250);
+    }, 300);
+  }`);
+  await tab.waitForTimeout(3500);
+  const popup = await browser.openPopup();
+  await popup.getByRole("heading", { name: "Vault is locked" }).waitFor();
+  await tab.close();
+  await browser.worker.evaluate("chrome.storage.local.remove('idleLockSeconds')");
+  await popup.getByLabel("Master password").fill(ADA.password);
+  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("list", { name: "Items" }).waitFor();
+  await popup.close();
 });
 
 test("a change-password form sent with a new password offers to update the login; Update changes it and its history keeps the old one", async () => {
@@ -388,5 +475,3 @@ async function valueIs(tab: Page | Frame, selector: string, value: string): Prom
 async function expectVisible(locator: ReturnType<Page["locator"]>): Promise<void> {
   await locator.first().waitFor({ state: "visible" });
 }
-
-void menuShown;

@@ -9,7 +9,7 @@ import type { Request } from "../messages";
 import { CLEAR_ALARM, clearLater, clearNow } from "./clipboard";
 import { fill, fillByShortcut, fillGenerated, focused, frameOf as menuFrame, menuData } from "./menus";
 import { dismiss, offerView, pendingOffer, save, submitted, update } from "./offers";
-import { mayAsk } from "./senders";
+import { fromPopup as fromPopupPage, mayAsk } from "./senders";
 import { answerFactor, lock, lockIfIdle, login, logout, opened, serverOrigin, state, touch, unlock } from "./vault";
 
 type Sender = chrome.runtime.MessageSender;
@@ -23,9 +23,12 @@ const frameOf = (sender: Sender) => ({
   origin: sender.origin ?? new URL(sender.url!).origin,
 });
 
+/** The person's own use: the popup, and a choice in a menu or an offer bar. */
+const USE: ReadonlySet<Request["kind"]> = new Set(["menu-fill", "menu-generate", "offer-save", "offer-update", "offer-dismiss"]);
+
 async function answer(request: Request, sender: Sender): Promise<unknown> {
-  // What the user does keeps the session open; a content script's focus report is the user's too.
-  if (request.kind !== "pending-offer") await touch();
+  if (fromPopupPage(sender) || (USE.has(request.kind) && "token" in request && menuFrame(request.token))) await touch();
+  else await lockIfIdle();
   return (await fromPopup(request)) ?? fromPage(request, sender);
 }
 
@@ -67,7 +70,7 @@ async function fromPopup(request: Request): Promise<unknown> {
 async function fromPage(request: Request, sender: Sender): Promise<unknown> {
   switch (request.kind) {
     case "field-focus":
-      return focused({ ...frameOf(sender), fieldKind: request.fieldKind });
+      return focused({ ...frameOf(sender), fieldKind: request.fieldKind, ancestors: (request.ancestors ?? []).slice(0, 20).map(String) });
     case "submitted":
       await submitted(sender.tab!.id!, sender.url!, frameOf(sender).origin, request).catch(() => undefined);
       return {};

@@ -12,7 +12,7 @@ import { FILL_REFUSAL_TEXT, lookalikeOf, planFill, siteOf, type FillRefusal } fr
 import { totpCode } from "../../../sdk/totp";
 import type { FieldKind, FillAnswer, FillField, FillOrder, MenuData } from "../messages";
 import type { Entry, OpenedItems } from "./opened-items";
-import { isSignedIn, isUnlocked, opened } from "./vault";
+import { isSignedIn, isUnlocked, onLock, opened } from "./vault";
 
 /** A frame a menu or an offer bar was opened for. */
 export interface Frame {
@@ -22,22 +22,35 @@ export interface Frame {
   url: string;
   origin: string;
   fieldKind: FieldKind;
+  /** The origins of the frames around it, innermost first, as its content script read them (they can only refuse more). */
+  ancestors?: string[];
   at: number;
   /** Set for an offer bar. */
   offerId?: string;
 }
 
 const MENU_LIFETIME_MS = 10 * 60_000;
+/** At most this many menus are remembered; the oldest go first (a page that focuses fields in a loop fills nothing up). */
+const MAX_FRAMES = 200;
 const frames = new Map<string, Frame>();
 /** Per tab: the login just filled that has a one-time code, offered on the next code field. */
 const codeFor = new Map<number, { key: string; at: number }>();
 
 export function register(frame: Omit<Frame, "at">): string {
   const token = [...globalThis.crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  for (const [t, f] of frames) if (Date.now() - f.at > MENU_LIFETIME_MS) frames.delete(t);
+  for (const [t, f] of frames)
+    if (Date.now() - f.at > MENU_LIFETIME_MS || frames.size >= MAX_FRAMES) frames.delete(t);
+    else break;
   frames.set(token, { ...frame, at: Date.now() });
   return token;
 }
+
+// Locked or signed out, no menu, offer or code of before is answered.
+onLock(() => {
+  frames.clear();
+  prepared.clear();
+  codeFor.clear();
+});
 
 export function frameOf(token: string): Frame | undefined {
   const frame = frames.get(token);
@@ -50,9 +63,15 @@ export const forget = (token: string) => frames.delete(token);
 const prepared = new Map<string, { data: MenuData; at: number }>();
 const PREPARED_MS = 3000;
 
-/** The address of the tab's top page, read now. */
-async function topUrlOf(tabId: number): Promise<string> {
-  return (await chrome.tabs.get(tabId)).url ?? "";
+/**
+ * The page around the frame that a login must share its site with: the first frame around it of
+ * another site, else the tab's top page, read now. A login form framed by another site anywhere
+ * in the chain is then refused as `OTHER_SITE_FRAME`.
+ */
+async function outerUrlOf(frame: Frame): Promise<string> {
+  const domain = siteOf(frame.url)?.domain;
+  const foreign = frame.ancestors?.find((origin) => siteOf(origin)?.domain !== domain);
+  return foreign ?? (await chrome.tabs.get(frame.tabId)).url ?? "";
 }
 
 /** Why nothing for this page would be filled, before anything is listed: an http page, a look-alike, another site's frame. */
@@ -80,7 +99,7 @@ async function freshMenuData(token: string): Promise<MenuData> {
   const site = siteOf(frame.url)?.host ?? "";
   if (frame.fieldKind === "card" || frame.fieldKind === "identity")
     return { mode: "fill", fieldKind: frame.fieldKind, site, entries: items.ofType(frame.fieldKind).map(summary) };
-  const topUrl = await topUrlOf(frame.tabId);
+  const topUrl = await outerUrlOf(frame);
   const matching = items.loginsFor(frame.url);
   const refusal = pageRefusal(items, frame, topUrl, matching);
   const listed = frame.fieldKind === "code" ? withCode(items, frame, matching) : matching;
@@ -118,6 +137,31 @@ function fieldsOf(item: Item, kind: FieldKind): Partial<Record<FillField, string
   return { username: f.username ?? f.email, password: f.password };
 }
 
+const TYPE_FOR: Record<FieldKind, string> = { login: "login", "new-password": "login", code: "login", card: "card", identity: "identity" };
+
+/**
+ * Why this item may not be filled into this frame, as a sentence; undefined when it may. A login
+ * passes `planFill`; a card or an identity, which belong to no site, only an https page in an
+ * https tab. Either way only an item of the kind the menu was opened for.
+ */
+async function refusalOf(frame: Frame, item: Item, items: OpenedItems): Promise<string | undefined> {
+  if (item.type !== TYPE_FOR[frame.fieldKind]) return "That item is not for this field.";
+  if (frame.fieldKind === "card" || frame.fieldKind === "identity") {
+    const around = [await outerUrlOf(frame), ...(frame.ancestors ?? [])];
+    const secure = [frame.url, ...around].every((url) => siteOf(url)?.scheme === "https");
+    return secure ? undefined : FILL_REFUSAL_TEXT.INSECURE_PAGE;
+  }
+  const plan = planFill({
+    itemUrls: itemUrls(item),
+    frameUrl: frame.url,
+    topUrl: await outerUrlOf(frame),
+    gesture: true,
+    visibleFields: 1,
+    knownDomains: items.loginDomains(),
+  });
+  return plan.fill ? undefined : FILL_REFUSAL_TEXT[plan.refusal];
+}
+
 /** A fill the user chose in a menu: checked, then sent to the one document the menu was opened in. */
 export async function fill(
   token: string,
@@ -129,19 +173,8 @@ export async function fill(
   const items = await opened();
   const item = items.item(key);
   if (!item) return { refused: "That item is no longer in your vaults." };
-  if (frame.fieldKind === "card" || frame.fieldKind === "identity") {
-    if (siteOf(frame.url)?.scheme !== "https") return { refused: FILL_REFUSAL_TEXT.INSECURE_PAGE };
-  } else {
-    const plan = planFill({
-      itemUrls: itemUrls(item),
-      frameUrl: frame.url,
-      topUrl: await topUrlOf(frame.tabId),
-      gesture: true,
-      visibleFields: 1,
-      knownDomains: items.loginDomains(),
-    });
-    if (!plan.fill) return { refused: FILL_REFUSAL_TEXT[plan.refusal] };
-  }
+  const refused = await refusalOf(frame, item, items);
+  if (refused) return { refused };
   const hasCode = frame.fieldKind === "login" && Boolean(item.totp);
   const answer = await send(frame, {
     kind: "fill",
@@ -195,27 +228,37 @@ export async function fillByShortcut(tabId: number): Promise<void> {
   if (first) await fill(token, first.key, "shortcut");
 }
 
-/** A field was focused: a token for its menu and how many rows the menu shows (none: no menu is drawn). */
+/**
+ * Every menu is drawn this many rows tall, whatever it lists: its size, which the page can
+ * measure, says nothing of whether the vault is locked, how many cards it holds, or whether this
+ * page looks like a site it has a login for. The list scrolls inside.
+ */
+export const MENU_ROWS = 4;
+
+/** Focus reports answered per tab and second; more (a page focusing fields in a loop) get no menu. */
+const FOCUS_RATE = 10;
+const focusTimes = new Map<number, number[]>();
+
+function tooFast(tabId: number): boolean {
+  const recent = (focusTimes.get(tabId) ?? []).filter((at) => Date.now() - at < 1000);
+  recent.push(Date.now());
+  focusTimes.set(tabId, recent);
+  return recent.length > FOCUS_RATE;
+}
+
+/** A field was focused: a token for its menu, and its rows (none: no menu is drawn). */
 export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: string; rows: number }> {
   // Signed out, the extension stays out of every page: the popup is where to sign in.
-  if (!(await isSignedIn())) return { rows: 0 };
+  if (tooFast(frame.tabId) || !(await isSignedIn())) return { rows: 0 };
   const token = register(frame);
   const data = await freshMenuData(token).catch(() => ({ mode: "gone" }) as const);
-  const rows =
-    data.mode === "locked"
-      ? frame.fieldKind === "login"
-        ? 1
-        : 0
-      : data.mode === "fill"
-        ? data.entries.length + (data.refusal ? 1 : 0) + (data.fieldKind === "new-password" ? 1 : 0)
-        : 0;
-  if (rows === 0) {
+  if (data.mode === "gone") {
     forget(token);
-    return { rows };
+    return { rows: 0 };
   }
   for (const [t, p] of prepared) if (Date.now() - p.at >= PREPARED_MS) prepared.delete(t);
   prepared.set(token, { data, at: Date.now() });
-  return { token, rows: Math.min(rows, 6) };
+  return { token, rows: MENU_ROWS };
 }
 
 /** Tells a frame's content script to take its menu or offer bar away. */

@@ -10,7 +10,7 @@ import { completeItemUrl } from "../../../sdk";
 import { siteOf } from "../../../sdk/autofill";
 import type { OfferView } from "../messages";
 import { closeIn, forget, frameOf, register, type Frame } from "./menus";
-import { opened, unlockedClient } from "./vault";
+import { onLock, opened, unlockedClient } from "./vault";
 
 const OFFER_MS = 2 * 60_000;
 
@@ -31,6 +31,12 @@ const offers = new Map<number, Offer>();
 /** A first step's username (a two-step login), per tab, for the password step after it. */
 const firstSteps = new Map<number, { domain: string; username: string; at: number }>();
 
+// The passwords a form sent are not kept past a lock or a sign-out, nor saved into another account.
+onLock(() => {
+  offers.clear();
+  firstSteps.clear();
+});
+
 export interface Submitted {
   username: string;
   password: string;
@@ -42,6 +48,7 @@ export interface Submitted {
 export async function submitted(tabId: number, frameUrl: string, origin: string, sent: Submitted): Promise<void> {
   const site = siteOf(frameUrl);
   if (!site) return;
+  for (const [tab, offer] of offers) if (Date.now() - offer.at > OFFER_MS) offers.delete(tab);
   const items = await opened();
   await items.ready();
   const step = firstSteps.get(tabId);

@@ -80,7 +80,11 @@ async function idleExpired(): Promise<boolean> {
   return Date.now() - record.lastActive > (await setting("idleLockSeconds", 300)) * 1000;
 }
 
-/** Every request of the user's passes here first: an idle session locks before it answers. */
+/**
+ * The person used the extension (the popup, a choice in a menu): an idle session locks first,
+ * then the idle time starts again. What a page can cause (a focus, a sent form, a menu drawn)
+ * does not count as use, or any page could keep the vault unlocked for ever.
+ */
 export async function touch(): Promise<void> {
   await restore();
   if (!record) return;
@@ -173,10 +177,16 @@ export async function unlock(password: string): Promise<void> {
   items = new OpenedItems(client);
 }
 
+/** What else the worker forgets at a lock or a sign-out: menus, save offers with the passwords sent, codes. */
+const lockListeners: Array<() => void> = [];
+export const onLock = (listener: () => void): void => void lockListeners.push(listener);
+const forgetAll = () => lockListeners.forEach((listener) => listener());
+
 /** Forgets every key and opened item; the login stays, the password opens it again. */
 export async function lock(): Promise<void> {
   client?.lock();
   items = undefined;
+  forgetAll();
   if (record) {
     const { stretchedKey: _dropped, ...rest } = record;
     record = rest;
@@ -195,6 +205,7 @@ async function signOutLocally(): Promise<void> {
   client?.lock();
   client = undefined;
   items = undefined;
+  forgetAll();
   record = undefined;
   await writeSession(undefined);
 }

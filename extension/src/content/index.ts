@@ -24,11 +24,26 @@ async function ask<T>(request: object): Promise<T | undefined> {
   }
 }
 
+/**
+ * What the person did last, from events the browser marks as theirs: a press on a field, a key.
+ * A page's script can focus a field and send a form (those events count as trusted too), but it
+ * cannot press or type: the menu opens, and a sent form is reported, only after the person did.
+ */
+const GESTURE_MS = 1000;
+let pressed: { target: EventTarget | null; at: number } = { target: null, at: 0 };
+let keyed: { key: string; at: number } = { key: "", at: 0 };
+document.addEventListener("pointerdown", (event) => event.isTrusted && (pressed = { target: event.target, at: Date.now() }), true);
+document.addEventListener("keydown", (event) => event.isTrusted && (keyed = { key: event.key, at: Date.now() }), true);
+const recently = (at: number) => Date.now() - at < GESTURE_MS;
+
+// The person clicked or tabbed into a field: its menu.
 document.addEventListener(
   "focusin",
   (event) => {
     const kind = kindOf(event.target);
     if (!kind || !event.isTrusted || filling) return;
+    const byPerson = (pressed.target === event.target && recently(pressed.at)) || (keyed.key === "Tab" && recently(keyed.at));
+    if (!byPerson) return;
     const field = event.target as HTMLInputElement;
     if (field === focusedField && menu.shown) return;
     focusedField = field;
@@ -37,12 +52,12 @@ document.addEventListener(
   true,
 );
 
-// A click on the focused field brings its menu back (after Escape, or a field the page focused before this script ran).
+// A click on a field brings its menu back (after Escape, or on a field the page focused by itself).
 document.addEventListener(
   "click",
   (event) => {
     const kind = kindOf(event.target);
-    if (!kind || !event.isTrusted || menu.shown) return;
+    if (!kind || !event.isTrusted || menu.shown || pressed.target !== event.target || !recently(pressed.at)) return;
     focusedField = event.target as HTMLInputElement;
     void openMenu(focusedField, kind);
   },
@@ -56,7 +71,9 @@ async function openMenu(field: HTMLInputElement, kind: FieldKind): Promise<void>
   if (opening === field) return;
   opening = field;
   try {
-    const answer = await ask<{ token?: string; rows?: number }>({ kind: "field-focus", fieldKind: kind });
+    // The origins of the frames around this one (Chromium's list): a login frame inside another site's frame is refused.
+    const ancestors = [...(location.ancestorOrigins ?? [])];
+    const answer = await ask<{ token?: string; rows?: number }>({ kind: "field-focus", fieldKind: kind, ancestors });
     if (!answer?.token || !answer.rows || focusedField !== field) return menu.close();
     menu.open(answer.token, field, answer.rows);
   } finally {
@@ -116,12 +133,18 @@ function sent(form: ParentNode): void {
   setTimeout(() => void showOffer(), 1500);
 }
 
-document.addEventListener("submit", (event) => event.isTrusted && sent(event.target as HTMLFormElement), true);
+// A form sent after the person pressed a button or Enter (a script's requestSubmit alone reports nothing).
+document.addEventListener(
+  "submit",
+  (event) =>
+    event.isTrusted && (recently(pressed.at) || (keyed.key === "Enter" && recently(keyed.at))) && sent(event.target as HTMLFormElement),
+  true,
+);
 document.addEventListener(
   "click",
   (event) => {
     const button = (event.target as Element | null)?.closest?.("button, input[type=submit]") as HTMLButtonElement | HTMLInputElement | null;
-    if (!event.isTrusted || !button || (button.type !== "submit" && button.form)) return;
+    if (!event.isTrusted || !button || (button.type !== "submit" && button.form) || !recently(pressed.at)) return;
     sent(button.form ?? document);
   },
   true,

@@ -12,12 +12,19 @@ const ROW_PX = 44;
 const ours = new Set<Element>();
 export const isOurs = (el: Element | null): boolean => el !== null && ours.has(el);
 const MENU_WIDTH_PX = 320;
+/** As long as the menu page waits before it takes a click (menu/menu.tsx). */
+const SETTLE_MS = 400;
 
 export class Overlay {
   private host: HTMLElement | undefined;
   private frame: HTMLIFrameElement | undefined;
   private anchor: HTMLElement | undefined;
   private height = 0;
+  /** Where `place` put the host last, and when: the page did not move it if it is still there, and a click right after a move is refused. */
+  private placed = { top: 0, left: 0, at: 0 };
+  /** Closes the menu on any change to its host the content script did not make (a page restyling, moving or re-parenting it). */
+  private watcher: MutationObserver | undefined;
+  private ownStyle = "";
   private readonly follow = () => this.place();
 
   constructor(private readonly purpose: "menu" | "offer") {}
@@ -63,21 +70,37 @@ export class Overlay {
     ours.add(host);
     this.frame = frame;
     this.anchor = anchor;
-    this.place();
     document.documentElement.append(host);
+    this.place();
+    this.watcher = new MutationObserver(() => {
+      if (host.getAttribute("style") !== this.ownStyle || host.parentNode !== document.documentElement || host.attributes.length !== 1)
+        this.close();
+    });
+    this.watcher.observe(host, { attributes: true });
+    this.watcher.observe(document.documentElement, { childList: true });
     addEventListener("scroll", this.follow, true);
     addEventListener("resize", this.follow);
   }
 
   private place(): void {
     if (!this.host) return;
+    // Changed by someone else since it was placed: closed, not put back.
+    if (this.ownStyle && this.host.getAttribute("style") !== this.ownStyle) return this.close();
     const style = this.host.style;
+    const was = { top: style.top, left: style.left, right: style.right };
     if (!this.anchor) {
       style.setProperty("top", "12px", "important");
       style.setProperty("right", "12px", "important");
-      return;
-    }
-    const rect = this.anchor.getBoundingClientRect();
+    } else this.beside(this.anchor);
+    this.ownStyle = this.host.getAttribute("style") ?? "";
+    const rect = this.host.getBoundingClientRect();
+    const moved = was.top !== style.top || was.left !== style.left || was.right !== style.right;
+    this.placed = { top: rect.top, left: rect.left, at: moved ? Date.now() : this.placed.at };
+  }
+
+  private beside(anchor: HTMLElement): void {
+    const style = this.host!.style;
+    const rect = anchor.getBoundingClientRect();
     const left = Math.max(4, Math.min(rect.left, innerWidth - MENU_WIDTH_PX - 4));
     // Below the field, or above it where the page ends first.
     const top =
@@ -94,6 +117,10 @@ export class Overlay {
   covered(): boolean {
     const host = this.host;
     if (!host?.isConnected || !this.frame) return true;
+    const now = host.getBoundingClientRect();
+    // Moved by the page, or moved (following its field) a moment ago: the click was aimed elsewhere.
+    if (Math.abs(now.top - this.placed.top) > 1 || Math.abs(now.left - this.placed.left) > 1) return true;
+    if (Date.now() - this.placed.at < SETTLE_MS) return true;
     const style = getComputedStyle(host);
     if (style.visibility !== "visible" || style.display === "none" || Number(style.opacity) < 1) return true;
     for (let el = host.parentElement; el; el = el.parentElement) if (Number(getComputedStyle(el).opacity) < 1) return true;
@@ -110,6 +137,9 @@ export class Overlay {
   }
 
   close(): void {
+    this.ownStyle = "";
+    this.watcher?.disconnect();
+    this.watcher = undefined;
     if (this.host) ours.delete(this.host);
     this.host?.remove();
     this.host = undefined;

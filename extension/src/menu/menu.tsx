@@ -7,7 +7,7 @@
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ask, type ItemSummary, type MenuData, type OfferView } from "../messages";
+import { ask, type FieldKind, type ItemSummary, type MenuData, type OfferView } from "../messages";
 import "../styles.css";
 
 const token = location.hash.slice(1);
@@ -83,6 +83,7 @@ function Menu() {
           {data.refusal}
         </p>
       )}
+      {data.entries.length === 0 && !data.refusal && data.fieldKind !== "new-password" && <p>{NOTHING[data.fieldKind]}</p>}
       {data.entries.map((e) => (
         <Choice
           key={e.key}
@@ -100,6 +101,14 @@ function Menu() {
     </nav>
   );
 }
+
+const NOTHING: Record<FieldKind, string> = {
+  login: "No login is saved for this site.",
+  "new-password": "",
+  code: "No one-time code is saved for this site.",
+  card: "No card is saved in your vaults.",
+  identity: "No identity is saved in your vaults.",
+};
 
 function Choice({
   entry,

@@ -185,6 +185,42 @@ describe("the web vault: second factors and account recovery", () => {
     expect(await p.getByTestId("policy-2fa").textContent()).toBe("Yes");
   });
 
+  test("a member who uses only the web vault compares two trustees' fingerprints there, marks them checked, and enrols in recovery", async () => {
+    const ada = await registered();
+    const carol = await registered("admin", ada);
+    const bob = await registered("member", ada);
+    const p = await page();
+    await logIn(p, bob.account.email);
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await p.getByRole("link", { name: "Security" }).click();
+    const compare = p.getByRole("group", { name: "Compare fingerprints" });
+    await compare.waitFor();
+    // Not checked yet: enrolling names them, and nothing is enrolled.
+    await p.getByLabel(`${ada.account.email} (not verified: compare fingerprints first)`).check();
+    await p.getByLabel(`${carol.account.email} (not verified: compare fingerprints first)`).check();
+    await p.getByRole("button", { name: "Enrol in account recovery" }).click();
+    await p.getByRole("alert").filter({ hasText: "Compare fingerprints with them" }).waitFor();
+    expect(await bob.recovery.status()).toBeNull();
+    // A fingerprint that is not the one read out (here: another person's) pins nothing.
+    await p.getByLabel(`Fingerprint ${carol.account.email} reads to you`).fill(await ada.keys.own());
+    await p.getByRole("button", { name: `Mark ${carol.account.email} as checked` }).click();
+    await p.getByRole("alert").filter({ hasText: "is not the fingerprint the server shows" }).waitFor();
+    // Typed as read out: with spaces anywhere, in capitals.
+    for (const trustee of [ada, carol]) {
+      const read = (await trustee.keys.own()).replace(/\s+/g, "").toUpperCase();
+      await p.getByLabel(`Fingerprint ${trustee.account.email} reads to you`).fill(read);
+      await p.getByRole("button", { name: `Mark ${trustee.account.email} as checked` }).click();
+      await p.getByText(`${trustee.account.email} (verified)`).waitFor();
+    }
+    expect(await compare.count()).toBe(0);
+    await p.getByLabel(`${ada.account.email} (verified)`).check();
+    await p.getByLabel(`${carol.account.email} (verified)`).check();
+    await p.getByRole("button", { name: "Enrol in account recovery" }).click();
+    await p.getByTestId("recovery-status").filter({ hasText: /Enrolled: any 2 of/ }).waitFor();
+    await accessible(p, "security with recovery");
+    expect(await bob.recovery.status()).toMatchObject({ threshold: 2 });
+  });
+
   test("a forgotten password, recovered in three browsers: the user reads the code to two trustees, who approve; then a new password", async () => {
     const ada = await registered();
     const carol = await registered("admin", ada);

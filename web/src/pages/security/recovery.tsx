@@ -1,7 +1,8 @@
 /** Account recovery, as the account's owner sees it: enrolling trustees, and the requests to recover the account. */
 import { useEffect, useState } from "preact/hooks";
-import { mayBeTrustee, type CheckedMember } from "../../../../sdk";
+import { mayBeTrustee, type CheckedMember, type VaultClient } from "../../../../sdk";
 import { currentClient } from "../../session";
+import { CompareKey } from "../../components/compare-key";
 import { ErrorNote, Field, inputValue, Submit, useAction } from "../../components/ui";
 import { when } from "./when";
 
@@ -16,11 +17,13 @@ export function RecoveryEnrolment() {
     setStatus(await client.recovery.status());
     setRequests((await client.recovery.requests()).requests);
   };
+  const loadMembers = async () =>
+    setMembers((await client.people.list()).filter((m) => m.userId !== me && !m.removedAt && mayBeTrustee(m.role)));
   useEffect(
     () =>
       void act.run(async () => {
         await reload();
-        setMembers((await client.people.list()).filter((m) => m.userId !== me && !m.removedAt && mayBeTrustee(m.role)));
+        await loadMembers();
       }),
     [],
   );
@@ -54,6 +57,7 @@ export function RecoveryEnrolment() {
         </p>
       )}
       <RecoveryRequests requests={requests} nameOf={nameOf} onCancel={cancel} />
+      <CompareTrustees client={client} members={members.filter((m) => !verified(m))} onChecked={() => void act.run(loadMembers)} />
       <EnrolForm members={members} enrolled={!!status} busy={act.busy} onEnrol={enrol} />
       <ErrorNote error={act.error} />
     </section>
@@ -96,6 +100,24 @@ function RecoveryRequests(props: { requests: RecoveryRequest[]; nameOf(id: strin
   );
 }
 
+/** The owners and admins whose keys this browser has not checked: a fingerprint to compare for each. */
+function CompareTrustees(props: { client: VaultClient; members: CheckedMember[]; onChecked(): void }) {
+  if (props.members.length === 0) return null;
+  return (
+    <div aria-label="Compare fingerprints" role="group">
+      <p>
+        Before someone can be your trustee, compare their key fingerprint with them: they read it from their Your key page, in person or by
+        phone, and you type it here.
+      </p>
+      {props.members.map((m) => (
+        <CompareKey key={m.userId} client={props.client} userId={m.userId} email={m.email} onChecked={props.onChecked} />
+      ))}
+    </div>
+  );
+}
+
+const verified = (m: CheckedMember) => m.trust === "checked" || m.trust === "invite";
+
 /** The trustees chosen among the organization's owners and admins, and how many of them must approve. */
 function EnrolForm(props: { members: CheckedMember[]; enrolled: boolean; busy: boolean; onEnrol(chosen: string[], k: number): void }) {
   const [chosen, setChosen] = useState<string[]>([]);
@@ -117,10 +139,11 @@ function EnrolForm(props: { members: CheckedMember[]; enrolled: boolean; busy: b
                 setChosen((e.currentTarget as HTMLInputElement).checked ? [...chosen, m.userId] : chosen.filter((id) => id !== m.userId))
               }
             />{" "}
-            {m.email} {m.trust === "checked" || m.trust === "invite" ? "(verified)" : "(not verified: compare fingerprints first)"}
+            {m.email} {verified(m) ? "(verified)" : "(not verified: compare fingerprints first)"}
           </label>
         ))}
       </fieldset>
+
       <Field id="recovery-k" label="How many of them must approve">
         <input id="recovery-k" type="number" min={2} max={10} value={k} onInput={(e) => setK(Number(inputValue(e)))} />
       </Field>

@@ -6,6 +6,16 @@ import { readPassword, type PasswordSources } from "./password";
 import { UsageError } from "./output";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:3000/api/v1";
+
+/**
+ * The API's base URL from a server address as a person types it: `http://host:3000`, the web
+ * vault's address, is `http://host:3000/api/v1`; an address that ends in `/api/v1` is kept (trailing
+ * slashes dropped either way), so a login saved under either form is the same server's.
+ */
+export function apiBase(address: string): string {
+  const trimmed = address.trim().replace(/\/+$/, "");
+  return /\/api\/v1$/.test(trimmed) ? trimmed : `${trimmed}/api/v1`;
+}
 const SESSION_AD = "vaultctl-session/v1";
 /** What a login from here is called in the account's list of sessions: this machine's name, cut to fit. */
 const DEVICE_NAME = [...printable(`vaultctl on ${os.hostname()}`)].slice(0, MAX_DEVICE_NAME).join("").trim();
@@ -23,7 +33,7 @@ export class Context {
   ) {}
 
   get server(): string {
-    return (this.serverOption ?? this.state.login?.server ?? DEFAULT_SERVER).replace(/\/+$/, "");
+    return apiBase(this.serverOption ?? this.state.login?.server ?? DEFAULT_SERVER);
   }
 
   /** A client with no login: for register, login and invite checks. Its tokens are saved by the command once it succeeds, never into the login saved before. */

@@ -18,7 +18,7 @@ const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   server: {
     type: "string",
     value: "URL",
-    description: `the service's base URL (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})`,
+    description: `the server's address, with or without /api/v1 (env VAULT_SERVER; default: the saved login's, else ${DEFAULT_SERVER})`,
   },
   json: { type: "boolean", description: "machine-readable output on stdout (errors as JSON on stderr)" },
   "password-file": { type: "string", value: "FILE", description: "read the master password from the first line of FILE" },

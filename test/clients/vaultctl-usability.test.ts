@@ -152,6 +152,15 @@ describe("vaultctl for a newcomer", () => {
     }
   });
 
+  test("the server's address works as the web vault's, without /api/v1, as well as the API's", async () => {
+    const origin = new URL(server.url).origin;
+    const bare = await run(["invite", "check", "abc", "--json", "--server", origin]);
+    const api = await run(["invite", "check", "abc", "--json", "--server", `${origin}/api/v1/`]);
+    // Both reach the invite route, which refuses the made-up code (a wrong path would be the gateway's bare "Not found").
+    expect(errorOf(bare)).toEqual({ code: "NOT_FOUND", message: "Invite token not found" });
+    expect(errorOf(api)).toEqual(errorOf(bare));
+  });
+
   test("an unreachable server: the cause, and where the address comes from", async () => {
     const closed = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, "127.0.0.1", () => {

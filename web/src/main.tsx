@@ -39,6 +39,9 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
   }, [page]);
   return (
     <>
+      <button type="button" class="skip" onClick={skipToContent}>
+        Skip to content
+      </button>
       <header>
         {/* A link to the page already shown reads it again (the hash does not change, so nothing else would). */}
         <nav aria-label="Main" onClick={(e) => sameRoute(e) && refreshNow()}>
@@ -61,6 +64,14 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
       {pageFor(page, admin, arg, sub)}
     </>
   );
+}
+
+/** The first stop of the keyboard: past the navigation to the page's own content (a button: the URL fragment holds the route). */
+function skipToContent(): void {
+  const main = document.querySelector("main");
+  if (!main) return;
+  main.setAttribute("tabindex", "-1");
+  main.focus();
 }
 
 /** A click on a link to the route already shown. */

@@ -1,0 +1,45 @@
+/** The web vault from the keyboard: the first Tab stop skips the navigation to the page's content. */
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser } from "playwright-core";
+import { MemoryPinStore, VaultClient } from "../../sdk";
+import { launchChromium } from "../helpers/browser";
+import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+jest.setTimeout(60_000);
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
+    throw new Error("the web vault is not built: run npm run build");
+  server = await startTestServer();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop().catch(() => undefined);
+});
+
+test("the first Tab stop is 'Skip to content', and Enter puts the keyboard at the page's content, past the navigation", async () => {
+  const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+  await ada.register({ email: "ada@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+  const page = await browser.newPage({ baseURL: new URL(server.url).origin });
+  await page.goto("/");
+  await page.getByLabel("Email").fill("ada@example.test");
+  await page.getByLabel("Master password").fill(SDK_PASSWORD);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("heading", { name: "Your vaults" }).waitFor();
+  await page.evaluate("document.activeElement.blur()");
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
+  await page.keyboard.press("Enter");
+  expect(await page.evaluate("document.activeElement.tagName")).toBe("MAIN");
+  // The next Tab lands inside the page, not on the navigation.
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate("Boolean(document.activeElement.closest('main'))")).toBe(true);
+  await page.close();
+});

@@ -57,7 +57,7 @@ export function Sessions() {
 
 function SessionTable({ sessions, busy, onEnd }: { sessions: SessionInfo[]; busy: boolean; onEnd(session: SessionInfo): void }) {
   return (
-    <table>
+    <table class="cards">
       <thead>
         <tr>
           <th scope="col">Device</th>
@@ -70,10 +70,10 @@ function SessionTable({ sessions, busy, onEnd }: { sessions: SessionInfo[]; busy
       <tbody>
         {sessions.map((s) => (
           <tr key={s.sessionId}>
-            <td>{printable(s.deviceName)}</td>
-            <td>{when(s.lastUsedAt)}</td>
-            <td>{printable(s.address)}</td>
-            <td>{when(s.createdAt)}</td>
+            <td data-label="Device">{printable(s.deviceName)}</td>
+            <td data-label="Last used">{when(s.lastUsedAt)}</td>
+            <td data-label="From">{printable(s.address)}</td>
+            <td data-label="Signed in">{when(s.createdAt)}</td>
             <td>
               {s.current ? (
                 <strong>This browser</strong>

@@ -1,4 +1,4 @@
-/** The web vault from the keyboard: the first Tab stop skips the navigation to the page's content. */
+/** The web vault from the keyboard and on a phone: a skip link first; wide tables as cards at 390 px. */
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
@@ -24,15 +24,20 @@ afterAll(async () => {
   await server?.stop().catch(() => undefined);
 });
 
-test("the first Tab stop is 'Skip to content', and Enter puts the keyboard at the page's content, past the navigation", async () => {
-  const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
-  await ada.register({ email: "ada@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-  const page = await browser.newPage({ baseURL: new URL(server.url).origin });
+async function loggedIn(width: number) {
+  const page = await browser.newPage({ baseURL: new URL(server.url).origin, viewport: { width, height: 800 } });
   await page.goto("/");
   await page.getByLabel("Email").fill("ada@example.test");
   await page.getByLabel("Master password").fill(SDK_PASSWORD);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("heading", { name: "Your vaults" }).waitFor();
+  return page;
+}
+
+test("the first Tab stop is 'Skip to content', and Enter puts the keyboard at the page's content, past the navigation", async () => {
+  const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+  await ada.register({ email: "ada@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+  const page = await loggedIn(1100);
   await page.evaluate("document.activeElement.blur()");
   await page.keyboard.press("Tab");
   expect(await page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
@@ -41,5 +46,19 @@ test("the first Tab stop is 'Skip to content', and Enter puts the keyboard at th
   // The next Tab lands inside the page, not on the navigation.
   await page.keyboard.press("Tab");
   expect(await page.evaluate("Boolean(document.activeElement.closest('main'))")).toBe(true);
+  await page.close();
+});
+
+test("on a phone (390 px) the sessions page shows each session as a card, its End button in view, and nothing scrolls sideways", async () => {
+  // Another session to end: this test's login and one more from the SDK.
+  const other = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore(), deviceName: "A laptop with a rather long device name" });
+  await other.login("ada@example.test", SDK_PASSWORD);
+  const page = await loggedIn(390);
+  await page.getByRole("link", { name: "Sessions" }).click();
+  const end = page.getByRole("button", { name: /End session of A laptop/ });
+  await end.waitFor();
+  const box = (await end.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(await page.evaluate("document.scrollingElement.scrollWidth")).toBeLessThanOrEqual(390);
   await page.close();
 });

@@ -1,4 +1,4 @@
-/** The web vault from the keyboard and on a phone: a skip link first; wide tables as cards at 390 px. */
+/** The web vault from the keyboard, on a phone and with many items: a skip link first; wide tables as cards at 390 px; a search that says when it shows only part. */
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser } from "playwright-core";
@@ -60,5 +60,24 @@ test("on a phone (390 px) the sessions page shows each session as a card, its En
   const box = (await end.boundingBox())!;
   expect(box.x + box.width).toBeLessThanOrEqual(390);
   expect(await page.evaluate("document.scrollingElement.scrollWidth")).toBeLessThanOrEqual(390);
+  await page.close();
+});
+
+test("a search across every vault with more matches than it lists says how many it left out", async () => {
+  const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+  await ada.login("ada@example.test", SDK_PASSWORD);
+  const vault = await ada.vaults.create("Servers", "shared");
+  await ada.items.import(
+    vault.vaultId,
+    Array.from({ length: 230 }, (_, n) => ({
+      name: `Server ${n}`,
+      type: "login" as const,
+      fields: { username: `root${n}`, password: "x" },
+    })),
+  );
+  const page = await loggedIn(1100);
+  await page.getByLabel("Search all items").fill("server");
+  await page.getByRole("status").filter({ hasText: "Showing the best 200 of 230 matching items" }).waitFor();
+  expect(await page.getByRole("list", { name: "Matching items" }).getByRole("listitem").count()).toBe(200);
   await page.close();
 });

@@ -19,8 +19,11 @@ export function useItemSearch(items: readonly Item[], query: string): Item[] | n
   }, [items, query.trim() === ""]);
   if (!query.trim() || !index) return null;
   const byKey = new Map(items.map((i) => [`${i.vaultId}/${i.itemId}`, i]));
-  return index.search(query).flatMap((h) => byKey.get(`${h.vaultId}/${h.itemId}`) ?? []);
+  return index.search(query, { limit: Number.POSITIVE_INFINITY }).flatMap((h) => byKey.get(`${h.vaultId}/${h.itemId}`) ?? []);
 }
+
+/** The most hits the vault list shows at once; it says so when there are more. */
+const SHOWN = 200;
 
 /** On the vault list: every item of every vault the user can open, searched here; each hit a link to its vault with it open. */
 export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) {
@@ -62,9 +65,14 @@ export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) 
       </Field>
       <ErrorNote error={load.error} />
       {hits && items && hits.length === 0 && <p>No item matches your search.</p>}
+      {hits && hits.length > SHOWN && (
+        <p class="meta" role="status">
+          Showing the best {SHOWN} of {hits.length} matching items: add a word to narrow the search.
+        </p>
+      )}
       {hits && hits.length > 0 && (
         <ul class="list" aria-label="Matching items">
-          {hits.map((i) => (
+          {hits.slice(0, SHOWN).map((i) => (
             <li key={`${i.vaultId}/${i.itemId}`}>
               <a href={`#/vault/${i.vaultId}/${i.itemId}`}>{i.name}</a>{" "}
               <span class="meta">

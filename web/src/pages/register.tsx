@@ -133,7 +133,7 @@ function NewMasterPassword(props: { password: string; confirm: string; onPasswor
       <Field
         id="reg-password"
         label="Master password"
-        hint="At least 12 characters and hard to guess: a few random words work well. It never leaves this browser, and nobody can recover it for you."
+        hint="At least 12 characters and hard to guess: a few random words work well. It never leaves this browser, and neither the server nor an administrator can reset it: if you forget it, only the trustees you choose for account recovery (on the Security page, once signed in) can let you back in."
       >
         <input
           id="reg-password"

@@ -6,6 +6,7 @@ import { Busy, ErrorNote, Field, inputValue, PasswordField, Submit, useAction } 
 import { securityKeyAddressProblem } from "../../components/security-key-address";
 import { InputError } from "../../../../sdk";
 import { when } from "./when";
+import { QrCode } from "./qr-code";
 
 export function Factors() {
   const f = useFactors();
@@ -141,9 +142,9 @@ function FactorList({ factors, removable, onRemove }: { factors: FactorInfo[]; r
 function TotpEnrolment(props: { totp: TotpSetup; code: string; busy: boolean; onCode(code: string): void; onSubmit(e: Event): void }) {
   return (
     <form onSubmit={props.onSubmit}>
+      <p>Scan this QR code with your authenticator app, or type in the address or the secret below it, then type the code the app shows:</p>
+      <QrCode text={props.totp.uri} label="QR code for your authenticator app" />
       <p>
-        Add this to your authenticator app (the address is what a QR code holds), then type the code it shows:
-        <br />
         <code data-testid="totp-uri">{props.totp.uri}</code>
         <br />
         Secret: <code data-testid="totp-secret">{props.totp.secret}</code>

@@ -77,6 +77,7 @@ export {
 export type { TotpCode } from "./totp";
 export type { ItemSearch, SearchHit, SearchableItem } from "./search";
 export { exposureOf, membershipsOf, type ExposureItem, type ExposureReport, type Membership } from "./exposure";
+export { DEFAULT_OLD_AFTER_DAYS, passwordHealth, type HealthCounts, type HealthProblem, type HealthReport } from "./health";
 // Import and export formats likewise (sdk/transfer/index.ts).
 export type { ExportFormat, ImportFormat, Parsed } from "./transfer";
 export {

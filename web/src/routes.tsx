@@ -12,6 +12,7 @@ import { OwnKey } from "./pages/your-key";
 import { Sessions } from "./pages/sessions";
 import { ChangePassword } from "./pages/password";
 import { Security } from "./pages/security";
+import { Health } from "./pages/health";
 
 export interface Route {
   /** The route's first part: `#/<path>/<arg>/<sub>`. */
@@ -27,6 +28,7 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { path: "vaults", label: "Vaults", page: () => <Vaults /> },
   { path: "vault", page: (vaultId, itemId) => (vaultId ? <VaultPage vaultId={vaultId} itemId={itemId} /> : null) },
+  { path: "health", label: "Health", page: () => <Health /> },
   { path: "invites", label: "Invites", adminsOnly: true, page: () => <Invites /> },
   { path: "audit", label: "Audit log", adminsOnly: true, page: () => <Audit /> },
   { path: "people", label: "People", adminsOnly: true, page: () => <People /> },

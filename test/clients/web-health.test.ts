@@ -1,0 +1,113 @@
+/**
+ * The web vault's "Password health" page, in Debian's Chromium (playwright-core) against the real
+ * service: items made through the SDK in two vaults, the report computed in the page with zxcvbn,
+ * read as a person sees it, each listed login a link to its item, and no password on the page.
+ * axe-core checks the page.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { MemoryPinStore, VaultClient } from "../../sdk";
+import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
+import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+jest.setTimeout(180_000);
+
+const WEAK = "abc123";
+const SHARED = "Tundra-Lantern-48-Quiver-Mosaic";
+const UNIQUE = "Orbit-Velvet-93-Canyon-Whistle";
+const OTHER = "Saffron-Glacier-17-Paddle-Ember";
+
+describe("the web vault: password health", () => {
+  let server: TestServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const answersChecked: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const settled of answersChecked) await settled();
+  });
+
+  async function page(): Promise<Page> {
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1100, height: 900 } });
+    context.setDefaultTimeout(15_000);
+    contexts.push(context);
+    const p = await context.newPage();
+    answersChecked.push(checkApiAnswers(p));
+    return p;
+  }
+  async function logIn(p: Page, address: string) {
+    await p.goto("/");
+    await p.getByLabel("Email").fill(address);
+    await p.getByLabel("Master password").fill(SDK_PASSWORD);
+    await p.getByRole("button", { name: "Log in" }).click();
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
+      throw new Error("the web vault is not built: run npm run build");
+    server = await startTestServer({ REGISTRATION_MODE: "open" });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await server?.stop().catch(() => undefined);
+  });
+
+  test("weak and reused passwords listed per vault with why, each a link to its item; old ones past the age the browser is set to", async () => {
+    const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+    await ada.register({
+      email: `ada-${randomUUID().slice(0, 8)}@example.test`,
+      password: SDK_PASSWORD,
+      orgName: "Acme",
+      kdf: TEST_KDF,
+      rsaBits: 2048,
+    });
+    const team = await ada.vaults.create("Team");
+    const home = await ada.vaults.create("Home", "personal");
+    const router = await ada.items.add(team.vaultId, { name: "Router", fields: { username: "admin", password: WEAK } });
+    await ada.items.add(team.vaultId, { name: "Mail", fields: { username: "ada", password: SHARED } });
+    const wiki = await ada.items.add(team.vaultId, { name: "Wiki", fields: { username: "ada", password: UNIQUE } });
+    await ada.items.add(team.vaultId, { name: "Door code", type: "note", fields: { notes: WEAK } });
+    await ada.items.add(home.vaultId, { name: "Forum", fields: { username: "ada", password: SHARED } });
+    await ada.items.add(home.vaultId, { name: "Library", fields: { username: "ada", password: OTHER } });
+
+    const p = await page();
+    await logIn(p, ada.account.email);
+    await p.getByRole("link", { name: "Health" }).click();
+    await p.getByRole("heading", { name: "Password health" }).waitFor();
+    expect(await p.getByText(/^In all:/).textContent()).toBe("In all: 5 logins checked: 1 weak, 2 reused, 0 not changed in 365 days.");
+
+    const teamList = p.getByRole("list", { name: "Logins to fix in Team" });
+    expect(await p.getByRole("region", { name: "Team" }).locator("p").first().textContent()).toBe(
+      "3 logins checked: 1 weak, 1 reused, 0 not changed in 365 days.",
+    );
+    expect(await teamList.getByRole("listitem").allTextContents()).toEqual([
+      "Router weak (strength 0 of 4)",
+      "Mail reused with Forum (in Home)",
+    ]);
+    expect(await p.getByRole("list", { name: "Logins to fix in Home" }).getByRole("listitem").allTextContents()).toEqual([
+      "Forum reused with Mail (in Team)",
+    ]);
+    expect(await p.locator("main").textContent()).not.toMatch(new RegExp([WEAK, SHARED, UNIQUE, OTHER].join("|")));
+    expect({ violations: await seriousAxeViolations(p) }).toEqual({ violations: [] });
+
+    await teamList.getByRole("link", { name: "Router" }).click();
+    expect(new URL(p.url()).hash).toBe(`#/vault/${team.vaultId}/${router.itemId}`);
+    await p.getByRole("region", { name: "Item Router" }).waitFor();
+
+    // Every password written before now is old at an age of 0 days: the item's own date is given.
+    await p.evaluate(`localStorage.setItem("vault.oldPasswordDays", "0")`);
+    await p.getByRole("link", { name: "Health" }).click();
+    await p.getByText("In all: 5 logins checked: 1 weak, 2 reused, 5 not changed in 0 days.").waitFor();
+    const changed = await p.evaluate<string>(`new Date(${JSON.stringify(wiki.updatedAt)}).toLocaleDateString()`);
+    expect(await teamList.getByRole("listitem").allTextContents()).toEqual([
+      `Router weak (strength 0 of 4); not changed since ${changed}`,
+      `Mail reused with Forum (in Home); not changed since ${changed}`,
+      `Wiki not changed since ${changed}`,
+    ]);
+  });
+});

@@ -691,6 +691,7 @@ describe("the web vault", () => {
         ["Vaults", "Your vaults"],
         ["Your key", "Your key"],
         ["Sessions", "Where you are signed in"],
+        ["Health", "Password health"],
         ["Audit log", "Audit log"],
         ["People", "People"],
       ];

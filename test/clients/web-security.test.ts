@@ -169,22 +169,6 @@ describe("the web vault: second factors and account recovery", () => {
     await accessible(p, "security at an IP address");
   });
 
-  test("requiring a second factor when no owner or admin has one: the page names who is shut out and asks first", async () => {
-    const ada = await registered();
-    const p = await page();
-    const asked: string[] = [];
-    p.on("dialog", (d) => void asked.push(d.message()));
-    await logIn(p, ada.account.email);
-    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
-    await p.getByRole("link", { name: "Security" }).click();
-    await p.getByRole("button", { name: "Require a second factor" }).click();
-    await p.getByRole("button", { name: "Stop requiring a second factor" }).waitFor();
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain(`no owner or admin has a second factor (${ada.account.email})`);
-    expect(asked[0]).toMatch(/Require a second factor anyway\?$/);
-    expect(await p.getByTestId("policy-2fa").textContent()).toBe("Yes");
-  });
-
   test("a member who uses only the web vault compares two trustees' fingerprints there, marks them checked, and enrols in recovery", async () => {
     const ada = await registered();
     const carol = await registered("admin", ada);

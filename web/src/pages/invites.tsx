@@ -17,6 +17,34 @@ interface Link {
   url: string;
   orgName: string;
   role: string;
+  expiresAt: string;
+}
+
+/** The invitation's words, with the link, as the inviter's mail app or share sheet sends them. */
+function inviteMessage(link: Link): { subject: string; body: string } {
+  return {
+    subject: `Your invitation to ${link.orgName}`,
+    body: [
+      `You are invited to ${link.orgName} as ${link.role}.`,
+      "",
+      `Open this link to accept it and choose your master password. It works once, until ${new Date(link.expiresAt).toLocaleString()}:`,
+      link.url,
+      "",
+      "Keep it to yourself: whoever opens it first can accept it in your name.",
+    ].join("\n"),
+  };
+}
+
+/**
+ * A mailto: link to the invitee, made here: the mail goes from the inviter's own mail app, so the
+ * link's secret never passes through this server.
+ */
+function mailtoHref(link: Link): string {
+  const at = link.email.lastIndexOf("@");
+  const to = `${encodeURIComponent(link.email.slice(0, at))}@${encodeURIComponent(link.email.slice(at + 1))}`;
+  const { subject, body } = inviteMessage(link);
+  // RFC 6068 writes a line break of the body as CRLF.
+  return `mailto:${to}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body.replace(/\n/g, "\r\n"))}`;
 }
 
 export function Invites() {
@@ -37,7 +65,8 @@ export function Invites() {
       // The link carries the token, a binding secret and this account's key fingerprint in its
       // fragment: browsers never send it to a server, so no log holds it and the server never sees the secret.
       const invite = await client.invites.create(email, role, expiresIn);
-      setLink({ email, url: `${location.origin}/#/invite/${invite.code}`, orgName: invite.orgName, role });
+      const url = `${location.origin}/#/invite/${invite.code}`;
+      setLink({ email, url, orgName: invite.orgName, role, expiresAt: invite.expiresAt });
       setEmail("");
       await reload();
     });
@@ -65,9 +94,13 @@ export function Invites() {
   );
 }
 
-/** The link of the invite just made, shown once, with a button that copies it. */
+/**
+ * The link of the invite just made, shown once, with ways to pass it on that stay in this browser:
+ * copying it, the mail app (mailto:), and the system's share sheet where the browser has one.
+ */
 function InviteLink({ link }: { link: Link }) {
   const [copied, setCopied] = useState(false);
+  const share = () => void navigator.share({ title: inviteMessage(link).subject, text: inviteMessage(link).body }).catch(() => undefined);
   return (
     <div class="note" role="status">
       <p>
@@ -88,8 +121,15 @@ function InviteLink({ link }: { link: Link }) {
         }
       >
         Copy link
-      </button>
+      </button>{" "}
+      <a href={mailtoHref(link)}>Send by email</a>{" "}
+      {"share" in navigator && (
+        <button type="button" class="secondary" onClick={share}>
+          Share…
+        </button>
+      )}
       {copied && <span> Copied.</span>}
+      <p>The mail or message goes from your own app: this server never sees the link.</p>
     </div>
   );
 }

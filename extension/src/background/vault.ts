@@ -113,7 +113,13 @@ export async function state(): Promise<VaultState> {
 
 /** Signs in as the other clients do; with a second factor, answers `{ secondFactor }` and waits for `answerFactor`. */
 export async function login(server: string, email: string, password: string): Promise<{ secondFactor?: SecondFactorChallenge }> {
-  const url = new URL(server);
+  // An address typed without a scheme is https, as a browser's address bar takes it.
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server.trim()) ? server.trim() : `https://${server.trim()}`);
+  } catch {
+    throw new Error(`"${server}" is not a server address: type it as https://vault.example.com`);
+  }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("The server address must start with https://");
   const origin = url.origin;
   let asked: ((c: SecondFactorChallenge) => void) | undefined;

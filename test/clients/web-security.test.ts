@@ -200,7 +200,10 @@ describe("the web vault: second factors and account recovery", () => {
     await p.getByLabel(`${ada.account.email} (verified)`).check();
     await p.getByLabel(`${carol.account.email} (verified)`).check();
     await p.getByRole("button", { name: "Enrol in account recovery" }).click();
-    await p.getByTestId("recovery-status").filter({ hasText: /Enrolled: any 2 of/ }).waitFor();
+    await p
+      .getByTestId("recovery-status")
+      .filter({ hasText: /Enrolled: any 2 of/ })
+      .waitFor();
     await accessible(p, "security with recovery");
     expect(await bob.recovery.status()).toMatchObject({ threshold: 2 });
   });

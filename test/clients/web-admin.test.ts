@@ -4,45 +4,21 @@
  * a change that would shut people out held until the owner sets it anyway, and an invite passed on
  * by mail or the share sheet without its link reaching the server. axe-core checks each new state.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { randomUUID } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ApiError, MemoryPinStore, VaultClient } from "../../sdk";
+import type { Page } from "playwright-core";
+import { ApiError } from "../../sdk";
 import { POLICY_BOUNDS } from "../../web/src/pages/security/policy-form";
-import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
-import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { SDK_PASSWORD } from "../helpers/sdk";
 import { fromBase32, referenceTotp } from "../helpers/totp";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { webVaultSuite } from "../helpers/web-vault";
 
 jest.setTimeout(180_000);
 
 describe("the web vault: policies and invites", () => {
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const answersChecked: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const settled of answersChecked) await settled();
-  });
-  const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-  async function page(): Promise<Page> {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const p = await context.newPage();
-    answersChecked.push(checkApiAnswers(p));
-    return p;
-  }
-  async function accessible(p: Page, name: string) {
-    expect({ page: name, violations: await seriousAxeViolations(p) }).toEqual({ page: name, violations: [] });
-  }
+  const suite = webVaultSuite();
+  const { registered, accessible, email } = suite;
+  const page = () => suite.page();
   async function logIn(p: Page, address: string) {
-    await p.goto("/");
-    await p.getByLabel("Email").fill(address);
-    await p.getByLabel("Master password").fill(SDK_PASSWORD);
-    await p.getByRole("button", { name: "Log in" }).click();
+    await suite.logIn(p, address);
     await p.getByRole("heading", { name: "Your vaults" }).waitFor();
   }
   async function securityPage(address: string): Promise<Page> {
@@ -52,28 +28,7 @@ describe("the web vault: policies and invites", () => {
     await p.getByRole("heading", { name: "Your organization's policies" }).waitFor();
     return p;
   }
-  async function registered(role?: "admin" | "member", by?: VaultClient) {
-    const address = email(role ?? "owner");
-    const c = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
-    if (by && role) {
-      const { code } = await by.invites.create(address, role);
-      await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
-    } else await c.register({ email: address, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    return c;
-  }
   const lockOut = (p: Page) => p.getByTestId("policy-lock-out");
-
-  beforeAll(async () => {
-    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
-      throw new Error("the web vault is not built: run npm run build");
-    server = await startTestServer({ REGISTRATION_MODE: "open" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await server?.stop().catch(() => undefined);
-  });
 
   test("an owner sets every policy on the Security page, and clears those that may be empty; the SDK reads back each", async () => {
     const ada = await registered();

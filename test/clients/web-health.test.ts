@@ -4,14 +4,8 @@
  * read as a person sees it, each listed login a link to its item, and no password on the page.
  * axe-core checks the page.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { randomUUID } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { MemoryPinStore, VaultClient } from "../../sdk";
-import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
-import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
-import { startTestServer, type TestServer } from "../helpers/server";
+import type { Page } from "playwright-core";
+import { webVaultSuite } from "../helpers/web-vault";
 
 jest.setTimeout(180_000);
 
@@ -21,51 +15,15 @@ const UNIQUE = "Orbit-Velvet-93-Canyon-Whistle";
 const OTHER = "Saffron-Glacier-17-Paddle-Ember";
 
 describe("the web vault: password health", () => {
-  let server: TestServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const answersChecked: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const settled of answersChecked) await settled();
-  });
-
-  async function page(): Promise<Page> {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const p = await context.newPage();
-    answersChecked.push(checkApiAnswers(p));
-    return p;
-  }
+  const suite = webVaultSuite();
   async function logIn(p: Page, address: string) {
-    await p.goto("/");
-    await p.getByLabel("Email").fill(address);
-    await p.getByLabel("Master password").fill(SDK_PASSWORD);
-    await p.getByRole("button", { name: "Log in" }).click();
+    await suite.logIn(p, address);
     await p.getByRole("heading", { name: "Your vaults" }).waitFor();
   }
-
-  beforeAll(async () => {
-    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
-      throw new Error("the web vault is not built: run npm run build");
-    server = await startTestServer({ REGISTRATION_MODE: "open" });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await server?.stop().catch(() => undefined);
-  });
+  const page = () => suite.page();
 
   test("weak and reused passwords listed per vault with why, each a link to its item; old ones past the age the browser is set to", async () => {
-    const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
-    await ada.register({
-      email: `ada-${randomUUID().slice(0, 8)}@example.test`,
-      password: SDK_PASSWORD,
-      orgName: "Acme",
-      kdf: TEST_KDF,
-      rsaBits: 2048,
-    });
+    const ada = await suite.registered();
     const team = await ada.vaults.create("Team");
     const home = await ada.vaults.create("Home", "personal");
     const router = await ada.items.add(team.vaultId, { name: "Router", fields: { username: "admin", password: WEAK } });
@@ -93,7 +51,7 @@ describe("the web vault: password health", () => {
       "Forum reused with Mail (in Team)",
     ]);
     expect(await p.locator("main").textContent()).not.toMatch(new RegExp([WEAK, SHARED, UNIQUE, OTHER].join("|")));
-    expect({ violations: await seriousAxeViolations(p) }).toEqual({ violations: [] });
+    await suite.accessible(p, "health");
 
     await teamList.getByRole("link", { name: "Router" }).click();
     expect(new URL(p.url()).hash).toBe(`#/vault/${team.vaultId}/${router.itemId}`);

@@ -4,16 +4,11 @@
  * would, it holds the same otpauth address and secret as the text beside it, and a code computed
  * from the secret it holds enrols the app. The code's library is not part of the first page.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { randomUUID } from "node:crypto";
 import jsQR from "jsqr";
-import type { Browser, Page } from "playwright-core";
-import { MemoryPinStore, VaultClient } from "../../sdk";
-import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
-import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import type { Page } from "playwright-core";
+import { SDK_PASSWORD } from "../helpers/sdk";
 import { fromBase32, referenceTotp } from "../helpers/totp";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { webVaultSuite } from "../helpers/web-vault";
 
 jest.setTimeout(180_000);
 
@@ -36,39 +31,17 @@ async function readQrCode(p: Page, png: Buffer): Promise<string | undefined> {
 }
 
 describe("the web vault: the QR code for an authenticator app", () => {
-  let server: TestServer;
-  let origin: string;
-  let browser: Browser;
-  let settled: () => Promise<void> = async () => undefined;
-  afterEach(async () => settled());
-
-  beforeAll(async () => {
-    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
-      throw new Error("the web vault is not built: run npm run build");
-    server = await startTestServer({ REGISTRATION_MODE: "open" });
-    origin = new URL(server.url).origin.replace("127.0.0.1", "localhost");
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop().catch(() => undefined);
-  });
+  // Served at localhost, as the other second-factor pages are (security keys need it).
+  const suite = webVaultSuite({ localhost: true });
 
   test("scanned from the page, it holds the secret shown beside it, and a code from that secret enrols the app", async () => {
-    const address = `qr-${randomUUID().slice(0, 8)}@example.test`;
-    const ada = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
-    await ada.register({ email: address, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    const context = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    const p = await context.newPage();
-    settled = checkApiAnswers(p);
+    const ada = await suite.registered();
+    const address = ada.account.email;
+    const p = await suite.page();
     const scripts: string[] = [];
     p.on("request", (r) => void (r.resourceType() === "script" && scripts.push(r.url())));
 
-    await p.goto("/");
-    await p.getByLabel("Email").fill(address);
-    await p.getByLabel("Master password").fill(SDK_PASSWORD);
-    await p.getByRole("button", { name: "Log in" }).click();
+    await suite.logIn(p, address);
     await p.getByRole("heading", { name: "Your vaults" }).waitFor();
     await p.getByRole("link", { name: "Security" }).click();
     await p.getByLabel(/^Master password \(to add/).fill(SDK_PASSWORD);
@@ -91,11 +64,10 @@ describe("the web vault: the QR code for an authenticator app", () => {
       secret: shownSecret,
     });
     expect(decodeURIComponent(uri.pathname)).toContain(address);
-    expect({ violations: await seriousAxeViolations(p) }).toEqual({ violations: [] });
+    await suite.accessible(p, "authenticator app with its QR code");
 
     await p.getByLabel("Code from the app").fill(referenceTotp(fromBase32(uri.searchParams.get("secret")!), Date.now()));
     await p.getByRole("button", { name: "Enrol the app" }).click();
     await p.getByTestId("factor-list").locator("li", { hasText: "Authenticator app: Phone" }).waitFor();
-    await context.close();
   });
 });

@@ -5,69 +5,17 @@
  * forgotten password recovered in three browser contexts: the user and two trustees. Pages served
  * from http://localhost (the WebAuthn relying party). axe-core checks each new page.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { randomUUID } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { MemoryPinStore, VaultClient } from "../../sdk";
-import { checkApiAnswers, launchChromium, seriousAxeViolations } from "../helpers/browser";
-import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { VaultClient } from "../../sdk";
+import { SDK_PASSWORD } from "../helpers/sdk";
 import { fromBase32, referenceTotp } from "../helpers/totp";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { webVaultSuite } from "../helpers/web-vault";
 
 jest.setTimeout(180_000);
 
 describe("the web vault: second factors and account recovery", () => {
-  let server: TestServer;
-  let origin: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const answersChecked: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const settled of answersChecked) await settled();
-  });
-  const email = (tag: string) => `${tag}-${randomUUID().slice(0, 8)}@example.test`;
-
-  async function page(baseURL = origin): Promise<Page> {
-    const context = await browser.newContext({ baseURL, viewport: { width: 1100, height: 900 } });
-    context.setDefaultTimeout(15_000);
-    contexts.push(context);
-    const p = await context.newPage();
-    answersChecked.push(checkApiAnswers(p));
-    p.on("dialog", (d) => void d.accept());
-    return p;
-  }
-  async function accessible(p: Page, name: string) {
-    expect({ page: name, violations: await seriousAxeViolations(p) }).toEqual({ page: name, violations: [] });
-  }
-  async function logIn(p: Page, address: string, password = SDK_PASSWORD) {
-    await p.goto("/");
-    await p.getByLabel("Email").fill(address);
-    await p.getByLabel("Master password").fill(password);
-    await p.getByRole("button", { name: "Log in" }).click();
-  }
-  async function registered(role?: "admin" | "member", by?: VaultClient) {
-    const address = email(role ?? "owner");
-    const c = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
-    if (by && role) {
-      const { code } = await by.invites.create(address, role);
-      await c.register({ email: address, password: SDK_PASSWORD, invite: code, kdf: TEST_KDF, rsaBits: 2048 });
-    } else await c.register({ email: address, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
-    return c;
-  }
-
-  beforeAll(async () => {
-    if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
-      throw new Error("the web vault is not built: run npm run build");
-    server = await startTestServer({ REGISTRATION_MODE: "open" });
-    origin = new URL(server.url).origin.replace("127.0.0.1", "localhost");
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await server?.stop().catch(() => undefined);
-  });
+  const suite = webVaultSuite({ localhost: true });
+  const { logIn, registered, accessible } = suite;
+  const page = (baseURL?: string) => suite.page({ baseURL, acceptDialogs: true });
 
   test("an authenticator app: enrolled on the Security page with a code computed here, then asked for at login", async () => {
     const ada = await registered();
@@ -132,7 +80,7 @@ describe("the web vault: second factors and account recovery", () => {
 
   test("opened at 127.0.0.1, where browsers refuse security keys: the login and the Security page name http://localhost:PORT/ instead", async () => {
     const ada = await registered();
-    const local = `${origin}/`;
+    const local = `${suite.origin}/`;
     const named = `Security keys and passkeys work at ${local}, not at 127.0.0.1`;
     // Enrolled where keys work (http://localhost, the address the start-up line names): no such note there.
     const there = await page();
@@ -151,7 +99,7 @@ describe("the web vault: second factors and account recovery", () => {
     const recoveryCode = (await there.getByTestId("recovery-codes").locator("li").first().textContent())!.trim();
 
     // The same web vault opened at the address the server listens on: the second step says where the key works.
-    const p = await page(new URL(server.url).origin);
+    const p = await page(new URL(suite.server.url).origin);
     await logIn(p, ada.account.email);
     await p.getByText(named).waitFor();
     await p.getByRole("button", { name: "Use your security key or passkey" }).click();
@@ -262,8 +210,8 @@ describe("the web vault: second factors and account recovery", () => {
       });
     await expect(bobPage.getByTestId("recovery-status").textContent()).resolves.toMatch(/not enrolled/);
     // The new password opens the account anywhere; the old one no longer does.
-    const check = new VaultClient({ baseUrl: server.url });
+    const check = new VaultClient({ baseUrl: suite.server.url });
     await check.login(bob.account.email, "a fresh horse battery staple");
-    await expect(new VaultClient({ baseUrl: server.url }).login(bob.account.email, SDK_PASSWORD)).rejects.toBeTruthy();
+    await expect(new VaultClient({ baseUrl: suite.server.url }).login(bob.account.email, SDK_PASSWORD)).rejects.toBeTruthy();
   });
 });

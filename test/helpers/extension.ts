@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { domainToASCII } from "node:url";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
-import { CHROMIUM } from "./browser";
+import { CHROMIUM, CHROMIUM_FLAGS } from "./browser";
 import { tempDir } from "./temp";
 
 /**
@@ -215,12 +215,7 @@ export async function launchWithExtension(opts: {
       `--load-extension=${extensionDir}`,
       `--host-resolver-rules=${opts.sites.hosts.map((host) => `MAP ${host} 127.0.0.1`).join(", ")}`,
       `--ignore-certificate-errors-spki-list=${opts.sites.spkiHash}`,
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
+      ...CHROMIUM_FLAGS,
     ],
   });
   try {

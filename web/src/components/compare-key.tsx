@@ -6,15 +6,8 @@
  */
 import { useState } from "preact/hooks";
 import { InputError, type VaultClient } from "../../../sdk";
+import { sameFingerprint } from "../../../sdk/fingerprints";
 import { ErrorNote, inputValue, useAction } from "./ui";
-
-/** The form a fingerprint is typed as: four characters a group, lower case. */
-export const groupedFingerprint = (text: string): string =>
-  text
-    .replace(/\s+/g, "")
-    .toLowerCase()
-    .match(/.{1,4}/g)
-    ?.join(" ") ?? "";
 
 export function CompareKey(props: { client: VaultClient; userId: string; email: string; onChecked(): void }) {
   const [typed, setTyped] = useState("");
@@ -23,13 +16,12 @@ export function CompareKey(props: { client: VaultClient; userId: string; email: 
   const check = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const fingerprint = groupedFingerprint(typed);
       const { current } = await props.client.keys.fingerprint(props.userId);
-      if (fingerprint !== current)
+      if (!sameFingerprint(typed, current))
         throw new InputError(
           `That is not the fingerprint the server shows for ${props.email}. Do not mark their key as checked: compare again, in person or by phone.`,
         );
-      await props.client.keys.trust(props.userId, fingerprint, props.email);
+      await props.client.keys.trust(props.userId, current, props.email);
       props.onChecked();
     });
   };

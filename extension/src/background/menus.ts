@@ -8,7 +8,7 @@
  * tab's addresses read now, and the content script checks its origin once more before it fills.
  */
 import { generatePassword, itemUrls, type Item } from "../../../sdk";
-import { FILL_REFUSAL_TEXT, lookalikeOf, planFill, siteOf, type FillRefusal } from "../../../sdk/autofill";
+import { FILL_REFUSAL_TEXT, lookalikeOf, planFill, siteOf } from "../../../sdk/autofill";
 import { totpCode } from "../../../sdk/totp";
 import type { FieldKind, FillAnswer, FillField, FillOrder, MenuData } from "../messages";
 import type { Entry, OpenedItems } from "./opened-items";
@@ -74,13 +74,20 @@ async function outerUrlOf(frame: Frame): Promise<string> {
   return foreign ?? (await chrome.tabs.get(frame.tabId)).url ?? "";
 }
 
-/** Why nothing for this page would be filled, before anything is listed: an http page, a look-alike, another site's frame. */
-function pageRefusal(items: OpenedItems, frame: Frame, topUrl: string, entries: Entry[]): FillRefusal | undefined {
-  if (!siteOf(frame.url)) return "NOT_A_WEB_PAGE";
-  if (entries.length === 0) return lookalikeOf(new URL(frame.url).hostname, items.loginDomains()) ? "LOOKALIKE" : undefined;
+/**
+ * Why nothing for this page would be filled, as the menu says it, before anything is listed: not a
+ * web page, a look-alike of a saved site (named), an http page, another site's frame.
+ */
+function pageRefusal(items: OpenedItems, frame: Frame, topUrl: string, entries: Entry[]): string | undefined {
+  if (!siteOf(frame.url)) return FILL_REFUSAL_TEXT.NOT_A_WEB_PAGE;
+  if (entries.length === 0) {
+    const host = new URL(frame.url).hostname;
+    const imitated = lookalikeOf(host, items.loginDomains());
+    return imitated ? `${FILL_REFUSAL_TEXT.LOOKALIKE} (${host} is not ${imitated})` : undefined;
+  }
   const plans = entries.map((e) => planFill({ itemUrls: e.urls, frameUrl: frame.url, topUrl, gesture: true, visibleFields: 1 }));
   const refused = plans.find((p) => !p.fill);
-  return plans.some((p) => p.fill) || !refused || refused.fill ? undefined : refused.refusal;
+  return plans.some((p) => p.fill) || !refused || refused.fill ? undefined : FILL_REFUSAL_TEXT[refused.refusal];
 }
 
 export async function menuData(token: string): Promise<MenuData> {
@@ -108,14 +115,8 @@ async function freshMenuData(token: string): Promise<MenuData> {
     fieldKind: frame.fieldKind,
     site,
     entries: refusal ? [] : listed.map(summary),
-    ...(refusal && { refusal: refusalText(refusal, items, frame) }),
+    ...(refusal && { refusal }),
   };
-}
-
-function refusalText(refusal: FillRefusal, items: OpenedItems, frame: Frame): string {
-  if (refusal !== "LOOKALIKE") return FILL_REFUSAL_TEXT[refusal];
-  const imitated = lookalikeOf(new URL(frame.url).hostname, items.loginDomains());
-  return `${FILL_REFUSAL_TEXT.LOOKALIKE} (${new URL(frame.url).hostname} is not ${imitated})`;
 }
 
 /** For a one-time code field: the login filled last in this tab first, then the page's logins that have a code. */
@@ -207,10 +208,12 @@ const CONTENT_REFUSALS: Record<Extract<FillAnswer, { refused: string }>["refused
   NO_MENU: "This menu is no longer on the page: click the field again.",
 };
 
+/** The one document a frame's menu was opened in (Chromium's documentId), so a message never reaches a page that replaced it. */
+const documentOf = (frame: Frame) => (frame.documentId ? { documentId: frame.documentId } : { frameId: frame.frameId });
+
 async function send(frame: Frame, order: FillOrder): Promise<FillAnswer> {
   try {
-    const options = frame.documentId ? { documentId: frame.documentId } : { frameId: frame.frameId };
-    return (await chrome.tabs.sendMessage(frame.tabId, order, options)) as FillAnswer;
+    return (await chrome.tabs.sendMessage(frame.tabId, order, documentOf(frame))) as FillAnswer;
   } catch {
     // The document is gone (navigated, closed): the fill goes nowhere else.
     return { refused: "ORIGIN_CHANGED" };
@@ -263,6 +266,5 @@ export async function focused(frame: Omit<Frame, "at">): Promise<{ token?: strin
 
 /** Tells a frame's content script to take its menu or offer bar away. */
 export async function closeIn(frame: Frame, overlay: "menu" | "offer"): Promise<void> {
-  const options = frame.documentId ? { documentId: frame.documentId } : { frameId: frame.frameId };
-  await chrome.tabs.sendMessage(frame.tabId, { kind: "close", overlay }, options).catch(() => undefined);
+  await chrome.tabs.sendMessage(frame.tabId, { kind: "close", overlay }, documentOf(frame)).catch(() => undefined);
 }

@@ -7,7 +7,8 @@
  * The sealed data (`encryptedData`, opened) is JSON. Items of earlier releases hold a flat object
  * of strings (`{ "username": ..., "password": ..., "url": ..., "notes": ... }`): they open as
  * logins, their `url` as their one website. Items written now hold
- * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"? }`.
+ * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"?, "tags"?, "archived"? }`. Tags and
+ * the archived mark are written only when set, so an item without them seals as it did before.
  */
 
 export const ITEM_TYPES = ["login", "note", "card", "identity", "ssh"] as const;
@@ -41,6 +42,31 @@ export interface ItemContent {
   totp?: string;
   custom?: CustomField[];
   favorite?: boolean;
+  /**
+   * Labels to find and group items by (a folder path is one tag, written with "/": `Work/Servers`).
+   * Each trimmed and non-empty, at most MAX_TAG_LENGTH characters, at most MAX_TAGS of them, no
+   * two alike, in the order given (`checkedTags`).
+   */
+  tags?: string[];
+  /** Kept, but out of the everyday list. */
+  archived?: boolean;
+}
+
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 100;
+
+/** Tags as an item holds them: trimmed, empty ones and repeats dropped, order kept; throws past the caps. */
+export function checkedTags(tags: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (const t of tags) {
+    if (typeof t !== "string") throw new Error("a tag is not text");
+    const tag = t.trim();
+    if (tag === "" || out.includes(tag)) continue;
+    if ([...tag].length > MAX_TAG_LENGTH) throw new Error(`a tag is longer than ${MAX_TAG_LENGTH} characters`);
+    out.push(tag);
+  }
+  if (out.length > MAX_TAGS) throw new Error(`more than ${MAX_TAGS} tags`);
+  return out;
 }
 
 /** One field of a type: its key in `fields`, its label, and how it is shown. */
@@ -104,6 +130,8 @@ export function itemDataJson(content: ItemContent): string {
     ...(content.totp && { totp: content.totp }),
     ...(content.custom && content.custom.length > 0 && { custom: content.custom }),
     ...(content.favorite && { favorite: true }),
+    ...(content.tags && content.tags.length > 0 && { tags: content.tags }),
+    ...(content.archived && { archived: true }),
   });
 }
 
@@ -145,11 +173,24 @@ export function parseItemData(name: string, json: string): ItemContent {
     if (typeof d.favorite !== "boolean") throw new Error("favorite is not true or false");
     content.favorite = d.favorite;
   }
+  if (d.tags !== undefined) {
+    if (!Array.isArray(d.tags)) throw new Error("tags is not a list");
+    const tags = checkedTags(d.tags);
+    if (tags.length > 0) content.tags = tags;
+  }
+  if (d.archived !== undefined) {
+    if (typeof d.archived !== "boolean") throw new Error("archived is not true or false");
+    content.archived = d.archived;
+  }
   return content;
 }
 
-/** Content from elsewhere (a file being imported) in exactly the form items hold, or an Error saying what is wrong with it. */
+/**
+ * Content from elsewhere (a file being imported) in exactly the form items hold, or an Error saying
+ * what is wrong with it. Its tags are tidied first (trimmed, repeats dropped), as `checkedTags` does.
+ */
 export function checkedContent(c: ItemContent): ItemContent {
   if (typeof c.name !== "string" || c.name.trim() === "") throw new Error("it has no name");
-  return parseItemData(c.name, itemDataJson(c));
+  const tags = Array.isArray(c.tags) ? checkedTags(c.tags) : c.tags;
+  return parseItemData(c.name, itemDataJson({ ...c, ...(tags !== undefined && { tags }) }));
 }

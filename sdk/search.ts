@@ -1,6 +1,6 @@
 /**
  * Search over opened items, here on the client (the server sees only ciphertext): names,
- * usernames, websites (their host names too) and notes, through MiniSearch (prefix and fuzzy
+ * usernames, websites (their host names too), tags and notes, through MiniSearch (prefix and fuzzy
  * matching, a name ranked above a note). One index over every vault the user can open, or one.
  */
 import MiniSearch from "minisearch";
@@ -24,6 +24,7 @@ interface Doc {
   name: string;
   username: string;
   urls: string;
+  tags: string;
   notes: string;
 }
 
@@ -44,16 +45,18 @@ const docOf = (i: SearchableItem): Doc => ({
   urls: itemUrls(i)
     .flatMap((u) => [u.url, hostOf(u.url)])
     .join(" "),
+  // A folder path ("Work/Servers") is found by each of its parts too (the tokenizer splits on "/").
+  tags: (i.tags ?? []).join(" "),
   notes: i.fields.notes ?? "",
 });
 
 export class ItemSearch {
   private readonly index = new MiniSearch<Doc>({
-    fields: ["name", "username", "urls", "notes"],
+    fields: ["name", "username", "urls", "tags", "notes"],
     storeFields: ["vaultId", "itemId"],
     // Host names split on dots too: "github" finds github.com.
     tokenize: (text) => text.split(/[\s\-_.,;:/@?&=#()[\]"']+/u).filter((t) => t.length > 0),
-    searchOptions: { prefix: true, fuzzy: 0.2, boost: { name: 3, username: 2, urls: 2 }, combineWith: "AND" },
+    searchOptions: { prefix: true, fuzzy: 0.2, boost: { name: 3, username: 2, urls: 2, tags: 2 }, combineWith: "AND" },
   });
 
   constructor(items: Iterable<SearchableItem> = []) {

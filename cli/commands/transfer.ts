@@ -1,7 +1,7 @@
 /** Import into a vault and export out of it: files read and written on this machine (the formats: sdk/transfer/). */
 import fs from "node:fs";
 import { printable } from "../../sdk";
-import { EXPORT_FORMATS, readImport, type ExportFormat } from "../../sdk/transfer";
+import { EXPORT_FORMATS, readImport, splitByTopLevel, type ExportFormat, type ImportItem } from "../../sdk/transfer";
 import { progressBar, UsageError } from "../output";
 import { confirmOrStop, readNewPassword, readPassword } from "../password";
 import { type Command, YES_OPTION, findVault, plural, shownName } from "./shared";
@@ -11,7 +11,7 @@ export const transferCommands: Command[] = [
     path: ["import"],
     args: ["<vault>", "<file>"],
     summary:
-      "Import a Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), CSV or vaultctl export file into a vault, encrypted here",
+      "Import a Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), CSV or vaultctl export file into a vault, encrypted here",
     options: {
       "password-file": {
         type: "string",
@@ -21,6 +21,10 @@ export const transferCommands: Command[] = [
       },
       "password-env": { type: "string", value: "NAME", description: "the file's password from the environment variable NAME" },
       "key-file": { type: "string", value: "FILE", description: "a KeePass key file" },
+      "vault-per-folder": {
+        type: "boolean",
+        description: "a new vault for each 1Password vault, top-level folder or KeePass group of the file, named after it",
+      },
     },
     async run(ctx, [vaultRef, file], opts) {
       const client = await ctx.unlocked();
@@ -36,20 +40,48 @@ export const transferCommands: Command[] = [
         ...(password !== undefined && { password }),
         ...(opts["key-file"] && { keyFile: new Uint8Array(fs.readFileSync(opts["key-file"])) }),
       });
-      const bar = progressBar(ctx.progress);
-      let result;
-      try {
-        result = await client.items.import(vault.vaultId, parsed.items, bar);
-      } finally {
-        bar.end();
+      // Each place of the file (a 1Password vault, a top-level folder or group) into a new vault of its name; the rest into <vault>.
+      const targets: Array<{ vaultId: string; name: string; items: ImportItem[] }> = [];
+      for (const g of opts["vault-per-folder"] ? splitByTopLevel(parsed) : [{ items: parsed.items }]) {
+        if (g.place === undefined) targets.push({ vaultId: vault.vaultId, name: shownName(vault), items: g.items });
+        else targets.push({ vaultId: (await client.vaults.create(g.place)).vaultId, name: `"${printable(g.place)}"`, items: g.items });
       }
-      const skipped = [...parsed.skipped, ...result.skipped];
+      const total = { imported: 0, requests: 0, partial: [...parsed.partial], skipped: [...parsed.skipped] };
+      for (const target of targets) {
+        const bar = progressBar(ctx.progress);
+        try {
+          const result = await client.items.import(target.vaultId, target.items, bar);
+          total.imported += result.imported;
+          total.requests += result.requests;
+          total.partial.push(...result.partial);
+          total.skipped.push(...result.skipped);
+        } finally {
+          bar.end();
+        }
+      }
+      const into = targets.map((t) => t.name).join(", ");
       const lines = [
-        `Imported ${plural(result.imported, "item")} into ${shownName(vault)} from a ${parsed.format} file (${plural(result.requests, "request")}).`,
+        `Imported ${plural(total.imported, "item")} (${total.partial.length} with parts left out) into ${into} from a ${parsed.format} file ` +
+          `(${plural(total.requests, "request")}); skipped ${total.skipped.length}.`,
         // Names and reasons come from the file: shown as text, never as terminal control sequences.
-        ...(skipped.length > 0 ? [`Skipped ${skipped.length}:`, ...skipped.map((s) => `  ${printable(s.name)}: ${printable(s.why)}`)] : []),
+        ...(total.partial.length > 0
+          ? [
+              "Parts left out:",
+              ...total.partial.flatMap((p) => p.left.map((l) => `  ${printable(p.name)}: ${printable(l.part)}: ${printable(l.why)}`)),
+            ]
+          : []),
+        ...(total.skipped.length > 0 ? ["Skipped:", ...total.skipped.map((s) => `  ${printable(s.name)}: ${printable(s.why)}`)] : []),
       ];
-      return { json: { imported: result.imported, format: parsed.format, skipped }, text: lines.join("\n") };
+      return {
+        json: {
+          imported: total.imported,
+          format: parsed.format,
+          vaults: targets.map((t) => t.vaultId),
+          partial: total.partial,
+          skipped: total.skipped,
+        },
+        text: lines.join("\n"),
+      };
     },
   },
   {

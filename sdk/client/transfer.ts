@@ -2,7 +2,9 @@
  * Importing into a vault and exporting out of it (the formats: sdk/transfer/). An import seals
  * every item here and sends them in one bulk request per 5,000 (all or none each), on a signed
  * vault with an `import` link naming the whole item set after it, computed from the set this
- * client verified. An export is recorded by the server first (an audit record), then made here
+ * client verified. An item read with earlier versions (a KeePass entry's history) is written after
+ * the bulk, one by one: its oldest version created, each later one an edit, the last its current
+ * content, so that the item's history in the vault holds them. An export is recorded by the server first (an audit record), then made here
  * from the items opened and checked as any read.
  */
 import { checkedContent, itemDataJson, type ItemContent } from "../item-types";
@@ -10,6 +12,7 @@ import { utf8 } from "../../protocol/encoding";
 import { sealItem, type SealedItem } from "../items";
 import { itemStatesOf, itemSetDigest } from "../../protocol/formats/item-log";
 import type { ExportFormat, ExportedVault } from "../transfer/export";
+import type { ImportItem, LeftOut } from "../transfer/types";
 import { ApiError } from "../errors";
 import type { ClientCore } from "./core";
 import type { Items } from "./items";
@@ -31,9 +34,18 @@ export interface TransferProgress {
 
 export interface ImportResult {
   imported: number;
+  /** Items sent with a part left out (a one-time code seed that gives no codes), and why. */
+  partial: Array<{ name: string; left: LeftOut[] }>;
   /** Contents that are not an item (no name, a field that is not text): not sent. */
   skipped: Array<{ name: string; why: string }>;
+  /** Requests made: one per bulk batch, one per version of each item written with its history. */
   requests: number;
+}
+
+/** An item to send, with its earlier versions (oldest first) when it has any. */
+interface Importable {
+  item: ItemContent;
+  history: ItemContent[];
 }
 
 export class Transfers {
@@ -45,18 +57,28 @@ export class Transfers {
 
   async importItems(
     vaultId: string,
-    contents: readonly ItemContent[],
+    contents: readonly (ItemContent | ImportItem)[],
     onProgress: (p: TransferProgress) => void = () => {},
   ): Promise<ImportResult> {
-    const { good, skipped } = await importable(contents);
+    const { good, partial, skipped } = await importable(contents);
+    const bulk = good.filter((g) => g.history.length === 0).map((g) => g.item);
+    const withHistory = good.filter((g) => g.history.length > 0);
     let imported = 0;
     let requests = 0;
     try {
-      for (let at = 0; at < good.length; at += IMPORT_BATCH) {
-        const batch = good.slice(at, at + IMPORT_BATCH);
+      for (let at = 0; at < bulk.length; at += IMPORT_BATCH) {
+        const batch = bulk.slice(at, at + IMPORT_BATCH);
         await this.importBatch(vaultId, batch, (p) => onProgress({ ...p, done: at + p.done, total: good.length }));
         imported += batch.length;
         requests++;
+        onProgress({ phase: "upload", done: imported, total: good.length });
+      }
+      for (const { item, history } of withHistory) {
+        const [oldest, ...later] = history;
+        const created = await this.items.addItem(vaultId, oldest!);
+        for (const version of [...later, item]) await this.items.editItem(vaultId, created.itemId, version);
+        imported++;
+        requests += history.length + 1;
         onProgress({ phase: "upload", done: imported, total: good.length });
       }
     } catch (err) {
@@ -65,7 +87,7 @@ export class Transfers {
         err.message += ` (${imported} of ${good.length} items were imported before this; the rest were not)`;
       throw err;
     }
-    return { imported, skipped, requests };
+    return { imported, partial, skipped, requests };
   }
 
   /**
@@ -122,30 +144,55 @@ export class Transfers {
 }
 
 /**
- * The contents that are items, and what is not sent with why: what the server would refuse (256
- * KiB of data, 4 KiB of name, before sealing adds its 28 bytes) is named here. A one-time code
- * seed that would not give codes (or would make a client build huge ones) is left out of its item.
+ * Checks a content as the server would take it (256 KiB of data, 4 KiB of name, before sealing
+ * adds its 28 bytes): the item, or an Error saying why not. A one-time code seed that would not
+ * give codes (or would make a client build huge ones) is taken out of it, and said in `left`.
  */
-async function importable(contents: readonly ItemContent[]): Promise<{ good: ItemContent[]; skipped: ImportResult["skipped"] }> {
-  const good: ItemContent[] = [];
+function sendable(c: ItemContent, totpProblem: (seed: string) => string | undefined, left: LeftOut[]): ItemContent {
+  const item = checkedContent(c);
+  const data = utf8(itemDataJson(item)).length;
+  if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
+  if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
+  const problem = item.totp === undefined ? undefined : totpProblem(item.totp);
+  if (problem) {
+    delete item.totp;
+    left.push({ part: "one-time code seed", why: problem });
+  }
+  return item;
+}
+
+/**
+ * The contents that are items (each with its earlier versions that are too), what was left out of
+ * them and what is not sent, with why.
+ */
+async function importable(
+  contents: readonly (ItemContent | ImportItem)[],
+): Promise<{ good: Importable[]; partial: ImportResult["partial"]; skipped: ImportResult["skipped"] }> {
+  const good: Importable[] = [];
+  const partial: ImportResult["partial"] = [];
   const skipped: ImportResult["skipped"] = [];
   const { totpProblem } = await import("../totp.js");
   for (const c of contents) {
     const name = typeof c?.name === "string" && c.name ? c.name : "(no name)";
+    const left: LeftOut[] = [];
+    let item: ItemContent;
     try {
-      const item = checkedContent(c);
-      const data = utf8(itemDataJson(item)).length;
-      if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
-      if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
-      const problem = item.totp === undefined ? undefined : totpProblem(item.totp);
-      if (problem) {
-        delete item.totp;
-        skipped.push({ name, why: `its one-time code seed was left out: ${problem}` });
-      }
-      good.push(item);
+      item = sendable(c, totpProblem, left);
     } catch (err) {
       skipped.push({ name, why: (err as Error).message });
+      continue;
     }
+    // An earlier version that could not be an item is dropped from the history, and said.
+    const history = ((c as ImportItem).history ?? []).flatMap((h) => {
+      try {
+        return [sendable(h, totpProblem, [])];
+      } catch (err) {
+        left.push({ part: "an earlier version", why: (err as Error).message });
+        return [];
+      }
+    });
+    good.push({ item, history });
+    if (left.length > 0) partial.push({ name, left });
   }
-  return { good, skipped };
+  return { good, partial, skipped };
 }

@@ -2,12 +2,14 @@
  * Bitwarden's exports: the JSON one (`encrypted: false`) and the CSV one, as its clients write them.
  * Item types 1 login, 2 secure note, 3 card, 4 identity, 5 SSH key; a login's URIs with their match
  * rule (null: the default, domain; 4, a regular expression, has no equal here and becomes "never");
- * custom fields (text, hidden, boolean; a linked field has no value of its own and is skipped).
+ * custom fields (text, hidden, boolean; a linked field has no value of its own and is left out);
+ * the folder (its path, "Work/Servers") and an organization's collections as tags; the archived
+ * mark. What an item holds that has no place here (passkeys, the password history) is listed.
  */
-import { checkedContent, type CustomField, type ItemContent, type ItemType, type UrlMatch } from "../item-types";
+import type { CustomField, ItemContent, ItemType, UrlMatch } from "../item-types";
 import { csvRows } from "./csv-rows";
 import { checkEntries, importLimits, type ImportLimits } from "./limits";
-import { ImportError, type Parsed } from "./types";
+import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
 
 const TYPES: Record<number, ItemType> = { 1: "login", 2: "note", 3: "card", 4: "identity", 5: "ssh" };
 const MATCHES: Record<number, UrlMatch> = { 0: "domain", 1: "host", 2: "startsWith", 3: "exact", 4: "never", 5: "never" };
@@ -40,7 +42,10 @@ export function parseBitwardenJson(source: string, limits: ImportLimits = import
   if (doc.encrypted === true) throw new ImportError("this Bitwarden export is encrypted: give its password");
   if (!Array.isArray(doc.items)) throw new ImportError("not a Bitwarden JSON export (no items)");
   checkEntries(doc.items.length, limits);
-  const parsed: Parsed = { format: "bitwarden-json", items: [], skipped: [] };
+  const parsed = parsedOf("bitwarden-json");
+  // A folder's name is its path ("Emails/WS"), as Bitwarden nests folders; an organization's collections likewise.
+  const folders = new Map(list(doc.folders).map((f) => [text(f.id), text(f.name)]));
+  const collections = new Map(list(doc.collections).map((c) => [text(c.id), text(c.name)]));
   for (const raw of list(doc.items)) {
     const name = text(raw.name) ?? "(no name)";
     const type = TYPES[raw.type as number];
@@ -48,16 +53,51 @@ export function parseBitwardenJson(source: string, limits: ImportLimits = import
       parsed.skipped.push({ name, why: `a Bitwarden item type this service does not have (${String(raw.type)})` });
       continue;
     }
-    try {
-      parsed.items.push(checkedContent(bitwardenItem(raw, type)));
-    } catch (err) {
-      parsed.skipped.push({ name, why: (err as Error).message });
-    }
+    const places = [
+      folders.get(text(raw.folderId)),
+      ...(Array.isArray(raw.collectionIds) ? raw.collectionIds : []).map((id) => collections.get(text(id))),
+    ];
+    const tags = places.filter((t): t is string => !!t);
+    const left: LeftOut[] = [];
+    const content = bitwardenItem(raw, type, left);
+    if (tags.length > 0) content.tags = tags;
+    if (text(raw.archivedDate)) content.archived = true;
+    addItem(parsed, name, content, { left, ...(tags[0] && { place: tags[0].split("/")[0] }) });
   }
   return parsed;
 }
 
-function bitwardenItem(raw: Raw, type: ItemType): ItemContent {
+/** The identity's fields that have a place of their own (the rest become custom fields). */
+const IDENTITY_OWN = [
+  "title",
+  "firstName",
+  "middleName",
+  "lastName",
+  "address1",
+  "address2",
+  "address3",
+  "postalCode",
+  "city",
+  "state",
+  "country",
+  "email",
+  "phone",
+];
+const IDENTITY_HIDDEN = ["ssn", "passportNumber", "licenseNumber"];
+
+function identityOf(i: Raw, content: ItemContent): void {
+  const fullName = [i.title, i.firstName, i.middleName, i.lastName].map(text).filter(Boolean).join(" ");
+  const address = [i.address1, i.address2, i.address3, [i.postalCode, i.city].map(text).filter(Boolean).join(" "), i.state, i.country]
+    .map(text)
+    .filter(Boolean)
+    .join("\n");
+  content.fields = fieldsOf({ fullName, email: i.email, phone: i.phone, address });
+  for (const [k, v] of Object.entries(i))
+    if (!IDENTITY_OWN.includes(k) && text(v))
+      (content.custom ??= []).push({ name: k, value: text(v)!, hidden: IDENTITY_HIDDEN.includes(k) });
+}
+
+function bitwardenItem(raw: Raw, type: ItemType, left: LeftOut[]): ItemContent {
   const notes = text(raw.notes);
   const content: ItemContent = { name: text(raw.name) ?? "", type, fields: {} };
   if (type === "login") {
@@ -67,6 +107,8 @@ function bitwardenItem(raw: Raw, type: ItemType): ItemContent {
     const urls = uris.flatMap((u) => (text(u.uri) ? [{ url: text(u.uri)!, match: MATCHES[u.match as number] ?? "domain" }] : []));
     if (urls.length > 0) content.urls = urls;
     if (text(login.totp)) content.totp = text(login.totp);
+    const passkeys = list(login.fido2Credentials).length;
+    if (passkeys > 0) left.push({ part: `${passkeys} passkey(s)`, why: "passkeys are not carried" });
   } else if (type === "card") {
     const c = obj(raw.card);
     const expiry =
@@ -74,27 +116,23 @@ function bitwardenItem(raw: Raw, type: ItemType): ItemContent {
     content.fields = fieldsOf({ cardholder: c.cardholderName, number: c.number, expiry, code: c.code });
     if (text(c.brand)) (content.custom ??= []).push({ name: "brand", value: text(c.brand)!, hidden: false });
   } else if (type === "identity") {
-    const i = obj(raw.identity);
-    const fullName = [i.title, i.firstName, i.middleName, i.lastName].map(text).filter(Boolean).join(" ");
-    const address = [i.address1, i.address2, i.address3, [i.postalCode, i.city].map(text).filter(Boolean).join(" "), i.state, i.country]
-      .map(text)
-      .filter(Boolean)
-      .join("\n");
-    content.fields = fieldsOf({ fullName, email: i.email, phone: i.phone, address });
-    for (const k of ["company", "username", "ssn", "passportNumber", "licenseNumber"])
-      if (text(i[k])) (content.custom ??= []).push({ name: k, value: text(i[k])!, hidden: ["ssn", "passportNumber"].includes(k) });
+    identityOf(obj(raw.identity), content);
   } else if (type === "ssh") {
     const k = obj(raw.sshKey);
     content.fields = fieldsOf({ privateKey: k.privateKey, publicKey: k.publicKey });
+    if (text(k.keyFingerprint)) (content.custom ??= []).push({ name: "fingerprint", value: text(k.keyFingerprint)!, hidden: false });
   }
   if (notes) content.fields.notes = notes;
   const custom: CustomField[] = [];
   for (const f of list(raw.fields)) {
+    if (!text(f.name)) continue;
     // 3: a linked field, which only points at another field of the item.
-    if (f.type === 3 || !text(f.name)) continue;
-    custom.push({ name: text(f.name)!, value: text(f.value) ?? "", hidden: f.type === 1 });
+    if (f.type === 3) left.push({ part: `linked field ${text(f.name)!}`, why: "a linked field has no value of its own" });
+    else custom.push({ name: text(f.name)!, value: text(f.value) ?? "", hidden: f.type === 1 });
   }
   if (custom.length > 0) content.custom = [...(content.custom ?? []), ...custom];
+  const earlier = list(raw.passwordHistory).length;
+  if (earlier > 0) left.push({ part: `${earlier} earlier password(s)`, why: "Bitwarden's password history is not carried" });
   if (raw.favorite === true) content.favorite = true;
   return content;
 }
@@ -102,7 +140,7 @@ function bitwardenItem(raw: Raw, type: ItemType): ItemContent {
 /** Bitwarden's CSV: folder, favorite, type (login or note), name, notes, fields ("name: value" lines), reprompt, login_uri, login_username, login_password, login_totp. */
 export function parseBitwardenCsv(source: string, limits: ImportLimits = importLimits()): Parsed {
   const { rows: data } = csvRows(source, limits);
-  const parsed: Parsed = { format: "bitwarden-csv", items: [], skipped: [] };
+  const parsed = parsedOf("bitwarden-csv");
   for (const row of data) {
     const name = row.name || "(no name)";
     const type: ItemType | undefined = row.type === "login" ? "login" : row.type === "note" ? "note" : undefined;
@@ -124,11 +162,8 @@ export function parseBitwardenCsv(source: string, limits: ImportLimits = importL
     const custom = customLines(row.fields);
     if (custom.length > 0) content.custom = custom;
     if (row.favorite === "1") content.favorite = true;
-    try {
-      parsed.items.push(checkedContent(content));
-    } catch (err) {
-      parsed.skipped.push({ name, why: (err as Error).message });
-    }
+    if (row.folder?.trim()) content.tags = [row.folder.trim()];
+    addItem(parsed, name, content, row.folder?.trim() ? { place: row.folder.trim().split("/")[0] } : {});
   }
   return parsed;
 }

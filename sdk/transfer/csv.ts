@@ -9,7 +9,7 @@ import { customLines } from "./bitwarden";
 import { fromSpreadsheetSafe } from "./csv-formulas";
 import { csvRows } from "./csv-rows";
 import { importLimits, type ImportLimits } from "./limits";
-import { ImportError, type Parsed } from "./types";
+import { ImportError, parsedOf, type Parsed } from "./types";
 
 const COLUMNS: Record<string, readonly string[]> = {
   name: ["name", "title"],
@@ -31,7 +31,7 @@ export function parseCsv(source: string, limits: ImportLimits = importLimits()):
   const nameColumn = column("name");
   if (!nameColumn) throw new ImportError(`the CSV has no name or title column (its columns: ${headers.join(", ")})`);
   const used = new Set(Object.keys(COLUMNS).map(column).filter(Boolean));
-  const parsed: Parsed = { format: "csv", items: [], skipped: [] };
+  const parsed = parsedOf("csv");
   for (const row of data) {
     const cell = (h: string): string => {
       const v = Object.hasOwn(row, h) ? row[h] : undefined;

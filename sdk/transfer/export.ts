@@ -10,7 +10,7 @@ import { DEFAULT_ARGON2ID, newKdfParams } from "../../protocol/crypto/keys";
 import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../../protocol/crypto/primitives";
 import { spreadsheetSafe } from "./csv-formulas";
 import { checkEntries, importLimits, type ImportLimits } from "./limits";
-import { ImportError, type Parsed } from "./types";
+import { ImportError, parsedOf, type Parsed } from "./types";
 
 export const EXPORT_FORMATS = ["encrypted", "json", "csv"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -125,7 +125,7 @@ function parseItemsJson(text: string, limits: ImportLimits): Parsed {
     (doc.vaults as Array<{ items?: unknown }>).reduce((n, v) => n + (Array.isArray(v?.items) ? v.items.length : 0), 0),
     limits,
   );
-  const parsed: Parsed = { format: "vault-export", items: [], skipped: [] };
+  const parsed = parsedOf("vault-export");
   for (const v of doc.vaults as Array<{ items?: unknown }>) {
     for (const raw of Array.isArray(v?.items) ? v.items : []) {
       const i = raw as ItemContent;

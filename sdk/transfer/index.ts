@@ -6,11 +6,13 @@
  */
 import { parseBitwardenCsv, parseBitwardenJson } from "./bitwarden";
 import { parseCsv } from "./csv";
+import { parseLastpassCsv } from "./lastpass";
 import { ENCRYPTED_EXPORT, EXPORT_ITEMS, parseOwnExport } from "./export";
 import { checkFileSize, importLimits, type LowerLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
-export { ImportError, IMPORT_FORMATS, type ImportFormat, type Parsed } from "./types";
+export { ImportError, IMPORT_FORMATS, type ImportFormat, type ImportItem, type LeftOut, type Parsed } from "./types";
+export { splitByTopLevel, type PlaceGroup } from "./split";
 export { IMPORT_LIMITS, type ImportLimits, type LowerLimits } from "./limits";
 export { EXPORT_FORMATS, exportCsv, exportEncrypted, exportJson, isEncryptedExport, type ExportFormat, type ExportedVault } from "./export";
 
@@ -22,8 +24,9 @@ export const isKeepass = (bytes: Uint8Array): boolean => KDBX.every((b, i) => by
 const isZip = (bytes: Uint8Array): boolean => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 /**
- * A file to import, as bytes: a KeePass database (with its `password`), 1Password's 1PUX, an export of ours
- * (encrypted: with its `password`), Bitwarden's JSON or CSV, or a generic CSV. What the file may
+ * A file to import, as bytes: a KeePass database (with its `password`, and its `keyFile` if it has
+ * one), 1Password's 1PUX, an export of ours (encrypted: with its `password`), Bitwarden's JSON or
+ * CSV, LastPass's CSV, or a generic CSV. What the file may
  * ask of this client is capped (sdk/transfer/limits.ts); `limits` may lower the caps.
  */
 export async function readImport(
@@ -57,9 +60,11 @@ export async function readImport(
   }
   const header = trimmed.split(/\r?\n/, 1)[0]!.toLowerCase();
   if (header.includes("login_uri") && header.includes("login_username")) return parseBitwardenCsv(text, limits);
+  const columns = header.split(",").map((h) => h.trim());
+  if (["url", "extra", "grouping"].every((c) => columns.includes(c))) return parseLastpassCsv(text, limits);
   if (header.includes(",")) return parseCsv(text, limits);
   throw new ImportError(
-    "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, a CSV, or an export of this service)",
+    "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, LastPass CSV, a CSV, or an export of this service)",
   );
 }
 

@@ -1,19 +1,22 @@
 /**
  * KeePass databases (KDBX 3 and 4, through kdbxweb; Argon2 through hash-wasm, as the SDK's own
- * key derivation). Every entry of every group but the recycle bin: Title, UserName, Password,
- * URL, Notes, a TOTP seed where KeePassXC keeps it (`otp`, an otpauth address), every other string
- * field a custom field (a protected one hidden). Attachments are not read (they are skipped with
- * their entry's name). What a database may ask of this client is capped before kdbxweb does it
+ * key derivation). Every entry of every group but the recycle bin (whose entries are listed as
+ * skipped): Title, UserName, Password, URL, Notes, a one-time code seed where KeePassXC, KeeWeb or
+ * KeePass keep one (sdk/transfer/keepass-totp.ts), every other string field a custom field (a
+ * protected one hidden); its group path below the root and its own tags as tags; its expiry date as
+ * a custom field; its kept versions as the item's history. Attachments are listed, not carried.
+ * What a database may ask of this client is capped before kdbxweb does it
  * (sdk/transfer/keepass-limits.ts).
  */
 import * as kdbxweb from "kdbxweb";
 import { argon2d, argon2id } from "hash-wasm";
-import { checkedContent, type CustomField, type ItemContent } from "../item-types";
+import type { CustomField, ItemContent } from "../item-types";
 import { loadKeepass } from "./keepass-limits";
 import { importLimits, type ImportLimits } from "./limits";
-import { ImportError, type Parsed } from "./types";
+import { keepassTotp } from "./keepass-totp";
+import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
 
-const STANDARD = new Set(["Title", "UserName", "Password", "URL", "Notes", "otp", "TOTP Seed", "TOTP Settings"]);
+const STANDARD = new Set(["Title", "UserName", "Password", "URL", "Notes"]);
 
 // Called with the cost the header names, which loadKeepass has checked against the caps first.
 kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, length, parallelism, type) => {
@@ -48,33 +51,68 @@ export async function parseKeepass(
     if (code === kdbxweb.Consts.ErrorCodes.InvalidKey) throw new ImportError("the KeePass password (or key file) is wrong");
     throw new ImportError(`not a KeePass database this client can read (${(err as Error).message})`);
   }
-  const parsed: Parsed = { format: "keepass", items: [], skipped: [] };
+  const parsed = parsedOf("keepass");
   const bin = db.meta.recycleBinUuid;
-  const walk = (group: kdbxweb.KdbxGroup) => {
-    if (bin && group.uuid.equals(bin)) return;
-    for (const entry of group.entries) {
-      const get = (k: string) => valueOf(entry.fields.get(k));
-      const name = get("Title") || "(no title)";
-      const content: ItemContent = { name: get("Title"), type: "login", fields: {} };
-      if (get("UserName")) content.fields.username = get("UserName");
-      if (get("Password")) content.fields.password = get("Password");
-      if (get("Notes")) content.fields.notes = get("Notes");
-      if (get("URL")) content.urls = [{ url: get("URL"), match: "domain" }];
-      if (get("otp")) content.totp = get("otp");
-      const custom: CustomField[] = [];
-      for (const [k, v] of entry.fields)
-        if (!STANDARD.has(k) && valueOf(v) !== "") custom.push({ name: k, value: valueOf(v), hidden: v instanceof kdbxweb.ProtectedValue });
-      if (custom.length > 0) content.custom = custom;
-      if (entry.binaries.size > 0)
-        parsed.skipped.push({ name, why: `${entry.binaries.size} attachment(s) not imported (the entry itself is)` });
-      try {
-        parsed.items.push(checkedContent(content));
-      } catch (err) {
-        parsed.skipped.push({ name, why: (err as Error).message });
-      }
-    }
-    for (const child of group.groups) walk(child);
+  const inBin = (group: kdbxweb.KdbxGroup) => {
+    for (const entry of group.entries)
+      parsed.skipped.push({ name: valueOf(entry.fields.get("Title")) || "(no title)", why: "it is in KeePass's recycle bin" });
+    for (const child of group.groups) inBin(child);
   };
-  for (const root of db.groups) walk(root);
+  // `path`: the groups below the root, as a tag ("Internet/eMail").
+  const walk = (group: kdbxweb.KdbxGroup, path: string[]) => {
+    if (bin && group.uuid.equals(bin)) return inBin(group);
+    for (const entry of group.entries) {
+      const name = valueOf(entry.fields.get("Title")) || "(no title)";
+      const { content, left } = entryContent(entry);
+      const tags = [...(path.length > 0 ? [path.join("/")] : []), ...entry.tags];
+      if (tags.length > 0) content.tags = tags;
+      const history = keptVersions(entry, content);
+      if (entry.times.expires && entry.times.expiryTime) {
+        (content.custom ??= []).push({ name: "Expires", value: entry.times.expiryTime.toISOString(), hidden: false });
+        left.push({ part: "expiry", why: "items here do not expire: the date is kept as the custom field Expires" });
+      }
+      for (const [file] of entry.binaries) left.push({ part: `attachment ${file}`, why: "attachments are not carried" });
+      addItem(parsed, name, content, { left, history, ...(path[0] && { place: path[0] }) });
+    }
+    for (const child of group.groups) walk(child, [...path, child.name ?? ""]);
+  };
+  for (const root of db.groups) walk(root, []);
   return parsed;
+}
+
+/** An entry's (or one of its kept versions') content, and what of it was left out. */
+function entryContent(entry: kdbxweb.KdbxEntry): { content: ItemContent; left: LeftOut[] } {
+  const get = (k: string) => valueOf(entry.fields.get(k));
+  const content: ItemContent = { name: get("Title"), type: "login", fields: {} };
+  if (get("UserName")) content.fields.username = get("UserName");
+  if (get("Password")) content.fields.password = get("Password");
+  if (get("Notes")) content.fields.notes = get("Notes");
+  if (get("URL")) content.urls = [{ url: get("URL"), match: "domain" }];
+  const { totp, used, left } = keepassTotp(get);
+  if (totp) content.totp = totp;
+  const custom: CustomField[] = [];
+  for (const [k, v] of entry.fields)
+    if (!STANDARD.has(k) && !used.includes(k) && valueOf(v) !== "")
+      custom.push({ name: k, value: valueOf(v), hidden: v instanceof kdbxweb.ProtectedValue });
+  if (custom.length > 0) content.custom = custom;
+  return { content, left };
+}
+
+/**
+ * The entry's kept versions, oldest first, as item contents: a version the same as the one after
+ * it (KeePass keeps one at each save, changed or not) or as the entry now is adds nothing, and is
+ * dropped. Tags and expiry are the entry's as it is now.
+ */
+function keptVersions(entry: kdbxweb.KdbxEntry, current: ItemContent): ItemContent[] {
+  const out: ItemContent[] = [];
+  let last = "";
+  for (const old of entry.history) {
+    const content = entryContent(old).content;
+    if (current.tags) content.tags = current.tags;
+    const key = JSON.stringify(content);
+    if (key !== last && content.name) out.push(content);
+    last = key;
+  }
+  while (out.length > 0 && JSON.stringify(out.at(-1)) === JSON.stringify(current)) out.pop();
+  return out;
 }

@@ -422,8 +422,8 @@ describe("vaultctl", () => {
     const kdbx = path.join(homes.alice, "team.kdbx");
     fs.writeFileSync(kdbx, await keepassFile("kp-pass"));
     const kp = await ok("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "kp-pass" } });
-    expect(kp.stdout).toContain('Imported 2 items into "Typed" from a keepass file (1 request).');
-    expect(kp.stdout).toContain("scan: 1 attachment(s) not imported");
+    expect(kp.stdout).toContain('Imported 2 items (1 with parts left out) into "Typed" from a keepass file (1 request); skipped 1.');
+    expect(kp.stdout).toContain("scan: attachment passport.pdf: attachments are not carried");
     const wrong = await vaultctl("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "nope" } });
     expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining("the KeePass password (or key file) is wrong")]);
 

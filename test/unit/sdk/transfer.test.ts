@@ -38,6 +38,8 @@ test("Bitwarden JSON: each type as it holds it; what this service has no place f
       { name: "pin", value: "1234", hidden: true },
     ],
     favorite: true,
+    tags: ["Work"],
+    place: "Work",
   });
   expect(parsed.items[2]).toMatchObject({
     type: "card",
@@ -152,6 +154,8 @@ test("Bitwarden CSV: logins and notes, several websites, custom fields; other ty
         { name: "pin", value: "1234", hidden: false },
       ],
       favorite: true,
+      tags: ["Work"],
+      place: "Work",
     },
     { name: "Door code", type: "note", fields: { notes: "1234#" } },
   ]);
@@ -200,8 +204,11 @@ test("a KeePass KDBX 4 database (Argon2id): every entry outside the recycle bin,
       { name: "Root PIN", value: "9999", hidden: true },
       { name: "Rack", value: "B4", hidden: false },
     ]),
+    tags: ["Servers"],
+    place: "Servers",
   });
-  expect(parsed.skipped).toEqual([{ name: "scan", why: "1 attachment(s) not imported (the entry itself is)" }]);
+  expect(parsed.partial).toEqual([{ name: "scan", left: [{ part: "attachment passport.pdf", why: "attachments are not carried" }] }]);
+  expect(parsed.skipped).toEqual([{ name: "old", why: "it is in KeePass's recycle bin" }]);
   await expect(readImport(file, { password: "wrong" })).rejects.toThrow(ImportError);
   await expect(readImport(file)).rejects.toThrow("give its password");
 });
@@ -308,7 +315,9 @@ test("1Password 1PUX: logins with their websites and one-time code, a card, an S
   ]);
   const parsed = await readImport(file);
   expect(parsed.format).toBe("1password");
-  expect(parsed.items).toEqual([
+  // Each item tagged with its vault's name, its place.
+  expect(parsed.items.map((i) => [i.tags, i.place])).toEqual(parsed.items.map(() => [["Private"], "Private"]));
+  expect(parsed.items.map(({ tags: _t, place: _p, ...i }) => i)).toEqual([
     {
       name: "GitHub",
       type: "login",
@@ -373,7 +382,7 @@ test("the encrypted export reads back as it was; a wrong passphrase, a changed b
   const file = await exportEncrypted(vaults, "export passphrase", FAST_KDF);
   expect(file).not.toContain("GitHub");
   const back = await readImport(bytes(file), { password: "export passphrase" });
-  expect(back).toEqual({ format: "vault-export", items: vaults[0]!.items, skipped: [] });
+  expect(back).toEqual({ format: "vault-export", items: vaults[0]!.items, partial: [], skipped: [] });
   await expect(readImport(bytes(file), { password: "wrong" })).rejects.toThrow("the passphrase is wrong, or the export was altered");
   const doc = JSON.parse(file);
   const changed = Buffer.from(doc.ciphertext, "base64");

@@ -84,7 +84,9 @@ describe("KeePass: what the database inflates to and the entries it holds", () =
       "an attachment of the database inflates past 1 MiB",
     );
     const parsed = await readImport(file, { password: "pw" });
-    expect(parsed.skipped).toEqual([{ name: "entry 0", why: "1 attachment(s) not imported (the entry itself is)" }]);
+    expect(parsed.partial).toEqual([
+      { name: "entry 0", left: [{ part: expect.stringMatching(/^attachment /), why: "attachments are not carried" }] },
+    ]);
   });
 
   test("more entries than the cap are refused before they are built; the kept revisions of an entry do not count", async () => {
@@ -114,7 +116,12 @@ describe("the other formats", () => {
       await expect(readImport(bytes(csv), { limits: { entries: 3 } })).rejects.toThrow("the file holds more than 3 entries");
       expect((await readImport(bytes(csv), { limits: { entries: 4 } })).items).toHaveLength(4);
     }
-    expect(await readImport(bytes("name,password\n"), { limits: { entries: 3 } })).toEqual({ format: "csv", items: [], skipped: [] });
+    expect(await readImport(bytes("name,password\n"), { limits: { entries: 3 } })).toEqual({
+      format: "csv",
+      items: [],
+      partial: [],
+      skipped: [],
+    });
   });
 
   test("JSON exports (Bitwarden's, this service's): items past the cap are refused", async () => {

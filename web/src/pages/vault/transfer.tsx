@@ -22,13 +22,36 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
 
 interface Report {
   imported: number;
+  partial: Array<{ name: string; left: Array<{ part: string; why: string }> }>;
   skipped: Array<{ name: string; why: string }>;
+}
+
+const isKeepassName = (file: File | null) => !!file && /\.kdbx$/i.test(file.name);
+
+/** `file` read here (with its password and, for KeePass, its key file) and its items sealed and added to the vault. */
+async function importFile(
+  vaultId: string,
+  file: File,
+  password: string,
+  keyFile: File | null,
+  onProgress: (text: string) => void,
+): Promise<Report> {
+  const client = currentClient();
+  const { readImport } = await import("../../../../sdk/transfer");
+  const parsed = await readImport(new Uint8Array(await file.arrayBuffer()), {
+    ...(password && { password }),
+    ...(keyFile && isKeepassName(file) && { keyFile: new Uint8Array(await keyFile.arrayBuffer()) }),
+  });
+  const result = await client.items.import(vaultId, parsed.items, (p) =>
+    onProgress(`${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`),
+  );
+  return { imported: result.imported, partial: [...parsed.partial, ...result.partial], skipped: [...parsed.skipped, ...result.skipped] };
 }
 
 /** A file of another password manager (or an export of this vault) read here, its items sealed here and added. */
 function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }) {
-  const client = currentClient();
   const [file, setFile] = useState<File | null>(null);
+  const [keyFile, setKeyFile] = useState<File | null>(null);
   const [filePassword, setFilePassword] = useState("");
   const [progress, setProgress] = useState<string | null>(null);
   const [report, setReport] = useState<Report | null>(null);
@@ -38,13 +61,8 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
     if (!file) return;
     void importing.run(async () => {
       setReport(null);
-      const { readImport } = await import("../../../../sdk/transfer");
-      const parsed = await readImport(new Uint8Array(await file.arrayBuffer()), filePassword ? { password: filePassword } : {});
       try {
-        const result = await client.items.import(vaultId, parsed.items, (p) =>
-          setProgress(`${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`),
-        );
-        setReport({ imported: result.imported, skipped: [...parsed.skipped, ...result.skipped] });
+        setReport(await importFile(vaultId, file, filePassword, keyFile, setProgress));
       } finally {
         setProgress(null);
         setFilePassword("");
@@ -52,15 +70,16 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
       onImported();
     });
   };
+  const chosen = (e: Event) => (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
   return (
     <>
       <form onSubmit={runImport} aria-label="Import">
         <Field
           id="import-file"
           label="File to import"
-          hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), a CSV, or an export of this vault"
+          hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
         >
-          <input id="import-file" type="file" onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)} />
+          <input id="import-file" type="file" onChange={(e) => setFile(chosen(e))} />
         </Field>
         <Secret
           id="import-password"
@@ -69,6 +88,11 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
           value={filePassword}
           onInput={setFilePassword}
         />
+        {isKeepassName(file) && (
+          <Field id="import-key-file" label="Key file (optional)" hint="Only if the KeePass database was made with a key file">
+            <input id="import-key-file" type="file" onChange={(e) => setKeyFile(chosen(e))} />
+          </Field>
+        )}
         <button type="submit" disabled={!file || importing.busy}>
           Import
         </button>
@@ -84,16 +108,28 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
   );
 }
 
+/** What was imported, and every item with a part left out or skipped whole, each with why. */
 function ImportReport({ report }: { report: Report }) {
+  const { imported, partial, skipped } = report;
   return (
     <div role="status" class="note">
       <p>
-        Imported {report.imported} item{report.imported === 1 ? "" : "s"}.
-        {report.skipped.length > 0 && ` Skipped ${report.skipped.length}:`}
+        Imported {imported} item{imported === 1 ? "" : "s"} ({partial.length} with parts left out); skipped {skipped.length}.
       </p>
-      {report.skipped.length > 0 && (
+      {partial.length > 0 && (
+        <ul aria-label="Parts left out">
+          {partial.flatMap((p, n) =>
+            p.left.map((l, m) => (
+              <li key={`${n}-${m}`}>
+                {p.name}: {l.part}: {l.why}
+              </li>
+            )),
+          )}
+        </ul>
+      )}
+      {skipped.length > 0 && (
         <ul aria-label="Skipped">
-          {report.skipped.map((s, n) => (
+          {skipped.map((s, n) => (
             <li key={n}>
               {s.name}: {s.why}
             </li>

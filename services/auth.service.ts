@@ -9,7 +9,14 @@ import { newRefreshToken, refreshScope, signIn, tokenPair } from "../lib/auth/si
 import { decoyKdf } from "../lib/domain/accounts/decoy-kdf";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
-import { hashToken } from "../lib/domain/opaque-tokens";
+import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
+import {
+  MAX_REMEMBERED_DEVICES,
+  planForgetDevice,
+  planRememberedLogin,
+  REMEMBERED_DEVICE_TTL_MS,
+} from "../lib/domain/accounts/remembered-devices";
+import type { UserId } from "../lib/domain/ids";
 import {
   decideRefresh,
   decideStepUse,
@@ -29,8 +36,8 @@ import { netKey } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 import { runnerService } from "../app/node-runtime";
 
-type LoginParams = { email: string; authHash: string; deviceName?: string };
-type SecondStepParams = SecondStepAnswer & { stepToken: string; deviceName?: string };
+type LoginParams = { email: string; authHash: string; deviceName?: string; deviceToken?: string };
+type SecondStepParams = SecondStepAnswer & { stepToken: string; deviceName?: string; rememberDevice?: boolean };
 
 export function authService(rt: Runtime): ServiceSchema {
   const logins = new Logins(rt);
@@ -47,6 +54,9 @@ export function authService(rt: Runtime): ServiceSchema {
       sessions: { handler: (ctx: Ctx) => listSessions(rt, ctx) },
       endSession: { params: paramsOf("auth.endSession"), handler: (ctx: Ctx<{ sessionId: string }>) => endSession(rt, ctx) },
       endOtherSessions: { handler: (ctx: Ctx) => endOtherSessions(rt, ctx) },
+      // The devices that skip the caller's second step (lib/domain/accounts/remembered-devices.ts).
+      rememberedDevices: { handler: (ctx: Ctx) => listRememberedDevices(rt, ctx) },
+      forgetDevice: { params: paramsOf("auth.forgetDevice"), handler: (ctx: Ctx<{ deviceId: string }>) => forgetDevice(rt, ctx) },
     },
   };
 }
@@ -89,6 +99,14 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
   const ok = await authHashMatches(Buffer.from(ctx.params.authHash, "base64"), user ? user.authHash : await logins.decoyHash);
   // Read for an unknown address too: the answer's time tells nothing more.
   const factors = await store.security.listFactors(user ? user.userId : NO_USER);
+  const remembered = await rememberedLogin(rt, ctx.params.deviceToken, user ? user.userId : NO_USER, ok);
+  if (user && factors.length > 0 && remembered.skipSecondStep) {
+    // A device this account remembered stands in for the second factor; the login counts as any other until it succeeds.
+    requireInOrg(user);
+    await logins.giveBack(counted, address, source);
+    await store.sessions.useRememberedDevice({ deviceId: remembered.deviceId, at: rt.clock.timestamp() });
+    return signIn(rt, ctx, user, { deviceName, address: from });
+  }
   if (user && factors.length > 0) {
     // A second step, whether or not the password was right: only both together sign in, and
     // neither step tells which was wrong (lib/domain/accounts/second-factors.ts). The counts stay until then.
@@ -137,12 +155,54 @@ async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams
   requireInOrg(user);
   await logins.giveBack([...step.counted, ...counted], step.email, source);
   await logins.giveBackDailyStep(daily);
+  const deviceName = p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName);
   // At the key version the first step's password was compared against: a password change since ends it (401).
-  return signIn(rt, ctx, user, {
-    deviceName: p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName),
-    address: from,
-    accountVersion: step.accountVersion,
+  const answer = await signIn(rt, ctx, user, { deviceName, address: from, accountVersion: step.accountVersion });
+  return p.rememberDevice === true ? { ...answer, deviceToken: await rememberDevice(rt, user.userId, deviceName) } : answer;
+}
+
+/**
+ * Whether a login's device token skips its second step (`planRememberedLogin`). The device is read
+ * whenever a token is sent, for any address; a token that does not serve is never refused: the login
+ * asks the second factor as without one.
+ */
+async function rememberedLogin({ store, clock }: Runtime, deviceToken: string | undefined, userId: UserId, passwordRight: boolean) {
+  const device = deviceToken === undefined ? null : await store.sessions.findRememberedDevice(hashToken(deviceToken));
+  return planRememberedLogin({ sentToken: deviceToken !== undefined, device, userId, passwordRight, now: clock.timestamp() });
+}
+
+/** A new remembered device for the account: its token answered once, only its hash stored. */
+async function rememberDevice(rt: Runtime, userId: UserId, deviceName: string): Promise<string> {
+  const token = newOpaqueToken();
+  const now = rt.clock.nowMs();
+  const at = new Date(now).toISOString();
+  await rt.store.sessions.rememberDevice({
+    device: {
+      deviceId: newId(),
+      userId,
+      deviceName,
+      createdAt: at,
+      lastUsedAt: at,
+      expiresAt: new Date(now + REMEMBERED_DEVICE_TTL_MS).toISOString(),
+    },
+    tokenHash: hashToken(token),
+    max: MAX_REMEMBERED_DEVICES,
   });
+  return token;
+}
+
+async function listRememberedDevices({ store, clock }: Runtime, ctx: Ctx) {
+  const caller = callerOf(ctx);
+  const devices = await store.sessions.listRememberedDevices({ userId: caller.userId, now: clock.timestamp() });
+  return { devices: devices.map(({ userId: _owner, ...shown }) => shown) };
+}
+
+async function forgetDevice({ store }: Runtime, ctx: Ctx<{ deviceId: string }>) {
+  const caller = callerOf(ctx);
+  planForgetDevice(await store.sessions.getRememberedDevice(ctx.params.deviceId), caller.userId);
+  if (!(await store.sessions.forgetRememberedDevice({ userId: caller.userId, deviceId: ctx.params.deviceId })))
+    planForgetDevice(null, caller.userId);
+  return noContent(ctx);
 }
 
 async function refresh(rt: Runtime, ctx: Ctx<{ refreshToken: string }>) {

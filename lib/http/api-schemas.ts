@@ -163,7 +163,14 @@ export const SCHEMAS = {
       sessionId: uuid,
       accountVersion: integer(1),
     },
-    { keyStatement: statement, kdfStatement: statement, keyLog: arrayOf(ref("KeyLogEntry")), enrolOnly: { const: true } },
+    {
+      keyStatement: statement,
+      kdfStatement: statement,
+      keyLog: arrayOf(ref("KeyLogEntry")),
+      enrolOnly: { const: true },
+      /** A second step asked to remember the device: 32 random bytes (base64url) that skip the second step at its next logins. */
+      deviceToken: string,
+    },
   ),
   /** A login of an account with a second factor: the step it takes next (whether or not the password was right). */
   LoginStep: object(
@@ -271,6 +278,8 @@ export const SCHEMAS = {
     current: { type: "boolean" },
   }),
   SessionList: object({ sessions: arrayOf(ref("Session")) }),
+  RememberedDevice: object({ deviceId: uuid, deviceName: string, createdAt: timestamp, lastUsedAt: timestamp, expiresAt: timestamp }),
+  RememberedDeviceList: object({ devices: arrayOf(ref("RememberedDevice")) }),
   SessionsEnded: object({ ended: integer(0) }),
   PasswordChanged: object({ accountVersion: integer(2), sessionsEnded: integer(0) }),
   UserKeys: object({ userId: uuid, email: string, ...publicKeys }, keyProofs),

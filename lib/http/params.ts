@@ -49,6 +49,8 @@ export const orgIdQuery = { type: "string", min: 1, max: 64, lowercase: true } a
 /** 32 bytes, canonical base64. */
 export const authHash = { type: "string", length: 44, pattern: /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/ } as const;
 export const opaqueToken = { type: "string", min: 1, max: 512 } as const;
+/** A remembered device's token at login (lib/domain/accounts/remembered-devices.ts). */
+export const deviceToken = { ...opaqueToken, optional: true } as const;
 
 /** At most the largest 32-bit integer: every such field (a version, a revision) is an int column on PostgreSQL. */
 export const positiveInteger = { type: "number", integer: true, positive: true, max: 2_147_483_647 } as const;

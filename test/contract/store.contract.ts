@@ -15,6 +15,7 @@ import { itemIdInTrash, itemIdTaken } from "../../lib/domain/items/refusals";
 import { inviteNotPendingForStatement } from "../../lib/domain/orgs/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "../helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "../helpers/roster";
+import { describeRememberedDevices } from "./remembered-devices.contract";
 
 /** Limits no test here comes near, but for the limits' own. */
 const ROOMY = { maxBytes: 1 << 30, maxItems: 1_000_000 };
@@ -129,6 +130,8 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
       owner = { ...p, userId: rec.userId, orgId: rec.orgId };
     });
     afterAll(() => close(store));
+
+    describeRememberedDevices(() => store);
 
     test("one rule for non-members: every read and change of a vault throws NOT_FOUND, as for a vault that does not exist", async () => {
       const outsider = await join();

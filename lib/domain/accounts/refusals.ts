@@ -305,3 +305,8 @@ export const statementAlreadySet = (field: "keyStatement" | "kdfStatement") =>
 
 /** A trustee approving a recovery request a second time. */
 export const approvedAlready = () => conflict("You approved this recovery already");
+
+// ---- Remembered devices ---------------------------------------------------------------------
+
+/** A remembered device to forget that is not one of the caller's. */
+export const rememberedDeviceNotFound = () => notFound("Remembered device");

@@ -87,7 +87,7 @@ export const ACCOUNT_ROUTES = [
     action: "auth.login",
     public: true,
     summary: "Log in: tokens and the encrypted key bundle",
-    params: { ...p.STRICT, email: p.email, authHash: p.authHash, deviceName: p.deviceName },
+    params: { ...p.STRICT, email: p.email, authHash: p.authHash, deviceName: p.deviceName, deviceToken: p.deviceToken },
     reply: ok("LoginAnswer"),
   },
   {
@@ -95,7 +95,7 @@ export const ACCOUNT_ROUTES = [
     path: "/auth/login/second-factor",
     action: "auth.secondStep",
     public: true,
-    summary: "A login's second step: a TOTP code, a recovery code or a security key's answer, with the first step's token",
+    summary: "A login's second step: a TOTP code, a recovery code or a security key's answer (rememberDevice: a deviceToken too)",
     params: {
       ...p.STRICT,
       stepToken: { type: "string", min: 1, max: 4096 },
@@ -103,6 +103,7 @@ export const ACCOUNT_ROUTES = [
       recoveryCode: { type: "string", optional: true, max: 64 },
       webauthn: p.webauthnAnswer,
       deviceName: p.deviceName,
+      rememberDevice: { type: "boolean", optional: true },
     },
     reply: ok("Login"),
   },

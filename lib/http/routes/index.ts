@@ -11,6 +11,7 @@
  */
 import type { ActionParams } from "moleculer";
 import { ACCOUNT_ROUTES } from "./accounts";
+import { REMEMBERED_DEVICE_ROUTES } from "./remembered-devices";
 import { INVITE_ROUTES } from "./invites";
 import { ITEM_ROUTES } from "./items";
 import { ORG_ROUTES } from "./orgs";
@@ -20,7 +21,14 @@ import { VAULT_ROUTES } from "./vaults";
 export { API_PREFIX, type Method, type ParamSchema, type RouteDef } from "./route-def";
 
 /** Every route, by area (each file of this folder), in the order the OpenAPI document lists them. */
-const ROUTE_TABLE = [...ACCOUNT_ROUTES, ...ORG_ROUTES, ...VAULT_ROUTES, ...ITEM_ROUTES, ...INVITE_ROUTES] as const;
+const ROUTE_TABLE = [
+  ...ACCOUNT_ROUTES,
+  ...REMEMBERED_DEVICE_ROUTES,
+  ...ORG_ROUTES,
+  ...VAULT_ROUTES,
+  ...ITEM_ROUTES,
+  ...INVITE_ROUTES,
+] as const;
 
 /** Every action a route calls: a name that is not one of them (a typo) fails the type check. */
 export type ActionName = (typeof ROUTE_TABLE)[number]["action"];

@@ -26,6 +26,7 @@ import type { MongoContext } from "./context";
 import { toInvite, toOrg, toUser, userDoc, type UserDoc } from "./documents";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
 import { endSessionsIn } from "./sessions";
+import { forgetDevicesIn } from "./remembered-devices";
 import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
@@ -133,6 +134,8 @@ export class MongoAccounts implements AccountStore {
       for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
+      // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
+      await forgetDevicesIn(this.c, session, userId);
       return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
     });
   }
@@ -217,6 +220,7 @@ export class MongoAccounts implements AccountStore {
           { $set: { status: "revoked", updatedAt: now } },
           { session },
         );
+      await forgetDevicesIn(this.c, session, targetId);
       return {
         vaults,
         endedSessions: await endSessionsIn(this.c, session, { userId: targetId, now }),

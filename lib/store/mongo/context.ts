@@ -36,6 +36,7 @@ import {
   type OrgDoc,
   type RefreshTokenDoc,
   type SessionDoc,
+  type RememberedDeviceDoc,
   type RosterLinkDoc,
   type UserDoc,
   type VaultDoc,
@@ -81,6 +82,7 @@ export class MongoContext {
   readonly invites: Collection<InviteDoc>;
   readonly refreshTokens: Collection<RefreshTokenDoc>;
   readonly sessions: Collection<SessionDoc>;
+  readonly rememberedDevices: Collection<RememberedDeviceDoc>;
   readonly keyLog: Collection<KeyLogDoc>;
   readonly orgLog: Collection<OrgLogDoc>;
   readonly locks: Collection<LockDoc>;
@@ -113,6 +115,7 @@ export class MongoContext {
     this.invites = db.collection(COLLECTIONS.invites);
     this.refreshTokens = db.collection(COLLECTIONS.refreshTokens);
     this.sessions = db.collection(COLLECTIONS.sessions);
+    this.rememberedDevices = db.collection(COLLECTIONS.rememberedDevices);
     this.keyLog = db.collection(COLLECTIONS.keyLog);
     this.orgLog = db.collection(COLLECTIONS.orgLog);
     this.locks = db.collection(COLLECTIONS.locks);

@@ -35,6 +35,7 @@ import { writeOutbox } from "./outbox";
 import { findRecoveryAskIn, findRecoveryTargetIn, startRecoveryRequestIn } from "./recovery-requests";
 import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
 import { applyFactorChangeIn } from "./sessions";
+import { forgetDevicesIn } from "./remembered-devices";
 import { lockAccount } from "./writes";
 
 export class MongoSecurity implements SecurityStore {
@@ -76,6 +77,8 @@ export class MongoSecurity implements SecurityStore {
       // A refusal aborts the transaction: the factor stays.
       decideFactorRemoval(left, policyRequires);
       if (left === 0) await this.c.recoveryCodes.deleteMany({ userId }, { session });
+      // A device remembered for the second step stood in for factors that are no longer all there.
+      await forgetDevicesIn(this.c, session, userId);
       await writeOutbox(this.c, session, events);
       return { endedSessions: await applyFactorChangeIn(this.c, session, userId, sessions, at) };
     });

@@ -12,10 +12,9 @@ import type { MongoContext } from "./context";
 import { toSession, type RefreshTokenDoc, type SessionDoc } from "./documents";
 import { enrolOnlyIn } from "./session-scope";
 import { lockAccount } from "./writes";
+import { MongoRememberedDevices } from "./remembered-devices";
 
-export class MongoSessions implements SessionStore {
-  constructor(private readonly c: MongoContext) {}
-
+export class MongoSessions extends MongoRememberedDevices implements SessionStore {
   async startSession(args: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[]; enrolOnly: boolean }> {
     const { session: s, token, accountVersion, maxLive } = args;
     return this.c.tx(async (session) => {

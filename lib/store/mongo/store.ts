@@ -127,6 +127,7 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { status: 1 }, name: "revoked_1", partialFilterExpression: { status: "revoked" } },
   ]);
   await c.sessions.createIndexes([{ key: { userId: 1, lastUsedAt: -1 } }, { key: { expiresAt: 1 } }]);
+  await c.rememberedDevices.createIndexes([{ key: { tokenHash: 1 }, unique: true }, { key: { userId: 1, lastUsedAt: -1 } }]);
   await c.keyLog.createIndexes([{ key: { userId: 1, version: 1 }, unique: true }]);
   await c.orgLog.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);
   await c.auditEvents.createIndexes([{ key: { orgId: 1, seq: 1 }, unique: true }]);

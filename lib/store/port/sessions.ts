@@ -5,6 +5,7 @@
  */
 import type { UserId } from "../../domain/ids";
 import type { SessionEndReason } from "../../domain/accounts/sessions";
+import type { RememberedDevice } from "../../domain/accounts/remembered-devices";
 
 export interface RefreshTokenRecord {
   tokenHash: string;
@@ -87,4 +88,20 @@ export interface SessionStore {
   endSessionOfToken(args: { tokenHash: string; userId: UserId; now: string }): Promise<string | null>;
   /** Records a use of a live session (its last use and address). */
   touchSession(args: { sessionId: string; at: string; address: string }): Promise<void>;
+
+  /**
+   * Remembers a device for the user's second step (its token stored as `tokenHash` only); the
+   * user's expired devices are forgotten, and the least recently used beyond `max`.
+   */
+  rememberDevice(args: { device: RememberedDevice; tokenHash: string; max: number }): Promise<void>;
+  /** The remembered device of a token (by its hash), expired or not; null when none. */
+  findRememberedDevice(tokenHash: string): Promise<RememberedDevice | null>;
+  /** A remembered device by its id; null when none. */
+  getRememberedDevice(deviceId: string): Promise<RememberedDevice | null>;
+  /** Records a login the device's token let skip the second step. */
+  useRememberedDevice(args: { deviceId: string; at: string }): Promise<void>;
+  /** The user's remembered devices not expired at `now`, the most recently used first. */
+  listRememberedDevices(args: { userId: UserId; now: string }): Promise<RememberedDevice[]>;
+  /** Forgets one of the user's remembered devices: false when it is not theirs, or gone. */
+  forgetRememberedDevice(args: { userId: UserId; deviceId: string }): Promise<boolean>;
 }

@@ -28,6 +28,7 @@ import type { UsersTable } from "./schema";
 import { toInvite } from "./invites";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
 import { endSessionsIn } from "./sessions";
+import { forgetDevicesIn } from "./remembered-devices";
 import { writeOutbox } from "./outbox";
 
 export function toUser(r: UsersTable): UserRecord {
@@ -199,6 +200,8 @@ export class SqlAccounts implements AccountStore {
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
+      // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
+      await forgetDevicesIn(trx, userId);
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
     });
   }
@@ -295,6 +298,7 @@ export class SqlAccounts implements AccountStore {
         .where("status", "=", "pending")
         .returning("invite_id")
         .execute();
+      await forgetDevicesIn(trx, targetId);
       return {
         vaults,
         endedSessions: await endSessionsIn(trx, { userId: targetId, now }),

@@ -177,6 +177,16 @@ export interface SessionsTable {
   ended_why: SessionEndReason | null;
 }
 
+export interface RememberedDevicesTable {
+  device_id: string;
+  token_hash: string;
+  user_id: UserId;
+  device_name: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+
 export interface KeyLogTable {
   user_id: UserId;
   version: number;
@@ -229,6 +239,7 @@ export interface Database {
   invites: InvitesTable;
   refresh_tokens: RefreshTokensTable;
   sessions: SessionsTable;
+  remembered_devices: RememberedDevicesTable;
   key_log: KeyLogTable;
   org_log: OrgLogTable;
   audit_events: AuditEventsTable;

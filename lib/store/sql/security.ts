@@ -13,6 +13,7 @@ import { completeRecoveryIn, dropEnrolment, findRecoveryAskIn, findRecoveryTarge
 import { writeOutbox } from "./outbox";
 import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
 import { applyFactorChangeIn } from "./sessions";
+import { forgetDevicesIn } from "./remembered-devices";
 import { lockAccount } from "./writes";
 
 const num = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v));
@@ -92,6 +93,8 @@ export class SqlSecurity implements SecurityStore {
       const left = await trx.selectFrom("second_factors").select("factor_id").where("user_id", "=", userId).execute();
       decideFactorRemoval(left.length, policyRequires);
       if (left.length === 0) await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+      // A device remembered for the second step stood in for factors that are no longer all there.
+      await forgetDevicesIn(trx, userId);
       await writeOutbox(trx, events);
       return { endedSessions: await applyFactorChangeIn(trx, userId, sessions, at) };
     });

@@ -7,17 +7,16 @@ import { earlierSession, sessionsOverCap, type SessionEndReason } from "../../do
 import type { FactorChangeSessions } from "../../domain/accounts/session-scope";
 import type { UserId } from "../../domain/ids";
 import type { ArgsOf, NewSession, RefreshOutcome, SessionRecord, SessionStore } from "../port";
-import { chunks, type Db, type SqlContext } from "./context";
+import { chunks, type Db } from "./context";
 import type { RefreshTokensTable, SessionsTable } from "./schema";
 import { enrolOnlyIn } from "./session-scope";
+import { SqlRememberedDevices } from "./remembered-devices";
 import { lockAccount } from "./writes";
 
 type EndSessions = ArgsOf<SessionStore["endSessions"]> & { ids?: string[]; why?: SessionEndReason };
 type RefreshToken = Omit<RefreshTokensTable, "status">;
 
-export class SqlSessions implements SessionStore {
-  constructor(private readonly c: SqlContext) {}
-
+export class SqlSessions extends SqlRememberedDevices implements SessionStore {
   async startSession(args: ArgsOf<SessionStore["startSession"]>): Promise<{ ended: string[]; enrolOnly: boolean }> {
     const { session, token, accountVersion, maxLive } = args;
     return this.c.tx(async (trx) => {

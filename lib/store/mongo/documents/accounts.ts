@@ -41,6 +41,17 @@ export interface RefreshTokenDoc {
 /** A session (lib/domain/accounts/sessions.ts): `_id` is its refresh-token family's id. */
 export type SessionDoc = Omit<SessionRecord, "sessionId"> & { _id: string };
 
+/** A remembered device (lib/domain/accounts/remembered-devices.ts): `_id` is its id, `tokenHash` unique. */
+export interface RememberedDeviceDoc {
+  _id: string;
+  tokenHash: string;
+  userId: UserId;
+  deviceName: string;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
 /** One entry of a user's key log (lib/domain/accounts/key-rotation.ts), unique on userId + version (as the SQL primary key). */
 export interface KeyLogDoc {
   /** `keyLogKey(userId, version)`. */

@@ -22,6 +22,7 @@ export const COLLECTIONS = {
   invites: "invites",
   refreshTokens: "refresh_tokens",
   sessions: "sessions",
+  rememberedDevices: "remembered_devices",
   keyLog: "key_log",
   orgLog: "org_log",
   locks: "locks",

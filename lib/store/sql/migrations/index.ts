@@ -20,6 +20,7 @@ import * as m018 from "./018_org_log";
 import * as m019 from "./019_recovery_versions";
 import * as m021 from "./021_recovery_decoys";
 import * as m022 from "./022_session_scope";
+import * as m023 from "./023_remembered_devices";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "019_recovery_versions": m019,
   "021_recovery_decoys": m021,
   "022_session_scope": m022,
+  "023_remembered_devices": m023,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,6 +7,7 @@ import { factorMethods, Logins, NO_USER, STEP_PURPOSE, type PendingStep, type Se
 import { announceEnded } from "../lib/auth/session-check";
 import { newRefreshToken, refreshScope, signIn, tokenPair } from "../lib/auth/sign-in";
 import { decoyKdf } from "../lib/domain/accounts/decoy-kdf";
+import { planRegistrationOffer } from "../lib/domain/accounts/registration";
 import { normalizeEmail } from "../lib/domain/email";
 import { newId } from "../lib/domain/ids";
 import { hashToken, newOpaqueToken } from "../lib/domain/opaque-tokens";
@@ -45,6 +46,7 @@ export function authService(rt: Runtime): ServiceSchema {
     name: "auth",
     actions: {
       prelogin: { params: paramsOf("auth.prelogin"), handler: (ctx: Ctx<PreloginParams>) => prelogin(rt, logins, ctx) },
+      registration: { params: paramsOf("auth.registration"), handler: (ctx: Ctx) => registrationOffer(rt, logins, ctx) },
       register: { params: paramsOf("auth.register"), handler: (ctx: Ctx<RegisterParams>) => register(rt, logins, ctx) },
       login: { params: paramsOf("auth.login"), handler: (ctx: Ctx<LoginParams>) => login(rt, logins, ctx) },
       secondStep: { params: paramsOf("auth.secondStep"), handler: (ctx: Ctx<SecondStepParams>) => secondStep(rt, logins, ctx) },
@@ -59,6 +61,13 @@ export function authService(rt: Runtime): ServiceSchema {
       forgetDevice: { params: paramsOf("auth.forgetDevice"), handler: (ctx: Ctx<{ deviceId: string }>) => forgetDevice(rt, ctx) },
     },
   };
+}
+
+/** Whether registering needs an invite, and whether the first account is still to be made; limited per address as prelogin is. */
+async function registrationOffer({ store, config }: Runtime, logins: Logins, ctx: Ctx) {
+  await logins.perAddress(ctx.meta.clientIp, "prelogin");
+  const hasUsers = config.registrationMode === "disabled" || (await store.accounts.hasUsers());
+  return planRegistrationOffer(config.registrationMode, hasUsers);
 }
 
 type PreloginParams = { email: string; knownSigningKey?: string };

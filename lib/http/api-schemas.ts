@@ -140,6 +140,7 @@ export const SCHEMAS = {
   Kdf: { oneOf: [argon2id, pbkdf2] },
   SignedStatement: statement,
   Prelogin: object({ kdf: ref("Kdf"), kdfStatement: ref("SignedStatement") }, { keyLog: arrayOf(ref("KeyLogEntry")) }),
+  RegistrationOffer: object({ mode: oneOfValues(["open", "invite", "disabled"]), firstAccount: { type: "boolean" } }),
   Registered: object({ userId: uuid, orgId: uuid, role: oneOfValues(ORG_ROLES) }),
   TokenPair: object({
     accessToken: string,

@@ -20,6 +20,8 @@ describe("auth in invite mode (the default)", () => {
   afterAll(() => server.stop());
 
   test("the very first user registers without an invite and owns a new organization", async () => {
+    // An empty server says so (the web vault's first page then leads with making the first account).
+    expect((await api.get("/auth/registration")).body).toEqual({ mode: "invite", firstAccount: true });
     const keys = await newUserKeys();
     const email = "  First.Owner@Example.TEST ";
     const res = await api.post("/auth/register", { body: { email, ...registrationBundle(keys), orgName: "Acme" } });
@@ -48,6 +50,7 @@ describe("auth in invite mode (the default)", () => {
   });
 
   test("a second user without an invite is refused with 403", async () => {
+    expect((await api.get("/auth/registration")).body).toEqual({ mode: "invite", firstAccount: false });
     const res = await api.post("/auth/register", { body: { email: uniqueEmail(), ...registrationBundle(await newUserKeys()) } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: { code: "FORBIDDEN", message: expect.any(String) } });

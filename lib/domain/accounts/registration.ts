@@ -16,6 +16,18 @@ import type { InviteBinding, Kdf, SignedStatement } from "../types";
 
 export type RegistrationMode = "open" | "invite" | "disabled";
 
+/** What any client is told before anyone signs in (`GET /auth/registration`). */
+export interface RegistrationOffer {
+  mode: RegistrationMode;
+  /** Nobody has registered yet and the server takes registrations: a first page leads with creating the first account. */
+  firstAccount: boolean;
+}
+
+/** The offer: the mode as configured, and whether the first account is still to be made (never on a disabled server). */
+export function planRegistrationOffer(mode: RegistrationMode, hasUsers: boolean): RegistrationOffer {
+  return { mode, firstAccount: mode !== "disabled" && !hasUsers };
+}
+
 /** Before anything is counted or looked up: a disabled server refuses at once. */
 export function decideRegistrationOpen(mode: RegistrationMode): void {
   if (mode === "disabled") throw registrationDisabled();

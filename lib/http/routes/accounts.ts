@@ -58,6 +58,15 @@ export const ACCOUNT_ROUTES = [
     reply: ok("Prelogin"),
   },
   {
+    method: "GET",
+    path: "/auth/registration",
+    action: "auth.registration",
+    public: true,
+    summary: "Whether registering needs an invite, and whether the server still has no account (a first page then leads with making one)",
+    params: { ...p.STRICT },
+    reply: ok("RegistrationOffer"),
+  },
+  {
     method: "POST",
     path: "/auth/register",
     action: "auth.register",

@@ -3,6 +3,7 @@ import {
   decideRegistration,
   decideRegistrationOpen,
   planRegistration,
+  planRegistrationOffer,
   type RegistrationForm,
   type RegistrationRequest,
 } from "../../../../../lib/domain/accounts/registration";
@@ -154,5 +155,17 @@ describe("planRegistration: the whole registration, one plan", () => {
   test("the organization's policy binds invitees only: the founder of a new organization registers at the floor", () => {
     expect(planRegistration(found({ tokenGiven: true, invite: invite(), policies: policy(600_000) }), form()).invite?.inviteId).toBe("i");
     expect(planRegistration(found({ policies: policy(700_000) }), form()).invite).toBeNull();
+  });
+});
+
+describe("planRegistrationOffer: what a first page is told", () => {
+  test.each([
+    ["an empty invite-only server", "invite", false, { mode: "invite", firstAccount: true }],
+    ["an invite-only server with users", "invite", true, { mode: "invite", firstAccount: false }],
+    ["an empty open server", "open", false, { mode: "open", firstAccount: true }],
+    ["an open server with users", "open", true, { mode: "open", firstAccount: false }],
+    ["a disabled server, even empty: nobody can make the first account", "disabled", false, { mode: "disabled", firstAccount: false }],
+  ] as const)("%s", (_, mode, hasUsers, offer) => {
+    expect(planRegistrationOffer(mode, hasUsers)).toEqual(offer);
   });
 });

@@ -35,13 +35,28 @@ kdbxweb.CryptoEngine.setArgon2Impl(async (password, salt, memory, iterations, le
 
 const valueOf = (v: kdbxweb.KdbxEntryField | undefined): string => (v instanceof kdbxweb.ProtectedValue ? v.getText() : (v ?? ""));
 
+/**
+ * A key file as KeePass reads it: 32 bytes are the key, 64 hex digits its hex, an XML key file its
+ * `<Data>`, anything else hashed with SHA-256. kdbxweb tries an XML parse on anything that is not
+ * the first two, and in a browser a failed parse builds an error document with inline style, which
+ * the web vault's CSP blocks and reports: so a file that is plainly not XML is hashed here first
+ * (the same key kdbxweb's own fallback gives).
+ */
+async function keyFileForKdbxweb(keyFile: Uint8Array): Promise<ArrayBuffer> {
+  const bytes = keyFile.slice();
+  const text = new TextDecoder("latin1").decode(bytes);
+  if (bytes.byteLength === 32 || /^[a-f\d]{64}$/i.test(text) || text.trimStart().startsWith("<")) return bytes.buffer;
+  return crypto.subtle.digest("SHA-256", bytes);
+}
+
 export async function parseKeepass(
   file: Uint8Array,
   password: string,
   keyFile?: Uint8Array,
   limits: ImportLimits = importLimits(),
 ): Promise<Parsed> {
-  const credentials = new kdbxweb.Credentials(kdbxweb.ProtectedValue.fromString(password), keyFile ? keyFile.slice().buffer : null);
+  const key = keyFile ? await keyFileForKdbxweb(keyFile) : null;
+  const credentials = new kdbxweb.Credentials(kdbxweb.ProtectedValue.fromString(password), key);
   let db: kdbxweb.Kdbx;
   try {
     db = await loadKeepass(file.slice().buffer, credentials, limits);

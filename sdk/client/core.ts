@@ -14,6 +14,7 @@ import {
   MemoryValues,
   type InviteSecretStore,
   type KdfMemory,
+  type KeptValues,
   type KnownVaultStore,
   type PinStore,
   type RosterHeadStore,
@@ -48,6 +49,11 @@ export interface VaultClientOptions {
   deviceName?: string;
   /** Asked at a login of an account with a second factor (factors.ts); without it, such a login is `SecondFactorRequiredError`. */
   secondFactor?: SecondFactorPrompt;
+  /**
+   * Where this device keeps, by email, the token a second step answered with `rememberDevice`: sent
+   * at the next logins, it skips the second step (with the right password only). Not kept by default.
+   */
+  deviceTokens?: KeptValues<string>;
 }
 
 export class ClientCore {
@@ -64,6 +70,7 @@ export class ClientCore {
   readonly deviceName: string | undefined;
   /** Asked at a login of an account with a second factor (factors.ts). */
   secondFactor: SecondFactorPrompt | undefined;
+  readonly deviceTokens: KeptValues<string> | undefined;
   /** Vault keys opened in this session, by vault, with the key version and the very wrap (base64) they were opened from. */
   readonly vaultKeys = new Map<string, { keyVersion: number; wrap: string; key: Bytes }>();
 
@@ -72,6 +79,7 @@ export class ClientCore {
     this.accountInfo = opts.account;
     this.deviceName = opts.deviceName;
     this.secondFactor = opts.secondFactor;
+    this.deviceTokens = opts.deviceTokens;
     this.pins = opts.pins ?? new MemoryPinStore();
     this.rosterHeads = opts.rosterHeads ?? new MemoryRosterHeadStore();
     this.kdfMemory = opts.kdfMemory ?? new MemoryValues();

@@ -37,6 +37,7 @@ import type { PasswordChangeResult } from "./password";
 import type { ProtectionProgress, ProtectionResult, ProtectionStep } from "./protect";
 import type { Recovery, RecoveryRenewal } from "./recovery";
 import type { Session } from "./session";
+import { openKept, sealKeyFor, type KeptSession, type SealKey } from "./kept-session";
 import type { Account, OrgRole } from "./types";
 
 export type { VaultClientOptions } from "./core";
@@ -49,6 +50,17 @@ export { ProtectionInterruptedError } from "./protect";
 export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
 export type { RecoveryRenewal } from "./recovery";
+export {
+  WEB_OFFLINE_CACHE_CONTEXT,
+  WEB_SESSION_SEAL_CONTEXT,
+  isKeptSession,
+  openKept,
+  openValue,
+  sealKept,
+  sealValue,
+  type KeptSession,
+  type SealKey,
+} from "./kept-session";
 export type { Removal, RemovalFinished } from "./people";
 export type { SignedMember } from "./org-log";
 export type { ImportResult, TransferProgress } from "./transfer";
@@ -107,8 +119,69 @@ export class VaultClient {
     return this.parts.core.keys !== undefined;
   }
 
+  /**
+   * A login kept on this device (kept-session.ts) taken up again with the master password: the
+   * keys opened and checked as `unlock` does (a wrong password is its `UnlockError`, after one
+   * KDF), the sealed tokens opened with the key the password gives (`sealKey` hears it before any
+   * token rotates, to seal the next ones), and the same session refreshed: no new login, no second
+   * step. A session that ended on the server meanwhile is `ApiError` 401 (the client is locked again).
+   */
+  static async resume(
+    opts: VaultClientOptions,
+    kept: KeptSession,
+    password: string,
+    hooks: { sealKey?: (key: SealKey) => void } = {},
+  ): Promise<VaultClient> {
+    const client = await VaultClient.unlockKept(opts, kept, password, hooks);
+    try {
+      await client.http.refresh();
+    } catch (err) {
+      client.lock();
+      throw err;
+    }
+    return client;
+  }
+
+  /**
+   * `resume` without the server: the keys opened and checked as `unlock` checks them (the
+   * remembered KDF parameters, the pinned keys; a wrong password is its `UnlockError`), the sealed
+   * tokens opened and set, and nothing sent. The caller refreshes the session when the server
+   * answers (`http.refresh()`), or reads what it kept offline meanwhile.
+   */
+  static async unlockKept(
+    opts: VaultClientOptions,
+    kept: KeptSession,
+    password: string,
+    hooks: { sealKey?: (key: SealKey) => void } = {},
+  ): Promise<VaultClient> {
+    const client = new VaultClient({ ...opts, account: kept.account, tokens: undefined });
+    await client.unlock(password);
+    try {
+      const key = await sealKeyFor(client.exportStretchedKey(), kept.context);
+      const tokens = await openKept(key, kept);
+      hooks.sealKey?.(key);
+      await client.http.setTokens(tokens);
+    } catch (err) {
+      client.lock();
+      throw err;
+    }
+    return client;
+  }
+
+  /** The key that seals this unlocked client's kept session under `context` (kept-session.ts). */
+  sealKey(context: string): Promise<SealKey> {
+    return sealKeyFor(this.parts.core.requireKeys().stretchedKey, context);
+  }
+
   // ---- The session (session.ts) ------------------------------------------------------------------
 
+  /**
+   * Before anyone signs in: whether registering needs an invite, and whether the server still has no
+   * account. The server's word, used only to choose what a first page shows first (never to hide the login).
+   */
+  registrationOffer(): Promise<{ mode: "open" | "invite" | "disabled"; firstAccount: boolean }> {
+    return this.parts.core.http.request("GET", "/auth/registration", { auth: false });
+  }
   register(opts: Parameters<Session["register"]>[0]): Promise<Account> {
     return this.parts.session.register(opts);
   }

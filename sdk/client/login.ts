@@ -23,6 +23,8 @@ export interface LoginAnswer extends Tokens {
   keyLog?: unknown;
   /** The organization requires a second factor and this account has none: this login may only enrol one. */
   enrolOnly?: true;
+  /** Answered to a second step sent with `rememberDevice`: skips the second step at this device's next logins. */
+  deviceToken?: string;
 }
 
 export type FactorMethod = "totp" | "webauthn" | "recovery-code";
@@ -44,5 +46,9 @@ export interface SecondFactorChallenge {
   retry?: boolean;
 }
 
-export type SecondFactorAnswer = { totpCode: string } | { recoveryCode: string } | { webauthn: unknown };
+/** With `rememberDevice`, the server answers a token this device keeps (`VaultClientOptions.deviceTokens`) to skip the second step for 30 days. */
+export type SecondFactorAnswer = ({ totpCode: string } | { recoveryCode: string } | { webauthn: unknown }) & { rememberDevice?: boolean };
+
+/** A device token as the server makes them: 32 random bytes, base64url. Anything else is not kept. */
+export const isDeviceToken = (value: unknown): value is string => typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value);
 export type SecondFactorPrompt = (challenge: SecondFactorChallenge) => Promise<SecondFactorAnswer>;

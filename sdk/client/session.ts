@@ -34,7 +34,7 @@ import {
 import { userIdForKey } from "../../protocol/ids";
 import type { ClientCore } from "./core";
 import { secondStep } from "./factors";
-import type { LoginAnswer, LoginStep } from "./login";
+import { isDeviceToken, type LoginAnswer, type LoginStep } from "./login";
 import type { CheckedInvite, Invites } from "./invites";
 import type { OrgLogs } from "./org-log";
 import type { Trust } from "./trust";
@@ -188,12 +188,16 @@ export class Session {
    * the account's own statements. A login that fails a check leaves this client as it was.
    */
   private async finishLogin(email: string, authHash: string, stretchedKey: Bytes, derivedWith: KdfParams): Promise<Account> {
+    const deviceToken = await this.core.deviceTokens?.get(email);
     const first = await this.core.http.request<LoginAnswer | LoginStep>("POST", "/auth/login", {
       auth: false,
-      body: { email, authHash, deviceName: this.core.deviceName },
+      body: { email, authHash, deviceName: this.core.deviceName, ...(isDeviceToken(deviceToken) && { deviceToken }) },
     });
     const res = "secondFactorRequired" in first ? await secondStep(this.core, first) : first;
-    return this.takeUp(email, res, stretchedKey, derivedWith);
+    const account = await this.takeUp(email, res, stretchedKey, derivedWith);
+    // A device remembered at the second step: kept once the login checks out (and only from a second step).
+    if ("secondFactorRequired" in first && isDeviceToken(res.deviceToken)) await this.core.deviceTokens?.set(email, res.deviceToken);
+    return account;
   }
 
   /**

@@ -5,7 +5,8 @@
  * copies are made once, by the build (web/vite.config.mts writes `<file>.gz` beside each), not
  * by the server. Looked up by exact path among the files found at start, so nothing outside the
  * folder can be named. The page gets a strict Content-Security-Policy: scripts, styles and
- * connections only from this origin, nothing inline, WebAssembly for the KDF.
+ * connections only from this origin, nothing inline, WebAssembly for the KDF; the service worker
+ * (`/sw.js`, which never answers the API) and the app manifest from this origin too.
  */
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -19,6 +20,9 @@ export const WEB_CSP = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",
+  // The service worker (/sw.js) and the web app manifest, both from this origin (installable, loads offline).
+  "worker-src 'self'",
+  "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -33,7 +37,11 @@ const TYPES: Record<string, string> = {
   ".ico": "image/x-icon",
   ".wasm": "application/wasm",
   ".txt": "text/plain; charset=utf-8",
+  ".webmanifest": "application/manifest+json",
 };
+
+/** The service worker: its scope is the whole origin, and a browser checks it for a new build at every load. */
+const SERVICE_WORKER = "/sw.js";
 
 interface Asset {
   file: string;
@@ -42,6 +50,7 @@ interface Asset {
   type: string;
   /** Content-hashed names (under /assets/) never change: cached for good; the page itself never. */
   immutable: boolean;
+  serviceWorker: boolean;
 }
 
 /** The build's gzipped copy of each file: `<file>.gz` (web/vite.config.mts). */
@@ -66,6 +75,7 @@ export class WebAssets {
         ...(found.has(file + GZIP_SUFFIX) ? { gzipFile: file + GZIP_SUFFIX } : {}),
         type: TYPES[path.extname(file)] ?? "application/octet-stream",
         immutable: urlPath.startsWith("/assets/"),
+        serviceWorker: urlPath === SERVICE_WORKER,
       });
     }
     files.set("/", files.get("/index.html")!);
@@ -106,6 +116,7 @@ async function send(req: IncomingMessage, res: ServerResponse, asset: Asset, gzi
       "Content-Length": st.size,
       "Content-Security-Policy": WEB_CSP,
       "Cache-Control": asset.immutable ? "public, max-age=31536000, immutable" : "no-store",
+      ...(asset.serviceWorker ? { "Service-Worker-Allowed": "/" } : {}),
       "Referrer-Policy": "no-referrer",
       "X-Frame-Options": "DENY",
       "Cross-Origin-Opener-Policy": "same-origin",

@@ -14,3 +14,19 @@ test("the build wrote a gzipped copy of each web vault file that gzip makes smal
     else expect([f, zlib.gzipSync(body, { level: 9 }).length >= body.length]).toEqual([f, true]);
   }
 });
+
+test("the build wrote the service worker with the app's files to cache (never the API), and the page links the manifest and icon", () => {
+  const web = path.resolve(__dirname, "../../dist/web");
+  const page = fs.readFileSync(path.join(web, "index.html"), "utf8");
+  expect(page).toContain('<link rel="manifest" href="/manifest.webmanifest"');
+  const manifest = JSON.parse(fs.readFileSync(path.join(web, "manifest.webmanifest"), "utf8")) as Record<string, unknown>;
+  expect(manifest).toMatchObject({ start_url: "/", display: "standalone", icons: [{ src: "/icon.svg" }] });
+  expect(fs.existsSync(path.join(web, "icon.svg"))).toBe(true);
+  const sw = fs.readFileSync(path.join(web, "sw.js"), "utf8");
+  expect(sw).not.toContain("__VAULT_SHELL");
+  const shell = JSON.parse(/cache\.addAll\((\[[^\]]*\])\)/.exec(sw)![1]!) as string[];
+  // Every file the page loads, and each listed file exists.
+  for (const ref of page.matchAll(/(?:src|href)="(\/[^"]+)"/g)) expect([ref[1], shell.includes(ref[1]!)]).toEqual([ref[1], true]);
+  for (const file of shell) expect([file, fs.existsSync(path.join(web, file))]).toEqual([file, true]);
+  expect(shell.filter((f) => f.startsWith("/api/"))).toEqual([]);
+});

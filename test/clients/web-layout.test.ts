@@ -54,6 +54,7 @@ test("on a phone (390 px) the sessions page shows each session as a card, its En
   const other = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore(), deviceName: "A laptop with a rather long device name" });
   await other.login("ada@example.test", SDK_PASSWORD);
   const page = await loggedIn(390);
+  await page.getByRole("button", { name: "Menu" }).click();
   await page.getByRole("link", { name: "Sessions" }).click();
   const end = page.getByRole("button", { name: /End session of A laptop/ });
   await end.waitFor();

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../../sdk";
-import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations } from "../helpers/browser";
+import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations, vaultTab } from "../helpers/browser";
 import { plainShare, unsignedVault } from "../helpers/sdk";
 import { fromBase32, referenceTotp } from "../helpers/totp";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -79,6 +79,12 @@ describe("the web vault", () => {
 
     await ada.goto("/");
     await ada.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    // An empty server: its first page leads with making the first account, above the login.
+    const first = ada.getByRole("heading", { name: "This server has no accounts yet" });
+    await first.waitFor();
+    expect((await first.boundingBox())!.y).toBeLessThan(
+      (await ada.getByRole("heading", { name: "Log in to your vault" }).boundingBox())!.y,
+    );
     await accessible(ada, "login");
     await shot(ada, "login");
     await ada.getByLabel("Email").fill(ADA.email);
@@ -110,6 +116,13 @@ describe("the web vault", () => {
     await accessible(ada, "register");
     await ada.getByRole("button", { name: "Create account" }).click();
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
+    // No longer empty: another browser's first page is the login alone.
+    const later = await browser.newPage({ baseURL: origin });
+    await later.goto("/");
+    await later.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    await later.waitForLoadState("networkidle");
+    expect(await later.getByRole("heading", { name: "This server has no accounts yet" }).count()).toBe(0);
+    await later.close();
     await accessible(ada, "vaults (empty)");
   });
 
@@ -180,6 +193,7 @@ describe("the web vault", () => {
   });
 
   test("sharing shows the member's key fingerprint, vouched for by the invite ada sent, and the member opens the items", async () => {
+    await vaultTab(ada, "Members");
     await ada.getByLabel("Person").selectOption({ label: BOB.email });
     const fingerprint = ada.getByTestId("fingerprint");
     await fingerprint.waitFor();
@@ -196,17 +210,20 @@ describe("the web vault", () => {
     const pins = JSON.parse(await ada.evaluate<string>(`localStorage.getItem("vault.pins")`));
     bobUserId = Object.keys(pins).find((id) => pins[id].fingerprint === shown)!;
     expect(pins[bobUserId]).toEqual({ fingerprint: shown, email: BOB.email, via: "invite", stated: true });
+    await vaultTab(ada, "Member history");
     await ada.getByText(`added ${BOB.email} as member`).waitFor();
     await accessible(ada, "vault");
     await shot(ada, "vault");
 
     await bob.getByRole("link", { name: "Vaults", exact: true }).click();
     await bob.reload();
+    // The login kept across the reload, locked: left, for a login of its own.
+    await bob.getByRole("button", { name: "Log out" }).click();
     await bob.getByRole("heading", { name: "Log in to your vault" }).waitFor();
     await bob.getByLabel("Email").fill(BOB.email);
     await bob.getByLabel("Master password").fill(BOB.password);
     await bob.getByRole("button", { name: "Log in" }).click();
-    await bob.getByRole("link", { name: "Team" }).click();
+    await bob.getByRole("main").getByRole("link", { name: "Team" }).click();
     await bob.getByRole("button", { name: "Wifi" }).click();
     await bob.getByRole("button", { name: "Reveal" }).click();
     expect(await bob.getByTestId("password").textContent()).toBe("rotated");
@@ -224,6 +241,7 @@ describe("the web vault", () => {
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     }`);
     // The remover's page rekeys right after the removal, without being asked.
+    await vaultTab(ada, "Members");
     await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
     await ada.getByText("Rekeyed: key version 2, 2 items re-encrypted, wrapped for 1 members.").waitFor();
     const progress = await ada.evaluate<string[]>(`window.__progress`);
@@ -235,15 +253,18 @@ describe("the web vault", () => {
       "Uploading of 1",
     ]);
     expect(progress.at(-1)).toBe("Uploading: 1 of 1");
-    await ada.getByText(`removed ${BOB.email}`).waitFor();
-    await ada.getByText("rekeyed: key version 2, wrapped for 1 member").waitFor();
     // What bob could read, from the signed history: both items, neither changed since.
     const exposure = ada.getByRole("region", { name: `What ${BOB.email} could read` });
+    await exposure.getByText("2 secrets to change:").waitFor();
+    await vaultTab(ada, "Member history");
+    await ada.getByText(`removed ${BOB.email}`).waitFor();
+    await ada.getByText("rekeyed: key version 2, wrapped for 1 member").waitFor();
     await exposure.getByText("2 secrets to change:").waitFor();
     await expect(exposure.getByRole("checkbox", { checked: false }).count()).resolves.toBe(2);
     await accessible(ada, "exposure report");
 
     await bob.reload();
+    await bob.getByRole("button", { name: "Log out" }).click();
     await bob.getByLabel("Email").fill(BOB.email);
     await bob.getByLabel("Master password").fill(BOB.password);
     await bob.getByRole("button", { name: "Log in" }).click();
@@ -292,7 +313,8 @@ describe("the web vault", () => {
       `localStorage.setItem("vault.pins", JSON.stringify({ ...JSON.parse(localStorage.getItem("vault.pins")), ${JSON.stringify(bobUserId)}: { fingerprint: ${JSON.stringify(fake)}, email: ${JSON.stringify(BOB.email)}, via: "first-use" } }))`,
     );
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).click();
+    await vaultTab(ada, "Members");
     // The list no longer names bob by the server's word: his keys do not check out.
     await ada.getByLabel("Person").selectOption(bobUserId);
     const warning = ada.getByTestId("identity-problem");
@@ -367,8 +389,8 @@ describe("the web vault", () => {
       await ada.getByRole("link", { name: "Sessions" }).click();
       await ada.getByRole("heading", { name: "Where you are signed in" }).waitFor();
       const rows = ada.getByRole("row");
-      await ada.getByRole("cell", { name: "This browser" }).waitFor(); // the list loads after the heading
-      await expect(ada.getByRole("cell", { name: "This browser" }).count()).resolves.toBe(1);
+      await ada.getByRole("cell", { name: "This device" }).waitFor(); // the list loads after the heading
+      await expect(ada.getByRole("cell", { name: "This device" }).count()).resolves.toBe(1);
       await expect(rows.filter({ hasText: "Web vault, Chromium-based browser on Linux" }).count()).resolves.toBeGreaterThanOrEqual(1);
       await expect(rows.filter({ hasText: "Web vault, Firefox on Linux" }).count()).resolves.toBe(1);
       await accessible(ada, "sessions");
@@ -379,6 +401,7 @@ describe("the web vault", () => {
       await expect(rows.count()).resolves.toBe(before - 1);
 
       // The phone's next request: its login is over, and it says so.
+      await phone.getByRole("button", { name: "Menu" }).click();
       await phone.getByRole("link", { name: "Sessions" }).click();
       await phone.getByRole("heading", { name: "Log in to your vault" }).waitFor();
       await expect(phone.getByRole("status").textContent()).resolves.toMatch(/session was ended/);
@@ -392,13 +415,15 @@ describe("the web vault", () => {
 
   test("the rest of the owner's day: a role change, search, a personal vault renamed, an item and the vault deleted, an invite revoked", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).click();
+    await vaultTab(ada, "Members");
     await ada.getByLabel("Person").selectOption({ label: BOB.email });
     await ada.getByText(`It matches the key pinned for ${BOB.email} in this browser.`).waitFor();
     await ada.getByRole("button", { name: "Share", exact: true }).click();
     await ada.getByLabel(`Role of ${BOB.email}`).selectOption("admin");
     await ada.getByRole("button", { name: "Save role" }).click();
     await ada.getByText(`${BOB.email} is admin now.`).waitFor();
+    await vaultTab(ada, "Member history");
     await ada.getByText(`made ${BOB.email} admin`).waitFor();
 
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
@@ -407,10 +432,13 @@ describe("the web vault", () => {
     await ada.getByLabel("Kind").selectOption("personal");
     await ada.getByRole("button", { name: "Create vault" }).click();
     await ada.getByText("personal vault · your role: owner").waitFor();
-    expect(await ada.getByRole("heading", { name: "Members" }).count()).toBe(0);
+    // A personal vault has no members to manage: no such tab.
+    expect(await ada.getByRole("navigation", { name: "This vault" }).getByRole("link", { name: "Members" }).count()).toBe(0);
+    await vaultTab(ada, "Settings");
     await ada.getByLabel("Vault name").fill("Mine, renamed");
     await ada.getByRole("button", { name: "Rename" }).click();
     await ada.getByRole("heading", { name: "Mine, renamed" }).waitFor();
+    await vaultTab(ada, "Items");
     await ada.getByRole("button", { name: "Add item" }).click();
     await ada.getByLabel("Name", { exact: true }).fill("Bank");
     await ada.getByRole("button", { name: "Save item" }).click();
@@ -419,16 +447,17 @@ describe("the web vault", () => {
 
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByLabel("Search vaults").fill("renamed");
-    await ada.getByRole("link", { name: "Mine, renamed" }).waitFor();
-    expect(await ada.getByRole("link", { name: "Team" }).count()).toBe(0);
+    await ada.getByRole("main").getByRole("link", { name: "Mine, renamed" }).waitFor();
+    expect(await ada.getByRole("main").getByRole("link", { name: "Team" }).count()).toBe(0);
     await ada.getByLabel("Search vaults").fill("nothing like it");
     await ada.getByText("No vault matches your search.").waitFor();
     await ada.getByLabel("Search vaults").fill("");
-    await ada.getByRole("link", { name: "Mine, renamed" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Mine, renamed" }).click();
+    await vaultTab(ada, "Settings");
     await ada.getByRole("button", { name: "Delete this vault" }).click();
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
-    await ada.getByRole("link", { name: "Team" }).waitFor();
-    expect(await ada.getByRole("link", { name: "Mine, renamed" }).count()).toBe(0);
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).waitFor();
+    expect(await ada.getByRole("main").getByRole("link", { name: "Mine, renamed" }).count()).toBe(0);
 
     await ada.getByRole("link", { name: "Invites" }).click();
     await ada.getByLabel("Their email").fill("carol@example.test");
@@ -439,7 +468,7 @@ describe("the web vault", () => {
 
   test("a rekey that keeps meeting a changed vault: retried, then a clear 'try again' that works", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).click();
     // The vault "changes" under every upload: the server answers 409 as it would to a racing write.
     let conflicts = 0;
     await ada.route("**/api/v1/vaults/*/rekey", (route) => {
@@ -452,6 +481,7 @@ describe("the web vault", () => {
     });
     conflicts = 5;
     // The removal's own rekey meets the changing vault five times.
+    await vaultTab(ada, "Members");
     await ada.getByRole("button", { name: `Remove ${BOB.email}` }).click();
     await expect(ada.getByRole("alert").filter({ hasText: "Someone changed" }).textContent()).resolves.toBe(
       "Someone changed this at the same time. Reload and try again.",
@@ -471,7 +501,10 @@ describe("the web vault", () => {
     const legacy = await unsignedVault(sdk, "Legacy");
     await plainShare(sdk, legacy, bobUserId, "member");
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: /^Legacy/ }).click();
+    await ada
+      .getByRole("main")
+      .getByRole("link", { name: /^Legacy/ })
+      .click();
     const panel = ada.getByRole("region", { name: "Adopt this vault" });
     await panel.waitFor();
     // Nobody but the owner is vouched for until she checks them.
@@ -580,7 +613,7 @@ describe("the web vault", () => {
       const cy = await newPage(cyContext);
       const openItem = async () => {
         await cy.getByRole("link", { name: "Vaults", exact: true }).click();
-        await cy.getByRole("link", { name: "Rotation" }).click();
+        await cy.getByRole("main").getByRole("link", { name: "Rotation" }).click();
         await cy.getByRole("button", { name: "Before" }).click();
         await cy.getByRole("button", { name: "Reveal" }).click();
         expect(await cy.getByTestId("password").textContent()).toBe("signed by the old key");
@@ -648,16 +681,16 @@ describe("the web vault", () => {
       await sdk.items.add(first.vaultId, { name: "Printer", fields: { password: "toner" } });
       await sdk.members.share(first.vaultId, deeSdk.account.userId);
       await dee.getByRole("link", { name: "Vaults", exact: true }).click();
-      await dee.getByRole("link", { name: "Shared while open" }).waitFor();
+      await dee.getByRole("main").getByRole("link", { name: "Shared while open" }).waitFor();
 
       // Shared while she is elsewhere: the tab regaining focus reads it again.
       const second = await sdk.vaults.create("Shared while away");
       await sdk.members.share(second.vaultId, deeSdk.account.userId);
       await dee.evaluate(`window.dispatchEvent(new Event("focus"))`);
-      await dee.getByRole("link", { name: "Shared while away" }).waitFor();
+      await dee.getByRole("main").getByRole("link", { name: "Shared while away" }).waitFor();
 
       // An item added while her vault is open shows when she comes back to the tab.
-      await dee.getByRole("link", { name: "Shared while open" }).click();
+      await dee.getByRole("main").getByRole("link", { name: "Shared while open" }).click();
       await dee.getByRole("button", { name: "Printer" }).waitFor();
       await sdk.items.add(first.vaultId, { name: "Scanner", fields: { password: "flatbed" } });
       await dee.evaluate(`document.dispatchEvent(new Event("visibilitychange"))`);
@@ -695,19 +728,30 @@ describe("the web vault", () => {
         ["Audit log", "Audit log"],
         ["People", "People"],
       ];
+      // On a phone the sidebar folds behind "Menu"; a link followed folds it again.
+      const menu = phone.getByRole("button", { name: "Menu" });
       for (const [link, heading] of pages) {
+        await menu.click();
         await phone.getByRole("link", { name: link, exact: true }).click();
         await phone.getByRole("heading", { name: heading, exact: true }).first().waitFor();
         await phone.waitForLoadState("networkidle");
         expect({ page: link, overflowing: await overflow() }).toEqual({ page: link, overflowing: [] });
       }
       // A shared vault with members, its roster history and an item open.
+      await menu.click();
       await phone.getByRole("link", { name: "Vaults", exact: true }).click();
-      await phone.getByRole("link", { name: "Team" }).click();
+      await phone.getByRole("main").getByRole("link", { name: "Team" }).click();
       await phone.getByRole("button", { name: "Wifi" }).click();
       await phone.waitForLoadState("networkidle");
       expect({ page: "vault", overflowing: await overflow() }).toEqual({ page: "vault", overflowing: [] });
       await shot(phone, "phone-vault");
+      for (const tab of ["Members", "Member history"]) {
+        await vaultTab(phone, tab);
+        await phone.waitForLoadState("networkidle");
+        expect({ page: tab, overflowing: await overflow() }).toEqual({ page: tab, overflowing: [] });
+      }
+      await menu.click();
+      expect({ page: "menu", overflowing: await overflow() }).toEqual({ page: "menu", overflowing: [] });
     } finally {
       await phoneContext.close();
     }
@@ -715,7 +759,7 @@ describe("the web vault", () => {
 
   test("an item as people use it: copy the username, open github.com typed without https://, notes keep their lines; a javascript: address is no link", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).click();
     await ada.getByRole("button", { name: "Add item" }).click();
     await ada.getByLabel("Name", { exact: true }).fill("GitHub bot");
     await ada.getByLabel("Username").fill("acme-bot");
@@ -752,14 +796,18 @@ describe("the web vault", () => {
     await ada.getByText("Revision 3 ·").waitFor();
 
     await ada.getByRole("region", { name: "Item GitHub bot" }).getByRole("button", { name: "Delete", exact: true }).click();
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).waitFor({ state: "detached" });
+    await vaultTab(ada, "Trash");
     const trash = ada.getByRole("list", { name: "Trash" });
     await trash.getByText("GitHub bot", { exact: true }).waitFor();
-    expect(await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).count()).toBe(0);
     await accessible(ada, "trash");
+    // Restored, it is back in the list and open.
     await trash.getByRole("button", { name: "Restore GitHub bot" }).click();
     await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "GitHub bot" }).waitFor();
-    await ada.getByText("The trash is empty.").waitFor();
     await ada.getByText("Revision 4 ·").waitFor();
+    await vaultTab(ada, "Trash");
+    await ada.getByText("The trash is empty.").waitFor();
+    await vaultTab(ada, "Items");
   });
 
   test("item types: a login with two websites, a TOTP seed whose code matches one computed here, a custom field; a card; search across vaults", async () => {
@@ -819,25 +867,51 @@ describe("the web vault", () => {
   });
 
   test("import a Bitwarden export and a KeePass database; export encrypted (it reads back) and, after a loud confirmation, as CSV", async () => {
+    await vaultTab(ada, "Import and export");
     const transfer = ada.getByRole("region", { name: "Import and export" });
     await transfer.getByLabel("File to import").setInputFiles(path.join(__dirname, "../fixtures/import/bitwarden.json"));
     await transfer.getByRole("button", { name: "Import", exact: true }).click();
-    await ada.getByText("Imported 5 items. Skipped 1:").waitFor();
+    await ada.getByText("Imported 5 items (1 with parts left out); skipped 1.").waitFor();
+    await ada
+      .getByRole("list", { name: "Parts left out" })
+      .getByText("GitHub: linked field user link: a linked field has no value of its own")
+      .waitFor();
     await ada
       .getByRole("list", { name: "Skipped" })
       .getByText("From the future: a Bitwarden item type this service does not have (9)")
       .waitFor();
-    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "Wi-Fi" }).waitFor();
     await accessible(ada, "import and export");
+    await vaultTab(ada, "Items");
+    await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "Wi-Fi" }).waitFor();
+
+    // KeePassXC's own database that needs its password and its key file: the key file is asked for once a .kdbx is chosen.
+    await vaultTab(ada, "Import and export");
+    await transfer
+      .getByLabel("File to import")
+      .setInputFiles(path.join(__dirname, "../fixtures/import/keepass/keepassxc-KeyFileProtected.kdbx"));
+    await transfer.getByLabel("The file's password").fill("a");
+    await transfer.getByRole("button", { name: "Import", exact: true }).click();
+    await ada.getByRole("alert").filter({ hasText: "key file" }).waitFor();
+    await transfer.getByLabel(/Key file/).setInputFiles(path.join(__dirname, "../fixtures/import/keepass/keepassxc-KeyFileProtected.key"));
+    // The password field is emptied after every attempt.
+    await transfer.getByLabel("The file's password").fill("a");
+    await transfer.getByRole("button", { name: "Import", exact: true }).click();
+    await ada.getByText(/^Imported \d+ items? \(/).waitFor();
 
     await transfer
       .getByLabel("File to import")
       .setInputFiles({ name: "team.kdbx", mimeType: "application/octet-stream", buffer: Buffer.from(await keepassFile("kp-pass")) });
     await transfer.getByLabel("The file's password").fill("kp-pass");
     await transfer.getByRole("button", { name: "Import", exact: true }).click();
-    await ada.getByText("Imported 2 items. Skipped 1:").waitFor();
+    await ada.getByText("Imported 2 items (1 with parts left out); skipped 1.").waitFor();
+    await ada
+      .getByRole("list", { name: "Parts left out" })
+      .getByText("scan: attachment passport.pdf: attachments are not carried")
+      .waitFor();
+    await vaultTab(ada, "Items");
     await ada.getByRole("list", { name: "Items" }).getByRole("button", { name: "db1" }).click();
     await ada.getByRole("region", { name: "Item db1" }).getByTestId("totp").waitFor();
+    await vaultTab(ada, "Import and export");
 
     await transfer.getByLabel("Export passphrase", { exact: true }).fill("a long export passphrase");
     await transfer.getByLabel("Export passphrase, again").fill("a long export passphrase");
@@ -864,16 +938,18 @@ describe("the web vault", () => {
     );
   });
 
-  test("a reload asks to log in again, the email of the last login filled in (no login kept in the browser)", async () => {
+  test("a reload keeps the login, locked: the lock screen names the account, and the password opens it (no token in the clear)", async () => {
     const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
     await ada.reload();
-    await ada.getByRole("heading", { name: "Log in to your vault" }).waitFor();
-    await expect(ada.getByLabel("Email").inputValue()).resolves.toBe(ADA.email);
-    // Nothing of the login is kept in the browser: no token, no key.
+    await ada.getByRole("heading", { name: "Your vault is locked" }).waitFor();
+    await ada.getByText(`Signed in as ${ADA.email}`).waitFor();
+    // What is kept holds the session's tokens sealed: none in the clear.
     const kept = await ada.evaluate<string>(`JSON.stringify(Object.assign({}, localStorage, sessionStorage))`);
     expect(kept).not.toMatch(/refreshToken|accessToken|eyJ/);
     await ada.getByLabel("Master password").fill(NEW);
-    await ada.getByRole("button", { name: "Log in" }).click();
+    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
+    await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();
   });
 
@@ -904,7 +980,7 @@ describe("the web vault", () => {
 
   test("the server stopped mid-action: the page says so instead of failing silently", async () => {
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
-    await ada.getByRole("link", { name: "Team" }).click();
+    await ada.getByRole("main").getByRole("link", { name: "Team" }).click();
     await ada.getByRole("button", { name: "Add item" }).click();
     await ada.getByLabel("Name", { exact: true }).fill("Written while the server is down");
     await server.stop();

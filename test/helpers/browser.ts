@@ -73,3 +73,8 @@ export async function seriousAxeViolations(page: Pick<Page, "evaluate">): Promis
 export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? path.resolve(__dirname, "../../docs/screenshots")
   : path.join(os.tmpdir(), "vault-web-screenshots");
+
+/** Opens one of a vault page's tabs (Members, Member history, Import and export, Trash, Settings, or Items). */
+export async function vaultTab(page: Page, name: string): Promise<void> {
+  await page.getByRole("navigation", { name: "This vault" }).getByRole("link", { name, exact: true }).click();
+}

@@ -5,14 +5,22 @@
  */
 import { render } from "preact";
 import { managesOrg } from "../../sdk";
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { Login } from "./pages/login";
 import { Register } from "./pages/register";
 import { Unlock } from "./pages/unlock";
 import { Recover } from "./pages/recover";
-import { findRoute, mayView, pageFor, ROUTES } from "./routes";
-import { currentClient, go, idleLockMs, lock, logout, refreshNow, useRoute, useSession } from "./session";
+import { findRoute, pageFor } from "./routes";
+import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
+import { Sidebar } from "./components/sidebar";
+import { clearLibrary } from "./library";
+import { applyTheme, savedTheme, THEMES, type Theme } from "./theme";
+import { useShortcut } from "./pages/vault/items";
+import { useOffline } from "./offline";
+import { NotOffline, OfflineBanner, readableOffline } from "./offline-banner";
+
+applyTheme();
 
 function App() {
   const route = useRoute();
@@ -22,6 +30,8 @@ function App() {
     if (page === "invite" && arg) return <Register inviteToken={arg} />;
     if (page === "register") return <Register />;
     if (page === "recover") return <Recover />;
+    // A login this browser kept, locked: its lock screen (session.ts).
+    if (session.kept) return <Unlock />;
     return <Login />;
   }
   if (session.locked) return <Unlock />;
@@ -31,28 +41,32 @@ function App() {
 function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string }) {
   const client = currentClient();
   const admin = managesOrg(client.account.role);
+  const offline = useOffline();
   useIdleLock();
+  // What was opened while unlocked goes with the keys: on lock and log-out this unmounts.
+  useEffect(() => clearLibrary, [client]);
+  useShortcut("/", focusSearch);
   useEffect(() => {
     // Just recovered (pages/recover.tsx): to the Security page, to enrol again.
     if (page === "recover") go("#/security");
     else if (!findRoute(page)) go("#/vaults");
   }, [page]);
+  const here = `#/${[page, arg, sub]
+    .filter(Boolean)
+    .map((p) => encodeURIComponent(p!))
+    .join("/")}`;
   return (
     <>
       <button type="button" class="skip" onClick={skipToContent}>
         Skip to content
       </button>
       <header>
-        {/* A link to the page already shown reads it again (the hash does not change, so nothing else would). */}
-        <nav aria-label="Main" onClick={(e) => sameRoute(e) && refreshNow()}>
-          {ROUTES.filter((r) => r.label && mayView(r, admin)).map((r) => (
-            <a key={r.path} href={`#/${r.path}`}>
-              {r.label}
-            </a>
-          ))}
-        </nav>
+        <a class="brand" href="#/items">
+          Vault
+        </a>
         <div class="who">
           <span>{client.account.email}</span>
+          <ThemeChoice />
           <button type="button" class="secondary" onClick={lock}>
             Lock
           </button>
@@ -61,8 +75,33 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
           </button>
         </div>
       </header>
-      {pageFor(page, admin, arg, sub)}
+      {offline && <OfflineBanner />}
+      <div class="app">
+        <Sidebar client={client} current={here} />
+        {offline && !readableOffline(page, sub) ? <NotOffline /> : pageFor(page, admin, arg, sub)}
+      </div>
     </>
+  );
+}
+
+function ThemeChoice() {
+  const [theme, setTheme] = useState<Theme>(savedTheme);
+  return (
+    <select
+      aria-label="Theme"
+      value={theme}
+      onChange={(e) => {
+        const next = (e.currentTarget as HTMLSelectElement).value as Theme;
+        applyTheme(next);
+        setTheme(next);
+      }}
+    >
+      {THEMES.map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -74,10 +113,9 @@ function skipToContent(): void {
   main.focus();
 }
 
-/** A click on a link to the route already shown. */
-function sameRoute(e: MouseEvent): boolean {
-  const link = (e.target as Element | null)?.closest?.("a");
-  return link?.getAttribute("href") === location.hash;
+/** "/": to the page's search field. */
+function focusSearch(): void {
+  document.querySelector<HTMLInputElement>('main input[type="search"]')?.focus();
 }
 
 /** Locks after a while without a key press, click or touch. */

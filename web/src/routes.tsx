@@ -13,6 +13,8 @@ import { Sessions } from "./pages/sessions";
 import { ChangePassword } from "./pages/password";
 import { Security } from "./pages/security";
 import { Health } from "./pages/health";
+import { ItemsPage } from "./pages/items";
+import { AllTrash } from "./pages/trash";
 
 export interface Route {
   /** The route's first part: `#/<path>/<arg>/<sub>`. */
@@ -26,8 +28,12 @@ export interface Route {
 }
 
 export const ROUTES: readonly Route[] = [
-  { path: "vaults", label: "Vaults", page: () => <Vaults /> },
-  { path: "vault", page: (vaultId, itemId) => (vaultId ? <VaultPage vaultId={vaultId} itemId={itemId} /> : null) },
+  // Keyed: each list starts with its own empty search.
+  { path: "items", page: (kind, arg) => <ItemsPage key={`${kind}/${arg}`} kind={kind} arg={arg} /> },
+  // Linked from the sidebar's "Vaults" heading.
+  { path: "vaults", page: () => <Vaults /> },
+  { path: "vault", page: (vaultId, sub) => (vaultId ? <VaultPage vaultId={vaultId} sub={sub} /> : null) },
+  { path: "trash", label: "Trash", page: () => <AllTrash /> },
   { path: "health", label: "Health", page: () => <Health /> },
   { path: "invites", label: "Invites", adminsOnly: true, page: () => <Invites /> },
   { path: "audit", label: "Audit log", adminsOnly: true, page: () => <Audit /> },

@@ -1,25 +1,26 @@
-/** Search over opened items, here in the browser (sdk/search.ts, loaded when first used): within a vault, or across every vault on the vault list. */
-import { useEffect, useRef, useState } from "preact/hooks";
-import type { CheckedVault, Item, ItemSearch } from "../../../sdk";
-import { currentClient } from "../session";
-import { ErrorNote, Field, inputValue, useAction } from "./ui";
+/**
+ * Search over opened items, here in the browser, on the library's one index (web/src/library.ts):
+ * kept current as each vault is read, so a keystroke searches and never reads or re-indexes.
+ */
+import { useState } from "preact/hooks";
+import type { CheckedVault, Item } from "../../../sdk";
+import { currentClient, useRefresh } from "../session";
+import { allItems, useLibrary, type Library } from "../library";
+import { Busy, Field, inputValue } from "./ui";
 
-/** Favourites first, then as listed. */
-export const favouritesFirst = (items: readonly Item[]): Item[] => [
-  ...items.filter((i) => i.favorite),
-  ...items.filter((i) => !i.favorite),
-];
-
-/** The items matching `query` (best first), or null while there is no query (or the search code is still loading). */
-export function useItemSearch(items: readonly Item[], query: string): Item[] | null {
-  const [index, setIndex] = useState<ItemSearch | null>(null);
-  useEffect(() => {
-    if (!query.trim()) return;
-    void import("../../../sdk/search").then(({ ItemSearch }) => setIndex(new ItemSearch(items)));
-  }, [items, query.trim() === ""]);
-  if (!query.trim() || !index) return null;
+/** The items of `items` matching `query` (best first; within one vault with `vaultId`), or null without a query or before the index is ready. */
+export function searchItems(lib: Library, items: readonly Item[], query: string, vaultId?: string): Item[] | null {
+  if (!query.trim() || !lib.index) return null;
   const byKey = new Map(items.map((i) => [`${i.vaultId}/${i.itemId}`, i]));
-  return index.search(query, { limit: Number.POSITIVE_INFINITY }).flatMap((h) => byKey.get(`${h.vaultId}/${h.itemId}`) ?? []);
+  return lib.index
+    .search(query, { limit: Number.POSITIVE_INFINITY, ...(vaultId && { vaultId }) })
+    .flatMap((h) => byKey.get(`${h.vaultId}/${h.itemId}`) ?? []);
+}
+
+/** `searchItems` for a component, on the library of the signed-in client. */
+export function useItemSearch(items: readonly Item[], query: string, vaultId?: string): Item[] | null {
+  const lib = useLibrary(currentClient());
+  return searchItems(lib, items, query, vaultId);
 }
 
 /** The most hits the vault list shows at once; it says so when there are more. */
@@ -27,33 +28,9 @@ const SHOWN = 200;
 
 /** On the vault list: every item of every vault the user can open, searched here; each hit a link to its vault with it open. */
 export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) {
-  const client = currentClient();
+  const lib = useLibrary(currentClient(), useRefresh());
   const [query, setQuery] = useState("");
-  const [items, setItems] = useState<Item[] | null>(null);
-  const [skipped, setSkipped] = useState<string[]>([]);
-  const load = useAction();
-  const loading = useRef(false);
-  useEffect(() => {
-    // Read once the person starts typing, and again when the vault list is read again.
-    if (!query.trim() || loading.current) return;
-    loading.current = true;
-    void load
-      .run(async () => {
-        const all: Item[] = [];
-        const notOpened: string[] = [];
-        for (const v of vaults) {
-          try {
-            all.push(...(await client.items.list(v.vaultId)));
-          } catch {
-            notOpened.push(v.nameCheck.name);
-          }
-        }
-        setItems(all);
-        setSkipped(notOpened);
-      })
-      .finally(() => (loading.current = false));
-  }, [query.trim() === "", vaults]);
-  const hits = useItemSearch(items ?? [], query);
+  const hits = searchItems(lib, allItems(lib), query);
   const vaultName = (id: string) => vaults.find((v) => v.vaultId === id)?.nameCheck.name ?? id;
   return (
     <section aria-labelledby="search-all-heading">
@@ -63,8 +40,8 @@ export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) 
       <Field id="all-items-search" label="Search all items">
         <input id="all-items-search" type="search" value={query} onInput={(e) => setQuery(inputValue(e))} />
       </Field>
-      <ErrorNote error={load.error} />
-      {hits && items && hits.length === 0 && <p>No item matches your search.</p>}
+      {query.trim() && lib.loading && <Busy label="Opening your vaults…" />}
+      {hits && !lib.loading && hits.length === 0 && <p>No item matches your search.</p>}
       {hits && hits.length > SHOWN && (
         <p class="meta" role="status">
           Showing the best {SHOWN} of {hits.length} matching items: add a word to narrow the search.
@@ -83,7 +60,7 @@ export function SearchAllItems({ vaults }: { vaults: readonly CheckedVault[] }) 
           ))}
         </ul>
       )}
-      {query.trim() && skipped.length > 0 && <p class="meta">Not searched (they could not be opened): {skipped.join(", ")}.</p>}
+      {query.trim() && lib.failed.length > 0 && <p class="meta">Not searched (they could not be opened): {lib.failed.join(", ")}.</p>}
     </section>
   );
 }

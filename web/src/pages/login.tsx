@@ -1,5 +1,5 @@
 /** Logging in: the email and master password, then a second step when the account has a factor. */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { SecondFactorAnswer, SecondFactorChallenge } from "../../../sdk";
 import { go, lastEmail, newClient, rememberEmail, signedIn, takeEndedNotice } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
@@ -32,12 +32,14 @@ export function Login() {
       go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
     });
   };
+  const offer = useRegistrationOffer();
   return (
     <main>
+      {offer?.firstAccount && <FirstAccount />}
       <h1>Log in to your vault</h1>
       {endedElsewhere && (
         <p class="note" role="status">
-          This browser&apos;s session was ended (from another device, or because its login was used twice). Log in again.
+          {endedElsewhere}
         </p>
       )}
       {step ? (
@@ -63,11 +65,59 @@ export function Login() {
       )}
       {action.busy && !step && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
-      <p>
-        First time on this server? <a href="#/register">Create the first account</a>. Invited? Open the link you were sent. Forgot your
-        master password? <a href="#/recover">Recover your account with your trustees</a>.
-      </p>
+      <OtherWays offer={offer} />
     </main>
+  );
+}
+
+/**
+ * What the server says of registering, asked once (null until it answers, or when it cannot be
+ * asked: then the page offers what it always did). A hint for what to show first: the login stays.
+ */
+function useRegistrationOffer() {
+  const [offer, setOffer] = useState<{ mode: string; firstAccount: boolean } | null>(null);
+  useEffect(() => {
+    void newClient()
+      .registrationOffer()
+      .then(setOffer, () => undefined);
+  }, []);
+  return offer;
+}
+
+/** Where else a person may be headed: registering (as the server allows it), an invite, recovery. */
+function OtherWays({ offer }: { offer: { mode: string; firstAccount: boolean } | null }) {
+  return (
+    <p>
+      {offer?.mode === "open" && !offer.firstAccount && (
+        <>
+          New here? <a href="#/register">Create an account</a>.{" "}
+        </>
+      )}
+      {offer === null && (
+        <>
+          First time on this server? <a href="#/register">Create the first account</a>.{" "}
+        </>
+      )}
+      Invited? Open the link you were sent. Forgot your master password? <a href="#/recover">Recover your account with your trustees</a>.
+    </p>
+  );
+}
+
+/** An empty server's first page leads with making the first account. */
+function FirstAccount() {
+  return (
+    <section class="card note" aria-labelledby="first-account-heading">
+      <h2 id="first-account-heading">This server has no accounts yet</h2>
+      <p>
+        Create the first account: you become the owner of a new organization, and invite your team from there. Whoever registers first owns
+        this server&apos;s first organization, so do it now.
+      </p>
+      <p>
+        <a class="button" href="#/register">
+          Create the first account
+        </a>
+      </p>
+    </section>
   );
 }
 
@@ -80,6 +130,8 @@ interface PendingStep {
 function SecondStep({ step }: { step: PendingStep }) {
   const { challenge, resolve } = step;
   const [code, setCode] = useState("");
+  // Remembered, this browser skips the second step at its next logins (with the master password) for 30 days.
+  const [remember, setRemember] = useState(false);
   const key = useAction();
   const rpId = (challenge.webauthn as { rpId?: string } | undefined)?.rpId;
   const keyAddress = securityKeyAddressProblem(location, rpId);
@@ -87,12 +139,12 @@ function SecondStep({ step }: { step: PendingStep }) {
     void key.run(async () => {
       if (keyAddress) throw new InputError(keyAddress);
       const { startAuthentication } = await import("@simplewebauthn/browser");
-      resolve({ webauthn: await startAuthentication({ optionsJSON: challenge.webauthn as never }) });
+      resolve({ webauthn: await startAuthentication({ optionsJSON: challenge.webauthn as never }), rememberDevice: remember });
     });
   const submit = (e: Event) => {
     e.preventDefault();
     const typed = code.trim();
-    resolve(/^\d{6}$/.test(typed) ? { totpCode: typed } : { recoveryCode: typed });
+    resolve({ ...(/^\d{6}$/.test(typed) ? { totpCode: typed } : { recoveryCode: typed }), rememberDevice: remember });
   };
   return (
     <section aria-labelledby="second-step">
@@ -102,6 +154,12 @@ function SecondStep({ step }: { step: PendingStep }) {
           That was not right (a wrong password or code, or a code used already). Try again.
         </p>
       )}
+      <p>
+        <label>
+          <input type="checkbox" checked={remember} onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)} /> Remember
+          this device for 30 days
+        </label>
+      </p>
       {challenge.methods.includes("webauthn") && (
         <p>
           <button type="button" onClick={useKey} disabled={key.busy}>

@@ -1,25 +1,33 @@
-/** Unlocking after a lock: the master password opens the keys again; the login itself stayed. */
+/**
+ * The lock screen: after a lock, the master password opens the keys again (the login itself
+ * stayed); after a reload, it opens the login this browser kept (session.ts) and the same session
+ * goes on, without a second step.
+ */
 import { useState } from "preact/hooks";
-import { currentClient, logout, unlocked } from "../session";
+import { currentClient, forgetKept, logout, rememberEmail, resumeKept, unlocked, useSession } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
+import { printable } from "../../../sdk";
 
 export function Unlock() {
   const [password, setPassword] = useState("");
   const action = useAction();
-  const client = currentClient();
+  const session = useSession();
+  const kept = session.client ? null : session.kept;
+  const email = kept ? kept.account.email : currentClient().account.email;
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
       await nextPaint();
-      await client.unlock(password);
+      if (kept) return resumeKept(password);
+      await currentClient().unlock(password);
       unlocked();
     });
   };
   return (
     <main>
       <h1>Your vault is locked</h1>
-      <p>Signed in as {client.account.email}. Enter your master password to open your vaults again.</p>
+      <p>Signed in as {printable(email)}. Enter your master password to open your vaults again.</p>
       <form onSubmit={submit}>
         <Field id="unlock-password" label="Master password">
           <input
@@ -32,10 +40,28 @@ export function Unlock() {
           />
         </Field>
         <Submit busy={action.busy}>Unlock</Submit>
-        <button type="button" class="secondary" onClick={() => void logout()}>
+        <button type="button" class="secondary" onClick={() => void (kept ? forgetKept() : logout())}>
           Log out
         </button>
+        {kept && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              rememberEmail("");
+              forgetKept();
+            }}
+          >
+            Use another account
+          </button>
+        )}
       </form>
+      {kept && (
+        <p class="note">
+          Logging out here erases this browser&apos;s locked login. Without your master password it cannot end the session on the server:
+          that session is of no use without the password, and you can end it from the Sessions page on another device.
+        </p>
+      )}
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
     </main>

@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { VaultClient } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, nextPaint, Submit, useAction } from "../components/ui";
+import { ColleaguesKeys } from "./colleagues";
 
 type LogEntry = { version: number; fingerprint: string; at?: string };
 
@@ -61,6 +62,7 @@ export function OwnKey() {
         When someone shares a vault with you for the first time, their browser shows them this fingerprint for you. Read it to them by phone
         or in person: if theirs says the same, the server did not slip another key in between.
       </p>
+      <ColleaguesKeys client={client} />
       <h2>Rotate your keys</h2>
       <p>
         Replace your keys: your old keys sign the new ones into your key log, every vault&apos;s key is wrapped to the new keys in this

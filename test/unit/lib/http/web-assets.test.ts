@@ -24,6 +24,8 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "assets", "app-1.js"), script);
   fs.writeFileSync(path.join(dir, "assets", "app-1.js.gz"), zlib.gzipSync(script));
   fs.writeFileSync(path.join(dir, "assets", "logo.svg"), "<svg/>");
+  fs.writeFileSync(path.join(dir, "sw.js"), "self.addEventListener('fetch', () => {});");
+  fs.writeFileSync(path.join(dir, "manifest.webmanifest"), '{"name":"Vault"}');
   const web = WebAssets.load(dir)!;
   server = http.createServer((req, res) => {
     if (!web.serve(req, res)) res.writeHead(404).end("not a web file");
@@ -67,6 +69,26 @@ test("the page and its files, with their types, caching and the CSP", async () =
     undefined,
   ]);
   expect(js.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+});
+
+test("the service worker and the app manifest: their types, never cached for good, allowed by the CSP and nothing else added", async () => {
+  const sw = await get("/sw.js");
+  expect([sw.status, sw.headers["content-type"], sw.headers["cache-control"], sw.headers["service-worker-allowed"]]).toEqual([
+    200,
+    "text/javascript; charset=utf-8",
+    "no-store",
+    "/",
+  ]);
+  const manifest = await get("/manifest.webmanifest");
+  expect([manifest.status, manifest.headers["content-type"], manifest.body.toString()]).toEqual([
+    200,
+    "application/manifest+json",
+    '{"name":"Vault"}',
+  ]);
+  expect((await get("/")).headers["service-worker-allowed"]).toBeUndefined();
+  const csp = String(manifest.headers["content-security-policy"]).split("; ");
+  expect(csp).toEqual(expect.arrayContaining(["default-src 'none'", "worker-src 'self'", "manifest-src 'self'", "connect-src 'self'"]));
+  expect(csp.join("; ")).not.toMatch(/unsafe-inline|\*|https?:/);
 });
 
 test("a browser that takes gzip gets the build's gzipped copy; a file without one goes as it is", async () => {

@@ -65,11 +65,7 @@ export function ItemForm({
         </p>
       )}
       <CustomFields custom={draft.custom} shown={shown} onChange={draft.setCustom} />
-      <p>
-        <label>
-          <input type="checkbox" checked={draft.favorite} onChange={(e) => draft.setFavorite(checked(e))} /> Favourite
-        </label>
-      </p>
+      <Marks draft={draft} />
       <button type="submit" disabled={busy || draft.totpError !== undefined}>
         Save item
       </button>{" "}
@@ -77,6 +73,32 @@ export function ItemForm({
         Cancel
       </button>
     </form>
+  );
+}
+
+/** How the item is found and kept: favourite, archived, its tags. */
+function Marks({ draft }: { draft: Draft }) {
+  return (
+    <>
+      <p>
+        <label>
+          <input type="checkbox" checked={draft.favorite} onChange={(e) => draft.setFavorite(checked(e))} /> Favourite
+        </label>{" "}
+        <label>
+          <input type="checkbox" checked={draft.archived} onChange={(e) => draft.setArchived(checked(e))} /> Archived (kept, out of the
+          everyday lists)
+        </label>
+      </p>
+      <Field id="item-tags" label="Tags, one a line" hint="A folder path is one tag: Work/Servers.">
+        <textarea
+          id="item-tags"
+          rows={2}
+          value={draft.tags}
+          onInput={(e) => draft.setTags(inputValue(e))}
+          aria-describedby="item-tags-hint"
+        />
+      </Field>
+    </>
   );
 }
 
@@ -92,6 +114,8 @@ function useDraft(item?: Item) {
   const [totpError, setTotpError] = useState<string | undefined>();
   const [custom, setCustom] = useState<CustomField[]>(item?.custom ?? []);
   const [favorite, setFavorite] = useState(item?.favorite ?? false);
+  const [tags, setTags] = useState((item?.tags ?? []).join("\n"));
+  const [archived, setArchived] = useState(item?.archived ?? false);
   const [shown, setShown] = useState(false);
   // The seed is checked as it is typed, with the TOTP code lazily loaded (not on the first page).
   useEffect(() => {
@@ -107,6 +131,10 @@ function useDraft(item?: Item) {
     const customs = custom.filter((c) => c.name.trim());
     if (customs.length > 0) result.custom = customs;
     if (favorite) result.favorite = true;
+    // One tag a line: a tag may hold a comma (a folder's name), never a line break.
+    const kept = [...new Set(tags.split("\n").map((t) => t.trim()))].filter(Boolean);
+    if (kept.length > 0) result.tags = kept;
+    if (archived) result.archived = true;
     return result;
   };
   return {
@@ -125,6 +153,10 @@ function useDraft(item?: Item) {
     setCustom,
     favorite,
     setFavorite,
+    tags,
+    setTags,
+    archived,
+    setArchived,
     shown,
     setShown,
     content,

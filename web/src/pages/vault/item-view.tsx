@@ -1,16 +1,23 @@
 /** One item shown: its type's fields, websites, one-time code and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
 import { useEffect, useState } from "preact/hooks";
-import type { VNode } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode, type TypeField } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
+import { isArchived, itemTags } from "../../library";
 
-export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): void; onDelete(): void }) {
-  const [revealed, setRevealed] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (key: string) => {
-    const next = new Set(revealed);
-    if (!next.delete(key)) next.add(key);
-    setRevealed(next);
-  };
+/** Edit and Delete show where the item's vault is open; elsewhere `children` (a link to it) takes their place. */
+export function ItemView({
+  item,
+  onEdit,
+  onDelete,
+  children,
+}: {
+  item: Item;
+  onEdit?(): void;
+  onDelete?(): void;
+  children?: ComponentChildren;
+}) {
+  const { revealed, toggle } = useRevealed();
   const { copied, copy } = useClipboard();
   const secret = (key: string, label: string, value: string) => (
     <SecretRow key={key} id={key} label={label} value={value} revealed={revealed.has(key)} onToggle={() => toggle(key)} onCopy={copy} />
@@ -20,6 +27,7 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
       <h3>
         {item.favorite && <span aria-label="Favourite">★ </span>}
         {item.name} <span class="meta">{TYPE_LABELS[item.type]}</span>
+        {isArchived(item) && <span class="meta"> · archived</span>}
       </h3>
       <dl>
         {TYPE_FIELDS[item.type].map((f) => {
@@ -31,6 +39,7 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
         <Websites item={item} />
         {item.totp && <OneTimeCode seed={item.totp} onCopy={(code) => void copy(code, "one-time code")} />}
         <OtherFields item={item} secret={secret} />
+        <TagsRow item={item} />
       </dl>
       {copied && (
         <p role="status" class="note">
@@ -40,12 +49,45 @@ export function ItemView({ item, onEdit, onDelete }: { item: Item; onEdit(): voi
       <p class="meta">
         Revision {item.revision} · changed {new Date(item.updatedAt).toLocaleString()}
       </p>
-      <button type="button" onClick={onEdit}>
-        Edit
-      </button>{" "}
-      <button type="button" class="danger" onClick={onDelete}>
-        Delete
-      </button>
+      {onEdit && (
+        <button type="button" onClick={onEdit}>
+          Edit
+        </button>
+      )}{" "}
+      {onDelete && (
+        <button type="button" class="danger" onClick={onDelete}>
+          Delete
+        </button>
+      )}
+      {children}
+    </div>
+  );
+}
+
+/** Which secrets of the item are shown. */
+function useRevealed() {
+  const [revealed, setRevealed] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (key: string) => {
+    const next = new Set(revealed);
+    if (!next.delete(key)) next.add(key);
+    setRevealed(next);
+  };
+  return { revealed, toggle };
+}
+
+/** The item's tags, each a link to the list of items with it. */
+function TagsRow({ item }: { item: Item }) {
+  if (itemTags(item).length === 0) return null;
+  return (
+    <div>
+      <dt>Tags</dt>
+      <dd>
+        {itemTags(item).map((t) => (
+          <a key={t} class="tag" href={`#/items/tag/${encodeURIComponent(t)}`}>
+            {t}
+          </a>
+        ))}
+      </dd>
     </div>
   );
 }

@@ -1,42 +1,69 @@
-/** A vault's items: finding one and opening it, reading it with its history, adding or editing one. */
-import { useState } from "preact/hooks";
+/**
+ * A vault's items: the list (searched, favourites first) beside the item open with its history;
+ * adding or editing one in a dialog. "/" moves to the search, "n" adds an item (docs/user/web-vault.md).
+ */
+import { useEffect, useState } from "preact/hooks";
 import type { Item, ItemContent } from "../../../../sdk";
-import { Field, inputValue } from "../../components/ui";
-import { favouritesFirst, useItemSearch } from "../../components/item-search";
+import { ErrorNote, Field, inputValue } from "../../components/ui";
+import { useItemSearch } from "../../components/item-search";
+import { Dialog } from "../../components/dialog";
+import { sortItems } from "../items";
 import { ItemView } from "./item-view";
 import { ItemForm } from "./item-form";
 import { ItemHistory } from "./history";
 import type { VaultState } from "./use-vault";
+import { isOffline } from "../../offline";
 
 export function ItemsSection({ state }: { state: VaultState }) {
   const item = state.items.find((i) => i.itemId === state.open);
+  const add = () => {
+    state.act.clear();
+    state.setEditing("new");
+  };
+  // Offline (web/src/offline.ts) the vault is read-only: nothing offers a change.
+  const offline = isOffline();
+  useShortcut("n", add, state.editing === null && !offline);
   return (
-    <section aria-labelledby="items-heading">
-      <h2 id="items-heading">Items</h2>
-      <ItemList state={state} />
-      {item && state.editing === null && <OpenItem state={state} item={item} />}
-      {state.editing !== null ? (
-        <EditItem state={state} editing={state.editing} />
-      ) : (
-        <button
-          type="button"
-          onClick={() => {
-            state.setEditing("new");
-            state.setOpen(null);
-          }}
-        >
-          Add item
-        </button>
-      )}
-    </section>
+    <div class="panes">
+      <section class="list-pane" aria-labelledby="items-heading">
+        <h2 id="items-heading">Items</h2>
+        {!offline && (
+          <button type="button" onClick={add}>
+            Add item
+          </button>
+        )}
+        <ItemList state={state} />
+      </section>
+      <section class="detail-pane" aria-label="Item">
+        {item ? <OpenItem state={state} item={item} /> : <p class="meta">Choose an item to see it here.</p>}
+      </section>
+      {state.editing !== null && <EditItem state={state} editing={state.editing} />}
+    </div>
   );
 }
+
+/** A single-key shortcut, not while typing in a field (or with a modifier held). */
+export function useShortcut(key: string, run: () => void, active = true): void {
+  useEffect(() => {
+    if (!active) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== key || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      e.preventDefault();
+      run();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [key, active]);
+}
+
+const typing = (target: EventTarget | null): boolean =>
+  target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 
 /** The items, favourites first, or those matching the search; a click opens one (or closes it again). */
 function ItemList({ state }: { state: VaultState }) {
   const { items, open } = state;
   const [query, setQuery] = useState("");
-  const found = useItemSearch(items, query);
+  const found = useItemSearch(items, query, state.vaultId);
   return (
     <>
       {items.length === 0 && <p>No items yet.</p>}
@@ -47,21 +74,20 @@ function ItemList({ state }: { state: VaultState }) {
       )}
       {found && found.length === 0 && <p>No item matches your search.</p>}
       <ul class="list" aria-label="Items">
-        {(found ?? favouritesFirst(items)).map((i) => (
+        {(found ?? sortItems(items)).map((i) => (
           <li key={i.itemId}>
             <button
               type="button"
-              class="link"
-              aria-expanded={open === i.itemId}
-              onClick={() => {
-                state.setOpen(open === i.itemId ? null : i.itemId);
-                state.setEditing(null);
-              }}
+              class="row"
+              aria-current={open === i.itemId ? "true" : undefined}
+              onClick={() => state.setOpen(open === i.itemId ? null : i.itemId)}
             >
-              {i.favorite ? "★ " : ""}
-              {i.name}
+              <span class="name">
+                {i.favorite ? "★ " : ""}
+                {i.name}
+              </span>
+              {i.fields.username && <span class="meta">{i.fields.username}</span>}
             </button>
-            {i.fields.username && <span class="meta">{i.fields.username}</span>}
           </li>
         ))}
       </ul>
@@ -79,9 +105,15 @@ function OpenItem({ state, item }: { state: VaultState; item: Item }) {
         state.setOpen(null);
       });
   };
+  const edit = () => {
+    state.act.clear();
+    state.setEditing(item);
+  };
+  // Keyed: a secret revealed on one item is not shown on the next one opened. Offline: read only, no history (it is the server's).
+  if (isOffline()) return <ItemView key={item.itemId} item={item} />;
   return (
     <>
-      <ItemView item={item} onEdit={() => state.setEditing(item)} onDelete={remove} />
+      <ItemView key={item.itemId} item={item} onEdit={edit} onDelete={remove} />
       <ItemHistory vaultId={vaultId} item={item} onRestored={(i) => void state.reload().then(() => state.setOpen(i.itemId))} />
     </>
   );
@@ -99,7 +131,11 @@ function EditItem({ state, editing }: { state: VaultState; editing: Item | "new"
       state.setEditing(null);
       state.setOpen(saved.itemId);
     });
+  const cancel = () => state.setEditing(null);
   return (
-    <ItemForm item={editing === "new" ? undefined : editing} busy={state.act.busy} onCancel={() => state.setEditing(null)} onSave={save} />
+    <Dialog label={editing === "new" ? "New item" : `Edit ${editing.name}`} onClose={cancel}>
+      <ErrorNote error={state.act.error} />
+      <ItemForm item={editing === "new" ? undefined : editing} busy={state.act.busy} onCancel={cancel} onSave={save} />
+    </Dialog>
   );
 }

@@ -70,7 +70,6 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
       onImported();
     });
   };
-  const chosen = (e: Event) => (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
   return (
     <>
       <form onSubmit={runImport} aria-label="Import">
@@ -79,7 +78,15 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
           label="File to import"
           hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
         >
-          <input id="import-file" type="file" onChange={(e) => setFile(chosen(e))} />
+          <input
+            id="import-file"
+            type="file"
+            onChange={(e) => {
+              // A key file belongs to one database: another file chosen starts without it.
+              setFile(chosenFile(e));
+              setKeyFile(null);
+            }}
+          />
         </Field>
         <Secret
           id="import-password"
@@ -88,11 +95,7 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
           value={filePassword}
           onInput={setFilePassword}
         />
-        {isKeepassName(file) && (
-          <Field id="import-key-file" label="Key file (optional)" hint="Only if the KeePass database was made with a key file">
-            <input id="import-key-file" type="file" onChange={(e) => setKeyFile(chosen(e))} />
-          </Field>
-        )}
+        {isKeepassName(file) && <KeyFileField file={file!} onChosen={setKeyFile} />}
         <button type="submit" disabled={!file || importing.busy}>
           Import
         </button>
@@ -105,6 +108,17 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
       <ErrorNote error={importing.error} />
       {report && <ImportReport report={report} />}
     </>
+  );
+}
+
+const chosenFile = (e: Event) => (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
+
+/** A KeePass database's key file, asked once a .kdbx is chosen; a new database chosen starts the field empty. */
+function KeyFileField({ file, onChosen }: { file: File; onChosen(f: File | null): void }) {
+  return (
+    <Field id="import-key-file" label="Key file (optional)" hint="Only if the KeePass database was made with a key file">
+      <input key={file.name} id="import-key-file" type="file" onChange={(e) => onChosen(chosenFile(e))} />
+    </Field>
   );
 }
 

@@ -4,8 +4,18 @@ import type { Item, TrashedItem } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { ErrorNote, useAction, type Action } from "../../components/ui";
 
-/** `version` changes when the vault's items do: the trash is read again then. */
-export function Trash({ vaultId, version, onRestored }: { vaultId: string; version: unknown; onRestored(item: Item): void }) {
+/** `version` changes when the vault's items do: the trash is read again then. `title` names it where several vaults' show. */
+export function Trash({
+  vaultId,
+  version,
+  onRestored,
+  title = "Trash",
+}: {
+  vaultId: string;
+  version: unknown;
+  onRestored(item: Item): void;
+  title?: string;
+}) {
   const client = currentClient();
   const [trash, setTrash] = useState<TrashedItem[]>([]);
   const load = useAction();
@@ -28,14 +38,14 @@ export function Trash({ vaultId, version, onRestored }: { vaultId: string; versi
   };
   useEffect(() => void reload(), [vaultId, version]);
   return (
-    <section aria-labelledby="trash-heading">
-      <h2 id="trash-heading">Trash</h2>
+    <section aria-labelledby={`trash-heading-${vaultId}`}>
+      <h2 id={`trash-heading-${vaultId}`}>{title}</h2>
       <ErrorNote error={load.error} />
       <ErrorNote error={act.error} />
       {trash.length === 0 ? (
         <p>The trash is empty.</p>
       ) : (
-        <ul class="list" aria-label="Trash">
+        <ul class="list" aria-label={title}>
           {trash.map((t) => (
             <TrashRow key={t.itemId} item={t} act={act} onRestore={async () => onRestored(await restore(t))} onPurge={() => purge(t)} />
           ))}

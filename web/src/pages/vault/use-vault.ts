@@ -11,9 +11,10 @@ import {
 } from "../../../../sdk";
 import { currentClient, useRefresh } from "../../session";
 import { useAction } from "../../components/ui";
+import { libraryNow, putVaultItems } from "../../library";
 import type { OrgMember } from "./members";
 
-/** What the page read of the vault, all at once. */
+/** What the page read of the vault, all at once; `complete` once read here (not only seeded from the library). */
 interface VaultData {
   vault: CheckedVault | null;
   items: Item[];
@@ -21,13 +22,37 @@ interface VaultData {
   org: OrgMember[];
   roster: VerifiedRoster | null;
   fingerprint: string | null;
+  complete: boolean;
 }
 
-const NOTHING_READ: VaultData = { vault: null, items: [], members: [], org: [], roster: null, fingerprint: null };
+/**
+ * What the page shows before its own read: the vault and its items as this session last read and
+ * checked them (the library), so a vault of thousands of items is listed at once; its members,
+ * history and fingerprint wait for the read.
+ */
+function seeded(vaultId: string): VaultData {
+  const lib = libraryNow();
+  const vault = lib.vaults?.find((v) => v.vaultId === vaultId) ?? null;
+  const items = lib.items.get(vaultId);
+  return {
+    vault: items ? vault : null,
+    items: items ? [...items] : [],
+    members: [],
+    org: [],
+    roster: null,
+    fingerprint: null,
+    complete: false,
+  };
+}
 
 /** Reads the vault, its items, its members (checked against its signed roster) and the organization's people; again on a refresh. */
 function useVaultData(client: VaultClient, vaultId: string) {
-  const [data, setData] = useState<VaultData>(NOTHING_READ);
+  const [data, setData] = useState<VaultData>(() => seeded(vaultId));
+  const [seededFor, setSeededFor] = useState(vaultId);
+  if (seededFor !== vaultId) {
+    setSeededFor(vaultId);
+    setData(seeded(vaultId));
+  }
   const load = useAction();
   const reload = () =>
     load.run(async () => {
@@ -39,7 +64,8 @@ function useVaultData(client: VaultClient, vaultId: string) {
       ]);
       const org = people.map((p) => ({ userId: p.userId, email: p.email, problem: p.problem, stated: p.stated, removedAt: p.removedAt }));
       const fingerprint = roster ? await client.vaults.fingerprint(vaultId) : null;
-      setData({ vault, items, members, org, roster, fingerprint });
+      setData({ vault, items, members, org, roster, fingerprint, complete: true });
+      putVaultItems(vaultId, items);
     });
   const refresh = useRefresh();
   useEffect(() => void reload(), [vaultId, refresh]);

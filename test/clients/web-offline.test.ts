@@ -1,0 +1,147 @@
+/**
+ * The web vault offline, in Debian's Chromium against the real service, at http://localhost (where
+ * browsers take service workers): the copy of what was read, sealed in IndexedDB (no name, user
+ * name or password readable there); the server stopped, a reload loads the app from the service
+ * worker, the lock screen refuses a wrong password and opens the copy with the right one,
+ * read-only; the server started again on the same port, Reconnect goes on with the same session.
+ * Log out erases the copy.
+ */
+import type { Page } from "playwright-core";
+import { MemoryPinStore, VaultClient } from "../../sdk";
+import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server";
+import { webVaultSuite } from "../helpers/web-vault";
+import { eventually } from "../helpers/wait";
+
+jest.setTimeout(180_000);
+
+describe("the web vault offline: installable, and readable from a sealed copy", () => {
+  const suite = webVaultSuite({ localhost: true });
+  const dataDir = tempDir("web-offline-");
+  let server: TestServer | undefined;
+  let port = "0";
+  // A server of this test's own: stopped and started again on the same port and data.
+  const start = async () => {
+    server = await startTestServer({ REGISTRATION_MODE: "open", DATA_DIR: dataDir, PORT: port });
+    port = new URL(server.url).port;
+  };
+  beforeAll(start);
+  afterAll(async () => server?.stop());
+
+  const lockScreen = (p: Page) => p.getByRole("heading", { name: "Your vault is locked" }).waitFor();
+  const unlockWith = async (p: Page, password: string) => {
+    await p.getByLabel("Master password").fill(password);
+    await p.getByRole("button", { name: "Unlock" }).click();
+  };
+  /** Every record of the offline database, as IndexedDB returns it, in JSON. */
+  // In the page's own words (this file is type-checked without the DOM's types).
+  const rawCopy = (p: Page): Promise<string> =>
+    p.evaluate(`(async () => {
+      // Not made here if the page has not made it.
+      if (!(await indexedDB.databases()).some((d) => d.name === "vault-offline")) return "[]";
+      const db = await new Promise((resolve, reject) => {
+        const open = indexedDB.open("vault-offline");
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      if (!db.objectStoreNames.contains("snapshots")) return "[]";
+      return new Promise((resolve, reject) => {
+        const all = db.transaction("snapshots").objectStore("snapshots").getAll();
+        all.onsuccess = () => resolve(JSON.stringify(all.result));
+        all.onerror = () => reject(all.error);
+      });
+    })()`);
+  /** The path of every response the service worker's caches hold. */
+  const cachedPaths = (p: Page): Promise<string[]> =>
+    p.evaluate(`(async () => {
+      const paths = [];
+      for (const name of await caches.keys())
+        for (const req of await (await caches.open(name)).keys()) paths.push(new URL(req.url).pathname);
+      return paths;
+    })()`);
+  const workerActive = (p: Page): Promise<boolean> =>
+    p.evaluate(`navigator.serviceWorker.getRegistration("/").then((r) => r?.active?.state === "activated")`);
+
+  test("sealed copy at rest; offline, a reload opens it read-only with the password; Reconnect goes on", async () => {
+    const ada = new VaultClient({ baseUrl: server!.url, pins: new MemoryPinStore() });
+    const email = suite.email("offline");
+    await ada.register({ email, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+    const vault = await ada.vaults.create("Harbour office");
+    await ada.items.add(vault.vaultId, { name: "Lighthouse router", fields: { username: "keeper-admin", password: "tide-7Gq!ferry" } });
+    await ada.items.add(vault.vaultId, { name: "Pier camera", fields: { username: "gull-watch", password: "salt-92#rope" } });
+
+    const p = await suite.page({ baseURL: `http://localhost:${port}`, acceptDialogs: true });
+    await suite.logIn(p, email);
+    await p.getByRole("button", { name: "Lock" }).waitFor();
+    await p.goto("/#/items");
+    await p.getByRole("button", { name: /Pier camera/ }).waitFor();
+
+    // The copy is written, sealed: the account's id in the clear, nothing it holds.
+    const raw = await eventually("the offline copy is written", async () => {
+      const records = await rawCopy(p);
+      return records.includes(ada.account.userId) && records;
+    });
+    for (const plain of [
+      "Harbour office",
+      "Lighthouse router",
+      "keeper-admin",
+      "tide-7Gq!ferry",
+      "Pier camera",
+      "gull-watch",
+      "salt-92#rope",
+    ])
+      expect([plain, raw.includes(plain)]).toEqual([plain, false]);
+    expect(JSON.parse(raw)).toEqual([
+      { userId: ada.account.userId, version: 1, context: "web-offline-cache-v1", sealed: expect.any(String) },
+    ]);
+    // The service worker took the app's files.
+    await eventually("the service worker is active", () => workerActive(p));
+
+    await server!.stop();
+    // The service worker kept the app's files, and no answer of the API.
+    const kept = await cachedPaths(p);
+    expect(kept).toContain("/index.html");
+    expect(kept.filter((u) => u.startsWith("/api/"))).toEqual([]);
+    await p.reload();
+    await lockScreen(p);
+    await unlockWith(p, "not the master password at all");
+    await p.getByRole("alert").filter({ hasText: "That master password is not right." }).waitFor();
+    await unlockWith(p, SDK_PASSWORD);
+    await p
+      .getByRole("status")
+      .filter({ hasText: /^Offline: showing what this browser last synced on / })
+      .waitFor();
+
+    // Read-only: the lists, a vault's items, reveal; no button that writes.
+    await p.getByRole("button", { name: /Lighthouse router/ }).click();
+    await p.getByRole("region", { name: "Item Lighthouse router" }).getByRole("button", { name: "Reveal password" }).click();
+    await p.getByTestId("password").filter({ hasText: "tide-7Gq!ferry" }).waitFor();
+    await p.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Harbour office" }).click();
+    await p.getByRole("button", { name: /Pier camera/ }).click();
+    await p.getByRole("region", { name: "Item Pier camera" }).getByRole("button", { name: "Reveal password" }).click();
+    await p.getByTestId("password").filter({ hasText: "salt-92#rope" }).waitFor();
+    for (const write of ["Add item", "Edit", "Delete"])
+      expect([write, await p.getByRole("button", { name: write, exact: true }).count()]).toEqual([write, 0]);
+    await p.goto(`/#/vault/${vault.vaultId}/settings`);
+    await p.getByRole("heading", { name: "Not available offline" }).waitFor();
+
+    // The server back on the same port: Reconnect refreshes the same session, and writing is back.
+    await start();
+    await p.getByRole("button", { name: "Reconnect" }).click();
+    await p
+      .getByRole("status")
+      .filter({ hasText: /^Offline:/ })
+      .waitFor({ state: "detached" });
+    await p.goto(`/#/vault/${vault.vaultId}`);
+    await p.getByRole("button", { name: "Add item" }).waitFor();
+
+    // Lock keeps the copy; Log out erases it.
+    await p.getByRole("button", { name: "Lock" }).click();
+    await lockScreen(p);
+    expect(await rawCopy(p)).toContain(ada.account.userId);
+    await unlockWith(p, SDK_PASSWORD);
+    await p.getByRole("button", { name: "Log out" }).click();
+    await p.getByRole("heading", { name: "Log in to your vault" }).waitFor();
+    await eventually("the offline copy is erased", async () => (await rawCopy(p)) === "[]");
+  });
+});

@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
  * (autocannon) in this process. It ends with a summary: each headline figure beside its floor,
- * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start,autofill):
+ * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
  * - metrics: GET /vaults with metrics off and on, alternating, medians (bench/metrics.ts);
  * - web: the web vault's gzipped JavaScript and the unlock in Chromium (bench/web.ts);
+ * - webteam: the web vault at a team's size in Chromium: a 2,000-item vault opened, the first search keystroke across 4,000 items (bench/web-team.ts);
  * - account: login and unlock through the SDK, against the bare KDF (bench/account.ts);
  * - factors: a login with a second step, against a plain login (bench/factors.ts);
  * - start: spawning the built server, its time to first answer and its RSS, against a bare node:http server (bench/start.ts);
@@ -34,6 +35,7 @@ import { passwordChange } from "./password";
 import { keyRotation } from "./rotation";
 import { itemsBench } from "./items";
 import { autofillLookup } from "./autofill";
+import { webTeam } from "./web-team";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -50,11 +52,13 @@ const PARTS: Record<string, () => Promise<void>> = {
   rotation: keyRotation,
   items: itemsBench,
   autofill: autofillLookup,
+  webteam: webTeam,
 };
 
 async function main(): Promise<void> {
   const parts = (
-    process.env.BENCH_PARTS ?? "single,split,audit,metrics,web,account,bodies,itemlog,password,rotation,items,factors,start,autofill"
+    process.env.BENCH_PARTS ??
+    "single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill"
   )
     .split(",")
     .map((p) => p.trim());

@@ -88,6 +88,7 @@ test("every route of the interface works through both gateways", async () => {
 
   expect((await call("GET /health", "/health")).body).toEqual({ status: "ok" });
   expect((await call("GET /openapi.json", "/openapi.json")).body.openapi).toBe("3.1.0");
+  expect((await call("GET /auth/registration", "/auth/registration")).body).toEqual({ mode: "invite", firstAccount: false });
   const inv = (await call("POST /invites", "/invites", { ...t, body: { email: uniqueEmail("admin"), role: "admin" } })).body;
   expect((await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.map((i: any) => i.id)).toContain(inv.inviteId);
   const email = (await call("GET /invites", `/invites?orgId=${owner.orgId}`, t)).body.find((i: any) => i.id === inv.inviteId).email;
@@ -365,8 +366,20 @@ test("every route of the interface works through both gateways", async () => {
     "correct horse battery staple",
   );
   expect((await user.factors.list()).factors).toHaveLength(2);
-  await user.factors.newRecoveryCodes("correct horse battery staple");
+  const codes = await user.factors.newRecoveryCodes("correct horse battery staple");
   await user.factors.remove(enrolled.factor.factorId, "correct horse battery staple");
+  // A device remembered at the second step, listed and forgotten.
+  const tokens = new Map<string, string>();
+  const remembering = new VaultClient({
+    baseUrl: cluster.urls[1]!,
+    fetch: recorded,
+    deviceTokens: { get: async (id) => tokens.get(id), set: async (id, v) => void tokens.set(id, v), entries: async () => [...tokens] },
+    secondFactor: async () => ({ recoveryCode: codes[0]!, rememberDevice: true }),
+  });
+  await remembering.login(user.account.email, "correct horse battery staple");
+  const [remembered] = await remembering.sessions.rememberedDevices();
+  await remembering.sessions.forgetDevice(remembered!.deviceId);
+  expect(await remembering.sessions.rememberedDevices()).toEqual([]);
   const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
   expect(step.secondFactorRequired).toBe(true);
   const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {

@@ -18,15 +18,13 @@ import { startNode } from "../app/node";
 import { MemoryPinStore, VaultClient, type ItemContent } from "../sdk";
 import type { Page } from "playwright-core";
 import { launchChromium } from "../test/helpers/browser";
-import { figure } from "./common";
+import { figure, median } from "./common";
 
 const ROUNDS = Number(process.env.BENCH_WEB_ROUNDS ?? 5);
 const PASSWORD = "correct horse battery staple";
 const BIG = 2_000;
 const OTHERS = 5;
 const PER_OTHER = 400;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const items = (n: number, prefix: string): ItemContent[] =>
   Array.from({ length: n }, (_, i) => ({

@@ -6,6 +6,7 @@
  * for every search. Dropped when the app locks or logs out (`clearLibrary`): nothing opened outlives
  * the keys.
  */
+import { useListeners } from "./subscribe";
 import { useEffect, useState } from "preact/hooks";
 import { VaultListChanged, type CheckedVault, type Item, type ItemSearch, type VaultClient } from "../../sdk";
 
@@ -164,12 +165,7 @@ export const isArchived = (item: Item): boolean => item.archived === true;
 
 /** The library, re-rendering the caller on every change; starts the first read, and reads again when `refresh` moves on. */
 export function useLibrary(client: VaultClient, refresh = 0): Library {
-  const [, rerender] = useState(0);
-  useEffect(() => {
-    const listener = () => rerender((n) => n + 1);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
+  useListeners(listeners);
   const [seen, setSeen] = useState(refresh);
   useEffect(() => {
     void fillLibrary(client, refresh !== seen);

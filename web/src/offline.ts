@@ -9,7 +9,7 @@
  * it without writing anything until the server answers again (Reconnect). Log out erases it; Lock
  * keeps it. Edits made offline are not possible, so there is nothing to reconcile.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useListeners } from "./subscribe";
 import { SecurityError, type CheckedVault, type Item, type VaultClient } from "../../sdk";
 import { openValue, sealValue, WEB_OFFLINE_CACHE_CONTEXT } from "../../sdk/client/kept-session";
 import { fillFromCopy, libraryNow, libraryOwner, onLibraryChange } from "./library";
@@ -51,12 +51,7 @@ export function leaveOffline(): void {
 
 /** Re-renders the caller when the app goes offline or back. */
 export function useOffline(): boolean {
-  const [, rerender] = useState(0);
-  useEffect(() => {
-    const listener = () => rerender((n) => n + 1);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
+  useListeners(listeners);
   return isOffline();
 }
 

@@ -7,6 +7,7 @@
  * for one at its second step, and the login itself, locked (below); never a password, an unwrapped
  * key or a token in the clear.
  */
+import { useListeners } from "./subscribe";
 import {
   ApiError,
   VaultClient,
@@ -221,12 +222,7 @@ function update(next: Session): void {
 }
 
 export function useSession(): Session {
-  const [, rerender] = useState(0);
-  useEffect(() => {
-    const listener = () => rerender((n) => n + 1);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
+  useListeners(listeners);
   return session;
 }
 

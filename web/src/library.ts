@@ -107,6 +107,14 @@ export function putVaultItems(vaultId: string, items: readonly Item[]): void {
   update({ items: next });
 }
 
+/**
+ * Forgets what `client` opened, when the library is still its (a shell leaving with its client):
+ * a newer client's library, filled meanwhile, stays.
+ */
+export function clearLibraryOf(client: VaultClient): void {
+  if (owner === client) clearLibrary();
+}
+
 /** Forgets every opened item and the index (on lock and log-out). */
 export function clearLibrary(): void {
   owner = null;

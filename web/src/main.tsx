@@ -14,7 +14,7 @@ import { Recover } from "./pages/recover";
 import { findRoute, pageFor } from "./routes";
 import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
 import { Sidebar } from "./components/sidebar";
-import { clearLibrary } from "./library";
+import { clearLibraryOf } from "./library";
 import { applyTheme, savedTheme, THEMES, type Theme } from "./theme";
 import { useShortcut } from "./pages/vault/items";
 import { useOffline } from "./offline";
@@ -44,7 +44,8 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
   const offline = useOffline();
   useIdleLock();
   // What was opened while unlocked goes with the keys: on lock and log-out this unmounts.
-  useEffect(() => clearLibrary, [client]);
+  // Only this client's: effects run children first, so a new client's library (the sidebar's) may already be filling.
+  useEffect(() => () => clearLibraryOf(client), [client]);
   useShortcut("/", focusSearch);
   useEffect(() => {
     // Just recovered (pages/recover.tsx): to the Security page, to enrol again.

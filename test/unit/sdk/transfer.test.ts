@@ -5,6 +5,7 @@
  * this service's exports: the encrypted one round trip, with a wrong passphrase, a changed byte and
  * a weak key derivation refused.
  */
+import { FAST_KDF } from "./transfer/real-files";
 import { createCipheriv, createHash, createHmac, pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { argon2id } from "hash-wasm";
@@ -370,13 +371,6 @@ const vaults: ExportedVault[] = [
     ],
   },
 ];
-const FAST_KDF = {
-  algorithm: "argon2id" as const,
-  iterations: 3,
-  memoryKiB: 65_536,
-  parallelism: 1,
-  salt: Buffer.alloc(16, 7).toString("base64"),
-};
 
 test("the encrypted export reads back as it was; a wrong passphrase, a changed byte or a weak key derivation is refused", async () => {
   const file = await exportEncrypted(vaults, "export passphrase", FAST_KDF);

@@ -24,7 +24,8 @@ export const named = (parsed: Parsed, name: string): ImportItem => {
 /** An item's content alone (what a vault holds), without what only the import uses. */
 export const contentOf = ({ history: _h, place: _p, ...content }: ImportItem): ItemContent => content;
 
-const FAST_KDF = {
+/** A quick Argon2id for encrypted exports in tests (the floor's memory, one lane). */
+export const FAST_KDF = {
   algorithm: "argon2id" as const,
   iterations: 3,
   memoryKiB: 65_536,

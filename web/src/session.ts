@@ -226,10 +226,13 @@ export function useSession(): Session {
   return session;
 }
 
-/** Signed in; the login kept, sealed under the key of the keys just opened. */
-export function signedIn(client: VaultClient): void {
+/**
+ * Signed in; the login kept, sealed under the key of the keys just opened, before the shell shows:
+ * a reload the moment the vault appears finds the lock screen, not the login form.
+ */
+export async function signedIn(client: VaultClient): Promise<void> {
+  await keep(client).catch(() => eraseKept(client.account.userId));
   update({ client, locked: false, kept: null });
-  void keep(client).catch(() => eraseKept());
 }
 
 /** Forgets the keys and every opened vault key; the login stays (kept as it is), the password opens them again. */
@@ -266,7 +269,7 @@ export async function resumeKept(password: string): Promise<void> {
   try {
     await client.http.refresh();
   } catch (err) {
-    // The server cannot be reached (not a refusal): the offline copy, read-only, if this browser holds one (offline.ts).
+    // The server cannot be reached (not a refusal): the offline copy, its edits waiting, if this browser holds one (offline.ts).
     if (err instanceof ApiError && err.status === 0 && (await openOfflineCopy(client).catch(() => false))) {
       if (!/^#\/(items|vault)\b/.test(location.hash)) location.hash = "#/items";
       update({ client, locked: false, kept: null });

@@ -26,7 +26,7 @@ export function Login() {
         setStep(null);
       }
       rememberEmail(client.account.email);
-      signedIn(client);
+      await signedIn(client);
       // A member of an organization that requires a second factor, without one: straight to enrolling it.
       const factors = await client.factors.list().catch(() => null);
       go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");

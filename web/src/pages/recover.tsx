@@ -95,7 +95,7 @@ function NewPassword({ pending, act }: { pending: PendingRecovery; act: Action }
       await client.recovery.finish(pending, password, confirmation);
       rememberEmail(client.account.email);
       // Signed in, the shell takes this route to the Security page: this recovery used the enrolment up, enrol again.
-      signedIn(client);
+      await signedIn(client);
     });
   };
   return (

@@ -95,7 +95,7 @@ function RegisterForm({ invite, inviteToken }: { invite: CheckedInvite | null; i
       const client = newClient();
       await client.register({ email, password, invite: inviteToken, orgName: inviteToken ? undefined : orgName || undefined });
       rememberEmail(client.account.email);
-      signedIn(client);
+      await signedIn(client);
       go("#/vaults");
     });
   };

@@ -28,6 +28,26 @@ await build({
   },
 });
 
+// The passkey scripts of the top frame, each one classic script too: the page-world one and its bridge.
+for (const [entry, file] of [
+  ["src/passkeys/page.ts", "passkeys-page.js"],
+  ["src/content/passkeys.ts", "passkeys-bridge.js"],
+]) {
+  await build({
+    configFile: false,
+    root: source,
+    logLevel: "warn",
+    publicDir: false,
+    build: {
+      outDir: out,
+      emptyOutDir: false,
+      target: "es2022",
+      minify: true,
+      lib: { entry: path.join(source, entry), formats: ["iife"], name: "vaultPasskeys", fileName: () => file },
+    },
+  });
+}
+
 const manifest = JSON.parse(fs.readFileSync(path.join(source, "manifest.json"), "utf8"));
 fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
 

@@ -7,9 +7,11 @@
  * The sealed data (`encryptedData`, opened) is JSON. Items of earlier releases hold a flat object
  * of strings (`{ "username": ..., "password": ..., "url": ..., "notes": ... }`): they open as
  * logins, their `url` as their one website. Items written now hold
- * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"?, "tags"?, "archived"? }`. Tags and
- * the archived mark are written only when set, so an item without them seals as it did before.
+ * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"?, "tags"?, "archived"?, "passkeys"? }`.
+ * Tags, the archived mark and passkeys are written only when set, so an item without them seals as
+ * it did before.
  */
+import { checkedPasskeys, type Passkey } from "./passkeys/passkey";
 
 export const ITEM_TYPES = ["login", "note", "card", "identity", "ssh"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -50,6 +52,8 @@ export interface ItemContent {
   tags?: string[];
   /** Kept, but out of the everyday list. */
   archived?: boolean;
+  /** A login's passkeys for its site (sdk/passkeys/passkey.ts): sealed with the rest, private keys included. */
+  passkeys?: Passkey[];
 }
 
 export const MAX_TAGS = 50;
@@ -132,6 +136,7 @@ export function itemDataJson(content: ItemContent): string {
     ...(content.favorite && { favorite: true }),
     ...(content.tags && content.tags.length > 0 && { tags: content.tags }),
     ...(content.archived && { archived: true }),
+    ...(content.passkeys && content.passkeys.length > 0 && { passkeys: content.passkeys }),
   });
 }
 
@@ -181,6 +186,11 @@ export function parseItemData(name: string, json: string): ItemContent {
   if (d.archived !== undefined) {
     if (typeof d.archived !== "boolean") throw new Error("archived is not true or false");
     content.archived = d.archived;
+  }
+  if (d.passkeys !== undefined) {
+    if (content.type !== "login") throw new Error("passkeys on an item that is not a login");
+    const passkeys = checkedPasskeys(d.passkeys);
+    if (passkeys.length > 0) content.passkeys = passkeys;
   }
   return content;
 }

@@ -46,7 +46,48 @@ export type MenuData =
       /** Why nothing is offered here, as a sentence (an http page, a look-alike, a frame of another site). */
       refusal?: string;
     }
-  | { mode: "offer"; offer: OfferView };
+  | { mode: "offer"; offer: OfferView }
+  | { mode: "passkey"; passkey: PasskeyView };
+
+/** What the passkey prompt (the menu page, at the top of the page) asks the person. */
+export type PasskeyView =
+  | {
+      op: "create";
+      /** The relying party the passkey is for (a domain), and the account the site names. */
+      site: string;
+      user: string;
+      /** The vaults the person may save into, verified names only. */
+      vaults: Array<{ vaultId: string; name: string }>;
+    }
+  | {
+      op: "get";
+      site: string;
+      /** The vault's passkeys this page may use. */
+      choices: Array<{ key: string; name: string; user: string; vaultName: string }>;
+    };
+
+/**
+ * A page's `navigator.credentials.create` or `.get` for a passkey, as the page-world script relays
+ * it (extension/src/passkeys/page.ts): every byte string base64url. The origin is never in it: the
+ * service worker takes the frame's origin from Chromium.
+ */
+export type PasskeyCall =
+  | {
+      op: "create";
+      rp: { id?: string; name: string };
+      user: { id: string; name: string; displayName: string };
+      challenge: string;
+      pubKeyCredParams: Array<{ type: string; alg: number }>;
+      excludeCredentials?: Array<{ id: string }>;
+      residentKey?: string;
+    }
+  | { op: "get"; rpId?: string; challenge: string; allowCredentials?: Array<{ id: string }> };
+
+/** What the page-world script is told: use the browser's own authenticators, give this credential (WebAuthn's JSON), or reject. */
+export type PasskeyAnswer = { use: "browser" } | { credential: Record<string, unknown> } | { error: { name: string; message: string } };
+
+/** The person's answer in the passkey prompt. */
+export type PasskeyChoice = { save: string } | { use: string } | { decline: true };
 
 /** A save or update the extension offers after a login form was sent. */
 export interface OfferView {
@@ -104,13 +145,16 @@ export type Request =
   | { kind: "field-focus"; fieldKind: FieldKind; ancestors?: string[] }
   | { kind: "submitted"; username: string; password: string; newPassword?: string; currentPassword?: string }
   | { kind: "pending-offer" }
+  | { kind: "passkey-request"; call: PasskeyCall }
+  | { kind: "passkey-wait"; token: string }
   // From the inline menu or the offer bar.
   | { kind: "menu-data"; token: string }
   | { kind: "menu-fill"; token: string; key: string }
   | { kind: "menu-generate"; token: string }
   | { kind: "offer-save"; token: string; vaultId: string }
   | { kind: "offer-update"; token: string }
-  | { kind: "offer-dismiss"; token: string };
+  | { kind: "offer-dismiss"; token: string }
+  | { kind: "passkey-choose"; token: string; choice: PasskeyChoice };
 
 /** Every answer may instead be an error, as a sentence the part shows as it is. */
 export type Failure = { error: string; code?: string };

@@ -4,11 +4,13 @@
  * rule (null: the default, domain; 4, a regular expression, has no equal here and becomes "never");
  * custom fields (text, hidden, boolean; a linked field has no value of its own and is left out);
  * the folder (its path, "Work/Servers") and an organization's collections as tags; the archived
- * mark. What an item holds that has no place here (passkeys, the password history) is listed.
+ * mark; a login's passkeys (`fido2Credentials`, sdk/transfer/passkeys.ts). What an item holds that
+ * has no place here (the password history, a passkey of a kind not held here) is listed.
  */
 import type { CustomField, ItemContent, ItemType, UrlMatch } from "../item-types";
 import { csvRows } from "./csv-rows";
 import { checkEntries, importLimits, type ImportLimits } from "./limits";
+import { passkeyFromBitwarden } from "./passkeys";
 import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
 
 const TYPES: Record<number, ItemType> = { 1: "login", 2: "note", 3: "card", 4: "identity", 5: "ssh" };
@@ -107,8 +109,11 @@ function bitwardenItem(raw: Raw, type: ItemType, left: LeftOut[]): ItemContent {
     const urls = uris.flatMap((u) => (text(u.uri) ? [{ url: text(u.uri)!, match: MATCHES[u.match as number] ?? "domain" }] : []));
     if (urls.length > 0) content.urls = urls;
     if (text(login.totp)) content.totp = text(login.totp);
-    const passkeys = list(login.fido2Credentials).length;
-    if (passkeys > 0) left.push({ part: `${passkeys} passkey(s)`, why: "passkeys are not carried" });
+    for (const raw of list(login.fido2Credentials)) {
+      const passkey = passkeyFromBitwarden(raw);
+      if (typeof passkey !== "string") (content.passkeys ??= []).push(passkey);
+      else left.push({ part: `passkey for ${text(raw.rpId) ?? "a site"}`, why: passkey });
+    }
   } else if (type === "card") {
     const c = obj(raw.card);
     const expiry =

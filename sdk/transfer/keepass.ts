@@ -4,7 +4,8 @@
  * skipped): Title, UserName, Password, URL, Notes, a one-time code seed where KeePassXC, KeeWeb or
  * KeePass keep one (sdk/transfer/keepass-totp.ts), every other string field a custom field (a
  * protected one hidden); its group path below the root and its own tags as tags; its expiry date as
- * a custom field; its kept versions as the item's history. Attachments are listed, not carried.
+ * a custom field; its kept versions as the item's history; a KeePassXC passkey (`KPEX_PASSKEY_*`,
+ * sdk/transfer/passkeys.ts) as the item's passkey. Attachments are listed, not carried.
  * What a database may ask of this client is capped before kdbxweb does it
  * (sdk/transfer/keepass-limits.ts).
  */
@@ -14,6 +15,7 @@ import type { CustomField, ItemContent } from "../item-types";
 import { loadKeepass } from "./keepass-limits";
 import { importLimits, type ImportLimits } from "./limits";
 import { keepassTotp } from "./keepass-totp";
+import { hasKeePassXCPasskey, KEEPASSXC_PASSKEY, passkeyFromKeePassXC } from "./passkeys";
 import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
 
 const STANDARD = new Set(["Title", "UserName", "Password", "URL", "Notes"]);
@@ -105,6 +107,14 @@ function entryContent(entry: kdbxweb.KdbxEntry): { content: ItemContent; left: L
   if (get("URL")) content.urls = [{ url: get("URL"), match: "domain" }];
   const { totp, used, left } = keepassTotp(get);
   if (totp) content.totp = totp;
+  if (hasKeePassXCPasskey(get)) {
+    const passkey = passkeyFromKeePassXC(get, entry.times.creationTime);
+    if (typeof passkey === "string") left.push({ part: `passkey for ${get(KEEPASSXC_PASSKEY.rpId) || "a site"}`, why: passkey });
+    else {
+      content.passkeys = [passkey];
+      used.push(...Object.values(KEEPASSXC_PASSKEY));
+    }
+  }
   const custom: CustomField[] = [];
   for (const [k, v] of entry.fields)
     if (!STANDARD.has(k) && !used.includes(k) && valueOf(v) !== "")

@@ -149,10 +149,17 @@ async function listen(server: http.Server): Promise<number> {
  * The fixture pages by path, whatever name the browser asked for, over HTTPS and over HTTP on
  * 127.0.0.1. The ports are the system's choice: Chromium reaches every fixture name on them.
  */
-export async function startFixtureSites(): Promise<FixtureSites> {
+export async function startFixtureSites(
+  opts: {
+    /** Routes of a test's own (a relying party's API): answers and returns true for a request it takes. */
+    routes?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  } = {},
+): Promise<FixtureSites> {
   const { key, cert, spkiHash } = makeCertificate(ALL_HOSTS);
   const submissions: Submission[] = [];
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => serveFixture(req, res, submissions);
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!opts.routes?.(req, res)) serveFixture(req, res, submissions);
+  };
   const secure = https.createServer({ key, cert }, handler);
   const plain = http.createServer(handler);
   const httpsPort = await listen(secure);

@@ -9,6 +9,7 @@ import type { Request } from "../messages";
 import { CLEAR_ALARM, clearLater, clearNow } from "./clipboard";
 import { fill, fillByShortcut, fillGenerated, focused, frameOf as menuFrame, menuData } from "./menus";
 import { dismiss, offerView, pendingOffer, save, submitted, update } from "./offers";
+import { choosePasskey, passkeyView, requestPasskey, waitPasskey } from "./passkeys";
 import { fromPopup as fromPopupPage, mayAsk } from "./senders";
 import { answerFactor, lock, lockIfIdle, login, logout, opened, serverOrigin, state, touch, unlock } from "./vault";
 
@@ -24,7 +25,14 @@ const frameOf = (sender: Sender) => ({
 });
 
 /** The person's own use: the popup, and a choice in a menu or an offer bar. */
-const USE: ReadonlySet<Request["kind"]> = new Set(["menu-fill", "menu-generate", "offer-save", "offer-update", "offer-dismiss"]);
+const USE: ReadonlySet<Request["kind"]> = new Set([
+  "menu-fill",
+  "menu-generate",
+  "offer-save",
+  "offer-update",
+  "offer-dismiss",
+  "passkey-choose",
+]);
 
 async function answer(request: Request, sender: Sender): Promise<unknown> {
   if (fromPopupPage(sender) || (USE.has(request.kind) && "token" in request && menuFrame(request.token))) await touch();
@@ -76,7 +84,17 @@ async function fromPage(request: Request, sender: Sender): Promise<unknown> {
       return {};
     case "pending-offer":
       return { token: pendingOffer(sender.tab!.id!, frameOf(sender)) };
+    case "passkey-request":
+      return requestPasskey(frameOf(sender), request.call);
+    case "passkey-wait":
+      return waitPasskey(request.token, frameOf(sender));
+    case "passkey-choose":
+      return choosePasskey(request.token, request.choice);
     case "menu-data": {
+      if (menuFrame(request.token)?.passkeyId) {
+        const view = await passkeyView(request.token);
+        return view ? { mode: "passkey", passkey: view } : { mode: "gone" };
+      }
       if (!menuFrame(request.token)?.offerId) return menuData(request.token);
       const view = await offerView(request.token);
       return view ? { mode: "offer", offer: view } : { mode: "gone" };

@@ -27,6 +27,8 @@ export interface Frame {
   at: number;
   /** Set for an offer bar. */
   offerId?: string;
+  /** Set for a passkey prompt (background/passkeys.ts). */
+  passkeyId?: string;
 }
 
 const MENU_LIFETIME_MS = 10 * 60_000;

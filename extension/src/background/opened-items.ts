@@ -20,6 +20,7 @@ import {
   type VaultClient,
 } from "../../../sdk";
 import { ItemSearch } from "../../../sdk/search";
+import type { Passkey } from "../../../sdk/passkeys/passkey";
 import { LoginIndex } from "../../../sdk/autofill";
 import type { ItemSummary } from "../messages";
 
@@ -130,6 +131,11 @@ export class OpenedItems {
       .search(query, { limit })
       .map((hit) => this.entries.get(`${hit.vaultId}/${hit.itemId}`))
       .filter((e): e is Entry => e !== undefined);
+  }
+
+  /** Every passkey of every item, with its item's key, for the passkey requests of pages (background/passkeys.ts). */
+  passkeys(): Array<{ key: string; passkey: Passkey }> {
+    return [...this.items].flatMap(([key, item]) => (item.passkeys ?? []).map((passkey) => ({ key, passkey })));
   }
 
   /** The vaults the user may save into: verified name, no rekey pending. */

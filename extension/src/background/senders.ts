@@ -35,7 +35,7 @@ const POPUP: ReadonlySet<Request["kind"]> = new Set([
   "copied",
   "web-vault-url",
 ]);
-const CONTENT: ReadonlySet<Request["kind"]> = new Set(["field-focus", "submitted", "pending-offer"]);
+const CONTENT: ReadonlySet<Request["kind"]> = new Set(["field-focus", "submitted", "pending-offer", "passkey-request", "passkey-wait"]);
 const MENU: ReadonlySet<Request["kind"]> = new Set([
   "menu-data",
   "menu-fill",
@@ -43,6 +43,7 @@ const MENU: ReadonlySet<Request["kind"]> = new Set([
   "offer-save",
   "offer-update",
   "offer-dismiss",
+  "passkey-choose",
 ]);
 
 /** Whether this sender may ask this kind of request. */

@@ -27,7 +27,7 @@ export class Overlay {
   private ownStyle = "";
   private readonly follow = () => this.place();
 
-  constructor(private readonly purpose: "menu" | "offer") {}
+  constructor(private readonly purpose: "menu" | "offer" | "passkey") {}
 
   get shown(): boolean {
     return this.host?.isConnected === true;
@@ -40,7 +40,9 @@ export class Overlay {
     const root = host.attachShadow({ mode: "closed" });
     const frame = document.createElement("iframe");
     frame.src = `${chrome.runtime.getURL("menu.html")}#${token}`;
-    frame.title = this.purpose === "menu" ? "Vault: logins for this site" : "Vault: save this login";
+    frame.title = { menu: "Vault: logins for this site", offer: "Vault: save this login", passkey: "Vault: passkey for this site" }[
+      this.purpose
+    ];
     frame.allow = "clipboard-write";
     frame.setAttribute("style", "border:0;width:100%;height:100%;display:block;color-scheme:light;background:#fff;");
     root.append(frame);

@@ -7,7 +7,7 @@
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ask, type FieldKind, type ItemSummary, type MenuData, type OfferView } from "../messages";
+import { ask, type FieldKind, type ItemSummary, type MenuData, type OfferView, type PasskeyView } from "../messages";
 import "../styles.css";
 
 const token = location.hash.slice(1);
@@ -44,6 +44,26 @@ function useSettled(): boolean {
   return settled;
 }
 
+/** What the service worker answers a choice in the menu: what was done, or why nothing was. */
+interface Done {
+  refused?: string;
+  filled?: number;
+  code?: string;
+  saved?: string;
+  updated?: string;
+  passkeySaved?: string;
+  signedIn?: string;
+}
+
+/** What the menu says after a choice that saved or signed in. */
+function doneText(done: Done): string | undefined {
+  if (done.saved) return `Saved a login for ${done.saved}.`;
+  if (done.updated) return `Updated the password of ${done.updated}.`;
+  if (done.passkeySaved) return `Saved a passkey for ${done.passkeySaved}.`;
+  if (done.signedIn) return `Signed in to ${done.signedIn} with a passkey.`;
+  return undefined;
+}
+
 function Menu() {
   const [data, setData] = useState<MenuData | undefined>();
   const [said, setSaid] = useState<{ text: string; error?: boolean } | undefined>();
@@ -52,7 +72,7 @@ function Menu() {
     ask<MenuData>({ kind: "menu-data", token }).then(setData, (err: Error) => setSaid({ text: err.message, error: true }));
   }, []);
   const act =
-    (run: () => Promise<{ refused?: string; filled?: number; code?: string; saved?: string; updated?: string }>) =>
+    (run: () => Promise<Done>) =>
     async (event: MouseEvent) => {
       if (!deliberate(event)) return;
       if (!unobstructed) return setSaid({ text: COVERED, error: true });
@@ -60,8 +80,8 @@ function Menu() {
         const result = await run();
         if (result.refused) return setSaid({ text: result.refused, error: true });
         if (result.code) await copyCode(result.code, setSaid);
-        if (result.saved) setSaid({ text: `Saved a login for ${result.saved}.` });
-        if (result.updated) setSaid({ text: `Updated the password of ${result.updated}.` });
+        const text = doneText(result);
+        if (text) setSaid({ text });
       } catch (err) {
         setSaid({ text: (err as Error).message, error: true });
       }
@@ -76,6 +96,7 @@ function Menu() {
   if (data.mode === "locked") return <p>Vault is locked. Open the Vault extension to unlock it.</p>;
   if (data.mode === "gone") return <p>This menu has expired: click the field again.</p>;
   if (data.mode === "offer") return <Offer offer={data.offer} act={act} settled={settled} />;
+  if (data.mode === "passkey") return <PasskeyPrompt view={data.passkey} act={act} settled={settled} />;
   return (
     <nav aria-label={`Vault: logins for ${data.site}`}>
       {data.refusal && (
@@ -174,6 +195,53 @@ function Offer({ offer, act, settled }: { offer: OfferView; act: Act; settled: b
         </button>
       </div>
     </section>
+  );
+}
+
+/** A page asked for a passkey: save a new one into a vault, or sign in with one the vault holds; or let the browser answer. */
+function PasskeyPrompt({ view, act, settled }: { view: PasskeyView; act: Act; settled: boolean }) {
+  const [vaultId, setVaultId] = useState(view.op === "create" ? (view.vaults[0]?.vaultId ?? "") : "");
+  const choose = (choice: object) => act(() => ask({ kind: "passkey-choose", token, choice } as Parameters<typeof ask>[0]));
+  const decline = (
+    <button type="button" class="secondary" disabled={!settled} onClick={choose({ decline: true })}>
+      Use another way
+    </button>
+  );
+  if (view.op === "create")
+    return (
+      <section aria-label="Vault: save a passkey">
+        <p>
+          Save a passkey for {view.site}
+          {view.user ? ` as ${view.user}` : ""}?
+        </p>
+        <div class="row">
+          <label for="vault">Vault</label>
+          <select id="vault" value={vaultId} onChange={(e) => setVaultId((e.target as HTMLSelectElement).value)}>
+            {view.vaults.map((v) => (
+              <option key={v.vaultId} value={v.vaultId}>
+                {v.name}
+              </option>
+            ))}
+          </select>
+          <button type="button" disabled={!vaultId || !settled} onClick={choose({ save: vaultId })}>
+            Save passkey
+          </button>
+          {decline}
+        </div>
+      </section>
+    );
+  return (
+    <nav aria-label={`Vault: sign in to ${view.site} with a passkey`}>
+      {view.choices.map((c) => (
+        <button key={c.key} type="button" class="choice" disabled={!settled} onClick={choose({ use: c.key })}>
+          {c.user || c.name}
+          <span class="meta">
+            {c.name} · {c.vaultName}
+          </span>
+        </button>
+      ))}
+      {decline}
+    </nav>
   );
 }
 

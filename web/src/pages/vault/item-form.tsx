@@ -16,6 +16,7 @@ import {
   type UrlMatch,
 } from "../../../../sdk";
 import { Choice, Field, inputValue } from "../../components/ui";
+import { PasskeyList } from "../../components/passkeys";
 
 const MATCH_LABELS: Record<UrlMatch, string> = {
   domain: "Same domain",
@@ -59,6 +60,7 @@ export function ItemForm({
       <TypeFields draft={draft} />
       {type === "login" && <Websites urls={draft.urls} onChange={draft.setUrls} />}
       {type === "login" && <TotpSeed value={draft.totp} error={draft.totpError} onInput={draft.setTotp} />}
+      {type === "login" && <PasskeyList passkeys={draft.passkeys} onChange={draft.setPasskeys} />}
       {draft.totpError && (
         <p class="error" role="alert">
           {draft.totpError}
@@ -116,6 +118,7 @@ function useDraft(item?: Item) {
   const [favorite, setFavorite] = useState(item?.favorite ?? false);
   const [tags, setTags] = useState((item?.tags ?? []).join("\n"));
   const [archived, setArchived] = useState(item?.archived ?? false);
+  const [passkeys, setPasskeys] = useState(item?.passkeys ?? []);
   const [shown, setShown] = useState(false);
   // The seed is checked as it is typed, with the TOTP code lazily loaded (not on the first page).
   useEffect(() => {
@@ -135,6 +138,7 @@ function useDraft(item?: Item) {
     const kept = [...new Set(tags.split("\n").map((t) => t.trim()))].filter(Boolean);
     if (kept.length > 0) result.tags = kept;
     if (archived) result.archived = true;
+    if (type === "login" && passkeys.length > 0) result.passkeys = passkeys;
     return result;
   };
   return {
@@ -157,6 +161,8 @@ function useDraft(item?: Item) {
     setTags,
     archived,
     setArchived,
+    passkeys,
+    setPasskeys,
     shown,
     setShown,
     content,

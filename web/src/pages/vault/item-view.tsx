@@ -1,9 +1,10 @@
-/** One item shown: its type's fields, websites, one-time code and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
+/** One item shown: its type's fields, websites, one-time code, passkeys and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
 import { useEffect, useState } from "preact/hooks";
 import type { ComponentChildren, VNode } from "preact";
 import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode, type TypeField } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
 import { isArchived, itemTags } from "../../library";
+import { PasskeyRows } from "../../components/passkeys";
 
 /** Edit and Delete show where the item's vault is open; elsewhere `children` (a link to it) takes their place. */
 export function ItemView({
@@ -38,6 +39,7 @@ export function ItemView({
         })}
         <Websites item={item} />
         {item.totp && <OneTimeCode seed={item.totp} onCopy={(code) => void copy(code, "one-time code")} />}
+        {item.passkeys && <PasskeyRows passkeys={item.passkeys} />}
         <OtherFields item={item} secret={secret} />
         <TagsRow item={item} />
       </dl>

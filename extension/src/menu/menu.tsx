@@ -71,21 +71,19 @@ function Menu() {
   useEffect(() => {
     ask<MenuData>({ kind: "menu-data", token }).then(setData, (err: Error) => setSaid({ text: err.message, error: true }));
   }, []);
-  const act =
-    (run: () => Promise<Done>) =>
-    async (event: MouseEvent) => {
-      if (!deliberate(event)) return;
-      if (!unobstructed) return setSaid({ text: COVERED, error: true });
-      try {
-        const result = await run();
-        if (result.refused) return setSaid({ text: result.refused, error: true });
-        if (result.code) await copyCode(result.code, setSaid);
-        const text = doneText(result);
-        if (text) setSaid({ text });
-      } catch (err) {
-        setSaid({ text: (err as Error).message, error: true });
-      }
-    };
+  const act = (run: () => Promise<Done>) => async (event: MouseEvent) => {
+    if (!deliberate(event)) return;
+    if (!unobstructed) return setSaid({ text: COVERED, error: true });
+    try {
+      const result = await run();
+      if (result.refused) return setSaid({ text: result.refused, error: true });
+      if (result.code) await copyCode(result.code, setSaid);
+      const text = doneText(result);
+      if (text) setSaid({ text });
+    } catch (err) {
+      setSaid({ text: (err as Error).message, error: true });
+    }
+  };
   if (said)
     return (
       <p class={said.error ? "error" : ""} role={said.error ? "alert" : "status"}>

@@ -49,6 +49,8 @@ const BROWSER: PasskeyAnswer = { use: "browser" };
 /** At most this many credential ids in a site's list, and this long a byte string: a page cannot make the worker hold more. */
 const MAX_IDS = 64;
 const MAX_BYTES_TEXT = 1400;
+/** At most this many calls wait for the person at once; the oldest beyond it goes to the browser (a page that calls in a loop holds nothing up). */
+const MAX_PENDING = 16;
 
 onLock(() => {
   for (const p of pending.values()) p.resolve(BROWSER);
@@ -129,6 +131,11 @@ export async function requestPasskey(
   const id = crypto.randomUUID();
   let resolve!: (answer: PasskeyAnswer) => void;
   const answer = new Promise<PasskeyAnswer>((r) => (resolve = r));
+  for (const [oldest, p] of pending) {
+    if (pending.size < MAX_PENDING) break;
+    p.resolve(BROWSER);
+    pending.delete(oldest);
+  }
   pending.set(id, { id, frame, call, request, rpId, answer, resolve });
   const token = register({ ...frame, fieldKind: "login", passkeyId: id });
   return { token, rows };

@@ -76,6 +76,23 @@ describe("the web vault: a login kept across reloads, and remembered devices", (
     await eventually("the browser's session ends on the server", async () => (await sessionIds(ada)).length === afterLogin.length - 1);
   });
 
+  test("a page opened the moment the vault shows stays open: the login lands on its page before the shell shows", async () => {
+    const ada = await registered();
+    await ada.vaults.create("Landing");
+    const p = await page();
+    // The login asks for the account's factors before it decides where to land: a slow answer keeps the shell away, not the page.
+    await p.route(/\/users\/me\/factors$/, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await logIn(p, ada.account.email);
+    await signedInShell(p);
+    await p.goto("/#/sessions");
+    await p.getByRole("cell", { name: "This device" }).waitFor();
+    await p.waitForTimeout(2000);
+    expect(new URL(p.url()).hash).toBe("#/sessions");
+  });
+
   test("a session ended from another device: the unlock after a reload erases what was kept and says why", async () => {
     const ada = await registered();
     const p = await page();

@@ -26,10 +26,11 @@ export function Login() {
         setStep(null);
       }
       rememberEmail(client.account.email);
-      await signedIn(client);
       // A member of an organization that requires a second factor, without one: straight to enrolling it.
       const factors = await client.factors.list().catch(() => null);
+      // The page to land on is set before the shell shows: a page opened the moment it shows is not left again.
       go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
+      await signedIn(client);
     });
   };
   const offer = useRegistrationOffer();

@@ -56,6 +56,9 @@ export type {
   SecondFactorPrompt,
   PendingRecovery,
   RecoveryTask,
+  ImportedVault,
+  TransferProgress,
+  VaultPerFolderResult,
 } from "./client";
 export { ApiError, SecondFactorRequiredError, SecurityError, UnlockError, WeakPasswordError, type SecurityProblem } from "./errors";
 export { InputError, sentence } from "./error-text";

@@ -35,6 +35,7 @@ import { paramsOf } from "../lib/http/routes";
 import { sessionView } from "../lib/http/views";
 import { netKey } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
+import type { UserRecord } from "../lib/store/port";
 import { runnerService } from "../app/node-runtime";
 
 type LoginParams = { email: string; authHash: string; deviceName?: string; deviceToken?: string };
@@ -167,7 +168,7 @@ async function secondStep(rt: Runtime, logins: Logins, ctx: Ctx<SecondStepParams
   const deviceName = p.deviceName === undefined ? step.deviceName : decideDeviceName(p.deviceName);
   // At the key version the first step's password was compared against: a password change since ends it (401).
   const answer = await signIn(rt, ctx, user, { deviceName, address: from, accountVersion: step.accountVersion });
-  return p.rememberDevice === true ? { ...answer, deviceToken: await rememberDevice(rt, user.userId, deviceName) } : answer;
+  return p.rememberDevice === true ? { ...answer, deviceToken: await rememberDevice(rt, user, deviceName) } : answer;
 }
 
 /**
@@ -180,8 +181,8 @@ async function rememberedLogin({ store, clock }: Runtime, deviceToken: string | 
   return planRememberedLogin({ sentToken: deviceToken !== undefined, device, userId, passwordRight, now: clock.timestamp() });
 }
 
-/** A new remembered device for the account: its token answered once, only its hash stored. */
-async function rememberDevice(rt: Runtime, userId: UserId, deviceName: string): Promise<string> {
+/** A new remembered device for the account (an audit record): its token answered once, only its hash stored. */
+async function rememberDevice(rt: Runtime, { userId, orgId }: Pick<UserRecord, "userId" | "orgId">, deviceName: string): Promise<string> {
   const token = newOpaqueToken();
   const now = rt.clock.nowMs();
   const at = new Date(now).toISOString();
@@ -196,7 +197,9 @@ async function rememberDevice(rt: Runtime, userId: UserId, deviceName: string): 
     },
     tokenHash: hashToken(token),
     max: MAX_REMEMBERED_DEVICES,
+    events: [rt.events.record("user.device_remembered", { actorId: userId, orgId, targetUserId: userId })],
   });
+  rt.events.kick();
   return token;
 }
 
@@ -206,11 +209,14 @@ async function listRememberedDevices({ store, clock }: Runtime, ctx: Ctx) {
   return { devices: devices.map(({ userId: _owner, ...shown }) => shown) };
 }
 
-async function forgetDevice({ store }: Runtime, ctx: Ctx<{ deviceId: string }>) {
-  const caller = callerOf(ctx);
-  planForgetDevice(await store.sessions.getRememberedDevice(ctx.params.deviceId), caller.userId);
-  if (!(await store.sessions.forgetRememberedDevice({ userId: caller.userId, deviceId: ctx.params.deviceId })))
-    planForgetDevice(null, caller.userId);
+/** Forgets one of the caller's remembered devices (an audit record). */
+async function forgetDevice({ store, events }: Runtime, ctx: Ctx<{ deviceId: string }>) {
+  const { userId, orgId } = callerOf(ctx);
+  planForgetDevice(await store.sessions.getRememberedDevice(ctx.params.deviceId), userId);
+  const forgotten = events.record("user.device_forgotten", { actorId: userId, orgId, targetUserId: userId });
+  if (!(await store.sessions.forgetRememberedDevice({ userId, deviceId: ctx.params.deviceId, events: [forgotten] })))
+    planForgetDevice(null, userId);
+  events.kick();
   return noContent(ctx);
 }
 

@@ -1,6 +1,6 @@
 /**
  * The sweeper: every SWEEP_INTERVAL (and shortly after start), purges invites never used,
- * INVITE_RETENTION after their expiry, expired or revoked refresh tokens, and items TRASH_RETENTION in a trash (lib/workers/sweeper.ts); one node at a time across the deployment.
+ * INVITE_RETENTION after their expiry, expired or revoked refresh tokens, expired remembered devices, and items TRASH_RETENTION in a trash (lib/workers/sweeper.ts); one node at a time across the deployment.
  */
 import type { ServiceSchema } from "moleculer";
 import type { Runtime } from "../lib/runtime";

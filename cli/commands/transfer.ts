@@ -1,7 +1,7 @@
 /** Import into a vault and export out of it: files read and written on this machine (the formats: sdk/transfer/). */
 import fs from "node:fs";
-import { printable } from "../../sdk";
-import { EXPORT_FORMATS, readImport, splitByTopLevel, type ExportFormat, type ImportItem } from "../../sdk/transfer";
+import { printable, type VaultClient, type VaultPerFolderResult } from "../../sdk";
+import { EXPORT_FORMATS, readImport, type ExportFormat, type ImportItem } from "../../sdk/transfer";
 import { progressBar, UsageError } from "../output";
 import { confirmOrStop, readNewPassword, readPassword } from "../password";
 import { type Command, YES_OPTION, findVault, plural, shownName } from "./shared";
@@ -40,26 +40,10 @@ export const transferCommands: Command[] = [
         ...(password !== undefined && { password }),
         ...(opts["key-file"] && { keyFile: new Uint8Array(fs.readFileSync(opts["key-file"])) }),
       });
-      // Each place of the file (a 1Password vault, a top-level folder or group) into a new vault of its name; the rest into <vault>.
-      const targets: Array<{ vaultId: string; name: string; items: ImportItem[] }> = [];
-      for (const g of opts["vault-per-folder"] ? splitByTopLevel(parsed) : [{ items: parsed.items }]) {
-        if (g.place === undefined) targets.push({ vaultId: vault.vaultId, name: shownName(vault), items: g.items });
-        else targets.push({ vaultId: (await client.vaults.create(g.place)).vaultId, name: `"${printable(g.place)}"`, items: g.items });
-      }
-      const total = { imported: 0, requests: 0, partial: [...parsed.partial], skipped: [...parsed.skipped] };
-      for (const target of targets) {
-        const bar = progressBar(ctx.progress);
-        try {
-          const result = await client.items.import(target.vaultId, target.items, bar);
-          total.imported += result.imported;
-          total.requests += result.requests;
-          total.partial.push(...result.partial);
-          total.skipped.push(...result.skipped);
-        } finally {
-          bar.end();
-        }
-      }
-      const into = targets.map((t) => t.name).join(", ");
+      const total = await importInto(client, vault.vaultId, parsed.items, opts["vault-per-folder"] === true, ctx.progress);
+      total.partial.unshift(...parsed.partial);
+      total.skipped.unshift(...parsed.skipped);
+      const into = total.vaults.map((v) => (v.place === undefined ? shownName(vault) : `"${printable(v.place)}"`)).join(", ");
       const lines = [
         `Imported ${plural(total.imported, "item")} (${total.partial.length} with parts left out) into ${into} from a ${parsed.format} file ` +
           `(${plural(total.requests, "request")}); skipped ${total.skipped.length}.`,
@@ -76,7 +60,7 @@ export const transferCommands: Command[] = [
         json: {
           imported: total.imported,
           format: parsed.format,
-          vaults: targets.map((t) => t.vaultId),
+          vaults: total.vaults.map((v) => v.vaultId),
           partial: total.partial,
           skipped: total.skipped,
         },
@@ -124,3 +108,34 @@ export const transferCommands: Command[] = [
     },
   },
 ];
+
+/**
+ * The items into `vaultId`, or (`perFolder`) each folder of the file into a new vault of its name
+ * and the rest into `vaultId` (the SDK's `importVaultPerFolder`, as the web vault does); one progress bar per vault.
+ */
+async function importInto(
+  client: VaultClient,
+  vaultId: string,
+  items: ImportItem[],
+  perFolder: boolean,
+  progress: boolean,
+): Promise<VaultPerFolderResult> {
+  let bar = progressBar(progress);
+  let filling = vaultId;
+  try {
+    if (!perFolder) {
+      const result = await client.items.import(vaultId, items, bar);
+      return { ...result, vaults: [{ vaultId, imported: result.imported }] };
+    }
+    return await client.items.importVaultPerFolder(vaultId, items, (p) => {
+      if (p.vaultId !== filling) {
+        bar.end();
+        bar = progressBar(progress);
+        filling = p.vaultId;
+      }
+      bar(p);
+    });
+  } finally {
+    bar.end();
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites that were
  * never used, INVITE_RETENTION after their expiry; refresh tokens expired or revoked; sessions ended
- * or expired; items in a trash TRASH_RETENTION after their delete), holding the
+ * or expired; remembered devices expired; items in a trash TRASH_RETENTION after their delete), holding the
  * `sweeper` lease so that of the nodes that schedule it, one sweeps at a time.
  */
 import type { Locks } from "../locks";

@@ -63,7 +63,7 @@ export {
 } from "./kept-session";
 export type { Removal, RemovalFinished } from "./people";
 export type { SignedMember } from "./org-log";
-export type { ImportResult, TransferProgress } from "./transfer";
+export type { ImportedVault, ImportResult, TransferProgress, VaultPerFolderResult } from "./transfer";
 export type { FactorInfo, LockOutPolicy, Policies } from "./factors";
 export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 export type { PendingRecovery, RecoveryTask } from "./recovery";

@@ -13,6 +13,7 @@ import { sealItem, type SealedItem } from "../items";
 import { itemStatesOf, itemSetDigest } from "../../protocol/formats/item-log";
 import type { ExportFormat, ExportedVault } from "../transfer/export";
 import type { ImportItem, LeftOut } from "../transfer/types";
+import { splitByTopLevel } from "../transfer/split";
 import { ApiError } from "../errors";
 import type { ClientCore } from "./core";
 import type { Items } from "./items";
@@ -40,6 +41,19 @@ export interface ImportResult {
   skipped: Array<{ name: string; why: string }>;
   /** Requests made: one per bulk batch, one per version of each item written with its history. */
   requests: number;
+}
+
+/** A vault an import with a vault per folder put items into. */
+export interface ImportedVault {
+  vaultId: string;
+  /** The folder of the file the vault was made for, and is named after; undefined for the vault the import was asked into. */
+  place?: string;
+  imported: number;
+}
+
+export interface VaultPerFolderResult extends ImportResult {
+  /** Each vault that received items, in the order they were filled (the vault asked into last, if any item was kept at no folder). */
+  vaults: ImportedVault[];
 }
 
 /** An item to send, with its earlier versions (oldest first) when it has any. */
@@ -88,6 +102,36 @@ export class Transfers {
       throw err;
     }
     return { imported, partial, skipped, requests };
+  }
+
+  /**
+   * One new vault for each place of the file (`splitByTopLevel`: a 1Password vault, a top-level
+   * folder, a KeePass top-level group), named after it and holding its items; the items kept at no
+   * such place go into `vaultId`. Progress names the vault being filled.
+   */
+  async importVaultPerFolder(
+    vaultId: string,
+    contents: readonly ImportItem[],
+    onProgress: (p: TransferProgress & { vaultId: string; place?: string }) => void = () => {},
+  ): Promise<VaultPerFolderResult> {
+    const total: VaultPerFolderResult = { imported: 0, partial: [], skipped: [], requests: 0, vaults: [] };
+    for (const { place, items } of splitByTopLevel({ items: [...contents] })) {
+      try {
+        const target = place === undefined ? vaultId : (await this.vaults.createVault(place, "shared")).vaultId;
+        const result = await this.importItems(target, items, (p) => onProgress({ ...p, vaultId: target, place }));
+        total.imported += result.imported;
+        total.requests += result.requests;
+        total.partial.push(...result.partial);
+        total.skipped.push(...result.skipped);
+        total.vaults.push({ vaultId: target, place, imported: result.imported });
+      } catch (err) {
+        // The vaults filled before stay: name them, so that no one imports them twice.
+        const filled = total.vaults.map((v) => (v.place === undefined ? "the vault imported into" : `"${v.place}"`));
+        if (filled.length > 0 && err instanceof Error) err.message += ` (filled before this, and kept: ${filled.join(", ")})`;
+        throw err;
+      }
+    }
+    return total;
   }
 
   /**

@@ -3,7 +3,8 @@
  * PostgreSQL: the device's next logins with the password skip the code; a token of another
  * account, a wrong password, an expired or forgotten device ask it again (and tell nothing more);
  * a password change and a factor removed forget every device; the token is stored only as a hash
- * and never reaches the logs or the audit trail.
+ * and never reaches the logs or the audit trail; remembering and forgetting a device are audit
+ * records; the sweeper purges the expired ones.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -14,6 +15,9 @@ import { fromBase32, referenceTotp } from "../helpers/totp";
 import { MemoryValues, VaultClient } from "../../sdk";
 import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
 import { hashToken } from "../../lib/domain/opaque-tokens";
+import { sweepOnce } from "../../lib/workers/sweeper";
+import { allAuditRecords } from "../helpers/audit";
+import { eventually, sleep } from "../helpers/wait";
 
 jest.setTimeout(180_000);
 
@@ -200,5 +204,45 @@ describe.each(SQL_ENGINES)("remembered devices, on %s", (_engine, openDatabase) 
     const audit = await c.http.request<unknown>("GET", "/audit", { query: { orgId: c.account.orgId, limit: 500 } });
     expect(JSON.stringify(audit)).not.toContain(token);
     expect(logged.join("\n")).not.toContain(token);
+  });
+
+  test("remembering a device and forgetting it are records of the account's audit log, by the account; a forget refused records nothing", async () => {
+    const ada = await withTotp();
+    const laptop = device("Ada's laptop", ada.secret);
+    const c = await laptop.login(ada.email);
+    const [remembered] = await c.sessions.rememberedDevices();
+    await c.sessions.forgetDevice(remembered!.deviceId);
+    await expect(c.sessions.forgetDevice(remembered!.deviceId)).rejects.toMatchObject({ status: 404 });
+    const deviceRecords = async () => (await allAuditRecords(c)).filter((r) => r.type.startsWith("user.device_")).reverse();
+    await eventually("the device records in the audit log", async () => (await deviceRecords()).length >= 2);
+    await sleep(500);
+    const me = c.account.userId;
+    expect((await deviceRecords()).map(({ type, actorId, targetUserId }) => ({ type, actorId, targetUserId }))).toEqual([
+      { type: "user.device_remembered", actorId: me, targetUserId: me },
+      { type: "user.device_forgotten", actorId: me, targetUserId: me },
+    ]);
+    // Checked here, the chain holds with them.
+    await expect(c.audit.verify()).resolves.toBeDefined();
+  });
+
+  // Last: it moves the server's clock a month on.
+  test("the sweeper purges a device past its 30 days and keeps one remembered since", async () => {
+    const ada = await withTotp();
+    const adas = device("Ada's laptop", ada.secret);
+    await adas.login(ada.email);
+    const expiring = hashToken((await adas.tokens.get(ada.email))!);
+    server.clock.advance(31 * DAY_MS);
+    const bob = await withTotp();
+    const bobs = device("Bob's laptop", bob.secret);
+    await bobs.login(bob.email);
+    const live = hashToken((await bobs.tokens.get(bob.email))!);
+
+    const { store, locks } = server.node.runtime;
+    expect(await store.sessions.findRememberedDevice(expiring)).not.toBeNull();
+    const swept = await sweepOnce(store, locks, { leaseMs: 60_000, inviteRetentionMs: 90 * DAY_MS }, new Date(server.clock.nowMs()));
+    expect(swept).toMatchObject({ ran: true, rememberedDevices: expect.any(Number) });
+    expect(swept.ran && swept.rememberedDevices).toBeGreaterThanOrEqual(1);
+    expect(await store.sessions.findRememberedDevice(expiring)).toBeNull();
+    expect(await store.sessions.findRememberedDevice(live)).toMatchObject({ deviceName: "Bob's laptop" });
   });
 });

@@ -426,6 +426,20 @@ describe("vaultctl", () => {
     expect(kp.stdout).toContain("scan: attachment passport.pdf: attachments are not carried");
     const wrong = await vaultctl("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "nope" } });
     expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining("the KeePass password (or key file) is wrong")]);
+    // A vault per top-level group of a real KeePass database, each named after it; the vault named on the line gets none (no entry is outside a group).
+    const groups = path.join(__dirname, "../fixtures/import/keepass/keeweb-Demo.kdbx");
+    const perGroup = await ok("alice", ["import", "Typed", groups, "--vault-per-folder", "--password-env", "KP_PASS"], {
+      env: { KP_PASS: "demo" },
+    });
+    expect(perGroup.stdout).toMatch(
+      /^Imported 19 items \(4 with parts left out\) into "Computer", "Internet", "Finance" from a keepass file/,
+    );
+    for (const [group, count] of [
+      ["Computer", 7],
+      ["Internet", 9],
+      ["Finance", 3],
+    ] as const)
+      expect([group, (await ok("alice", ["item", "list", group, "--json"])).json.length]).toEqual([group, count]);
 
     const out = path.join(homes.alice, "typed.export");
     await ok("alice", ["export", "Typed", "--out", out, "--passphrase-env", "EXPORT_PASS"], {

@@ -20,6 +20,9 @@ describe("the web vault as an app", () => {
   const sidebar = (p: Page) => p.getByRole("navigation", { name: "Main" });
   const shot = (p: Page, name: string) => p.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
   const listed = (p: Page) => p.getByRole("list", { name: "Items" }).locator("button .name").allInnerTexts();
+  /** What this browser pinned for `userId` (the SDK's pin store in localStorage), if anything. */
+  const pinned = async (p: Page, userId: string) =>
+    JSON.parse((await p.evaluate<string | null>(`localStorage.getItem("vault.pins")`)) ?? "{}")[userId];
 
   test("the sidebar lists items across vaults (all, favourites, a type, a tag, archived); the one chosen shows beside the list", async () => {
     const ada = await suite.registered();
@@ -142,14 +145,70 @@ describe("the web vault as an app", () => {
     await field.fill(current.replace(/^..../, "ffff"));
     await p.getByRole("button", { name: `Mark ${ada.account.email} as checked` }).click();
     await p.getByRole("alert").filter({ hasText: "That is not the fingerprint the server shows" }).waitFor();
-    const pinned = async () =>
-      JSON.parse((await p.evaluate<string | null>(`localStorage.getItem("vault.pins")`)) ?? "{}")[ada.account.userId];
-    expect((await pinned())?.via).not.toBe("checked");
+    expect((await pinned(p, ada.account.userId))?.via).not.toBe("checked");
 
     await field.fill(current);
     await p.getByRole("button", { name: `Mark ${ada.account.email} as checked` }).click();
     await state.getByText("checked: you compared it").waitFor();
-    expect(await pinned()).toMatchObject({ fingerprint: current, via: "checked" });
+    expect(await pinned(p, ada.account.userId)).toMatchObject({ fingerprint: current, via: "checked" });
+  });
+
+  test("People shows each colleague's key fingerprint and whether this device checked it: a wrong one typed pins nothing, the right one marks it checked", async () => {
+    const ada = await suite.registered();
+    const bob = await suite.registered("member", ada);
+    const who = bob.account.email;
+    const p = await suite.page();
+    await logIn(p, ada.account.email);
+    await sidebar(p).getByRole("link", { name: "People" }).click();
+    const row = p.getByRole("row").filter({ hasText: who });
+    const state = row.getByTestId(`trust-${who}`);
+    await state.waitFor();
+    const { current } = await ada.keys.fingerprint(bob.account.userId);
+    await row.getByTestId(`fingerprint-${who}`).getByText(current, { exact: true }).waitFor();
+    expect(await state.textContent()).toMatch(/not compared/);
+    await suite.accessible(p, "people with their keys");
+
+    // One digit off, as a misheard fingerprint would be: refused, and nothing pinned as checked.
+    const misheard = current.replace(/^./, current.startsWith("0") ? "1" : "0");
+    await row.getByLabel(`Fingerprint ${who} reads to you`).fill(misheard);
+    await row.getByRole("button", { name: `Mark ${who} as checked` }).click();
+    await row.getByRole("alert").filter({ hasText: "That is not the fingerprint the server shows" }).waitFor();
+    expect((await pinned(p, bob.account.userId))?.via).not.toBe("checked");
+    expect(await state.textContent()).toMatch(/not compared/);
+
+    await row.getByLabel(`Fingerprint ${who} reads to you`).fill(current);
+    await row.getByRole("button", { name: `Mark ${who} as checked` }).click();
+    await state.getByText("checked: you compared it").waitFor();
+    expect(await pinned(p, bob.account.userId)).toMatchObject({ fingerprint: current, via: "checked" });
+    // Checked, there is nothing left to compare; "Your key" says the same of bob.
+    expect(await row.getByRole("button", { name: `Mark ${who} as checked` }).count()).toBe(0);
+    await sidebar(p).getByRole("link", { name: "Your key" }).click();
+    await p.getByTestId(`trust-${who}`).getByText("checked: you compared it").waitFor();
+  });
+
+  test("the Trash page: every vault's trash under its name, readable (axe); an item restored from it opens in its vault", async () => {
+    const ada = await suite.registered();
+    const team = await ada.vaults.create("Team");
+    const home = await ada.vaults.create("Home", "personal");
+    const router = await ada.items.add(team.vaultId, { name: "Router", fields: { username: "admin", password: "pw1" } });
+    await ada.items.add(team.vaultId, { name: "Mail", fields: { username: "ada", password: "pw2" } });
+    const visa = await ada.items.add(home.vaultId, { name: "Visa", type: "card", fields: { number: "4111111111111111" } });
+    await ada.items.delete(team.vaultId, router.itemId);
+    await ada.items.delete(home.vaultId, visa.itemId);
+
+    const p = await suite.page();
+    await logIn(p, ada.account.email);
+    await sidebar(p).getByRole("link", { name: "Trash", exact: true }).click();
+    await p.getByRole("heading", { name: "Trash", level: 1 }).waitFor();
+    const teamTrash = p.getByRole("list", { name: "Trash of Team" });
+    await teamTrash.getByText("Router", { exact: true }).waitFor();
+    await p.getByRole("list", { name: "Trash of Home" }).getByText("Visa", { exact: true }).waitFor();
+    expect(await teamTrash.getByRole("listitem").count()).toBe(1);
+    await suite.accessible(p, "trash");
+
+    await teamTrash.getByRole("button", { name: "Restore Router" }).click();
+    await p.getByRole("region", { name: "Item Router" }).waitFor();
+    expect((await ada.items.list(team.vaultId)).map((i) => i.name).sort()).toEqual(["Mail", "Router"]);
   });
 
   test("dark theme: chosen in the header, kept after a reload, and readable (axe); 'Like the system' follows the system", async () => {

@@ -938,6 +938,57 @@ describe("the web vault", () => {
     );
   });
 
+  test("import with one vault per folder: a real Bitwarden export's five folders become five vaults named after them, each holding its folder's items", async () => {
+    const file = path.join(__dirname, "../fixtures/import/bitwarden/pass-import-bitwarden.json");
+    const reader = new VaultClient({ baseUrl: server.url });
+    await reader.login(ADA.email, "lighthouse keeper 1887 fog"); // ada's password since the password test
+    const vaultsBefore = await reader.vaults.list();
+    const here = ada.url().match(/#\/vault\/([0-9a-f-]+)/)![1]!;
+    const itemsHere = (await reader.items.list(here)).length;
+
+    await vaultTab(ada, "Import and export");
+    const transfer = ada.getByRole("region", { name: "Import and export" });
+    await transfer.getByLabel("File to import").setInputFiles(file);
+    await transfer.getByLabel("One vault per source vault or top-level folder").check();
+    await transfer.getByRole("button", { name: "Import", exact: true }).click();
+    await ada.getByText("Imported 14 items (0 with parts left out); skipped 0.").waitFor();
+    const made = ada.getByRole("list", { name: "Vaults made" });
+    await expect(made.getByRole("listitem").allInnerTexts()).resolves.toEqual([
+      "Bank (1 item)",
+      "Emails (4 items)",
+      "CornerCases (4 items)",
+      "Social (3 items)",
+      "Servers (2 items)",
+    ]);
+    await accessible(ada, "import with one vault per folder");
+    // The sidebar lists them at once.
+    await ada.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "CornerCases", exact: true }).waitFor();
+
+    // Each new vault holds exactly its folder's items; the vault imported into got none (every item of the file has a folder).
+    const { items } = await readImport(new Uint8Array(fs.readFileSync(file)));
+    const created = (await reader.vaults.listChecked()).filter((v) => !vaultsBefore.some((b) => b.vaultId === v.vaultId));
+    const byName = new Map(created.map((v) => [v.nameCheck.name, v.vaultId]));
+    expect([...byName.keys()].sort()).toEqual(["Bank", "CornerCases", "Emails", "Servers", "Social"]);
+    for (const [name, vaultId] of byName) {
+      const stored = (await reader.items.list(vaultId)).map((i) => i.name).sort();
+      expect({ name, stored }).toEqual({
+        name,
+        stored: items
+          .filter((i) => i.place === name)
+          .map((i) => i.name)
+          .sort(),
+      });
+    }
+    expect((await reader.items.list(here)).length).toBe(itemsHere);
+
+    // A link of the report opens the vault, its items listed.
+    await made.getByRole("link", { name: "Servers" }).click();
+    await ada.getByRole("heading", { name: "Servers", level: 1 }).waitFor();
+    const listed = ada.getByRole("list", { name: "Items" }).getByRole("button");
+    await listed.nth(1).waitFor();
+    await expect(listed.count()).resolves.toBe(2);
+  });
+
   test("a reload keeps the login, locked: the lock screen names the account, and the password opens it (no token in the clear)", async () => {
     const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
     await ada.reload();

@@ -7,48 +7,19 @@ import fs from "node:fs";
 import { sql, type Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
 import { openSqlStore } from "../../lib/store/sql/store";
-import type { EngineOps } from "../../lib/store/sql/context";
 import { migrationProvider } from "../../lib/store/sql/migrations";
 import { openSqlite, sqliteOps } from "../../lib/store/sql/sqlite";
-import { openPostgres, postgresOps } from "../../lib/store/sql/postgres";
 import type { Database } from "../../lib/store/sql/schema";
 import { tempDir } from "../helpers/server";
-import { createTestDatabase } from "../helpers/postgres";
+import { MIGRATION_ENGINES, migratedTo } from "../helpers/migration-engines";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared } from "../helpers/crypto";
-
-const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: EngineOps; drop(): Promise<void> }>]> = [
-  [
-    "SQLite",
-    async () => {
-      const dir = tempDir("vault-migrate-");
-      return { open: () => openSqlite(dir), ops: sqliteOps, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-    },
-  ],
-  [
-    "PostgreSQL",
-    async () => {
-      const database = await createTestDatabase();
-      return { open: () => openPostgres(database.url, { poolSize: 2 }), ops: postgresOps, drop: () => database.drop() };
-    },
-  ],
-];
-
-/** Brings the engine's new store to the schema of migration `name` (an older version's), and closes it. */
-async function migratedTo(engine: { open(): Kysely<Database> }, name: string): Promise<void> {
-  const db = engine.open();
-  try {
-    expect((await new Migrator({ db, provider: migrationProvider }).migrateTo(name)).error).toBeUndefined();
-  } finally {
-    await db.destroy();
-  }
-}
 
 /** The names of the migrations the store records as applied, in order. */
 async function applied(db: Kysely<Database>): Promise<string[]> {
   return (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name);
 }
 
-test.each(engines)(
+test.each(MIGRATION_ENGINES)(
   "%s: items written before item ids were scoped to their vault are all there after the upgrade, ids may then repeat across vaults, and the downgrade keeps one per id",
   async (_name, make) => {
     const engine = await make();
@@ -131,7 +102,7 @@ test.each(engines)(
   60_000,
 );
 
-test.each(engines)(
+test.each(MIGRATION_ENGINES)(
   "%s: an upgrade that fails part-way leaves the store as the older version left it, and the next start completes it",
   async (_name, make) => {
     const engine = await make();
@@ -208,7 +179,7 @@ test("SQLite: a migration whose commit fails fails the start, and leaves the sch
   }
 });
 
-test.each(engines)(
+test.each(MIGRATION_ENGINES)(
   "%s: recovery requests and their approvals made before decoys were stored survive the upgrade, and the downgrade keeps them and drops decoys",
   async (_name, make) => {
     const engine = await make();

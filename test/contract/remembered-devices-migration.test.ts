@@ -3,45 +3,20 @@
  * the current one, its accounts keep their logins and may remember devices; and back down, the
  * table goes and the accounts stay.
  */
-import fs from "node:fs";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { newId, type OrgId, type UserId } from "../../lib/domain/ids";
 import { openSqlStore } from "../../lib/store/sql/store";
 import { migrationProvider } from "../../lib/store/sql/migrations";
-import { openSqlite, sqliteOps } from "../../lib/store/sql/sqlite";
-import { openPostgres, postgresOps } from "../../lib/store/sql/postgres";
-import type { EngineOps } from "../../lib/store/sql/context";
-import type { Database } from "../../lib/store/sql/schema";
-import { tempDir } from "../helpers/server";
-import { createTestDatabase } from "../helpers/postgres";
+import { MIGRATION_ENGINES, migratedTo } from "../helpers/migration-engines";
 import { newUserKeys, registrationBundle } from "../helpers/crypto";
 
-const engines: Array<[string, () => Promise<{ open(): Kysely<Database>; ops: EngineOps; drop(): Promise<void> }>]> = [
-  [
-    "SQLite",
-    async () => {
-      const dir = tempDir("vault-migrate-");
-      return { open: () => openSqlite(dir), ops: sqliteOps, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-    },
-  ],
-  [
-    "PostgreSQL",
-    async () => {
-      const database = await createTestDatabase();
-      return { open: () => openPostgres(database.url, { poolSize: 2 }), ops: postgresOps, drop: () => database.drop() };
-    },
-  ],
-];
-
-test.each(engines)(
+test.each(MIGRATION_ENGINES)(
   "%s: an account of the version before remembers a device after the upgrade; the downgrade drops only the devices",
   async (_name, make) => {
     const engine = await make();
     try {
-      const before = engine.open();
-      expect((await new Migrator({ db: before, provider: migrationProvider }).migrateTo("022_session_scope")).error).toBeUndefined();
-      await before.destroy();
+      await migratedTo(engine, "022_session_scope");
       // An account and its login, as the version before stores them (through the store, then the schema taken back to 022).
       const older = await openSqlStore(engine.open(), engine.ops);
       const now = new Date().toISOString();
@@ -58,9 +33,7 @@ test.each(engines)(
         onlyIfFirstUser: false,
       });
       await older.close();
-      const back = engine.open();
-      expect((await new Migrator({ db: back, provider: migrationProvider }).migrateTo("022_session_scope")).error).toBeUndefined();
-      await back.destroy();
+      await migratedTo(engine, "022_session_scope");
 
       const store = await openSqlStore(engine.open(), engine.ops);
       try {

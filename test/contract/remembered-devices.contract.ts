@@ -2,10 +2,12 @@
  * The remembered devices of the sessions aggregate (lib/store/port/sessions.ts), run inside the
  * store contract against every adapter: found by the token's hash only, listed unexpired and most
  * recently used first, capped per account, forgotten one by one (one's own only), and all at once
- * by a factor removed or a removal from the organization, in the same transaction.
+ * by a factor removed or a removal from the organization, in the same transaction; remembering and
+ * forgetting one write their events with the change; the sweep purges the expired ones.
  */
 import { newId, type InviteId, type OrgId, type UserId } from "../../lib/domain/ids";
 import type { RememberedDevice } from "../../lib/domain/accounts/remembered-devices";
+import type { DomainEvent, DomainEventType } from "../../lib/domain/audit/events";
 import { planFactorChangeSessions } from "../../lib/domain/accounts/session-scope";
 import type { Store } from "../../lib/store/port";
 import { newUserKeys, registrationBundle } from "../helpers/crypto";
@@ -123,5 +125,46 @@ export function describeRememberedDevices(getStore: () => Store): void {
       now: at(),
     });
     expect(await store.sessions.findRememberedDevice(`h-${d.deviceId}`)).toBeNull();
+  });
+
+  test("remembered devices: remembering and forgetting one write their events with the change; a forget that forgets nothing writes none", async () => {
+    const store = getStore();
+    const ada = await ownOrg(store);
+    const event = (type: DomainEventType): DomainEvent => ({
+      eventId: newId(),
+      type,
+      at: at(),
+      actorId: ada.userId,
+      orgId: ada.orgId,
+      targetUserId: ada.userId,
+    });
+    const laptop = device(ada.userId, "laptop");
+    const remembered = event("user.device_remembered");
+    await store.sessions.rememberDevice({ device: laptop, tokenHash: `h-${laptop.deviceId}`, max: 20, events: [remembered] });
+    const forgotten = event("user.device_forgotten");
+    const refused = event("user.device_forgotten");
+    const stranger = await ownOrg(store);
+    expect(await store.sessions.forgetRememberedDevice({ userId: stranger.userId, deviceId: laptop.deviceId, events: [refused] })).toBe(
+      false,
+    );
+    expect(await store.sessions.forgetRememberedDevice({ userId: ada.userId, deviceId: laptop.deviceId, events: [forgotten] })).toBe(true);
+    const waiting = new Map((await store.outbox.pending(100_000)).map((e) => [e.eventId, e]));
+    expect([remembered, refused, forgotten].map((e) => waiting.get(e.eventId) ?? null)).toEqual([remembered, null, forgotten]);
+    await store.outbox.markSent([remembered.eventId, forgotten.eventId]);
+  });
+
+  test("remembered devices: the sweep purges every account's expired devices and keeps the others", async () => {
+    const store = getStore();
+    const ada = await ownOrg(store);
+    const bob = await ownOrg(store);
+    // Live first: remembering one forgets the account's expired ones, and these are for the sweep to find.
+    const live = device(ada.userId, "live");
+    const expired = [device(ada.userId, "ada's old", -40 * DAY), device(bob.userId, "bob's old", -31 * DAY)];
+    for (const d of [live, ...expired]) await store.sessions.rememberDevice({ device: d, tokenHash: `h-${d.deviceId}`, max: 20 });
+    const purged = await store.housekeeping.purgeExpired({ now: at(), invitesExpiredBefore: at(-365 * DAY) });
+    expect(purged.rememberedDevices).toBeGreaterThanOrEqual(2);
+    for (const d of expired) expect(await store.sessions.getRememberedDevice(d.deviceId)).toBeNull();
+    expect(await store.sessions.getRememberedDevice(live.deviceId)).toEqual(live);
+    expect((await store.housekeeping.purgeExpired({ now: at(), invitesExpiredBefore: at(-365 * DAY) })).rememberedDevices).toBe(0);
   });
 }

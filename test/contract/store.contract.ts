@@ -1086,6 +1086,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         refreshTokens: expect.any(Number),
         sessions: expect.any(Number),
         trash: 0,
+        rememberedDevices: expect.any(Number),
       });
     });
 

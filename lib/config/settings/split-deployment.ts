@@ -104,7 +104,8 @@ export const SPLIT_SETTINGS = {
     env: "SWEEP_INTERVAL",
     default: "10m",
     group: "events",
-    meaning: "how often the sweeper purges expired invites, expired or revoked refresh tokens and ended sessions",
+    meaning:
+      "how often the sweeper purges expired invites, expired or revoked refresh tokens, ended sessions and expired remembered devices",
     parse: (raw) => duration("SWEEP_INTERVAL", raw),
   }),
   inviteRetentionMs: setting({

@@ -6,7 +6,8 @@
  * account's, expired, or with a wrong password) is not refused: the login asks the second factor
  * as if none was sent, so a guesser learns nothing of tokens. A password change, a factor removed,
  * an account recovery and a removal from the organization forget every device of the account (in
- * the store, in the same transaction).
+ * the store, in the same transaction). Remembering one and forgetting one are audit records
+ * (`user.device_remembered`, `user.device_forgotten`); the sweeper purges the expired ones.
  *
  * No policy of this release asks for a factor at every login (there is no "security key at each
  * login" policy): a remembered device stands in for any of the account's factors. Such a policy

@@ -32,6 +32,8 @@ export const DOMAIN_EVENT_TYPES = [
   "user.factor_added",
   "user.factor_removed",
   "user.recovery_codes_made",
+  "user.device_remembered",
+  "user.device_forgotten",
   "org.policies_changed",
   "recovery.enrolled",
   "recovery.unenrolled",

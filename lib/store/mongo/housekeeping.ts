@@ -18,8 +18,15 @@ export class MongoHousekeeping implements Housekeeping {
     });
     const tokens = await this.c.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
     const sessions = await this.c.sessions.deleteMany({ $or: [{ endedAt: { $exists: true } }, { expiresAt: { $lte: now } }] });
+    const devices = await this.c.rememberedDevices.deleteMany({ expiresAt: { $lte: now } });
     const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
-    return { invites: invites.deletedCount, refreshTokens: tokens.deletedCount, sessions: sessions.deletedCount, trash };
+    return {
+      invites: invites.deletedCount,
+      refreshTokens: tokens.deletedCount,
+      sessions: sessions.deletedCount,
+      trash,
+      rememberedDevices: devices.deletedCount,
+    };
   }
 
   /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */

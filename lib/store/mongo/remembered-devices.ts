@@ -9,6 +9,7 @@ import type { UserId } from "../../domain/ids";
 import type { ArgsOf, SessionStore } from "../port";
 import type { MongoContext } from "./context";
 import type { RememberedDeviceDoc } from "./documents";
+import { writeOutbox } from "./outbox";
 
 function toDevice(d: RememberedDeviceDoc): RememberedDevice {
   return {
@@ -29,8 +30,9 @@ export async function forgetDevicesIn(c: MongoContext, session: ClientSession, u
 export class MongoRememberedDevices {
   constructor(protected readonly c: MongoContext) {}
 
-  async rememberDevice({ device: d, tokenHash, max }: ArgsOf<SessionStore["rememberDevice"]>): Promise<void> {
+  async rememberDevice({ device: d, tokenHash, max, events }: ArgsOf<SessionStore["rememberDevice"]>): Promise<void> {
     await this.c.tx(async (session) => {
+      await writeOutbox(this.c, session, events);
       await this.c.rememberedDevices.deleteMany({ userId: d.userId, expiresAt: { $lte: d.createdAt } }, { session });
       await this.c.rememberedDevices.insertOne(
         {
@@ -78,8 +80,12 @@ export class MongoRememberedDevices {
     return docs.map(toDevice);
   }
 
-  async forgetRememberedDevice({ userId, deviceId }: ArgsOf<SessionStore["forgetRememberedDevice"]>): Promise<boolean> {
-    const gone = await this.c.rememberedDevices.deleteOne({ _id: deviceId, userId });
-    return gone.deletedCount === 1;
+  async forgetRememberedDevice({ userId, deviceId, events }: ArgsOf<SessionStore["forgetRememberedDevice"]>): Promise<boolean> {
+    return this.c.tx(async (session) => {
+      const gone = await this.c.rememberedDevices.deleteOne({ _id: deviceId, userId }, { session });
+      if (gone.deletedCount !== 1) return false;
+      await writeOutbox(this.c, session, events);
+      return true;
+    });
   }
 }

@@ -7,6 +7,8 @@ export interface PurgeCounts {
   sessions: number;
   /** Items purged from trashes (with their history). */
   trash: number;
+  /** Remembered devices past their expiry. */
+  rememberedDevices: number;
 }
 
 /** A connection pool: open connections, the idle ones, and requests waiting for one. */
@@ -21,7 +23,8 @@ export interface Housekeeping {
    * Deletes invites that were never used (pending or revoked) and expired before
    * `invitesExpiredBefore` (until then an expired token is still known, and answers "not
    * redeemable" rather than "not found"), refresh tokens that are expired at `now` or revoked, and
-   * sessions that have ended or expired (their access tokens are refused alike without them).
+   * sessions that have ended or expired (their access tokens are refused alike without them), and
+   * remembered devices expired at `now` (their tokens no longer skip anything).
    * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
    * stolen token) stay. With `trashDeletedBefore`, items deleted into a trash before it are purged,
    * with their history.

@@ -6,6 +6,7 @@
 import type { UserId } from "../../domain/ids";
 import type { SessionEndReason } from "../../domain/accounts/sessions";
 import type { RememberedDevice } from "../../domain/accounts/remembered-devices";
+import type { WithEvents } from "./outbox";
 
 export interface RefreshTokenRecord {
   tokenHash: string;
@@ -90,10 +91,10 @@ export interface SessionStore {
   touchSession(args: { sessionId: string; at: string; address: string }): Promise<void>;
 
   /**
-   * Remembers a device for the user's second step (its token stored as `tokenHash` only); the
-   * user's expired devices are forgotten, and the least recently used beyond `max`.
+   * Remembers a device for the user's second step (its token stored as `tokenHash` only), with its
+   * events; the user's expired devices are forgotten, and the least recently used beyond `max`.
    */
-  rememberDevice(args: { device: RememberedDevice; tokenHash: string; max: number }): Promise<void>;
+  rememberDevice(args: { device: RememberedDevice; tokenHash: string; max: number } & WithEvents): Promise<void>;
   /** The remembered device of a token (by its hash), expired or not; null when none. */
   findRememberedDevice(tokenHash: string): Promise<RememberedDevice | null>;
   /** A remembered device by its id; null when none. */
@@ -102,6 +103,6 @@ export interface SessionStore {
   useRememberedDevice(args: { deviceId: string; at: string }): Promise<void>;
   /** The user's remembered devices not expired at `now`, the most recently used first. */
   listRememberedDevices(args: { userId: UserId; now: string }): Promise<RememberedDevice[]>;
-  /** Forgets one of the user's remembered devices: false when it is not theirs, or gone. */
-  forgetRememberedDevice(args: { userId: UserId; deviceId: string }): Promise<boolean>;
+  /** Forgets one of the user's remembered devices, with its events: false (and no events) when it is not theirs, or gone. */
+  forgetRememberedDevice(args: { userId: UserId; deviceId: string } & WithEvents): Promise<boolean>;
 }

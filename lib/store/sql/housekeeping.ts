@@ -55,8 +55,14 @@ export class SqlHousekeeping implements Housekeeping {
         )
         .executeTakeFirst(),
     );
+    const rememberedDevices = await purgeInBatches(() =>
+      db
+        .deleteFrom("remembered_devices")
+        .where("device_id", "in", db.selectFrom("remembered_devices").select("device_id").where("expires_at", "<=", now).limit(PURGE_BATCH))
+        .executeTakeFirst(),
+    );
     const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
-    return { invites, refreshTokens, sessions, trash };
+    return { invites, refreshTokens, sessions, trash, rememberedDevices };
   }
 
   /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */

@@ -8,6 +8,7 @@ import type { UserId } from "../../domain/ids";
 import type { ArgsOf, SessionStore } from "../port";
 import type { Db, SqlContext } from "./context";
 import type { RememberedDevicesTable } from "./schema";
+import { writeOutbox } from "./outbox";
 
 function toDevice(r: RememberedDevicesTable): RememberedDevice {
   return {
@@ -28,8 +29,9 @@ export async function forgetDevicesIn(trx: Db, userId: UserId): Promise<void> {
 export class SqlRememberedDevices {
   constructor(protected readonly c: SqlContext) {}
 
-  async rememberDevice({ device: d, tokenHash, max }: ArgsOf<SessionStore["rememberDevice"]>): Promise<void> {
+  async rememberDevice({ device: d, tokenHash, max, events }: ArgsOf<SessionStore["rememberDevice"]>): Promise<void> {
     await this.c.tx(async (trx) => {
+      await writeOutbox(trx, events);
       await trx.deleteFrom("remembered_devices").where("user_id", "=", d.userId).where("expires_at", "<=", d.createdAt).execute();
       await trx
         .insertInto("remembered_devices")
@@ -84,12 +86,16 @@ export class SqlRememberedDevices {
     return rows.map(toDevice);
   }
 
-  async forgetRememberedDevice({ userId, deviceId }: ArgsOf<SessionStore["forgetRememberedDevice"]>): Promise<boolean> {
-    const gone = await this.c.db
-      .deleteFrom("remembered_devices")
-      .where("device_id", "=", deviceId)
-      .where("user_id", "=", userId)
-      .executeTakeFirst();
-    return Number(gone.numDeletedRows) === 1;
+  async forgetRememberedDevice({ userId, deviceId, events }: ArgsOf<SessionStore["forgetRememberedDevice"]>): Promise<boolean> {
+    return this.c.tx(async (trx) => {
+      const gone = await trx
+        .deleteFrom("remembered_devices")
+        .where("device_id", "=", deviceId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) !== 1) return false;
+      await writeOutbox(trx, events);
+      return true;
+    });
   }
 }

@@ -5,7 +5,8 @@
  */
 import type { ItemContent } from "../../items";
 import type { Parts } from "../parts";
-import type { ImportResult, TransferProgress } from "../transfer";
+import type { ImportItem } from "../../transfer/types";
+import type { ImportResult, TransferProgress, VaultPerFolderResult } from "../transfer";
 import type { Item, ItemRevision, TrashedItem } from "../types";
 import { lc } from "./ids";
 
@@ -33,6 +34,15 @@ export interface ItemsApi {
   purge(vaultId: string, itemId: string): Promise<void>;
   /** Seals the items here and adds them in one bulk request per 5,000 (each all or none). */
   import(vaultId: string, contents: readonly ItemContent[], onProgress?: (p: TransferProgress) => void): Promise<ImportResult>;
+  /**
+   * A new vault for each 1Password vault, top-level folder or KeePass group of the file (`ImportItem.place`), named
+   * after it and holding its items; the items kept at none go into `vaultId`. The result names each vault filled.
+   */
+  importVaultPerFolder(
+    vaultId: string,
+    contents: readonly ImportItem[],
+    onProgress?: (p: TransferProgress & { vaultId: string; place?: string }) => void,
+  ): Promise<VaultPerFolderResult>;
 }
 
 export function itemsApi({ items, history, transfers }: Pick<Parts, "items" | "history" | "transfers">): ItemsApi {
@@ -48,5 +58,6 @@ export function itemsApi({ items, history, transfers }: Pick<Parts, "items" | "h
     restore: (vaultId, itemId, opts = {}) => history.restoreItem(lc(vaultId), lc(itemId), opts),
     purge: (vaultId, itemId) => history.purgeItem(lc(vaultId), lc(itemId)),
     import: (vaultId, contents, onProgress) => transfers.importItems(lc(vaultId), contents, onProgress),
+    importVaultPerFolder: (vaultId, contents, onProgress) => transfers.importVaultPerFolder(lc(vaultId), contents, onProgress),
   };
 }

@@ -1,19 +1,13 @@
 /**
  * On "Your key": the keys of everyone else in the organization, as this browser holds them. A key
  * compared in person (or vouched for by an invite link this browser made) is checked; any other is
- * the server's word until compared here, with the same rule as `vaultctl trust` (CompareKey). What
- * needs a checked key (sharing, recovery trustees) names this page.
+ * the server's word until compared here, with the same rule as `vaultctl trust` (KeyCheck, as People
+ * shows it too). What needs a checked key (sharing, recovery trustees) names this page.
  */
 import { useEffect, useState } from "preact/hooks";
-import { sentence, type CheckedMember, type VaultClient } from "../../../sdk";
-import { CompareKey } from "../components/compare-key";
+import type { CheckedMember, VaultClient } from "../../../sdk";
+import { KeyCheck } from "../components/key-check";
 import { Busy, ErrorNote, useAction } from "../components/ui";
-
-const TRUST_TEXT: Record<string, string> = {
-  checked: "checked: you compared it",
-  invite: "checked: vouched for by the invite link you sent",
-  "first-use": "not compared: the key first seen here",
-};
 
 export function ColleaguesKeys({ client }: { client: VaultClient }) {
   const [people, setPeople] = useState<CheckedMember[] | null>(null);
@@ -36,12 +30,7 @@ export function ColleaguesKeys({ client }: { client: VaultClient }) {
           <li key={p.userId} class="colleague">
             <div>
               <strong>{p.email}</strong> <span class="meta">{p.role}</span>
-              <p class={p.problem ? "danger-text" : "meta"} data-testid={`trust-${p.email}`}>
-                {p.problem ? sentence(p.problem) : (TRUST_TEXT[p.trust ?? ""] ?? "not compared yet")}
-              </p>
-              {(p.problem || (p.trust !== "checked" && p.trust !== "invite")) && (
-                <CompareKey client={client} userId={p.userId} email={p.email} onChecked={() => void reload()} />
-              )}
+              <KeyCheck client={client} person={p} onChecked={() => void reload()} />
             </div>
           </li>
         ))}

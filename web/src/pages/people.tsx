@@ -1,5 +1,6 @@
 /**
- * The organization's people (owners and admins): who is in it, and taking someone out. The
+ * The organization's people (owners and admins): who is in it, each one's key fingerprint and
+ * whether this device checked it (KeyCheck, as on "Your key"), and taking someone out. The
  * removal ends their sessions and every vault refuses them at once; then each shared vault they
  * were in that this user manages gets their signed `remove` link and a new key, with progress, and
  * the others are named for their owners.
@@ -8,6 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import { mayRemoveFromOrg, printable, type RekeyProgress, type RemovalFinished, type SignedMember } from "../../../sdk";
 import { currentClient } from "../session";
 import { Busy, ErrorNote, useAction } from "../components/ui";
+import { KeyCheck } from "../components/key-check";
 import { PHASES } from "../components/rekey-phases";
 
 /** Someone taken out of the organization: what ended, and which vaults were rekeyed or are left to their owners. */
@@ -57,7 +59,7 @@ export function People() {
         </p>
       )}
       {result && <RemovalResult result={result} />}
-      {people && <PeopleTable people={current} busy={act.busy} onRemove={remove} />}
+      {people && <PeopleTable people={current} busy={act.busy} onRemove={remove} onChecked={() => void reload()} />}
       {removed.length > 0 && (
         <>
           <h2>Removed</h2>
@@ -92,19 +94,22 @@ function RemovalResult({ result }: { result: Removal }) {
   );
 }
 
-/** The organization's people now, each with a way to take them out when this user's role allows it. */
-function PeopleTable({ people, busy, onRemove }: { people: SignedMember[]; busy: boolean; onRemove(person: SignedMember): void }) {
-  const account = currentClient().account;
+/** The organization's people now, each with their key as this device holds it and a way to take them out when this user's role allows it. */
+function PeopleTable(props: { people: SignedMember[]; busy: boolean; onRemove(person: SignedMember): void; onChecked(): void }) {
+  const { people, busy, onRemove } = props;
+  const client = currentClient();
+  const account = client.account;
   // This user's own role as the organization's signed log gives it (the server's word only while there is no log).
   const me = people.find((p) => p.userId === account.userId) ?? account;
   const emailOf = (userId?: string) => printable(people.find((p) => p.userId === userId)?.email ?? userId ?? "");
   return (
-    <table>
+    <table class="cards">
       <thead>
         <tr>
           <th scope="col">Email</th>
           <th scope="col">Role</th>
           <th scope="col">Signed by</th>
+          <th scope="col">Key</th>
           <th scope="col">Actions</th>
         </tr>
       </thead>
@@ -112,13 +117,20 @@ function PeopleTable({ people, busy, onRemove }: { people: SignedMember[]; busy:
         {people.map((p) => (
           <tr key={p.userId}>
             <td>{printable(p.email)}</td>
-            <td>{p.role}</td>
-            <td>
+            <td data-label="Role">{p.role}</td>
+            <td data-label="Signed by">
               {p.orgLog === "signed"
                 ? emailOf(p.signedBy)
                 : p.orgLog === "unsigned"
                   ? "not in the organization's signed log: no role taken from the server"
                   : "no signed log yet"}
+            </td>
+            <td data-label="Key">
+              {p.userId === me.userId ? (
+                <a href="#/key">Your own key</a>
+              ) : (
+                <KeyCheck client={client} person={p} onChecked={props.onChecked} />
+              )}
             </td>
             <td>
               {p.userId !== me.userId && mayRemoveFromOrg(me.role, p.role, false) && (

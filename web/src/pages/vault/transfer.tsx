@@ -1,7 +1,7 @@
 /** A vault's import and export: files read and written here in the browser (the formats: sdk/transfer/, loaded when first used). */
 import { useState } from "preact/hooks";
-import type { ExportFormat } from "../../../../sdk";
-import { currentClient } from "../../session";
+import type { ExportFormat, TransferProgress } from "../../../../sdk";
+import { currentClient, refreshNow } from "../../session";
 import { Choice, ErrorNote, Field, PasswordField, useAction } from "../../components/ui";
 
 const FORMAT_CHOICES = [
@@ -22,30 +22,41 @@ export function Transfer({ vaultId, vaultName, onImported }: { vaultId: string; 
 
 interface Report {
   imported: number;
+  /** The vaults made, one per folder of the file (with a vault per folder), each with the items it got. */
+  made: Array<{ vaultId: string; name: string; imported: number }>;
   partial: Array<{ name: string; left: Array<{ part: string; why: string }> }>;
   skipped: Array<{ name: string; why: string }>;
 }
 
 const isKeepassName = (file: File | null) => !!file && /\.kdbx$/i.test(file.name);
 
-/** `file` read here (with its password and, for KeePass, its key file) and its items sealed and added to the vault. */
+/**
+ * `file` read here (with its password and, for KeePass, its key file) and its items sealed and added
+ * to the vault, or (`perFolder`) each of its folders to a new vault of its name and the rest to the vault.
+ */
 async function importFile(
   vaultId: string,
-  file: File,
-  password: string,
-  keyFile: File | null,
+  source: { file: File; password: string; keyFile: File | null; perFolder: boolean },
   onProgress: (text: string) => void,
 ): Promise<Report> {
   const client = currentClient();
+  const { file, password, keyFile, perFolder } = source;
   const { readImport } = await import("../../../../sdk/transfer");
   const parsed = await readImport(new Uint8Array(await file.arrayBuffer()), {
     ...(password && { password }),
     ...(keyFile && isKeepassName(file) && { keyFile: new Uint8Array(await keyFile.arrayBuffer()) }),
   });
-  const result = await client.items.import(vaultId, parsed.items, (p) =>
-    onProgress(`${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`),
-  );
-  return { imported: result.imported, partial: [...parsed.partial, ...result.partial], skipped: [...parsed.skipped, ...result.skipped] };
+  const step = (p: TransferProgress) => `${p.phase === "seal" ? "Encrypting" : "Sending"}: ${p.done} of ${p.total}`;
+  const result = perFolder
+    ? await client.items.importVaultPerFolder(vaultId, parsed.items, (p) => onProgress(`${p.place ?? "This vault"}: ${step(p)}`))
+    : { ...(await client.items.import(vaultId, parsed.items, (p) => onProgress(step(p)))), vaults: [] };
+  const made = result.vaults.flatMap((v) => (v.place === undefined ? [] : [{ vaultId: v.vaultId, name: v.place, imported: v.imported }]));
+  return {
+    imported: result.imported,
+    made,
+    partial: [...parsed.partial, ...result.partial],
+    skipped: [...parsed.skipped, ...result.skipped],
+  };
 }
 
 /** A file of another password manager (or an export of this vault) read here, its items sealed here and added. */
@@ -53,6 +64,7 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
   const [file, setFile] = useState<File | null>(null);
   const [keyFile, setKeyFile] = useState<File | null>(null);
   const [filePassword, setFilePassword] = useState("");
+  const [perFolder, setPerFolder] = useState(false);
   const [progress, setProgress] = useState<string | null>(null);
   const [report, setReport] = useState<Report | null>(null);
   const importing = useAction();
@@ -62,7 +74,10 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
     void importing.run(async () => {
       setReport(null);
       try {
-        setReport(await importFile(vaultId, file, filePassword, keyFile, setProgress));
+        const done = await importFile(vaultId, { file, password: filePassword, keyFile, perFolder }, setProgress);
+        setReport(done);
+        // The sidebar's vault list reads the vaults made.
+        if (done.made.length > 0) refreshNow();
       } finally {
         setProgress(null);
         setFilePassword("");
@@ -73,21 +88,13 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
   return (
     <>
       <form onSubmit={runImport} aria-label="Import">
-        <Field
-          id="import-file"
-          label="File to import"
-          hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
-        >
-          <input
-            id="import-file"
-            type="file"
-            onChange={(e) => {
-              // A key file belongs to one database: another file chosen starts without it.
-              setFile(chosenFile(e));
-              setKeyFile(null);
-            }}
-          />
-        </Field>
+        <ImportFileField
+          onChosen={(f) => {
+            // A key file belongs to one database: another file chosen starts without it.
+            setFile(f);
+            setKeyFile(null);
+          }}
+        />
         <Secret
           id="import-password"
           label="The file's password"
@@ -96,6 +103,7 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
           onInput={setFilePassword}
         />
         {isKeepassName(file) && <KeyFileField file={file!} onChosen={setKeyFile} />}
+        <PerFolderField checked={perFolder} onChange={setPerFolder} />
         <button type="submit" disabled={!file || importing.busy}>
           Import
         </button>
@@ -113,6 +121,37 @@ function Import({ vaultId, onImported }: { vaultId: string; onImported(): void }
 
 const chosenFile = (e: Event) => (e.currentTarget as HTMLInputElement).files?.[0] ?? null;
 
+/** The file to import. */
+function ImportFileField({ onChosen }: { onChosen(f: File | null): void }) {
+  return (
+    <Field
+      id="import-file"
+      label="File to import"
+      hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
+    >
+      <input id="import-file" type="file" onChange={(e) => onChosen(chosenFile(e))} />
+    </Field>
+  );
+}
+
+/** Whether each 1Password vault, top-level folder or KeePass group of the file goes into a new vault of its own (the SDK's `importVaultPerFolder`). */
+function PerFolderField({ checked, onChange }: { checked: boolean; onChange(checked: boolean): void }) {
+  return (
+    <div class="field">
+      <label>
+        <input
+          type="checkbox"
+          aria-describedby="import-per-folder-hint"
+          checked={checked}
+          onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+        />{" "}
+        One vault per source vault or top-level folder
+      </label>
+      <small id="import-per-folder-hint">Each is a new vault named after it; the items kept in no folder come into this vault.</small>
+    </div>
+  );
+}
+
 /** A KeePass database's key file, asked once a .kdbx is chosen; a new database chosen starts the field empty. */
 function KeyFileField({ file, onChosen }: { file: File; onChosen(f: File | null): void }) {
   return (
@@ -124,12 +163,13 @@ function KeyFileField({ file, onChosen }: { file: File; onChosen(f: File | null)
 
 /** What was imported, and every item with a part left out or skipped whole, each with why. */
 function ImportReport({ report }: { report: Report }) {
-  const { imported, partial, skipped } = report;
+  const { imported, made, partial, skipped } = report;
   return (
     <div role="status" class="note">
       <p>
         Imported {imported} item{imported === 1 ? "" : "s"} ({partial.length} with parts left out); skipped {skipped.length}.
       </p>
+      {made.length > 0 && <MadeVaults made={made} />}
       {partial.length > 0 && (
         <ul aria-label="Parts left out">
           {partial.flatMap((p, n) =>
@@ -151,6 +191,24 @@ function ImportReport({ report }: { report: Report }) {
         </ul>
       )}
     </div>
+  );
+}
+
+/** The vaults an import made, one per folder of the file, each a link with the items it got. */
+function MadeVaults({ made }: { made: Report["made"] }) {
+  return (
+    <>
+      <p>
+        Made {made.length} vault{made.length === 1 ? "" : "s"}, one per folder of the file:
+      </p>
+      <ul aria-label="Vaults made">
+        {made.map((v) => (
+          <li key={v.vaultId}>
+            <a href={`#/vault/${v.vaultId}`}>{v.name}</a> ({v.imported} item{v.imported === 1 ? "" : "s"})
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -52,6 +52,7 @@ export type { KeyRotationResult } from "./keys";
 export type { RecoveryRenewal } from "./recovery";
 export {
   WEB_OFFLINE_CACHE_CONTEXT,
+  WEB_OFFLINE_EDITS_CONTEXT,
   WEB_SESSION_SEAL_CONTEXT,
   isKeptSession,
   openKept,

@@ -28,6 +28,13 @@ export const WEB_SESSION_SEAL_CONTEXT = "web-session-seal-v1";
  */
 export const WEB_OFFLINE_CACHE_CONTEXT = "web-offline-cache-v1";
 
+/**
+ * The context of the edits the web vault made offline and keeps until the server saves them
+ * (sealed in IndexedDB beside the copy): a key of their own, from the same stretched key, so that
+ * neither record's seal opens as the other.
+ */
+export const WEB_OFFLINE_EDITS_CONTEXT = "web-offline-edits-v1";
+
 export interface KeptSession {
   version: 1;
   /** The context string the tokens are sealed under (bound into the key and the associated data). */

@@ -12,13 +12,14 @@ import { Register } from "./pages/register";
 import { Unlock } from "./pages/unlock";
 import { Recover } from "./pages/recover";
 import { findRoute, pageFor } from "./routes";
-import { currentClient, go, idleLockMs, lock, logout, useRoute, useSession } from "./session";
+import { currentClient, go, idleLockMs, lock, logout, refreshNow, useRoute, useSession } from "./session";
 import { Sidebar } from "./components/sidebar";
 import { clearLibraryOf } from "./library";
 import { applyTheme, savedTheme, THEMES, type Theme } from "./theme";
 import { useShortcut } from "./pages/vault/items";
 import { useOffline } from "./offline";
-import { NotOffline, OfflineBanner, readableOffline } from "./offline-banner";
+import { NotOffline, OfflineBanner, readableOffline, SavedEditsReport } from "./offline-banner";
+import { forgetWaitingEdits, leaveWaitingEdits, saveWaitingEdits } from "./offline-edits";
 
 applyTheme();
 
@@ -46,6 +47,11 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
   // What was opened while unlocked goes with the keys: on lock and log-out this unmounts.
   // Only this client's: effects run children first, so a new client's library (the sidebar's) may already be filling.
   useEffect(() => () => clearLibraryOf(client), [client]);
+  useEffect(() => () => forgetWaitingEdits(client.account.userId), [client]);
+  // Online, edits made offline (offline-edits.ts) are saved: after Reconnect, and at any unlock or login that finds some waiting.
+  useEffect(() => {
+    if (!offline) void saveWaitingEdits(client).then((changed) => changed && refreshNow());
+  }, [client, offline]);
   useShortcut("/", focusSearch);
   useEffect(() => {
     // Just recovered (pages/recover.tsx): to the Security page, to enrol again.
@@ -71,12 +77,16 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
           <button type="button" class="secondary" onClick={lock}>
             Lock
           </button>
-          <button type="button" class="secondary" onClick={() => void logout()}>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => void leaveWaitingEdits(client.account.userId).then((ok) => (ok ? logout() : undefined))}
+          >
             Log out
           </button>
         </div>
       </header>
-      {offline && <OfflineBanner />}
+      {offline ? <OfflineBanner /> : <SavedEditsReport client={client} />}
       <div class="app">
         <Sidebar client={client} current={here} />
         {offline && !readableOffline(page, sub) ? <NotOffline /> : pageFor(page, admin, arg, sub)}

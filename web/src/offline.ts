@@ -1,21 +1,24 @@
 /**
- * The web vault offline, read-only. While unlocked, what the library holds (the vault list with
- * its verified names, each vault's opened items) is copied to IndexedDB a second after each change,
- * SEALED: AES-256-GCM under a key HKDF derives from the password's stretched key with its own
- * context, "web-offline-cache-v1" (not the session seal's key: HKDF with another info), the context
- * and the account's id as associated data. Only the account's id and the record's version are in
- * the clear; the time it was saved is inside. When the lock screen cannot reach the server, the
+ * The web vault offline. While unlocked, what the library holds (the vault list with its verified
+ * names, each vault's opened items) is copied to IndexedDB a second after each change, SEALED:
+ * AES-256-GCM under a key HKDF derives from the password's stretched key with its own context,
+ * "web-offline-cache-v1" (not the session seal's key: HKDF with another info), the context and the
+ * account's id as associated data. Only the account's id and the record's version are in the
+ * clear; the time it was saved is inside. When the lock screen cannot reach the server, the
  * password opens the kept account's keys (session.ts) and that key opens this copy: the app shows
- * it without writing anything until the server answers again (Reconnect). Log out erases it; Lock
- * keeps it. Edits made offline are not possible, so there is nothing to reconcile.
+ * it, with the edits made offline applied over it. Items can be added, changed and moved to the
+ * trash offline: each edit shows at once, marked as waiting, and waits in a queue sealed beside the
+ * copy (offline-edits.ts) until the server answers again (Reconnect, or the banner finding it
+ * back); then the queue is saved in order and a conflict keeps the other version in the item's
+ * history (offline-replay.ts). The copy is written only from the server's answers, never from
+ * edits. Log out erases the copy and, after a warning, the waiting edits; Lock keeps both.
  */
 import { useListeners } from "./subscribe";
 import { SecurityError, type CheckedVault, type Item, type VaultClient } from "../../sdk";
 import { openValue, sealValue, WEB_OFFLINE_CACHE_CONTEXT } from "../../sdk/client/kept-session";
 import { fillFromCopy, libraryNow, libraryOwner, onLibraryChange } from "./library";
-
-const DB_NAME = "vault-offline";
-const STORE = "snapshots";
+import { inStore, STORES } from "./offline-db";
+import { loadWaitingEdits, showWaitingEdits } from "./offline-edits";
 
 /** One account's copy, as IndexedDB holds it: only its id and the version readable. */
 interface StoredCopy {
@@ -38,7 +41,7 @@ interface CopyContent {
 let offlineSince: Date | null = null;
 const listeners = new Set<() => void>();
 
-/** Whether the app shows the offline copy, read-only (no write button shows). */
+/** Whether the app shows the offline copy (its edits wait in the queue, offline-edits.ts). */
 export const isOffline = (): boolean => offlineSince !== null;
 
 /** When the copy shown offline was saved (null when online). */
@@ -55,35 +58,7 @@ export function useOffline(): boolean {
   return isOffline();
 }
 
-// ---- IndexedDB ---------------------------------------------------------------------------------
-
-function request<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error ?? new Error("IndexedDB request failed"));
-  });
-}
-
-/** The database, its store made if it has none yet (also in a database someone opened without making it). */
-async function openDb(version?: number): Promise<IDBDatabase> {
-  const req = indexedDB.open(DB_NAME, version);
-  req.onupgradeneeded = () => {
-    if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE, { keyPath: "userId" });
-  };
-  const db = await request(req);
-  if (db.objectStoreNames.contains(STORE)) return db;
-  db.close();
-  return openDb(db.version + 1);
-}
-
-async function inStore<T>(mode: IDBTransactionMode, run: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const db = await openDb();
-  try {
-    return await request(run(db.transaction(STORE, mode).objectStore(STORE)));
-  } finally {
-    db.close();
-  }
-}
+// ---- IndexedDB (offline-db.ts) ----------------------------------------------------------------
 
 /** Bumped by every erase: a copy being sealed meanwhile is not written after it. */
 let erasures = 0;
@@ -91,7 +66,7 @@ let erasures = 0;
 /** Erases the account's copy (log out, a session the server ended). */
 export function eraseOfflineCopy(userId: string): void {
   erasures++;
-  void inStore("readwrite", (s) => s.delete(userId)).catch(() => undefined);
+  void inStore(STORES.snapshots, "readwrite", (s) => s.delete(userId)).catch(() => undefined);
 }
 
 // ---- Writing the copy --------------------------------------------------------------------------
@@ -118,7 +93,7 @@ async function saveCopy(client: VaultClient): Promise<void> {
     sealed: await sealValue(key, WEB_OFFLINE_CACHE_CONTEXT, userId, content),
   };
   if (erasures !== erasedBefore || libraryOwner()?.client !== client) return;
-  await inStore("readwrite", (s) => s.put(copy));
+  await inStore(STORES.snapshots, "readwrite", (s) => s.put(copy));
 }
 
 /** A vault's `problem` (an Error, which JSON would drop) kept as its code and message. */
@@ -142,16 +117,18 @@ onLibraryChange(() => {
 
 /**
  * The account's copy opened with the key of `client` (unlocked from the kept account, the server
- * unreachable) and put in the library; the app goes offline. False when this browser holds no copy.
+ * unreachable) and put in the library, the edits still waiting applied over it; the app goes
+ * offline. False when this browser holds no copy.
  */
 export async function openOfflineCopy(client: VaultClient): Promise<boolean> {
   const { userId } = client.account;
-  const stored = (await inStore("readonly", (s) => s.get(userId)).catch(() => undefined)) as StoredCopy | undefined;
+  const stored = (await inStore(STORES.snapshots, "readonly", (s) => s.get(userId)).catch(() => undefined)) as StoredCopy | undefined;
   if (!stored || stored.version !== 1 || stored.context !== WEB_OFFLINE_CACHE_CONTEXT || typeof stored.sealed !== "string") return false;
   const key = await client.sealKey(WEB_OFFLINE_CACHE_CONTEXT);
   const content = (await openValue(key, WEB_OFFLINE_CACHE_CONTEXT, userId, stored.sealed)) as CopyContent;
   const vaults = content.vaults.map((v) => (v.problem ? { ...v, problem: new SecurityError(v.problem.code, v.problem.message) } : v));
   await fillFromCopy(client, vaults, new Map(content.items));
+  showWaitingEdits(await loadWaitingEdits(client));
   offlineSince = new Date(content.savedAt);
   for (const l of listeners) l();
   return true;

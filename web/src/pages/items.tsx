@@ -11,6 +11,7 @@ import { Busy, ErrorNote, Field, inputValue } from "../components/ui";
 import { TYPE_LISTS } from "../components/sidebar";
 import { searchItems } from "../components/item-search";
 import { ItemView } from "./vault/item-view";
+import { isWaiting } from "../offline-edits";
 
 /** Which items a list shows, from the route `#/items/<kind>/<arg>`. */
 export interface ItemFilter {
@@ -109,6 +110,7 @@ function ItemRows(props: {
               <span class="meta">
                 {props.vaultOf(i.vaultId)?.nameCheck.name ?? ""}
                 {i.fields.username ? ` · ${i.fields.username}` : ""}
+                {isWaiting(i.itemId) ? " · waiting to be saved" : ""}
               </span>
             </button>
           </li>

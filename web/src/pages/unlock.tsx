@@ -8,13 +8,14 @@ import { currentClient, forgetKept, logout, rememberEmail, resumeKept, unlocked,
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
 import { printable } from "../../../sdk";
+import { leaveWaitingEdits } from "../offline-edits";
 
 export function Unlock() {
   const [password, setPassword] = useState("");
   const action = useAction();
   const session = useSession();
   const kept = session.client ? null : session.kept;
-  const email = kept ? kept.account.email : currentClient().account.email;
+  const { email, userId } = kept ? kept.account : currentClient().account;
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -40,21 +41,7 @@ export function Unlock() {
           />
         </Field>
         <Submit busy={action.busy}>Unlock</Submit>
-        <button type="button" class="secondary" onClick={() => void (kept ? forgetKept() : logout())}>
-          Log out
-        </button>
-        {kept && (
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => {
-              rememberEmail("");
-              forgetKept();
-            }}
-          >
-            Use another account
-          </button>
-        )}
+        <WaysOut kept={kept !== null} userId={userId} />
       </form>
       {kept && (
         <p class="note">
@@ -65,5 +52,31 @@ export function Unlock() {
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
     </main>
+  );
+}
+
+/** Leaving without unlocking: Log out, and for a kept login, another account. Edits made offline that wait here would be lost: asked first. */
+function WaysOut({ kept, userId }: { kept: boolean; userId: string }) {
+  const leave = (then: () => void) => void leaveWaitingEdits(userId).then((ok) => ok && then());
+  return (
+    <>
+      <button type="button" class="secondary" onClick={() => leave(() => void (kept ? forgetKept() : logout()))}>
+        Log out
+      </button>
+      {kept && (
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            leave(() => {
+              rememberEmail("");
+              forgetKept();
+            })
+          }
+        >
+          Use another account
+        </button>
+      )}
+    </>
   );
 }

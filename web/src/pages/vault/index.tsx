@@ -5,7 +5,6 @@
  */
 import { ErrorNote, Busy } from "../../components/ui";
 import { go } from "../../session";
-import { isOffline } from "../../offline";
 import { useVault, type VaultState } from "./use-vault";
 import { VaultHeading } from "./heading";
 import { Adopt } from "./adopt";
@@ -62,8 +61,7 @@ export function VaultPage({ vaultId, sub }: { vaultId: string; sub?: string }) {
         ))}
       </nav>
       <VaultNotices state={state} />
-      {/* Offline, the vault's own read fails by design: the items shown are the sealed copy's. */}
-      {!isOffline() && <ErrorNote error={load.error} />}
+      <ErrorNote error={load.error} />
       {/* While the item dialog is open, its errors show in it, not behind it. */}
       {state.editing === null && <ErrorNote error={act.error} />}
       <TabContent tab={tab} state={state} />

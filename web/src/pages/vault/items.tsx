@@ -1,6 +1,7 @@
 /**
  * A vault's items: the list (searched, favourites first) beside the item open with its history;
  * adding or editing one in a dialog. "/" moves to the search, "n" adds an item (docs/user/web-vault.md).
+ * Offline (web/src/offline.ts) the same changes wait in this browser to be saved (offline-edits.ts).
  */
 import { useEffect, useState } from "preact/hooks";
 import type { Item, ItemContent } from "../../../../sdk";
@@ -13,6 +14,7 @@ import { ItemForm } from "./item-form";
 import { ItemHistory } from "./history";
 import type { VaultState } from "./use-vault";
 import { isOffline } from "../../offline";
+import { addOffline, deleteOffline, editOffline, isWaiting, useWaitingEdits } from "../../offline-edits";
 
 export function ItemsSection({ state }: { state: VaultState }) {
   const item = state.items.find((i) => i.itemId === state.open);
@@ -20,18 +22,16 @@ export function ItemsSection({ state }: { state: VaultState }) {
     state.act.clear();
     state.setEditing("new");
   };
-  // Offline (web/src/offline.ts) the vault is read-only: nothing offers a change.
-  const offline = isOffline();
-  useShortcut("n", add, state.editing === null && !offline);
+  useShortcut("n", add, state.editing === null);
+  // The marks "waiting to be saved" follow the queue.
+  useWaitingEdits();
   return (
     <div class="panes">
       <section class="list-pane" aria-labelledby="items-heading">
         <h2 id="items-heading">Items</h2>
-        {!offline && (
-          <button type="button" onClick={add}>
-            Add item
-          </button>
-        )}
+        <button type="button" onClick={add}>
+          Add item
+        </button>
         <ItemList state={state} />
       </section>
       <section class="detail-pane" aria-label="Item">
@@ -87,6 +87,7 @@ function ItemList({ state }: { state: VaultState }) {
                 {i.name}
               </span>
               {i.fields.username && <span class="meta">{i.fields.username}</span>}
+              {isWaiting(i.itemId) && <span class="meta">waiting to be saved</span>}
             </button>
           </li>
         ))}
@@ -101,7 +102,8 @@ function OpenItem({ state, item }: { state: VaultState; item: Item }) {
   const remove = () => {
     if (confirm(`Move "${item.name}" to the trash? Members can restore it from there until it is purged.`))
       void state.change(async () => {
-        await client.items.delete(vaultId, item.itemId);
+        if (isOffline()) await deleteOffline(client, item);
+        else await client.items.delete(vaultId, item.itemId);
         state.setOpen(null);
       });
   };
@@ -109,25 +111,30 @@ function OpenItem({ state, item }: { state: VaultState; item: Item }) {
     state.act.clear();
     state.setEditing(item);
   };
-  // Keyed: a secret revealed on one item is not shown on the next one opened. Offline: read only, no history (it is the server's).
-  if (isOffline()) return <ItemView key={item.itemId} item={item} />;
+  // Keyed: a secret revealed on one item is not shown on the next one opened. Offline: no history (it is the server's).
   return (
     <>
       <ItemView key={item.itemId} item={item} onEdit={edit} onDelete={remove} />
-      <ItemHistory vaultId={vaultId} item={item} onRestored={(i) => void state.reload().then(() => state.setOpen(i.itemId))} />
+      {isWaiting(item.itemId) && <p class="note">Changed offline: waiting to be saved when the server answers again.</p>}
+      {!isOffline() && (
+        <ItemHistory vaultId={vaultId} item={item} onRestored={(i) => void state.reload().then(() => state.setOpen(i.itemId))} />
+      )}
     </>
   );
 }
 
-/** A new item, or a change to one: saved against the revision it was read at. */
+/** A new item, or a change to one: saved against the revision it was read at (offline: queued on it). */
 function EditItem({ state, editing }: { state: VaultState; editing: Item | "new" }) {
   const { client, vaultId } = state;
   const save = (content: ItemContent) =>
     state.change(async () => {
+      const offline = isOffline();
       const saved =
         editing === "new"
-          ? await client.items.add(vaultId, content)
-          : await client.items.edit(vaultId, editing.itemId, content, { revision: editing.revision });
+          ? await (offline ? addOffline(client, vaultId, content) : client.items.add(vaultId, content))
+          : await (offline
+              ? editOffline(client, editing, content)
+              : client.items.edit(vaultId, editing.itemId, content, { revision: editing.revision }));
       state.setEditing(null);
       state.setOpen(saved.itemId);
     });

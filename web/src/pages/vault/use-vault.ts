@@ -12,6 +12,7 @@ import {
 import { currentClient, useRefresh } from "../../session";
 import { useAction } from "../../components/ui";
 import { libraryNow, putVaultItems } from "../../library";
+import { isOffline } from "../../offline";
 import type { OrgMember } from "./members";
 
 /** What the page read of the vault, all at once; `complete` once read here (not only seeded from the library). */
@@ -56,6 +57,12 @@ function useVaultData(client: VaultClient, vaultId: string) {
   const load = useAction();
   const reload = () =>
     load.run(async () => {
+      // Offline (offline.ts) the vault's own read cannot answer: the library holds the copy, with the edits made offline.
+      if (isOffline()) {
+        const copy = seeded(vaultId);
+        if (!copy.vault) throw new Error("this vault's items are not in the copy this browser kept offline");
+        return setData(copy);
+      }
       const vault = await client.vaults.getChecked(vaultId);
       const [items, { members, roster }, people] = await Promise.all([
         client.items.list(vaultId),

@@ -14,26 +14,9 @@ const source = path.join(root, "extension");
 const out = path.join(root, "dist/extension");
 
 await build({ configFile: path.join(source, "vite.config.mts") });
-await build({
-  configFile: false,
-  root: source,
-  logLevel: "warn",
-  publicDir: false,
-  build: {
-    outDir: out,
-    emptyOutDir: false,
-    target: "es2022",
-    minify: true,
-    lib: { entry: path.join(source, "src/content/index.ts"), formats: ["iife"], name: "vaultContent", fileName: () => "content.js" },
-  },
-});
-
-// The passkey scripts of the top frame, each one classic script too: the page-world one and its bridge.
-for (const [entry, file] of [
-  ["src/passkeys/page.ts", "passkeys-page.js"],
-  ["src/content/passkeys.ts", "passkeys-bridge.js"],
-]) {
-  await build({
+/** A content script as one classic script (content scripts cannot be modules). */
+const classicScript = (entry, file) =>
+  build({
     configFile: false,
     root: source,
     logLevel: "warn",
@@ -43,10 +26,14 @@ for (const [entry, file] of [
       emptyOutDir: false,
       target: "es2022",
       minify: true,
-      lib: { entry: path.join(source, entry), formats: ["iife"], name: "vaultPasskeys", fileName: () => file },
+      lib: { entry: path.join(source, entry), formats: ["iife"], name: "vaultContent", fileName: () => file },
     },
   });
-}
+
+await classicScript("src/content/index.ts", "content.js");
+// The passkey scripts of the top frame: the page-world one and its bridge.
+await classicScript("src/passkeys/page.ts", "passkeys-page.js");
+await classicScript("src/content/passkeys.ts", "passkeys-bridge.js");
 
 const manifest = JSON.parse(fs.readFileSync(path.join(source, "manifest.json"), "utf8"));
 fs.writeFileSync(path.join(out, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");

@@ -11,25 +11,18 @@
 import type { Page } from "playwright-core";
 import { MemoryPinStore, VaultClient, type Item } from "../../sdk";
 import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
-import { startTestServer, tempDir, type TestServer } from "../helpers/server";
 import { webVaultSuite } from "../helpers/web-vault";
 import { eventually } from "../helpers/wait";
-import { lockScreen, offlineRecords, unlockWith, workerActive } from "../helpers/web-offline";
+import { lockScreen, offlineRecords, restartableServer, unlockWith, workerActive } from "../helpers/web-offline";
 
 jest.setTimeout(300_000);
 
 describe("the web vault offline: edits wait, and are saved on return with nothing lost", () => {
   const suite = webVaultSuite({ localhost: true });
-  const dataDir = tempDir("web-offline-edits-");
-  let server: TestServer | undefined;
-  let port = "0";
   // A server of this test's own: stopped and started again on the same port and data.
-  const start = async () => {
-    server = await startTestServer({ REGISTRATION_MODE: "open", DATA_DIR: dataDir, PORT: port });
-    port = new URL(server.url).port;
-  };
-  beforeAll(start);
-  afterAll(async () => server?.stop());
+  const own = restartableServer("web-offline-edits-");
+  beforeAll(own.start);
+  afterAll(own.stop);
 
   const items = (p: Page) => p.getByRole("list", { name: "Items" });
   const status = (p: Page, text: string | RegExp) => p.getByRole("status").filter({ hasText: text });
@@ -62,7 +55,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
   };
 
   test("changed, added and trashed offline; a reload keeps them; back online, saved with conflicts in history", async () => {
-    const ada = new VaultClient({ baseUrl: server!.url, pins: new MemoryPinStore() });
+    const ada = new VaultClient({ baseUrl: own.url(), pins: new MemoryPinStore() });
     const email = suite.email("offline-edits");
     await ada.register({ email, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
     const { vaultId } = await ada.vaults.create("Harbour office");
@@ -73,7 +66,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
     const buoy = await add("Signal buoy", "buoy-admin", "bell-6%swell");
     const crane = await add("Harbour crane", "crane-op", "hook-3&lift");
 
-    const p = await suite.page({ baseURL: `http://localhost:${port}` });
+    const p = await suite.page({ baseURL: `http://localhost:${own.port()}` });
     // Each confirm() recorded and answered as `answer` says.
     const dialogs: string[] = [];
     let answer = true;
@@ -91,7 +84,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
     await eventually("the service worker is active", () => workerActive(p));
 
     // Offline: three changes, an item added, two moved to the trash; each shown at once, waiting.
-    await server!.stop();
+    await own.stop();
     await offlineReload(p);
     await p.goto(`/#/vault/${vaultId}`);
     await edit(p, "Lighthouse router", "Password", "moon-4Rk!offline");
@@ -146,7 +139,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
 
     // Meanwhile, another device (the server back, this browser still cut off): the router changed, the buoy trashed, the crane changed.
     await p.context().setOffline(true);
-    await start();
+    await own.start();
     expect(await p.evaluate(`fetch("/", { method: "HEAD", cache: "no-store" }).then(() => "answered", () => "unreachable")`)).toBe(
       "unreachable",
     );
@@ -192,8 +185,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
     ).toBe(0);
 
     // Offline once more, an edit waits; going on with Log out erases it.
-    await server!.stop();
-    server = undefined;
+    await own.stop();
     await offlineReload(p);
     await p.goto(`/#/vault/${vaultId}`);
     await edit(p, "Dock gate", "Username", "gate-keeper-3");

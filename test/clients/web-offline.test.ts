@@ -9,37 +9,30 @@
 import type { Page } from "playwright-core";
 import { MemoryPinStore, VaultClient } from "../../sdk";
 import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
-import { startTestServer, tempDir, type TestServer } from "../helpers/server";
 import { webVaultSuite } from "../helpers/web-vault";
 import { eventually } from "../helpers/wait";
-import { cachedPaths, lockScreen, offlineRecords, unlockWith, workerActive } from "../helpers/web-offline";
+import { cachedPaths, lockScreen, offlineRecords, restartableServer, unlockWith, workerActive } from "../helpers/web-offline";
 
 jest.setTimeout(180_000);
 
 describe("the web vault offline: installable, and readable from a sealed copy", () => {
   const suite = webVaultSuite({ localhost: true });
-  const dataDir = tempDir("web-offline-");
-  let server: TestServer | undefined;
-  let port = "0";
   // A server of this test's own: stopped and started again on the same port and data.
-  const start = async () => {
-    server = await startTestServer({ REGISTRATION_MODE: "open", DATA_DIR: dataDir, PORT: port });
-    port = new URL(server.url).port;
-  };
-  beforeAll(start);
-  afterAll(async () => server?.stop());
+  const own = restartableServer("web-offline-");
+  beforeAll(own.start);
+  afterAll(own.stop);
 
   const rawCopy = (p: Page) => offlineRecords(p, "snapshots");
 
   test("sealed copy at rest; offline, a reload opens it with the password; Reconnect goes on", async () => {
-    const ada = new VaultClient({ baseUrl: server!.url, pins: new MemoryPinStore() });
+    const ada = new VaultClient({ baseUrl: own.url(), pins: new MemoryPinStore() });
     const email = suite.email("offline");
     await ada.register({ email, password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
     const vault = await ada.vaults.create("Harbour office");
     await ada.items.add(vault.vaultId, { name: "Lighthouse router", fields: { username: "keeper-admin", password: "tide-7Gq!ferry" } });
     await ada.items.add(vault.vaultId, { name: "Pier camera", fields: { username: "gull-watch", password: "salt-92#rope" } });
 
-    const p = await suite.page({ baseURL: `http://localhost:${port}`, acceptDialogs: true });
+    const p = await suite.page({ baseURL: `http://localhost:${own.port()}`, acceptDialogs: true });
     await suite.logIn(p, email);
     await p.getByRole("button", { name: "Lock" }).waitFor();
     await p.goto("/#/items");
@@ -66,7 +59,7 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
     // The service worker took the app's files.
     await eventually("the service worker is active", () => workerActive(p));
 
-    await server!.stop();
+    await own.stop();
     // The service worker kept the app's files, and no answer of the API.
     const kept = await cachedPaths(p);
     expect(kept).toContain("/index.html");
@@ -95,7 +88,7 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
     await p.getByRole("heading", { name: "Not available offline" }).waitFor();
 
     // The server back on the same port: Reconnect refreshes the same session, and writing is back.
-    await start();
+    await own.start();
     await p.getByRole("button", { name: "Reconnect" }).click();
     await p
       .getByRole("status")

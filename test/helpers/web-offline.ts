@@ -1,9 +1,32 @@
 /**
- * What the web vault's offline suites share (web-offline.test.ts, web-offline-edits.test.ts): the
- * lock screen, and what the page's IndexedDB and service worker hold, read in the page's own words
+ * What the web vault's offline suites share (web-offline.test.ts, web-offline-edits.test.ts): their
+ * restartable server, the lock screen, and what the page's IndexedDB and service worker hold, read in the page's own words
  * (these files are type-checked without the DOM's types).
  */
 import type { Page } from "playwright-core";
+import { startTestServer, tempDir, type TestServer } from "./server";
+
+/**
+ * A server of the suite's own, stopped and started again on the same port and data folder, so the
+ * page's origin (and its service worker and IndexedDB) stays the same across the restart.
+ */
+export function restartableServer(prefix: string): { start(): Promise<void>; stop(): Promise<void>; url(): string; port(): string } {
+  const dataDir = tempDir(prefix);
+  let server: TestServer | undefined;
+  let port = "0";
+  return {
+    async start() {
+      server = await startTestServer({ REGISTRATION_MODE: "open", DATA_DIR: dataDir, PORT: port });
+      port = new URL(server.url).port;
+    },
+    async stop() {
+      await server?.stop();
+      server = undefined;
+    },
+    url: () => server!.url,
+    port: () => port,
+  };
+}
 
 export const lockScreen = (p: Page) => p.getByRole("heading", { name: "Your vault is locked" }).waitFor();
 

@@ -10,7 +10,7 @@ import { CLEAR_ALARM, clearLater, clearNow } from "./clipboard";
 import { fill, fillByShortcut, fillGenerated, focused, frameOf as menuFrame, menuData } from "./menus";
 import { dismiss, offerView, pendingOffer, save, submitted, update } from "./offers";
 import { choosePasskey, passkeyView, requestPasskey, waitPasskey } from "./passkeys";
-import { fromPopup as fromPopupPage, mayAsk } from "./senders";
+import { fromPopup as fromPopupPage, mayAsk, MENU_CHOICES } from "./senders";
 import { answerFactor, lock, lockIfIdle, login, logout, opened, serverOrigin, state, touch, unlock } from "./vault";
 
 type Sender = chrome.runtime.MessageSender;
@@ -24,18 +24,9 @@ const frameOf = (sender: Sender) => ({
   origin: sender.origin ?? new URL(sender.url!).origin,
 });
 
-/** The person's own use: the popup, and a choice in a menu or an offer bar. */
-const USE: ReadonlySet<Request["kind"]> = new Set([
-  "menu-fill",
-  "menu-generate",
-  "offer-save",
-  "offer-update",
-  "offer-dismiss",
-  "passkey-choose",
-]);
-
+/** The person's own use (the popup, a choice in a menu, an offer bar or a passkey prompt) keeps the vault unlocked; nothing else does. */
 async function answer(request: Request, sender: Sender): Promise<unknown> {
-  if (fromPopupPage(sender) || (USE.has(request.kind) && "token" in request && menuFrame(request.token))) await touch();
+  if (fromPopupPage(sender) || (MENU_CHOICES.has(request.kind) && "token" in request && menuFrame(request.token))) await touch();
   else await lockIfIdle();
   return (await fromPopup(request)) ?? fromPage(request, sender);
 }

@@ -36,8 +36,8 @@ const POPUP: ReadonlySet<Request["kind"]> = new Set([
   "web-vault-url",
 ]);
 const CONTENT: ReadonlySet<Request["kind"]> = new Set(["field-focus", "submitted", "pending-offer", "passkey-request", "passkey-wait"]);
-const MENU: ReadonlySet<Request["kind"]> = new Set([
-  "menu-data",
+/** The person's choices in a menu, an offer bar or a passkey prompt: each counts as their use of the vault (index.ts). */
+export const MENU_CHOICES: ReadonlySet<Request["kind"]> = new Set([
   "menu-fill",
   "menu-generate",
   "offer-save",
@@ -45,6 +45,7 @@ const MENU: ReadonlySet<Request["kind"]> = new Set([
   "offer-dismiss",
   "passkey-choose",
 ]);
+const MENU: ReadonlySet<Request["kind"]> = new Set(["menu-data", ...MENU_CHOICES]);
 
 /** Whether this sender may ask this kind of request. */
 export function mayAsk(kind: Request["kind"], sender: Sender): boolean {

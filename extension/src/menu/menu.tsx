@@ -7,7 +7,7 @@
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ask, type FieldKind, type ItemSummary, type MenuData, type OfferView, type PasskeyView } from "../messages";
+import { ask, type FieldKind, type ItemSummary, type MenuData, type OfferView, type PasskeyChoice, type PasskeyView } from "../messages";
 import "../styles.css";
 
 const token = location.hash.slice(1);
@@ -177,14 +177,7 @@ function Offer({ offer, act, settled }: { offer: OfferView; act: Act; settled: b
         Save the login {offer.username ? `of ${offer.username} ` : ""}for {offer.site}?
       </p>
       <div class="row">
-        <label for="vault">Vault</label>
-        <select id="vault" value={vaultId} onChange={(e) => setVaultId((e.target as HTMLSelectElement).value)}>
-          {offer.vaults.map((v) => (
-            <option key={v.vaultId} value={v.vaultId}>
-              {v.name}
-            </option>
-          ))}
-        </select>
+        <VaultSelect vaults={offer.vaults} value={vaultId} onChange={setVaultId} />
         <button type="button" disabled={!vaultId || !settled} onClick={act(() => ask({ kind: "offer-save", token, vaultId }))}>
           Save
         </button>
@@ -196,10 +189,26 @@ function Offer({ offer, act, settled }: { offer: OfferView; act: Act; settled: b
   );
 }
 
+/** The vaults a save may go into, by their verified names. */
+function VaultSelect({ vaults, value, onChange }: { vaults: OfferView["vaults"]; value: string; onChange(vaultId: string): void }) {
+  return (
+    <>
+      <label for="vault">Vault</label>
+      <select id="vault" value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {vaults.map((v) => (
+          <option key={v.vaultId} value={v.vaultId}>
+            {v.name}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 /** A page asked for a passkey: save a new one into a vault, or sign in with one the vault holds; or let the browser answer. */
 function PasskeyPrompt({ view, act, settled }: { view: PasskeyView; act: Act; settled: boolean }) {
   const [vaultId, setVaultId] = useState(view.op === "create" ? (view.vaults[0]?.vaultId ?? "") : "");
-  const choose = (choice: object) => act(() => ask({ kind: "passkey-choose", token, choice } as Parameters<typeof ask>[0]));
+  const choose = (choice: PasskeyChoice) => act(() => ask({ kind: "passkey-choose", token, choice }));
   const decline = (
     <button type="button" class="secondary" disabled={!settled} onClick={choose({ decline: true })}>
       Use another way
@@ -213,14 +222,7 @@ function PasskeyPrompt({ view, act, settled }: { view: PasskeyView; act: Act; se
           {view.user ? ` as ${view.user}` : ""}?
         </p>
         <div class="row">
-          <label for="vault">Vault</label>
-          <select id="vault" value={vaultId} onChange={(e) => setVaultId((e.target as HTMLSelectElement).value)}>
-            {view.vaults.map((v) => (
-              <option key={v.vaultId} value={v.vaultId}>
-                {v.name}
-              </option>
-            ))}
-          </select>
+          <VaultSelect vaults={view.vaults} value={vaultId} onChange={setVaultId} />
           <button type="button" disabled={!vaultId || !settled} onClick={choose({ save: vaultId })}>
             Save passkey
           </button>

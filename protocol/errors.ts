@@ -116,7 +116,13 @@ export type SecurityProblem =
    * One's own personal wrap was made under an older KDF statement or key log than this device has
    * verified: whoever knows the old password (with an old copy of the server's data) may open it.
    */
-  | "STALE_WRAP";
+  | "STALE_WRAP"
+  /** A passkey's unlock wraps do not open with its PRF answer, or not for this account and account version: made by someone else, or for another passkey. */
+  | "PASSKEY_UNLOCK_MISMATCH"
+  /** The authenticator answered the PRF for a passkey the server says keeps no unlock: nothing is asked of the master password in its place. */
+  | "PASSKEY_UNLOCK_WITHHELD"
+  /** The server answers a passkey sign-in for another passkey, or another account, than the authenticator signed for. */
+  | "PASSKEY_MISMATCH";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

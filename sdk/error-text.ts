@@ -80,6 +80,12 @@ const SECURITY: Record<SecurityProblem, string> = {
     "This personal vault's key is still sealed under a master password you have since changed, so whoever knows the old one could open it. It was not used: open it once on a device signed in with the old password and give it a fresh key (rekey).",
   AUDIT_KEY_CHANGED:
     "The server's audit key is not the one this browser pinned, so its audit checkpoints are not accepted. Ask your administrator whether the key was replaced.",
+  PASSKEY_UNLOCK_MISMATCH:
+    "What the server keeps to unlock your account with this passkey does not open with it: it was made for another passkey or account, or changed. Nothing was unlocked; sign in with your master password and register the passkey again.",
+  PASSKEY_UNLOCK_WITHHELD:
+    "Your passkey can unlock your account, but the server answered without what it unlocks with, as if to make you type your master password. Nothing was asked of it: try again, or tell your administrator.",
+  PASSKEY_MISMATCH:
+    "The server answered your sign-in for another passkey or another account than the one your passkey holds. You were not signed in.",
 };
 
 const API: Record<string, string> = {

@@ -36,6 +36,9 @@ import { sessionView } from "../lib/http/views";
 import { netKey } from "../lib/limits/counters";
 import type { Runtime } from "../lib/runtime";
 import type { UserRecord } from "../lib/store/port";
+import { passkeySignIn, passkeySignInChallenge, type PasskeySignInParams } from "../lib/auth/passkey-logins";
+import { decidePasswordSignIn } from "../lib/domain/accounts/passkey-logins";
+import { passkeySignInOf } from "../lib/domain/orgs/policies";
 import { runnerService } from "../app/node-runtime";
 
 type LoginParams = { email: string; authHash: string; deviceName?: string; deviceToken?: string };
@@ -50,6 +53,9 @@ export function authService(rt: Runtime): ServiceSchema {
       registration: { params: paramsOf("auth.registration"), handler: (ctx: Ctx) => registrationOffer(rt, logins, ctx) },
       register: { params: paramsOf("auth.register"), handler: (ctx: Ctx<RegisterParams>) => register(rt, logins, ctx) },
       login: { params: paramsOf("auth.login"), handler: (ctx: Ctx<LoginParams>) => login(rt, logins, ctx) },
+      // Signing in with a passkey (lib/auth/passkey-logins.ts).
+      passkeyChallenge: { handler: (ctx: Ctx) => passkeySignInChallenge(rt, logins, ctx) },
+      passkeySignIn: { params: paramsOf("auth.passkeySignIn"), handler: (ctx: Ctx<PasskeySignInParams>) => passkeySignIn(rt, logins, ctx) },
       secondStep: { params: paramsOf("auth.secondStep"), handler: (ctx: Ctx<SecondStepParams>) => secondStep(rt, logins, ctx) },
       refresh: { params: paramsOf("auth.refresh"), handler: (ctx: Ctx<{ refreshToken: string }>) => refresh(rt, ctx) },
       logout: { params: paramsOf("auth.logout"), handler: (ctx: Ctx<{ refreshToken: string }>) => logout(rt, ctx) },
@@ -110,6 +116,8 @@ async function login(rt: Runtime, logins: Logins, ctx: Ctx<LoginParams>) {
   // Read for an unknown address too: the answer's time tells nothing more.
   const factors = await store.security.listFactors(user ? user.userId : NO_USER);
   const remembered = await rememberedLogin(rt, ctx.params.deviceToken, user ? user.userId : NO_USER, ok);
+  // Only to who knows the password: an organization that requires passkeys signs a member who has one in with it alone.
+  if (user && ok) await passwordSignInAllowed(rt, user);
   if (user && factors.length > 0 && remembered.skipSecondStep) {
     // A device this account remembered stands in for the second factor; the login counts as any other until it succeeds.
     requireInOrg(user);
@@ -271,6 +279,11 @@ async function endOtherSessions({ store, clock, sessions }: Runtime, ctx: Ctx) {
   const ended = await store.sessions.endSessions({ userId: caller.userId, now: clock.timestamp(), except: caller.sessionId });
   await announceEnded(ctx, sessions, ended);
   return { ended: ended.length };
+}
+
+async function passwordSignInAllowed({ store }: Runtime, user: UserRecord): Promise<void> {
+  const policy = passkeySignInOf(await store.security.getPolicies(user.orgId));
+  if (policy === "required") decidePasswordSignIn(policy, (await store.security.listPasskeyLogins(user.userId)).length);
 }
 
 /** A wrong password or code counts as a failed login in the metrics; other refusals do not. */

@@ -1,6 +1,6 @@
 /**
  * Second factors: an authenticator app (TOTP), security keys and passkeys (WebAuthn), and
- * one-time recovery codes. Every change (enrolling, removing, new recovery codes) takes the master
+ * one-time recovery codes; and the passkeys that sign in on their own (lib/auth/passkey-logins.ts). Every change (enrolling, removing, new recovery codes) takes the master
  * password, in every session; enrolment proves the factor before anything is stored (a code from
  * the app; the key's signature over a challenge this server sealed), and a setup enrols once. A
  * change ends the account's other sessions, which are told why. The rules:
@@ -36,6 +36,7 @@ import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { UserRecord } from "../lib/store/port";
 import type { Runtime } from "../lib/runtime";
+import { addPasskey, listPasskeys, passkeyOptions, removePasskey, type PasskeyAddParams } from "../lib/auth/passkey-logins";
 import { runnerService } from "../app/node-runtime";
 
 const TOTP_SETUP = "totp-setup";
@@ -57,6 +58,14 @@ export function factorsService(rt: Runtime): ServiceSchema {
       webauthnEnrol: { params: paramsOf("factors.webauthnEnrol"), handler: (ctx: Ctx<KeyEnrolParams>) => webauthnEnrol(rt, ctx) },
       remove: { params: paramsOf("factors.remove"), handler: (ctx: Ctx<ProvenParams & { factorId: string }>) => remove(rt, ctx) },
       recoveryCodes: { params: paramsOf("factors.recoveryCodes"), handler: (ctx: Ctx<ProvenParams>) => recoveryCodes(rt, ctx) },
+      // Passkeys that sign in to the account (lib/auth/passkey-logins.ts).
+      passkeys: { handler: (ctx: Ctx) => listPasskeys(rt, ctx) },
+      passkeyOptions: { handler: (ctx: Ctx) => passkeyOptions(rt, ctx) },
+      addPasskey: { params: paramsOf("factors.addPasskey"), handler: (ctx: Ctx<PasskeyAddParams>) => addPasskey(rt, ctx) },
+      removePasskey: {
+        params: paramsOf("factors.removePasskey"),
+        handler: (ctx: Ctx<{ credentialId: string }>) => removePasskey(rt, ctx),
+      },
     },
   };
 }

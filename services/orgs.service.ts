@@ -2,7 +2,7 @@
 import { decideOrgAccess } from "../lib/domain/orgs/access";
 import { requireOrg } from "../lib/domain/orgs/reads";
 import { assertMayChangePolicies } from "../lib/domain/orgs/roles";
-import { DEFAULT_POLICIES, type OrgPolicies } from "../lib/domain/orgs/policies";
+import { DEFAULT_POLICIES, passkeySignInOf, type OrgPolicies } from "../lib/domain/orgs/policies";
 import { factorMatters, planPolicyChange, type PolicyPerson } from "../lib/domain/orgs/policy-change";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceChanged, announceEnded } from "../lib/auth/session-check";
@@ -44,7 +44,8 @@ function assertInOrg(ctx: Ctx<OrgParams>): void {
 /** Policies as members read them: each one marked enforced by the server or applied by clients only. */
 const policiesView = (p: OrgPolicies) => ({
   ...p,
-  enforced: ["requireSecondFactor", "minKdf", "inviteMaxLifetime", "recoveryMinThreshold"],
+  passkeySignIn: passkeySignInOf(p),
+  enforced: ["requireSecondFactor", "minKdf", "inviteMaxLifetime", "recoveryMinThreshold", "passkeySignIn"],
   clientOnly: ["client.minPasswordScore", "client.idleLockMinutes"],
 });
 
@@ -64,6 +65,7 @@ async function setPolicies(rt: Runtime, ctx: Ctx<SetPoliciesParams>) {
     current: current ?? DEFAULT_POLICIES,
     next: {
       requireSecondFactor: p.requireSecondFactor,
+      ...(p.passkeySignIn !== undefined && p.passkeySignIn !== "allowed" && { passkeySignIn: p.passkeySignIn }),
       ...(p.minKdf && { minKdf: p.minKdf }),
       ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
       recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,

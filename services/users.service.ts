@@ -21,10 +21,12 @@ import { withCheckedAuditClaim } from "../lib/audit-claims";
 import { announceEnded } from "../lib/auth/session-check";
 import { failpoint } from "../lib/failpoints";
 import { checkKeyRotationForm, genesisEntry, keyLogHead, type KeyRotation, type VaultRotation } from "../lib/domain/accounts/key-rotation";
+import type { PasskeyRewrap } from "../lib/domain/accounts/passkey-logins";
 import { runnerService } from "../app/node-runtime";
 
 type KeyRotationParams = Omit<KeyRotation, "keyLogEntry" | "vaults"> & {
   keyLogEntry: unknown;
+  passkeys?: PasskeyRewrap[];
   vaults: Array<
     Omit<VaultRotation, "rosterLink" | "vaultId" | "resigned"> & {
       vaultId: string;
@@ -42,6 +44,7 @@ interface PasswordChangeParams {
   encryptedSigningPrivateKey: string;
   kdfStatement: SignedStatement;
   accountVersion: number;
+  passkeys?: PasskeyRewrap[];
   vaults: Array<Omit<PersonalRewrap, "rosterLink"> & { rosterLink?: unknown }>;
 }
 
@@ -116,7 +119,7 @@ async function keyLog({ store }: Runtime, ctx: Ctx<UserParams>) {
 
 async function rotateKeys(rt: Runtime, ctx: Ctx<KeyRotationParams>) {
   const { store, clock, events } = rt;
-  const p = ctx.params;
+  const { passkeys, ...p } = ctx.params;
   const user = await callerAccount(rt, ctx);
   const sessionId = callerOf(ctx).sessionId;
   decideAccountVersion(user.accountVersion, p.accountVersion);
@@ -135,6 +138,7 @@ async function rotateKeys(rt: Runtime, ctx: Ctx<KeyRotationParams>) {
   const { endedSessions } = await store.accounts.rotateKeys({
     userId: user.userId,
     rotation: { ...p, keyLogEntry, vaults },
+    passkeys: passkeys ?? [],
     headVersion: head.entry.version,
     keepSession: sessionId,
     now: clock.timestamp(),
@@ -181,6 +185,7 @@ async function changePassword(rt: Runtime, ctx: Ctx<PasswordChangeParams>) {
     authHash: await hashAuthHash(Buffer.from(p.authHash, "base64"), config.scryptCost),
     encryptedPrivateKey: p.encryptedPrivateKey,
     encryptedSigningPrivateKey: p.encryptedSigningPrivateKey,
+    passkeys: p.passkeys ?? [],
     provenAuthHash: user.authHash,
     keepSession: sessionId,
     // A recovery's new password completes it in the same transaction: its enrolment is spent.

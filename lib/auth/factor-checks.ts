@@ -48,7 +48,7 @@ export interface RelyingParty {
 }
 
 /** The origins an answer may come from: the configured ones, or the answer's own when it is an http://localhost one. */
-function expectedOrigins(rp: RelyingParty, clientDataJSON: string): string[] {
+export function expectedOrigins(rp: RelyingParty, clientDataJSON: string): string[] {
   if (rp.origins) return rp.origins;
   try {
     const origin = (JSON.parse(Buffer.from(clientDataJSON, "base64url").toString("utf8")) as { origin?: unknown }).origin;

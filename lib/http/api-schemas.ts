@@ -132,6 +132,31 @@ const memberEntry = object({
   role: oneOfValues(VAULT_ROLES),
 });
 
+/** What every login answer holds, and may. */
+const loginRequired: Record<string, JsonSchema> = {
+  accessToken: string,
+  refreshToken: string,
+  tokenType: { const: "Bearer" },
+  expiresIn: integer(1),
+  userId: uuid,
+  orgId: uuid,
+  role: oneOfValues(ORG_ROLES),
+  kdf: ref("Kdf"),
+  ...publicKeys,
+  encryptedPrivateKey: base64,
+  encryptedSigningPrivateKey: base64,
+  sessionId: uuid,
+  accountVersion: integer(1),
+};
+const loginOptional: Record<string, JsonSchema> = {
+  keyStatement: statement,
+  kdfStatement: statement,
+  keyLog: arrayOf(ref("KeyLogEntry")),
+  enrolOnly: { const: true },
+  /** A second step asked to remember the device: 32 random bytes (base64url) that skip the second step at its next logins. */
+  deviceToken: string,
+};
+
 export const SCHEMAS = {
   Error: object({
     error: object({ code: oneOfValues(Object.keys(ERROR_STATUS)), message: string }, { field: string }),
@@ -148,31 +173,23 @@ export const SCHEMAS = {
     tokenType: { const: "Bearer" },
     expiresIn: integer(1),
   }),
-  Login: object(
+  Login: object(loginRequired, loginOptional),
+  /** A passkey sign-in: a login, the account's email (the passkey named it, not the person), and the passkey with its unlock wraps when it keeps them. */
+  PasskeyLogin: object(
     {
-      accessToken: string,
-      refreshToken: string,
-      tokenType: { const: "Bearer" },
-      expiresIn: integer(1),
-      userId: uuid,
-      orgId: uuid,
-      role: oneOfValues(ORG_ROLES),
-      kdf: ref("Kdf"),
-      ...publicKeys,
-      encryptedPrivateKey: base64,
-      encryptedSigningPrivateKey: base64,
-      sessionId: uuid,
-      accountVersion: integer(1),
+      ...loginRequired,
+      email: string,
+      passkey: object({ credentialId: string }, { unlock: object({ prfWrappedKey: base64, wrappedStretchedKey: base64 }) }),
     },
-    {
-      keyStatement: statement,
-      kdfStatement: statement,
-      keyLog: arrayOf(ref("KeyLogEntry")),
-      enrolOnly: { const: true },
-      /** A second step asked to remember the device: 32 random bytes (base64url) that skip the second step at its next logins. */
-      deviceToken: string,
-    },
+    loginOptional,
   ),
+  PasskeyChallenge: object({ options: { type: "object" }, challengeToken: string }),
+  PasskeyLoginView: object(
+    { credentialId: string, name: string, createdAt: timestamp, unlock: { type: "boolean" } },
+    { lastUsedAt: timestamp, keptWrappedKey: base64 },
+  ),
+  PasskeyLogins: object({ passkeys: arrayOf(ref("PasskeyLoginView")), policy: oneOfValues(["allowed", "forbidden", "required"]) }),
+  PasskeyAdded: object({ passkey: ref("PasskeyLoginView") }),
   /** A login of an account with a second factor: the step it takes next (whether or not the password was right). */
   LoginStep: object(
     { secondFactorRequired: { const: true }, stepToken: string, methods: arrayOf(oneOfValues(["totp", "webauthn", "recovery-code"])) },
@@ -191,6 +208,7 @@ export const SCHEMAS = {
   Policies: object(
     {
       requireSecondFactor: { type: "boolean" },
+      passkeySignIn: { type: "string", enum: ["allowed", "forbidden", "required"] },
       recoveryMinThreshold: integer(2),
       client: object({ minPasswordScore: integer(0) }, { idleLockMinutes: integer(1) }),
       enforced: arrayOf(string),

@@ -6,6 +6,7 @@
  * derived from the rule (fastest-validator ignores the key): for a value whose form the domain
  * checks, such as a roster link.
  */
+import { MAX_PASSKEY_LOGINS } from "../domain/accounts/passkey-logins";
 import { UUID } from "../domain/ids";
 import { base64MaxChars, CANONICAL_BASE64, isCanonicalBase64 } from "../domain/encoding";
 import { MAX_ENCRYPTED_DATA_BYTES, MAX_ENCRYPTED_NAME_BYTES } from "../domain/items/decisions";
@@ -86,6 +87,8 @@ export const STRICT = { $$strict: "remove" } as const;
 
 /** A wrapped vault key: RSA-4096 is 512 bytes, AES-KW 40. */
 export const wrappedKey = base64(512);
+/** A passkey unlock's wrap (protocol/formats/passkey-unlock.ts): 32 bytes under AES-GCM, with room to spare. */
+export const unlockWrap = base64(256);
 /** An Ed25519 signature is 64 bytes; the domain rejects any other length. */
 export const signature = base64(64);
 
@@ -96,7 +99,7 @@ export const grantableRole = { type: "enum", values: [...GRANTABLE_ROLES] } as c
 export const encryptedData = base64(MAX_ENCRYPTED_DATA_BYTES);
 export const encryptedName = base64(MAX_ENCRYPTED_NAME_BYTES);
 
-const b64url = (max: number) => ({ type: "string", max, pattern: /^[A-Za-z0-9_-]*$/ }) as const;
+export const b64url = (max: number) => ({ type: "string", max, pattern: /^[A-Za-z0-9_-]*$/ }) as const;
 const webauthnEnvelope = {
   id: b64url(1024),
   rawId: b64url(1024),
@@ -143,5 +146,17 @@ export const webauthnRegistration = {
         authenticatorData: { ...b64url(8192), optional: true },
       },
     },
+  },
+} as const;
+
+/** The unlock of each passkey that keeps one, made again by a password change or key rotation (lib/domain/accounts/passkey-logins.ts). */
+export const passkeyRewraps = {
+  type: "array",
+  optional: true,
+  max: MAX_PASSKEY_LOGINS,
+  items: {
+    type: "object",
+    strict: "remove",
+    props: { credentialId: b64url(1024), wrappedStretchedKey: unlockWrap, keptWrappedKey: unlockWrap },
   },
 } as const;

@@ -17,10 +17,20 @@ export function isJsonContentType(contentType: unknown): boolean {
   return type === "application/json" || /^application\/[^/]+\+json$/.test(type);
 }
 
-/** Path ids are UUIDs in any case, stored lower-case; a malformed one is a resource that does not exist. */
+/** A passkey's credential id (base64url, its case kept), the one path id that is not a UUID. */
+const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1024}$/;
+
+/**
+ * Path ids are UUIDs in any case, stored lower-case (a passkey's `credentialId`: base64url, as
+ * given); a malformed one is a resource that does not exist.
+ */
 export function checkPathIds(params: Record<string, unknown> | undefined): Record<string, string> {
   const ids: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
+    if (name === "credentialId" && typeof value === "string" && CREDENTIAL_ID.test(value)) {
+      ids[name] = value;
+      continue;
+    }
     if (typeof value !== "string" || !isUuid(value)) throw new AppError("NOT_FOUND", "Not found");
     ids[name] = value.toLowerCase();
   }

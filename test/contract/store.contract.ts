@@ -16,6 +16,7 @@ import { inviteNotPendingForStatement } from "../../lib/domain/orgs/refusals";
 import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKeys } from "../helpers/crypto";
 import { Chain, createLink, fingerprintOf, wrapHash } from "../helpers/roster";
 import { describeRememberedDevices } from "./remembered-devices.contract";
+import { describePasskeyLogins } from "./passkey-logins.contract";
 
 /** Limits no test here comes near, but for the limits' own. */
 const ROOMY = { maxBytes: 1 << 30, maxItems: 1_000_000 };
@@ -132,6 +133,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     afterAll(() => close(store));
 
     describeRememberedDevices(() => store);
+    describePasskeyLogins(() => store);
 
     test("one rule for non-members: every read and change of a vault throws NOT_FOUND, as for a vault that does not exist", async () => {
       const outsider = await join();

@@ -310,3 +310,46 @@ export const approvedAlready = () => conflict("You approved this recovery alread
 
 /** A remembered device to forget that is not one of the caller's. */
 export const rememberedDeviceNotFound = () => notFound("Remembered device");
+
+// ---- Passkeys that sign in (passkey-logins.ts) ---------------------------------------------
+
+/** A passkey's name out of bounds. */
+export const badPasskeyName = () => invalid("name must be 1 to 64 printable characters", "name");
+
+/** The organization forbids signing in with a passkey. */
+export const passkeysForbidden = () => forbidden("Your organization does not allow signing in with a passkey");
+
+/** The organization requires a passkey, and the account has one: the password alone signs it in no more. */
+export const passkeyRequired = () =>
+  forbidden("Your organization requires you to sign in with your passkey; lost it? Recover your account through your trustees");
+
+/** The registration's setup or the credential's answer did not check out. */
+export const passkeyNotConfirmed = (field: "setupToken" | "response") =>
+  invalid(
+    field === "setupToken"
+      ? "This registration was not started by this account, or expired: start it again"
+      : "The passkey's answer does not verify (challenge, origin, relying party, user verification): try again",
+    field,
+  );
+
+/** One credential registered twice. */
+export const passkeyEnrolledAlready = () => conflict("This passkey signs in to your account already", "response");
+
+/** An account at its cap of sign-in passkeys. */
+export const tooManyPasskeys = (max: number) => conflict(`An account keeps at most ${max} sign-in passkeys`);
+
+/** A passkey sign-in that does not check out: unknown passkey, wrong signature, no user verification, a counter gone back. */
+export const passkeySignInFailed = () => unauthorized("This passkey does not sign in here");
+
+/** A passkey's unlock named twice in a re-wrap. */
+export const passkeyUnlockNamedTwice = () => invalid("Each passkey is named once", "passkeys");
+
+/** A password change or key rotation that does not re-wrap exactly the passkeys that unlock the account. */
+export const passkeysChanged = (missing: number, extra: number) =>
+  conflict(
+    `The request must re-wrap the unlock of exactly your passkeys that keep one (${missing} missing, ${extra} not yours or keeping none): read them again`,
+    "passkeys",
+  );
+
+/** The caller has no such sign-in passkey. */
+export const passkeyNotFound = () => notFound("Passkey");

@@ -34,6 +34,8 @@ export const DOMAIN_EVENT_TYPES = [
   "user.recovery_codes_made",
   "user.device_remembered",
   "user.device_forgotten",
+  "user.passkey_added",
+  "user.passkey_removed",
   "org.policies_changed",
   "recovery.enrolled",
   "recovery.unenrolled",

@@ -18,8 +18,14 @@ export interface MinKdf {
   pbkdf2Iterations: number;
 }
 
+/** Signing in with a passkey (lib/domain/accounts/passkey-logins.ts): allowed, forbidden, or required of a member who has one. */
+export type PasskeySignInPolicy = "allowed" | "forbidden" | "required";
+export const PASSKEY_SIGN_IN_POLICIES: readonly PasskeySignInPolicy[] = ["allowed", "forbidden", "required"];
+
 export interface OrgPolicies {
   requireSecondFactor: boolean;
+  /** Absent: allowed. */
+  passkeySignIn?: PasskeySignInPolicy;
   /** The least cost of a new master password's KDF; absent: the server's floor. */
   minKdf?: MinKdf;
   /** The longest lifetime of a new invite (a duration, like "72h"); absent: the server's 30d. */
@@ -29,6 +35,9 @@ export interface OrgPolicies {
   /** Rules only clients apply. */
   client: { minPasswordScore: number; idleLockMinutes?: number };
 }
+
+/** The organization's passkey sign-in policy, "allowed" when it set none. */
+export const passkeySignInOf = (p: OrgPolicies | null): PasskeySignInPolicy => p?.passkeySignIn ?? "allowed";
 
 /** The floor every KDF meets anyway (lib/domain/accounts/keys.ts `checkKdf`). */
 export const KDF_FLOOR: MinKdf = { argon2idMemoryKiB: 19_456, argon2idIterations: 2, pbkdf2Iterations: 600_000 };

@@ -23,7 +23,7 @@ const kdfParams = {
  * `decidePasswordProof`): `currentAuthHash`, as the password change names it, or `authHash`, as
  * earlier clients send it. Optional here so that its absence is the named `passwordProofRequired`.
  */
-const passwordProof = {
+export const passwordProof = {
   currentAuthHash: { ...p.authHash, optional: true },
   authHash: { ...p.authHash, optional: true },
 };
@@ -159,6 +159,7 @@ export const ACCOUNT_ROUTES = [
       encryptedSigningPrivateKey: p.base64(16 * 1024),
       kdfStatement: p.signedStatement,
       accountVersion: p.positiveInteger,
+      passkeys: p.passkeyRewraps,
       vaults: {
         type: "array",
         max: MAX_PERSONAL_VAULTS,
@@ -185,6 +186,7 @@ export const ACCOUNT_ROUTES = [
       encryptedSigningPrivateKey: p.base64(16 * 1024),
       keyStatement: p.signedStatement,
       kdfStatement: p.signedStatement,
+      passkeys: p.passkeyRewraps,
       vaults: {
         type: "array",
         max: MAX_ROTATION_VAULTS,

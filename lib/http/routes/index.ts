@@ -12,6 +12,7 @@
 import type { ActionParams } from "moleculer";
 import { ACCOUNT_ROUTES } from "./accounts";
 import { REMEMBERED_DEVICE_ROUTES } from "./remembered-devices";
+import { PASSKEY_ROUTES } from "./passkeys";
 import { INVITE_ROUTES } from "./invites";
 import { ITEM_ROUTES } from "./items";
 import { ORG_ROUTES } from "./orgs";
@@ -24,6 +25,7 @@ export { API_PREFIX, type Method, type ParamSchema, type RouteDef } from "./rout
 const ROUTE_TABLE = [
   ...ACCOUNT_ROUTES,
   ...REMEMBERED_DEVICE_ROUTES,
+  ...PASSKEY_ROUTES,
   ...ORG_ROUTES,
   ...VAULT_ROUTES,
   ...ITEM_ROUTES,

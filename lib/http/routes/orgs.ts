@@ -1,5 +1,6 @@
 /** An organization, its members and policies. */
 import * as p from "../params";
+import { PASSKEY_SIGN_IN_POLICIES } from "../../domain/orgs/policies";
 import { LOCK_OUT_FIELDS } from "../../domain/orgs/policy-change";
 import { created, ok, type RouteDef } from "./route-def";
 
@@ -49,6 +50,7 @@ export const ORG_ROUTES = [
       ...p.STRICT,
       orgId: p.pathId,
       requireSecondFactor: { type: "boolean" },
+      passkeySignIn: { type: "enum", values: PASSKEY_SIGN_IN_POLICIES, optional: true },
       minKdf: {
         type: "object",
         optional: true,

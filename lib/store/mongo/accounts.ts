@@ -27,6 +27,7 @@ import { toInvite, toOrg, toUser, userDoc, type UserDoc } from "./documents";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
 import { endSessionsIn } from "./sessions";
 import { forgetDevicesIn } from "./remembered-devices";
+import { rewrapPasskeysIn } from "./passkey-logins";
 import { writeOutbox } from "./outbox";
 
 export class MongoAccounts implements AccountStore {
@@ -94,6 +95,7 @@ export class MongoAccounts implements AccountStore {
     authHash,
     encryptedPrivateKey,
     encryptedSigningPrivateKey,
+    passkeys,
     provenAuthHash,
     keepSession,
     completeRecovery,
@@ -132,6 +134,7 @@ export class MongoAccounts implements AccountStore {
       const locked = decidePersonalVaultsLocked(heldNow, snapshots);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
+      await rewrapPasskeysIn(this.c, session, userId, passkeys ?? []);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
@@ -140,7 +143,7 @@ export class MongoAccounts implements AccountStore {
     });
   }
 
-  async rotateKeys({ userId, rotation, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
+  async rotateKeys({ userId, rotation, passkeys, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
     endedSessions: string[];
   }> {
     return this.c.tx(async (session) => {
@@ -177,6 +180,7 @@ export class MongoAccounts implements AccountStore {
         { session },
       );
       await writeRotatedWraps(this.c, session, userId, rotation, rosters, now);
+      await rewrapPasskeysIn(this.c, session, userId, passkeys ?? []);
       failpoint("key-rotation-before-commit");
       return { endedSessions: await endSessionsIn(this.c, session, { userId, now, except: keepSession }) };
     });

@@ -47,6 +47,7 @@ import {
   type RecoveryShareDoc,
   type RecoveryRequestDoc,
   type RecoveryApprovalDoc,
+  type PasskeyLoginDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -99,6 +100,7 @@ export class MongoContext {
   readonly recoveryShares: Collection<RecoveryShareDoc>;
   readonly recoveryRequests: Collection<RecoveryRequestDoc>;
   readonly recoveryApprovals: Collection<RecoveryApprovalDoc>;
+  readonly passkeyLogins: Collection<PasskeyLoginDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -132,6 +134,7 @@ export class MongoContext {
     this.recoveryShares = db.collection(COLLECTIONS.recoveryShares);
     this.recoveryRequests = db.collection(COLLECTIONS.recoveryRequests);
     this.recoveryApprovals = db.collection(COLLECTIONS.recoveryApprovals);
+    this.passkeyLogins = db.collection(COLLECTIONS.passkeyLogins);
   }
 
   /**

@@ -37,10 +37,9 @@ import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
 import { applyFactorChangeIn } from "./sessions";
 import { forgetDevicesIn } from "./remembered-devices";
 import { lockAccount } from "./writes";
+import { MongoPasskeyLogins } from "./passkey-logins";
 
-export class MongoSecurity implements SecurityStore {
-  constructor(private readonly c: MongoContext) {}
-
+export class MongoSecurity extends MongoPasskeyLogins implements SecurityStore {
   // ---------------------------------------------------------------- second factors
 
   async listFactors(userId: UserId): Promise<SecondFactor[]> {

@@ -146,6 +146,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { addressKey: 1, status: 1 } },
   ]);
   await c.recoveryApprovals.createIndexes([{ key: { requestId: 1, approvedAt: 1 } }]);
+  // Sign-in passkeys (SQL: migration 024): `_id` is the credential id; an account's, oldest first.
+  await c.passkeyLogins.createIndexes([{ key: { userId: 1, createdAt: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.
   for (const name of [

@@ -6,6 +6,7 @@ import type { PasswordChange } from "../../domain/accounts/password-change";
 import type { VaultAfterRemoval } from "../../domain/orgs/membership";
 import type { OrgLogEntry } from "../../domain/orgs/log";
 import type { KeyLogEntry, KeyRotation } from "../../domain/accounts/key-rotation";
+import type { PasskeyRewrap } from "../../domain/accounts/passkey-logins";
 
 export interface UserRecord {
   userId: UserId;
@@ -58,7 +59,8 @@ export interface AccountStore {
    * personal vaults, swaps the account's key version (`409` when it is not `change.accountVersion`),
    * checks the re-wraps against exactly those vaults (`decidePasswordChange`), writes the new auth
    * hash, KDF, private keys, KDF statement and wraps (with their roster links), and ends every
-   * other session of the user. Answers the sessions it ended. `authHash` is the stored form.
+   * other session of the user. Answers the sessions it ended. `authHash` is the stored form. Every
+   * sign-in passkey that keeps an unlock gets its re-wrap from `passkeys`, exactly those (`decidePasskeyRewraps`).
    */
   changePassword(
     args: {
@@ -67,6 +69,8 @@ export interface AccountStore {
       authHash: string;
       encryptedPrivateKey: string;
       encryptedSigningPrivateKey: string;
+      /** The unlock of each sign-in passkey that keeps one, wrapped again (none given: the account must have none). */
+      passkeys?: PasskeyRewrap[];
       /** The stored auth hash the current password was proven against: the swap happens only while it is still the account's. */
       provenAuthHash: string;
       /** The session the change came from, which goes on. */
@@ -86,12 +90,14 @@ export interface AccountStore {
    * `rotation.accountVersion`), checks the entry still follows the key log's head and the vaults
    * against exactly those (`decideKeyRotation`), then writes the new keys, private keys and
    * statements, the log entry (entry 1 first, at the first rotation), each vault's new wrap with its
-   * roster link and the wraps re-signed, and ends every other session of the user.
+   * roster link and the wraps re-signed, each sign-in passkey's unlock re-wrapped (as `changePassword`
+   * does), and ends every other session of the user.
    */
   rotateKeys(
     args: {
       userId: UserId;
       rotation: KeyRotation;
+      passkeys?: PasskeyRewrap[];
       /** The head `checkKeyRotationForm` checked the entry against (its version): another rotation since is a `409`. */
       headVersion: number;
       keepSession?: string;

@@ -9,6 +9,7 @@ import type { OrgPolicies } from "../../domain/orgs/policies";
 import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../domain/accounts/recovery";
 import type { NewRecoveryRequest, RecoveryAsk, RecoveryTarget } from "../../domain/accounts/recovery-requests";
 import type { WithEvents } from "./outbox";
+import type { PasskeyLogin } from "../../domain/accounts/passkey-logins";
 
 /** What a factor change did beyond the factor: the sessions it ended. */
 export interface FactorChangeOutcome {
@@ -44,6 +45,21 @@ export interface SecurityStore {
   /** Marks the user's unused recovery code used: false when it is none, or was used already (once, even at once). */
   useRecoveryCode(args: { userId: UserId; codeHash: string; at: string }): Promise<boolean>;
   recoveryCodesLeft(userId: UserId): Promise<number>;
+
+  // ---- Sign-in passkeys (lib/domain/accounts/passkey-logins.ts) ----
+  /** The user's sign-in passkeys, oldest first, with their unlock wraps. */
+  listPasskeyLogins(userId: UserId): Promise<PasskeyLogin[]>;
+  /** A sign-in passkey by its credential id, whoever's it is; null when none. */
+  findPasskeyLogin(credentialId: string): Promise<PasskeyLogin | null>;
+  /**
+   * Adds a sign-in passkey under the account's lock, after `decidePasskeyEnrolment` against the
+   * ones it has and its account version (`unlockVersion`: the version its unlock was wrapped under).
+   */
+  addPasskeyLogin(args: { login: PasskeyLogin; unlockVersion?: number } & WithEvents): Promise<void>;
+  /** Removes the user's sign-in passkey with its unlock, with the events: false (and no events) when it is not theirs, or gone. */
+  removePasskeyLogin(args: { userId: UserId; credentialId: string } & WithEvents): Promise<boolean>;
+  /** Moves a sign-in passkey's counter from `from` to `to` and marks it used, if it is still `from`: false when another sign-in moved it. */
+  usePasskeyLogin(args: { credentialId: string; from: number; to: number; at: string }): Promise<boolean>;
 
   // ---- Policies ----
   /** The organization's policies, or null while it has set none. */

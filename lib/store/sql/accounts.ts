@@ -14,6 +14,7 @@ import type { OrgId, UserId } from "../../domain/ids";
 import { decidePasswordChange } from "../../domain/accounts/password-change";
 import type { VaultSnapshot } from "../../domain/vaults/decisions";
 import { failpoint } from "../../failpoints";
+import { rewrapPasskeysIn } from "./passkey-logins";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { completeRecoveryIn } from "./recovery";
 import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/accounts/key-rotation";
@@ -160,6 +161,7 @@ export class SqlAccounts implements AccountStore {
     authHash,
     encryptedPrivateKey,
     encryptedSigningPrivateKey,
+    passkeys,
     provenAuthHash,
     keepSession,
     completeRecovery,
@@ -198,6 +200,7 @@ export class SqlAccounts implements AccountStore {
       const locked = decidePersonalVaultsLocked(heldNow, snapshots);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
+      await rewrapPasskeysIn(trx, userId, passkeys ?? []);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
@@ -206,7 +209,7 @@ export class SqlAccounts implements AccountStore {
     });
   }
 
-  async rotateKeys({ userId, rotation, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
+  async rotateKeys({ userId, rotation, passkeys, headVersion, keepSession, now, events }: ArgsOf<AccountStore["rotateKeys"]>): Promise<{
     endedSessions: string[];
   }> {
     return this.c.tx(async (trx) => {
@@ -240,6 +243,7 @@ export class SqlAccounts implements AccountStore {
         .where("user_id", "=", userId)
         .execute();
       await writeRotatedWraps(trx, userId, rotation, rosters, now);
+      await rewrapPasskeysIn(trx, userId, passkeys ?? []);
       failpoint("key-rotation-before-commit");
       return { endedSessions: await endSessionsIn(trx, { userId, now, except: keepSession }) };
     });

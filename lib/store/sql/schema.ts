@@ -187,6 +187,22 @@ export interface RememberedDevicesTable {
   expires_at: string;
 }
 
+export interface PasskeyLoginsTable {
+  credential_id: string;
+  user_id: UserId;
+  name: string;
+  public_key: string;
+  counter: number | string;
+  /** JSON array, or null. */
+  transports: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  /** The three unlock wraps, all or none. */
+  prf_wrapped_key: string | null;
+  wrapped_stretched_key: string | null;
+  kept_wrapped_key: string | null;
+}
+
 export interface KeyLogTable {
   user_id: UserId;
   version: number;
@@ -240,6 +256,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   sessions: SessionsTable;
   remembered_devices: RememberedDevicesTable;
+  passkey_logins: PasskeyLoginsTable;
   key_log: KeyLogTable;
   org_log: OrgLogTable;
   audit_events: AuditEventsTable;

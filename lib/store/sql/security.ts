@@ -15,6 +15,7 @@ import { narrowSessionsIn, orgOfIn, policyRequiresIn } from "./session-scope";
 import { applyFactorChangeIn } from "./sessions";
 import { forgetDevicesIn } from "./remembered-devices";
 import { lockAccount } from "./writes";
+import { SqlPasskeyLogins } from "./passkey-logins";
 
 const num = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v));
 
@@ -35,8 +36,10 @@ function toFactor(r: SecondFactorsTable): SecondFactor {
   };
 }
 
-export class SqlSecurity implements SecurityStore {
-  constructor(private readonly c: SqlContext) {}
+export class SqlSecurity extends SqlPasskeyLogins implements SecurityStore {
+  constructor(c: SqlContext) {
+    super(c);
+  }
 
   async listFactors(userId: UserId): Promise<SecondFactor[]> {
     const rows = await this.c.db.selectFrom("second_factors").selectAll().where("user_id", "=", userId).orderBy("created_at").execute();

@@ -39,6 +39,7 @@ export const COLLECTIONS = {
   recoveryShares: "recovery_shares",
   recoveryRequests: "recovery_requests",
   recoveryApprovals: "recovery_approvals",
+  passkeyLogins: "passkey_logins",
 } as const;
 
 /** A document whose only job is to be written by transactions that must not overlap. */

@@ -1,6 +1,10 @@
-/** The documents of an account's security (SQL: migration 015): second factors, recovery codes, policies, account recovery. */
+/**
+ * The documents of an account's security (SQL: migrations 015 and 024): second factors, sign-in
+ * passkeys, recovery codes, policies, account recovery.
+ */
 import type { OrgId, UserId } from "../../../domain/ids";
 import type { SecondFactor } from "../../../domain/accounts/second-factors";
+import type { PasskeyLogin, PasskeyUnlock } from "../../../domain/accounts/passkey-logins";
 import type { OrgPolicies } from "../../../domain/orgs/policies";
 import type { RecoveryApproval, RecoveryEnrolment, RecoveryRequest, RecoveryShare } from "../../../domain/accounts/recovery";
 import type { NewRecoveryRequest, RecoveryAsk } from "../../../domain/accounts/recovery-requests";
@@ -48,6 +52,50 @@ export function toSecondFactor(d: SecondFactorDoc): SecondFactor {
     ...(d.publicKey != null && { publicKey: d.publicKey }),
     ...(d.counter != null && { counter: Number(d.counter) }),
     ...(d.transports != null && { transports: d.transports }),
+  };
+}
+
+/**
+ * A sign-in passkey (lib/domain/accounts/passkey-logins.ts); `_id` is its credential id (one
+ * credential signs in one account). Its unlock's three wraps are all there or none is.
+ */
+export type PasskeyLoginDoc = Omit<PasskeyLogin, "credentialId" | "unlock"> & { _id: string } & (
+    PasskeyUnlock | { [K in keyof PasskeyUnlock]?: never }
+  );
+
+/** A new passkey's document: an absent field stays absent (the driver would store an `undefined` one as null). */
+export function passkeyLoginDoc(l: PasskeyLogin): PasskeyLoginDoc {
+  const doc = {
+    _id: l.credentialId,
+    userId: l.userId,
+    name: l.name,
+    publicKey: l.publicKey,
+    counter: l.counter,
+    ...(l.transports !== undefined && { transports: [...l.transports] }),
+    createdAt: l.createdAt,
+    ...(l.lastUsedAt !== undefined && { lastUsedAt: l.lastUsedAt }),
+  };
+  if (l.unlock === undefined) return doc;
+  const { prfWrappedKey, wrappedStretchedKey, keptWrappedKey } = l.unlock;
+  return { ...doc, prfWrappedKey, wrappedStretchedKey, keptWrappedKey };
+}
+
+/** A stored passkey; its unlock only when all three wraps are there (as the SQL adapter reads its columns). */
+export function toPasskeyLogin(d: PasskeyLoginDoc): PasskeyLogin {
+  return {
+    credentialId: d._id,
+    userId: d.userId,
+    name: d.name,
+    publicKey: d.publicKey,
+    counter: Number(d.counter),
+    ...(d.transports != null && { transports: d.transports }),
+    createdAt: d.createdAt,
+    ...(d.lastUsedAt != null && { lastUsedAt: d.lastUsedAt }),
+    ...(d.prfWrappedKey != null &&
+      d.wrappedStretchedKey != null &&
+      d.keptWrappedKey != null && {
+        unlock: { prfWrappedKey: d.prfWrappedKey, wrappedStretchedKey: d.wrappedStretchedKey, keptWrappedKey: d.keptWrappedKey },
+      }),
   };
 }
 

@@ -21,6 +21,7 @@ import * as m019 from "./019_recovery_versions";
 import * as m021 from "./021_recovery_decoys";
 import * as m022 from "./022_session_scope";
 import * as m023 from "./023_remembered_devices";
+import * as m024 from "./024_passkey_logins";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "021_recovery_decoys": m021,
   "022_session_scope": m022,
   "023_remembered_devices": m023,
+  "024_passkey_logins": m024,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -14,9 +14,11 @@ import {
   byCreatedThenId,
   inviteDoc,
   itemKey,
+  passkeyLoginDoc,
   toInvite,
   toItem,
   toMemberEntry,
+  toPasskeyLogin,
   toUser,
   toVaultView,
   userDoc,
@@ -32,6 +34,7 @@ import {
   translateMongoError,
 } from "../../../../lib/store/mongo/errors";
 import type { NewUser } from "../../../../lib/store/port";
+import type { PasskeyLogin } from "../../../../lib/domain/accounts/passkey-logins";
 import { loadConfig, checkSplitDeployment } from "../../../../lib/config";
 import { openStore } from "../../../../lib/store";
 
@@ -177,6 +180,34 @@ describe("documents", () => {
     expect(doc).toMatchObject({ _id: invite.inviteId, tokenHash: "hash-of-token" });
     expect(toInvite(doc)).toEqual(invite);
     expect(JSON.stringify(toInvite(doc))).not.toContain("hash-of-token");
+  });
+
+  test("a sign-in passkey survives the trip to a document and back, with its unlock or without one", () => {
+    const bare: PasskeyLogin = {
+      credentialId: "Y3JlZC1pZA",
+      userId: newId<UserId>(),
+      name: "Laptop",
+      publicKey: "cEstY29zZQ",
+      counter: 7,
+      createdAt: now,
+    };
+    const bareDoc = passkeyLoginDoc(bare);
+    expect(bareDoc._id).toBe(bare.credentialId);
+    expect(toPasskeyLogin(bareDoc)).toEqual(bare);
+    // Absent stays absent: the driver would store an undefined field as null.
+    expect(Object.keys(bareDoc).sort()).toEqual(["_id", "counter", "createdAt", "name", "publicKey", "userId"]);
+    const full: PasskeyLogin = {
+      ...bare,
+      transports: ["internal", "hybrid"],
+      lastUsedAt: "2026-11-22T08:00:00.000Z",
+      unlock: { prfWrappedKey: "cHJm", wrappedStretchedKey: "c3RyZXRjaGVk", keptWrappedKey: "a2VwdA" },
+    };
+    const fullDoc = passkeyLoginDoc(full);
+    expect(fullDoc).toMatchObject({ prfWrappedKey: "cHJm", wrappedStretchedKey: "c3RyZXRjaGVk", keptWrappedKey: "a2VwdA" });
+    expect(toPasskeyLogin(fullDoc)).toEqual(full);
+    // An unlock is its three wraps or nothing: two of them open no stretched key.
+    const { keptWrappedKey: _kept, ...partial } = fullDoc;
+    expect(toPasskeyLogin(partial as typeof fullDoc)).not.toHaveProperty("unlock");
   });
 
   test("lists are ordered by createdAt, then id, as the contract says", () => {

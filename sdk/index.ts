@@ -7,6 +7,8 @@ export { ProtectionInterruptedError, VaultClient } from "./client";
 // A login kept on a device between visits, its tokens sealed under a key only the master password gives (sdk/client/kept-session.ts).
 export { WEB_SESSION_SEAL_CONTEXT, isKeptSession, openKept, sealKept, type KeptSession, type SealKey } from "./client";
 export type { RememberedDeviceInfo } from "./client/api/sessions";
+// Passkeys that sign in to the account and, with the PRF, unlock it (sdk/client/passkey-logins.ts).
+export type { PasskeyAuthenticator, PasskeyLoginInfo, PasskeySignInPolicy, PasskeySignInResult } from "./client";
 // The client's namespaces (client.vaults, client.items, ...), each an interface (sdk/client/api/).
 export type { AuditApi, InvitesApi, ItemsApi, KeysApi, MembersApi, PeopleApi, SessionsApi, VaultsApi } from "./client";
 export type {

@@ -9,6 +9,7 @@
  * parts.ts over one `ClientCore` (core.ts); callers never reach the parts. Ids a caller passes are
  * lowered in the namespaces, once (`lc`, api/ids.ts).
  */
+import type { PasskeyAuthenticator, PasskeyLogins, PasskeySignInResult } from "./passkey-logins";
 import type { Bytes } from "../../protocol/encoding";
 import type { KdfChoice } from "../../protocol/crypto/keys";
 import type { Transport } from "../http";
@@ -68,6 +69,7 @@ export type { ImportedVault, ImportResult, TransferProgress, VaultPerFolderResul
 export type { FactorInfo, LockOutPolicy, Policies } from "./factors";
 export type { SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 export type { PendingRecovery, RecoveryTask } from "./recovery";
+export type { PasskeyAuthenticator, PasskeyLoginInfo, PasskeySignInPolicy, PasskeySignInResult } from "./passkey-logins";
 export type * from "./types";
 
 export class VaultClient {
@@ -92,6 +94,8 @@ export class VaultClient {
   readonly factors: Factors;
   /** k-of-n account recovery: enrol, approve as a trustee, recover (recovery.ts). */
   readonly recovery: Recovery;
+  /** The passkeys that sign in to this account, and unlock it with the PRF: list, register, remove (passkey-logins.ts). */
+  readonly accountPasskeys: Pick<PasskeyLogins, "list" | "add" | "remove">;
 
   constructor(opts: VaultClientOptions) {
     const parts = assembleParts(opts);
@@ -106,6 +110,7 @@ export class VaultClient {
     this.audit = auditApi(parts);
     this.factors = parts.factors;
     this.recovery = parts.recovery;
+    this.accountPasskeys = parts.passkeyLogins;
   }
 
   get http(): Transport {
@@ -192,6 +197,17 @@ export class VaultClient {
   unlock(password: string): Promise<void> {
     return this.parts.session.unlock(password);
   }
+  /**
+   * Signs in with a passkey (passkey-logins.ts): unlocked at once when the authenticator answers the
+   * PRF and the passkey keeps an unlock; otherwise signed in and waiting for `unlockPasskeyLogin`.
+   */
+  loginWithPasskey(authenticator: PasskeyAuthenticator): Promise<PasskeySignInResult> {
+    return this.parts.passkeyLogins.signIn(authenticator);
+  }
+  /** The master password for a passkey sign-in that did not unlock (a wrong one is its `UnlockError`; try again). */
+  unlockPasskeyLogin(password: string): Promise<Account> {
+    return this.parts.passkeyLogins.unlockWithPassword(password);
+  }
   unlockWithStretchedKey(stretchedKey: Bytes): Promise<void> {
     return this.parts.session.unlockWithStretchedKey(stretchedKey);
   }
@@ -222,13 +238,15 @@ export class VaultClient {
     current: string,
     next: string,
     opts: { kdf?: KdfChoice; oldPasswordMayBeKnown?: boolean; onProgress?: (step: ProtectionStep) => void } = {},
-  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal; protection?: ProtectionResult }> {
+  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal; protection?: ProtectionResult; passkeysRemoved?: number }> {
     const changed = await this.parts.passwords.changePassword(current, next, { kdf: opts.kdf });
     // The recovery copy held the old password's key: made again, to the same trustees, or said to be stale.
     if (!opts.oldPasswordMayBeKnown) return { ...changed, recovery: await this.parts.recovery.renew() };
+    // Each passkey's kept key opens with the old password and an old copy of the server's data: they are registered again, not re-wrapped.
+    const passkeysRemoved = await this.parts.passkeyLogins.removeUnlocking();
     // Protecting rotates the keys the enrolment is bound to: it is made again once, after.
     const { recovery, ...protection } = await this.protect({ onProgress: opts.onProgress });
-    return { ...changed, recovery, protection, sessionsEnded: changed.sessionsEnded + protection.sessionsEnded };
+    return { ...changed, recovery, protection, passkeysRemoved, sessionsEnded: changed.sessionsEnded + protection.sessionsEnded };
   }
   /**
    * Cuts an old master password off without changing the password again (protect.ts): after a

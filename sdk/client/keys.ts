@@ -9,6 +9,7 @@
  * all in one transaction under the account's version: a rotation from an older read is refused and
  * this client reads again. Peers follow the key log from the keys they pinned (trust/).
  */
+import type { PasskeyLogins, PasskeyRewrap } from "./passkey-logins";
 import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { ApiError, SecurityError } from "../errors";
 import { groupedFingerprint, keyFingerprint, type AccountKeys } from "../../protocol/crypto/keys";
@@ -59,6 +60,7 @@ export class KeyRotations {
     private readonly vaults: Vaults,
     private readonly members: Members,
     private readonly labels: WrapLabels,
+    private readonly passkeys: PasskeyLogins,
   ) {}
 
   async rotateKeys(opts: { rsaBits?: number } = {}): Promise<KeyRotationResult> {
@@ -68,7 +70,9 @@ export class KeyRotations {
       const accountVersion = await this.core.accountVersion();
       const step = await this.signStep(keys, made);
       const rotations = await this.rewrapVaults(keys, made, { ...(await this.labels.current()), keyLogVersion: step.entry.version });
-      const answer = await this.send(accountVersion, made, step, rotations, attempt);
+      // The stretched key stays; each passkey that unlocks is wrapped again for the next account version.
+      const passkeys = await this.passkeys.rewraps(keys.stretchedKey, accountVersion + 1);
+      const answer = await this.send(accountVersion, made, step, rotations, attempt, passkeys);
       if (!answer) continue;
       if (answer.accountVersion !== accountVersion + 1 || answer.keyVersion !== step.entry.version)
         throw new SecurityError(
@@ -156,6 +160,7 @@ export class KeyRotations {
     step: SignedStep,
     rotations: readonly VaultRotation[],
     attempt: number,
+    passkeys: readonly PasskeyRewrap[],
   ): Promise<{ accountVersion: number; keyVersion: number; sessionsEnded: number } | undefined> {
     try {
       return await this.core.http.request("POST", "/users/me/keys", {
@@ -166,6 +171,7 @@ export class KeyRotations {
           keyStatement: step.keyStatement,
           kdfStatement: step.kdfStatement,
           vaults: rotations.map(({ key: _key, ...v }) => v),
+          passkeys,
         },
       });
     } catch (err) {

@@ -14,6 +14,7 @@ import { Items } from "./items";
 import { KeyRotations } from "./keys";
 import { Members } from "./members";
 import { OrgLogs } from "./org-log";
+import { PasskeyLogins } from "./passkey-logins";
 import { PasswordChanges } from "./password";
 import { People } from "./people";
 import { AccountProtection } from "./protect";
@@ -38,6 +39,7 @@ export interface Parts {
   members: Members;
   items: Items;
   passwords: PasswordChanges;
+  passkeyLogins: PasskeyLogins;
   keyRotations: KeyRotations;
   history: History;
   transfers: Transfers;
@@ -62,8 +64,9 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const vaults = new Vaults(core, trust, rosters, orgLogs, labels);
   const members = new Members(core, trust, rosters, vaults);
   const items = new Items(core, vaults, rosters, new ItemLogs(core, trust, rosters, audit));
-  const passwords = new PasswordChanges(core, trust, rosters, vaults, labels);
-  const keyRotations = new KeyRotations(core, trust, rosters, vaults, members, labels);
+  const passkeyLogins = new PasskeyLogins(core, session);
+  const passwords = new PasswordChanges(core, trust, rosters, vaults, labels, passkeyLogins);
+  const keyRotations = new KeyRotations(core, trust, rosters, vaults, members, labels, passkeyLogins);
   const history = new History(core, vaults, items);
   const transfers = new Transfers(core, vaults, items);
   const exposures = new Exposures(rosters, items, history, audit);
@@ -84,6 +87,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
     members,
     items,
     passwords,
+    passkeyLogins,
     keyRotations,
     history,
     transfers,

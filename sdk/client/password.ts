@@ -30,6 +30,7 @@ import type { Trust } from "./trust";
 import type { Vaults } from "./vaults";
 import type { WrapLabels } from "./wrap-labels";
 import type { WrapLabel } from "../../protocol/formats/roster-format";
+import type { PasskeyLogins, PasskeyRewrap } from "./passkey-logins";
 
 /** Reads and attempts before a change that keeps meeting another one gives up (409 to the caller). */
 const MAX_ATTEMPTS = 3;
@@ -50,6 +51,7 @@ export class PasswordChanges {
     private readonly rosters: Rosters,
     private readonly vaults: Vaults,
     private readonly labels: WrapLabels,
+    private readonly passkeys: PasskeyLogins,
   ) {}
 
   async changePassword(current: string, next: string, opts: { kdf?: KdfChoice } = {}): Promise<PasswordChangeResult> {
@@ -74,7 +76,9 @@ export class PasswordChanges {
     for (let attempt = 1; ; attempt++) {
       const accountVersion = await this.core.accountVersion();
       const rewraps = await this.rewrapPersonal(keys, made.fresh.stretchedKey, subjectKey, label);
-      const answer = await this.send({ currentAuthHash, made, accountVersion, rewraps }, attempt);
+      // Each passkey that unlocks, wrapped for the new password's stretched key at the next account version.
+      const passkeys = await this.passkeys.rewraps(made.fresh.stretchedKey, accountVersion + 1);
+      const answer = await this.send({ currentAuthHash, made, accountVersion, rewraps, passkeys }, attempt);
       if (!answer) continue;
       if (answer.accountVersion !== accountVersion + 1)
         throw new SecurityError(
@@ -151,10 +155,16 @@ export class PasswordChanges {
 
   /** The change in one request; undefined when another change came first and another attempt reads again. */
   private async send(
-    change: { currentAuthHash: string | undefined; made: NewSecrets; accountVersion: number; rewraps: readonly Rewrap[] },
+    change: {
+      currentAuthHash: string | undefined;
+      made: NewSecrets;
+      accountVersion: number;
+      rewraps: readonly Rewrap[];
+      passkeys: readonly PasskeyRewrap[];
+    },
     attempt: number,
   ): Promise<{ accountVersion: number; sessionsEnded: number } | undefined> {
-    const { currentAuthHash, made, accountVersion, rewraps } = change;
+    const { currentAuthHash, made, accountVersion, rewraps, passkeys } = change;
     try {
       return await this.core.http.request("POST", "/users/me/password", {
         body: {
@@ -165,12 +175,13 @@ export class PasswordChanges {
           kdfStatement: made.kdfStatement,
           accountVersion,
           vaults: rewraps.map(({ key: _key, ...wrap }) => wrap),
+          passkeys,
         },
       });
     } catch (err) {
       // Changed on another device: this client's keys are the old ones, and no retry can help.
       if (err instanceof ApiError && err.status === 409 && err.field === "accountVersion") throw passwordChangedElsewhere();
-      // A new personal vault, a rekey or a roster link came first: read again.
+      // A new personal vault, a passkey registered, a rekey or a roster link came first: read again.
       if (err instanceof ApiError && err.status === 409 && attempt < MAX_ATTEMPTS) return undefined;
       throw err;
     }

@@ -319,6 +319,23 @@ export class Session {
     return upgrade.keyStatement || upgrade.kdfStatement ? upgrade : undefined;
   }
 
+  /**
+   * A passkey sign-in's answer taken up with the stretched key its unlock opened (or the password
+   * derived): the parameters checked as a login checks prelogin's (the ones this device remembers,
+   * or a newer statement the account signed), then everything `takeUp` checks.
+   */
+  async takeUpPasskey(email: string, res: LoginAnswer, stretchedKey: Bytes): Promise<Account> {
+    await this.checkPasskeyKdf(email, res);
+    const account = await this.takeUp(normalizeEmail(email), res, stretchedKey, res.kdf);
+    await this.settleOrgLog();
+    return account;
+  }
+
+  /** A passkey sign-in's KDF parameters against the ones this device remembers for the account (as `login` checks prelogin's). */
+  checkPasskeyKdf(email: string, res: LoginAnswer & { kdfStatement?: SignedStatement }): Promise<void> {
+    return this.checkRemembered(normalizeEmail(email), res.kdf, res.kdfStatement, res.keyLog);
+  }
+
   /** Opens the private keys of a resumed login with the password; its KDF parameters are checked as login checks them. */
   async unlock(password: string): Promise<void> {
     const { email, kdf } = this.core.account;

@@ -6,6 +6,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ServerStore } from "./postgres";
+import { startTestServer, type TestServer } from "./server";
 
 /** One API request as the client sent it: path relative to /api/v1, the JSON body if any. */
 export interface SentRequest {
@@ -146,4 +148,28 @@ export function colluderAs(
     if (method === "GET" && path === `/users/${colluder.userId}/keys`) return bundle;
     return body;
   };
+}
+
+/**
+ * One describe block's dishonest server: the real service on a fresh store (`openStore`, one of
+ * SQL_ENGINES), open registration, and the proxy in front of it, honest again after every test.
+ * Read its parts inside tests (they exist once `beforeAll` ran).
+ */
+export function dishonestSuite(openStore: () => Promise<ServerStore>, env: Record<string, string> = {}) {
+  const suite = {} as { store: ServerStore; server: TestServer; proxy: DishonestProxy };
+  beforeAll(async () => {
+    suite.store = await openStore();
+    suite.server = await startTestServer({ ...suite.store.env, REGISTRATION_MODE: "open", ...env });
+    suite.proxy = await startDishonestProxy(new URL(suite.server.url).origin);
+  });
+  afterEach(() => {
+    suite.proxy.edit = honest;
+    suite.proxy.rewrite = undefined;
+  });
+  afterAll(async () => {
+    await suite.proxy?.close();
+    await suite.server?.stop();
+    await suite.store?.drop();
+  });
+  return suite;
 }

@@ -61,11 +61,13 @@ async function setPolicies(rt: Runtime, ctx: Ctx<SetPoliciesParams>) {
   assertMayChangePolicies(caller);
   const p = ctx.params;
   const [current, people] = await Promise.all([store.security.getPolicies(p.orgId), peopleOf(store, p.orgId)]);
+  // Left out (a client from before it): kept as it is, never relaxed by a change of another policy.
+  const passkeys = p.passkeySignIn ?? passkeySignInOf(current);
   const policies = planPolicyChange({
     current: current ?? DEFAULT_POLICIES,
     next: {
       requireSecondFactor: p.requireSecondFactor,
-      ...(p.passkeySignIn !== undefined && p.passkeySignIn !== "allowed" && { passkeySignIn: p.passkeySignIn }),
+      ...(passkeys !== "allowed" && { passkeySignIn: passkeys }),
       ...(p.minKdf && { minKdf: p.minKdf }),
       ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
       recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,

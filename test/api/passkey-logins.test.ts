@@ -195,6 +195,12 @@ describe.each(SQL_ENGINES)("passkeys that sign in and unlock, on %s", (_engine, 
       enforced: expect.arrayContaining(["passkeySignIn"]),
     });
     await expect(client().loginWithPasskey(authenticator)).rejects.toMatchObject({ status: 403 });
+    // A client from before the policy, changing another one, leaves it as it is.
+    const older = await api.put(`/orgs/${orgId}/policies`, {
+      token: tokenOf(c),
+      body: { requireSecondFactor: false, recoveryMinThreshold: 3 },
+    });
+    expect(older.body).toMatchObject({ passkeySignIn: "forbidden", recoveryMinThreshold: 3 });
     await expect(
       c.accountPasskeys.add({ name: "Another", password: SDK_PASSWORD, authenticator: new TestPasskeyAuthenticator() }),
     ).rejects.toMatchObject({

@@ -89,6 +89,43 @@ export type PasskeyAnswer = { use: "browser" } | { credential: Record<string, un
 /** The person's answer in the passkey prompt. */
 export type PasskeyChoice = { save: string } | { use: string } | { decline: true };
 
+/**
+ * A WebAuthn ceremony for the account's own passkeys (signing in, unlocking, registering one),
+ * asked by the SDK in the service worker and run by the popup, which has a document to run it in
+ * (background/ceremonies.ts): the options as WebAuthn's JSON, and the PRF salt (base64url) the
+ * SDK asks for with them. The relying party is the server's (`WEBAUTHN_RP_ID`).
+ */
+export interface AccountPasskeyCeremony {
+  /** Random: only the popup that started the flow is told it, and answers with it. */
+  id: string;
+  op: "create" | "get";
+  options: Record<string, unknown>;
+  prfSalt: string;
+}
+
+/**
+ * The popup's answer to a ceremony: the credential as `PublicKeyCredential.toJSON()` and the PRF's
+ * first output (base64url), which the service worker hands to the SDK and keeps nowhere; or why
+ * there is none, as a sentence.
+ */
+export type AccountPasskeyAnswer = { response: Record<string, unknown>; prf?: string } | { error: string };
+
+/** What a flow of ceremonies answers the popup each time: run this ceremony next, or it is over. */
+export type CeremonyStep<T> = { ceremony: AccountPasskeyCeremony } | { done: T };
+
+/** A passkey sign-in's outcome as the popup sees it: unlocked, or waiting for the master password of `email` (a passkey without the PRF). */
+export type PasskeySignInDone = { unlocked: true } | { unlocked: false; email: string };
+
+/** One of the account's passkeys for signing in, as the popup lists it. */
+export interface AccountPasskeyView {
+  credentialId: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string;
+  /** It unlocks too (its authenticator gave the PRF); otherwise the master password unlocks. */
+  unlock: boolean;
+}
+
 /** A save or update the extension offers after a login form was sent. */
 export interface OfferView {
   kind: "save" | "update";
@@ -141,6 +178,17 @@ export type Request =
   | { kind: "secret"; key: string; field: "username" | "password" | "totp" }
   | { kind: "copied" }
   | { kind: "web-vault-url"; key?: string }
+  // From the popup: the account's own passkeys (ceremonies run in the popup, background/ceremonies.ts).
+  /** Signs in with a passkey at `server`; without `server`, unlocks the locked account (a passkey of that account only). */
+  | { kind: "account-passkey-sign-in"; server?: string }
+  | { kind: "account-passkey-answer"; id: string; answer: AccountPasskeyAnswer }
+  /** The master password after a passkey sign-in without the PRF. */
+  | { kind: "account-passkey-password"; password: string }
+  /** The person gave up (or closed the popup): the ceremony waiting is refused, a sign-in waiting for the password ended. */
+  | { kind: "account-passkey-cancel" }
+  | { kind: "account-passkeys" }
+  | { kind: "account-passkey-add"; name: string; password: string }
+  | { kind: "account-passkey-remove"; credentialId: string }
   // From a content script.
   | { kind: "field-focus"; fieldKind: FieldKind; ancestors?: string[] }
   | { kind: "submitted"; username: string; password: string; newPassword?: string; currentPassword?: string }

@@ -65,14 +65,14 @@ async function signIn(): Promise<Page> {
   await popup.getByLabel("Server address").fill(proxy.origin);
   await popup.getByLabel("Email").fill(ADA.email);
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Sign in" }).click();
+  await popup.getByRole("button", { name: "Sign in", exact: true }).click();
   return popup;
 }
 
 async function signOut(popup: Page): Promise<void> {
   await popup.getByRole("button", { name: "Lock" }).click();
   await popup.getByRole("button", { name: "Sign out" }).click();
-  await popup.getByRole("button", { name: "Sign in" }).waitFor();
+  await popup.getByRole("button", { name: "Sign in", exact: true }).waitFor();
 }
 
 /** The inline menu drawn on `tab` for the field `selector`, clicked as a person would. */
@@ -124,7 +124,7 @@ test("3. vault names swapped: the popup names the refusal, and neither vault's l
   // The extension reads its vaults again at most a minute after the last read: lock and unlock to read now.
   await popup.getByRole("button", { name: "Lock" }).click();
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup.getByRole("alert").filter({ hasText: "under another name than its signed history gives it" }).waitFor();
   const tab = await browser.context.newPage();
   await tab.goto(sites.url(FIXTURE_HOSTS.bank, "/login.html"));
@@ -152,7 +152,7 @@ test("4. another vault's wrap handed over as the team vault's key: refused by na
   const popup = await browser.openPopup();
   await popup.getByRole("button", { name: "Lock" }).click();
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup
     .getByRole("alert")
     .filter({ hasText: /Private: The key the server handed over is not the one the vault's signed history vouches for/ })

@@ -49,7 +49,7 @@ async function signIn(email: string): Promise<void> {
   await popup.getByLabel("Server address").fill(new URL(server.url).origin);
   await popup.getByLabel("Email").fill(email);
   await popup.getByLabel("Master password").fill(SDK_PASSWORD);
-  await popup.getByRole("button", { name: "Sign in" }).click();
+  await popup.getByRole("button", { name: "Sign in", exact: true }).click();
   await popup.getByRole("button", { name: "Lock" }).waitFor();
   await popup.close();
 }

@@ -81,7 +81,7 @@ async function signIn(): Promise<Page> {
   await popup.getByLabel("Server address").fill(origin());
   await popup.getByLabel("Email").fill(ADA.email);
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Sign in" }).click();
+  await popup.getByRole("button", { name: "Sign in", exact: true }).click();
   await popup.getByRole("button", { name: "Lock" }).waitFor();
   return popup;
 }
@@ -368,7 +368,7 @@ test("locked, the popup shows only the lock screen and a login page's menu only 
     expect({ secret, onDisk: disk.includes(secret) }).toEqual({ secret, onDisk: false });
   expect(memory).not.toContain("stretchedKey");
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup.getByRole("list", { name: "Items" }).waitFor();
   await popup.close();
   // Idle past the lock time (shortened here): locked again, without anyone pressing Lock.
@@ -378,7 +378,7 @@ test("locked, the popup shows only the lock screen and a login page's menu only 
   await popup.getByRole("heading", { name: "Vault is locked" }).waitFor();
   await browser.worker.evaluate("chrome.storage.local.remove('idleLockSeconds')");
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup.getByRole("list", { name: "Items" }).waitFor();
   await popup.close();
   await tab.close();
@@ -404,7 +404,7 @@ test("a page cannot keep the vault unlocked: its focuses and its own frames of t
   await tab.close();
   await browser.worker.evaluate("chrome.storage.local.remove('idleLockSeconds')");
   await popup.getByLabel("Master password").fill(ADA.password);
-  await popup.getByRole("button", { name: "Unlock" }).click();
+  await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup.getByRole("list", { name: "Items" }).waitFor();
   await popup.close();
 });

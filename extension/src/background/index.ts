@@ -6,6 +6,7 @@
 import { sentence } from "../../../sdk";
 import { totpCode } from "../../../sdk/totp";
 import type { Request } from "../messages";
+import * as accountPasskeys from "./account-passkeys";
 import { CLEAR_ALARM, clearLater, clearNow } from "./clipboard";
 import { fill, fillByShortcut, fillGenerated, focused, frameOf as menuFrame, menuData } from "./menus";
 import { dismiss, offerView, pendingOffer, save, submitted, update } from "./offers";
@@ -60,6 +61,20 @@ async function fromPopup(request: Request): Promise<unknown> {
       const [vaultId] = request.key?.split("/") ?? [];
       return { url: server ? `${server}/#/${vaultId ? `vault/${encodeURIComponent(vaultId)}` : "vaults"}` : undefined };
     }
+    case "account-passkey-sign-in":
+      return accountPasskeys.signInWithPasskey(typeof request.server === "string" ? request.server : undefined);
+    case "account-passkey-answer":
+      return accountPasskeys.answer(String(request.id), request.answer);
+    case "account-passkey-password":
+      return accountPasskeys.unlockWithPassword(request.password);
+    case "account-passkey-cancel":
+      return accountPasskeys.cancel();
+    case "account-passkeys":
+      return accountPasskeys.list();
+    case "account-passkey-add":
+      return accountPasskeys.add(String(request.name ?? ""), request.password);
+    case "account-passkey-remove":
+      return accountPasskeys.remove(String(request.credentialId));
     default:
       return undefined;
   }

@@ -34,6 +34,14 @@ const POPUP: ReadonlySet<Request["kind"]> = new Set([
   "secret",
   "copied",
   "web-vault-url",
+  // The account's own passkeys: a ceremony, and the PRF output it answers, go between the popup and the worker only.
+  "account-passkey-sign-in",
+  "account-passkey-answer",
+  "account-passkey-password",
+  "account-passkey-cancel",
+  "account-passkeys",
+  "account-passkey-add",
+  "account-passkey-remove",
 ]);
 const CONTENT: ReadonlySet<Request["kind"]> = new Set(["field-focus", "submitted", "pending-offer", "passkey-request", "passkey-wait"]);
 /** The person's choices in a menu, an offer bar or a passkey prompt: each counts as their use of the vault (index.ts). */

@@ -8,15 +8,18 @@
  * and when the browser closes (the session storage is gone then).
  */
 import {
+  ApiError,
+  InputError,
   VaultClient,
   encoding,
   type Account,
+  type PasskeyAuthenticator,
   type SecondFactorAnswer,
   type SecondFactorChallenge,
   type SecondFactorPrompt,
   type Tokens,
 } from "../../../sdk";
-import type { VaultState } from "../messages";
+import type { PasskeySignInDone, VaultState } from "../messages";
 import { OpenedItems } from "./opened-items";
 import { kept, readSession, remember, remembered, setting, writeSession, type SessionRecord } from "./storage";
 
@@ -41,20 +44,25 @@ let notice: string | undefined;
 /** A login waiting for its second factor: the SDK's prompt, answered by the popup's next request. */
 let waitingFactor: { challenge: SecondFactorChallenge; answer: (a: SecondFactorAnswer) => void; login: Promise<void> } | undefined;
 
+/** A passkey sign-in without the PRF, waiting for the master password: its client (signed in, locked) and server. */
+let waitingPassword: { client: VaultClient; server: string; email: string } | undefined;
+
 function newClient(server: string, resume?: { account: Account; tokens: Tokens }, secondFactor?: SecondFactorPrompt): VaultClient {
-  return new VaultClient({
+  const made: VaultClient = new VaultClient({
     ...stores,
     ...resume,
     secondFactor,
     baseUrl: `${server.replace(/\/+$/, "")}/api/v1`,
     deviceName: DEVICE_NAME,
     onTokens: async (tokens) => {
-      if (!record) return;
+      // Only the session's own client: a passkey unlock's new login must not touch the locked one it replaces, nor its ending end this.
+      if (!record || client !== made) return;
       if (tokens === undefined) return ended();
       record = { ...record, tokens };
       await writeSession(record);
     },
   });
+  return made;
 }
 
 /** Brings back the session a stopped service worker left in `chrome.storage.session`, once. */
@@ -113,15 +121,7 @@ export async function state(): Promise<VaultState> {
 
 /** Signs in as the other clients do; with a second factor, answers `{ secondFactor }` and waits for `answerFactor`. */
 export async function login(server: string, email: string, password: string): Promise<{ secondFactor?: SecondFactorChallenge }> {
-  // An address typed without a scheme is https, as a browser's address bar takes it.
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server.trim()) ? server.trim() : `https://${server.trim()}`);
-  } catch {
-    throw new Error(`"${server}" is not a server address: type it as https://vault.example.com`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("The server address must start with https://");
-  const origin = url.origin;
+  const origin = serverAddress(server);
   let asked: ((c: SecondFactorChallenge) => void) | undefined;
   const challenged = new Promise<SecondFactorChallenge>((resolve) => (asked = resolve));
   const fresh = newClient(
@@ -140,6 +140,83 @@ export async function login(server: string, email: string, password: string): Pr
   })();
   const first = await Promise.race([done.then(() => undefined), challenged]);
   return first ? { secondFactor: first } : {};
+}
+
+/** The server's origin from the address typed; one without a scheme is https, as a browser's address bar takes it. */
+function serverAddress(server: string): string {
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server.trim()) ? server.trim() : `https://${server.trim()}`);
+  } catch {
+    throw new Error(`"${server}" is not a server address: type it as https://vault.example.com`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("The server address must start with https://");
+  return url.origin;
+}
+
+const UNKNOWN_PASSKEY =
+  "This passkey does not sign in to an account on this server: it was removed, or its answer did not check out (a server that does not list this extension's origin in WEBAUTHN_ORIGINS refuses every passkey the extension uses). Sign in with your email and master password.";
+
+/**
+ * Signs in with a passkey (the ceremony run by the popup: `authenticator`, ceremonies.ts) at
+ * `server`; without `server`, unlocks the locked login with a passkey of the same account. A
+ * passkey with the PRF unlocks at once, and the extension then stands as after a password unlock
+ * (the session and its stretched key kept the same way); one without it waits for the master
+ * password (`passkeyPassword`). The SDK can open a passkey's unlock only with a sign-in of its own,
+ * so an unlock takes a new login and ends the locked one on the server, as a sign-out would.
+ */
+export async function passkeySignIn(server: string | undefined, authenticator: PasskeyAuthenticator): Promise<PasskeySignInDone> {
+  await restore();
+  await dropWaitingPassword();
+  const locked = server === undefined ? record : undefined;
+  if (server === undefined && !locked) throw new Error("Not signed in: sign in first.");
+  const origin = locked ? locked.server : serverAddress(server!);
+  const fresh = newClient(origin);
+  const result = await fresh.loginWithPasskey(authenticator).catch((err: unknown) => {
+    // The server knows no such passkey (every refusal is the same 401): said for a passkey, not as a wrong password.
+    if (err instanceof ApiError && err.status === 401) throw new InputError(UNKNOWN_PASSKEY);
+    throw err;
+  });
+  const email = result.unlocked ? result.account.email : result.email;
+  if (locked && email.toLowerCase() !== locked.account.email.toLowerCase()) {
+    await fresh.logout().catch(() => undefined);
+    throw new InputError(
+      `That passkey signs in to ${email}, and the locked account here is ${locked.account.email}: use a passkey of ${locked.account.email}, or sign out first.`,
+    );
+  }
+  if (!result.unlocked) {
+    waitingPassword = { client: fresh, server: origin, email };
+    return { unlocked: false, email };
+  }
+  await takeOver(fresh, origin, result.account);
+  return { unlocked: true };
+}
+
+/** The master password for a passkey sign-in without the PRF; a wrong one is said and may be tried again. */
+export async function passkeyPassword(password: string): Promise<void> {
+  const waiting = waitingPassword;
+  if (!waiting) throw new Error("No passkey sign-in is waiting for your master password: start again.");
+  const account = await waiting.client.unlockPasskeyLogin(password);
+  waitingPassword = undefined;
+  await takeOver(waiting.client, waiting.server, account);
+}
+
+/** Ends a passkey sign-in waiting for the master password (the popup's Cancel, a new sign-in, a lock, a sign-out). */
+export async function dropWaitingPassword(): Promise<void> {
+  const waiting = waitingPassword;
+  waitingPassword = undefined;
+  await waiting?.client.logout().catch(() => undefined);
+}
+
+/** A passkey's login becomes the extension's session, as a password login's does; the locked one it replaces ends on the server. */
+async function takeOver(fresh: VaultClient, server: string, account: Account): Promise<void> {
+  const previous = client;
+  await remember({ server, email: account.email });
+  await signedIn(fresh, server, account);
+  if (previous && previous !== fresh) {
+    previous.lock();
+    await previous.logout().catch(() => undefined);
+  }
 }
 
 /** The popup's answer to the second-factor question; a wrong code asks again (`retry`). */
@@ -186,7 +263,10 @@ export async function unlock(password: string): Promise<void> {
 /** What else the worker forgets at a lock or a sign-out: menus, save offers with the passwords sent, codes. */
 const lockListeners: Array<() => void> = [];
 export const onLock = (listener: () => void): void => void lockListeners.push(listener);
-const forgetAll = () => lockListeners.forEach((listener) => listener());
+const forgetAll = () => {
+  lockListeners.forEach((listener) => listener());
+  void dropWaitingPassword();
+};
 
 /** Forgets every key and opened item; the login stays, the password opens it again. */
 export async function lock(): Promise<void> {

@@ -1,12 +1,13 @@
 /**
- * The toolbar popup: sign in, unlock, search every vault, copy a username, a password or the
- * current one-time code (the clipboard is cleared after 30 s), lock, and a link to the web vault
- * for everything else. Locked, it shows the lock screen and nothing else. It holds no key: every
+ * The toolbar popup: sign in, unlock (with the master password or a passkey), search every vault,
+ * copy a username, a password or the current one-time code (the clipboard is cleared after 30 s),
+ * the account's passkeys for signing in, lock, and a link to the web vault for everything else. Locked, it shows the lock screen and nothing else. It holds no key: every
  * answer comes from the service worker.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ask, type VaultState } from "../messages";
+import { ask, type PasskeySignInDone, type VaultState } from "../messages";
+import { AccountPasskeys, PasskeyButton, PasskeyPassword } from "./account-passkeys";
 import { Items } from "./items";
 import { SignIn } from "./sign-in";
 import "../styles.css";
@@ -32,6 +33,10 @@ function Unlock({ state, done }: { state: VaultState; done: () => void }) {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  /** A passkey without the PRF signed in again: its master password unlocks. */
+  const [waiting, setWaiting] = useState<string | undefined>();
+  const byPasskey = (result: PasskeySignInDone) => (result.unlocked ? done() : setWaiting(result.email));
+  if (waiting) return <PasskeyPassword email={waiting} done={done} cancel={() => setWaiting(undefined)} />;
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -75,18 +80,24 @@ function Unlock({ state, done }: { state: VaultState; done: () => void }) {
           Sign out
         </button>
       </div>
+      <PasskeyButton label="Unlock with a passkey" disabled={busy} onDone={byPasskey} />
     </form>
   );
 }
 
 function Unlocked({ state, done }: { state: Extract<VaultState, { state: "unlocked" }>; done: () => void }) {
   const [webVault, setWebVault] = useState<string | undefined>();
+  const [passkeys, setPasskeys] = useState(false);
   useEffect(() => void ask<{ url?: string }>({ kind: "web-vault-url" }).then((r) => setWebVault(r.url)), []);
+  if (passkeys) return <AccountPasskeys back={() => setPasskeys(false)} />;
   return (
     <>
       <div class="spread">
         <h1>Vault</h1>
         <div class="row">
+          <button type="button" class="secondary" onClick={() => setPasskeys(true)}>
+            Passkeys
+          </button>
           <button type="button" class="secondary" onClick={() => ask({ kind: "lock" }).then(done)}>
             Lock
           </button>

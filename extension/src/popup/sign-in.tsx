@@ -1,14 +1,46 @@
-/** The popup's sign-in: server address, email, master password, then a second factor where the account has one. */
+/**
+ * The popup's sign-in: server address, email, master password, then a second factor where the
+ * account has one; or the server address and a passkey (with the PRF it unlocks too, otherwise the
+ * master password of the account it named unlocks).
+ */
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { ask, type VaultState } from "../messages";
+import { PasskeyButton, PasskeyPassword } from "./account-passkeys";
 
 interface Challenge {
   methods: string[];
   retry?: boolean;
 }
 
-export function SignIn({ state, done }: { state: Extract<VaultState, { state: "signed-out" }>; done: () => void }) {
+type SignedOut = Extract<VaultState, { state: "signed-out" }>;
+
+export function SignIn({ state, done }: { state: SignedOut; done: () => void }) {
   const [server, setServer] = useState(state.server);
+  /** A passkey without the PRF signed in: the email it named, waiting for the master password. */
+  const [waiting, setWaiting] = useState<string | undefined>();
+  if (waiting) return <PasskeyPassword email={waiting} done={done} cancel={() => setWaiting(undefined)} />;
+  return (
+    <PasswordSignIn state={state} done={done} server={server} setServer={setServer}>
+      <PasskeyButton
+        label="Sign in with a passkey"
+        server={() => server.trim()}
+        onDone={(result) => (result.unlocked ? done() : setWaiting(result.email))}
+      />
+    </PasswordSignIn>
+  );
+}
+
+interface PasswordSignInProps {
+  state: SignedOut;
+  done: () => void;
+  server: string;
+  setServer: (server: string) => void;
+  children: ComponentChildren;
+}
+
+/** The password sign-in form, then its second step; `children` (the passkey button) go below its button. */
+function PasswordSignIn({ state, done, server, setServer, children }: PasswordSignInProps) {
   const [email, setEmail] = useState(state.email);
   const [password, setPassword] = useState("");
   const [challenge, setChallenge] = useState<Challenge | undefined>();
@@ -64,6 +96,7 @@ export function SignIn({ state, done }: { state: Extract<VaultState, { state: "s
       <button type="submit" disabled={busy}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
+      {children}
     </form>
   );
 }

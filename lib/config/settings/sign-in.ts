@@ -46,7 +46,8 @@ export const SIGN_IN_SETTINGS = {
     shown: "any `http://localhost:<port>`",
     example: "https://vault.example.com",
     group: "basics",
-    meaning: "the origins (comma-separated) a WebAuthn answer may come from; unset: http://localhost on any port (development only)",
+    meaning:
+      "the origins (comma-separated) a WebAuthn answer may come from: the web vault's, and `chrome-extension://<id>` for passkeys used from the browser extension; unset: http://localhost on any port (development only)",
     parse: (raw) =>
       raw
         ? raw

@@ -25,6 +25,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | undefined>;
   /** Public routes send no token. */
   auth?: boolean;
+  /** With `auth: false`: this access token instead (a sign-in not taken up, ended). */
+  bearer?: string;
 }
 
 /**
@@ -92,6 +94,7 @@ export class Transport {
   private async send(method: string, path: string, opts: RequestOptions, auth: boolean): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (auth && this.tokens) headers.authorization = `Bearer ${this.tokens.accessToken}`;
+    else if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
       headers["content-type"] = "application/json";

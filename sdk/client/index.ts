@@ -208,6 +208,10 @@ export class VaultClient {
   unlockPasskeyLogin(password: string): Promise<Account> {
     return this.parts.passkeyLogins.unlockWithPassword(password);
   }
+  /** Gives up a passkey sign-in waiting for the master password: its session ends on the server. */
+  cancelPasskeyLogin(): Promise<void> {
+    return this.parts.passkeyLogins.cancel();
+  }
   unlockWithStretchedKey(stretchedKey: Bytes): Promise<void> {
     return this.parts.session.unlockWithStretchedKey(stretchedKey);
   }

@@ -174,20 +174,42 @@ export class PasskeyLogins {
       auth: false,
       body: { challengeToken, response: withoutExtensions(response), deviceName: core.deviceName },
     });
-    checkSignedFor(answer, response);
-    if (prf) {
-      const unlock = answer.passkey.unlock;
-      if (!unlock)
-        throw new SecurityError(
-          "PASSKEY_UNLOCK_WITHHELD",
-          "your passkey can unlock your account, and the server answered without what it unlocks with: nothing was asked of your master password in its place",
-        );
-      const binding = { userId: answer.userId, credentialId: answer.passkey.credentialId, accountVersion: answer.accountVersion };
-      const stretchedKey = await openPasskeyUnlock(prf, unlock, binding);
-      return { unlocked: true, account: await this.session.takeUpPasskey(answer.email, answer, stretchedKey) };
+    try {
+      checkSignedFor(answer, response);
+      if (prf) return { unlocked: true, account: await this.unlockWithPrf(answer, prf) };
+    } catch (err) {
+      await this.endUnused(answer);
+      throw err;
     }
     this.pending = answer;
     return { unlocked: false, email: answer.email };
+  }
+
+  private async unlockWithPrf(answer: PasskeyLoginAnswer, prf: Bytes): Promise<Account> {
+    const unlock = answer.passkey.unlock;
+    if (!unlock)
+      throw new SecurityError(
+        "PASSKEY_UNLOCK_WITHHELD",
+        "your passkey can unlock your account, and the server answered without what it unlocks with: nothing was asked of your master password in its place",
+      );
+    const binding = { userId: answer.userId, credentialId: answer.passkey.credentialId, accountVersion: answer.accountVersion };
+    const stretchedKey = await openPasskeyUnlock(prf, unlock, binding);
+    return this.session.takeUpPasskey(answer.email, answer, stretchedKey);
+  }
+
+  /** A passkey sign-in waiting for the master password, given up: its session ends on the server. */
+  async cancel(): Promise<void> {
+    const answer = this.pending;
+    this.pending = undefined;
+    if (answer) await this.endUnused(answer);
+  }
+
+  /** A sign-in not taken up (refused here, or given up) ends on the server, or its session would stay open until it expired. Best effort. */
+  private async endUnused(answer: PasskeyLoginAnswer): Promise<void> {
+    if (typeof answer?.accessToken !== "string" || typeof answer.refreshToken !== "string") return;
+    await this.core.http
+      .request("POST", "/auth/logout", { auth: false, bearer: answer.accessToken, body: { refreshToken: answer.refreshToken } })
+      .catch(() => undefined);
   }
 
   /** The master password for a passkey sign-in without the PRF: its KDF checked as a login checks it; a wrong one can be tried again. */

@@ -66,14 +66,18 @@ describe.each(SQL_ENGINES)("passkey unlock against a dishonest server, on %s", (
   });
 
   test("an authenticator that answered the PRF is not turned into a password prompt when the server withholds the wraps", async () => {
-    const { authenticator } = await alice();
+    const a = await alice();
+    const { authenticator } = a;
     suite.proxy.edit = onSignIn((body) => {
       delete body.passkey.unlock;
       return body;
     });
     const victim = through();
+    const before = await a.c.sessions.list();
     await refusedAs(victim, victim.loginWithPasskey(authenticator), "PASSKEY_UNLOCK_WITHHELD");
     await expect(victim.unlockPasskeyLogin(SDK_PASSWORD)).rejects.toThrow(/no passkey sign-in is waiting/);
+    // The session the refused sign-in opened is ended, not left open until it expires.
+    expect((await a.c.sessions.list()).map((s) => s.sessionId).sort()).toEqual(before.map((s) => s.sessionId).sort());
   });
 
   test("wraps of another passkey of the same account, or of another account, or made by the server, do not open", async () => {

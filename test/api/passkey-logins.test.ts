@@ -103,6 +103,14 @@ describe.each(SQL_ENGINES)("passkeys that sign in and unlock, on %s", (_engine, 
     const account = await other.unlockPasskeyLogin(SDK_PASSWORD);
     expect(account.email).toBe(address);
     expect((await other.items.list(vaultId)).map((i) => i.name)).toEqual(["Router"]);
+    // Given up at the password prompt: the session the passkey opened ends on the server too.
+    const before = (await c.sessions.list()).length;
+    const gaveUp = client();
+    expect((await gaveUp.loginWithPasskey(authenticator)).unlocked).toBe(false);
+    expect(await c.sessions.list()).toHaveLength(before + 1);
+    await gaveUp.cancelPasskeyLogin();
+    expect(await c.sessions.list()).toHaveLength(before);
+    await expect(gaveUp.unlockPasskeyLogin(SDK_PASSWORD)).rejects.toThrow(/no passkey sign-in is waiting/);
   });
 
   test("registering takes the master password, a verified user and a fresh setup; a removed passkey signs in no more", async () => {

@@ -205,7 +205,8 @@ export async function passkeyPassword(password: string): Promise<void> {
 export async function dropWaitingPassword(): Promise<void> {
   const waiting = waitingPassword;
   waitingPassword = undefined;
-  await waiting?.client.logout().catch(() => undefined);
+  // Its tokens were never taken up (logout would have none to send): the SDK ends the session it opened.
+  await waiting?.client.cancelPasskeyLogin().catch(() => undefined);
 }
 
 /** A passkey's login becomes the extension's session, as a password login's does; the locked one it replaces ends on the server. */

@@ -12,6 +12,7 @@ import { ApiError, SecondFactorRequiredError } from "../errors";
 import { toBase64 } from "../../protocol/encoding";
 import type { ClientCore } from "./core";
 import type { LoginAnswer, LoginStep } from "./login";
+import type { PasskeySignInPolicy } from "./passkey-logins";
 
 export type { FactorMethod, SecondFactorAnswer, SecondFactorChallenge, SecondFactorPrompt } from "./login";
 
@@ -49,6 +50,8 @@ export interface FactorInfo {
 
 export interface Policies {
   requireSecondFactor: boolean;
+  /** Signing in with a passkey (passkey-logins.ts): allowed, forbidden, or required of a member who has one. A server without them answers none; a change that leaves it out keeps the current one. */
+  passkeySignIn?: PasskeySignInPolicy;
   minKdf?: { argon2idMemoryKiB: number; argon2idIterations: number; pbkdf2Iterations: number };
   inviteMaxLifetime?: string;
   recoveryMinThreshold: number;

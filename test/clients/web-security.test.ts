@@ -36,6 +36,8 @@ describe("the web vault: second factors and account recovery", () => {
     await p.getByTestId("factor-list").locator("li", { hasText: "Authenticator app: Phone" }).waitFor();
 
     await p.getByRole("button", { name: "Log out" }).click();
+    // Logged out once the login page shows (a reload before that would find the login still kept).
+    await p.getByRole("heading", { name: "Log in to your vault" }).waitFor();
     await logIn(p, ada.account.email);
     await p.getByRole("heading", { name: "Second step" }).waitFor();
     await accessible(p, "second step");
@@ -66,6 +68,8 @@ describe("the web vault: second factors and account recovery", () => {
     expect(credentials).toHaveLength(1);
 
     await p.getByRole("button", { name: "Log out" }).click();
+    // Logged out once the login page shows (a reload before that would find the login still kept).
+    await p.getByRole("heading", { name: "Log in to your vault" }).waitFor();
     await logIn(p, ada.account.email);
     await p.getByRole("button", { name: "Use your security key or passkey" }).click();
     await p

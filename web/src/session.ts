@@ -100,12 +100,19 @@ let sealing: { key: SealKey; account: Account } | null = null;
 let syncing = false;
 
 async function sealTokens(tokens: Tokens): Promise<void> {
-  if (!sealing || syncing) return;
-  localStorage.setItem(KEPT, JSON.stringify(await sealKept(sealing.key, WEB_SESSION_SEAL_CONTEXT, sealing.account, tokens)));
+  const by = sealing;
+  if (!by || syncing) return;
+  const sealed = JSON.stringify(await sealKept(by.key, WEB_SESSION_SEAL_CONTEXT, by.account, tokens));
+  // Erased meanwhile (a log out while it sealed): not written back, or the next visit would find the login kept.
+  if (sealing === by) localStorage.setItem(KEPT, sealed);
 }
+
+/** Bumped by every erase: a seal that began before it (the second's `keepCurrent`, a refresh) is not set up after it. */
+let erasures = 0;
 
 /** What this browser kept of the login, and its offline copy (offline.ts): on log out, or a session the server ended. */
 function eraseKept(userId = session.client?.account.userId ?? session.kept?.account.userId): void {
+  erasures++;
   sealing = null;
   localStorage.removeItem(KEPT);
   if (userId) eraseOfflineCopy(userId);
@@ -113,7 +120,11 @@ function eraseKept(userId = session.client?.account.userId ?? session.kept?.acco
 
 /** A login (or registration, or recovery) just signed in: kept, sealed under its password's key. */
 async function keep(client: VaultClient): Promise<void> {
-  sealing = { key: await client.sealKey(WEB_SESSION_SEAL_CONTEXT), account: client.account };
+  const before = erasures;
+  const key = await client.sealKey(WEB_SESSION_SEAL_CONTEXT);
+  // Logged out while the key was derived: nothing is kept again.
+  if (erasures !== before) return;
+  sealing = { key, account: client.account };
   const tokens = client.http.currentTokens;
   if (tokens) await sealTokens(tokens);
 }

@@ -1,38 +1,20 @@
-/** Logging in: the email and master password, then a second step when the account has a factor. */
+/**
+ * Logging in: the email and master password, then a second step when the account has a factor; or
+ * a passkey (passkey-sign-in.tsx), which unlocks too when it keeps the PRF, else asks the password.
+ */
 import { useEffect, useState } from "preact/hooks";
-import type { SecondFactorAnswer, SecondFactorChallenge } from "../../../sdk";
+import type { SecondFactorAnswer, SecondFactorChallenge, VaultClient } from "../../../sdk";
 import { go, lastEmail, newClient, rememberEmail, signedIn, takeEndedNotice } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
 import { securityKeyAddressProblem } from "../components/security-key-address";
 import { InputError } from "../../../sdk";
+import { PasskeyButton, PasskeyPassword, type PasskeyWaiting } from "./passkey-sign-in";
 
 export function Login() {
   const [endedElsewhere] = useState(takeEndedNotice);
-  // After a reload (or a logout) the email of the last login is filled in: only the password is asked.
-  const [email, setEmail] = useState(lastEmail);
-  const [password, setPassword] = useState("");
-  const [step, setStep] = useState<PendingStep | null>(null);
-  const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      await nextPaint();
-      // The second step, when the account has a factor: the form below answers it.
-      const client = newClient({ secondFactor: (challenge) => new Promise((resolve) => setStep({ challenge, resolve })) });
-      try {
-        await client.login(email, password);
-      } finally {
-        setStep(null);
-      }
-      rememberEmail(client.account.email);
-      // A member of an organization that requires a second factor, without one: straight to enrolling it.
-      const factors = await client.factors.list().catch(() => null);
-      // The page to land on is set before the shell shows: a page opened the moment it shows is not left again.
-      go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
-      await signedIn(client);
-    });
-  };
+  const { email, setEmail, password, setPassword, step, action, submit } = usePasswordLogin();
+  const [passkeyWaiting, setPasskeyWaiting] = useState<PasskeyWaiting | null>(null);
   const offer = useRegistrationOffer();
   return (
     <main>
@@ -45,6 +27,8 @@ export function Login() {
       )}
       {step ? (
         <SecondStep step={step} />
+      ) : passkeyWaiting ? (
+        <PasskeyPassword waiting={passkeyWaiting} onSignedIn={landSignedIn} onCancel={() => setPasskeyWaiting(null)} />
       ) : (
         <form onSubmit={submit}>
           <Field id="login-email" label="Email">
@@ -66,9 +50,56 @@ export function Login() {
       )}
       {action.busy && !step && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
+      {!step && !passkeyWaiting && (
+        <PasskeyButton
+          onSignedIn={landSignedIn}
+          onWaiting={(waiting) => {
+            action.clear();
+            setPasskeyWaiting(waiting);
+          }}
+          disabled={action.busy}
+        />
+      )}
       <OtherWays offer={offer} />
     </main>
   );
+}
+
+/** The login by email and master password, with its second step when the account has a factor. */
+function usePasswordLogin() {
+  // After a reload (or a logout) the email of the last login is filled in: only the password is asked.
+  const [email, setEmail] = useState(lastEmail);
+  const [password, setPassword] = useState("");
+  const [step, setStep] = useState<PendingStep | null>(null);
+  const action = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await nextPaint();
+      // The second step, when the account has a factor: the form below answers it.
+      const client = newClient({ secondFactor: (challenge) => new Promise((resolve) => setStep({ challenge, resolve })) });
+      try {
+        await client.login(email, password);
+      } finally {
+        setStep(null);
+      }
+      await landSignedIn(client);
+    });
+  };
+  return { email, setEmail, password, setPassword, step, action, submit };
+}
+
+/**
+ * A login (by password, or by passkey) signed in and unlocked: the email remembered, the page to
+ * land on, and the login kept, sealed under the key it opened (session.ts `signedIn`).
+ */
+async function landSignedIn(client: VaultClient): Promise<void> {
+  rememberEmail(client.account.email);
+  // A member of an organization that requires a second factor, without one: straight to enrolling it.
+  const factors = await client.factors.list().catch(() => null);
+  // The page to land on is set before the shell shows: a page opened the moment it shows is not left again.
+  go(factors?.required && factors.factors.length === 0 ? "#/security" : "#/vaults");
+  await signedIn(client);
 }
 
 /**

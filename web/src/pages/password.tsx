@@ -193,6 +193,9 @@ function changedWords(result: Awaited<ReturnType<VaultClient["changePassword"]>>
     `${result.sessionsEnded} other session${result.sessionsEnded === 1 ? "" : "s"} ended: sign in there with the new password.` +
     (result.recovery === "renewed" ? " Your account recovery was made again to the same trustees." : "") +
     (result.recovery === "stale" ? " Your account recovery held the old password: enrol again on the Security page." : "") +
+    (result.passkeysRemoved
+      ? ` ${result.passkeysRemoved} passkey${result.passkeysRemoved === 1 ? "" : "s"} that unlocked your vault ${result.passkeysRemoved === 1 ? "was" : "were"} removed (the old password opened what they kept): add ${result.passkeysRemoved === 1 ? "it" : "them"} again on the Security page.`
+      : "") +
     (result.protection
       ? " " + protectedWords(result.protection)
       : " Your keys are the same as before: the old password, with a copy of the server's data from before, still opens them.")

@@ -8,7 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import { mayChangePolicies, type LockOutPolicy, type Policies } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { Busy, ErrorNote, useAction } from "../../components/ui";
-import { PolicyFields } from "./policy-fields";
+import { PASSKEY_CHOICES, PolicyFields } from "./policy-fields";
 import { changeOf, formOf, lockOutsIn, ownFactorLockOut, type LockOut, type PolicyChange, type PolicyForm } from "./policy-form";
 
 export function PolicyView() {
@@ -31,6 +31,7 @@ export function PolicyView() {
 function PolicyTable({ p }: { p: Policies }) {
   const rows: Array<[string, string, string]> = [
     ["Second factor required", p.requireSecondFactor ? "Yes" : "No", "Enforced by the server"],
+    ["Signing in with a passkey", passkeyChoice(p), "Enforced by the server"],
     [
       "Least password protection (KDF)",
       p.minKdf
@@ -57,6 +58,8 @@ function PolicyTable({ p }: { p: Policies }) {
     </table>
   );
 }
+
+const passkeyChoice = (p: Policies) => PASSKEY_CHOICES.find(([value]) => value === (p.passkeySignIn ?? "allowed"))?.[1] ?? "Allowed";
 
 /** What the owner has said "Set it anyway" to: the own-factor warning, and the policies to confirm to the server. */
 interface Asked {

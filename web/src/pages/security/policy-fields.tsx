@@ -16,6 +16,13 @@ const SCORES = [
   ["4", "4 of 4: very hard to guess"],
 ] as const;
 
+/** The passkey sign-in policy's choices, as the form and the members' table say them. */
+export const PASSKEY_CHOICES = [
+  ["allowed", "Allowed"],
+  ["forbidden", "Forbidden"],
+  ["required", "Required of members who have one"],
+] as const;
+
 export function PolicyFields({ form, edit }: { form: PolicyForm; edit: Edit }) {
   return (
     <>
@@ -35,6 +42,7 @@ export function PolicyFields({ form, edit }: { form: PolicyForm; edit: Edit }) {
           narrows their sessions at their next request.
         </small>
       </div>
+      <PasskeyField form={form} edit={edit} />
       <KdfFields form={form} edit={edit} />
       <Field
         id="policy-invite-max"
@@ -60,6 +68,30 @@ export function PolicyFields({ form, edit }: { form: PolicyForm; edit: Edit }) {
       />
       <ClientOnlyFields form={form} edit={edit} />
     </>
+  );
+}
+
+/** Whether members may, or must, sign in with a passkey (sdk/client/passkey-logins.ts). */
+function PasskeyField({ form, edit }: { form: PolicyForm; edit: Edit }) {
+  return (
+    <Field
+      id="policy-passkeys"
+      label="Signing in with a passkey"
+      hint="Enforced by the server. Forbidden: no passkey is added or signs in (those kept wait, unused). Required: a member who has a passkey signs in with it, not with the master password alone; one who has none signs in with the password to add one."
+    >
+      <select
+        id="policy-passkeys"
+        aria-describedby="policy-passkeys-hint"
+        value={form.passkeySignIn}
+        onChange={(e) => edit({ passkeySignIn: inputValue(e) as PolicyForm["passkeySignIn"] })}
+      >
+        {PASSKEY_CHOICES.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 

@@ -3,7 +3,7 @@
  * value against, the change an owner asks for, and who a refused change would shut out, as the
  * server's answer names them.
  */
-import { ApiError, type LockOutPolicy, type Policies } from "../../../../sdk";
+import { ApiError, type LockOutPolicy, type PasskeySignInPolicy, type Policies } from "../../../../sdk";
 
 /**
  * Each number's bounds, as the server checks them (lib/domain/orgs/policies.ts, `decidePolicies`).
@@ -25,6 +25,7 @@ export const DURATION_PATTERN = "[1-9][0-9]{0,9}[smhd]";
 /** The form's values as typed: an empty field stands for the server's default. */
 export interface PolicyForm {
   requireSecondFactor: boolean;
+  passkeySignIn: PasskeySignInPolicy;
   argon2idMemoryKiB: string;
   argon2idIterations: string;
   pbkdf2Iterations: string;
@@ -56,6 +57,7 @@ const text = (n: number | undefined) => (n === undefined ? "" : String(n));
 export function formOf(p: Policies): PolicyForm {
   return {
     requireSecondFactor: p.requireSecondFactor,
+    passkeySignIn: p.passkeySignIn ?? "allowed",
     argon2idMemoryKiB: text(p.minKdf?.argon2idMemoryKiB),
     argon2idIterations: text(p.minKdf?.argon2idIterations),
     pbkdf2Iterations: text(p.minKdf?.pbkdf2Iterations),
@@ -77,6 +79,8 @@ export function changeOf(f: PolicyForm): PolicyChange {
   const idle = f.idleLockMinutes.trim();
   return {
     requireSecondFactor: f.requireSecondFactor,
+    // Always sent: the form shows it (the server keeps the current one only for a change without it).
+    passkeySignIn: f.passkeySignIn,
     ...(kdf.some((v) => v !== "") && {
       minKdf: {
         argon2idMemoryKiB: orFloor(kdf[0]!, POLICY_BOUNDS.argon2idMemoryKiB),

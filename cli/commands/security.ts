@@ -2,9 +2,10 @@
  * Second factors, the organization's policies, and k-of-n account recovery: `factors`,
  * `policies`, `recovery` (enrol, approve as a trustee) and `recover` (from a new device).
  * WebAuthn needs a browser: security keys and passkeys are enrolled in the web vault; here they are
- * listed and removed, and an account that has only those signs in with a recovery code.
+ * listed and removed (`factors`, `passkeys`), and an account that has only those signs in with a
+ * recovery code.
  */
-import type { LockOutPolicy, PendingRecovery, SecondFactorPrompt, VaultClient } from "../../sdk";
+import type { LockOutPolicy, PasskeySignInPolicy, PendingRecovery, SecondFactorPrompt, VaultClient } from "../../sdk";
 import { askLine, readPassword } from "../password";
 import { table, UsageError } from "../output";
 import { type Command, findUser, plural, saveLogin, usage } from "./shared";
@@ -115,6 +116,31 @@ export const securityCommands: Command[] = [
     },
   },
   {
+    path: ["passkeys"],
+    args: [],
+    summary: "The passkeys that sign in to your account (added in the web vault or the extension), and which unlock it",
+    async run(ctx) {
+      const { passkeys, policy } = await ctx.loggedIn().accountPasskeys.list();
+      const rows = passkeys.map((p) => [p.credentialId, p.name, p.unlock ? "signs in, unlocks" : "signs in", p.lastUsedAt ?? "never"]);
+      return {
+        json: { passkeys, policy },
+        text: [
+          rows.length ? table(["ID", "NAME", "DOES", "LAST USED"], rows) : "No passkey signs in to your account.",
+          `Your organization's passkey policy: ${policy}.`,
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    path: ["passkeys", "remove"],
+    args: ["<credential-id>"],
+    summary: "Remove a passkey that signs in (a lost one): it signs in and unlocks no more",
+    async run(ctx, [credentialId]) {
+      await ctx.loggedIn().accountPasskeys.remove(credentialId!);
+      return { json: { removed: credentialId }, text: `Passkey ${credentialId} removed: it no longer signs in to your account.` };
+    },
+  },
+  {
     path: ["policies"],
     args: [],
     summary: "Your organization's policies: what the server enforces, and what only clients apply",
@@ -125,6 +151,7 @@ export const securityCommands: Command[] = [
         `Least KDF for new passwords: ${p.minKdf ? `argon2id ${p.minKdf.argon2idMemoryKiB} KiB x ${p.minKdf.argon2idIterations}, or pbkdf2 x ${p.minKdf.pbkdf2Iterations}` : "the server's floor"}   (enforced by the server)`,
         `Longest invite: ${p.inviteMaxLifetime ?? "30d"}   (enforced by the server)`,
         `Fewest recovery trustees: ${p.recoveryMinThreshold}   (enforced by the server)`,
+        `Signing in with a passkey: ${p.passkeySignIn ?? "allowed"}   (enforced by the server)`,
         `Least password strength: ${p.client.minPasswordScore} of 4   (applied by clients only)`,
         `Idle lock: ${p.client.idleLockMinutes === undefined ? "none" : `${p.client.idleLockMinutes} min`}   (applied by clients only)`,
       ];
@@ -139,6 +166,11 @@ export const securityCommands: Command[] = [
       "require-2fa": { type: "string", value: "yes|no", description: "members without a second factor may only enrol one" },
       "invite-max": { type: "string", value: "DURATION", description: "the longest lifetime of a new invite, like 72h" },
       "recovery-min": { type: "string", value: "K", description: "the fewest trustees an account recovery may need (2 or more)" },
+      passkeys: {
+        type: "string",
+        value: "allowed|forbidden|required",
+        description: "signing in with a passkey: required refuses the password alone to a member who has one",
+      },
       "confirm-lock-out": {
         type: "string",
         value: "POLICIES",
@@ -157,6 +189,7 @@ export const securityCommands: Command[] = [
           inviteMaxLifetime: opts["invite-max"] ?? now.inviteMaxLifetime,
         }),
         recoveryMinThreshold: opts["recovery-min"] === undefined ? now.recoveryMinThreshold : Number(opts["recovery-min"]),
+        passkeySignIn: passkeyPolicy(opts.passkeys) ?? now.passkeySignIn ?? "allowed",
         client: now.client,
         ...(confirmLockOut && { confirmLockOut }),
       });
@@ -311,4 +344,11 @@ function lockOutPolicies(raw: string | undefined): LockOutPolicy[] | undefined {
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new UsageError(`--confirm-lock-out: unknown policy ${unknown.join(", ")} (of ${known.join(", ")})`);
   return names as LockOutPolicy[];
+}
+
+/** `--passkeys` as given: one of the three policies, else a usage error. */
+function passkeyPolicy(raw: string | undefined): PasskeySignInPolicy | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === "allowed" || raw === "forbidden" || raw === "required") return raw;
+  return usage("--passkeys takes allowed, forbidden or required");
 }

@@ -11,6 +11,7 @@ import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server";
 import { fromBase32, referenceTotp } from "../helpers/totp";
 import { vaultctl, type VaultctlRun } from "../helpers/vaultctl";
+import { TestPasskeyAuthenticator } from "../helpers/passkey-authenticator";
 
 jest.setTimeout(180_000);
 
@@ -87,6 +88,32 @@ describe("vaultctl: second factors and recovery", () => {
     expect([typo.code, typo.stderr]).toEqual([2, expect.stringMatching(/unknown policy require2fa/)]);
     await ok(dir, ["policies", "set", "--require-2fa", "yes", "--confirm-lock-out", "requireSecondFactor"]);
     expect((await ok(dir, ["policies", "--json"])).json).toMatchObject({ requireSecondFactor: true });
+  });
+
+  test("passkeys that sign in: listed with what they do, a lost one removed, and it signs in no more", async () => {
+    const dir = home();
+    const address = email("owner");
+    await ok(dir, ["register", address, "--org-name", "Acme", "--kdf", "pbkdf2"], `${SDK_PASSWORD}\n`);
+    const browser = new VaultClient({ baseUrl: server.url });
+    await browser.login(address, SDK_PASSWORD);
+    const authenticator = new TestPasskeyAuthenticator();
+    const added = await browser.accountPasskeys.add({ name: "Laptop", password: SDK_PASSWORD, authenticator });
+    expect((await ok(dir, ["passkeys"])).stdout).toMatch(/Laptop\s+signs in, unlocks/);
+    expect((await ok(dir, ["passkeys", "--json"])).json).toMatchObject({ passkeys: [{ credentialId: added.credentialId, unlock: true }] });
+    await ok(dir, ["passkeys", "remove", added.credentialId]);
+    expect((await ok(dir, ["passkeys", "--json"])).json).toMatchObject({ passkeys: [] });
+    await expect(new VaultClient({ baseUrl: server.url }).loginWithPasskey(authenticator)).rejects.toMatchObject({ status: 401 });
+  });
+
+  test("the passkey sign-in policy: set, shown, kept when another policy changes, and a wrong value refused", async () => {
+    const dir = home();
+    await ok(dir, ["register", email("owner"), "--org-name", "Acme", "--kdf", "pbkdf2"], `${SDK_PASSWORD}\n`);
+    await ok(dir, ["policies", "set", "--passkeys", "forbidden"]);
+    expect((await ok(dir, ["policies"])).stdout).toMatch(/Signing in with a passkey: forbidden/);
+    await ok(dir, ["policies", "set", "--recovery-min", "3"]);
+    expect((await ok(dir, ["policies", "--json"])).json).toMatchObject({ passkeySignIn: "forbidden", recoveryMinThreshold: 3 });
+    const wrong = await vaultctl(["policies", "set", "--passkeys", "sometimes"], { server: server.url, home: dir });
+    expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringMatching(/--passkeys takes allowed, forbidden or required/)]);
   });
 
   test("a forgotten password: recover start on a new machine, two trustees approve with the code read out, recover finish", async () => {

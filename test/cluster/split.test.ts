@@ -2,6 +2,7 @@
  * The split deployment for real: every service its own OS process, two gateways, over the
  * machine's NATS, on PostgreSQL and Redis. Requests alternate between the two gateways.
  */
+import { TestPasskeyAuthenticator } from "../helpers/passkey-authenticator";
 import { randomUUID, sign } from "node:crypto";
 import { keyFingerprint } from "../../protocol/crypto/keys";
 import { orgLinkSigningBytes } from "../../protocol/formats/org-log";
@@ -380,6 +381,13 @@ test("every route of the interface works through both gateways", async () => {
   const [remembered] = await remembering.sessions.rememberedDevices();
   await remembering.sessions.forgetDevice(remembered!.deviceId);
   expect(await remembering.sessions.rememberedDevices()).toEqual([]);
+  // A passkey that signs in and unlocks: registered through one gateway, used through the other, removed.
+  const authenticator = new TestPasskeyAuthenticator();
+  const passkey = await t1.accountPasskeys.add({ name: "Laptop", password: "correct horse battery staple", authenticator });
+  expect(passkey.unlock).toBe(true);
+  expect((await sdkOn(1).loginWithPasskey(authenticator)).unlocked).toBe(true);
+  expect((await t1.accountPasskeys.list()).passkeys.map((p) => p.lastUsedAt !== undefined)).toEqual([true]);
+  await t1.accountPasskeys.remove(passkey.credentialId);
   const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
   expect(step.secondFactorRequired).toBe(true);
   const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {

@@ -25,7 +25,7 @@ describe("the web vault: a login kept across reloads, and remembered devices", (
   const kept = (p: Page) => p.evaluate(() => localStorage.getItem("vault.session"));
   const unlockWith = async (p: Page, password: string) => {
     await p.getByLabel("Master password").fill(password);
-    await p.getByRole("button", { name: "Unlock" }).click();
+    await p.getByRole("button", { name: "Unlock", exact: true }).click();
   };
   const sessionIds = async (c: VaultClient) => (await c.sessions.list()).map((s) => s.sessionId).sort();
 

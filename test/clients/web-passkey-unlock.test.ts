@@ -91,6 +91,21 @@ describe("the web vault: passkeys that sign in and unlock", () => {
     await p.evaluate(`location.hash = "#/vaults"`);
   }
 
+  /** Locks on an item's page, and opens the lock screen with the passkey: back on that page, the secret readable, no password typed. */
+  async function readsSecretAfterUnlock(p: Page, vaultId: string, itemId: string): Promise<void> {
+    await p.evaluate(`location.hash = "#/vault/${vaultId}/${itemId}"`);
+    await p.getByRole("region", { name: "Item Router" }).waitFor();
+    await p.getByRole("button", { name: "Lock", exact: true }).click();
+    await shows(p, "Your vault is locked");
+    await accessible(p, "the lock screen with its passkey button");
+    await p.getByRole("button", { name: "Unlock with a passkey" }).click();
+    const detail = p.getByRole("region", { name: "Item Router" });
+    await detail.getByRole("button", { name: "Reveal password" }).click();
+    await detail.getByTestId("password").getByText("hunter2").waitFor();
+    expect(await p.evaluate("location.hash")).toBe(`#/vault/${vaultId}/${itemId}`);
+    await p.evaluate(`location.hash = "#/vaults"`);
+  }
+
   async function changePassword(p: Page, current: string, next: string, oldMayBeKnown: boolean): Promise<void> {
     await p.getByRole("link", { name: "Password", exact: true }).click();
     await p.getByLabel("Current master password").fill(current);
@@ -118,7 +133,16 @@ describe("the web vault: passkeys that sign in and unlock", () => {
     await p.reload();
     await shows(p, "Your vault is locked");
     await p.getByLabel("Master password").fill(SDK_PASSWORD);
-    await p.getByRole("button", { name: "Unlock" }).click();
+    await p.getByRole("button", { name: "Unlock", exact: true }).click();
+    await shows(p, "Your vaults");
+    // Locked, the passkey opens the lock screen in place of the password, on the page left: a new login takes the locked one's place.
+    const sessionsBefore = (await ada.sessions.list()).length;
+    await readsSecretAfterUnlock(p, vaultId, itemId);
+    expect(await ada.sessions.list()).toHaveLength(sessionsBefore);
+    // After a reload too (the kept login's lock screen).
+    await p.reload();
+    await shows(p, "Your vault is locked");
+    await p.getByRole("button", { name: "Unlock with a passkey" }).click();
     await shows(p, "Your vaults");
 
     await changePassword(p, SDK_PASSWORD, NEW_PASSWORD, false);
@@ -165,10 +189,10 @@ describe("the web vault: passkeys that sign in and unlock", () => {
     await p.getByText(`Your passkey signed you in as ${ada.account.email}. Enter your master password to unlock.`).waitFor();
     await accessible(p, "passkey sign-in asking the master password");
     await p.getByLabel("Master password").fill("not the master password at all");
-    await p.getByRole("button", { name: "Unlock" }).click();
+    await p.getByRole("button", { name: "Unlock", exact: true }).click();
     await p.getByRole("alert").filter({ hasText: "That master password is not right." }).waitFor();
     await p.getByLabel("Master password").fill(SDK_PASSWORD);
-    await p.getByRole("button", { name: "Unlock" }).click();
+    await p.getByRole("button", { name: "Unlock", exact: true }).click();
     await shows(p, "Your vaults");
     await readsSecret(p, vaultId, itemId);
 

@@ -360,17 +360,17 @@ describe("the web vault", () => {
     await accessible(ada, "locked");
     await shot(ada, "locked");
     await ada.getByLabel("Master password").fill("wrong");
-    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Unlock", exact: true }).click();
     await expect(ada.getByRole("alert").textContent()).resolves.toBe("That master password is not right.");
     await ada.evaluate(`localStorage.setItem("vault.idleLockSeconds", "1")`);
     await ada.getByLabel("Master password").fill(ADA.password);
-    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Unlock", exact: true }).click();
     await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
     // No input for a second: locked again.
     await ada.getByRole("heading", { name: "Your vault is locked" }).waitFor({ timeout: 5000 });
     await ada.evaluate(`localStorage.removeItem("vault.idleLockSeconds")`);
     await ada.getByLabel("Master password").fill(ADA.password);
-    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Unlock", exact: true }).click();
     await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
   });
 
@@ -998,7 +998,7 @@ describe("the web vault", () => {
     const kept = await ada.evaluate<string>(`JSON.stringify(Object.assign({}, localStorage, sessionStorage))`);
     expect(kept).not.toMatch(/refreshToken|accessToken|eyJ/);
     await ada.getByLabel("Master password").fill(NEW);
-    await ada.getByRole("button", { name: "Unlock" }).click();
+    await ada.getByRole("button", { name: "Unlock", exact: true }).click();
     await ada.getByRole("button", { name: "Lock", exact: true }).waitFor();
     await ada.getByRole("link", { name: "Vaults", exact: true }).click();
     await ada.getByRole("heading", { name: "Your vaults" }).waitFor();

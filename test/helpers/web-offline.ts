@@ -32,7 +32,7 @@ export const lockScreen = (p: Page) => p.getByRole("heading", { name: "Your vaul
 
 export async function unlockWith(p: Page, password: string): Promise<void> {
   await p.getByLabel("Master password").fill(password);
-  await p.getByRole("button", { name: "Unlock" }).click();
+  await p.getByRole("button", { name: "Unlock", exact: true }).click();
 }
 
 /** Every record of one store of the offline database (`snapshots`, `edits`), as IndexedDB returns it, in JSON. */

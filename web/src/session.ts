@@ -193,10 +193,13 @@ export function browserDeviceName(userAgent = navigator.userAgent): string {
 }
 
 export function newClient(extra: Pick<VaultClientOptions, "secondFactor"> = {}): VaultClient {
-  return new VaultClient(clientOptions(extra));
+  const self: { client?: VaultClient } = {};
+  self.client = new VaultClient(clientOptions(extra, () => self.client));
+  return self.client;
 }
 
-function clientOptions(extra: Pick<VaultClientOptions, "secondFactor"> = {}): VaultClientOptions {
+/** A client's options; `self` answers the client they were made for, once it exists (its token events then follow it alone). */
+function clientOptions(extra: Pick<VaultClientOptions, "secondFactor">, self: () => VaultClient | undefined): VaultClientOptions {
   return {
     ...extra,
     baseUrl: API_URL,
@@ -209,6 +212,9 @@ function clientOptions(extra: Pick<VaultClientOptions, "secondFactor"> = {}): Va
     deviceName: browserDeviceName(),
     deviceTokens,
     onTokens: async (tokens) => {
+      // A client this page no longer uses (the locked login a passkey replaced): its tokens are not the kept login's.
+      const mine = self();
+      if (mine && session.client && mine !== session.client) return;
       // The login ended on the server (ended from another device, or a reused refresh token): back to the login page, saying so.
       if (tokens === undefined) {
         if (session.client) ended();
@@ -246,6 +252,17 @@ export async function signedIn(client: VaultClient): Promise<void> {
   update({ client, locked: false, kept: null });
 }
 
+/**
+ * The lock screen opened with a passkey. The SDK opens a passkey's unlock only at a sign-in, so the
+ * new login takes the locked one's place (sealed and kept as any login), and the locked one ends on
+ * the server when this page still holds its tokens (after a reload they are sealed: it expires).
+ */
+export async function replaceLocked(client: VaultClient): Promise<void> {
+  const previous = session.client;
+  await signedIn(client);
+  if (previous && previous !== client) await previous.logout().catch(() => undefined);
+}
+
 /** Forgets the keys and every opened vault key; the login stays (kept as it is), the password opens them again. */
 export function lock(): void {
   session.client?.lock();
@@ -269,10 +286,16 @@ export async function resumeKept(password: string): Promise<void> {
   const kept = session.kept;
   if (!kept) throw new Error("no kept session");
   let client: VaultClient;
+  const self: { client?: VaultClient } = {};
   try {
-    client = await VaultClient.unlockKept(clientOptions(), kept, password, {
-      sealKey: (key) => (sealing = { key, account: kept.account }),
-    });
+    client = self.client = await VaultClient.unlockKept(
+      clientOptions({}, () => self.client),
+      kept,
+      password,
+      {
+        sealKey: (key) => (sealing = { key, account: kept.account }),
+      },
+    );
   } catch (err) {
     sealing = null;
     throw err;

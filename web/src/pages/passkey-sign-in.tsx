@@ -37,11 +37,7 @@ export function PasskeyButton({
   const signIn = () =>
     void action.run(async () => {
       const client = newClient();
-      const result = await client.loginWithPasskey(browserPasskeys).catch((err: unknown) => {
-        // The server knows no such passkey: said for a passkey, not as a wrong email or password.
-        if (err instanceof ApiError && err.status === 401) throw new InputError(UNKNOWN_PASSKEY);
-        throw err;
-      });
+      const result = await passkeySignIn(client);
       if (result.unlocked) await onSignedIn(client);
       else onWaiting({ client, email: result.email });
     });
@@ -56,6 +52,14 @@ export function PasskeyButton({
       <ErrorNote error={action.error} />
     </div>
   );
+}
+
+/** The browser's passkey signs `client` in; a passkey the server does not know is said as such, not as a wrong email or password. */
+export function passkeySignIn(client: VaultClient) {
+  return client.loginWithPasskey(browserPasskeys).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 401) throw new InputError(UNKNOWN_PASSKEY);
+    throw err;
+  });
 }
 
 const UNKNOWN_PASSKEY =

@@ -1,13 +1,14 @@
 /**
  * The lock screen: after a lock, the master password opens the keys again (the login itself
  * stayed); after a reload, it opens the login this browser kept (session.ts) and the same session
- * goes on, without a second step.
+ * goes on, without a second step. A passkey with the PRF opens it too, by signing in anew.
  */
 import { useState } from "preact/hooks";
-import { currentClient, forgetKept, logout, rememberEmail, resumeKept, unlocked, useSession } from "../session";
+import { currentClient, forgetKept, logout, newClient, rememberEmail, replaceLocked, resumeKept, unlocked, useSession } from "../session";
 import { Busy, ErrorNote, Field, inputValue, nextPaint, useAction, Submit } from "../components/ui";
 import { KDF_NOTE } from "../components/kdf-note";
-import { printable } from "../../../sdk";
+import { InputError, printable } from "../../../sdk";
+import { passkeySignIn } from "./passkey-sign-in";
 import { leaveWaitingEdits } from "../offline-edits";
 
 export function Unlock() {
@@ -51,7 +52,44 @@ export function Unlock() {
       )}
       {action.busy && <Busy label={KDF_NOTE} />}
       <ErrorNote error={action.error} />
+      <PasskeyUnlock userId={userId} email={email} disabled={action.busy} />
     </main>
+  );
+}
+
+/**
+ * A passkey of this account with the PRF opens the vault in place of the password: it signs in
+ * anew and its login takes the locked one's place (session.ts `replaceLocked`). One without the
+ * PRF, or another account's, opens nothing here and is said so.
+ */
+function PasskeyUnlock({ userId, email, disabled }: { userId: string; email: string; disabled: boolean }) {
+  const action = useAction();
+  const run = () =>
+    void action.run(async () => {
+      const client = newClient();
+      const result = await passkeySignIn(client);
+      if (!result.unlocked) {
+        await client.cancelPasskeyLogin();
+        throw new InputError("This passkey signs in, but its authenticator cannot unlock your vault: enter your master password.");
+      }
+      if (result.account.userId !== userId) {
+        await client.logout().catch(() => undefined);
+        throw new InputError(
+          `This passkey is for ${printable(result.account.email)}, not ${printable(email)}: use one of this account's passkeys, or your master password.`,
+        );
+      }
+      await replaceLocked(client);
+    });
+  return (
+    <div>
+      <p>
+        <button type="button" class="secondary" onClick={run} disabled={disabled || action.busy}>
+          Unlock with a passkey
+        </button>
+      </p>
+      {action.busy && <Busy label="Waiting for your passkey…" />}
+      <ErrorNote error={action.error} />
+    </div>
   );
 }
 

@@ -70,7 +70,7 @@ async function signIn(): Promise<Page> {
 }
 
 async function signOut(popup: Page): Promise<void> {
-  await popup.getByRole("button", { name: "Lock" }).click();
+  await popup.getByRole("button", { name: "Lock", exact: true }).click();
   await popup.getByRole("button", { name: "Sign out" }).click();
   await popup.getByRole("button", { name: "Sign in", exact: true }).waitFor();
 }
@@ -102,7 +102,7 @@ test("1. a KDF downgrade at the first sign-in: the popup says so, and the passwo
 
 test("2. a KDF salt changed after a sign-in this extension remembers: refused as unsigned, nothing sent", async () => {
   let popup = await signIn();
-  await popup.getByRole("button", { name: "Lock" }).waitFor();
+  await popup.getByRole("button", { name: "Lock", exact: true }).waitFor();
   await signOut(popup);
   proxy.edit = (method, path, body) =>
     method === "GET" && path === "/auth/prelogin" ? { ...body, kdf: { ...body.kdf, salt: toBase64(new Uint8Array(16).fill(4)) } } : body;
@@ -114,7 +114,7 @@ test("2. a KDF salt changed after a sign-in this extension remembers: refused as
   proxy.edit = honest;
   await popup.close();
   popup = await signIn();
-  await popup.getByRole("button", { name: "Lock" }).waitFor();
+  await popup.getByRole("button", { name: "Lock", exact: true }).waitFor();
   await popup.close();
 });
 
@@ -122,7 +122,7 @@ test("3. vault names swapped: the popup names the refusal, and neither vault's l
   proxy.edit = swapVaultNames({ vaultId: team, name: "Team" }, { vaultId: personal, name: "Private" });
   const popup = await browser.openPopup();
   // The extension reads its vaults again at most a minute after the last read: lock and unlock to read now.
-  await popup.getByRole("button", { name: "Lock" }).click();
+  await popup.getByRole("button", { name: "Lock", exact: true }).click();
   await popup.getByLabel("Master password").fill(ADA.password);
   await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup.getByRole("alert").filter({ hasText: "under another name than its signed history gives it" }).waitFor();
@@ -150,7 +150,7 @@ test("4. another vault's wrap handed over as the team vault's key: refused by na
         ? swap(body)
         : body;
   const popup = await browser.openPopup();
-  await popup.getByRole("button", { name: "Lock" }).click();
+  await popup.getByRole("button", { name: "Lock", exact: true }).click();
   await popup.getByLabel("Master password").fill(ADA.password);
   await popup.getByRole("button", { name: "Unlock", exact: true }).click();
   await popup

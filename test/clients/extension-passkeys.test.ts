@@ -50,14 +50,14 @@ async function signIn(email: string): Promise<void> {
   await popup.getByLabel("Email").fill(email);
   await popup.getByLabel("Master password").fill(SDK_PASSWORD);
   await popup.getByRole("button", { name: "Sign in", exact: true }).click();
-  await popup.getByRole("button", { name: "Lock" }).waitFor();
+  await popup.getByRole("button", { name: "Lock", exact: true }).waitFor();
   await popup.close();
 }
 
 /** Locks, then signs out from the lock screen. */
 async function signOut(): Promise<void> {
   const popup = await browser.openPopup();
-  await popup.getByRole("button", { name: "Lock" }).click();
+  await popup.getByRole("button", { name: "Lock", exact: true }).click();
   await popup.getByRole("button", { name: "Sign out" }).click();
   await popup.getByLabel("Server address").waitFor();
   await popup.close();

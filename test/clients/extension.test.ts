@@ -82,7 +82,7 @@ async function signIn(): Promise<Page> {
   await popup.getByLabel("Email").fill(ADA.email);
   await popup.getByLabel("Master password").fill(ADA.password);
   await popup.getByRole("button", { name: "Sign in", exact: true }).click();
-  await popup.getByRole("button", { name: "Lock" }).waitFor();
+  await popup.getByRole("button", { name: "Lock", exact: true }).waitFor();
   return popup;
 }
 
@@ -354,7 +354,7 @@ test("a card form and an address form: the menu lists the cards or identities, a
 
 test("locked, the popup shows only the lock screen and a login page's menu only says so; nothing secret is in the extension's disk storage", async () => {
   let popup = await browser.openPopup();
-  await popup.getByRole("button", { name: "Lock" }).click();
+  await popup.getByRole("button", { name: "Lock", exact: true }).click();
   await popup.getByRole("heading", { name: "Vault is locked" }).waitFor();
   expect(await popup.getByRole("list", { name: "Items" }).count()).toBe(0);
   expect(await seriousAxeViolations(popup)).toEqual([]);

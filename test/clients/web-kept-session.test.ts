@@ -19,7 +19,7 @@ describe("the web vault: a login kept across reloads, and remembered devices", (
   const { logIn, registered } = suite;
   const page = () => suite.page({ acceptDialogs: true });
 
-  const signedInShell = (p: Page) => p.getByRole("button", { name: "Lock" }).waitFor();
+  const signedInShell = (p: Page) => p.getByRole("button", { name: "Lock", exact: true }).waitFor();
   const lockScreen = (p: Page) => p.getByRole("heading", { name: "Your vault is locked" }).waitFor();
   const loginForm = (p: Page) => p.getByRole("heading", { name: "Log in to your vault" }).waitFor();
   const kept = (p: Page) => p.evaluate(() => localStorage.getItem("vault.session"));
@@ -63,7 +63,7 @@ describe("the web vault: a login kept across reloads, and remembered devices", (
     await p.getByText("Kept across reloads").first().waitFor();
 
     // Lock keeps it; Log out ends the session and erases it.
-    await p.getByRole("button", { name: "Lock" }).click();
+    await p.getByRole("button", { name: "Lock", exact: true }).click();
     await lockScreen(p);
     expect(await kept(p)).not.toBeNull();
     await unlockWith(p, SDK_PASSWORD);

@@ -75,7 +75,7 @@ describe("the web vault offline: edits wait, and are saved on return with nothin
       void (answer ? d.accept() : d.dismiss());
     });
     await suite.logIn(p, email);
-    await p.getByRole("button", { name: "Lock" }).waitFor();
+    await p.getByRole("button", { name: "Lock", exact: true }).waitFor();
     await p.goto(`/#/vault/${vaultId}`);
     await items(p)
       .getByRole("button", { name: /^Harbour crane/ })

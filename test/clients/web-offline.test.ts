@@ -34,7 +34,7 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
 
     const p = await suite.page({ baseURL: `http://localhost:${own.port()}`, acceptDialogs: true });
     await suite.logIn(p, email);
-    await p.getByRole("button", { name: "Lock" }).waitFor();
+    await p.getByRole("button", { name: "Lock", exact: true }).waitFor();
     await p.goto("/#/items");
     await p.getByRole("button", { name: /Pier camera/ }).waitFor();
 
@@ -98,7 +98,7 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
     await p.getByRole("button", { name: "Add item" }).waitFor();
 
     // Lock keeps the copy; Log out erases it.
-    await p.getByRole("button", { name: "Lock" }).click();
+    await p.getByRole("button", { name: "Lock", exact: true }).click();
     await lockScreen(p);
     expect(await rawCopy(p)).toContain(ada.account.userId);
     await unlockWith(p, SDK_PASSWORD);

@@ -17,7 +17,7 @@ import type {
  * @simplewebauthn/server, loaded at the first WebAuthn operation: it costs about 90 ms and 23 MiB,
  * which a server whose users have no security key should not pay at every start.
  */
-const webauthn = () => import("@simplewebauthn/server");
+export const webauthn = () => import("@simplewebauthn/server");
 import { TOTP_DIGITS, TOTP_PERIOD, TOTP_WINDOW, type SecondFactor } from "../domain/accounts/second-factors";
 
 /** What a TOTP secret is sealed for at rest (lib/auth/sealed.ts). */
@@ -48,7 +48,7 @@ export interface RelyingParty {
 }
 
 /** The origins an answer may come from: the configured ones, or the answer's own when it is an http://localhost one. */
-export function expectedOrigins(rp: RelyingParty, clientDataJSON: string): string[] {
+function expectedOrigins(rp: RelyingParty, clientDataJSON: string): string[] {
   if (rp.origins) return rp.origins;
   try {
     const origin = (JSON.parse(Buffer.from(clientDataJSON, "base64url").toString("utf8")) as { origin?: unknown }).origin;
@@ -58,7 +58,8 @@ export function expectedOrigins(rp: RelyingParty, clientDataJSON: string): strin
   }
 }
 
-const challenge = () => randomBytes(32).toString("base64url");
+/** A new WebAuthn challenge: 32 random bytes, base64url. */
+export const challenge = () => randomBytes(32).toString("base64url");
 
 export async function registrationOptions(
   rp: RelyingParty,
@@ -80,11 +81,15 @@ export async function registrationOptions(
   });
 }
 
-/** A security key's registration, verified (its signature over the challenge, origin and relying party) before anything is stored; null when it fails. */
+/**
+ * A registration, verified (its signature over the challenge, origin and relying party; the user
+ * verified too, with `requireUserVerification`) before anything is stored; null when it fails.
+ */
 export async function verifyRegistration(
   rp: RelyingParty,
   expectedChallenge: string,
   response: RegistrationResponseJSON,
+  { requireUserVerification = false }: { requireUserVerification?: boolean } = {},
 ): Promise<{ credentialId: string; publicKey: string; counter: number; transports?: string[] } | null> {
   try {
     const v = await (
@@ -94,7 +99,7 @@ export async function verifyRegistration(
       expectedChallenge,
       expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),
       expectedRPID: rp.rpId,
-      requireUserVerification: false,
+      requireUserVerification,
     });
     if (!v.verified || !v.registrationInfo) return null;
     const { credential } = v.registrationInfo;
@@ -124,18 +129,29 @@ export async function authenticationOptions(
   });
 }
 
+/** A stored credential as an assertion is checked against it. */
+export interface StoredCredential {
+  credentialId: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports?: string[];
+}
+
 /**
- * A sign-in's answer from one of the account's keys, verified against the challenge, origin,
- * relying party and the key's stored public key and counter: the new counter, or null (a wrong
- * signature, another key, or a counter that went back: a cloned key).
+ * A sign-in's answer from a stored credential, verified against the challenge, origin, relying
+ * party and the credential's public key and counter (and the user verified, with
+ * `requireUserVerification`): the new counter, or null (a wrong signature, another credential, or
+ * a counter that went back: a cloned key).
  */
-export async function verifyAuthentication(
+export async function verifyAssertion(
   rp: RelyingParty,
   expectedChallenge: string,
   response: AuthenticationResponseJSON,
-  factor: SecondFactor,
+  stored: StoredCredential,
+  { requireUserVerification = false }: { requireUserVerification?: boolean } = {},
 ): Promise<number | null> {
-  if (factor.kind !== "webauthn" || response.id !== factor.credentialId) return null;
+  if (response.id !== stored.credentialId) return null;
   try {
     const v = await (
       await webauthn()
@@ -145,15 +161,32 @@ export async function verifyAuthentication(
       expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),
       expectedRPID: rp.rpId,
       credential: {
-        id: factor.credentialId!,
-        publicKey: new Uint8Array(Buffer.from(factor.publicKey!, "base64url")),
-        counter: factor.counter ?? 0,
-        transports: factor.transports as AuthenticatorTransport[] | undefined,
+        id: stored.credentialId,
+        publicKey: new Uint8Array(Buffer.from(stored.publicKey, "base64url")),
+        counter: stored.counter,
+        transports: stored.transports as AuthenticatorTransport[] | undefined,
       },
-      requireUserVerification: false,
+      requireUserVerification,
     });
     return v.verified ? v.authenticationInfo.newCounter : null;
   } catch {
     return null;
   }
+}
+
+/** A second step's answer from one of the account's security keys (`verifyAssertion`, user verification not required). */
+export async function verifyAuthentication(
+  rp: RelyingParty,
+  expectedChallenge: string,
+  response: AuthenticationResponseJSON,
+  factor: SecondFactor,
+): Promise<number | null> {
+  if (factor.kind !== "webauthn") return null;
+  const stored = {
+    credentialId: factor.credentialId!,
+    publicKey: factor.publicKey!,
+    counter: factor.counter ?? 0,
+    transports: factor.transports,
+  };
+  return verifyAssertion(rp, expectedChallenge, response, stored);
 }

@@ -4,7 +4,6 @@
  * factor's key, a passkey stands for the password and the second step together: user verification
  * is required at both. Nothing here stores anything (the rules: lib/domain/accounts/passkey-logins.ts).
  */
-import { randomBytes } from "node:crypto";
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
@@ -13,10 +12,7 @@ import type {
   RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { PasskeyLogin } from "../domain/accounts/passkey-logins";
-import { expectedOrigins, ISSUER, type RelyingParty } from "./factor-checks";
-
-const webauthn = () => import("@simplewebauthn/server");
-const challenge = () => randomBytes(32).toString("base64url");
+import { challenge, ISSUER, verifyAssertion, verifyRegistration, webauthn, type RelyingParty } from "./factor-checks";
 
 /** A registration's options: a discoverable credential with user verification, none of the account's own passkeys again. */
 export async function passkeyRegistrationOptions(
@@ -38,33 +34,8 @@ export async function passkeyRegistrationOptions(
 }
 
 /** A passkey's registration, verified (challenge, origin, relying party, user verification) before anything is stored; null when it fails. */
-export async function verifyPasskeyRegistration(
-  rp: RelyingParty,
-  expectedChallenge: string,
-  response: RegistrationResponseJSON,
-): Promise<{ credentialId: string; publicKey: string; counter: number; transports?: string[] } | null> {
-  try {
-    const v = await (
-      await webauthn()
-    ).verifyRegistrationResponse({
-      response,
-      expectedChallenge,
-      expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),
-      expectedRPID: rp.rpId,
-      requireUserVerification: true,
-    });
-    if (!v.verified || !v.registrationInfo) return null;
-    const { credential } = v.registrationInfo;
-    return {
-      credentialId: credential.id,
-      publicKey: Buffer.from(credential.publicKey).toString("base64url"),
-      counter: credential.counter,
-      ...(credential.transports && { transports: credential.transports }),
-    };
-  } catch {
-    return null;
-  }
-}
+export const verifyPasskeyRegistration = (rp: RelyingParty, expectedChallenge: string, response: RegistrationResponseJSON) =>
+  verifyRegistration(rp, expectedChallenge, response, { requireUserVerification: true });
 
 /** A sign-in's options: no credential named (the authenticator offers the passkeys it holds for this relying party), user verification required. */
 export async function passkeySignInOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
@@ -81,31 +52,9 @@ export async function passkeySignInOptions(rp: RelyingParty): Promise<PublicKeyC
  * party, with user verification: the new counter, or null (a wrong signature, no user verification,
  * another credential, or a counter that went back: a cloned authenticator).
  */
-export async function verifyPasskeySignIn(
+export const verifyPasskeySignIn = (
   rp: RelyingParty,
   expectedChallenge: string,
   response: AuthenticationResponseJSON,
   login: PasskeyLogin,
-): Promise<number | null> {
-  if (response.id !== login.credentialId) return null;
-  try {
-    const v = await (
-      await webauthn()
-    ).verifyAuthenticationResponse({
-      response,
-      expectedChallenge,
-      expectedOrigin: expectedOrigins(rp, response.response.clientDataJSON),
-      expectedRPID: rp.rpId,
-      credential: {
-        id: login.credentialId,
-        publicKey: new Uint8Array(Buffer.from(login.publicKey, "base64url")),
-        counter: login.counter,
-        transports: login.transports as AuthenticatorTransport[] | undefined,
-      },
-      requireUserVerification: true,
-    });
-    return v.verified ? v.authenticationInfo.newCounter : null;
-  } catch {
-    return null;
-  }
-}
+) => verifyAssertion(rp, expectedChallenge, response, login, { requireUserVerification: true });

@@ -10,22 +10,9 @@ import { newId, type OrgId, type UserId } from "../../lib/domain/ids";
 import { MAX_PASSKEY_LOGINS, type PasskeyLogin } from "../../lib/domain/accounts/passkey-logins";
 import type { DomainEvent } from "../../lib/domain/audit/events";
 import type { Store } from "../../lib/store/port";
-import { newUserKeys, registrationBundle } from "../helpers/crypto";
+import { ownOrg } from "../helpers/store-accounts";
 
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
-
-async function ownOrg(store: Store): Promise<{ userId: UserId; orgId: OrgId }> {
-  const user = {
-    ...registrationBundle(await newUserKeys()),
-    userId: newId<UserId>(),
-    email: `${newId()}@example.test`,
-    authHash: "scrypt$stored",
-    createdAt: at(),
-  };
-  const org = { orgId: newId<OrgId>(), name: "Own", createdAt: at() };
-  const rec = await store.accounts.registerOwnerOfNewOrg({ user, org, onlyIfFirstUser: false });
-  return { userId: rec.userId, orgId: rec.orgId };
-}
 
 const unlock = { prfWrappedKey: "cHJm", wrappedStretchedKey: "c3RyZXRjaGVk", keptWrappedKey: "a2VwdA==" };
 

@@ -5,28 +5,16 @@
  * by a factor removed or a removal from the organization, in the same transaction; remembering and
  * forgetting one write their events with the change; the sweep purges the expired ones.
  */
-import { newId, type InviteId, type OrgId, type UserId } from "../../lib/domain/ids";
+import { newId, type InviteId, type UserId } from "../../lib/domain/ids";
 import type { RememberedDevice } from "../../lib/domain/accounts/remembered-devices";
 import type { DomainEvent, DomainEventType } from "../../lib/domain/audit/events";
 import { planFactorChangeSessions } from "../../lib/domain/accounts/session-scope";
 import type { Store } from "../../lib/store/port";
 import { newUserKeys, registrationBundle } from "../helpers/crypto";
+import { ownOrg } from "../helpers/store-accounts";
 
 const at = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const DAY = 24 * 60 * 60 * 1000;
-
-async function ownOrg(store: Store): Promise<{ userId: UserId; orgId: OrgId }> {
-  const user = {
-    ...registrationBundle(await newUserKeys()),
-    userId: newId<UserId>(),
-    email: `${newId()}@example.test`,
-    authHash: "scrypt$stored",
-    createdAt: at(),
-  };
-  const org = { orgId: newId<OrgId>(), name: "Own", createdAt: at() };
-  const rec = await store.accounts.registerOwnerOfNewOrg({ user, org, onlyIfFirstUser: false });
-  return { userId: rec.userId, orgId: rec.orgId };
-}
 
 function device(userId: UserId, name: string, createdOffset = 0, ttl = 30 * DAY): RememberedDevice {
   return {

@@ -76,6 +76,8 @@ describe("the web vault as an app", () => {
     for (const [link, heading, names] of lists) {
       await sidebar(p).getByRole("link", { name: link }).click();
       await p.getByRole("heading", { name: heading }).waitFor();
+      // The list redrawn for it (the heading can come a frame before its rows).
+      await p.getByRole("list", { name: "Items" }).locator("button .name", { hasText: names[0]! }).first().waitFor();
       expect({ list: link, names: await listed(p) }).toEqual({ list: link, names });
     }
     // The list's own search.

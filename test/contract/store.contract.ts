@@ -856,10 +856,12 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     test("a create and a restore with one event each: the row, its change record (a delta read sees it) and the event, in its transaction", async () => {
       // On PostgreSQL the three are one statement (EngineOps.insertItems); a write refused after the lock writes none of them.
+      // Each a millisecond after the one before: events of one millisecond are in no particular order.
+      let step = 0;
       const ev = (type: DomainEvent["type"], itemId: ItemId): DomainEvent => ({
         eventId: newId(),
         type,
-        at: at(),
+        at: at(step++),
         actorId: owner.userId,
         orgId: owner.orgId,
         vaultId,

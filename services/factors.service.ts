@@ -193,7 +193,8 @@ async function webauthnOptions(rt: Runtime, ctx: Ctx) {
   const user = await caller(rt, ctx);
   const existing = await rt.store.security.listFactors(user.userId);
   decideFactorEnrolment(existing, "webauthn");
-  const options = await registrationOptions(rpOf(rt), user, existing);
+  const keys = existing.filter((f) => f.kind === "webauthn").map((f) => ({ credentialId: f.credentialId!, transports: f.transports }));
+  const options = await registrationOptions(rpOf(rt), user, keys);
   return {
     options,
     setupToken: rt.sealer.seal(WEBAUTHN_SETUP, { userId: user.userId, challenge: options.challenge }, SECOND_STEP_TTL_MS),

@@ -61,10 +61,18 @@ function expectedOrigins(rp: RelyingParty, clientDataJSON: string): string[] {
 /** A new WebAuthn challenge: 32 random bytes, base64url. */
 export const challenge = () => randomBytes(32).toString("base64url");
 
+/**
+ * A registration's options: none of `excluded` again (the account's own keys of that kind), and
+ * the authenticator's selection (a second factor's key: preferred; a passkey that signs in: required).
+ */
 export async function registrationOptions(
   rp: RelyingParty,
   user: { userId: string; email: string },
-  existing: readonly SecondFactor[],
+  excluded: readonly Pick<StoredCredential, "credentialId" | "transports">[],
+  authenticatorSelection: { residentKey: "preferred" | "required"; userVerification: "preferred" | "required" } = {
+    residentKey: "preferred",
+    userVerification: "preferred",
+  },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return (await webauthn()).generateRegistrationOptions({
     rpName: ISSUER,
@@ -73,10 +81,8 @@ export async function registrationOptions(
     userID: Buffer.from(user.userId, "utf8"),
     challenge: challenge(),
     attestationType: "none",
-    excludeCredentials: existing
-      .filter((f) => f.kind === "webauthn")
-      .map((f) => ({ id: f.credentialId!, transports: f.transports as AuthenticatorTransport[] | undefined })),
-    authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+    excludeCredentials: excluded.map((c) => ({ id: c.credentialId, transports: c.transports as AuthenticatorTransport[] | undefined })),
+    authenticatorSelection,
     timeout: 120_000,
   });
 }

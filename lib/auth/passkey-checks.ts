@@ -4,34 +4,16 @@
  * factor's key, a passkey stands for the password and the second step together: user verification
  * is required at both. Nothing here stores anything (the rules: lib/domain/accounts/passkey-logins.ts).
  */
-import type {
-  AuthenticationResponseJSON,
-  AuthenticatorTransport,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { PasskeyLogin } from "../domain/accounts/passkey-logins";
-import { challenge, ISSUER, verifyAssertion, verifyRegistration, webauthn, type RelyingParty } from "./factor-checks";
+import { challenge, registrationOptions, verifyAssertion, verifyRegistration, webauthn, type RelyingParty } from "./factor-checks";
 
 /** A registration's options: a discoverable credential with user verification, none of the account's own passkeys again. */
-export async function passkeyRegistrationOptions(
+export const passkeyRegistrationOptions = (
   rp: RelyingParty,
   user: { userId: string; email: string },
   held: readonly Pick<PasskeyLogin, "credentialId" | "transports">[],
-): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  return (await webauthn()).generateRegistrationOptions({
-    rpName: ISSUER,
-    rpID: rp.rpId,
-    userName: user.email,
-    userID: Buffer.from(user.userId, "utf8"),
-    challenge: challenge(),
-    attestationType: "none",
-    excludeCredentials: held.map((h) => ({ id: h.credentialId, transports: h.transports as AuthenticatorTransport[] | undefined })),
-    authenticatorSelection: { residentKey: "required", userVerification: "required" },
-    timeout: 120_000,
-  });
-}
+) => registrationOptions(rp, user, held, { residentKey: "required", userVerification: "required" });
 
 /** A passkey's registration, verified (challenge, origin, relying party, user verification) before anything is stored; null when it fails. */
 export const verifyPasskeyRegistration = (rp: RelyingParty, expectedChallenge: string, response: RegistrationResponseJSON) =>

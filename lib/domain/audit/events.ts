@@ -26,6 +26,8 @@ export const DOMAIN_EVENT_TYPES = [
   "item.deleted",
   "item.restored",
   "item.purged",
+  "item.attachment_added",
+  "item.attachment_removed",
   "vault.items_imported",
   "vault.exported",
   "vault.exported_plaintext",

@@ -35,6 +35,7 @@ const policyOf = ({ config }: Runtime) => ({
   leaseMs: LEASE_MS,
   inviteRetentionMs: config.inviteRetentionMs,
   trashRetentionMs: config.trashRetentionMs,
+  uploadWindowMs: config.attachmentUploadWindowMs,
 });
 
 function sweep(rt: Runtime): Promise<SweepOutcome> {

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import type { Store } from "../store/port";
 import { STORE_FILE } from "../store/sql/sqlite";
+import { ATTACHMENTS_FOLDER, writeOutBackupChunks } from "../store/sql/attachment-files";
 import { ensureDataDir, ensureFolder } from "../config/data-dir";
 import { addBackupSecrets, dropBackupSecrets, planSealKeyRestore, readBackupSeal, writeSealKey, type SealKeyInUse } from "./backup-secrets";
 
@@ -78,7 +79,8 @@ export interface RestoreOptions {
 }
 
 /**
- * Puts the backup `file` in place as DATA_DIR's store, and the seal key it carries as
+ * Puts the backup `file` in place as DATA_DIR's store, the attachment chunks it carries as files
+ * under DATA_DIR/attachments (in place of the old store's), and the seal key it carries as
  * DATA_DIR/seal-secret; refuses, before changing anything, when the key the restored server would
  * run with does not open the backup's sealed secrets. The caller has made sure no server owns
  * DATA_DIR (`assertStoreFree`).
@@ -90,20 +92,28 @@ export function restoreBackup(file: string, dataDir: string, opts: RestoreOption
   const target = path.join(dataDir, STORE_FILE);
   if (fs.existsSync(target) && !opts.force)
     throw new Error(`${dataDir} holds a store already; restore into an empty DATA_DIR, or pass --force to replace it`);
-  const incoming = `${target}.restore-${randomBytes(4).toString("hex")}`;
+  const suffix = randomBytes(4).toString("hex");
+  const incoming = `${target}.restore-${suffix}`;
+  const chunks = path.join(dataDir, ATTACHMENTS_FOLDER);
+  const [incomingChunks, oldChunks] = [`${chunks}.restore-${suffix}`, `${chunks}.replaced-${suffix}`];
   try {
     fs.copyFileSync(file, incoming, fs.constants.COPYFILE_EXCL);
     fs.chmodSync(incoming, 0o600);
     dropChangeEpoch(incoming);
     dropBackupSecrets(incoming);
+    writeOutBackupChunks(incoming, incomingChunks);
     fsyncFile(incoming);
     // The old store's write-ahead log must not be applied to the restored file.
     for (const companion of [`${target}-wal`, `${target}-shm`]) fs.rmSync(companion, { force: true });
+    // The old store's chunk files go with it (a backup from before attachments brings none).
+    if (fs.existsSync(chunks)) fs.renameSync(chunks, oldChunks);
+    if (fs.existsSync(incomingChunks)) fs.renameSync(incomingChunks, chunks);
     fs.renameSync(incoming, target);
     if (seal.write) writeSealKey(dataDir, seal.write);
     fsyncFile(dataDir);
   } finally {
     fs.rmSync(incoming, { force: true });
+    for (const folder of [incomingChunks, oldChunks]) fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,9 @@
+import path from "node:path";
 import type { Config } from "../config";
 import type { Store } from "./port";
 import { openSqlStore } from "./sql/store";
 import { openSqlite, sqliteOps } from "./sql/sqlite";
+import { ATTACHMENTS_FOLDER } from "./sql/attachment-files";
 import { withUnavailableErrors } from "./unavailable";
 
 /**
@@ -25,7 +27,7 @@ export async function openStore(config: Config, warn: (message: string) => void 
     const [{ openMongoStore }, { isMongoUnavailable }] = await Promise.all([import("./mongo/store.js"), import("./mongo/errors.js")]);
     return withUnavailableErrors(await openMongoStore(config.mongoUrl), isMongoUnavailable);
   }
-  return openSqlStore(openSqlite(config.dataDir), sqliteOps);
+  return openSqlStore(openSqlite(config.dataDir), sqliteOps, { chunkDir: path.join(config.dataDir, ATTACHMENTS_FOLDER) });
 }
 
 export type { Store } from "./port";

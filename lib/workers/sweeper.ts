@@ -1,7 +1,8 @@
 /**
  * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites that were
  * never used, INVITE_RETENTION after their expiry; refresh tokens expired or revoked; sessions ended
- * or expired; remembered devices expired; items in a trash TRASH_RETENTION after their delete), holding the
+ * or expired; remembered devices expired; items in a trash TRASH_RETENTION after their delete, with
+ * their attachments; attachment uploads unfinished ATTACHMENT_UPLOAD_WINDOW after their start), holding the
  * `sweeper` lease so that of the nodes that schedule it, one sweeps at a time.
  */
 import type { Locks } from "../locks";
@@ -18,6 +19,8 @@ export interface SweepPolicy {
   inviteRetentionMs: number;
   /** How long a deleted item stays in its vault's trash (TRASH_RETENTION). */
   trashRetentionMs?: number;
+  /** How long an attachment upload may stay unfinished (ATTACHMENT_UPLOAD_WINDOW). */
+  uploadWindowMs?: number;
 }
 
 export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy, now: Date = new Date()): Promise<SweepOutcome> {
@@ -31,6 +34,9 @@ export async function sweepOnce(store: Store, locks: Locks, policy: SweepPolicy,
         invitesExpiredBefore: new Date(now.getTime() - policy.inviteRetentionMs).toISOString(),
         ...(policy.trashRetentionMs !== undefined && {
           trashDeletedBefore: new Date(now.getTime() - policy.trashRetentionMs).toISOString(),
+        }),
+        ...(policy.uploadWindowMs !== undefined && {
+          uploadsStartedBefore: new Date(now.getTime() - policy.uploadWindowMs).toISOString(),
         }),
       })),
     };

@@ -17,6 +17,7 @@ import { b64, newUserKeys, registrationBundle, signWrap, wrapShared, type UserKe
 import { Chain, createLink, fingerprintOf, wrapHash } from "../helpers/roster";
 import { describeRememberedDevices } from "./remembered-devices.contract";
 import { describePasskeyLogins } from "./passkey-logins.contract";
+import { describeAttachments } from "./attachments.contract";
 
 /** Limits no test here comes near, but for the limits' own. */
 const ROOMY = { maxBytes: 1 << 30, maxItems: 1_000_000 };
@@ -134,6 +135,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
 
     describeRememberedDevices(() => store);
     describePasskeyLogins(() => store);
+    describeAttachments(() => store);
 
     test("one rule for non-members: every read and change of a vault throws NOT_FOUND, as for a vault that does not exist", async () => {
       const outsider = await join();
@@ -1091,6 +1093,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
         sessions: expect.any(Number),
         trash: 0,
         rememberedDevices: expect.any(Number),
+        uploads: 0,
       });
     });
 

@@ -48,6 +48,8 @@ import {
   type RecoveryRequestDoc,
   type RecoveryApprovalDoc,
   type PasskeyLoginDoc,
+  type AttachmentDoc,
+  type AttachmentChunkDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -101,6 +103,8 @@ export class MongoContext {
   readonly recoveryRequests: Collection<RecoveryRequestDoc>;
   readonly recoveryApprovals: Collection<RecoveryApprovalDoc>;
   readonly passkeyLogins: Collection<PasskeyLoginDoc>;
+  readonly attachments: Collection<AttachmentDoc>;
+  readonly attachmentChunks: Collection<AttachmentChunkDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -135,6 +139,8 @@ export class MongoContext {
     this.recoveryRequests = db.collection(COLLECTIONS.recoveryRequests);
     this.recoveryApprovals = db.collection(COLLECTIONS.recoveryApprovals);
     this.passkeyLogins = db.collection(COLLECTIONS.passkeyLogins);
+    this.attachments = db.collection(COLLECTIONS.attachments);
+    this.attachmentChunks = db.collection(COLLECTIONS.attachmentChunks);
   }
 
   /**

@@ -4,6 +4,7 @@ import { PURGEABLE_INVITE_STATUSES } from "../../domain/orgs/invites";
 import type { ArgsOf, Housekeeping, PurgeCounts } from "../port";
 import type { MongoContext } from "./context";
 import { deleteFromTrash } from "./item-history";
+import { purgeStaleUploads, txDroppingAttachments } from "./attachments";
 
 /** Vaults whose trash a purge round takes: short transactions, one per vault, whatever the backlog. */
 const PURGE_BATCH = 1_000;
@@ -11,7 +12,8 @@ const PURGE_BATCH = 1_000;
 export class MongoHousekeeping implements Housekeeping {
   constructor(private readonly c: MongoContext) {}
 
-  async purgeExpired({ now, invitesExpiredBefore, trashDeletedBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+  async purgeExpired(args: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+    const { now, invitesExpiredBefore, trashDeletedBefore, uploadsStartedBefore } = args;
     const invites = await this.c.invites.deleteMany({
       expiresAt: { $lte: invitesExpiredBefore },
       status: { $in: [...PURGEABLE_INVITE_STATUSES] },
@@ -20,16 +22,18 @@ export class MongoHousekeeping implements Housekeeping {
     const sessions = await this.c.sessions.deleteMany({ $or: [{ endedAt: { $exists: true } }, { expiresAt: { $lte: now } }] });
     const devices = await this.c.rememberedDevices.deleteMany({ expiresAt: { $lte: now } });
     const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
+    const uploads = uploadsStartedBefore ? await purgeStaleUploads(this.c, uploadsStartedBefore) : 0;
     return {
       invites: invites.deletedCount,
       refreshTokens: tokens.deletedCount,
       sessions: sessions.deletedCount,
       trash,
       rememberedDevices: devices.deletedCount,
+      uploads,
     };
   }
 
-  /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */
+  /** Items deleted into a trash before `before`, with their history and attachments: vault by vault, each under its lock (as a rekey or restore takes it). */
   private async purgeTrash(before: string): Promise<number> {
     let total = 0;
     for (;;) {
@@ -41,17 +45,19 @@ export class MongoHousekeeping implements Housekeeping {
         ])
         .toArray();
       for (const { _id: vaultId } of vaults)
-        total += await this.c.tx(async (session) => {
+        total += await txDroppingAttachments(this.c, async (session, dropAttachments) => {
           await this.c.lockVault(session, vaultId);
           const expired = await this.c.itemTrash
             .find({ vaultId, deletedAt: { $lte: before } }, { session, projection: { itemId: 1 } })
             .toArray();
-          return deleteFromTrash(
+          const purged = await deleteFromTrash(
             this.c,
             session,
             vaultId,
             expired.map((t) => t.itemId),
           );
+          await dropAttachments(vaultId);
+          return purged;
         });
       if (vaults.length < PURGE_BATCH) return total;
     }

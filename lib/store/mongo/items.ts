@@ -29,6 +29,7 @@ import {
 import type { MongoContext } from "./context";
 import { itemKey, itemLogHeadOf, toItem, toRevision, toTrashed, type ItemDoc } from "./documents";
 import { writeOutbox } from "./outbox";
+import { txDroppingAttachments } from "./attachments";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/items/history";
 import { chunks, deleteFromTrash, firmSizeOf, keepRevision, makeRoom, moveToTrash, trashDoc } from "./item-history";
 
@@ -253,11 +254,12 @@ export class MongoItems implements ItemStore {
   }
 
   async purgeItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["purgeItem"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+    await txDroppingAttachments(this.c, async (session, dropAttachments) => {
       await writeOutbox(this.c, session, events);
       const locked = await this.lockForItems(session, vaultId, actorId);
       decideTrashPurge({ role: locked.role, trashed: (await trashDoc(this.c, session, vaultId, itemId)) !== null });
       await deleteFromTrash(this.c, session, vaultId, [itemId]);
+      await dropAttachments(vaultId);
     });
   }
 

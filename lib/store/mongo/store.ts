@@ -10,6 +10,7 @@ import { EARLIER_DEVICE } from "../../domain/accounts/sessions";
 import { MongoClient } from "mongodb";
 import type { Store } from "../port";
 import { MongoAccounts } from "./accounts";
+import { MongoAttachments } from "./attachments";
 import { MongoAudit } from "./audit";
 import { MongoContext, REGISTRATIONS_LOCK, WRITE_TIMEOUT_MS } from "./context";
 import { COLLECTIONS } from "./documents";
@@ -49,6 +50,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       sessions: new MongoSessions(c),
       vaults: new MongoVaults(c),
       items: new MongoItems(c),
+      attachments: new MongoAttachments(c),
       invites: new MongoInvites(c),
       orgLog: new MongoOrgLog(c),
       audit: new MongoAudit(c),
@@ -148,6 +150,14 @@ async function createIndexes(c: MongoContext): Promise<void> {
   await c.recoveryApprovals.createIndexes([{ key: { requestId: 1, approvedAt: 1 } }]);
   // Sign-in passkeys (SQL: migration 024): `_id` is the credential id; an account's, oldest first.
   await c.passkeyLogins.createIndexes([{ key: { userId: 1, createdAt: 1 } }]);
+  // Attachments (SQL: migration 025): an item's, oldest first; an organization's usage; the
+  // sweeper's unfinished uploads; an attachment's chunks, and a chunk file's record.
+  await c.attachments.createIndexes([
+    { key: { vaultId: 1, itemId: 1, createdAt: 1 } },
+    { key: { orgId: 1 } },
+    { key: { complete: 1, createdAt: 1 } },
+  ]);
+  await c.attachmentChunks.createIndexes([{ key: { attachmentId: 1, index: 1 } }, { key: { fileId: 1 } }]);
   // Collections a transaction writes must exist beforehand; the lock document too, so that
   // two first registrations never race to insert it.
   for (const name of [
@@ -159,6 +169,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
     COLLECTIONS.refreshTokens,
     COLLECTIONS.orgPolicies,
     COLLECTIONS.itemChanges,
+    COLLECTIONS.attachments,
+    COLLECTIONS.attachmentChunks,
   ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);

@@ -20,6 +20,7 @@ import { appendRosterLink, lockAccount, personalVaultIds } from "./writes";
 import { decidePersonalVaultCount, decideWrapVersion } from "../../domain/accounts/password-change";
 import { writeOutbox } from "./outbox";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
+import { txDroppingAttachments } from "./attachments";
 
 export class MongoVaults implements VaultStore {
   constructor(private readonly c: MongoContext) {}
@@ -108,12 +109,13 @@ export class MongoVaults implements VaultStore {
   }
 
   async deleteVault({ vaultId, actorId, events }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+    await txDroppingAttachments(this.c, async (session, dropAttachments) => {
       await writeOutbox(this.c, session, events);
       requirePermission(await this.c.snapshot(session, vaultId), actorId, "delete");
       await this.c.items.deleteMany({ vaultId }, { session });
       await this.c.itemRevisions.deleteMany({ vaultId }, { session });
       await this.c.itemTrash.deleteMany({ vaultId }, { session });
+      await dropAttachments(vaultId);
       await this.c.itemChanges.deleteMany({ vaultId }, { session });
       await this.c.rosterLinks.deleteMany({ vaultId }, { session });
       await this.c.itemLinks.deleteMany({ vaultId }, { session });
@@ -208,7 +210,8 @@ export class MongoVaults implements VaultStore {
   }
 
   async rekeyVault({ vaultId, actorId, rekey: input, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
-    await this.c.tx(async (session) => {
+    // The trash entries a rekey drops take their items' attachments with them.
+    await txDroppingAttachments(this.c, async (session, dropAttachments) => {
       await writeOutbox(this.c, session, events);
       const snapshot = await this.c.snapshot(session, vaultId);
       const current = await this.c.items.find({ vaultId }, { session, projection: { itemId: 1, revision: 1 } }).toArray();
@@ -253,6 +256,7 @@ export class MongoVaults implements VaultStore {
         if (items.matchedCount !== input.items.length) throw new Error("rekey: item documents changed inside the transaction");
       }
       await rekeyHistoryAndTrash(this.c, session, vaultId, input, keyVersion);
+      await dropAttachments(vaultId);
       // Every item was rewritten: a delta read from before this is a full read.
       await this.c.recordItemChanges(session, vaultId, "reset");
       await this.c.vaults.updateOne({ _id: vaultId }, { $set: { keyVersion, rekeyRequired: false, updatedAt: now } }, { session });

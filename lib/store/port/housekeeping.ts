@@ -9,6 +9,8 @@ export interface PurgeCounts {
   trash: number;
   /** Remembered devices past their expiry. */
   rememberedDevices: number;
+  /** Attachment uploads never finished (with their chunks). */
+  uploads: number;
 }
 
 /** A connection pool: open connections, the idle ones, and requests waiting for one. */
@@ -27,16 +29,22 @@ export interface Housekeeping {
    * remembered devices expired at `now` (their tokens no longer skip anything).
    * Used invites, active tokens and used tokens not yet expired (they detect the reuse of a
    * stolen token) stay. With `trashDeletedBefore`, items deleted into a trash before it are purged,
-   * with their history.
+   * with their history and attachments. With `uploadsStartedBefore`, attachment uploads begun
+   * before it and never finished are deleted (`AttachmentStore.purgeStaleUploads`).
    */
-  purgeExpired(args: { now: string; invitesExpiredBefore: string; trashDeletedBefore?: string }): Promise<PurgeCounts>;
+  purgeExpired(args: {
+    now: string;
+    invitesExpiredBefore: string;
+    trashDeletedBefore?: string;
+    uploadsStartedBefore?: string;
+  }): Promise<PurgeCounts>;
   /** Resolves once the database answers a trivial query; rejects when it cannot be reached (readiness). */
   ping(): Promise<void>;
   /** The connection pool's figures, for a store with a pool (PostgreSQL); else undefined. */
   poolUsage(): PoolUsage | undefined;
   /**
    * The embedded store only: a consistent copy of the whole database written to `file` (which must
-   * not exist), while the service goes on serving. Server databases have their own tools
+   * not exist), with the bytes of its attachments' chunk files, while the service goes on serving. Server databases have their own tools
    * (pg_dump, mongodump): they refuse.
    */
   backupTo(file: string): Promise<void>;

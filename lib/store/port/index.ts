@@ -8,6 +8,7 @@
  * side. Every refusal is an AppError (lib/errors.ts).
  */
 import type { AccountStore } from "./accounts";
+import type { AttachmentStore } from "./attachments";
 import type { AuditStore } from "./audit";
 import type { Housekeeping } from "./housekeeping";
 import type { InviteStore } from "./invites";
@@ -23,6 +24,7 @@ export interface Store {
   sessions: SessionStore;
   vaults: VaultStore;
   items: ItemStore;
+  attachments: AttachmentStore;
   invites: InviteStore;
   orgLog: OrgLogStore;
   audit: AuditStore;
@@ -41,6 +43,7 @@ export const AGGREGATES = [
   "sessions",
   "vaults",
   "items",
+  "attachments",
   "invites",
   "orgLog",
   "audit",
@@ -50,6 +53,7 @@ export const AGGREGATES = [
 ] as const satisfies ReadonlyArray<keyof Store>;
 
 export type * from "./accounts";
+export type * from "./attachments";
 export type * from "./audit";
 export type * from "./housekeeping";
 export type * from "./invites";

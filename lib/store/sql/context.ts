@@ -16,6 +16,7 @@ import type { ItemId } from "../../domain/ids";
 import { writeOutbox } from "./outbox";
 import type { ItemLogEntry, ItemLogHead } from "../../domain/items/log";
 import { param, prepared } from "./prepared";
+import type { ChunkFiles } from "./attachment-files";
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
@@ -57,6 +58,12 @@ export interface EngineOps {
   name: "sqlite" | "postgres";
   /** Takes the vault row's lock for the rest of the transaction (exclusive or shared). */
   lockVault(trx: Db, vaultId: VaultId, mode: "update" | "share"): Promise<LockedVault | undefined>;
+  /**
+   * `query`, taking for the rest of the transaction the lock of the rows it reads (exclusive or
+   * shared) where the engine has row locks (PostgreSQL); on SQLite, as it is (the single connection
+   * serializes every transaction already).
+   */
+  rowLock<Q extends { forUpdate(): Q; forShare(): Q }>(query: Q, mode: "update" | "share"): Q;
   /** Serializes registrations, so "the first user of the server" has one winner. */
   lockRegistrations(trx: Db): Promise<void>;
   /** Serializes, for the rest of the transaction, the transactions that take the lock of this name (a recovery request's address). */
@@ -94,6 +101,8 @@ export class SqlContext {
   constructor(
     readonly db: Kysely<Database>,
     readonly engine: EngineOps,
+    /** Where attachment chunks are files (the embedded store); absent: in their rows (attachments.ts). */
+    readonly chunks?: ChunkFiles,
   ) {}
 
   /**

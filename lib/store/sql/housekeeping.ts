@@ -3,6 +3,8 @@ import { sql } from "./kysely";
 import { PURGEABLE_INVITE_STATUSES } from "../../domain/orgs/invites";
 import type { ArgsOf, Housekeeping, PoolUsage, PurgeCounts } from "../port";
 import type { SqlContext } from "./context";
+import { purgeStaleUploads, txDroppingAttachments } from "./attachments";
+import { fillBackupChunks } from "./attachment-files";
 
 /** Rows a purge deletes per statement: short transactions, whatever the backlog. */
 const PURGE_BATCH = 1_000;
@@ -10,7 +12,8 @@ const PURGE_BATCH = 1_000;
 export class SqlHousekeeping implements Housekeeping {
   constructor(private readonly c: SqlContext) {}
 
-  async purgeExpired({ now, invitesExpiredBefore, trashDeletedBefore }: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+  async purgeExpired(args: ArgsOf<Housekeeping["purgeExpired"]>): Promise<PurgeCounts> {
+    const { now, invitesExpiredBefore, trashDeletedBefore, uploadsStartedBefore } = args;
     const db = this.c.db;
     const invites = await purgeInBatches(() =>
       db
@@ -62,10 +65,11 @@ export class SqlHousekeeping implements Housekeeping {
         .executeTakeFirst(),
     );
     const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
-    return { invites, refreshTokens, sessions, trash, rememberedDevices };
+    const uploads = uploadsStartedBefore ? await purgeStaleUploads(this.c, uploadsStartedBefore) : 0;
+    return { invites, refreshTokens, sessions, trash, rememberedDevices, uploads };
   }
 
-  /** Items deleted into a trash before `before`, with their history: vault by vault, each under its lock (as a rekey or restore takes it). */
+  /** Items deleted into a trash before `before`, with their history and attachments: vault by vault, each under its lock (as a rekey or restore takes it). */
   private async purgeTrash(before: string): Promise<number> {
     let total = 0;
     for (;;) {
@@ -77,7 +81,7 @@ export class SqlHousekeeping implements Housekeeping {
         .limit(PURGE_BATCH)
         .execute();
       for (const { vault_id: vaultId } of vaults)
-        total += await this.c.tx(async (trx) => {
+        total += await txDroppingAttachments(this.c, async (trx, dropAttachments) => {
           await this.c.engine.lockVault(trx, vaultId, "update");
           const expired = trx.selectFrom("item_trash").select("item_id").where("vault_id", "=", vaultId).where("deleted_at", "<=", before);
           await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).where("item_id", "in", expired).execute();
@@ -86,6 +90,7 @@ export class SqlHousekeeping implements Housekeeping {
             .where("vault_id", "=", vaultId)
             .where("deleted_at", "<=", before)
             .executeTakeFirst();
+          await dropAttachments(vaultId);
           return Number(res.numDeletedRows);
         });
       if (vaults.length < PURGE_BATCH) return total;
@@ -100,8 +105,10 @@ export class SqlHousekeeping implements Housekeeping {
     return this.c.engine.poolUsage(this.c.db);
   }
 
-  backupTo(file: string): Promise<void> {
-    return this.c.engine.backupTo(this.c.db, file);
+  /** The database's copy, then, where chunks are files, their bytes written into its chunk rows (attachment-files.ts). */
+  async backupTo(file: string): Promise<void> {
+    await this.c.engine.backupTo(this.c.db, file);
+    if (this.c.chunks) await fillBackupChunks(file, this.c.chunks);
   }
 }
 

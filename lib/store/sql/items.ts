@@ -21,6 +21,7 @@ import { writeOutbox } from "./outbox";
 import { DEFAULT_ITEM_HISTORY, decideItemRestore, decideTrashPurge } from "../../domain/items/history";
 import { keepRevision, makeRoom, moveToTrash, toItem, toRevision, toTrashed, trashRow } from "./item-history";
 import { GroupedCreates } from "./item-creates";
+import { txDroppingAttachments } from "./attachments";
 import { itemRow, lockForItems, logStep, newItemRow, rowState, usedIds, writeItemAt } from "./item-rows";
 
 export class SqlItems implements ItemStore {
@@ -197,12 +198,13 @@ export class SqlItems implements ItemStore {
   }
 
   async purgeItem({ vaultId, actorId, itemId, events }: ArgsOf<ItemStore["purgeItem"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+    await txDroppingAttachments(this.c, async (trx, dropAttachments) => {
       await writeOutbox(trx, events);
       const locked = await lockForItems(this.c, trx, vaultId, actorId, "update");
       decideTrashPurge({ role: locked.role, trashed: (await trashRow(trx, vaultId, itemId)) !== undefined });
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
       await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).where("item_id", "=", itemId).execute();
+      await dropAttachments(vaultId);
     });
   }
 

@@ -185,6 +185,7 @@ export const postgresOps: EngineOps = {
   async lockVault(trx, vaultId, mode) {
     return (await (mode === "update" ? LOCK_VAULT_UPDATE : LOCK_VAULT_SHARE).run(trx, { vaultId })).rows[0];
   },
+  rowLock: (query, mode) => (mode === "update" ? query.forUpdate() : query.forShare()),
   async lockRegistrations(trx) {
     await sql`SELECT pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx);
   },

@@ -3,7 +3,7 @@
  * PostgreSQL: ids, timestamps (ISO 8601 UTC), base64 values and JSON as text; counters and flags
  * as integers. Id columns carry their id's type (lib/domain/ids.ts).
  */
-import type { InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
+import type { AttachmentId, InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
 import type { GrantableRole, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import type { InviteStatus } from "../../domain/orgs/invites";
 import type { DomainEventType } from "../../domain/audit/events";
@@ -203,6 +203,33 @@ export interface PasskeyLoginsTable {
   kept_wrapped_key: string | null;
 }
 
+/** A file on an item (migration 025; lib/domain/attachments/decisions.ts): what the server must know to keep its chunks. */
+export interface AttachmentsTable {
+  attachment_id: AttachmentId;
+  vault_id: VaultId;
+  item_id: ItemId;
+  /** The vault's organization, whose quota the file counts against. */
+  org_id: OrgId;
+  /** The plaintext size its uploader declared. */
+  size: number | string;
+  chunk_count: number;
+  /** What its chunks hold sealed: the room it takes of the quota from the upload's start. */
+  sealed_bytes: number | string;
+  /** 1 once every chunk arrived and the upload was finished. */
+  complete: number;
+  uploaded_by: UserId;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** One sealed chunk of an attachment: its bytes in `data`, or (the embedded store) in a file of its own, `data` null. */
+export interface AttachmentChunksTable {
+  attachment_id: AttachmentId;
+  idx: number;
+  sealed_bytes: number;
+  data: Uint8Array | null;
+}
+
 export interface KeyLogTable {
   user_id: UserId;
   version: number;
@@ -257,6 +284,8 @@ export interface Database {
   sessions: SessionsTable;
   remembered_devices: RememberedDevicesTable;
   passkey_logins: PasskeyLoginsTable;
+  attachments: AttachmentsTable;
+  attachment_chunks: AttachmentChunksTable;
   key_log: KeyLogTable;
   org_log: OrgLogTable;
   audit_events: AuditEventsTable;

@@ -326,6 +326,7 @@ export const sqliteOps: EngineOps = {
   async lockVault(trx, vaultId) {
     return (await LOCKED_VAULT.run(trx, { vaultId })).rows[0];
   },
+  rowLock: (query) => query,
   async lockRegistrations() {
     // Transactions on the single connection never overlap.
   },

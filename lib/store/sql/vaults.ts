@@ -21,6 +21,7 @@ import { planRekey, readsAccountVersion } from "../../domain/vaults/rekey-plan";
 import { writeOutbox } from "./outbox";
 import { param, prepared } from "./prepared";
 import { rekeyHistoryAndTrash, storedBytesOf } from "./item-history";
+import { txDroppingAttachments } from "./attachments";
 
 const VAULT_VIEW_COLUMNS = [
   "v.vault_id",
@@ -188,12 +189,13 @@ export class SqlVaults implements VaultStore {
   }
 
   async deleteVault({ vaultId, actorId, events }: ArgsOf<VaultStore["deleteVault"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+    await txDroppingAttachments(this.c, async (trx, dropAttachments) => {
       await writeOutbox(trx, events);
       requirePermission(await this.c.snapshot(trx, vaultId), actorId, "delete");
       await trx.deleteFrom("items").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("item_revisions").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("item_trash").where("vault_id", "=", vaultId).execute();
+      await dropAttachments(vaultId);
       await trx.deleteFrom("roster_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("item_links").where("vault_id", "=", vaultId).execute();
       await trx.deleteFrom("vault_members").where("vault_id", "=", vaultId).execute();
@@ -299,7 +301,8 @@ export class SqlVaults implements VaultStore {
   }
 
   async rekeyVault({ vaultId, actorId, rekey, now, limits, events }: ArgsOf<VaultStore["rekeyVault"]>): Promise<void> {
-    await this.c.tx(async (trx) => {
+    // The trash entries a rekey drops take their items' attachments with them.
+    await txDroppingAttachments(this.c, async (trx, dropAttachments) => {
       await writeOutbox(trx, events);
       const snapshot = await this.c.snapshot(trx, vaultId);
       const current = await trx.selectFrom("items").select(["item_id", "revision"]).where("vault_id", "=", vaultId).execute();
@@ -327,6 +330,7 @@ export class SqlVaults implements VaultStore {
       }
       await this.c.engine.rekeyItems(trx, vaultId, rekey.items, keyVersion, now);
       await rekeyHistoryAndTrash(trx, vaultId, rekey, keyVersion, this.c.engine.batchRows);
+      await dropAttachments(vaultId);
       // Every item was rewritten: a delta read from before this is a full read.
       await recordItemChanges(this.c.engine, trx, vaultId, "reset");
       await trx

@@ -9,6 +9,8 @@ export type OrgDoc = Omit<OrgRecord, "orgId"> & {
   _id: OrgId;
   /** Bumped by each removal of a person, so that two removals in one organization conflict and one retries. */
   writeSeq?: number;
+  /** Bumped by each attachment upload begun: two begins in one organization conflict, and one retries on the other's quota use. */
+  attachmentSeq?: number;
 };
 
 /** A user; `_id` is their id, `email` is unique. */

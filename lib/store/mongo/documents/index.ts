@@ -4,6 +4,7 @@
  * functions in the `sql/` aggregate files), one file per aggregate. Pure: unit-tested without a server.
  */
 export * from "./accounts";
+export * from "./attachments";
 export * from "./audit";
 export * from "./items";
 export * from "./security";
@@ -40,6 +41,8 @@ export const COLLECTIONS = {
   recoveryRequests: "recovery_requests",
   recoveryApprovals: "recovery_approvals",
   passkeyLogins: "passkey_logins",
+  attachments: "attachments",
+  attachmentChunks: "attachment_chunks",
 } as const;
 
 /** A document whose only job is to be written by transactions that must not overlap. */

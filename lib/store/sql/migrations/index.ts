@@ -22,6 +22,7 @@ import * as m021 from "./021_recovery_decoys";
 import * as m022 from "./022_session_scope";
 import * as m023 from "./023_remembered_devices";
 import * as m024 from "./024_passkey_logins";
+import * as m025 from "./025_attachments";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "022_session_scope": m022,
   "023_remembered_devices": m023,
   "024_passkey_logins": m024,
+  "025_attachments": m025,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -17,6 +17,7 @@ export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
   members: async () => (await import("./members.service.js")).membersService,
   rekey: async () => (await import("./rekey.service.js")).rekeyService,
   items: async () => (await import("./items.service.js")).itemsService,
+  attachments: async () => (await import("./attachments.service.js")).attachmentsService,
   invites: async () => (await import("./invites.service.js")).invitesService,
   audit: async () => (await import("./audit.service.js")).auditService,
   "audit-worker": async () => (await import("./audit-worker.service.js")).auditWorkerService,

@@ -12,11 +12,19 @@ import { SERVICE_SETTINGS } from "./settings/service";
 import { SIGN_IN_SETTINGS } from "./settings/sign-in";
 import { SPLIT_SETTINGS } from "./settings/split-deployment";
 import { VAULT_SETTINGS } from "./settings/vaults";
+import { ATTACHMENT_SETTINGS } from "./settings/attachments";
 
 export { SETTING_GROUPS, type LogLevel, type RegistrationMode, type Setting, type SettingGroup } from "./parse";
 
 /** Every setting, in the order the settings table and `.env.template` list them. */
-export const SETTINGS = { ...SERVICE_SETTINGS, ...SIGN_IN_SETTINGS, ...VAULT_SETTINGS, ...OPERATING_SETTINGS, ...SPLIT_SETTINGS };
+export const SETTINGS = {
+  ...SERVICE_SETTINGS,
+  ...SIGN_IN_SETTINGS,
+  ...VAULT_SETTINGS,
+  ...ATTACHMENT_SETTINGS,
+  ...OPERATING_SETTINGS,
+  ...SPLIT_SETTINGS,
+};
 
 /** The JSON body limit of every route but rekey, in bytes: not a setting. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

@@ -9,34 +9,11 @@
 import { DOMAIN_EVENT_TYPES, EVENT_SUBJECTS } from "../domain/audit/events";
 import { ERROR_STATUS } from "../errors";
 import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/types";
-import { ROSTER_OPS } from "../../protocol/formats/roster";
-import { ITEM_LINK_OPS } from "../../protocol/formats/item-log";
 import { ORG_LOG_OPS } from "../../protocol/formats/org-log";
+import { arrayOf, base64, hex64, integer, object, oneOfValues, ref, string, timestamp, uuid, type JsonSchema } from "./json-schema";
+import { itemLink, keyLogEntry, publicKeys, rosterLink } from "./link-schemas";
 
-export type JsonSchema = { [key: string]: unknown };
-
-const string: JsonSchema = { type: "string" };
-const uuid: JsonSchema = { type: "string", format: "uuid" };
-const timestamp: JsonSchema = { type: "string", format: "date-time" };
-const base64: JsonSchema = { type: "string", contentEncoding: "base64" };
-const hex64: JsonSchema = { type: "string", pattern: "^[0-9a-f]{64}$" };
-const integer = (minimum: number): JsonSchema => ({ type: "integer", minimum });
-const oneOfValues = (values: readonly string[]): JsonSchema => ({ type: "string", enum: [...values] });
-
-/** A closed object: `required` fields, then `optional` ones. */
-function object(required: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
-  return {
-    type: "object",
-    required: Object.keys(required),
-    properties: { ...required, ...optional },
-    additionalProperties: false,
-  };
-}
-
-const arrayOf = (items: JsonSchema): JsonSchema => ({ type: "array", items });
-
-/** A reference to another schema of this file, as the OpenAPI document holds them (typed for routes by `bodyOf`). */
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export type { JsonSchema } from "./json-schema";
 
 const argon2id = object({
   algorithm: { const: "argon2id" },
@@ -47,68 +24,10 @@ const argon2id = object({
 });
 const pbkdf2 = object({ algorithm: { const: "pbkdf2-sha256" }, salt: base64, iterations: integer(1) });
 
-const publicKeys = { publicKey: base64, signingPublicKey: base64, publicKeySignature: base64 };
 const statement = object({ version: integer(1), signature: base64 });
 /** What a user's keys come with, where there is one: their signed key statement, the binding of the invite they registered with. */
 const keyProofs = { keyStatement: statement, inviteBinding: object({ inviteId: uuid, mac: base64 }) };
 const wrap = { encryptedVaultKey: base64, senderId: uuid, wrapSignature: base64 };
-
-/** Any link may carry the audit head its signer verified (both fields or neither: `AuditClaim`, protocol/formats/roster.ts). */
-const auditClaim = { auditSeq: integer(1), auditHead: hex64 };
-
-const rosterLink = object(
-  {
-    vaultId: uuid,
-    seq: integer(0),
-    prev: hex64,
-    op: oneOfValues(ROSTER_OPS),
-    actorId: uuid,
-    at: timestamp,
-    keyVersion: integer(1),
-    wraps: arrayOf(object({ userId: uuid, sha256: hex64 }, { kdfVersion: integer(1), keyLogVersion: integer(1) })),
-    sig: base64,
-  },
-  {
-    vaultType: oneOfValues(VAULT_TYPES),
-    subjectId: uuid,
-    role: oneOfValues(VAULT_ROLES),
-    subjectKey: string,
-    members: arrayOf(object({ userId: uuid, role: oneOfValues(VAULT_ROLES), key: string })),
-    memberDigest: string,
-    name: string,
-    ...auditClaim,
-  },
-);
-
-const keyLogEntry = object(
-  { userId: uuid, version: integer(1), prev: hex64, ...publicKeys },
-  { at: timestamp, sig: base64, selfSig: base64 },
-);
-
-const itemLink = object(
-  {
-    vaultId: uuid,
-    seq: integer(0),
-    prev: hex64,
-    op: oneOfValues(ITEM_LINK_OPS),
-    actorId: uuid,
-    at: timestamp,
-    keyVersion: integer(1),
-    rosterSeq: integer(0),
-    rosterHead: hex64,
-    sig: base64,
-  },
-  {
-    itemId: uuid,
-    revision: integer(1),
-    sha256: hex64,
-    prevSha256: hex64,
-    count: integer(0),
-    setDigest: hex64,
-    added: integer(1),
-    ...auditClaim,
-  },
-);
 
 /** An item as stored: the Item answer, and what a kept revision and a trashed item are built on. */
 const itemFields = {
@@ -155,6 +74,19 @@ const loginOptional: Record<string, JsonSchema> = {
   enrolOnly: { const: true },
   /** A second step asked to remember the device: 32 random bytes (base64url) that skip the second step at its next logins. */
   deviceToken: string,
+};
+
+/** An attachment's fields (lib/store/port/attachments.ts). */
+const attachmentFields = {
+  attachmentId: uuid,
+  vaultId: uuid,
+  itemId: uuid,
+  size: integer(0),
+  chunkCount: integer(1),
+  complete: { type: "boolean" },
+  uploadedBy: uuid,
+  createdAt: timestamp,
+  completedAt: { type: ["string", "null"], format: "date-time" },
 };
 
 export const SCHEMAS = {
@@ -373,6 +305,12 @@ export const SCHEMAS = {
     { next: { type: ["string", "null"] }, deleted: arrayOf(uuid), cursor: integer(0), full: { type: "boolean" } },
   ),
   Imported: object({ created: integer(1) }),
+  // A file on an item, as the server knows it: never its name, type or key (those are in the item's sealed content).
+  Attachment: object(attachmentFields),
+  // The same, with the chunks stored so far: what a resumed upload sends next.
+  AttachmentStatus: object({ ...attachmentFields, received: arrayOf(integer(0)) }),
+  AttachmentList: object({ attachments: arrayOf(ref("Attachment")) }),
+  AttachmentChunk: object({ index: integer(0), data: base64 }),
   ItemHistory: object({
     revisions: arrayOf(
       // A revision: what the item held then, and when the next one replaced it.

@@ -20,14 +20,21 @@ export function isJsonContentType(contentType: unknown): boolean {
 /** A passkey's credential id (base64url, its case kept), the one path id that is not a UUID. */
 const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1024}$/;
 
+/** An attachment chunk's index: digits, no leading zero (its range is the route's to check). */
+const CHUNK_INDEX = /^(0|[1-9][0-9]{0,8})$/;
+
 /**
  * Path ids are UUIDs in any case, stored lower-case (a passkey's `credentialId`: base64url, as
- * given); a malformed one is a resource that does not exist.
+ * given; a chunk's `index`: digits); a malformed one is a resource that does not exist.
  */
 export function checkPathIds(params: Record<string, unknown> | undefined): Record<string, string> {
   const ids: Record<string, string> = {};
   for (const [name, value] of Object.entries(params ?? {})) {
     if (name === "credentialId" && typeof value === "string" && CREDENTIAL_ID.test(value)) {
+      ids[name] = value;
+      continue;
+    }
+    if (name === "index" && typeof value === "string" && CHUNK_INDEX.test(value)) {
       ids[name] = value;
       continue;
     }

@@ -61,7 +61,12 @@ function compileChecks<A extends string>(action: ActionName, names: readonly A[]
  * One of the process's fair slots for the caller, waited for in turn for a moment; then 429 (the
  * caller or its organization at its share) or 503 (the process at its cap), with `Retry-After`.
  */
-async function takeSlot(slots: FairSlots, ctx: Context<unknown, RequestMeta>, what: string, waitMs: number): Promise<{ release(): void }> {
+export async function takeSlot(
+  slots: FairSlots,
+  ctx: Context<unknown, RequestMeta>,
+  what: string,
+  waitMs: number,
+): Promise<{ release(): void }> {
   const caller = callerOf(ctx);
   const slot = await slots.takeWithin(caller.orgId, caller.userId, waitMs);
   if ("refusal" in slot) {

@@ -103,3 +103,11 @@ test("the server's process starts the same way in `npm start`, the Dockerfile an
     for (const [name, value] of Object.entries(START_ENV)) expect(container.env).toContainEqual({ name, value });
   }
 });
+
+test("docker-compose.yml runs one node for each service, as the Kubernetes manifests do", () => {
+  const compose = parse(fs.readFileSync(path.resolve(__dirname, "../../docker-compose.yml"), "utf8"), { merge: true });
+  const services = Object.values(compose.services as Record<string, { environment?: { SERVICES?: string } }>)
+    .map((s) => s.environment?.SERVICES)
+    .filter((s): s is string => s !== undefined);
+  expect(services.sort()).toEqual(Object.keys(SERVICES).sort());
+});

@@ -15,6 +15,7 @@ import { REMEMBERED_DEVICE_ROUTES } from "./remembered-devices";
 import { PASSKEY_ROUTES } from "./passkeys";
 import { INVITE_ROUTES } from "./invites";
 import { ITEM_ROUTES } from "./items";
+import { ATTACHMENT_ROUTES } from "./attachments";
 import { ORG_ROUTES } from "./orgs";
 import { API_PREFIX, type Method, type RouteDef } from "./route-def";
 import { VAULT_ROUTES } from "./vaults";
@@ -29,6 +30,7 @@ const ROUTE_TABLE = [
   ...ORG_ROUTES,
   ...VAULT_ROUTES,
   ...ITEM_ROUTES,
+  ...ATTACHMENT_ROUTES,
   ...INVITE_ROUTES,
 ] as const;
 

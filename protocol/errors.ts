@@ -122,7 +122,11 @@ export type SecurityProblem =
   /** The authenticator answered the PRF for a passkey the server says keeps no unlock: nothing is asked of the master password in its place. */
   | "PASSKEY_UNLOCK_WITHHELD"
   /** The server answers a passkey sign-in for another passkey, or another account, than the authenticator signed for. */
-  | "PASSKEY_MISMATCH";
+  | "PASSKEY_MISMATCH"
+  /** A file its item names (in a revision the signed item log vouches for) that the server does not answer, or answers cut short. */
+  | "ATTACHMENT_WITHHELD"
+  /** A file's chunk that does not open with the key its item holds, as that file's chunk at that place: another file's, moved, changed, or not the last where it claims to be. */
+  | "ATTACHMENT_TAMPERED";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

@@ -86,6 +86,10 @@ const SECURITY: Record<SecurityProblem, string> = {
     "Your passkey can unlock your account, but the server answered without what it unlocks with, as if to make you type your master password. Nothing was asked of it: try again, or tell your administrator.",
   PASSKEY_MISMATCH:
     "The server answered your sign-in for another passkey or another account than the one your passkey holds. You were not signed in.",
+  ATTACHMENT_WITHHELD:
+    "The server does not hand over a file this item holds, or hands over only part of it. Nothing was saved; try again, or tell your administrator.",
+  ATTACHMENT_TAMPERED:
+    "A part of this file does not open with the item's key: the server handed over another file, or a changed one. Nothing was saved; tell your administrator.",
 };
 
 const API: Record<string, string> = {

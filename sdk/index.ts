@@ -59,6 +59,8 @@ export type {
   PendingRecovery,
   RecoveryTask,
   ImportedVault,
+  PendingUpload,
+  UploadOptions,
   TransferProgress,
   VaultPerFolderResult,
 } from "./client";
@@ -81,6 +83,8 @@ export {
   type TypeField,
   type UrlMatch,
 } from "./item-types";
+export type { ItemAttachment } from "./attachments/attachment";
+export type { AttachmentSource, RangeReader } from "./attachments/source";
 // TOTP codes and search are imported from their own modules (sdk/totp.ts, sdk/search.ts), so that the web vault loads them only when used.
 export type { TotpCode } from "./totp";
 export type { ItemSearch, SearchHit, SearchableItem } from "./search";

@@ -7,11 +7,12 @@
  * The sealed data (`encryptedData`, opened) is JSON. Items of earlier releases hold a flat object
  * of strings (`{ "username": ..., "password": ..., "url": ..., "notes": ... }`): they open as
  * logins, their `url` as their one website. Items written now hold
- * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"?, "tags"?, "archived"?, "passkeys"? }`.
- * Tags, the archived mark and passkeys are written only when set, so an item without them seals as
+ * `{ "v": 2, "type", "fields", "urls"?, "totp"?, "custom"?, "favorite"?, "tags"?, "archived"?, "passkeys"?, "attachments"? }`.
+ * Tags, the archived mark, passkeys and attachments are written only when set, so an item without them seals as
  * it did before.
  */
 import { checkedPasskeys, type Passkey } from "./passkeys/passkey";
+import { checkedAttachments, type ItemAttachment } from "./attachments/attachment";
 
 export const ITEM_TYPES = ["login", "note", "card", "identity", "ssh"] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -54,6 +55,8 @@ export interface ItemContent {
   archived?: boolean;
   /** A login's passkeys for its site (sdk/passkeys/passkey.ts): sealed with the rest, private keys included. */
   passkeys?: Passkey[];
+  /** Files on the item (sdk/attachments/attachment.ts): each one's name, size and key, sealed with the rest; the chunks are on the server. */
+  attachments?: ItemAttachment[];
 }
 
 export const MAX_TAGS = 50;
@@ -137,6 +140,7 @@ export function itemDataJson(content: ItemContent): string {
     ...(content.tags && content.tags.length > 0 && { tags: content.tags }),
     ...(content.archived && { archived: true }),
     ...(content.passkeys && content.passkeys.length > 0 && { passkeys: content.passkeys }),
+    ...(content.attachments && content.attachments.length > 0 && { attachments: content.attachments }),
   });
 }
 
@@ -191,6 +195,10 @@ export function parseItemData(name: string, json: string): ItemContent {
     if (content.type !== "login") throw new Error("passkeys on an item that is not a login");
     const passkeys = checkedPasskeys(d.passkeys);
     if (passkeys.length > 0) content.passkeys = passkeys;
+  }
+  if (d.attachments !== undefined) {
+    const attachments = checkedAttachments(d.attachments);
+    if (attachments.length > 0) content.attachments = attachments;
   }
   return content;
 }

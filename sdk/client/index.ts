@@ -14,6 +14,7 @@ import type { Bytes } from "../../protocol/encoding";
 import type { KdfChoice } from "../../protocol/crypto/keys";
 import type { Transport } from "../http";
 import {
+  attachmentsApi,
   auditApi,
   invitesApi,
   itemsApi,
@@ -22,6 +23,7 @@ import {
   peopleApi,
   sessionsApi,
   vaultsApi,
+  type AttachmentsApi,
   type AuditApi,
   type InvitesApi,
   type ItemsApi,
@@ -42,11 +44,12 @@ import { openKept, sealKeyFor, type KeptSession, type SealKey } from "./kept-ses
 import type { Account, OrgRole } from "./types";
 
 export type { VaultClientOptions } from "./core";
-export type { AuditApi, InvitesApi, ItemsApi, KeysApi, MembersApi, PeopleApi, SessionsApi, VaultsApi } from "./api";
+export type { AttachmentsApi, AuditApi, InvitesApi, ItemsApi, KeysApi, MembersApi, PeopleApi, SessionsApi, VaultsApi } from "./api";
 export type { CheckedInvite, CreatedInvite } from "./invites";
 export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
+export type { PendingUpload, UploadOptions } from "./attachments";
 export { ProtectionInterruptedError } from "./protect";
 export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
@@ -86,6 +89,8 @@ export class VaultClient {
   readonly members: MembersApi;
   /** A vault's items, their history and trash, the import (api/items.ts). */
   readonly items: ItemsApi;
+  /** Files on items: upload, resume, download, remove (api/attachments.ts). */
+  readonly attachments: AttachmentsApi;
   /** Invites to the organization (api/invites.ts). */
   readonly invites: InvitesApi;
   /** The organization's audit log, checked here (api/audit.ts). */
@@ -106,6 +111,7 @@ export class VaultClient {
     this.vaults = vaultsApi(parts);
     this.members = membersApi(parts);
     this.items = itemsApi(parts);
+    this.attachments = attachmentsApi(parts);
     this.invites = invitesApi(parts);
     this.audit = auditApi(parts);
     this.factors = parts.factors;

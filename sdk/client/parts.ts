@@ -3,6 +3,7 @@
  * stands on. `VaultClient` (index.ts) holds them privately; callers reach them only through the
  * namespaces in api/, which lower the ids they are given.
  */
+import { Attachments } from "./attachments";
 import { Audit } from "./audit";
 import { ClientCore, type VaultClientOptions } from "./core";
 import { Exposures } from "./exposure";
@@ -42,6 +43,7 @@ export interface Parts {
   passkeyLogins: PasskeyLogins;
   keyRotations: KeyRotations;
   history: History;
+  attachments: Attachments;
   transfers: Transfers;
   exposures: Exposures;
   rekeys: Rekeys;
@@ -68,6 +70,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const passwords = new PasswordChanges(core, trust, rosters, vaults, labels, passkeyLogins);
   const keyRotations = new KeyRotations(core, trust, rosters, vaults, members, labels, passkeyLogins);
   const history = new History(core, vaults, items);
+  const attachments = new Attachments(core, items, history);
   const transfers = new Transfers(core, vaults, items);
   const exposures = new Exposures(rosters, items, history, audit);
   const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history, labels);
@@ -90,6 +93,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
     passkeyLogins,
     keyRotations,
     history,
+    attachments,
     transfers,
     exposures,
     rekeys,

@@ -1,10 +1,11 @@
 /**
  * The namespaces of `VaultClient`, one file each: `client.sessions`, `client.keys`,
- * `client.people`, `client.vaults`, `client.members`, `client.items`, `client.invites`,
+ * `client.people`, `client.vaults`, `client.members`, `client.items`, `client.attachments`, `client.invites`,
  * `client.audit`. Each is an interface (what a caller may do, with its doc comments) and the
  * function that builds it over the client's parts (../parts.ts); ids a caller passes are lowered
  * here, once (ids.ts).
  */
+export { attachmentsApi, type AttachmentsApi } from "./attachments";
 export { auditApi, type AuditApi } from "./audit";
 export { invitesApi, type InvitesApi } from "./invites";
 export { itemsApi, type ItemsApi } from "./items";

@@ -115,21 +115,24 @@ function optionError(err: Error, argv: string[]): UsageError {
 /**
  * Invite tokens and other values are base64url and may begin with "-". Known options take the
  * next word as their value whatever it starts with; a word that is not an option's name is a
- * positional. Only `--lowercase-words` are taken for (possibly unknown) options, and `-h` for help.
+ * positional. Only `--lowercase-words` are taken for (possibly unknown) options, `-h` for help, and
+ * the one-letter name a command's option declares (`-o` for `download --out`).
  */
 function normalizeArgs(args: string[], options: Record<string, OptionSpec>): string[] {
   const flags: string[] = [];
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
+    const given = args[i]!;
+    if (given === "--") {
       positionals.push(...args.slice(i + 1));
       break;
     }
-    if (arg === "-h") {
+    if (given === "-h") {
       flags.push("--help");
       continue;
     }
+    const short = Object.entries(options).find(([, o]) => o.short !== undefined && given === `-${o.short}`)?.[0];
+    const arg = short !== undefined ? `--${short}` : given;
     const name = /^--([a-z][a-z0-9-]*)(=|$)/.exec(arg)?.[1];
     if (name === undefined) positionals.push(arg);
     else if (name !== undefined && options[name]?.type === "string" && !arg.includes("=") && i + 1 < args.length)
@@ -159,7 +162,10 @@ function findCommand(argv: string[]): { command?: Command; rest: string[] } {
 }
 
 function formatOptions(options: Record<string, OptionSpec>): string {
-  const rows = Object.entries(options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ""}`, o.description]);
+  const rows = Object.entries(options).map(([name, o]) => [
+    `${o.short ? `-${o.short}, ` : ""}--${name}${o.value ? ` ${o.value}` : ""}`,
+    o.description,
+  ]);
   const width = Math.max(...rows.map((r) => r[0]!.length));
   return rows.map(([flag, text]) => `  ${flag!.padEnd(width)}  ${text}`).join("\n");
 }

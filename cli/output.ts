@@ -67,8 +67,8 @@ function describe(err: unknown): { code: string; message: string; field?: string
   return { code: "ERROR", message: (err as Error)?.message ?? String(err), exit: EXIT.error };
 }
 
-/** A long operation's progress: a rekey's phases, or an import's (`seal`, `upload`). */
-type Progress = { phase: RekeyProgress["phase"] | "seal"; done: number; total: number };
+/** A long operation's progress: a rekey's phases, or an import's (`seal`, `upload`, `files`), or an export's files. */
+type Progress = { phase: RekeyProgress["phase"] | "seal" | "files"; done: number; total: number };
 
 /**
  * A progress bar on stderr for long operations. On a terminal it redraws one line; elsewhere
@@ -76,7 +76,13 @@ type Progress = { phase: RekeyProgress["phase"] | "seal"; done: number; total: n
  */
 export function progressBar(enabled: boolean): ((p: Progress) => void) & { end(): void } {
   const tty = process.stderr.isTTY === true;
-  const label = { items: "re-encrypting items", wraps: "wrapping the new key", upload: "sending", seal: "encrypting items" } as const;
+  const label = {
+    items: "re-encrypting items",
+    wraps: "wrapping the new key",
+    upload: "sending",
+    seal: "encrypting items",
+    files: "files",
+  } as const;
   let lastLine = "";
   let lastTenth = -1;
   let lastPhase = "";

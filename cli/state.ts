@@ -22,6 +22,9 @@ export interface SavedLogin {
   tokens: Tokens;
 }
 
+/** The two-part commands whose first part leaves something for the second. */
+type PendingName = "totp-setup" | "recovery" | "attach";
+
 export function cliHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.VAULTCTL_HOME) return path.resolve(env.VAULTCTL_HOME);
   const base = env.XDG_CONFIG_HOME ? path.resolve(env.XDG_CONFIG_HOME) : path.join(os.homedir(), ".config");
@@ -93,17 +96,19 @@ export class CliState {
 
   /**
    * What a two-part command keeps between its parts (0600): an authenticator app's setup until a
-   * code confirms it (`totp-setup`), an account recovery's one-time key until it finishes (`recovery`).
+   * code confirms it (`totp-setup`), an account recovery's one-time key until it finishes (`recovery`),
+   * a file's upload until it is named in its item (`attach`: the file key, which opens only that file,
+   * kept beside the path of the file it seals).
    */
-  pending<T>(name: "totp-setup" | "recovery"): T | undefined {
+  pending<T>(name: PendingName): T | undefined {
     return this.read(`${name}.json`);
   }
 
-  savePending(name: "totp-setup" | "recovery", value: unknown): void {
+  savePending(name: PendingName, value: unknown): void {
     this.write(`${name}.json`, value);
   }
 
-  forgetPending(name: "totp-setup" | "recovery"): void {
+  forgetPending(name: PendingName): void {
     this.remove(`${name}.json`);
   }
 

@@ -3,6 +3,7 @@ import { accountCommands } from "./account";
 import { auditCommands } from "./audit";
 import { inviteCommands } from "./invites";
 import { exposureCommands } from "./exposure";
+import { fileCommands } from "./files";
 import { findCommands } from "./find";
 import { historyCommands } from "./history";
 import { transferCommands } from "./transfer";
@@ -22,6 +23,7 @@ export const commands: Command[] = [
   ...verifyCommands,
   ...auditCommands,
   ...itemCommands,
+  ...fileCommands,
   ...historyCommands,
   ...findCommands,
   ...transferCommands,

@@ -20,6 +20,8 @@ export interface OptionSpec {
   multiple?: boolean;
   /** Shown in help as `--name VALUE`. */
   value?: string;
+  /** A one-letter name it also answers to (`-o`). */
+  short?: string;
   description: string;
 }
 

@@ -1,7 +1,7 @@
 /** Import into a vault and export out of it: files read and written on this machine (the formats: sdk/transfer/). */
 import fs from "node:fs";
 import { printable, type VaultClient, type VaultPerFolderResult } from "../../sdk";
-import { EXPORT_FORMATS, readImport, type ExportFormat, type ImportItem } from "../../sdk/transfer";
+import { EXPORT_FORMATS, readImport, type ExportFormat, type FileLeftOut, type ImportItem } from "../../sdk/transfer";
 import { progressBar, UsageError } from "../output";
 import { confirmOrStop, readNewPassword, readPassword } from "../password";
 import { type Command, YES_OPTION, findVault, plural, shownName } from "./shared";
@@ -11,7 +11,7 @@ export const transferCommands: Command[] = [
     path: ["import"],
     args: ["<vault>", "<file>"],
     summary:
-      "Import a Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), CSV or vaultctl export file into a vault, encrypted here",
+      "Import a Bitwarden (JSON, .zip with attachments, or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), CSV or vaultctl export file into a vault, encrypted here (files too)",
     options: {
       "password-file": {
         type: "string",
@@ -55,6 +55,7 @@ export const transferCommands: Command[] = [
             ]
           : []),
         ...(total.skipped.length > 0 ? ["Skipped:", ...total.skipped.map((s) => `  ${printable(s.name)}: ${printable(s.why)}`)] : []),
+        ...filesLines(total),
       ];
       return {
         json: {
@@ -63,6 +64,8 @@ export const transferCommands: Command[] = [
           vaults: total.vaults.map((v) => v.vaultId),
           partial: total.partial,
           skipped: total.skipped,
+          files: total.files,
+          filesFailed: total.filesFailed,
         },
         text: lines.join("\n"),
       };
@@ -71,7 +74,8 @@ export const transferCommands: Command[] = [
   {
     path: ["export"],
     args: ["<vault...>"],
-    summary: "Export vaults to a file: encrypted with a passphrase (default, re-importable), or in the clear as JSON or CSV",
+    summary:
+      "Export vaults to a file: encrypted with a passphrase (default, re-importable, the items' files carried), or in the clear as JSON or CSV",
     options: {
       out: { type: "string", value: "FILE", description: "where to write it (it must not exist)" },
       format: { type: "string", value: "FORMAT", description: `${EXPORT_FORMATS.join(", ")} (default encrypted)` },
@@ -95,19 +99,48 @@ export const transferCommands: Command[] = [
           `This writes every password of ${vaults.map((v) => shownName(v)).join(", ")} IN THE CLEAR to ${opts.out}: anyone who reads the file reads them. Go on?`,
           opts.yes === true,
         );
-      const text = await client.vaults.export(
-        vaults.map((v) => v.vaultId),
-        format,
-        passphrase,
-      );
+      const bar = progressBar(ctx.progress);
+      let files: { carried: number; leftOut: FileLeftOut[] } = { carried: 0, leftOut: [] };
+      let text: string;
+      try {
+        text = await client.vaults.export(
+          vaults.map((v) => v.vaultId),
+          format,
+          passphrase,
+          { onProgress: bar, onFiles: (f) => (files = f) },
+        );
+      } finally {
+        bar.end();
+      }
       fs.writeFileSync(opts.out, text, { mode: 0o600, flag: "wx" });
+      const how =
+        format === "encrypted" ? `encrypted with the passphrase, ${plural(files.carried, "file")} carried` : `${format}, in the clear`;
       return {
-        json: { out: opts.out, format, vaults: vaults.map((v) => v.vaultId) },
-        text: `Exported ${plural(vaults.length, "vault")} to ${opts.out} (${format === "encrypted" ? "encrypted with the passphrase" : `${format}, in the clear`}).`,
+        json: { out: opts.out, format, vaults: vaults.map((v) => v.vaultId), ...(format === "encrypted" && files) },
+        text: [
+          `Exported ${plural(vaults.length, "vault")} to ${opts.out} (${how}).`,
+          ...(files.leftOut.length > 0
+            ? [
+                "Files left out (listed in the export):",
+                ...files.leftOut.map((f) => `  ${printable(f.item)}: ${printable(f.file)}: ${printable(f.why)}`),
+              ]
+            : []),
+        ].join("\n"),
       };
     },
   },
 ];
+
+/** What an import says of files: how many came in, and each that did not, with why. */
+function filesLines(total: VaultPerFolderResult): string[] {
+  if (total.files === 0 && total.filesFailed.length === 0) return [];
+  return [
+    `Attached ${plural(total.files, "file")} to the items imported.`,
+    ...(total.filesFailed.length > 0
+      ? ["Files not attached:", ...total.filesFailed.map((f) => `  ${printable(f.item)}: ${printable(f.file)}: ${printable(f.why)}`)]
+      : []),
+  ];
+}
 
 /**
  * The items into `vaultId`, or (`perFolder`) each folder of the file into a new vault of its name

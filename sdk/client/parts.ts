@@ -71,7 +71,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const keyRotations = new KeyRotations(core, trust, rosters, vaults, members, labels, passkeyLogins);
   const history = new History(core, vaults, items);
   const attachments = new Attachments(core, items, history);
-  const transfers = new Transfers(core, vaults, items);
+  const transfers = new Transfers(core, vaults, items, attachments);
   const exposures = new Exposures(rosters, items, history, audit);
   const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history, labels);
   const people = new People(core, members, rekeys, orgLogs, vaults, rosters);

@@ -4,20 +4,24 @@
  * vault with an `import` link naming the whole item set after it, computed from the set this
  * client verified. An item read with earlier versions (a KeePass entry's history) is written after
  * the bulk, one by one: its oldest version created, each later one an edit, the last its current
- * content, so that the item's history in the vault holds them. An export is recorded by the server first (an audit record), then made here
- * from the items opened and checked as any read.
+ * content, so that the item's history in the vault holds them. Then each item's files are uploaded
+ * as new attachments of it (transfer-files.ts). An export is recorded by the server first (an audit
+ * record), then made here from the items opened and checked as any read; an encrypted one carries
+ * the files' bytes, downloaded and checked here.
  */
 import { checkedContent, itemDataJson, type ItemContent } from "../item-types";
 import { utf8 } from "../../protocol/encoding";
 import { sealItem, type SealedItem } from "../items";
 import { itemStatesOf, itemSetDigest } from "../../protocol/formats/item-log";
-import type { ExportFormat, ExportedVault } from "../transfer/export";
-import type { ImportItem, LeftOut } from "../transfer/types";
+import type { ExportFormat, ExportedVault, FileLeftOut } from "../transfer/export";
+import type { ImportFile, ImportItem, LeftOut } from "../transfer/types";
 import { splitByTopLevel } from "../transfer/split";
 import { ApiError } from "../errors";
+import type { Attachments } from "./attachments";
 import type { ClientCore } from "./core";
 import type { Items } from "./items";
 import type { Vaults } from "./vaults";
+import { uploadFiles, withFileBytes, type ExportFiles, type FileFailure, type FileProgress, type ItemFiles } from "./transfer-files";
 
 /** An encrypted export's passphrase is at least this long (the clients say so before asking the SDK). */
 export const MIN_EXPORT_PASSPHRASE = 12;
@@ -27,10 +31,20 @@ const MAX_NAME_BYTES = 4 * 1024 - 28;
 /** Items one bulk request adds at most (the server's MAX_IMPORT_ITEMS). */
 export const IMPORT_BATCH = 5_000;
 
+/** An import's progress (items sealed, then sent; then files sent, one by one), or an encrypted export's (files read). */
 export interface TransferProgress {
-  phase: "seal" | "upload";
+  phase: "seal" | "upload" | FileProgress["phase"];
   done: number;
   total: number;
+}
+
+export type { FileFailure } from "./transfer-files";
+
+export interface ExportOptions {
+  /** Each file read for an encrypted export. */
+  onProgress?: (p: TransferProgress) => void;
+  /** Once an encrypted export is made: how many files it carries, and the ones it left out (listed in it too). */
+  onFiles?: (report: { carried: number; leftOut: FileLeftOut[] }) => void;
 }
 
 export interface ImportResult {
@@ -39,8 +53,12 @@ export interface ImportResult {
   partial: Array<{ name: string; left: LeftOut[] }>;
   /** Contents that are not an item (no name, a field that is not text): not sent. */
   skipped: Array<{ name: string; why: string }>;
-  /** Requests made: one per bulk batch, one per version of each item written with its history. */
+  /** Requests made: one per bulk batch, one per version of each item written with its history (a file's upload not counted). */
   requests: number;
+  /** Files that came in, each a new attachment of its item. */
+  files: number;
+  /** Files that did not come in (their items did), by item and file name, with why. */
+  filesFailed: FileFailure[];
 }
 
 /** A vault an import with a vault per folder put items into. */
@@ -56,10 +74,11 @@ export interface VaultPerFolderResult extends ImportResult {
   vaults: ImportedVault[];
 }
 
-/** An item to send, with its earlier versions (oldest first) when it has any. */
+/** An item to send, with its earlier versions (oldest first) when it has any, and its files. */
 interface Importable {
   item: ItemContent;
   history: ItemContent[];
+  files: ImportFile[];
 }
 
 export class Transfers {
@@ -67,6 +86,7 @@ export class Transfers {
     private readonly core: ClientCore,
     private readonly vaults: Vaults,
     private readonly items: Items,
+    private readonly attachments: Attachments,
   ) {}
 
   async importItems(
@@ -75,24 +95,34 @@ export class Transfers {
     onProgress: (p: TransferProgress) => void = () => {},
   ): Promise<ImportResult> {
     const { good, partial, skipped } = await importable(contents);
-    const bulk = good.filter((g) => g.history.length === 0).map((g) => g.item);
+    const bulk = good.filter((g) => g.history.length === 0);
     const withHistory = good.filter((g) => g.history.length > 0);
     let imported = 0;
     let requests = 0;
+    const withFiles: ItemFiles[] = [];
+    const added = (g: Importable, itemId: string) => {
+      if (g.files.length > 0) withFiles.push({ itemId, name: g.item.name, files: g.files });
+    };
     try {
       for (let at = 0; at < bulk.length; at += IMPORT_BATCH) {
         const batch = bulk.slice(at, at + IMPORT_BATCH);
-        await this.importBatch(vaultId, batch, (p) => onProgress({ ...p, done: at + p.done, total: good.length }));
+        const ids = await this.importBatch(
+          vaultId,
+          batch.map((g) => g.item),
+          (p) => onProgress({ ...p, done: at + p.done, total: good.length }),
+        );
+        batch.forEach((g, n) => added(g, ids[n]!));
         imported += batch.length;
         requests++;
         onProgress({ phase: "upload", done: imported, total: good.length });
       }
-      for (const { item, history } of withHistory) {
-        const [oldest, ...later] = history;
+      for (const g of withHistory) {
+        const [oldest, ...later] = g.history;
         const created = await this.items.addItem(vaultId, oldest!);
-        for (const version of [...later, item]) await this.items.editItem(vaultId, created.itemId, version);
+        for (const version of [...later, g.item]) await this.items.editItem(vaultId, created.itemId, version);
+        added(g, created.itemId);
         imported++;
-        requests += history.length + 1;
+        requests += g.history.length + 1;
         onProgress({ phase: "upload", done: imported, total: good.length });
       }
     } catch (err) {
@@ -101,7 +131,8 @@ export class Transfers {
         err.message += ` (${imported} of ${good.length} items were imported before this; the rest were not)`;
       throw err;
     }
-    return { imported, partial, skipped, requests };
+    const { files, failed } = await uploadFiles(this.attachments, vaultId, withFiles, onProgress);
+    return { imported, partial, skipped, requests, files, filesFailed: failed };
   }
 
   /**
@@ -114,7 +145,7 @@ export class Transfers {
     contents: readonly ImportItem[],
     onProgress: (p: TransferProgress & { vaultId: string; place?: string }) => void = () => {},
   ): Promise<VaultPerFolderResult> {
-    const total: VaultPerFolderResult = { imported: 0, partial: [], skipped: [], requests: 0, vaults: [] };
+    const total: VaultPerFolderResult = { imported: 0, partial: [], skipped: [], requests: 0, files: 0, filesFailed: [], vaults: [] };
     for (const { place, items } of splitByTopLevel({ items: [...contents] })) {
       try {
         const target = place === undefined ? vaultId : (await this.vaults.createVault(place, "shared")).vaultId;
@@ -123,6 +154,8 @@ export class Transfers {
         total.requests += result.requests;
         total.partial.push(...result.partial);
         total.skipped.push(...result.skipped);
+        total.files += result.files;
+        total.filesFailed.push(...result.filesFailed);
         total.vaults.push({ vaultId: target, place, imported: result.imported });
       } catch (err) {
         // The vaults filled before stay: name them, so that no one imports them twice.
@@ -137,8 +170,10 @@ export class Transfers {
   /**
    * One bulk request: the batch sealed under the vault's current key, and on a signed vault an
    * `import` link naming the verified set and the new items. `progress` counts within the batch.
+   * Answers the new items' ids, in the batch's order.
    */
-  private async importBatch(vaultId: string, batch: readonly ItemContent[], progress: (p: TransferProgress) => void): Promise<void> {
+  private async importBatch(vaultId: string, batch: readonly ItemContent[], progress: (p: TransferProgress) => void): Promise<string[]> {
+    let ids: string[] = [];
     await this.vaults.withCurrentKey(vaultId, async (key, keyVersion, roster) => {
       const sealed: SealedItem[] = [];
       for (const c of batch) {
@@ -162,28 +197,44 @@ export class Transfers {
         });
         await this.items.logs.saw(itemLink, after);
       });
+      ids = sealed.map((s) => s.itemId);
     });
+    return ids;
   }
 
-  /** The vaults' items in `format` (an encrypted export needs `passphrase`); each vault's export is an audit record, made before anything is read. */
-  async exportVaults(vaultIds: readonly string[], format: ExportFormat, passphrase?: string): Promise<string> {
+  /**
+   * The vaults' items in `format` (an encrypted export needs `passphrase`, and carries the items'
+   * files); each vault's export is an audit record, made before anything is read.
+   */
+  async exportVaults(vaultIds: readonly string[], format: ExportFormat, passphrase?: string, opts: ExportOptions = {}): Promise<string> {
     if (format === "encrypted" && (passphrase ?? "").length < MIN_EXPORT_PASSPHRASE)
       throw new Error(`an encrypted export needs a passphrase of at least ${MIN_EXPORT_PASSPHRASE} characters`);
+    // The writers (and the CSV library) are loaded when an export is made, not on a web page's first load.
+    const { exportCsv, exportEncrypted, exportJson, EXPORT_FILE_BYTES } = await import("../transfer/export.js");
+    const { sizeText } = await import("../transfer/limits.js");
+    const files: ExportFiles = { room: EXPORT_FILE_BYTES, carried: 0, leftOut: [] };
+    const pastRoom = `the files of one export hold at most ${sizeText(EXPORT_FILE_BYTES)}: download it from the item instead`;
     const vaults: ExportedVault[] = [];
     for (const vaultId of vaultIds) {
       await this.core.http.request("POST", `/vaults/${encodeURIComponent(vaultId)}/exports`, { body: { format } });
       const vault = await this.vaults.getCheckedVault(vaultId);
-      const items = await this.items.listItems(vaultId);
+      const items = (await this.items.listItems(vaultId)).map(
+        ({ itemId: _i, vaultId: _v, revision: _r, createdAt: _c, updatedAt: _u, ...content }) => content,
+      );
+      const name = vault.nameCheck.name;
       vaults.push({
-        name: vault.nameCheck.name,
-        items: items.map(({ itemId: _i, vaultId: _v, revision: _r, createdAt: _c, updatedAt: _u, ...content }) => content),
+        name,
+        items:
+          format === "encrypted"
+            ? await withFileBytes(this.attachments, { vaultId, name }, items, files, { pastRoom }, opts.onProgress)
+            : items,
       });
     }
-    // The writers (and the CSV library) are loaded when an export is made, not on a web page's first load.
-    const { exportCsv, exportEncrypted, exportJson } = await import("../transfer/export.js");
     if (format === "json") return exportJson(vaults);
     if (format === "csv") return exportCsv(vaults);
-    return exportEncrypted(vaults, passphrase!);
+    const text = await exportEncrypted(vaults, passphrase!, undefined, files.leftOut);
+    opts.onFiles?.({ carried: files.carried, leftOut: files.leftOut });
+    return text;
   }
 }
 
@@ -193,7 +244,10 @@ export class Transfers {
  * give codes (or would make a client build huge ones) is taken out of it, and said in `left`.
  */
 function sendable(c: ItemContent, totpProblem: (seed: string) => string | undefined, left: LeftOut[]): ItemContent {
-  const item = checkedContent(c);
+  // A file an item names is another vault's (its key and id): an import brings files as bytes (`ImportItem.files`).
+  for (const a of c.attachments ?? [])
+    left.push({ part: `file ${a.name}`, why: "the file names an attachment elsewhere, not its bytes: not carried" });
+  const item = checkedContent({ ...c, attachments: undefined });
   const data = utf8(itemDataJson(item)).length;
   if (data > MAX_DATA_BYTES) throw new Error(`its data is ${data} bytes, more than an item holds (256 KiB)`);
   if (utf8(item.name).length > MAX_NAME_BYTES) throw new Error("its name is longer than an item's (4 KiB)");
@@ -235,7 +289,7 @@ async function importable(
         return [];
       }
     });
-    good.push({ item, history });
+    good.push({ item, history, files: (c as ImportItem).files ?? [] });
     if (left.length > 0) partial.push({ name, left });
   }
   return { good, partial, skipped };

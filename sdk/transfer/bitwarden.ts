@@ -11,7 +11,7 @@ import type { CustomField, ItemContent, ItemType, UrlMatch } from "../item-types
 import { csvRows } from "./csv-rows";
 import { checkEntries, importLimits, type ImportLimits } from "./limits";
 import { passkeyFromBitwarden } from "./passkeys";
-import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
+import { addItem, ImportError, parsedOf, type ImportFile, type LeftOut, type Parsed } from "./types";
 
 const TYPES: Record<number, ItemType> = { 1: "login", 2: "note", 3: "card", 4: "identity", 5: "ssh" };
 const MATCHES: Record<number, UrlMatch> = { 0: "domain", 1: "host", 2: "startsWith", 3: "exact", 4: "never", 5: "never" };
@@ -34,7 +34,12 @@ function fieldsOf(pairs: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
-export function parseBitwardenJson(source: string, limits: ImportLimits = importLimits()): Parsed {
+/** The JSON export; `files`, each item's files by its id (the zip export's `attachments/<id>/`), go with their items. */
+export function parseBitwardenJson(
+  source: string,
+  limits: ImportLimits = importLimits(),
+  files: ReadonlyMap<string, ImportFile[]> = new Map(),
+): Parsed {
   let doc: Raw;
   try {
     doc = JSON.parse(source) as Raw;
@@ -48,8 +53,11 @@ export function parseBitwardenJson(source: string, limits: ImportLimits = import
   // A folder's name is its path ("Emails/WS"), as Bitwarden nests folders; an organization's collections likewise.
   const folders = new Map(list(doc.folders).map((f) => [text(f.id), text(f.name)]));
   const collections = new Map(list(doc.collections).map((c) => [text(c.id), text(c.name)]));
+  const claimed = new Set<string>();
   for (const raw of list(doc.items)) {
     const name = text(raw.name) ?? "(no name)";
+    const itemId = text(raw.id);
+    if (itemId !== undefined) claimed.add(itemId);
     const type = TYPES[raw.type as number];
     if (!type) {
       parsed.skipped.push({ name, why: `a Bitwarden item type this service does not have (${String(raw.type)})` });
@@ -64,8 +72,15 @@ export function parseBitwardenJson(source: string, limits: ImportLimits = import
     const content = bitwardenItem(raw, type, left);
     if (tags.length > 0) content.tags = tags;
     if (text(raw.archivedDate)) content.archived = true;
-    addItem(parsed, name, content, { left, ...(tags[0] && { place: tags[0].split("/")[0] }) });
+    addItem(parsed, name, content, {
+      left,
+      files: itemId === undefined ? [] : files.get(itemId),
+      ...(tags[0] && { place: tags[0].split("/")[0] }),
+    });
   }
+  for (const [id, unclaimed] of files)
+    if (!claimed.has(id))
+      for (const f of unclaimed) parsed.skipped.push({ name: `attachments/${id}/${f.name}`, why: "the export holds no item with its id" });
   return parsed;
 }
 

@@ -1,31 +1,79 @@
 /**
  * Exports, made here on the client (the server only records that one was made): encrypted
- * (re-importable), json, csv. The formats: docs/design/exports.md.
+ * (re-importable, files and all), json, csv. The formats: docs/design/exports.md.
  */
 import Papa from "papaparse";
 import { fromBase64, fromUtf8, toBase64, utf8 } from "../../protocol/encoding";
-import { checkedContent, ITEM_TYPES, itemUrls, type ItemContent, type ItemType } from "../item-types";
+import { ITEM_TYPES, itemUrls, type ItemContent, type ItemType } from "../item-types";
 import { checkKdf } from "../../protocol/crypto/kdf";
 import { DEFAULT_ARGON2ID, newKdfParams } from "../../protocol/crypto/keys";
 import { deriveMasterKey, gcmDecrypt, gcmEncrypt, type KdfParams } from "../../protocol/crypto/primitives";
 import { spreadsheetSafe } from "./csv-formulas";
-import { checkEntries, importLimits, type ImportLimits } from "./limits";
-import { ImportError, parsedOf, type Parsed } from "./types";
+import { checkEntries, importLimits, sizeText, type ImportLimits } from "./limits";
+import { addItem, ImportError, parsedOf, type ImportFile, type LeftOut, type Parsed } from "./types";
 
 export const EXPORT_FORMATS = ["encrypted", "json", "csv"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const ENCRYPTED_EXPORT = "vault-export/v1";
-export const EXPORT_ITEMS = "vault-export-items/v1";
+/** The items' JSON as written now: each item's files by name and size, and in the encrypted export their bytes. */
+export const EXPORT_ITEMS = "vault-export-items/v2";
+/** The items' JSON of earlier releases (no files), still read. */
+export const EXPORT_ITEMS_V1 = "vault-export-items/v1";
+
+/**
+ * The bytes of the files one encrypted export carries, all together: twice base64 (in the sealed
+ * JSON, then the ciphertext) makes them about 1.8 times as large in the export, which stays within
+ * the 64 MiB an import reads (sdk/transfer/limits.ts). A file past it is listed as left out.
+ */
+export const EXPORT_FILE_BYTES = 32 * 1024 * 1024;
+
+/** A file of an exported item: its name, size and type, and (the encrypted export) its bytes; never its key or its id on the server. */
+export interface ExportedFile {
+  name: string;
+  size: number;
+  type?: string;
+  data?: Uint8Array;
+}
+
+/** An item as exported: its content, its files as ExportedFile. */
+export type ExportedItem = Omit<ItemContent, "attachments"> & { attachments?: readonly ExportedFile[] };
 
 export interface ExportedVault {
   name: string;
-  items: ItemContent[];
+  items: ExportedItem[];
 }
 
-/** The items' JSON, in the clear. */
+/** A file an export does not carry, and why (past EXPORT_FILE_BYTES, or not handed over whole). */
+export interface FileLeftOut {
+  vault: string;
+  item: string;
+  file: string;
+  size: number;
+  why: string;
+}
+
+/** The items' JSON: files by name, size and type, with their bytes (base64) only when `withData`. */
+function itemsJson(vaults: readonly ExportedVault[], exportedAt: string, withData: boolean, leftOut: readonly FileLeftOut[] = []): string {
+  const file = (f: ExportedFile) => ({
+    name: f.name,
+    size: f.size,
+    ...(f.type !== undefined && { type: f.type }),
+    ...(withData && f.data && { data: toBase64(f.data) }),
+  });
+  const out = vaults.map((v) => ({
+    name: v.name,
+    items: v.items.map(({ attachments, ...content }) => ({
+      ...content,
+      ...(attachments && attachments.length > 0 && { attachments: attachments.map(file) }),
+    })),
+  }));
+  return JSON.stringify({ format: EXPORT_ITEMS, exportedAt, vaults: out, ...(leftOut.length > 0 && { leftOut }) }, null, 2);
+}
+
+/** The items' JSON, in the clear: each item's files by name, size and type (their bytes, keys and ids are not in it). */
 export function exportJson(vaults: readonly ExportedVault[], exportedAt: string = new Date().toISOString()): string {
-  return JSON.stringify({ format: EXPORT_ITEMS, exportedAt, vaults }, null, 2);
+  return itemsJson(vaults, exportedAt, false);
 }
 
 const CSV_COLUMNS = ["vault", "type", "name", "username", "password", "urls", "totp", "notes", "favorite", "fields"] as const;
@@ -68,15 +116,19 @@ export function exportCsv(vaults: readonly ExportedVault[]): string {
   });
 }
 
-/** The encrypted export of `vaults` under `passphrase` (Argon2id at the SDK's default cost, unless `kdf` says otherwise). */
+/**
+ * The encrypted export of `vaults` under `passphrase` (Argon2id at the SDK's default cost, unless
+ * `kdf` says otherwise): the files' bytes sealed with the items, and the files left out listed.
+ */
 export async function exportEncrypted(
   vaults: readonly ExportedVault[],
   passphrase: string,
   kdf: KdfParams = newKdfParams(DEFAULT_ARGON2ID),
+  leftOut: readonly FileLeftOut[] = [],
 ): Promise<string> {
   if (kdf.algorithm !== "argon2id") throw new Error("an encrypted export is derived with Argon2id");
   const key = await deriveMasterKey(passphrase, kdf);
-  const sealed = await gcmEncrypt(key, utf8(exportJson(vaults)), utf8(ENCRYPTED_EXPORT));
+  const sealed = await gcmEncrypt(key, utf8(itemsJson(vaults, new Date().toISOString(), true, leftOut)), utf8(ENCRYPTED_EXPORT));
   return JSON.stringify({ format: ENCRYPTED_EXPORT, kdf, ciphertext: toBase64(sealed) });
 }
 
@@ -118,19 +170,24 @@ export async function parseOwnExport(text: string, passphrase?: string, limits: 
   return parseItemsJson(text, limits);
 }
 
+type Raw = { readonly [key: string]: unknown };
+const obj = (v: unknown): Raw => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Raw) : {});
+
 function parseItemsJson(text: string, limits: ImportLimits): Parsed {
-  const doc = JSON.parse(text) as { format?: unknown; vaults?: unknown };
-  if (doc.format !== EXPORT_ITEMS || !Array.isArray(doc.vaults)) throw new ImportError("not an export of this service");
+  const doc = JSON.parse(text) as { format?: unknown; vaults?: unknown; leftOut?: unknown };
+  if ((doc.format !== EXPORT_ITEMS && doc.format !== EXPORT_ITEMS_V1) || !Array.isArray(doc.vaults))
+    throw new ImportError("not an export of this service");
   checkEntries(
     (doc.vaults as Array<{ items?: unknown }>).reduce((n, v) => n + (Array.isArray(v?.items) ? v.items.length : 0), 0),
     limits,
   );
   const parsed = parsedOf("vault-export");
-  for (const v of doc.vaults as Array<{ items?: unknown }>) {
+  const leftOut = Array.isArray(doc.leftOut) ? doc.leftOut.map(obj) : [];
+  for (const v of doc.vaults as Array<{ name?: unknown; items?: unknown }>) {
     for (const raw of Array.isArray(v?.items) ? v.items : []) {
-      const i = raw as ItemContent;
-      const name = typeof i?.name === "string" ? i.name : "(no name)";
-      if (typeof i?.name !== "string" || typeof i.fields !== "object" || i.fields === null) {
+      const { attachments, ...i } = obj(raw) as Raw & ItemContent;
+      const name = typeof i.name === "string" ? i.name : "(no name)";
+      if (typeof i.name !== "string" || typeof i.fields !== "object" || i.fields === null) {
         parsed.skipped.push({ name, why: "not an item (no name or fields)" });
         continue;
       }
@@ -138,12 +195,39 @@ function parseItemsJson(text: string, limits: ImportLimits): Parsed {
         parsed.skipped.push({ name, why: `an item type this client does not know (${String(i.type)})` });
         continue;
       }
-      try {
-        parsed.items.push(checkedContent(i));
-      } catch (err) {
-        parsed.skipped.push({ name, why: (err as Error).message });
-      }
+      const left: LeftOut[] = leftOut
+        .filter((l) => l.vault === v?.name && l.item === name)
+        .map((l) => ({ part: `file ${String(l.file)}`, why: `left out of the export: ${String(l.why)}` }));
+      const files = exportedFiles(attachments, left);
+      addItem(parsed, name, i, { left, files });
     }
   }
   return parsed;
+}
+
+/**
+ * An exported item's files that carry their bytes, as files to upload; one that does not (the JSON
+ * export lists files by name; an export of an earlier release named them by key), or whose bytes
+ * are not the size it names, is said in `left`.
+ */
+function exportedFiles(raw: unknown, left: LeftOut[]): ImportFile[] {
+  const files: ImportFile[] = [];
+  for (const f of Array.isArray(raw) ? raw.map(obj) : []) {
+    const name = typeof f.name === "string" && f.name.trim() !== "" ? f.name : "(no name)";
+    if (typeof f.data !== "string") {
+      left.push({ part: `file ${name}`, why: "the export names it but does not hold its bytes (only an encrypted export carries them)" });
+      continue;
+    }
+    let data: Uint8Array;
+    try {
+      data = fromBase64(f.data);
+    } catch {
+      left.push({ part: `file ${name}`, why: "its bytes in the export are not base64" });
+      continue;
+    }
+    if (data.length !== f.size)
+      left.push({ part: `file ${name}`, why: `the export holds ${sizeText(data.length)} of it, not the ${String(f.size)} bytes it names` });
+    else files.push({ name, data });
+  }
+  return files;
 }

@@ -7,26 +7,38 @@
 import { parseBitwardenCsv, parseBitwardenJson } from "./bitwarden";
 import { parseCsv } from "./csv";
 import { parseLastpassCsv } from "./lastpass";
-import { ENCRYPTED_EXPORT, EXPORT_ITEMS, parseOwnExport } from "./export";
+import { ENCRYPTED_EXPORT, EXPORT_ITEMS, EXPORT_ITEMS_V1, parseOwnExport } from "./export";
 import { checkFileSize, importLimits, type LowerLimits } from "./limits";
 import { ImportError, type Parsed } from "./types";
 
-export { ImportError, IMPORT_FORMATS, type ImportFormat, type ImportItem, type LeftOut, type Parsed } from "./types";
+export { ImportError, IMPORT_FORMATS, type ImportFile, type ImportFormat, type ImportItem, type LeftOut, type Parsed } from "./types";
 export { splitByTopLevel, type PlaceGroup } from "./split";
 export { IMPORT_LIMITS, type ImportLimits, type LowerLimits } from "./limits";
-export { EXPORT_FORMATS, exportCsv, exportEncrypted, exportJson, isEncryptedExport, type ExportFormat, type ExportedVault } from "./export";
+export {
+  EXPORT_FILE_BYTES,
+  EXPORT_FORMATS,
+  exportCsv,
+  exportEncrypted,
+  exportJson,
+  isEncryptedExport,
+  type ExportFormat,
+  type ExportedFile,
+  type ExportedItem,
+  type ExportedVault,
+  type FileLeftOut,
+} from "./export";
 
 /** KDBX files start with these 4 bytes (then the KeePass 2 signature). */
 const KDBX = [0x03, 0xd9, 0xa2, 0x9a];
 
 export const isKeepass = (bytes: Uint8Array): boolean => KDBX.every((b, i) => bytes[i] === b);
-/** A zip (1Password's 1PUX is one). */
+/** A zip (1Password's 1PUX is one, and Bitwarden's export with attachments). */
 const isZip = (bytes: Uint8Array): boolean => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 /**
  * A file to import, as bytes: a KeePass database (with its `password`, and its `keyFile` if it has
- * one), 1Password's 1PUX, an export of ours (encrypted: with its `password`), Bitwarden's JSON or
- * CSV, LastPass's CSV, or a generic CSV. What the file may
+ * one), 1Password's 1PUX, an export of ours (encrypted: with its `password`), Bitwarden's JSON, its
+ * zip with attachments, or its CSV, LastPass's CSV, or a generic CSV. What the file may
  * ask of this client is capped (sdk/transfer/limits.ts); `limits` may lower the caps.
  */
 export async function readImport(
@@ -41,6 +53,8 @@ export async function readImport(
     return parseKeepass(bytes, opts.password, opts.keyFile, limits);
   }
   if (isZip(bytes)) {
+    const { isBitwardenZip, parseBitwardenZip } = await import("./bitwarden-zip.js");
+    if (isBitwardenZip(bytes)) return parseBitwardenZip(bytes, limits);
     const { parseOnePux } = await import("./onepassword.js");
     return parseOnePux(bytes, limits);
   }
@@ -48,7 +62,8 @@ export async function readImport(
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) {
     const format = /"format"\s*:\s*"([^"]+)"/.exec(trimmed.slice(0, 200))?.[1];
-    if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS) return parseOwnExport(text, opts.password, limits);
+    if (format === ENCRYPTED_EXPORT || format === EXPORT_ITEMS || format === EXPORT_ITEMS_V1)
+      return parseOwnExport(text, opts.password, limits);
     const doc = parseJsonObject(text);
     if (doc?.encrypted === true) {
       if (doc.passwordProtected === true && opts.password === undefined)
@@ -64,7 +79,7 @@ export async function readImport(
   if (["url", "extra", "grouping"].every((c) => columns.includes(c))) return parseLastpassCsv(text, limits);
   if (header.includes(",")) return parseCsv(text, limits);
   throw new ImportError(
-    "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON or CSV, LastPass CSV, a CSV, or an export of this service)",
+    "not a file this client can import (KeePass, 1Password 1PUX, Bitwarden JSON, zip or CSV, LastPass CSV, a CSV, or an export of this service)",
   );
 }
 

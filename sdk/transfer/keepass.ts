@@ -5,7 +5,8 @@
  * KeePass keep one (sdk/transfer/keepass-totp.ts), every other string field a custom field (a
  * protected one hidden); its group path below the root and its own tags as tags; its expiry date as
  * a custom field; its kept versions as the item's history; a KeePassXC passkey (`KPEX_PASSKEY_*`,
- * sdk/transfer/passkeys.ts) as the item's passkey. Attachments are listed, not carried.
+ * sdk/transfer/passkeys.ts) as the item's passkey; its attachments as the item's files (uploaded
+ * once the item is in: sdk/client/transfer-files.ts).
  * What a database may ask of this client is capped before kdbxweb does it
  * (sdk/transfer/keepass-limits.ts).
  */
@@ -88,13 +89,19 @@ export async function parseKeepass(
         (content.custom ??= []).push({ name: "Expires", value: entry.times.expiryTime.toISOString(), hidden: false });
         left.push({ part: "expiry", why: "items here do not expire: the date is kept as the custom field Expires" });
       }
-      for (const [file] of entry.binaries) left.push({ part: `attachment ${file}`, why: "attachments are not carried" });
-      addItem(parsed, name, content, { left, history, ...(path[0] && { place: path[0] }) });
+      const files = [...entry.binaries].map(([file, binary]) => ({ name: file, data: binaryBytes(binary) }));
+      addItem(parsed, name, content, { left, history, files, ...(path[0] && { place: path[0] }) });
     }
     for (const child of group.groups) walk(child, [...path, child.name ?? ""]);
   };
   for (const root of db.groups) walk(root, []);
   return parsed;
+}
+
+/** An attachment's bytes, as kdbxweb holds them: in the clear, protected in memory, or behind its hash in KDBX 4's pool. */
+function binaryBytes(binary: kdbxweb.KdbxBinary | kdbxweb.KdbxBinaryWithHash): Uint8Array {
+  const value = kdbxweb.KdbxBinaries.isKdbxBinaryWithHash(binary) ? binary.value : binary;
+  return value instanceof kdbxweb.ProtectedValue ? value.getBinary() : new Uint8Array(value);
 }
 
 /** An entry's (or one of its kept versions') content, and what of it was left out. */

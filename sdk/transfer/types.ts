@@ -17,6 +17,17 @@ export interface ImportItem extends ItemContent {
    * first part, its KeePass top-level group. `splitByTopLevel` groups items by it.
    */
   place?: string;
+  /**
+   * Files the item held in the file (a KeePass entry's attachments, a Bitwarden zip's, an encrypted
+   * export's): the import adds the item first, then uploads each as a new attachment of it.
+   */
+  files?: ImportFile[];
+}
+
+/** A file of an item read from a file to import: its name and bytes (its key and id are made when it is uploaded). */
+export interface ImportFile {
+  name: string;
+  data: Uint8Array;
 }
 
 /** One part of an item that the import could not carry, and why. */
@@ -35,7 +46,16 @@ export interface Parsed {
   skipped: Array<{ name: string; why: string }>;
 }
 
-export const IMPORT_FORMATS = ["bitwarden-json", "bitwarden-csv", "lastpass-csv", "csv", "keepass", "1password", "vault-export"] as const;
+export const IMPORT_FORMATS = [
+  "bitwarden-json",
+  "bitwarden-zip",
+  "bitwarden-csv",
+  "lastpass-csv",
+  "csv",
+  "keepass",
+  "1password",
+  "vault-export",
+] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** A file an importer cannot read at all (not one bad entry: those are skipped). */
@@ -48,13 +68,13 @@ export const parsedOf = (format: ImportFormat): Parsed => ({ format, items: [], 
 
 /**
  * Adds `content` to `parsed` as an item (checked as items are; an Error skips it with its reason),
- * with its earlier versions, its place in the file and what was left out of it.
+ * with its earlier versions, its place in the file, its files and what was left out of it.
  */
 export function addItem(
   parsed: Parsed,
   name: string,
   content: ItemContent,
-  extra: { history?: ItemContent[]; place?: string; left?: LeftOut[] } = {},
+  extra: { history?: ItemContent[]; place?: string; left?: LeftOut[]; files?: ImportFile[] } = {},
 ): void {
   let item: ImportItem;
   try {
@@ -72,6 +92,7 @@ export function addItem(
   });
   if (history.length > 0) item.history = history;
   if (extra.place) item.place = extra.place;
+  if (extra.files && extra.files.length > 0) item.files = extra.files;
   parsed.items.push(item);
   if (extra.left && extra.left.length > 0) parsed.partial.push({ name, left: extra.left });
 }

@@ -80,6 +80,8 @@ describe.each(SQL_ENGINES)("import and export on %s", (_engine, openDatabase) =>
       // Imported, with the part left out said apart from what was not imported at all.
       partial: [{ name: "odd code", left: [{ part: "one-time code seed", why: "a TOTP code has 6 to 10 digits, not 80000000" }] }],
       requests: 1,
+      files: 0,
+      filesFailed: [],
     });
     expect(bulkRequests).toBe(1);
     expect([...phases]).toEqual(["seal", "upload"]);

@@ -422,8 +422,8 @@ describe("vaultctl", () => {
     const kdbx = path.join(homes.alice, "team.kdbx");
     fs.writeFileSync(kdbx, await keepassFile("kp-pass"));
     const kp = await ok("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "kp-pass" } });
-    expect(kp.stdout).toContain('Imported 2 items (1 with parts left out) into "Typed" from a keepass file (1 request); skipped 1.');
-    expect(kp.stdout).toContain("scan: attachment passport.pdf: attachments are not carried");
+    expect(kp.stdout).toContain('Imported 2 items (0 with parts left out) into "Typed" from a keepass file (1 request); skipped 1.');
+    expect(kp.stdout).toContain("Attached 1 file to the items imported.");
     const wrong = await vaultctl("alice", ["import", "Typed", kdbx, "--password-env", "KP_PASS"], { env: { KP_PASS: "nope" } });
     expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining("the KeePass password (or key file) is wrong")]);
     // A vault per top-level group of a real KeePass database, each named after it; the vault named on the line gets none (no entry is outside a group).
@@ -432,7 +432,7 @@ describe("vaultctl", () => {
       env: { KP_PASS: "demo" },
     });
     expect(perGroup.stdout).toMatch(
-      /^Imported 19 items \(4 with parts left out\) into "Computer", "Internet", "Finance" from a keepass file/,
+      /^Imported 19 items \(2 with parts left out\) into "Computer", "Internet", "Finance" from a keepass file/,
     );
     for (const [group, count] of [
       ["Computer", 7],

@@ -8,6 +8,7 @@ import { vaultStateFingerprint } from "../../fingerprints";
 import type { ExportFormat } from "../../transfer/export";
 import type { Parts } from "../parts";
 import type { RekeyOptions } from "../rekey";
+import type { ExportOptions } from "../transfer";
 import type { RekeyResult, Vault, VaultVerification } from "../types";
 import type { CheckedVault } from "../vaults";
 import { lc } from "./ids";
@@ -52,8 +53,11 @@ export interface VaultsApi {
    * instead (`client.members.adoptRoster`).
    */
   rekey(vaultId: string, opts?: RekeyOptions): Promise<RekeyResult>;
-  /** The vaults' items as a file's text (`encrypted` needs a passphrase); each vault's export is an audit record. */
-  export(vaultIds: readonly string[], format: ExportFormat, passphrase?: string): Promise<string>;
+  /**
+   * The vaults' items as a file's text (`encrypted` needs a passphrase, and carries the items' files,
+   * downloaded and checked here; `opts` hears each and what was left out); each vault's export is an audit record.
+   */
+  export(vaultIds: readonly string[], format: ExportFormat, passphrase?: string, opts?: ExportOptions): Promise<string>;
 }
 
 type Uses = Pick<Parts, "vaults" | "rosters" | "members" | "items" | "rekeys" | "transfers">;
@@ -73,7 +77,7 @@ export function vaultsApi(parts: Uses): VaultsApi {
     fingerprint: (vaultId) => fingerprintOf(parts, lc(vaultId)),
     verify: (vaultId) => verify(parts, lc(vaultId)),
     rekey: (vaultId, opts = {}) => rekeys.rekey(lc(vaultId), opts),
-    export: (vaultIds, format, passphrase) => transfers.exportVaults(vaultIds.map(lc), format, passphrase),
+    export: (vaultIds, format, passphrase, opts) => transfers.exportVaults(vaultIds.map(lc), format, passphrase, opts),
   };
 }
 

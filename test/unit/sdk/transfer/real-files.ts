@@ -22,7 +22,10 @@ export const named = (parsed: Parsed, name: string): ImportItem => {
 };
 
 /** An item's content alone (what a vault holds), without what only the import uses. */
-export const contentOf = ({ history: _h, place: _p, ...content }: ImportItem): ItemContent => content;
+export const contentOf = ({ history: _h, place: _p, files: _f, ...content }: ImportItem): ItemContent => content;
+
+/** An item's files by name, as text. */
+export const filesOf = (item: ImportItem): Array<[string, number]> => (item.files ?? []).map((f) => [f.name, f.data.length]);
 
 /** A quick Argon2id for encrypted exports in tests (the floor's memory, one lane). */
 export const FAST_KDF = {
@@ -33,8 +36,14 @@ export const FAST_KDF = {
   salt: Buffer.alloc(16, 7).toString("base64"),
 };
 
-/** The parsed items through our encrypted export and its import again. */
-export async function roundTrip(parsed: Parsed): Promise<ItemContent[]> {
-  const file = await exportEncrypted([{ name: "moved", items: parsed.items.map(contentOf) }], "round trip passphrase", FAST_KDF);
-  return (await readImport(new TextEncoder().encode(file), { password: "round trip passphrase" })).items.map(contentOf);
+/** The parsed items (their files too) through our encrypted export and its import again: their contents, and their files' bytes. */
+export async function roundTrip(parsed: Parsed, files: Array<Uint8Array[]> = []): Promise<ItemContent[]> {
+  const items = parsed.items.map((i) => ({
+    ...contentOf(i),
+    ...(i.files && { attachments: i.files.map((f) => ({ name: f.name, size: f.data.length, data: f.data })) }),
+  }));
+  const file = await exportEncrypted([{ name: "moved", items }], "round trip passphrase", FAST_KDF);
+  const back = (await readImport(new TextEncoder().encode(file), { password: "round trip passphrase" })).items;
+  files.push(...back.map((i) => (i.files ?? []).map((f) => f.data)));
+  return back.map(contentOf);
 }

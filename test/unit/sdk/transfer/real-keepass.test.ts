@@ -7,7 +7,7 @@
  */
 import { readImport, splitByTopLevel } from "../../../../sdk/transfer";
 import { checkedContent, itemDataJson, parseItemData } from "../../../../sdk/item-types";
-import { contentOf, fixture, named, roundTrip } from "./real-files";
+import { contentOf, filesOf, fixture, named, roundTrip } from "./real-files";
 
 jest.setTimeout(60_000);
 
@@ -41,12 +41,15 @@ test("KeeWeb's demo database: groups and tags, custom fields, expiry, history, a
   expect(named(parsed, "Apple ID").custom).toEqual([{ name: "Expires", value: "2015-08-31T21:00:00.000Z", hidden: false }]);
   expect(parsed.partial).toEqual([
     { name: "Apple ID", left: [{ part: "expiry", why: "items here do not expire: the date is kept as the custom field Expires" }] },
-    { name: "smith@gmail.com", left: [{ part: "attachment Backup codes.txt", why: "attachments are not carried" }] },
     {
       name: "j.smith@john-international.com",
       left: [{ part: "expiry", why: "items here do not expire: the date is kept as the custom field Expires" }],
     },
-    { name: "Bank Account", left: [{ part: "attachment Agreement.pdf", why: "attachments are not carried" }] },
+  ]);
+  // Attachments come as the items' files.
+  expect(parsed.items.filter((i) => i.files).map((i) => [i.name, filesOf(i)])).toEqual([
+    ["smith@gmail.com", [["Backup codes.txt", expect.any(Number)]]],
+    ["Bank Account", [["Agreement.pdf", expect.any(Number)]]],
   ]);
   expect(parsed.skipped).toEqual([
     { name: "MasterCard", why: "it is in KeePass's recycle bin" },
@@ -57,10 +60,12 @@ test("KeeWeb's demo database: groups and tags, custom fields, expiry, history, a
     ["Internet", 9],
     ["Finance", 3],
   ]);
-  expect(await roundTrip(parsed)).toEqual(parsed.items.map(contentOf));
+  const files: Array<Uint8Array[]> = [];
+  expect(await roundTrip(parsed, files)).toEqual(parsed.items.map(contentOf));
+  expect(files).toEqual(parsed.items.map((i) => (i.files ?? []).map((f) => f.data)));
 });
 
-test("KeePassXC's database: its TOTP Seed and Settings as the one-time code, history, a nested group, an attachment listed", async () => {
+test("KeePassXC's database: its TOTP Seed and Settings as the one-time code, history, a nested group, an attachment as a file", async () => {
   const parsed = await readImport(fixture("keepass/keepassxc-NewDatabase.kdbx"), { password: "a" });
   const sample = named(parsed, "Sample Entry");
   expect(contentOf(sample)).toEqual({
@@ -84,9 +89,9 @@ test("KeePassXC's database: its TOTP Seed and Settings as the one-time code, his
     undefined,
     [{ url: "https:/www.bank.com", match: "domain" }],
   ]);
-  expect(parsed.partial).toEqual([
-    { name: "Sample Entry", left: [{ part: "attachment Sample attachment.txt", why: "attachments are not carried" }] },
-  ]);
+  expect(parsed.partial).toEqual([]);
+  expect(new TextDecoder().decode(sample.files![0]!.data)).toMatch(/\S/);
+  expect(filesOf(sample)).toEqual([["Sample attachment.txt", sample.files![0]!.data.length]]);
 });
 
 test("one-time codes as KeeTrayTOTP, KeeWeb and KeePass 2.47 keep them; a Steam code listed as not carried", async () => {
@@ -103,13 +108,7 @@ test("one-time codes as KeeTrayTOTP, KeeWeb and KeePass 2.47 keep them; a Steam 
     name: "KeeTrayTOTP - Steam",
     left: [{ part: "Steam one-time code", why: "Steam's codes are not the standard ones this service makes" }],
   });
-  expect(parsed.partial).toContainEqual({
-    name: "aib",
-    left: [
-      { part: "attachment pass.png", why: "attachments are not carried" },
-      { part: "attachment tomb.jpg", why: "attachments are not carried" },
-    ],
-  });
+  expect(filesOf(named(parsed, "aib")).map(([name]) => name)).toEqual(["pass.png", "tomb.jpg"]);
   expect(named(parsed, "dpbx@fner.ws").tags).toEqual(["Emails/WS"]);
   expect(await roundTrip(parsed)).toEqual(parsed.items.map(contentOf));
 });

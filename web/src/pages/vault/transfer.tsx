@@ -26,6 +26,9 @@ interface Report {
   made: Array<{ vaultId: string; name: string; imported: number }>;
   partial: Array<{ name: string; left: Array<{ part: string; why: string }> }>;
   skipped: Array<{ name: string; why: string }>;
+  /** Files attached to the items imported, and those that were not (by item and file name). */
+  files: number;
+  filesFailed: Array<{ item: string; file: string; why: string }>;
 }
 
 const isKeepassName = (file: File | null) => !!file && /\.kdbx$/i.test(file.name);
@@ -56,6 +59,8 @@ async function importFile(
     made,
     partial: [...parsed.partial, ...result.partial],
     skipped: [...parsed.skipped, ...result.skipped],
+    files: result.files,
+    filesFailed: result.filesFailed,
   };
 }
 
@@ -127,7 +132,7 @@ function ImportFileField({ onChosen }: { onChosen(f: File | null): void }) {
     <Field
       id="import-file"
       label="File to import"
-      hint="Bitwarden (JSON or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
+      hint="Bitwarden (JSON, .zip with attachments, or CSV), 1Password (.1pux), KeePass (.kdbx), LastPass (CSV), a CSV, or an export of this vault"
     >
       <input id="import-file" type="file" onChange={(e) => onChosen(chosenFile(e))} />
     </Field>
@@ -163,12 +168,26 @@ function KeyFileField({ file, onChosen }: { file: File; onChosen(f: File | null)
 
 /** What was imported, and every item with a part left out or skipped whole, each with why. */
 function ImportReport({ report }: { report: Report }) {
-  const { imported, made, partial, skipped } = report;
+  const { imported, made, partial, skipped, files, filesFailed } = report;
   return (
     <div role="status" class="note">
       <p>
         Imported {imported} item{imported === 1 ? "" : "s"} ({partial.length} with parts left out); skipped {skipped.length}.
       </p>
+      {(files > 0 || filesFailed.length > 0) && (
+        <p>
+          Attached {files} file{files === 1 ? "" : "s"} to the items imported.
+        </p>
+      )}
+      {filesFailed.length > 0 && (
+        <ul aria-label="Files not attached">
+          {filesFailed.map((f, n) => (
+            <li key={n}>
+              {f.item}: {f.file}: {f.why}
+            </li>
+          ))}
+        </ul>
+      )}
       {made.length > 0 && <MadeVaults made={made} />}
       {partial.length > 0 && (
         <ul aria-label="Parts left out">

@@ -13,7 +13,8 @@ import { checkApiAnswers, launchChromium, seriousAxeViolations } from "./browser
 import { SDK_PASSWORD, TEST_KDF } from "./sdk";
 import { startTestServer, type TestServer } from "./server";
 
-export function webVaultSuite(opts: { localhost?: boolean } = {}) {
+/** `env`: settings the service starts with besides open registration (ATTACHMENT_MAX_BYTES...). */
+export function webVaultSuite(opts: { localhost?: boolean; env?: Record<string, string> } = {}) {
   let server: TestServer | undefined;
   let browser: Browser | undefined;
   let origin = "";
@@ -23,7 +24,7 @@ export function webVaultSuite(opts: { localhost?: boolean } = {}) {
   beforeAll(async () => {
     if (!fs.existsSync(path.resolve(__dirname, "../../dist/web/index.html")))
       throw new Error("the web vault is not built: run npm run build");
-    server = await startTestServer({ REGISTRATION_MODE: "open" });
+    server = await startTestServer({ REGISTRATION_MODE: "open", ...opts.env });
     // Browsers take security keys on localhost, not on 127.0.0.1.
     origin = new URL(server.url).origin;
     if (opts.localhost) origin = origin.replace("127.0.0.1", "localhost");

@@ -1,8 +1,9 @@
-/** What a vault keeps of an item's past: its revisions, one made current again. */
+/** What a vault keeps of an item's past: its revisions with their files, one made current again. */
 import { useEffect, useState } from "preact/hooks";
 import type { Item, ItemRevision } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { Busy, ErrorNote, useAction } from "../../components/ui";
+import { FileList } from "./files-lazy";
 
 /** An item's kept revisions, read when asked for; "Restore this version" makes one current again. */
 export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; item: Item; onRestored(item: Item): void }) {
@@ -56,6 +57,7 @@ export function ItemHistory({ vaultId, item, onRestored }: { vaultId: string; it
             >
               Restore revision {r.revision}
             </button>
+            <FileList vaultId={vaultId} files={r.attachments} label={`Files of revision ${r.revision}`} />
           </li>
         ))}
       </ol>

@@ -61,6 +61,9 @@ export function ItemForm({
       {type === "login" && <Websites urls={draft.urls} onChange={draft.setUrls} />}
       {type === "login" && <TotpSeed value={draft.totp} error={draft.totpError} onInput={draft.setTotp} />}
       {type === "login" && <PasskeyList passkeys={draft.passkeys} onChange={draft.setPasskeys} />}
+      {item?.attachments && item.attachments.length > 0 && (
+        <p class="hint">Its files stay as they are: attach or remove files in the item's view.</p>
+      )}
       {draft.totpError && (
         <p class="error" role="alert">
           {draft.totpError}
@@ -139,6 +142,8 @@ function useDraft(item?: Item) {
     if (kept.length > 0) result.tags = kept;
     if (archived) result.archived = true;
     if (type === "login" && passkeys.length > 0) result.passkeys = passkeys;
+    // Files are attached and removed in the item's view: an edit keeps them as they are, keys and all.
+    if (item?.attachments && item.attachments.length > 0) result.attachments = item.attachments;
     return result;
   };
   return {

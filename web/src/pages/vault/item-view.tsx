@@ -1,23 +1,28 @@
-/** One item shown: its type's fields, websites, one-time code, passkeys and custom fields, each secret masked until revealed, copied to the clipboard and cleared. */
+/**
+ * One item shown: its type's fields, websites, one-time code, passkeys and custom fields, each
+ * secret masked until revealed, copied to the clipboard and cleared; then its files (files.tsx).
+ */
 import { useEffect, useState } from "preact/hooks";
 import type { ComponentChildren, VNode } from "preact";
 import { itemUrls, openableUrl, TYPE_FIELDS, TYPE_LABELS, type Item, type TotpCode, type TypeField } from "../../../../sdk";
 import { clipboardClearMs } from "../../session";
 import { isArchived, itemTags } from "../../library";
 import { PasskeyRows } from "../../components/passkeys";
+import { ItemFiles } from "./files-lazy";
 
-/** Edit and Delete show where the item's vault is open; elsewhere `children` (a link to it) takes their place. */
-export function ItemView({
-  item,
-  onEdit,
-  onDelete,
-  children,
-}: {
+interface ItemViewProps {
   item: Item;
   onEdit?(): void;
   onDelete?(): void;
+  onFilesChanged?(): void;
   children?: ComponentChildren;
-}) {
+}
+
+/**
+ * Edit and Delete show where the item's vault is open; elsewhere `children` (a link to it) takes
+ * their place. With `onFilesChanged` files are attached and removed here too (told after each).
+ */
+export function ItemView({ item, onEdit, onDelete, onFilesChanged, children }: ItemViewProps) {
   const { revealed, toggle } = useRevealed();
   const { copied, copy } = useClipboard();
   const secret = (key: string, label: string, value: string) => (
@@ -43,6 +48,7 @@ export function ItemView({
         <OtherFields item={item} secret={secret} />
         <TagsRow item={item} />
       </dl>
+      <ItemFiles item={item} {...(onFilesChanged && { onChanged: onFilesChanged })} />
       {copied && (
         <p role="status" class="note">
           {copied}

@@ -114,7 +114,7 @@ function OpenItem({ state, item }: { state: VaultState; item: Item }) {
   // Keyed: a secret revealed on one item is not shown on the next one opened. Offline: no history (it is the server's).
   return (
     <>
-      <ItemView key={item.itemId} item={item} onEdit={edit} onDelete={remove} />
+      <ItemView key={item.itemId} item={item} onEdit={edit} onDelete={remove} onFilesChanged={() => void state.reload()} />
       {isWaiting(item.itemId) && <p class="note">Changed offline: waiting to be saved when the server answers again.</p>}
       {!isOffline() && (
         <ItemHistory vaultId={vaultId} item={item} onRestored={(i) => void state.reload().then(() => state.setOpen(i.itemId))} />

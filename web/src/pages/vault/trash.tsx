@@ -1,8 +1,9 @@
-/** The vault's trash: what members deleted, until it is purged; each item restored or deleted for good. */
+/** The vault's trash: what members deleted, until it is purged; each item restored or deleted for good, its files downloaded. */
 import { useEffect, useState } from "preact/hooks";
 import type { Item, TrashedItem } from "../../../../sdk";
 import { currentClient } from "../../session";
 import { ErrorNote, useAction, type Action } from "../../components/ui";
+import { FileList } from "./files-lazy";
 
 /** `version` changes when the vault's items do: the trash is read again then. `title` names it where several vaults' show. */
 export function Trash({
@@ -86,6 +87,7 @@ function TrashRow({
       >
         Delete {t.name} for good
       </button>
+      <FileList vaultId={t.vaultId} files={t.attachments} label={`Files of ${t.name}`} />
     </li>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the product against baselines measured in the same run, the load generator
  * (autocannon) in this process. It ends with a summary: each headline figure beside its floor,
- * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill):
+ * with the issue's target where there is one (common.ts `figure`). BENCH_PARTS picks the parts (default: single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill,files):
  * - single: one process on the embedded store (bench/single.ts);
  * - split: one process per service over NATS, on PostgreSQL and Redis (bench/split.ts);
  * - audit: item creates with and without the audit worker, in both deployments (bench/audit.ts);
@@ -18,6 +18,8 @@
  * - autofill: the logins matching a page among 10,000, and building their index, against a bare loop (bench/autofill.ts);
  *   in Chromium with the extension, a click into a login field to the menu listing its login, against the bare loop and a
  *   plain frame drawn on a click, unlock to the popup's list, and the popup's and menu's JavaScript (bench/autofill-browser.ts).
+ * - files: a 100 MiB file up and down through the SDK, embedded and split, MB/s and peak RSS growth,
+ *   against a bare node:http server taking and giving the same chunk requests (bench/files.ts).
  */
 import { itemLogCost } from "./item-log";
 import os from "node:os";
@@ -36,6 +38,7 @@ import { keyRotation } from "./rotation";
 import { itemsBench } from "./items";
 import { autofillLookup } from "./autofill";
 import { webTeam } from "./web-team";
+import { filesBench } from "./files";
 
 const PARTS: Record<string, () => Promise<void>> = {
   single: singleProcess,
@@ -53,12 +56,13 @@ const PARTS: Record<string, () => Promise<void>> = {
   items: itemsBench,
   autofill: autofillLookup,
   webteam: webTeam,
+  files: filesBench,
 };
 
 async function main(): Promise<void> {
   const parts = (
     process.env.BENCH_PARTS ??
-    "single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill"
+    "single,split,audit,metrics,web,webteam,account,bodies,itemlog,password,rotation,items,factors,start,autofill,files"
   )
     .split(",")
     .map((p) => p.trim());

@@ -117,6 +117,10 @@ describe("bad input on every route", () => {
       inviteId: inv.inviteId,
       requestId: recovery.body.requestId,
       factorId: "00000000-0000-4000-8000-000000000000",
+      // An upload begun on the item, so that bad chunk bodies reach the code behind its checks.
+      attachmentId: (await api.post(`/vaults/${vaultId}/items/${itemId}/attachments`, { token: owner.token, body: { size: 10 } })).body
+        .attachmentId,
+      index: "0",
     };
     logoutToken = (await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body.accessToken;
   });

@@ -388,6 +388,28 @@ test("every route of the interface works through both gateways", async () => {
   expect((await sdkOn(1).loginWithPasskey(authenticator)).unlocked).toBe(true);
   expect((await t1.accountPasskeys.list()).passkeys.map((p) => p.lastUsedAt !== undefined)).toEqual([true]);
   await t1.accountPasskeys.remove(passkey.credentialId);
+  // A file on an item: an upload broken off through one gateway and resumed through the other (its
+  // chunks streamed to the attachments node), read back through the other, taken off, deleted.
+  const files = (await t1.vaults.create("Files", "personal")).vaultId;
+  const fileItemId = (await t1.items.add(files, { name: "Contract", fields: {} })).itemId;
+  const fileBytes = new Uint8Array(Buffer.alloc(2 * 1024 * 1024 + 99, 7));
+  let begun: Parameters<VaultClient["attachments"]["resume"]>[0] | undefined;
+  const breaking = { size: fileBytes.length, read: async () => Promise.reject(new Error("the disk went away")) };
+  await expect(t1.attachments.upload(files, fileItemId, "contract.pdf", breaking, { onBegun: (b) => (begun = b) })).rejects.toThrow(
+    "the disk went away",
+  );
+  const t1There = sdkOn(1);
+  await t1There.login(t1.account.email, "correct horse battery staple");
+  const attached = await t1There.attachments.resume(begun!, fileBytes);
+  expect(Buffer.from((await t1.attachments.download(files, attached.attachments![0]!))!).equals(Buffer.from(fileBytes))).toBe(true);
+  await t1.attachments.remove(files, fileItemId, attached.attachments![0]!.id);
+  expect(
+    (
+      await call("DELETE /vaults/:vaultId/attachments/:attachmentId", `/vaults/${files}/attachments/${attached.attachments![0]!.id}`, {
+        token: t1.http.currentTokens!.accessToken,
+      })
+    ).status,
+  ).toBe(204);
   const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
   expect(step.secondFactorRequired).toBe(true);
   const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {

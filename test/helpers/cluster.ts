@@ -3,6 +3,7 @@
  * and two gateways over the machine's NATS, on a throwaway PostgreSQL database and the machine's
  * Redis, in a namespace of its own so that runs never meet.
  */
+import { SERVICES } from "../../services";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -42,7 +43,7 @@ export function killAllClusters(): void {
 }
 
 /** Nodes of the local cluster: one per service but the gateway, and two gateways. */
-const CLUSTER_NODES = 13;
+const CLUSTER_NODES = Object.keys(SERVICES).length - 1 + 2;
 
 export interface ClusterOptions {
   timeoutMs?: number;

@@ -9,9 +9,10 @@
  * with its vault's name and its own tags, and keeps its archived state. Documents (006) are files,
  * and trashed items were deleted: both skipped, named.
  */
-import { Unzip, UnzipInflate, strFromU8 } from "fflate";
+import { strFromU8 } from "fflate";
 import type { CustomField, ItemContent, ItemType } from "../item-types";
-import { checkEntries, importLimits, Inflation, type ImportLimits } from "./limits";
+import { checkEntries, importLimits, type ImportLimits } from "./limits";
+import { zipEntries } from "./zip";
 import { addItem, ImportError, parsedOf, type LeftOut, type Parsed } from "./types";
 
 type Raw = { readonly [key: string]: unknown };
@@ -110,46 +111,8 @@ function itemOf(raw: Raw): Read {
   return { content, left };
 }
 
-/** Zip bytes pushed to the unzipper at a time: each inflates to at most about 1,000 times its size before it is counted. */
-const PIECE = 16 * 1024;
-
-/**
- * export.data, inflated piece by piece as the zip is read and counted against the caps: its size
- * in the zip's headers is the file's word, and an inflater trusts it.
- */
-function exportData(file: Uint8Array, limits: ImportLimits): Uint8Array | undefined {
-  const inflation = new Inflation(limits.inflatedBytes);
-  const parts: Uint8Array[] = [];
-  let found = false;
-  let failure: Error | undefined;
-  const unzip = new Unzip((entry) => {
-    if (entry.name !== "export.data" || found) return;
-    found = true;
-    entry.ondata = (err, chunk) => {
-      if (err) failure ??= err;
-      else if (chunk) {
-        inflation.add(chunk.length, "the 1Password export's data");
-        parts.push(chunk);
-      }
-    };
-    entry.start();
-  });
-  unzip.register(UnzipInflate);
-  try {
-    for (let at = 0; at < file.length && !failure; at += PIECE) unzip.push(file.subarray(at, at + PIECE), at + PIECE >= file.length);
-  } catch (err) {
-    if (err instanceof ImportError) throw err;
-    failure = err as Error;
-  }
-  if (failure) throw new ImportError(`not a zip this client can read (${failure.message})`);
-  if (!found) return undefined;
-  const data = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((offset, p) => (data.set(p, offset), offset + p.length), 0);
-  return data;
-}
-
 export function parseOnePux(file: Uint8Array, limits: ImportLimits = importLimits()): Parsed {
-  const data = exportData(file, limits);
+  const data = zipEntries(file, (name) => name === "export.data", limits, "the 1Password export's data").get("export.data");
   if (!data) throw new ImportError("not a 1Password export (no export.data in it)");
   let doc: Raw;
   try {

@@ -86,3 +86,13 @@ function proveWritable(dir: string, refuse: (reason: string) => Error): void {
   }
   fs.rmSync(probe, { force: true });
 }
+
+/** Flushes a file or a folder (its entries: a rename or a new file in it) to disk before going on. */
+export function fsyncPathSync(file: string): void {
+  const fd = fs.openSync(file, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

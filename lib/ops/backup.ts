@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { Store } from "../store/port";
 import { STORE_FILE } from "../store/sql/sqlite";
 import { ATTACHMENTS_FOLDER, writeOutBackupChunks } from "../store/sql/attachment-files";
-import { ensureDataDir, ensureFolder } from "../config/data-dir";
+import { ensureDataDir, ensureFolder, fsyncPathSync } from "../config/data-dir";
 import { addBackupSecrets, dropBackupSecrets, planSealKeyRestore, readBackupSeal, writeSealKey, type SealKeyInUse } from "./backup-secrets";
 
 export const adminSocketPath = (dataDir: string): string => path.join(dataDir, "admin.sock");
@@ -35,9 +35,9 @@ export async function writeBackup(store: Store, file: string, seal: SealKeyInUse
     fs.chmodSync(partial, 0o600); // whatever the umask
     await store.housekeeping.backupTo(partial);
     addBackupSecrets(partial, seal);
-    fsyncFile(partial);
+    fsyncPathSync(partial);
     fs.linkSync(partial, file); // fails if the file appeared meanwhile: never overwrites
-    fsyncFile(path.dirname(file));
+    fsyncPathSync(path.dirname(file));
     return fs.statSync(file).size;
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
@@ -102,7 +102,7 @@ export function restoreBackup(file: string, dataDir: string, opts: RestoreOption
     dropChangeEpoch(incoming);
     dropBackupSecrets(incoming);
     writeOutBackupChunks(incoming, incomingChunks);
-    fsyncFile(incoming);
+    fsyncPathSync(incoming);
     // The old store's write-ahead log must not be applied to the restored file.
     for (const companion of [`${target}-wal`, `${target}-shm`]) fs.rmSync(companion, { force: true });
     // The old store's chunk files go with it (a backup from before attachments brings none).
@@ -110,7 +110,7 @@ export function restoreBackup(file: string, dataDir: string, opts: RestoreOption
     if (fs.existsSync(incomingChunks)) fs.renameSync(incomingChunks, chunks);
     fs.renameSync(incoming, target);
     if (seal.write) writeSealKey(dataDir, seal.write);
-    fsyncFile(dataDir);
+    fsyncPathSync(dataDir);
   } finally {
     fs.rmSync(incoming, { force: true });
     for (const folder of [incomingChunks, oldChunks]) fs.rmSync(folder, { recursive: true, force: true });
@@ -129,15 +129,6 @@ function dropChangeEpoch(file: string): void {
     if (hasKeys) db.prepare("DELETE FROM server_keys WHERE name = ?").run(CHANGE_EPOCH_KEY);
   } finally {
     db.close();
-  }
-}
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

@@ -15,7 +15,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { UUID } from "../../domain/ids";
-import { ensureFolder } from "../../config/data-dir";
+import { ensureFolder, fsyncPathSync } from "../../config/data-dir";
 
 /** The chunk files' folder under DATA_DIR. */
 export const ATTACHMENTS_FOLDER = "attachments";
@@ -190,21 +190,12 @@ export function writeOutBackupChunks(file: string, chunkDir: string): void {
           fs.closeSync(fd);
         }
       }
-      fsyncFolderSync(folder);
+      fsyncPathSync(folder);
     }
-    fsyncFolderSync(chunkDir);
+    fsyncPathSync(chunkDir);
     db.exec("UPDATE attachment_chunks SET data = NULL");
     db.exec("VACUUM");
   } finally {
     db.close();
-  }
-}
-
-function fsyncFolderSync(folder: string): void {
-  const fd = fs.openSync(folder, "r");
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

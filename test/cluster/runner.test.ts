@@ -56,6 +56,7 @@ async function throughEveryService(api: Api): Promise<Set<string>> {
     (await api.post(`/vaults/${vaultId}/items`, { ...t, body: encryptItem(vaultKey, vaultId, itemId, "pw", "site") })).status,
     201,
   );
+  ok("attachments", (await api.post(`/vaults/${vaultId}/items/${itemId}/attachments`, { ...t, body: { size: 1 } })).status, 201);
   ok("members", (await api.delete(`/vaults/${vaultId}/members/${member.userId}`, t)).status, 200);
   const newKey = newVaultKey();
   const rekey = rekeyBody(newKey, owner, [owner], [encryptItem(newKey, vaultId, itemId, "pw", "site")]);

@@ -180,6 +180,20 @@ describe.each(SQL_ENGINES)("attachments, on %s", (_engine, openStore) => {
     expect((gone as SecurityError).code).toBe("ATTACHMENT_WITHHELD");
   });
 
+  test("a file is reached only through its own vault: named through another vault its member holds, it is not found", async () => {
+    const own = (await alice.vaults.create(`Private ${randomUUID().slice(0, 6)}`, "personal")).vaultId;
+    const itemId = (await alice.items.add(own, { name: "Diary", fields: {} })).itemId;
+    const file = (await alice.attachments.upload(own, itemId, "diary.txt", new TextEncoder().encode("dear diary"))).attachments![0]!;
+    // Carol is a member of the shared vault, not of Alice's own: she names the file through hers.
+    for (const [method, path] of [
+      ["GET", `/vaults/${vaultId}/attachments/${file.id}/chunks/0`],
+      ["GET", `/vaults/${vaultId}/attachments/${file.id}`],
+      ["DELETE", `/vaults/${vaultId}/attachments/${file.id}`],
+    ] as const)
+      expect(await refused(carol.http.request(method, path))).toMatchObject({ status: 404 });
+    expect(new TextDecoder().decode((await alice.attachments.download(own, file))!)).toBe("dear diary");
+  });
+
   test("a rekey after a member leaves keeps every file; the member who left reads none", async () => {
     const team = (await alice.vaults.create(`Ops ${randomUUID().slice(0, 6)}`, "shared")).vaultId;
     await alice.members.share(team, carol.account.userId, "member");

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { fileSizeText } from "../sdk/attachments/attachment";
 import type { RangeReader } from "../sdk/attachments/source";
 import { NotFoundError, UsageError } from "./output";
 
@@ -109,13 +110,6 @@ export function onInterrupt(then: () => void): () => void {
   return () => process.off("SIGINT", handler);
 }
 
-/** A size for people: "812 bytes", "14.2 KiB", "2.5 MiB". */
-export function bytesText(n: number): string {
-  if (n < 1024) return `${n} byte${n === 1 ? "" : "s"}`;
-  const [unit, size] = n < 1024 ** 2 ? ["KiB", n / 1024] : n < 1024 ** 3 ? ["MiB", n / 1024 ** 2] : ["GiB", n / 1024 ** 3];
-  return `${size.toFixed(1).replace(/\.0$/, "")} ${unit}`;
-}
-
 /**
  * A file's progress on stderr (`what`: "sending passport.pdf"): on a terminal one line redrawn,
  * elsewhere (with `--progress`) a line at every tenth.
@@ -129,13 +123,13 @@ export function byteProgress(enabled: boolean, what: string): ((done: number, si
     const fraction = size === 0 ? 1 : done / size;
     if (tty) {
       const filled = Math.round(fraction * 30);
-      const line = `[${"#".repeat(filled)}${".".repeat(30 - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}% ${what} ${bytesText(done)} of ${bytesText(size)}`;
+      const line = `[${"#".repeat(filled)}${".".repeat(30 - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}% ${what} ${fileSizeText(done)} of ${fileSizeText(size)}`;
       if (line !== lastLine) process.stderr.write(`\r${line}\x1b[K`);
       lastLine = line;
       return;
     }
     const tenth = Math.floor(fraction * 10);
-    if (tenth !== lastTenth) process.stderr.write(`${what}: ${bytesText(done)} of ${bytesText(size)} (${tenth * 10}%)\n`);
+    if (tenth !== lastTenth) process.stderr.write(`${what}: ${fileSizeText(done)} of ${fileSizeText(size)} (${tenth * 10}%)\n`);
     lastTenth = tenth;
   };
   return Object.assign(render, {

@@ -5,11 +5,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { ApiError, printable, SecurityError, sentence, type Item, type VaultClient } from "../../sdk";
-import type { ItemAttachment } from "../../sdk/attachments/attachment";
-import { MAX_ATTACHMENT_NAME } from "../../sdk/attachments/attachment";
+import { fileSizeText, MAX_ATTACHMENT_NAME, type ItemAttachment } from "../../sdk/attachments/attachment";
 import type { PendingUpload } from "../../sdk/client";
 import type { Context } from "../context";
-import { byteProgress, bytesText, fileSource, onInterrupt, saveChecked, type OpenFile } from "../file-io";
+import { byteProgress, fileSource, onInterrupt, saveChecked, type OpenFile } from "../file-io";
 import { NotFoundError, table, UsageError, type Output } from "../output";
 import { confirmOrStop } from "../password";
 import { didYouMean } from "../suggest";
@@ -43,7 +42,7 @@ export const fileCommands: Command[] = [
         json: files.map((f) => ({ id: f.id, name: f.name, size: f.size, ...(f.type !== undefined && { type: f.type }) })),
         text: table(
           ["ID", "NAME", "SIZE"],
-          files.map((f) => [f.id, f.name, bytesText(f.size)]),
+          files.map((f) => [f.id, f.name, fileSizeText(f.size)]),
         ),
       };
     },
@@ -132,7 +131,7 @@ export const fileCommands: Command[] = [
         bar.end();
       }
       const json = { itemId: item.itemId, attachmentId: file.id, name: file.name, size: file.size, out: target ?? "-" };
-      return { json, text: target === undefined ? "" : `Saved "${printable(file.name)}" (${bytesText(file.size)}) to ${target}.` };
+      return { json, text: target === undefined ? "" : `Saved "${printable(file.name)}" (${fileSizeText(file.size)}) to ${target}.` };
     },
   },
   {
@@ -280,6 +279,6 @@ function attached(ctx: Context, written: Item, attachmentId: string): Output {
   if (!file) throw new UsageError("the item as written does not name the file: run `vaultctl files` to see what it holds");
   return {
     json: { itemId: written.itemId, attachmentId, name: file.name, size: file.size, revision: written.revision },
-    text: `Attached "${printable(file.name)}" (${bytesText(file.size)}) to "${printable(written.name)}": ${attachmentId}.`,
+    text: `Attached "${printable(file.name)}" (${fileSizeText(file.size)}) to "${printable(written.name)}": ${attachmentId}.`,
   };
 }

@@ -23,6 +23,20 @@ export interface ItemAttachment {
 
 export const MAX_ATTACHMENT_NAME = 255;
 
+const UNITS = ["KiB", "MiB", "GiB", "TiB"];
+
+/** A file's size as a person reads it (the web vault, vaultctl): bytes below 1 KiB, else one decimal of the largest binary unit that fits. */
+export function fileSizeText(bytes: number): string {
+  if (bytes < 1024) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${UNITS[unit]}`;
+}
+
 /** Attachments as an item holds them, each checked; throws naming what is wrong. */
 export function checkedAttachments(raw: unknown): ItemAttachment[] {
   if (!Array.isArray(raw)) throw new Error("attachments is not a list");

@@ -7,26 +7,13 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, sentence, type Item } from "../../../../sdk";
-import type { ItemAttachment } from "../../../../sdk/attachments/attachment";
+import { fileSizeText, type ItemAttachment } from "../../../../sdk/attachments/attachment";
 import { currentClient } from "../../session";
+import { saveBlob } from "../../save-blob";
 import { Dialog } from "../../components/dialog";
 import { ErrorNote, useAction } from "../../components/ui";
 import { useOffline } from "../../offline";
 import { useListeners } from "../../subscribe";
-
-const UNITS = ["KiB", "MiB", "GiB", "TiB"];
-
-/** A size as a person reads it: bytes below 1 KiB, else one decimal of the largest binary unit that fits. */
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${UNITS[unit]}`;
-}
 
 // ---- Uploads in progress, one an item at a time: kept here, so an item opened again shows its own ----
 
@@ -91,12 +78,7 @@ async function saveFile(vaultId: string, file: ItemAttachment, onProgress: (read
     onProgress(read);
   });
   // Saved as plain bytes, so the browser never shows the file in the page.
-  const url = URL.createObjectURL(new Blob(parts, { type: "application/octet-stream" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = file.name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(new Blob(parts, { type: "application/octet-stream" }), file.name);
 }
 
 /** One download at a time per list, with what it has read so far. */
@@ -118,7 +100,7 @@ function useDownload(vaultId: string) {
 function Progress({ verb, name, done, size }: { verb: string; name: string; done: number; size: number }) {
   return (
     <p class="meta" role="status">
-      {verb} {name}: {humanSize(done)} of {humanSize(size)}
+      {verb} {name}: {fileSizeText(done)} of {fileSizeText(size)}
     </p>
   );
 }
@@ -128,7 +110,7 @@ function FileRow(props: { file: ItemAttachment; downloadOff: boolean; onDownload
   const { file } = props;
   return (
     <li>
-      <span>{file.name}</span> <span class="meta">{humanSize(file.size)}</span>{" "}
+      <span>{file.name}</span> <span class="meta">{fileSizeText(file.size)}</span>{" "}
       <button type="button" class="secondary" aria-label={`Download ${file.name}`} disabled={props.downloadOff} onClick={props.onDownload}>
         Download
       </button>

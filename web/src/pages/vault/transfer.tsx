@@ -1,4 +1,5 @@
 /** A vault's import and export: files read and written here in the browser (the formats: sdk/transfer/, loaded when first used). */
+import { saveBlob } from "../../save-blob";
 import { useState } from "preact/hooks";
 import type { ExportFormat, TransferProgress } from "../../../../sdk";
 import { currentClient, refreshNow } from "../../session";
@@ -283,12 +284,10 @@ function Export({ vaultId, vaultName }: { vaultId: string; vaultName: string }) 
 /** Hands `text` to the browser as a file download, named after the vault. */
 function download(text: string, format: ExportFormat, vaultName: string): void {
   const type = format === "csv" ? "text/csv" : "application/json";
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = `${vaultName.replace(/[^\w.-]+/g, "_")}-${format === "encrypted" ? "encrypted.json" : `export.${format}`}`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveBlob(
+    new Blob([text], { type }),
+    `${vaultName.replace(/[^\w.-]+/g, "_")}-${format === "encrypted" ? "encrypted.json" : `export.${format}`}`,
+  );
 }
 
 /** A password typed into the form (kept only as long as the form needs it): a new one (`fresh`), or one to neither fill nor keep. */

@@ -126,7 +126,9 @@ export type SecurityProblem =
   /** A file its item names (in a revision the signed item log vouches for) that the server does not answer, or answers cut short. */
   | "ATTACHMENT_WITHHELD"
   /** A file's chunk that does not open with the key its item holds, as that file's chunk at that place: another file's, moved, changed, or not the last where it claims to be. */
-  | "ATTACHMENT_TAMPERED";
+  | "ATTACHMENT_TAMPERED"
+  /** A send's part that does not open with the key its link (and password) gives, as that send's part at that place, or parts that do not add up to what its header says: another send's, moved, changed, cut short or run on. */
+  | "SEND_TAMPERED";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

@@ -39,7 +39,7 @@ const policyOf = ({ config }: Runtime) => ({
 });
 
 function sweep(rt: Runtime): Promise<SweepOutcome> {
-  return sweepOnce(rt.store, rt.locks, policyOf(rt));
+  return sweepOnce(rt.store, rt.locks, policyOf(rt), new Date(rt.clock.nowMs()));
 }
 
 /** A sweep every SWEEP_INTERVAL, the next one timed from the end of the last; one at a time in this process. */

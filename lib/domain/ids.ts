@@ -16,6 +16,7 @@ export type VaultId = Id<"vault">;
 export type ItemId = Id<"item">;
 export type InviteId = Id<"invite">;
 export type AttachmentId = Id<"attachment">;
+export type SendId = Id<"send">;
 
 /** Any UUID (RFC 4122 versions 1 to 8), in either case: ids are case-insensitive on input and stored lower-case. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

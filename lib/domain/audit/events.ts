@@ -46,6 +46,9 @@ export const DOMAIN_EVENT_TYPES = [
   "recovery.cancelled",
   "recovery.opened",
   "recovery.completed",
+  "send.created",
+  "send.deleted",
+  "send.opened",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

@@ -27,6 +27,7 @@ import { toInvite, toOrg, toUser, userDoc, type UserDoc } from "./documents";
 import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "./key-log";
 import { endSessionsIn } from "./sessions";
 import { forgetDevicesIn } from "./remembered-devices";
+import { dropSendsOf } from "./sends";
 import { rewrapPasskeysIn } from "./passkey-logins";
 import { writeOutbox } from "./outbox";
 
@@ -225,6 +226,8 @@ export class MongoAccounts implements AccountStore {
           { session },
         );
       await forgetDevicesIn(this.c, session, targetId);
+      // Their sends go with them: a link a removed member handed out opens nothing more.
+      await dropSendsOf(this.c, session, targetId);
       return {
         vaults,
         endedSessions: await endSessionsIn(this.c, session, { userId: targetId, now }),

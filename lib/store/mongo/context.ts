@@ -50,6 +50,8 @@ import {
   type PasskeyLoginDoc,
   type AttachmentDoc,
   type AttachmentChunkDoc,
+  type SendDoc,
+  type SendPartDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -105,6 +107,8 @@ export class MongoContext {
   readonly passkeyLogins: Collection<PasskeyLoginDoc>;
   readonly attachments: Collection<AttachmentDoc>;
   readonly attachmentChunks: Collection<AttachmentChunkDoc>;
+  readonly sends: Collection<SendDoc>;
+  readonly sendParts: Collection<SendPartDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -141,6 +145,8 @@ export class MongoContext {
     this.passkeyLogins = db.collection(COLLECTIONS.passkeyLogins);
     this.attachments = db.collection(COLLECTIONS.attachments);
     this.attachmentChunks = db.collection(COLLECTIONS.attachmentChunks);
+    this.sends = db.collection(COLLECTIONS.sends);
+    this.sendParts = db.collection(COLLECTIONS.sendParts);
   }
 
   /**

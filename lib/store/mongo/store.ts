@@ -20,6 +20,7 @@ import { MongoInvites } from "./invites";
 import { MongoItems } from "./items";
 import { MongoOutbox } from "./outbox";
 import { MongoSecurity } from "./security";
+import { MongoSends } from "./sends";
 import { MongoOrgLog } from "./org-log";
 import { MongoSessions } from "./sessions";
 import { MongoVaults } from "./vaults";
@@ -51,6 +52,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       vaults: new MongoVaults(c),
       items: new MongoItems(c),
       attachments: new MongoAttachments(c),
+      sends: new MongoSends(c),
       invites: new MongoInvites(c),
       orgLog: new MongoOrgLog(c),
       audit: new MongoAudit(c),
@@ -158,8 +160,24 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { complete: 1, createdAt: 1 } },
   ]);
   await c.attachmentChunks.createIndexes([{ key: { attachmentId: 1, index: 1 } }, { key: { fileId: 1 } }]);
-  // Collections a transaction writes must exist beforehand; the lock document too, so that
-  // two first registrations never race to insert it.
+  // Sends (SQL: migration 026): a member's, newest first; an organization's usage; the sweeper's
+  // expired, unfinished and last-viewed ones; a send's parts in order.
+  await c.sends.createIndexes([
+    { key: { ownerId: 1, createdAt: -1 } },
+    { key: { orgId: 1, expiresAt: 1 } },
+    { key: { expiresAt: 1 } },
+    { key: { complete: 1, createdAt: 1 } },
+    { key: { partsGoneAt: 1 } },
+  ]);
+  await c.sendParts.createIndexes([{ key: { sendId: 1, idx: 1 }, unique: true }]);
+  await createWrittenCollections(c);
+}
+
+/**
+ * Collections a transaction writes must exist beforehand; the lock document too, so that two
+ * first registrations never race to insert it.
+ */
+async function createWrittenCollections(c: MongoContext): Promise<void> {
   for (const name of [
     COLLECTIONS.orgs,
     COLLECTIONS.vaults,
@@ -171,6 +189,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
     COLLECTIONS.itemChanges,
     COLLECTIONS.attachments,
     COLLECTIONS.attachmentChunks,
+    COLLECTIONS.sends,
+    COLLECTIONS.sendParts,
   ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);

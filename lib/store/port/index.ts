@@ -16,6 +16,7 @@ import type { ItemStore } from "./items";
 import type { OrgLogStore } from "./org-log";
 import type { OutboxStore } from "./outbox";
 import type { SecurityStore } from "./security";
+import type { SendStore } from "./sends";
 import type { SessionStore } from "./sessions";
 import type { VaultStore } from "./vaults";
 
@@ -25,6 +26,7 @@ export interface Store {
   vaults: VaultStore;
   items: ItemStore;
   attachments: AttachmentStore;
+  sends: SendStore;
   invites: InviteStore;
   orgLog: OrgLogStore;
   audit: AuditStore;
@@ -44,6 +46,7 @@ export const AGGREGATES = [
   "vaults",
   "items",
   "attachments",
+  "sends",
   "invites",
   "orgLog",
   "audit",
@@ -54,6 +57,7 @@ export const AGGREGATES = [
 
 export type * from "./accounts";
 export type * from "./attachments";
+export type * from "./sends";
 export type * from "./audit";
 export type * from "./housekeeping";
 export type * from "./invites";

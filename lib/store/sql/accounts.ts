@@ -303,6 +303,10 @@ export class SqlAccounts implements AccountStore {
         .returning("invite_id")
         .execute();
       await forgetDevicesIn(trx, targetId);
+      // Their sends go with them: a link a removed member handed out opens nothing more.
+      const theirs = trx.selectFrom("sends").select("send_id").where("owner_id", "=", targetId);
+      await trx.deleteFrom("send_parts").where("send_id", "in", theirs).execute();
+      await trx.deleteFrom("sends").where("owner_id", "=", targetId).execute();
       return {
         vaults,
         endedSessions: await endSessionsIn(trx, { userId: targetId, now }),

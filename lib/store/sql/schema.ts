@@ -3,7 +3,7 @@
  * PostgreSQL: ids, timestamps (ISO 8601 UTC), base64 values and JSON as text; counters and flags
  * as integers. Id columns carry their id's type (lib/domain/ids.ts).
  */
-import type { AttachmentId, InviteId, ItemId, OrgId, UserId, VaultId } from "../../domain/ids";
+import type { AttachmentId, InviteId, ItemId, OrgId, SendId, UserId, VaultId } from "../../domain/ids";
 import type { GrantableRole, OrgRole, VaultRole, VaultType } from "../../domain/types";
 import type { InviteStatus } from "../../domain/orgs/invites";
 import type { DomainEventType } from "../../domain/audit/events";
@@ -230,6 +230,35 @@ export interface AttachmentChunksTable {
   data: Uint8Array | null;
 }
 
+/** A send (migration 026; lib/domain/sends/decisions.ts): what the server must know to keep its parts. */
+export interface SendsTable {
+  send_id: SendId;
+  org_id: OrgId;
+  owner_id: UserId;
+  parts: number;
+  /** Sealed bytes its parts hold, as made: the room it takes of the quota. */
+  bytes: number | string;
+  max_views: number | null;
+  views: number;
+  /** A slow hash of the password's proof (lib/auth/auth-hash.ts), or null. */
+  password_hash: string | null;
+  owner_note: string;
+  /** 1 once every part arrived and it was finished. */
+  complete: number;
+  created_at: string;
+  expires_at: string;
+  /** When its parts go (its last view was taken), else null. */
+  parts_gone_at: string | null;
+}
+
+/** One sealed part of a send. */
+export interface SendPartsTable {
+  send_id: SendId;
+  idx: number;
+  sealed_bytes: number;
+  data: Uint8Array;
+}
+
 export interface KeyLogTable {
   user_id: UserId;
   version: number;
@@ -286,6 +315,8 @@ export interface Database {
   passkey_logins: PasskeyLoginsTable;
   attachments: AttachmentsTable;
   attachment_chunks: AttachmentChunksTable;
+  sends: SendsTable;
+  send_parts: SendPartsTable;
   key_log: KeyLogTable;
   org_log: OrgLogTable;
   audit_events: AuditEventsTable;

@@ -15,6 +15,7 @@ import { SqlInvites } from "./invites";
 import { SqlItems } from "./items";
 import { SqlOutbox } from "./outbox";
 import { SqlSecurity } from "./security";
+import { SqlSends } from "./sends";
 import { SqlOrgLog } from "./org-log";
 import { SqlSessions } from "./sessions";
 import { migrationProvider } from "./migrations";
@@ -38,6 +39,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps, opts
     vaults,
     items: new SqlItems(c, vaults),
     attachments: new SqlAttachments(c, vaults),
+    sends: new SqlSends(c),
     invites: new SqlInvites(c),
     orgLog: new SqlOrgLog(c),
     audit: new SqlAudit(c),

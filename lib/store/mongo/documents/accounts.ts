@@ -11,6 +11,8 @@ export type OrgDoc = Omit<OrgRecord, "orgId"> & {
   writeSeq?: number;
   /** Bumped by each attachment upload begun: two begins in one organization conflict, and one retries on the other's quota use. */
   attachmentSeq?: number;
+  /** Bumped by each send made: two makes in one organization conflict, and one retries on the other's quota use. */
+  sendSeq?: number;
 };
 
 /** A user; `_id` is their id, `email` is unique. */

@@ -8,6 +8,7 @@ export * from "./attachments";
 export * from "./audit";
 export * from "./items";
 export * from "./security";
+export * from "./sends";
 export * from "./vaults";
 
 /** Collection names, mirroring the SQL tables. */
@@ -43,6 +44,8 @@ export const COLLECTIONS = {
   passkeyLogins: "passkey_logins",
   attachments: "attachments",
   attachmentChunks: "attachment_chunks",
+  sends: "sends",
+  sendParts: "send_parts",
 } as const;
 
 /** A document whose only job is to be written by transactions that must not overlap. */

@@ -23,6 +23,7 @@ import * as m022 from "./022_session_scope";
 import * as m023 from "./023_remembered_devices";
 import * as m024 from "./024_passkey_logins";
 import * as m025 from "./025_attachments";
+import * as m026 from "./026_sends";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "023_remembered_devices": m023,
   "024_passkey_logins": m024,
   "025_attachments": m025,
+  "026_sends": m026,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -90,6 +90,8 @@ const SECURITY: Record<SecurityProblem, string> = {
     "The server does not hand over a file this item holds, or hands over only part of it. Nothing was saved; try again, or tell your administrator.",
   ATTACHMENT_TAMPERED:
     "A part of this file does not open with the item's key: the server handed over another file, or a changed one. Nothing was saved; tell your administrator.",
+  SEND_TAMPERED:
+    "This send does not open with its link's key: the server handed over something else, or a changed or shortened copy. Nothing was shown; ask the sender for a new link.",
 };
 
 const API: Record<string, string> = {

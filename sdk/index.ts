@@ -84,6 +84,8 @@ export {
   type UrlMatch,
 } from "./item-types";
 export type { ItemAttachment } from "./attachments/attachment";
+export { apiUrlOfLink, needsSendPassword, openSend, type OpenedSend, type OpenSendOptions } from "./sends/open";
+export { parseSendLink } from "../protocol/formats/sends";
 export type { AttachmentSource, RangeReader } from "./attachments/source";
 // TOTP codes and search are imported from their own modules (sdk/totp.ts, sdk/search.ts), so that the web vault loads them only when used.
 export type { TotpCode } from "./totp";

@@ -4,6 +4,10 @@ import { newId, type AttachmentId, type ItemId, type VaultId } from "../lib/doma
 import type { AttachmentLimits } from "../lib/domain/attachments/decisions";
 import type { DomainEventType } from "../lib/domain/audit/events";
 import { chunkTransfers } from "../lib/http/chunk-body";
+import { ATTACHMENT_CHUNK_BYTES, CHUNK_OVERHEAD_BYTES } from "../protocol/formats/attachments";
+
+/** A sealed chunk's largest size. */
+const MAX_SEALED_CHUNK_BYTES = ATTACHMENT_CHUNK_BYTES + CHUNK_OVERHEAD_BYTES;
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
@@ -14,10 +18,15 @@ type ItemParams = VaultParams & { itemId: ItemId };
 type AttachmentParams = VaultParams & { attachmentId: AttachmentId };
 type BeginParams = ItemParams & { attachmentId?: AttachmentId; size: number };
 type ChunkParams = AttachmentParams & { index: number };
-type Transfers = ReturnType<typeof chunkTransfers>;
+type Transfers = ReturnType<typeof chunkTransfers<"vaultId" | "attachmentId">>;
 
 export function attachmentsService(rt: Runtime): ServiceSchema {
-  const transfers = chunkTransfers(rt.config);
+  const transfers = chunkTransfers(rt.config, {
+    action: "attachments.putChunk",
+    ids: ["vaultId", "attachmentId"],
+    maxSealed: MAX_SEALED_CHUNK_BYTES,
+    what: "attachment chunks",
+  });
   return {
     name: "attachments",
     actions: {
@@ -68,7 +77,7 @@ function get({ store }: Runtime, ctx: Ctx<AttachmentParams>) {
 async function putChunk({ store }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
   const actorId = callerOf(ctx).userId;
   await transfers.put(ctx, ({ vaultId, attachmentId, index, data }) =>
-    store.attachments.putChunk({ vaultId, attachmentId, actorId, index, data }),
+    store.attachments.putChunk({ vaultId: vaultId as VaultId, attachmentId: attachmentId as AttachmentId, actorId, index, data }),
   );
   return noContent(ctx);
 }

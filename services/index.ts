@@ -18,6 +18,7 @@ export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
   rekey: async () => (await import("./rekey.service.js")).rekeyService,
   items: async () => (await import("./items.service.js")).itemsService,
   attachments: async () => (await import("./attachments.service.js")).attachmentsService,
+  sends: async () => (await import("./sends.service.js")).sendsService,
   invites: async () => (await import("./invites.service.js")).invitesService,
   audit: async () => (await import("./audit.service.js")).auditService,
   "audit-worker": async () => (await import("./audit-worker.service.js")).auditWorkerService,

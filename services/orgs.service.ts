@@ -2,7 +2,7 @@
 import { decideOrgAccess } from "../lib/domain/orgs/access";
 import { requireOrg } from "../lib/domain/orgs/reads";
 import { assertMayChangePolicies } from "../lib/domain/orgs/roles";
-import { DEFAULT_POLICIES, passkeySignInOf, type OrgPolicies } from "../lib/domain/orgs/policies";
+import { DEFAULT_POLICIES, nextSendPolicies, passkeySignInOf, type OrgPolicies } from "../lib/domain/orgs/policies";
 import { factorMatters, planPolicyChange, type PolicyPerson } from "../lib/domain/orgs/policy-change";
 import type { OrgId, UserId } from "../lib/domain/ids";
 import { announceChanged, announceEnded } from "../lib/auth/session-check";
@@ -16,7 +16,12 @@ import { publicKeysOf } from "../lib/http/views";
 import { runnerService } from "../app/node-runtime";
 
 type OrgParams = { orgId: OrgId };
-type SetPoliciesParams = OrgParams & Partial<OrgPolicies> & { requireSecondFactor: boolean; confirmLockOut?: string[] };
+type SetPoliciesParams = OrgParams &
+  Partial<Omit<OrgPolicies, "sendMaxLifetime">> & {
+    requireSecondFactor: boolean;
+    sendMaxLifetime?: string | null;
+    confirmLockOut?: string[];
+  };
 type RemoveMemberParams = OrgParams & { userId: UserId; orgLink?: unknown };
 type AppendLogParams = OrgParams & { link: unknown };
 
@@ -45,7 +50,15 @@ function assertInOrg(ctx: Ctx<OrgParams>): void {
 const policiesView = (p: OrgPolicies) => ({
   ...p,
   passkeySignIn: passkeySignInOf(p),
-  enforced: ["requireSecondFactor", "minKdf", "inviteMaxLifetime", "recoveryMinThreshold", "passkeySignIn"],
+  enforced: [
+    "requireSecondFactor",
+    "minKdf",
+    "inviteMaxLifetime",
+    "recoveryMinThreshold",
+    "passkeySignIn",
+    "sendsForbidden",
+    "sendMaxLifetime",
+  ],
   clientOnly: ["client.minPasswordScore", "client.idleLockMinutes"],
 });
 
@@ -70,6 +83,7 @@ async function setPolicies(rt: Runtime, ctx: Ctx<SetPoliciesParams>) {
       ...(passkeys !== "allowed" && { passkeySignIn: passkeys }),
       ...(p.minKdf && { minKdf: p.minKdf }),
       ...(p.inviteMaxLifetime !== undefined && { inviteMaxLifetime: p.inviteMaxLifetime }),
+      ...nextSendPolicies(p, current),
       recoveryMinThreshold: p.recoveryMinThreshold ?? DEFAULT_POLICIES.recoveryMinThreshold,
       client: {
         minPasswordScore: p.client?.minPasswordScore ?? 0,

@@ -13,6 +13,7 @@ import { SIGN_IN_SETTINGS } from "./settings/sign-in";
 import { SPLIT_SETTINGS } from "./settings/split-deployment";
 import { VAULT_SETTINGS } from "./settings/vaults";
 import { ATTACHMENT_SETTINGS } from "./settings/attachments";
+import { SEND_SETTINGS } from "./settings/sends";
 
 export { SETTING_GROUPS, type LogLevel, type RegistrationMode, type Setting, type SettingGroup } from "./parse";
 
@@ -22,6 +23,7 @@ export const SETTINGS = {
   ...SIGN_IN_SETTINGS,
   ...VAULT_SETTINGS,
   ...ATTACHMENT_SETTINGS,
+  ...SEND_SETTINGS,
   ...OPERATING_SETTINGS,
   ...SPLIT_SETTINGS,
 };

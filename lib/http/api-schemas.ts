@@ -12,6 +12,7 @@ import { GRANTABLE_ROLES, ORG_ROLES, VAULT_ROLES, VAULT_TYPES } from "../domain/
 import { ORG_LOG_OPS } from "../../protocol/formats/org-log";
 import { arrayOf, base64, hex64, integer, object, oneOfValues, ref, string, timestamp, uuid, type JsonSchema } from "./json-schema";
 import { itemLink, keyLogEntry, publicKeys, rosterLink } from "./link-schemas";
+import { SEND_SCHEMAS } from "./send-schemas";
 
 export type { JsonSchema } from "./json-schema";
 
@@ -149,6 +150,8 @@ export const SCHEMAS = {
     {
       minKdf: object({ argon2idMemoryKiB: integer(1), argon2idIterations: integer(1), pbkdf2Iterations: integer(1) }),
       inviteMaxLifetime: string,
+      sendsForbidden: { type: "boolean" },
+      sendMaxLifetime: string,
     },
   ),
   RecoveryEnrolment: object(
@@ -311,6 +314,7 @@ export const SCHEMAS = {
   AttachmentStatus: object({ ...attachmentFields, received: arrayOf(integer(0)) }),
   AttachmentList: object({ attachments: arrayOf(ref("Attachment")) }),
   AttachmentChunk: object({ index: integer(0), data: base64 }),
+  ...SEND_SCHEMAS,
   ItemHistory: object({
     revisions: arrayOf(
       // A revision: what the item held then, and when the next one replaced it.

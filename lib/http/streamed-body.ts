@@ -66,9 +66,11 @@ export async function takeSlot(
   ctx: Context<unknown, RequestMeta>,
   what: string,
   waitMs: number,
+  /** Whose slot where the route has no caller (a public one): a group and a member of it. */
+  owner?: { group: string; member: string },
 ): Promise<{ release(): void }> {
-  const caller = callerOf(ctx);
-  const slot = await slots.takeWithin(caller.orgId, caller.userId, waitMs);
+  const who = owner ?? { group: callerOf(ctx).orgId, member: callerOf(ctx).userId };
+  const slot = await slots.takeWithin(who.group, who.member, waitMs);
   if ("refusal" in slot) {
     const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
     throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });

@@ -15,14 +15,13 @@ import type { ItemAttachment } from "../attachments/attachment";
 import { readSlice, sourceSize, type AttachmentSource } from "../attachments/source";
 import { ApiError } from "../errors";
 import type { ClientCore } from "./core";
+import { retrying } from "./retrying";
 import type { History } from "./history";
 import type { Items } from "./items";
 import type { Item } from "./types";
 
 /** Chunks in flight at once: the server's fair share of one member (a quarter of ATTACHMENT_CONCURRENCY's default 8). */
 const IN_FLIGHT = 2;
-/** How long one chunk is tried again while the server is away (a node restarting, a 503), at most. */
-const RETRY_FOR_MS = 180_000;
 /** Files on the server no kept revision names are deleted by `tidy` only once this old: one uploaded just now is about to be named. */
 export const TIDY_AFTER_MS = 60 * 60 * 1000;
 
@@ -47,9 +46,6 @@ interface ServerStatus {
   complete: boolean;
   received: number[];
 }
-
-const transient = (err: unknown): boolean =>
-  err instanceof ApiError && (err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500);
 
 export class Attachments {
   constructor(
@@ -92,7 +88,7 @@ export class Attachments {
         for (let i = todo.shift(); i !== undefined; i = todo.shift()) {
           const plain = await readSlice(source, i * ATTACHMENT_CHUNK_BYTES, chunkPlainBytes(attachment.size, i));
           const sealed = await sealChunk(key, attachment.id, i, i === count - 1, plain);
-          await this.retrying(() =>
+          await retrying(() =>
             this.core.http.request("PUT", `${filePath(vaultId, attachment.id)}/chunks/${i}`, { body: { data: toBase64(sealed) } }),
           );
           sent += plain.length;
@@ -100,7 +96,7 @@ export class Attachments {
         }
       };
       await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, todo.length) }, worker));
-      await this.retrying(() => this.core.http.request("POST", `${filePath(vaultId, attachment.id)}/finish`, { body: {} }));
+      await retrying(() => this.core.http.request("POST", `${filePath(vaultId, attachment.id)}/finish`, { body: {} }));
     }
     return this.name(p);
   }
@@ -153,7 +149,7 @@ export class Attachments {
   private async fetchChunk(vaultId: string, file: ItemAttachment, index: number): Promise<Bytes> {
     let answer: { index: number; data: string };
     try {
-      answer = await this.retrying(() => this.core.http.request(`GET`, `${filePath(vaultId, file.id)}/chunks/${index}`));
+      answer = await retrying(() => this.core.http.request(`GET`, `${filePath(vaultId, file.id)}/chunks/${index}`));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404)
         throw new SecurityError("ATTACHMENT_WITHHELD", `the server does not hand over ${file.name} (chunk ${index})`);
@@ -211,21 +207,6 @@ export class Attachments {
 
   private status(vaultId: string, attachmentId: string): Promise<ServerStatus> {
     return this.core.http.request<ServerStatus>("GET", filePath(vaultId, attachmentId));
-  }
-
-  /** Runs a request again while the server is away or busy (a restarting node, 429, 503), for up to RETRY_FOR_MS. */
-  private async retrying<T>(request: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await request();
-      } catch (err) {
-        if (!transient(err) || Date.now() - started > RETRY_FOR_MS) throw err;
-        const after = (err as ApiError).retryAfter;
-        const waitMs = after !== undefined && Number.isFinite(after) ? after * 1000 : Math.min(5_000, 100 * 2 ** attempt);
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-      }
-    }
   }
 }
 

@@ -54,6 +54,10 @@ export interface Policies {
   passkeySignIn?: PasskeySignInPolicy;
   minKdf?: { argon2idMemoryKiB: number; argon2idIterations: number; pbkdf2Iterations: number };
   inviteMaxLifetime?: string;
+  /** Sends forbidden to members (and the links of those made before open nothing). Left out of a change: kept as it is. */
+  sendsForbidden?: boolean;
+  /** The longest a new send may live ("3d"); null in a change clears it, left out keeps it. */
+  sendMaxLifetime?: string;
   recoveryMinThreshold: number;
   client: { minPasswordScore: number; idleLockMinutes?: number };
   /** Which of these the server enforces, and which only clients apply (a modified client need not). */
@@ -138,15 +142,14 @@ export class Factors {
     return this.core.http.request("GET", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`);
   }
 
-  /** Sets the organization's policies (its owners). */
   /**
    * Sets the organization's policies (owners). A change that would shut people out is refused
    * (409, field: the first policy at fault, the message naming who) unless `confirmLockOut` names
    * each such policy.
    */
   setPolicies(
-    policies: Omit<Policies, "enforced" | "clientOnly" | "recoveryMinThreshold" | "client"> &
-      Partial<Pick<Policies, "recoveryMinThreshold" | "client">> & { confirmLockOut?: LockOutPolicy[] },
+    policies: Omit<Policies, "enforced" | "clientOnly" | "recoveryMinThreshold" | "client" | "sendMaxLifetime"> &
+      Partial<Pick<Policies, "recoveryMinThreshold" | "client">> & { sendMaxLifetime?: string | null; confirmLockOut?: LockOutPolicy[] },
   ): Promise<Policies> {
     return this.core.http.request("PUT", `/orgs/${encodeURIComponent(this.core.account.orgId)}/policies`, { body: policies });
   }

@@ -39,6 +39,7 @@ import { assembleParts, type Parts } from "./parts";
 import type { PasswordChangeResult } from "./password";
 import type { ProtectionProgress, ProtectionResult, ProtectionStep } from "./protect";
 import type { Recovery, RecoveryRenewal } from "./recovery";
+import type { Sends } from "./sends";
 import type { Session } from "./session";
 import { openKept, sealKeyFor, type KeptSession, type SealKey } from "./kept-session";
 import type { Account, OrgRole } from "./types";
@@ -50,6 +51,7 @@ export type { AdoptConfirmation, RekeyOptions } from "./rekey";
 export type { CheckedVault, NameCheck } from "./vaults";
 export type { PasswordChangeResult } from "./password";
 export type { PendingUpload, UploadOptions } from "./attachments";
+export type { MadeSend, SendContent, SendOptions, SendSummary } from "./sends";
 export { ProtectionInterruptedError } from "./protect";
 export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
@@ -91,6 +93,8 @@ export class VaultClient {
   readonly items: ItemsApi;
   /** Files on items: upload, resume, download, remove (api/attachments.ts). */
   readonly attachments: AttachmentsApi;
+  /** Sends: a text or a file shared by a link that alone holds its key (sends.ts). */
+  readonly sends: Sends;
   /** Invites to the organization (api/invites.ts). */
   readonly invites: InvitesApi;
   /** The organization's audit log, checked here (api/audit.ts). */
@@ -112,6 +116,7 @@ export class VaultClient {
     this.members = membersApi(parts);
     this.items = itemsApi(parts);
     this.attachments = attachmentsApi(parts);
+    this.sends = parts.sends;
     this.invites = invitesApi(parts);
     this.audit = auditApi(parts);
     this.factors = parts.factors;

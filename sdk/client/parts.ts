@@ -22,6 +22,7 @@ import { AccountProtection } from "./protect";
 import { Recovery } from "./recovery";
 import { Rekeys } from "./rekey";
 import { Rosters } from "./roster";
+import { Sends } from "./sends";
 import { Session } from "./session";
 import { Transfers } from "./transfer";
 import { Trust } from "./trust";
@@ -44,6 +45,7 @@ export interface Parts {
   keyRotations: KeyRotations;
   history: History;
   attachments: Attachments;
+  sends: Sends;
   transfers: Transfers;
   exposures: Exposures;
   rekeys: Rekeys;
@@ -72,6 +74,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const history = new History(core, vaults, items);
   const attachments = new Attachments(core, items, history);
   const transfers = new Transfers(core, vaults, items, attachments);
+  const sends = new Sends(core);
   const exposures = new Exposures(rosters, items, history, audit);
   const rekeys = new Rekeys(core, trust, rosters, vaults, members, items, history, labels);
   const people = new People(core, members, rekeys, orgLogs, vaults, rosters);
@@ -94,6 +97,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
     keyRotations,
     history,
     attachments,
+    sends,
     transfers,
     exposures,
     rekeys,

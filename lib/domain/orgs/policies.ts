@@ -11,6 +11,7 @@ import { MAX_INVITE_TTL_MS } from "./invites";
 import { KDF_CAPS } from "../../../protocol/crypto/kdf";
 import { badPolicy, kdfBelowPolicy, inviteOutlivesPolicy } from "./refusals";
 import type { Kdf } from "../types";
+import { MIN_SEND_LIFETIME_MS, type SendPolicy } from "../sends/decisions";
 
 export interface MinKdf {
   argon2idMemoryKiB: number;
@@ -30,6 +31,10 @@ export interface OrgPolicies {
   minKdf?: MinKdf;
   /** The longest lifetime of a new invite (a duration, like "72h"); absent: the server's 30d. */
   inviteMaxLifetime?: string;
+  /** Sends forbidden: no member makes one, and the links of those made before open nothing more. */
+  sendsForbidden?: boolean;
+  /** The longest lifetime of a new send (a duration, like "3d"); absent: the server's SEND_MAX_LIFETIME. */
+  sendMaxLifetime?: string;
   /** The fewest trustees an account recovery may need (k), 2 to MAX_RECOVERY_TRUSTEES. */
   recoveryMinThreshold: number;
   /** Rules only clients apply. */
@@ -64,6 +69,10 @@ export function decidePolicies(p: OrgPolicies): OrgPolicies {
     const ms = parseDuration(p.inviteMaxLifetime);
     if (ms === null || ms > MAX_INVITE_TTL_MS) throw badPolicy("inviteMaxLifetime");
   }
+  if (p.sendMaxLifetime !== undefined) {
+    const ms = parseDuration(p.sendMaxLifetime);
+    if (ms === null || ms < MIN_SEND_LIFETIME_MS) throw badPolicy("sendMaxLifetime");
+  }
   if (!within(p.recoveryMinThreshold, 2, MAX_RECOVERY_TRUSTEES)) throw badPolicy("recoveryMinThreshold");
   if (!within(p.client.minPasswordScore, 0, 4)) throw badPolicy("client.minPasswordScore");
   if (p.client.idleLockMinutes !== undefined && !within(p.client.idleLockMinutes, 1, 24 * 60)) throw badPolicy("client.idleLockMinutes");
@@ -90,4 +99,23 @@ export function decideInviteLifetimeCap(ttlMs: number, asked: boolean, policies:
   if (cap === null || ttlMs <= cap) return ttlMs;
   if (asked) throw inviteOutlivesPolicy(policies.inviteMaxLifetime!);
   return cap;
+}
+
+/** What the organization's policies say of sends. */
+export function sendPolicyOf(p: OrgPolicies | null): SendPolicy {
+  const cap = p?.sendMaxLifetime === undefined ? null : parseDuration(p.sendMaxLifetime);
+  return { forbidden: p?.sendsForbidden === true, maxLifetimeMs: cap };
+}
+
+/**
+ * The send policies an owner sets: each left out is kept as it is (a client from before them never
+ * relaxes them by changing another policy); a null lifetime clears its cap.
+ */
+export function nextSendPolicies(
+  given: { sendsForbidden?: boolean; sendMaxLifetime?: string | null },
+  current: OrgPolicies | null,
+): Pick<OrgPolicies, "sendsForbidden" | "sendMaxLifetime"> {
+  const forbidden = given.sendsForbidden ?? current?.sendsForbidden ?? false;
+  const lifetime = given.sendMaxLifetime === null ? undefined : (given.sendMaxLifetime ?? current?.sendMaxLifetime);
+  return { ...(forbidden && { sendsForbidden: true }), ...(lifetime !== undefined && { sendMaxLifetime: lifetime }) };
 }

@@ -16,6 +16,7 @@ import { PASSKEY_ROUTES } from "./passkeys";
 import { INVITE_ROUTES } from "./invites";
 import { ITEM_ROUTES } from "./items";
 import { ATTACHMENT_ROUTES } from "./attachments";
+import { SEND_ROUTES } from "./sends";
 import { ORG_ROUTES } from "./orgs";
 import { API_PREFIX, type Method, type RouteDef } from "./route-def";
 import { VAULT_ROUTES } from "./vaults";
@@ -31,6 +32,7 @@ const ROUTE_TABLE = [
   ...VAULT_ROUTES,
   ...ITEM_ROUTES,
   ...ATTACHMENT_ROUTES,
+  ...SEND_ROUTES,
   ...INVITE_ROUTES,
 ] as const;
 

@@ -58,6 +58,8 @@ export const ORG_ROUTES = [
         props: { argon2idMemoryKiB: p.positiveInteger, argon2idIterations: p.positiveInteger, pbkdf2Iterations: p.positiveInteger },
       },
       inviteMaxLifetime: { type: "string", optional: true, max: 16 },
+      sendsForbidden: { type: "boolean", optional: true },
+      sendMaxLifetime: { type: "string", optional: true, nullable: true, max: 16 },
       recoveryMinThreshold: { type: "number", integer: true, optional: true },
       client: {
         type: "object",

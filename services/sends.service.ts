@@ -1,0 +1,161 @@
+/** Sends: a text or a file shared by link, sealed on the client (lib/domain/sends/decisions.ts). */
+import type { ServiceSchema } from "moleculer";
+import type { SendId } from "../lib/domain/ids";
+import { DEFAULT_SEND_LIFETIME_MS, SEND_ACCESS_MS, planSendOpenCheck, type SendLimits } from "../lib/domain/sends/decisions";
+import { sendLifetimeRefused } from "../lib/domain/sends/refusals";
+import { sendPolicyOf } from "../lib/domain/orgs/policies";
+import { parseDuration } from "../lib/domain/duration";
+import type { OrgId } from "../lib/domain/ids";
+import { checkSendPassword, hashSendProof } from "../lib/auth/send-passwords";
+import { chunkTransfers } from "../lib/http/chunk-body";
+import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
+import { paramsOf } from "../lib/http/routes";
+import type { Runtime } from "../lib/runtime";
+import type { SendRecord } from "../lib/store/port";
+import { MAX_SEND_PART_SEALED } from "../protocol/formats/sends";
+import { runnerService } from "../app/node-runtime";
+
+type SendParams = { sendId: SendId };
+type CreateParams = SendParams & {
+  parts: number;
+  bytes: number;
+  expiresIn?: string;
+  maxViews?: number;
+  passwordProof?: string;
+  ownerNote: string;
+};
+type OpenParams = SendParams & { passwordProof?: string };
+type ReadParams = SendParams & { index: number; access: string };
+type Transfers = ReturnType<typeof chunkTransfers<"sendId">>;
+
+/** What an open's access to a send's parts holds, sealed for this server alone. */
+const ACCESS_PURPOSE = "send-parts";
+
+export function sendsService(rt: Runtime): ServiceSchema {
+  const transfers = chunkTransfers(rt.config, {
+    action: "sends.putPart",
+    ids: ["sendId"],
+    maxSealed: MAX_SEND_PART_SEALED,
+    what: "send parts",
+  });
+  return {
+    name: "sends",
+    actions: {
+      create: { params: paramsOf("sends.create"), handler: (ctx: Ctx<CreateParams>) => create(rt, ctx) },
+      list: { handler: (ctx: Ctx) => list(rt, ctx) },
+      // The stream's own parameters; its body is checked against the route's.
+      putPart: { params: { sendId: { type: "string" } }, handler: (ctx: Ctx<Record<string, unknown>>) => putPart(rt, transfers, ctx) },
+      finish: { params: paramsOf("sends.finish"), handler: (ctx: Ctx<SendParams>) => finish(rt, ctx) },
+      remove: { params: paramsOf("sends.remove"), handler: (ctx: Ctx<SendParams>) => remove(rt, ctx) },
+      open: { params: paramsOf("sends.open"), handler: (ctx: Ctx<OpenParams>) => open(rt, ctx) },
+      readPart: { params: paramsOf("sends.readPart"), handler: (ctx: Ctx<ReadParams>) => readPart(rt, transfers, ctx) },
+    },
+  };
+}
+
+const limitsOf = ({ config }: Runtime): SendLimits => ({
+  maxBytes: config.sendMaxBytes,
+  perUser: config.sendsPerUser,
+  orgQuotaBytes: config.sendOrgQuotaBytes,
+  maxLifetimeMs: config.sendMaxLifetimeMs,
+});
+
+/** A send as its sender reads it: what the record holds but whose and which organization's, which the sender knows. */
+const view = <T extends SendRecord>({ ownerId: _owner, orgId: _org, ...rest }: T) => rest;
+
+const policyOf = async (rt: Runtime, orgId: OrgId) => sendPolicyOf(await rt.store.security.getPolicies(orgId));
+
+async function create(rt: Runtime, ctx: Ctx<CreateParams>) {
+  const caller = callerOf(ctx);
+  const p = ctx.params;
+  const lifetimeMs = p.expiresIn === undefined ? DEFAULT_SEND_LIFETIME_MS : parseDuration(p.expiresIn);
+  if (lifetimeMs === null) throw sendLifetimeRefused(`${rt.config.sendMaxLifetimeMs / 86_400_000} days`, "server");
+  const status = await rt.store.sends.createSend({
+    actorId: caller.userId,
+    orgId: caller.orgId,
+    sendId: p.sendId,
+    parts: p.parts,
+    bytes: p.bytes,
+    maxViews: p.maxViews ?? null,
+    passwordHash: p.passwordProof === undefined ? null : await hashSendProof(rt, p.passwordProof),
+    ownerNote: p.ownerNote,
+    lifetimeMs,
+    limits: limitsOf(rt),
+    policy: await policyOf(rt, caller.orgId),
+    now: rt.clock.timestamp(),
+  });
+  created(ctx, `/sends/${p.sendId}`);
+  return view(status);
+}
+
+async function list({ store, clock }: Runtime, ctx: Ctx) {
+  return { sends: (await store.sends.listSends({ actorId: callerOf(ctx).userId, now: clock.timestamp() })).map(view) };
+}
+
+async function putPart({ store }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
+  const actorId = callerOf(ctx).userId;
+  await transfers.put(ctx, ({ sendId, index, data }) => store.sends.putPart({ actorId, sendId: sendId as SendId, index, data }));
+  return noContent(ctx);
+}
+
+async function finish(rt: Runtime, ctx: Ctx<SendParams>) {
+  const caller = callerOf(ctx);
+  const events = [rt.events.record("send.created", { actorId: caller.userId, orgId: caller.orgId })];
+  const record = await rt.store.sends.finishSend({ actorId: caller.userId, sendId: ctx.params.sendId, events });
+  rt.events.kick();
+  return view(record);
+}
+
+async function remove(rt: Runtime, ctx: Ctx<SendParams>) {
+  const caller = callerOf(ctx);
+  const events = [rt.events.record("send.deleted", { actorId: caller.userId, orgId: caller.orgId })];
+  await rt.store.sends.deleteSend({ actorId: caller.userId, sendId: ctx.params.sendId, events });
+  rt.events.kick();
+  return noContent(ctx);
+}
+
+/**
+ * An open by the link: the send there for it and its password (counted, then compared) before the
+ * view is taken under the send's lock. The audit record names the send's owner: who opened it, the
+ * server cannot know.
+ */
+async function open(rt: Runtime, ctx: Ctx<OpenParams>) {
+  const { sendId, passwordProof } = ctx.params;
+  const gate = await rt.store.sends.sendGate({ sendId });
+  const policy = gate ? await policyOf(rt, gate.orgId) : { forbidden: false, maxLifetimeMs: null };
+  planSendOpenCheck(gate?.state, rt.clock.nowMs(), policy, { required: gate?.passwordHash != null, given: passwordProof !== undefined });
+  if (gate?.passwordHash) await checkSendPassword(rt, sendId, ctx.meta.clientIp ?? "unknown", passwordProof!, gate.passwordHash);
+  const opened = await rt.store.sends.openSend({
+    sendId,
+    now: rt.clock.timestamp(),
+    policy,
+    events: (owner) => [rt.events.record("send.opened", { actorId: owner.ownerId, orgId: owner.orgId })],
+  });
+  rt.events.kick();
+  return {
+    sendId,
+    parts: opened.parts,
+    bytes: opened.bytes,
+    expiresAt: opened.expiresAt,
+    viewsLeft: opened.viewsLeft,
+    header: Buffer.from(opened.header.buffer, opened.header.byteOffset, opened.header.byteLength).toString("base64"),
+    access: rt.sealer.seal(ACCESS_PURPOSE, { sendId }, SEND_ACCESS_MS),
+  };
+}
+
+function readPart(rt: Runtime, transfers: Transfers, ctx: Ctx<ReadParams>) {
+  const { sendId, index, access } = ctx.params;
+  const granted = rt.sealer.open<{ sendId: string }>(ACCESS_PURPOSE, access);
+  const owner = { group: "sends", member: ctx.meta.clientIp ?? "unknown" };
+  return transfers.read(
+    ctx,
+    async () => {
+      const data = await rt.store.sends.readPart({ sendId, index, now: rt.clock.timestamp(), accessOk: granted?.sendId === sendId });
+      return { index, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
+    },
+    owner,
+  );
+}
+
+/** The service as moleculer-runner loads this file (moleculer.config.ts). */
+export default runnerService(sendsService);

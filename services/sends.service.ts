@@ -1,10 +1,8 @@
 /** Sends: a text or a file shared by link, sealed on the client (lib/domain/sends/decisions.ts). */
 import type { ServiceSchema } from "moleculer";
 import type { SendId } from "../lib/domain/ids";
-import { DEFAULT_SEND_LIFETIME_MS, SEND_ACCESS_MS, planSendOpenCheck, type SendLimits } from "../lib/domain/sends/decisions";
-import { sendLifetimeRefused } from "../lib/domain/sends/refusals";
+import { SEND_ACCESS_MS, planSendOpenCheck, sendLifetimeOf, type SendLimits } from "../lib/domain/sends/decisions";
 import { sendPolicyOf } from "../lib/domain/orgs/policies";
-import { parseDuration } from "../lib/domain/duration";
 import type { OrgId } from "../lib/domain/ids";
 import { checkSendPassword, hashSendProof } from "../lib/auth/send-passwords";
 import { chunkTransfers } from "../lib/http/chunk-body";
@@ -68,8 +66,7 @@ const policyOf = async (rt: Runtime, orgId: OrgId) => sendPolicyOf(await rt.stor
 async function create(rt: Runtime, ctx: Ctx<CreateParams>) {
   const caller = callerOf(ctx);
   const p = ctx.params;
-  const lifetimeMs = p.expiresIn === undefined ? DEFAULT_SEND_LIFETIME_MS : parseDuration(p.expiresIn);
-  if (lifetimeMs === null) throw sendLifetimeRefused(`${rt.config.sendMaxLifetimeMs / 86_400_000} days`, "server");
+  const lifetimeMs = sendLifetimeOf(p.expiresIn, limitsOf(rt));
   const status = await rt.store.sends.createSend({
     actorId: caller.userId,
     orgId: caller.orgId,

@@ -16,6 +16,7 @@
  */
 import { MAX_SEND_PARTS, MAX_SEND_PART_SEALED, SEND_PART_OVERHEAD } from "../../../protocol/formats/sends";
 import { invalid } from "../../errors";
+import { parseDuration } from "../duration";
 import type { UserId } from "../ids";
 import {
   sendAccessInvalid,
@@ -91,7 +92,21 @@ export interface SendState {
   partsGoneAtMs: number | null;
 }
 
-const durationText = (ms: number): string => (ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : `${Math.round(ms / 60_000)} minutes`);
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+const durationText = (ms: number): string =>
+  ms % 86_400_000 === 0
+    ? plural(ms / 86_400_000, "day")
+    : ms % 3_600_000 === 0
+      ? plural(ms / 3_600_000, "hour")
+      : plural(Math.round(ms / 60_000), "minute");
+
+/** A new send's lifetime as asked for (`expiresIn`, a duration), or the default week; refused when it is not a duration. */
+export function sendLifetimeOf(expiresIn: string | undefined, limits: Pick<SendLimits, "maxLifetimeMs">): number {
+  if (expiresIn === undefined) return DEFAULT_SEND_LIFETIME_MS;
+  const ms = parseDuration(expiresIn);
+  if (ms === null) throw sendLifetimeRefused(durationText(limits.maxLifetimeMs), "server");
+  return ms;
+}
 
 /** A new send: its size, its lifetime, and the room the member and the organization have left. */
 export function planSendCreate(s: SendSnapshot, req: SendRequest, limits: SendLimits, policy: SendPolicy): void {

@@ -87,7 +87,7 @@ describe.each(SQL_ENGINES)("sends against a dishonest server, on %s", (_engine, 
 
     const second = await fileSend();
     let partOne: any;
-    suite.proxy.edit = (method, path, body, status) => {
+    suite.proxy.edit = (_method, path, body, status) => {
       if (path === `/sends/${second.made.sendId}/parts/1/read` && status === 200) partOne = body;
       return path === `/sends/${second.made.sendId}/parts/2/read` && status === 200 ? { ...partOne, index: 2 } : body;
     };

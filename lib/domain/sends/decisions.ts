@@ -134,7 +134,7 @@ function ownUnfinished(s: SendState | undefined, actorId: UserId): SendState {
 /** One sealed part, in place of one sent before at that index: `others` is what the send's other parts hold. */
 export function planSendPartWrite(s: SendState | undefined, actorId: UserId, index: number, size: number, others: number): void {
   const send = ownUnfinished(s, actorId);
-  if (index >= send.parts) throw sendPartOutOfRange(index, send.parts);
+  if (!Number.isInteger(index) || index < 0 || index >= send.parts) throw sendPartOutOfRange(index, send.parts);
   if (size < SEND_PART_OVERHEAD || size > MAX_SEND_PART_SEALED || others + size > send.bytes) throw sendPartsTooLarge(send.bytes);
 }
 
@@ -189,7 +189,7 @@ export function planSendOpen(
 export function planSendPartRead(s: SendState | undefined, nowMs: number, index: number, accessOk: boolean): void {
   if (!accessOk) throw sendAccessInvalid();
   if (!s || !s.complete || s.expiresAtMs <= nowMs || (s.partsGoneAtMs !== null && s.partsGoneAtMs <= nowMs)) throw sendNotFound();
-  if (index >= s.parts) throw sendPartOutOfRange(index, s.parts);
+  if (!Number.isInteger(index) || index < 0 || index >= s.parts) throw sendPartOutOfRange(index, s.parts);
 }
 
 /** Deleting a send: its owner's, finished or not. */

@@ -63,8 +63,6 @@ async function partSizes(db: Db, sendId: SendId): Promise<Map<number, number>> {
   return new Map(rows.map((r) => [Number(r.idx), Number(r.sealed_bytes)]));
 }
 
-const live = (now: string) => (r: SendsTable) => r.expires_at > now;
-
 export class SqlSends implements SendStore {
   constructor(private readonly c: SqlContext) {}
 
@@ -159,10 +157,11 @@ export class SqlSends implements SendStore {
       .selectFrom("sends")
       .selectAll()
       .where("owner_id", "=", actorId)
+      .where("expires_at", ">", now)
       .orderBy("created_at", "desc")
       .orderBy("send_id")
       .execute();
-    return rows.filter(live(now)).map((r) => toRecord(r, now));
+    return rows.map((r) => toRecord(r, now));
   }
 
   async deleteSend({ actorId, sendId, events }: ArgsOf<SendStore["deleteSend"]>): Promise<void> {
@@ -192,7 +191,7 @@ export class SqlSends implements SendStore {
         .executeTakeFirst();
       if (!header) throw sendNotFound();
       const gone = plan.partsGoneAtMs === null ? null : new Date(plan.partsGoneAtMs).toISOString();
-      await trx.updateTable("sends").set({ parts_gone_at: gone }).where("send_id", "=", sendId).execute();
+      await trx.updateTable("sends").set({ views: plan.views, parts_gone_at: gone }).where("send_id", "=", sendId).execute();
       // The last view of a send of one part: the header answered now is all of it.
       if (gone !== null && gone <= now) await trx.deleteFrom("send_parts").where("send_id", "=", sendId).execute();
       await writeOutbox(trx, events({ ownerId: r.owner_id, orgId: r.org_id }));

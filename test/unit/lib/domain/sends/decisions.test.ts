@@ -144,6 +144,8 @@ const writes = [
   row("to another member's finished send", () => planSendPartWrite(sent, bob, 0, sizes[0]!, 0), sendNotFound()),
   row("to a finished send", () => planSendPartWrite(sent, ada, 9, 1, 0), sendFinished()),
   row("past the last part", () => planSendPartWrite(sending, ada, 4, O, 0), sendPartOutOfRange(4, 4)),
+  row("before the first part", () => planSendPartWrite(sending, ada, -1, O, 0), sendPartOutOfRange(-1, 4)),
+  row("between two parts", () => planSendPartWrite(sending, ada, 1.5, O, 0), sendPartOutOfRange(1.5, 4)),
   row("shorter than an IV and a tag", () => planSendPartWrite(sending, ada, 1, O - 1, 0), sendPartsTooLarge(bytes)),
   row(
     "larger than any part",
@@ -201,6 +203,7 @@ const opens = [
 
 const reads = [
   row("a part of an open send", () => planSendPartRead(sent, now, 3, true), "ok"),
+  row("before the first part", () => planSendPartRead(sent, now, -1, true), sendPartOutOfRange(-1, 4)),
   row("a part, a millisecond before the parts go", () => planSendPartRead({ ...sent, partsGoneAtMs: now + 1 }, now, 3, true), "ok"),
   row("without a valid access, before anything else is looked at", () => planSendPartRead(undefined, now, 9, false), sendAccessInvalid()),
   row("without a valid access, of an open send", () => planSendPartRead(sent, now, 1, false), sendAccessInvalid()),

@@ -11,6 +11,7 @@ import { itemCommands } from "./items";
 import { keysCommands } from "./keys";
 import { orgCommands } from "./org";
 import { securityCommands } from "./security";
+import { sendCommands } from "./sends";
 import type { Command } from "./shared";
 import { vaultsCommands } from "./vaults";
 import { verifyCommands } from "./verify";
@@ -24,6 +25,7 @@ export const commands: Command[] = [
   ...auditCommands,
   ...itemCommands,
   ...fileCommands,
+  ...sendCommands,
   ...historyCommands,
   ...findCommands,
   ...transferCommands,

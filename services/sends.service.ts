@@ -1,4 +1,5 @@
 /** Sends: a text or a file shared by link, sealed on the client (lib/domain/sends/decisions.ts). */
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
 import type { SendId } from "../lib/domain/ids";
 import { SEND_ACCESS_MS, planSendOpenCheck, sendLifetimeOf, type SendLimits } from "../lib/domain/sends/decisions";
@@ -19,12 +20,22 @@ type CreateParams = SendParams & {
   bytes: number;
   expiresIn?: string;
   maxViews?: number;
+  accessProof: string;
   passwordProof?: string;
   ownerNote: string;
 };
-type OpenParams = SendParams & { passwordProof?: string };
+type OpenParams = SendParams & { accessProof: string; passwordProof?: string };
 type ReadParams = SendParams & { index: number; access: string };
 type Transfers = ReturnType<typeof chunkTransfers<"sendId">>;
+
+/** What the store keeps of a link's access proof: its SHA-256 (the proof has 256 bits of the link's secret behind it: no slow hash is needed). */
+const accessHashOf = (proof: string): string => createHash("sha256").update(Buffer.from(proof, "base64")).digest("hex");
+
+const accessProofMatches = (proof: string, hash: string): boolean => {
+  const given = Buffer.from(accessHashOf(proof), "hex");
+  const kept = Buffer.from(hash, "hex");
+  return given.length === kept.length && timingSafeEqual(given, kept);
+};
 
 /** What an open's access to a send's parts holds, sealed for this server alone. */
 const ACCESS_PURPOSE = "send-parts";
@@ -74,6 +85,7 @@ async function create(rt: Runtime, ctx: Ctx<CreateParams>) {
     parts: p.parts,
     bytes: p.bytes,
     maxViews: p.maxViews ?? null,
+    accessHash: accessHashOf(p.accessProof),
     passwordHash: p.passwordProof === undefined ? null : await hashSendProof(rt, p.passwordProof),
     ownerNote: p.ownerNote,
     lifetimeMs,
@@ -117,10 +129,14 @@ async function remove(rt: Runtime, ctx: Ctx<SendParams>) {
  * server cannot know.
  */
 async function open(rt: Runtime, ctx: Ctx<OpenParams>) {
-  const { sendId, passwordProof } = ctx.params;
+  const { sendId, accessProof, passwordProof } = ctx.params;
   const gate = await rt.store.sends.sendGate({ sendId });
   const policy = gate ? await policyOf(rt, gate.orgId) : { forbidden: false, maxLifetimeMs: null };
-  planSendOpenCheck(gate?.state, rt.clock.nowMs(), policy, { required: gate?.passwordHash != null, given: passwordProof !== undefined });
+  planSendOpenCheck(gate?.state, rt.clock.nowMs(), policy, {
+    linkProven: gate !== null && accessProofMatches(accessProof, gate.accessHash),
+    passwordRequired: gate?.passwordHash != null,
+    passwordGiven: passwordProof !== undefined,
+  });
   if (gate?.passwordHash) await checkSendPassword(rt, sendId, ctx.meta.clientIp ?? "unknown", passwordProof!, gate.passwordHash);
   const opened = await rt.store.sends.openSend({
     sendId,

@@ -11,6 +11,9 @@
 //   pw   = Argon2id(NFKC(password), salt, 3 passes, 64 MiB, 4 lanes)
 //   passwordProof = HKDF(pw, "", "vault-send-password-proof/v1", 32)  -- sent to the server, which keeps a slow hash of it
 //   passwordKey   = HKDF(pw, "", "vault-send-password-key/v1", 32)    -- never sent
+// Every open proves the link's secret, so that a send's id alone (in a log, say) cannot use up its
+// views or its password's guesses:
+//   accessProof = HKDF(secret, "", "vault-send-access/v1\n" || sendId, 32)  -- the server keeps its SHA-256
 // A send is parts, each sealed with AES-256-GCM on its own:
 //   part = iv (12) || ciphertext || tag (16)
 //   aad  = "vault-send-part/v1\n" || sendId (36 ASCII) || "\n" || index (u32, big-endian) || final (1 byte)
@@ -30,6 +33,7 @@ export const SEND_PASSWORD_SALT_CONTEXT = "vault-send-password-salt/v1\n";
 export const SEND_PASSWORD_PROOF_CONTEXT = "vault-send-password-proof/v1";
 export const SEND_PASSWORD_KEY_CONTEXT = "vault-send-password-key/v1";
 export const SEND_OWNER_NOTE_CONTEXT = "vault-send-owner-note/v1\n";
+export const SEND_ACCESS_CONTEXT = "vault-send-access/v1\n";
 /** Argon2id as accounts use it by default; fixed: a link's recipient derives with nothing the server says. */
 export const SEND_PASSWORD_KDF = DEFAULT_ARGON2ID;
 /** A file part's plaintext: every part but the last holds exactly this many bytes (as attachment chunks do). */
@@ -93,21 +97,25 @@ export function parseSendLink(text: string): SendLink | null {
 
 const none = new Uint8Array(0);
 
-/** The key of a send's parts, and the proof of its password the server checks (with a password only). */
+/**
+ * The key of a send's parts, the proof of the link every open carries, and the proof of its
+ * password the server checks (with a password only).
+ */
 export async function deriveSendKeys(
   secret: Bytes,
   sendId: string,
   password?: string,
-): Promise<{ contentKey: Bytes; passwordProof?: Bytes }> {
+): Promise<{ contentKey: Bytes; accessProof: Bytes; passwordProof?: Bytes }> {
   const info = utf8(`${SEND_CONTENT_CONTEXT}${sendId}`);
-  if (password === undefined) return { contentKey: await hkdfSha256(secret, none, info, 32) };
+  const accessProof = await hkdfSha256(secret, none, utf8(`${SEND_ACCESS_CONTEXT}${sendId}`), 32);
+  if (password === undefined) return { contentKey: await hkdfSha256(secret, none, info, 32), accessProof };
   const salt = await hkdfSha256(secret, none, utf8(`${SEND_PASSWORD_SALT_CONTEXT}${sendId}`), 16);
   const pw = await deriveMasterKey(password, { ...SEND_PASSWORD_KDF, salt: toBase64(salt) });
   const [passwordProof, passwordKey] = await Promise.all([
     hkdfSha256(pw, none, utf8(SEND_PASSWORD_PROOF_CONTEXT), 32),
     hkdfSha256(pw, none, utf8(SEND_PASSWORD_KEY_CONTEXT), 32),
   ]);
-  return { contentKey: await hkdfSha256(concatBytes(secret, passwordKey), none, info, 32), passwordProof };
+  return { contentKey: await hkdfSha256(concatBytes(secret, passwordKey), none, info, 32), accessProof, passwordProof };
 }
 
 /** The associated data of part `index` of send `sendId`. */

@@ -100,7 +100,7 @@ export class Sends {
     const header = headerOf(content, opts, this.core.account.email);
     const plainHeader = headerBytes(header);
     if (plainHeader.length > MAX_SEND_HEADER_BYTES) throw new Error("This text is too long for a send (at most 1 MiB)");
-    const { contentKey, passwordProof } = await deriveSendKeys(secret, sendId, opts.password);
+    const { contentKey, accessProof, passwordProof } = await deriveSendKeys(secret, sendId, opts.password);
     const parts = sendPartCount(header);
     const fileBytes = "file" in content ? content.file.data.length : 0;
     const bytes = plainHeader.length + fileBytes + parts * SEND_PART_OVERHEAD;
@@ -115,6 +115,7 @@ export class Sends {
         parts,
         bytes,
         ownerNote,
+        accessProof: toBase64(accessProof),
         ...(opts.expiresIn !== undefined && { expiresIn: opts.expiresIn }),
         ...(opts.maxViews !== undefined && { maxViews: opts.maxViews }),
         ...(passwordProof && { passwordProof: toBase64(passwordProof) }),

@@ -68,7 +68,7 @@ export async function openSend(link: string, opts: OpenSendOptions = {}): Promis
   const keys = await deriveSendKeys(secret, sendId, opts.password);
   const answer = await http.request<OpenAnswer>("POST", `/sends/${sendId}/open`, {
     auth: false,
-    body: keys.passwordProof ? { passwordProof: toBase64(keys.passwordProof) } : {},
+    body: { accessProof: toBase64(keys.accessProof), ...(keys.passwordProof && { passwordProof: toBase64(keys.passwordProof) }) },
   });
   const parts = answer.parts;
   const header = await openHeader(keys.contentKey, sendId, answer.header, parts);

@@ -121,6 +121,13 @@ describe("bad input on every route", () => {
       attachmentId: (await api.post(`/vaults/${vaultId}/items/${itemId}/attachments`, { token: owner.token, body: { size: 10 } })).body
         .attachmentId,
       index: "0",
+      // An unfinished send of the owner's, so that bad part bodies reach the code behind its checks.
+      sendId: (
+        await api.post("/sends", {
+          token: owner.token,
+          body: { sendId: randomUUID(), parts: 2, bytes: 4096, ownerNote: "AAAA", accessProof: "A".repeat(43) + "=" },
+        })
+      ).body.sendId,
     };
     logoutToken = (await api.post("/auth/login", { body: { email: owner.email, authHash: owner.bundle.authHash } })).body.accessToken;
   });

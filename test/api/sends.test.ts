@@ -89,6 +89,21 @@ describe.each(SQL_ENGINES)("sends, on %s", (_engine, openStore) => {
     expect((await carol.sends.list()).map((s) => s.sendId)).not.toContain(made.sendId);
   });
 
+  test("a send's id without its link's secret (seen in a log, say) is answered as no send: no view taken, no password guess counted", async () => {
+    const made = await alice.sends.create({ text: "only for the link's holder" }, { maxViews: 1, password: "pebble" });
+    const byId = (accessProof: string | undefined, passwordProof?: string) =>
+      fetch(`${server.url}/sends/${made.sendId}/open`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...(accessProof && { accessProof }), ...(passwordProof && { passwordProof }) }),
+      });
+    const guess = toBase64(new Uint8Array(randomBytes(32)));
+    expect((await byId(undefined)).status).toBe(400);
+    for (let i = 0; i < 5; i++) expect((await byId(guess, guess)).status).toBe(404);
+    // The holder of the link is neither out of views nor rate-limited.
+    expect((await open(made.link, { password: "pebble" })).text).toBe("only for the link's holder");
+  });
+
   test("fifty opens at once of a one-view send: exactly one is shown it, the others 404, and its bytes are gone", async () => {
     const made = await alice.sends.create({ text: "the one-time recovery phrase" }, { maxViews: 1 });
     const outcomes = await Promise.allSettled(Array.from({ length: 50 }, () => open(made.link)));

@@ -6,7 +6,7 @@
  * only refused, is asked with a read at a time before the send's parts were due to go: the rule
  * lets it through, so only a missing row answers "not found".
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { newId, type InviteId, type OrgId, type SendId, type UserId } from "../../lib/domain/ids";
 import type { AppError } from "../../lib/errors";
 import type { DomainEvent } from "../../lib/domain/audit/events";
@@ -72,6 +72,9 @@ type MakeOpts = Partial<{ maxViews: number | null; lifetimeMs: number; limits: S
   events?: DomainEvent[];
 };
 
+/** A stand-in for the SHA-256 of a link's access proof, one per send (the store keeps it as given). */
+const accessHashOf = (sendId: string) => createHash("sha256").update(`access-of-${sendId}`).digest("hex");
+
 export function describeSends(getStore: () => Store): void {
   let store: Store;
   beforeAll(() => {
@@ -112,6 +115,7 @@ export function describeSends(getStore: () => Store): void {
       parts: s.parts.length,
       bytes: s.bytes,
       maxViews: o.maxViews ?? null,
+      accessHash: accessHashOf(s.sendId),
       passwordHash: null,
       ownerNote: `note-of-${s.sendId}`,
       lifetimeMs: o.lifetimeMs ?? DAY,
@@ -176,6 +180,14 @@ export function describeSends(getStore: () => Store): void {
     const done = await finish(ada, f);
     expect(done).toMatchObject({ sendId: f.sendId, complete: true, views: 0, partsGone: false });
     expect(await finish(ada, f)).toEqual(done);
+    // What an open reads before the password: the organization, the access hash as made, the state.
+    expect(await store.sends.sendGate({ sendId: f.sendId })).toMatchObject({
+      orgId: ada.orgId,
+      accessHash: accessHashOf(f.sendId),
+      passwordHash: null,
+      state: { ownerId: ada.userId, parts: 3, complete: true, views: 0 },
+    });
+    expect(await store.sends.sendGate({ sendId: newId<SendId>() })).toBeNull();
 
     const opened = await open(f);
     expect(opened).toMatchObject({ sendId: f.sendId, orgId: ada.orgId, ownerId: ada.userId, parts: 3, bytes: f.bytes, viewsLeft: 2 });

@@ -157,15 +157,19 @@ function openable(s: SendState | undefined, nowMs: number, policy: SendPolicy): 
   return !!s && s.complete && s.expiresAtMs > nowMs && (s.maxViews === null || s.views < s.maxViews) && !policy.forbidden;
 }
 
-/** Before the password is compared: the send is there for its link, and the password asked for when it has one. */
+/**
+ * Before the password is compared: the send is there for its link, the open proves the link's
+ * secret (`linkProven`: a send's id alone, seen in a log, neither takes a view nor counts a password
+ * guess, and is answered as no send), and the password is asked for when it has one.
+ */
 export function planSendOpenCheck(
   s: SendState | undefined,
   nowMs: number,
   policy: SendPolicy,
-  password: { required: boolean; given: boolean },
+  open: { linkProven: boolean; passwordRequired: boolean; passwordGiven: boolean },
 ): void {
-  if (!openable(s, nowMs, policy)) throw sendNotFound();
-  if (password.required && !password.given) throw sendPasswordRequired();
+  if (!openable(s, nowMs, policy) || !open.linkProven) throw sendNotFound();
+  if (open.passwordRequired && !open.passwordGiven) throw sendPasswordRequired();
 }
 
 /**

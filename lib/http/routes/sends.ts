@@ -21,6 +21,8 @@ const partIndex = {
 
 /** The proof of a send's password (32 bytes, base64): never the password itself. */
 const passwordProof = { ...p.authHash, optional: true } as const;
+/** The proof of a send's link (32 bytes, base64): derived from its secret, never the secret itself. */
+const accessProof = p.authHash;
 
 export const SEND_ROUTES = [
   {
@@ -28,7 +30,7 @@ export const SEND_ROUTES = [
     path: "/sends",
     action: "sends.create",
     summary:
-      "Make a send: its id (the client's, bound into its key), sealed size and part count, lifetime (`expiresIn`, a week if left out), views and password proof; checked against the size, per-member and organization limits and policies",
+      "Make a send: its id (the client's, bound into its key), sealed size and part count, its link's access proof, lifetime (`expiresIn`, a week if left out), views and password proof; checked against the size, per-member and organization limits and policies",
     params: {
       ...p.STRICT,
       sendId: p.uuid,
@@ -36,6 +38,7 @@ export const SEND_ROUTES = [
       bytes: { type: "number", integer: true, min: 0, max: Number.MAX_SAFE_INTEGER },
       expiresIn: { type: "string", min: 1, max: 16, optional: true },
       maxViews: { type: "number", integer: true, min: 1, max: MAX_SEND_VIEWS, optional: true },
+      accessProof,
       passwordProof,
       ownerNote: p.base64(4096),
     },
@@ -79,8 +82,8 @@ export const SEND_ROUTES = [
     action: "sends.open",
     public: true,
     summary:
-      "Open a send by its link, with its password's proof if it has one (counted as logins are): one view taken; answers the sealed header and an access to the other parts. `404` once expired, deleted, or out of views",
-    params: { ...p.STRICT, sendId: p.pathId, passwordProof },
+      "Open a send by its link (the link's access proof), with its password's proof if it has one (counted as logins are): one view taken; answers the sealed header and an access to the other parts. `404` once expired, deleted, out of views, or without the link's proof",
+    params: { ...p.STRICT, sendId: p.pathId, accessProof, passwordProof },
     reply: ok("SendOpened"),
   },
   {

@@ -97,6 +97,7 @@ export class MongoSends implements SendStore {
         bytes,
         maxViews: args.maxViews,
         views: 0,
+        accessHash: args.accessHash,
         passwordHash: args.passwordHash,
         ownerNote: args.ownerNote,
         complete: false,
@@ -158,7 +159,7 @@ export class MongoSends implements SendStore {
 
   async sendGate({ sendId }: ArgsOf<SendStore["sendGate"]>): Promise<SendGate | null> {
     const d = await this.c.sends.findOne({ _id: sendId });
-    return d ? { orgId: d.orgId, passwordHash: d.passwordHash, state: sendStateOf(d)! } : null;
+    return d ? { orgId: d.orgId, accessHash: d.accessHash, passwordHash: d.passwordHash, state: sendStateOf(d)! } : null;
   }
 
   async openSend({ sendId, now, policy, events }: ArgsOf<SendStore["openSend"]>): Promise<OpenedSend> {

@@ -49,6 +49,7 @@ export interface OpenedSend {
 /** What an open reads before the password is compared: the send's organization (for its policy), password hash and state. */
 export interface SendGate {
   orgId: OrgId;
+  accessHash: string;
   passwordHash: string | null;
   state: SendState;
 }
@@ -63,6 +64,8 @@ export interface SendStore {
       parts: number;
       bytes: number;
       maxViews: number | null;
+      /** SHA-256 of the link's access proof, hex. */
+      accessHash: string;
       passwordHash: string | null;
       ownerNote: string;
       lifetimeMs: number;

@@ -240,6 +240,8 @@ export interface SendsTable {
   bytes: number | string;
   max_views: number | null;
   views: number;
+  /** SHA-256 of the link's access proof (hex): every open carries the proof. */
+  access_hash: string;
   /** A slow hash of the password's proof (lib/auth/auth-hash.ts), or null. */
   password_hash: string | null;
   owner_note: string;

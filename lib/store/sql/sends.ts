@@ -84,6 +84,7 @@ export class SqlSends implements SendStore {
         bytes,
         max_views: args.maxViews,
         views: 0,
+        access_hash: args.accessHash,
         password_hash: args.passwordHash,
         owner_note: args.ownerNote,
         complete: 0,
@@ -175,7 +176,7 @@ export class SqlSends implements SendStore {
 
   async sendGate({ sendId }: ArgsOf<SendStore["sendGate"]>): Promise<SendGate | null> {
     const r = await sendRow(this.c.db, this.c, sendId);
-    return r ? { orgId: r.org_id, passwordHash: r.password_hash, state: stateOf(r)! } : null;
+    return r ? { orgId: r.org_id, accessHash: r.access_hash, passwordHash: r.password_hash, state: stateOf(r)! } : null;
   }
 
   async openSend({ sendId, now, policy, events }: ArgsOf<SendStore["openSend"]>): Promise<OpenedSend> {

@@ -20,6 +20,8 @@ export interface SendDoc {
   maxViews: number | null;
   views: number;
   /** A slow hash of the password's proof (lib/auth/auth-hash.ts), or null. */
+  /** SHA-256 of the link's access proof, hex. */
+  accessHash: string;
   passwordHash: string | null;
   ownerNote: string;
   complete: boolean;

@@ -2,7 +2,8 @@ import { PostgresAdapter, sql, type Kysely } from "../kysely";
 
 // Sends (lib/domain/sends/decisions.ts): a text or a file shared by link, sealed on the client.
 // `sends` holds what the server keeps of each (whose, its organization for the quota and policy,
-// its size and part count, its views, its expiry, a slow hash of its password's proof, the owner's
+// its size and part count, its views, its expiry, the hash of its link's access proof, a slow hash
+// of its password's proof, the owner's
 // sealed note); `send_parts` one row per sealed part, its bytes in `data` on both engines: a send
 // lives days within its organization's quota, and its delete takes its bytes in one transaction.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -16,6 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("bytes", "bigint", (c) => c.notNull())
     .addColumn("max_views", "integer")
     .addColumn("views", "integer", (c) => c.notNull().defaultTo(0))
+    .addColumn("access_hash", "text", (c) => c.notNull())
     .addColumn("password_hash", "text")
     .addColumn("owner_note", "text", (c) => c.notNull())
     .addColumn("complete", "integer", (c) => c.notNull().defaultTo(0))

@@ -5,7 +5,7 @@
  * node:crypto, each part refusing another send, place or final flag or a changed bit, the header's
  * checks, and the sender's owner note (sdk/sends/owner-note.ts).
  */
-import { argon2Sync, constants, createCipheriv, createDecipheriv, hkdfSync, privateDecrypt } from "node:crypto";
+import { argon2Sync, constants, createCipheriv, createHash, createDecipheriv, hkdfSync, privateDecrypt } from "node:crypto";
 import vectors from "../../../../protocol/vectors/send-vectors.json";
 import {
   SEND_PART_BYTES,
@@ -71,6 +71,9 @@ describe("keys", () => {
     expect(hkdf(secret, `vault-send-content/v1\n${sendId}`, 32).toString("hex")).toBe(vectors.contentKeyHex);
     const ikm = Buffer.concat([secret, hex(vectors.passwordKeyHex)]);
     expect(hkdf(ikm, `vault-send-content/v1\n${sendId}`, 32).toString("hex")).toBe(vectors.contentKeyWithPasswordHex);
+    const access = hkdf(secret, `vault-send-access/v1\n${sendId}`, 32);
+    expect(access.toString("hex")).toBe(vectors.accessProofHex);
+    expect(createHash("sha256").update(access).digest("hex")).toBe(vectors.accessHashHex);
   });
 
   test("deriveSendKeys gives the vectors' content key without a password (and no proof), and with one its key and proof", async () => {
@@ -80,6 +83,9 @@ describe("keys", () => {
     const withPw = await deriveSendKeys(secret, sendId, vectors.password);
     expect(toHexText(withPw.contentKey)).toBe(vectors.contentKeyWithPasswordHex);
     expect(toHexText(withPw.passwordProof!)).toBe(vectors.passwordProofHex);
+    // The link's access proof is the secret's, whatever the password.
+    for (const k of [plain, withPw]) expect(toHexText(k.accessProof)).toBe(vectors.accessProofHex);
+    expect(toHexText((await deriveSendKeys(secret, otherId)).accessProof)).not.toBe(vectors.accessProofHex);
     // The same password typed as its NFKC form derives the same.
     expect(toHexText((await deriveSendKeys(secret, sendId, vectors.passwordNfkc)).contentKey)).toBe(vectors.contentKeyWithPasswordHex);
   });

@@ -179,8 +179,8 @@ const finishes = [
   ),
 ];
 
-const check = (s: SendState | undefined, policy = open, password = { required: false, given: false }) =>
-  planSendOpenCheck(s, now, policy, password);
+const check = (s: SendState | undefined, policy = open, password = { required: false, given: false }, linkProven = true) =>
+  planSendOpenCheck(s, now, policy, { linkProven, passwordRequired: password.required, passwordGiven: password.given });
 const opens = [
   row("a finished send", () => check(sent), "ok"),
   row("a finished send, a millisecond before it expires", () => check({ ...sent, expiresAtMs: now + 1 }), "ok"),
@@ -192,6 +192,12 @@ const opens = [
   row("a send whose organization forbids sends", () => check(sent, forbidden), sendNotFound()),
   row("a send with a password, without it", () => check(sent, open, { required: true, given: false }), sendPasswordRequired()),
   row("a send with a password, with a proof", () => check(sent, open, { required: true, given: true }), "ok"),
+  row("a send's id without its link's proof", () => check(sent, open, { required: false, given: false }, false), sendNotFound()),
+  row(
+    "a send with a password, by its id alone: no password asked for",
+    () => check(sent, open, { required: true, given: false }, false),
+    sendNotFound(),
+  ),
   row("a send not finished, with a password, without it", () => check(sending, open, { required: true, given: false }), sendNotFound()),
   row("a view taken of a finished send", () => planSendOpen(sent, now, open), "ok"),
   row("a view taken of no send", () => planSendOpen(undefined, now, open), sendNotFound()),

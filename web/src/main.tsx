@@ -20,6 +20,7 @@ import { useShortcut } from "./pages/vault/items";
 import { useOffline } from "./offline";
 import { NotOffline, OfflineBanner, readableOffline, SavedEditsReport } from "./offline-banner";
 import { forgetWaitingEdits, leaveWaitingEdits, saveWaitingEdits } from "./offline-edits";
+import { OpenSendPage } from "./pages/send/lazy";
 
 applyTheme();
 
@@ -27,6 +28,9 @@ function App() {
   const route = useRoute();
   const session = useSession();
   const [page, arg] = route;
+  // A send's link opens for anyone, without a login (none is used or changed); signed in and unlocked, inside the app (routes.tsx).
+  if (page === "send" && (!session.client || session.locked))
+    return <OpenSendPage key={`${arg}/${route[2]}`} sendId={arg ?? ""} secret={route[2] ?? ""} />;
   if (!session.client) {
     if (page === "invite" && arg) return <Register inviteToken={arg} />;
     if (page === "register") return <Register />;

@@ -15,6 +15,7 @@ import { Security } from "./pages/security";
 import { Health } from "./pages/health";
 import { ItemsPage } from "./pages/items";
 import { AllTrash } from "./pages/trash";
+import { OpenSendPage, SendsPage } from "./pages/send/lazy";
 
 export interface Route {
   /** The route's first part: `#/<path>/<arg>/<sub>`. */
@@ -35,6 +36,9 @@ export const ROUTES: readonly Route[] = [
   { path: "vault", page: (vaultId, sub) => (vaultId ? <VaultPage vaultId={vaultId} sub={sub} /> : null) },
   { path: "trash", label: "Trash", page: () => <AllTrash /> },
   { path: "health", label: "Health", page: () => <Health /> },
+  { path: "sends", label: "Sends", page: () => <SendsPage /> },
+  // A send's link opened while signed in (main.tsx opens it for anyone else): the session is not used.
+  { path: "send", page: (sendId = "", secret = "") => <OpenSendPage key={`${sendId}/${secret}`} sendId={sendId} secret={secret} /> },
   { path: "invites", label: "Invites", adminsOnly: true, page: () => <Invites /> },
   { path: "audit", label: "Audit log", adminsOnly: true, page: () => <Audit /> },
   { path: "people", label: "People", adminsOnly: true, page: () => <People /> },

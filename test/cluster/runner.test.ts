@@ -57,6 +57,7 @@ async function throughEveryService(api: Api): Promise<Set<string>> {
     201,
   );
   ok("attachments", (await api.post(`/vaults/${vaultId}/items/${itemId}/attachments`, { ...t, body: { size: 1 } })).status, 201);
+  ok("sends", (await api.get("/sends", t)).status, 200);
   ok("members", (await api.delete(`/vaults/${vaultId}/members/${member.userId}`, t)).status, 200);
   const newKey = newVaultKey();
   const rekey = rekeyBody(newKey, owner, [owner], [encryptItem(newKey, vaultId, itemId, "pw", "site")]);

@@ -24,7 +24,7 @@ import { Chain, fingerprintOf, linkHashOf, wrapHash } from "../helpers/roster";
 import { itemLinkHashOf, signItemLinkAs } from "../helpers/item-log";
 import { itemDigestOf, itemSetDigestOf } from "../../lib/domain/items/log";
 import { auditCheckpointVerifies } from "../../protocol/formats/audit";
-import { VaultClient } from "../../sdk";
+import { openSend, VaultClient } from "../../sdk";
 import { TEST_KDF } from "../helpers/sdk";
 import { inviteStatementOf, kdfStatementOf, keyStatementOf } from "../helpers/statements";
 import { fromBase32, referenceTotp } from "../helpers/totp";
@@ -410,6 +410,15 @@ test("every route of the interface works through both gateways", async () => {
       })
     ).status,
   ).toBe(204);
+  // A send: a file made through one gateway (its parts streamed to the sends node), opened once
+  // through the other by someone with no account, then gone; listed and deleted by its sender.
+  const sendBytes = new Uint8Array(Buffer.alloc(1024 * 1024 + 5, 9));
+  const made = await t1.sends.create({ file: { name: "handover.bin", data: sendBytes } }, { maxViews: 1 });
+  const opened = await openSend(made.link, { apiUrl: cluster.urls[1]!, fetch: recorded });
+  expect(Buffer.from(opened.file!.data).equals(Buffer.from(sendBytes))).toBe(true);
+  await expect(openSend(made.link, { apiUrl: cluster.urls[1]!, fetch: recorded })).rejects.toMatchObject({ status: 404 });
+  expect((await t1.sends.list()).map((s) => s.sendId)).toContain(made.sendId);
+  await t1.sends.remove(made.sendId);
   const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
   expect(step.secondFactorRequired).toBe(true);
   const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {

@@ -20,7 +20,8 @@
 // Part 0 is the header, a JSON object (SendHeader): what the send is, its title and, for a text,
 // the text; a file follows in parts 1.. of SEND_PART_BYTES each (an empty file: one empty part).
 // The sender's owner note (its title and secret again, for the sender's list) is sealed to the
-// sender's own public key, so that the link can be copied again later.
+// sender's own public key and signed by the sender's signing key, so that the link can be copied
+// again later and the server can neither read nor make up one.
 import { concatBytes, fromBase64Url, fromUtf8, toBase64, toBase64Url, utf8, type Bytes } from "../encoding";
 import { deriveMasterKey, gcmDecrypt, gcmEncrypt, hkdfSha256 } from "../crypto/primitives";
 import { ATTACHMENT_CHUNK_BYTES, chunkCountOf } from "./attachments";
@@ -33,6 +34,7 @@ export const SEND_PASSWORD_SALT_CONTEXT = "vault-send-password-salt/v1\n";
 export const SEND_PASSWORD_PROOF_CONTEXT = "vault-send-password-proof/v1";
 export const SEND_PASSWORD_KEY_CONTEXT = "vault-send-password-key/v1";
 export const SEND_OWNER_NOTE_CONTEXT = "vault-send-owner-note/v1\n";
+export const SEND_OWNER_NOTE_SIGNATURE_CONTEXT = "vault-send-owner-note-signature/v1\n";
 export const SEND_ACCESS_CONTEXT = "vault-send-access/v1\n";
 /** Argon2id as accounts use it by default; fixed: a link's recipient derives with nothing the server says. */
 export const SEND_PASSWORD_KDF = DEFAULT_ARGON2ID;

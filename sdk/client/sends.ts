@@ -104,7 +104,7 @@ export class Sends {
     const parts = sendPartCount(header);
     const fileBytes = "file" in content ? content.file.data.length : 0;
     const bytes = plainHeader.length + fileBytes + parts * SEND_PART_OVERHEAD;
-    const ownerNote = await sealOwnerNote(keys.publicKeyDer, sendId, {
+    const ownerNote = await sealOwnerNote(keys, sendId, {
       title: header.title,
       kind: header.kind,
       secret: secretText(secret),
@@ -142,7 +142,7 @@ export class Sends {
     const { sends } = await this.core.http.request<{ sends: ServerSend[] }>("GET", "/sends");
     return Promise.all(
       sends.map(async (s) => {
-        const note = await openOwnerNote(keys.rsaPrivateKey, s.sendId, s.ownerNote);
+        const note = await openOwnerNote(keys, s.sendId, s.ownerNote);
         const link = note && sendLinkOf(opts.linkBase ?? this.linkBase, s.sendId, fromBase64Url(note.secret));
         return {
           sendId: s.sendId,

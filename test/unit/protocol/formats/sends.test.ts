@@ -5,7 +5,7 @@
  * node:crypto, each part refusing another send, place or final flag or a changed bit, the header's
  * checks, and the sender's owner note (sdk/sends/owner-note.ts).
  */
-import { argon2Sync, constants, createCipheriv, createHash, createDecipheriv, hkdfSync, privateDecrypt } from "node:crypto";
+import { argon2Sync, constants, createCipheriv, createHash, createDecipheriv, hkdfSync, privateDecrypt, verify } from "node:crypto";
 import vectors from "../../../../protocol/vectors/send-vectors.json";
 import {
   SEND_PART_BYTES,
@@ -24,8 +24,8 @@ import {
   type OwnerNote,
   type SendHeader,
 } from "../../../../protocol/formats/sends";
-import { importRsaPrivateKey } from "../../../../protocol/crypto/primitives";
-import { openOwnerNote, sealOwnerNote } from "../../../../sdk/sends/owner-note";
+import { importEd25519PrivateKey, importRsaPrivateKey } from "../../../../protocol/crypto/primitives";
+import { openOwnerNote, sealOwnerNote, type NoteKeys } from "../../../../sdk/sends/owner-note";
 import { newUserKeys, spkiDer } from "../../../helpers/crypto";
 
 const hex = (h: string) => new Uint8Array(Buffer.from(h, "hex"));
@@ -246,43 +246,57 @@ describe("owner notes", () => {
   const note: OwnerNote = { title: "Wi-Fi at the office", kind: "text", secret: vectors.link.slice(vectors.link.lastIndexOf("/") + 1) };
   let ada: Awaited<ReturnType<typeof newUserKeys>>;
   let bob: Awaited<ReturnType<typeof newUserKeys>>;
-  const privateOf = (k: typeof ada) => importRsaPrivateKey(new Uint8Array(k.rsaPrivate.export({ type: "pkcs8", format: "der" })));
+  let adaKeys: NoteKeys;
+  let bobKeys: NoteKeys;
+  const noteKeysOf = async (k: typeof ada): Promise<NoteKeys> => ({
+    publicKeyDer: new Uint8Array(spkiDer(k.rsaPublic)),
+    rsaPrivateKey: await importRsaPrivateKey(new Uint8Array(k.rsaPrivate.export({ type: "pkcs8", format: "der" }))),
+    signingPrivateKey: await importEd25519PrivateKey(new Uint8Array(k.edPrivate.export({ type: "pkcs8", format: "der" }))),
+    signingPublicKeyRaw: new Uint8Array(Buffer.from(k.edPublic.export({ format: "jwk" }).x!, "base64url")),
+  });
   beforeAll(async () => {
     [ada, bob] = await Promise.all([newUserKeys(), newUserKeys()]);
+    [adaKeys, bobKeys] = await Promise.all([noteKeysOf(ada), noteKeysOf(bob)]);
   });
 
-  test("sealed to the sender's public key, it opens with the private key, and node:crypto reads it as the format says", async () => {
-    const sealed = await sealOwnerNote(new Uint8Array(spkiDer(ada.rsaPublic)), sendId, note);
-    expect(await openOwnerNote(await privateOf(ada), sendId, sealed)).toEqual(note);
+  test("signed and sealed by the sender, it opens with their keys, and node:crypto reads it as the format says", async () => {
+    const sealed = await sealOwnerNote(adaKeys, sendId, note);
+    expect(await openOwnerNote(adaKeys, sendId, sealed)).toEqual(note);
     const bytes = Buffer.from(sealed, "base64");
-    const n = bytes.readUInt16BE(0);
+    const body = bytes.subarray(64);
+    const message = Buffer.concat([Buffer.from(`vault-send-owner-note-signature/v1\n${sendId}\n`), body]);
+    expect(verify(null, message, ada.edPublic, bytes.subarray(0, 64))).toBe(true);
+    const n = body.readUInt16BE(0);
     expect(n).toBe(256); // a 2048-bit key's wrap
     const key = privateDecrypt(
       { key: ada.rsaPrivate, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" },
-      bytes.subarray(2, 2 + n),
+      body.subarray(2, 2 + n),
     );
-    expect(JSON.parse(nodeOpen(key, bytes.subarray(2 + n), hex(vectors.ownerNoteAadHex)).toString())).toEqual(note);
+    expect(JSON.parse(nodeOpen(key, body.subarray(2 + n), hex(vectors.ownerNoteAadHex)).toString())).toEqual(note);
   });
 
-  test("it does not open under another sendId, with another private key, or changed (null)", async () => {
-    const sealed = await sealOwnerNote(new Uint8Array(spkiDer(ada.rsaPublic)), sendId, note);
-    const adaKey = await privateOf(ada);
-    expect(await openOwnerNote(adaKey, otherId, sealed)).toBeNull();
-    expect(await openOwnerNote(await privateOf(bob), sendId, sealed)).toBeNull();
+  test("a note made by anyone holding the sender's public key (a dishonest server) but not signed by the sender is null", async () => {
+    // Sealed to ada's public key, as the server could, but signed by another key: its secret would be the server's choice.
+    const forged = await sealOwnerNote({ ...adaKeys, signingPrivateKey: bobKeys.signingPrivateKey }, sendId, note);
+    expect(await openOwnerNote(adaKeys, sendId, forged)).toBeNull();
+  });
+
+  test("it does not open under another sendId, for another account, or changed (null)", async () => {
+    const sealed = await sealOwnerNote(adaKeys, sendId, note);
+    expect(await openOwnerNote(adaKeys, otherId, sealed)).toBeNull();
+    expect(await openOwnerNote(bobKeys, sendId, sealed)).toBeNull();
     const bytes = Buffer.from(sealed, "base64");
     bytes[bytes.length - 1]! ^= 1;
-    expect(await openOwnerNote(adaKey, sendId, bytes.toString("base64"))).toBeNull();
-    expect(await openOwnerNote(adaKey, sendId, "not base64!")).toBeNull();
-    expect(await openOwnerNote(adaKey, sendId, "")).toBeNull();
+    expect(await openOwnerNote(adaKeys, sendId, bytes.toString("base64"))).toBeNull();
+    expect(await openOwnerNote(adaKeys, sendId, "not base64!")).toBeNull();
+    expect(await openOwnerNote(adaKeys, sendId, "")).toBeNull();
   });
 
   test("a note that opens but is not one (another kind, no secret) is null", async () => {
-    const pub = new Uint8Array(spkiDer(ada.rsaPublic));
-    const adaKey = await privateOf(ada);
     const odd = [
       { ...note, kind: "folder" },
       { title: note.title, kind: "text" },
     ];
-    for (const n of odd) expect(await openOwnerNote(adaKey, sendId, await sealOwnerNote(pub, sendId, n as OwnerNote))).toBeNull();
+    for (const n of odd) expect(await openOwnerNote(adaKeys, sendId, await sealOwnerNote(adaKeys, sendId, n as OwnerNote))).toBeNull();
   });
 });

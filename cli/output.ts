@@ -43,9 +43,10 @@ export function printOutput(out: Output, json: boolean): void {
 export function reportError(err: unknown, json: boolean): number {
   const { code, message, field, exit } = describe(err);
   if (json) process.stderr.write(JSON.stringify({ error: { code, message, ...(field ? { field } : {}) } }) + "\n");
+  // A server's words (any server: a send's link names its own) are printed with no control character that could act on the terminal.
   else
     process.stderr.write(
-      `error: ${message}${field ? ` (field ${field})` : ""}${code !== "ERROR" && code !== "USAGE" ? ` [${code}]` : ""}\n`,
+      `error: ${printable(message)}${field ? ` (field ${printable(field)})` : ""}${code !== "ERROR" && code !== "USAGE" ? ` [${printable(code)}]` : ""}\n`,
     );
   return exit;
 }

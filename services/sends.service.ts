@@ -2,7 +2,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ServiceSchema } from "moleculer";
 import type { SendId } from "../lib/domain/ids";
-import { SEND_ACCESS_MS, planSendOpenCheck, sendLifetimeOf, type SendLimits } from "../lib/domain/sends/decisions";
+import {
+  SEND_ACCESS_MS,
+  planSendOpenCheck,
+  planSendPartRead,
+  planSendRequest,
+  sendLifetimeOf,
+  type SendLimits,
+} from "../lib/domain/sends/decisions";
+import { addressLimit } from "../lib/domain/accounts/address-limits";
+import { limitPerAddress } from "../lib/limits/counters";
 import { sendPolicyOf } from "../lib/domain/orgs/policies";
 import type { OrgId } from "../lib/domain/ids";
 import { checkSendPassword, hashSendProof } from "../lib/auth/send-passwords";
@@ -56,7 +65,7 @@ export function sendsService(rt: Runtime): ServiceSchema {
       putPart: { params: { sendId: { type: "string" } }, handler: (ctx: Ctx<Record<string, unknown>>) => putPart(rt, transfers, ctx) },
       finish: { params: paramsOf("sends.finish"), handler: (ctx: Ctx<SendParams>) => finish(rt, ctx) },
       remove: { params: paramsOf("sends.remove"), handler: (ctx: Ctx<SendParams>) => remove(rt, ctx) },
-      open: { params: paramsOf("sends.open"), handler: (ctx: Ctx<OpenParams>) => open(rt, ctx) },
+      open: { params: paramsOf("sends.open"), handler: (ctx: Ctx<OpenParams>) => open(rt, transfers, ctx) },
       readPart: { params: paramsOf("sends.readPart"), handler: (ctx: Ctx<ReadParams>) => readPart(rt, transfers, ctx) },
     },
   };
@@ -72,12 +81,19 @@ const limitsOf = ({ config }: Runtime): SendLimits => ({
 /** A send as its sender reads it: what the record holds but whose and which organization's, which the sender knows. */
 const view = <T extends SendRecord>({ ownerId: _owner, orgId: _org, ...rest }: T) => rest;
 
-const policyOf = async (rt: Runtime, orgId: OrgId) => sendPolicyOf(await rt.store.security.getPolicies(orgId));
+/** The organization's send policy; sends forbidden everywhere where the server turns them off (SENDS). */
+const policyOf = async (rt: Runtime, orgId: OrgId) => {
+  const policy = sendPolicyOf(await rt.store.security.getPolicies(orgId));
+  return rt.config.sendsEnabled ? policy : { ...policy, forbidden: true };
+};
 
 async function create(rt: Runtime, ctx: Ctx<CreateParams>) {
   const caller = callerOf(ctx);
   const p = ctx.params;
   const lifetimeMs = sendLifetimeOf(p.expiresIn, limitsOf(rt));
+  const policy = await policyOf(rt, caller.orgId);
+  // What needs nothing read or hashed is refused before the password's slow hash is made.
+  planSendRequest({ parts: p.parts, bytes: p.bytes, lifetimeMs }, limitsOf(rt), policy);
   const status = await rt.store.sends.createSend({
     actorId: caller.userId,
     orgId: caller.orgId,
@@ -90,7 +106,7 @@ async function create(rt: Runtime, ctx: Ctx<CreateParams>) {
     ownerNote: p.ownerNote,
     lifetimeMs,
     limits: limitsOf(rt),
-    policy: await policyOf(rt, caller.orgId),
+    policy,
     now: rt.clock.timestamp(),
   });
   created(ctx, `/sends/${p.sendId}`);
@@ -101,16 +117,18 @@ async function list({ store, clock }: Runtime, ctx: Ctx) {
   return { sends: (await store.sends.listSends({ actorId: callerOf(ctx).userId, now: clock.timestamp() })).map(view) };
 }
 
-async function putPart({ store }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
+async function putPart({ store, clock }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
   const actorId = callerOf(ctx).userId;
-  await transfers.put(ctx, ({ sendId, index, data }) => store.sends.putPart({ actorId, sendId: sendId as SendId, index, data }));
+  await transfers.put(ctx, ({ sendId, index, data }) =>
+    store.sends.putPart({ actorId, sendId: sendId as SendId, index, data, now: clock.timestamp() }),
+  );
   return noContent(ctx);
 }
 
 async function finish(rt: Runtime, ctx: Ctx<SendParams>) {
   const caller = callerOf(ctx);
   const events = [rt.events.record("send.created", { actorId: caller.userId, orgId: caller.orgId })];
-  const record = await rt.store.sends.finishSend({ actorId: caller.userId, sendId: ctx.params.sendId, events });
+  const record = await rt.store.sends.finishSend({ actorId: caller.userId, sendId: ctx.params.sendId, now: rt.clock.timestamp(), events });
   rt.events.kick();
   return view(record);
 }
@@ -123,13 +141,21 @@ async function remove(rt: Runtime, ctx: Ctx<SendParams>) {
   return noContent(ctx);
 }
 
+/** Whose slot a public request of a send takes: the send's, shared by the addresses that read it. */
+const slotOf = (ctx: Ctx, sendId: string) => ({ group: `send:${sendId}`, member: ctx.meta.clientIp ?? "unknown" });
+
 /**
- * An open by the link: the send there for it and its password (counted, then compared) before the
- * view is taken under the send's lock. The audit record names the send's owner: who opened it, the
- * server cannot know.
+ * An open by the link: counted per address (SEND_OPEN_RATE_LIMIT), the send there for it, the
+ * link's proof, and its password (counted, then compared) before the view is taken under the
+ * send's lock, in a slot (the answer holds a header of up to a MiB). The audit record names the
+ * send's owner: who opened it, the server cannot know.
  */
-async function open(rt: Runtime, ctx: Ctx<OpenParams>) {
+async function open(rt: Runtime, transfers: Transfers, ctx: Ctx<OpenParams>) {
   const { sendId, accessProof, passwordProof } = ctx.params;
+  const { config, counters, metrics } = rt;
+  await limitPerAddress(counters, ctx.meta.clientIp, addressLimit("send-open", config.sendOpenRateLimit), () =>
+    metrics.rateLimited("send-open"),
+  );
   const gate = await rt.store.sends.sendGate({ sendId });
   const policy = gate ? await policyOf(rt, gate.orgId) : { forbidden: false, maxLifetimeMs: null };
   planSendOpenCheck(gate?.state, rt.clock.nowMs(), policy, {
@@ -138,12 +164,17 @@ async function open(rt: Runtime, ctx: Ctx<OpenParams>) {
     passwordGiven: passwordProof !== undefined,
   });
   if (gate?.passwordHash) await checkSendPassword(rt, sendId, ctx.meta.clientIp ?? "unknown", passwordProof!, gate.passwordHash);
-  const opened = await rt.store.sends.openSend({
-    sendId,
-    now: rt.clock.timestamp(),
-    policy,
-    events: (owner) => [rt.events.record("send.opened", { actorId: owner.ownerId, orgId: owner.orgId })],
-  });
+  const opened = await transfers.read(
+    ctx,
+    () =>
+      rt.store.sends.openSend({
+        sendId,
+        now: rt.clock.timestamp(),
+        policy,
+        events: (owner) => [rt.events.record("send.opened", { actorId: owner.ownerId, orgId: owner.orgId })],
+      }),
+    slotOf(ctx, sendId),
+  );
   rt.events.kick();
   return {
     sendId,
@@ -152,21 +183,34 @@ async function open(rt: Runtime, ctx: Ctx<OpenParams>) {
     expiresAt: opened.expiresAt,
     viewsLeft: opened.viewsLeft,
     header: Buffer.from(opened.header.buffer, opened.header.byteOffset, opened.header.byteLength).toString("base64"),
-    access: rt.sealer.seal(ACCESS_PURPOSE, { sendId }, SEND_ACCESS_MS),
+    access: rt.sealer.seal(ACCESS_PURPOSE, { sendId, accessHash: gate!.accessHash }, SEND_ACCESS_MS),
   };
 }
 
-function readPart(rt: Runtime, transfers: Transfers, ctx: Ctx<ReadParams>) {
+/**
+ * A part read by an open's access: an access that is not this send's is refused before a slot or a
+ * read is spent on it; one sealed for the send as made before (its id reused) reads nothing.
+ */
+async function readPart(rt: Runtime, transfers: Transfers, ctx: Ctx<ReadParams>) {
   const { sendId, index, access } = ctx.params;
-  const granted = rt.sealer.open<{ sendId: string }>(ACCESS_PURPOSE, access);
-  const owner = { group: "sends", member: ctx.meta.clientIp ?? "unknown" };
+  const granted = rt.sealer.open<{ sendId: string; accessHash: string }>(ACCESS_PURPOSE, access);
+  const nowMs = rt.clock.nowMs();
+  if (granted?.sendId !== sendId) planSendPartRead(undefined, nowMs, index, false);
+  const gate = await rt.store.sends.sendGate({ sendId });
+  const policy = gate ? await policyOf(rt, gate.orgId) : { forbidden: false, maxLifetimeMs: null };
   return transfers.read(
     ctx,
     async () => {
-      const data = await rt.store.sends.readPart({ sendId, index, now: rt.clock.timestamp(), accessOk: granted?.sendId === sendId });
+      const data = await rt.store.sends.readPart({
+        sendId,
+        index,
+        now: new Date(nowMs).toISOString(),
+        accessOk: gate?.accessHash === granted!.accessHash,
+        policy,
+      });
       return { index, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
     },
-    owner,
+    slotOf(ctx, sendId),
   );
 }
 

@@ -42,6 +42,7 @@ export const sendOpenCommand: Command = {
   async run(ctx, [link], opts) {
     if (!parseSendLink(link!))
       usage("that is not a send's link: it ends #/send/<id>/<secret> (quote it, so that the shell keeps all of it)");
+    if (!opts.server) checkLinkServer(parseSendLink(link!)!.base);
     const out = opts.out as string | undefined;
     const force = opts.force === true;
     if (out === "-" && ctx.json) usage("-o - writes what the send holds to standard output: it has no room for --json");
@@ -134,8 +135,16 @@ function refusal(err: unknown): unknown {
 function sayWhat(s: OpenedSend): void {
   if (!notes.enabled) return;
   const from = s.from === undefined ? "" : ` from ${printable(s.from)} (as the sender sealed it)`;
-  const left = s.viewsLeft === null ? "" : s.viewsLeft === 0 ? "; that was its last view" : `; ${s.viewsLeft} more views`;
-  process.stderr.write(`"${printable(s.title)}"${from}: its link opens it until ${s.expiresAt}${left}.\n`);
+  // The expiry and the views left are the server's word, printed as such and never as it sent them.
+  const left =
+    s.viewsLeft === null
+      ? ""
+      : s.viewsLeft === 0
+        ? "; the server says that was its last view"
+        : `; the server says ${printable(String(s.viewsLeft))} more views`;
+  process.stderr.write(
+    `"${printable(s.title)}"${from}: the server says its link opens it until ${printable(String(s.expiresAt))}${left}.\n`,
+  );
 }
 
 function view(s: OpenedSend) {
@@ -145,7 +154,7 @@ function view(s: OpenedSend) {
 
 function saved(s: OpenedSend, target: string, size: number): Output {
   const what = s.kind === "file" ? `"${printable(s.file!.name)}"` : "the text";
-  return { json: { ...view(s), out: target }, text: `Saved ${what} (${fileSizeText(size)}) to ${target}.` };
+  return { json: { ...view(s), out: target }, text: `Saved ${what} (${fileSizeText(size)}) to ${printable(target)}.` };
 }
 
 /**
@@ -167,13 +176,27 @@ function shownText(text: string): string {
  * is never a refusal that would lose it: `name (2).ext` instead, unless --force.
  */
 function ownName(s: OpenedSend): string {
-  const base = path
-    .basename((s.file?.name ?? "").replace(/\\/g, "/"))
-    .split("")
-    .filter((c) => c >= " " && c !== "\u007f")
-    .join("");
+  // No control, direction-override or other unprintable character (a name that reads as another), none a file system refuses.
+  const cleaned = printable(path.basename((s.file?.name ?? "").replace(/\\/g, "/")))
+    .replace(/[\uFFFD:*?"<>|]/g, "")
+    .trim();
+  const base = withinBytes(cleaned, MAX_NAME_BYTES);
   if (base !== "" && base !== "." && base !== "..") return base;
   return `send-${s.sendId.slice(0, 8)}${s.kind === "text" ? ".txt" : ""}`;
+}
+
+/** Room for the temporary name a save writes first (`.<name>.<12 hex>.part`) within a file system's 255 bytes. */
+const MAX_NAME_BYTES = 200;
+
+/** The name cut to `max` UTF-8 bytes, keeping its extension where it is short, never in the middle of a character. */
+function withinBytes(name: string, max: number): string {
+  const bytes = (t: string) => Buffer.byteLength(t, "utf8");
+  if (bytes(name) <= max) return name;
+  const ext = path.extname(name);
+  const keep = bytes(ext) <= 16 ? ext : "";
+  let stem = name.slice(0, name.length - keep.length);
+  while (bytes(stem) + bytes(keep) > max) stem = Array.from(stem).slice(0, -1).join("");
+  return stem + keep;
 }
 
 function placeIn(dir: string, name: string, force: boolean): string {
@@ -206,4 +229,20 @@ function partProgress(enabled: boolean): { tick: (done: number, parts: number) =
       if (drawn) process.stderr.write("\n");
     },
   };
+}
+
+/**
+ * The server a link names, where the open goes unless --server says otherwise: an http(s) address
+ * with no credentials, query or odd port text, so that a crafted link cannot point the CLI at
+ * something that is not a web vault (a local service, another scheme).
+ */
+function checkLinkServer(base: string): void {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    usage("the link does not name a web vault's address: open it with --server <address>");
+  }
+  if ((url!.protocol !== "https:" && url!.protocol !== "http:") || url!.username || url!.password || url!.search)
+    usage(`the link names ${printable(base)}, which is not a web vault's address: open it with --server <address> if you trust it`);
 }

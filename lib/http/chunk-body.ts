@@ -37,6 +37,14 @@ export interface SlotOwner {
   member: string;
 }
 
+const pools = new WeakMap<object, FairSlots>();
+/** The process's one pool of chunk slots (a node's config is one object): attachment chunks and send parts share it. */
+function slotsOf(config: Config): FairSlots {
+  let pool = pools.get(config);
+  if (!pool) pools.set(config, (pool = new FairSlots(config.attachmentConcurrency)));
+  return pool;
+}
+
 /**
  * The chunk routes' slots of one process, and the PUT body's reader: `put` is the PUT route's
  * action, `ids` its path ids, `maxSealed` its largest sealed chunk; `what` names them in a refusal.
@@ -45,7 +53,7 @@ export function chunkTransfers<Ids extends string>(
   config: Config,
   put: { action: ActionName; ids: readonly Ids[]; maxSealed: number; what: string },
 ) {
-  const slots = new FairSlots(config.attachmentConcurrency);
+  const slots = slotsOf(config);
   const check = new SafeValidator().compile(paramsOf(put.action)) as unknown as (v: unknown) => true | unknown[];
   const waitMs = slotWaitMs(config.requestTimeoutMs);
   const bounds = bodyBounds(put.maxSealed);

@@ -172,7 +172,7 @@ export class ServiceMetrics {
     this.figures?.loginFailures.inc();
   }
 
-  rateLimited(limit: "login" | "redeem" | "prelogin" | "register" | "send-password"): void {
+  rateLimited(limit: "login" | "redeem" | "prelogin" | "register" | "send-password" | "send-open"): void {
     this.figures?.rateLimited.inc({ limit });
   }
 

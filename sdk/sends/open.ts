@@ -8,6 +8,7 @@ import { fromBase64, toBase64, type Bytes } from "../../protocol/encoding";
 import { SecurityError } from "../../protocol/errors";
 import {
   SEND_PART_BYTES,
+  SEND_PART_OVERHEAD,
   deriveSendKeys,
   openSendPart,
   parseSendHeader,
@@ -18,6 +19,10 @@ import {
 import { chunkPlainBytes } from "../../protocol/formats/attachments";
 import { ApiError } from "../errors";
 import { Transport } from "../http";
+import { retrying } from "../client/retrying";
+
+/** How long a part is asked for again while the server is busy: within the ten minutes an open's access lasts. */
+const SEND_ACCESS_RETRY_MS = 5 * 60_000;
 
 export interface OpenSendOptions {
   /** The password the sender gave apart from the link, when the send has one. */
@@ -45,6 +50,7 @@ export interface OpenedSend {
 
 interface OpenAnswer {
   parts: number;
+  bytes: number;
   expiresAt: string;
   viewsLeft: number | null;
   header: string;
@@ -75,6 +81,10 @@ export async function openSend(link: string, opts: OpenSendOptions = {}): Promis
   const base = { sendId, title: header.title, ...(header.from !== undefined && { from: header.from }), kind: header.kind };
   const left = { expiresAt: answer.expiresAt, viewsLeft: answer.viewsLeft };
   if (header.kind === "text") return { ...base, text: header.text!, ...left };
+  // The sealed size the server keeps must be what the header's file size gives, before a byte is set aside for it.
+  const sealed = Math.floor((answer.header.length * 3) / 4) - (answer.header.match(/=+$/)?.[0].length ?? 0);
+  if (answer.bytes !== sealed + header.file!.size + (parts - 1) * SEND_PART_OVERHEAD)
+    throw tampered(`the server keeps ${answer.bytes} sealed bytes, not what a file of ${header.file!.size} bytes seals to`);
   const data = await readFile(http, keys.contentKey, sendId, answer.access, header.file!.size, opts.onProgress);
   return { ...base, file: { ...header.file!, data }, ...left };
 }
@@ -105,10 +115,12 @@ async function readFile(
   const chunks = Math.max(1, Math.ceil(size / SEND_PART_BYTES));
   const out = new Uint8Array(size);
   for (let i = 0; i < chunks; i++) {
-    const answer = await http.request<{ index: number; data: string }>("POST", `/sends/${sendId}/parts/${i + 1}/read`, {
-      auth: false,
-      body: { access },
-    });
+    // Sent again while the server is away or busy (its slots are shared), for as long as the access lasts.
+    const answer = await retrying(
+      () =>
+        http.request<{ index: number; data: string }>("POST", `/sends/${sendId}/parts/${i + 1}/read`, { auth: false, body: { access } }),
+      SEND_ACCESS_RETRY_MS,
+    );
     let plain: Bytes;
     try {
       plain = await openSendPart(key, sendId, i + 1, i === chunks - 1, fromBase64(answer.data));

@@ -10,6 +10,9 @@ import { openSend, SecurityError, type VaultClient } from "../../sdk";
 import { SQL_ENGINES } from "../helpers/postgres";
 import { ownerAndAdmin } from "../helpers/sdk";
 import { dishonestSuite, type Edit } from "../helpers/dishonest-proxy";
+import { sealOwnerNote } from "../../sdk/sends/owner-note";
+import { generateEd25519KeyPair } from "../../protocol/crypto/primitives";
+import { fromBase64 } from "../../protocol/encoding";
 
 jest.setTimeout(240_000);
 
@@ -25,7 +28,7 @@ async function refusedAsTampered(attempt: Promise<unknown>): Promise<void> {
 }
 
 describe.each(SQL_ENGINES)("sends against a dishonest server, on %s", (_engine, openStore) => {
-  const suite = dishonestSuite(openStore);
+  const suite = dishonestSuite(openStore, { SENDS: "on" });
   let alice: VaultClient;
   const open = (link: string, password?: string) => openSend(link, { apiUrl: suite.proxy.url, ...(password && { password }) });
 
@@ -128,5 +131,25 @@ describe.each(SQL_ENGINES)("sends against a dishonest server, on %s", (_engine, 
     };
     const listed = await alice.sends.list();
     for (const id of [a.sendId, b.sendId]) expect(listed.find((s) => s.sendId === id)).toMatchObject({ title: null, link: null });
+  });
+
+  test("the sender's list: a note the server made up, sealed to the sender's public key with a secret of its own, shows no link", async () => {
+    const made = await alice.sends.create({ text: "the real one" }, { title: "Real" });
+    const impostor = await generateEd25519KeyPair();
+    const forged = await sealOwnerNote(
+      {
+        publicKeyDer: fromBase64(alice.account.publicKey),
+        rsaPrivateKey: undefined as never,
+        signingPrivateKey: impostor.privateKey,
+        signingPublicKeyRaw: impostor.publicKeyRaw,
+      },
+      made.sendId,
+      { title: "Real", kind: "text", secret: Buffer.from(randomBytes(32)).toString("base64url") },
+    );
+    suite.proxy.edit = (method, path, body) =>
+      method === "GET" && path === "/sends"
+        ? { sends: body.sends.map((s: any) => (s.sendId === made.sendId ? { ...s, ownerNote: forged } : s)) }
+        : body;
+    expect((await alice.sends.list()).find((s) => s.sendId === made.sendId)).toMatchObject({ title: null, link: null });
   });
 });

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { ApiError, openSend, parseSendLink, type VaultClient } from "../../sdk";
 import { toBase64 } from "../../protocol/encoding";
+import { deriveSendKeys } from "../../protocol/formats/sends";
 import { SQL_ENGINES } from "../helpers/postgres";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { ownerAndAdmin } from "../helpers/sdk";
@@ -44,7 +45,14 @@ describe.each(SQL_ENGINES)("sends, on %s", (_engine, openStore) => {
   beforeAll(async () => {
     const store = await openStore();
     drop = store.drop;
-    env = { ...store.env, SEND_MAX_BYTES: String(4 * MIB), SEND_MAX_PER_USER: "6", LOGIN_MAX_FAILURES: "3" };
+    env = {
+      ...store.env,
+      SEND_MAX_BYTES: String(4 * MIB),
+      SEND_MAX_PER_USER: "6",
+      LOGIN_MAX_FAILURES: "3",
+      SEND_OPEN_RATE_LIMIT: "1000",
+      TRUST_PROXY: "1",
+    };
     server = await startTestServer(env);
     proxy = await startDishonestProxy(new URL(server.url).origin);
     ({ alice, carol } = await ownerAndAdmin(proxy.url));
@@ -104,9 +112,32 @@ describe.each(SQL_ENGINES)("sends, on %s", (_engine, openStore) => {
     expect((await open(made.link, { password: "pebble" })).text).toBe("only for the link's holder");
   });
 
+  test("a file's parts are read only with an open's access for that very send", async () => {
+    const data = new Uint8Array(randomBytes(1.5 * MIB));
+    const [a, b] = [await alice.sends.create({ file: { name: "a", data } }), await alice.sends.create({ file: { name: "b", data } })];
+    const keysOf = async (link: string) => (await deriveSendKeys(parseSendLink(link)!.secret, parseSendLink(link)!.sendId)).accessProof;
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const openedA = (await (await post(`/sends/${a.sendId}/open`, { accessProof: toBase64(await keysOf(a.link)) })).json()) as {
+      access: string;
+    };
+    expect((await post(`/sends/${a.sendId}/parts/1/read`, { access: openedA.access })).status).toBe(200);
+    for (const access of [openedA.access, "s1.bogus.value", "x"]) {
+      const res = await post(`/sends/${b.sendId}/parts/1/read`, { access });
+      expect(res.status).toBe(401);
+    }
+  });
+
   test("fifty opens at once of a one-view send: exactly one is shown it, the others 404, and its bytes are gone", async () => {
     const made = await alice.sends.create({ text: "the one-time recovery phrase" }, { maxViews: 1 });
-    const outcomes = await Promise.allSettled(Array.from({ length: 50 }, () => open(made.link)));
+    // Fifty recipients, each at an address of their own (as the proxy in front reports them).
+    const from =
+      (i: number): typeof fetch =>
+      (input, init) =>
+        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), "x-forwarded-for": `10.1.0.${i}` } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => openSend(made.link, { apiUrl: server.url, fetch: from(i) })),
+    );
     const shown = outcomes.filter((o) => o.status === "fulfilled");
     expect(shown).toHaveLength(1);
     expect((shown[0] as PromiseFulfilledResult<{ text?: string; viewsLeft: number | null }>).value).toMatchObject({
@@ -193,5 +224,43 @@ describe.each(SQL_ENGINES)("sends, on %s", (_engine, openStore) => {
       const types = (await alice.audit.log({ limit: 50 })).events.filter((e) => e.actorId === alice.account.userId).map((e) => e.type);
       return ["send.created", "send.opened", "send.deleted"].every((t) => types.includes(t));
     });
+  });
+});
+
+describe("a server anyone may register on (REGISTRATION_MODE=open)", () => {
+  test("makes no sends unless SENDS=on: it would otherwise host anyone's files under its name", async () => {
+    for (const [env, status] of [
+      [{}, 403],
+      [{ SENDS: "on" }, 201],
+    ] as const) {
+      const server = await startTestServer({ REGISTRATION_MODE: "open", ...env });
+      try {
+        const { alice } = await ownerAndAdmin(server.url);
+        const made = await alice.sends.create({ text: "x" }).then(
+          () => 201,
+          (e: ApiError) => e.status,
+        );
+        expect(made).toBe(status);
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+});
+
+describe("opens per address (SEND_OPEN_RATE_LIMIT)", () => {
+  test("past the limit in a minute, an open is 429 and takes no view; the next minute it opens", async () => {
+    const server = await startTestServer({ SEND_OPEN_RATE_LIMIT: "3" });
+    try {
+      const { alice } = await ownerAndAdmin(server.url);
+      const made = await alice.sends.create({ text: "counted" }, { maxViews: 5 });
+      const open = () => openSend(made.link, { apiUrl: server.url });
+      for (let i = 0; i < 3; i++) await open();
+      expect(await refusal(open())).toMatchObject({ status: 429, code: "RATE_LIMITED" });
+      server.clock.advance(61_000);
+      expect(await open()).toMatchObject({ text: "counted", viewsLeft: 1 });
+    } finally {
+      await server.stop();
+    }
   });
 });

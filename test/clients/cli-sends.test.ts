@@ -25,7 +25,7 @@ const NOWHERE = "http://127.0.0.1:9/api/v1";
 const SEND_PW = "granite falls at dawn";
 
 describe("vaultctl: sends", () => {
-  const suite = dishonestSuite(SQL_ENGINES[0]![1]);
+  const suite = dishonestSuite(SQL_ENGINES[0]![1], { SENDS: "on" });
   const home = tempDir("vaultctl-sends-");
   const work = tempDir("vaultctl-sends-work-");
   let session = "";
@@ -136,7 +136,7 @@ describe("vaultctl: sends", () => {
     const link = await sendText("read once\n", ["--views", "1"]);
     const first = await stranger([link]);
     expect([first.code, first.stdout]).toEqual([0, "read once\n"]);
-    expect(first.stderr).toMatch(/that was its last view/);
+    expect(first.stderr).toMatch(/the server says that was its last view/);
     const second = await stranger([link]);
     expect([second.code, second.stdout]).toEqual([1, ""]);
     expect(second.stderr).toMatch(/this send is gone.*\[NOT_FOUND\]/);
@@ -178,5 +178,33 @@ describe("vaultctl: sends", () => {
     expect(refused.stderr).toContain("This send does not open with its link's key: the server handed over something else");
     expect(refused.stderr).toContain("[SEND_TAMPERED]");
     expect(refused.stderr).not.toMatch(/real secret|server's choice/);
+  });
+
+  test("a file's name is the sender's word: unprintable and direction-override characters dropped, cut to fit the file system", async () => {
+    // 227 bytes: a name this machine keeps, but not with the temporary name a save writes first.
+    const name = `in\u202Egnp.exe-${"é".repeat(105)}.pdf`;
+    const dir = path.join(work, "long");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, name), Buffer.from("%PDF-1.7 hello"));
+    const link = (await ok(["send", "file", path.join(dir, name)])).stdout.trim();
+    const into = path.join(work, "received");
+    fs.mkdirSync(into);
+    const opened = await stranger([link, "-o", into]);
+    expect(opened.code).toBe(0);
+    const [saved] = fs.readdirSync(into);
+    expect(saved).not.toMatch(/[\u202E\p{Cc}\p{Cf}]/u);
+    expect(Buffer.byteLength(saved!, "utf8")).toBeLessThanOrEqual(200);
+    expect(saved!.startsWith("ingnp.exe-é")).toBe(true);
+    expect(saved!.endsWith(".pdf")).toBe(true);
+    expect(fs.readFileSync(path.join(into, saved!), "utf8")).toBe("%PDF-1.7 hello");
+  });
+
+  test("a link naming something other than a web vault (another scheme, credentials, a query) is refused before anything is sent", async () => {
+    const id = randomUUID();
+    const secret = Buffer.from(randomBytes(32)).toString("base64url");
+    for (const base of ["ftp://files.example", "http://user:pw@vault.example", "http://127.0.0.1:9/x?y=1"]) {
+      const refused = await stranger([`${base}/#/send/${id}/${secret}`]);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/not a web vault's address/)]);
+    }
   });
 });

@@ -65,7 +65,7 @@ function secretForms(link: string): string[] {
 }
 
 describe("the web vault: sends", () => {
-  const suite = webVaultSuite();
+  const suite = webVaultSuite({ env: { SENDS: "on" } });
 
   /** A member signed in on the Sends page, reached from the navigation. */
   async function onSendsPage(member: VaultClient, baseURL?: string): Promise<Page> {
@@ -141,7 +141,9 @@ describe("the web vault: sends", () => {
     await q.getByRole("button", { name: "Copy", exact: true }).click();
     await q.getByRole("status").filter({ hasText: "Copied." }).waitFor();
     expect(await q.evaluate("navigator.clipboard.readText()")).toBe("The door code is 4711\nthen press #");
-    expect(await q.getByTestId("send-left").textContent()).toMatch(/^It expires .+\. Its link opens it again until then\.$/);
+    expect(await q.getByTestId("send-left").textContent()).toMatch(
+      /^The server says it expires .+\. Its link opens it again until then\.$/,
+    );
     expect((await ada.sends.list())[0]!.views).toBe(1);
     // No login of any kind was made or kept in this browser.
     expect(await q.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('vault.'))")).toEqual([]);
@@ -180,7 +182,7 @@ describe("the web vault: sends", () => {
     const q = await stranger(link);
     await openButton(q).click();
     expect(await q.getByLabel("The text").inputValue()).toBe("once only");
-    await q.getByTestId("send-left").filter({ hasText: "That was its last view: its link opens nothing more." }).waitFor();
+    await q.getByTestId("send-left").filter({ hasText: "The server says that was its last view: its link opens nothing more." }).waitFor();
 
     await q.reload();
     await openButton(q).click();

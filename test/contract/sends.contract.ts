@@ -124,15 +124,15 @@ export function describeSends(getStore: () => Store): void {
       now: o.now ?? at(),
       ...(o.events && { events: o.events }),
     });
-  const put = (p: Person, s: Sealed, index: number, data = s.parts[index]!) =>
-    store.sends.putPart({ actorId: p.userId, sendId: s.sendId, index, data });
-  const finish = (p: Person, s: Sealed, events?: DomainEvent[]) =>
-    store.sends.finishSend({ actorId: p.userId, sendId: s.sendId, ...(events && { events }) });
-  /** Makes, sends every part and finishes. */
+  const put = (p: Person, s: Sealed, index: number, data = s.parts[index]!, now = at()) =>
+    store.sends.putPart({ actorId: p.userId, sendId: s.sendId, index, data, now });
+  const finish = (p: Person, s: Sealed, events?: DomainEvent[], now = at()) =>
+    store.sends.finishSend({ actorId: p.userId, sendId: s.sendId, now, ...(events && { events }) });
+  /** Makes, sends every part and finishes, at the make's time. */
   async function make(p: Person, s: Sealed, o: MakeOpts = {}) {
     await create(p, s, o);
-    for (let i = 0; i < s.parts.length; i++) await put(p, s, i);
-    return finish(p, s);
+    for (let i = 0; i < s.parts.length; i++) await put(p, s, i, undefined, o.now);
+    return finish(p, s, undefined, o.now);
   }
   const open = (s: Sealed, o: { now?: string; policy?: SendPolicy; events?: (owner: Person) => DomainEvent[] } = {}) =>
     store.sends.openSend({
@@ -141,8 +141,8 @@ export function describeSends(getStore: () => Store): void {
       policy: o.policy ?? OPEN,
       events: (owner) => o.events?.({ userId: owner.ownerId, orgId: owner.orgId }) ?? [],
     });
-  const read = (s: Sealed, index: number, o: { now?: string; accessOk?: boolean } = {}) =>
-    store.sends.readPart({ sendId: s.sendId, index, now: o.now ?? at(), accessOk: o.accessOk ?? true });
+  const read = (s: Sealed, index: number, o: { now?: string; accessOk?: boolean; policy?: SendPolicy } = {}) =>
+    store.sends.readPart({ sendId: s.sendId, index, now: o.now ?? at(), accessOk: o.accessOk ?? true, policy: o.policy ?? OPEN });
   const list = (p: Person, now = at()) => store.sends.listSends({ actorId: p.userId, now });
   const ids = async (p: Person, now = at()) => (await list(p, now)).map((r) => r.sendId);
   const event = (type: DomainEvent["type"], p: Person): DomainEvent => ({

@@ -377,9 +377,18 @@ export function currentClient(): VaultClient {
   return session.client;
 }
 
+/** A route's part as written, decoded; a malformed escape (a link cut short, or crafted) is kept as it is rather than breaking the page. */
+function decodedPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** The hash route: `#/vault/<id>` -> ["vault", "<id>"]. */
 export function useRoute(): string[] {
-  const read = () => location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const read = () => location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodedPart);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const onChange = () => setRoute(read());

@@ -1,7 +1,16 @@
 /** Sends: how large, how many per member, how much an organization keeps, and how long one may live. */
-import { duration, int, setting } from "../parse";
+import { duration, int, onOff, setting } from "../parse";
 
 export const SEND_SETTINGS = {
+  sendsEnabled: setting({
+    env: "SENDS",
+    shown: "`on`; `off` where `REGISTRATION_MODE` is `open`",
+    example: "on",
+    group: "basics",
+    meaning:
+      "`on`: members may make sends (their organization's policy may still forbid them); `off`: nobody may, and links made before open nothing. Off by default on a server anyone may register on, which would otherwise host anyone's files under its name",
+    parse: (raw, env) => onOff("SENDS", raw || (env.REGISTRATION_MODE === "open" ? "off" : "on")),
+  }),
   sendMaxBytes: setting({
     env: "SEND_MAX_BYTES",
     default: String(100 * 1024 * 1024),
@@ -33,5 +42,12 @@ export const SEND_SETTINGS = {
     group: "basics",
     meaning: "the longest a send may live (a week when its sender names none); an organization's `sendMaxLifetime` policy may cap it lower",
     parse: (raw) => duration("SEND_MAX_LIFETIME", raw),
+  }),
+  sendOpenRateLimit: setting({
+    env: "SEND_OPEN_RATE_LIMIT",
+    default: "60",
+    group: "basics",
+    meaning: "`POST /sends/:sendId/open` per client address per minute (a link's holder opens it once; a loop of opens is refused)",
+    parse: (raw) => int("SEND_OPEN_RATE_LIMIT", raw, 1),
   }),
 };

@@ -1,11 +1,11 @@
 /**
  * Requests per client address: prelogin and registration without an invite (the
- * service auth), and invite redemption (invites), each with its window, its limit (a setting) and
+ * service auth), invite redemption (invites) and the opens of sends (sends), each with its window, its limit (a setting) and
  * the message a refused client reads. Login failures have their own rule (login-limits.ts).
  */
 import { rateLimited } from "./refusals";
 
-export type AddressLimitName = "prelogin" | "register" | "redeem";
+export type AddressLimitName = "prelogin" | "register" | "redeem" | "send-open";
 
 /** A limit of requests per client address: past `limit` in `windowMs`, `429` with `message`. */
 export interface AddressLimit {
@@ -15,11 +15,12 @@ export interface AddressLimit {
   message: string;
 }
 
-/** Each counter's window and message; the limits are settings (PRELOGIN_RATE_LIMIT, REGISTER_RATE_LIMIT, REDEEM_RATE_LIMIT). */
+/** Each counter's window and message; the limits are settings (PRELOGIN_RATE_LIMIT, REGISTER_RATE_LIMIT, REDEEM_RATE_LIMIT, SEND_OPEN_RATE_LIMIT). */
 const RULES: Record<AddressLimitName, { windowMs: number; message: string }> = {
   prelogin: { windowMs: 60_000, message: "Too many prelogins from your address; try again later" },
   register: { windowMs: 3_600_000, message: "Too many registrations from your address; try again later" },
   redeem: { windowMs: 60_000, message: "Too many redeem requests; try again later" },
+  "send-open": { windowMs: 60_000, message: "Too many opens of sends from your address; try again later" },
 };
 
 /** The rule of counter `name` with its configured limit. */

@@ -108,8 +108,11 @@ export function sendLifetimeOf(expiresIn: string | undefined, limits: Pick<SendL
   return ms;
 }
 
-/** A new send: its size, its lifetime, and the room the member and the organization have left. */
-export function planSendCreate(s: SendSnapshot, req: SendRequest, limits: SendLimits, policy: SendPolicy): void {
+/**
+ * A new send as asked, before anything is read or hashed: sends allowed, its parts and size within
+ * bounds, its lifetime within the server's and the organization's caps.
+ */
+export function planSendRequest(req: SendRequest, limits: SendLimits, policy: SendPolicy): void {
   if (policy.forbidden) throw sendsForbidden();
   if (!Number.isSafeInteger(req.parts) || req.parts < 1 || req.parts > MAX_SEND_PARTS)
     throw invalid(`A send has 1 to ${MAX_SEND_PARTS} parts`, "parts");
@@ -119,21 +122,36 @@ export function planSendCreate(s: SendSnapshot, req: SendRequest, limits: SendLi
   if (req.lifetimeMs < MIN_SEND_LIFETIME_MS || req.lifetimeMs > cap)
     throw sendLifetimeRefused(durationText(cap), cap === limits.maxLifetimeMs ? "server" : "policy");
   if (req.bytes > limits.maxBytes) throw sendTooLarge(req.bytes, limits.maxBytes);
+}
+
+/**
+ * A new send, under the organization's lock: the request's rules, then the room the member and the
+ * organization have left. `orgBytes` counts every send whose parts are still stored, expired ones
+ * the sweeper has not deleted yet included: sends made to expire at once cannot hold more than the quota.
+ */
+export function planSendCreate(s: SendSnapshot, req: SendRequest, limits: SendLimits, policy: SendPolicy): void {
+  planSendRequest(req, limits, policy);
   if (s.idTaken) throw sendIdTaken();
   if (s.ownerLive >= limits.perUser) throw tooManySends(limits.perUser);
   if (s.orgBytes + req.bytes > limits.orgQuotaBytes) throw sendQuotaFull(s.orgBytes, req.bytes, limits.orgQuotaBytes);
 }
 
-/** A send its actor may change: their own, not finished. */
-function ownUnfinished(s: SendState | undefined, actorId: UserId): SendState {
-  if (!s || s.ownerId !== actorId) throw sendNotFound();
+/** A send its actor may change: their own, not expired, not finished. */
+function ownUnfinished(s: SendState | undefined, actorId: UserId, nowMs: number): SendState {
+  if (!s || s.ownerId !== actorId || s.expiresAtMs <= nowMs) throw sendNotFound();
   if (s.complete) throw sendFinished();
   return s;
 }
 
 /** One sealed part, in place of one sent before at that index: `others` is what the send's other parts hold. */
-export function planSendPartWrite(s: SendState | undefined, actorId: UserId, index: number, size: number, others: number): void {
-  const send = ownUnfinished(s, actorId);
+export function planSendPartWrite(
+  s: SendState | undefined,
+  actorId: UserId,
+  nowMs: number,
+  part: { index: number; size: number; others: number },
+): void {
+  const send = ownUnfinished(s, actorId, nowMs);
+  const { index, size, others } = part;
   if (!Number.isInteger(index) || index < 0 || index >= send.parts) throw sendPartOutOfRange(index, send.parts);
   if (size < SEND_PART_OVERHEAD || size > MAX_SEND_PART_SEALED || others + size > send.bytes) throw sendPartsTooLarge(send.bytes);
 }
@@ -142,9 +160,9 @@ export function planSendPartWrite(s: SendState | undefined, actorId: UserId, ind
  * Finishing a send: every part there, adding up to its size. False when it is finished already
  * (a finish sent again after a lost answer), true when this one finishes it.
  */
-export function planSendFinish(s: SendState | undefined, actorId: UserId, received: ReadonlyMap<number, number>): boolean {
+export function planSendFinish(s: SendState | undefined, actorId: UserId, nowMs: number, received: ReadonlyMap<number, number>): boolean {
   if (s?.complete && s.ownerId === actorId) return false;
-  const send = ownUnfinished(s, actorId);
+  const send = ownUnfinished(s, actorId, nowMs);
   for (let i = 0; i < send.parts; i++) if (!received.has(i)) throw sendIncomplete(i, send.parts);
   let sum = 0;
   for (const size of received.values()) sum += size;
@@ -189,10 +207,20 @@ export function planSendOpen(
   return { views, viewsLeft, partsGoneAtMs };
 }
 
-/** A part read by an open's access (`accessOk`: sealed by this server for this send, and not ended). */
-export function planSendPartRead(s: SendState | undefined, nowMs: number, index: number, accessOk: boolean): void {
+/**
+ * A part read by an open's access (`accessOk`: sealed by this server for this send as it was made,
+ * and not ended); refused too once sends are forbidden, as opens are.
+ */
+export function planSendPartRead(
+  s: SendState | undefined,
+  nowMs: number,
+  index: number,
+  accessOk: boolean,
+  policy: SendPolicy = { forbidden: false, maxLifetimeMs: null },
+): void {
   if (!accessOk) throw sendAccessInvalid();
-  if (!s || !s.complete || s.expiresAtMs <= nowMs || (s.partsGoneAtMs !== null && s.partsGoneAtMs <= nowMs)) throw sendNotFound();
+  if (!s || !s.complete || s.expiresAtMs <= nowMs || (s.partsGoneAtMs !== null && s.partsGoneAtMs <= nowMs) || policy.forbidden)
+    throw sendNotFound();
   if (!Number.isInteger(index) || index < 0 || index >= s.parts) throw sendPartOutOfRange(index, s.parts);
 }
 

@@ -35,18 +35,18 @@ function lockSend(c: MongoContext, session: ClientSession, sendId: SendId): Prom
 /** Each stored part's sealed size, by index. */
 async function partSizes(c: MongoContext, session: ClientSession, sendId: SendId): Promise<Map<number, number>> {
   const docs = await c.sendParts
-    .find({ sendId }, { session, projection: { idx: 1, sealedBytes: 1 } })
+    .find({ sendId }, { session, projection: { _id: 0, idx: 1, sealedBytes: 1 } })
     .sort({ idx: 1 })
     .toArray();
   return new Map(docs.map((d) => [d.idx, d.sealedBytes]));
 }
 
-/** Sealed bytes the organization's live sends hold (a send whose parts are gone holds none). */
+/** Sealed bytes the organization's sends hold until the sweeper deletes them, expired ones included (a send whose parts are gone holds none). */
 async function orgBytes(c: MongoContext, session: ClientSession, orgId: OrgId, now: string): Promise<number> {
   const [sum] = await c.sends
     .aggregate<{ bytes: number }>(
       [
-        { $match: { orgId, expiresAt: { $gt: now }, $or: [{ partsGoneAt: null }, { partsGoneAt: { $gt: now } }] } },
+        { $match: { orgId, $or: [{ partsGoneAt: null }, { partsGoneAt: { $gt: now } }] } },
         { $group: { _id: null, bytes: { $sum: "$bytes" } } },
       ],
       { session },
@@ -117,12 +117,12 @@ export class MongoSends implements SendStore {
     });
   }
 
-  async putPart({ actorId, sendId, index, data }: ArgsOf<SendStore["putPart"]>): Promise<void> {
+  async putPart({ actorId, sendId, index, data, now }: ArgsOf<SendStore["putPart"]>): Promise<void> {
     await this.c.tx(async (session) => {
       const doc = await lockSend(this.c, session, sendId);
       let others = 0;
       for (const [i, size] of await partSizes(this.c, session, sendId)) if (i !== index) others += size;
-      planSendPartWrite(sendStateOf(doc), actorId, index, data.length, others);
+      planSendPartWrite(sendStateOf(doc), actorId, Date.parse(now), { index, size: data.length, others });
       await this.c.sendParts.updateOne(
         { _id: sendPartKey(sendId, index) },
         { $set: { sendId, idx: index, sealedBytes: data.length, data: new Binary(data) } },
@@ -131,10 +131,10 @@ export class MongoSends implements SendStore {
     });
   }
 
-  async finishSend({ actorId, sendId, events }: ArgsOf<SendStore["finishSend"]>): Promise<SendRecord> {
+  async finishSend({ actorId, sendId, now, events }: ArgsOf<SendStore["finishSend"]>): Promise<SendRecord> {
     return this.c.tx(async (session) => {
       const doc = await lockSend(this.c, session, sendId);
-      if (!planSendFinish(sendStateOf(doc), actorId, await partSizes(this.c, session, sendId))) return toSendRecord(doc!);
+      if (!planSendFinish(sendStateOf(doc), actorId, Date.parse(now), await partSizes(this.c, session, sendId))) return toSendRecord(doc!);
       await this.c.sends.updateOne({ _id: sendId }, { $set: { complete: true } }, { session });
       await writeOutbox(this.c, session, events);
       return toSendRecord({ ...doc!, complete: true });
@@ -187,8 +187,8 @@ export class MongoSends implements SendStore {
     });
   }
 
-  async readPart({ sendId, index, now, accessOk }: ArgsOf<SendStore["readPart"]>): Promise<Uint8Array> {
-    planSendPartRead(sendStateOf(await this.c.sends.findOne({ _id: sendId })), Date.parse(now), index, accessOk);
+  async readPart({ sendId, index, now, accessOk, policy }: ArgsOf<SendStore["readPart"]>): Promise<Uint8Array> {
+    planSendPartRead(sendStateOf(await this.c.sends.findOne({ _id: sendId })), Date.parse(now), index, accessOk, policy);
     // Read after the check: a part is the send's, or gone with it.
     const part = await this.c.sendParts.findOne({ _id: sendPartKey(sendId, index) }, { projection: { data: 1 } });
     if (!part) throw sendNotFound();

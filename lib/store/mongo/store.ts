@@ -169,7 +169,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
     { key: { complete: 1, createdAt: 1 } },
     { key: { partsGoneAt: 1 } },
   ]);
-  await c.sendParts.createIndexes([{ key: { sendId: 1, idx: 1 }, unique: true }]);
+  // Unique by place; the sizes besides, so that a send's part sizes are read from the index alone, never its parts' bytes.
+  await c.sendParts.createIndexes([{ key: { sendId: 1, idx: 1 }, unique: true }, { key: { sendId: 1, idx: 1, sealedBytes: 1 } }]);
   await createWrittenCollections(c);
 }
 

@@ -75,9 +75,9 @@ export interface SendStore {
     } & WithEvents,
   ): Promise<SendStatus>;
   /** Stores one sealed part (planSendPartWrite), in place of one sent before at that index. */
-  putPart(args: { actorId: UserId; sendId: SendId; index: number; data: Uint8Array }): Promise<void>;
+  putPart(args: { actorId: UserId; sendId: SendId; index: number; data: Uint8Array; now: string }): Promise<void>;
   /** Finishes a send once every part is there (planSendFinish); answers a finished one as it is. */
-  finishSend(args: { actorId: UserId; sendId: SendId } & WithEvents): Promise<SendRecord>;
+  finishSend(args: { actorId: UserId; sendId: SendId; now: string } & WithEvents): Promise<SendRecord>;
   /** The actor's sends, newest first, expired ones not yet swept left out. */
   listSends(args: { actorId: UserId; now: string }): Promise<SendRecord[]>;
   /** Deletes a send and its parts (planSendDelete). */
@@ -92,7 +92,7 @@ export interface SendStore {
     events: (owner: { ownerId: UserId; orgId: OrgId }) => WithEvents["events"];
   }): Promise<OpenedSend>;
   /** One sealed part, for an open's access (planSendPartRead). */
-  readPart(args: { sendId: SendId; index: number; now: string; accessOk: boolean }): Promise<Uint8Array>;
+  readPart(args: { sendId: SendId; index: number; now: string; accessOk: boolean; policy: SendPolicy }): Promise<Uint8Array>;
   /** Deletes expired sends, parts whose last view was taken, and sends never finished that began before `staleBefore`; how many sends. */
   purgeSends(args: { now: string; staleBefore: string }): Promise<number>;
 }

@@ -116,24 +116,24 @@ export class SqlSends implements SendStore {
     return Number(r.n);
   }
 
+  /** Sealed bytes the organization's sends hold until the sweeper deletes them, expired ones included (a send whose parts are gone holds none). */
   private async orgBytes(db: Db, orgId: OrgId, now: string): Promise<number> {
     const r = await db
       .selectFrom("sends")
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>("bytes"), eb.lit(0)).as("bytes"))
       .where("org_id", "=", orgId)
-      .where("expires_at", ">", now)
       .where((eb) => eb.or([eb("parts_gone_at", "is", null), eb("parts_gone_at", ">", now)]))
       .executeTakeFirstOrThrow();
     return Number(r.bytes);
   }
 
-  async putPart({ actorId, sendId, index, data }: ArgsOf<SendStore["putPart"]>): Promise<void> {
+  async putPart({ actorId, sendId, index, data, now }: ArgsOf<SendStore["putPart"]>): Promise<void> {
     await this.c.tx(async (trx) => {
       const row = await sendRow(trx, this.c, sendId, "update");
       const sizes = await partSizes(trx, sendId);
       let others = 0;
       for (const [i, size] of sizes) if (i !== index) others += size;
-      planSendPartWrite(stateOf(row), actorId, index, data.length, others);
+      planSendPartWrite(stateOf(row), actorId, Date.parse(now), { index, size: data.length, others });
       const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
       await trx
         .insertInto("send_parts")
@@ -143,10 +143,10 @@ export class SqlSends implements SendStore {
     });
   }
 
-  async finishSend({ actorId, sendId, events }: ArgsOf<SendStore["finishSend"]>): Promise<SendRecord> {
+  async finishSend({ actorId, sendId, now, events }: ArgsOf<SendStore["finishSend"]>): Promise<SendRecord> {
     return this.c.tx(async (trx) => {
       const row = await sendRow(trx, this.c, sendId, "update");
-      if (!planSendFinish(stateOf(row), actorId, await partSizes(trx, sendId))) return toRecord(row!);
+      if (!planSendFinish(stateOf(row), actorId, Date.parse(now), await partSizes(trx, sendId))) return toRecord(row!);
       await trx.updateTable("sends").set({ complete: 1 }).where("send_id", "=", sendId).execute();
       await writeOutbox(trx, events);
       return toRecord({ ...row!, complete: 1 });
@@ -209,8 +209,8 @@ export class SqlSends implements SendStore {
     });
   }
 
-  async readPart({ sendId, index, now, accessOk }: ArgsOf<SendStore["readPart"]>): Promise<Uint8Array> {
-    planSendPartRead(stateOf(await sendRow(this.c.db, this.c, sendId)), Date.parse(now), index, accessOk);
+  async readPart({ sendId, index, now, accessOk, policy }: ArgsOf<SendStore["readPart"]>): Promise<Uint8Array> {
+    planSendPartRead(stateOf(await sendRow(this.c.db, this.c, sendId)), Date.parse(now), index, accessOk, policy);
     // Read after the check: a part is the send's, or gone with it.
     const part = await this.c.db
       .selectFrom("send_parts")

@@ -113,9 +113,10 @@ function Opened({ send }: { send: OpenedSend }) {
 }
 
 function leftText(send: OpenedSend): string {
-  const until = `It expires ${new Date(send.expiresAt).toLocaleString()}.`;
+  // What is left is the server's word (the link vouches for what the send holds, not for this), and is said so.
+  const until = `The server says it expires ${new Date(send.expiresAt).toLocaleString()}.`;
   if (send.viewsLeft === 0)
-    return `That was its last view: its link opens nothing more.${send.file ? " Download the file before you leave this page." : ""}`;
+    return `The server says that was its last view: its link opens nothing more.${send.file ? " Download the file before you leave this page." : ""}`;
   if (send.viewsLeft === null) return `${until} Its link opens it again until then.`;
   return `${until} Its link opens it ${send.viewsLeft} more ${send.viewsLeft === 1 ? "time" : "times"}.`;
 }

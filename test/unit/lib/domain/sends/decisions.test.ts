@@ -135,46 +135,68 @@ const creates = [
 ];
 
 const writes = [
-  row("the header, by its sender", () => planSendPartWrite(sending, ada, 0, sizes[0]!, 0), "ok"),
-  row("the last part, all others there", () => planSendPartWrite(sending, ada, 3, sizes[3]!, bytes - sizes[3]!), "ok"),
-  row("a part again, in place of itself", () => planSendPartWrite(sending, ada, 1, sizes[1]!, bytes - sizes[1]!), "ok"),
-  row("an empty part", () => planSendPartWrite(sending, ada, 2, O, 0), "ok"),
-  row("to no send", () => planSendPartWrite(undefined, ada, 0, sizes[0]!, 0), sendNotFound()),
-  row("to another member's send", () => planSendPartWrite(sending, bob, 0, sizes[0]!, 0), sendNotFound()),
-  row("to another member's finished send", () => planSendPartWrite(sent, bob, 0, sizes[0]!, 0), sendNotFound()),
-  row("to a finished send", () => planSendPartWrite(sent, ada, 9, 1, 0), sendFinished()),
-  row("past the last part", () => planSendPartWrite(sending, ada, 4, O, 0), sendPartOutOfRange(4, 4)),
-  row("before the first part", () => planSendPartWrite(sending, ada, -1, O, 0), sendPartOutOfRange(-1, 4)),
-  row("between two parts", () => planSendPartWrite(sending, ada, 1.5, O, 0), sendPartOutOfRange(1.5, 4)),
-  row("shorter than an IV and a tag", () => planSendPartWrite(sending, ada, 1, O - 1, 0), sendPartsTooLarge(bytes)),
+  row("the header, by its sender", () => planSendPartWrite(sending, ada, now, { index: 0, size: sizes[0]!, others: 0 }), "ok"),
+  row(
+    "the last part, all others there",
+    () => planSendPartWrite(sending, ada, now, { index: 3, size: sizes[3]!, others: bytes - sizes[3]! }),
+    "ok",
+  ),
+  row(
+    "a part again, in place of itself",
+    () => planSendPartWrite(sending, ada, now, { index: 1, size: sizes[1]!, others: bytes - sizes[1]! }),
+    "ok",
+  ),
+  row("an empty part", () => planSendPartWrite(sending, ada, now, { index: 2, size: O, others: 0 }), "ok"),
+  row("to no send", () => planSendPartWrite(undefined, ada, now, { index: 0, size: sizes[0]!, others: 0 }), sendNotFound()),
+  row("to another member's send", () => planSendPartWrite(sending, bob, now, { index: 0, size: sizes[0]!, others: 0 }), sendNotFound()),
+  row(
+    "to another member's finished send",
+    () => planSendPartWrite(sent, bob, now, { index: 0, size: sizes[0]!, others: 0 }),
+    sendNotFound(),
+  ),
+  row("to a finished send", () => planSendPartWrite(sent, ada, now, { index: 9, size: 1, others: 0 }), sendFinished()),
+  row(
+    "to a send that expired before it was finished (it no longer counts against the quota's room)",
+    () => planSendPartWrite({ ...sending, expiresAtMs: now }, ada, now, { index: 0, size: sizes[0]!, others: 0 }),
+    sendNotFound(),
+  ),
+  row("past the last part", () => planSendPartWrite(sending, ada, now, { index: 4, size: O, others: 0 }), sendPartOutOfRange(4, 4)),
+  row("before the first part", () => planSendPartWrite(sending, ada, now, { index: -1, size: O, others: 0 }), sendPartOutOfRange(-1, 4)),
+  row("between two parts", () => planSendPartWrite(sending, ada, now, { index: 1.5, size: O, others: 0 }), sendPartOutOfRange(1.5, 4)),
+  row(
+    "shorter than an IV and a tag",
+    () => planSendPartWrite(sending, ada, now, { index: 1, size: O - 1, others: 0 }),
+    sendPartsTooLarge(bytes),
+  ),
   row(
     "larger than any part",
-    () => planSendPartWrite({ ...sending, bytes: 2 * MAX_SEND_PART_SEALED }, ada, 1, MAX_SEND_PART_SEALED + 1, 0),
+    () =>
+      planSendPartWrite({ ...sending, bytes: 2 * MAX_SEND_PART_SEALED }, ada, now, { index: 1, size: MAX_SEND_PART_SEALED + 1, others: 0 }),
     sendPartsTooLarge(2 * MAX_SEND_PART_SEALED),
   ),
   row(
     "a byte past the declared size",
-    () => planSendPartWrite(sending, ada, 3, sizes[3]! + 1, bytes - sizes[3]!),
+    () => planSendPartWrite(sending, ada, now, { index: 3, size: sizes[3]! + 1, others: bytes - sizes[3]! }),
     sendPartsTooLarge(bytes),
   ),
 ];
 
 const finishes = [
-  row("with every part, adding up", () => planSendFinish(sending, ada, received), "ok"),
-  row("again, once finished", () => planSendFinish(sent, ada, received), "ok"),
-  row("another member's", () => planSendFinish(sending, bob, received), sendNotFound()),
-  row("another member's finished send", () => planSendFinish(sent, bob, received), sendNotFound()),
-  row("no send", () => planSendFinish(undefined, ada, received), sendNotFound()),
-  row("with part 1 missing: the first one missing is named", () => planSendFinish(sending, ada, without(1)), sendIncomplete(1, 4)),
+  row("with every part, adding up", () => planSendFinish(sending, ada, now, received), "ok"),
+  row("again, once finished", () => planSendFinish(sent, ada, now, received), "ok"),
+  row("another member's", () => planSendFinish(sending, bob, now, received), sendNotFound()),
+  row("another member's finished send", () => planSendFinish(sent, bob, now, received), sendNotFound()),
+  row("no send", () => planSendFinish(undefined, ada, now, received), sendNotFound()),
+  row("with part 1 missing: the first one missing is named", () => planSendFinish(sending, ada, now, without(1)), sendIncomplete(1, 4)),
   row(
     "with parts 2 and 3 missing",
-    () => planSendFinish(sending, ada, new Map([...without(2)].filter(([i]) => i !== 3))),
+    () => planSendFinish(sending, ada, now, new Map([...without(2)].filter(([i]) => i !== 3))),
     sendIncomplete(2, 4),
   ),
-  row("with none", () => planSendFinish(sending, ada, new Map()), sendIncomplete(0, 4)),
+  row("with none", () => planSendFinish(sending, ada, now, new Map()), sendIncomplete(0, 4)),
   row(
     "with parts a byte short of the size",
-    () => planSendFinish(sending, ada, new Map([...received, [3, sizes[3]! - 1]])),
+    () => planSendFinish(sending, ada, now, new Map([...received, [3, sizes[3]! - 1]])),
     sendIncomplete(null, 4),
   ),
 ];
@@ -209,6 +231,7 @@ const opens = [
 
 const reads = [
   row("a part of an open send", () => planSendPartRead(sent, now, 3, true), "ok"),
+  row("a part, once the organization forbids sends", () => planSendPartRead(sent, now, 3, true, forbidden), sendNotFound()),
   row("before the first part", () => planSendPartRead(sent, now, -1, true), sendPartOutOfRange(-1, 4)),
   row("a part, a millisecond before the parts go", () => planSendPartRead({ ...sent, partsGoneAtMs: now + 1 }, now, 3, true), "ok"),
   row("without a valid access, before anything else is looked at", () => planSendPartRead(undefined, now, 9, false), sendAccessInvalid()),
@@ -237,9 +260,9 @@ test("every refusal of the table is a named one, with the code the API answers",
 });
 
 test("a finish that finishes the send says so; one sent again after a lost answer does not, and changes nothing", () => {
-  expect(planSendFinish(sending, ada, received)).toBe(true);
-  expect(planSendFinish(sent, ada, received)).toBe(false);
-  expect(planSendFinish(sent, ada, new Map())).toBe(false);
+  expect(planSendFinish(sending, ada, now, received)).toBe(true);
+  expect(planSendFinish(sent, ada, now, received)).toBe(false);
+  expect(planSendFinish(sent, ada, now, new Map())).toBe(false);
 });
 
 test("each open counts a view; with no cap none are left to count", () => {
@@ -268,4 +291,11 @@ test("a new send's lifetime: a week when none is asked, the duration asked, and 
   expect(outcomeOf(() => sendLifetimeOf("1w", { maxLifetimeMs: 36 * 3_600_000 }))).toEqual(
     asRefusal(sendLifetimeRefused("36 hours", "server")),
   );
+});
+
+test("a finish of a send that expired unfinished is refused as no send; one finished before stays finished", () => {
+  const expired = { ...sending, expiresAtMs: now };
+  const all = new Map(sizes.map((size, i) => [i, size]));
+  expect(outcomeOf(() => planSendFinish(expired, ada, now, all))).toEqual(asRefusal(sendNotFound()));
+  expect(planSendFinish({ ...expired, complete: true }, ada, now, all)).toBe(false);
 });

@@ -193,7 +193,8 @@ describe("vaultctl", () => {
     await ok("bob", ["vault", "forget", vault.vaultId, "--yes"]);
     expect((await ok("bob", ["vault", "list", "--json"])).json).toEqual([]);
     fs.rmSync(pwFile);
-  });
+    // About forty processes, each deriving its key: past the minute of other tests on a loaded machine.
+  }, 180_000);
 
   test("roster: the vault's signed history, readable; saved, it verifies offline, and a changed or cut copy exits 3", async () => {
     const shown = await ok("carol", ["roster", "Team"]);

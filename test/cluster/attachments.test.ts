@@ -13,7 +13,6 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { VaultClient } from "../../sdk";
 import { killAllClusters, startCluster, type Cluster } from "../helpers/cluster";
-import { checkpoint } from "../helpers/postgres";
 import { countingFetch, keystreamFile, rssTable, RssWatch, type ChunkPut } from "../helpers/attachment-load";
 import { TEST_KDF, SDK_PASSWORD } from "../helpers/sdk";
 import { eventually } from "../helpers/wait";
@@ -54,9 +53,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
   killAllClusters();
-  // Two hundred MiB of chunks and their log went through PostgreSQL: written out now, in this
-  // test's time. Left to the checkpointer, they slowed the next test's node restarts past its bounds.
-  await checkpoint();
 });
 
 /** Every process of the deployment by name: each node, and the supervisor that restarts them. */

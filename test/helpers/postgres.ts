@@ -23,12 +23,6 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>, adminUrl = PG_ADM
   }
 }
 
-/**
- * Writes PostgreSQL's dirty pages out now (CHECKPOINT): after a test that wrote hundreds of MiB,
- * so that the write-back happens in its own time, not under the next test's timings.
- */
-export const checkpoint = (adminUrl = PG_ADMIN_URL): Promise<void> => admin((c) => c.query("CHECKPOINT"), adminUrl).then(() => undefined);
-
 /** A new database on the machine's PostgreSQL server, or on another (a throwaway cluster's `postgres` database URL). */
 export async function createTestDatabase(adminUrl = PG_ADMIN_URL): Promise<TestDatabase> {
   const name = `vault_test_${randomBytes(6).toString("hex")}`;

@@ -128,7 +128,15 @@ export type SecurityProblem =
   /** A file's chunk that does not open with the key its item holds, as that file's chunk at that place: another file's, moved, changed, or not the last where it claims to be. */
   | "ATTACHMENT_TAMPERED"
   /** A send's part that does not open with the key its link (and password) gives, as that send's part at that place, or parts that do not add up to what its header says: another send's, moved, changed, cut short or run on. */
-  | "SEND_TAMPERED";
+  | "SEND_TAMPERED"
+  /** A grantee whose keys this device knows only from the server (not compared out of band, nor vouched by an invite): no grant is wrapped to them. */
+  | "EMERGENCY_GRANTEE_UNVERIFIED"
+  /**
+   * An emergency access grant that is not what its grantor signed, names someone else on this
+   * side, is wrapped to other keys than this account's, or releases a key that does not open the
+   * grantor's keys as this device knows them.
+   */
+  | "EMERGENCY_TAMPERED";
 
 export class SecurityError extends Error {
   override readonly name = "SecurityError";

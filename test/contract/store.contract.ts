@@ -19,6 +19,7 @@ import { describeRememberedDevices } from "./remembered-devices.contract";
 import { describePasskeyLogins } from "./passkey-logins.contract";
 import { describeAttachments } from "./attachments.contract";
 import { describeSends } from "./sends.contract";
+import { describeEmergency } from "./emergency.contract";
 
 /** Limits no test here comes near, but for the limits' own. */
 const ROOMY = { maxBytes: 1 << 30, maxItems: 1_000_000 };
@@ -138,6 +139,7 @@ export function describeStoreContract(adapter: string, open: () => Promise<Store
     describePasskeyLogins(() => store);
     describeAttachments(() => store);
     describeSends(() => store);
+    describeEmergency(() => store);
 
     test("one rule for non-members: every read and change of a vault throws NOT_FOUND, as for a vault that does not exist", async () => {
       const outsider = await join();

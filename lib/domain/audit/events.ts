@@ -49,6 +49,13 @@ export const DOMAIN_EVENT_TYPES = [
   "send.created",
   "send.deleted",
   "send.opened",
+  "emergency.granted",
+  "emergency.revoked",
+  "emergency.declined",
+  "emergency.requested",
+  "emergency.refused",
+  "emergency.opened",
+  "emergency.completed",
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 

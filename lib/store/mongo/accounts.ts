@@ -28,6 +28,8 @@ import { insertKeyLogEntry, keyLogIn, lockHeldVaults, writeRotatedWraps } from "
 import { endSessionsIn } from "./sessions";
 import { forgetDevicesIn } from "./remembered-devices";
 import { dropSendsOf } from "./sends";
+import { completeTakeoverIn, dropGrantsOfIn } from "./emergency";
+import { grantNotFound } from "../../domain/emergency/refusals";
 import { rewrapPasskeysIn } from "./passkey-logins";
 import { writeOutbox } from "./outbox";
 
@@ -100,6 +102,7 @@ export class MongoAccounts implements AccountStore {
     provenAuthHash,
     keepSession,
     completeRecovery,
+    completeTakeover,
     now,
     events,
   }: ArgsOf<AccountStore["changePassword"]>): Promise<{ endedSessions: string[] }> {
@@ -137,6 +140,13 @@ export class MongoAccounts implements AccountStore {
       for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
       await rewrapPasskeysIn(this.c, session, userId, passkeys ?? []);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
+      if (completeTakeover !== undefined) {
+        if (!(await completeTakeoverIn(this.c, session, { grantId: completeTakeover, sessionId: keepSession ?? "", grantorId: userId })))
+          throw grantNotFound();
+        // The grantee cannot answer the grantor's second factors: they go with the old password.
+        await this.c.recoveryCodes.deleteMany({ userId }, { session });
+        await this.c.secondFactors.deleteMany({ userId }, { session });
+      }
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
       await forgetDevicesIn(this.c, session, userId);
@@ -228,9 +238,11 @@ export class MongoAccounts implements AccountStore {
       await forgetDevicesIn(this.c, session, targetId);
       // Their sends go with them: a link a removed member handed out opens nothing more.
       await dropSendsOf(this.c, session, targetId);
+      // Their emergency access grants, both ways: a session one opened as its grantor ends.
+      const grantSessions = await dropGrantsOfIn(this.c, session, targetId, now);
       return {
         vaults,
-        endedSessions: await endSessionsIn(this.c, session, { userId: targetId, now }),
+        endedSessions: [...grantSessions, ...(await endSessionsIn(this.c, session, { userId: targetId, now }))],
         revokedInvites: pending.map((i) => i._id),
       };
     });

@@ -52,6 +52,7 @@ import {
   type AttachmentChunkDoc,
   type SendDoc,
   type SendPartDoc,
+  type GrantDoc,
 } from "./documents";
 import { isTransientTransactionError, isUnknownCommitResult, translateMongoError } from "./errors";
 
@@ -109,6 +110,7 @@ export class MongoContext {
   readonly attachmentChunks: Collection<AttachmentChunkDoc>;
   readonly sends: Collection<SendDoc>;
   readonly sendParts: Collection<SendPartDoc>;
+  readonly emergencyGrants: Collection<GrantDoc>;
 
   constructor(
     readonly client: MongoClient,
@@ -147,6 +149,7 @@ export class MongoContext {
     this.attachmentChunks = db.collection(COLLECTIONS.attachmentChunks);
     this.sends = db.collection(COLLECTIONS.sends);
     this.sendParts = db.collection(COLLECTIONS.sendParts);
+    this.emergencyGrants = db.collection(COLLECTIONS.emergencyGrants);
   }
 
   /**

@@ -21,6 +21,7 @@ import { MongoItems } from "./items";
 import { MongoOutbox } from "./outbox";
 import { MongoSecurity } from "./security";
 import { MongoSends } from "./sends";
+import { MongoEmergency } from "./emergency";
 import { MongoOrgLog } from "./org-log";
 import { MongoSessions } from "./sessions";
 import { MongoVaults } from "./vaults";
@@ -53,6 +54,7 @@ export async function openMongoStore(url: string, opts: MongoStoreOptions = {}):
       items: new MongoItems(c),
       attachments: new MongoAttachments(c),
       sends: new MongoSends(c),
+      emergency: new MongoEmergency(c),
       invites: new MongoInvites(c),
       orgLog: new MongoOrgLog(c),
       audit: new MongoAudit(c),
@@ -171,6 +173,8 @@ async function createIndexes(c: MongoContext): Promise<void> {
   ]);
   // Unique by place; the sizes besides, so that a send's part sizes are read from the index alone, never its parts' bytes.
   await c.sendParts.createIndexes([{ key: { sendId: 1, idx: 1 }, unique: true }, { key: { sendId: 1, idx: 1, sealedBytes: 1 } }]);
+  // Emergency access grants (SQL: migration 027): one per grantor and grantee; a grantee's.
+  await c.emergencyGrants.createIndexes([{ key: { grantorId: 1, granteeId: 1 }, unique: true }, { key: { granteeId: 1 } }]);
   await createWrittenCollections(c);
 }
 
@@ -192,6 +196,7 @@ async function createWrittenCollections(c: MongoContext): Promise<void> {
     COLLECTIONS.attachmentChunks,
     COLLECTIONS.sends,
     COLLECTIONS.sendParts,
+    COLLECTIONS.emergencyGrants,
   ])
     await c.db.createCollection(name).catch(ignoreExists);
   await c.locks.updateOne({ _id: REGISTRATIONS_LOCK }, { $setOnInsert: { seq: 0 } }, { upsert: true }).catch(ignoreDuplicate);

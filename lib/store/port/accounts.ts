@@ -80,6 +80,12 @@ export interface AccountStore {
        * transaction: the request completed and its enrolment spent; `409` when it is no longer opened.
        */
       completeRecovery?: string;
+      /**
+       * The emergency takeover (opened by this session, `keepSession`) the change completes, in the
+       * same transaction: its grant spent, and the grantor's second factors removed (the grantee
+       * cannot answer them); `404` when the grant is gone.
+       */
+      completeTakeover?: string;
       now: string;
     } & WithEvents,
   ): Promise<{ endedSessions: string[] }>;

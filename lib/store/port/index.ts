@@ -10,6 +10,7 @@
 import type { AccountStore } from "./accounts";
 import type { AttachmentStore } from "./attachments";
 import type { AuditStore } from "./audit";
+import type { EmergencyStore } from "./emergency";
 import type { Housekeeping } from "./housekeeping";
 import type { InviteStore } from "./invites";
 import type { ItemStore } from "./items";
@@ -27,6 +28,7 @@ export interface Store {
   items: ItemStore;
   attachments: AttachmentStore;
   sends: SendStore;
+  emergency: EmergencyStore;
   invites: InviteStore;
   orgLog: OrgLogStore;
   audit: AuditStore;
@@ -47,6 +49,7 @@ export const AGGREGATES = [
   "items",
   "attachments",
   "sends",
+  "emergency",
   "invites",
   "orgLog",
   "audit",
@@ -58,6 +61,7 @@ export const AGGREGATES = [
 export type * from "./accounts";
 export type * from "./attachments";
 export type * from "./sends";
+export type * from "./emergency";
 export type * from "./audit";
 export type * from "./housekeeping";
 export type * from "./invites";

@@ -17,6 +17,8 @@ import { failpoint } from "../../failpoints";
 import { rewrapPasskeysIn } from "./passkey-logins";
 import { lockAccount, memberVaultIds, personalVaultIds, replaceOwnWrap } from "./writes";
 import { completeRecoveryIn } from "./recovery";
+import { completeTakeoverIn, dropGrantsOfIn } from "./emergency";
+import { grantNotFound } from "../../domain/emergency/refusals";
 import { decideKeyRotation, keyLogHead, type KeyLogEntry } from "../../domain/accounts/key-rotation";
 import { keyLogEntryBytes } from "../../../protocol/formats/key-log";
 import { sha256Hex } from "../../domain/vaults/roster";
@@ -165,6 +167,7 @@ export class SqlAccounts implements AccountStore {
     provenAuthHash,
     keepSession,
     completeRecovery,
+    completeTakeover,
     now,
     events,
   }: ArgsOf<AccountStore["changePassword"]>): Promise<{ endedSessions: string[] }> {
@@ -202,6 +205,12 @@ export class SqlAccounts implements AccountStore {
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
       await rewrapPasskeysIn(trx, userId, passkeys ?? []);
       if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
+      if (completeTakeover !== undefined) {
+        if (!(await completeTakeoverIn(trx, { grantId: completeTakeover, sessionId: keepSession ?? "", grantorId: userId })))
+          throw grantNotFound();
+        await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+        await trx.deleteFrom("second_factors").where("user_id", "=", userId).execute();
+      }
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
       await forgetDevicesIn(trx, userId);
@@ -307,9 +316,11 @@ export class SqlAccounts implements AccountStore {
       const theirs = trx.selectFrom("sends").select("send_id").where("owner_id", "=", targetId);
       await trx.deleteFrom("send_parts").where("send_id", "in", theirs).execute();
       await trx.deleteFrom("sends").where("owner_id", "=", targetId).execute();
+      // Their emergency access grants, both ways: a session one opened as its grantor ends.
+      const grantSessions = await dropGrantsOfIn(trx, targetId, now);
       return {
         vaults,
-        endedSessions: await endSessionsIn(trx, { userId: targetId, now }),
+        endedSessions: [...grantSessions, ...(await endSessionsIn(trx, { userId: targetId, now }))],
         revokedInvites: revoked.map((r) => r.invite_id),
       };
     });

@@ -10,6 +10,7 @@ import type { DomainEventType } from "../../domain/audit/events";
 import type { FactorKind } from "../../domain/accounts/second-factors";
 import type { RecoveryStatus } from "../../domain/accounts/recovery";
 import type { SessionEndReason } from "../../domain/accounts/sessions";
+import type { EmergencyLevel } from "../../../protocol/formats/emergency";
 
 export interface OrgsTable {
   org_id: OrgId;
@@ -261,6 +262,29 @@ export interface SendPartsTable {
   data: Uint8Array;
 }
 
+/** An emergency access grant (migration 027; lib/domain/emergency/decisions.ts). */
+export interface EmergencyGrantsTable {
+  grant_id: string;
+  org_id: OrgId;
+  grantor_id: UserId;
+  grantee_id: UserId;
+  level: EmergencyLevel;
+  wait_hours: number;
+  /** `keyFingerprint` of the grantee's keys it is wrapped to, and of the grantor's when it was made. */
+  grantee_keys: string;
+  grant_keys: string;
+  kdf_version: number;
+  /** The grantor's stretched key wrapped to the grantee (opaque to the server), and the grantor's signature. */
+  wrapped_key: string;
+  signature: string;
+  created_at: string;
+  updated_at: string;
+  requested_at: string | null;
+  refused_at: string | null;
+  session_id: string | null;
+  opened_at: string | null;
+}
+
 export interface KeyLogTable {
   user_id: UserId;
   version: number;
@@ -319,6 +343,7 @@ export interface Database {
   attachment_chunks: AttachmentChunksTable;
   sends: SendsTable;
   send_parts: SendPartsTable;
+  emergency_grants: EmergencyGrantsTable;
   key_log: KeyLogTable;
   org_log: OrgLogTable;
   audit_events: AuditEventsTable;

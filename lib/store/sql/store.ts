@@ -16,6 +16,7 @@ import { SqlItems } from "./items";
 import { SqlOutbox } from "./outbox";
 import { SqlSecurity } from "./security";
 import { SqlSends } from "./sends";
+import { SqlEmergency } from "./emergency";
 import { SqlOrgLog } from "./org-log";
 import { SqlSessions } from "./sessions";
 import { migrationProvider } from "./migrations";
@@ -40,6 +41,7 @@ export async function openSqlStore(db: Kysely<Database>, engine: EngineOps, opts
     items: new SqlItems(c, vaults),
     attachments: new SqlAttachments(c, vaults),
     sends: new SqlSends(c),
+    emergency: new SqlEmergency(c),
     invites: new SqlInvites(c),
     orgLog: new SqlOrgLog(c),
     audit: new SqlAudit(c),

@@ -6,6 +6,7 @@
 export * from "./accounts";
 export * from "./attachments";
 export * from "./audit";
+export * from "./emergency";
 export * from "./items";
 export * from "./security";
 export * from "./sends";
@@ -46,6 +47,7 @@ export const COLLECTIONS = {
   attachmentChunks: "attachment_chunks",
   sends: "sends",
   sendParts: "send_parts",
+  emergencyGrants: "emergency_grants",
 } as const;
 
 /** A document whose only job is to be written by transactions that must not overlap. */

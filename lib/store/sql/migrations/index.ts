@@ -24,6 +24,7 @@ import * as m023 from "./023_remembered_devices";
 import * as m024 from "./024_passkey_logins";
 import * as m025 from "./025_attachments";
 import * as m026 from "./026_sends";
+import * as m027 from "./027_emergency_access";
 
 /** Versioned migrations, applied in name order at start. Add new ones here; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "024_passkey_logins": m024,
   "025_attachments": m025,
   "026_sends": m026,
+  "027_emergency_access": m027,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,6 +13,7 @@ import { bodyFields, checkPathIds, isJsonContentType } from "../lib/http/request
 import type { RequestMeta } from "../lib/http/context";
 import { API_PREFIX, methodsForPath, type RouteDef } from "../lib/http/routes";
 import { enrolmentRequired } from "../lib/domain/accounts/refusals";
+import { readOnlySession } from "../lib/domain/emergency/refusals";
 import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
 import { clientAddress } from "../lib/http/client-address";
@@ -294,6 +295,8 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
       const scope = await sessions?.check(token, ctx.meta.clientIp);
       const caller = scope?.enrolOnly && !token.enrolOnly ? { ...token, enrolOnly: true as const } : token;
       if (caller.enrolOnly && !enrolActions.has(req.$alias?.action ?? "")) throw enrolmentRequired();
+      // A session emergency access opened to read (lib/domain/emergency/decisions.ts): reads only.
+      if (caller.readOnly && req.method !== "GET") throw readOnlySession();
       return caller;
     },
 

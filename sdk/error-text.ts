@@ -92,6 +92,10 @@ const SECURITY: Record<SecurityProblem, string> = {
     "A part of this file does not open with the item's key: the server handed over another file, or a changed one. Nothing was saved; tell your administrator.",
   SEND_TAMPERED:
     "This send does not open with its link's key: the server handed over something else, or a changed or shortened copy. Nothing was shown; ask the sender for a new link.",
+  EMERGENCY_GRANTEE_UNVERIFIED:
+    "You have not checked this person's keys yet: compare fingerprints with them (and trust them) before you give them emergency access. Nothing was granted.",
+  EMERGENCY_TAMPERED:
+    "This emergency access is not what its grantor signed, or its key does not open their account as your device knows it. Nothing was opened; tell your administrator.",
 };
 
 const API: Record<string, string> = {

@@ -160,6 +160,16 @@ async function openedRecovery({ store, clock }: Runtime, user: UserRecord, sessi
   });
 }
 
+/** In the session an emergency takeover opened, and with no old password given, the grant that stands for it (once). */
+async function openedTakeover({ store, clock }: Runtime, user: UserRecord, sessionId: string | undefined, currentAuthHash?: string) {
+  if (currentAuthHash !== undefined || sessionId === undefined) return null;
+  return store.emergency.findTakeover({
+    userId: user.userId,
+    sessionId,
+    since: new Date(clock.nowMs() - RECOVERY_PASSWORD_WINDOW_MS).toISOString(),
+  });
+}
+
 async function changePassword(rt: Runtime, ctx: Ctx<PasswordChangeParams>) {
   const { store, config, clock, events } = rt;
   const p = ctx.params;
@@ -176,7 +186,9 @@ async function changePassword(rt: Runtime, ctx: Ctx<PasswordChangeParams>) {
   decideKdfAgainstPolicy(kdf, (await store.security.getPolicies(user.orgId)) ?? DEFAULT_POLICIES);
   // The old password, proven; or, in the session an account recovery began, the recovery stands for it (once).
   const recovered = await openedRecovery(rt, user, sessionId, p.currentAuthHash);
-  if (!recovered) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
+  // Or, in the session a released takeover grant opened, the grant stands for it (once).
+  const takeover = recovered ? null : await openedTakeover(rt, user, sessionId, p.currentAuthHash);
+  if (!recovered && !takeover) await proveCurrentPassword(rt, user, sessionId, p.currentAuthHash ?? "");
   // Only a proven caller costs the store a read per link.
   await checkRosterLinks(rt, user.orgId, vaults);
   const { endedSessions } = await store.accounts.changePassword({
@@ -190,10 +202,12 @@ async function changePassword(rt: Runtime, ctx: Ctx<PasswordChangeParams>) {
     keepSession: sessionId,
     // A recovery's new password completes it in the same transaction: its enrolment is spent.
     ...(recovered && { completeRecovery: recovered.requestId }),
+    ...(takeover && { completeTakeover: takeover }),
     now: clock.timestamp(),
     events: [
       events.record("user.password_changed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId }),
       ...(recovered ? [events.record("recovery.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })] : []),
+      ...(takeover ? [events.record("emergency.completed", { actorId: user.userId, orgId: user.orgId, targetUserId: user.userId })] : []),
     ],
   });
   failpoint("password-change-after-commit");

@@ -68,6 +68,7 @@ export class AccessTokens {
       role: caller.role,
       ...(caller.sessionId !== undefined && { sid: caller.sessionId }),
       ...(caller.enrolOnly && { enr: true }),
+      ...(caller.readOnly && { ro: true }),
     })
       .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: this.currentKid })
       .setSubject(caller.userId)
@@ -101,7 +102,7 @@ export class AccessTokens {
     } catch {
       throw unauthorized("Invalid or expired access token");
     }
-    const { sub, org, role, iat, exp, sid, enr } = payload;
+    const { sub, org, role, iat, exp, sid, enr, ro } = payload;
     if (
       typeof sub !== "string" ||
       typeof org !== "string" ||
@@ -109,7 +110,8 @@ export class AccessTokens {
       typeof iat !== "number" ||
       typeof exp !== "number" ||
       (sid !== undefined && typeof sid !== "string") ||
-      (enr !== undefined && enr !== true)
+      (enr !== undefined && enr !== true) ||
+      (ro !== undefined && ro !== true)
     ) {
       throw unauthorized("Invalid access token");
     }
@@ -122,6 +124,7 @@ export class AccessTokens {
       role: role as OrgRole,
       ...(sid !== undefined && { sessionId: sid }),
       ...(enr === true && { enrolOnly: true as const }),
+      ...(ro === true && { readOnly: true as const }),
     };
     if (this.verified.size >= CACHE_LIMIT) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { caller, expMs: exp * 1000, kid });

@@ -69,6 +69,8 @@ export interface SignInOptions {
   accountVersion?: number;
   /** A session an account recovery began: never enrol-only (k trustees vouched; it must set a password and rotate keys). */
   fullAccess?: boolean;
+  /** A session emergency access opened to read the account: its tokens may only read (the caller withholds its refresh token). */
+  readOnly?: boolean;
 }
 
 /** Stores the new session and its refresh token, ends the sessions it displaces, and tells the nodes. */
@@ -109,6 +111,7 @@ export async function signIn(rt: Runtime, ctx: Context, user: UserRecord, opts: 
     role: user.role,
     sessionId,
     ...(enrolOnly && { enrolOnly: true as const }),
+    ...(opts.readOnly && { readOnly: true as const }),
   };
   return {
     ...(await tokenPair(rt, caller, refreshToken)),

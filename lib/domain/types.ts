@@ -35,4 +35,6 @@ export interface Caller {
   sessionId?: string;
   /** A login that may only enrol a second factor: its organization requires one and it has none (lib/domain/accounts/second-factors.ts). */
   enrolOnly?: true;
+  /** A session emergency access opened to read the account (lib/domain/emergency/decisions.ts): it may only read. */
+  readOnly?: true;
 }

@@ -13,6 +13,7 @@ import { ORG_LOG_OPS } from "../../protocol/formats/org-log";
 import { arrayOf, base64, hex64, integer, object, oneOfValues, ref, string, timestamp, uuid, type JsonSchema } from "./json-schema";
 import { itemLink, keyLogEntry, publicKeys, rosterLink } from "./link-schemas";
 import { SEND_SCHEMAS } from "./send-schemas";
+import { EMERGENCY_SCHEMAS } from "./emergency-schemas";
 
 export type { JsonSchema } from "./json-schema";
 
@@ -315,6 +316,21 @@ export const SCHEMAS = {
   AttachmentList: object({ attachments: arrayOf(ref("Attachment")) }),
   AttachmentChunk: object({ index: integer(0), data: base64 }),
   ...SEND_SCHEMAS,
+  ...EMERGENCY_SCHEMAS,
+  /**
+   * A released grant's session as its grantor: the grant, the wrapped key, the grantor's email, and a
+   * login as the grantor (a read grant's has no refresh token: its session cannot be made whole).
+   */
+  EmergencySession: object(
+    {
+      ...Object.fromEntries(Object.entries(loginRequired).filter(([k]) => k !== "refreshToken")),
+      grant: ref("EmergencyGrant"),
+      wrappedKey: base64,
+      email: string,
+      readOnly: { type: "boolean" },
+    },
+    { ...loginOptional, refreshToken: string },
+  ),
   ItemHistory: object({
     revisions: arrayOf(
       // A revision: what the item held then, and when the next one replaced it.

@@ -40,6 +40,9 @@ import type { PasswordChangeResult } from "./password";
 import type { ProtectionProgress, ProtectionResult, ProtectionStep } from "./protect";
 import type { Recovery, RecoveryRenewal } from "./recovery";
 import type { Sends } from "./sends";
+import type { EmergencyAccess, EmergencyRelease, EmergencyRenewal } from "./emergency";
+import { WeakPasswordError } from "../errors";
+import { checkMasterPassword, emailWords } from "../password-strength";
 import type { Session } from "./session";
 import { openKept, sealKeyFor, type KeptSession, type SealKey } from "./kept-session";
 import type { Account, OrgRole } from "./types";
@@ -56,6 +59,7 @@ export { ProtectionInterruptedError } from "./protect";
 export type { ProtectedVault, ProtectionProgress, ProtectionResult, ProtectionStep, VaultLeft } from "./protect";
 export type { KeyRotationResult } from "./keys";
 export type { RecoveryRenewal } from "./recovery";
+export type { EmergencyGrant, EmergencyRelease, EmergencyRenewal } from "./emergency";
 export {
   WEB_OFFLINE_CACHE_CONTEXT,
   WEB_OFFLINE_EDITS_CONTEXT,
@@ -103,6 +107,8 @@ export class VaultClient {
   readonly factors: Factors;
   /** k-of-n account recovery: enrol, approve as a trustee, recover (recovery.ts). */
   readonly recovery: Recovery;
+  /** Emergency access: grant a member your account after a wait you can stop; ask for, and open, access granted to you (emergency.ts). */
+  readonly emergency: EmergencyAccess;
   /** The passkeys that sign in to this account, and unlock it with the PRF: list, register, remove (passkey-logins.ts). */
   readonly accountPasskeys: Pick<PasskeyLogins, "list" | "add" | "remove">;
 
@@ -117,6 +123,7 @@ export class VaultClient {
     this.items = itemsApi(parts);
     this.attachments = attachmentsApi(parts);
     this.sends = parts.sends;
+    this.emergency = parts.emergency;
     this.invites = invitesApi(parts);
     this.audit = auditApi(parts);
     this.factors = parts.factors;
@@ -253,15 +260,48 @@ export class VaultClient {
     current: string,
     next: string,
     opts: { kdf?: KdfChoice; oldPasswordMayBeKnown?: boolean; onProgress?: (step: ProtectionStep) => void } = {},
-  ): Promise<PasswordChangeResult & { recovery: RecoveryRenewal; protection?: ProtectionResult; passkeysRemoved?: number }> {
+  ): Promise<
+    PasswordChangeResult & {
+      recovery: RecoveryRenewal;
+      emergency: EmergencyRenewal;
+      protection?: ProtectionResult;
+      passkeysRemoved?: number;
+    }
+  > {
     const changed = await this.parts.passwords.changePassword(current, next, { kdf: opts.kdf });
-    // The recovery copy held the old password's key: made again, to the same trustees, or said to be stale.
-    if (!opts.oldPasswordMayBeKnown) return { ...changed, recovery: await this.parts.recovery.renew() };
+    // The recovery copy and emergency grants held the old password's key: made again, or said to be stale.
+    if (!opts.oldPasswordMayBeKnown)
+      return { ...changed, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.renew() };
     // Each passkey's kept key opens with the old password and an old copy of the server's data: they are registered again, not re-wrapped.
     const passkeysRemoved = await this.parts.passkeyLogins.removeUnlocking();
     // Protecting rotates the keys the enrolment is bound to: it is made again once, after.
-    const { recovery, ...protection } = await this.protect({ onProgress: opts.onProgress });
-    return { ...changed, recovery, protection, passkeysRemoved, sessionsEnded: changed.sessionsEnded + protection.sessionsEnded };
+    const { recovery, emergency, ...protection } = await this.protect({ onProgress: opts.onProgress });
+    return {
+      ...changed,
+      recovery,
+      emergency,
+      protection,
+      passkeysRemoved,
+      sessionsEnded: changed.sessionsEnded + protection.sessionsEnded,
+    };
+  }
+  /**
+   * In a fresh client (its own storage): takes up a released grant another client opened
+   * (`emergency.open`), as the grantor. A read grant's session may only read, and ends when its
+   * access token does (open it again); a takeover's goes on to `completeTakeover`.
+   */
+  takeUpEmergency(release: EmergencyRelease): Promise<Account> {
+    return this.parts.session.takeUp(release.grantor.email, release.login, release.stretchedKey, release.kdf);
+  }
+  /**
+   * In a client that took up a takeover grant: sets `newPassword` (checked for strength first) without
+   * the old one. The grant is spent, the account's second factors are removed (their holder is
+   * gone), and every other session of the account ends.
+   */
+  async completeTakeover(newPassword: string): Promise<PasswordChangeResult> {
+    const verdict = await checkMasterPassword(newPassword, emailWords(this.parts.core.account.email));
+    if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
+    return this.parts.passwords.setPasswordAfterRecovery(newPassword);
   }
   /**
    * Cuts an old master password off without changing the password again (protect.ts): after a
@@ -270,9 +310,9 @@ export class VaultClient {
   async protect(opts?: {
     resume?: ProtectionProgress;
     onProgress?: (step: ProtectionStep) => void;
-  }): Promise<ProtectionResult & { recovery: RecoveryRenewal }> {
+  }): Promise<ProtectionResult & { recovery: RecoveryRenewal; emergency: EmergencyRenewal }> {
     const protection = await this.parts.protection.protect(opts);
-    // The recovery enrolment is bound to the account's keys and KDF statement: made again to the same trustees, or said to be stale.
-    return { ...protection, recovery: await this.parts.recovery.renew() };
+    // The recovery enrolment and emergency grants are bound to the account's keys and KDF statement: made again, or said to be stale.
+    return { ...protection, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.renew() };
   }
 }

@@ -20,6 +20,8 @@ import { PasswordChanges } from "./password";
 import { People } from "./people";
 import { AccountProtection } from "./protect";
 import { Recovery } from "./recovery";
+import { RecoveryVersions } from "./recovery-versions";
+import { EmergencyAccess } from "./emergency";
 import { Rekeys } from "./rekey";
 import { Rosters } from "./roster";
 import { Sends } from "./sends";
@@ -52,6 +54,7 @@ export interface Parts {
   people: People;
   factors: Factors;
   recovery: Recovery;
+  emergency: EmergencyAccess;
   protection: AccountProtection;
 }
 
@@ -80,6 +83,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
   const people = new People(core, members, rekeys, orgLogs, vaults, rosters);
   const factors = new Factors(core);
   const recovery = new Recovery(core, trust, session, passwords, keyRotations);
+  const emergency = new EmergencyAccess(core, trust, new RecoveryVersions(core, trust));
   const protection = new AccountProtection(core, rosters, vaults, keyRotations, rekeys);
   return {
     core,
@@ -104,6 +108,7 @@ export function assembleParts(opts: VaultClientOptions): Parts {
     people,
     factors,
     recovery,
+    emergency,
     protection,
   };
 }

@@ -17,6 +17,7 @@ import { INVITE_ROUTES } from "./invites";
 import { ITEM_ROUTES } from "./items";
 import { ATTACHMENT_ROUTES } from "./attachments";
 import { SEND_ROUTES } from "./sends";
+import { EMERGENCY_ROUTES } from "./emergency";
 import { ORG_ROUTES } from "./orgs";
 import { API_PREFIX, type Method, type RouteDef } from "./route-def";
 import { VAULT_ROUTES } from "./vaults";
@@ -33,6 +34,7 @@ const ROUTE_TABLE = [
   ...ITEM_ROUTES,
   ...ATTACHMENT_ROUTES,
   ...SEND_ROUTES,
+  ...EMERGENCY_ROUTES,
   ...INVITE_ROUTES,
 ] as const;
 

@@ -5,6 +5,7 @@
 import { groupedFingerprint, keyFingerprint } from "../../../protocol/crypto/keys";
 import type { KeyRotationResult } from "../keys";
 import type { RecoveryRenewal } from "../recovery";
+import type { EmergencyRenewal } from "../emergency";
 import type { Parts } from "../parts";
 import type { ServedBundle, TrustLevel } from "../types";
 import { lc } from "./ids";
@@ -31,10 +32,16 @@ export interface KeysApi {
    * vault's key wrapped to the new keys, the account's other sessions ended. Peers follow the key
    * log from the keys they pinned, without a warning.
    */
-  rotate(opts?: { rsaBits?: number }): Promise<KeyRotationResult & { recovery: RecoveryRenewal }>;
+  rotate(opts?: { rsaBits?: number }): Promise<KeyRotationResult & { recovery: RecoveryRenewal; emergency: EmergencyRenewal }>;
 }
 
-export function keysApi({ core, trust, keyRotations, recovery }: Pick<Parts, "core" | "trust" | "keyRotations" | "recovery">): KeysApi {
+export function keysApi({
+  core,
+  trust,
+  keyRotations,
+  recovery,
+  emergency,
+}: Pick<Parts, "core" | "trust" | "keyRotations" | "recovery" | "emergency">): KeysApi {
   return {
     of: (userId) => trust.userKeys(lc(userId)),
     fingerprint: (userId) => trust.fingerprint(lc(userId)),
@@ -46,7 +53,11 @@ export function keysApi({ core, trust, keyRotations, recovery }: Pick<Parts, "co
         fingerprint: groupedFingerprint(e.keys),
         ...(e.entry.at !== undefined && { at: e.entry.at }),
       })),
-    // The recovery enrolment is bound to the account's keys: made again to the same trustees, or said to be stale (`recovery`).
-    rotate: async (opts) => ({ ...(await keyRotations.rotateKeys(opts)), recovery: await recovery.renew() }),
+    // The recovery enrolment and emergency grants are bound to the account's keys: made again, or said to be stale.
+    rotate: async (opts) => ({
+      ...(await keyRotations.rotateKeys(opts)),
+      recovery: await recovery.renew(),
+      emergency: await emergency.renew(),
+    }),
   };
 }

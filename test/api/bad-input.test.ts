@@ -121,6 +121,8 @@ describe("bad input on every route", () => {
       attachmentId: (await api.post(`/vaults/${vaultId}/items/${itemId}/attachments`, { token: owner.token, body: { size: 10 } })).body
         .attachmentId,
       index: "0",
+      // No such grant: a bad body is refused before the lookup, a good one after it.
+      grantId: randomUUID(),
       // An unfinished send of the owner's, so that bad part bodies reach the code behind its checks.
       sendId: (
         await api.post("/sends", {

@@ -109,7 +109,10 @@ async function write(rt: Runtime, ctx: Ctx<WriteParams>) {
     events: [events.record("emergency.granted", { actorId: grantor.userId, orgId: grantor.orgId, targetUserId: form.granteeId as UserId })],
   });
   events.kick();
-  return viewOf(rt, (await store.emergency.getGrant({ grantId: form.grantId }))!);
+  // Revoked or declined since: gone.
+  const now = await store.emergency.getGrant({ grantId: form.grantId });
+  if (!now) throw grantNotFound();
+  return viewOf(rt, now);
 }
 
 async function remove(rt: Runtime, ctx: Ctx<GrantParams>) {
@@ -167,7 +170,7 @@ async function refuse(rt: Runtime, ctx: Ctx<GrantParams>) {
   if (!refused) throw notRequested();
   events.kick();
   await announceEnded(ctx, rt.sessions, endedSessions);
-  return viewOf(rt, (await store.emergency.getGrant({ grantId: g!.grantId }))!);
+  return viewOf(rt, (await store.emergency.getGrant({ grantId: g!.grantId })) ?? { ...g!, requestedAt: undefined });
 }
 
 /** Once the wait is over, to the grantee: the wrapped key and a session as the grantor (read-only for a read grant). */

@@ -131,6 +131,8 @@ export type SecurityProblem =
   | "SEND_TAMPERED"
   /** A grantee whose keys this device knows only from the server (not compared out of band, nor vouched by an invite): no grant is wrapped to them. */
   | "EMERGENCY_GRANTEE_UNVERIFIED"
+  /** A grantor whose keys this device knows only from the server: their account is not opened (it could be one the server made up). */
+  | "EMERGENCY_GRANTOR_UNVERIFIED"
   /**
    * An emergency access grant that is not what its grantor signed, names someone else on this
    * side, is wrapped to other keys than this account's, or releases a key that does not open the

@@ -94,6 +94,8 @@ const SECURITY: Record<SecurityProblem, string> = {
     "This send does not open with its link's key: the server handed over something else, or a changed or shortened copy. Nothing was shown; ask the sender for a new link.",
   EMERGENCY_GRANTEE_UNVERIFIED:
     "You have not checked this person's keys yet: compare fingerprints with them (and trust them) before you give them emergency access. Nothing was granted.",
+  EMERGENCY_GRANTOR_UNVERIFIED:
+    "You have not checked this person's keys yet: compare fingerprints with them (and trust them) before you open their account. Nothing was opened.",
   EMERGENCY_TAMPERED:
     "This emergency access is not what its grantor signed, or its key does not open their account as your device knows it. Nothing was opened; tell your administrator.",
 };

@@ -76,6 +76,9 @@ const VERIFIED = new Set(["checked", "invite"]);
 
 const tampered = (why: string, userId?: string) => new SecurityError("EMERGENCY_TAMPERED", why, userId);
 
+/** Where this device remembers a grant it revoked or declined (its head store). */
+const removedKey = (grantId: string) => `emergency-removed/${grantId}`;
+
 export class EmergencyAccess {
   constructor(
     private readonly core: ClientCore,
@@ -134,16 +137,20 @@ export class EmergencyAccess {
   }
 
   /**
-   * After a password change or key rotation, or a grantee's new keys: each stale grant this account
-   * made is made again, with the level and wait it signed, to the grantee's keys as verified here.
-   * Answers the grants renewed and the ones that could not be (a grantee's new keys not verified
-   * here yet: `stale`, for the user to see).
+   * After a password change or key rotation, or a grantee's new keys, a grant is stale: it opens
+   * nothing until made again. Makes `grantId` (or every stale grant of this account) again, with the
+   * level and wait this account signed, to the grantee's keys as verified here: call it only once
+   * the person has seen and confirmed what is made again (a server can list a grant of theirs they
+   * since replaced or revoked on another device). Answers the grants made again and the ones that
+   * could not be (not signed by this account, revoked on this device, or a grantee whose new keys
+   * are not verified here yet).
    */
-  async renew(): Promise<EmergencyRenewal> {
+  async renew(grantId?: string): Promise<EmergencyRenewal> {
     const { granted } = await this.core.http.request<{ granted: ServedGrant[] }>("GET", "/emergency/grants");
     const renewed: string[] = [];
     const stale: string[] = [];
-    for (const served of granted.filter((x) => x.status === "stale")) {
+    const wanted = grantId?.toLowerCase();
+    for (const served of granted.filter((x) => x.status === "stale" && (wanted === undefined || x.grantId === wanted))) {
       try {
         // The level and wait as this account signed them, never as the server lists them.
         const g = await this.checked(served, "granted");
@@ -157,9 +164,27 @@ export class EmergencyAccess {
     return { renewed, stale };
   }
 
+  /**
+   * After this account's password change, key rotation or `protect`: its grants are stale (the
+   * server releases none of them) until the person makes each again (`renew`). Nothing is made
+   * again here; the ids are for the person to see. The change has committed: a listing that fails
+   * answers none rather than undoing nothing.
+   */
+  async staleAfterChange(): Promise<EmergencyRenewal> {
+    try {
+      const { granted } = await this.core.http.request<{ granted: ServedGrant[] }>("GET", "/emergency/grants");
+      return { renewed: [], stale: granted.filter((g) => g.status === "stale").map((g) => g.grantId) };
+    } catch {
+      return { renewed: [], stale: [] };
+    }
+  }
+
   /** Revokes a grant you made, or declines one made to you. */
   async remove(grantId: string): Promise<void> {
-    await this.core.http.request("DELETE", `/emergency/grants/${encodeURIComponent(grantId.toLowerCase())}`);
+    const id = grantId.toLowerCase();
+    await this.core.http.request("DELETE", `/emergency/grants/${encodeURIComponent(id)}`);
+    // Remembered: a server that lists it again (to have it made again, or opened) is caught.
+    await this.core.rosterHeads.set(removedKey(id), { seq: 1, hash: id });
   }
 
   /** Asks for access granted to you: the wait starts (its grantor sees the request, and may refuse it). */
@@ -196,6 +221,18 @@ export class EmergencyAccess {
       { body: { deviceName: `Emergency access (${this.core.account.email})` } },
     );
     const grant = await this.checked(res.grant, "received");
+    // The grantor as this device verified them, at their keys now: not a first sight, nor an older state.
+    const { trust } = await this.trust.fingerprint(grant.grantorId);
+    if (!trust || !VERIFIED.has(trust))
+      throw new SecurityError(
+        "EMERGENCY_GRANTOR_UNVERIFIED",
+        `${grant.email}'s keys are known here only as the server showed them: compare fingerprints with them (trust them) before opening their account`,
+        grant.grantorId,
+      );
+    if (res.grant.keys !== (await keyFingerprint(await this.trust.userKeys(grant.grantorId))))
+      throw tampered("this grant was made under keys its grantor has since replaced", grant.grantorId);
+    if ((res.kdfStatement?.version ?? 1) !== res.grant.kdfVersion)
+      throw tampered("this grant was made under another password than the account's", grant.grantorId);
     if ((await grantStatementOf({ ...res.grant, wrappedKey: res.wrappedKey })).wrapped !== res.grant.wrapped)
       throw tampered("the released key is not the one its grantor signed", grant.grantorId);
     if (res.userId !== grant.grantorId || res.email !== grant.email)
@@ -228,6 +265,8 @@ export class EmergencyAccess {
    */
   private async checked(g: ServedGrant, side: "granted" | "received"): Promise<EmergencyGrant> {
     const me = this.core.account.userId;
+    if (await this.core.rosterHeads.get(removedKey(g.grantId)))
+      throw tampered("the server lists a grant you revoked or declined on this device", g.grantorId);
     if ((side === "granted" ? g.grantorId : g.granteeId) !== me)
       throw tampered(`the server lists a grant that does not name you as its ${side === "granted" ? "grantor" : "grantee"}`);
     const statement: GrantStatement = {

@@ -269,9 +269,10 @@ export class VaultClient {
     }
   > {
     const changed = await this.parts.passwords.changePassword(current, next, { kdf: opts.kdf });
-    // The recovery copy and emergency grants held the old password's key: made again, or said to be stale.
+    // The recovery copy held the old password's key: made again, or said to be stale. Emergency
+    // grants are stale until the person makes each again (`emergency.renew`).
     if (!opts.oldPasswordMayBeKnown)
-      return { ...changed, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.renew() };
+      return { ...changed, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.staleAfterChange() };
     // Each passkey's kept key opens with the old password and an old copy of the server's data: they are registered again, not re-wrapped.
     const passkeysRemoved = await this.parts.passkeyLogins.removeUnlocking();
     // Protecting rotates the keys the enrolment is bound to: it is made again once, after.
@@ -295,13 +296,17 @@ export class VaultClient {
   }
   /**
    * In a client that took up a takeover grant: sets `newPassword` (checked for strength first) without
-   * the old one. The grant is spent, the account's second factors are removed (their holder is
-   * gone), and every other session of the account ends.
+   * the old one, then rotates the account's keys. The grant is spent, the account's second factors,
+   * recovery codes and sign-in passkeys are removed (their holder is gone), and every other session
+   * of the account ends.
    */
   async completeTakeover(newPassword: string): Promise<PasswordChangeResult> {
     const verdict = await checkMasterPassword(newPassword, emailWords(this.parts.core.account.email));
     if (!verdict.ok) throw new WeakPasswordError(verdict.reasons, verdict.suggestions);
-    return this.parts.passwords.setPasswordAfterRecovery(newPassword);
+    const changed = await this.parts.passwords.setPasswordAfterRecovery(newPassword);
+    // New keys too: the old password and a copy of the server's data no longer open what is written from now on.
+    await this.parts.keyRotations.rotateKeys();
+    return changed;
   }
   /**
    * Cuts an old master password off without changing the password again (protect.ts): after a
@@ -312,7 +317,7 @@ export class VaultClient {
     onProgress?: (step: ProtectionStep) => void;
   }): Promise<ProtectionResult & { recovery: RecoveryRenewal; emergency: EmergencyRenewal }> {
     const protection = await this.parts.protection.protect(opts);
-    // The recovery enrolment and emergency grants are bound to the account's keys and KDF statement: made again, or said to be stale.
-    return { ...protection, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.renew() };
+    // The recovery enrolment is bound to the account's keys and KDF statement: made again, or said to be stale; emergency grants are stale.
+    return { ...protection, recovery: await this.parts.recovery.renew(), emergency: await this.parts.emergency.staleAfterChange() };
   }
 }

@@ -140,15 +140,32 @@ describe.each(SQL_ENGINES)("emergency access against a dishonest server, on %s",
     expect(await carol.emergency.open(grant.grantId)).toMatchObject({ level: "read" });
   });
 
-  test("renewing after a password change takes the level and wait the grantor signed, not the listing's", async () => {
+  test("making a grant again takes the level and wait the grantor signed, not the listing's", async () => {
     const { bob, grant } = await granted("read", 720);
-    suite.proxy.edit = onList(grant.grantId, (g) => ({ ...g, level: "takeover", waitHours: 1 }));
-    suite.proxy.sent.length = 0;
     const changed = await bob.changePassword(SDK_PASSWORD, "a brand new horse staple battery");
     expect(changed.emergency).toEqual({ renewed: [], stale: [grant.grantId] });
+    suite.proxy.edit = onList(grant.grantId, (g) => ({ ...g, level: "takeover", waitHours: 1 }));
+    suite.proxy.sent.length = 0;
+    expect(await bob.emergency.renew()).toEqual({ renewed: [], stale: [grant.grantId] });
     expect(suite.proxy.sent.filter((s) => s.method === "PUT" && s.path === `/emergency/grants/${grant.grantId}`)).toEqual([]);
     suite.proxy.edit = (_m, _p, body) => body;
     expect(await bob.emergency.renew()).toEqual({ renewed: [grant.grantId], stale: [] });
     expect((await bob.emergency.list()).granted[0]).toMatchObject({ level: "read", waitHours: 720, status: "idle" });
+  });
+
+  test("a grant revoked on this device and listed again is refused, and never made again", async () => {
+    const { bob, carol, grant } = await granted("takeover", 1);
+    // What the server serves of the grant while it stands, kept to replay after the revocation.
+    let kept: any;
+    suite.proxy.edit = onList(grant.grantId, (g) => (kept = g));
+    await bob.emergency.list();
+    await bob.emergency.remove(grant.grantId);
+    suite.proxy.edit = (method, path, body, status) =>
+      method === "GET" && path === "/emergency/grants" && status === 200 ? { ...body, granted: [{ ...kept, status: "stale" }] } : body;
+    await refused(bob.emergency.list(), "EMERGENCY_TAMPERED");
+    suite.proxy.sent.length = 0;
+    expect(await bob.emergency.renew()).toEqual({ renewed: [], stale: [grant.grantId] });
+    expect(suite.proxy.sent.filter((s) => s.method === "PUT")).toEqual([]);
+    expect(carol.account.userId).toBe(kept.granteeId);
   });
 });

@@ -3,7 +3,7 @@
  * a stranger) against the real service, with its clock moved past the wait instead of waiting. A
  * read grant opens a session that only reads and ends when the grantor refuses; a takeover sets a
  * new password without the old one and ends every session of the account; the level and wait are
- * fixed once asked; a password change makes the grants again. Requests at once: exactly one counts.
+ * fixed once asked; a password change leaves them stale until made again. Requests at once: exactly one counts.
  */
 import { randomUUID } from "node:crypto";
 import { MemoryPinStore, VaultClient } from "../../sdk";
@@ -115,14 +115,28 @@ describe.each(SQL_ENGINES)("emergency access on %s", (_engine, openDatabase) => 
     await expect(asBob.completeTakeover("yet another horse staple battery")).rejects.toMatchObject({ status: 403 });
   });
 
-  test("a password change makes the grants again; the level, wait and people are the ones signed", async () => {
+  test("a password change leaves the grants stale until the grantor makes each again, with the level and wait signed", async () => {
     const [bob, erin] = [await member("bob"), await member("erin")];
     await acquainted(bob, erin);
     const made = await bob.emergency.grant(erin.account.userId, { level: "read", waitHours: 2 });
     const changed = await bob.changePassword(SDK_PASSWORD, NEW_PASSWORD);
-    expect(changed.emergency).toEqual({ renewed: [made.grantId], stale: [] });
-    const [now] = (await erin.emergency.list()).received;
-    expect(now).toMatchObject({ grantId: made.grantId, status: "idle", level: "read", waitHours: 2 });
+    expect(changed.emergency).toEqual({ renewed: [], stale: [made.grantId] });
+    expect((await erin.emergency.list()).received[0]).toMatchObject({ grantId: made.grantId, status: "stale" });
+    // Stale: neither asked for nor opened.
+    await expect(erin.emergency.request(made.grantId)).rejects.toMatchObject({ status: 409 });
+    expect(await bob.emergency.renew(made.grantId)).toEqual({ renewed: [made.grantId], stale: [] });
+    expect((await erin.emergency.list()).received[0]).toMatchObject({ status: "idle", level: "read", waitHours: 2 });
+  });
+
+  test("the grantee opens only a grantor whose keys it verified", async () => {
+    const [bob, hal] = [await member("bob"), await member("hal")];
+    await bob.keys.trust(hal.account.userId, await hal.keys.own(), hal.account.email);
+    const made = await bob.emergency.grant(hal.account.userId, { level: "read", waitHours: 1 });
+    await hal.emergency.request(made.grantId);
+    server.clock.advance(HOUR);
+    await expect(hal.emergency.open(made.grantId)).rejects.toMatchObject({ code: "EMERGENCY_GRANTOR_UNVERIFIED" });
+    await hal.keys.trust(bob.account.userId, await bob.keys.own(), bob.account.email);
+    expect(await hal.emergency.open(made.grantId)).toMatchObject({ level: "read" });
   });
 
   test("a stranger neither sees nor asks for a grant; the grantee may decline it", async () => {

@@ -285,12 +285,23 @@ export function describeEmergency(getStore: () => Store): void {
     expect(await find(ada.userId, newId(), at(-MIN))).toBeNull();
   });
 
-  test("emergency: the password change that completes a takeover spends its grant and removes the second factors and recovery codes; another session's or a read grant's: 404, nothing changed", async () => {
+  test("emergency: the password change that completes a takeover spends its grant and removes the second factors, recovery codes and sign-in passkeys; another session's or a read grant's: 404, nothing changed", async () => {
     const [ada, bob, cy] = (await org(2)) as [Person, Person, Person];
     // The factors first: an enrolment ends the account's sessions.
     const factor = { factorId: newId(), userId: ada.userId, kind: "totp" as const, name: "App", createdAt: at(), sealedSecret: "s1.x.y" };
     await store.security.addFactor({ factor, sessions: planFactorChangeSessions("enrol", undefined) });
     await store.security.replaceRecoveryCodes({ userId: ada.userId, codeHashes: ["c1", "c2"], at: at() });
+    // A sign-in passkey (without an unlock: a password change need not re-wrap it).
+    const passkey = {
+      credentialId: newId().replace(/-/g, ""),
+      userId: ada.userId,
+      name: "Key",
+      publicKey: "cHVibGljLWtleQ",
+      counter: 0,
+      transports: ["usb"],
+      createdAt: at(),
+    };
+    await store.security.addPasskeyLogin({ login: passkey });
     const other = await login(ada);
     const takeover = await released(ada, bob, "takeover");
     const read = await released(ada, cy, "read");
@@ -313,12 +324,14 @@ export function describeEmergency(getStore: () => Store): void {
     expect(await get(takeover.g)).not.toBeNull();
     expect((await store.security.listFactors(ada.userId)).map((f) => f.factorId)).toEqual([factor.factorId]);
     expect(await store.security.recoveryCodesLeft(ada.userId)).toBe(2);
+    expect(await store.security.listPasskeyLogins(ada.userId)).toHaveLength(1);
     expect(await store.accounts.findUserById(ada.userId)).toMatchObject({ authHash: "scrypt$stored" });
 
     const { endedSessions } = await change(takeover.sessionId, takeover.g.grantId);
     expect(await get(takeover.g)).toBeNull();
     expect(await store.security.listFactors(ada.userId)).toEqual([]);
     expect(await store.security.recoveryCodesLeft(ada.userId)).toBe(0);
+    expect(await store.security.listPasskeyLogins(ada.userId)).toEqual([]);
     expect(endedSessions).toEqual(expect.arrayContaining([other, read.sessionId]));
     expect([await ended(takeover.sessionId), await ended(other)]).toEqual([false, true]);
     // The read grant stays (stale, for the grantor's device to make again).

@@ -138,15 +138,17 @@ export class MongoAccounts implements AccountStore {
       const locked = decidePersonalVaultsLocked(heldNow, snapshots);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(this.c, session, userId, v, rosters.get(v.vaultId), now);
-      await rewrapPasskeysIn(this.c, session, userId, passkeys ?? []);
-      if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
       if (completeTakeover !== undefined) {
         if (!(await completeTakeoverIn(this.c, session, { grantId: completeTakeover, sessionId: keepSession ?? "", grantorId: userId })))
           throw grantNotFound();
-        // The grantee cannot answer the grantor's second factors: they go with the old password.
+        // What signed the grantor in besides the password goes with it: the grantee holds none of it.
         await this.c.recoveryCodes.deleteMany({ userId }, { session });
         await this.c.secondFactors.deleteMany({ userId }, { session });
+        await this.c.passkeyLogins.deleteMany({ userId }, { session });
       }
+      // A takeover's re-wraps are of passkeys just deleted: none is kept.
+      await rewrapPasskeysIn(this.c, session, userId, completeTakeover === undefined ? (passkeys ?? []) : []);
+      if (completeRecovery !== undefined && !(await completeRecoveryIn(this.c, session, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
       await forgetDevicesIn(this.c, session, userId);

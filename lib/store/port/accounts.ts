@@ -82,8 +82,9 @@ export interface AccountStore {
       completeRecovery?: string;
       /**
        * The emergency takeover (opened by this session, `keepSession`) the change completes, in the
-       * same transaction: its grant spent, and the grantor's second factors removed (the grantee
-       * cannot answer them); `404` when the grant is gone.
+       * same transaction: its grant spent, and the grantor's second factors, recovery codes and
+       * sign-in passkeys removed (the grantee holds none of them; `passkeys` is then ignored); `404`
+       * when the grant is gone.
        */
       completeTakeover?: string;
       now: string;

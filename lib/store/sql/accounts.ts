@@ -203,14 +203,17 @@ export class SqlAccounts implements AccountStore {
       const locked = decidePersonalVaultsLocked(heldNow, snapshots);
       const rosters = decidePasswordChange({ userId, accountVersion: change.accountVersion }, locked, change);
       for (const v of change.vaults) await replaceOwnWrap(trx, userId, v, rosters.get(v.vaultId), now);
-      await rewrapPasskeysIn(trx, userId, passkeys ?? []);
-      if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
       if (completeTakeover !== undefined) {
         if (!(await completeTakeoverIn(trx, { grantId: completeTakeover, sessionId: keepSession ?? "", grantorId: userId })))
           throw grantNotFound();
+        // What signed the grantor in besides the password goes with it: the grantee holds none of it.
         await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
         await trx.deleteFrom("second_factors").where("user_id", "=", userId).execute();
+        await trx.deleteFrom("passkey_logins").where("user_id", "=", userId).execute();
       }
+      // A takeover's re-wraps are of passkeys just deleted: none is kept.
+      await rewrapPasskeysIn(trx, userId, completeTakeover === undefined ? (passkeys ?? []) : []);
+      if (completeRecovery !== undefined && !(await completeRecoveryIn(trx, completeRecovery, now))) throw recoveryNotPending();
       failpoint("password-change-before-commit");
       // The devices that skipped the second step were trusted by the old password's holder: forgotten with it.
       await forgetDevicesIn(trx, userId);

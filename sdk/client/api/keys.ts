@@ -53,11 +53,11 @@ export function keysApi({
         fingerprint: groupedFingerprint(e.keys),
         ...(e.entry.at !== undefined && { at: e.entry.at }),
       })),
-    // The recovery enrolment and emergency grants are bound to the account's keys: made again, or said to be stale.
+    // The recovery enrolment is bound to the account's keys: made again, or said to be stale; emergency grants stay stale until made again.
     rotate: async (opts) => ({
       ...(await keyRotations.rotateKeys(opts)),
       recovery: await recovery.renew(),
-      emergency: await emergency.renew(),
+      emergency: await emergency.staleAfterChange(),
     }),
   };
 }

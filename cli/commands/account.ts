@@ -10,6 +10,7 @@ import {
 } from "../../sdk";
 import { UsageError } from "../output";
 import { askYesNo, readNewPassword, readPassword } from "../password";
+import { emergencyLines, emergencyNotice } from "./emergency";
 import { secondFactorPrompt } from "./security";
 import { table } from "../output";
 import { type Command, usage, pick, plural, inviteTrustLine, recoveryLines, saveLogin } from "./shared";
@@ -68,6 +69,7 @@ export const accountCommands: Command[] = [
       const account = await client.login(email!, password);
       ctx.state.forgetUnlocked();
       saveLogin(ctx, client);
+      await emergencyNotice(client);
       return {
         json: pick(account, "userId", "orgId", "role", "email"),
         text: `Logged in as ${account.email} (${account.role} of organization ${account.orgId}).\nCommands that need your keys ask for the password; \`vaultctl unlock\` avoids that for a shell session.`,
@@ -97,6 +99,7 @@ export const accountCommands: Command[] = [
       const client = ctx.loggedIn();
       await client.unlock(await readPassword(ctx.passwords, `Master password for ${client.account.email}: `));
       const session = await ctx.createSession(client);
+      await emergencyNotice(client);
       return {
         json: { session },
         text: opts.raw
@@ -177,6 +180,7 @@ export const accountCommands: Command[] = [
           `Master password changed (account version ${result.accountVersion}).`,
           `${plural(result.vaults, "personal vault")} wrapped again; ${plural(result.sessionsEnded, "other session")} ended: log in there again with the new password.`,
           ...recoveryLines(result.recovery, "the old password's key"),
+          ...emergencyLines(result.emergency),
           ...(result.protection
             ? protectionLines(result.protection)
             : [
@@ -197,7 +201,8 @@ export const accountCommands: Command[] = [
         ctx.state.forgetUnlocked();
         saveLogin(ctx, client);
       });
-      return { json: result, text: [...protectionLines(result), ...recoveryLines(result.recovery, "the old keys")].join("\n") };
+      const lines = [...protectionLines(result), ...recoveryLines(result.recovery, "the old keys"), ...emergencyLines(result.emergency)];
+      return { json: result, text: lines.join("\n") };
     },
   },
   {

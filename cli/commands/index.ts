@@ -1,6 +1,7 @@
 /** Every CLI command, by group (one file each beside this one): what it takes, what it says, and the SDK calls it makes. */
 import { accountCommands } from "./account";
 import { auditCommands } from "./audit";
+import { emergencyCommands } from "./emergency";
 import { inviteCommands } from "./invites";
 import { exposureCommands } from "./exposure";
 import { fileCommands } from "./files";
@@ -34,4 +35,5 @@ export const commands: Command[] = [
   ...orgCommands,
   ...keysCommands,
   ...securityCommands,
+  ...emergencyCommands,
 ];

@@ -1,5 +1,6 @@
 /** `vaultctl keys` and `vaultctl trust`: fingerprints, trusting a key checked out of band, rotating one's own keys, key logs. */
 import { table } from "../output";
+import { emergencyLines } from "./emergency";
 import { type Command, findUser, plural, recoveryLines, saveLogin, trustLine, statedLine } from "./shared";
 
 export const keysCommands: Command[] = [
@@ -21,6 +22,7 @@ export const keysCommands: Command[] = [
           `${plural(result.vaults, "vault")} wrapped to the new keys; ${plural(result.sessionsEnded, "other session")} ended: log in there again.`,
           "People who pinned your old keys follow your signed key log to these without a warning.",
           ...recoveryLines(result.recovery, "the old keys"),
+          ...emergencyLines(result.emergency),
         ].join("\n"),
       };
     },

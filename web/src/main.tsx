@@ -21,6 +21,7 @@ import { useOffline } from "./offline";
 import { NotOffline, OfflineBanner, readableOffline, SavedEditsReport } from "./offline-banner";
 import { forgetWaitingEdits, leaveWaitingEdits, saveWaitingEdits } from "./offline-edits";
 import { OpenSendPage } from "./pages/send/lazy";
+import { EmergencyBanner } from "./emergency-banner";
 
 applyTheme();
 
@@ -91,6 +92,7 @@ function Shell({ page, arg, sub }: { page: string; arg?: string; sub?: string })
         </div>
       </header>
       {offline ? <OfflineBanner /> : <SavedEditsReport client={client} />}
+      {!offline && <EmergencyBanner client={client} />}
       <div class="app">
         <Sidebar client={client} current={here} />
         {offline && !readableOffline(page, sub) ? <NotOffline /> : pageFor(page, admin, arg, sub)}

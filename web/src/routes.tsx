@@ -16,6 +16,7 @@ import { Health } from "./pages/health";
 import { ItemsPage } from "./pages/items";
 import { AllTrash } from "./pages/trash";
 import { OpenSendPage, SendsPage } from "./pages/send/lazy";
+import { EmergencyPage } from "./pages/emergency/lazy";
 
 export interface Route {
   /** The route's first part: `#/<path>/<arg>/<sub>`. */
@@ -46,6 +47,7 @@ export const ROUTES: readonly Route[] = [
   { path: "sessions", label: "Sessions", page: () => <Sessions /> },
   { path: "password", label: "Password", page: () => <ChangePassword /> },
   { path: "security", label: "Security", page: () => <Security /> },
+  { path: "emergency", label: "Emergency access", page: () => <EmergencyPage /> },
 ];
 
 export const findRoute = (path: string): Route | undefined => ROUTES.find((r) => r.path === path);

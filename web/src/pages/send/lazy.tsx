@@ -3,37 +3,10 @@
  * sends.tsx (the signed-in Sends page), each fetched the first time it is shown, so that neither is
  * part of the first page.
  */
-import { useEffect, useState } from "preact/hooks";
-import { Busy } from "../../components/ui";
-
-/** A hook that answers the module once it has loaded (at once after the first time). */
-function lazyModule<M>(load: () => Promise<M>): () => M | null {
-  let loaded: M | null = null;
-  return function useModule() {
-    const [mod, setMod] = useState(loaded);
-    useEffect(() => {
-      if (mod) return;
-      let gone = false;
-      void load().then((m) => {
-        loaded = m;
-        if (!gone) setMod(m);
-      });
-      return () => {
-        gone = true;
-      };
-    }, []);
-    return mod;
-  };
-}
+import { lazyModule, Loading } from "../../lazy-module";
 
 const useOpenModule = lazyModule(() => import("./open"));
 const useSendsModule = lazyModule(() => import("./sends"));
-
-const Loading = () => (
-  <main>
-    <Busy label="Loading…" />
-  </main>
-);
 
 /** `#/send/<id>/<secret>`: keyed by the caller on both, so that another link starts afresh. */
 export function OpenSendPage(props: { sendId: string; secret: string }) {

@@ -46,9 +46,19 @@ export function emergencyService(rt: Runtime): ServiceSchema {
 
 const kdfVersionOf = (u: UserRecord): number => u.kdfStatement?.version ?? 1;
 
+/** Accounts read once per request: a listing names the caller in every grant. */
+type Accounts = (userId: UserId) => Promise<UserRecord | null>;
+function accountsOf({ store }: Runtime): Accounts {
+  const read = new Map<UserId, Promise<UserRecord | null>>();
+  return (userId) => {
+    if (!read.has(userId)) read.set(userId, store.accounts.findUserById(userId));
+    return read.get(userId)!;
+  };
+}
+
 /** Both parties' account state now; a party gone from the organization leaves the grant stale. */
-async function partiesOf({ store }: Runtime, g: GrantRecord): Promise<GrantParties> {
-  const [grantor, grantee] = await Promise.all([store.accounts.findUserById(g.grantorId), store.accounts.findUserById(g.granteeId)]);
+async function partiesOf(accounts: Accounts, g: GrantRecord): Promise<GrantParties> {
+  const [grantor, grantee] = await Promise.all([accounts(g.grantorId), accounts(g.granteeId)]);
   return {
     grantorKeys: grantor && !grantor.removedAt ? keyFingerprint(grantor) : "",
     grantorKdfVersion: grantor ? kdfVersionOf(grantor) : 0,
@@ -57,8 +67,8 @@ async function partiesOf({ store }: Runtime, g: GrantRecord): Promise<GrantParti
 }
 
 /** A grant as either party sees it: what was signed, its status now and its request; never the wrapped key. */
-async function viewOf(rt: Runtime, g: GrantRecord) {
-  const status = grantStatus(g, await partiesOf(rt, g), rt.clock.nowMs());
+async function viewOf(rt: Runtime, g: GrantRecord, accounts: Accounts = accountsOf(rt)) {
+  const status = grantStatus(g, await partiesOf(accounts, g), rt.clock.nowMs());
   const at = availableAtMs(g);
   const statement = await grantStatementOf(g);
   return {
@@ -75,9 +85,10 @@ async function viewOf(rt: Runtime, g: GrantRecord) {
 
 async function list(rt: Runtime, ctx: Ctx) {
   const { granted, received } = await rt.store.emergency.listGrants({ userId: callerOf(ctx).userId });
+  const accounts = accountsOf(rt);
   return {
-    granted: await Promise.all(granted.map((g) => viewOf(rt, g))),
-    received: await Promise.all(received.map((g) => viewOf(rt, g))),
+    granted: await Promise.all(granted.map((g) => viewOf(rt, g, accounts))),
+    received: await Promise.all(received.map((g) => viewOf(rt, g, accounts))),
   };
 }
 
@@ -143,7 +154,7 @@ async function request(rt: Runtime, ctx: Ctx<GrantParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
-  const status = g ? grantStatus(g, await partiesOf(rt, g), clock.nowMs()) : "idle";
+  const status = g ? grantStatus(g, await partiesOf(accountsOf(rt), g), clock.nowMs()) : "idle";
   planGrantRequest(g, me.userId, status);
   const asked = await store.emergency.requestGrant({
     grantId: g!.grantId,
@@ -178,7 +189,7 @@ async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
-  const status = g ? grantStatus(g, await partiesOf(rt, g), clock.nowMs()) : "idle";
+  const status = g ? grantStatus(g, await partiesOf(accountsOf(rt), g), clock.nowMs()) : "idle";
   const plan = planGrantRelease(g, me.userId, status);
   const grantor = requireUser(await store.accounts.findUserById(g!.grantorId));
   const deviceName = ctx.params.deviceName?.trim() || "Emergency access";

@@ -419,6 +419,18 @@ test("every route of the interface works through both gateways", async () => {
   await expect(openSend(made.link, { apiUrl: cluster.urls[1]!, fetch: recorded })).rejects.toMatchObject({ status: 404 });
   expect((await t1.sends.list()).map((s) => s.sendId)).toContain(made.sendId);
   await t1.sends.remove(made.sendId);
+  // Emergency access: granted through one gateway, asked for, refused and asked again through the
+  // other (the emergency node's), its session refused while the wait runs, then revoked.
+  await t1.keys.trust(t2.account.userId, await t2.keys.own(), t2.account.email);
+  await t2.keys.trust(t1.account.userId, await t1.keys.own(), t1.account.email);
+  const grant = await t1.emergency.grant(t2.account.userId, { level: "read", waitHours: 24 });
+  expect((await t2.emergency.request(grant.grantId)).status).toBe("waiting");
+  expect((await t1.emergency.refuse(grant.grantId)).status).toBe("idle");
+  await t2.emergency.request(grant.grantId);
+  await expect(t2.emergency.open(grant.grantId)).rejects.toMatchObject({ status: 409 });
+  expect((await t1.emergency.list()).granted.map((g) => g.status)).toEqual(["waiting"]);
+  await t1.emergency.remove(grant.grantId);
+  expect((await t2.emergency.list()).received).toEqual([]);
   const step = (await gw[1].post("/auth/login", { body: { email: user.account.email, authHash: "A".repeat(43) + "=" } })).body;
   expect(step.secondFactorRequired).toBe(true);
   const secondStep = await call("POST /auth/login/second-factor", "/auth/login/second-factor", {

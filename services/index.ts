@@ -24,6 +24,5 @@ export const SERVICES: Record<string, () => Promise<ServiceFactory>> = {
   "audit-worker": async () => (await import("./audit-worker.service.js")).auditWorkerService,
   factors: async () => (await import("./factors.service.js")).factorsService,
   recovery: async () => (await import("./recovery.service.js")).recoveryService,
-  emergency: async () => (await import("./emergency.service.js")).emergencyService,
   sweeper: async () => (await import("./sweeper.service.js")).sweeperService,
 };

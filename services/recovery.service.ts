@@ -3,7 +3,8 @@
  * protocol/formats/recovery.ts; the design: docs/design/account-recovery.md). The server keeps the
  * user's signed enrolment, passes a new device's request to the trustees, keeps their re-wrapped
  * shares, and lets the device in once k trustees approved and it proves it rebuilt the account's
- * keys. It can check signatures and counts; it can open nothing.
+ * keys. It can check signatures and counts; it can open nothing. It serves emergency access too
+ * (emergency-access.ts): a grantee let in after a wait the account's owner can stop.
  */
 import type { ServiceSchema } from "moleculer";
 import { requireUser } from "../lib/domain/accounts/users";
@@ -28,6 +29,7 @@ import { hashToken } from "../lib/domain/opaque-tokens";
 import { DEFAULT_POLICIES } from "../lib/domain/orgs/policies";
 import { addressKeyOf, askOf, clientKeyOf, endOpenedSessions, perAddress, requestToken, usersById } from "../lib/auth/recovery-requests";
 import { announceEnded } from "../lib/auth/session-check";
+import * as grants from "./emergency-access";
 import { signIn } from "../lib/auth/sign-in";
 import { callerOf, created, noContent, type Ctx } from "../lib/http/context";
 import { paramsOf } from "../lib/http/routes";
@@ -54,6 +56,19 @@ export function recoveryService(rt: Runtime): ServiceSchema {
       session: { params: paramsOf("recovery.session"), handler: (ctx: Ctx<SessionParams>) => session(rt, ctx) },
       tasks: { handler: (ctx: Ctx) => tasks(rt, ctx) },
       approve: { params: paramsOf("recovery.approve"), handler: (ctx: Ctx<ApproveParams>) => approve(rt, ctx) },
+      // Emergency access (emergency-access.ts): into an account without its password too, after a wait its owner can stop.
+      emergencyGrants: { handler: (ctx: Ctx) => grants.list(rt, ctx) },
+      emergencyGrant: { params: paramsOf("recovery.emergencyGrant"), handler: (ctx: Ctx<grants.WriteParams>) => grants.write(rt, ctx) },
+      emergencyRemove: { params: paramsOf("recovery.emergencyRemove"), handler: (ctx: Ctx<grants.GrantParams>) => grants.remove(rt, ctx) },
+      emergencyRequest: {
+        params: paramsOf("recovery.emergencyRequest"),
+        handler: (ctx: Ctx<grants.GrantParams>) => grants.request(rt, ctx),
+      },
+      emergencyRefuse: { params: paramsOf("recovery.emergencyRefuse"), handler: (ctx: Ctx<grants.GrantParams>) => grants.refuse(rt, ctx) },
+      emergencySession: {
+        params: paramsOf("recovery.emergencySession"),
+        handler: (ctx: Ctx<grants.SessionParams>) => grants.session(rt, ctx),
+      },
     },
   };
 }

@@ -65,7 +65,7 @@ async function throughEveryService(api: Api): Promise<Set<string>> {
   expect(decryptItem(newKey, (await api.get(`/vaults/${vaultId}/items/${itemId}`, t)).body).data).toBe("pw");
   ok("factors", (await api.get("/users/me/factors", t)).status, 200);
   ok("recovery", (await api.get("/users/me/recovery/requests", t)).status, 200);
-  ok("emergency", (await api.get("/emergency/grants", t)).status, 200);
+  ok("recovery", (await api.get("/emergency/grants", t)).status, 200);
   // The audit worker turns the events into the log that the audit service reads.
   await eventually("the rekey and the removal in the audit log", async () => {
     const log = await api.get(`/audit?orgId=${owner.orgId}&limit=100`, t);

@@ -420,7 +420,7 @@ test("every route of the interface works through both gateways", async () => {
   expect((await t1.sends.list()).map((s) => s.sendId)).toContain(made.sendId);
   await t1.sends.remove(made.sendId);
   // Emergency access: granted through one gateway, asked for, refused and asked again through the
-  // other (the emergency node's), its session refused while the wait runs, then revoked.
+  // other (the recovery node's), its session refused while the wait runs, then revoked.
   await t1.keys.trust(t2.account.userId, await t2.keys.own(), t2.account.email);
   await t2.keys.trust(t1.account.userId, await t1.keys.own(), t1.account.email);
   const grant = await t1.emergency.grant(t2.account.userId, { level: "read", waitHours: 24 });

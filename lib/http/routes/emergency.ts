@@ -2,7 +2,8 @@
  * Emergency access (lib/domain/emergency/decisions.ts; the format: docs/protocol/emergency-access.md):
  * a member grants another the account's key, wrapped on the grantor's device to the grantee's
  * verified keys; the grantee asks, the wait runs, the grantor may refuse; after it, the grantee
- * opens a session as the grantor, read-only or to take the account over.
+ * opens a session as the grantor, read-only or to take the account over. The recovery service
+ * serves them (services/emergency-access.ts).
  */
 import { EMERGENCY_LEVELS, MAX_WAIT_HOURS, MIN_WAIT_HOURS } from "../../../protocol/formats/emergency";
 import * as p from "../params";
@@ -17,14 +18,14 @@ export const EMERGENCY_ROUTES = [
   {
     method: "GET",
     path: "/emergency/grants",
-    action: "emergency.list",
+    action: "recovery.emergencyGrants",
     summary: "The emergency access grants the caller made (`granted`) and the ones made to the caller (`received`), each with its status",
     reply: ok("EmergencyGrants"),
   },
   {
     method: "PUT",
     path: "/emergency/grants/:grantId",
-    action: "emergency.write",
+    action: "recovery.emergencyGrant",
     summary:
       "Grant a member emergency access, or make the grant again under its id (after a password change or key rotation): the account's key wrapped to the grantee's keys, signed; the level and wait stay fixed while a request stands",
     params: {
@@ -44,7 +45,7 @@ export const EMERGENCY_ROUTES = [
   {
     method: "DELETE",
     path: "/emergency/grants/:grantId",
-    action: "emergency.remove",
+    action: "recovery.emergencyRemove",
     summary: "Revoke a grant (its grantor) or decline it (its grantee), at any time: a session it opened ends",
     params: { grantId: p.pathId },
     reply: noContent,
@@ -52,7 +53,7 @@ export const EMERGENCY_ROUTES = [
   {
     method: "POST",
     path: "/emergency/grants/:grantId/request",
-    action: "emergency.request",
+    action: "recovery.emergencyRequest",
     summary: "Ask for the access (its grantee): the wait starts, under the level and wait the grant states",
     params: { ...p.STRICT, grantId: p.pathId },
     reply: ok("EmergencyGrant"),
@@ -60,7 +61,7 @@ export const EMERGENCY_ROUTES = [
   {
     method: "POST",
     path: "/emergency/grants/:grantId/refuse",
-    action: "emergency.refuse",
+    action: "recovery.emergencyRefuse",
     summary: "Refuse a standing request (its grantor), during the wait or after it: the grant is idle again and a session it opened ends",
     params: { ...p.STRICT, grantId: p.pathId },
     reply: ok("EmergencyGrant"),
@@ -68,7 +69,7 @@ export const EMERGENCY_ROUTES = [
   {
     method: "POST",
     path: "/emergency/grants/:grantId/session",
-    action: "emergency.session",
+    action: "recovery.emergencySession",
     summary:
       "Once the wait is over (its grantee): the wrapped key and a session as the grantor, read-only for a read grant (no refresh token: open another when it expires), whole for a takeover, which may then set a new password without the old one",
     params: { ...p.STRICT, grantId: p.pathId, deviceName: p.deviceName },

@@ -1,5 +1,8 @@
-/** Emergency access: grants, requests, refusals and the released session (lib/domain/emergency/decisions.ts). */
-import type { ServiceSchema } from "moleculer";
+/**
+ * Emergency access: grants, requests, refusals and the released session (lib/domain/emergency/decisions.ts).
+ * Its actions are the recovery service's (recovery.service.ts): both let someone into an account
+ * without its password, and they share a node.
+ */
 import type { UserId } from "../lib/domain/ids";
 import { requireUser } from "../lib/domain/accounts/users";
 import { signatureVerifies } from "../lib/domain/accounts/keys";
@@ -20,29 +23,13 @@ import { alreadyRequested, grantNotFound, notRequested } from "../lib/domain/eme
 import { announceEnded } from "../lib/auth/session-check";
 import { signIn } from "../lib/auth/sign-in";
 import { callerOf, noContent, type Ctx } from "../lib/http/context";
-import { paramsOf } from "../lib/http/routes";
 import type { Runtime } from "../lib/runtime";
 import type { UserRecord } from "../lib/store/port";
 import { grantBytes, grantStatementOf } from "../protocol/formats/emergency";
-import { runnerService } from "../app/node-runtime";
 
-type GrantParams = { grantId: string };
-type WriteParams = GrantParams & Omit<GrantForm, "grantId"> & { wrappedKey: string; signature: string };
-type SessionParams = GrantParams & { deviceName?: string };
-
-export function emergencyService(rt: Runtime): ServiceSchema {
-  return {
-    name: "emergency",
-    actions: {
-      list: { handler: (ctx: Ctx) => list(rt, ctx) },
-      write: { params: paramsOf("emergency.write"), handler: (ctx: Ctx<WriteParams>) => write(rt, ctx) },
-      remove: { params: paramsOf("emergency.remove"), handler: (ctx: Ctx<GrantParams>) => remove(rt, ctx) },
-      request: { params: paramsOf("emergency.request"), handler: (ctx: Ctx<GrantParams>) => request(rt, ctx) },
-      refuse: { params: paramsOf("emergency.refuse"), handler: (ctx: Ctx<GrantParams>) => refuse(rt, ctx) },
-      session: { params: paramsOf("emergency.session"), handler: (ctx: Ctx<SessionParams>) => session(rt, ctx) },
-    },
-  };
-}
+export type GrantParams = { grantId: string };
+export type WriteParams = GrantParams & Omit<GrantForm, "grantId"> & { wrappedKey: string; signature: string };
+export type SessionParams = GrantParams & { deviceName?: string };
 
 const kdfVersionOf = (u: UserRecord): number => u.kdfStatement?.version ?? 1;
 
@@ -83,7 +70,7 @@ async function viewOf(rt: Runtime, g: GrantRecord, accounts: Accounts = accounts
   };
 }
 
-async function list(rt: Runtime, ctx: Ctx) {
+export async function list(rt: Runtime, ctx: Ctx) {
   const { granted, received } = await rt.store.emergency.listGrants({ userId: callerOf(ctx).userId });
   const accounts = accountsOf(rt);
   return {
@@ -92,7 +79,7 @@ async function list(rt: Runtime, ctx: Ctx) {
   };
 }
 
-async function write(rt: Runtime, ctx: Ctx<WriteParams>) {
+export async function write(rt: Runtime, ctx: Ctx<WriteParams>) {
   const { store, clock, events } = rt;
   const { wrappedKey, signature, ...form } = ctx.params;
   const grantor = requireUser(await store.accounts.findUserById(callerOf(ctx).userId));
@@ -126,7 +113,7 @@ async function write(rt: Runtime, ctx: Ctx<WriteParams>) {
   return viewOf(rt, now);
 }
 
-async function remove(rt: Runtime, ctx: Ctx<GrantParams>) {
+export async function remove(rt: Runtime, ctx: Ctx<GrantParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
@@ -150,7 +137,7 @@ async function remove(rt: Runtime, ctx: Ctx<GrantParams>) {
   return noContent(ctx);
 }
 
-async function request(rt: Runtime, ctx: Ctx<GrantParams>) {
+export async function request(rt: Runtime, ctx: Ctx<GrantParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
@@ -167,7 +154,7 @@ async function request(rt: Runtime, ctx: Ctx<GrantParams>) {
   return viewOf(rt, (await store.emergency.getGrant({ grantId: g!.grantId })) ?? g!);
 }
 
-async function refuse(rt: Runtime, ctx: Ctx<GrantParams>) {
+export async function refuse(rt: Runtime, ctx: Ctx<GrantParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
@@ -185,7 +172,7 @@ async function refuse(rt: Runtime, ctx: Ctx<GrantParams>) {
 }
 
 /** Once the wait is over, to the grantee: the wrapped key and a session as the grantor (read-only for a read grant). */
-async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
+export async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
   const { store, clock, events } = rt;
   const me = callerOf(ctx);
   const g = await store.emergency.getGrant({ grantId: ctx.params.grantId });
@@ -224,6 +211,3 @@ async function session(rt: Runtime, ctx: Ctx<SessionParams>) {
     readOnly: plan.readOnly,
   };
 }
-
-/** The service as moleculer-runner loads this file (moleculer.config.ts). */
-export default runnerService(emergencyService);

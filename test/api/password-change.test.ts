@@ -85,7 +85,7 @@ describe.each(SQL_ENGINES)("master password change, on %s", (_engine, openDataba
     const laptop = client();
     await laptop.login(ada.email, OLD);
     const result = await ada.c.changePassword(OLD, NEW, { kdf: TEST_KDF });
-    expect(result).toEqual({ accountVersion: 2, sessionsEnded: 1, vaults: 2, recovery: "none" });
+    expect(result).toEqual({ accountVersion: 2, sessionsEnded: 1, vaults: 2, recovery: "none", emergency: { renewed: [], stale: [] } });
     // This client goes on, with the new key: it reads and writes its personal vaults.
     await ada.c.items.add(ada.personal[0]!, { name: "after", fields: { note: "written after the change" } });
     await expect(laptop.vaults.list()).rejects.toMatchObject({ status: 401 });

@@ -45,17 +45,20 @@ export const grantBytes = (s: GrantStatement): Bytes => utf8(GRANT_CONTEXT + can
 /** SHA-256 (hex) of a base64 value's bytes. */
 export const wrappedHashOf = async (wrappedKey: string): Promise<string> => toHex(await sha256(fromBase64(wrappedKey)));
 
+/** A grant's statement alone, from anything that carries its fields (a served grant, a form): nothing else is signed. */
+export const grantStatement = (g: GrantStatement): GrantStatement => ({
+  grantId: g.grantId,
+  grantorId: g.grantorId,
+  granteeId: g.granteeId,
+  granteeKeys: g.granteeKeys,
+  level: g.level,
+  waitHours: g.waitHours,
+  keys: g.keys,
+  kdfVersion: g.kdfVersion,
+  wrapped: g.wrapped,
+});
+
 /** The statement of a grant as it is stored and served: its fields, with the wrapped key's hash computed. */
 export async function grantStatementOf(g: Omit<GrantStatement, "wrapped"> & { wrappedKey: string }): Promise<GrantStatement> {
-  return {
-    grantId: g.grantId,
-    grantorId: g.grantorId,
-    granteeId: g.granteeId,
-    granteeKeys: g.granteeKeys,
-    level: g.level,
-    waitHours: g.waitHours,
-    keys: g.keys,
-    kdfVersion: g.kdfVersion,
-    wrapped: await wrappedHashOf(g.wrappedKey),
-  };
+  return grantStatement({ ...g, wrapped: await wrappedHashOf(g.wrappedKey) });
 }

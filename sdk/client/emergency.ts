@@ -12,6 +12,7 @@ import { rsaOaepUnwrap, rsaOaepWrap, type KdfParams } from "../../protocol/crypt
 import {
   EMERGENCY_LEVELS,
   grantBytes,
+  grantStatement,
   grantStatementOf,
   MAX_WAIT_HOURS,
   MIN_WAIT_HOURS,
@@ -269,19 +270,8 @@ export class EmergencyAccess {
       throw tampered("the server lists a grant you revoked or declined on this device", g.grantorId);
     if ((side === "granted" ? g.grantorId : g.granteeId) !== me)
       throw tampered(`the server lists a grant that does not name you as its ${side === "granted" ? "grantor" : "grantee"}`);
-    const statement: GrantStatement = {
-      grantId: g.grantId,
-      grantorId: g.grantorId,
-      granteeId: g.granteeId,
-      granteeKeys: g.granteeKeys,
-      level: g.level,
-      waitHours: g.waitHours,
-      keys: g.keys,
-      kdfVersion: g.kdfVersion,
-      wrapped: g.wrapped,
-    };
     const signer = await this.signerOf(g.grantorId, g.keys);
-    if (!(await statementVerifies(grantBytes(statement), signer, g.signature)))
+    if (!(await statementVerifies(grantBytes(grantStatement(g)), signer, g.signature)))
       throw tampered("this emergency access grant is not the one its grantor signed", g.grantorId);
     const other = side === "granted" ? g.granteeId : g.grantorId;
     const { email } = await this.trust.userKeys(other);

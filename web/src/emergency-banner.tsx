@@ -6,9 +6,9 @@
  */
 import { SecurityError, sentence, type VaultClient } from "../../sdk";
 import type { EmergencyGrant } from "../../sdk/client";
-import { readGrants, useGrants, usePolledGrants } from "./emergency-grants";
+import { useGrantAction, useGrants, usePolledGrants } from "./emergency-grants";
 import { LEVEL_ASKED, when } from "./pages/emergency/words";
-import { ErrorNote, useAction } from "./components/ui";
+import { ErrorNote } from "./components/ui";
 
 function requestLine(g: EmergencyGrant): string {
   return g.status === "released"
@@ -19,15 +19,11 @@ function requestLine(g: EmergencyGrant): string {
 export function EmergencyBanner({ client }: { client: VaultClient }) {
   usePolledGrants(client);
   const { grants, error } = useGrants(client);
-  const act = useAction();
+  const { act, run } = useGrantAction(client);
   const asked = grants?.granted.filter((g) => g.status === "waiting" || g.status === "released") ?? [];
   const problem = error instanceof SecurityError ? sentence(error) : null;
   if (asked.length === 0 && !problem && !act.error) return null;
-  const refuse = (g: EmergencyGrant) =>
-    void act.run(async () => {
-      await client.emergency.refuse(g.grantId);
-      await readGrants(client);
-    });
+  const refuse = (g: EmergencyGrant) => run(() => client.emergency.refuse(g.grantId));
   return (
     <section class="warning" aria-label="Emergency access requests">
       {asked.map((g) => (

@@ -7,6 +7,7 @@
 import { useEffect } from "preact/hooks";
 import type { VaultClient } from "../../sdk";
 import type { EmergencyGrant } from "../../sdk/client";
+import { useAction } from "./components/ui";
 import { useListeners } from "./subscribe";
 
 export interface Grants {
@@ -91,4 +92,21 @@ export function usePolledGrants(client: VaultClient): void {
 export function useGrants(client: VaultClient): { grants: Grants | null; error: unknown } {
   useListeners(listeners);
   return held.owner === client ? held : { grants: null, error: null };
+}
+
+/**
+ * An action on a grant (`run`), after which the grants are read again whatever it answered, so that
+ * its outcome (or the state that refused it) shows on the page and the banner at once.
+ */
+export function useGrantAction(client: VaultClient) {
+  const act = useAction();
+  const run = (task: () => Promise<unknown>) =>
+    void act.run(async () => {
+      try {
+        await task();
+      } finally {
+        await readGrants(client);
+      }
+    });
+  return { act, run };
 }

@@ -8,10 +8,10 @@
  */
 import { VaultClient } from "../../../../sdk";
 import type { EmergencyGrant } from "../../../../sdk/client";
-import { readGrants } from "../../emergency-grants";
+import { useGrantAction } from "../../emergency-grants";
 import { deriveInWorker } from "../../kdf";
 import { API_URL } from "../../session";
-import { ErrorNote, useAction } from "../../components/ui";
+import { ErrorNote } from "../../components/ui";
 import { KeyCheck } from "../../components/key-check";
 import { keyChecked, type Colleagues } from "./colleagues";
 import type { Opened } from "./opened";
@@ -55,15 +55,7 @@ export function GrantedToYou(props: {
   onOpened(opened: Opened): void;
 }) {
   const { client, received, colleagues } = props;
-  const act = useAction();
-  const run = (task: () => Promise<unknown>) =>
-    void act.run(async () => {
-      try {
-        await task();
-      } finally {
-        await readGrants(client);
-      }
-    });
+  const { act, run } = useGrantAction(client);
   const open = (g: EmergencyGrant) => void act.run(async () => props.onOpened(await openGrant(client, g)));
   const decline = (g: EmergencyGrant) =>
     confirm(`Decline the emergency access ${g.email} granted you? Only they can grant it again.`) &&

@@ -8,7 +8,7 @@
 import { useState } from "preact/hooks";
 import { InputError, type VaultClient } from "../../../../sdk";
 import type { EmergencyGrant } from "../../../../sdk/client";
-import { readGrants } from "../../emergency-grants";
+import { readGrants, useGrantAction } from "../../emergency-grants";
 import { ErrorNote, Field, inputValue, Submit, useAction } from "../../components/ui";
 import { KeyCheck } from "../../components/key-check";
 import { LEVEL_EFFECT, LEVEL_NAME, waitWords, when } from "./words";
@@ -137,15 +137,7 @@ function grantedStatus(g: EmergencyGrant): string {
 }
 
 function GrantedList({ client, granted }: { client: VaultClient; granted: EmergencyGrant[] }) {
-  const act = useAction();
-  const run = (task: () => Promise<unknown>) =>
-    void act.run(async () => {
-      try {
-        await task();
-      } finally {
-        await readGrants(client);
-      }
-    });
+  const { act, run } = useGrantAction(client);
   // One grant at a time, once the person confirmed it: a server could list a grant replaced or revoked elsewhere.
   const renew = (g: EmergencyGrant) =>
     confirm(`Make ${g.email}'s emergency access again: ${LEVEL_NAME[g.level].toLowerCase()}, after a wait of ${waitWords(g.waitHours)}?`) &&

@@ -19,7 +19,8 @@ export class MongoHousekeeping implements Housekeeping {
       status: { $in: [...PURGEABLE_INVITE_STATUSES] },
     });
     const tokens = await this.c.refreshTokens.deleteMany({ $or: [{ status: "revoked" }, { expiresAt: { $lte: now } }] });
-    const sessions = await this.c.sessions.deleteMany({ $or: [{ endedAt: { $exists: true } }, { expiresAt: { $lte: now } }] });
+    // An ended session stays until it would have expired: its device, back later, is told why it ended.
+    const sessions = await this.c.sessions.deleteMany({ expiresAt: { $lte: now } });
     const devices = await this.c.rememberedDevices.deleteMany({ expiresAt: { $lte: now } });
     const trash = trashDeletedBefore ? await this.purgeTrash(trashDeletedBefore) : 0;
     const uploads = uploadsStartedBefore ? await purgeStaleUploads(this.c, uploadsStartedBefore) : 0;

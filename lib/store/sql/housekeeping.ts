@@ -53,7 +53,8 @@ export class SqlHousekeeping implements Housekeeping {
           db
             .selectFrom("sessions")
             .select("session_id")
-            .where((eb) => eb.or([eb("ended_at", "is not", null), eb("expires_at", "<=", now)]))
+            // An ended session stays until it would have expired: its device, back later, is told why it ended.
+            .where("expires_at", "<=", now)
             .limit(PURGE_BATCH),
         )
         .executeTakeFirst(),

@@ -5,6 +5,7 @@
  */
 import type { UserId } from "../lib/domain/ids";
 import { requireUser } from "../lib/domain/accounts/users";
+import { kdfVersionOf } from "../lib/domain/accounts/statements";
 import { signatureVerifies } from "../lib/domain/accounts/keys";
 import { keyFingerprint } from "../lib/domain/vaults/roster";
 import {
@@ -30,8 +31,6 @@ import { grantBytes, grantStatementOf } from "../protocol/formats/emergency";
 export type GrantParams = { grantId: string };
 export type WriteParams = GrantParams & Omit<GrantForm, "grantId"> & { wrappedKey: string; signature: string };
 export type SessionParams = GrantParams & { deviceName?: string };
-
-const kdfVersionOf = (u: UserRecord): number => u.kdfStatement?.version ?? 1;
 
 /** Accounts read once per request: a listing names the caller in every grant. */
 type Accounts = (userId: UserId) => Promise<UserRecord | null>;

@@ -22,7 +22,7 @@ import {
   resignedWrapsMismatch,
 } from "./refusals";
 import { keyFingerprint, ROSTER_LINK_FIELD, sha256Hex, type RosterEntry, type RosterLink } from "../vaults/roster";
-import { checkKdfStatement, checkKeyStatement } from "./statements";
+import { checkKdfStatement, checkKeyStatement, kdfVersionOf } from "./statements";
 import type { Kdf, SignedStatement } from "../types";
 import { decideAccountVersion } from "./password-change";
 import { assertKeyVersion } from "../vaults/rekey";
@@ -133,7 +133,7 @@ export function checkKeyRotationForm(
   const next = { userId: account.userId, email: account.email, publicKey: entry.publicKey, signingPublicKey: entry.signingPublicKey };
   checkKeyStatement(next, raw.keyStatement, "keyStatement", entry.version);
   // The same parameters at the same version, now signed by the new key: a rotation does not show in prelogin's answer.
-  checkKdfStatement({ ...next, kdf: account.kdf }, raw.kdfStatement, "kdfStatement", account.kdfStatement?.version ?? 1);
+  checkKdfStatement({ ...next, kdf: account.kdf }, raw.kdfStatement, "kdfStatement", kdfVersionOf(account));
   if (new Set(raw.vaults.map((v) => v.vaultId)).size !== raw.vaults.length) throw rotationVaultNamedTwice();
   return entry;
 }

@@ -11,6 +11,7 @@ import { approvalBytes, enrolmentBytes, sessionProofBytes, type EnrolmentVersion
 import { signatureVerifies } from "./keys";
 import { MAX_RECOVERY_TRUSTEES } from "../orgs/policies";
 import { keyFingerprint, sha256Hex } from "../vaults/roster";
+import { kdfVersionOf } from "./statements";
 import { decideDeviceName } from "./sessions";
 import {
   approvalNotSigned,
@@ -222,7 +223,7 @@ export function decideEnrolmentVersion(
   if (given !== 3) throw enrolmentStateWrong("version");
   if (previous?.version !== undefined && form.version! <= previous.version) throw enrolmentNotNewer(previous.version);
   if (form.keys !== keyFingerprint(user)) throw enrolmentStateWrong("keys");
-  if (form.kdfVersion !== (user.kdfStatement?.version ?? 1)) throw enrolmentStateWrong("kdfVersion");
+  if (form.kdfVersion !== kdfVersionOf(user)) throw enrolmentStateWrong("kdfVersion");
   return { version: form.version!, keys: form.keys!, kdfVersion: form.kdfVersion! };
 }
 

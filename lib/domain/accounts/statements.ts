@@ -13,6 +13,10 @@ import type { Kdf, SignedStatement } from "../types";
 /** The statements of this release all have version 1 (a key or KDF change counts up, with a signature by the previous key). */
 export const STATEMENT_VERSION = 1;
 
+/** The version of an account's signed KDF statement (1 for an account that has signed none yet). */
+export const kdfVersionOf = (account: { kdfStatement?: Pick<SignedStatement, "version"> }): number =>
+  account.kdfStatement?.version ?? STATEMENT_VERSION;
+
 interface Holder {
   userId: string;
   email: string;

@@ -84,8 +84,11 @@ export class Attachments {
       const count = chunkCountOf(attachment.size);
       const todo = Array.from({ length: count }, (_, i) => i).filter((i) => !have.has(i));
       let sent = (count - todo.length) * ATTACHMENT_CHUNK_BYTES;
+      // On a failure the other worker finishes the chunk it holds and takes no more, and the upload
+      // rejects only then: nothing goes on in the background, and `resume` sees what arrived.
+      let failed: { reason: unknown } | undefined;
       const worker = async () => {
-        for (let i = todo.shift(); i !== undefined; i = todo.shift()) {
+        for (let i = todo.shift(); i !== undefined && !failed; i = todo.shift()) {
           const plain = await readSlice(source, i * ATTACHMENT_CHUNK_BYTES, chunkPlainBytes(attachment.size, i));
           const sealed = await sealChunk(key, attachment.id, i, i === count - 1, plain);
           await retrying(() =>
@@ -95,7 +98,9 @@ export class Attachments {
           opts.onProgress?.(Math.min(sent, attachment.size), attachment.size);
         }
       };
-      await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, todo.length) }, worker));
+      const stopOnFailure = (reason: unknown) => void (failed ??= { reason });
+      await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, todo.length) }, () => worker().catch(stopOnFailure)));
+      if (failed) throw failed.reason;
       await retrying(() => this.core.http.request("POST", `${filePath(vaultId, attachment.id)}/finish`, { body: {} }));
     }
     return this.name(p);

@@ -102,6 +102,9 @@ describe.each(SQL_ENGINES)("attachments, on %s", (_engine, openStore) => {
       message: "the file went away",
     });
     expect(pending).toBeDefined();
+    // When the upload answers, nothing of it goes on: the second chunk, in flight at the break, has arrived.
+    const uploaded = await alice.http.request<{ received: number[] }>("GET", `/vaults/${vaultId}/attachments/${pending!.attachment.id}`);
+    expect(uploaded.received).toEqual([0, 1]);
     // Not yet on the item, and not readable by the others.
     expect((await alice.items.get(vaultId, itemId)).attachments).toBeUndefined();
     const status = await carol.http.request("GET", `/vaults/${vaultId}/attachments/${pending!.attachment.id}`).catch((e) => e);

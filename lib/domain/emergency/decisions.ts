@@ -136,31 +136,30 @@ export function planGrantRequest(g: GrantRecord | null, actorId: UserId, status:
   return { requestedAt: "now" };
 }
 
-/** The grantor refuses a standing request (waiting, or released already): the grant is idle again, and a session it opened ends. */
-export function planGrantRefuse(g: GrantRecord | null, actorId: UserId): { endSession: string | undefined } {
+/**
+ * The grantor refuses a standing request (waiting, or released already): the grant is idle again.
+ * A session the grant opened ends with it, here and on revocation and on a new release: the store
+ * ends the one the row names as it writes (a session opened meanwhile included), in one transaction.
+ */
+export function planGrantRefuse(g: GrantRecord | null, actorId: UserId): void {
   const grant = partyOf(g, actorId, "grantor");
   if (grant.requestedAt === undefined) throw notRequested();
-  return { endSession: grant.sessionId };
 }
 
 /** The grantor revokes the grant, or the grantee declines it, at any time: it is deleted, and a session it opened ends. */
-export function planGrantRevoke(g: GrantRecord | null, actorId: UserId): { endSession: string | undefined; by: "grantor" | "grantee" } {
+export function planGrantRevoke(g: GrantRecord | null, actorId: UserId): { by: "grantor" | "grantee" } {
   const grant = partyOf(g, actorId, "either");
-  return { endSession: grant.sessionId, by: grant.grantorId === actorId ? "grantor" : "grantee" };
+  return { by: grant.grantorId === actorId ? "grantor" : "grantee" };
 }
 
 /**
  * The wrapped key, or a session as the grantor, to the grantee only, only once the wait is over:
  * a read grant opens a read-only session, a takeover grant a whole one that may set a new password.
  */
-export function planGrantRelease(
-  g: GrantRecord | null,
-  actorId: UserId,
-  status: GrantStatus,
-): { readOnly: boolean; endSession: string | undefined } {
+export function planGrantRelease(g: GrantRecord | null, actorId: UserId, status: GrantStatus): { readOnly: boolean } {
   const grant = partyOf(g, actorId, "grantee");
   if (status === "stale") throw grantStale();
   if (status === "idle") throw notRequested();
   if (status === "waiting") throw stillWaiting(new Date(availableAtMs(grant)!).toISOString());
-  return { readOnly: grant.level === "read", endSession: grant.sessionId };
+  return { readOnly: grant.level === "read" };
 }

@@ -155,11 +155,10 @@ describe("asking, refusing, revoking and releasing", () => {
     expect(outcomeOf(plan)).toEqual(outcome);
   });
 
-  test("a refusal, a revocation and a new release each end the session a grant opened", () => {
-    expect(planGrantRefuse(opened, bob)).toEqual({ endSession: "s1" });
-    expect(planGrantRevoke(opened, carol)).toEqual({ endSession: "s1", by: "grantee" });
-    expect(planGrantRevoke(opened, bob)).toEqual({ endSession: "s1", by: "grantor" });
-    expect(planGrantRelease(opened, carol, "released")).toEqual({ readOnly: true, endSession: "s1" });
-    expect(planGrantRelease({ ...asked, level: "takeover" }, carol, "released")).toEqual({ readOnly: false, endSession: undefined });
+  test("a revocation says who revoked (the grantor) or declined (the grantee); a release says whether its session is read-only", () => {
+    expect(planGrantRevoke(opened, carol)).toEqual({ by: "grantee" });
+    expect(planGrantRevoke(opened, bob)).toEqual({ by: "grantor" });
+    expect(planGrantRelease(opened, carol, "released")).toEqual({ readOnly: true });
+    expect(planGrantRelease({ ...asked, level: "takeover" }, carol, "released")).toEqual({ readOnly: false });
   });
 });

@@ -8,6 +8,7 @@ import { useEffect } from "preact/hooks";
 import type { VaultClient } from "../../sdk";
 import type { EmergencyGrant } from "../../sdk/client";
 import { useAction } from "./components/ui";
+import { isOffline } from "./offline";
 import { useListeners } from "./subscribe";
 
 export interface Grants {
@@ -60,10 +61,15 @@ export async function readGrants(client: VaultClient): Promise<Grants> {
   }
 }
 
-/** Polls ask only when no read runs and none ran in the last seconds (focus and visibility often fire together). */
+/**
+ * Polls ask only when no read runs and none ran in the last seconds (focus and visibility often fire
+ * together), and not while the tab is hidden (it asks again when shown) or the app is offline (the
+ * server does not answer; back online, the next poll asks).
+ */
 const QUIET_MS = 5_000;
 
 function poll(client: VaultClient): void {
+  if (document.visibilityState === "hidden" || isOffline()) return;
   if (held.owner === client && (inFlight || Date.now() - lastReadAt < QUIET_MS)) return;
   void readGrants(client).catch(() => undefined);
 }

@@ -15,7 +15,8 @@ import { ErrorNote } from "../../components/ui";
 import { KeyCheck } from "../../components/key-check";
 import { keyChecked, type Colleagues } from "./colleagues";
 import type { Opened } from "./opened";
-import { LEVEL_GIVES, LEVEL_NAME, waitWords, when } from "./words";
+import { LEVEL_GIVES, waitWords, when } from "./words";
+import { GrantTitle } from "./grant-title";
 
 /** Where a grant made to this account stands, in a sentence. */
 function receivedStatus(g: EmergencyGrant): string {
@@ -69,10 +70,7 @@ export function GrantedToYou(props: {
         {(received ?? []).map((g) => (
           <li key={g.grantId}>
             <div>
-              <strong>{g.email}</strong>{" "}
-              <span class="meta">
-                {LEVEL_NAME[g.level]}, wait {waitWords(g.waitHours)}
-              </span>
+              <GrantTitle grant={g} />
               <p class="meta">{LEVEL_GIVES[g.level]}</p>
               <p>{receivedStatus(g)}</p>
               {g.status !== "stale" && <GrantorKey client={client} grant={g} colleagues={colleagues} />}

@@ -12,6 +12,7 @@ import { readGrants, useGrantAction } from "../../emergency-grants";
 import { ErrorNote, Field, inputValue, Submit, useAction } from "../../components/ui";
 import { KeyCheck } from "../../components/key-check";
 import { LEVEL_EFFECT, LEVEL_NAME, waitWords, when } from "./words";
+import { GrantTitle } from "./grant-title";
 import type { Colleagues } from "./colleagues";
 
 type Level = EmergencyGrant["level"];
@@ -158,10 +159,7 @@ function GrantedList({ client, granted }: { client: VaultClient; granted: Emerge
         {granted.map((g) => (
           <li key={g.grantId}>
             <div>
-              <strong>{g.email}</strong>{" "}
-              <span class="meta">
-                {LEVEL_NAME[g.level]}, wait {waitWords(g.waitHours)}
-              </span>
+              <GrantTitle grant={g} />
               <p class={g.status === "idle" ? "meta" : "danger-text"}>{grantedStatus(g)}</p>
             </div>
             {(g.status === "waiting" || g.status === "released") && (

@@ -1,10 +1,10 @@
 /**
  * The sweeper's job: purge what has expired (lib/store/port.ts `purgeExpired`: invites that were
  * never used, INVITE_RETENTION after their expiry; refresh tokens expired or revoked; sessions
- * expired (an ended one is kept until then, so that its device is told why it ended); remembered devices expired; items in a trash TRASH_RETENTION after their delete, with
- * their attachments; attachment uploads unfinished ATTACHMENT_UPLOAD_WINDOW after their start; sends
- * expired, or unfinished as long, with their parts, and the parts of sends whose last view was
- * taken), holding the
+ * expired (an ended one is kept until then, so that its device is told why it ended); remembered
+ * devices expired; items in a trash TRASH_RETENTION after their delete, with their attachments;
+ * attachment uploads unfinished ATTACHMENT_UPLOAD_WINDOW after their start; sends expired, or
+ * unfinished as long, with their parts, and the parts of sends whose last view was taken), holding the
  * `sweeper` lease so that of the nodes that schedule it, one sweeps at a time.
  */
 import type { Locks } from "../locks";

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { checkAnswer } from "./openapi-check";
+import { within } from "./wait";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -44,7 +45,7 @@ export function checkApiAnswers(page: Page): () => Promise<void> {
   // refusal's body, which Chromium then holds until the page closes) has nothing to check: it is
   // waited for this long after the test, not for ever.
   return async () => {
-    await Promise.race([Promise.all([...pending]), new Promise((resolve) => setTimeout(resolve, UNREAD_ANSWER_MS).unref())]);
+    await within(Promise.all([...pending]), UNREAD_ANSWER_MS);
   };
 }
 

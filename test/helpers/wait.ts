@@ -9,11 +9,11 @@ export interface PollOptions {
   everyMs?: number;
 }
 
-/** What a probe still running at the deadline answers. */
-const UNANSWERED = Symbol("unanswered");
+/** What `within` answers for work still running at its deadline. */
+export const UNANSWERED = Symbol("unanswered");
 
-/** `work`'s outcome, or UNANSWERED once `ms` have passed without one. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof UNANSWERED> {
+/** `work`'s outcome, or UNANSWERED once `ms` have passed without one (the work itself is not stopped). */
+export async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof UNANSWERED> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([work, new Promise<typeof UNANSWERED>((resolve) => (timer = setTimeout(resolve, ms, UNANSWERED)))]);

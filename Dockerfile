@@ -32,4 +32,4 @@ COPY --from=build /app/dist dist
 USER node
 HEALTHCHECK --interval=5s --timeout=3s --retries=5 CMD ["node", "-e", "fetch('http://127.0.0.1:9100/readyz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # moleculer-runner with the project's broker options (moleculer.config.ts): every service, or SERVICES=a,b.
-CMD ["node", "--max-semi-space-size=4", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js", "dist/services"]
+CMD ["node", "--max-semi-space-size=4", "--expose-gc", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js", "dist/services"]

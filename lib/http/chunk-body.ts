@@ -5,9 +5,13 @@
  * then 503 past the process's cap, 429 past the caller's or organization's share. A PUT's body is
  * streamed from the gateway (one chunk is larger than a NATS message), parsed within bounds that
  * fit one chunk's `{ "data": "<base64>" }` and nothing larger, and checked against the route's rules.
+ * Every chunk request that held a slot, either way and refused or not, counts as a whole chunk
+ * toward the process's next paced collection (lib/limits/collect-pacer.ts), so that the dead
+ * copies of chunks do not pile up.
  */
 import type { Readable } from "node:stream";
 import { base64MaxChars } from "../domain/encoding";
+import { CollectPacer } from "../limits/collect-pacer";
 import { FairSlots } from "../limits/slots";
 import { slotWaitMs } from "../domain/vaults/fair-share";
 import type { Ctx } from "./context";
@@ -37,11 +41,18 @@ export interface SlotOwner {
   member: string;
 }
 
-const pools = new WeakMap<object, FairSlots>();
-/** The process's one pool of chunk slots (a node's config is one object): attachment chunks and send parts share it. */
-function slotsOf(config: Config): FairSlots {
+/** Chunk bytes moved between two paced collections: about the garbage a process may hold. */
+export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
+
+const pools = new WeakMap<object, { slots: FairSlots; pacer: CollectPacer }>();
+/**
+ * The process's one pool of chunk slots and its collection pacer (a node's config is one object):
+ * attachment chunks and send parts share them.
+ */
+function poolOf(config: Config): { slots: FairSlots; pacer: CollectPacer } {
   let pool = pools.get(config);
-  if (!pool) pools.set(config, (pool = new FairSlots(config.attachmentConcurrency)));
+  if (!pool)
+    pools.set(config, (pool = { slots: new FairSlots(config.attachmentConcurrency), pacer: new CollectPacer(COLLECT_EVERY_BYTES) }));
   return pool;
 }
 
@@ -53,7 +64,7 @@ export function chunkTransfers<Ids extends string>(
   config: Config,
   put: { action: ActionName; ids: readonly Ids[]; maxSealed: number; what: string },
 ) {
-  const slots = slotsOf(config);
+  const { slots, pacer } = poolOf(config);
   const check = new SafeValidator().compile(paramsOf(put.action)) as unknown as (v: unknown) => true | unknown[];
   const waitMs = slotWaitMs(config.requestTimeoutMs);
   const bounds = bodyBounds(put.maxSealed);
@@ -84,6 +95,7 @@ export function chunkTransfers<Ids extends string>(
           await store(await readPut(ctx));
         } finally {
           slot.release();
+          pacer.note(put.maxSealed);
         }
       } catch (err) {
         discardStream(ctx.stream as Readable | null);
@@ -97,6 +109,7 @@ export function chunkTransfers<Ids extends string>(
         return await read();
       } finally {
         slot.release();
+        pacer.note(put.maxSealed);
       }
     },
   };

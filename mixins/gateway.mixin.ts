@@ -16,6 +16,7 @@ import { enrolmentRequired } from "../lib/domain/accounts/refusals";
 import { readOnlySession } from "../lib/domain/emergency/refusals";
 import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
+import { closeAfterAnswers } from "../lib/http/closing-server";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
 import type { ServiceMetrics } from "../lib/ops/metrics";
@@ -256,6 +257,8 @@ function serverMethods(config: Config) {
      * The HTTP server, made here rather than by moleculer-web so that its deadlines hold: a
      * request (headers and body, on every route) not received within REQUEST_TIMEOUT is answered
      * 408 and its connection closed, checked every second (Node checks every 30 s by default).
+     * Its close (the service's stop) ends once the requests in progress are answered, within
+     * REQUEST_TIMEOUT, however busy clients keep their keep-alive connections (lib/http/closing-server.ts).
      */
     createServer(this: { server?: http.Server; isHTTPS: boolean; httpHandler: http.RequestListener }) {
       if (this.server) return;
@@ -268,6 +271,7 @@ function serverMethods(config: Config) {
         },
         this.httpHandler,
       );
+      closeAfterAnswers(this.server, config.requestTimeoutMs);
       this.isHTTPS = false;
     },
 

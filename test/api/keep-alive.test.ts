@@ -4,13 +4,16 @@
  * with idle gaps around the gateway's keep-alive timeout, while the gateway or the client stalls
  * as on a loaded machine. No request may fail on a connection the gateway closed under it.
  * The client is its own process (test/helpers/keep-alive-client.mjs), the server the built one.
+ * And a stop ends however busy a client keeps its connection (lib/http/closing-server.ts).
  */
 import { execFile } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Api, registerUser } from "../helpers/client";
 import { killAllServers, spawnServer, type ServerProcess } from "../helpers/process";
 import { tempDir } from "../helpers/server";
+import { eventually } from "../helpers/wait";
 
 jest.setTimeout(120_000);
 
@@ -79,4 +82,55 @@ test("the gateway stalled with the pool idle (a starved process): requests sent 
 test("the client stalled (a loaded machine) for about the gateway's old keep-alive, then sending at once: no request fails", async () => {
   const results = await pooledClient([5_900, 6_000, 6_100].map((stallMs) => ({ kind: "client-stalled", stallMs })));
   expect(failuresOf(results)).toEqual([]);
+});
+
+/** A raw connection to the server, and every byte it has answered so far. */
+async function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let answered = "";
+  let ended = false;
+  socket.on("data", (d: Buffer) => (answered += d.toString("latin1")));
+  socket.on("close", () => (ended = true));
+  socket.on("error", () => undefined);
+  const answers = () => answered.split("HTTP/1.1 ").slice(1);
+  return { socket, answers, ended: () => ended };
+}
+
+test("SIGTERM while a client keeps its keep-alive connection busy: the request in progress is answered with Connection: close, and the server exits", async () => {
+  const own = await spawnServer({ DATA_DIR: tempDir(), REGISTRATION_MODE: "open" });
+  try {
+    const exited = new Promise<number | null>((resolve) => own.child.once("exit", resolve));
+    const { pathname } = new URL(`${own.url}/health`);
+    const health = `GET ${pathname} HTTP/1.1\r\nHost: localhost\r\n\r\n`;
+    const c = await rawConnection(own.url);
+    c.socket.write(health);
+    await eventually("the first answer", () => c.answers().length === 1);
+    expect(c.answers()[0]).toMatch(/^200 [^]*\r\nConnection: keep-alive\r\n/);
+    // A request in progress (its headers half sent) when the stop begins: once no new connection is taken.
+    c.socket.write(health.slice(0, -2));
+    own.child.kill("SIGTERM");
+    await eventually("the server takes no new connection", () =>
+      fetch(`${own.url}/health`).then(
+        () => false,
+        () => true,
+      ),
+    );
+    c.socket.write("\r\n");
+    await eventually("the request in progress is answered", () => c.answers().length === 2);
+    expect(c.answers()[1]).toMatch(/^200 [^]*\r\nConnection: close\r\n/);
+    // The client goes on sending, as a page's polls do: nothing more is answered, and the process ends.
+    const deadline = Date.now() + 15_000;
+    let exitedYet = false;
+    void exited.then(() => (exitedYet = true));
+    while (!exitedYet && Date.now() < deadline) {
+      if (!c.ended()) c.socket.write(health);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect([exitedYet, c.ended(), c.answers().length]).toEqual([true, true, 2]);
+    expect(await exited).toBe(0);
+  } finally {
+    if (own.child.exitCode === null) own.child.kill("SIGKILL");
+  }
 });

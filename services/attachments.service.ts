@@ -106,10 +106,14 @@ async function finish(rt: Runtime, ctx: Ctx<AttachmentParams>) {
 
 function chunk({ store }: Runtime, transfers: Transfers, ctx: Ctx<ChunkParams>) {
   const { vaultId, attachmentId, index } = ctx.params;
-  return transfers.read(ctx, async () => {
-    const data = await store.attachments.readChunk({ vaultId, attachmentId, index, actorId: callerOf(ctx).userId });
-    return { index, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
-  });
+  return transfers.read(
+    ctx,
+    async () => {
+      const data = await store.attachments.readChunk({ vaultId, attachmentId, index, actorId: callerOf(ctx).userId });
+      return { index, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
+    },
+    (answer) => answer.data.length,
+  );
 }
 
 async function remove(rt: Runtime, ctx: Ctx<AttachmentParams>) {

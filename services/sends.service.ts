@@ -173,6 +173,7 @@ async function open(rt: Runtime, transfers: Transfers, ctx: Ctx<OpenParams>) {
         policy,
         events: (owner) => [rt.events.record("send.opened", { actorId: owner.ownerId, orgId: owner.orgId })],
       }),
+    (answer) => answer.header.byteLength,
     slotOf(ctx, sendId),
   );
   rt.events.kick();
@@ -210,6 +211,7 @@ async function readPart(rt: Runtime, transfers: Transfers, ctx: Ctx<ReadParams>)
       });
       return { index, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") };
     },
+    (answer) => answer.data.length,
     slotOf(ctx, sendId),
   );
 }

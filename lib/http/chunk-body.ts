@@ -5,9 +5,10 @@
  * then 503 past the process's cap, 429 past the caller's or organization's share. A PUT's body is
  * streamed from the gateway (one chunk is larger than a NATS message), parsed within bounds that
  * fit one chunk's `{ "data": "<base64>" }` and nothing larger, and checked against the route's rules.
- * Every chunk request that held a slot, either way and refused or not, counts as a whole chunk
- * toward the process's next paced collection (lib/limits/collect-pacer.ts), so that the dead
- * copies of chunks do not pile up.
+ * The bytes of every chunk read in whole or answered count toward the process's next paced
+ * collection (lib/limits/collect-pacer.ts), so that the dead copies of chunks do not pile up. Their
+ * real sizes, not a chunk's largest: small chunks in quick succession do not collect any sooner.
+ * (A body refused before it is whole is not counted: its garbage waits for V8's own collection.)
  */
 import type { Readable } from "node:stream";
 import { base64MaxChars } from "../domain/encoding";
@@ -92,24 +93,29 @@ export function chunkTransfers<Ids extends string>(
       try {
         const slot = await takeSlot(slots, ctx, put.what, waitMs);
         try {
-          await store(await readPut(ctx));
+          const chunk = await readPut(ctx);
+          pacer.note(chunk.data.length);
+          await store(chunk);
         } finally {
           slot.release();
-          pacer.note(put.maxSealed);
         }
       } catch (err) {
         discardStream(ctx.stream as Readable | null);
         throw err;
       }
     },
-    /** Runs a chunk read in a slot: the caller's, or `owner`'s on a public route. */
-    async read<T>(ctx: Ctx<unknown>, read: () => Promise<T>, owner?: SlotOwner): Promise<T> {
+    /**
+     * Runs a chunk read in a slot: the caller's, or `owner`'s on a public route. `bytesOf` is the
+     * size of what it answers, counted toward the next collection.
+     */
+    async read<T>(ctx: Ctx<unknown>, read: () => Promise<T>, bytesOf: (answer: T) => number, owner?: SlotOwner): Promise<T> {
       const slot = await takeSlot(slots, ctx, put.what, waitMs, owner);
       try {
-        return await read();
+        const answer = await read();
+        pacer.note(bytesOf(answer));
+        return answer;
       } finally {
         slot.release();
-        pacer.note(put.maxSealed);
       }
     },
   };

@@ -15,7 +15,7 @@ const KINDS = [
 ];
 
 const shared = {
-  testEnvironment: "node",
+  testEnvironment: "<rootDir>/test/setup/environment.js",
   testMatch: ["**/*.test.ts"],
   // Every answer of the API a test receives is checked against the OpenAPI document.
   setupFilesAfterEnv: ["<rootDir>/test/setup/check-responses.ts"],

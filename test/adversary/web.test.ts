@@ -12,7 +12,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../../sdk";
 import { toBase64 } from "../../protocol/encoding";
 import { Api, registerUser, type TestUser } from "../helpers/client";
-import { launchChromium, vaultTab } from "../helpers/browser";
+import { launchChromium, recordForFailures, vaultTab } from "../helpers/browser";
+import { describePagesOnFailure } from "../helpers/page-failures";
 import { colluderAs, honest, startDishonestProxy, swapVaultNames, writesIn, type DishonestProxy } from "../helpers/dishonest-proxy";
 import { SQL_ENGINES, type ServerStore } from "../helpers/postgres";
 import { TEST_KDF } from "../helpers/sdk";
@@ -61,6 +62,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
     adaContext = await browser.newContext({ baseURL: proxy.origin, viewport: { width: 1100, height: 800 } });
     adaContext.setDefaultTimeout(15_000);
     ada = await adaContext.newPage();
+    recordForFailures(ada);
     ada.on("dialog", (d) => void d.accept());
     // Ada registers in this browser: its storage now remembers her KDF parameters.
     await ada.goto("/#/register");
@@ -82,6 +84,7 @@ describe.each(SQL_ENGINES)("a dishonest server against the web vault, on %s", (_
     const forEve = await api.post("/invites", { token, body: { email: eveEmail, role: "member" } });
     eve = await registerUser(api, { inviteToken: forEve.body.token, email: eveEmail });
   });
+  describePagesOnFailure(() => ({ ada }));
   afterEach(() => {
     proxy.edit = honest;
   });

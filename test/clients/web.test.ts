@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { VaultClient } from "../../sdk";
 import { checkApiAnswers, launchChromium, SCREENSHOTS, seriousAxeViolations, vaultTab } from "../helpers/browser";
+import { describePagesOnFailure } from "../helpers/page-failures";
 import { plainShare, unsignedVault } from "../helpers/sdk";
 import { fromBase32, referenceTotp } from "../helpers/totp";
 import { startTestServer, type TestServer } from "../helpers/server";
@@ -39,8 +40,13 @@ describe("the web vault", () => {
   }
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
-  async function newPage(context: BrowserContext): Promise<Page> {
+  // After a failed test, what every page opened so far showed (a closed one is left out).
+  const opened: Record<string, Page> = {};
+  describePagesOnFailure(() => opened);
+
+  async function newPage(context: BrowserContext, name: string): Promise<Page> {
     const page = await context.newPage();
+    opened[name] = page;
     answersChecked.push(checkApiAnswers(page));
     page.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
@@ -59,9 +65,9 @@ describe("the web vault", () => {
     adaContext = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 800 } });
     await adaContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
     bobContext = await browser.newContext({ baseURL: origin, viewport: { width: 1100, height: 800 } });
-    for (const context of [adaContext, bobContext]) context.setDefaultTimeout(10_000);
-    ada = await newPage(adaContext);
-    bob = await newPage(bobContext);
+    for (const context of [adaContext, bobContext]) context.setDefaultTimeout(15_000);
+    ada = await newPage(adaContext, "ada");
+    bob = await newPage(bobContext, "bob");
     bob.on("request", (r) => bobRequests.push(r.url()));
   });
   afterAll(async () => {
@@ -335,7 +341,7 @@ describe("the web vault", () => {
     await sdk.login(ADA.email, ADA.password);
     const { token } = await sdk.invites.create("late@example.test", "member", "1s");
     server.clock.advance(1_000);
-    const page = await newPage(bobContext);
+    const page = await newPage(bobContext, "invitee");
     await page.goto(`/#/invite/${encodeURIComponent(token)}`);
     await page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
     expect(await page.getByRole("alert").textContent()).toMatch(
@@ -379,7 +385,7 @@ describe("the web vault", () => {
     const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0";
     const phoneContext = await browser.newContext({ baseURL: origin, viewport: { width: 390, height: 800 }, userAgent: firefox });
     try {
-      const phone = await newPage(phoneContext);
+      const phone = await newPage(phoneContext, "phone");
       await phone.goto("/");
       await phone.getByLabel("Email").fill(ADA.email);
       await phone.getByLabel("Master password").fill(ADA.password);
@@ -579,7 +585,7 @@ describe("the web vault", () => {
 
     const other = await browser.newContext({ baseURL: origin });
     try {
-      const page = await newPage(other);
+      const page = await newPage(other, "ada elsewhere");
       await page.goto("/");
       await page.getByLabel("Email").fill(ADA.email);
       await page.getByLabel("Master password").fill(ADA.password);
@@ -610,7 +616,7 @@ describe("the web vault", () => {
 
     const cyContext = await browser.newContext({ baseURL: origin });
     try {
-      const cy = await newPage(cyContext);
+      const cy = await newPage(cyContext, "cy");
       const openItem = async () => {
         await cy.getByRole("link", { name: "Vaults", exact: true }).click();
         await cy.getByRole("main").getByRole("link", { name: "Rotation" }).click();
@@ -668,7 +674,7 @@ describe("the web vault", () => {
     await deeSdk.register({ email: DEE.email, password: DEE.password, invite: invite.code });
     const deeContext = await browser.newContext({ baseURL: origin });
     try {
-      const dee = await newPage(deeContext);
+      const dee = await newPage(deeContext, "dee");
       await dee.goto("/");
       await dee.getByLabel("Email").fill(DEE.email);
       await dee.getByLabel("Master password").fill(DEE.password);
@@ -704,7 +710,7 @@ describe("the web vault", () => {
     const NEW = "lighthouse keeper 1887 fog"; // ada's password since the password test
     const phoneContext = await browser.newContext({ baseURL: origin, viewport: { width: 390, height: 800 } });
     try {
-      const phone = await newPage(phoneContext);
+      const phone = await newPage(phoneContext, "phone");
       await phone.goto("/");
       await phone.getByLabel("Email").fill(ADA.email);
       await phone.getByLabel("Master password").fill(NEW);

@@ -32,6 +32,7 @@ export function launchChromium(): Promise<Browser> {
  * that settles once every answer seen so far has been checked.
  */
 export function checkApiAnswers(page: Page): () => Promise<void> {
+  recordForFailures(page);
   const pending = new Set<Promise<void>>();
   page.on("response", (res) => {
     const check = res
@@ -84,4 +85,43 @@ export const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
 /** Opens one of a vault page's tabs (Members, Member history, Import and export, Trash, Settings, or Items). */
 export async function vaultTab(page: Page, name: string): Promise<void> {
   await page.getByRole("navigation", { name: "This vault" }).getByRole("link", { name, exact: true }).click();
+}
+
+/** What a page did lately, kept to describe a failed test: its last requests and script errors. */
+export interface PageRecord {
+  requests: Array<{ line: string; started: number; ended?: number; outcome?: string }>;
+  errors: string[];
+}
+/** Each recorded page's record (`describePagesOnFailure`, test/helpers/page-failures.ts, reads them). */
+export const records = new WeakMap<Page, PageRecord>();
+const KEPT = 12;
+
+/** Starts keeping `page`'s last requests and script errors, for describing a failed test (test/helpers/page-failures.ts). */
+export function recordForFailures(page: Page): void {
+  if (records.has(page)) return;
+  const record: PageRecord = { requests: [], errors: [] };
+  records.set(page, record);
+  const keep = <T>(list: T[], entry: T) => {
+    list.push(entry);
+    if (list.length > KEPT) list.shift();
+  };
+  const byRequest = new Map<unknown, PageRecord["requests"][number]>();
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (!url.protocol.startsWith("http")) return;
+    const entry = { line: `${r.method()} ${url.pathname}`, started: Date.now() };
+    byRequest.set(r, entry);
+    keep(record.requests, entry);
+  });
+  const ended = (r: unknown, outcome: string) => {
+    const entry = byRequest.get(r);
+    byRequest.delete(r);
+    if (entry) Object.assign(entry, { ended: Date.now(), outcome });
+  };
+  page.on("response", (res) => ended(res.request(), String(res.status())));
+  page.on("requestfailed", (r) => ended(r, `failed (${r.failure()?.errorText ?? "?"})`));
+  page.on("pageerror", (e) => keep(record.errors, `uncaught: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") keep(record.errors, `console: ${m.text()}`);
+  });
 }

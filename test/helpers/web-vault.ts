@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { MemoryPinStore, VaultClient } from "../../sdk";
 import { checkApiAnswers, launchChromium, seriousAxeViolations } from "./browser";
+import { describePagesOnFailure } from "./page-failures";
 import { SDK_PASSWORD, TEST_KDF } from "./sdk";
 import { startTestServer, type TestServer } from "./server";
 
@@ -19,6 +20,7 @@ export function webVaultSuite(opts: { localhost?: boolean; env?: Record<string, 
   let browser: Browser | undefined;
   let origin = "";
   const contexts: BrowserContext[] = [];
+  const pages: Page[] = [];
   const answersChecked: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
@@ -33,6 +35,7 @@ export function webVaultSuite(opts: { localhost?: boolean; env?: Record<string, 
   afterEach(async () => {
     for (const settled of answersChecked.splice(0)) await settled();
   });
+  describePagesOnFailure(() => Object.fromEntries(pages.map((p, i) => [`page ${i + 1}`, p])));
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
@@ -57,6 +60,7 @@ export function webVaultSuite(opts: { localhost?: boolean; env?: Record<string, 
       context.setDefaultTimeout(15_000);
       contexts.push(context);
       const p = await context.newPage();
+      pages.push(p);
       answersChecked.push(checkApiAnswers(p));
       if (options.acceptDialogs) p.on("dialog", (d) => void d.accept());
       return p;

@@ -12,6 +12,7 @@ import type { Page } from "playwright-core";
 import { VaultClient } from "../../sdk";
 import { webVaultSuite } from "../helpers/web-vault";
 import { SCREENSHOTS } from "../helpers/browser";
+import { describePagesOnFailure } from "../helpers/page-failures";
 import { eventually } from "../helpers/wait";
 
 jest.setTimeout(120_000);
@@ -23,6 +24,8 @@ const UNVERIFIED = "You have not checked this person's keys yet: compare fingerp
 describe("the web vault: emergency access", () => {
   /** The pages a test opened. */
   const pages: Page[] = [];
+  // What they showed, when a test fails: said before they are closed below.
+  describePagesOnFailure(() => Object.fromEntries(pages.map((p, i) => [`page ${i + 1}`, p])));
   // Closed after each test, before the suite's afterEach (declared after this one, so run after it)
   // waits for every API answer to be read: the SDK leaves the body of a 401 unread (an access token
   // that expired as the server's clock moved on), and Chromium holds such an answer until its page goes.
@@ -158,6 +161,42 @@ describe("the web vault: emergency access", () => {
     expect(await q.locator("header .who").textContent()).toContain(carol.account.email);
     await suite.accessible(q, "emergency access, opened read-only");
     await q.getByRole("button", { name: "Back to emergency access" }).click();
+  });
+
+  test("the banner reads the grants each minute and when the tab is shown again, never while it is hidden", async () => {
+    const p = await suite.page();
+    pages.push(p);
+    const reads: string[] = [];
+    p.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/api/v1/emergency/grants") reads.push(r.method());
+    });
+    // The page's timers and clock are moved by the test (the server's are not).
+    await p.clock.install();
+    await suite.logIn(p, carol.account.email);
+    await p.getByRole("heading", { name: "Your vaults" }).waitFor();
+    await eventually("the grants are read once signed in", () => reads.length > 0);
+    const settled = async () => {
+      await p.waitForTimeout(1_000);
+      return reads.length;
+    };
+    let seen = await settled();
+    // Shown: a minute on, the banner asks again, once.
+    await p.clock.runFor(61_000);
+    await eventually("the minute's read", () => reads.length === seen + 1);
+    seen = await settled();
+    expect(reads.length).toBe(seen);
+    // Hidden: neither the minute's poll nor a focus asks.
+    const setVisibility = (state: "hidden" | "visible") =>
+      p.evaluate(`Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "${state}" });
+        document.dispatchEvent(new Event("visibilitychange"))`);
+    await setVisibility("hidden");
+    await p.clock.runFor(3 * 61_000);
+    await p.evaluate("dispatchEvent(new Event('focus'))");
+    expect(await settled()).toBe(seen);
+    // Shown again: it asks at once.
+    await setVisibility("visible");
+    await eventually("the read once shown", () => reads.length === seen + 1);
+    expect(reads.every((m) => m === "GET")).toBe(true);
   });
 
   test("a takeover opened in the page sets a new master password that signs in as the grantor", async () => {

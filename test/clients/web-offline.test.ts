@@ -73,6 +73,7 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
       .getByRole("status")
       .filter({ hasText: /^Offline: showing what this browser last synced on / })
       .waitFor();
+    const openedOffline = Date.now();
     await suite.accessible(p, "offline banner");
 
     // The lists, a vault's items, reveal; the changes offered wait for the server (web-offline-edits.test.ts).
@@ -87,8 +88,20 @@ describe("the web vault offline: installable, and readable from a sealed copy", 
     await p.goto(`/#/vault/${vault.vaultId}/settings`);
     await p.getByRole("heading", { name: "Not available offline" }).waitFor();
 
-    // The server back on the same port: Reconnect refreshes the same session, and writing is back.
+    // Offline, nothing asks the server on its own: a focus (the emergency banner reads its grants
+    // then) sends no request, even once the server is back, until Reconnect.
     await own.start();
+    const asked: string[] = [];
+    const note = (r: { url(): string }) => asked.push(new URL(r.url()).pathname);
+    p.on("request", note);
+    // Past the quiet spell after a read (5 s: web/src/emergency-grants.ts), so that only the
+    // offline rule can hold the read back.
+    await p.waitForTimeout(Math.max(0, openedOffline + 5_500 - Date.now()));
+    await p.evaluate("dispatchEvent(new Event('focus'))");
+    await p.waitForTimeout(1_000);
+    expect(asked.filter((u) => u.startsWith("/api/"))).toEqual([]);
+    p.off("request", note);
+    // Reconnect refreshes the same session, and writing is back.
     await p.getByRole("button", { name: "Reconnect" }).click();
     await p
       .getByRole("status")

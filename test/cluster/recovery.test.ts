@@ -126,10 +126,13 @@ const SAME_MOMENT_MS = 200;
 /**
  * Routes serve again within 3 s of a node's death on this machine: about 1 s measured (the new
  * process starts in about 0.35 s, then Moleculer waits 0.5 s for the other nodes' news before its
- * services start). The test holds 2 s, so that losing either second it gained fails it: the node
- * announcing its services after a second of quiet (Moleculer's default), 2.4 s in all.
+ * services start). The tests hold 2 s, so that losing either second it gained fails them: the node
+ * announcing its services after a second of quiet (Moleculer's default), 2.4 s in all. The test of
+ * repeated kills holds their median to it, and each return to 3 s: one return of its 52 slowed by
+ * a loaded machine (2.04 to 2.27 s, once in a CI run) is not the regression it looks for.
  */
 const SERVED_AGAIN_MS = 2_000;
+const EACH_SERVED_AGAIN_MS = 3_000;
 /** And the supervisor starts a crashed node again at once (it waited 0.5 s). */
 const RESTARTED_MS = 400;
 
@@ -213,7 +216,7 @@ test("a service node SIGKILLed with requests in flight: they are answered within
   expect(all.filter((w) => w.ended - w.started >= 3_000)).toEqual([]);
   expect(all.filter((w) => w.status !== 200 && w.status !== 201 && w.status !== 503)).toEqual([]);
   expect(reads.polls.filter((r) => r.status === 503 && r.retryAfter !== "1")).toEqual([]);
-  // Served again, each route on each gateway, within 3 s of the kill (not of the restart): see SERVED_AGAIN_MS.
+  // Served again, each route on each gateway, within 2 s of the kill (not of the restart): see SERVED_AGAIN_MS.
   const back = traffic.back(killedAt);
   expect(back.map((t) => t - killedAt).filter((ms) => !(ms < SERVED_AGAIN_MS))).toEqual([]);
   // And stays served: no route answers 503 again once it has served (the node dropped by a gateway that had not heard of its new process yet).
@@ -262,7 +265,7 @@ test("a service node stopped gracefully under writes: requests after the stop ar
   expect(unhealthy.length).toBeGreaterThan(0);
 });
 
-test("a service node killed every 3 s for 40 s, each process before its first heartbeat: after each kill its routes serve again within 2 s and stay served until the next", async () => {
+test("a service node killed every 3 s for 40 s, each process before its first heartbeat: after each kill its routes serve again (within 3 s, 2 s at the median) and stay served until the next", async () => {
   const owner = await registerUser(gw[0]);
   const { vaultId, vaultKey } = await sharedVault(gw[0], owner);
   const traffic = await itemsTraffic(owner, vaultId, vaultKey);
@@ -281,23 +284,28 @@ test("a service node killed every 3 s for 40 s, each process before its first he
     await traffic.stop();
   }
   const { load, reads } = traffic;
+  const returns: number[] = [];
   const late = kills.flatMap((killedAt, k) => {
     const next = kills[k + 1] ?? Date.now();
     const back = traffic.back(killedAt);
     return [0, 1].flatMap((g) =>
       [load.writes, reads.polls].flatMap((answers, route) => {
         const served = back[2 * g + route]!;
+        returns.push(served - killedAt);
         // Failed after the route served again, answered before the next kill (those in flight at it are that kill's).
         const failedAfter = answers.filter(
           (a) => a.via === g && a.started > served + SAME_MOMENT_MS && a.ended < next && a.status !== 200 && a.status !== 201,
         );
-        return served - killedAt < SERVED_AGAIN_MS && failedAfter.length === 0
+        return served - killedAt < EACH_SERVED_AGAIN_MS && failedAfter.length === 0
           ? []
           : [{ kill: k, gateway: g, route, servedAfterMs: served - killedAt, failedAfter: failedAfter.length }];
       }),
     );
   });
   expect(late).toEqual([]);
+  const median = [...returns].sort((a, b) => a - b)[Math.floor(returns.length / 2)]!;
+  expect(returns).toHaveLength(52);
+  if (!(median < SERVED_AGAIN_MS)) throw new Error(`routes served again ${median} ms after a kill at the median: ${returns.join(", ")} ms`);
   // No node took it for silent meanwhile: each new process's announcement counts as its heartbeat.
   expect(
     cluster

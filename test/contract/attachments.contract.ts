@@ -406,6 +406,33 @@ export function describeAttachments(getStore: () => Store): void {
     }
   });
 
+  test("attachments: chunks racing the upload's delete are stored or refused as not found, never failed, and nothing of it stays readable", async () => {
+    const [ada] = await org();
+    const { vaultId, itemIds } = await vault([ada!]);
+    const f = await sealFile(3 * ATTACHMENT_CHUNK_BYTES + 1);
+    for (let round = 0; round < 100; round++) {
+      const g = round === 0 ? f : { ...f, attachmentId: newId<AttachmentId>() };
+      await begin(ada!, vaultId, itemIds[0]!, g);
+      const deleted = new Promise((resolve) => setTimeout(resolve, round % 20)).then(() =>
+        store.attachments.deleteAttachment({ vaultId, actorId: ada!.userId, attachmentId: g.attachmentId }),
+      );
+      const [gone, ...puts] = await Promise.allSettled([deleted, ...f.chunks.map((_, i) => put(ada!, vaultId, g, i))]);
+      expect(gone.status).toBe("fulfilled");
+      for (const p of puts) {
+        if (p.status === "rejected") expect(p.reason).toMatchObject({ message: refusals.attachmentNotFound().message });
+      }
+      await refused(
+        store.attachments.getAttachment({ vaultId, actorId: ada!.userId, attachmentId: g.attachmentId }),
+        refusals.attachmentNotFound(),
+      );
+      for (let i = 0; i < f.chunks.length; i++)
+        await refused(
+          store.attachments.readChunk({ vaultId, actorId: ada!.userId, attachmentId: g.attachmentId, index: i }),
+          refusals.attachmentNotFound(),
+        );
+    }
+  });
+
   test("attachments go with their item's purge, the sweeper's trash purge, a rekey that drops their item's trash entry, and their vault", async () => {
     const [ada] = await org();
     const { vaultId, itemIds } = await vault([ada!], 4);

@@ -4,7 +4,8 @@
  * temporary name and fsynced before its transaction, moved into place (and its folder fsynced) in
  * the transaction once the rules took it and before its row is written: a row always has its file.
  * Folders of deleted attachments are removed once their transaction has committed; one left by a
- * crash in between has no row, and the sweeper removes it (`foldersChangedBefore`).
+ * crash in between has no row, and the sweeper removes it (`foldersChangedBefore`). A chunk written
+ * while its upload was deleted removes the folder it may have made again (lib/store/sql/attachments.ts).
  *
  * A backup carries the chunks in its rows (`fillBackupChunks`); a restore writes them out as files
  * again (`writeOutBackupChunks`). Folders and files are owner-only (0700, 0600). A path is only

@@ -23,6 +23,7 @@ import {
 import { attachmentIdTaken, attachmentNotFound } from "../../domain/attachments/refusals";
 import { decideItemRead } from "../../domain/items/decisions";
 import type { ArgsOf, AttachmentRecord, AttachmentStatus, AttachmentStore, VaultStore } from "../port";
+import type { ChunkFiles, StagedChunk } from "./attachment-files";
 import { chunks, type Db, type SqlContext } from "./context";
 import { ACTOR } from "./item-rows";
 import { writeOutbox } from "./outbox";
@@ -221,8 +222,9 @@ export class SqlAttachments implements AttachmentStore {
       await this.vaults.getVault({ vaultId, userId: actorId });
       planChunkWrite(stateOf(await attachmentRow(this.c.db, this.c, { vaultId, attachmentId })), actorId, index, data.length);
     }
-    const staged = files && (await files.stage(attachmentId, index, data));
+    let staged: StagedChunk | undefined;
     try {
+      staged = files && (await files.stage(attachmentId, index, data));
       await this.c.tx(async (trx) => {
         await lockAsMember(this.c, trx, vaultId, actorId);
         // Shared: chunks of one upload are stored side by side; a finish or a delete waits for them.
@@ -237,8 +239,26 @@ export class SqlAttachments implements AttachmentStore {
       });
     } catch (err) {
       await staged?.discard();
+      if (files) await this.afterChunkFailed(files, attachmentId, err);
       throw err;
     }
+  }
+
+  /**
+   * A chunk not stored on the embedded store, its upload deleted while it was being written: the
+   * delete removes the folder once it has committed, and this write may have made the folder again
+   * (left without a row) or lost its file midway. The folder goes as the delete's did, and a file
+   * lost midway is refused as the upload is now, not found, never failed as a missing file.
+   */
+  private async afterChunkFailed(files: ChunkFiles, attachmentId: AttachmentId, err: unknown): Promise<void> {
+    const row = await this.c.db
+      .selectFrom("attachments")
+      .select("attachment_id")
+      .where("attachment_id", "=", attachmentId)
+      .executeTakeFirst();
+    if (row) return;
+    await files.remove([attachmentId]);
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw attachmentNotFound();
   }
 
   async finishUpload({ vaultId, actorId, attachmentId, now, events }: ArgsOf<AttachmentStore["finishUpload"]>): Promise<AttachmentRecord> {

@@ -17,12 +17,13 @@ import { readOnlySession } from "../lib/domain/emergency/refusals";
 import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
 import { closeAfterAnswers } from "../lib/http/closing-server";
+import { LargeAnswers } from "../lib/http/large-answers";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
 import type { ServiceMetrics } from "../lib/ops/metrics";
 
 /** What the gateway needs of a route (the benchmark's baseline declares its own). */
-export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly">;
+export type GatewayRoute = Pick<RouteDef, "method" | "path" | "action" | "public" | "streamBody" | "enrolOnly" | "largeAnswer">;
 
 type Req = IncomingMessage & {
   $params: { body?: unknown; query?: Record<string, unknown>; params?: Record<string, string> } & Record<string, unknown>;
@@ -287,6 +288,14 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   // What a login that may only enrol a second factor reaches (lib/domain/accounts/second-factors.ts `decideEnrolOnly`).
   const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
+  const largeAnswerActions = new Set(routes.filter((r) => r.largeAnswer).map((r) => r.action));
+  const largeAnswers = new LargeAnswers(config);
+  /** A large answer's slot, before its action is called: the caller's, or its address's on a public route. */
+  const holdLargeAnswer = (ctx: Context<unknown, RequestMeta>, req: Req, res: Res) => {
+    const action = req.$alias?.action ?? "";
+    if (!largeAnswerActions.has(action)) return;
+    return largeAnswers.hold(ctx, res, publicActions.has(action) ? (ctx.meta.clientIp ?? "") : undefined);
+  };
   return {
     async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
       ctx.meta.clientIp = clientAddress(req.socket.remoteAddress ?? "", req.headers["x-forwarded-for"], config.trustedProxies);
@@ -306,9 +315,10 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
 
     /**
      * After the token: body errors (400/413), malformed path ids (404), then the flat params the
-     * actions validate. A streamed body is the action's to read and check, in the same order.
+     * actions validate. A streamed body is the action's to read and check, in the same order. A
+     * large answer's slot last, for a request that got this far.
      */
-    async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req) {
+    async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: Req, res: Res) {
       const { body, query, params } = req.$params;
       if (req.$alias?.type === "stream") {
         if (Number(req.headers["content-length"] ?? 0) > config.rekeyBodyLimitBytes) throw tooLarge();
@@ -324,6 +334,7 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
       const fields = bodyFields(body);
       // Body fields win over query fields; path parameters win over both.
       req.$params = { ...(query ?? {}), ...fields, ...ids };
+      await holdLargeAnswer(ctx, req, res);
     },
   };
 }

@@ -78,6 +78,7 @@ export const ATTACHMENT_ROUTES = [
     path: "/vaults/:vaultId/attachments/:attachmentId/chunks/:index",
     action: "attachments.chunk",
     summary: "One sealed chunk of a whole file, base64",
+    largeAnswer: true,
     params: { vaultId: p.pathId, attachmentId: p.pathId, index: chunkIndex },
     reply: ok("AttachmentChunk"),
   },

@@ -21,6 +21,11 @@ export interface RouteDef {
    * NATS message.
    */
   streamBody?: boolean;
+  /**
+   * The answer is a chunk of a file (about 1.4 MB): the gateway holds it in one of its fair slots
+   * until it has gone out, and closes a connection that does not take it in time (lib/http/large-answers.ts).
+   */
+  largeAnswer?: boolean;
   params?: ParamSchema;
   /** The success answer: its status, and its body's schema (none for 204). */
   reply: { status: 200 | 201 | 204; body?: SchemaName };

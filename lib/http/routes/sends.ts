@@ -91,6 +91,7 @@ export const SEND_ROUTES = [
     path: "/sends/:sendId/parts/:index/read",
     action: "sends.readPart",
     public: true,
+    largeAnswer: true,
     summary: "One sealed part of an opened send, by the access its open answered (for 10 minutes)",
     params: { ...p.STRICT, sendId: p.pathId, index: partIndex, access: { type: "string", min: 1, max: 512 } },
     reply: ok("SendPart"),

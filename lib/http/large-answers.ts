@@ -1,0 +1,58 @@
+/**
+ * Large answers (a file's chunk, a send's part: about 1.4 MB of base64 each) held in turn until
+ * they have gone out.
+ *
+ * The service's chunk slot (lib/http/chunk-body.ts) is given back when its action returns, before
+ * the gateway has written the answer out. A client that asks and never reads (many requests
+ * pipelined on one connection, or over many connections) would leave the gateway holding every
+ * answer for as long as it keeps its connections open: hundreds of MB, by anyone holding one send
+ * link. So a large answer takes one of the gateway's fair slots before its action is called (per
+ * organization and member; on a public route, per address) and gives it back once it is written
+ * out or its connection has gone; one not written out within `graceMs` of its request has its
+ * connection closed. A caller at its share waits its turn, then is answered 429 (the process at its
+ * cap: 503), with Retry-After.
+ */
+import type { ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+import { FairSlots } from "../limits/slots";
+import { slotWaitMs } from "../domain/vaults/fair-share";
+import type { RequestMeta } from "./context";
+import { takeSlot } from "./streamed-body";
+
+/** Large answers a process holds at once, as a multiple of ATTACHMENT_CONCURRENCY (the SDK reads two chunks at a time). */
+export const LARGE_ANSWERS_PER_CHUNK_SLOT = 4;
+
+export class LargeAnswers {
+  private readonly slots: FairSlots;
+  private readonly waitMs: number;
+
+  constructor(
+    config: { attachmentConcurrency: number; requestTimeoutMs: number },
+    private readonly graceMs = config.requestTimeoutMs,
+  ) {
+    this.slots = new FairSlots(config.attachmentConcurrency * LARGE_ANSWERS_PER_CHUNK_SLOT);
+    this.waitMs = slotWaitMs(config.requestTimeoutMs);
+  }
+
+  /**
+   * Takes a slot for `res`'s answer: the caller's, or `address`'s on a public route. Given back when
+   * the answer has gone out or its connection closed; past `graceMs`, the connection is closed.
+   */
+  async hold(ctx: Context<unknown, RequestMeta>, res: ServerResponse, address?: string): Promise<void> {
+    const owner = address === undefined ? undefined : { group: `address ${address}`, member: `address ${address}` };
+    const slot = await takeSlot(this.slots, ctx, "downloads", this.waitMs, owner);
+    // Its connection gone while it waited its turn: no answer will go out.
+    if (res.destroyed || res.closed) return slot.release();
+    const cut = setTimeout(() => res.destroy(), this.graceMs);
+    cut.unref();
+    res.once("close", () => {
+      clearTimeout(cut);
+      slot.release();
+    });
+  }
+
+  /** Slots held now (for tests). */
+  get held(): number {
+    return this.slots.held;
+  }
+}

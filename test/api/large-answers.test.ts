@@ -1,0 +1,105 @@
+/**
+ * Large answers (a send's parts, a file's chunks) that nobody reads: requests pipelined on
+ * connections whose client never takes the answers. Without a bound the gateway held every answer
+ * (about 1.4 MB each) for as long as the connections stayed open: 50 connections of 6 part reads,
+ * by anyone holding one send link, grew a server by 270 MB. Now an address holds a share of the
+ * gateway's slots for large answers; past it, a request waits its turn and is refused (429), and a
+ * connection that does not take its answer within REQUEST_TIMEOUT is closed. Against the server as
+ * shipped (lib/http/large-answers.ts).
+ */
+import net from "node:net";
+import { once } from "node:events";
+import { randomBytes } from "node:crypto";
+import { MemoryPinStore, openSend, parseSendLink, VaultClient } from "../../sdk";
+import { toBase64 } from "../../protocol/encoding";
+import { deriveSendKeys } from "../../protocol/formats/sends";
+import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
+import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
+import { sleep } from "../helpers/wait";
+
+const MIB = 1024 * 1024;
+const REQUEST_TIMEOUT_MS = 8_000;
+const PIPELINED = 30;
+
+let server: ShippedServer;
+let link: string;
+let sent: Uint8Array<ArrayBuffer>;
+let access: string;
+
+beforeAll(async () => {
+  server = await startShippedServer({ REGISTRATION_MODE: "open", SENDS: "on", REQUEST_TIMEOUT: String(REQUEST_TIMEOUT_MS) });
+  const alice = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+  await alice.register({ email: "alice@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
+  sent = new Uint8Array(randomBytes(2 * MIB + 1000));
+  link = (await alice.sends.create({ file: { name: "big.bin", data: sent } })).link;
+  const { sendId, secret } = parseSendLink(link)!;
+  const res = await fetch(`${server.url}/sends/${sendId}/open`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ accessProof: toBase64((await deriveSendKeys(secret, sendId)).accessProof) }),
+  });
+  access = ((await res.json()) as { access: string }).access;
+});
+afterAll(async () => {
+  await server?.stop();
+  killAllServers();
+});
+
+/** A connection that sends `count` part reads at once, pipelined, and reads nothing until told to. */
+async function pipelinedReads(count: number): Promise<net.Socket> {
+  const { port } = new URL(server.url);
+  const socket = net.connect(Number(port), "127.0.0.1");
+  socket.on("error", () => undefined);
+  await once(socket, "connect");
+  socket.pause();
+  const { sendId } = parseSendLink(link)!;
+  const body = JSON.stringify({ access });
+  let requests = "";
+  for (let i = 0; i < count; i++)
+    requests +=
+      `POST /api/v1/sends/${sendId}/parts/${1 + (i % 2)}/read HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  socket.write(requests);
+  return socket;
+}
+
+/** The statuses of every answer the connection holds, read until it closes or falls quiet for a second. */
+async function statusesOf(socket: net.Socket): Promise<number[]> {
+  let text = "";
+  socket.setEncoding("latin1");
+  socket.on("data", (d: string) => (text += d));
+  socket.resume();
+  let last = -1;
+  while (!socket.destroyed && !socket.readableEnded && last !== text.length) {
+    last = text.length;
+    await sleep(1_000);
+  }
+  socket.destroy();
+  return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+}
+
+test("part reads pipelined on a connection that does not read: the address's share is answered, the rest refused (429)", async () => {
+  const socket = await pipelinedReads(PIPELINED);
+  // Past the slot's wait (2 s), the requests beyond the share are refused; read before REQUEST_TIMEOUT.
+  await sleep(3_500);
+  const statuses = await statusesOf(socket);
+  expect(statuses).toHaveLength(PIPELINED);
+  expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+  // The share (8 of 32 slots), and what the sockets' buffers took in meanwhile; not all 30.
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+});
+
+test("a connection that does not take its answers is closed after REQUEST_TIMEOUT, and the slots come back", async () => {
+  const socket = await pipelinedReads(PIPELINED);
+  const closed = once(socket, "close").then(() => true);
+  // Nothing read past REQUEST_TIMEOUT: the server has closed the connection by then. (A paused
+  // socket does not see its close: reading again, the client gets what was sent, then the end.)
+  await sleep(REQUEST_TIMEOUT_MS + 2_000);
+  socket.resume();
+  socket.on("data", () => undefined);
+  expect(await Promise.race([closed, sleep(5_000).then(() => false)])).toBe(true);
+  socket.destroy();
+  // Every slot was given back: the link's holder downloads the file whole, two at once.
+  const opened = await Promise.all([openSend(link, { apiUrl: server.url }), openSend(link, { apiUrl: server.url })]);
+  for (const o of opened) expect(Buffer.from(o.file!.data).equals(Buffer.from(sent))).toBe(true);
+});

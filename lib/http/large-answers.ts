@@ -25,13 +25,13 @@ export const LARGE_ANSWERS_PER_CHUNK_SLOT = 4;
 export class LargeAnswers {
   private readonly slots: FairSlots;
   private readonly waitMs: number;
+  /** How long an answer may take to go out: REQUEST_TIMEOUT, as a request's receipt does. */
+  private readonly graceMs: number;
 
-  constructor(
-    config: { attachmentConcurrency: number; requestTimeoutMs: number },
-    private readonly graceMs = config.requestTimeoutMs,
-  ) {
+  constructor(config: { attachmentConcurrency: number; requestTimeoutMs: number }) {
     this.slots = new FairSlots(config.attachmentConcurrency * LARGE_ANSWERS_PER_CHUNK_SLOT);
     this.waitMs = slotWaitMs(config.requestTimeoutMs);
+    this.graceMs = config.requestTimeoutMs;
   }
 
   /**
@@ -49,10 +49,5 @@ export class LargeAnswers {
       clearTimeout(cut);
       slot.release();
     });
-  }
-
-  /** Slots held now (for tests). */
-  get held(): number {
-    return this.slots.held;
   }
 }

@@ -56,6 +56,13 @@ async function lockAsMember(c: SqlContext, trx: Db, vaultId: VaultId, actorId: U
 }
 
 /** The attachment's row in the vault, locked for the rest of the transaction where `lock` says so. */
+/** Whether an attachment of any vault has this id (an id is the store's, whole: it names a chunk folder too). */
+async function idInUse(db: Db, attachmentId: AttachmentId): Promise<boolean> {
+  return (
+    (await db.selectFrom("attachments").select("attachment_id").where("attachment_id", "=", attachmentId).executeTakeFirst()) !== undefined
+  );
+}
+
 async function attachmentRow(db: Db, c: SqlContext, a: { vaultId: VaultId; attachmentId: AttachmentId }, lock?: "update" | "share") {
   const q = db.selectFrom("attachments").selectAll().where("attachment_id", "=", a.attachmentId).where("vault_id", "=", a.vaultId);
   return (lock ? c.engine.rowLock(q, lock) : q).executeTakeFirst();
@@ -196,11 +203,7 @@ export class SqlAttachments implements AttachmentStore {
         .where("vault_id", "=", s.vaultId)
         .where("item_id", "=", s.itemId)
         .executeTakeFirst()) !== undefined;
-    const taken = await trx
-      .selectFrom("attachments")
-      .select("attachment_id")
-      .where("attachment_id", "=", s.attachmentId)
-      .executeTakeFirst();
+    const taken = await idInUse(trx, s.attachmentId);
     const onItem = await trx
       .selectFrom("attachments")
       .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -209,7 +212,7 @@ export class SqlAttachments implements AttachmentStore {
       .executeTakeFirstOrThrow();
     return {
       item: (await itemIn("items")) ? "live" : (await itemIn("item_trash")) ? "trashed" : "absent",
-      idTaken: taken !== undefined,
+      idTaken: taken,
       onItem: Number(onItem.n),
       orgBytes: (await this.usageIn(trx, s.orgId)).bytes,
     };
@@ -251,12 +254,7 @@ export class SqlAttachments implements AttachmentStore {
    * lost midway is refused as the upload is now, not found, never failed as a missing file.
    */
   private async afterChunkFailed(files: ChunkFiles, attachmentId: AttachmentId, err: unknown): Promise<void> {
-    const row = await this.c.db
-      .selectFrom("attachments")
-      .select("attachment_id")
-      .where("attachment_id", "=", attachmentId)
-      .executeTakeFirst();
-    if (row) return;
+    if (await idInUse(this.c.db, attachmentId)) return;
     await files.remove([attachmentId]);
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw attachmentNotFound();
   }

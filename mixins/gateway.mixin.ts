@@ -18,6 +18,7 @@ import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
 import { closeAfterAnswers } from "../lib/http/closing-server";
 import { LargeAnswers } from "../lib/http/large-answers";
+import { lingerAfterAnswer } from "../lib/http/lingering-close";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
 import type { ServiceMetrics } from "../lib/ops/metrics";
@@ -53,11 +54,17 @@ const bodyParser = (ApiGateway as unknown as { bodyParser: { json(opts: object):
  */
 function deferredJsonBody(limit: number) {
   const parse = bodyParser.json({ limit, strict: true, type: ["application/json", "application/*+json"] });
-  return (req: Req, res: Res, next: Next) =>
+  return (req: Req, res: Res, next: Next) => {
+    // Announced past the limit: refused now (401 first), not once body-parser has read it all to drop it.
+    if (isJsonContentType(req.headers["content-type"]) && Number(req.headers["content-length"]) > limit) {
+      req.$bodyError = tooLarge();
+      return next();
+    }
     parse(req, res, (err) => {
       if (err) req.$bodyError = bodyError(err);
       next();
     });
+  };
 }
 
 /**
@@ -135,10 +142,9 @@ function onGatewayError(this: { logger: Logger }, req: Req, res: Res, err: unkno
   }
   if (res.headersSent) return void res.end();
   if (!req.complete) {
-    // Refused before its body was read (413 on the announced size, 401 first): discard the
-    // rest and close afterwards, so that the client reads this answer rather than a reset.
-    res.setHeader("Connection", "close");
-    req.resume();
+    // Refused before its body was read (413 on the announced size, 401 first): the rest is
+    // discarded and the connection closed after a linger, so that the client reads this answer.
+    lingerAfterAnswer(req, res);
   }
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   if (retryAfterSec !== undefined) res.setHeader("Retry-After", String(retryAfterSec));
@@ -229,8 +235,7 @@ function requestMethods(web: Web, metrics?: ServiceMetrics) {
     serveRequest(this: unknown, req: Req, res: Res, next?: Next) {
       if (decodedPath(req.url ?? "") === undefined) {
         // `/vaults/%` names no resource: 404, as any path that matches nothing (never a 500).
-        req.resume();
-        res.setHeader("Connection", "close");
+        lingerAfterAnswer(req, res);
         return jsonNotFound(res);
       }
       if (web?.serve(req, res)) return;

@@ -1,7 +1,7 @@
 /** Attachments: files on items, sealed on the client in chunks (lib/domain/attachments/decisions.ts). */
 import type { ServiceSchema } from "moleculer";
 import { newId, type AttachmentId, type ItemId, type VaultId } from "../lib/domain/ids";
-import type { AttachmentLimits } from "../lib/domain/attachments/decisions";
+import { planChunkTarget, type AttachmentLimits } from "../lib/domain/attachments/decisions";
 import type { DomainEventType } from "../lib/domain/audit/events";
 import { chunkTransfers } from "../lib/http/chunk-body";
 import { ATTACHMENT_CHUNK_BYTES, CHUNK_OVERHEAD_BYTES } from "../protocol/formats/attachments";
@@ -76,8 +76,19 @@ function get({ store }: Runtime, ctx: Ctx<AttachmentParams>) {
 
 async function putChunk({ store }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
   const actorId = callerOf(ctx).userId;
-  await transfers.put(ctx, ({ vaultId, attachmentId, index, data }) =>
-    store.attachments.putChunk({ vaultId: vaultId as VaultId, attachmentId: attachmentId as AttachmentId, actorId, index, data }),
+  await transfers.put(
+    ctx,
+    // Its upload as its uploader sees it (another member's in progress is not found; the write refuses it too).
+    async ({ vaultId, attachmentId, index }) => {
+      const upload = await store.attachments.getAttachment({
+        vaultId: vaultId as VaultId,
+        attachmentId: attachmentId as AttachmentId,
+        actorId,
+      });
+      planChunkTarget(upload, actorId, index);
+    },
+    ({ vaultId, attachmentId, index, data }) =>
+      store.attachments.putChunk({ vaultId: vaultId as VaultId, attachmentId: attachmentId as AttachmentId, actorId, index, data }),
   );
   return noContent(ctx);
 }

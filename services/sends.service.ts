@@ -6,6 +6,7 @@ import {
   SEND_ACCESS_MS,
   planSendOpenCheck,
   planSendPartRead,
+  planSendPartTarget,
   planSendRequest,
   sendLifetimeOf,
   type SendLimits,
@@ -119,8 +120,11 @@ async function list({ store, clock }: Runtime, ctx: Ctx) {
 
 async function putPart({ store, clock }: Runtime, transfers: Transfers, ctx: Ctx<Record<string, unknown>>) {
   const actorId = callerOf(ctx).userId;
-  await transfers.put(ctx, ({ sendId, index, data }) =>
-    store.sends.putPart({ actorId, sendId: sendId as SendId, index, data, now: clock.timestamp() }),
+  await transfers.put(
+    ctx,
+    async ({ sendId, index }) =>
+      void planSendPartTarget((await store.sends.sendGate({ sendId: sendId as SendId }))?.state, actorId, clock.nowMs(), index),
+    ({ sendId, index, data }) => store.sends.putPart({ actorId, sendId: sendId as SendId, index, data, now: clock.timestamp() }),
   );
   return noContent(ctx);
 }

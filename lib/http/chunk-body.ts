@@ -5,6 +5,16 @@
  * then 503 past the process's cap, 429 past the caller's or organization's share. A PUT's body is
  * streamed from the gateway (one chunk is larger than a NATS message), parsed within bounds that
  * fit one chunk's `{ "data": "<base64>" }` and nothing larger, and checked against the route's rules.
+ *
+ * A PUT's slot is held while its body arrives, so two rules keep slow or aimless bodies from
+ * holding every slot (a denial of files and sends to everyone else):
+ * - Its target is looked at before it takes a slot (the upload or send exists, is the caller's,
+ *   unfinished, and has that index). A request likely to be refused is still read and judged as
+ *   any other (a malformed body is answered 400 first, contract section 1; the refusal is the
+ *   write's own), but in a pool of its own, half the size: such requests only wait for each other.
+ * - A body arriving slower than the pace rule allows while another request waits for a slot is
+ *   cut (408) and its slot given to the waiter (lib/domain/vaults/fair-share.ts).
+ *
  * The bytes of every chunk read in whole or answered count toward the process's next paced
  * collection (lib/limits/collect-pacer.ts), so that the dead copies of chunks do not pile up. Their
  * real sizes, not a chunk's largest: small chunks in quick succession do not collect any sooner.
@@ -16,10 +26,10 @@ import { CollectPacer } from "../limits/collect-pacer";
 import { FairSlots } from "../limits/slots";
 import { slotWaitMs } from "../domain/vaults/fair-share";
 import type { Ctx } from "./context";
-import { bodyFields, checkPathIds, discardStream, readJsonStream } from "./request-body";
+import { bodyFields, checkPathIds, discardStream, readJsonStream, type BodyPace } from "./request-body";
 import type { JsonBounds } from "./json-stream";
 import { paramsOf, type ActionName } from "./routes";
-import { takeSlot } from "./streamed-body";
+import { paceIn, takeSlot } from "./streamed-body";
 import { SafeValidator } from "./validator";
 import { Errors } from "moleculer";
 
@@ -45,17 +55,45 @@ export interface SlotOwner {
 /** Chunk bytes moved between two paced collections: about the garbage a process may hold. */
 export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
-const pools = new WeakMap<object, { slots: FairSlots; pacer: CollectPacer }>();
+interface Pool {
+  slots: FairSlots;
+  /** Slots for PUTs whose target was refused, read only to answer a malformed body first. */
+  doomed: FairSlots;
+  pacer: CollectPacer;
+}
+
+const pools = new WeakMap<object, Pool>();
 /**
  * The process's one pool of chunk slots and its collection pacer (a node's config is one object):
  * attachment chunks and send parts share them.
  */
-function poolOf(config: Config): { slots: FairSlots; pacer: CollectPacer } {
+function poolOf(config: Config): Pool {
   let pool = pools.get(config);
-  if (!pool)
-    pools.set(config, (pool = { slots: new FairSlots(config.attachmentConcurrency), pacer: new CollectPacer(COLLECT_EVERY_BYTES) }));
+  if (!pool) {
+    const n = config.attachmentConcurrency;
+    pool = { slots: new FairSlots(n), doomed: new FairSlots(Math.max(1, Math.floor(n / 2))), pacer: new CollectPacer(COLLECT_EVERY_BYTES) };
+    pools.set(config, pool);
+  }
   return pool;
 }
+
+/** A PUT's target as its path names it, before its body is read: its ids and index. */
+export type ChunkTarget<Ids extends string> = Record<Ids, string> & { index: number };
+
+/** The path's ids and index; throws as the route would refuse them (404). */
+function targetOf<Ids extends string>(names: readonly Ids[], ctx: Ctx<Record<string, unknown>>): ChunkTarget<Ids> {
+  const ids = checkPathIds({ ...Object.fromEntries(names.map((id) => [id, ctx.params[id]])), index: ctx.params.index });
+  return { ...(ids as Record<Ids, string>), index: Number(ids.index) };
+}
+
+/** Whether `check` throws. */
+const refused = (check: () => Promise<void>): Promise<boolean> =>
+  Promise.resolve()
+    .then(check)
+    .then(
+      () => false,
+      () => true,
+    );
 
 /**
  * The chunk routes' slots of one process, and the PUT body's reader: `put` is the PUT route's
@@ -65,14 +103,14 @@ export function chunkTransfers<Ids extends string>(
   config: Config,
   put: { action: ActionName; ids: readonly Ids[]; maxSealed: number; what: string },
 ) {
-  const { slots, pacer } = poolOf(config);
+  const { slots, doomed, pacer } = poolOf(config);
   const check = new SafeValidator().compile(paramsOf(put.action)) as unknown as (v: unknown) => true | unknown[];
   const waitMs = slotWaitMs(config.requestTimeoutMs);
   const bounds = bodyBounds(put.maxSealed);
 
-  async function readPut(ctx: Ctx<Record<string, unknown>>): Promise<ChunkPut<Ids>> {
+  async function readPut(ctx: Ctx<Record<string, unknown>>, pace: BodyPace): Promise<ChunkPut<Ids>> {
     const stream = ctx.stream as Readable | null;
-    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
+    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9), pace) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
     const ids = checkPathIds({ ...Object.fromEntries(put.ids.map((id) => [id, ctx.params[id]])), index: ctx.params.index });
     // Path parameters win over body fields of the same name (contract section 1).
@@ -88,12 +126,23 @@ export function chunkTransfers<Ids extends string>(
   }
 
   return {
-    /** Reads a PUT's chunk in a slot and hands it to `store`; refused before or while reading, the rest of the body is drained. */
-    async put(ctx: Ctx<Record<string, unknown>>, store: (chunk: ChunkPut<Ids>) => Promise<void>): Promise<void> {
+    /**
+     * Reads a PUT's chunk in a slot and hands it to `store`. First `checkTarget` looks at its
+     * target (throwing where `store` would likely refuse it); such a request has its body read in
+     * the pool of requests likely to be refused, and `store` then judges it as it judges any (under
+     * its lock: the look was only a forecast). Refused before or while reading, the rest of the
+     * body is drained.
+     */
+    async put(
+      ctx: Ctx<Record<string, unknown>>,
+      checkTarget: (target: ChunkTarget<Ids>) => Promise<void>,
+      store: (chunk: ChunkPut<Ids>) => Promise<void>,
+    ): Promise<void> {
       try {
-        const slot = await takeSlot(slots, ctx, put.what, waitMs);
+        const pool = (await refused(() => checkTarget(targetOf(put.ids, ctx)))) ? doomed : slots;
+        const slot = await takeSlot(pool, ctx, put.what, waitMs);
         try {
-          const chunk = await readPut(ctx);
+          const chunk = await readPut(ctx, paceIn(pool));
           pacer.note(chunk.data.length);
           await store(chunk);
         } finally {

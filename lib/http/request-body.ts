@@ -86,21 +86,46 @@ export function discardStream(stream: Readable | null | undefined): void {
   stream.resume();
 }
 
+/** A body's slowest pace while it holds a slot another request waits for (the rule: lib/domain/vaults/fair-share.ts). */
+export interface BodyPace {
+  minBytesPerSec: number;
+  graceMs: number;
+  /** Whether another request is waiting for a slot. */
+  starved(): boolean;
+}
+
+/** How often a paced body's progress is looked at. */
+const PACE_CHECK_MS = 250;
+
+const tooSlow = (pace: BodyPace, received: number, elapsedMs: number): boolean =>
+  elapsedMs > pace.graceMs && received < (pace.minBytesPerSec * elapsedMs) / 1000 && pace.starved();
+
+const slowBody = (pace: BodyPace) =>
+  new AppError(
+    "BODY_TIMEOUT",
+    `The request body arrived slower than ${Math.round(pace.minBytesPerSec / 1024)} KiB/s while other requests waited for its place`,
+    { retryAfterSec: 1 },
+  );
+
 /**
  * Reads a streamed JSON body, parsed as it arrives within `bounds` (lib/http/json-stream.ts). A body
  * error (413 past the limit, 400 for what is not JSON or not within bounds) fails at once and the
  * rest is discarded (so the client still gets the answer, not a reset). A body still unfinished
  * after `deadlineMs`, or whose sender went away, fails too: whoever waits on it is never left
- * waiting on a stream that will not end. The body's text is never part of an error.
+ * waiting on a stream that will not end. With a `pace`, so does one that arrives slower than it
+ * allows while another request waits. The body's text is never part of an error.
  */
-export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs: number): Promise<unknown> {
+export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs: number, pace?: BodyPace): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const parser = new JsonStreamParser(bounds);
     let settled = false;
+    let received = 0;
+    const started = Date.now();
     const settle = (err: unknown, value?: unknown) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(paceCheck);
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("close", onClose);
@@ -111,6 +136,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
       else resolve(value);
     };
     const onData = (chunk: Buffer | string) => {
+      received += chunk.length;
       try {
         parser.write(chunk);
       } catch (err) {
@@ -129,6 +155,10 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
       () => settle(new AppError("BODY_TIMEOUT", `The request body did not arrive within ${Math.round(deadlineMs / 1000)} s`)),
       deadlineMs,
     );
+    const paceCheck = pace
+      ? setInterval(() => tooSlow(pace, received, Date.now() - started) && settle(slowBody(pace)), PACE_CHECK_MS)
+      : undefined;
+    paceCheck?.unref();
     stream.on("data", onData);
     stream.once("end", onEnd);
     stream.once("close", onClose);

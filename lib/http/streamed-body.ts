@@ -3,9 +3,9 @@
  * import), up to REKEY_BODY_LIMIT: beyond one NATS message and the 1 MiB of other routes. Each
  * body is read within bounds (lib/http/request-body.ts), held in one of REKEY_CONCURRENCY fair
  * slots per process (waited for in turn for up to two seconds, or a quarter of the request's
- * deadline; then 503 past the cap, 429 past the
- * caller's organization's or own share, so that no caller's large or stalled bodies grow memory
- * without bound or starve another tenant), then
+ * deadline; then 503 past the cap, 429 past the caller's organization's or own share,
+ * so that no caller's large or stalled bodies grow memory without bound or starve another tenant;
+ * a body arriving too slowly while another request waits is cut, 408), then
  * checked against the route's rules: its top level at once, its arrays of ciphertexts a batch at a
  * time, yielding between batches, so that no check holds the event loop for long.
  */
@@ -15,9 +15,15 @@ import type { VaultId } from "../domain/ids";
 import { assertItemSizes } from "../domain/items/decisions";
 import { AppError } from "../errors";
 import { FairSlots } from "../limits/slots";
-import { slotRefusalStatus, slotWaitMs } from "../domain/vaults/fair-share";
+import {
+  SLOW_BODY_GRACE_MS,
+  SLOWEST_BODY_BYTES_PER_SEC,
+  slotRefusalStatus,
+  slotWaitMs,
+  type SlotRefusal,
+} from "../domain/vaults/fair-share";
 import { callerOf, type RequestMeta } from "./context";
-import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds } from "./request-body";
+import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds, type BodyPace } from "./request-body";
 import { paramsOf, type ActionName } from "./routes";
 import { SafeValidator } from "./validator";
 
@@ -57,6 +63,20 @@ function compileChecks<A extends string>(action: ActionName, names: readonly A[]
   return { checkTop, checks };
 }
 
+/** A body's slowest pace while it holds one of `slots` (the rule: lib/domain/vaults/fair-share.ts). */
+export const paceIn = (slots: FairSlots): BodyPace => ({
+  minBytesPerSec: SLOWEST_BODY_BYTES_PER_SEC,
+  graceMs: SLOW_BODY_GRACE_MS,
+  starved: () => slots.starved,
+});
+
+/** What a refusal adds to "Too many ... in progress": whose share is used up. */
+const WHOSE: Record<SlotRefusal, string> = {
+  "process-full": "",
+  "user-share": " of yours",
+  "organization-share": " of your organization",
+};
+
 /**
  * One of the process's fair slots for the caller, waited for in turn for a moment; then 429 (the
  * caller or its organization at its share) or 503 (the process at its cap), with `Retry-After`.
@@ -70,11 +90,9 @@ export async function takeSlot(
   owner?: { group: string; member: string },
 ): Promise<{ release(): void }> {
   const who = owner ?? { group: callerOf(ctx).orgId, member: callerOf(ctx).userId };
-  const slot = await slots.takeWithin(who.group, who.member, waitMs);
-  if ("refusal" in slot) {
-    const whose = slot.refusal === "process-full" ? "" : slot.refusal === "user-share" ? " of yours" : " of your organization";
-    throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${whose} in progress`, { retryAfterSec: 1 });
-  }
+  const slot = await slots.takeWithin(who, waitMs);
+  if ("refusal" in slot)
+    throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${WHOSE[slot.refusal]} in progress`, { retryAfterSec: 1 });
   return slot;
 }
 
@@ -115,7 +133,7 @@ export function streamedBodies<A extends string>(
   async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>): Promise<Omit<StreamedBody<A>, "started">> {
     const stream = ctx.stream as Readable | null;
     // The body's deadline: a little before the caller's own, so that the client reads why.
-    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9)) : undefined;
+    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9), paceIn(slots)) : undefined;
     // Its depth was bounded as it was parsed.
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;

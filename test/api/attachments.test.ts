@@ -167,6 +167,24 @@ describe.each(SQL_ENGINES)("attachments, on %s", (_engine, openStore) => {
     expect(await listed()).toEqual([kept.attachments![0]!.id, old.attachments![1]!.id].sort());
   });
 
+  test("a chunk is refused as its write refuses it: another member's upload 403, a finished file 409, a bad index 400, none 404", async () => {
+    const itemId = await newItem();
+    const id = randomUUID();
+    const key = new Uint8Array(randomBytes(32));
+    await alice.http.request("POST", `/vaults/${vaultId}/items/${itemId}/attachments`, { body: { attachmentId: id, size: 3 } });
+    const data = toBase64(await sealChunk(key, id, 0, true, new Uint8Array([1, 2, 3])));
+    const put = (who: VaultClient, index: number, attachmentId = id) =>
+      refused(who.http.request("PUT", `/vaults/${vaultId}/attachments/${attachmentId}/chunks/${index}`, { body: { data } }));
+    const statusOf = async (attempt: Promise<unknown>) => ((await attempt) as ApiError).status;
+    expect(await statusOf(put(carol, 0))).toBe(403);
+    expect(await statusOf(put(alice, 1))).toBe(400);
+    expect(await statusOf(put(alice, 0, randomUUID()))).toBe(404);
+    await alice.http.request("PUT", `/vaults/${vaultId}/attachments/${id}/chunks/0`, { body: { data } });
+    await alice.http.request("POST", `/vaults/${vaultId}/attachments/${id}/finish`, { body: {} });
+    expect(await statusOf(put(alice, 0))).toBe(409);
+    expect(await statusOf(put(carol, 0))).toBe(409);
+  });
+
   test("a trashed item keeps its files; purged, they are gone from the server", async () => {
     const itemId = await newItem();
     const item = await alice.attachments.upload(vaultId, itemId, "keys.txt", new TextEncoder().encode("ssh keys"));

@@ -74,14 +74,23 @@ export function planAttachmentUpload(s: UploadSnapshot, size: number, limits: At
   return { chunkCount: chunkCountOf(size), sealedBytes };
 }
 
-/** A chunk sent to an upload: stored (in place of one sent before at that index), or refused. */
-export function planChunkWrite(a: AttachmentState | undefined, actorId: UserId, index: number, sealedLength: number): void {
+/**
+ * Whether a chunk may be sent to an upload at `index`, before its body is read (the same refusals
+ * as `planChunkWrite`, which makes this check again with the chunk in hand, under the lock).
+ */
+export function planChunkTarget(a: AttachmentState | undefined, actorId: UserId, index: number): AttachmentState {
   if (!a) throw attachmentNotFound();
   if (a.uploadedBy !== actorId) throw a.complete ? uploadFinished() : notYourUpload();
   if (a.complete) throw uploadFinished();
   const count = chunkCountOf(a.size);
   if (!Number.isInteger(index) || index < 0 || index >= count) throw chunkIndexOutOfRange(index, count);
-  const expected = chunkSealedBytes(a.size, index);
+  return a;
+}
+
+/** A chunk sent to an upload: stored (in place of one sent before at that index), or refused. */
+export function planChunkWrite(a: AttachmentState | undefined, actorId: UserId, index: number, sealedLength: number): void {
+  const state = planChunkTarget(a, actorId, index);
+  const expected = chunkSealedBytes(state.size, index);
   if (sealedLength !== expected) throw chunkWrongSize(index, expected, sealedLength);
 }
 

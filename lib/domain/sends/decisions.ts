@@ -143,6 +143,16 @@ function ownUnfinished(s: SendState | undefined, actorId: UserId, nowMs: number)
   return s;
 }
 
+/**
+ * Whether a part may be sent to a send at `index`, before its body is read (the same refusals as
+ * `planSendPartWrite`, which makes this check again with the part in hand, under the lock).
+ */
+export function planSendPartTarget(s: SendState | undefined, actorId: UserId, nowMs: number, index: number): SendState {
+  const send = ownUnfinished(s, actorId, nowMs);
+  if (!Number.isInteger(index) || index < 0 || index >= send.parts) throw sendPartOutOfRange(index, send.parts);
+  return send;
+}
+
 /** One sealed part, in place of one sent before at that index: `others` is what the send's other parts hold. */
 export function planSendPartWrite(
   s: SendState | undefined,
@@ -150,9 +160,8 @@ export function planSendPartWrite(
   nowMs: number,
   part: { index: number; size: number; others: number },
 ): void {
-  const send = ownUnfinished(s, actorId, nowMs);
-  const { index, size, others } = part;
-  if (!Number.isInteger(index) || index < 0 || index >= send.parts) throw sendPartOutOfRange(index, send.parts);
+  const send = planSendPartTarget(s, actorId, nowMs, part.index);
+  const { size, others } = part;
   if (size < SEND_PART_OVERHEAD || size > MAX_SEND_PART_SEALED || others + size > send.bytes) throw sendPartsTooLarge(send.bytes);
 }
 

@@ -1,8 +1,10 @@
 /**
- * Who may take one of a process's rekey slots: each slot holds a body of up to
- * REKEY_BODY_LIMIT while it is read and applied, so the process caps them; within the cap, no
- * organization and no user may hold more than its share, so that one tenant's stalled uploads
- * never starve another's rekeys (a rekey is what a removal requires).
+ * Who may take one of a process's slots for large bodies (a rekey's, of up to REKEY_BODY_LIMIT;
+ * an attachment chunk's or a send part's): each slot holds a body while it is read and applied, so
+ * the process caps them; within the cap, no organization and no user may hold more than its
+ * share, so that one tenant's stalled uploads never starve another's rekeys (a rekey is what a
+ * removal requires). There is no share per client address: behind a proxy that is not declared
+ * (TRUST_PROXY), every client has the proxy's address, and such a share would halve the slots of all.
  */
 export interface SlotShares {
   /** Slots of the process (REKEY_CONCURRENCY). */
@@ -37,6 +39,16 @@ export function slotRefusalStatus(refusal: SlotRefusal): "RATE_LIMITED" | "UNAVA
 
 /** Longest a request waits for a slot before it is refused: two seconds, and at most a quarter of its deadline (the rest is for its work). */
 export const slotWaitMs = (requestTimeoutMs: number): number => Math.min(2_000, Math.floor(requestTimeoutMs / 4));
+
+/**
+ * The slowest a body may arrive while it holds a slot that another request is waiting for (the
+ * process at its cap): on average since its first `SLOW_BODY_GRACE_MS`, else it is cut (408) and
+ * its slot given to the waiter. A body sent at a few bytes a second would otherwise hold its slot
+ * until the request's deadline, and a handful of them every slot. A whole chunk (1.4 MB of JSON)
+ * must arrive at about 50 KB/s anyway to beat the 30 s deadline; an idle process cuts nobody.
+ */
+export const SLOWEST_BODY_BYTES_PER_SEC = 32 * 1024;
+export const SLOW_BODY_GRACE_MS = 3_000;
 
 /** Requests one user may have waiting for a slot at once (each holds its unread body meanwhile): as many as its share. */
 export const waitersPerUser = (shares: SlotShares): number => shares.perUser;

@@ -4,6 +4,7 @@ import {
   planAttachmentUpload,
   planAttachmentView,
   planChunkRead,
+  planChunkTarget,
   planChunkWrite,
   planUploadFinish,
   type AttachmentState,
@@ -72,6 +73,13 @@ test.each([
   row("past the last chunk", () => planChunkWrite(uploading, ada, 3, 28), chunkIndexOutOfRange(3, 3)),
   row("a last chunk of a full chunk's size", () => planChunkWrite(uploading, ada, 2, MIB + 28), chunkWrongSize(2, MIB / 2 + 28, MIB + 28)),
   row("a middle chunk one byte short", () => planChunkWrite(uploading, ada, 0, MIB + 27), chunkWrongSize(0, MIB + 28, MIB + 27)),
+
+  // Before a chunk's body is read: the same refusals as the write, but its size.
+  row("a chunk's target, its uploader's upload in progress", () => planChunkTarget(uploading, ada, 2), "ok"),
+  row("a chunk's target: no upload", () => planChunkTarget(undefined, ada, 0), attachmentNotFound()),
+  row("a chunk's target: another member's upload", () => planChunkTarget(uploading, bob, 0), notYourUpload()),
+  row("a chunk's target: a finished upload", () => planChunkTarget(whole, ada, 0), uploadFinished()),
+  row("a chunk's target: past the last chunk", () => planChunkTarget(uploading, ada, 3), chunkIndexOutOfRange(3, 3)),
 
   row("finishing with every chunk stored", () => planUploadFinish(uploading, ada, new Set([2, 0, 1])), "ok"),
   row("finishing with chunk 1 missing", () => planUploadFinish(uploading, ada, new Set([0, 2])), uploadIncomplete(1, 3)),

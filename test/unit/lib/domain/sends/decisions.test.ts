@@ -9,6 +9,7 @@ import {
   planSendOpen,
   planSendOpenCheck,
   planSendPartRead,
+  planSendPartTarget,
   planSendPartWrite,
   sendLifetimeOf,
   DEFAULT_SEND_LIFETIME_MS,
@@ -161,6 +162,17 @@ const writes = [
     sendNotFound(),
   ),
   row("past the last part", () => planSendPartWrite(sending, ada, now, { index: 4, size: O, others: 0 }), sendPartOutOfRange(4, 4)),
+  // Before a part's body is read: the same refusals as the write, but its size.
+  row("a part's target, its sender's send in the making", () => planSendPartTarget(sending, ada, now, 3), "ok"),
+  row("a part's target: no send", () => planSendPartTarget(undefined, ada, now, 0), sendNotFound()),
+  row("a part's target: another member's send", () => planSendPartTarget(sending, bob, now, 0), sendNotFound()),
+  row("a part's target: a finished send", () => planSendPartTarget(sent, ada, now, 0), sendFinished()),
+  row(
+    "a part's target: expired before it was finished",
+    () => planSendPartTarget({ ...sending, expiresAtMs: now }, ada, now, 0),
+    sendNotFound(),
+  ),
+  row("a part's target: past the last part", () => planSendPartTarget(sending, ada, now, 4), sendPartOutOfRange(4, 4)),
   row("before the first part", () => planSendPartWrite(sending, ada, now, { index: -1, size: O, others: 0 }), sendPartOutOfRange(-1, 4)),
   row("between two parts", () => planSendPartWrite(sending, ada, now, { index: 1.5, size: O, others: 0 }), sendPartOutOfRange(1.5, 4)),
   row(

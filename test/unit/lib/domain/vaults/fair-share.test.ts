@@ -1,7 +1,7 @@
-/** Fair rekey slots (lib/domain/vaults/fair-share.ts: decideSlot, slotShares): the slots held in, a slot or the named refusal out. */
+/** Fair slots for large bodies (lib/domain/vaults/fair-share.ts: decideSlot, slotShares): the slots held in, a slot or the named refusal out. */
 import { decideSlot, slotRefusalStatus, slotShares } from "../../../../../lib/domain/vaults/fair-share";
 
-describe("fair rekey slots", () => {
+describe("fair slots for large bodies", () => {
   test.each([
     // total, held {total, org, user}, verdict
     [4, { total: 0, org: 0, user: 0 }, "ok"],

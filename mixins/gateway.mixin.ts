@@ -4,6 +4,7 @@
  * error turned into the contract's body. Nothing else is exposed: no `~node`, no alias listing.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Context, ServiceSchema } from "moleculer";
 import type { Config } from "../lib/config";
 import type { AccessTokens } from "../lib/auth/access-tokens";
@@ -19,6 +20,7 @@ import { WebAssets } from "../lib/http/web-assets";
 import { closeAfterAnswers } from "../lib/http/closing-server";
 import { LargeAnswers } from "../lib/http/large-answers";
 import { lingerAfterAnswer } from "../lib/http/lingering-close";
+import { oneAtATime } from "../lib/http/one-at-a-time";
 import { clientAddress } from "../lib/http/client-address";
 import { inRequest, newRequestId } from "../lib/ops/request-scope";
 import type { ServiceMetrics } from "../lib/ops/metrics";
@@ -256,6 +258,9 @@ function requestMethods(web: Web, metrics?: ServiceMetrics) {
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** How long past REQUEST_TIMEOUT a connection with a request in progress may see nothing move before it is closed. */
+export const ANSWER_GRACE_MS = 2_000;
+
 /** The HTTP server and its error handler. */
 function serverMethods(config: Config) {
   return {
@@ -265,6 +270,9 @@ function serverMethods(config: Config) {
      * 408 and its connection closed, checked every second (Node checks every 30 s by default).
      * Its close (the service's stop) ends once the requests in progress are answered, within
      * REQUEST_TIMEOUT, however busy clients keep their keep-alive connections (lib/http/closing-server.ts).
+     * A connection's requests are handled one at a time (lib/http/one-at-a-time.ts), and one whose
+     * answer stops going out (its client reads nothing) is closed (Node looks twice, a timeout
+     * apart, before it says so: within twice REQUEST_TIMEOUT and ANSWER_GRACE_MS).
      */
     createServer(this: { server?: http.Server; isHTTPS: boolean; httpHandler: http.RequestListener }) {
       if (this.server) return;
@@ -275,8 +283,12 @@ function serverMethods(config: Config) {
           connectionsCheckingInterval: 1000,
           keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
         },
-        this.httpHandler,
+        oneAtATime(this.httpHandler),
       );
+      // A connection with a request in progress that nothing moves on (no byte read or sent) is
+      // closed: past the request's own deadline, so that a late answer (504) still goes out first.
+      this.server.timeout = config.requestTimeoutMs + ANSWER_GRACE_MS;
+      this.server.on("timeout", (socket: Socket) => socket.destroy());
       closeAfterAnswers(this.server, config.requestTimeoutMs);
       this.isHTTPS = false;
     },

@@ -56,7 +56,8 @@ export const VAULT_SETTINGS = {
     env: "REQUEST_TIMEOUT",
     default: "30000",
     group: "basics",
-    meaning: "ms, for every call between services",
+    meaning:
+      "ms, for every call between services, and for an HTTP request's headers and body to arrive; a connection with a request in progress on which nothing moves for this and 2 s more (an answer its client does not read) is closed",
     parse: (raw) => int("REQUEST_TIMEOUT", raw, 1000),
   }),
   logLevel: setting({

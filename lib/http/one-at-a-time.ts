@@ -6,11 +6,13 @@
  * write, and holds each answer until the client reads the ones before it. A client that sends
  * requests and reads nothing makes the server build and keep every answer: 50 connections of 200
  * pipelined requests for the web vault's script (public, no account) grew a server by 1.5 GB and
- * 10,000 open files in five seconds, and `GET /openapi.json` by 0.9 GB more. Handled in turn, a connection
- * holds one answer at most, and an answer that stops going out (its client not reading) holds it
- * only until the server's idle deadline closes the connection (`timeout` in the gateway's server).
- * A client with more than `MAX_WAITING` requests waiting on one connection is cut off: no browser
- * or HTTP library pipelines that deep.
+ * 10,000 open files in five seconds, and `GET /openapi.json` by 0.9 GB more. Handled in turn, a
+ * connection holds one answer at most, and an answer that stops going out (its client not
+ * reading) holds it only until the server's idle deadline closes the connection (`timeout` in the
+ * gateway's server). A client with more than `MAX_WAITING` requests waiting on one connection is
+ * cut off: no browser or HTTP library pipelines that deep. Nothing sent behind an answer that
+ * closes its connection (`Connection: close`: an early refusal, a client's own close, HTTP/1.0)
+ * is handled: its sender will not read the answer, and the request must not take effect.
  */
 import type http from "node:http";
 import type net from "node:net";
@@ -20,8 +22,14 @@ export const MAX_WAITING = 16;
 
 interface Turns {
   busy: boolean;
+  /** An answer said it was the connection's last (`Connection: close`): nothing after it is handled. */
+  ended: boolean;
   waiting: Array<[http.IncomingMessage, http.ServerResponse]>;
 }
+
+/** Whether an answer is its connection's last: it says `Connection: close`, or Node will close after it. */
+const isLast = (res: http.ServerResponse): boolean =>
+  !res.shouldKeepAlive || /(^|,)\s*close\s*(,|$)/i.test(String(res.getHeader("connection") ?? ""));
 
 /** `handler`, called for one request of a connection at a time, in the order they came. */
 export function oneAtATime(handler: http.RequestListener): http.RequestListener {
@@ -32,7 +40,9 @@ export function oneAtATime(handler: http.RequestListener): http.RequestListener 
     // 'close' comes once the answer has gone out whole, or its connection has gone.
     res.once("close", () => {
       turns.busy = false;
-      const next = turns.waiting.shift();
+      // After a last answer, the requests sent behind it are not handled (RFC 9112, 9.6).
+      if (isLast(res)) turns.ended = true;
+      const next = turns.ended ? undefined : turns.waiting.shift();
       if (next && !req.socket.destroyed) run(turns, ...next);
     });
     handler(req, res);
@@ -42,10 +52,11 @@ export function oneAtATime(handler: http.RequestListener): http.RequestListener 
     const socket = req.socket;
     let turns = byConnection.get(socket);
     if (!turns) {
-      const created: Turns = { busy: false, waiting: [] };
+      const created: Turns = { busy: false, ended: false, waiting: [] };
       byConnection.set(socket, (turns = created));
       socket.once("close", () => (created.waiting = []));
     }
+    if (turns.ended) return;
     if (!turns.busy) return run(turns, req, res);
     if (turns.waiting.length >= MAX_WAITING) return void socket.destroy();
     turns.waiting.push([req, res]);

@@ -3,14 +3,16 @@
  * had parsed at once and held each answer until the client read the ones before it: 50
  * connections of 200 requests for the web vault's script (public, no account) grew a server by
  * 1.5 GB and 10,000 open files in five seconds. Now a connection's requests are handled one at a
- * time (lib/http/one-at-a-time.ts), a connection with more than 16 waiting is cut off, and one
- * whose answer stops going out is closed. Against the server as shipped.
+ * time (lib/http/one-at-a-time.ts), a connection with more than 16 waiting is cut off, one
+ * whose answer stops going out is closed, and nothing sent behind an answer that closes the
+ * connection is handled. Against the server as shipped.
  */
 import fs from "node:fs";
 import net from "node:net";
 import { once } from "node:events";
 import { MAX_WAITING } from "../../lib/http/one-at-a-time";
 import { ANSWER_GRACE_MS } from "../../mixins/gateway.mixin";
+import { Api, newOrg, type TestUser } from "../helpers/client";
 import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
 import { sleep } from "../helpers/wait";
 
@@ -18,6 +20,7 @@ const REQUEST_TIMEOUT_MS = 3_000;
 
 let server: ShippedServer;
 let script: string;
+let owner: TestUser;
 
 beforeAll(async () => {
   server = await startShippedServer({ REQUEST_TIMEOUT: String(REQUEST_TIMEOUT_MS) });
@@ -28,6 +31,7 @@ beforeAll(async () => {
   const sizes = await Promise.all(scripts.map(async (s) => (await (await fetch(`${origin}${s}`)).arrayBuffer()).byteLength));
   script = scripts[sizes.indexOf(Math.max(...sizes))]!;
   expect(Math.max(...sizes)).toBeGreaterThan(300_000);
+  ({ owner } = await newOrg(new Api(server.url)));
 });
 afterAll(async () => {
   await server?.stop();
@@ -98,4 +102,23 @@ test(`a connection with more than ${MAX_WAITING} requests waiting is cut off`, a
   expect(await Promise.race([closed, sleep(5_000).then(() => false)])).toBe(true);
   // The server serves on.
   expect((await fetch(`${server.url}/health`)).status).toBe(200);
+});
+
+test.each([
+  ["a path that names nothing (404, the connection closed)", "GET /api/v1/vaults/% HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"],
+  ["the client's own Connection: close", "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"],
+  ["an HTTP/1.0 request", "GET /api/v1/health HTTP/1.0\r\n\r\n"],
+])("a request sent behind an answer that closes the connection is not handled: after %s", async (_what, first) => {
+  const email = `pipelined-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+  const body = JSON.stringify({ email, role: "member" });
+  const invite =
+    `POST /api/v1/invites HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const text = await readAll(await pipelined([first, invite]));
+  // One answer, and the invite behind it never made: its sender could not have read that it was.
+  expect([...text.matchAll(/HTTP\/1\.[01] (\d{3}) /g)]).toHaveLength(1);
+  await sleep(500);
+  const listed = await fetch(`${server.url}/invites?orgId=${owner.orgId}`, { headers: { authorization: `Bearer ${owner.token}` } });
+  expect(listed.status).toBe(200);
+  expect(JSON.stringify(await listed.json())).not.toContain(email);
 });

@@ -27,9 +27,15 @@ interface Turns {
   waiting: Array<[http.IncomingMessage, http.ServerResponse]>;
 }
 
-/** Whether an answer is its connection's last: it says `Connection: close`, or Node will close after it. */
+/**
+ * Whether an answer is its connection's last: it says `Connection: close`, or Node will close after
+ * it (`_last`: Node's own mark, set as it writes the head, also where it adds the close itself, as
+ * for an HTTP/1.0 answer of no known length).
+ */
 const isLast = (res: http.ServerResponse): boolean =>
-  !res.shouldKeepAlive || /(^|,)\s*close\s*(,|$)/i.test(String(res.getHeader("connection") ?? ""));
+  !res.shouldKeepAlive ||
+  (res as unknown as { _last?: boolean })._last === true ||
+  /(^|,)\s*close\s*(,|$)/i.test(String(res.getHeader("connection") ?? ""));
 
 /** `handler`, called for one request of a connection at a time, in the order they came. */
 export function oneAtATime(handler: http.RequestListener): http.RequestListener {

@@ -104,6 +104,8 @@ test(`a connection with more than ${MAX_WAITING} requests waiting is cut off`, a
   expect((await fetch(`${server.url}/health`)).status).toBe(200);
 });
 
+// The first is the gateway's own close (an early refusal lingers, its socket still open); after the
+// other two Node itself reads no further, and this holds that the gateway's queue keeps it so.
 test.each([
   ["a path that names nothing (404, the connection closed)", "GET /api/v1/vaults/% HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"],
   ["the client's own Connection: close", "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"],

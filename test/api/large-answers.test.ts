@@ -15,6 +15,7 @@ import { MemoryPinStore, openSend, parseSendLink, VaultClient } from "../../sdk"
 import { toBase64 } from "../../protocol/encoding";
 import { deriveSendKeys } from "../../protocol/formats/sends";
 import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
+import { readUntilQuiet, statusesIn } from "../helpers/raw-http";
 import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
 import { sleep } from "../helpers/wait";
 
@@ -69,26 +70,11 @@ async function unreadReads(count: number): Promise<net.Socket[]> {
   );
 }
 
-/** The statuses of the answers a connection holds, read until it closes or falls quiet for a second. */
-async function statusesOf(socket: net.Socket): Promise<number[]> {
-  let text = "";
-  socket.setEncoding("latin1");
-  socket.on("data", (d: string) => (text += d));
-  socket.resume();
-  let last = -1;
-  while (!socket.destroyed && !socket.readableEnded && last !== text.length) {
-    last = text.length;
-    await sleep(1_000);
-  }
-  socket.destroy();
-  return [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
-}
-
 test("part reads over many connections that do not read: the address's share is answered, the rest refused (429)", async () => {
   const sockets = await unreadReads(CONNECTIONS);
   // Past the slot's wait (2 s), the requests beyond the share are refused; read before REQUEST_TIMEOUT.
   await sleep(3_500);
-  const statuses = (await Promise.all(sockets.map(statusesOf))).flat();
+  const statuses = (await Promise.all(sockets.map(async (s) => statusesIn(await readUntilQuiet(s))))).flat();
   expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
   // The share (8 of 32 slots), and what the sockets' buffers took in meanwhile; not all 30.
   expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
@@ -103,7 +89,7 @@ test("a connection that does not take its answer is closed after REQUEST_TIMEOUT
   await sleep(REQUEST_TIMEOUT_MS + 2_000);
   const outcomes = await Promise.all(
     sockets.map(async (socket, i) => {
-      const statuses = await statusesOf(socket);
+      const statuses = statusesIn(await readUntilQuiet(socket));
       return { closed: await Promise.race([ended[i]!, sleep(0).then(() => false)]), answered: statuses.length };
     }),
   );

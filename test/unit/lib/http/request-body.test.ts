@@ -20,46 +20,33 @@ async function send(stream: PassThrough, n: number, pieces: number, everyMs: num
   stream.end();
 }
 
-test("a body slower than its pace is cut while another request waits for a slot", async () => {
+/** A body read under `bodyPace`: the stream to send on, and the read's outcome. */
+function paced(bodyPace: BodyPace): { stream: PassThrough; read: Promise<unknown> } {
   const stream = new PassThrough();
-  const read = readJsonStream(
-    stream,
-    bounds,
-    10_000,
-    pace(() => true),
-  );
+  return { stream, read: readJsonStream(stream, bounds, 10_000, bodyPace) };
+}
+
+test("a body slower than its pace is cut while another request waits for a slot", async () => {
+  const { stream, read } = paced(pace(() => true));
   const sending = send(stream, 200, 10, 150); // about 140 bytes a second
   await expect(read).rejects.toMatchObject({ type: "BODY_TIMEOUT", message: expect.stringContaining("slower than 1 KiB/s") });
   await sending;
 });
 
 test("the same slow body is read whole while nobody waits", async () => {
-  const stream = new PassThrough();
-  const read = readJsonStream(
-    stream,
-    bounds,
-    10_000,
-    pace(() => false),
-  );
+  const { stream, read } = paced(pace(() => false));
   await send(stream, 200, 10, 150);
   await expect(read).resolves.toEqual({ data: "a".repeat(200) });
 });
 
 test("a body at its pace is read whole though others wait", async () => {
-  const stream = new PassThrough();
-  const read = readJsonStream(
-    stream,
-    bounds,
-    10_000,
-    pace(() => true),
-  );
+  const { stream, read } = paced(pace(() => true));
   await send(stream, 2_400, 12, 100); // about 2,400 bytes a second
   await expect(read).resolves.toEqual({ data: "a".repeat(2_400) });
 });
 
 test("the first moments are not held to the pace: a slow start is forgiven for `graceMs`", async () => {
-  const stream = new PassThrough();
-  const read = readJsonStream(stream, { ...bounds }, 10_000, { ...pace(() => true), graceMs: 1_000 });
+  const { stream, read } = paced({ ...pace(() => true), graceMs: 1_000 });
   await sleep(700);
   await send(stream, 3_000, 3, 10);
   await expect(read).resolves.toEqual({ data: "a".repeat(3_000) });

@@ -57,7 +57,7 @@ export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 interface Pool {
   slots: FairSlots;
-  /** Slots for PUTs whose target was refused, read only to answer a malformed body first. */
+  /** Slots for PUTs whose target the look before the body refused: read and judged as any, apart from the rest. */
   doomed: FairSlots;
   pacer: CollectPacer;
 }
@@ -80,9 +80,13 @@ function poolOf(config: Config): Pool {
 /** A PUT's target as its path names it, before its body is read: its ids and index. */
 export type ChunkTarget<Ids extends string> = Record<Ids, string> & { index: number };
 
-/** The path's ids and index; throws as the route would refuse them (404). */
+/** The path's ids and index, as strings; throws as the route would refuse them (404). */
+const pathIdsOf = (names: readonly string[], ctx: Ctx<Record<string, unknown>>): Record<string, string> =>
+  checkPathIds({ ...Object.fromEntries(names.map((id) => [id, ctx.params[id]])), index: ctx.params.index });
+
+/** The PUT's target: its path ids and index. */
 function targetOf<Ids extends string>(names: readonly Ids[], ctx: Ctx<Record<string, unknown>>): ChunkTarget<Ids> {
-  const ids = checkPathIds({ ...Object.fromEntries(names.map((id) => [id, ctx.params[id]])), index: ctx.params.index });
+  const ids = pathIdsOf(names, ctx);
   return { ...(ids as Record<Ids, string>), index: Number(ids.index) };
 }
 
@@ -112,7 +116,7 @@ export function chunkTransfers<Ids extends string>(
     const stream = ctx.stream as Readable | null;
     const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9), pace) : undefined;
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
-    const ids = checkPathIds({ ...Object.fromEntries(put.ids.map((id) => [id, ctx.params[id]])), index: ctx.params.index });
+    const ids = pathIdsOf(put.ids, ctx);
     // Path parameters win over body fields of the same name (contract section 1).
     const params: Record<string, unknown> = { ...fields, ...ids };
     const verdict = check(params);

@@ -40,6 +40,7 @@ export class FairSlots {
     if ("release" in first || (this.waitingByUser.get(who.member) ?? 0) >= waitersPerUser(this.shares)) return first;
     const deadline = Date.now() + waitMs;
     bump(this.waitingByUser, who.member, 1);
+    // Whether this request is counted in `waitingForRoom` (its last refusal: the process at its cap).
     let forRoom = false;
     const note = (slot: Slot) => {
       const now = "refusal" in slot && slot.refusal === "process-full";
@@ -54,7 +55,7 @@ export class FairSlots {
         await this.nextRelease(left);
       }
     } finally {
-      note({ release: () => undefined });
+      this.waitingForRoom -= Number(forRoom);
       bump(this.waitingByUser, who.member, -1);
     }
   }

@@ -1,19 +1,22 @@
 /**
  * Attachment chunks and send parts in and out of a process with bounded memory: each chunk request (a PUT's body,
  * a GET's answer, about 1.4 MB of base64 each) holds one of ATTACHMENT_CONCURRENCY fair slots per
- * process while its chunk is in memory, waited for in turn as rekey bodies are (lib/http/streamed-body.ts);
- * then 503 past the process's cap, 429 past the caller's or organization's share. A PUT's body is
- * streamed from the gateway (one chunk is larger than a NATS message), parsed within bounds that
- * fit one chunk's `{ "data": "<base64>" }` and nothing larger, and checked against the route's rules.
+ * process while its chunk is in memory (PUTs and reads each have their own), waited for in turn as
+ * rekey bodies are (lib/http/streamed-body.ts); then 503 past the process's cap, 429 past the
+ * caller's or organization's share. A PUT's body is streamed from the gateway (one chunk is larger
+ * than a NATS message), parsed within bounds that fit one chunk's `{ "data": "<base64>" }` and
+ * nothing larger, and checked against the route's rules.
  *
- * A PUT's slot is held while its body arrives, so two rules keep slow or aimless bodies from
- * holding every slot (a denial of files and sends to everyone else):
- * - Its target is looked at before it takes a slot (the upload or send exists, is the caller's,
+ * A PUT's slot is held while its body arrives, a time its sender chooses, so these rules keep slow
+ * or aimless bodies from holding every slot (a denial of files and sends to everyone else):
+ * - Reads never wait for PUTs: they have slots of their own.
+ * - A PUT's target is looked at before it takes a slot (the upload or send exists, is the caller's,
  *   unfinished, and has that index). A request likely to be refused is still read and judged as
  *   any other (a malformed body is answered 400 first, contract section 1; the refusal is the
  *   write's own), but in a pool of its own, half the size: such requests only wait for each other.
  * - A body arriving slower than the pace rule allows while another request waits for a slot is
- *   cut (408) and its slot given to the waiter (lib/domain/vaults/fair-share.ts).
+ *   cut (408) and its slot given to the waiter; so is one that has held its slot for a quantum,
+ *   for a waiter of an organization holding fewer slots (lib/domain/vaults/fair-share.ts).
  *
  * The bytes of every chunk read in whole or answered count toward the process's next paced
  * collection (lib/limits/collect-pacer.ts), so that the dead copies of chunks do not pile up. Their
@@ -24,7 +27,7 @@ import type { Readable } from "node:stream";
 import { base64MaxChars } from "../domain/encoding";
 import { CollectPacer } from "../limits/collect-pacer";
 import { FairSlots } from "../limits/slots";
-import { slotWaitMs } from "../domain/vaults/fair-share";
+import { chunkSlotQuantumMs, slotWaitMs } from "../domain/vaults/fair-share";
 import type { Ctx } from "./context";
 import { bodyFields, checkPathIds, discardStream, readJsonStream, type BodyPace } from "./request-body";
 import type { JsonBounds } from "./json-stream";
@@ -56,9 +59,12 @@ export interface SlotOwner {
 export const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 interface Pool {
+  /** Slots for PUTs. */
   slots: FairSlots;
   /** Slots for PUTs whose target the look before the body refused: read and judged as any, apart from the rest. */
   doomed: FairSlots;
+  /** Slots for reads, which never wait on a body still arriving. */
+  reads: FairSlots;
   pacer: CollectPacer;
 }
 
@@ -71,7 +77,13 @@ function poolOf(config: Config): Pool {
   let pool = pools.get(config);
   if (!pool) {
     const n = config.attachmentConcurrency;
-    pool = { slots: new FairSlots(n), doomed: new FairSlots(Math.max(1, Math.floor(n / 2))), pacer: new CollectPacer(COLLECT_EVERY_BYTES) };
+    const quantumMs = chunkSlotQuantumMs(config.requestTimeoutMs);
+    pool = {
+      slots: new FairSlots(n, quantumMs),
+      doomed: new FairSlots(Math.max(1, Math.floor(n / 2)), quantumMs),
+      reads: new FairSlots(n),
+      pacer: new CollectPacer(COLLECT_EVERY_BYTES),
+    };
     pools.set(config, pool);
   }
   return pool;
@@ -107,7 +119,7 @@ export function chunkTransfers<Ids extends string>(
   config: Config,
   put: { action: ActionName; ids: readonly Ids[]; maxSealed: number; what: string },
 ) {
-  const { slots, doomed, pacer } = poolOf(config);
+  const { slots, doomed, reads, pacer } = poolOf(config);
   const check = new SafeValidator().compile(paramsOf(put.action)) as unknown as (v: unknown) => true | unknown[];
   const waitMs = slotWaitMs(config.requestTimeoutMs);
   const bounds = bodyBounds(put.maxSealed);
@@ -146,7 +158,7 @@ export function chunkTransfers<Ids extends string>(
         const pool = (await refused(() => checkTarget(targetOf(put.ids, ctx)))) ? doomed : slots;
         const slot = await takeSlot(pool, ctx, put.what, waitMs);
         try {
-          const chunk = await readPut(ctx, paceIn(pool));
+          const chunk = await readPut(ctx, paceIn(pool, slot));
           pacer.note(chunk.data.length);
           await store(chunk);
         } finally {
@@ -162,7 +174,7 @@ export function chunkTransfers<Ids extends string>(
      * size of what it answers, counted toward the next collection.
      */
     async read<T>(ctx: Ctx<unknown>, read: () => Promise<T>, bytesOf: (answer: T) => number, owner?: SlotOwner): Promise<T> {
-      const slot = await takeSlot(slots, ctx, put.what, waitMs, owner);
+      const slot = await takeSlot(reads, ctx, put.what, waitMs, owner);
       try {
         const answer = await read();
         pacer.note(bytesOf(answer));

@@ -92,6 +92,8 @@ export interface BodyPace {
   graceMs: number;
   /** Whether another request is waiting for a slot. */
   starved(): boolean;
+  /** Offers the body's slot to waiters while it arrives: `giveWay` ends the read; the returned function withdraws the offer. */
+  arriving?(giveWay: () => void): () => void;
 }
 
 /** How often a paced body's progress is looked at. */
@@ -107,13 +109,22 @@ const slowBody = (pace: BodyPace) =>
     { retryAfterSec: 1 },
   );
 
+const gaveWay = (startedAt: number) =>
+  new AppError(
+    "BODY_TIMEOUT",
+    `The request body was still arriving after ${Math.round((Date.now() - startedAt) / 1000)} s while another organization's request waited for its place; send it again`,
+    { retryAfterSec: 1 },
+  );
+
 /**
  * Reads a streamed JSON body, parsed as it arrives within `bounds` (lib/http/json-stream.ts). A body
  * error (413 past the limit, 400 for what is not JSON or not within bounds) fails at once and the
  * rest is discarded (so the client still gets the answer, not a reset). A body still unfinished
  * after `deadlineMs`, or whose sender went away, fails too: whoever waits on it is never left
  * waiting on a stream that will not end. With a `pace`, so does one that arrives slower than it
- * allows while another request waits. The body's text is never part of an error.
+ * allows while another request waits, and one whose slot is given up to a waiter of another
+ * organization (`arriving`: the rule is lib/domain/vaults/fair-share.ts). The body's text is
+ * never part of an error.
  */
 export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs: number, pace?: BodyPace): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -126,6 +137,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
       settled = true;
       clearTimeout(timer);
       clearInterval(paceCheck);
+      withdraw?.();
       stream.off("data", onData);
       stream.off("end", onEnd);
       stream.off("close", onClose);
@@ -159,6 +171,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
       ? setInterval(() => tooSlow(pace, received, Date.now() - started) && settle(slowBody(pace)), PACE_CHECK_MS)
       : undefined;
     paceCheck?.unref();
+    const withdraw = pace?.arriving?.(() => settle(gaveWay(started)));
     stream.on("data", onData);
     stream.once("end", onEnd);
     stream.once("close", onClose);

@@ -5,7 +5,8 @@
  * slots per process (waited for in turn for up to two seconds, or a quarter of the request's
  * deadline; then 503 past the cap, 429 past the caller's organization's or own share,
  * so that no caller's large or stalled bodies grow memory without bound or starve another tenant;
- * a body arriving too slowly while another request waits is cut, 408), then
+ * a body arriving too slowly while another request waits is cut, 408, as is one past its
+ * quantum for another organization's waiting request), then
  * checked against the route's rules: its top level at once, its arrays of ciphertexts a batch at a
  * time, yielding between batches, so that no check holds the event loop for long.
  */
@@ -14,8 +15,9 @@ import type { Readable } from "node:stream";
 import type { VaultId } from "../domain/ids";
 import { assertItemSizes } from "../domain/items/decisions";
 import { AppError } from "../errors";
-import { FairSlots } from "../limits/slots";
+import { FairSlots, type HeldSlot } from "../limits/slots";
 import {
+  bodySlotQuantumMs,
   SLOW_BODY_GRACE_MS,
   SLOWEST_BODY_BYTES_PER_SEC,
   slotRefusalStatus,
@@ -30,9 +32,9 @@ import { SafeValidator } from "./validator";
 type Check = (value: unknown) => true | unknown[];
 
 const pools = new WeakMap<object, FairSlots>();
-function poolOf(config: { rekeyConcurrency: number }): FairSlots {
+function poolOf(config: { rekeyConcurrency: number; requestTimeoutMs: number }): FairSlots {
   let pool = pools.get(config);
-  if (!pool) pools.set(config, (pool = new FairSlots(config.rekeyConcurrency)));
+  if (!pool) pools.set(config, (pool = new FairSlots(config.rekeyConcurrency, bodySlotQuantumMs(config.requestTimeoutMs))));
   return pool;
 }
 
@@ -63,11 +65,12 @@ function compileChecks<A extends string>(action: ActionName, names: readonly A[]
   return { checkTop, checks };
 }
 
-/** A body's slowest pace while it holds one of `slots` (the rule: lib/domain/vaults/fair-share.ts). */
-export const paceIn = (slots: FairSlots): BodyPace => ({
+/** A body's slowest pace while it holds `slot`, one of `slots`, and the offer of its slot to waiters (the rules: lib/domain/vaults/fair-share.ts). */
+export const paceIn = (slots: FairSlots, slot: HeldSlot): BodyPace => ({
   minBytesPerSec: SLOWEST_BODY_BYTES_PER_SEC,
   graceMs: SLOW_BODY_GRACE_MS,
   starved: () => slots.starved,
+  arriving: (giveWay) => slot.arriving(giveWay),
 });
 
 /** What a refusal adds to "Too many ... in progress": whose share is used up. */
@@ -88,7 +91,7 @@ export async function takeSlot(
   waitMs: number,
   /** Whose slot where the route has no caller (a public one): a group and a member of it. */
   owner?: { group: string; member: string },
-): Promise<{ release(): void }> {
+): Promise<HeldSlot> {
   const who = owner ?? { group: callerOf(ctx).orgId, member: callerOf(ctx).userId };
   const slot = await slots.takeWithin(who, waitMs);
   if ("refusal" in slot)
@@ -130,10 +133,10 @@ export function streamedBodies<A extends string>(
     return raw;
   }
 
-  async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>): Promise<Omit<StreamedBody<A>, "started">> {
+  async function read(ctx: Context<{ vaultId: VaultId }, RequestMeta>, slot: HeldSlot): Promise<Omit<StreamedBody<A>, "started">> {
     const stream = ctx.stream as Readable | null;
     // The body's deadline: a little before the caller's own, so that the client reads why.
-    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9), paceIn(slots)) : undefined;
+    const raw = stream ? await readJsonStream(stream, bounds, Math.floor(config.requestTimeoutMs * 0.9), paceIn(slots, slot)) : undefined;
     // Its depth was bounded as it was parsed.
     const fields = bodyFields(ctx.meta.jsonBody ? raw : undefined, { depthChecked: true });
     const vaultId = checkPathIds({ vaultId: ctx.params.vaultId }).vaultId! as VaultId;
@@ -155,7 +158,7 @@ export function streamedBodies<A extends string>(
       try {
         const slot = await takeSlot(slots, ctx, what, slotWaitMs(config.requestTimeoutMs));
         try {
-          return await handle({ ...(await read(ctx)), started });
+          return await handle({ ...(await read(ctx, slot)), started });
         } finally {
           slot.release();
         }

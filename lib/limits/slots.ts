@@ -1,13 +1,30 @@
 /**
- * A process's slots for large bodies, shared fairly (the rule: lib/domain/vaults/fair-share.ts).
- * `take` answers at once: a release function, or the share that is used up; `takeWithin` waits its
- * turn for a while first. Releasing twice gives back one slot. `starved` says whether a request is
- * waiting for want of a free slot (not of its own share): what lets a slow body be cut for it
- * (lib/http/request-body.ts, `readJsonStream`'s pace).
+ * A process's slots for large bodies, shared fairly (the rules: lib/domain/vaults/fair-share.ts).
+ * `take` answers at once: a slot, or the share that is used up; `takeWithin` waits its turn for a
+ * while first, served before the waiters of organizations holding more. Releasing twice gives back
+ * one slot. `starved` says whether a request is waiting for want of a free slot (not of its own
+ * share): what lets a slow body be cut for it (lib/http/request-body.ts, `readJsonStream`'s pace).
+ * While its body arrives, a slot may be asked to give way to such a waiter (`arriving`): fairness
+ * in time between organizations (`planGiveWay`).
  */
-import { decideSlot, slotShares, waitersPerUser, type SlotRefusal, type SlotShares } from "../domain/vaults/fair-share";
+import {
+  byTurn,
+  decideSlot,
+  planGiveWay,
+  slotShares,
+  waitersPerUser,
+  type SlotRefusal,
+  type SlotShares,
+} from "../domain/vaults/fair-share";
 
-type Slot = { release: () => void } | { refusal: SlotRefusal };
+/** A slot held: given back with `release`; `arriving` offers it to waiters while its body arrives (see `FairSlots`). */
+export interface HeldSlot {
+  release(): void;
+  /** Until the returned withdrawal, the slot may be given up to a waiter: `giveWay` then ends its body's read. */
+  arriving(giveWay: () => void): () => void;
+}
+
+type Slot = HeldSlot | { refusal: SlotRefusal };
 
 /** Whose a slot is: an organization (or, on a public route, a group) and a member of it. */
 export interface SlotHolder {
@@ -15,33 +32,57 @@ export interface SlotHolder {
   member: string;
 }
 
+interface Holding {
+  group: string;
+  since: number;
+  /** Set while its body arrives and it may still give way. */
+  giveWay?: () => void;
+}
+
+interface Waiter {
+  group: string;
+  since: number;
+  wake: () => void;
+}
+
+/** How often a request waiting for room looks again for a body that has had its quantum. */
+const LOOK_AGAIN_MS = 250;
+
 export class FairSlots {
-  private total = 0;
+  private readonly holdings = new Set<Holding>();
   private readonly byOrg = new Map<string, number>();
   private readonly byUser = new Map<string, number>();
-  /** Requests waiting for a slot, oldest first: each is woken to try again when a slot is released. */
-  private readonly waiters: Array<() => void> = [];
+  /** Requests waiting for a slot: each is woken to try again when a slot is released, in turn (`byTurn`). */
+  private readonly waiters = new Set<Waiter>();
   private readonly waitingByUser = new Map<string, number>();
   /** Requests waiting whose last refusal was the process at its cap. */
   private waitingForRoom = 0;
   readonly shares: SlotShares;
 
-  constructor(total: number) {
+  /** `quantumMs`: how long a body may hold its slot while another organization waits for room (none given: for ever). */
+  constructor(
+    total: number,
+    private readonly quantumMs = Infinity,
+  ) {
     this.shares = slotShares(total);
   }
 
   /**
    * A slot within `waitMs`: taken at once when the shares allow, else after the releases that make
-   * room, in the order the requests came. A user already at its number of waiting requests is
-   * refused at once; the refusal after the wait names the share still used up.
+   * room, in turn. A user already at its number of waiting requests is refused at once; the
+   * refusal after the wait names the share still used up. Waiting for room, a request asks a body
+   * past its quantum to give way (`planGiveWay`).
    */
   async takeWithin(who: SlotHolder, waitMs: number): Promise<Slot> {
     const first = this.take(who);
     if ("release" in first || (this.waitingByUser.get(who.member) ?? 0) >= waitersPerUser(this.shares)) return first;
-    const deadline = Date.now() + waitMs;
+    const since = Date.now();
+    const deadline = since + waitMs;
     bump(this.waitingByUser, who.member, 1);
     // Whether this request is counted in `waitingForRoom` (its last refusal: the process at its cap).
     let forRoom = false;
+    // Whether a body gave way for it since the last release it was woken by.
+    let asked = false;
     const note = (slot: Slot) => {
       const now = "refusal" in slot && slot.refusal === "process-full";
       this.waitingForRoom += Number(now) - Number(forRoom);
@@ -52,7 +93,8 @@ export class FairSlots {
         const left = deadline - Date.now();
         if ("release" in slot || left <= 0) return slot;
         note(slot);
-        await this.nextRelease(left);
+        if (forRoom && !asked) asked = this.askGiveWay(who.group);
+        if (await this.nextRelease(who.group, since, Math.min(left, LOOK_AGAIN_MS))) asked = false;
       }
     } finally {
       this.waitingForRoom -= Number(forRoom);
@@ -60,24 +102,45 @@ export class FairSlots {
     }
   }
 
-  /** Resolves at the next release, or after `ms`. */
-  private nextRelease(ms: number): Promise<void> {
+  /** Ends the read of the body that `planGiveWay` names for a waiter of `group`, if any: whether one gave way. */
+  private askGiveWay(group: string): boolean {
+    const now = Date.now();
+    const holdings = [...this.holdings];
+    const plan = planGiveWay(
+      this.byOrg.get(group) ?? 0,
+      holdings.map((h) => ({ groupHeld: this.byOrg.get(h.group) ?? 0, heldMs: now - h.since, arriving: h.giveWay !== undefined })),
+      this.quantumMs,
+    );
+    if (!plan.ok) return false;
+    const holding = holdings[plan.holder]!;
+    const giveWay = holding.giveWay!;
+    holding.giveWay = undefined;
+    giveWay();
+    return true;
+  }
+
+  /** Resolves true at the next release, or false after `ms`. */
+  private nextRelease(group: string, since: number, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const wake = () => {
+      const waiter: Waiter = { group, since, wake: () => done(true) };
+      const done = (released: boolean) => {
         clearTimeout(timer);
-        const at = this.waiters.indexOf(wake);
-        if (at >= 0) this.waiters.splice(at, 1);
-        resolve();
+        this.waiters.delete(waiter);
+        resolve(released);
       };
-      const timer = setTimeout(wake, ms);
-      this.waiters.push(wake);
+      const timer = setTimeout(() => done(false), ms);
+      this.waiters.add(waiter);
     });
   }
 
   take({ group, member }: SlotHolder): Slot {
-    const verdict = decideSlot({ total: this.total, org: this.byOrg.get(group) ?? 0, user: this.byUser.get(member) ?? 0 }, this.shares);
+    const verdict = decideSlot(
+      { total: this.holdings.size, org: this.byOrg.get(group) ?? 0, user: this.byUser.get(member) ?? 0 },
+      this.shares,
+    );
     if (!verdict.ok) return { refusal: verdict.refusal };
-    this.total++;
+    const holding: Holding = { group, since: Date.now() };
+    this.holdings.add(holding);
     bump(this.byOrg, group, 1);
     bump(this.byUser, member, 1);
     let released = false;
@@ -85,18 +148,25 @@ export class FairSlots {
       release: () => {
         if (released) return;
         released = true;
-        this.total--;
+        this.holdings.delete(holding);
         bump(this.byOrg, group, -1);
         bump(this.byUser, member, -1);
-        // Every waiter tries again, oldest first (a waiter whose share is still used up waits on).
-        for (const wake of this.waiters.slice()) wake();
+        // Every waiter tries again, in turn (one whose share is still used up waits on).
+        const turn = [...this.waiters].map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0 })).sort(byTurn);
+        for (const w of turn) w.wake();
+      },
+      arriving: (giveWay) => {
+        if (!released) holding.giveWay = giveWay;
+        return () => {
+          if (holding.giveWay === giveWay) holding.giveWay = undefined;
+        };
       },
     };
   }
 
   /** Slots held now (for tests and metrics). */
   get held(): number {
-    return this.total;
+    return this.holdings.size;
   }
 
   /** Whether a request is waiting because every slot is held (not because its own share is used up). */

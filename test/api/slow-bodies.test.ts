@@ -1,20 +1,22 @@
 /**
- * Slow or aimless chunk bodies must not deny files and sends to everyone else. A chunk PUT holds
- * one of ATTACHMENT_CONCURRENCY slots while its body arrives; a live probe filled all eight with
- * four free accounts sending at 4 bytes a second, and every other tenant's send opens and chunk
- * reads got 503 until the bodies' deadline. Two rules now stand in the way, each tested here
- * against the server as shipped, with the attack coming from other addresses than the reader's
- * (a trusted proxy's X-Forwarded-For), as it would:
+ * Slow or aimless bodies must not deny files, sends and rekeys to everyone else. A chunk PUT holds
+ * one of ATTACHMENT_CONCURRENCY slots while its body arrives (a rekey, one of REKEY_CONCURRENCY);
+ * live probes filled them all with four free accounts, first sending at 4 bytes a second, then just
+ * above the pace and replacing each body as it ended. The rules that stand in the way, each tested
+ * here against the server as shipped, with the attack coming from other addresses than the honest
+ * client's (a trusted proxy's X-Forwarded-For), as it would:
+ * - reads have slots of their own, which no upload holds;
  * - a body slower than the pace rule is cut (408) once another request waits for its slot;
+ * - a body that has held its slot for its quantum gives way to a waiter of an organization holding fewer;
  * - a PUT to an upload or send that is not the caller's is read in a pool of its own.
+ * REQUEST_TIMEOUT is 12 s here: a chunk's quantum is 4 s, a rekey's 8 s, a body's deadline 10.8 s.
  */
 import net from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { MemoryPinStore, parseSendLink, VaultClient } from "../../sdk";
 import { toBase64 } from "../../protocol/encoding";
 import { deriveSendKeys } from "../../protocol/formats/sends";
-import { SLOW_BODY_GRACE_MS } from "../../lib/domain/vaults/fair-share";
-import { Api, newOrg, type TestUser } from "../helpers/client";
+import { Api, newOrg, sharedVaultBody, type TestUser } from "../helpers/client";
 import { killAllServers, startShippedServer, type ShippedServer } from "../helpers/process";
 import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
 import { sleep } from "../helpers/wait";
@@ -23,12 +25,13 @@ const MIB = 1024 * 1024;
 
 let server: ShippedServer;
 let api: Api;
+let alice: VaultClient;
 let link: string;
 
 beforeAll(async () => {
-  server = await startShippedServer({ REGISTRATION_MODE: "open", SENDS: "on", TRUST_PROXY: "1" });
+  server = await startShippedServer({ REGISTRATION_MODE: "open", SENDS: "on", TRUST_PROXY: "1", REQUEST_TIMEOUT: "12000" });
   api = new Api(server.url);
-  const alice = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
+  alice = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
   await alice.register({ email: "alice@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
   link = (await alice.sends.create({ file: { name: "big.bin", data: new Uint8Array(randomBytes(2 * MIB + 1000)) } })).link;
 });
@@ -65,29 +68,64 @@ async function unfinishedSend(owner: TestUser): Promise<string> {
   return sendId;
 }
 
-interface SlowPut {
-  /** The status the server answered (once it has), as text. */
-  status(): string | undefined;
+/** Where slow bodies go: a method and path, what the body announces, and how it starts. */
+interface Target {
+  method: "PUT" | "POST";
+  path: string;
+  declared: number;
+  opening: string;
+}
+
+const partOf = (sendId: string, index: number): Target => ({
+  method: "PUT",
+  path: `/sends/${sendId}/parts/${index}`,
+  declared: 1_300_000,
+  opening: '{"data":"',
+});
+const rekeyOf = (vaultId: string): Target => ({
+  method: "POST",
+  path: `/vaults/${vaultId}/rekey`,
+  declared: 27 * MIB,
+  opening: '{"newKeys": [], "items": [{"itemId": "',
+});
+
+interface SlowBodies {
+  /** Every answer the server gave them so far (status line and body, as text). */
+  answers(): string[];
   stop(): void;
 }
 
-/** A PUT of a part announced as 1,000,000 bytes, sent `bytesPerTick` every `tickMs` from `address`. */
-function slowPut(owner: TestUser, sendId: string, index: number, address: string, bytesPerTick: number, tickMs: number): SlowPut {
+/**
+ * Bodies sent to `target` as `owner` from `address`, `bytesPerTick` every `tickMs`, one at a time:
+ * each is replaced by a new one as soon as it is answered, as an attacker keeping the slot would.
+ */
+function slowBodies(owner: TestUser, target: Target, address: string, bytesPerTick: number, tickMs: number): SlowBodies {
   const { port } = new URL(server.url);
-  const socket = net.connect(Number(port), "127.0.0.1");
-  socket.on("error", () => undefined);
-  let read = "";
-  socket.on("data", (d: Buffer) => (read += d.toString("latin1")));
-  socket.write(
-    `PUT /api/v1/sends/${sendId}/parts/${index} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: 1000000\r\nX-Forwarded-For: ${address}\r\n\r\n{"data":"`,
-  );
-  const tick = setInterval(() => socket.writable && socket.write("A".repeat(bytesPerTick)), tickMs);
+  // What each connection was sent back so far, in order.
+  const reads: string[] = [];
+  let socket: net.Socket | undefined;
+  let stopped = false;
+  const open = () => {
+    const s = (socket = net.connect(Number(port), "127.0.0.1"));
+    const at = reads.push("") - 1;
+    s.on("error", () => undefined);
+    s.on("data", (d: Buffer) => (reads[at] += d.toString("latin1")));
+    // The server lingers a moment on a connection it answered before the body's end: the next body goes once it is closed.
+    s.on("close", () => !stopped && open());
+    s.write(
+      `${target.method} /api/v1${target.path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${target.declared}\r\nX-Forwarded-For: ${address}\r\n` +
+        `Connection: close\r\n\r\n${target.opening}`,
+    );
+  };
+  open();
+  const tick = setInterval(() => socket?.writable && socket.write("A".repeat(bytesPerTick)), tickMs);
   return {
-    status: () => /^HTTP\/1\.1 (\d{3})/.exec(read)?.[1],
+    answers: () => reads.filter((r) => r !== ""),
     stop: () => {
+      stopped = true;
       clearInterval(tick);
-      socket.destroy();
+      socket?.destroy();
     },
   };
 }
@@ -95,37 +133,106 @@ function slowPut(owner: TestUser, sendId: string, index: number, address: string
 /** Four accounts, each in an organization of its own (what open registration gives anyone). */
 const attackers = (): Promise<TestUser[]> => Promise.all([1, 2, 3, 4].map(async () => (await newOrg(api)).owner));
 
-async function stopAll(puts: SlowPut[]): Promise<void> {
-  for (const p of puts) p.stop();
+/** Two bodies into each of four accounts' own unfinished sends: every upload slot of the process (eight, two per user). */
+async function holdEveryUploadSlot(net: string, bytesPerTick: number, tickMs: number): Promise<SlowBodies[]> {
+  const owners = await attackers();
+  const sends = await Promise.all(owners.map(unfinishedSend));
+  const bodies = owners.flatMap((o, i) =>
+    [0, 1].map((index) => slowBodies(o, partOf(sends[i]!, index), `${net}.${i + 1}`, bytesPerTick, tickMs)),
+  );
+  await sleep(300);
+  return bodies;
+}
+
+async function stopAll(bodies: SlowBodies[]): Promise<void> {
+  for (const b of bodies) b.stop();
   // The server sees the connections go and gives their slots back.
   await sleep(500);
 }
 
-test("bodies trickling at 4 bytes a second into real sends, from four addresses, are cut once a reader waits", async () => {
-  const owners = await attackers();
-  const sends = await Promise.all(owners.map(unfinishedSend));
-  const puts = owners.flatMap((o, i) => [0, 1].map((index) => slowPut(o, sends[i]!, index, `10.0.0.${i + 1}`, 4, 1_000)));
+const answersOf = (bodies: SlowBodies[]): string[] => bodies.flatMap((b) => b.answers());
+
+/** alice sends a small file: the SDK's own upload, which sends a part again after a 408, 429 or 503. */
+const aliceUploads = async (): Promise<string> =>
+  (await alice.sends.create({ file: { name: "note.txt", data: new Uint8Array(randomBytes(20_000)) } })).link;
+
+test("reads never wait for uploads: with every upload slot held at 4 bytes a second, a send's reader is answered at once", async () => {
+  const bodies = await holdEveryUploadSlot("10.0.0", 4, 1_000);
   try {
-    // Past the grace every body is given: from here on they are below the pace.
-    await sleep(SLOW_BODY_GRACE_MS + 500);
     expect(await readerStatuses()).toEqual([200, 200]);
-    await sleep(500);
-    // The ones cut to make room were told why.
-    expect(puts.map((p) => p.status()).filter((s) => s === "408").length).toBeGreaterThan(0);
+    // Nothing had to be cut for it.
+    expect(answersOf(bodies)).toEqual([]);
   } finally {
-    await stopAll(puts);
+    await stopAll(bodies);
+  }
+});
+
+test("bodies trickling at 4 bytes a second are cut once another upload waits, and it lands", async () => {
+  const bodies = await holdEveryUploadSlot("10.0.1", 4, 1_000);
+  try {
+    await expect(aliceUploads()).resolves.toContain("#");
+    // The ones cut to make room were told why, before their quantum was up.
+    expect(answersOf(bodies).filter((a) => a.startsWith("HTTP/1.1 408") && a.includes("slower than 32 KiB/s")).length).toBeGreaterThan(0);
+    expect(answersOf(bodies).filter((a) => a.includes("another organization"))).toEqual([]);
+  } finally {
+    await stopAll(bodies);
+  }
+});
+
+test("bodies just above the pace, kept going by four accounts, give way in turn to another organization's upload", async () => {
+  // 40 KiB/s each, about 2.5 Mbit/s in all: the pace never cuts them; each would hold its slot to its deadline.
+  const bodies = await holdEveryUploadSlot("10.0.2", 10 * 1024, 250);
+  try {
+    await expect(aliceUploads()).resolves.toContain("#");
+    const cut = answersOf(bodies).filter((a) => a.startsWith("HTTP/1.1 408"));
+    expect(cut.length).toBeGreaterThan(0);
+    // Every one cut gave way to alice's organization, none for its pace or its deadline.
+    for (const answer of cut) expect(answer).toContain("another organization");
+  } finally {
+    await stopAll(bodies);
   }
 });
 
 test("bodies to sends that are not the caller's take none of the real uploads' slots, however fast they come", async () => {
   const owners = await attackers();
   // 64 KiB a second each: above the pace, so only the look at the target before the body can stop them.
-  const puts = owners.flatMap((o, i) => [0, 1].map((index) => slowPut(o, randomUUID(), index, `10.0.1.${i + 1}`, 16 * 1024, 250)));
+  const bodies = owners.flatMap((o, i) =>
+    [0, 1].map((index) => slowBodies(o, partOf(randomUUID(), index), `10.0.3.${i + 1}`, 16 * 1024, 250)),
+  );
   try {
     await sleep(300);
-    expect(await readerStatuses()).toEqual([200, 200]);
-    expect(puts.map((p) => p.status()).filter((s) => s === "200" || s === "204")).toEqual([]);
+    // An upload of another organization gets a slot at once: its first PUT lands, no body had to give way.
+    const { owner } = await newOrg(api);
+    const sendId = await unfinishedSend(owner);
+    const put = await api.put(`/sends/${sendId}/parts/0`, { token: owner.token, body: { data: toBase64(randomBytes(1000)) } });
+    expect(put.status).toBe(204);
+    expect(answersOf(bodies).filter((a) => /^HTTP\/1\.1 (200|204|408)/.test(a))).toEqual([]);
   } finally {
-    await stopAll(puts);
+    await stopAll(bodies);
+  }
+});
+
+test("rekey bodies just above the pace, into vaults that are not theirs, give way to another organization's rekey", async () => {
+  // Two organizations of two users hold the four rekey slots (two per organization, one per user).
+  const orgs = [await newOrg(api, ["admin"]), await newOrg(api, ["admin"])];
+  const callers = orgs.flatMap((o) => [o.owner, o.users[0]!]);
+  const bodies = callers.map((u, i) => slowBodies(u, rekeyOf(randomUUID()), `10.0.4.${i + 1}`, 10 * 1024, 250));
+  try {
+    const { owner } = await newOrg(api);
+    const vault = await api.post("/vaults", { token: owner.token, body: sharedVaultBody(randomBytes(32), owner, "v") });
+    expect(vault.status).toBe(201);
+    const vaultId = vault.body.vaultId as string;
+    // Its rekey is sent again after each 503, as the SDK does, until it is read: then 400 for its empty fields.
+    let status = 503;
+    for (let tries = 0; status === 503 && tries < 20; tries++) {
+      status = (await api.post(`/vaults/${vaultId}/rekey`, { token: owner.token, body: { newKeys: [], items: [] } })).status;
+      if (status === 503) await sleep(1_000);
+    }
+    expect(status).toBe(400);
+    const cut = answersOf(bodies).filter((a) => a.startsWith("HTTP/1.1 408"));
+    expect(cut.length).toBeGreaterThan(0);
+    for (const answer of cut) expect(answer).toContain("another organization");
+  } finally {
+    await stopAll(bodies);
   }
 });

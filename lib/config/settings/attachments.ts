@@ -38,7 +38,7 @@ export const ATTACHMENT_SETTINGS = {
     default: "8",
     group: "basics",
     meaning:
-      "attachment chunks (1 MiB each) read or written at once per process, shared fairly as rekey bodies are; past a share a request waits its turn, then is `429` or `503` with `Retry-After: 1`",
+      "attachment chunks (1 MiB each) written at once per process, and as many read, shared fairly as rekey bodies are; past a share a request waits its turn, then is `429` or `503` with `Retry-After: 1`; an upload's body still arriving after a third of `REQUEST_TIMEOUT` gives way to another organization waiting (`408`)",
     parse: (raw) => int("ATTACHMENT_CONCURRENCY", raw, 1, 1024),
   }),
 };

@@ -20,7 +20,7 @@ export const VAULT_SETTINGS = {
     default: "4",
     group: "basics",
     meaning:
-      "rekey bodies read and held at once per process (an organization holds at most half, a user a quarter); past a share a request waits its turn up to 2 s (a quarter of `REQUEST_TIMEOUT` when that is less), then is answered `429` (a caller's or organization's share) or `503` (the process's), with `Retry-After: 1`",
+      "rekey bodies read and held at once per process (an organization holds at most half, a user a quarter); past a share a request waits its turn up to 2 s (a quarter of `REQUEST_TIMEOUT` when that is less), then is answered `429` (a caller's or organization's share) or `503` (the process's), with `Retry-After: 1`; a body still arriving after two thirds of `REQUEST_TIMEOUT` gives way to another organization waiting (`408`)",
     parse: (raw) => int("REKEY_CONCURRENCY", raw, 1, 1024),
   }),
   vaultMaxBytes: setting({

@@ -60,3 +60,56 @@ export function decideSlot(held: SlotsHeld, shares: SlotShares): { ok: true } | 
   if (held.total >= shares.total) return { ok: false, refusal: "process-full" };
   return { ok: true };
 }
+
+/**
+ * Fairness in time, under contention. The pace makes holding a slot cost bandwidth, no more: four
+ * free accounts sending bodies just above it (about 2.5 Mbit/s in all) held every chunk slot. So
+ * while a request waits for want of a free slot, a body still arriving that has held its slot for
+ * a quantum, of an organization holding more slots than the waiter's, gives its slot up to it
+ * (408, and the SDK sends it again): each organization waiting gets a slot within about a quantum,
+ * however many bodies another keeps going. The quantum is a third of REQUEST_TIMEOUT for a chunk
+ * (10 s by default: a whole chunk at 140 KB/s, needed only under such contention), two thirds for a
+ * rekey or import body, which may be tens of MB.
+ */
+export const chunkSlotQuantumMs = (requestTimeoutMs: number): number => Math.floor(requestTimeoutMs / 3);
+export const bodySlotQuantumMs = (requestTimeoutMs: number): number => Math.floor((requestTimeoutMs * 2) / 3);
+
+/** A slot held, as the rule sees it: its organization's slots, how long it has been held, and whether its body is still arriving. */
+export interface SlotHolding {
+  groupHeld: number;
+  heldMs: number;
+  arriving: boolean;
+}
+
+/** Why no holder gives way: none has a body still arriving, none is of an organization holding more than the waiter's, none has had its quantum. */
+export type GiveWayRefusal = "no-body-arriving" | "no-organization-holds-more" | "none-past-quantum";
+
+/**
+ * Which holder gives its slot to a request waiting for room, whose organization holds
+ * `waiterGroupHeld` slots: of the bodies still arriving, of organizations holding more, held for
+ * at least `quantumMs`, one of the organization holding most, the longest held. Once its body is
+ * whole a slot is only being applied, which takes no time an attacker chooses.
+ */
+export function planGiveWay(
+  waiterGroupHeld: number,
+  holders: readonly SlotHolding[],
+  quantumMs: number,
+): { ok: true; holder: number } | { ok: false; refusal: GiveWayRefusal } {
+  const arriving = holders.map((h, i) => ({ ...h, i })).filter((h) => h.arriving);
+  if (arriving.length === 0) return { ok: false, refusal: "no-body-arriving" };
+  const richer = arriving.filter((h) => h.groupHeld > waiterGroupHeld);
+  if (richer.length === 0) return { ok: false, refusal: "no-organization-holds-more" };
+  const due = richer.filter((h) => h.heldMs >= quantumMs);
+  if (due.length === 0) return { ok: false, refusal: "none-past-quantum" };
+  due.sort((a, b) => b.groupHeld - a.groupHeld || b.heldMs - a.heldMs);
+  return { ok: true, holder: due[0]!.i };
+}
+
+/**
+ * The order waiters are served in when a slot is given back: first those whose organization holds
+ * fewest slots, then the oldest. Many waiters of one organization (or of many that each hold
+ * plenty) do not push another's request past its wait.
+ */
+export function byTurn(a: { groupHeld: number; since: number }, b: { groupHeld: number; since: number }): number {
+  return a.groupHeld - b.groupHeld || a.since - b.since;
+}

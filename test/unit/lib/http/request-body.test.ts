@@ -1,6 +1,7 @@
 /**
  * A streamed body's pace (lib/http/request-body.ts, `readJsonStream`): one arriving slower than the
- * pace allows is cut (408) while another request waits for a slot, and only then.
+ * pace allows is cut (408) while another request waits for a slot, and only then; one whose slot
+ * is given up to a waiter ends the same way.
  */
 import { PassThrough } from "node:stream";
 import { readJsonStream, type BodyPace } from "../../../../lib/http/request-body";
@@ -50,4 +51,26 @@ test("the first moments are not held to the pace: a slow start is forgiven for `
   await sleep(700);
   await send(stream, 3_000, 3, 10);
   await expect(read).resolves.toEqual({ data: "a".repeat(3_000) });
+});
+
+test("while a body arrives its slot is offered to waiters; given up, the read ends with 408; once whole, the offer is withdrawn", async () => {
+  let giveWay: (() => void) | undefined;
+  const offering: BodyPace = {
+    ...pace(() => false),
+    arriving: (end) => {
+      giveWay = end;
+      return () => (giveWay = undefined);
+    },
+  };
+  const cut = paced(offering);
+  expect(giveWay).toBeDefined();
+  cut.stream.write('{"data":"aaa');
+  giveWay!();
+  await expect(cut.read).rejects.toMatchObject({ type: "BODY_TIMEOUT", message: expect.stringContaining("another organization") });
+  expect(giveWay).toBeUndefined();
+
+  const whole = paced(offering);
+  await send(whole.stream, 10, 1, 0);
+  await expect(whole.read).resolves.toEqual({ data: "a".repeat(10) });
+  expect(giveWay).toBeUndefined();
 });

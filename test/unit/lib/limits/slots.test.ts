@@ -1,5 +1,25 @@
 /** A process's slots for large bodies (lib/limits/slots.ts: FairSlots), taken and given back under the fair-share rule. */
-import { FairSlots } from "../../../../lib/limits/slots";
+import { FairSlots, type HeldSlot } from "../../../../lib/limits/slots";
+import { sleep } from "../../../helpers/wait";
+
+/** A slot taken at once (the test's setup: it must be). */
+function held(slots: FairSlots, group: string, member: string): HeldSlot {
+  const slot = slots.take({ group, member });
+  if (!("release" in slot)) throw new Error(`no slot for ${member}: ${slot.refusal}`);
+  return slot;
+}
+
+/** A slot whose body is arriving: it gives way by being released, as a read cut short is. */
+function arriving(slots: FairSlots, group: string, member: string): { slot: HeldSlot; gaveWay: () => boolean; withdraw: () => void } {
+  const slot = held(slots, group, member);
+  let gave = false;
+  const withdraw = slot.arriving(() => {
+    gave = true;
+    // The read ends with its error, and its handler gives the slot back.
+    setImmediate(() => slot.release());
+  });
+  return { slot, gaveWay: () => gave, withdraw };
+}
 
 describe("fair slots", () => {
   test("a slot released twice is given back once", () => {
@@ -56,5 +76,48 @@ describe("fair slots", () => {
     if ("release" in b) b.release();
     expect("release" in (await forRoom)).toBe(true);
     expect(slots.starved).toBe(false);
+  });
+
+  test("a body past its quantum gives its slot to another organization's waiter, which is served before a richer one's", async () => {
+    const slots = new FairSlots(4, 300); // two per organization, one per user
+    const bodies = [arriving(slots, "o1", "a"), arriving(slots, "o1", "b"), arriving(slots, "o2", "c"), arriving(slots, "o2", "d")];
+    const served: string[] = [];
+    const wait = (group: string, member: string) =>
+      slots.takeWithin({ group, member }, 5_000).then((slot) => {
+        served.push(member);
+        return slot;
+      });
+    // o1 holds two already: its member waits on its organization's share, and came first.
+    const richer = wait("o1", "e");
+    const poorer = wait("o3", "f");
+    await sleep(150);
+    expect(bodies.map((b) => b.gaveWay())).toEqual([false, false, false, false]);
+    expect("release" in (await poorer)).toBe(true);
+    // The longest held body of an organization holding two gave way: o1's first. Then o1's member,
+    // of an organization now holding one, waited for room in turn, and o2's first (of two) gave way to it.
+    expect("release" in (await richer)).toBe(true);
+    expect(served).toEqual(["f", "e"]);
+    expect(bodies.map((b) => b.gaveWay())).toEqual([true, false, true, false]);
+    expect(slots.held).toBe(4);
+  });
+
+  test("a body whose read is over, or a pool without a quantum, never gives way", async () => {
+    for (const [slots, withdraw] of [
+      [new FairSlots(1, 100), true],
+      [new FairSlots(1), false],
+    ] as const) {
+      const body = arriving(slots, "o1", "a");
+      if (withdraw) body.withdraw();
+      await expect(slots.takeWithin({ group: "o2", member: "b" }, 400)).resolves.toEqual({ refusal: "process-full" });
+      expect(body.gaveWay()).toBe(false);
+    }
+  });
+
+  test("a waiter of an organization holding as many as the holders' does not take their slots", async () => {
+    const slots = new FairSlots(2, 100); // one per organization, one per user
+    const bodies = [arriving(slots, "o1", "a"), arriving(slots, "o2", "b")];
+    // o2's second member: o2 holds its share already, so it waits on that, not for room.
+    await expect(slots.takeWithin({ group: "o2", member: "c" }, 400)).resolves.toEqual({ refusal: "organization-share" });
+    expect(bodies.map((b) => b.gaveWay())).toEqual([false, false]);
   });
 });

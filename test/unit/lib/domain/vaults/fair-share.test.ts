@@ -1,5 +1,15 @@
-/** Fair slots for large bodies (lib/domain/vaults/fair-share.ts: decideSlot, slotShares): the slots held in, a slot or the named refusal out. */
-import { decideSlot, slotRefusalStatus, slotShares } from "../../../../../lib/domain/vaults/fair-share";
+/**
+ * Fair slots for large bodies (lib/domain/vaults/fair-share.ts): the slots held in, a slot or the
+ * named refusal out (decideSlot); which body gives way to a waiter (planGiveWay); who is served first (byTurn).
+ */
+import {
+  byTurn,
+  decideSlot,
+  planGiveWay,
+  slotRefusalStatus,
+  slotShares,
+  type SlotHolding,
+} from "../../../../../lib/domain/vaults/fair-share";
 
 describe("fair slots for large bodies", () => {
   test.each([
@@ -25,5 +35,38 @@ describe("fair slots for large bodies", () => {
     ["process-full", "UNAVAILABLE"],
   ] as const)("after its turn, a refusal for %s is answered %s", (refusal, status) => {
     expect(slotRefusalStatus(refusal)).toBe(status);
+  });
+
+  const held = (groupHeld: number, heldMs: number, arriving = true): SlotHolding => ({ groupHeld, heldMs, arriving });
+  test.each([
+    // the waiter's organization holds, the holders, the quantum: the one that gives way, or why none does
+    ["nobody holds a body still arriving", 0, [held(2, 60_000, false), held(2, 60_000, false)], 10_000, "no-body-arriving"],
+    ["no organization holds more than the waiter's", 1, [held(1, 60_000), held(1, 60_000)], 10_000, "no-organization-holds-more"],
+    ["the richer ones have not had their quantum", 0, [held(2, 9_999), held(2, 5_000)], 10_000, "none-past-quantum"],
+    ["a body past its quantum, of an organization holding one more", 0, [held(1, 10_000)], 10_000, 0],
+    ["of two due, the organization holding most gives way", 0, [held(1, 50_000), held(3, 11_000), held(2, 40_000)], 10_000, 1],
+    ["within the organization holding most, the longest held", 1, [held(3, 12_000), held(3, 30_000), held(3, 20_000)], 10_000, 1],
+    ["a body already whole does not give way, however long held", 0, [held(3, 90_000, false), held(2, 10_000)], 10_000, 1],
+    [
+      "an equal organization's body does not give way to a waiter already holding as many",
+      2,
+      [held(2, 90_000), held(3, 10_500)],
+      10_000,
+      1,
+    ],
+    ["with no quantum (a pool of answers), nothing ever gives way", 0, [held(4, 600_000)], Infinity, "none-past-quantum"],
+  ] as const)("%s", (_why, waiterHeld, holders, quantumMs, outcome) => {
+    const plan = planGiveWay(waiterHeld, holders, quantumMs);
+    expect(plan.ok ? plan.holder : plan.refusal).toBe(outcome);
+  });
+
+  test("waiters are served fewest-held organization first, then oldest first", () => {
+    const waiters = [
+      { name: "rich, early", groupHeld: 3, since: 1 },
+      { name: "empty, late", groupHeld: 0, since: 9 },
+      { name: "one, early", groupHeld: 1, since: 2 },
+      { name: "empty, early", groupHeld: 0, since: 5 },
+    ];
+    expect(waiters.sort(byTurn).map((w) => w.name)).toEqual(["empty, early", "empty, late", "one, early", "rich, early"]);
   });
 });

@@ -19,6 +19,7 @@ import { vendored } from "../lib/vendor";
 import { WebAssets } from "../lib/http/web-assets";
 import { closeAfterAnswers } from "../lib/http/closing-server";
 import { LargeAnswers } from "../lib/http/large-answers";
+import { AnswerBudget, chargingAnswers } from "../lib/http/answer-budget";
 import { lingerAfterAnswer } from "../lib/http/lingering-close";
 import { oneAtATime } from "../lib/http/one-at-a-time";
 import { clientAddress } from "../lib/http/client-address";
@@ -113,7 +114,7 @@ function jsonNotFound(res: Res): void {
 }
 
 /** One route of the gateway: the API's aliases, with the JSON body parsed here or left to a streamed action. */
-function gatewayRoute(config: Config, name: string, defs: readonly GatewayRoute[], parseJson: boolean) {
+function gatewayRoute(config: Config, name: string, defs: readonly GatewayRoute[], parseJson: boolean, onAfterCall: unknown) {
   return {
     name,
     path: API_PREFIX,
@@ -128,6 +129,8 @@ function gatewayRoute(config: Config, name: string, defs: readonly GatewayRoute[
     authorization: true,
     logging: false,
     callOptions: { timeout: config.requestTimeoutMs, retries: 0 },
+    // Each answer charged to its caller until it has gone out (lib/http/answer-budget.ts).
+    onAfterCall,
   };
 }
 
@@ -155,6 +158,7 @@ function onGatewayError(this: { logger: Logger }, req: Req, res: Res, err: unkno
 }
 
 function gatewaySettings(config: Config, routes: readonly GatewayRoute[]) {
+  const chargeAnswer = chargingAnswers(new AnswerBudget(config.answerMemoryLimitBytes, config.requestTimeoutMs), routes);
   return {
     port: config.port,
     ip: config.host,
@@ -168,12 +172,14 @@ function gatewaySettings(config: Config, routes: readonly GatewayRoute[]) {
         "api",
         routes.filter((r) => !r.streamBody),
         true,
+        chargeAnswer,
       ),
       gatewayRoute(
         config,
         "api-stream",
         routes.filter((r) => r.streamBody),
         false,
+        chargeAnswer,
       ),
     ],
     log4XXResponses: false,

@@ -4,7 +4,8 @@
  * A result for a caller on another node whose JSON exceeds `STREAM_RESULTS_OVER` bytes is sent as
  * a stream of that JSON in text chunks of 128 Ki characters (at most 384 KiB once escaped and
  * encoded: Moleculer's JSON serializer would send a Buffer chunk as an array of numbers), which
- * the gateway pipes to the client with the same bytes and content type. Results for a caller in the same process are left alone: no limit
+ * the gateway gathers, charges to its caller while it goes out (lib/http/answer-budget.ts) and
+ * sends with the same bytes and content type. Results for a caller in the same process are left alone: no limit
  * applies there, and no extra serialization is paid.
  */
 import { Readable } from "node:stream";

@@ -52,6 +52,15 @@ export const VAULT_SETTINGS = {
     meaning: "how long a deleted item stays in its vault's trash, where members can restore it, before the sweeper purges it",
     parse: (raw) => duration("TRASH_RETENTION", raw),
   }),
+  answerMemoryLimitBytes: setting({
+    env: "ANSWER_MEMORY_LIMIT",
+    default: String(128 * 1024 * 1024),
+    unit: "bytes",
+    group: "basics",
+    meaning:
+      "bytes of answers a gateway holds until their clients have taken them (a chunk's and a part's aside: `ATTACHMENT_CONCURRENCY`): an organization's at most half, a user's (or a public route's address's) a quarter, though one holding none may take any answer the process has room for; past a share an answer is `429`, past the process's limit `503`, with `Retry-After: 1`. An answer not taken within `REQUEST_TIMEOUT` (a large one: at 256 KiB/s) has its connection closed",
+    parse: (raw) => int("ANSWER_MEMORY_LIMIT", raw, 1024 * 1024),
+  }),
   requestTimeoutMs: setting({
     env: "REQUEST_TIMEOUT",
     default: "30000",

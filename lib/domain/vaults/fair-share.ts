@@ -113,3 +113,26 @@ export function planGiveWay(
 export function byTurn(a: { groupHeld: number; since: number }, b: { groupHeld: number; since: number }): number {
   return a.groupHeld - b.groupHeld || a.since - b.since;
 }
+
+/**
+ * Answers held while they go out (lib/http/answer-budget.ts): bytes the gateway keeps for clients
+ * that have not taken them yet, bounded by ANSWER_MEMORY_LIMIT and shared as slots are (an
+ * organization at most half, a user a quarter). A caller holding nothing may always take one
+ * answer the process has room for, however large (a full vault's list may exceed a quarter); an
+ * idle process sends any answer.
+ */
+export function decideAnswerRoom(held: SlotsHeld, bytes: number, capBytes: number): { ok: true } | { ok: false; refusal: SlotRefusal } {
+  if (held.total === 0) return { ok: true };
+  if (held.user > 0 && held.user + bytes > capBytes / 4) return { ok: false, refusal: "user-share" };
+  if (held.org > 0 && held.org + bytes > capBytes / 2) return { ok: false, refusal: "organization-share" };
+  if (held.total + bytes > capBytes) return { ok: false, refusal: "process-full" };
+  return { ok: true };
+}
+
+/**
+ * How fast an answer must be taken: within REQUEST_TIMEOUT, or at 256 KiB/s on average for one so
+ * large it needs longer (a 43 MB list: 164 s), else its connection is closed and its bytes freed.
+ */
+export const SLOWEST_ANSWER_BYTES_PER_SEC = 256 * 1024;
+export const answerDeadlineMs = (bytes: number, requestTimeoutMs: number): number =>
+  Math.max(requestTimeoutMs, Math.ceil((bytes / SLOWEST_ANSWER_BYTES_PER_SEC) * 1000));

@@ -1,9 +1,12 @@
 /**
  * Fair slots for large bodies (lib/domain/vaults/fair-share.ts): the slots held in, a slot or the
- * named refusal out (decideSlot); which body gives way to a waiter (planGiveWay); who is served first (byTurn).
+ * named refusal out (decideSlot); which body gives way to a waiter (planGiveWay); who is served first
+ * (byTurn); whether an answer may be held while it goes out (decideAnswerRoom), and for how long.
  */
 import {
+  answerDeadlineMs,
   byTurn,
+  decideAnswerRoom,
   decideSlot,
   planGiveWay,
   slotRefusalStatus,
@@ -68,5 +71,29 @@ describe("fair slots for large bodies", () => {
       { name: "empty, early", groupHeld: 0, since: 5 },
     ];
     expect(waiters.sort(byTurn).map((w) => w.name)).toEqual(["empty, early", "empty, late", "one, early", "rich, early"]);
+  });
+
+  test.each([
+    // held {total, org, user} in MiB of a 100 MiB limit, the answer's MiB: the verdict
+    [{ total: 0, org: 0, user: 0 }, 150, "ok"], // an idle process sends any answer
+    [{ total: 10, org: 0, user: 0 }, 40, "ok"], // a caller holding none: past a quarter, within the room
+    [{ total: 70, org: 0, user: 0 }, 40, "process-full"],
+    [{ total: 30, org: 30, user: 0 }, 20, "ok"],
+    [{ total: 30, org: 30, user: 0 }, 21, "organization-share"],
+    [{ total: 10, org: 10, user: 10 }, 15, "ok"],
+    [{ total: 10, org: 10, user: 10 }, 16, "user-share"],
+    [{ total: 99, org: 1, user: 1 }, 1, "ok"],
+    [{ total: 99, org: 1, user: 1 }, 2, "process-full"],
+  ] as const)("answers: holding %j, one of %i MiB: %s", (held, mib, verdict) => {
+    const d = decideAnswerRoom(held, mib, 100);
+    expect(d.ok ? "ok" : d.refusal).toBe(verdict);
+  });
+
+  test.each([
+    [1_000, 30_000, 30_000],
+    [43_000_000, 30_000, 164_032], // at 256 KiB/s
+    [43_000_000, 200_000, 200_000],
+  ])("an answer of %i bytes must be taken within %i ms or %i ms", (bytes, timeoutMs, deadline) => {
+    expect(answerDeadlineMs(bytes, timeoutMs)).toBe(deadline);
   });
 });

@@ -1,0 +1,110 @@
+/**
+ * Answers held, in bytes, until they have gone out (the rule: lib/domain/vaults/fair-share.ts,
+ * `decideAnswerRoom`).
+ *
+ * The gateway writes an answer to its connection and holds what the client has not taken yet. A
+ * client that asks and never reads holds it for as long as it keeps the connection open: a live
+ * probe grew a server from 88 to 988 MB for a minute with 80 connections each asking for a member's
+ * 10 MB item list. So every JSON answer (but the chunk routes', which hold slots of their own
+ * before they are called: lib/http/large-answers.ts) is charged to its caller (its organization and
+ * user; on a public route, its address) from the moment it is ready until it has gone out or its
+ * connection has closed. Past the caller's share it is refused (429), past the process's limit
+ * (503), with `Retry-After`, and dropped at once. One not taken in time (`answerDeadlineMs`) has
+ * its connection closed.
+ */
+import type { ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { AppError } from "../errors";
+import { answerDeadlineMs, decideAnswerRoom, slotRefusalStatus, type SlotRefusal } from "../domain/vaults/fair-share";
+import type { SlotHolder } from "../limits/slots";
+
+const WHOSE: Record<SlotRefusal, string> = {
+  "process-full": "",
+  "user-share": " of yours",
+  "organization-share": " of your organization",
+};
+
+export class AnswerBudget {
+  private total = 0;
+  private readonly byOrg = new Map<string, number>();
+  private readonly byUser = new Map<string, number>();
+
+  constructor(
+    private readonly capBytes: number,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  /** Charges `bytes` of `res`'s answer to `who` until it has gone out or its connection closed; refused (429, 503) when there is no room. */
+  charge(who: SlotHolder, res: ServerResponse, bytes: number): void {
+    // Its client gone already: nothing will be held.
+    if (res.destroyed || res.closed) return;
+    const held = { total: this.total, org: this.byOrg.get(who.group) ?? 0, user: this.byUser.get(who.member) ?? 0 };
+    const verdict = decideAnswerRoom(held, bytes, this.capBytes);
+    if (!verdict.ok)
+      throw new AppError(slotRefusalStatus(verdict.refusal), `Too many answers${WHOSE[verdict.refusal]} waiting to be read`, {
+        retryAfterSec: 1,
+      });
+    this.add(who, bytes);
+    const cut = setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs));
+    cut.unref();
+    res.once("close", () => {
+      clearTimeout(cut);
+      this.add(who, -bytes);
+    });
+  }
+
+  /** Bytes held now (for tests and metrics). */
+  get held(): number {
+    return this.total;
+  }
+
+  private add(who: SlotHolder, bytes: number): void {
+    this.total += bytes;
+    bump(this.byOrg, who.group, bytes);
+    bump(this.byUser, who.member, bytes);
+  }
+}
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  const n = (map.get(key) ?? 0) + by;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}
+
+type Route = { action: string; public?: boolean; largeAnswer?: boolean };
+type Meta = { user?: { orgId: string; userId: string } | null; clientIp?: string; $responseType?: string };
+
+/** A large result from another node (lib/http/large-results.ts): its JSON text, gathered. */
+async function gathered(stream: Readable): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  return text;
+}
+
+/**
+ * The gateway's `onAfterCall`: each answer as its JSON text, charged to its caller in `budget`
+ * (refused when there is no room for it); the chunk routes' answers are left to their own slots.
+ */
+export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) {
+  const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
+  const largeAnswerActions = new Set(routes.filter((r) => r.largeAnswer).map((r) => r.action));
+  return async function chargeAnswer(
+    ctx: { meta: Meta },
+    _route: unknown,
+    req: { $alias?: { action?: string } },
+    res: ServerResponse,
+    data: unknown,
+  ): Promise<unknown> {
+    const action = req.$alias?.action ?? "";
+    if (data === null || data === undefined || largeAnswerActions.has(action)) return data;
+    const text =
+      data instanceof Readable ? await gathered(data) : typeof data === "string" && ctx.meta.$responseType ? data : JSON.stringify(data);
+    ctx.meta.$responseType = "application/json; charset=utf-8";
+    const user = publicActions.has(action) ? undefined : ctx.meta.user;
+    const who = user
+      ? { group: user.orgId, member: user.userId }
+      : { group: `address ${ctx.meta.clientIp}`, member: `address ${ctx.meta.clientIp}` };
+    budget.charge(who, res, Buffer.byteLength(text));
+    return text;
+  };
+}

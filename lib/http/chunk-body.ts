@@ -13,7 +13,8 @@
  * - A PUT's target is looked at before it takes a slot (the upload or send exists, is the caller's,
  *   unfinished, and has that index). A request likely to be refused is still read and judged as
  *   any other (a malformed body is answered 400 first, contract section 1; the refusal is the
- *   write's own), but in a pool of its own, half the size: such requests only wait for each other.
+ *   write's own), but in a pool of its own, half the size: such requests only wait for each other,
+ *   and when it is full they are given the look's refusal without their body being read.
  * - A body arriving slower than the pace rule allows while another request waits for a slot is
  *   cut (408) and its slot given to the waiter; so is one that has held its slot for a quantum,
  *   for a waiter of an organization holding fewer slots (lib/domain/vaults/fair-share.ts).
@@ -24,6 +25,7 @@
  * (A body refused before it is whole is not counted: its garbage waits for V8's own collection.)
  */
 import type { Readable } from "node:stream";
+import { AppError } from "../errors";
 import { base64MaxChars } from "../domain/encoding";
 import { CollectPacer } from "../limits/collect-pacer";
 import { FairSlots } from "../limits/slots";
@@ -102,13 +104,13 @@ function targetOf<Ids extends string>(names: readonly Ids[], ctx: Ctx<Record<str
   return { ...(ids as Record<Ids, string>), index: Number(ids.index) };
 }
 
-/** Whether `check` throws. */
-const refused = (check: () => Promise<void>): Promise<boolean> =>
+/** What `check` throws, if it throws: a refusal the client may be given (a 4xx of the contract's), else any error. */
+const forecastOf = (check: () => Promise<void>): Promise<{ refusal?: AppError } | undefined> =>
   Promise.resolve()
     .then(check)
     .then(
-      () => false,
-      () => true,
+      () => undefined,
+      (err: unknown) => ({ refusal: err instanceof AppError && err.code < 500 ? err : undefined }),
     );
 
 /**
@@ -146,8 +148,9 @@ export function chunkTransfers<Ids extends string>(
      * Reads a PUT's chunk in a slot and hands it to `store`. First `checkTarget` looks at its
      * target (throwing where `store` would likely refuse it); such a request has its body read in
      * the pool of requests likely to be refused, and `store` then judges it as it judges any (under
-     * its lock: the look was only a forecast). Refused before or while reading, the rest of the
-     * body is drained.
+     * its lock: the look was only a forecast); when that pool has no room for it, the look's own
+     * refusal is the answer (a 404 rather than a 503 that a client would retry, under a flood of
+     * such requests only). Refused before or while reading, the rest of the body is drained.
      */
     async put(
       ctx: Ctx<Record<string, unknown>>,
@@ -155,8 +158,12 @@ export function chunkTransfers<Ids extends string>(
       store: (chunk: ChunkPut<Ids>) => Promise<void>,
     ): Promise<void> {
       try {
-        const pool = (await refused(() => checkTarget(targetOf(put.ids, ctx)))) ? doomed : slots;
-        const slot = await takeSlot(pool, ctx, put.what, waitMs);
+        const forecast = await forecastOf(() => checkTarget(targetOf(put.ids, ctx)));
+        const pool = forecast ? doomed : slots;
+        const slot = await takeSlot(pool, ctx, put.what, waitMs).catch((busy: unknown) => {
+          // No room to read a body likely refused: its refusal, rather than a 503 the client would retry.
+          throw forecast?.refusal ?? busy;
+        });
         try {
           const chunk = await readPut(ctx, paceIn(pool, slot));
           pacer.note(chunk.data.length);

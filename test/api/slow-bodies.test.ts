@@ -207,6 +207,9 @@ test("bodies to sends that are not the caller's take none of the real uploads' s
     const put = await api.put(`/sends/${sendId}/parts/0`, { token: owner.token, body: { data: toBase64(randomBytes(1000)) } });
     expect(put.status).toBe(204);
     expect(answersOf(bodies).filter((a) => /^HTTP\/1\.1 (200|204|408)/.test(a))).toEqual([]);
+    // Their pool is full: a PUT to a send that is gone is told so, not asked to come back (503) as if the server were busy.
+    const gone = await api.put(`/sends/${randomUUID()}/parts/0`, { token: owner.token, body: { data: toBase64(randomBytes(1000)) } });
+    expect([gone.status, gone.body.error.code]).toEqual([404, "NOT_FOUND"]);
   } finally {
     await stopAll(bodies);
   }

@@ -18,6 +18,9 @@ import { AppError } from "../errors";
 import { answerDeadlineMs, decideAnswerRoom, slotRefusalStatus, type SlotRefusal } from "../domain/vaults/fair-share";
 import type { SlotHolder } from "../limits/slots";
 
+/** Answers this large or larger have a deadline of their own (`answerDeadlineMs`). */
+const DEADLINE_FROM_BYTES = 256 * 1024;
+
 const WHOSE: Record<SlotRefusal, string> = {
   "process-full": "",
   "user-share": " of yours",
@@ -45,8 +48,10 @@ export class AnswerBudget {
         retryAfterSec: 1,
       });
     this.add(who, bytes);
-    const cut = setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs));
-    cut.unref();
+    // A small answer's connection is closed by the server's own timeout once nothing moves on it;
+    // a large one, read a trickle at a time, keeps it moving: it has a deadline of its own.
+    const cut = bytes >= DEADLINE_FROM_BYTES ? setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs)) : undefined;
+    cut?.unref();
     res.once("close", () => {
       clearTimeout(cut);
       this.add(who, -bytes);

@@ -1,7 +1,7 @@
 /**
  * A process's slots for large bodies, shared fairly (the rules: lib/domain/vaults/fair-share.ts).
  * `take` answers at once: a slot, or the share that is used up; `takeWithin` waits its turn for a
- * while first, served before the waiters of organizations holding more. Releasing twice gives back
+ * while first, served before the waiters of organizations holding more, or that held more of late. Releasing twice gives back
  * one slot. `starved` says whether a request is waiting for want of a free slot (not of its own
  * share): what lets a slow body be cut for it (lib/http/request-body.ts, `readJsonStream`'s pace).
  * While its body arrives, a slot may be asked to give way to such a waiter (`arriving`): fairness
@@ -9,6 +9,7 @@
  */
 import {
   byTurn,
+  decayedUse,
   decideSlot,
   planGiveWay,
   slotShares,
@@ -45,6 +46,9 @@ interface Waiter {
   wake: () => void;
 }
 
+/** Organizations whose use is remembered before the faded ones are forgotten. */
+const MAX_GROUPS_REMEMBERED = 4096;
+
 /** How often a request waiting for room looks again for a body that has had its quantum. */
 const LOOK_AGAIN_MS = 250;
 
@@ -52,6 +56,8 @@ export class FairSlots {
   private readonly holdings = new Set<Holding>();
   private readonly byOrg = new Map<string, number>();
   private readonly byUser = new Map<string, number>();
+  /** Each organization's use of slots of late (slot-milliseconds, as of `at`), for the waiters' turn. */
+  private readonly use = new Map<string, { use: number; at: number }>();
   /** Requests waiting for a slot: each is woken to try again when a slot is released, in turn (`byTurn`). */
   private readonly waiters = new Set<Waiter>();
   private readonly waitingByUser = new Map<string, number>();
@@ -151,8 +157,12 @@ export class FairSlots {
         this.holdings.delete(holding);
         bump(this.byOrg, group, -1);
         bump(this.byUser, member, -1);
+        const now = Date.now();
+        this.used(group, now - holding.since, now);
         // Every waiter tries again, in turn (one whose share is still used up waits on).
-        const turn = [...this.waiters].map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0 })).sort(byTurn);
+        const turn = [...this.waiters]
+          .map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0, groupUse: this.useOf(w.group, now) }))
+          .sort(byTurn);
         for (const w of turn) w.wake();
       },
       arriving: (giveWay) => {
@@ -162,6 +172,18 @@ export class FairSlots {
         };
       },
     };
+  }
+
+  /** `group`'s use of slots of late, as of `now`. */
+  private useOf(group: string, now: number): number {
+    const u = this.use.get(group);
+    return u ? decayedUse(u.use, now - u.at) : 0;
+  }
+
+  /** Adds `ms` of a slot's use to `group`'s; those whose use has faded are forgotten once there are many. */
+  private used(group: string, ms: number, now: number): void {
+    this.use.set(group, { use: this.useOf(group, now) + ms, at: now });
+    if (this.use.size > MAX_GROUPS_REMEMBERED) for (const g of [...this.use.keys()]) if (this.useOf(g, now) < 1) this.use.delete(g);
   }
 
   /** Slots held now (for tests and metrics). */

@@ -105,14 +105,29 @@ export function planGiveWay(
   return { ok: true, holder: due[0]!.i };
 }
 
+/** A waiter as the order sees it: its organization's slots held now, and their use of late (`decayedUse`); when it began to wait. */
+export interface WaiterTurn {
+  groupHeld: number;
+  groupUse: number;
+  since: number;
+}
+
 /**
  * The order waiters are served in when a slot is given back: first those whose organization holds
- * fewest slots, then the oldest. Many waiters of one organization (or of many that each hold
- * plenty) do not push another's request past its wait.
+ * fewest slots, then those whose organization has held slots least of late, then the oldest. Many
+ * waiters of one organization (or of many that each hold plenty) do not push another's request
+ * past its wait; nor do accounts that give their bodies up before their quantum and queue again
+ * at once, so as always to be the oldest waiter: their use of late counts against them.
  */
-export function byTurn(a: { groupHeld: number; since: number }, b: { groupHeld: number; since: number }): number {
-  return a.groupHeld - b.groupHeld || a.since - b.since;
+export function byTurn(a: WaiterTurn, b: WaiterTurn): number {
+  return a.groupHeld - b.groupHeld || a.groupUse - b.groupUse || a.since - b.since;
 }
+
+/** How long an organization's use of slots counts against it when waiters are ordered: halved every 30 s. */
+export const USE_HALF_LIFE_MS = 30_000;
+
+/** `use` (slot-milliseconds) as it counts `elapsedMs` later. */
+export const decayedUse = (use: number, elapsedMs: number): number => use * 2 ** (-elapsedMs / USE_HALF_LIFE_MS);
 
 /**
  * Answers held while they go out (lib/http/answer-budget.ts): bytes the gateway keeps for clients

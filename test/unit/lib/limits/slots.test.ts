@@ -120,4 +120,20 @@ describe("fair slots", () => {
     await expect(slots.takeWithin({ group: "o2", member: "c" }, 400)).resolves.toEqual({ refusal: "organization-share" });
     expect(bodies.map((b) => b.gaveWay())).toEqual([false, false]);
   });
+
+  test("an organization that held slots of late is served after one that held none, though it waited longer", async () => {
+    const slots = new FairSlots(2, 60_000); // one per organization
+    const before = held(slots, "d", "d1");
+    await sleep(100);
+    before.release(); // d held a slot for 100 ms: what a ring of accounts giving their bodies up early would have
+    held(slots, "a", "a1");
+    const b = held(slots, "b", "b1");
+    const busy = slots.takeWithin({ group: "d", member: "d2" }, 500);
+    await sleep(20);
+    const fresh = slots.takeWithin({ group: "c", member: "c1" }, 500);
+    await sleep(20);
+    b.release();
+    expect("release" in (await fresh)).toBe(true);
+    await expect(busy).resolves.toEqual({ refusal: "process-full" });
+  });
 });

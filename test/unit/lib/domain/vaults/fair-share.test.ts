@@ -1,11 +1,12 @@
 /**
  * Fair slots for large bodies (lib/domain/vaults/fair-share.ts): the slots held in, a slot or the
  * named refusal out (decideSlot); which body gives way to a waiter (planGiveWay); who is served first
- * (byTurn); whether an answer may be held while it goes out (decideAnswerRoom), and for how long.
+ * (byTurn, decayedUse); whether an answer may be held while it goes out (decideAnswerRoom), and for how long.
  */
 import {
   answerDeadlineMs,
   byTurn,
+  decayedUse,
   decideAnswerRoom,
   decideSlot,
   planGiveWay,
@@ -63,14 +64,29 @@ describe("fair slots for large bodies", () => {
     expect(plan.ok ? plan.holder : plan.refusal).toBe(outcome);
   });
 
-  test("waiters are served fewest-held organization first, then oldest first", () => {
+  test("waiters are served fewest-held organization first, then the one that held least of late, then oldest first", () => {
     const waiters = [
-      { name: "rich, early", groupHeld: 3, since: 1 },
-      { name: "empty, late", groupHeld: 0, since: 9 },
-      { name: "one, early", groupHeld: 1, since: 2 },
-      { name: "empty, early", groupHeld: 0, since: 5 },
+      { name: "rich, early", groupHeld: 3, groupUse: 0, since: 1 },
+      { name: "empty, busy of late, early", groupHeld: 0, groupUse: 9_000, since: 2 },
+      { name: "empty, late", groupHeld: 0, groupUse: 0, since: 9 },
+      { name: "one, early", groupHeld: 1, groupUse: 0, since: 2 },
+      { name: "empty, early", groupHeld: 0, groupUse: 0, since: 5 },
     ];
-    expect(waiters.sort(byTurn).map((w) => w.name)).toEqual(["empty, early", "empty, late", "one, early", "rich, early"]);
+    expect(waiters.sort(byTurn).map((w) => w.name)).toEqual([
+      "empty, early",
+      "empty, late",
+      "empty, busy of late, early",
+      "one, early",
+      "rich, early",
+    ]);
+  });
+
+  test.each([
+    [8_000, 0, 8_000],
+    [8_000, 30_000, 4_000],
+    [8_000, 90_000, 1_000],
+  ])("a use of %i ms counts %i ms later as %i ms", (use, elapsed, counts) => {
+    expect(decayedUse(use, elapsed)).toBeCloseTo(counts);
   });
 
   test.each([

@@ -28,6 +28,11 @@ const MAX_REKEY_ATTEMPTS = 5;
 
 type NewKey = { userId: string; encryptedVaultKey: string; wrapSignature: string };
 
+/** Answers to a rekey that mean the server applied nothing and is busy: the same body is sent again (`send`). */
+const BUSY = [408, 429, 503];
+/** How long a rekey is sent again while the server stays busy: within the removal's patience, not for ever. */
+const REKEY_BUSY_FOR_MS = 120_000;
+
 /** An item sealed under the new key, with the revision it was read at. */
 type RekeyedItem = SealedItem & { revision: number };
 
@@ -302,25 +307,26 @@ export class Rekeys {
   ): Promise<boolean> {
     const { itemLink, ...sets } = body;
     progress({ phase: "upload", done: 0, total: 1 });
-    try {
-      await this.core.http.request("POST", `/vaults/${encodeURIComponent(vault.vaultId)}/rekey`, {
-        body: {
-          ...sets,
-          keyVersion: vault.keyVersion,
-          ...(itemLink && { itemLink }),
-          ...(vault.vaultType === "personal" && { accountVersion: await this.core.accountVersion() }),
-        },
-      });
-      return true;
-    } catch (err) {
-      const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
-      if ((raced || rosterRaced(err)) && mayRetry) return false;
-      // This user's (or organization's) rekeys already hold their share of the server's slots: nothing was done; again after the wait it asks for.
-      if (err instanceof ApiError && err.status === 429 && mayRetry) {
+    const sent = {
+      ...sets,
+      keyVersion: vault.keyVersion,
+      ...(itemLink && { itemLink }),
+      ...(vault.vaultType === "personal" && { accountVersion: await this.core.accountVersion() }),
+    };
+    const started = Date.now();
+    for (;;) {
+      try {
+        await this.core.http.request("POST", `/vaults/${encodeURIComponent(vault.vaultId)}/rekey`, { body: sent });
+        return true;
+      } catch (err) {
+        const raced = err instanceof ApiError && (err.status === 409 || (err.status === 400 && REKEY_SETS.includes(err.field ?? "")));
+        if ((raced || rosterRaced(err)) && mayRetry) return false;
+        // The server had no slot for it (429: this user's or organization's share; 503: the process's), or cut its
+        // body to give the slot to another organization (408): nothing was applied. The same body again, after
+        // the wait the server asks for; a vault that changed meanwhile answers 409, and the rekey reads again.
+        if (!(err instanceof ApiError && BUSY.includes(err.status)) || Date.now() - started > REKEY_BUSY_FOR_MS) throw err;
         await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfter ?? 1, 10) * 1000));
-        return false;
       }
-      throw err;
     }
   }
 

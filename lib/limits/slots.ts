@@ -112,9 +112,11 @@ export class FairSlots {
   private askGiveWay(group: string): boolean {
     const now = Date.now();
     const holdings = [...this.holdings];
+    const use = this.usesNow(now);
+    const standing = (g: string) => ({ groupHeld: this.byOrg.get(g) ?? 0, groupUse: use(g) });
     const plan = planGiveWay(
-      this.byOrg.get(group) ?? 0,
-      holdings.map((h) => ({ groupHeld: this.byOrg.get(h.group) ?? 0, heldMs: now - h.since, arriving: h.giveWay !== undefined })),
+      standing(group),
+      holdings.map((h) => ({ ...standing(h.group), heldMs: now - h.since, arriving: h.giveWay !== undefined })),
       this.quantumMs,
     );
     if (!plan.ok) return false;
@@ -160,9 +162,8 @@ export class FairSlots {
         const now = Date.now();
         this.used(group, now - holding.since, now);
         // Every waiter tries again, in turn (one whose share is still used up waits on).
-        const turn = [...this.waiters]
-          .map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0, groupUse: this.useOf(w.group, now) }))
-          .sort(byTurn);
+        const use = this.usesNow(now);
+        const turn = [...this.waiters].map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0, groupUse: use(w.group) })).sort(byTurn);
         for (const w of turn) w.wake();
       },
       arriving: (giveWay) => {
@@ -174,7 +175,14 @@ export class FairSlots {
     };
   }
 
-  /** `group`'s use of slots of late, as of `now`. */
+  /** Each group's use of slots of late as of `now`, the time its slots held now have been held included. */
+  private usesNow(now: number): (group: string) => number {
+    const holding = new Map<string, number>();
+    for (const h of this.holdings) holding.set(h.group, (holding.get(h.group) ?? 0) + now - h.since);
+    return (group) => this.useOf(group, now) + (holding.get(group) ?? 0);
+  }
+
+  /** `group`'s use of slots of late, as of `now` (slots given back). */
   private useOf(group: string, now: number): number {
     const u = this.use.get(group);
     return u ? decayedUse(u.use, now - u.at) : 0;

@@ -67,48 +67,59 @@ export function decideSlot(held: SlotsHeld, shares: SlotShares): { ok: true } | 
  * while a request waits for want of a free slot, a body still arriving that has held its slot for
  * a quantum, of an organization holding more slots than the waiter's, gives its slot up to it
  * (408, and the SDK sends it again): each organization waiting gets a slot within about a quantum,
- * however many bodies another keeps going. The quantum is a third of REQUEST_TIMEOUT for a chunk
+ * however many bodies another keeps going. Only if that organization has also used slots more of
+ * late than the waiter's (its slot time, the time held so far included): a ring of accounts that
+ * give their bodies up early and queue again would otherwise cut every body of a slow but honest
+ * upload at its quantum, for ever. The quantum is a third of REQUEST_TIMEOUT for a chunk
  * (10 s by default: a whole chunk at 140 KB/s, needed only under such contention), two thirds for a
  * rekey or import body, which may be tens of MB.
  */
 export const chunkSlotQuantumMs = (requestTimeoutMs: number): number => Math.floor(requestTimeoutMs / 3);
 export const bodySlotQuantumMs = (requestTimeoutMs: number): number => Math.floor((requestTimeoutMs * 2) / 3);
 
-/** A slot held, as the rule sees it: its organization's slots, how long it has been held, and whether its body is still arriving. */
-export interface SlotHolding {
+/** An organization as the rule sees it: the slots it holds, and its use of slots of late (slot-milliseconds, `decayedUse`, the time held so far included). */
+export interface GroupStanding {
   groupHeld: number;
+  groupUse: number;
+}
+
+/** A slot held, as the rule sees it: its organization's standing, how long it has been held, and whether its body is still arriving. */
+export interface SlotHolding extends GroupStanding {
   heldMs: number;
   arriving: boolean;
 }
 
-/** Why no holder gives way: none has a body still arriving, none is of an organization holding more than the waiter's, none has had its quantum. */
-export type GiveWayRefusal = "no-body-arriving" | "no-organization-holds-more" | "none-past-quantum";
+/**
+ * Why no holder gives way: none has a body still arriving, none is of an organization holding more
+ * than the waiter's, none of one that also used slots more of late, none has had its quantum.
+ */
+export type GiveWayRefusal = "no-body-arriving" | "no-organization-holds-more" | "no-organization-used-more" | "none-past-quantum";
 
 /**
- * Which holder gives its slot to a request waiting for room, whose organization holds
- * `waiterGroupHeld` slots: of the bodies still arriving, of organizations holding more, held for
- * at least `quantumMs`, one of the organization holding most, the longest held. Once its body is
- * whole a slot is only being applied, which takes no time an attacker chooses.
+ * Which holder gives its slot to a request waiting for room, of an organization standing as
+ * `waiter`: of the bodies still arriving, of organizations holding more and having used more of
+ * late, held for at least `quantumMs`, one of the organization holding most, the longest held.
+ * Once its body is whole a slot is only being applied, which takes no time an attacker chooses.
  */
 export function planGiveWay(
-  waiterGroupHeld: number,
+  waiter: GroupStanding,
   holders: readonly SlotHolding[],
   quantumMs: number,
 ): { ok: true; holder: number } | { ok: false; refusal: GiveWayRefusal } {
   const arriving = holders.map((h, i) => ({ ...h, i })).filter((h) => h.arriving);
   if (arriving.length === 0) return { ok: false, refusal: "no-body-arriving" };
-  const richer = arriving.filter((h) => h.groupHeld > waiterGroupHeld);
+  const richer = arriving.filter((h) => h.groupHeld > waiter.groupHeld);
   if (richer.length === 0) return { ok: false, refusal: "no-organization-holds-more" };
-  const due = richer.filter((h) => h.heldMs >= quantumMs);
+  const busier = richer.filter((h) => h.groupUse > waiter.groupUse);
+  if (busier.length === 0) return { ok: false, refusal: "no-organization-used-more" };
+  const due = busier.filter((h) => h.heldMs >= quantumMs);
   if (due.length === 0) return { ok: false, refusal: "none-past-quantum" };
   due.sort((a, b) => b.groupHeld - a.groupHeld || b.heldMs - a.heldMs);
   return { ok: true, holder: due[0]!.i };
 }
 
-/** A waiter as the order sees it: its organization's slots held now, and their use of late (`decayedUse`); when it began to wait. */
-export interface WaiterTurn {
-  groupHeld: number;
-  groupUse: number;
+/** A waiter as the order sees it: its organization's standing, and when it began to wait. */
+export interface WaiterTurn extends GroupStanding {
   since: number;
 }
 

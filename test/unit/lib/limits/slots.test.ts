@@ -136,4 +136,19 @@ describe("fair slots", () => {
     expect("release" in (await fresh)).toBe(true);
     await expect(busy).resolves.toEqual({ refusal: "process-full" });
   });
+
+  test("a body past its quantum keeps its slot from an organization that used more of late, and gives it to one that used less", async () => {
+    const slots = new FairSlots(2, 200); // one per organization
+    const ring = held(slots, "ring", "r1");
+    await sleep(600);
+    ring.release(); // the ring's organization held a slot for 600 ms of late
+    const slow = arriving(slots, "victim", "v1");
+    held(slots, "other", "o1");
+    await sleep(300); // past its quantum, but used less than the ring
+    await expect(slots.takeWithin({ group: "ring", member: "r2" }, 300)).resolves.toEqual({ refusal: "process-full" });
+    expect(slow.gaveWay()).toBe(false);
+    // An organization that held nothing of late: the slow body has used more, and gives way.
+    expect("release" in (await slots.takeWithin({ group: "fresh", member: "f1" }, 1_000))).toBe(true);
+    expect(slow.gaveWay()).toBe(true);
+  });
 });

@@ -41,9 +41,15 @@ describe("fair slots for large bodies", () => {
     expect(slotRefusalStatus(refusal)).toBe(status);
   });
 
-  const held = (groupHeld: number, heldMs: number, arriving = true): SlotHolding => ({ groupHeld, heldMs, arriving });
+  // A holder whose organization's use of late is, unless given, what its bodies held so far.
+  const held = (groupHeld: number, heldMs: number, arriving = true, groupUse = groupHeld * heldMs): SlotHolding => ({
+    groupHeld,
+    heldMs,
+    arriving,
+    groupUse,
+  });
   test.each([
-    // the waiter's organization holds, the holders, the quantum: the one that gives way, or why none does
+    // the slots the waiter's organization holds, the holders, the quantum: the one that gives way, or why none does
     ["nobody holds a body still arriving", 0, [held(2, 60_000, false), held(2, 60_000, false)], 10_000, "no-body-arriving"],
     ["no organization holds more than the waiter's", 1, [held(1, 60_000), held(1, 60_000)], 10_000, "no-organization-holds-more"],
     ["the richer ones have not had their quantum", 0, [held(2, 9_999), held(2, 5_000)], 10_000, "none-past-quantum"],
@@ -60,7 +66,27 @@ describe("fair slots for large bodies", () => {
     ],
     ["with no quantum (a pool of answers), nothing ever gives way", 0, [held(4, 600_000)], Infinity, "none-past-quantum"],
   ] as const)("%s", (_why, waiterHeld, holders, quantumMs, outcome) => {
-    const plan = planGiveWay(waiterHeld, holders, quantumMs);
+    const plan = planGiveWay({ groupHeld: waiterHeld, groupUse: 0 }, holders, quantumMs);
+    expect(plan.ok ? plan.holder : plan.refusal).toBe(outcome);
+  });
+
+  test.each([
+    // the waiter organization's use of late, the holders: the one that gives way, or why none does
+    [
+      "a slow upload past its quantum keeps its slot from a ring of organizations that used more of late",
+      60_000,
+      [held(1, 12_000, true, 12_000)],
+      "no-organization-used-more",
+    ],
+    [
+      "of two past their quantum, the one of an organization that used more than the waiter's",
+      30_000,
+      [held(1, 12_000), held(1, 40_000)],
+      1,
+    ],
+    ["an organization that used exactly as much does not give way", 20_000, [held(1, 20_000)], "no-organization-used-more"],
+  ] as const)("%s", (_why, waiterUse, holders, outcome) => {
+    const plan = planGiveWay({ groupHeld: 0, groupUse: waiterUse }, holders, 10_000);
     expect(plan.ok ? plan.holder : plan.refusal).toBe(outcome);
   });
 

@@ -10,12 +10,15 @@
  * organization and member; on a public route, per address) and gives it back once it is written
  * out or its connection has gone; one not written out within `graceMs` of its request has its
  * connection closed. A caller at its share waits its turn, then is answered 429 (the process at its
- * cap: 503), with Retry-After.
+ * cap: 503), with Retry-After. While its answer goes out, a slot may be given to another
+ * organization's request waiting for one, as a chunk body's is (lib/domain/vaults/fair-share.ts,
+ * `planGiveWay`): its connection is closed. Clients that never read held all 32 slots for 30 s
+ * at a time, with no bandwidth at all, and every other download waited them out.
  */
 import type { ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { FairSlots } from "../limits/slots";
-import { slotWaitMs } from "../domain/vaults/fair-share";
+import { chunkSlotQuantumMs, slotWaitMs } from "../domain/vaults/fair-share";
 import type { RequestMeta } from "./context";
 import { takeSlot } from "./streamed-body";
 
@@ -29,7 +32,7 @@ export class LargeAnswers {
   private readonly graceMs: number;
 
   constructor(config: { attachmentConcurrency: number; requestTimeoutMs: number }) {
-    this.slots = new FairSlots(config.attachmentConcurrency * LARGE_ANSWERS_PER_CHUNK_SLOT);
+    this.slots = new FairSlots(config.attachmentConcurrency * LARGE_ANSWERS_PER_CHUNK_SLOT, chunkSlotQuantumMs(config.requestTimeoutMs));
     this.waitMs = slotWaitMs(config.requestTimeoutMs);
     this.graceMs = config.requestTimeoutMs;
   }
@@ -45,8 +48,10 @@ export class LargeAnswers {
     if (res.destroyed || res.closed) return slot.release();
     const cut = setTimeout(() => res.destroy(), this.graceMs);
     cut.unref();
+    const withdraw = slot.inTransfer(() => res.destroy());
     res.once("close", () => {
       clearTimeout(cut);
+      withdraw();
       slot.release();
     });
   }

@@ -93,7 +93,7 @@ export interface BodyPace {
   /** Whether another request is waiting for a slot. */
   starved(): boolean;
   /** Offers the body's slot to waiters while it arrives: `giveWay` ends the read; the returned function withdraws the offer. */
-  arriving?(giveWay: () => void): () => void;
+  inTransfer?(giveWay: () => void): () => void;
 }
 
 /** How often a paced body's progress is looked at. */
@@ -123,7 +123,7 @@ const gaveWay = (startedAt: number) =>
  * after `deadlineMs`, or whose sender went away, fails too: whoever waits on it is never left
  * waiting on a stream that will not end. With a `pace`, so does one that arrives slower than it
  * allows while another request waits, and one whose slot is given up to a waiter of another
- * organization (`arriving`: the rule is lib/domain/vaults/fair-share.ts). The body's text is
+ * organization (`inTransfer`: the rule is lib/domain/vaults/fair-share.ts). The body's text is
  * never part of an error.
  */
 export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs: number, pace?: BodyPace): Promise<unknown> {
@@ -171,7 +171,7 @@ export function readJsonStream(stream: Readable, bounds: JsonBounds, deadlineMs:
       ? setInterval(() => tooSlow(pace, received, Date.now() - started) && settle(slowBody(pace)), PACE_CHECK_MS)
       : undefined;
     paceCheck?.unref();
-    const withdraw = pace?.arriving?.(() => settle(gaveWay(started)));
+    const withdraw = pace?.inTransfer?.(() => settle(gaveWay(started)));
     stream.on("data", onData);
     stream.once("end", onEnd);
     stream.once("close", onClose);

@@ -70,7 +70,7 @@ export const paceIn = (slots: FairSlots, slot: HeldSlot): BodyPace => ({
   minBytesPerSec: SLOWEST_BODY_BYTES_PER_SEC,
   graceMs: SLOW_BODY_GRACE_MS,
   starved: () => slots.starved,
-  arriving: (giveWay) => slot.arriving(giveWay),
+  inTransfer: (giveWay) => slot.inTransfer(giveWay),
 });
 
 /** What a refusal adds to "Too many ... in progress": whose share is used up. */

@@ -4,7 +4,8 @@
  * while first, served before the waiters of organizations holding more, or that held more of late. Releasing twice gives back
  * one slot. `starved` says whether a request is waiting for want of a free slot (not of its own
  * share): what lets a slow body be cut for it (lib/http/request-body.ts, `readJsonStream`'s pace).
- * While its body arrives, a slot may be asked to give way to such a waiter (`arriving`): fairness
+ * While its transfer is in progress (a body arriving, an answer going out), a slot may be asked to
+ * give way to such a waiter (`inTransfer`): fairness
  * in time between organizations (`planGiveWay`).
  */
 import {
@@ -18,11 +19,11 @@ import {
   type SlotShares,
 } from "../domain/vaults/fair-share";
 
-/** A slot held: given back with `release`; `arriving` offers it to waiters while its body arrives (see `FairSlots`). */
+/** A slot held: given back with `release`; `inTransfer` offers it to waiters while its body arrives or its answer goes out (see `FairSlots`). */
 export interface HeldSlot {
   release(): void;
   /** Until the returned withdrawal, the slot may be given up to a waiter: `giveWay` then ends its body's read. */
-  arriving(giveWay: () => void): () => void;
+  inTransfer(giveWay: () => void): () => void;
 }
 
 type Slot = HeldSlot | { refusal: SlotRefusal };
@@ -116,7 +117,7 @@ export class FairSlots {
     const standing = (g: string) => ({ groupHeld: this.byOrg.get(g) ?? 0, groupUse: use(g) });
     const plan = planGiveWay(
       standing(group),
-      holdings.map((h) => ({ ...standing(h.group), heldMs: now - h.since, arriving: h.giveWay !== undefined })),
+      holdings.map((h) => ({ ...standing(h.group), heldMs: now - h.since, inTransfer: h.giveWay !== undefined })),
       this.quantumMs,
     );
     if (!plan.ok) return false;
@@ -166,7 +167,7 @@ export class FairSlots {
         const turn = [...this.waiters].map((w) => ({ ...w, groupHeld: this.byOrg.get(w.group) ?? 0, groupUse: use(w.group) })).sort(byTurn);
         for (const w of turn) w.wake();
       },
-      arriving: (giveWay) => {
+      inTransfer: (giveWay) => {
         if (!released) holding.giveWay = giveWay;
         return () => {
           if (holding.giveWay === giveWay) holding.giveWay = undefined;

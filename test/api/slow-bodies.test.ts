@@ -8,12 +8,13 @@
  * - reads have slots of their own, which no upload holds;
  * - a body slower than the pace rule is cut (408) once another request waits for its slot;
  * - a body that has held its slot for its quantum gives way to a waiter of an organization holding fewer;
- * - a PUT to an upload or send that is not the caller's is read in a pool of its own.
+ * - a PUT to an upload or send that is not the caller's is read in a pool of its own;
+ * - a large answer going out to a client that does not read gives way to another's download in turn.
  * REQUEST_TIMEOUT is 12 s here: a chunk's quantum is 4 s, a rekey's 8 s, a body's deadline 10.8 s.
  */
 import net from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
-import { MemoryPinStore, parseSendLink, VaultClient } from "../../sdk";
+import { MemoryPinStore, openSend, parseSendLink, VaultClient } from "../../sdk";
 import { toBase64 } from "../../protocol/encoding";
 import { deriveSendKeys } from "../../protocol/formats/sends";
 import { Api, newOrg, type TestUser } from "../helpers/client";
@@ -22,6 +23,7 @@ import { SDK_PASSWORD, TEST_KDF } from "../helpers/sdk";
 import { sleep } from "../helpers/wait";
 
 const MIB = 1024 * 1024;
+const REQUEST_TIMEOUT_MS = 12_000;
 
 let server: ShippedServer;
 let api: Api;
@@ -29,7 +31,12 @@ let alice: VaultClient;
 let link: string;
 
 beforeAll(async () => {
-  server = await startShippedServer({ REGISTRATION_MODE: "open", SENDS: "on", TRUST_PROXY: "1", REQUEST_TIMEOUT: "12000" });
+  server = await startShippedServer({
+    REGISTRATION_MODE: "open",
+    SENDS: "on",
+    TRUST_PROXY: "1",
+    REQUEST_TIMEOUT: String(REQUEST_TIMEOUT_MS),
+  });
   api = new Api(server.url);
   alice = new VaultClient({ baseUrl: server.url, pins: new MemoryPinStore() });
   await alice.register({ email: "alice@example.test", password: SDK_PASSWORD, orgName: "Acme", kdf: TEST_KDF, rsaBits: 2048 });
@@ -231,5 +238,48 @@ test("rekey bodies just above the pace, into vaults that are not theirs, give wa
     for (const answer of cut) expect(answer).toContain("another organization");
   } finally {
     await stopAll(bodies);
+  }
+});
+
+test("answers that clients from four addresses never read give way in turn to another address's download", async () => {
+  const { sendId, secret } = parseSendLink(link)!;
+  const { port } = new URL(server.url);
+  const opened = await fetch(`${server.url}/sends/${sendId}/open`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-forwarded-for": "10.0.5.9" },
+    body: JSON.stringify({ accessProof: toBase64((await deriveSendKeys(secret, sendId)).accessProof) }),
+  });
+  const body = JSON.stringify({ access: ((await opened.json()) as { access: string }).access });
+  // Eight connections from each of four addresses (each address's share of the 32 slots for large
+  // answers), each asking for parts six times over and reading nothing: a part or two fit in the
+  // sockets' buffers, the next one is held by the server until its connection is closed.
+  const started = Date.now();
+  const sockets = Array.from({ length: 32 }, (_, i) => {
+    const socket = net.connect(Number(port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.pause();
+    const read =
+      `POST /api/v1/sends/${sendId}/parts/${1 + (i % 2)}/read HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 10.0.5.${1 + (i % 4)}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    socket.write(read.repeat(6));
+    return socket;
+  });
+  try {
+    // Every slot is held once the first answers have filled the sockets' buffers: another address waits its turn, then 503.
+    await sleep(1_500);
+    const busy = await fetch(`${server.url}/sends/${sendId}/parts/1/read`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": "10.0.6.1" },
+      body,
+    });
+    expect(busy.status).toBe(503);
+    // The link's holder downloads the file whole, though every slot was held by answers nobody reads:
+    // they give way once they have had their quantum, long before the server would close them anyway.
+    const got = await openSend(link, { apiUrl: server.url });
+    expect(Buffer.from(got.file!.data).length).toBe(2 * MIB + 1000);
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS - 2_000);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await sleep(500);
   }
 });

@@ -83,21 +83,21 @@ export interface GroupStanding {
   groupUse: number;
 }
 
-/** A slot held, as the rule sees it: its organization's standing, how long it has been held, and whether its body is still arriving. */
+/** A slot held, as the rule sees it: its organization's standing, how long it has been held, and whether its transfer is in progress (a body arriving, an answer going out). */
 export interface SlotHolding extends GroupStanding {
   heldMs: number;
-  arriving: boolean;
+  inTransfer: boolean;
 }
 
 /**
- * Why no holder gives way: none has a body still arriving, none is of an organization holding more
+ * Why no holder gives way: none is in transfer, none is of an organization holding more
  * than the waiter's, none of one that also used slots more of late, none has had its quantum.
  */
-export type GiveWayRefusal = "no-body-arriving" | "no-organization-holds-more" | "no-organization-used-more" | "none-past-quantum";
+export type GiveWayRefusal = "none-in-transfer" | "no-organization-holds-more" | "no-organization-used-more" | "none-past-quantum";
 
 /**
  * Which holder gives its slot to a request waiting for room, of an organization standing as
- * `waiter`: of the bodies still arriving, of organizations holding more and having used more of
+ * `waiter`: of the slots in transfer (a body arriving, an answer going out), of organizations holding more and having used more of
  * late, held for at least `quantumMs`, one of the organization holding most, the longest held.
  * Once its body is whole a slot is only being applied, which takes no time an attacker chooses.
  */
@@ -106,9 +106,9 @@ export function planGiveWay(
   holders: readonly SlotHolding[],
   quantumMs: number,
 ): { ok: true; holder: number } | { ok: false; refusal: GiveWayRefusal } {
-  const arriving = holders.map((h, i) => ({ ...h, i })).filter((h) => h.arriving);
-  if (arriving.length === 0) return { ok: false, refusal: "no-body-arriving" };
-  const richer = arriving.filter((h) => h.groupHeld > waiter.groupHeld);
+  const moving = holders.map((h, i) => ({ ...h, i })).filter((h) => h.inTransfer);
+  if (moving.length === 0) return { ok: false, refusal: "none-in-transfer" };
+  const richer = moving.filter((h) => h.groupHeld > waiter.groupHeld);
   if (richer.length === 0) return { ok: false, refusal: "no-organization-holds-more" };
   const busier = richer.filter((h) => h.groupUse > waiter.groupUse);
   if (busier.length === 0) return { ok: false, refusal: "no-organization-used-more" };

@@ -57,7 +57,7 @@ test("while a body arrives its slot is offered to waiters; given up, the read en
   let giveWay: (() => void) | undefined;
   const offering: BodyPace = {
     ...pace(() => false),
-    arriving: (end) => {
+    inTransfer: (end) => {
       giveWay = end;
       return () => (giveWay = undefined);
     },

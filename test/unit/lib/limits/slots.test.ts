@@ -13,7 +13,7 @@ function held(slots: FairSlots, group: string, member: string): HeldSlot {
 function arriving(slots: FairSlots, group: string, member: string): { slot: HeldSlot; gaveWay: () => boolean; withdraw: () => void } {
   const slot = held(slots, group, member);
   let gave = false;
-  const withdraw = slot.arriving(() => {
+  const withdraw = slot.inTransfer(() => {
     gave = true;
     // The read ends with its error, and its handler gives the slot back.
     setImmediate(() => slot.release());

@@ -42,15 +42,15 @@ describe("fair slots for large bodies", () => {
   });
 
   // A holder whose organization's use of late is, unless given, what its bodies held so far.
-  const held = (groupHeld: number, heldMs: number, arriving = true, groupUse = groupHeld * heldMs): SlotHolding => ({
+  const held = (groupHeld: number, heldMs: number, inTransfer = true, groupUse = groupHeld * heldMs): SlotHolding => ({
     groupHeld,
     heldMs,
-    arriving,
+    inTransfer,
     groupUse,
   });
   test.each([
     // the slots the waiter's organization holds, the holders, the quantum: the one that gives way, or why none does
-    ["nobody holds a body still arriving", 0, [held(2, 60_000, false), held(2, 60_000, false)], 10_000, "no-body-arriving"],
+    ["nobody holds a body still arriving", 0, [held(2, 60_000, false), held(2, 60_000, false)], 10_000, "none-in-transfer"],
     ["no organization holds more than the waiter's", 1, [held(1, 60_000), held(1, 60_000)], 10_000, "no-organization-holds-more"],
     ["the richer ones have not had their quantum", 0, [held(2, 9_999), held(2, 5_000)], 10_000, "none-past-quantum"],
     ["a body past its quantum, of an organization holding one more", 0, [held(1, 10_000)], 10_000, 0],

@@ -43,8 +43,45 @@ interface Holding {
 
 interface Waiter {
   group: string;
+  /** When its group began to wait (`GroupWaits`), and when this request did. */
+  groupSince: number;
   since: number;
   wake: () => void;
+}
+
+/** How long a group that stopped waiting, unserved, keeps the time it began to wait: a client's pause before it asks again. */
+const GROUP_WAIT_MEMORY_MS = 5_000;
+
+/**
+ * When each group began to wait for a slot, kept across its requests while it is not served: a
+ * client refused after its wait that asks again soon keeps its place in line. Otherwise accounts
+ * or addresses that each queue a request a moment before a slot frees, always new, would always be
+ * older than a request that has just begun to wait, and served before it, however long its client
+ * has been trying.
+ */
+class GroupWaits {
+  private readonly groups = new Map<string, { since: number; waiting: number; left: number }>();
+
+  /** A request of `group` begins to wait: when the group began to. */
+  begin(group: string, now: number): number {
+    let g = this.groups.get(group);
+    if (!g || (g.waiting === 0 && now - g.left > GROUP_WAIT_MEMORY_MS)) this.groups.set(group, (g = { since: now, waiting: 0, left: now }));
+    g.waiting++;
+    return g.since;
+  }
+
+  /** A request of `group` stops waiting: served, its group's turn is over; else the group keeps its place a while. */
+  end(group: string, served: boolean, now: number): void {
+    const g = this.groups.get(group);
+    if (!g) return;
+    g.waiting--;
+    g.left = now;
+    if (served || g.waiting <= 0) {
+      if (served) this.groups.delete(group);
+      if (this.groups.size > MAX_GROUPS_REMEMBERED)
+        for (const [k, v] of this.groups) if (v.waiting === 0 && now - v.left > GROUP_WAIT_MEMORY_MS) this.groups.delete(k);
+    }
+  }
 }
 
 /** Organizations whose use is remembered before the faded ones are forgotten. */
@@ -62,6 +99,7 @@ export class FairSlots {
   /** Requests waiting for a slot: each is woken to try again when a slot is released, in turn (`byTurn`). */
   private readonly waiters = new Set<Waiter>();
   private readonly waitingByUser = new Map<string, number>();
+  private readonly groupWaits = new GroupWaits();
   /** Requests waiting whose last refusal was the process at its cap. */
   private waitingForRoom = 0;
   readonly shares: SlotShares;
@@ -85,6 +123,8 @@ export class FairSlots {
     if ("release" in first || (this.waitingByUser.get(who.member) ?? 0) >= waitersPerUser(this.shares)) return first;
     const since = Date.now();
     const deadline = since + waitMs;
+    const groupSince = this.groupWaits.begin(who.group, since);
+    let served = false;
     bump(this.waitingByUser, who.member, 1);
     // Whether this request is counted in `waitingForRoom` (its last refusal: the process at its cap).
     let forRoom = false;
@@ -98,14 +138,16 @@ export class FairSlots {
     try {
       for (let slot: Slot = first; ; slot = this.take(who)) {
         const left = deadline - Date.now();
-        if ("release" in slot || left <= 0) return slot;
+        served = "release" in slot;
+        if (served || left <= 0) return slot;
         note(slot);
         if (forRoom && !asked) asked = this.askGiveWay(who.group);
-        if (await this.nextRelease(who.group, since, Math.min(left, LOOK_AGAIN_MS))) asked = false;
+        if (await this.nextRelease({ group: who.group, groupSince, since }, Math.min(left, LOOK_AGAIN_MS))) asked = false;
       }
     } finally {
       this.waitingForRoom -= Number(forRoom);
       bump(this.waitingByUser, who.member, -1);
+      this.groupWaits.end(who.group, served, Date.now());
     }
   }
 
@@ -129,9 +171,9 @@ export class FairSlots {
   }
 
   /** Resolves true at the next release, or false after `ms`. */
-  private nextRelease(group: string, since: number, ms: number): Promise<boolean> {
+  private nextRelease(turn: Omit<Waiter, "wake">, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const waiter: Waiter = { group, since, wake: () => done(true) };
+      const waiter: Waiter = { ...turn, wake: () => done(true) };
       const done = (released: boolean) => {
         clearTimeout(timer);
         this.waiters.delete(waiter);

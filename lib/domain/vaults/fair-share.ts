@@ -118,20 +118,24 @@ export function planGiveWay(
   return { ok: true, holder: due[0]!.i };
 }
 
-/** A waiter as the order sees it: its organization's standing, and when it began to wait. */
+/** A waiter as the order sees it: its organization's standing, when the organization began to wait (over its requests, while unserved), and when it did. */
 export interface WaiterTurn extends GroupStanding {
+  groupSince: number;
   since: number;
 }
 
 /**
  * The order waiters are served in when a slot is given back: first those whose organization holds
- * fewest slots, then those whose organization has held slots least of late, then the oldest. Many
- * waiters of one organization (or of many that each hold plenty) do not push another's request
- * past its wait; nor do accounts that give their bodies up before their quantum and queue again
- * at once, so as always to be the oldest waiter: their use of late counts against them.
+ * fewest slots, then those whose organization has held slots least of late, then the one that has
+ * waited longest: counted from its organization's first request refused and asked again since,
+ * then from its own. Many waiters of one organization (or of many that each hold plenty) do not
+ * push another's request past its wait; nor do accounts that give their bodies up before their
+ * quantum and queue again at once, so as always to be the oldest waiter (their use of late counts
+ * against them), nor fresh accounts or addresses that each queue just before a slot frees (a
+ * client that has been asking again is older).
  */
 export function byTurn(a: WaiterTurn, b: WaiterTurn): number {
-  return a.groupHeld - b.groupHeld || a.groupUse - b.groupUse || a.since - b.since;
+  return a.groupHeld - b.groupHeld || a.groupUse - b.groupUse || a.groupSince - b.groupSince || a.since - b.since;
 }
 
 /** How long an organization's use of slots counts against it when waiters are ordered: halved every 30 s. */

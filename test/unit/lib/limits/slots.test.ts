@@ -151,4 +151,18 @@ describe("fair slots", () => {
     expect("release" in (await slots.takeWithin({ group: "fresh", member: "f1" }, 1_000))).toBe(true);
     expect(slow.gaveWay()).toBe(true);
   });
+
+  test("a client refused after its wait that asks again keeps its place ahead of requests queued since", async () => {
+    const slots = new FairSlots(1); // one slot
+    const holder = held(slots, "h", "h1");
+    // The victim waits, is refused, and asks again a moment later.
+    await expect(slots.takeWithin({ group: "victim", member: "v1" }, 150)).resolves.toEqual({ refusal: "process-full" });
+    const twin = slots.takeWithin({ group: "twin", member: "t1" }, 2_000); // queued in the gap, before the victim's next request
+    await sleep(50);
+    const again = slots.takeWithin({ group: "victim", member: "v1" }, 2_000);
+    await sleep(20);
+    holder.release();
+    expect("release" in (await again)).toBe(true);
+    await expect(twin).resolves.toEqual({ refusal: "process-full" });
+  });
 });

@@ -90,15 +90,20 @@ describe("fair slots for large bodies", () => {
     expect(plan.ok ? plan.holder : plan.refusal).toBe(outcome);
   });
 
-  test("waiters are served fewest-held organization first, then the one that held least of late, then oldest first", () => {
+  test("waiters are served fewest-held organization first, then the one that held least of late, then the longest waiting", () => {
     const waiters = [
-      { name: "rich, early", groupHeld: 3, groupUse: 0, since: 1 },
-      { name: "empty, busy of late, early", groupHeld: 0, groupUse: 9_000, since: 2 },
-      { name: "empty, late", groupHeld: 0, groupUse: 0, since: 9 },
-      { name: "one, early", groupHeld: 1, groupUse: 0, since: 2 },
-      { name: "empty, early", groupHeld: 0, groupUse: 0, since: 5 },
+      { name: "rich, early", groupHeld: 3, groupUse: 0, groupSince: 1, since: 1 },
+      { name: "empty, busy of late, early", groupHeld: 0, groupUse: 9_000, groupSince: 2, since: 2 },
+      { name: "empty, late", groupHeld: 0, groupUse: 0, groupSince: 9, since: 9 },
+      { name: "one, early", groupHeld: 1, groupUse: 0, groupSince: 2, since: 2 },
+      { name: "empty, early", groupHeld: 0, groupUse: 0, groupSince: 5, since: 5 },
+      // A request made a moment ago by a client whose organization has been asking again since 3: before one made at 4.
+      { name: "empty, asking again since 3", groupHeld: 0, groupUse: 0, groupSince: 3, since: 8 },
+      { name: "empty, asked once at 4", groupHeld: 0, groupUse: 0, groupSince: 4, since: 4 },
     ];
     expect(waiters.sort(byTurn).map((w) => w.name)).toEqual([
+      "empty, asking again since 3",
+      "empty, asked once at 4",
       "empty, early",
       "empty, late",
       "empty, busy of late, early",

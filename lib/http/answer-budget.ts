@@ -14,6 +14,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { AppError } from "../errors";
 import { answerDeadlineMs, decideAnswerRoom, slotRefusalStatus, type SlotRefusal } from "../domain/vaults/fair-share";
 import type { SlotHolder } from "../limits/slots";
@@ -81,9 +82,15 @@ type Meta = { user?: { orgId: string; userId: string } | null; clientIp?: string
 
 /** A large result from another node (lib/http/large-results.ts): its JSON text, gathered. */
 async function gathered(stream: Readable): Promise<string> {
+  const decoder = new StringDecoder("utf8");
   let text = "";
-  for await (const chunk of stream) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
-  return text;
+  try {
+    for await (const chunk of stream) text += typeof chunk === "string" ? chunk : decoder.write(chunk as Buffer);
+  } catch {
+    // Its node went away mid-answer: the client asks again, as for any node away.
+    throw new AppError("UNAVAILABLE", "The answer was cut off on its way from another node; try again", { retryAfterSec: 1 });
+  }
+  return text + decoder.end();
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
-import { AnswerBudget } from "../../../../lib/http/answer-budget";
+import { Readable } from "node:stream";
+import { AnswerBudget, chargingAnswers } from "../../../../lib/http/answer-budget";
 import { sleep } from "../../../helpers/wait";
 
 const KIB = 1024;
@@ -66,4 +67,28 @@ test("an answer whose client has gone already is not held", () => {
   gone.destroy();
   budget.charge(alice, gone, 100 * KIB);
   expect(budget.held).toBe(0);
+});
+
+describe("a large result from another node, as the gateway sends it", () => {
+  const charge = chargingAnswers(new AnswerBudget(1024 * KIB, 30_000), [{ action: "items.list" }]);
+  const ctx = () => ({ meta: { user: { orgId: "acme", userId: "alice" } } as Record<string, unknown> });
+  const req = { $alias: { action: "items.list" } };
+
+  test("is gathered whole, a character split across two chunks included, and charged", async () => {
+    const text = JSON.stringify({ items: [{ name: "café ☕" }] });
+    const bytes = Buffer.from(text);
+    const at = bytes.indexOf(Buffer.from("☕")) + 1; // inside the character's three bytes
+    const c = ctx();
+    const answer = await charge(c, null, req, response(), Readable.from([bytes.subarray(0, at), bytes.subarray(at)]));
+    expect([answer, c.meta.$responseType]).toEqual([text, "application/json; charset=utf-8"]);
+  });
+
+  test("cut off on its way (its node gone) is a 503 the client asks again after, not a 500", async () => {
+    const broken = new Readable({
+      read() {
+        this.destroy(new Error("node went away"));
+      },
+    });
+    await expect(charge(ctx(), null, req, response(), broken)).rejects.toMatchObject({ type: "UNAVAILABLE", code: 503 });
+  });
 });

@@ -10,16 +10,25 @@
  * user; on a public route, its address) from the moment it is ready until it has gone out or its
  * connection has closed. Past the caller's share it is refused (429), past the process's limit
  * (503), with `Retry-After`, and dropped at once. One not taken in time (`answerDeadlineMs`) has
- * its connection closed.
+ * its connection closed. When the process's limit is reached, large answers held past their
+ * quantum by groups holding more than the asker's have their connections closed to make room
+ * (`planAnswerRoom`): answers read a trickle at a time do not keep the room from everyone else.
  */
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { AppError } from "../errors";
-import { answerDeadlineMs, decideAnswerRoom, slotRefusalStatus, type SlotRefusal } from "../domain/vaults/fair-share";
+import {
+  answerDeadlineMs,
+  chunkSlotQuantumMs,
+  decideAnswerRoom,
+  planAnswerRoom,
+  slotRefusalStatus,
+  type SlotRefusal,
+} from "../domain/vaults/fair-share";
 import type { SlotHolder } from "../limits/slots";
 
-/** Answers this large or larger have a deadline of their own (`answerDeadlineMs`). */
+/** Answers this large or larger have a deadline of their own (`answerDeadlineMs`), and may be closed to make room (`planAnswerRoom`). */
 const DEADLINE_FROM_BYTES = 256 * 1024;
 
 const WHOSE: Record<SlotRefusal, string> = {
@@ -28,15 +37,27 @@ const WHOSE: Record<SlotRefusal, string> = {
   "organization-share": " of your organization",
 };
 
+interface Held {
+  who: SlotHolder;
+  bytes: number;
+  since: number;
+  res: ServerResponse;
+}
+
 export class AnswerBudget {
   private total = 0;
   private readonly byOrg = new Map<string, number>();
   private readonly byUser = new Map<string, number>();
+  /** The large answers held, which may be closed to make room. */
+  private readonly large = new Set<Held>();
+  private readonly quantumMs: number;
 
   constructor(
     private readonly capBytes: number,
     private readonly requestTimeoutMs: number,
-  ) {}
+  ) {
+    this.quantumMs = chunkSlotQuantumMs(requestTimeoutMs);
+  }
 
   /** Charges `bytes` of `res`'s answer to `who` until it has gone out or its connection closed; refused (429, 503) when there is no room. */
   charge(who: SlotHolder, res: ServerResponse, bytes: number): void {
@@ -44,24 +65,54 @@ export class AnswerBudget {
     if (res.destroyed || res.closed) return;
     const held = { total: this.total, org: this.byOrg.get(who.group) ?? 0, user: this.byUser.get(who.member) ?? 0 };
     const verdict = decideAnswerRoom(held, bytes, this.capBytes);
-    if (!verdict.ok)
+    if (!verdict.ok && !(verdict.refusal === "process-full" && this.makeRoom(who, this.total + bytes - this.capBytes)))
       throw new AppError(slotRefusalStatus(verdict.refusal), `Too many answers${WHOSE[verdict.refusal]} waiting to be read`, {
         retryAfterSec: 1,
       });
+    const entry: Held = { who, bytes, since: Date.now(), res };
     this.add(who, bytes);
     // A small answer's connection is closed by the server's own timeout once nothing moves on it;
     // a large one, read a trickle at a time, keeps it moving: it has a deadline of its own.
-    const cut = bytes >= DEADLINE_FROM_BYTES ? setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs)) : undefined;
+    const large = bytes >= DEADLINE_FROM_BYTES;
+    if (large) this.large.add(entry);
+    const cut = large ? setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs)) : undefined;
     cut?.unref();
     res.once("close", () => {
       clearTimeout(cut);
-      this.add(who, -bytes);
+      this.free(entry);
     });
   }
 
   /** Bytes held now (for tests and metrics). */
   get held(): number {
     return this.total;
+  }
+
+  /** Closes the connections `planAnswerRoom` names to free `need` bytes for `who`: whether it could. */
+  private makeRoom(who: SlotHolder, need: number): boolean {
+    const now = Date.now();
+    const large = [...this.large];
+    const plan = planAnswerRoom(
+      need,
+      this.byOrg.get(who.group) ?? 0,
+      large.map((h) => ({ group: h.who.group, bytes: h.bytes, heldMs: now - h.since })),
+      this.quantumMs,
+    );
+    if (!plan.ok) return false;
+    for (const i of plan.close) {
+      // Freed now, for the asker; its close, which comes later, frees nothing more.
+      this.free(large[i]!);
+      large[i]!.res.destroy();
+    }
+    return true;
+  }
+
+  /** Gives back `entry`'s bytes, once. */
+  private free(entry: Held): void {
+    if (entry.bytes < 0) return;
+    this.add(entry.who, -entry.bytes);
+    this.large.delete(entry);
+    entry.bytes = -1;
   }
 
   private add(who: SlotHolder, bytes: number): void {

@@ -20,7 +20,8 @@ let api: Api;
 
 beforeAll(async () => {
   // A quarter, 25 MiB, holds one of the lists below (about 24 MB); a half, two.
-  server = await startShippedServer({ REGISTRATION_MODE: "open", ANSWER_MEMORY_LIMIT: String(100 * MIB) });
+  // REQUEST_TIMEOUT 6 s: a held answer's quantum is 2 s.
+  server = await startShippedServer({ REGISTRATION_MODE: "open", ANSWER_MEMORY_LIMIT: String(100 * MIB), REQUEST_TIMEOUT: "6000" });
   api = new Api(server.url);
 });
 afterAll(async () => {
@@ -93,5 +94,24 @@ test("a refusal names whose share is used up, and asks the client to come back",
   const refused = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
   expect([refused.status, refused.body.error.code, refused.headers.get("retry-after")]).toEqual([429, "RATE_LIMITED", "1"]);
   expect(refused.body.error.message).toBe("Too many answers of yours waiting to be read");
+  for (const s of opened.splice(0)) s.destroy();
+});
+
+test("at the process's limit, lists held past their quantum by organizations holding more are closed for another's", async () => {
+  const orgs = [await newOrg(api, ["member"]), await newOrg(api, ["member"])];
+  const vaults = [await bigVault(orgs[0]!.owner, orgs[0]!.users), await bigVault(orgs[1]!.owner, orgs[1]!.users)];
+  const { owner } = await newOrg(api);
+  const vaultId = await bigVault(owner);
+  // Two organizations of two hold four lists (about 96 MB of the 100 MiB), reading nothing.
+  const held = orgs.flatMap(({ owner: o, users }, i) => [unreadList(o, vaults[i]!), unreadList(users[0]!, vaults[i]!)]);
+  expect(await Promise.all(held)).toEqual([200, 200, 200, 200]);
+  // No room, and none of theirs has had its quantum yet: asked to come back.
+  const busy = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
+  expect([busy.status, busy.body.error.code]).toEqual([503, "UNAVAILABLE"]);
+  // Past it, one of theirs is closed, and the list is answered whole: long before the server would
+  // close a connection that nothing moves on (REQUEST_TIMEOUT and 2 s more).
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  const listed = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
+  expect([listed.status, listed.body.items.length]).toEqual([200, 96]);
   for (const s of opened.splice(0)) s.destroy();
 });

@@ -160,9 +160,63 @@ export function decideAnswerRoom(held: SlotsHeld, bytes: number, capBytes: numbe
 }
 
 /**
- * How fast an answer must be taken: within REQUEST_TIMEOUT, or at 256 KiB/s on average for one so
- * large it needs longer (a 43 MB list: 164 s), else its connection is closed and its bytes freed.
+ * How fast an answer must be taken: within REQUEST_TIMEOUT, or at 32 KiB/s on average (a body's
+ * pace) for one so large it needs longer (a 43 MB list: 22 min), else its connection is closed and
+ * its bytes freed. A slow link is served; what stops answers read a trickle at a time from keeping
+ * the room from others is `planAnswerRoom`.
  */
-export const SLOWEST_ANSWER_BYTES_PER_SEC = 256 * 1024;
+export const SLOWEST_ANSWER_BYTES_PER_SEC = 32 * 1024;
 export const answerDeadlineMs = (bytes: number, requestTimeoutMs: number): number =>
   Math.max(requestTimeoutMs, Math.ceil((bytes / SLOWEST_ANSWER_BYTES_PER_SEC) * 1000));
+
+/** An answer held while it goes out, as the rule sees it: its group, its bytes, and how long it has been held. */
+export interface AnswerHeld {
+  group: string;
+  bytes: number;
+  heldMs: number;
+}
+
+/** Why no room can be made: no answer past its quantum is of a group holding more than the asker's, or they free too little. */
+export type AnswerRoomRefusal = "none-to-close" | "too-little";
+
+/**
+ * Room for an answer of the asker's group, which holds `groupBytes`, when the process's limit is
+ * reached: the answers whose connections are closed to free `need` bytes. Fairness in time, as for
+ * slots (`planGiveWay`): only answers held for `quantumMs`, of groups holding more than the
+ * asker's, one at a time from the group holding most as they are closed, its longest held first,
+ * until no group holds more than the asker's.
+ * Either enough is freed, or nothing is closed (503).
+ */
+export function planAnswerRoom(
+  need: number,
+  groupBytes: number,
+  held: readonly AnswerHeld[],
+  quantumMs: number,
+): { ok: true; close: number[] } | { ok: false; refusal: AnswerRoomRefusal } {
+  const byGroup = new Map<string, number>();
+  for (const a of held) byGroup.set(a.group, (byGroup.get(a.group) ?? 0) + a.bytes);
+  // Each group's answers past their quantum, the longest held first.
+  const due = new Map<string, Array<AnswerHeld & { i: number }>>();
+  held.forEach((a, i) => {
+    if (a.heldMs < quantumMs || byGroup.get(a.group)! <= groupBytes) return;
+    const list = due.get(a.group) ?? [];
+    list.push({ ...a, i });
+    due.set(a.group, list);
+  });
+  if (due.size === 0) return { ok: false, refusal: "none-to-close" };
+  for (const list of due.values()) list.sort((a, b) => b.heldMs - a.heldMs);
+  const close: number[] = [];
+  let freed = 0;
+  while (freed < need) {
+    // From the group holding most now, while it holds more than the asker's.
+    let richest: string | undefined;
+    for (const [g, list] of due)
+      if (list.length > 0 && byGroup.get(g)! > groupBytes && (!richest || byGroup.get(g)! > byGroup.get(richest)!)) richest = g;
+    if (richest === undefined) return { ok: false, refusal: "too-little" };
+    const next = due.get(richest)!.shift()!;
+    close.push(next.i);
+    freed += next.bytes;
+    byGroup.set(richest, byGroup.get(richest)! - next.bytes);
+  }
+  return { ok: true, close };
+}

@@ -7,7 +7,6 @@ import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { AnswerBudget, chargingAnswers } from "../../../../lib/http/answer-budget";
-import { sleep } from "../../../helpers/wait";
 
 const KIB = 1024;
 
@@ -48,17 +47,45 @@ test("answers are charged until their connection closes; past a share they are r
   budget.charge(alice, response(), 100 * KIB);
 });
 
-test("a large answer not taken within its deadline has its connection closed, and its room comes back", async () => {
-  const budget = new AnswerBudget(64 * 1024 * KIB, 300);
-  const large = response();
-  const small = response();
-  budget.charge(alice, large, 256 * KIB); // at 256 KiB/s: one second, more than REQUEST_TIMEOUT here
-  budget.charge(bob, small, 10 * KIB);
-  await sleep(700);
-  expect(large.cut).toBe(false);
-  await sleep(500);
-  // The small one is left to the server's own timeout, which closes a connection nothing moves on.
-  expect([large.cut, small.cut, budget.held]).toEqual([true, false, 10 * KIB]);
+test("a large answer not taken within its deadline has its connection closed, and its room comes back", () => {
+  jest.useFakeTimers();
+  try {
+    const budget = new AnswerBudget(64 * 1024 * KIB, 300);
+    const large = response();
+    const small = response();
+    budget.charge(alice, large, 256 * KIB); // at 32 KiB/s: 8 s, more than REQUEST_TIMEOUT here
+    budget.charge(bob, small, 10 * KIB);
+    jest.advanceTimersByTime(7_900);
+    expect(large.cut).toBe(false);
+    jest.advanceTimersByTime(200);
+    // The small one is left to the server's own timeout, which closes a connection nothing moves on.
+    expect([large.cut, small.cut, budget.held]).toEqual([true, false, 10 * KIB]);
+  } finally {
+    jest.useRealTimers();
+  }
+});
+
+test("at the process's limit, large answers held past their quantum by a group holding more are closed to make room", () => {
+  jest.useFakeTimers();
+  try {
+    const budget = new AnswerBudget(1024 * KIB, 30_000); // quantum: 10 s
+    // Two organizations read large answers a trickle at a time and fill the room.
+    const trickles = [response(), response(), response(), response()];
+    budget.charge({ group: "slow1", member: "s1" }, trickles[0]!, 256 * KIB);
+    budget.charge({ group: "slow1", member: "s2" }, trickles[1]!, 256 * KIB);
+    budget.charge({ group: "slow2", member: "s3" }, trickles[2]!, 256 * KIB);
+    jest.advanceTimersByTime(5_000);
+    budget.charge({ group: "slow2", member: "s4" }, trickles[3]!, 256 * KIB);
+    // Before their quantum, another's answer finds no room.
+    expect(() => budget.charge(carol, response(), 300 * KIB)).toThrow(expect.objectContaining({ type: "UNAVAILABLE" }));
+    jest.advanceTimersByTime(5_000);
+    // Past it (for the first three): two are closed, of the groups holding most, the longest held first.
+    budget.charge(carol, response(), 300 * KIB);
+    expect(trickles.map((t) => t.cut)).toEqual([true, false, true, false]);
+    expect(budget.held).toBe(2 * 256 * KIB + 300 * KIB);
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 test("an answer whose client has gone already is not held", () => {

@@ -9,6 +9,7 @@ import {
   decayedUse,
   decideAnswerRoom,
   decideSlot,
+  planAnswerRoom,
   planGiveWay,
   slotRefusalStatus,
   slotShares,
@@ -138,9 +139,42 @@ describe("fair slots for large bodies", () => {
 
   test.each([
     [1_000, 30_000, 30_000],
-    [43_000_000, 30_000, 164_032], // at 256 KiB/s
-    [43_000_000, 200_000, 200_000],
+    [43_000_000, 30_000, 1_312_256], // at 32 KiB/s
+    [43_000_000, 2_000_000, 2_000_000],
   ])("an answer of %i bytes must be taken within %i ms or %i ms", (bytes, timeoutMs, deadline) => {
     expect(answerDeadlineMs(bytes, timeoutMs)).toBe(deadline);
+  });
+
+  const answer = (group: string, bytes: number, heldMs: number) => ({ group, bytes, heldMs });
+  test.each([
+    // need, the asker's group holds, the answers held: the ones closed, or why none is
+    ["nothing held past its quantum", 10, 0, [answer("a", 50, 9_999)], "none-to-close"],
+    ["nothing of a group holding more than the asker's", 10, 50, [answer("a", 50, 60_000)], "none-to-close"],
+    ["one of a group holding more, past its quantum", 10, 0, [answer("a", 50, 10_000)], [0]],
+    [
+      "the group holding most first, its longest held",
+      10,
+      0,
+      [answer("a", 30, 20_000), answer("b", 40, 15_000), answer("b", 40, 30_000)],
+      [2],
+    ],
+    [
+      "one at a time from whichever group holds most as they are closed",
+      100,
+      0,
+      [answer("a", 60, 20_000), answer("a", 60, 30_000), answer("b", 90, 10_000)],
+      [1, 2],
+    ],
+    [
+      "a group holding no more than the asker's gives up nothing more",
+      50,
+      40,
+      [answer("a", 30, 20_000), answer("a", 30, 30_000)],
+      "too-little",
+    ],
+    ["too little past its quantum: nothing is closed", 100, 0, [answer("a", 60, 20_000), answer("b", 60, 1_000)], "too-little"],
+  ] as const)("%s", (_why, need, groupBytes, held, outcome) => {
+    const plan = planAnswerRoom(need, groupBytes, held, 10_000);
+    expect(plan.ok ? plan.close : plan.refusal).toEqual(outcome);
   });
 });

@@ -157,8 +157,8 @@ function onGatewayError(this: { logger: Logger }, req: Req, res: Res, err: unkno
   res.end(JSON.stringify(body));
 }
 
-function gatewaySettings(config: Config, routes: readonly GatewayRoute[]) {
-  const chargeAnswer = chargingAnswers(new AnswerBudget(config.answerMemoryLimitBytes, config.requestTimeoutMs), routes);
+function gatewaySettings(config: Config, routes: readonly GatewayRoute[], answers: ReturnType<typeof chargingAnswers>) {
+  const chargeAnswer = answers.after;
   return {
     port: config.port,
     ip: config.host,
@@ -307,7 +307,13 @@ function serverMethods(config: Config) {
 }
 
 /** Who calls (the access token) and with what (the body, path ids and query, checked). */
-function accessMethods(config: Config, accessTokens: AccessTokens, routes: readonly GatewayRoute[], sessions?: SessionCheck) {
+function accessMethods(
+  config: Config,
+  accessTokens: AccessTokens,
+  routes: readonly GatewayRoute[],
+  answers: ReturnType<typeof chargingAnswers>,
+  sessions?: SessionCheck,
+) {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   // What a login that may only enrol a second factor reaches (lib/domain/accounts/second-factors.ts `decideEnrolOnly`).
   const enrolActions = new Set(routes.filter((r) => r.enrolOnly).map((r) => r.action));
@@ -357,6 +363,7 @@ function accessMethods(config: Config, accessTokens: AccessTokens, routes: reado
       const fields = bodyFields(body);
       // Body fields win over query fields; path parameters win over both.
       req.$params = { ...(query ?? {}), ...fields, ...ids };
+      answers.before(ctx, req);
       await holdLargeAnswer(ctx, req, res);
     },
   };
@@ -372,6 +379,8 @@ export function gatewayMixin(
 ): ServiceSchema {
   // The web vault, when it was built (npm run build): its files under `/`, the API under /api/v1.
   const web = WebAssets.load(config.webDir);
+  // Every answer charged to its caller until it has gone out (lib/http/answer-budget.ts).
+  const answers = chargingAnswers(new AnswerBudget(config.answerMemoryLimitBytes, config.requestTimeoutMs), routes);
   return {
     mixins: [ApiGateway as unknown as ServiceSchema],
     // moleculer-web's actions that list, add or remove routes at run time, callable from any node:
@@ -381,11 +390,11 @@ export function gatewayMixin(
     created(this: { aliases: Array<{ path: string }> }) {
       this.aliases.sort(aliasOrder);
     },
-    settings: gatewaySettings(config, routes),
+    settings: gatewaySettings(config, routes, answers),
     methods: {
       ...requestMethods(web, metrics),
       ...serverMethods(config),
-      ...accessMethods(config, accessTokens, routes, sessions),
+      ...accessMethods(config, accessTokens, routes, answers, sessions),
     },
   } as unknown as ServiceSchema;
 }

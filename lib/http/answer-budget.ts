@@ -31,6 +31,11 @@ import type { SlotHolder } from "../limits/slots";
 /** Answers this large or larger have a deadline of their own (`answerDeadlineMs`), and may be closed to make room (`planAnswerRoom`). */
 const DEADLINE_FROM_BYTES = 256 * 1024;
 
+/** The wait a refused caller is asked for (`Retry-After`), and held to. */
+const REFUSAL_WAIT_MS = 1_000;
+/** Members refused whose waits are remembered before the ended ones are forgotten. */
+const MAX_REMEMBERED = 4096;
+
 const WHOSE: Record<SlotRefusal, string> = {
   "process-full": "",
   "user-share": " of yours",
@@ -48,6 +53,8 @@ export class AnswerBudget {
   private total = 0;
   private readonly byOrg = new Map<string, number>();
   private readonly byUser = new Map<string, number>();
+  /** Until when each member refused must wait before it asks again (`ask`). */
+  private readonly refusedUntil = new Map<string, number>();
   /** The large answers held, which may be closed to make room. */
   private readonly large = new Set<Held>();
   private readonly quantumMs: number;
@@ -59,16 +66,34 @@ export class AnswerBudget {
     this.quantumMs = chunkSlotQuantumMs(requestTimeoutMs);
   }
 
+  /**
+   * Before an answer is made: refused (429) when its caller was refused less than the `Retry-After`
+   * it was given ago. An answer is refused only once it is made (its size is not known before), so
+   * a caller at its share asking again and again would have the server build large answers only to
+   * drop them; it is held to the wait it was asked for instead.
+   */
+  ask(who: SlotHolder): void {
+    const until = this.refusedUntil.get(who.member);
+    if (until === undefined) return;
+    const left = until - Date.now();
+    if (left <= 0) return void this.refusedUntil.delete(who.member);
+    throw new AppError("RATE_LIMITED", "Asked again before the wait it was given: too many answers waiting to be read", {
+      retryAfterSec: Math.ceil(left / 1000),
+    });
+  }
+
   /** Charges `bytes` of `res`'s answer to `who` until it has gone out or its connection closed; refused (429, 503) when there is no room. */
   charge(who: SlotHolder, res: ServerResponse, bytes: number): void {
     // Its client gone already: nothing will be held.
     if (res.destroyed || res.closed) return;
     const held = { total: this.total, org: this.byOrg.get(who.group) ?? 0, user: this.byUser.get(who.member) ?? 0 };
     const verdict = decideAnswerRoom(held, bytes, this.capBytes);
-    if (!verdict.ok && !(verdict.refusal === "process-full" && this.makeRoom(who, this.total + bytes - this.capBytes)))
+    if (!verdict.ok && !(verdict.refusal === "process-full" && this.makeRoom(who, this.total + bytes - this.capBytes))) {
+      this.refused(who);
       throw new AppError(slotRefusalStatus(verdict.refusal), `Too many answers${WHOSE[verdict.refusal]} waiting to be read`, {
-        retryAfterSec: 1,
+        retryAfterSec: REFUSAL_WAIT_MS / 1000,
       });
+    }
     const entry: Held = { who, bytes, since: Date.now(), res };
     this.add(who, bytes);
     // A small answer's connection is closed by the server's own timeout once nothing moves on it;
@@ -81,6 +106,13 @@ export class AnswerBudget {
       clearTimeout(cut);
       this.free(entry);
     });
+  }
+
+  /** Notes that `who` was refused: it is held to its wait (`ask`). Those whose wait is over are forgotten once there are many. */
+  private refused(who: SlotHolder): void {
+    const now = Date.now();
+    this.refusedUntil.set(who.member, now + REFUSAL_WAIT_MS);
+    if (this.refusedUntil.size > MAX_REMEMBERED) for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
   }
 
   /** Bytes held now (for tests and metrics). */
@@ -145,13 +177,26 @@ async function gathered(stream: Readable): Promise<string> {
 }
 
 /**
- * The gateway's `onAfterCall`: each answer as its JSON text, charged to its caller in `budget`
- * (refused when there is no room for it); the chunk routes' answers are left to their own slots.
+ * The gateway's two steps for answers: `before` the action, a caller refused is held to its wait
+ * (`AnswerBudget.ask`); `after` it (its `onAfterCall`), each answer as its JSON text, charged to
+ * its caller in `budget` (refused when there is no room for it). The chunk routes' answers are
+ * left to their own slots.
  */
 export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) {
   const publicActions = new Set(routes.filter((r) => r.public).map((r) => r.action));
   const largeAnswerActions = new Set(routes.filter((r) => r.largeAnswer).map((r) => r.action));
-  return async function chargeAnswer(
+  const whoOf = (ctx: { meta: Meta }, action: string): SlotHolder => {
+    const user = publicActions.has(action) ? undefined : ctx.meta.user;
+    return user
+      ? { group: user.orgId, member: user.userId }
+      : { group: `address ${ctx.meta.clientIp}`, member: `address ${ctx.meta.clientIp}` };
+  };
+  /** Before the action: a caller refused is held to its wait. */
+  const before = (ctx: { meta: Meta }, req: { $alias?: { action?: string } }): void => {
+    const action = req.$alias?.action ?? "";
+    if (!largeAnswerActions.has(action)) budget.ask(whoOf(ctx, action));
+  };
+  const after = async function chargeAnswer(
     ctx: { meta: Meta },
     _route: unknown,
     req: { $alias?: { action?: string } },
@@ -163,11 +208,8 @@ export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) 
     const text =
       data instanceof Readable ? await gathered(data) : typeof data === "string" && ctx.meta.$responseType ? data : JSON.stringify(data);
     ctx.meta.$responseType = "application/json; charset=utf-8";
-    const user = publicActions.has(action) ? undefined : ctx.meta.user;
-    const who = user
-      ? { group: user.orgId, member: user.userId }
-      : { group: `address ${ctx.meta.clientIp}`, member: `address ${ctx.meta.clientIp}` };
-    budget.charge(who, res, Buffer.byteLength(text));
+    budget.charge(whoOf(ctx, action), res, Buffer.byteLength(text));
     return text;
   };
+  return { before, after };
 }

@@ -80,20 +80,29 @@ test("a tenant's unread lists hold no more than its share; another organization'
   // Another organization's member is answered meanwhile.
   expect(await unreadList(other, otherVault)).toBe(200);
 
-  // The connections go: their answers' room comes back, and the owner reads its list whole.
+  // The connections go: their answers' room comes back, and the owner, once the wait it was given
+  // with its last refusal is over (Retry-After: 1), reads its list whole.
   for (const s of opened.splice(0)) s.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   const listed = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
   expect([listed.status, listed.body.items.length]).toEqual([200, 96]);
 });
 
-test("a refusal names whose share is used up, and asks the client to come back", async () => {
+test("a refusal names whose share is used up and asks the client to come back; asked again sooner, nothing is made", async () => {
   const { owner } = await newOrg(api);
   const vaultId = await bigVault(owner);
   expect(await unreadList(owner, vaultId)).toBe(200);
   const refused = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
   expect([refused.status, refused.body.error.code, refused.headers.get("retry-after")]).toEqual([429, "RATE_LIMITED", "1"]);
   expect(refused.body.error.message).toBe("Too many answers of yours waiting to be read");
+  // Asked again before that second: refused before the list is even made.
+  const again = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
+  expect([again.status, again.headers.get("retry-after")]).toEqual([429, "1"]);
+  expect(again.body.error.message).toMatch(/^Asked again before the wait it was given/);
+  // After it, the list is made and judged again.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const later = await api.get(`/vaults/${vaultId}/items`, { token: owner.token });
+  expect([later.status, later.body.error.message]).toEqual([429, "Too many answers of yours waiting to be read"]);
   for (const s of opened.splice(0)) s.destroy();
 });
 

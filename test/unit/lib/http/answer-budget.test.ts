@@ -88,6 +88,22 @@ test("at the process's limit, large answers held past their quantum by a group h
   }
 });
 
+test("a caller refused is held to the wait it was given: asked again sooner, it is refused before any answer is made", () => {
+  jest.useFakeTimers();
+  try {
+    const budget = new AnswerBudget(1024 * KIB, 30_000);
+    budget.charge(alice, response(), 200 * KIB);
+    expect(() => budget.charge(alice, response(), 100 * KIB)).toThrow(expect.objectContaining({ type: "RATE_LIMITED" }));
+    expect(() => budget.ask(alice)).toThrow(expect.objectContaining({ type: "RATE_LIMITED", data: { retryAfterSec: 1 } }));
+    // Another caller is not held up.
+    budget.ask(bob);
+    jest.advanceTimersByTime(1_000);
+    budget.ask(alice);
+  } finally {
+    jest.useRealTimers();
+  }
+});
+
 test("an answer whose client has gone already is not held", () => {
   const budget = new AnswerBudget(1024 * KIB, 30_000);
   const gone = response();
@@ -97,7 +113,7 @@ test("an answer whose client has gone already is not held", () => {
 });
 
 describe("a large result from another node, as the gateway sends it", () => {
-  const charge = chargingAnswers(new AnswerBudget(1024 * KIB, 30_000), [{ action: "items.list" }]);
+  const charge = chargingAnswers(new AnswerBudget(1024 * KIB, 30_000), [{ action: "items.list" }]).after;
   const ctx = () => ({ meta: { user: { orgId: "acme", userId: "alice" } } as Record<string, unknown> });
   const req = { $alias: { action: "items.list" } };
 

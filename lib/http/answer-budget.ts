@@ -10,7 +10,7 @@
  * user; on a public route, its address) from the moment it is ready until it has gone out or its
  * connection has closed. Past the caller's share it is refused (429), past the process's limit
  * (503), with `Retry-After`, and dropped at once. One not taken in time (`answerDeadlineMs`) has
- * its connection closed. When the process's limit is reached, large answers held past their
+ * its connection closed. When the process's limit is reached, answers held past their
  * quantum by groups holding more than the asker's have their connections closed to make room
  * (`planAnswerRoom`): answers read a trickle at a time do not keep the room from everyone else.
  */
@@ -28,7 +28,7 @@ import {
 } from "../domain/vaults/fair-share";
 import type { SlotHolder } from "../limits/slots";
 
-/** Answers this large or larger have a deadline of their own (`answerDeadlineMs`), and may be closed to make room (`planAnswerRoom`). */
+/** Answers this large or larger have a deadline of their own (`answerDeadlineMs`). */
 const DEADLINE_FROM_BYTES = 256 * 1024;
 
 /** The wait a refused caller is asked for (`Retry-After`), and held to. */
@@ -55,8 +55,10 @@ export class AnswerBudget {
   private readonly byUser = new Map<string, number>();
   /** Until when each member refused must wait before it asks again (`ask`). */
   private readonly refusedUntil = new Map<string, number>();
-  /** The large answers held, which may be closed to make room. */
-  private readonly large = new Set<Held>();
+  /** Each caller's last answer's size, by path (`ask`). */
+  private readonly lastSize = new Map<string, number>();
+  /** The answers held, which may be closed to make room. */
+  private readonly entries = new Set<Held>();
   private readonly quantumMs: number;
 
   constructor(
@@ -67,39 +69,39 @@ export class AnswerBudget {
   }
 
   /**
-   * Before an answer is made: refused (429) when its caller was refused less than the `Retry-After`
-   * it was given ago. An answer is refused only once it is made (its size is not known before), so
-   * a caller at its share asking again and again would have the server build large answers only to
-   * drop them; it is held to the wait it was asked for instead.
+   * Before an answer to `what` (its path) is made. An answer is refused only once it is made (its
+   * size is not known before), so a caller at its share asking again and again would have the
+   * server build large answers only to drop them: one that last answered `what` with more than its
+   * shares now have room for is refused at once (429), and a caller refused is held to the wait it
+   * was given (`Retry-After`).
    */
-  ask(who: SlotHolder): void {
+  ask(who: SlotHolder, what: string): void {
     const until = this.refusedUntil.get(who.member);
-    if (until === undefined) return;
-    const left = until - Date.now();
-    if (left <= 0) return void this.refusedUntil.delete(who.member);
-    throw new AppError("RATE_LIMITED", "Asked again before the wait it was given: too many answers waiting to be read", {
-      retryAfterSec: Math.ceil(left / 1000),
-    });
+    const left = until === undefined ? 0 : until - Date.now();
+    if (left > 0)
+      throw new AppError("RATE_LIMITED", "Asked again before the wait it was given: too many answers waiting to be read", {
+        retryAfterSec: Math.ceil(left / 1000),
+      });
+    const last = this.lastSize.get(`${who.member} ${what}`);
+    if (last === undefined) return;
+    const verdict = decideAnswerRoom(this.heldBy(who), last, this.capBytes);
+    if (!verdict.ok && verdict.refusal !== "process-full") this.refuse(who, verdict.refusal);
   }
 
-  /** Charges `bytes` of `res`'s answer to `who` until it has gone out or its connection closed; refused (429, 503) when there is no room. */
-  charge(who: SlotHolder, res: ServerResponse, bytes: number): void {
+  /** Charges `bytes` of `res`'s answer to `what` to `who` until it has gone out or its connection closed; refused (429, 503) when there is no room. */
+  charge(who: SlotHolder, res: ServerResponse, bytes: number, what = ""): void {
+    this.remember(`${who.member} ${what}`, bytes);
     // Its client gone already: nothing will be held.
     if (res.destroyed || res.closed) return;
-    const held = { total: this.total, org: this.byOrg.get(who.group) ?? 0, user: this.byUser.get(who.member) ?? 0 };
-    const verdict = decideAnswerRoom(held, bytes, this.capBytes);
-    if (!verdict.ok && !(verdict.refusal === "process-full" && this.makeRoom(who, this.total + bytes - this.capBytes))) {
-      this.refused(who);
-      throw new AppError(slotRefusalStatus(verdict.refusal), `Too many answers${WHOSE[verdict.refusal]} waiting to be read`, {
-        retryAfterSec: REFUSAL_WAIT_MS / 1000,
-      });
-    }
+    const verdict = decideAnswerRoom(this.heldBy(who), bytes, this.capBytes);
+    if (!verdict.ok && !(verdict.refusal === "process-full" && this.makeRoom(who, this.total + bytes - this.capBytes)))
+      this.refuse(who, verdict.refusal);
     const entry: Held = { who, bytes, since: Date.now(), res };
     this.add(who, bytes);
+    this.entries.add(entry);
     // A small answer's connection is closed by the server's own timeout once nothing moves on it;
     // a large one, read a trickle at a time, keeps it moving: it has a deadline of its own.
     const large = bytes >= DEADLINE_FROM_BYTES;
-    if (large) this.large.add(entry);
     const cut = large ? setTimeout(() => res.destroy(), answerDeadlineMs(bytes, this.requestTimeoutMs)) : undefined;
     cut?.unref();
     res.once("close", () => {
@@ -108,11 +110,25 @@ export class AnswerBudget {
     });
   }
 
-  /** Notes that `who` was refused: it is held to its wait (`ask`). Those whose wait is over are forgotten once there are many. */
-  private refused(who: SlotHolder): void {
+  /** Refuses `who`, and holds it to its wait (`ask`); those whose wait is over are forgotten once there are many. */
+  private refuse(who: SlotHolder, refusal: SlotRefusal): never {
     const now = Date.now();
     this.refusedUntil.set(who.member, now + REFUSAL_WAIT_MS);
     if (this.refusedUntil.size > MAX_REMEMBERED) for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
+    throw new AppError(slotRefusalStatus(refusal), `Too many answers${WHOSE[refusal]} waiting to be read`, {
+      retryAfterSec: REFUSAL_WAIT_MS / 1000,
+    });
+  }
+
+  /** The size of a caller's last answer to a path (`ask`), the oldest forgotten first once there are many. */
+  private remember(key: string, bytes: number): void {
+    this.lastSize.delete(key);
+    this.lastSize.set(key, bytes);
+    if (this.lastSize.size > MAX_REMEMBERED) this.lastSize.delete(this.lastSize.keys().next().value!);
+  }
+
+  private heldBy(who: SlotHolder) {
+    return { total: this.total, org: this.byOrg.get(who.group) ?? 0, user: this.byUser.get(who.member) ?? 0 };
   }
 
   /** Bytes held now (for tests and metrics). */
@@ -123,18 +139,18 @@ export class AnswerBudget {
   /** Closes the connections `planAnswerRoom` names to free `need` bytes for `who`: whether it could. */
   private makeRoom(who: SlotHolder, need: number): boolean {
     const now = Date.now();
-    const large = [...this.large];
+    const held = [...this.entries];
     const plan = planAnswerRoom(
       need,
       this.byOrg.get(who.group) ?? 0,
-      large.map((h) => ({ group: h.who.group, bytes: h.bytes, heldMs: now - h.since })),
+      held.map((h) => ({ group: h.who.group, bytes: h.bytes, heldMs: now - h.since })),
       this.quantumMs,
     );
     if (!plan.ok) return false;
     for (const i of plan.close) {
       // Freed now, for the asker; its close, which comes later, frees nothing more.
-      this.free(large[i]!);
-      large[i]!.res.destroy();
+      this.free(held[i]!);
+      held[i]!.res.destroy();
     }
     return true;
   }
@@ -143,7 +159,7 @@ export class AnswerBudget {
   private free(entry: Held): void {
     if (entry.bytes < 0) return;
     this.add(entry.who, -entry.bytes);
-    this.large.delete(entry);
+    this.entries.delete(entry);
     entry.bytes = -1;
   }
 
@@ -192,14 +208,14 @@ export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) 
       : { group: `address ${ctx.meta.clientIp}`, member: `address ${ctx.meta.clientIp}` };
   };
   /** Before the action: a caller refused is held to its wait. */
-  const before = (ctx: { meta: Meta }, req: { $alias?: { action?: string } }): void => {
+  const before = (ctx: { meta: Meta }, req: { $alias?: { action?: string }; url?: string }): void => {
     const action = req.$alias?.action ?? "";
-    if (!largeAnswerActions.has(action)) budget.ask(whoOf(ctx, action));
+    if (!largeAnswerActions.has(action)) budget.ask(whoOf(ctx, action), req.url ?? "");
   };
   const after = async function chargeAnswer(
     ctx: { meta: Meta },
     _route: unknown,
-    req: { $alias?: { action?: string } },
+    req: { $alias?: { action?: string }; url?: string },
     res: ServerResponse,
     data: unknown,
   ): Promise<unknown> {
@@ -208,7 +224,7 @@ export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) 
     const text =
       data instanceof Readable ? await gathered(data) : typeof data === "string" && ctx.meta.$responseType ? data : JSON.stringify(data);
     ctx.meta.$responseType = "application/json; charset=utf-8";
-    budget.charge(whoOf(ctx, action), res, Buffer.byteLength(text));
+    budget.charge(whoOf(ctx, action), res, Buffer.byteLength(text), req.url ?? "");
     return text;
   };
   return { before, after };

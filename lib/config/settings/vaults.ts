@@ -58,7 +58,7 @@ export const VAULT_SETTINGS = {
     unit: "bytes",
     group: "basics",
     meaning:
-      "bytes of answers a gateway holds until their clients have taken them (a chunk's and a part's aside: `ATTACHMENT_CONCURRENCY`): an organization's at most half, a user's (or a public route's address's) a quarter, though one holding none may take any answer the process has room for; past a share an answer is `429`, past the process's limit `503`, with `Retry-After: 1`, unless large answers held for a third of `REQUEST_TIMEOUT` by organizations holding more can be closed to make room. An answer not taken within `REQUEST_TIMEOUT` (a large one: at 32 KiB/s) has its connection closed",
+      "bytes of answers a gateway holds until their clients have taken them (a chunk's and a part's aside: `ATTACHMENT_CONCURRENCY`): an organization's at most half, a user's (or a public route's address's) a quarter, though one holding none may take any answer the process has room for; past a share an answer is `429`, past the process's limit `503`, with `Retry-After: 1`, unless answers held for a third of `REQUEST_TIMEOUT` by organizations holding more can be closed to make room. An answer not taken within `REQUEST_TIMEOUT` (a large one: at 32 KiB/s) has its connection closed",
     parse: (raw) => int("ANSWER_MEMORY_LIMIT", raw, 1024 * 1024),
   }),
   requestTimeoutMs: setting({

@@ -94,11 +94,34 @@ test("a caller refused is held to the wait it was given: asked again sooner, it 
     const budget = new AnswerBudget(1024 * KIB, 30_000);
     budget.charge(alice, response(), 200 * KIB);
     expect(() => budget.charge(alice, response(), 100 * KIB)).toThrow(expect.objectContaining({ type: "RATE_LIMITED" }));
-    expect(() => budget.ask(alice)).toThrow(expect.objectContaining({ type: "RATE_LIMITED", data: { retryAfterSec: 1 } }));
+    expect(() => budget.ask(alice, "/vaults")).toThrow(expect.objectContaining({ type: "RATE_LIMITED", data: { retryAfterSec: 1 } }));
     // Another caller is not held up.
-    budget.ask(bob);
+    budget.ask(bob, "/vaults");
     jest.advanceTimersByTime(1_000);
-    budget.ask(alice);
+    budget.ask(alice, "/vaults");
+  } finally {
+    jest.useRealTimers();
+  }
+});
+
+test("a path whose last answer to the caller is more than its share has room for is refused before it is made, until room comes back", () => {
+  jest.useFakeTimers();
+  try {
+    const budget = new AnswerBudget(1024 * KIB, 30_000); // a quarter: 256 KiB
+    const first = response();
+    budget.charge(alice, first, 200 * KIB, "/vaults/v1/items");
+    expect(() => budget.charge(alice, response(), 100 * KIB, "/vaults/v2/items")).toThrow(
+      expect.objectContaining({ type: "RATE_LIMITED" }),
+    );
+    jest.advanceTimersByTime(1_000);
+    // Its wait is over, but the list it asks for again would not fit: refused before it is read.
+    expect(() => budget.ask(alice, "/vaults/v2/items")).toThrow("Too many answers of yours waiting to be read");
+    jest.advanceTimersByTime(1_000);
+    // A path it has not been answered at, or whose last answer fits, is made.
+    budget.ask(alice, "/vaults");
+    first.emit("close");
+    jest.advanceTimersByTime(1_000);
+    budget.ask(alice, "/vaults/v2/items");
   } finally {
     jest.useRealTimers();
   }

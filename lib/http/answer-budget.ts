@@ -24,9 +24,10 @@ import {
   decideAnswerRoom,
   planAnswerRoom,
   slotRefusalStatus,
+  whoseShare,
   type SlotRefusal,
 } from "../domain/vaults/fair-share";
-import type { SlotHolder } from "../limits/slots";
+import { bump, type SlotHolder } from "../limits/slots";
 
 /** Answers this large or larger have a deadline of their own (`answerDeadlineMs`). */
 const DEADLINE_FROM_BYTES = 256 * 1024;
@@ -35,12 +36,6 @@ const DEADLINE_FROM_BYTES = 256 * 1024;
 const REFUSAL_WAIT_MS = 1_000;
 /** Members refused whose waits are remembered before the ended ones are forgotten. */
 const MAX_REMEMBERED = 4096;
-
-const WHOSE: Record<SlotRefusal, string> = {
-  "process-full": "",
-  "user-share": " of yours",
-  "organization-share": " of your organization",
-};
 
 interface Held {
   who: SlotHolder;
@@ -115,7 +110,7 @@ export class AnswerBudget {
     const now = Date.now();
     this.refusedUntil.set(who.member, now + REFUSAL_WAIT_MS);
     if (this.refusedUntil.size > MAX_REMEMBERED) for (const [k, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(k);
-    throw new AppError(slotRefusalStatus(refusal), `Too many answers${WHOSE[refusal]} waiting to be read`, {
+    throw new AppError(slotRefusalStatus(refusal), `Too many answers${whoseShare(refusal)} waiting to be read`, {
       retryAfterSec: REFUSAL_WAIT_MS / 1000,
     });
   }
@@ -168,12 +163,6 @@ export class AnswerBudget {
     bump(this.byOrg, who.group, bytes);
     bump(this.byUser, who.member, bytes);
   }
-}
-
-function bump(map: Map<string, number>, key: string, by: number): void {
-  const n = (map.get(key) ?? 0) + by;
-  if (n <= 0) map.delete(key);
-  else map.set(key, n);
 }
 
 type Route = { action: string; public?: boolean; largeAnswer?: boolean };

@@ -22,7 +22,7 @@ import {
   SLOWEST_BODY_BYTES_PER_SEC,
   slotRefusalStatus,
   slotWaitMs,
-  type SlotRefusal,
+  whoseShare,
 } from "../domain/vaults/fair-share";
 import { callerOf, type RequestMeta } from "./context";
 import { bodyFields, checkPathIds, discardStream, readJsonStream, rekeyBodyBounds, type BodyPace } from "./request-body";
@@ -73,13 +73,6 @@ export const paceIn = (slots: FairSlots, slot: HeldSlot): BodyPace => ({
   inTransfer: (giveWay) => slot.inTransfer(giveWay),
 });
 
-/** What a refusal adds to "Too many ... in progress": whose share is used up. */
-const WHOSE: Record<SlotRefusal, string> = {
-  "process-full": "",
-  "user-share": " of yours",
-  "organization-share": " of your organization",
-};
-
 /**
  * One of the process's fair slots for the caller, waited for in turn for a moment; then 429 (the
  * caller or its organization at its share) or 503 (the process at its cap), with `Retry-After`.
@@ -95,7 +88,7 @@ export async function takeSlot(
   const who = owner ?? { group: callerOf(ctx).orgId, member: callerOf(ctx).userId };
   const slot = await slots.takeWithin(who, waitMs);
   if ("refusal" in slot)
-    throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${WHOSE[slot.refusal]} in progress`, { retryAfterSec: 1 });
+    throw new AppError(slotRefusalStatus(slot.refusal), `Too many ${what}${whoseShare(slot.refusal)} in progress`, { retryAfterSec: 1 });
   return slot;
 }
 

@@ -248,7 +248,8 @@ export class FairSlots {
   }
 }
 
-function bump(map: Map<string, number>, key: string, by: number): void {
+/** Adds `by` to `key`'s count in `map`, forgetting a key that comes to nothing. */
+export function bump(map: Map<string, number>, key: string, by: number): void {
   const n = (map.get(key) ?? 0) + by;
   if (n <= 0) map.delete(key);
   else map.set(key, n);

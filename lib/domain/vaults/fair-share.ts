@@ -37,6 +37,10 @@ export function slotRefusalStatus(refusal: SlotRefusal): "RATE_LIMITED" | "UNAVA
   return refusal === "process-full" ? "UNAVAILABLE" : "RATE_LIMITED";
 }
 
+/** What a refusal's message says of whose share is used up ("Too many uploads of yours in progress"). */
+export const whoseShare = (refusal: SlotRefusal): string =>
+  ({ "process-full": "", "user-share": " of yours", "organization-share": " of your organization" })[refusal];
+
 /** Longest a request waits for a slot before it is refused: two seconds, and at most a quarter of its deadline (the rest is for its work). */
 export const slotWaitMs = (requestTimeoutMs: number): number => Math.min(2_000, Math.floor(requestTimeoutMs / 4));
 

@@ -27,7 +27,7 @@ import {
   whoseShare,
   type SlotRefusal,
 } from "../domain/vaults/fair-share";
-import { bump, type SlotHolder } from "../limits/slots";
+import { addressHolder, bump, type SlotHolder } from "../limits/slots";
 
 /** Answers this large or larger have a deadline of their own (`answerDeadlineMs`). */
 const DEADLINE_FROM_BYTES = 256 * 1024;
@@ -150,12 +150,9 @@ export class AnswerBudget {
     return true;
   }
 
-  /** Gives back `entry`'s bytes, once. */
+  /** Gives back `entry`'s bytes, once: an entry no longer held has given them back already. */
   private free(entry: Held): void {
-    if (entry.bytes < 0) return;
-    this.add(entry.who, -entry.bytes);
-    this.entries.delete(entry);
-    entry.bytes = -1;
+    if (this.entries.delete(entry)) this.add(entry.who, -entry.bytes);
   }
 
   private add(who: SlotHolder, bytes: number): void {
@@ -192,9 +189,7 @@ export function chargingAnswers(budget: AnswerBudget, routes: readonly Route[]) 
   const largeAnswerActions = new Set(routes.filter((r) => r.largeAnswer).map((r) => r.action));
   const whoOf = (ctx: { meta: Meta }, action: string): SlotHolder => {
     const user = publicActions.has(action) ? undefined : ctx.meta.user;
-    return user
-      ? { group: user.orgId, member: user.userId }
-      : { group: `address ${ctx.meta.clientIp}`, member: `address ${ctx.meta.clientIp}` };
+    return user ? { group: user.orgId, member: user.userId } : addressHolder(ctx.meta.clientIp ?? "");
   };
   /** Before the action: a caller refused is held to its wait. */
   const before = (ctx: { meta: Meta }, req: { $alias?: { action?: string }; url?: string }): void => {

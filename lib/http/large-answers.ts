@@ -17,7 +17,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { Context } from "moleculer";
-import { FairSlots } from "../limits/slots";
+import { addressHolder, FairSlots } from "../limits/slots";
 import { chunkSlotQuantumMs, slotWaitMs } from "../domain/vaults/fair-share";
 import type { RequestMeta } from "./context";
 import { takeSlot } from "./streamed-body";
@@ -42,7 +42,7 @@ export class LargeAnswers {
    * the answer has gone out or its connection closed; past `graceMs`, the connection is closed.
    */
   async hold(ctx: Context<unknown, RequestMeta>, res: ServerResponse, address?: string): Promise<void> {
-    const owner = address === undefined ? undefined : { group: `address ${address}`, member: `address ${address}` };
+    const owner = address === undefined ? undefined : addressHolder(address);
     const slot = await takeSlot(this.slots, ctx, "downloads", this.waitMs, owner);
     // Its connection gone while it waited its turn: no answer will go out.
     if (res.destroyed || res.closed) return slot.release();

@@ -34,6 +34,9 @@ export interface SlotHolder {
   member: string;
 }
 
+/** Who holds a slot or an answer on a public route: its client's address, as group and member both. */
+export const addressHolder = (address: string): SlotHolder => ({ group: `address ${address}`, member: `address ${address}` });
+
 interface Holding {
   group: string;
   since: number;
